@@ -1,0 +1,72 @@
+import { defineCommand } from "citty";
+import { ConfigError, parseServerConfig, type ServerFlags } from "../../src/config";
+import { FixtureError } from "../../src/fixtures/validate";
+import { PortInUseError, startServer } from "../../src/server";
+import { EXIT, err, fail, out } from "../output";
+
+export const serveArgs = {
+  host: { type: "string", description: "Address to bind (env EXT_HOST)", valueHint: "127.0.0.1" },
+  port: { type: "string", description: "Port; 0 picks a free one (env EXT_PORT)", valueHint: "4780" },
+  "data-dir": { type: "string", description: "Where the SQLite file and bundles live (env EXT_DATA_DIR)", valueHint: "./.ext-data" },
+  memory: { type: "boolean", description: "Keep everything in memory; nothing is left on disk (env EXT_MEMORY)" },
+  seed: { type: "string", description: "Fixture file loaded at start, idempotently (env EXT_SEED)", valueHint: "FILE" },
+  "rate-limits": { type: "boolean", description: "Enforce the spec's rate limits; --no-rate-limits turns them off (env EXT_RATE_LIMITS)" },
+  "admin-token": { type: "string", description: "Control-plane token, required on non-loopback binds (env EXT_ADMIN_TOKEN)" },
+  "log-level": { type: "string", description: "debug, info, warn, error or silent (env EXT_LOG_LEVEL)", valueHint: "info" },
+  "ready-file": { type: "string", description: "Write {url,port,pid} JSON here once listening (env EXT_READY_FILE)", valueHint: "PATH" },
+} as const;
+
+/** citty args → config flags; absent flags stay undefined so the environment can fill them. */
+export function serveFlags(args: Record<string, unknown>): ServerFlags {
+  const flags: ServerFlags = {};
+  const map: [string, keyof ServerFlags][] = [
+    ["host", "host"],
+    ["port", "port"],
+    ["data-dir", "dataDir"],
+    ["memory", "memory"],
+    ["seed", "seed"],
+    ["rate-limits", "rateLimits"],
+    ["admin-token", "adminToken"],
+    ["log-level", "logLevel"],
+    ["ready-file", "readyFile"],
+  ];
+  for (const [arg, key] of map) if (args[arg] !== undefined) flags[key] = args[arg] as string | boolean;
+  return flags;
+}
+
+export default defineCommand({
+  meta: {
+    name: "serve",
+    description:
+      "Run the emulator.\n\nExamples:\n  ext serve --seed fixtures/demo.json\n  ext serve --memory --port 0 --ready-file /tmp/ext.json\n  ext serve --host 0.0.0.0 --admin-token s3cret --no-rate-limits",
+  },
+  args: serveArgs,
+  async run({ args }) {
+    let emulator;
+    try {
+      emulator = startServer(parseServerConfig(serveFlags(args)));
+    } catch (e) {
+      if (e instanceof ConfigError || e instanceof FixtureError) fail(e.message, EXIT.usage);
+      if (e instanceof PortInUseError) fail(e.message, EXIT.runtime);
+      fail((e as Error).message, EXIT.runtime);
+    }
+    const { runtime } = emulator;
+    out(`ext emulator listening on ${emulator.baseUrl}`);
+    out(`  docs:          ${emulator.url}/docs`);
+    out(`  control plane: ${emulator.adminUrl}`);
+    out(`  data:          ${runtime.config.memory ? "in memory" : runtime.config.dataDir}`);
+    for (const acc of runtime.startupFixture?.accounts ?? []) {
+      for (const k of acc.apiKeys ?? []) if (k.key) out(`  api key:       ${k.key}  (account ${acc.id}, "${k.name}")`);
+    }
+    let stopping = false;
+    const shutdown = async (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      err(`[ext] ${signal}: draining requests and closing the database`);
+      await emulator.stop();
+      process.exit(EXIT.ok);
+    };
+    process.on("SIGINT", () => void shutdown("SIGINT"));
+    process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  },
+});

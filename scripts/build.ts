@@ -1,0 +1,23 @@
+/**
+ * `npm run build` → dist/ext: one self-contained executable (server + CLI) with the migrations, the docs UI
+ * and the demo fixture embedded. Never plain --minify: it renames identifiers and breaks Elysia.
+ */
+import { mkdirSync } from "node:fs";
+
+mkdirSync("dist", { recursive: true });
+const args = [
+  "build",
+  "--compile",
+  "--minify-whitespace",
+  "--minify-syntax",
+  "--sourcemap=none",
+  // A user's .env or bunfig.toml in the working directory must not change the binary's behaviour.
+  "--no-compile-autoload-dotenv",
+  "--no-compile-autoload-bunfig",
+  "cli/main.ts",
+  "--outfile",
+  "dist/ext",
+];
+const proc = Bun.spawnSync([process.execPath, ...args], { stdout: "inherit", stderr: "inherit" });
+if (proc.exitCode !== 0) process.exit(proc.exitCode ?? 1);
+console.log("built dist/ext");

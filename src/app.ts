@@ -1,0 +1,30 @@
+/**
+ * The HTTP application: a factory that never listens, so tests can call `app.handle(request)` in process
+ * and the server (src/server.ts) can listen on a real socket with the same code.
+ */
+import { Elysia, t } from "elysia";
+import { API_PREFIX } from "./config";
+import { docsPlugin } from "./docs/openapi";
+import { errorHandler } from "./errors/handler";
+import { extensionRoutes } from "./extensions/routes";
+import { apiGate } from "./http/auth";
+import { routeMethodIndex } from "./http/route-index";
+import type { Runtime } from "./runtime";
+
+export function createApp(runtime: Runtime) {
+  const { services, logger } = runtime;
+  const methods = routeMethodIndex();
+  const app = new Elysia({ normalize: false })
+    .use(errorHandler(logger, methods.allowed))
+    .use(docsPlugin())
+    .get("/healthz", () => ({ status: "ok" as const }), {
+      response: { 200: t.Object({ status: t.Literal("ok") }) },
+      detail: { tags: ["Health"], summary: "Liveness (no auth)" },
+    })
+    .use(apiGate(services.auth, runtime.rateLimiter))
+    .group(API_PREFIX, (api) => api.use(extensionRoutes(services.extensions)));
+  methods.load(app.routes);
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

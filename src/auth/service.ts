@@ -1,0 +1,37 @@
+/**
+ * Authentication of developer API keys. The presented key is hashed (SHA-256) and the hash is looked up
+ * through a unique index: the plaintext is never compared, so lookup time does not depend on how much of
+ * a guessed key is right. One prepared statement, no JSON work beyond the scopes array.
+ */
+import type { Db } from "../db/database";
+import { errors } from "../errors/catalog";
+import { hashApiKey } from "./keys";
+
+export interface Principal {
+  accountId: string;
+  keyId: string;
+  scopes: readonly string[];
+}
+
+export interface AuthService {
+  /** Throws 401 `unauthorized` for a missing, malformed, unknown or revoked key. */
+  authenticate(authorization: string | null): Principal;
+}
+
+const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
+
+export function createAuthService(db: Db): AuthService {
+  const lookup = db.$client.prepare<{ id: string; account_id: string; scopes: string }, [string]>(
+    "SELECT id, account_id, scopes FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL",
+  );
+  return {
+    authenticate(authorization) {
+      if (!authorization) throw errors.unauthorized("missing");
+      const match = BEARER.exec(authorization);
+      if (!match) throw errors.unauthorized("malformed");
+      const row = lookup.get(hashApiKey(match[1]!));
+      if (!row) throw errors.unauthorized("invalid");
+      return { accountId: row.account_id, keyId: row.id, scopes: JSON.parse(row.scopes) as string[] };
+    },
+  };
+}

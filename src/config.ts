@@ -1,0 +1,117 @@
+/**
+ * Configuration, parsed once: command-line flags win over environment variables, which win over defaults.
+ * This is the only module that reads `process.env`; everything else receives a typed object.
+ */
+import type { LogLevel } from "./logger";
+
+export const DEFAULT_HOST = "127.0.0.1";
+export const DEFAULT_PORT = 4780;
+export const DEFAULT_DATA_DIR = "./.ext-data";
+export const API_PREFIX = "/developer/v1";
+/** The literal path the spec gives the deploy tool for the limits endpoint. */
+export const DEPLOY_LIMITS_PREFIX = "/v1/developer";
+export const CONTROL_PREFIX = "/_emulator";
+
+export interface ServerConfig {
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** Directory holding the SQLite file, blobs and the secrets key. Ignored in memory mode. */
+  dataDir: string;
+  /** SQLite in memory and a temporary blob directory removed on exit. */
+  memory: boolean;
+  /** Fixture file loaded at start (and re-applied by reset). */
+  seed: string | null;
+  rateLimits: boolean;
+  /** Token for the control plane when bound to a non-loopback address; generated when null there. */
+  adminToken: string | null;
+  /** Approve every valid submission by itself after this many ms; null = off. */
+  autoApproveMs: number | null;
+  logLevel: LogLevel;
+  /** Write {url, port, pid} here (atomically) once listening. */
+  readyFile: string | null;
+}
+
+/** The raw values a user can give as flags; every field optional. */
+export type ServerFlags = { [K in keyof ServerConfig]?: string | number | boolean | null };
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+type Env = Record<string, string | undefined>;
+
+const ENV_NAMES: Record<keyof ServerConfig, string> = {
+  host: "EXT_HOST",
+  port: "EXT_PORT",
+  dataDir: "EXT_DATA_DIR",
+  memory: "EXT_MEMORY",
+  seed: "EXT_SEED",
+  rateLimits: "EXT_RATE_LIMITS",
+  adminToken: "EXT_ADMIN_TOKEN",
+  autoApproveMs: "EXT_AUTO_APPROVE",
+  logLevel: "EXT_LOG_LEVEL",
+  readyFile: "EXT_READY_FILE",
+};
+
+export const CONFIG_ENV_NAMES = ENV_NAMES;
+
+function pick(flags: ServerFlags, env: Env, key: keyof ServerConfig): string | number | boolean | null | undefined {
+  const flag = flags[key];
+  if (flag !== undefined) return flag;
+  const fromEnv = env[ENV_NAMES[key]];
+  return fromEnv === undefined || fromEnv === "" ? undefined : fromEnv;
+}
+
+function toBool(key: string, value: string | number | boolean): boolean {
+  if (typeof value === "boolean") return value;
+  const v = String(value).toLowerCase();
+  if (["1", "true", "on", "yes"].includes(v)) return true;
+  if (["0", "false", "off", "no"].includes(v)) return false;
+  throw new ConfigError(`${key} must be on or off (got "${value}")`);
+}
+
+function toInt(key: string, value: string | number | boolean, min: number, max: number): number {
+  const n = typeof value === "number" ? value : Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${key} must be an integer from ${min} to ${max} (got "${value}")`);
+  return n;
+}
+
+const LOG_LEVELS: LogLevel[] = ["debug", "info", "warn", "error", "silent"];
+
+export function parseServerConfig(flags: ServerFlags = {}, env: Env = process.env): ServerConfig {
+  const host = String(pick(flags, env, "host") ?? DEFAULT_HOST);
+  const portRaw = pick(flags, env, "port");
+  const port = portRaw === undefined || portRaw === null ? DEFAULT_PORT : toInt("port", portRaw, 0, 65535);
+  const memoryRaw = pick(flags, env, "memory");
+  const rateRaw = pick(flags, env, "rateLimits");
+  const autoRaw = pick(flags, env, "autoApproveMs");
+  const logRaw = String(pick(flags, env, "logLevel") ?? "info") as LogLevel;
+  if (!LOG_LEVELS.includes(logRaw)) throw new ConfigError(`log level must be one of ${LOG_LEVELS.join(", ")} (got "${logRaw}")`);
+  const str = (k: keyof ServerConfig) => {
+    const v = pick(flags, env, k);
+    return v === undefined || v === null || v === "" ? null : String(v);
+  };
+  let autoApproveMs: number | null = null;
+  if (autoRaw !== undefined && autoRaw !== null && autoRaw !== false) {
+    // `--auto-approve` alone means "at once"; a number is the delay in milliseconds.
+    autoApproveMs = autoRaw === true || autoRaw === "" || autoRaw === "true" ? 0 : toInt("auto-approve delay", autoRaw, 0, 86_400_000);
+  }
+  return {
+    host,
+    port,
+    dataDir: String(pick(flags, env, "dataDir") ?? DEFAULT_DATA_DIR),
+    memory: memoryRaw === undefined || memoryRaw === null ? false : toBool("memory", memoryRaw),
+    seed: str("seed"),
+    rateLimits: rateRaw === undefined || rateRaw === null ? true : toBool("rate limits", rateRaw),
+    adminToken: str("adminToken"),
+    autoApproveMs,
+    logLevel: logRaw,
+    readyFile: str("readyFile"),
+  };
+}
+
+/** Loopback binds leave the control plane open; anything else requires the admin token. */
+export function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}

@@ -1,0 +1,21 @@
+import { Database } from "bun:sqlite";
+import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import * as schema from "./schema";
+import { migrationMetas } from "./migrations";
+
+export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
+
+/** Opens (creating if needed) the SQLite file, or an in-memory database for ":memory:", and migrates it. */
+export function openDatabase(filename: string): Db {
+  const sqlite = new Database(filename, { create: true, strict: true });
+  sqlite.exec("PRAGMA journal_mode = WAL;");
+  sqlite.exec("PRAGMA busy_timeout = 5000;");
+  sqlite.exec("PRAGMA foreign_keys = ON;");
+  sqlite.exec("PRAGMA synchronous = NORMAL;");
+  const db = drizzle({ client: sqlite, schema });
+  // The dialect migrator is synchronous on bun:sqlite and records applied hashes in __drizzle_migrations.
+  (db as any).dialect.migrate(migrationMetas(), (db as any).session, {});
+  return db as Db;
+}
+
+export { schema };

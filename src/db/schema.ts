@@ -1,0 +1,164 @@
+/**
+ * The whole persistent model of the emulator. Timestamps are ISO 8601 strings from the emulator clock,
+ * JSON columns are text. Every child row cascades from its extension or account so a delete never
+ * leaves orphans; blobs (bundles) are files referenced by `bundleBlobId` and are removed by the
+ * service that deletes the row (plus a start-up sweep for strays).
+ */
+import { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+export const accounts = sqliteTable("accounts", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  createdAt: text("created_at").notNull(),
+});
+
+export const apiKeys = sqliteTable(
+  "api_keys",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    /** SHA-256 of the plaintext key, hex. The plaintext is never stored. */
+    keyHash: text("key_hash").notNull(),
+    /** First characters of the key, safe to show in listings ("ext_AbCd…"). */
+    keyPrefix: text("key_prefix").notNull(),
+    /** JSON array of scope strings. */
+    scopes: text("scopes").notNull(),
+    createdAt: text("created_at").notNull(),
+    revokedAt: text("revoked_at"),
+  },
+  (t) => [uniqueIndex("api_keys_hash_idx").on(t.keyHash), index("api_keys_account_idx").on(t.accountId)],
+);
+
+export const teamMembers = sqliteTable(
+  "team_members",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+    email: text("email").notNull(),
+    role: text("role").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("team_members_account_email_idx").on(t.accountId, t.email)],
+);
+
+export const accountOverrides = sqliteTable(
+  "account_overrides",
+  {
+    accountId: text("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+    limitKey: text("limit_key").notNull(),
+    value: integer("value").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.limitKey] })],
+);
+
+export const extensions = sqliteTable(
+  "extensions",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+    slug: text("slug").notNull(),
+    name: text("name").notNull(),
+    shortDescription: text("short_description").notNull().default(""),
+    description: text("description").notNull().default(""),
+    /** JSON object, at least {"type":"free"}. */
+    pricing: text("pricing").notNull(),
+    visibility: text("visibility").notNull().default("private"),
+    status: text("status").notNull().default("draft"),
+    currentVersionId: text("current_version_id"),
+    ratingCount: integer("rating_count").notNull().default(0),
+    /** First instant the extension was publicly listed (approved + public); never cleared. */
+    listedAt: text("listed_at"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [uniqueIndex("extensions_slug_idx").on(t.slug), index("extensions_account_idx").on(t.accountId, t.createdAt)],
+);
+
+export const extensionOverrides = sqliteTable(
+  "extension_overrides",
+  {
+    extensionId: text("extension_id").notNull().references(() => extensions.id, { onDelete: "cascade" }),
+    limitKey: text("limit_key").notNull(),
+    value: integer("value").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.extensionId, t.limitKey] })],
+);
+
+export const versions = sqliteTable(
+  "versions",
+  {
+    id: text("id").primaryKey(),
+    extensionId: text("extension_id").notNull().references(() => extensions.id, { onDelete: "cascade" }),
+    /** Monotonic per extension: orders versions without relying on timestamps (the clock can move back). */
+    seq: integer("seq").notNull(),
+    version: text("version").notNull(),
+    changelog: text("changelog").notNull().default(""),
+    status: text("status").notNull().default("pending"),
+    bundleBlobId: text("bundle_blob_id").notNull(),
+    bundleSizeBytes: integer("bundle_size_bytes").notNull(),
+    bundleSha256: text("bundle_sha256").notNull(),
+    /** Number of sounds in the manifest, re-checked against the resolved limit at install time. */
+    soundCount: integer("sound_count").notNull().default(0),
+    /** JSON array of warning strings produced by the inspection. */
+    warnings: text("warnings").notNull().default("[]"),
+    rejectReason: text("reject_reason"),
+    submittedAt: text("submitted_at").notNull(),
+    approvedAt: text("approved_at"),
+    rejectedAt: text("rejected_at"),
+    archivedAt: text("archived_at"),
+  },
+  (t) => [
+    uniqueIndex("versions_extension_label_idx").on(t.extensionId, t.version),
+    uniqueIndex("versions_extension_seq_idx").on(t.extensionId, t.seq),
+    index("versions_blob_idx").on(t.bundleBlobId),
+  ],
+);
+
+export const secrets = sqliteTable(
+  "secrets",
+  {
+    extensionId: text("extension_id").notNull().references(() => extensions.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    /** AES-256-GCM ciphertext with its auth tag; the plaintext never touches the database. */
+    ciphertext: blob("ciphertext", { mode: "buffer" }).notNull(),
+    iv: blob("iv", { mode: "buffer" }).notNull(),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.extensionId, t.name] })],
+);
+
+export const installs = sqliteTable(
+  "installs",
+  {
+    id: text("id").primaryKey(),
+    extensionId: text("extension_id").notNull().references(() => extensions.id, { onDelete: "cascade" }),
+    versionId: text("version_id").notNull(),
+    installedAt: text("installed_at").notNull(),
+    /** Null while the install is active. */
+    uninstalledAt: text("uninstalled_at"),
+  },
+  (t) => [index("installs_extension_idx").on(t.extensionId, t.uninstalledAt)],
+);
+
+export const limitRequests = sqliteTable(
+  "limit_requests",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+    /** "account" or "extension". */
+    scope: text("scope").notNull(),
+    extensionId: text("extension_id").references(() => extensions.id, { onDelete: "cascade" }),
+    /** JSON object: limit key -> desired value. */
+    limits: text("limits").notNull(),
+    reason: text("reason").notNull(),
+    status: text("status").notNull().default("pending"),
+    decisionReason: text("decision_reason"),
+    createdAt: text("created_at").notNull(),
+    decidedAt: text("decided_at"),
+  },
+  (t) => [index("limit_requests_account_idx").on(t.accountId)],
+);

@@ -1,0 +1,58 @@
+/**
+ * Every failure the emulator reports, with its status, wire code and message, in one place.
+ * Services throw `errors.x(...)`; nothing else builds an ApiError by hand.
+ */
+import { ApiError, type ErrorDetail } from "./api-error";
+
+export const errors = {
+  unauthorized: (why: "missing" | "malformed" | "invalid") =>
+    new ApiError(
+      401,
+      "unauthorized",
+      {
+        missing: "Missing API key: send the header Authorization: Bearer <DEVELOPER_API_KEY>.",
+        malformed: "Malformed Authorization header: expected Bearer <DEVELOPER_API_KEY>.",
+        invalid: "Invalid API key: it does not exist or has been revoked.",
+      }[why],
+      undefined,
+      { "WWW-Authenticate": 'Bearer realm="developer-api"' },
+    ),
+  forbidden: (scope: string) => new ApiError(403, "forbidden", `This API key lacks the scope "${scope}" required by this endpoint.`),
+  notFound: (method: string, path: string) => new ApiError(404, "not_found", `No route for ${method} ${path}.`),
+  methodNotAllowed: (method: string, path: string, allowed: string[]) =>
+    new ApiError(405, "method_not_allowed", `${method} is not allowed on ${path}; allowed: ${allowed.join(", ")}.`, undefined, {
+      Allow: allowed.join(", "),
+    }),
+  extensionNotFound: (id: string) => new ApiError(404, "extension_not_found", `Extension "${id}" does not exist or is not accessible to this account.`),
+  versionNotFound: (id: string) => new ApiError(404, "version_not_found", `Version "${id}" does not exist.`),
+  secretNotFound: (key: string) => new ApiError(404, "secret_not_found", `Secret "${key}" does not exist on this extension.`),
+  accountNotFound: (id: string) => new ApiError(404, "account_not_found", `Account "${id}" does not exist.`),
+  resourceNotFound: (kind: string, id: string) => new ApiError(404, "not_found", `${kind} "${id}" does not exist.`),
+  extensionListed: (id: string) =>
+    new ApiError(409, "extension_listed", `Extension "${id}" has been publicly listed and can no longer be deleted.`),
+  versionExists: (label: string) => new ApiError(409, "version_exists", `Version "${label}" already exists for this extension.`),
+  conflict: (code: string, message: string) => new ApiError(409, code, message),
+  payloadTooLarge: (maxBytes: number) =>
+    new ApiError(413, "payload_too_large", `Request body exceeds the limit of ${maxBytes} bytes.`),
+  unsupportedMediaType: (expected: string, got: string | null) =>
+    new ApiError(415, "unsupported_media_type", `Expected Content-Type ${expected}${got ? `, got ${got}` : ""}.`),
+  validation: (message: string, details?: ErrorDetail[]) => new ApiError(422, "validation_error", message, details),
+  malformedJson: () => new ApiError(422, "validation_error", "Request body is not valid JSON."),
+  bundleInvalid: (details: ErrorDetail[]) =>
+    new ApiError(422, "bundle_invalid", `The bundle failed inspection (${details.length} problem${details.length === 1 ? "" : "s"}).`, details),
+  limitExceeded: (limit: string, max: number, current: number, what: string) =>
+    new ApiError(422, "limit_exceeded", `Limit reached: at most ${max} ${what} (currently ${current}).`, [
+      { field: limit, message: `${limit} is ${max}`, limit, max, current },
+    ]),
+  rateLimited: (retryAfterSeconds: number, group: string) =>
+    new ApiError(429, "rate_limited", `Too many requests for ${group}; retry after ${retryAfterSeconds} s.`, undefined, {
+      "Retry-After": String(retryAfterSeconds),
+    }),
+  internal: () => new ApiError(500, "internal_error", "Unexpected server error."),
+  adminUnauthorized: () =>
+    new ApiError(401, "unauthorized", "The control plane requires Authorization: Bearer <admin token> on this address.", undefined, {
+      "WWW-Authenticate": 'Bearer realm="emulator-admin"',
+    }),
+  adminTokenOnApi: () =>
+    new ApiError(401, "unauthorized", "The admin token opens the control plane only; use a developer API key here."),
+};

@@ -1,0 +1,71 @@
+/**
+ * The one place errors become responses. Every non-success — our ApiError, Elysia's parse/validation/
+ * not-found errors, anything unexpected — leaves as `{error:{code,message,status}}`. Unexpected errors are
+ * logged (with stack) for the operator and answered as a bare 500: nothing internal reaches the client.
+ */
+import { Elysia } from "elysia";
+import type { Logger } from "../logger";
+import { ApiError, type ErrorDetail } from "./api-error";
+import { errors } from "./catalog";
+
+interface ValueErrorLike {
+  path?: string;
+  message?: string;
+  summary?: string;
+  schema?: { description?: string };
+}
+
+/** Turns TypeBox value errors into `details`, one per field, unknown fields named as such. */
+export function validationDetails(all: ValueErrorLike[] | undefined): ErrorDetail[] {
+  const seen = new Set<string>();
+  const details: ErrorDetail[] = [];
+  for (const e of all ?? []) {
+    const field = (e.path ?? "").replace(/^\//, "").replace(/\//g, ".") || "body";
+    const message = e.message === "Unexpected property" ? `Unknown field "${field}".` : `${field}: ${e.summary ?? e.message ?? "invalid"}`;
+    const key = `${field}|${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    details.push({ field, message });
+  }
+  return details;
+}
+
+export function toApiError(code: string | number, error: unknown, method: string, path: string, allowedMethods: (path: string) => string[]): ApiError | null {
+  if (error instanceof ApiError) return error;
+  switch (code) {
+    case "PARSE": {
+      const cause = (error as { cause?: unknown })?.cause;
+      return cause instanceof ApiError ? cause : errors.malformedJson();
+    }
+    case "VALIDATION": {
+      const details = validationDetails((error as { all?: ValueErrorLike[] }).all);
+      const first = details[0]?.message ?? "invalid request";
+      return errors.validation(`Request failed validation: ${first}`, details);
+    }
+    case "NOT_FOUND": {
+      const allowed = allowedMethods(path);
+      return allowed.length > 0 && !allowed.includes(method) ? errors.methodNotAllowed(method, path, allowed) : errors.notFound(method, path);
+    }
+    default:
+      return null;
+  }
+}
+
+export function errorResponse(err: ApiError, extraHeaders?: Record<string, unknown>): Response {
+  const headers: Record<string, string> = { "content-type": "application/json; charset=utf-8" };
+  if (extraHeaders) for (const [k, v] of Object.entries(extraHeaders)) if (typeof v === "string") headers[k] = v;
+  if (err.headers) Object.assign(headers, err.headers);
+  return new Response(JSON.stringify(err.toBody()), { status: err.status, headers });
+}
+
+export function errorHandler(logger: Logger, allowedMethods: (path: string) => string[]) {
+  return new Elysia({ name: "error-handler" }).error({ ApiError }).onError({ as: "global" }, ({ code, error, request, path, set }) => {
+    let err = toApiError(code, error, request.method, path, allowedMethods);
+    if (!err) {
+      logger.error("unexpected error", { method: request.method, path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+      err = errors.internal();
+    }
+    // Headers already set on this request (X-RateLimit-*) travel with the error too.
+    return errorResponse(err, set.headers as Record<string, unknown>);
+  });
+}

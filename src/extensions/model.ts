@@ -1,0 +1,102 @@
+/** Extension schemas: request validation, response shapes, the OpenAPI document and tests all use these. */
+import { t, type Static } from "elysia";
+
+export const VISIBILITIES = ["private", "unlisted", "public"] as const;
+export const EXTENSION_STATUSES = ["draft", "in_review", "approved", "rejected", "disabled"] as const;
+export type Visibility = (typeof VISIBILITIES)[number];
+export type ExtensionStatus = (typeof EXTENSION_STATUSES)[number];
+
+export const NAME_MAX = 80;
+export const SHORT_DESCRIPTION_MAX = 140;
+export const DESCRIPTION_MAX = 20_000;
+
+const Timestamp = t.String({ format: "date-time", examples: ["2026-11-22T10:00:00.000Z"] });
+const Visibility = t.UnionEnum(VISIBILITIES, { description: "private (default), unlisted or public" });
+const Status = t.UnionEnum(EXTENSION_STATUSES, { description: "Set by review and admins, never by the developer" });
+
+export const Pricing = t.Object(
+  { type: t.Literal("free", { description: "Only free is accepted" }) },
+  { additionalProperties: false, description: "Pricing; only {\"type\":\"free\"} is accepted" },
+);
+export type Pricing = Static<typeof Pricing>;
+
+const createFields = {
+  name: t.String({ minLength: 1, maxLength: NAME_MAX, description: "1–80 characters after trimming" }),
+  short_description: t.String({ maxLength: SHORT_DESCRIPTION_MAX, description: "Shown in search results" }),
+  description: t.String({ maxLength: DESCRIPTION_MAX, description: "Markdown" }),
+  pricing: Pricing,
+};
+
+export const CreateExtensionBody = t.Object(
+  {
+    name: createFields.name,
+    short_description: t.Optional(createFields.short_description),
+    description: t.Optional(createFields.description),
+    pricing: t.Optional(createFields.pricing),
+  },
+  { additionalProperties: false },
+);
+export type CreateExtensionInput = Static<typeof CreateExtensionBody>;
+
+export const UpdateExtensionBody = t.Object(
+  {
+    name: t.Optional(createFields.name),
+    short_description: t.Optional(createFields.short_description),
+    description: t.Optional(createFields.description),
+    pricing: t.Optional(createFields.pricing),
+    visibility: t.Optional(Visibility),
+  },
+  { additionalProperties: false },
+);
+export type UpdateExtensionInput = Static<typeof UpdateExtensionBody>;
+
+export const ExtensionListItem = t.Object(
+  {
+    id: t.String({ examples: ["ext_01jd2x7k3m9q8r4t5v6w7x8y9z"] }),
+    slug: t.String(),
+    name: t.String(),
+    visibility: Visibility,
+    status: Status,
+    installCount: t.Integer({ minimum: 0 }),
+    currentVersionId: t.Union([t.String(), t.Null()]),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { additionalProperties: false, title: "ExtensionListItem" },
+);
+export type ExtensionListItem = Static<typeof ExtensionListItem>;
+
+export const ExtensionList = t.Object({ extensions: t.Array(ExtensionListItem) }, { additionalProperties: false });
+
+export const ExtensionCreated = t.Object(
+  {
+    extension: t.Object(
+      { id: t.String(), slug: t.String(), name: t.String(), status: Status, createdAt: Timestamp },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ExtensionCreated = Static<typeof ExtensionCreated>;
+
+export const Extension = t.Object(
+  {
+    id: t.String(),
+    slug: t.String(),
+    name: t.String(),
+    short_description: t.String(),
+    description: t.String(),
+    pricing: Pricing,
+    visibility: Visibility,
+    status: Status,
+    installCount: t.Integer({ minimum: 0 }),
+    currentVersionId: t.Union([t.String(), t.Null()]),
+    ratingCount: t.Integer({ minimum: 0 }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { additionalProperties: false, title: "Extension" },
+);
+export type Extension = Static<typeof Extension>;
+
+export const ExtensionIdParams = t.Object({ id: t.String({ description: "Extension id (ext_…)" }) });

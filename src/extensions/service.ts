@@ -1,0 +1,169 @@
+/**
+ * Extensions: the developer-facing operations. Plain arguments in, plain objects out; the caller's account
+ * id scopes every read, and an extension of another account is reported exactly like a missing one.
+ */
+import { and, desc, eq, like, sql } from "drizzle-orm";
+import type { BlobStore } from "../blobs/blob-store";
+import type { Clock } from "../clock";
+import type { Db } from "../db/database";
+import { extensions, installs, versions } from "../db/schema";
+import { errors } from "../errors/catalog";
+import { newId } from "../ids";
+import type { LimitsService } from "../limits/service";
+import type { CreateExtensionInput, Extension, ExtensionCreated, ExtensionListItem, ExtensionStatus, Pricing, UpdateExtensionInput, Visibility } from "./model";
+import { slugify, uniqueSlug } from "./slug";
+
+export type ExtensionRow = typeof extensions.$inferSelect;
+type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+
+export interface NewExtension extends CreateExtensionInput {
+  id?: string;
+  visibility?: Visibility;
+  status?: ExtensionStatus;
+}
+
+const installCount = sql<number>`(SELECT COUNT(*) FROM ${installs} WHERE ${installs.extensionId} = ${extensions.id})`.mapWith(Number);
+
+function trimmedName(name: string): string {
+  const trimmed = name.trim();
+  if (trimmed.length === 0) throw errors.validation("Request failed validation: name must not be blank.", [{ field: "name", message: "name must not be blank" }]);
+  return trimmed;
+}
+
+export function createExtensionService(deps: { db: Db; clock: Clock; limits: LimitsService; blobs: BlobStore }) {
+  const { db, clock, limits, blobs } = deps;
+
+  const listSelection = {
+    id: extensions.id,
+    slug: extensions.slug,
+    name: extensions.name,
+    visibility: extensions.visibility,
+    status: extensions.status,
+    installCount,
+    currentVersionId: extensions.currentVersionId,
+    createdAt: extensions.createdAt,
+    updatedAt: extensions.updatedAt,
+  };
+  const listStmt = db
+    .select(listSelection)
+    .from(extensions)
+    .where(eq(extensions.accountId, sql.placeholder("accountId")))
+    .orderBy(desc(extensions.createdAt), desc(extensions.id))
+    .prepare();
+
+  function findOwned(accountId: string, id: string, tx: Pick<Db, "select"> = db): ExtensionRow {
+    const row = tx.select().from(extensions).where(and(eq(extensions.id, id), eq(extensions.accountId, accountId))).get();
+    if (!row) throw errors.extensionNotFound(id);
+    return row;
+  }
+
+  function toFull(row: ExtensionRow): Extension {
+    const count = db.select({ n: sql<number>`COUNT(*)` }).from(installs).where(eq(installs.extensionId, row.id)).get()?.n ?? 0;
+    return {
+      id: row.id,
+      slug: row.slug,
+      name: row.name,
+      short_description: row.shortDescription,
+      description: row.description,
+      pricing: JSON.parse(row.pricing) as Pricing,
+      visibility: row.visibility as Visibility,
+      status: row.status as ExtensionStatus,
+      installCount: Number(count),
+      currentVersionId: row.currentVersionId,
+      ratingCount: row.ratingCount,
+      createdAt: row.createdAt,
+      updatedAt: row.updatedAt,
+    };
+  }
+
+  /** Inserts inside an open transaction, enforcing the per-account cap and slug uniqueness. */
+  function insert(tx: Tx, accountId: string, input: NewExtension): ExtensionRow {
+    const max = limits.resolve("max_extensions_per_account", { accountId }).value;
+    const current = tx.select({ n: sql<number>`COUNT(*)` }).from(extensions).where(eq(extensions.accountId, accountId)).get()?.n ?? 0;
+    if (current >= max) throw errors.limitExceeded("max_extensions_per_account", max, current, "extensions per account");
+    const name = trimmedName(input.name);
+    const base = slugify(name);
+    const taken = new Set(
+      tx.select({ slug: extensions.slug }).from(extensions).where(like(extensions.slug, `${base.slice(0, 40)}%`)).all().map((r) => r.slug),
+    );
+    const now = clock.iso();
+    const row: ExtensionRow = {
+      id: input.id ?? newId("ext", clock.nowMs()),
+      accountId,
+      slug: uniqueSlug(base, taken),
+      name,
+      shortDescription: input.short_description ?? "",
+      description: input.description ?? "",
+      pricing: JSON.stringify(input.pricing ?? { type: "free" }),
+      visibility: input.visibility ?? "private",
+      status: input.status ?? "draft",
+      currentVersionId: null,
+      ratingCount: 0,
+      listedAt: input.status === "approved" && input.visibility === "public" ? now : null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    tx.insert(extensions).values(row).run();
+    return row;
+  }
+
+  return {
+    findOwned,
+    insert,
+    toFull,
+
+    list(accountId: string): ExtensionListItem[] {
+      return listStmt.all({ accountId }) as ExtensionListItem[];
+    },
+
+    get(accountId: string, id: string): Extension {
+      return toFull(findOwned(accountId, id));
+    },
+
+    create(accountId: string, input: CreateExtensionInput): ExtensionCreated["extension"] {
+      const row = db.transaction((tx) => insert(tx, accountId, input));
+      return { id: row.id, slug: row.slug, name: row.name, status: row.status as ExtensionStatus, createdAt: row.createdAt };
+    },
+
+    update(accountId: string, id: string, patch: UpdateExtensionInput): Extension {
+      const row = db.transaction((tx) => {
+        const current = findOwned(accountId, id, tx);
+        const next: Partial<ExtensionRow> = {};
+        if (patch.name !== undefined && trimmedName(patch.name) !== current.name) next.name = trimmedName(patch.name);
+        if (patch.short_description !== undefined && patch.short_description !== current.shortDescription) next.shortDescription = patch.short_description;
+        if (patch.description !== undefined && patch.description !== current.description) next.description = patch.description;
+        if (patch.pricing !== undefined && JSON.stringify(patch.pricing) !== current.pricing) next.pricing = JSON.stringify(patch.pricing);
+        if (patch.visibility !== undefined && patch.visibility !== current.visibility) next.visibility = patch.visibility;
+        // updatedAt moves only when something really changed.
+        if (Object.keys(next).length === 0) return current;
+        next.updatedAt = clock.iso();
+        tx.update(extensions).set(next).where(eq(extensions.id, id)).run();
+        markListedIfPublic(tx, id, next.updatedAt);
+        return findOwned(accountId, id, tx);
+      });
+      return toFull(row);
+    },
+
+    remove(accountId: string, id: string): void {
+      const blobIds = db.transaction((tx) => {
+        const row = findOwned(accountId, id, tx);
+        if (row.listedAt) throw errors.extensionListed(id);
+        const ids = tx.select({ blob: versions.bundleBlobId }).from(versions).where(eq(versions.extensionId, id)).all().map((r) => r.blob);
+        tx.delete(extensions).where(eq(extensions.id, id)).run();
+        return ids;
+      });
+      // Rows are gone; a crash before these unlinks leaves strays that the start-up sweep removes.
+      for (const blobId of blobIds) blobs.delete(blobId);
+    },
+  };
+}
+
+/** Records, once and for good, that an extension is publicly listed (approved and public at the same time). */
+export function markListedIfPublic(tx: Pick<Db, "update">, extensionId: string, nowIso: string): void {
+  tx.update(extensions)
+    .set({ listedAt: nowIso })
+    .where(and(eq(extensions.id, extensionId), sql`${extensions.listedAt} IS NULL`, eq(extensions.status, "approved"), eq(extensions.visibility, "public")))
+    .run();
+}
+
+export type ExtensionService = ReturnType<typeof createExtensionService>;

@@ -1,0 +1,65 @@
+/**
+ * Developer API authentication, in two steps:
+ *  1. `apiGate` (onRequest, before body parsing and validation): who is calling — the key is checked and the
+ *     account's rate window is taken, so a bad key is a 401 whatever the body, and a 429 costs no parsing.
+ *  2. the `auth` macro (transform, before validation): may this key call this route — its scope.
+ * The principal travels from 1 to 2 in a WeakMap keyed by the Request, so nothing is looked up twice.
+ */
+import { Elysia } from "elysia";
+import type { AuthService, Principal } from "../auth/service";
+import { hasScope, type Scope } from "../auth/scopes";
+import { API_PREFIX, DEPLOY_LIMITS_PREFIX } from "../config";
+import { errors } from "../errors/catalog";
+import { rateGroupOf, type RateLimiter } from "../ratelimit/limiter";
+
+const principals = new WeakMap<Request, Principal>();
+
+/** The path of a request URL without parsing a URL object (hot path). */
+export function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0) return "/";
+  const q = url.indexOf("?", start);
+  return q < 0 ? url.slice(start) : url.slice(start, q);
+}
+
+export function isDeveloperApiPath(path: string): boolean {
+  return (
+    (path.startsWith(API_PREFIX) && (path.length === API_PREFIX.length || path[API_PREFIX.length] === "/")) ||
+    path.startsWith(DEPLOY_LIMITS_PREFIX + "/")
+  );
+}
+
+export function apiGate(auth: AuthService, limiter: RateLimiter) {
+  return new Elysia({ name: "api-gate" }).onRequest(({ request, set }) => {
+    const path = pathOf(request.url);
+    if (!isDeveloperApiPath(path)) return;
+    const principal = auth.authenticate(request.headers.get("authorization"));
+    const group = rateGroupOf(request.method, path);
+    if (group) {
+      const headers = limiter.take(principal.accountId, group);
+      if (headers) Object.assign(set.headers, headers);
+    }
+    principals.set(request, principal);
+  });
+}
+
+/** Route options: `auth: "<scope>"` requires that scope; `json: true` requires a JSON Content-Type. */
+export const apiAuth = new Elysia({ name: "api-auth" }).macro({
+  auth: (scope: Scope) => ({
+    transform({ request }) {
+      const principal = principals.get(request);
+      if (!principal) throw errors.unauthorized("missing");
+      if (!hasScope(principal.scopes, scope)) throw errors.forbidden(scope);
+    },
+    resolve({ request }) {
+      return { principal: principals.get(request)! };
+    },
+    detail: { security: [{ bearerAuth: [] }] },
+  }),
+  json: {
+    parse({ contentType }) {
+      // A body sent as anything but JSON is a 415; no Content-Type at all falls through to validation.
+      if (contentType && !contentType.toLowerCase().startsWith("application/json")) throw errors.unsupportedMediaType("application/json", contentType);
+    },
+  },
+});

@@ -1,0 +1,5 @@
+/** Programmatic entry point of the package. */
+export { createApp, type App } from "./app";
+export { parseServerConfig, type ServerConfig } from "./config";
+export { createRuntime, type Runtime } from "./runtime";
+export { startServer, type RunningEmulator } from "./server";

@@ -1,0 +1,47 @@
+/**
+ * Resolves limits in the spec's priority: (1) per-extension override, (2) per-developer (account) override,
+ * (3) platform default. A stored override can never lift a value past its hard maximum: writes refuse it
+ * and resolution clamps defensively.
+ */
+import type { Db } from "../db/database";
+import { LIMITS, limitDefinition, type LimitKey } from "./catalog";
+
+export type LimitSource = "extension_override" | "developer_override" | "platform_default";
+
+export interface ResolvedLimit {
+  key: LimitKey;
+  value: number;
+  source: LimitSource;
+}
+
+export interface LimitsService {
+  resolve(key: LimitKey, scope: { accountId: string; extensionId?: string | null }): ResolvedLimit;
+  resolveAll(scope: { accountId: string; extensionId?: string | null }): ResolvedLimit[];
+}
+
+export function createLimitsService(db: Db): LimitsService {
+  const extStmt = db.$client.prepare<{ value: number }, [string, string]>(
+    "SELECT value FROM extension_overrides WHERE extension_id = ? AND limit_key = ?",
+  );
+  const accStmt = db.$client.prepare<{ value: number }, [string, string]>(
+    "SELECT value FROM account_overrides WHERE account_id = ? AND limit_key = ?",
+  );
+  const clamp = (key: LimitKey, value: number) => {
+    const hard = limitDefinition(key).hardMax;
+    return hard === undefined ? value : Math.min(value, hard);
+  };
+  const resolve: LimitsService["resolve"] = (key, { accountId, extensionId }) => {
+    if (extensionId) {
+      const row = extStmt.get(extensionId, key);
+      if (row) return { key, value: clamp(key, row.value), source: "extension_override" };
+    }
+    const row = accStmt.get(accountId, key);
+    if (row) return { key, value: clamp(key, row.value), source: "developer_override" };
+    return { key, value: limitDefinition(key).default, source: "platform_default" };
+  };
+  return {
+    resolve,
+    resolveAll: (scope) => LIMITS.map((l) => resolve(l.key, scope)),
+  };
+}
+

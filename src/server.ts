@@ -1,0 +1,83 @@
+/**
+ * Listening: one runtime, one app, one Bun server. Used by `ext serve`, `ext exec` and `startEmulator()`.
+ */
+import { renameSync, writeFileSync } from "node:fs";
+import { createApp } from "./app";
+import { API_PREFIX, CONTROL_PREFIX, type ServerConfig } from "./config";
+import { createRuntime, type Runtime, type RuntimeOptions } from "./runtime";
+
+/**
+ * Bun's own cap on a request body. It is deliberately above the API's bundle cap so that an oversized
+ * upload reaches the route and gets the 413 envelope (decided from Content-Length, before reading);
+ * only a body past this hard cap gets Bun's bare 413.
+ */
+export const MAX_REQUEST_BODY_BYTES = 96 * 1024 * 1024;
+
+export interface RunningEmulator {
+  runtime: Runtime;
+  port: number;
+  /** http://host:port */
+  url: string;
+  /** The developer API base, ending in /developer/v1. */
+  baseUrl: string;
+  /** The control plane base, ending in /_emulator. */
+  adminUrl: string;
+  /** Drains in-flight requests (or cuts them with force), then closes the database. */
+  stop(force?: boolean): Promise<void>;
+}
+
+export class PortInUseError extends Error {
+  override name = "PortInUseError";
+}
+
+function urlHost(host: string): string {
+  if (host === "0.0.0.0" || host === "::") return "127.0.0.1";
+  return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+}
+
+export function startServer(config: ServerConfig, options: RuntimeOptions = {}): RunningEmulator {
+  const runtime = createRuntime(config, options);
+  const app = createApp(runtime);
+  try {
+    app.listen({
+      hostname: config.host,
+      port: config.port,
+      reusePort: false,
+      maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
+      // Seconds; a 50 MB bundle on a slow link needs more than Elysia's 30.
+      idleTimeout: 120,
+    });
+  } catch (e) {
+    runtime.close();
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE" || /in use/i.test(String((e as Error).message))) {
+      throw new PortInUseError(`port ${config.port} on ${config.host} is already in use (choose another with --port, or --port 0 for a free one)`);
+    }
+    throw e;
+  }
+  const server = app.server!;
+  const url = `http://${urlHost(config.host)}:${server.port}`;
+  let stopped = false;
+  const emulator: RunningEmulator = {
+    runtime,
+    port: server.port!,
+    url,
+    baseUrl: url + API_PREFIX,
+    adminUrl: url + CONTROL_PREFIX,
+    async stop(force = false) {
+      if (stopped) return;
+      stopped = true;
+      await server.stop(force);
+      runtime.close();
+    },
+  };
+  if (config.readyFile) writeReadyFile(config.readyFile, emulator);
+  return emulator;
+}
+
+/** Written to a temp name and renamed, so a reader never sees half a file. */
+function writeReadyFile(path: string, emulator: RunningEmulator): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify({ url: emulator.url, baseUrl: emulator.baseUrl, adminUrl: emulator.adminUrl, port: emulator.port, pid: process.pid }) + "\n");
+  renameSync(tmp, path);
+}
