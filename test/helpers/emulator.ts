@@ -45,7 +45,7 @@ export interface RequestOptions {
   /** API key; defaults to DEMO_KEY; null sends no Authorization header. */
   key?: string | null;
   json?: unknown;
-  body?: BodyInit;
+  body?: Bun.BodyInit;
   headers?: Record<string, string>;
 }
 
