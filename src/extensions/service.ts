@@ -22,7 +22,9 @@ export interface NewExtension extends CreateExtensionInput {
   status?: ExtensionStatus;
 }
 
-const installCount = sql<number>`(SELECT COUNT(*) FROM ${installs} WHERE ${installs.extensionId} = ${extensions.id})`.mapWith(Number);
+// Written with qualified names on purpose: in a single-table select drizzle renders columns unqualified, so
+// `${installs.extensionId} = ${extensions.id}` would become "extension_id" = "id" and compare installs to itself.
+const installCount = sql<number>`(SELECT COUNT(*) FROM "installs" WHERE "installs"."extension_id" = "extensions"."id")`.mapWith(Number);
 
 function trimmedName(name: string): string {
   const trimmed = name.trim();
