@@ -1,0 +1,108 @@
+/**
+ * Developer API authentication over a real socket: 401 for missing, malformed, unknown and revoked keys
+ * (with WWW-Authenticate), 403 naming the missing scope, a case-insensitive scheme, and keys that exist on
+ * disk only as hashes.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { eq } from "drizzle-orm";
+import { hashApiKey } from "../../src/auth/keys";
+import { apiKeys } from "../../src/db/schema";
+import { baseFixture, DEMO_KEY, expectEnvelope, READ_KEY, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+
+const REVOKED_KEY = "ext_test_key_to_be_revoked_0123456789ab";
+
+let emu: TestEmulator;
+beforeAll(async () => {
+  const fixture = baseFixture();
+  fixture.accounts[0]!.apiKeys!.push({ name: "revoked", key: REVOKED_KEY, scopes: ["*"] });
+  emu = await startTestEmulator({ fixture });
+});
+afterAll(() => stopTestEmulator(emu));
+
+function expect401(res: Awaited<ReturnType<TestEmulator["api"]>>, why: RegExp) {
+  const error = expectEnvelope(res, 401, "unauthorized");
+  expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/);
+  expect(error.message).toMatch(why);
+}
+
+describe("GET /extensions (authentication)", () => {
+  test("missing Authorization → 401 unauthorized", async () => {
+    expect401(await emu.api("GET", "/extensions", { key: null }), /Missing/);
+  });
+
+  test("malformed Authorization → 401 unauthorized", async () => {
+    for (const value of ["Basic dXNlcjpwYXNz", "Bearer", "Bearer ", `Token ${DEMO_KEY}`, `Bearer ${DEMO_KEY} extra`, DEMO_KEY]) {
+      expect401(await emu.api("GET", "/extensions", { key: null, headers: { authorization: value } }), /Malformed/);
+    }
+  });
+
+  test("unknown key → 401 unauthorized", async () => {
+    expect401(await emu.api("GET", "/extensions", { key: "ext_not_a_real_key_at_all_000000000000" }), /Invalid/);
+    // A near miss is as unknown as anything else.
+    expect401(await emu.api("GET", "/extensions", { key: DEMO_KEY.slice(0, -1) + "X" }), /Invalid/);
+  });
+
+  test("revoked key → 401 unauthorized at once", async () => {
+    expect((await emu.api("GET", "/extensions", { key: REVOKED_KEY })).status).toBe(200);
+    emu.runtime.db.update(apiKeys).set({ revokedAt: emu.clock.iso() }).where(eq(apiKeys.name, "revoked")).run();
+    expect401(await emu.api("GET", "/extensions", { key: REVOKED_KEY }), /Invalid/);
+  });
+
+  test("the scheme is case-insensitive", async () => {
+    for (const scheme of ["bearer", "BEARER", "BeArEr"]) {
+      const res = await emu.api("GET", "/extensions", { key: null, headers: { authorization: `${scheme} ${DEMO_KEY}` } });
+      expect(res.status).toBe(200);
+      expect(res.body).toHaveProperty("extensions");
+    }
+  });
+
+  test("a bad key is a 401 whatever the body (auth comes before parsing)", async () => {
+    const res = await emu.api("POST", "/extensions", { key: "ext_wrong_key_0000000000000000000000000", body: "{not json", headers: { "content-type": "application/json" } });
+    expect401(res, /Invalid/);
+  });
+});
+
+describe("scopes", () => {
+  test("a read-only key can read", async () => {
+    expect((await emu.api("GET", "/extensions", { key: READ_KEY })).status).toBe(200);
+  });
+
+  test("a read-only key → 403 forbidden naming the scope, on every write", async () => {
+    const created = await emu.api("POST", "/extensions", { json: { name: "Scoped" } });
+    const id = created.body.extension.id;
+    const writes: [string, string, unknown][] = [
+      ["POST", "/extensions", { name: "No" }],
+      ["PATCH", `/extensions/${id}`, { name: "No" }],
+      ["DELETE", `/extensions/${id}`, undefined],
+    ];
+    for (const [method, path, json] of writes) {
+      const error = expectEnvelope(await emu.api(method, path, { key: READ_KEY, json }), 403, "forbidden");
+      expect(error.message).toContain('"extensions:write"');
+    }
+    expect((await emu.api("GET", `/extensions/${id}`)).body.name).toBe("Scoped");
+  });
+
+  test("the scope is checked before validation: an invalid body with a read-only key → 403", async () => {
+    expectEnvelope(await emu.api("POST", "/extensions", { key: READ_KEY, json: { bogus: true } }), 403, "forbidden");
+  });
+});
+
+describe("key storage", () => {
+  test("only SHA-256 hashes are stored; no plaintext key in the SQLite file or its WAL", async () => {
+    const rows = emu.runtime.db.select().from(apiKeys).all();
+    expect(rows.length).toBeGreaterThanOrEqual(3);
+    const hashes = rows.map((r) => r.keyHash);
+    expect(hashes).toContain(hashApiKey(DEMO_KEY));
+    expect(hashes).toContain(hashApiKey(READ_KEY));
+    for (const r of rows) expect(r.keyHash).toMatch(/^[0-9a-f]{64}$/);
+
+    const file = join(emu.dataDir, "ext.sqlite");
+    const bytes = [file, `${file}-wal`].filter(existsSync).map((f) => readFileSync(f).toString("latin1")).join("");
+    expect(bytes.length).toBeGreaterThan(0);
+    // The hash is there (proving we read the right bytes) and the plaintext is not.
+    expect(bytes).toContain(hashApiKey(DEMO_KEY));
+    for (const key of [DEMO_KEY, READ_KEY, REVOKED_KEY]) expect(bytes).not.toContain(key);
+  });
+});

@@ -1,0 +1,141 @@
+/**
+ * Every non-success leaves as the envelope {error:{code,message,status}} with status equal to the HTTP
+ * status: unknown routes, wrong methods, malformed JSON, wrong Content-Type, validation failures and
+ * unexpected exceptions (which never leak their message or stack).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Elysia } from "elysia";
+import { errors } from "../../src/errors/catalog";
+import { errorHandler } from "../../src/errors/handler";
+import { createLogger } from "../../src/logger";
+import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+
+let emu: TestEmulator;
+beforeAll(async () => {
+  emu = await startTestEmulator();
+});
+afterAll(() => stopTestEmulator(emu));
+
+describe("unknown routes", () => {
+  test("outside the API → 404 not_found in the envelope", async () => {
+    const res = await emu.raw("GET", "/no/such/thing", { key: null });
+    const error = expectEnvelope(res, 404, "not_found");
+    expect(error.message).toContain("/no/such/thing");
+    expect(res.headers.get("content-type")).toContain("application/json");
+  });
+
+  test("under /developer/v1 with a valid key → 404 not_found", async () => {
+    expectEnvelope(await emu.api("GET", "/nothing-here"), 404, "not_found");
+    expectEnvelope(await emu.api("GET", "/extensions/x/y/z"), 404, "not_found");
+  });
+
+  test("under /developer/v1 without a key → 401 first (nothing is revealed before auth)", async () => {
+    expectEnvelope(await emu.api("GET", "/nothing-here", { key: null }), 401, "unauthorized");
+  });
+});
+
+describe("wrong method on a known path", () => {
+  test("PUT /extensions → 405 method_not_allowed with Allow", async () => {
+    const res = await emu.api("PUT", "/extensions", { json: {} });
+    const error = expectEnvelope(res, 405, "method_not_allowed");
+    expect(res.headers.get("allow")).toBe("GET, POST");
+    expect(error.message).toContain("PUT");
+  });
+
+  test("POST /extensions/:id → 405 listing GET, PATCH, DELETE", async () => {
+    const res = await emu.api("POST", "/extensions/ext_abc", { json: {} });
+    expectEnvelope(res, 405, "method_not_allowed");
+    const allow = (res.headers.get("allow") ?? "").split(", ");
+    for (const m of ["DELETE", "GET", "PATCH"]) expect(allow).toContain(m);
+    expect(allow).not.toContain("POST");
+  });
+
+  test("DELETE /healthz → 405 with Allow: GET", async () => {
+    const res = await emu.raw("DELETE", "/healthz", { key: null });
+    expectEnvelope(res, 405, "method_not_allowed");
+    expect(res.headers.get("allow")).toBe("GET");
+  });
+});
+
+describe("request bodies", () => {
+  test("malformed JSON → 422 validation_error", async () => {
+    const res = await emu.api("POST", "/extensions", { body: '{"name": "x",', headers: { "content-type": "application/json" } });
+    const error = expectEnvelope(res, 422, "validation_error");
+    expect(error.message).toMatch(/JSON/);
+    expect(res.text).not.toMatch(/\n\s+at /);
+  });
+
+  test("JSON with a charset parameter is accepted", async () => {
+    const res = await emu.api("POST", "/extensions", { body: JSON.stringify({ name: "Charset" }), headers: { "content-type": "application/json; charset=utf-8" } });
+    expect(res.status).toBe(201);
+  });
+
+  test("a JSON endpoint sent another Content-Type → 415 unsupported_media_type", async () => {
+    const cases: [string, string, string][] = [
+      ["POST", "/extensions", "text/plain"],
+      ["POST", "/extensions", "application/x-www-form-urlencoded"],
+      ["PATCH", "/extensions/ext_whatever", "text/plain"],
+    ];
+    for (const [method, path, type] of cases) {
+      const res = await emu.api(method, path, { body: "name=x", headers: { "content-type": type } });
+      const error = expectEnvelope(res, 415, "unsupported_media_type");
+      expect(error.message).toContain("application/json");
+    }
+  });
+
+  test("a body with no Content-Type is validated as it is → 422", async () => {
+    const res = await fetch(emu.baseUrl + "/extensions", { method: "POST", headers: { authorization: "Bearer ext_test_key_all_scopes_0123456789abcdef" }, body: new Uint8Array([123, 125]) });
+    const body = (await res.json()) as any;
+    expect(res.status).toBe(422);
+    expect(body.error).toMatchObject({ code: "validation_error", status: 422 });
+  });
+
+  test("no body at all on POST → 422 validation_error", async () => {
+    expectEnvelope(await emu.api("POST", "/extensions", { headers: { "content-type": "application/json" } }), 422, "validation_error");
+  });
+});
+
+describe("unexpected exceptions", () => {
+  function tinyApp(lines: string[]) {
+    return new Elysia()
+      .use(errorHandler(createLogger("error", (l) => lines.push(l)), () => []))
+      .get("/boom", () => {
+        throw new Error("db password is hunter2 at /srv/app/secret.ts:12");
+      })
+      .get("/typed", () => {
+        throw errors.conflict("some_conflict", "A conflict.");
+      })
+      .get("/not-error", () => {
+        throw "a bare string";
+      });
+  }
+
+  test("→ 500 internal_error with no message, stack or internals in the body; the log has the stack", async () => {
+    const lines: string[] = [];
+    const res = await tinyApp(lines).handle(new Request("http://localhost/boom"));
+    expect(res.status).toBe(500);
+    const text = await res.text();
+    expect(JSON.parse(text)).toEqual({ error: { code: "internal_error", message: "Unexpected server error.", status: 500 } });
+    expect(text).not.toContain("hunter2");
+    expect(text).not.toContain("secret.ts");
+    expect(lines.join("\n")).toContain("hunter2");
+  });
+
+  test("a thrown non-Error is a 500 envelope too", async () => {
+    const res = await tinyApp([]).handle(new Request("http://localhost/not-error"));
+    expect(res.status).toBe(500);
+    expect(((await res.json()) as any).error.code).toBe("internal_error");
+  });
+
+  test("a thrown ApiError keeps its status and code", async () => {
+    const res = await tinyApp([]).handle(new Request("http://localhost/typed"));
+    expect(res.status).toBe(409);
+    expect(await res.json()).toEqual({ error: { code: "some_conflict", message: "A conflict.", status: 409 } });
+  });
+
+  test("an unknown route on the tiny app (no known paths) is a 404 not_found", async () => {
+    const res = await tinyApp([]).handle(new Request("http://localhost/elsewhere", { method: "POST" }));
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as any).error).toMatchObject({ code: "not_found", status: 404 });
+  });
+});
