@@ -72,7 +72,8 @@ function toBool(key: string, value: string | number | boolean): boolean {
 }
 
 function toInt(key: string, value: string | number | boolean, min: number, max: number): number {
-  const n = typeof value === "number" ? value : Number(value);
+  // Number("") is 0: an empty `--port=` must be an error, not "pick a free port".
+  const n = typeof value === "number" ? value : /^\s*-?\d+\s*$/.test(String(value)) ? Number(value) : NaN;
   if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${key} must be an integer from ${min} to ${max} (got "${value}")`);
   return n;
 }

@@ -1,0 +1,44 @@
+/** The migrations embedded in the binary are exactly drizzle-kit's output: same list, same order, same SQL. */
+import { describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { createHash } from "node:crypto";
+import { openDatabase } from "../../src/db/database";
+import { embeddedMigrations, migrationMetas } from "../../src/db/migrations";
+
+const DRIZZLE = join(import.meta.dir, "../../drizzle");
+const journal = JSON.parse(readFileSync(join(DRIZZLE, "meta/_journal.json"), "utf8")) as { entries: { tag: string; when: number }[] };
+
+describe("embedded migrations", () => {
+  test("one embedded migration per journal entry, and one journal entry per .sql file", () => {
+    const tags = journal.entries.map((e) => e.tag);
+    expect(Object.keys(embeddedMigrations).sort()).toEqual([...tags].sort());
+    const files = readdirSync(DRIZZLE).filter((f) => f.endsWith(".sql")).map((f) => f.replace(/\.sql$/, ""));
+    expect(files.sort()).toEqual([...tags].sort());
+  });
+
+  test("each embedded text is the file's text, in journal order with its hash", () => {
+    const metas = migrationMetas();
+    expect(metas).toHaveLength(journal.entries.length);
+    journal.entries.forEach((entry, i) => {
+      const text = readFileSync(join(DRIZZLE, `${entry.tag}.sql`), "utf8");
+      expect(embeddedMigrations[entry.tag]).toBe(text);
+      expect(metas[i]!.folderMillis).toBe(entry.when);
+      expect(metas[i]!.hash).toBe(createHash("sha256").update(text).digest("hex"));
+    });
+  });
+
+  test("they build every table of the schema, and re-running them is a no-op", () => {
+    const db = openDatabase(":memory:");
+    const tables = db.$client.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all().map((r) => r.name);
+    for (const t of ["accounts", "api_keys", "team_members", "account_overrides", "extensions", "extension_overrides", "versions", "secrets", "installs", "limit_requests"]) {
+      expect(tables).toContain(t);
+    }
+    const applied = () => db.$client.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM __drizzle_migrations").get()!.n;
+    expect(applied()).toBe(journal.entries.length);
+    (db as any).dialect.migrate(migrationMetas(), (db as any).session, {});
+    expect(applied()).toBe(journal.entries.length);
+    expect(db.$client.query<{ foreign_keys: number }, []>("PRAGMA foreign_keys").get()!.foreign_keys).toBe(1);
+    db.$client.close();
+  });
+});

@@ -1,0 +1,120 @@
+/**
+ * Storage and start-up: a restart on the same data directory keeps everything, memory mode leaves nothing
+ * on disk, and the start-up sweep removes upload leftovers (temp files, unreferenced bundle files).
+ */
+import { describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { versions } from "../src/db/schema";
+import { newId } from "../src/ids";
+import { startTestEmulator, stopTestEmulator, type TestEmulator } from "./helpers/emulator";
+
+function addVersionWithBlob(emu: TestEmulator, extensionId: string): string {
+  const { blobs, db, clock } = emu.runtime;
+  const blobId = newId("blob", clock.nowMs());
+  const temp = blobs.tempPath();
+  writeFileSync(temp, "a real bundle would be here");
+  blobs.commit(temp, blobId);
+  db.insert(versions)
+    .values({ id: newId("ver", clock.nowMs()), extensionId, seq: 1, version: "1.0.0", bundleBlobId: blobId, bundleSizeBytes: 27, bundleSha256: "x", submittedAt: clock.iso() })
+    .run();
+  return blobId;
+}
+
+describe("restart on the same data directory", () => {
+  test("keeps accounts, keys, extensions, edits and bundle files", async () => {
+    const first = await startTestEmulator();
+    const dataDir = first.dataDir;
+    let second: TestEmulator | undefined;
+    try {
+      const created = await first.api("POST", "/extensions", { json: { name: "Survivor", description: "kept" } });
+      const id = created.body.extension.id;
+      await first.api("PATCH", `/extensions/${id}`, { json: { visibility: "unlisted" } });
+      const blobId = addVersionWithBlob(first, id);
+      const before = (await first.api("GET", `/extensions/${id}`)).body;
+      const listBefore = (await first.api("GET", "/extensions")).body;
+      await first.stop();
+      expect(existsSync(join(dataDir, "ext.sqlite"))).toBe(true);
+
+      // No fixture this time: the account and its key must come from the file itself.
+      second = await startTestEmulator({ dataDir, fixture: null });
+      expect((await second.api("GET", `/extensions/${id}`)).body).toEqual(before);
+      expect((await second.api("GET", "/extensions")).body).toEqual(listBefore);
+      expect(before).toMatchObject({ name: "Survivor", description: "kept", visibility: "unlisted" });
+      expect(second.runtime.blobs.exists(blobId)).toBe(true);
+    } finally {
+      await first.stop();
+      await stopTestEmulator(second);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("memory mode", () => {
+  test("creates no data directory and removes its temporary blob directory on stop", async () => {
+    const parent = mkdtempSync(join(tmpdir(), "ext-memtest-"));
+    const dataDir = join(parent, "must-not-exist");
+    const emu = await startTestEmulator({ dataDir, config: { memory: true } });
+    try {
+      const created = await emu.api("POST", "/extensions", { json: { name: "Ephemeral" } });
+      expect(created.status).toBe(201);
+      addVersionWithBlob(emu, created.body.extension.id);
+      const blobRoot = emu.runtime.blobs.root;
+      expect(existsSync(blobRoot)).toBe(true);
+      expect(blobRoot.startsWith(parent)).toBe(false);
+      expect(existsSync(dataDir)).toBe(false);
+
+      await emu.stop();
+      expect(existsSync(blobRoot)).toBe(false);
+      expect(existsSync(dirname(blobRoot))).toBe(false);
+      expect(existsSync(dataDir)).toBe(false);
+      expect(readdirSync(parent)).toEqual([]);
+    } finally {
+      await emu.stop();
+      rmSync(parent, { recursive: true, force: true });
+    }
+  });
+
+  test("a second memory emulator starts empty", async () => {
+    const a = await startTestEmulator({ config: { memory: true } });
+    const b = await startTestEmulator({ config: { memory: true } });
+    try {
+      await a.api("POST", "/extensions", { json: { name: "Only In A" } });
+      expect((await b.api("GET", "/extensions")).body).toEqual({ extensions: [] });
+    } finally {
+      await stopTestEmulator(a);
+      await stopTestEmulator(b);
+    }
+  });
+});
+
+describe("start-up sweep", () => {
+  test("removes temp files and bundle files no version points to; keeps referenced ones", async () => {
+    const first = await startTestEmulator();
+    const dataDir = first.dataDir;
+    let second: TestEmulator | undefined;
+    try {
+      const id = (await first.api("POST", "/extensions", { json: { name: "Has Bundle" } })).body.extension.id;
+      const kept = addVersionWithBlob(first, id);
+      const { objectsDir, tmpDir } = first.runtime.blobs;
+      await first.stop();
+
+      const stray = newId("blob", Date.parse("2026-01-01T00:00:00Z"));
+      writeFileSync(join(objectsDir, stray), "left by a crash between rename and insert");
+      writeFileSync(join(tmpDir, "upload-123-abc-0"), "half an upload");
+      const notABlob = join(objectsDir, "README");
+      writeFileSync(notABlob, "not ours to judge");
+
+      second = await startTestEmulator({ dataDir, fixture: null });
+      expect(readdirSync(tmpDir)).toEqual([]);
+      expect(existsSync(join(objectsDir, stray))).toBe(false);
+      expect(second.runtime.blobs.exists(kept)).toBe(true);
+      expect(existsSync(notABlob)).toBe(true);
+    } finally {
+      await first.stop();
+      await stopTestEmulator(second);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
