@@ -9,6 +9,8 @@ import { errorHandler } from "./errors/handler";
 import { extensionRoutes } from "./extensions/routes";
 import { apiGate } from "./http/auth";
 import { routeMethodIndex } from "./http/route-index";
+import { installRoutes } from "./installs/routes";
+import { secretRoutes } from "./secrets/routes";
 import type { Runtime } from "./runtime";
 
 export function createApp(runtime: Runtime) {
@@ -22,7 +24,7 @@ export function createApp(runtime: Runtime) {
       detail: { tags: ["Health"], summary: "Liveness (no auth)" },
     })
     .use(apiGate(services.auth, runtime.rateLimiter))
-    .group(API_PREFIX, (api) => api.use(extensionRoutes(services.extensions)));
+    .group(API_PREFIX, (api) => api.use(extensionRoutes(services.extensions)).use(secretRoutes(services.secrets)).use(installRoutes(services.installs)));
   methods.load(app.routes);
   return app;
 }

@@ -17,6 +17,9 @@ import { parseFixtureText } from "./fixtures/validate";
 import { createLimitsService } from "./limits/service";
 import { createLogger, type Logger } from "./logger";
 import { RateLimiter } from "./ratelimit/limiter";
+import { createInstallService } from "./installs/service";
+import { createSecretCipher, ephemeralKey, loadOrCreateKeyFile, SECRETS_KEY_FILE, type SecretCipher } from "./secrets/cipher";
+import { createSecretService } from "./secrets/service";
 
 export interface RuntimeOptions {
   logger?: Logger;
@@ -25,11 +28,13 @@ export interface RuntimeOptions {
   seedFixture?: Fixture;
 }
 
-function buildServices(db: Db, clock: EmulatorClock, blobs: BlobStore) {
+function buildServices(db: Db, clock: EmulatorClock, blobs: BlobStore, cipher: SecretCipher) {
   const limits = createLimitsService(db);
   const auth = createAuthService(db);
   const extensions = createExtensionService({ db, clock, limits, blobs });
-  return { limits, auth, extensions };
+  const secrets = createSecretService({ db, clock, limits, extensions, cipher });
+  const installs = createInstallService({ db, clock, limits, extensions });
+  return { limits, auth, extensions, secrets, installs };
 }
 
 export type Services = ReturnType<typeof buildServices>;
@@ -66,18 +71,25 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
   let blobRoot: string;
   let db: Db;
   let tempRoot: string | null = null;
+  let secretKey: Buffer;
   if (config.memory) {
     tempRoot = mkdtempSync(join(tmpdir(), "ext-memory-"));
     blobRoot = join(tempRoot, "blobs");
     db = openDatabase(":memory:");
+    // Memory mode: the key dies with the process, like the data it protects.
+    secretKey = ephemeralKey();
   } else {
     const dir = resolve(config.dataDir);
     mkdirSync(dir, { recursive: true });
+    // Before the database opens: a damaged key file refuses the start (SecretsKeyError) and leaves nothing open.
+    const loaded = loadOrCreateKeyFile(join(dir, SECRETS_KEY_FILE));
+    if (loaded.looseMode) logger.warn("the secrets key file is readable by group or others; chmod 600 it", { file: join(dir, SECRETS_KEY_FILE) });
+    secretKey = loaded.key;
     blobRoot = join(dir, "blobs");
     db = openDatabase(join(dir, "ext.sqlite"));
   }
   const blobs = new BlobStore(blobRoot);
-  const services = buildServices(db, clock, blobs);
+  const services = buildServices(db, clock, blobs, createSecretCipher(secretKey));
   const rateLimiter = new RateLimiter(clock, config.rateLimits);
 
   // Crash recovery: a blob no version row points to, or a temp file, is a leftover of an interrupted upload.

@@ -40,14 +40,34 @@ export const errors = {
   malformedJson: () => new ApiError(422, "validation_error", "Request body is not valid JSON."),
   bundleInvalid: (details: ErrorDetail[]) =>
     new ApiError(422, "bundle_invalid", `The bundle failed inspection (${details.length} problem${details.length === 1 ? "" : "s"}).`, details),
-  limitExceeded: (limit: string, max: number, current: number, what: string) =>
-    new ApiError(422, "limit_exceeded", `Limit reached: at most ${max} ${what} (currently ${current}).`, [
+  /** `context` says where the cap was checked when that is not obvious (e.g. the install-time re-check). */
+  limitExceeded: (limit: string, max: number, current: number, what: string, context?: string) =>
+    new ApiError(422, "limit_exceeded", `Limit reached: at most ${max} ${what} (currently ${current}).${context ? ` ${context}` : ""}`, [
       { field: limit, message: `${limit} is ${max}`, limit, max, current },
     ]),
   rateLimited: (retryAfterSeconds: number, group: string) =>
     new ApiError(429, "rate_limited", `Too many requests for ${group}; retry after ${retryAfterSeconds} s.`, undefined, {
       "Retry-After": String(retryAfterSeconds),
     }),
+  // Secrets and installs (issue 4). Messages never carry a secret value, only sizes and names.
+  secretValueTooLarge: (bytes: number, max: number) =>
+    new ApiError(422, "validation_error", `Request failed validation: value is ${bytes} bytes of UTF-8; at most ${max} bytes are allowed.`, [
+      { field: "value", message: `value must be at most ${max} bytes (UTF-8)` },
+    ]),
+  secretNameInvalid: () =>
+    new ApiError(422, "validation_error", "Request failed validation: key must start with a letter or _, then up to 127 letters, digits or _.", [
+      { field: "key", message: "key must match ^[A-Za-z_][A-Za-z0-9_]{0,127}$" },
+    ]),
+  noCurrentVersion: (extensionId: string) =>
+    new ApiError(409, "no_current_version", `Extension "${extensionId}" has no approved current version to install; name a version explicitly.`),
+  versionNotInstallable: (versionId: string, status: string) =>
+    new ApiError(409, "version_not_installable", `Version "${versionId}" is ${status}; only approved versions can be installed.`),
+  installCountInvalid: (max: number) =>
+    new ApiError(422, "validation_error", `Request failed validation: count must be an integer from 1 to ${max}.`, [
+      { field: "count", message: `count must be an integer from 1 to ${max}` },
+    ]),
+  notEnoughActiveInstalls: (requested: number, active: number) =>
+    new ApiError(409, "not_enough_installs", `Cannot uninstall ${requested}: only ${active} active install${active === 1 ? "" : "s"} match.`),
   internal: () => new ApiError(500, "internal_error", "Unexpected server error."),
   adminUnauthorized: () =>
     new ApiError(401, "unauthorized", "The control plane requires Authorization: Bearer <admin token> on this address.", undefined, {

@@ -10,18 +10,32 @@ import { errors } from "./catalog";
 
 interface ValueErrorLike {
   path?: string;
+  /** TypeBox's message: built from the schema only ("Expected string length less or equal to 64"). */
   message?: string;
+  /** Elysia's summary can quote the received value ("... but found: <value>"): never used. */
   summary?: string;
   schema?: { description?: string };
 }
 
-/** Turns TypeBox value errors into `details`, one per field, unknown fields named as such. */
-export function validationDetails(all: ValueErrorLike[] | undefined): ErrorDetail[] {
+/** ValueErrorType.ObjectRequiredProperty in TypeBox 0.34: reworded, since its message names no field. */
+const REQUIRED_PROPERTY = 45;
+
+/**
+ * Turns TypeBox value errors into `details`, one per field, unknown fields named as such. Messages are built
+ * from the field path and the schema alone, never from the received value: a rejected secret value (or
+ * any other input) must not come back in a response or a log line.
+ */
+export function validationDetails(all: (ValueErrorLike & { type?: number })[] | undefined): ErrorDetail[] {
   const seen = new Set<string>();
   const details: ErrorDetail[] = [];
   for (const e of all ?? []) {
     const field = (e.path ?? "").replace(/^\//, "").replace(/\//g, ".") || "body";
-    const message = e.message === "Unexpected property" ? `Unknown field "${field}".` : `${field}: ${e.summary ?? e.message ?? "invalid"}`;
+    const message =
+      e.message === "Unexpected property"
+        ? `Unknown field "${field}".`
+        : e.type === REQUIRED_PROPERTY
+          ? `${field}: required field is missing`
+          : `${field}: ${e.message ?? "invalid"}`;
     const key = `${field}|${message}`;
     if (seen.has(key)) continue;
     seen.add(key);

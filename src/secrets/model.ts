@@ -1,0 +1,25 @@
+/** Secret schemas: request validation, response shapes, the OpenAPI document and tests all use these. */
+import { t, type Static } from "elysia";
+
+export const SECRET_NAME_PATTERN = "^[A-Za-z_][A-Za-z0-9_]{0,127}$";
+export const SECRET_NAME_RE = new RegExp(SECRET_NAME_PATTERN);
+/** Values are 1 byte to 64 KB, counted in UTF-8 bytes (the service checks bytes; the schema only types). */
+export const SECRET_VALUE_MAX_BYTES = 64 * 1024;
+
+export const SecretParams = t.Object({
+  id: t.String({ description: "Extension id (ext_…)" }),
+  key: t.String({ pattern: SECRET_NAME_PATTERN, description: "Secret name: a letter or _, then up to 127 letters, digits or _" }),
+});
+
+// No `examples` with a realistic value: the OpenAPI document must not teach anyone to paste a real secret.
+export const PutSecretBody = t.Object(
+  { value: t.String({ minLength: 1, maxLength: SECRET_VALUE_MAX_BYTES, description: "The secret value, 1 byte to 64 KB of UTF-8. Write-only: never returned." }) },
+  { additionalProperties: false },
+);
+export type PutSecretInput = Static<typeof PutSecretBody>;
+
+export const SecretKeyList = t.Object(
+  { keys: t.Array(t.String({ examples: ["API_TOKEN"] }), { description: "Secret names, sorted; values are never returned" }) },
+  { additionalProperties: false, title: "SecretKeyList" },
+);
+export type SecretKeyList = Static<typeof SecretKeyList>;

@@ -1,0 +1,73 @@
+/**
+ * Secrets of an extension: names are listed, values are written and deleted, never read back. A value is
+ * sealed (src/secrets/cipher.ts) before it reaches the database and is never logged or echoed in an error.
+ */
+import { and, asc, eq, sql } from "drizzle-orm";
+import type { Clock } from "../clock";
+import type { Db } from "../db/database";
+import { secrets } from "../db/schema";
+import { errors } from "../errors/catalog";
+import type { ExtensionService } from "../extensions/service";
+import type { LimitsService } from "../limits/service";
+import type { SecretCipher } from "./cipher";
+import { SECRET_NAME_RE, SECRET_VALUE_MAX_BYTES } from "./model";
+
+export function createSecretService(deps: { db: Db; clock: Clock; limits: LimitsService; extensions: ExtensionService; cipher: SecretCipher }) {
+  const { db, clock, limits, extensions, cipher } = deps;
+
+  function checkName(name: string): void {
+    if (!SECRET_NAME_RE.test(name)) throw errors.secretNameInvalid();
+  }
+
+  return {
+    /** Names only, in byte order (uppercase before lowercase), as SQLite's BINARY collation sorts them. */
+    listNames(accountId: string, extensionId: string): string[] {
+      extensions.findOwned(accountId, extensionId);
+      return db
+        .select({ name: secrets.name })
+        .from(secrets)
+        .where(eq(secrets.extensionId, extensionId))
+        .orderBy(asc(secrets.name))
+        .all()
+        .map((r) => r.name);
+    },
+
+    /** Creates or replaces. Returns whether a new name was created; replacing never counts against the cap. */
+    put(accountId: string, extensionId: string, name: string, value: string): { created: boolean } {
+      checkName(name);
+      const bytes = Buffer.byteLength(value, "utf8");
+      if (bytes > SECRET_VALUE_MAX_BYTES) throw errors.secretValueTooLarge(bytes, SECRET_VALUE_MAX_BYTES);
+      // The route's schema already refuses "", but the service is also called without HTTP.
+      if (bytes === 0) throw errors.validation("Request failed validation: value must not be empty.", [{ field: "value", message: "value must be at least 1 byte" }]);
+      const sealed = cipher.seal(extensionId, name, value);
+      return db.transaction((tx) => {
+        extensions.findOwned(accountId, extensionId, tx);
+        const now = clock.iso();
+        const where = and(eq(secrets.extensionId, extensionId), eq(secrets.name, name));
+        if (tx.select({ name: secrets.name }).from(secrets).where(where).get()) {
+          tx.update(secrets).set({ ciphertext: sealed.ciphertext, iv: sealed.iv, updatedAt: now }).where(where).run();
+          return { created: false };
+        }
+        const max = limits.resolve("max_secrets_per_extension", { accountId, extensionId }).value;
+        const current = tx.select({ n: sql<number>`COUNT(*)` }).from(secrets).where(eq(secrets.extensionId, extensionId)).get()?.n ?? 0;
+        if (current >= max) throw errors.limitExceeded("max_secrets_per_extension", max, current, "secrets per extension");
+        tx.insert(secrets).values({ extensionId, name, ciphertext: sealed.ciphertext, iv: sealed.iv, createdAt: now, updatedAt: now }).run();
+        return { created: true };
+      });
+    },
+
+    remove(accountId: string, extensionId: string, name: string): void {
+      db.transaction((tx) => {
+        extensions.findOwned(accountId, extensionId, tx);
+        const deleted = tx
+          .delete(secrets)
+          .where(and(eq(secrets.extensionId, extensionId), eq(secrets.name, name)))
+          .returning({ name: secrets.name })
+          .all();
+        if (deleted.length === 0) throw errors.secretNotFound(name);
+      });
+    },
+  };
+}
+
+export type SecretService = ReturnType<typeof createSecretService>;
