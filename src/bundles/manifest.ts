@@ -1,0 +1,121 @@
+/**
+ * manifest.json: its schema (also published as docs/manifest.schema.json) and the checks that need the
+ * rest of the archive — sound files present, of a supported format, within the size limits — and the
+ * resolved count limits.
+ */
+import { Value } from "@sinclair/typebox/value";
+import { t, type Static } from "elysia";
+import type { ErrorDetail } from "../errors/api-error";
+import { AUDIO_FORMATS, audioFormatOfName, matchesMagic } from "./audio-formats";
+import type { BundleLimits } from "./bundle-limits";
+
+export const ManifestSound = t.Object(
+  {
+    name: t.String({ minLength: 1, maxLength: 200, description: "Name the extension uses to play the sound" }),
+    file: t.String({ minLength: 1, maxLength: 1024, description: "Path of the audio file inside the archive, e.g. sounds/ding.mp3" }),
+  },
+  { additionalProperties: true },
+);
+
+export const Manifest = t.Object(
+  {
+    sounds: t.Optional(t.Array(ManifestSound, { description: `Bundled sounds (${AUDIO_FORMATS.join(", ")})` })),
+    actions: t.Optional(t.Array(t.Unknown(), { description: "Server-function actions; only their number is checked" })),
+    allowHosts: t.Optional(t.Array(t.String({ minLength: 1, maxLength: 253 }), { description: "Egress hosts the actions may fetch" })),
+  },
+  { additionalProperties: true, title: "Extension bundle manifest", description: "manifest.json at the root of the bundle archive. Other fields are kept, not checked." },
+);
+export type Manifest = Static<typeof Manifest>;
+
+/** What the archive walk learned about one regular file. */
+export interface FileFacts {
+  size: number;
+  /** The first bytes (up to SNIFF_BYTES), for format sniffing. */
+  head: Uint8Array;
+}
+
+export const MANIFEST_PATH = "manifest.json";
+
+function pointerToField(pointer: string): string {
+  // "/sounds/3/file" -> "sounds[3].file"
+  return pointer.split("/").filter(Boolean).map((seg, i) => (/^\d+$/.test(seg) ? `[${seg}]` : i === 0 ? seg : `.${seg}`)).join("") || "(root)";
+}
+
+/** Archive path as the walk records it: no "./" prefix. */
+export function normaliseArchivePath(path: string): string {
+  let p = path;
+  while (p.startsWith("./")) p = p.slice(2);
+  return p;
+}
+
+const mb = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+
+function countProblem(field: string, limit: string, max: number, current: number, what: string): ErrorDetail {
+  return { path: MANIFEST_PATH, field, message: `${current} ${what}; the limit is ${max} (${limit})`, limit, max, current };
+}
+
+/**
+ * Parses and checks the manifest against the archive's files and the limits. Pushes problems and warnings;
+ * returns the parsed manifest (or null) and the number of sounds it declares.
+ */
+export function checkManifest(
+  bytes: Buffer | null,
+  files: ReadonlyMap<string, FileFacts>,
+  limits: BundleLimits,
+  problems: ErrorDetail[],
+  warnings: string[],
+): { manifest: unknown; soundCount: number } {
+  if (!bytes) {
+    problems.push({ path: MANIFEST_PATH, message: "manifest.json is missing at the root of the archive" });
+    return { manifest: null, soundCount: 0 };
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(bytes.toString("utf8"));
+  } catch (e) {
+    problems.push({ path: MANIFEST_PATH, message: `manifest.json is not valid JSON: ${(e as Error).message}` });
+    return { manifest: null, soundCount: 0 };
+  }
+  const shapeErrors = [...Value.Errors(Manifest, data)];
+  for (const e of shapeErrors) problems.push({ path: MANIFEST_PATH, field: pointerToField(e.path), message: `${pointerToField(e.path)}: ${e.message}` });
+  if (typeof data !== "object" || data === null || Array.isArray(data)) return { manifest: data, soundCount: 0 };
+
+  const m = data as Record<string, unknown>;
+  const sounds = Array.isArray(m.sounds) ? m.sounds : [];
+  if (sounds.length > limits.max_sounds_in_manifest) {
+    problems.push(countProblem("sounds", "max_sounds_in_manifest", limits.max_sounds_in_manifest, sounds.length, "sounds in the manifest"));
+  }
+  if (sounds.length > limits.max_sounds_per_extension) {
+    problems.push(countProblem("sounds", "max_sounds_per_extension", limits.max_sounds_per_extension, sounds.length, "sounds for this extension"));
+  }
+  if (Array.isArray(m.actions) && m.actions.length > limits.max_actions_per_extension) {
+    problems.push(countProblem("actions", "max_actions_per_extension", limits.max_actions_per_extension, m.actions.length, "actions"));
+  }
+  if (Array.isArray(m.allowHosts) && m.allowHosts.length > limits.max_allow_hosts) {
+    problems.push(countProblem("allowHosts", "max_allow_hosts", limits.max_allow_hosts, m.allowHosts.length, "allowHosts entries"));
+  }
+
+  sounds.forEach((sound, i) => {
+    const file = (sound as { file?: unknown } | null)?.file;
+    if (typeof file !== "string" || file.length === 0) return; // already reported by the shape check
+    const field = `sounds[${i}].file`;
+    const path = normaliseArchivePath(file);
+    const facts = files.get(path);
+    if (!facts) {
+      problems.push({ path: file, field, message: `${file}: sound file is missing from the archive` });
+      return;
+    }
+    const format = audioFormatOfName(path);
+    if (!format) {
+      problems.push({ path, field, message: `${path}: not a supported sound format (by extension); use one of ${AUDIO_FORMATS.join(", ")}` });
+    } else if (!matchesMagic(format, facts.head)) {
+      problems.push({ path, field, message: `${path}: the content is not ${format} audio (its first bytes do not match the format)` });
+    }
+    if (facts.size > limits.sound_file_bytes) {
+      problems.push({ path, field, message: `${path}: ${mb(facts.size)} is over the sound file limit of ${mb(limits.sound_file_bytes)}`, limit: "sound_file_bytes", max: limits.sound_file_bytes, current: facts.size });
+    } else if (facts.size > limits.sound_warning_bytes) {
+      warnings.push(`${path}: ${mb(facts.size)} is over the ${mb(limits.sound_warning_bytes)} sound warning threshold`);
+    }
+  });
+  return { manifest: data, soundCount: sounds.length };
+}

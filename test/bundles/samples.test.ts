@@ -1,0 +1,28 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DEFAULT_BUNDLE_LIMITS } from "../../src/bundles/bundle-limits";
+import { inspectBundle } from "../../src/bundles/inspect";
+import { SAMPLE_BUNDLES } from "../../src/bundles/samples";
+
+const dir = mkdtempSync(join(tmpdir(), "ext-samples-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("inspectBundle on the sample bundles (fixtures/bundles)", () => {
+  for (const sample of SAMPLE_BUNDLES) {
+    test(`${sample.file}: ${sample.expect ? "reports its problem with its path" : "is valid"}`, async () => {
+      const file = join(dir, sample.file);
+      await sample.build(file);
+      const result = await inspectBundle(file, DEFAULT_BUNDLE_LIMITS);
+      if (!sample.expect) {
+        expect(result.problems).toEqual([]);
+        if (sample.warning) expect(result.warnings.some((w) => sample.warning!.test(w))).toBe(true);
+        else expect(result.warnings).toEqual([]);
+        return;
+      }
+      const hit = result.problems.find((p) => p.path === sample.expect!.path && sample.expect!.message.test(p.message));
+      if (!hit) throw new Error(`${sample.file}: expected ${sample.expect.path} ${sample.expect.message}, got ${JSON.stringify(result.problems)}`);
+    }, 20_000);
+  }
+});
