@@ -11,7 +11,17 @@ export const SHORT_DESCRIPTION_MAX = 140;
 export const DESCRIPTION_MAX = 20_000;
 
 const Timestamp = t.String({ format: "date-time", examples: ["2026-11-22T10:00:00.000Z"] });
-const Visibility = t.UnionEnum(VISIBILITIES, { description: "private (default), unlisted or public" });
+/**
+ * Elysia's `t.UnionEnum` sets `default` to the first value, and Elysia fills body defaults before the
+ * handler runs: a PATCH without `visibility` would silently reset it to "private". Enums here carry no default.
+ */
+function enumWithoutDefault<const T extends readonly [string, ...string[]]>(values: T, options: { description: string }) {
+  const schema = t.UnionEnum(values, options);
+  delete (schema as { default?: unknown }).default;
+  return schema;
+}
+
+const Visibility = enumWithoutDefault(VISIBILITIES, { description: "private (default), unlisted or public" });
 const Status = t.UnionEnum(EXTENSION_STATUSES, { description: "Set by review and admins, never by the developer" });
 
 export const Pricing = t.Object(

@@ -186,6 +186,13 @@ describe("PATCH /extensions/:id", () => {
     expect((await emu.api("GET", `/extensions/${id}`)).body).toEqual(again.body);
   });
 
+  test("fields not sent keep their values (no schema default fills them in)", async () => {
+    const { id } = await create({ name: "Sticky", short_description: "s", description: "d" });
+    await emu.api("PATCH", `/extensions/${id}`, { json: { visibility: "unlisted" } });
+    const res = await emu.api("PATCH", `/extensions/${id}`, { json: { name: "Sticky 2" } });
+    expect(res.body).toMatchObject({ name: "Sticky 2", visibility: "unlisted", short_description: "s", description: "d", pricing: { type: "free" } });
+  });
+
   test("updatedAt moves only when something really changed", async () => {
     const { id, createdAt } = await create({ name: "Clocked" });
     emu.clock.advance(5);
