@@ -1,15 +1,20 @@
 #!/usr/bin/env bun
 /** `ext`: the emulator server and its command-line tool, one executable. Each command lives in cli/commands/. */
-import { defineCommand, runMain } from "citty";
+import { defineCommand } from "citty";
 import pkg from "../package.json" with { type: "json" };
+import { runCli } from "./lib/runner";
 
 export const main = defineCommand({
   meta: { name: "ext", version: pkg.version, description: "Local emulator of the Developer REST API for extensions, and its CLI" },
   subCommands: {
     serve: () => import("./commands/serve").then((m) => m.default),
+    deploy: () => import("./commands/deploy").then((m) => m.default),
+    seed: () => import("./commands/seed").then((m) => m.default),
+    exec: () => import("./commands/exec").then((m) => m.default),
   },
 });
 
 if (import.meta.main) {
-  await runMain(main, { rawArgs: process.argv.slice(2) });
+  // Not citty's runMain: usage errors must exit 2, unknown flags must be refused (cli/lib/runner.ts).
+  await runCli(main, process.argv.slice(2));
 }

@@ -3,8 +3,12 @@
  * and the demo fixture embedded. Never plain --minify: it renames identifiers and breaks Elysia.
  */
 import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
 
-mkdirSync("dist", { recursive: true });
+// `--outfile PATH` builds elsewhere (the binary tests build their own copy, so parallel runs never share one).
+const at = process.argv.indexOf("--outfile");
+const outfile = at > 0 && process.argv[at + 1] ? process.argv[at + 1]! : "dist/ext";
+mkdirSync(dirname(outfile), { recursive: true });
 const args = [
   "build",
   "--compile",
@@ -16,8 +20,8 @@ const args = [
   "--no-compile-autoload-bunfig",
   "cli/main.ts",
   "--outfile",
-  "dist/ext",
+  outfile,
 ];
-const proc = Bun.spawnSync([process.execPath, ...args], { stdout: "inherit", stderr: "inherit" });
+const proc = Bun.spawnSync([process.execPath, ...args], { stdout: "inherit", stderr: "inherit", cwd: `${import.meta.dir}/..` });
 if (proc.exitCode !== 0) process.exit(proc.exitCode ?? 1);
-console.log("built dist/ext");
+console.log(`built ${outfile}`);

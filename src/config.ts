@@ -116,3 +116,34 @@ export function parseServerConfig(flags: ServerFlags = {}, env: Env = process.en
 export function isLoopback(host: string): boolean {
   return host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
+
+/** The CLI's client commands (`ext deploy`, `ext seed --target`): what they may take from the environment. Flags win. */
+export interface ClientEnv {
+  /** EXT_EXTENSION_ID */
+  extensionId: string | null;
+  /** EXT_API_KEY */
+  apiKey: string | null;
+  /** EXT_LOCAL_URL: what `--target local` means; the emulator's default address otherwise. */
+  localUrl: string;
+  /** EXT_ADMIN_TOKEN: for the control plane of a non-loopback emulator. */
+  adminToken: string | null;
+}
+
+export const DEFAULT_LOCAL_URL = `http://${DEFAULT_HOST}:${DEFAULT_PORT}${API_PREFIX}`;
+
+export function parseClientEnv(env: Env = process.env): ClientEnv {
+  const get = (name: string) => (env[name] === undefined || env[name] === "" ? null : env[name]!);
+  return {
+    extensionId: get("EXT_EXTENSION_ID"),
+    apiKey: get("EXT_API_KEY"),
+    localUrl: get("EXT_LOCAL_URL") ?? DEFAULT_LOCAL_URL,
+    adminToken: get("EXT_ADMIN_TOKEN"),
+  };
+}
+
+/** The environment of the command `ext exec` runs: ours, plus the emulator's addresses and key. */
+export function childEnvironment(extra: Record<string, string>, env: Env = process.env): Record<string, string> {
+  const base: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) base[k] = v;
+  return { ...base, ...extra };
+}

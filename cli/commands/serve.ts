@@ -1,5 +1,7 @@
+import { existsSync } from "node:fs";
 import { defineCommand } from "citty";
 import { ConfigError, parseServerConfig, type ServerFlags } from "../../src/config";
+import { demoFixture, isDemoSeed } from "../../src/fixtures/demo";
 import { FixtureError } from "../../src/fixtures/validate";
 import { PortInUseError, startServer } from "../../src/server";
 import { EXIT, err, fail, out } from "../output";
@@ -9,7 +11,7 @@ export const serveArgs = {
   port: { type: "string", description: "Port; 0 picks a free one (env EXT_PORT)", valueHint: "4780" },
   "data-dir": { type: "string", description: "Where the SQLite file and bundles live (env EXT_DATA_DIR)", valueHint: "./.ext-data" },
   memory: { type: "boolean", description: "Keep everything in memory; nothing is left on disk (env EXT_MEMORY)" },
-  seed: { type: "string", description: "Fixture file loaded at start, idempotently (env EXT_SEED)", valueHint: "FILE" },
+  seed: { type: "string", description: "Fixture file loaded at start, idempotently, or `demo` for the embedded demo fixture (env EXT_SEED)", valueHint: "FILE" },
   "rate-limits": { type: "boolean", description: "Enforce the spec's rate limits; --no-rate-limits turns them off (env EXT_RATE_LIMITS)" },
   "admin-token": { type: "string", description: "Control-plane token, required on non-loopback binds (env EXT_ADMIN_TOKEN)" },
   "log-level": { type: "string", description: "debug, info, warn, error or silent (env EXT_LOG_LEVEL)", valueHint: "info" },
@@ -37,14 +39,18 @@ export function serveFlags(args: Record<string, unknown>): ServerFlags {
 export default defineCommand({
   meta: {
     name: "serve",
-    description:
-      "Run the emulator.\n\nExamples:\n  ext serve --seed fixtures/demo.json\n  ext serve --memory --port 0 --ready-file /tmp/ext.json\n  ext serve --host 0.0.0.0 --admin-token s3cret --no-rate-limits",
+    // One line: it is also the command list of `ext --help`; examples are in cli/lib/help.ts.
+    description: "Run the emulator (the developer API, its docs UI and the control plane)",
   },
   args: serveArgs,
   async run({ args }) {
     let emulator;
     try {
-      emulator = startServer(parseServerConfig(serveFlags(args)));
+      const config = parseServerConfig(serveFlags(args));
+      // `--seed demo` is the demo fixture embedded in the binary (a file named `demo` still wins).
+      emulator = config.seed && isDemoSeed(config.seed, existsSync)
+        ? startServer({ ...config, seed: null }, { seedFixture: demoFixture() })
+        : startServer(config);
     } catch (e) {
       if (e instanceof ConfigError || e instanceof FixtureError) fail(e.message, EXIT.usage);
       if (e instanceof PortInUseError) fail(e.message, EXIT.runtime);

@@ -1,0 +1,194 @@
+/**
+ * The compiled binary, from a temp directory with no node_modules: help, version, usage errors,
+ * `serve --port 0 --ready-file`, `seed` and `exec`.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import pkg from "../../package.json" with { type: "json" };
+import { alive, buildBinary, cleanEnv, run, serve, type Built } from "./helpers";
+
+const DEMO_KEY = "ext_demo_0123456789abcdefghijklmnopqrstuv";
+let built: Built;
+let bin: string;
+let work: string;
+
+beforeAll(() => {
+  built = buildBinary();
+  bin = built.bin;
+  work = built.work;
+});
+afterAll(() => built?.cleanup());
+
+const listExtensions = (baseUrl: string, key = DEMO_KEY) => fetch(`${baseUrl}/extensions`, { headers: { authorization: `Bearer ${key}` } });
+
+describe("ext --help / --version", () => {
+  test("--version prints the package version", async () => {
+    const r = await run(bin, ["--version"], { cwd: work });
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe(pkg.version);
+  });
+
+  test("--help lists every command and the exit codes", async () => {
+    const r = await run(bin, ["--help"], { cwd: work });
+    expect(r.code).toBe(0);
+    for (const cmd of ["serve", "deploy", "seed", "exec"]) expect(r.stdout).toContain(cmd);
+    expect(r.stdout).toContain("EXIT CODES");
+    expect(r.stdout).not.toContain("\x1b["); // a pipe gets no colour codes
+  });
+
+  test("each command's --help has examples", async () => {
+    for (const cmd of ["serve", "deploy", "seed", "exec"]) {
+      const r = await run(bin, [cmd, "--help"], { cwd: work });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain("EXAMPLES");
+      expect(r.stdout).toContain(`ext ${cmd}`);
+    }
+  });
+});
+
+describe("usage errors exit 2", () => {
+  test.each([
+    [["serve", "--bogus"], "--bogus"],
+    [["frobnicate"], "frobnicate"],
+    [[], "no command"],
+    [["seed"], "FILE"],
+    [["seed", "a.json", "b.json"], "b.json"],
+    [["exec"], "--"],
+    [["serve", "--port", "99999"], "port"],
+  ])("ext %p", async (args, mention) => {
+    const r = await run(bin, args as string[], { cwd: work });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(mention as string);
+  });
+});
+
+describe("ext serve", () => {
+  test("--port 0 prints the chosen URL and writes the ready file; SIGTERM stops it with 0", async () => {
+    const s = await serve(bin, ["--memory", "--seed", "demo"], work);
+    expect(s.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/developer\/v1$/);
+    expect(s.url).not.toContain(":0/");
+    expect(alive(s.pid)).toBe(true);
+    const res = await listExtensions(s.baseUrl);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ extensions: [] });
+    expect(await s.stop()).toBe(0);
+    expect(alive(s.pid)).toBe(false);
+  });
+
+  test("the listening line names the real port", async () => {
+    const ready = join(mkdtempSync(join(work, "r-")), "ready.json");
+    const proc = Bun.spawn([bin, "serve", "--memory", "--port", "0", "--ready-file", ready], { cwd: work, env: cleanEnv(), stdout: "pipe", stderr: "pipe" });
+    const reader = proc.stdout.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    const port = /listening on http:\/\/127\.0\.0\.1:(\d+)\//.exec(first)?.[1];
+    expect(Number(port)).toBeGreaterThan(0);
+    for (let i = 0; i < 100 && !existsSync(ready); i++) await Bun.sleep(20);
+    expect(JSON.parse(await Bun.file(ready).text()).port).toBe(Number(port));
+    proc.kill("SIGTERM");
+    expect(await proc.exited).toBe(0);
+  });
+});
+
+describe("ext seed FILE", () => {
+  test("--data-dir seeds the SQLite file directly, prints created keys, and is idempotent", async () => {
+    const dir = mkdtempSync(join(work, "data-"));
+    const fixture = join(dir, "team.json");
+    writeFileSync(fixture, JSON.stringify({ accounts: [{ id: "acc_team", name: "Team", apiKeys: [{ name: "given", key: "ext_team_key_0123456789abcdef", scopes: ["*"] }, { name: "generated", scopes: ["extensions:read"] }] }] }));
+    const first = await run(bin, ["seed", fixture, "--data-dir", join(dir, "data")], { cwd: work });
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain("ext_team_key_0123456789abcdef");
+    const generated = /api key: (ext_\S+)\s+\(account acc_team, "generated"\)/.exec(first.stdout)?.[1];
+    expect(generated).toBeDefined();
+    const again = await run(bin, ["seed", fixture, "--data-dir", join(dir, "data"), "--json"], { cwd: work });
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ accountsCreated: 0, extensionsCreated: 0 });
+    // The server started on that directory knows both keys.
+    const s = await serve(bin, ["--data-dir", join(dir, "data")], work);
+    try {
+      expect((await listExtensions(s.baseUrl, "ext_team_key_0123456789abcdef")).status).toBe(200);
+      expect((await listExtensions(s.baseUrl, generated!)).status).toBe(200);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  test("an invalid fixture is exit 2 naming the bad field, and nothing is written", async () => {
+    const dir = mkdtempSync(join(work, "bad-"));
+    writeFileSync(join(dir, "bad.json"), JSON.stringify({ accounts: [{ id: "acc x", name: "" }] }));
+    const r = await run(bin, ["seed", join(dir, "bad.json"), "--data-dir", join(dir, "data")], { cwd: work });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("accounts[0].id");
+  });
+
+  test("--target seeds a running emulator through its control plane", async () => {
+    const s = await serve(bin, ["--memory"], work);
+    try {
+      const r = await run(bin, ["seed", "demo", "--target", s.url], { cwd: work });
+      expect(r.stderr).toBe("");
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain(DEMO_KEY);
+      expect((await listExtensions(s.baseUrl)).status).toBe(200);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  test("--target with nothing listening is exit 1", async () => {
+    const r = await run(bin, ["seed", "demo", "--target", "http://127.0.0.1:9"], { cwd: work });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("cannot reach");
+  });
+});
+
+describe("ext exec -- CMD", () => {
+  test("exits with the command's code (3) and leaves no process behind", async () => {
+    const r = await run(bin, ["exec", "--", "sh", "-c", 'echo "$$ $EXT_BASE_URL"; exit 3'], { cwd: work });
+    expect(r.code).toBe(3);
+    const [pid, baseUrl] = r.stdout.trim().split(" ");
+    expect(alive(Number(pid))).toBe(false);
+    // The emulator is gone with it: nothing listens on its port any more.
+    expect(fetch(`${baseUrl}/extensions`)).rejects.toThrow();
+  });
+
+  test("the command reaches the seeded emulator with EXT_BASE_URL, EXT_API_KEY and EXT_ADMIN_URL", async () => {
+    const script = 'curl -fsS -H "Authorization: Bearer $EXT_API_KEY" "$EXT_BASE_URL/extensions" && echo && echo "$EXT_ADMIN_URL"';
+    const r = await run(bin, ["exec", "--", "sh", "-c", script], { cwd: work });
+    expect(r.code).toBe(0);
+    const [body, admin] = r.stdout.trim().split("\n");
+    expect(JSON.parse(body!)).toEqual({ extensions: [] });
+    expect(admin).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/_emulator$/);
+  });
+
+  test("--seed FILE seeds that fixture and exports its first key", async () => {
+    const dir = mkdtempSync(join(work, "exec-"));
+    writeFileSync(join(dir, "f.json"), JSON.stringify({ accounts: [{ id: "acc_x", name: "X", apiKeys: [{ name: "k", key: "ext_exec_key_0123456789abcdef", scopes: ["*"] }] }] }));
+    const r = await run(bin, ["exec", "--seed", join(dir, "f.json"), "--", "sh", "-c", 'echo "$EXT_API_KEY"'], { cwd: work });
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe("ext_exec_key_0123456789abcdef");
+  });
+
+  test("a command killed by a signal gives 128 + n", async () => {
+    const r = await run(bin, ["exec", "--", "sh", "-c", "kill -TERM $$"], { cwd: work });
+    expect(r.code).toBe(128 + 15);
+  });
+
+  test("SIGTERM to ext is forwarded; ext exits with the command's code", async () => {
+    const proc = Bun.spawn([bin, "exec", "--", "sh", "-c", 'trap "exit 7" TERM; echo ready; while :; do sleep 0.05; done'], { cwd: work, env: cleanEnv(), stdout: "pipe", stderr: "pipe" });
+    const reader = proc.stdout.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain("ready");
+    proc.kill("SIGTERM");
+    expect(await proc.exited).toBe(7);
+  });
+
+  test("flags after -- belong to the command", async () => {
+    const r = await run(bin, ["exec", "--", "sh", "-c", 'echo "$1"', "sh", "--help"], { cwd: work });
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe("--help");
+  });
+
+  test("a command that cannot be started is exit 127", async () => {
+    const r = await run(bin, ["exec", "--", "no-such-command-for-ext-tests"], { cwd: work });
+    expect(r.code).toBe(127);
+  });
+});

@@ -1,0 +1,86 @@
+/**
+ * The compiled `ext`, run the way a user runs it: built once per test file into a temp directory (so
+ * parallel runs never share or half-overwrite one), run from a directory with no node_modules, with an
+ * environment holding nothing of ours but PATH and HOME.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const ROOT = resolve(import.meta.dir, "../..");
+const BUN = join(ROOT, "node_modules/.bin/bun");
+
+export interface Built {
+  bin: string;
+  /** A temp working directory with no node_modules above it that matters. */
+  work: string;
+  cleanup(): void;
+}
+
+export function buildBinary(): Built {
+  const dir = mkdtempSync(join(tmpdir(), "ext-bin-"));
+  const bin = join(dir, "bin", "ext");
+  const proc = Bun.spawnSync([BUN, "scripts/build.ts", "--outfile", bin], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+  if (proc.exitCode !== 0 || !existsSync(bin)) throw new Error(`build failed: ${proc.stderr.toString()}`);
+  const work = join(dir, "work");
+  Bun.spawnSync(["mkdir", "-p", work]);
+  return { bin, work, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** PATH (for sh, curl) and HOME only: no EXT_* leaking in from the developer's shell. */
+export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1", ...extra };
+}
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export async function run(bin: string, args: string[], opts: { cwd: string; env?: Record<string, string> }): Promise<RunResult> {
+  const proc = Bun.spawn([bin, ...args], { cwd: opts.cwd, env: cleanEnv(opts.env), stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+  await proc.exited;
+  return { code: proc.exitCode ?? 128, stdout, stderr };
+}
+
+export interface ServedBinary {
+  url: string;
+  baseUrl: string;
+  adminUrl: string;
+  pid: number;
+  stop(): Promise<number>;
+}
+
+/** `ext serve --port 0 --ready-file …`, waiting for the ready file (never parsing logs). */
+export async function serve(bin: string, args: string[], cwd: string): Promise<ServedBinary> {
+  const ready = join(mkdtempSync(join(tmpdir(), "ext-ready-")), "ready.json");
+  const proc = Bun.spawn([bin, "serve", "--port", "0", "--ready-file", ready, "--log-level", "warn", ...args], { cwd, env: cleanEnv(), stdout: "pipe", stderr: "pipe" });
+  for (let i = 0; i < 200 && !existsSync(ready); i++) {
+    if (proc.exitCode !== null) break;
+    await Bun.sleep(25);
+  }
+  if (!existsSync(ready)) {
+    proc.kill("SIGKILL");
+    throw new Error(`ext serve did not become ready: ${await new Response(proc.stderr).text()}`);
+  }
+  const info = JSON.parse(readFileSync(ready, "utf8")) as { url: string; baseUrl: string; adminUrl: string; pid: number };
+  return {
+    ...info,
+    async stop() {
+      proc.kill("SIGTERM");
+      return await proc.exited;
+    },
+  };
+}
+
+/** True while a process with this pid exists. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
