@@ -17,7 +17,14 @@ export const RATE_GROUPS: Record<RateGroup, { limit: number; periodMs: number; l
   put_patch: { limit: 60, periodMs: 60_000, label: "PUT and PATCH endpoints" },
 };
 
-/** Which group a developer API request counts against, from its method and path alone. */
+const SUBMIT_VERSION_PATH = /\/extensions\/[^/]+\/versions$/;
+const CREATE_EXTENSION_PATH = /\/extensions$/;
+
+/**
+ * Which group a developer API request counts against, from its method and path alone. A request that fits
+ * no group (a POST to any other path, OPTIONS, …: all of them 404/405) is not counted, so a client's typo
+ * cannot burn its 10-per-hour extension budget.
+ */
 export function rateGroupOf(method: string, path: string): RateGroup | null {
   switch (method) {
     case "GET":
@@ -28,8 +35,12 @@ export function rateGroupOf(method: string, path: string): RateGroup | null {
     case "PUT":
     case "PATCH":
       return "put_patch";
-    case "POST":
-      return path.endsWith("/versions") ? "submit_version" : "create_extension";
+    case "POST": {
+      // Elysia matches with or without a trailing slash; so does the group.
+      const p = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
+      if (SUBMIT_VERSION_PATH.test(p)) return "submit_version";
+      return CREATE_EXTENSION_PATH.test(p) ? "create_extension" : null;
+    }
     default:
       return null;
   }
