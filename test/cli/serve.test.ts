@@ -1,0 +1,80 @@
+/**
+ * `ext serve` as a user runs it: a real process, the README's curl, a clean SIGTERM, and a port already in
+ * use reported as one line with a non-zero exit.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Subprocess } from "bun";
+
+const ROOT = join(import.meta.dir, "../..");
+const BUN = join(ROOT, "node_modules/.bin/bun");
+const DEMO_KEY = (JSON.parse(readFileSync(join(ROOT, "fixtures/demo.json"), "utf8")) as { accounts: { apiKeys: { key: string }[] }[] }).accounts[0]!.apiKeys[0]!.key;
+
+const spawned: Subprocess[] = [];
+afterAll(() => {
+  for (const p of spawned) if (p.exitCode === null) p.kill("SIGKILL");
+});
+
+function serve(...args: string[]) {
+  const proc = Bun.spawn([BUN, "cli/main.ts", "serve", ...args], { cwd: ROOT, stdout: "pipe", stderr: "pipe", env: { ...process.env, NO_COLOR: "1" } });
+  spawned.push(proc);
+  return proc;
+}
+
+/** Reads stdout until a line matches, returning everything read so far. */
+async function readUntil(stream: ReadableStream<Uint8Array>, pattern: RegExp): Promise<string> {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  try {
+    while (!pattern.test(text)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  return text;
+}
+
+describe("ext serve", () => {
+  test("prints the base URL once listening; the README's curl answers 200 {extensions:[]}; SIGTERM exits 0", async () => {
+    const proc = serve("--memory", "--port", "0", "--seed", "fixtures/demo.json", "--log-level", "warn");
+    // The banner ends with the demo keys; the first line is the base URL.
+    const out = await readUntil(proc.stdout as ReadableStream<Uint8Array>, /api key: .*\n/);
+    const match = /^ext emulator listening on (http:\/\/127\.0\.0\.1:(\d+)\/developer\/v1)\n/.exec(out);
+    expect(match).not.toBeNull();
+    const baseUrl = match![1]!;
+    expect(out).toContain(DEMO_KEY);
+
+    const res = await fetch(`${baseUrl}/extensions`, { headers: { Authorization: `Bearer ${DEMO_KEY}` } });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('{"extensions":[]}');
+    const health = await fetch(baseUrl.replace("/developer/v1", "/healthz"));
+    expect(await health.json()).toEqual({ status: "ok" });
+
+    // A second server on the same port: one line on stderr, non-zero exit, no stack trace.
+    const second = serve("--memory", "--port", match![2]!);
+    const [code, stderr] = await Promise.all([second.exited, new Response(second.stderr as ReadableStream).text()]);
+    expect(code).not.toBe(0);
+    const lines = stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^error: .*in use/);
+    expect(stderr).not.toMatch(/^\s+at /m);
+
+    // The first server is still there, unharmed.
+    expect((await fetch(`${baseUrl}/extensions`, { headers: { Authorization: `Bearer ${DEMO_KEY}` } })).status).toBe(200);
+
+    proc.kill("SIGTERM");
+    expect(await proc.exited).toBe(0);
+  });
+
+  test("a bad flag value → one-line error, exit 2", async () => {
+    const proc = serve("--memory", "--port", "70000");
+    const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr as ReadableStream).text()]);
+    expect(code).toBe(2);
+    expect(stderr.trim()).toBe('error: port must be an integer from 0 to 65535 (got "70000")');
+  });
+});
