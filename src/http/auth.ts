@@ -57,9 +57,15 @@ export const apiAuth = new Elysia({ name: "api-auth" }).macro({
     detail: { security: [{ bearerAuth: [] }] },
   }),
   json: {
-    parse({ contentType }) {
-      // A body sent as anything but JSON is a 415; no Content-Type at all falls through to validation.
-      if (contentType && !contentType.toLowerCase().startsWith("application/json")) throw errors.unsupportedMediaType("application/json", contentType);
-    },
+    // 1. a body sent as anything but JSON is a 415; 2. then the body is parsed as JSON whatever the
+    // Content-Type (none at all included). The named "json" parser is also what tells @elysiajs/openapi
+    // that the request body is application/json: with a function alone it documents no body content.
+    parse: [
+      ({ contentType }: { contentType: string }) => {
+        if (contentType && !contentType.toLowerCase().startsWith("application/json")) throw errors.unsupportedMediaType("application/json", contentType);
+      },
+      // Elysia accepts a parser's name here at run time; its macro typing only knows functions.
+      "json" as never,
+    ],
   },
 });

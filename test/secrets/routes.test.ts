@@ -126,6 +126,19 @@ describe("DELETE /extensions/:id/secrets/:key", () => {
   });
 });
 
+describe("DELETE /extensions/:id", () => {
+  test("takes the extension's secrets with it", async () => {
+    const id = await newExtension("Short Lived");
+    await put("GONE", VALUE);
+    await call("PUT", secretPath("GONE", id), { json: { value: VALUE } });
+    const rows = () => emu.runtime.db.$client.prepare<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM secrets WHERE extension_id = ?").get(id)!.n;
+    expect(rows()).toBe(1);
+    expect((await call("DELETE", `/extensions/${id}`)).status).toBe(204);
+    expect(rows()).toBe(0);
+    expect(await names()).toContain("GONE"); // the other extension's secret of the same name stays
+  });
+});
+
 describe("secrets: scopes and ownership", () => {
   test("a read-only key lists names but gets 403 on PUT and DELETE, changing nothing", async () => {
     const list = await call("GET", `/extensions/${extId}/secrets`, { key: READ_KEY });
