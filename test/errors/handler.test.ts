@@ -83,11 +83,15 @@ describe("request bodies", () => {
     }
   });
 
-  test("a body with no Content-Type is validated as it is → 422", async () => {
-    const res = await fetch(emu.baseUrl + "/extensions", { method: "POST", headers: { authorization: "Bearer ext_test_key_all_scopes_0123456789abcdef" }, body: new Uint8Array([123, 125]) });
-    const body = (await res.json()) as any;
-    expect(res.status).toBe(422);
-    expect(body.error).toMatchObject({ code: "validation_error", status: 422 });
+  test("a body with no Content-Type is read as JSON", async () => {
+    const send = (body: string) =>
+      fetch(emu.baseUrl + "/extensions", { method: "POST", headers: { authorization: "Bearer ext_test_key_all_scopes_0123456789abcdef" }, body: new TextEncoder().encode(body) });
+    const ok = await send('{"name":"No Type"}');
+    expect(ok.headers.get("content-type")).toContain("application/json");
+    expect(ok.status).toBe(201);
+    const bad = await send("name=x");
+    expect(bad.status).toBe(422);
+    expect(((await bad.json()) as any).error).toMatchObject({ code: "validation_error", status: 422 });
   });
 
   test("no body at all on POST → 422 validation_error", async () => {
