@@ -57,6 +57,7 @@ describe("PUT /extensions/:id/secrets/:key", () => {
     for (const bad of ["1abc", "a-b", "a.b", "Z".repeat(129), "caf%C3%A9"]) {
       const err = expectEnvelope(await put(bad, VALUE), 422, "validation_error");
       expect(err.details?.[0]?.field).toBe("key");
+      expectEnvelope(await call("DELETE", secretPath(bad)), 422, "validation_error");
     }
     for (const good of ["a", "_", "_9", "Z".repeat(128), "snake_CASE_01"]) expect((await call("DELETE", secretPath(good))).status).toBe(204);
   });
@@ -103,6 +104,12 @@ describe("PUT /extensions/:id/secrets/:key", () => {
     expect((await call("DELETE", secretPath("K7", id))).status).toBe(204);
     expect((await call("PUT", secretPath("K21", id), { json: { value: VALUE } })).status).toBe(204);
     expect((await names(id)).length).toBe(20);
+    // An admin override of the limit key raises the cap for this extension.
+    emu.runtime.db.$client
+      .prepare("INSERT INTO extension_overrides (extension_id, limit_key, value, updated_at) VALUES (?, 'max_secrets_per_extension', 21, ?)")
+      .run(id, emu.clock.iso());
+    expect((await call("PUT", secretPath("K22", id), { json: { value: VALUE } })).status).toBe(204);
+    expect(expectEnvelope(await call("PUT", secretPath("K23", id), { json: { value: VALUE } }), 422, "limit_exceeded").details?.[0]).toMatchObject({ max: 21, current: 21 });
   });
 });
 
