@@ -3,13 +3,15 @@
  * and the server (src/server.ts) can listen on a real socket with the same code.
  */
 import { Elysia, t } from "elysia";
-import { API_PREFIX } from "./config";
+import { API_PREFIX, DEPLOY_LIMITS_PREFIX } from "./config";
 import { docsPlugin } from "./docs/openapi";
 import { errorHandler } from "./errors/handler";
 import { extensionRoutes } from "./extensions/routes";
 import { apiGate } from "./http/auth";
 import { routeMethodIndex } from "./http/route-index";
 import { installRoutes } from "./installs/routes";
+import { limitsRoutes } from "./limits/routes";
+import { versionRoutes } from "./versions/routes";
 import { secretRoutes } from "./secrets/routes";
 import type { Runtime } from "./runtime";
 
@@ -24,7 +26,14 @@ export function createApp(runtime: Runtime) {
       detail: { tags: ["Health"], summary: "Liveness (no auth)" },
     })
     .use(apiGate(services.auth, runtime.rateLimiter))
-    .group(API_PREFIX, (api) => api.use(extensionRoutes(services.extensions)).use(secretRoutes(services.secrets)).use(installRoutes(services.installs)));
+    .group(API_PREFIX, (api) =>
+      api
+        .use(extensionRoutes(services.extensions)).use(secretRoutes(services.secrets)).use(installRoutes(services.installs))
+        .use(versionRoutes(services.versions, runtime.blobs))
+        .use(limitsRoutes(services.limitsView)),
+    )
+    // The literal path the spec gives the deploy tool for the limits endpoint; same body.
+    .group(DEPLOY_LIMITS_PREFIX, (deploy) => deploy.use(limitsRoutes(services.limitsView)));
   methods.load(app.routes);
   return app;
 }

@@ -20,6 +20,8 @@ import { RateLimiter } from "./ratelimit/limiter";
 import { createInstallService } from "./installs/service";
 import { createSecretCipher, ephemeralKey, loadOrCreateKeyFile, SECRETS_KEY_FILE, type SecretCipher } from "./secrets/cipher";
 import { createSecretService } from "./secrets/service";
+import { createLimitsView } from "./limits/view";
+import { createVersionService } from "./versions/service";
 
 export interface RuntimeOptions {
   logger?: Logger;
@@ -34,7 +36,9 @@ function buildServices(db: Db, clock: EmulatorClock, blobs: BlobStore, cipher: S
   const extensions = createExtensionService({ db, clock, limits, blobs });
   const secrets = createSecretService({ db, clock, limits, extensions, cipher });
   const installs = createInstallService({ db, clock, limits, extensions });
-  return { limits, auth, extensions, secrets, installs };
+  const versions = createVersionService({ db, clock, limits, blobs, extensions });
+  const limitsView = createLimitsView({ db, limits, extensions });
+  return { limits, auth, extensions, secrets, installs, versions, limitsView };
 }
 
 export type Services = ReturnType<typeof buildServices>;

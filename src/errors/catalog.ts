@@ -31,6 +31,7 @@ export const errors = {
   extensionListed: (id: string) =>
     new ApiError(409, "extension_listed", `Extension "${id}" has been publicly listed and can no longer be deleted.`),
   versionExists: (label: string) => new ApiError(409, "version_exists", `Version "${label}" already exists for this extension.`),
+  versionArchived: (id: string) => new ApiError(409, "version_archived", `Version "${id}" is archived and can no longer be reviewed.`),
   conflict: (code: string, message: string) => new ApiError(409, code, message),
   payloadTooLarge: (maxBytes: number) =>
     new ApiError(413, "payload_too_large", `Request body exceeds the limit of ${maxBytes} bytes.`),

@@ -14,7 +14,7 @@ interface ValueErrorLike {
   message?: string;
   /** Elysia's summary can quote the received value ("... but found: <value>"): never used. */
   summary?: string;
-  schema?: { description?: string };
+  schema?: { description?: string; enum?: unknown[] };
 }
 
 /** ValueErrorType.ObjectRequiredProperty in TypeBox 0.34: reworded, since its message names no field. */
@@ -35,10 +35,13 @@ export function validationDetails(all: (ValueErrorLike & { type?: number })[] | 
         ? `Unknown field "${field}".`
         : e.type === REQUIRED_PROPERTY
           ? `${field}: required field is missing`
-          : `${field}: ${e.message ?? "invalid"}`;
-    const key = `${field}|${message}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
+          : Array.isArray(e.schema?.enum)
+            ? // TypeBox says "Expected kind 'UnionEnum'"; the allowed values come from the schema, not the input.
+              `${field}: must be one of ${e.schema.enum.join(", ")}`
+            : `${field}: ${e.message ?? "invalid"}`;
+    // The first problem of a field is the useful one ("required" rather than "required" + "Expected string").
+    if (seen.has(field)) continue;
+    seen.add(field);
     details.push({ field, message });
   }
   return details;

@@ -102,6 +102,15 @@ describe("POST /extensions", () => {
     }
   });
 
+  test("details: one per field, enums name their allowed values", async () => {
+    const missing = expectEnvelope(await emu.api("POST", "/extensions", { json: {} }), 422, "validation_error");
+    expect(missing.details).toEqual([{ field: "name", message: "name: required field is missing" }]);
+    const { id } = await create({ name: "Enum Message" });
+    const bad = expectEnvelope(await emu.api("PATCH", `/extensions/${id}`, { json: { visibility: "secret" } }), 422, "validation_error");
+    expect(bad.details).toEqual([{ field: "visibility", message: "visibility: must be one of private, unlisted, public" }]);
+    expect(bad.message).not.toContain("secret");
+  });
+
   test("fields over their maximum → 422", async () => {
     const cases = [
       { field: "name", json: { name: "n".repeat(81) } },

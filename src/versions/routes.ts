@@ -1,0 +1,62 @@
+import { Elysia } from "elysia";
+import type { BlobStore } from "../blobs/blob-store";
+import { AUTHED, errorResponses } from "../errors/model";
+import { ExtensionIdParams } from "../extensions/model";
+import { apiAuth } from "../http/auth";
+import { SubmitVersionForm, VersionList, VersionListQuery, VersionSubmitted } from "./model";
+import type { VersionService } from "./service";
+import { FORM_OVERHEAD_BYTES, receiveUpload } from "./upload";
+
+const tags = ["Versions"];
+
+export function versionRoutes(versions: VersionService, blobs: BlobStore) {
+  return new Elysia({ prefix: "/extensions/:id/versions" })
+    .use(apiAuth)
+    .get("", ({ principal, params, query }) => ({ versions: versions.list(principal.accountId, params.id, query.include === "archived") }), {
+      auth: "extensions:read",
+      params: ExtensionIdParams,
+      query: VersionListQuery,
+      response: { 200: VersionList, ...errorResponses(...AUTHED, 404, 422) },
+      detail: { tags, summary: "List an extension's versions", description: "Newest first. Archived versions only with ?include=archived." },
+    })
+    .post(
+      "",
+      async ({ principal, params, request, set }) => {
+        // Which extension, and how big a body it may take, are known before a byte of the body is read.
+        const maxBytes = versions.bundleTotalBytes(principal.accountId, params.id) + FORM_OVERHEAD_BYTES;
+        const upload = await receiveUpload({
+          contentType: request.headers.get("content-type"),
+          contentLength: request.headers.get("content-length"),
+          body: request.body,
+          maxBytes,
+          tempPath: () => blobs.tempPath("upload"),
+          discard: (f) => blobs.discard(f),
+        });
+        try {
+          const result = await versions.submit(principal.accountId, params.id, upload);
+          set.status = 202;
+          return result;
+        } finally {
+          // Gone already after a success (moved into the blob store); removed here after any refusal.
+          if (upload.bundle) blobs.discard(upload.bundle.tempFile);
+        }
+      },
+      {
+        auth: "versions:write",
+        // The body is streamed to disk by receiveUpload: Elysia must not buffer it with formData().
+        parse: "none",
+        params: ExtensionIdParams,
+        response: { 202: VersionSubmitted, ...errorResponses(...AUTHED, 404, 409, 413, 415, 422) },
+        detail: {
+          tags,
+          summary: "Submit a version (multipart: version, changelog, bundle)",
+          description:
+            "The bundle (.tar.gz) streams to disk and is inspected before the answer: any problem is a 422 bundle_invalid listing every one, by path. A body over the bundle total (+ form overhead) is a 413; a body that is not multipart is a 415.",
+          requestBody: {
+            required: true,
+            content: { "multipart/form-data": { schema: SubmitVersionForm as any } },
+          },
+        },
+      },
+    );
+}

@@ -1,0 +1,204 @@
+/**
+ * Versions: submission (inspect, then commit blob + row), listing, and the review operations the control
+ * plane drives (approve, reject). Crash safety comes from the order of work: the archive is inspected while
+ * still a temp file; it is made durable under its blob id right before the row is inserted, so a row never
+ * exists without its blob, and a crash in between leaves only a stray blob that the start-up sweep removes.
+ */
+import { and, desc, eq, isNotNull, ne, sql } from "drizzle-orm";
+import type { BlobStore } from "../blobs/blob-store";
+import { bundleLimitsFrom } from "../bundles/bundle-limits";
+import { inspectBundle } from "../bundles/inspect";
+import type { Clock } from "../clock";
+import type { Db } from "../db/database";
+import { extensions, versions } from "../db/schema";
+import type { ErrorDetail } from "../errors/api-error";
+import { errors } from "../errors/catalog";
+import { markListedIfPublic, type ExtensionService } from "../extensions/service";
+import { newId } from "../ids";
+import type { LimitsService } from "../limits/service";
+import { CHANGELOG_MAX, VERSION_LABEL, VERSION_LABEL_MAX, type VersionListItem, type VersionStatus, type VersionSubmitted } from "./model";
+import type { ReceivedUpload } from "./upload";
+
+export type Version = typeof versions.$inferSelect;
+type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+export type SubmittedListener = (v: { id: string; extensionId: string }) => void;
+
+/** The submit form's field rules; every problem is reported at once. */
+function validateFields(upload: ReceivedUpload): { version: string; changelog: string } {
+  const problems: ErrorDetail[] = [];
+  const { version, changelog } = upload.fields;
+  if (version === undefined || version === "") problems.push({ field: "version", message: "version is required" });
+  else if (version.length > VERSION_LABEL_MAX) problems.push({ field: "version", message: `version must be at most ${VERSION_LABEL_MAX} characters` });
+  else if (!VERSION_LABEL.test(version)) problems.push({ field: "version", message: "version must start with a letter or digit and contain only letters, digits, '.', '+', '_' and '-'" });
+  if (changelog !== undefined && [...changelog].length > CHANGELOG_MAX) problems.push({ field: "changelog", message: `changelog must be at most ${CHANGELOG_MAX} characters` });
+  if (!upload.bundle) problems.push({ field: "bundle", message: "bundle is required (a .tar.gz file part)" });
+  if (problems.length > 0) throw errors.validation(`Request failed validation: ${problems[0]!.message}`, problems);
+  return { version: version!, changelog: changelog ?? "" };
+}
+
+export function createVersionService(deps: { db: Db; clock: Clock; limits: LimitsService; blobs: BlobStore; extensions: ExtensionService }) {
+  const { db, clock, limits, blobs } = deps;
+  const listeners: SubmittedListener[] = [];
+
+  const labelTaken = (tx: Pick<Db, "select">, extensionId: string, label: string) =>
+    tx.select({ id: versions.id }).from(versions).where(and(eq(versions.extensionId, extensionId), eq(versions.version, label))).get() !== undefined;
+
+  function findById(versionId: string, tx: Pick<Db, "select"> = db): Version {
+    const row = tx.select().from(versions).where(eq(versions.id, versionId)).get();
+    if (!row) throw errors.versionNotFound(versionId);
+    return row;
+  }
+
+  /** Archives the oldest versions that are not current (nor the one just added) until at most `max` remain. */
+  function enforceVersionCap(tx: Tx, extensionId: string, keepId: string, currentId: string | null, max: number, now: string): void {
+    const live = tx.select({ n: sql<number>`COUNT(*)` }).from(versions).where(and(eq(versions.extensionId, extensionId), ne(versions.status, "archived"))).get()?.n ?? 0;
+    const excess = live - max;
+    if (excess <= 0) return;
+    const oldest = tx
+      .select({ id: versions.id })
+      .from(versions)
+      .where(and(eq(versions.extensionId, extensionId), ne(versions.status, "archived"), ne(versions.id, keepId), currentId ? ne(versions.id, currentId) : undefined))
+      .orderBy(versions.seq)
+      .limit(excess)
+      .all();
+    for (const v of oldest) tx.update(versions).set({ status: "archived", archivedAt: now }).where(eq(versions.id, v.id)).run();
+  }
+
+  /** Points the extension at its newest approved version (or none). */
+  function refreshCurrent(tx: Tx, extensionId: string): string | null {
+    const newest = tx
+      .select({ id: versions.id })
+      .from(versions)
+      .where(and(eq(versions.extensionId, extensionId), eq(versions.status, "approved")))
+      .orderBy(desc(versions.seq))
+      .get();
+    return newest?.id ?? null;
+  }
+
+  return {
+    findById: (versionId: string) => findById(versionId),
+
+    onSubmitted(listener: SubmittedListener): void {
+      listeners.push(listener);
+    },
+
+    /** The resolved bundle total for a submission; 404 first if the extension is not the caller's. */
+    bundleTotalBytes(accountId: string, extensionId: string): number {
+      deps.extensions.findOwned(accountId, extensionId);
+      return limits.resolve("bundle_total_bytes", { accountId, extensionId }).value;
+    },
+
+    list(accountId: string, extensionId: string, includeArchived: boolean): VersionListItem[] {
+      deps.extensions.findOwned(accountId, extensionId);
+      const rows = db
+        .select()
+        .from(versions)
+        .where(and(eq(versions.extensionId, extensionId), includeArchived ? undefined : ne(versions.status, "archived")))
+        .orderBy(desc(versions.seq))
+        .all();
+      return rows.map((r) => ({
+        id: r.id,
+        version: r.version,
+        status: r.status as VersionStatus,
+        changelog: r.changelog,
+        bundleSizeBytes: r.bundleSizeBytes,
+        submittedAt: r.submittedAt,
+        ...(r.status === "approved" && r.approvedAt ? { approvedAt: r.approvedAt } : {}),
+      }));
+    },
+
+    /**
+     * Turns a received upload into a pending version. The caller owns the temp file and deletes it whatever
+     * happens (after a success it has already been moved into the blob store).
+     */
+    async submit(accountId: string, extensionId: string, upload: ReceivedUpload): Promise<VersionSubmitted> {
+      deps.extensions.findOwned(accountId, extensionId);
+      const { version: label, changelog } = validateFields(upload);
+      const bundle = upload.bundle!;
+      // Cheap early refusal; the transaction below checks again.
+      if (labelTaken(db, extensionId, label)) throw errors.versionExists(label);
+
+      const scope = { accountId, extensionId };
+      const inspection = await inspectBundle(bundle.tempFile, bundleLimitsFrom((k) => limits.resolve(k, scope).value));
+      if (inspection.problems.length > 0) throw errors.bundleInvalid(inspection.problems);
+
+      const id = newId("ver", clock.nowMs());
+      const blobId = newId("blob", clock.nowMs());
+      blobs.commit(bundle.tempFile, blobId);
+      let row: Version;
+      try {
+        row = db.transaction((tx) => {
+          const ext = deps.extensions.findOwned(accountId, extensionId, tx);
+          if (labelTaken(tx, extensionId, label)) throw errors.versionExists(label);
+          const now = clock.iso();
+          const seq = (tx.select({ s: sql<number>`COALESCE(MAX(${versions.seq}), 0)` }).from(versions).where(eq(versions.extensionId, extensionId)).get()?.s ?? 0) + 1;
+          const inserted: Version = {
+            id,
+            extensionId,
+            seq,
+            version: label,
+            changelog,
+            status: "pending",
+            bundleBlobId: blobId,
+            bundleSizeBytes: bundle.bytes,
+            bundleSha256: bundle.sha256,
+            soundCount: inspection.soundCount,
+            warnings: JSON.stringify(inspection.warnings),
+            rejectReason: null,
+            submittedAt: now,
+            approvedAt: null,
+            rejectedAt: null,
+            archivedAt: null,
+          };
+          tx.insert(versions).values(inserted).run();
+          enforceVersionCap(tx, extensionId, id, ext.currentVersionId, limits.resolve("max_versions_per_extension", scope).value, now);
+          // A first submission (or one after a rejection) puts the extension in review; approved and disabled stay.
+          if (ext.status === "draft" || ext.status === "rejected") {
+            tx.update(extensions).set({ status: "in_review", updatedAt: now }).where(eq(extensions.id, extensionId)).run();
+          }
+          return inserted;
+        });
+      } catch (e) {
+        blobs.delete(blobId);
+        throw e;
+      }
+      for (const listener of listeners) listener({ id: row.id, extensionId });
+      return {
+        version: { id: row.id, version: row.version, status: "pending", submittedAt: row.submittedAt },
+        ...(inspection.warnings.length > 0 ? { warnings: inspection.warnings } : {}),
+      };
+    },
+
+    /** Review approves: the version is approved, the extension approved (unless disabled) and current = newest approved. */
+    approve(versionId: string): Version {
+      return db.transaction((tx) => {
+        const v = findById(versionId, tx);
+        if (v.status === "archived") throw errors.versionArchived(versionId);
+        const now = clock.iso();
+        if (v.status !== "approved") tx.update(versions).set({ status: "approved", approvedAt: now, rejectReason: null, rejectedAt: null }).where(eq(versions.id, versionId)).run();
+        const ext = tx.select().from(extensions).where(eq(extensions.id, v.extensionId)).get()!;
+        const status = ext.status === "disabled" ? "disabled" : "approved";
+        tx.update(extensions).set({ status, currentVersionId: refreshCurrent(tx, v.extensionId), updatedAt: now }).where(eq(extensions.id, v.extensionId)).run();
+        markListedIfPublic(tx, v.extensionId, now);
+        return findById(versionId, tx);
+      });
+    },
+
+    /** Review rejects: the extension becomes rejected only if it never had an approved version. */
+    reject(versionId: string, reason: string): Version {
+      return db.transaction((tx) => {
+        const v = findById(versionId, tx);
+        if (v.status === "archived") throw errors.versionArchived(versionId);
+        const now = clock.iso();
+        tx.update(versions).set({ status: "rejected", rejectReason: reason, rejectedAt: now }).where(eq(versions.id, versionId)).run();
+        const ext = tx.select().from(extensions).where(eq(extensions.id, v.extensionId)).get()!;
+        const everApproved = tx.select({ id: versions.id }).from(versions).where(and(eq(versions.extensionId, v.extensionId), isNotNull(versions.approvedAt))).get() !== undefined;
+        const status = ext.status === "disabled" ? "disabled" : everApproved ? ext.status : "rejected";
+        tx.update(extensions).set({ status, currentVersionId: refreshCurrent(tx, v.extensionId), updatedAt: now }).where(eq(extensions.id, v.extensionId)).run();
+        return findById(versionId, tx);
+      });
+    },
+  };
+}
+
+export type VersionService = ReturnType<typeof createVersionService>;

@@ -1,0 +1,110 @@
+/**
+ * Receives a version submission (multipart/form-data) as it streams in: the `bundle` part goes straight to a
+ * temporary file with a running byte count and SHA-256, the small text fields are kept. Nothing holds the
+ * bundle in memory. Over the byte cap — announced by Content-Length, or reached mid-stream by a chunked
+ * body — the read stops and the temp file is deleted.
+ */
+import { createHash } from "node:crypto";
+import { createWriteStream } from "node:fs";
+import { Readable, Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { ReadableStream as NodeWebReadableStream } from "node:stream/web";
+import Busboy from "@fastify/busboy";
+import { ApiError, type ErrorDetail } from "../errors/api-error";
+import { errors } from "../errors/catalog";
+
+export const UPLOAD_FIELDS = ["version", "changelog", "bundle"] as const;
+/** Room for the form's own bytes (boundaries, part headers, version and changelog) above the bundle cap. */
+export const FORM_OVERHEAD_BYTES = 256 * 1024;
+/** A text field longer than this is cut by the parser and refused (changelog ≤ 10,000 characters, UTF-8). */
+const MAX_FIELD_BYTES = 64 * 1024;
+
+export interface ReceivedBundle {
+  tempFile: string;
+  bytes: number;
+  sha256: string;
+}
+
+export interface ReceivedUpload {
+  fields: { version?: string; changelog?: string };
+  bundle: ReceivedBundle | null;
+}
+
+export interface UploadRequest {
+  contentType: string | null;
+  contentLength: string | null;
+  body: ReadableStream<Uint8Array> | null;
+  /** The request body cap, form overhead included. */
+  maxBytes: number;
+  tempPath: () => string;
+  discard: (tempFile: string) => void;
+}
+
+/** Refuses a body that is not multipart, or announced over the cap, before reading a byte of it. */
+export function precheckUpload(contentType: string | null, contentLength: string | null, maxBytes: number): void {
+  if (!contentType || !/^multipart\/form-data\s*;.*boundary=/i.test(contentType)) {
+    throw errors.unsupportedMediaType("multipart/form-data (with a boundary)", contentType);
+  }
+  if (contentLength !== null && Number(contentLength) > maxBytes) throw errors.payloadTooLarge(maxBytes);
+}
+
+export async function receiveUpload(req: UploadRequest): Promise<ReceivedUpload> {
+  precheckUpload(req.contentType, req.contentLength, req.maxBytes);
+  if (!req.body) throw errors.validation("Request failed validation: the multipart body is empty.", [{ field: "bundle", message: "bundle is required" }]);
+
+  const fields: ReceivedUpload["fields"] = {};
+  const problems: ErrorDetail[] = [];
+  const writes: Promise<void>[] = [];
+  let bundle: ReceivedBundle | null = null;
+
+  const parser = Busboy({ headers: { "content-type": req.contentType! }, limits: { fieldSize: MAX_FIELD_BYTES, parts: 20 } });
+  parser.on("field", (name, value, _nameTruncated, valueTruncated) => {
+    if (!(UPLOAD_FIELDS as readonly string[]).includes(name)) problems.push({ field: name, message: `Unknown field "${name}".` });
+    else if (name === "bundle") problems.push({ field: "bundle", message: "bundle must be a file part (a .tar.gz), not a text field" });
+    else if (name in fields) problems.push({ field: name, message: `${name} is given more than once` });
+    else if (valueTruncated) problems.push({ field: name, message: `${name} is too long` });
+    else fields[name as "version" | "changelog"] = value;
+  });
+  parser.on("file", (name, stream) => {
+    if (name !== "bundle" || bundle) {
+      problems.push({ field: name, message: name === "bundle" ? "bundle is given more than once" : (UPLOAD_FIELDS as readonly string[]).includes(name) ? `${name} must be a text field` : `Unknown field "${name}".` });
+      stream.resume(); // drain it: nothing is kept
+      return;
+    }
+    const received: ReceivedBundle = { tempFile: req.tempPath(), bytes: 0, sha256: "" };
+    bundle = received;
+    const hash = createHash("sha256");
+    const meter = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        received.bytes += chunk.length;
+        hash.update(chunk);
+        done(null, chunk);
+      },
+    });
+    writes.push(pipeline(stream, meter, createWriteStream(received.tempFile)).then(() => void (received.sha256 = hash.digest("hex"))));
+  });
+
+  let total = 0;
+  const cap = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      total += chunk.length;
+      // A chunked (or lying) body that passes the cap: stop reading here.
+      done(total > req.maxBytes ? errors.payloadTooLarge(req.maxBytes) : null, chunk);
+    },
+  });
+
+  try {
+    await pipeline(Readable.fromWeb(req.body as unknown as NodeWebReadableStream<Uint8Array>), cap, parser);
+    await Promise.all(writes);
+  } catch (e) {
+    await Promise.allSettled(writes);
+    if (bundle) req.discard((bundle as ReceivedBundle).tempFile);
+    if (e instanceof ApiError) throw e;
+    throw errors.validation("Request failed validation: malformed multipart body.", [{ field: "body", message: "the multipart/form-data body could not be parsed" }]);
+  }
+  if (problems.length > 0) {
+    if (bundle) req.discard((bundle as ReceivedBundle).tempFile);
+    throw errors.validation(`Request failed validation: ${problems[0]!.message}`, problems);
+  }
+  return { fields, bundle };
+}

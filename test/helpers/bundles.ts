@@ -1,0 +1,42 @@
+/** Test helpers for version submission: real .tar.gz files built with the project's archive writer. */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { writeTarGz, type RawEntry } from "../../src/bundles/archive-writer";
+import { validEntries } from "../../src/bundles/samples";
+import type { TestEmulator, TestResponse } from "./emulator";
+
+export interface BundleDir {
+  /** Writes a .tar.gz of these entries (a small valid bundle by default) and returns its path. */
+  make(entries?: RawEntry[]): Promise<string>;
+  cleanup(): void;
+}
+
+export function bundleDir(): BundleDir {
+  const dir = mkdtempSync(join(tmpdir(), "ext-bundles-"));
+  let n = 0;
+  return {
+    async make(entries = validEntries()) {
+      const file = join(dir, `b${n++}.tar.gz`);
+      await writeTarGz(entries, file);
+      return file;
+    },
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** POST /extensions/:id/versions as a real multipart upload of a file on disk. */
+export function submitVersion(emu: TestEmulator, extensionId: string, form: { version?: string; changelog?: string; bundle?: string; extra?: Record<string, string> }, key?: string): Promise<TestResponse> {
+  const body = new FormData();
+  if (form.version !== undefined) body.append("version", form.version);
+  if (form.changelog !== undefined) body.append("changelog", form.changelog);
+  for (const [k, v] of Object.entries(form.extra ?? {})) body.append(k, v);
+  if (form.bundle) body.append("bundle", Bun.file(form.bundle), "bundle.tar.gz");
+  return emu.api("POST", `/extensions/${extensionId}/versions`, { body, ...(key ? { key } : {}) });
+}
+
+export async function createExtension(emu: TestEmulator, name = "Sound Board", key?: string): Promise<string> {
+  const res = await emu.api("POST", "/extensions", { json: { name }, ...(key ? { key } : {}) });
+  if (res.status !== 201) throw new Error(`create failed: ${res.status} ${res.text}`);
+  return res.body.extension.id;
+}
