@@ -13,19 +13,29 @@ import { installRoutes } from "./installs/routes";
 import { limitsRoutes } from "./limits/routes";
 import { versionRoutes } from "./versions/routes";
 import { secretRoutes } from "./secrets/routes";
+import { adminGate } from "./emulator/admin-auth";
+import { faultHook } from "./emulator/fault-injector";
+import { controlPlaneRoutes } from "./emulator/routes";
 import type { Runtime } from "./runtime";
 
 export function createApp(runtime: Runtime) {
   const { services, logger } = runtime;
   const methods = routeMethodIndex();
+  const { control } = runtime;
   const app = new Elysia({ normalize: false })
+    // The request log wraps the whole handler: it sees the final status of every developer-API request.
+    .wrap(control.requestLog.wrapper())
     .use(errorHandler(logger, methods.allowed))
     .use(docsPlugin())
     .get("/healthz", () => ({ status: "ok" as const }), {
       response: { 200: t.Object({ status: t.Literal("ok") }) },
       detail: { tags: ["Health"], summary: "Liveness (no auth)" },
     })
-    .use(apiGate(services.auth, runtime.rateLimiter))
+    // Faults first, so an injected fault can stand in for any response, a 401 or 429 included.
+    .use(faultHook(control.faults))
+    .use(adminGate({ adminToken: control.adminToken, openWithoutToken: control.openWithoutToken }))
+    .use(apiGate(services.auth, runtime.rateLimiter, control.isAdminToken))
+    .use(controlPlaneRoutes(runtime))
     .group(API_PREFIX, (api) =>
       api
         .use(extensionRoutes(services.extensions)).use(secretRoutes(services.secrets)).use(installRoutes(services.installs))

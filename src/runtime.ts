@@ -22,6 +22,11 @@ import { createSecretCipher, ephemeralKey, loadOrCreateKeyFile, SECRETS_KEY_FILE
 import { createSecretService } from "./secrets/service";
 import { createLimitsView } from "./limits/view";
 import { createVersionService } from "./versions/service";
+import { createAccountService } from "./accounts/service";
+import { createAdminStatusService } from "./extensions/admin-status";
+import { createOverrideService } from "./limits/overrides";
+import { createLimitRequestService } from "./limit-requests/service";
+import { createControlPlane, type ControlPlane } from "./emulator/control";
 
 export interface RuntimeOptions {
   logger?: Logger;
@@ -38,7 +43,12 @@ function buildServices(db: Db, clock: EmulatorClock, blobs: BlobStore, cipher: S
   const installs = createInstallService({ db, clock, limits, extensions });
   const versions = createVersionService({ db, clock, limits, blobs, extensions });
   const limitsView = createLimitsView({ db, limits, extensions });
-  return { limits, auth, extensions, secrets, installs, versions, limitsView };
+  // Control-plane domain services (issue 5).
+  const accounts = createAccountService({ db, clock, limits });
+  const overrides = createOverrideService({ db, clock });
+  const limitRequests = createLimitRequestService({ db, clock, overrides });
+  const adminStatus = createAdminStatusService({ db, clock });
+  return { limits, auth, extensions, secrets, installs, versions, limitsView, accounts, overrides, limitRequests, adminStatus };
 }
 
 export type Services = ReturnType<typeof buildServices>;
@@ -51,6 +61,8 @@ export interface Runtime {
   blobs: BlobStore;
   rateLimiter: RateLimiter;
   services: Services;
+  /** Control-plane state: effective admin token, fault rules, request log, auto-approval timers. */
+  control: ControlPlane;
   /** The fixture applied at start (re-applied by a reset), if any. */
   startupFixture: Fixture | null;
   seed(fixture: Fixture): SeedReport;
@@ -108,10 +120,12 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
     db,
     blobs,
     rateLimiter,
+    control: createControlPlane(config, clock),
     services,
     startupFixture,
     seed: (fixture) => applyFixture({ db, clock, limits: services.limits, extensions: services.extensions }, fixture),
     close() {
+      runtime.control.cancelTimers();
       db.$client.close();
       if (tempRoot) rmSync(tempRoot, { recursive: true, force: true });
     },

@@ -76,4 +76,32 @@ export const errors = {
     }),
   adminTokenOnApi: () =>
     new ApiError(401, "unauthorized", "The admin token opens the control plane only; use a developer API key here."),
+  // Control plane (issue 5).
+  adminWrongToken: () =>
+    new ApiError(401, "unauthorized", "This is not the admin token: developer API keys never open the control plane.", undefined, {
+      "WWW-Authenticate": 'Bearer realm="emulator-admin"',
+    }),
+  injectedFault: (status: number, code: string, message: string | null, ruleId: string) =>
+    new ApiError(status, code, message ?? `Injected fault (rule ${ruleId}).`, undefined, status === 429 ? { "Retry-After": "1" } : undefined),
+  faultNotFound: (id: string) => new ApiError(404, "fault_not_found", `Fault rule "${id}" does not exist.`),
+  apiKeyNotFound: (id: string) => new ApiError(404, "api_key_not_found", `API key "${id}" does not exist on this account.`),
+  memberNotFound: (id: string) => new ApiError(404, "member_not_found", `Team member "${id}" does not exist on this account.`),
+  memberExists: (email: string) => new ApiError(409, "member_exists", `"${email}" is already a member of this account.`),
+  limitRequestNotFound: (id: string) => new ApiError(404, "limit_request_not_found", `Limit request "${id}" does not exist.`),
+  limitRequestDecided: (id: string, status: string) =>
+    new ApiError(409, "limit_request_decided", `Limit request "${id}" is already ${status}; only pending requests can be decided.`),
+  limitValuesInvalid: (details: ErrorDetail[]) =>
+    new ApiError(422, "validation_error", `Request failed validation: ${details[0]?.message ?? "invalid limits"}`, details),
+  reasonTooShort: (min: number) =>
+    new ApiError(422, "validation_error", `Request failed validation: reason must be at least ${min} characters (not counting surrounding spaces).`, [
+      { field: "reason", message: `reason must be at least ${min} characters` },
+    ]),
+  limitRequestTarget: (field: string, message: string) =>
+    new ApiError(422, "validation_error", `Request failed validation: ${field}: ${message}`, [{ field, message }]),
+  clockBodyInvalid: () =>
+    new ApiError(422, "validation_error", "Request failed validation: send exactly one of advanceSeconds, set (with optional freeze) or mode.", [
+      { field: "body", message: "exactly one of advanceSeconds, set or mode" },
+    ]),
+  fixtureInvalid: (details: ErrorDetail[]) =>
+    new ApiError(422, "validation_error", `Fixture failed validation: ${details[0]?.message ?? "invalid"}`, details),
 };

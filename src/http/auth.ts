@@ -29,17 +29,35 @@ export function isDeveloperApiPath(path: string): boolean {
   );
 }
 
-export function apiGate(auth: AuthService, limiter: RateLimiter) {
+/** The account behind a developer-API request once the gate has authenticated it (request log, control plane). */
+export function principalOf(request: Request): Principal | undefined {
+  return principals.get(request);
+}
+
+/**
+ * `isAdminToken` recognises the control plane's token so that sending it here gets a specific 401
+ * (it never opens the developer API); it is consulted only after a key failed to authenticate.
+ */
+export function apiGate(auth: AuthService, limiter: RateLimiter, isAdminToken?: (authorization: string | null) => boolean) {
+  const authenticate = (authorization: string | null): Principal => {
+    try {
+      return auth.authenticate(authorization);
+    } catch (e) {
+      if (isAdminToken?.(authorization)) throw errors.adminTokenOnApi();
+      throw e;
+    }
+  };
   return new Elysia({ name: "api-gate" }).onRequest(({ request, set }) => {
     const path = pathOf(request.url);
     if (!isDeveloperApiPath(path)) return;
-    const principal = auth.authenticate(request.headers.get("authorization"));
+    const principal = authenticate(request.headers.get("authorization"));
+    // Known before the rate check, so a 429 is still attributed to its account in the request log.
+    principals.set(request, principal);
     const group = rateGroupOf(request.method, path);
     if (group) {
       const headers = limiter.take(principal.accountId, group);
       if (headers) Object.assign(set.headers, headers);
     }
-    principals.set(request, principal);
   });
 }
 

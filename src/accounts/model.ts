@@ -1,0 +1,62 @@
+/** API keys and team members of an account, as the control plane (the "dashboard") manages them. */
+import { t, type Static } from "elysia";
+import { SCOPES } from "../auth/scopes";
+import { oneOf } from "../http/one-of";
+
+const Timestamp = t.String({ format: "date-time", examples: ["2026-11-22T10:00:00.000Z"] });
+
+export const CreateApiKeyBody = t.Object(
+  {
+    name: t.String({ minLength: 1, maxLength: 100 }),
+    scopes: t.Array(oneOf(SCOPES), { minItems: 1, uniqueItems: true, description: "Permission scopes; * grants all" }),
+  },
+  { additionalProperties: false },
+);
+export type CreateApiKeyInput = Static<typeof CreateApiKeyBody>;
+
+export const ApiKey = t.Object(
+  {
+    id: t.String({ examples: ["key_01jd2x7k3m9q8r4t5v6w7x8y9z"] }),
+    accountId: t.String(),
+    name: t.String(),
+    keyPrefix: t.String({ description: "First characters of the key, to recognise it; never the whole key" }),
+    scopes: t.Array(t.String()),
+    createdAt: Timestamp,
+    revokedAt: t.Union([Timestamp, t.Null()]),
+  },
+  { additionalProperties: false, title: "ApiKey" },
+);
+export type ApiKey = Static<typeof ApiKey>;
+
+export const ApiKeyCreated = t.Object(
+  { apiKey: ApiKey, plaintext: t.String({ description: "The key itself. Shown this once; only its hash is stored." }) },
+  { additionalProperties: false },
+);
+export const ApiKeyList = t.Object({ apiKeys: t.Array(ApiKey) }, { additionalProperties: false });
+
+/** "owner" is the account itself (always counted), so it cannot be added. */
+export const MEMBER_ROLES = ["admin", "developer", "viewer"] as const;
+
+export const AddMemberBody = t.Object(
+  {
+    email: t.String({ minLength: 3, maxLength: 254, pattern: "^[^\\s@]+@[^\\s@]+$", description: "Unique within the account (case-insensitive)" }),
+    role: oneOf(MEMBER_ROLES),
+  },
+  { additionalProperties: false },
+);
+export type AddMemberInput = Static<typeof AddMemberBody>;
+
+export const TeamMember = t.Object(
+  { id: t.String(), accountId: t.String(), email: t.String(), role: t.String(), createdAt: Timestamp },
+  { additionalProperties: false, title: "TeamMember" },
+);
+export type TeamMember = Static<typeof TeamMember>;
+
+export const TeamMemberList = t.Object(
+  { members: t.Array(TeamMember), count: t.Integer({ description: "Members counted against the cap, the owner included" }), max: t.Integer() },
+  { additionalProperties: false },
+);
+
+export const AccountParams = t.Object({ accountId: t.String({ description: "Account id (acc_…)" }) });
+export const AccountKeyParams = t.Object({ accountId: t.String(), keyId: t.String() });
+export const AccountMemberParams = t.Object({ accountId: t.String(), memberId: t.String() });

@@ -1,0 +1,27 @@
+import { Elysia } from "elysia";
+import { apiAuth } from "../http/auth";
+import type { Runtime } from "../runtime";
+import { changeClock } from "./clock-control";
+import { ClockBody, ClockState } from "./model";
+import { controlErrors, security, tags } from "./route-kit";
+
+export function clockRoutes(runtime: Runtime) {
+  return new Elysia()
+    .use(apiAuth)
+    .get("/clock", () => runtime.clock.state(), {
+      response: { 200: ClockState, ...controlErrors() },
+      detail: { tags, security, summary: "The emulator's time" },
+    })
+    .post("/clock", ({ body }) => changeClock(runtime.clock, body), {
+      json: true,
+      body: ClockBody,
+      response: { 200: ClockState, ...controlErrors(415, 422) },
+      detail: {
+        tags,
+        security,
+        summary: "Move, set, freeze or release the clock",
+        description:
+          'One of {"advanceSeconds": n}, {"set": ISO, "freeze"?: bool}, {"mode": "real"} (back to real time) or {"mode": "frozen"}. Timestamps and rate-limit windows follow it.',
+      },
+    });
+}

@@ -1,0 +1,113 @@
+/** Schemas of the control plane (/_emulator): validation, the OpenAPI document and tests use these. */
+import { t, type Static } from "elysia";
+import { oneOf } from "../http/one-of";
+
+const Timestamp = t.String({ format: "date-time", examples: ["2026-11-22T10:00:00.000Z"] });
+
+// ---- Clock -------------------------------------------------------------------------------------------
+export const ClockState = t.Object(
+  {
+    now: Timestamp,
+    mode: t.UnionEnum(["real", "frozen"], { description: "real: time runs; frozen: time stands still until changed" }),
+    offsetMs: t.Number({ description: "Emulator time minus the machine's time, in milliseconds" }),
+  },
+  { additionalProperties: false, title: "ClockState" },
+);
+
+export const ClockBody = t.Object(
+  {
+    advanceSeconds: t.Optional(t.Number({ description: "Move time by this many seconds (negative goes back)" })),
+    set: t.Optional(t.String({ format: "date-time", description: "Jump to this instant (ISO 8601)" })),
+    freeze: t.Optional(t.Boolean({ description: "With set: stay at that instant" })),
+    mode: t.Optional(oneOf(["real", "frozen"], { description: "real: back to the machine's time; frozen: stop at the current instant" })),
+  },
+  { additionalProperties: false, description: 'Exactly one of advanceSeconds, set (with optional freeze) or mode' },
+);
+export type ClockBody = Static<typeof ClockBody>;
+
+// ---- Faults ------------------------------------------------------------------------------------------
+const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"] as const;
+
+export const FaultRuleInput = t.Object(
+  {
+    method: t.Optional(oneOf(HTTP_METHODS, { description: "Any method when absent" })),
+    path: t.String({
+      minLength: 1,
+      maxLength: 500,
+      description: "Path pattern, relative to /developer/v1 unless it starts with it: exact segments, :param for one segment, * for anything",
+      examples: ["/extensions/:id/versions"],
+    }),
+    status: t.Optional(t.Integer({ minimum: 400, maximum: 599, description: "Status to answer with; 500 when neither status nor latencyMs is given" })),
+    code: t.Optional(t.String({ minLength: 1, maxLength: 64, pattern: "^[a-z][a-z0-9_]*$", description: "Error code; derived from the status when absent" })),
+    message: t.Optional(t.String({ minLength: 1, maxLength: 500 })),
+    latencyMs: t.Optional(t.Integer({ minimum: 0, maximum: 60_000, description: "Delay before answering (or, without status, before proceeding)" })),
+    times: t.Optional(t.Integer({ minimum: 1, maximum: 1_000_000, description: "Fire for the next N matching requests only" })),
+    probability: t.Optional(t.Number({ minimum: 0, maximum: 1, description: "Chance that a matching request is affected (default 1)" })),
+  },
+  { additionalProperties: false },
+);
+export type FaultRuleInput = Static<typeof FaultRuleInput>;
+
+export const FaultRule = t.Object(
+  {
+    id: t.String({ examples: ["flt_01jd2x7k3m9q8r4t5v6w7x8y9z"] }),
+    method: t.Union([t.String(), t.Null()]),
+    path: t.String({ description: "The normalized pattern (full path)" }),
+    status: t.Union([t.Integer(), t.Null()], { description: "null: latency only" }),
+    code: t.Union([t.String(), t.Null()]),
+    message: t.Union([t.String(), t.Null()]),
+    latencyMs: t.Integer(),
+    times: t.Union([t.Integer(), t.Null()]),
+    probability: t.Number(),
+    fired: t.Integer({ description: "How many requests this rule has affected" }),
+    createdAt: Timestamp,
+  },
+  { additionalProperties: false, title: "FaultRule" },
+);
+export type FaultRule = Static<typeof FaultRule>;
+
+// ---- Request log -------------------------------------------------------------------------------------
+export const RequestLogEntry = t.Object(
+  {
+    method: t.String(),
+    path: t.String({ description: "Without the query string" }),
+    status: t.Integer(),
+    accountId: t.Union([t.String(), t.Null()], { description: "null when the request was not authenticated" }),
+    durationMs: t.Number(),
+    at: Timestamp,
+  },
+  { additionalProperties: false, title: "RequestLogEntry" },
+);
+export type RequestLogEntry = Static<typeof RequestLogEntry>;
+
+// ---- State -------------------------------------------------------------------------------------------
+export const StateSummary = t.Object(
+  {
+    counts: t.Object({
+      accounts: t.Integer(),
+      apiKeys: t.Integer({ description: "Active keys" }),
+      revokedApiKeys: t.Integer(),
+      teamMembers: t.Integer(),
+      extensions: t.Integer(),
+      versions: t.Integer(),
+      secrets: t.Integer(),
+      activeInstalls: t.Integer(),
+      installs: t.Integer({ description: "All installs ever recorded, uninstalled ones included" }),
+      accountOverrides: t.Integer(),
+      extensionOverrides: t.Integer(),
+      limitRequests: t.Integer(),
+      bundleFiles: t.Integer({ description: "Bundle files in the blob store" }),
+    }),
+    faults: t.Integer({ description: "Fault rules (spent ones included)" }),
+    requestsLogged: t.Integer(),
+    rateLimits: t.Boolean(),
+    clock: ClockState,
+  },
+  { additionalProperties: false, title: "EmulatorState" },
+);
+export type StateSummary = Static<typeof StateSummary>;
+
+// ---- Review ------------------------------------------------------------------------------------------
+export const RejectBody = t.Object({ reason: t.String({ minLength: 1, maxLength: 2000 }) }, { additionalProperties: false });
+export const VersionIdParams = t.Object({ versionId: t.String({ description: "Version id (ver_…)" }) });
+export const IdParams = t.Object({ id: t.String() });

@@ -1,0 +1,103 @@
+/**
+ * The recent developer-API requests, for assertions in tests: method, path (no query string), final
+ * status, calling account, duration. Never bodies or headers. A fixed-size ring buffer; the only
+ * allocation per request is the entry itself.
+ *
+ * It is recorded by wrapping Elysia's whole request handler (`app.wrap`), because only there is the final
+ * response known for every outcome: a handler result, an error envelope, an injected fault, a 404.
+ */
+import type { Clock } from "../clock";
+import { isDeveloperApiPath, pathOf, principalOf } from "../http/auth";
+import type { RequestLogEntry } from "./model";
+
+export const REQUEST_LOG_CAPACITY = 500;
+
+interface Entry {
+  method: string;
+  path: string;
+  status: number;
+  accountId: string | null;
+  durationMs: number;
+  atMs: number;
+}
+
+type Handle = (request: Request) => Response | Promise<Response>;
+
+export class RequestLog {
+  private readonly entries: (Entry | undefined)[];
+  /** Index the next entry goes to. */
+  private next = 0;
+  private size = 0;
+
+  constructor(
+    private readonly clock: Clock,
+    readonly capacity = REQUEST_LOG_CAPACITY,
+  ) {
+    this.entries = new Array(capacity);
+  }
+
+  get count(): number {
+    return this.size;
+  }
+
+  record(entry: Entry): void {
+    this.entries[this.next] = entry;
+    this.next = (this.next + 1) % this.capacity;
+    if (this.size < this.capacity) this.size++;
+  }
+
+  /** Newest first, at most `limit`. */
+  recent(limit = this.capacity): RequestLogEntry[] {
+    const out: RequestLogEntry[] = [];
+    const n = Math.min(limit, this.size);
+    for (let i = 1; i <= n; i++) {
+      const e = this.entries[(this.next - i + this.capacity) % this.capacity]!;
+      out.push({ method: e.method, path: e.path, status: e.status, accountId: e.accountId, durationMs: e.durationMs, at: new Date(e.atMs).toISOString() });
+    }
+    return out;
+  }
+
+  clear(): void {
+    this.entries.fill(undefined);
+    this.next = 0;
+    this.size = 0;
+  }
+
+  /**
+   * For `app.wrap`: returns the handler wrapped with logging. Elysia calls this per request with the same
+   * inner handler, so the wrapped function is built once and reused (no closure per request).
+   */
+  wrapper(): (inner: Function, request: Request) => Handle {
+    let inner: Handle | null = null;
+    let wrapped: Handle | null = null;
+    return (fn) => {
+      if (fn !== inner) {
+        inner = fn as Handle;
+        wrapped = this.logged(inner);
+      }
+      return wrapped!;
+    };
+  }
+
+  private logged(inner: Handle): Handle {
+    return (request) => {
+      const path = pathOf(request.url);
+      if (!isDeveloperApiPath(path)) return inner(request);
+      const started = performance.now();
+      const atMs = this.clock.nowMs();
+      const done = (response: Response) => {
+        this.record({
+          method: request.method,
+          path,
+          status: response.status,
+          accountId: principalOf(request)?.accountId ?? null,
+          durationMs: Math.round((performance.now() - started) * 100) / 100,
+          atMs,
+        });
+        return response;
+      };
+      const result = inner(request);
+      return result instanceof Promise ? result.then(done) : done(result);
+    };
+  }
+}

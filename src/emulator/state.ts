@@ -1,0 +1,38 @@
+import { Elysia, t } from "elysia";
+import { Fixture, SeedReport } from "../fixtures/model";
+import { apiAuth } from "../http/auth";
+import type { Runtime } from "../runtime";
+import { StateSummary } from "./model";
+import { emulatorState, resetEmulator, seedEmulator } from "./reset";
+import { controlErrors, security, tags } from "./route-kit";
+
+const ResetReport = t.Object({ reset: t.Literal(true), seed: t.Union([SeedReport, t.Null()], { description: "The start-up fixture's load report" }) });
+
+export function stateRoutes(runtime: Runtime) {
+  return new Elysia()
+    .use(apiAuth)
+    .post("/reset", () => ({ reset: true as const, seed: resetEmulator(runtime).seed }), {
+      response: { 200: ResetReport, ...controlErrors() },
+      detail: {
+        tags,
+        security,
+        summary: "Wipe all state and re-apply the start-up fixture",
+        description: "Rows, bundle files, rate-limit windows, fault rules, the request log, pending auto-approvals and the clock.",
+      },
+    })
+    .post("/seed", ({ body }) => seedEmulator(runtime, body), {
+      json: true,
+      body: Fixture,
+      response: { 200: SeedReport, ...controlErrors(415, 422) },
+      detail: {
+        tags,
+        security,
+        summary: "Load a fixture (same format as --seed), idempotently",
+        description: "What already exists is left as it is. Generated keys are returned once, in keys[].key.",
+      },
+    })
+    .get("/state", () => emulatorState(runtime), {
+      response: { 200: StateSummary, ...controlErrors() },
+      detail: { tags, security, summary: "Counts per resource, fault rules, request log size and the clock" },
+    });
+}

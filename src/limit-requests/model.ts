@@ -1,0 +1,53 @@
+/** Limit increase requests (spec §8 "Requesting an increase"), as the control plane exposes them. */
+import { t, type Static } from "elysia";
+import { oneOf } from "../http/one-of";
+import { LimitValues } from "../limits/overrides-model";
+
+const Timestamp = t.String({ format: "date-time", examples: ["2026-11-22T10:00:00.000Z"] });
+
+export const REASON_MIN = 20;
+export const LIMIT_REQUEST_STATUSES = ["pending", "approved", "rejected"] as const;
+
+export const CreateLimitRequestBody = t.Object(
+  {
+    accountId: t.String({ description: "The requesting developer account" }),
+    scope: oneOf(["account", "extension"], { description: "account: all its extensions; extension: one extension" }),
+    extensionId: t.Optional(t.String({ description: "Required when scope is extension; must belong to the account" })),
+    limits: LimitValues,
+    reason: t.String({ minLength: REASON_MIN, maxLength: 5000, description: "At least 20 characters (after trimming)" }),
+  },
+  { additionalProperties: false },
+);
+export type CreateLimitRequestInput = Static<typeof CreateLimitRequestBody>;
+
+export const LimitRequest = t.Object(
+  {
+    id: t.String({ examples: ["req_01jd2x7k3m9q8r4t5v6w7x8y9z"] }),
+    accountId: t.String(),
+    scope: t.UnionEnum(["account", "extension"]),
+    extensionId: t.Union([t.String(), t.Null()]),
+    limits: LimitValues,
+    reason: t.String(),
+    status: t.UnionEnum(LIMIT_REQUEST_STATUSES),
+    decisionReason: t.Union([t.String(), t.Null()]),
+    createdAt: Timestamp,
+    decidedAt: t.Union([Timestamp, t.Null()]),
+  },
+  { additionalProperties: false, title: "LimitRequest" },
+);
+export type LimitRequest = Static<typeof LimitRequest>;
+
+export const LimitRequestEnvelope = t.Object({ limitRequest: LimitRequest }, { additionalProperties: false });
+export const LimitRequestList = t.Object({ limitRequests: t.Array(LimitRequest) }, { additionalProperties: false });
+
+export const LimitRequestQuery = t.Object(
+  {
+    accountId: t.Optional(t.String()),
+    status: t.Optional(oneOf(LIMIT_REQUEST_STATUSES)),
+  },
+  { additionalProperties: false },
+);
+export type LimitRequestQuery = Static<typeof LimitRequestQuery>;
+
+export const ApproveLimitRequestBody = t.Object({ reason: t.Optional(t.String({ maxLength: 2000 })) }, { additionalProperties: false });
+export const RejectLimitRequestBody = t.Object({ reason: t.String({ minLength: 1, maxLength: 2000 }) }, { additionalProperties: false });

@@ -1,0 +1,21 @@
+/** Schemas of admin limit overrides (control plane). */
+import { t, type Static } from "elysia";
+
+export const LimitValues = t.Record(t.String(), t.Integer({ minimum: 0 }), {
+  description: "Limit key → value, e.g. {\"max_sounds_per_extension\": 80}. Keys as in the limits catalog.",
+  examples: [{ max_sounds_per_extension: 80 }],
+});
+export type LimitValues = Static<typeof LimitValues>;
+
+/** The PUT body is the map itself; `{}` removes every override of the scope. */
+export const OverridesBody = LimitValues;
+
+export const OverridesView = t.Object(
+  {
+    scope: t.UnionEnum(["account", "extension"]),
+    id: t.String({ description: "Account or extension id" }),
+    overrides: LimitValues,
+  },
+  { additionalProperties: false, title: "LimitOverrides" },
+);
+export type OverridesView = Static<typeof OverridesView>;

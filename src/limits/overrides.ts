@@ -1,0 +1,105 @@
+/**
+ * Admin limit overrides (spec §8: "per-extension override set by an admin", "per-developer override").
+ * A scope's overrides are a map of limit key → value; PUT replaces the map, DELETE removes it.
+ * Every key must be a known limit and no value may pass that limit's hard maximum: the whole map is
+ * checked before anything is written, and all problems are reported at once.
+ */
+import { eq } from "drizzle-orm";
+import type { Db } from "../db/database";
+import { accountOverrides, accounts, extensionOverrides, extensions } from "../db/schema";
+import type { ErrorDetail } from "../errors/api-error";
+import { errors } from "../errors/catalog";
+import { isLimitKey, limitDefinition } from "./catalog";
+import type { OverridesView } from "./overrides-model";
+
+export type OverrideScope = "account" | "extension";
+
+/** Unknown keys and values above a hard limit, one detail each; `at` prefixes the field path. */
+export function checkLimitValues(values: Record<string, number>, at: string): ErrorDetail[] {
+  const problems: ErrorDetail[] = [];
+  for (const [key, value] of Object.entries(values)) {
+    const field = at ? `${at}.${key}` : key;
+    if (!isLimitKey(key)) {
+      problems.push({ field, message: `${key} is not a known limit key` });
+      continue;
+    }
+    const hard = limitDefinition(key).hardMax;
+    if (hard !== undefined && value > hard) problems.push({ field, message: `${key} cannot exceed its hard limit of ${hard} (got ${value})` });
+  }
+  return problems;
+}
+
+type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+
+export function createOverrideService(deps: { db: Db; clock: { iso(): string } }) {
+  const { db, clock } = deps;
+
+  function requireTarget(tx: Pick<Db, "select">, scope: OverrideScope, id: string): void {
+    if (scope === "extension") {
+      if (!tx.select({ id: extensions.id }).from(extensions).where(eq(extensions.id, id)).get()) throw errors.extensionNotFound(id);
+    } else if (!tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, id)).get()) {
+      throw errors.accountNotFound(id);
+    }
+  }
+
+  function read(tx: Pick<Db, "select">, scope: OverrideScope, id: string): Record<string, number> {
+    const rows =
+      scope === "extension"
+        ? tx.select({ key: extensionOverrides.limitKey, value: extensionOverrides.value }).from(extensionOverrides).where(eq(extensionOverrides.extensionId, id)).all()
+        : tx.select({ key: accountOverrides.limitKey, value: accountOverrides.value }).from(accountOverrides).where(eq(accountOverrides.accountId, id)).all();
+    return Object.fromEntries(rows.map((r) => [r.key, r.value]));
+  }
+
+  /** Upserts inside an open transaction; values must already be checked. Used by limit-request approval too. */
+  function upsert(tx: Tx, scope: OverrideScope, id: string, values: Record<string, number>): void {
+    const now = clock.iso();
+    for (const [limitKey, value] of Object.entries(values)) {
+      if (scope === "extension") {
+        tx.insert(extensionOverrides)
+          .values({ extensionId: id, limitKey, value, updatedAt: now })
+          .onConflictDoUpdate({ target: [extensionOverrides.extensionId, extensionOverrides.limitKey], set: { value, updatedAt: now } })
+          .run();
+      } else {
+        tx.insert(accountOverrides)
+          .values({ accountId: id, limitKey, value, updatedAt: now })
+          .onConflictDoUpdate({ target: [accountOverrides.accountId, accountOverrides.limitKey], set: { value, updatedAt: now } })
+          .run();
+      }
+    }
+  }
+
+  function clear(tx: Tx, scope: OverrideScope, id: string): void {
+    if (scope === "extension") tx.delete(extensionOverrides).where(eq(extensionOverrides.extensionId, id)).run();
+    else tx.delete(accountOverrides).where(eq(accountOverrides.accountId, id)).run();
+  }
+
+  return {
+    upsert,
+
+    get(scope: OverrideScope, id: string): OverridesView {
+      requireTarget(db, scope, id);
+      return { scope, id, overrides: read(db, scope, id) };
+    },
+
+    /** Replaces the scope's overrides with `values` (keys not named lose their override). */
+    replace(scope: OverrideScope, id: string, values: Record<string, number>): OverridesView {
+      const problems = checkLimitValues(values, "");
+      return db.transaction((tx: Tx) => {
+        requireTarget(tx, scope, id);
+        if (problems.length > 0) throw errors.limitValuesInvalid(problems);
+        clear(tx, scope, id);
+        upsert(tx, scope, id, values);
+        return { scope, id, overrides: read(tx, scope, id) };
+      });
+    },
+
+    remove(scope: OverrideScope, id: string): void {
+      db.transaction((tx: Tx) => {
+        requireTarget(tx, scope, id);
+        clear(tx, scope, id);
+      });
+    },
+  };
+}
+
+export type OverrideService = ReturnType<typeof createOverrideService>;
