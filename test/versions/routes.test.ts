@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { audioFile } from "../../src/bundles/archive-writer";
+import { validEntries } from "../../src/bundles/samples";
+import { connect } from "node:net";
+import { DEMO_KEY, OTHER_KEY, READ_KEY, expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { bundleDir, createExtension, submitVersion } from "../helpers/bundles";
+
+let emu: TestEmulator;
+const bundles = bundleDir();
+let valid: string;
+beforeAll(async () => {
+  emu = await startTestEmulator();
+  valid = await bundles.make();
+});
+afterAll(async () => {
+  await stopTestEmulator(emu);
+  bundles.cleanup();
+});
+
+const tempFiles = () => readdirSync(join(emu.dataDir, "blobs", "tmp"));
+const blobFiles = () => readdirSync(join(emu.dataDir, "blobs", "objects"));
+
+describe("POST /extensions/:id/versions", () => {
+  test("202 with the pending version; the extension goes draft → in_review; bundle stored with its SHA-256", async () => {
+    const id = await createExtension(emu, "Submit OK");
+    const res = await submitVersion(emu, id, { version: "1.0.0", changelog: "First", bundle: valid });
+    expect(res.status).toBe(202);
+    expect(Object.keys(res.body)).toEqual(["version"]);
+    expect(res.body.version).toEqual({ id: expect.stringMatching(/^ver_/), version: "1.0.0", status: "pending", submittedAt: expect.any(String) });
+    expect((await emu.api("GET", `/extensions/${id}`)).body.status).toBe("in_review");
+    const row = emu.runtime.services.versions.findById(res.body.version.id);
+    expect(row.bundleSha256).toBe(new Bun.CryptoHasher("sha256").update(await Bun.file(valid).arrayBuffer()).digest("hex"));
+    expect(row.bundleSizeBytes).toBe(Bun.file(valid).size);
+    expect(emu.runtime.blobs.exists(row.bundleBlobId)).toBe(true);
+    expect(tempFiles()).toEqual([]);
+  });
+
+  test("a sound over 5 MB is accepted with warnings", async () => {
+    const id = await createExtension(emu, "Warned");
+    const big = await bundles.make(validEntries({ manifest: { sounds: [{ name: "big", file: "sounds/big.wav" }] }, entries: [{ name: "sounds/big.wav", data: audioFile("WAV", 5.5 * 1024 * 1024) }] }));
+    const res = await submitVersion(emu, id, { version: "1.0.0", bundle: big });
+    expect(res.status).toBe(202);
+    expect(res.body.warnings).toEqual([expect.stringContaining("sounds/big.wav")]);
+  });
+
+  test("409 version_exists on a duplicate label; nothing stored", async () => {
+    const id = await createExtension(emu, "Dup");
+    expect((await submitVersion(emu, id, { version: "2.0.0", bundle: valid })).status).toBe(202);
+    const blobs = blobFiles().length;
+    expectEnvelope(await submitVersion(emu, id, { version: "2.0.0", bundle: valid }), 409, "version_exists");
+    expect(blobFiles().length).toBe(blobs);
+    expect(tempFiles()).toEqual([]);
+  });
+
+  test("422 bundle_invalid lists every problem by path; nothing stored", async () => {
+    const id = await createExtension(emu, "Bad Bundle");
+    const bad = await bundles.make([...validEntries({ sounds: 51 }), { name: "../escape.js", data: "x" }, { name: "assets/l", type: "symlink", linkname: "/etc" }]);
+    const blobs = blobFiles().length;
+    const err = expectEnvelope(await submitVersion(emu, id, { version: "1.0.0", bundle: bad }), 422, "bundle_invalid");
+    expect(err.details!.map((d: any) => d.path).sort()).toEqual(["../escape.js", "assets/l", "manifest.json"]);
+    expect(blobFiles().length).toBe(blobs);
+    expect(tempFiles()).toEqual([]);
+    expect((await emu.api("GET", `/extensions/${id}/versions`)).body.versions).toEqual([]);
+    expect((await emu.api("GET", `/extensions/${id}`)).body.status).toBe("draft");
+  });
+
+  test("422 validation_error on version label rules, each naming the field", async () => {
+    const id = await createExtension(emu, "Labels");
+    for (const label of ["", "-1.0", ".x", "1.0 beta", "a".repeat(65), "1/2", "é1"]) {
+      const err = expectEnvelope(await submitVersion(emu, id, { version: label, bundle: valid }), 422, "validation_error");
+      expect(err.details).toEqual([expect.objectContaining({ field: "version" })]);
+    }
+    for (const label of ["1", "1.0.0-beta.1+build.5", "v2_final", "a".repeat(64)]) {
+      expect((await submitVersion(emu, id, { version: label, bundle: valid })).status).toBe(202);
+    }
+    const long = expectEnvelope(await submitVersion(emu, id, { version: "9.9.9", changelog: "x".repeat(10_001), bundle: valid }), 422, "validation_error");
+    expect(long.details).toEqual([expect.objectContaining({ field: "changelog" })]);
+    expect(tempFiles()).toEqual([]);
+  });
+
+  test("422 when the bundle is missing, or an unknown part is sent", async () => {
+    const id = await createExtension(emu, "Parts");
+    expect(expectEnvelope(await submitVersion(emu, id, { version: "1.0.0" }), 422, "validation_error").details).toEqual([expect.objectContaining({ field: "bundle" })]);
+    const unknown = expectEnvelope(await submitVersion(emu, id, { version: "1.0.0", bundle: valid, extra: { notes: "hi" } }), 422, "validation_error");
+    expect(unknown.details).toEqual([expect.objectContaining({ field: "notes" })]);
+    expect(tempFiles()).toEqual([]);
+  });
+
+  test("415 when the body is not multipart", async () => {
+    const id = await createExtension(emu, "Not Multipart");
+    expectEnvelope(await emu.api("POST", `/extensions/${id}/versions`, { json: { version: "1.0.0" } }), 415, "unsupported_media_type");
+    expectEnvelope(await emu.api("POST", `/extensions/${id}/versions`, { body: await Bun.file(valid).arrayBuffer(), headers: { "content-type": "application/gzip" } }), 415, "unsupported_media_type");
+  });
+
+  test("413 when Content-Length announces more than the cap, answered before the body is sent", async () => {
+    const id = await createExtension(emu, "Too Big");
+    // A raw socket: announce 60 MB, send only the headers, and read the answer without sending a byte of body.
+    const answer = await new Promise<string>((resolve, reject) => {
+      const sock = connect(emu.port, "127.0.0.1", () => {
+        sock.write(
+          `POST /developer/v1/extensions/${id}/versions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${DEMO_KEY}\r\n` +
+            `Content-Type: multipart/form-data; boundary=x\r\nContent-Length: ${60 * 1024 * 1024}\r\n\r\n`,
+        );
+      });
+      let text = "";
+      sock.on("data", (d) => {
+        text += d.toString();
+        if (text.includes("\r\n\r\n{") && text.trimEnd().endsWith("}")) {
+          sock.destroy();
+          resolve(text);
+        }
+      });
+      sock.on("error", reject);
+      setTimeout(() => reject(new Error(`no answer: ${text}`)), 5000);
+    });
+    expect(answer.startsWith("HTTP/1.1 413")).toBe(true);
+    expect(JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4)).error.code).toBe("payload_too_large");
+  });
+
+  test("404 for another account's extension, 403 without versions:write", async () => {
+    const id = await createExtension(emu, "Mine");
+    expectEnvelope(await submitVersion(emu, id, { version: "1.0.0", bundle: valid }, OTHER_KEY), 404, "extension_not_found");
+    expectEnvelope(await submitVersion(emu, id, { version: "1.0.0", bundle: valid }, READ_KEY), 403, "forbidden");
+    expect(tempFiles()).toEqual([]);
+  });
+});
+
+describe("GET /extensions/:id/versions", () => {
+  test("newest first, with the list fields; approvedAt only on approved ones", async () => {
+    const id = await createExtension(emu, "Listing");
+    const ids: string[] = [];
+    for (const v of ["1.0.0", "1.1.0", "2.0.0"]) ids.push((await submitVersion(emu, id, { version: v, changelog: `cl ${v}`, bundle: valid })).body.version.id);
+    emu.runtime.services.versions.approve(ids[1]!);
+    const res = await emu.api("GET", `/extensions/${id}/versions`, { key: READ_KEY });
+    expect(res.status).toBe(200);
+    expect(res.body.versions.map((v: any) => v.version)).toEqual(["2.0.0", "1.1.0", "1.0.0"]);
+    const [newest, approved] = res.body.versions;
+    expect(Object.keys(newest).sort()).toEqual(["bundleSizeBytes", "changelog", "id", "status", "submittedAt", "version"]);
+    expect(approved).toMatchObject({ status: "approved", approvedAt: expect.any(String), changelog: "cl 1.1.0", bundleSizeBytes: Bun.file(valid).size });
+  });
+
+  test("404 for another account's extension", async () => {
+    const id = await createExtension(emu, "Hidden");
+    expectEnvelope(await emu.api("GET", `/extensions/${id}/versions`, { key: OTHER_KEY }), 404, "extension_not_found");
+  });
+
+  test("the 101st version archives the oldest; archived ones only with ?include=archived", async () => {
+    const id = await createExtension(emu, "Hundred");
+    const tiny = await bundles.make([{ name: "manifest.json", data: "{}" }]);
+    const first = (await submitVersion(emu, id, { version: "0", bundle: tiny })).body.version.id;
+    emu.runtime.services.versions.approve(first); // current: never archived
+    let second = "";
+    for (let i = 1; i <= 100; i++) {
+      const res = await submitVersion(emu, id, { version: String(i), bundle: tiny });
+      expect(res.status).toBe(202);
+      if (i === 1) second = res.body.version.id;
+    }
+    const list = (await emu.api("GET", `/extensions/${id}/versions`)).body.versions;
+    expect(list.length).toBe(100);
+    expect(list.map((v: any) => v.id)).not.toContain(second);
+    expect(list.map((v: any) => v.id)).toContain(first);
+    const all = (await emu.api("GET", `/extensions/${id}/versions?include=archived`)).body.versions;
+    expect(all.length).toBe(101);
+    expect(all.find((v: any) => v.id === second).status).toBe("archived");
+    expect(existsSync(emu.runtime.blobs.pathOf(emu.runtime.services.versions.findById(second).bundleBlobId))).toBe(true);
+  }, 30_000);
+});
