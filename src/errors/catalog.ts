@@ -38,6 +38,10 @@ export const errors = {
   unsupportedMediaType: (expected: string, got: string | null) =>
     new ApiError(415, "unsupported_media_type", `Expected Content-Type ${expected}${got ? `, got ${got}` : ""}.`),
   validation: (message: string, details?: ErrorDetail[]) => new ApiError(422, "validation_error", message, details),
+  extensionNameInvalid: (problem: "blank" | "too_long", max: number) => {
+    const what = problem === "blank" ? "name: must not be blank" : `name: at most ${max} characters after trimming`;
+    return new ApiError(422, "validation_error", `Request failed validation: ${what}`, [{ field: "name", message: what }]);
+  },
   malformedJson: () => new ApiError(422, "validation_error", "Request body is not valid JSON."),
   bundleInvalid: (details: ErrorDetail[]) =>
     new ApiError(422, "bundle_invalid", `The bundle failed inspection (${details.length} problem${details.length === 1 ? "" : "s"}).`, details),

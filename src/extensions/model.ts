@@ -31,7 +31,8 @@ export const Pricing = t.Object(
 export type Pricing = Static<typeof Pricing>;
 
 const createFields = {
-  name: t.String({ minLength: 1, maxLength: NAME_MAX, description: "1–80 characters after trimming" }),
+  // No maxLength here: the 80 count after trimming (decisions), which the service checks.
+  name: t.String({ minLength: 1, description: "1–80 characters after trimming" }),
   short_description: t.String({ maxLength: SHORT_DESCRIPTION_MAX, description: "Shown in search results" }),
   description: t.String({ maxLength: DESCRIPTION_MAX, description: "Markdown" }),
   pricing: Pricing,

@@ -10,6 +10,7 @@ import { extensions, installs, versions } from "../db/schema";
 import { errors } from "../errors/catalog";
 import { newId } from "../ids";
 import type { LimitsService } from "../limits/service";
+import { NAME_MAX } from "./model";
 import type { CreateExtensionInput, Extension, ExtensionCreated, ExtensionListItem, ExtensionStatus, Pricing, UpdateExtensionInput, Visibility } from "./model";
 import { slugify, uniqueSlug } from "./slug";
 
@@ -26,9 +27,11 @@ export interface NewExtension extends CreateExtensionInput {
 // `${installs.extensionId} = ${extensions.id}` would become "extension_id" = "id" and compare installs to itself.
 const installCount = sql<number>`(SELECT COUNT(*) FROM "installs" WHERE "installs"."extension_id" = "extensions"."id")`.mapWith(Number);
 
+/** The length rule applies after trimming, so the schema leaves the maximum to this check. */
 function trimmedName(name: string): string {
   const trimmed = name.trim();
-  if (trimmed.length === 0) throw errors.validation("Request failed validation: name must not be blank.", [{ field: "name", message: "name must not be blank" }]);
+  if (trimmed.length === 0) throw errors.extensionNameInvalid("blank", NAME_MAX);
+  if (trimmed.length > NAME_MAX) throw errors.extensionNameInvalid("too_long", NAME_MAX);
   return trimmed;
 }
 

@@ -121,6 +121,10 @@ describe("POST /extensions", () => {
       const error = expectEnvelope(await emu.api("POST", "/extensions", { json }), 422, "validation_error");
       expect(error.details?.some((d) => d.field === field)).toBe(true);
     }
+    // The name's 80 count after trimming: surrounding spaces do not count.
+    const padded = await emu.api("POST", "/extensions", { json: { name: `  ${"p".repeat(80)}  ` } });
+    expect(padded.status).toBe(201);
+    expect(padded.body.extension.name).toBe("p".repeat(80));
     // The maxima themselves are accepted.
     const ok = await emu.api("POST", "/extensions", { json: { name: "n".repeat(80), short_description: "s".repeat(140), description: "d".repeat(20_000) } });
     expect(ok.status).toBe(201);
@@ -220,7 +224,7 @@ describe("PATCH /extensions/:id", () => {
   test("strict: unknown field, status, bad visibility, blank name, other pricing → 422 and nothing changes", async () => {
     const { id } = await create({ name: "Strict" });
     const before = (await emu.api("GET", `/extensions/${id}`)).body;
-    const bodies = [{ colour: "red" }, { status: "approved" }, { visibility: "secret" }, { name: "  " }, { pricing: { type: "paid" } }, { name: "ok", bogus: 1 }];
+    const bodies = [{ colour: "red" }, { status: "approved" }, { visibility: "secret" }, { name: "  " }, { name: "n".repeat(81) }, { pricing: { type: "paid" } }, { name: "ok", bogus: 1 }];
     for (const json of bodies) expectEnvelope(await emu.api("PATCH", `/extensions/${id}`, { json }), 422, "validation_error");
     expect((await emu.api("GET", `/extensions/${id}`)).body).toEqual(before);
   });
