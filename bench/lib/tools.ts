@@ -1,0 +1,82 @@
+/**
+ * Getting the bench ready from a fresh clone: its own tools (bench/package.json, installed with
+ * `npm ci --prefix bench`, so the project's lockfile never carries them), the compiled binary, and a record
+ * of the machine and versions that the results were taken on.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { cpus, loadavg, release, totalmem } from "node:os";
+import { join } from "node:path";
+import { BENCH_DIR, BENCH_PACKAGE, BUN, EXT_BINARY, ROOT, WORK_DIR } from "./paths";
+
+function run(cmd: string[], cwd = ROOT): string {
+  const proc = Bun.spawnSync(cmd, { cwd, stdout: "pipe", stderr: "pipe" });
+  if (proc.exitCode !== 0) throw new Error(`${cmd.join(" ")} failed (${proc.exitCode}): ${proc.stderr.toString().slice(0, 800)}`);
+  return proc.stdout.toString().trim();
+}
+
+/** Installs bench/node_modules from bench/package-lock.json when it is missing or older than the lockfile. */
+export function ensureBenchTools(log: (line: string) => void): void {
+  const marker = join(BENCH_DIR, "node_modules", ".package-lock.json");
+  const lock = join(BENCH_DIR, "package-lock.json");
+  if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
+  log("installing bench tools: npm ci --prefix bench");
+  run(["npm", "ci", "--prefix", BENCH_DIR, "--no-audit", "--no-fund"]);
+}
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  return newest;
+}
+
+/** Builds dist/ext when it is missing or older than any source file, so the numbers are of the code checked out. */
+export function ensureBinary(log: (line: string) => void): void {
+  const sourcesMtime = Math.max(newestMtime(join(ROOT, "src")), newestMtime(join(ROOT, "cli")), statSync(join(ROOT, "package.json")).mtimeMs);
+  if (existsSync(EXT_BINARY) && statSync(EXT_BINARY).mtimeMs >= sourcesMtime) return;
+  log("building dist/ext: bun scripts/build.ts");
+  run([BUN, "scripts/build.ts"]);
+}
+
+export function ensureWorkDir(): void {
+  mkdirSync(join(WORK_DIR, "tmp"), { recursive: true });
+}
+
+function packageVersion(name: string): string {
+  return (JSON.parse(readFileSync(BENCH_PACKAGE(name), "utf8")) as { version: string }).version;
+}
+
+export interface Environment {
+  date: string;
+  machine: { cpuModel: string; cores: number; memoryGiB: number; kernel: string; loadAvgAtStart: number[] };
+  versions: { bun: string; node: string; autocannon: string; prism: string; ext: string; commit: string };
+}
+
+export function describeEnvironment(): Environment {
+  const cpu = cpus();
+  let commit = "unknown";
+  try {
+    commit = run(["git", "rev-parse", "--short", "HEAD"]) + (run(["git", "status", "--porcelain", "--", "src", "cli"]) ? " (+ uncommitted changes)" : "");
+  } catch {
+    // Not a git checkout: the bench still runs.
+  }
+  return {
+    date: new Date().toISOString(),
+    machine: {
+      cpuModel: cpu[0]?.model.trim() ?? "unknown",
+      cores: cpu.length,
+      memoryGiB: Math.round((totalmem() / 1024 ** 3) * 10) / 10,
+      kernel: release(),
+      loadAvgAtStart: loadavg().map((n) => Math.round(n * 100) / 100),
+    },
+    versions: {
+      bun: run([BUN, "--version"]),
+      node: run(["node", "--version"]).replace(/^v/, ""),
+      autocannon: packageVersion("autocannon"),
+      prism: packageVersion("@stoplight/prism-cli"),
+      ext: run([EXT_BINARY, "--version"]),
+      commit,
+    },
+  };
+}

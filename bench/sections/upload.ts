@@ -1,0 +1,110 @@
+/**
+ * Row 3: POST /developer/v1/extensions/:id/versions. Submissions per second of a 1 MB valid bundle (one
+ * client, then four), and one large valid bundle: wall time from the first byte sent to the 202, MB/s, and
+ * the server's peak RSS growth while it streams, inspects and stores it. The large upload runs on a fresh
+ * server after one small warm-up submission, with the kernel's peak RSS mark reset just before, and RSS
+ * also sampled every 10 ms, so the growth is the upload's and not earlier load's.
+ */
+import { benchBundle, type BenchBundle } from "../lib/bundles";
+import { MB, peakRssBytes, resetPeakRss, rssBytes, sampleRss } from "../lib/proc";
+import { AUTH_HEADERS, benchFixture, startEmulator, stopEmulator, type Emulator } from "../lib/servers";
+import type { Settings } from "../lib/settings";
+import { round } from "../lib/stats";
+
+const EXTENSION_ID = "ext_bench_01";
+export const SMALL_CONCURRENCIES = [1, 4] as const;
+
+export interface SmallUploadRow {
+  connections: number;
+  submissions: number;
+  seconds: number;
+  perSecond: number;
+}
+
+export interface UploadResult {
+  smallBundleBytes: number;
+  small: SmallUploadRow[];
+  large: {
+    bundleBytes: number;
+    sounds: number;
+    seconds: number;
+    mbPerSecond: number;
+    baselineRssMB: number;
+    peakRssGrowthMB: number;
+    /** How the peak was read: the kernel's VmHWM after a reset, or 10 ms sampling only. */
+    peakMethod: string;
+  };
+}
+
+async function submit(emu: Emulator, bundle: BenchBundle, version: string): Promise<void> {
+  const form = new FormData();
+  form.append("version", version);
+  form.append("changelog", "Benchmark submission");
+  form.append("bundle", Bun.file(bundle.file, { type: "application/gzip" }), "bundle.tar.gz");
+  const res = await fetch(`${emu.url}/developer/v1/extensions/${EXTENSION_ID}/versions`, { method: "POST", headers: AUTH_HEADERS, body: form });
+  const text = await res.text();
+  if (res.status !== 202) throw new Error(`version ${version}: expected 202, got ${res.status} ${text.slice(0, 400)}`);
+}
+
+async function smallRows(settings: Settings, bundle: BenchBundle, log: (line: string) => void): Promise<SmallUploadRow[]> {
+  const emu = await startEmulator({ seed: benchFixture(settings.extensionsInAccount), rateLimits: false });
+  try {
+    await submit(emu, bundle, "0.0.0-warmup");
+    const rows: SmallUploadRow[] = [];
+    for (const connections of SMALL_CONCURRENCIES) {
+      let next = 0;
+      let done = 0;
+      const t0 = performance.now();
+      const deadline = t0 + settings.smallUploadDurationS * 1000;
+      const worker = async () => {
+        while (performance.now() < deadline && next < settings.smallUploadMax) {
+          await submit(emu, bundle, `${connections}.0.${next++}`);
+          done++;
+        }
+      };
+      await Promise.all(Array.from({ length: connections }, worker));
+      const seconds = (performance.now() - t0) / 1000;
+      rows.push({ connections, submissions: done, seconds: round(seconds, 2), perSecond: round(done / seconds) });
+      log(`  1 MB bundle, ${connections} client(s): ${rows.at(-1)!.perSecond} submissions/s`);
+    }
+    return rows;
+  } finally {
+    await stopEmulator(emu);
+  }
+}
+
+async function largeRow(settings: Settings, small: BenchBundle, log: (line: string) => void): Promise<UploadResult["large"]> {
+  const bundle = await benchBundle(settings.largeBundleMB);
+  const emu = await startEmulator({ seed: benchFixture(settings.extensionsInAccount), rateLimits: false });
+  try {
+    await submit(emu, small, "0.0.0-warmup");
+    await Bun.sleep(500);
+    const hwmReset = resetPeakRss(emu.pid);
+    const baseline = rssBytes(emu.pid);
+    const sampler = sampleRss(emu.pid, 10);
+    const t0 = performance.now();
+    await submit(emu, bundle, "1.0.0");
+    const seconds = (performance.now() - t0) / 1000;
+    const sampled = sampler.stop();
+    const peak = hwmReset ? Math.max(sampled, peakRssBytes(emu.pid)) : sampled;
+    const result = {
+      bundleBytes: bundle.bytes,
+      sounds: bundle.sounds,
+      seconds: round(seconds, 3),
+      mbPerSecond: round(bundle.bytes / MB / seconds),
+      baselineRssMB: round(baseline / MB),
+      peakRssGrowthMB: round((peak - baseline) / MB),
+      peakMethod: hwmReset ? "VmHWM reset via /proc/<pid>/clear_refs, and VmRSS sampled every 10 ms" : "VmRSS sampled every 10 ms",
+    };
+    log(`  ${round(bundle.bytes / MB)} MB bundle: ${result.seconds} s, ${result.mbPerSecond} MB/s, peak RSS +${result.peakRssGrowthMB} MB`);
+    return result;
+  } finally {
+    await stopEmulator(emu);
+  }
+}
+
+export async function upload(settings: Settings, log: (line: string) => void): Promise<UploadResult> {
+  const small = await benchBundle(1);
+  const rows = await smallRows(settings, small, log);
+  return { smallBundleBytes: small.bytes, small: rows, large: await largeRow(settings, small, log) };
+}
