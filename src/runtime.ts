@@ -65,6 +65,8 @@ export interface Runtime {
   control: ControlPlane;
   /** The fixture applied at start (re-applied by a reset), if any. */
   startupFixture: Fixture | null;
+  /** What applying the start-up fixture did: `ext serve` shows the keys it generated, once. */
+  startupSeedReport: SeedReport | null;
   seed(fixture: Fixture): SeedReport;
   close(): void;
 }
@@ -123,6 +125,7 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
     control: createControlPlane(config, clock),
     services,
     startupFixture,
+    startupSeedReport: null,
     seed: (fixture) => applyFixture({ db, clock, limits: services.limits, extensions: services.extensions }, fixture),
     close() {
       runtime.control.cancelTimers();
@@ -130,6 +133,6 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
       if (tempRoot) rmSync(tempRoot, { recursive: true, force: true });
     },
   };
-  if (startupFixture) runtime.seed(startupFixture);
+  if (startupFixture) runtime.startupSeedReport = runtime.seed(startupFixture);
   return runtime;
 }

@@ -64,6 +64,8 @@ export default defineCommand({
     for (const acc of runtime.startupFixture?.accounts ?? []) {
       for (const k of acc.apiKeys ?? []) if (k.key) out(`  api key:       ${k.key}  (account ${acc.id}, "${k.name}")`);
     }
+    // A key the fixture left to be generated is stored as a hash only: this is the one time it is shown.
+    for (const k of runtime.startupSeedReport?.keys ?? []) if (k.key) out(`  api key:       ${k.key}  (account ${k.accountId}, "${k.name}", generated)`);
     let stopping = false;
     const shutdown = async (signal: string) => {
       if (stopping) return;
