@@ -27,6 +27,7 @@ import { createAdminStatusService } from "./extensions/admin-status";
 import { createOverrideService } from "./limits/overrides";
 import { createLimitRequestService } from "./limit-requests/service";
 import { createControlPlane, type ControlPlane } from "./emulator/control";
+import { startAutoApprove } from "./emulator/auto-approve";
 
 export interface RuntimeOptions {
   logger?: Logger;
@@ -134,5 +135,6 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
     },
   };
   if (startupFixture) runtime.startupSeedReport = runtime.seed(startupFixture);
+  if (config.autoApproveMs !== null) startAutoApprove(runtime, config.autoApproveMs);
   return runtime;
 }

@@ -3,7 +3,7 @@ import { defineCommand } from "citty";
 import { ConfigError, parseServerConfig, type ServerFlags } from "../../src/config";
 import { demoFixture, isDemoSeed } from "../../src/fixtures/demo";
 import { FixtureError } from "../../src/fixtures/validate";
-import { PortInUseError, startServer } from "../../src/server";
+import { PortInUseError, startServer, type RunningEmulator } from "../../src/server";
 import { EXIT, err, fail, out } from "../output";
 
 export const serveArgs = {
@@ -16,6 +16,7 @@ export const serveArgs = {
   "admin-token": { type: "string", description: "Control-plane token, required on non-loopback binds (env EXT_ADMIN_TOKEN)" },
   "log-level": { type: "string", description: "debug, info, warn, error or silent (env EXT_LOG_LEVEL)", valueHint: "info" },
   "ready-file": { type: "string", description: "Write {url,port,pid} JSON here once listening (env EXT_READY_FILE)", valueHint: "PATH" },
+  "auto-approve": { type: "string", description: "Approve every valid submission by itself, after DELAY_MS (default 0) (env EXT_AUTO_APPROVE)", valueHint: "DELAY_MS", optionalValue: true },
 } as const;
 
 /** citty args → config flags; absent flags stay undefined so the environment can fill them. */
@@ -31,6 +32,7 @@ export function serveFlags(args: Record<string, unknown>): ServerFlags {
     ["admin-token", "adminToken"],
     ["log-level", "logLevel"],
     ["ready-file", "readyFile"],
+    ["auto-approve", "autoApproveMs"],
   ];
   for (const [arg, key] of map) if (args[arg] !== undefined) flags[key] = args[arg] as string | boolean;
   return flags;
@@ -44,7 +46,19 @@ export default defineCommand({
   },
   args: serveArgs,
   async run({ args }) {
-    let emulator;
+    let emulator: RunningEmulator | undefined;
+    // Installed before the server starts: a supervisor that reads the banner (or the ready file) and
+    // sends SIGTERM at once must get the graceful stop, not the default kill.
+    let stopping = false;
+    const shutdown = async (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      err(`[ext] ${signal}: draining requests and closing the database`);
+      await emulator?.stop();
+      process.exit(EXIT.ok);
+    };
+    process.on("SIGINT", () => void shutdown("SIGINT"));
+    process.on("SIGTERM", () => void shutdown("SIGTERM"));
     try {
       const config = parseServerConfig(serveFlags(args));
       // `--seed demo` is the demo fixture embedded in the binary (a file named `demo` still wins).
@@ -60,21 +74,14 @@ export default defineCommand({
     out(`ext emulator listening on ${emulator.baseUrl}`);
     out(`  docs:          ${emulator.url}/docs`);
     out(`  control plane: ${emulator.adminUrl}`);
+    // On a non-loopback bind the control plane needs the token; a generated one is shown here, once.
+    if (!runtime.control.openWithoutToken && runtime.control.adminTokenGenerated) out(`  admin token:   ${runtime.control.adminToken}`);
+    if (runtime.config.autoApproveMs !== null) out(`  auto-approve:  after ${runtime.config.autoApproveMs} ms`);
     out(`  data:          ${runtime.config.memory ? "in memory" : runtime.config.dataDir}`);
     for (const acc of runtime.startupFixture?.accounts ?? []) {
       for (const k of acc.apiKeys ?? []) if (k.key) out(`  api key:       ${k.key}  (account ${acc.id}, "${k.name}")`);
     }
     // A key the fixture left to be generated is stored as a hash only: this is the one time it is shown.
     for (const k of runtime.startupSeedReport?.keys ?? []) if (k.key) out(`  api key:       ${k.key}  (account ${k.accountId}, "${k.name}", generated)`);
-    let stopping = false;
-    const shutdown = async (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      err(`[ext] ${signal}: draining requests and closing the database`);
-      await emulator.stop();
-      process.exit(EXIT.ok);
-    };
-    process.on("SIGINT", () => void shutdown("SIGINT"));
-    process.on("SIGTERM", () => void shutdown("SIGTERM"));
   },
 });

@@ -7,6 +7,7 @@
 import { runCommand, type ArgsDef, type CommandDef } from "citty";
 import { EXIT, err } from "../output";
 import { helpText } from "./help";
+import { withOptionalValues } from "./optional-value";
 
 /** Thrown by commands for local validation problems; exits 2 with the usage hint. */
 export class UsageError extends Error {
@@ -93,10 +94,13 @@ export async function runCli(root: AnyCommand, rawArgs: string[]): Promise<void>
   }
   if (unknown !== undefined) await usageFail(`unknown command "${unknown}"`);
   if (cmd === root) await usageFail(rawArgs.length ? `unknown option "${rawArgs[0]}"` : "no command given");
-  const stray = strayArguments(await resolve(cmd.args ?? {}), args);
+  const argsDef = await resolve(cmd.args ?? {});
+  // A bare `--auto-approve` (a flag marked optionalValue) must not swallow the next option.
+  const cmdArgs = withOptionalValues(args, argsDef);
+  const stray = strayArguments(argsDef, cmdArgs);
   if (stray.length > 0) await usageFail(`unknown ${stray.length === 1 ? "argument" : "arguments"}: ${stray.join(" ")}`);
   try {
-    await runCommand(cmd, { rawArgs: args });
+    await runCommand(cmd, { rawArgs: cmdArgs });
   } catch (e) {
     // citty's CLIError (a missing required argument) and ours are both usage errors.
     if (e instanceof UsageError || (e as Error)?.name === "CLIError") await usageFail((e as Error).message);

@@ -1,4 +1,4 @@
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import { apiAuth } from "../http/auth";
 import {
   ApproveLimitRequestBody,
@@ -46,7 +46,8 @@ export function limitRequestRoutes(requests: LimitRequestService) {
     })
     .post("/:id/approve", ({ params, body }) => ({ limitRequest: requests.approve(params.id, body?.reason) }), {
       params: IdParams,
-      body: ApproveLimitRequestBody,
+      json: true,
+      body: t.Optional(ApproveLimitRequestBody),
       response: { 200: LimitRequestEnvelope, ...controlErrors(404, 409, 422) },
       detail: { tags, security, summary: "Approve: the overrides apply at once", description: "Only a pending request can be decided (409 otherwise)." },
     })

@@ -111,3 +111,40 @@ export type StateSummary = Static<typeof StateSummary>;
 export const RejectBody = t.Object({ reason: t.String({ minLength: 1, maxLength: 2000 }) }, { additionalProperties: false });
 export const VersionIdParams = t.Object({ versionId: t.String({ description: "Version id (ver_…)" }) });
 export const IdParams = t.Object({ id: t.String() });
+
+export const ReviewedVersion = t.Object(
+  {
+    version: t.Object(
+      {
+        id: t.String(),
+        extensionId: t.String(),
+        version: t.String(),
+        status: t.String({ description: "pending, approved, rejected or archived" }),
+        submittedAt: Timestamp,
+        approvedAt: t.Union([Timestamp, t.Null()]),
+        rejectedAt: t.Union([Timestamp, t.Null()]),
+        rejectReason: t.Union([t.String(), t.Null()]),
+      },
+      { additionalProperties: false },
+    ),
+    extension: t.Object(
+      { id: t.String(), status: t.String(), currentVersionId: t.Union([t.String(), t.Null()]) },
+      { additionalProperties: false, description: "The extension after the decision" },
+    ),
+  },
+  { additionalProperties: false, title: "ReviewedVersion" },
+);
+export type ReviewedVersion = Static<typeof ReviewedVersion>;
+
+export const AdminStatus = t.Object(
+  { id: t.String(), status: t.String({ description: "disabled, or the status its versions imply once enabled" }), updatedAt: Timestamp },
+  { additionalProperties: false, title: "AdminStatus" },
+);
+
+export const InstallBody = t.Object(
+  {
+    versionId: t.Optional(t.String({ description: "An approved version of the extension; default its current version" })),
+    count: t.Optional(t.Integer({ minimum: 1, maximum: 10_000, description: "How many installs (or uninstalls); default 1" })),
+  },
+  { additionalProperties: false },
+);

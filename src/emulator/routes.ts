@@ -8,9 +8,11 @@ import type { Runtime } from "../runtime";
 import { accountRoutes } from "./accounts";
 import { clockRoutes } from "./clock";
 import { faultRoutes } from "./faults";
+import { installControlRoutes } from "./installs";
 import { limitRequestRoutes } from "./limit-requests";
 import { overrideRoutes } from "./overrides";
 import { requestLogRoutes } from "./requests";
+import { reviewRoutes } from "./review";
 import { stateRoutes } from "./state";
 
 export function controlPlaneRoutes(runtime: Runtime) {
@@ -22,5 +24,7 @@ export function controlPlaneRoutes(runtime: Runtime) {
     .use(requestLogRoutes(runtime))
     .use(accountRoutes(services.accounts))
     .use(overrideRoutes(services.overrides))
-    .use(limitRequestRoutes(services.limitRequests));
+    .use(limitRequestRoutes(services.limitRequests))
+    .use(reviewRoutes(runtime))
+    .use(installControlRoutes(services.installs));
 }

@@ -1,0 +1,32 @@
+import { Elysia, t } from "elysia";
+import { apiAuth } from "../http/auth";
+import { InstallStats } from "../installs/model";
+import type { InstallService } from "../installs/service";
+import { IdParams, InstallBody } from "./model";
+import { controlErrors, security, tags } from "./route-kit";
+
+/** What end users do: install and uninstall. The developer API only ever sees the aggregates. */
+export function installControlRoutes(installs: InstallService) {
+  return new Elysia({ prefix: "/extensions/:id" })
+    .use(apiAuth)
+    .post("/installs", ({ params, body }) => installs.recordInstall(params.id, body ?? {}), {
+      params: IdParams,
+      json: true,
+      body: t.Optional(InstallBody),
+      response: { 200: InstallStats, ...controlErrors(404, 409, 415, 422) },
+      detail: {
+        tags,
+        security,
+        summary: "Record installs of an extension",
+        description:
+          "Default: one install of the current version. The version's sounds are checked again against the sound limit as it resolves now (spec: validated again at install time); 422 limit_exceeded when they no longer fit. Returns the install statistics.",
+      },
+    })
+    .post("/uninstalls", ({ params, body }) => installs.recordUninstall(params.id, body ?? {}), {
+      params: IdParams,
+      json: true,
+      body: t.Optional(InstallBody),
+      response: { 200: InstallStats, ...controlErrors(404, 409, 415, 422) },
+      detail: { tags, security, summary: "Record uninstalls (of the given version, or of any)", description: "Returns the install statistics." },
+    });
+}
