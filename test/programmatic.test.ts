@@ -1,0 +1,82 @@
+/** startEmulator(): in-process emulators for test suites, several at once, each with its own state. */
+import { afterAll, describe, expect, test } from "bun:test";
+import { startEmulator, StartEmulatorError, type Emulator } from "../src/index";
+
+const started: Emulator[] = [];
+afterAll(async () => {
+  for (const e of started) await e.stop();
+});
+
+async function start(...args: Parameters<typeof startEmulator>): Promise<Emulator> {
+  const e = await startEmulator(...args);
+  started.push(e);
+  return e;
+}
+
+const api = (e: Emulator, method: string, path: string, json?: unknown) =>
+  fetch(e.baseUrl + path, {
+    method,
+    headers: { authorization: `Bearer ${e.apiKey}`, ...(json ? { "content-type": "application/json" } : {}) },
+    body: json ? JSON.stringify(json) : undefined,
+  });
+
+const names = async (e: Emulator) => ((await (await api(e, "GET", "/extensions")).json()) as { extensions: { name: string }[] }).extensions.map((x) => x.name);
+
+describe("startEmulator()", () => {
+  test("defaults: memory mode, a free port, the embedded demo fixture and its key", async () => {
+    const e = await start();
+    expect(e.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/developer\/v1$/);
+    expect(e.adminUrl).toBe(e.url + "/_emulator");
+    expect(e.apiKey).toBe("ext_demo_0123456789abcdefghijklmnopqrstuv");
+    expect(e.runtime.config.memory).toBe(true);
+    expect(await names(e)).toEqual([]);
+  });
+
+  test("two emulators in one file do not see each other's data", async () => {
+    const a = await start();
+    const b = await start();
+    expect(a.port).not.toBe(b.port);
+    expect((await api(a, "POST", "/extensions", { name: "Only In A" })).status).toBe(201);
+    expect(await names(a)).toEqual(["Only In A"]);
+    expect(await names(b)).toEqual([]);
+    // Their clocks are separate too.
+    await a.advanceClock(3600);
+    expect(a.runtime.clock.nowMs() - b.runtime.clock.nowMs()).toBeGreaterThanOrEqual(3_599_000);
+  });
+
+  test("reset() wipes the data and re-applies the fixture", async () => {
+    const e = await start();
+    await api(e, "POST", "/extensions", { name: "Gone After Reset" });
+    await e.advanceClock(60);
+    await e.reset();
+    expect(await names(e)).toEqual([]);
+    expect((await api(e, "GET", "/extensions")).status).toBe(200); // the fixture's key works again
+    expect(Math.abs(e.runtime.clock.state().offsetMs)).toBeLessThan(1000);
+  });
+
+  test("advanceClock() moves the timestamps the API writes", async () => {
+    const e = await start();
+    const untouched = await start();
+    await e.advanceClock(86_400 * 365);
+    const res = await api(e, "POST", "/extensions", { name: "From The Future" });
+    const created = ((await res.json()) as { extension: { createdAt: string } }).extension.createdAt;
+    expect(new Date(created).getTime() - untouched.runtime.clock.nowMs()).toBeGreaterThan(86_400_000 * 364);
+  });
+
+  test("a fixture object; apiKey is its first plaintext key", async () => {
+    const e = await start({ fixture: { accounts: [{ id: "acc_p", name: "P", apiKeys: [{ name: "k", key: "ext_programmatic_key_0123456789", scopes: ["*"] }] }] } });
+    expect(e.apiKey).toBe("ext_programmatic_key_0123456789");
+    expect((await api(e, "GET", "/extensions")).status).toBe(200);
+  });
+
+  test("a fixture without a plaintext key is refused with a clear error", async () => {
+    expect(startEmulator({ fixture: { accounts: [{ id: "acc_q", name: "Q" }] } })).rejects.toBeInstanceOf(StartEmulatorError);
+  });
+
+  test("stop() closes the port and is idempotent", async () => {
+    const e = await startEmulator();
+    await e.stop();
+    await e.stop();
+    expect(fetch(e.url + "/healthz")).rejects.toThrow();
+  });
+});
