@@ -87,6 +87,12 @@ describe("scopes", () => {
   test("the scope is checked before validation: an invalid body with a read-only key → 403", async () => {
     expectEnvelope(await emu.api("POST", "/extensions", { key: READ_KEY, json: { bogus: true } }), 403, "forbidden");
   });
+
+  test("but after parsing: malformed JSON with a read-only key → 422, a wrong Content-Type → 415", async () => {
+    const headers = { "content-type": "application/json" };
+    expectEnvelope(await emu.api("POST", "/extensions", { key: READ_KEY, body: "{oops", headers }), 422, "validation_error");
+    expectEnvelope(await emu.api("POST", "/extensions", { key: READ_KEY, body: "x", headers: { "content-type": "text/plain" } }), 415, "unsupported_media_type");
+  });
 });
 
 describe("key storage", () => {

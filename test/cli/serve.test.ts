@@ -3,7 +3,8 @@
  * use reported as one line with a non-zero exit.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 
@@ -22,7 +23,7 @@ function serve(...args: string[]) {
   return proc;
 }
 
-/** Reads stdout until a line matches, returning everything read so far. */
+/** Reads a stream until the text read so far matches (or the stream ends), returning that text. */
 async function readUntil(stream: ReadableStream<Uint8Array>, pattern: RegExp): Promise<string> {
   const reader = stream.getReader();
   const decoder = new TextDecoder();
@@ -69,6 +70,35 @@ describe("ext serve", () => {
 
     proc.kill("SIGTERM");
     expect(await proc.exited).toBe(0);
+  });
+
+  test("a fixture key without `key` is generated, printed once, and works", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ext-serve-gen-"));
+    try {
+      const fixture = join(dir, "fixture.json");
+      writeFileSync(fixture, JSON.stringify({ accounts: [{ id: "acc_gen", name: "Gen", apiKeys: [{ name: "ci", scopes: ["extensions:read"] }] }] }));
+      /** Starts, waits until it answers, stops with SIGTERM, and returns everything it printed. */
+      const run = async (whileUp: (baseUrl: string) => Promise<void>) => {
+        const proc = serve("--data-dir", join(dir, "data"), "--port", "0", "--seed", fixture, "--log-level", "warn");
+        const head = await readUntil(proc.stdout as ReadableStream<Uint8Array>, /listening on \S+\n/);
+        await whileUp(/listening on (\S+)\n/.exec(head)![1]!);
+        proc.kill("SIGTERM");
+        expect(await proc.exited).toBe(0);
+        return head + (await readUntil(proc.stdout as ReadableStream<Uint8Array>, /(?!)/)); // never matches: read to the end
+      };
+      const KEY_LINE = /api key:\s+(ext_[0-9A-Za-z]{40})\s+\(account acc_gen, "ci", generated\)/;
+      let key = "";
+      const first = await run(async () => {});
+      key = KEY_LINE.exec(first)?.[1] ?? "";
+      expect(key).not.toBe("");
+      const second = await run(async (baseUrl) => {
+        expect((await fetch(`${baseUrl}/extensions`, { headers: { Authorization: `Bearer ${key}` } })).status).toBe(200);
+      });
+      expect(second).not.toContain("generated");
+      expect(second).not.toContain(key);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("a bad flag value → one-line error, exit 2", async () => {
