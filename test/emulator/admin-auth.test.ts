@@ -1,0 +1,84 @@
+/** Who may call /_emulator: loopback without a header, the admin token anywhere, developer keys never. */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { DEMO_KEY, expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+
+const ADMIN = "adm_test_token_0123456789abcdefghijklmnop";
+
+describe("control plane on a loopback bind", () => {
+  let emu: TestEmulator;
+  beforeAll(async () => {
+    emu = await startTestEmulator({ config: { adminToken: ADMIN } });
+  });
+  afterAll(() => stopTestEmulator(emu));
+
+  test("GET /_emulator/state without an Authorization header is allowed", async () => {
+    const res = await emu.raw("GET", "/_emulator/state", { key: null });
+    expect(res.status).toBe(200);
+    expect(res.body.counts.accounts).toBe(2);
+  });
+
+  test("a developer API key never opens it, even on loopback (401)", async () => {
+    const res = await emu.raw("GET", "/_emulator/state", { key: DEMO_KEY });
+    const error = expectEnvelope(res, 401, "unauthorized");
+    expect(error.message).toContain("developer API keys never open the control plane");
+    // Nor does it act: a reset sent with a developer key changes nothing.
+    await emu.api("POST", "/extensions", { json: { name: "Survivor" } });
+    expectEnvelope(await emu.raw("POST", "/_emulator/reset", { key: DEMO_KEY }), 401, "unauthorized");
+    expect((await emu.api("GET", "/extensions")).body.extensions).toHaveLength(1);
+  });
+
+  test("the admin token opens it", async () => {
+    expect((await emu.raw("GET", "/_emulator/clock", { key: ADMIN })).status).toBe(200);
+  });
+
+  test("the admin token never opens the developer API (specific 401)", async () => {
+    const error = expectEnvelope(await emu.api("GET", "/extensions", { key: ADMIN }), 401, "unauthorized");
+    expect(error.message).toBe("The admin token opens the control plane only; use a developer API key here.");
+  });
+});
+
+describe("control plane on a non-loopback bind", () => {
+  let emu: TestEmulator;
+  beforeAll(async () => {
+    // Bound to every address; the harness connects through 127.0.0.1, but the bind is what counts.
+    emu = await startTestEmulator({ config: { host: "0.0.0.0", adminToken: ADMIN } });
+  });
+  afterAll(() => stopTestEmulator(emu));
+
+  test("no Authorization header → 401 with WWW-Authenticate", async () => {
+    const res = await emu.raw("GET", "/_emulator/state", { key: null });
+    expectEnvelope(res, 401, "unauthorized");
+    expect(res.headers.get("www-authenticate")).toContain("emulator-admin");
+  });
+
+  test("a developer key or a wrong token → 401", async () => {
+    expectEnvelope(await emu.raw("GET", "/_emulator/state", { key: DEMO_KEY }), 401, "unauthorized");
+    expectEnvelope(await emu.raw("POST", "/_emulator/reset", { key: ADMIN + "x" }), 401, "unauthorized");
+    expectEnvelope(await emu.raw("GET", "/_emulator/state", { key: null, headers: { authorization: `Basic ${ADMIN}` } }), 401, "unauthorized");
+  });
+
+  test("Bearer <admin token> (any scheme case) → 200", async () => {
+    expect((await emu.raw("GET", "/_emulator/state", { key: ADMIN })).status).toBe(200);
+    expect((await emu.raw("GET", "/_emulator/state", { key: null, headers: { authorization: `bearer ${ADMIN}` } })).status).toBe(200);
+  });
+
+  test("the developer API still works with developer keys", async () => {
+    expect((await emu.api("GET", "/extensions")).status).toBe(200);
+  });
+});
+
+describe("generated admin token", () => {
+  test("without --admin-token a token is generated and exposed on the runtime", async () => {
+    const emu = await startTestEmulator({ config: { host: "0.0.0.0" } });
+    try {
+      const { adminToken, adminTokenGenerated, openWithoutToken } = emu.runtime.control;
+      expect(adminTokenGenerated).toBe(true);
+      expect(openWithoutToken).toBe(false);
+      expect(adminToken).toMatch(/^adm_[A-Za-z0-9_-]{43}$/);
+      expectEnvelope(await emu.raw("GET", "/_emulator/state", { key: null }), 401, "unauthorized");
+      expect((await emu.raw("GET", "/_emulator/state", { key: adminToken })).status).toBe(200);
+    } finally {
+      await stopTestEmulator(emu);
+    }
+  });
+});
