@@ -56,7 +56,13 @@ export default defineCommand({
     }
     const apiKey = firstPlaintextKey(fixture);
     if (!apiKey) err("ext exec: warning: the fixture has no API key with a plaintext `key`; EXT_API_KEY is not set");
-    const env = childEnvironment({ EXT_BASE_URL: emulator.baseUrl, EXT_ADMIN_URL: emulator.adminUrl, ...(apiKey ? { EXT_API_KEY: apiKey } : {}) });
+    // EXT_LOCAL_URL too, so `ext deploy --target local` inside the command deploys to this emulator.
+    const env = childEnvironment({
+      EXT_BASE_URL: emulator.baseUrl,
+      EXT_LOCAL_URL: emulator.baseUrl,
+      EXT_ADMIN_URL: emulator.adminUrl,
+      ...(apiKey ? { EXT_API_KEY: apiKey } : {}),
+    });
 
     try {
       child = Bun.spawn(command, { env, stdio: ["inherit", "inherit", "inherit"] });
