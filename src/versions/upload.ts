@@ -55,6 +55,8 @@ export async function receiveUpload(req: UploadRequest): Promise<ReceivedUpload>
   const fields: ReceivedUpload["fields"] = {};
   const problems: ErrorDetail[] = [];
   const writes: Promise<void>[] = [];
+  /** Open file-part streams: the parser does not end them when it is torn down, so we must. */
+  const open = new Set<NodeJS.ReadableStream & { destroy(e?: Error): void }>();
   let bundle: ReceivedBundle | null = null;
 
   const parser = Busboy({ headers: { "content-type": req.contentType! }, limits: { fieldSize: MAX_FIELD_BYTES, parts: 20 } });
@@ -81,7 +83,12 @@ export async function receiveUpload(req: UploadRequest): Promise<ReceivedUpload>
         done(null, chunk);
       },
     });
-    writes.push(pipeline(stream, meter, createWriteStream(received.tempFile)).then(() => void (received.sha256 = hash.digest("hex"))));
+    open.add(stream);
+    writes.push(
+      pipeline(stream, meter, createWriteStream(received.tempFile))
+        .then(() => void (received.sha256 = hash.digest("hex")))
+        .finally(() => open.delete(stream)),
+    );
   });
 
   let total = 0;
@@ -97,6 +104,7 @@ export async function receiveUpload(req: UploadRequest): Promise<ReceivedUpload>
     await pipeline(Readable.fromWeb(req.body as unknown as NodeWebReadableStream<Uint8Array>), cap, parser);
     await Promise.all(writes);
   } catch (e) {
+    for (const stream of open) stream.destroy(new Error("upload aborted"));
     await Promise.allSettled(writes);
     if (bundle) req.discard((bundle as ReceivedBundle).tempFile);
     if (e instanceof ApiError) throw e;

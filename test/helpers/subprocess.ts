@@ -1,0 +1,52 @@
+/** Runs the emulator as a real subprocess (`bun cli/main.ts serve`), for memory and crash tests. */
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { Subprocess } from "bun";
+import type { Fixture } from "../../src/fixtures/model";
+
+const ROOT = resolve(import.meta.dir, "../..");
+
+export interface ServerProcess {
+  proc: Subprocess;
+  url: string;
+  baseUrl: string;
+  pid: number;
+  /** A value in kB from /proc/<pid>/status (VmRSS, VmHWM). */
+  memKb(field: "VmRSS" | "VmHWM"): number;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export function writeFixture(dir: string, fixture: Fixture): string {
+  const file = join(dir, "fixture.json");
+  writeFileSync(file, JSON.stringify(fixture));
+  return file;
+}
+
+export async function spawnServer(dataDir: string, seedFile: string): Promise<ServerProcess> {
+  const readyFile = join(mkdtempSync(join(tmpdir(), "ext-ready-")), "ready.json");
+  const proc = Bun.spawn(
+    [join(ROOT, "node_modules/.bin/bun"), "cli/main.ts", "serve", "--port", "0", "--data-dir", dataDir, "--seed", seedFile, "--ready-file", readyFile, "--no-rate-limits", "--log-level", "silent"],
+    { cwd: ROOT, stdout: "ignore", stderr: "pipe" },
+  );
+  for (let i = 0; i < 200 && !existsSync(readyFile); i++) {
+    if (proc.exitCode !== null) throw new Error(`server exited ${proc.exitCode}: ${await new Response(proc.stderr as ReadableStream).text()}`);
+    await Bun.sleep(50);
+  }
+  if (!existsSync(readyFile)) throw new Error("server did not become ready");
+  const ready = JSON.parse(readFileSync(readyFile, "utf8"));
+  return {
+    proc,
+    url: ready.url,
+    baseUrl: ready.baseUrl,
+    pid: proc.pid,
+    memKb(field) {
+      const line = readFileSync(`/proc/${proc.pid}/status`, "utf8").split("\n").find((l) => l.startsWith(field + ":"));
+      return Number(line?.match(/(\d+)/)?.[1] ?? NaN);
+    },
+    async stop(signal = "SIGTERM") {
+      proc.kill(signal);
+      await proc.exited;
+    },
+  };
+}
