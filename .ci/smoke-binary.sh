@@ -20,4 +20,10 @@ if curl -fsS "$url/docs" | grep -q 'cdn.jsdelivr'; then echo "smoke: docs page r
 curl -fsS "$url/openapi.json" | grep -q '"openapi"'
 kill -TERM "$pid"
 wait "$pid"
+# exec: the embedded demo fixture (no file), the command reaches it, and ext exits with the command's code.
+set +e
+"$bin" exec -- sh -c 'curl -fsS -H "Authorization: Bearer $EXT_API_KEY" "$EXT_BASE_URL/extensions" | grep -q extensions && exit 3'
+rc=$?
+set -e
+[ "$rc" -eq 3 ] || { echo "smoke: ext exec exited $rc, expected 3"; exit 1; }
 echo "smoke: compiled binary OK"

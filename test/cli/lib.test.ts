@@ -1,0 +1,97 @@
+/** The CLI's building blocks, in process: argument checking, the limits body, multipart, progress, exit codes. */
+import { describe, expect, test } from "bun:test";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { exitStatusOf } from "../../cli/commands/exec";
+import { deployArgs } from "../../cli/commands/deploy";
+import { endpointsFromAnyUrl, endpointsFromBaseUrl } from "../../cli/lib/http";
+import { parseLimitsBody } from "../../cli/lib/limits";
+import { multipartBody } from "../../cli/lib/multipart";
+import { createProgress } from "../../cli/lib/progress";
+import { strayArguments, UsageError } from "../../cli/lib/runner";
+
+describe("strayArguments (unknown flags are usage errors)", () => {
+  test("known flags, their values, --no- booleans and the positional pass", () => {
+    expect(strayArguments(deployArgs, ["dist", "--extension", "ext_1", "--dry-run", "--no-wait", "--version=1.0.0"])).toEqual([]);
+  });
+  test("an unknown flag, a second positional, and nothing after --", () => {
+    expect(strayArguments(deployArgs, ["dist", "--bogus", "extra", "--", "--anything"])).toEqual(["--bogus", "extra"]);
+  });
+});
+
+describe("endpoints from a --target", () => {
+  test("a base URL must end in /developer/v1; the limits path is derived from it", () => {
+    const e = endpointsFromBaseUrl("http://h:1/prefix/developer/v1/");
+    expect(e.limitsUrl("ext_1")).toBe("http://h:1/prefix/v1/developer/extensions/ext_1/limits");
+    expect(e.adminUrl).toBe("http://h:1/prefix/_emulator");
+    expect(() => endpointsFromBaseUrl("http://h:1/")).toThrow(UsageError);
+    expect(() => endpointsFromBaseUrl("not a url")).toThrow(UsageError);
+  });
+  test("seed accepts the root, the API base or the control plane", () => {
+    for (const u of ["http://h:1", "http://h:1/developer/v1", "http://h:1/_emulator/"]) expect(endpointsFromAnyUrl(u).adminUrl).toBe("http://h:1/_emulator");
+  });
+});
+
+describe("parseLimitsBody", () => {
+  test("reads limits by category and the sounds summary, with sources", () => {
+    const l = parseLimitsBody({
+      sounds: { resolvedLimit: 80, source: "developer_override" },
+      limits: { build: { build_time_seconds: { value: 60, source: "extension_override" } }, sounds: { max_sounds_per_extension: { value: 80, source: "developer_override" } } },
+    });
+    expect(l.bundle.max_sounds_per_extension).toBe(80);
+    expect(l.source("max_sounds_per_extension")).toBe("developer_override");
+    expect(l.buildTimeSeconds).toBe(60);
+    expect(l.bundle.sound_file_bytes).toBe(10 * 1024 * 1024); // absent: the platform default
+    expect(l.source("sound_file_bytes")).toBe("platform_default");
+  });
+  test("also an array of {key, value, source}", () => {
+    const l = parseLimitsBody({ limits: [{ key: "max_allow_hosts", value: 30, source: "extension_override" }] });
+    expect(l.bundle.max_allow_hosts).toBe(30);
+    expect(l.source("max_allow_hosts")).toBe("extension_override");
+  });
+});
+
+describe("multipartBody", () => {
+  test("announces the exact length and parses back as the same form", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ext-mp-"));
+    const file = join(dir, "b.tar.gz");
+    writeFileSync(file, Buffer.alloc(200_000, 9));
+    const form = multipartBody({ version: "1.0.0", changelog: "héllo" }, { field: "bundle", path: file, filename: "bundle.tar.gz", contentType: "application/gzip" });
+    const seen: number[] = [];
+    const bytes = new Uint8Array(await new Response(form.stream((sent) => seen.push(sent))).arrayBuffer());
+    expect(bytes.length).toBe(form.contentLength);
+    expect(seen.at(-1)).toBe(200_000);
+    const parsed = await new Request("http://x/", { method: "POST", headers: { "content-type": form.contentType }, body: bytes }).formData();
+    expect(parsed.get("version")).toBe("1.0.0");
+    expect(parsed.get("changelog")).toBe("héllo");
+    expect((parsed.get("bundle") as File).size).toBe(200_000);
+  });
+});
+
+describe("createProgress", () => {
+  test("plain lines at each quarter when not a terminal", () => {
+    const lines: string[] = [];
+    const p = createProgress("uploading", false, (s) => lines.push(s));
+    for (let sent = 0; sent <= 100; sent += 5) p.update(sent, 100);
+    p.done();
+    expect(lines.map((l) => l.split(":")[1]!.trim().split(" ")[0])).toEqual(["25%", "50%", "75%", "100%"]);
+  });
+  test("a bar redrawn in place on a terminal", () => {
+    const out: string[] = [];
+    const p = createProgress("uploading", true, (s) => out.push(s));
+    p.update(50, 100);
+    p.done();
+    expect(out[0]).toStartWith("\ruploading [");
+    expect(out[0]).toContain(" 50%");
+    expect(out.at(-1)).toBe("\n");
+  });
+});
+
+describe("exitStatusOf", () => {
+  test("the code, or 128 + the signal number", () => {
+    expect(exitStatusOf(3, null)).toBe(3);
+    expect(exitStatusOf(null, "SIGTERM")).toBe(143);
+    expect(exitStatusOf(null, 9)).toBe(137);
+  });
+});
