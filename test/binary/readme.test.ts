@@ -3,14 +3,14 @@
  * run, as written, with the compiled binary on PATH as `ext`, each in an empty directory.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { buildBinary, cleanEnv, type Built } from "./helpers";
 
 const README = readFileSync(resolve(import.meta.dir, "../../README.md"), "utf8");
 
-/** The ```sh blocks of one "## " section, with the "### " heading each sits under. */
-export function shellBlocks(markdown: string, section: string): { heading: string; script: string }[] {
+/** The ```<lang> blocks of one "## " section, with the "### " heading each sits under. */
+export function shellBlocks(markdown: string, section: string, lang = "sh"): { heading: string; script: string }[] {
   const start = markdown.indexOf(`\n## ${section}\n`);
   if (start < 0) return [];
   const next = markdown.indexOf("\n## ", start + 1);
@@ -21,7 +21,7 @@ export function shellBlocks(markdown: string, section: string): { heading: strin
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     if (line.startsWith("### ")) heading = line.slice(4);
-    if (line.trim() !== "```sh") continue;
+    if (line.trim() !== "```" + lang) continue;
     const script: string[] = [];
     for (i++; i < lines.length && lines[i]!.trim() !== "```"; i++) script.push(lines[i]!);
     blocks.push({ heading, script: script.join("\n") });
@@ -52,5 +52,21 @@ describe("README: CLI reference", () => {
     const code = await proc.exited;
     if (code !== 0) throw new Error(`exit ${code}\n--- script\n${script}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`);
     expect(code).toBe(0);
+  });
+});
+
+describe("README: Use in tests", () => {
+  test("the startEmulator() example passes as a real bun test, importing the package by name", async () => {
+    const [example] = shellBlocks(README, "Use in tests", "ts");
+    expect(example?.script).toContain('from "ext-emulator"');
+    // A project that depends on the package: node_modules/ext-emulator is this repository.
+    const project = mkdtempSync(join(built.work, "suite-"));
+    mkdirSync(join(project, "node_modules"));
+    symlinkSync(resolve(import.meta.dir, "../.."), join(project, "node_modules", "ext-emulator"));
+    writeFileSync(join(project, "example.test.ts"), example!.script);
+    const proc = Bun.spawn([resolve(import.meta.dir, "../../node_modules/.bin/bun"), "test", "./example.test.ts"], { cwd: project, env: cleanEnv(), stdout: "pipe", stderr: "pipe" });
+    const [, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+    expect(await proc.exited).toBe(0);
+    expect(stderr).toContain("1 pass");
   });
 });
