@@ -82,3 +82,10 @@ describe("audio formats", () => {
     expect(audioFormatOfName("sounds.mp3/readme")).toBeNull();
   });
 });
+
+describe("docs/manifest.schema.json", () => {
+  test("is the manifest schema the inspection uses (regenerate with npm run fixtures:bundles)", async () => {
+    const { manifestJsonSchema } = await import("../../src/bundles/manifest-schema");
+    expect(await Bun.file(join(import.meta.dir, "../../docs/manifest.schema.json")).json()).toEqual(manifestJsonSchema());
+  });
+});
