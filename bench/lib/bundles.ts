@@ -3,7 +3,8 @@
  * written to disk, then packed with the project's own packer. The content is random bytes, so gzip cannot
  * shrink it and the bytes on the wire are the bytes named. The layout respects every bundle rule
  * (docs/bundle-layout.md): FLAC sounds (real "fLaC" magic) each under the 5 MB warning threshold, assets
- * within 20 MB, the whole archive within 50 MB. Built once and kept in bench/.work/bundles.
+ * within 20 MB, the whole archive within 50 MB. Built once and kept in bench/.work/bundles (test/bench checks
+ * them against the server's own inspection, so a rule change cannot silently turn the upload rows into 422s).
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
@@ -35,8 +36,7 @@ function writeRandom(file: string, bytes: number, header = ""): void {
  * A bundle of about `totalMB` MB: 60% sounds split into files under 5 MB, the rest in assets/ (≤ 19 MB,
  * leaving room under the 20 MB assets limit), plus a manifest and a small layer component.
  */
-export async function benchBundle(totalMB: number): Promise<BenchBundle> {
-  const dir = join(WORK_DIR, "bundles");
+export async function benchBundle(totalMB: number, dir = join(WORK_DIR, "bundles")): Promise<BenchBundle> {
   mkdirSync(dir, { recursive: true });
   const name = `bundle-${totalMB}mb`;
   const file = join(dir, `${name}.tar.gz`);

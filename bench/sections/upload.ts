@@ -21,19 +21,26 @@ export interface SmallUploadRow {
   perSecond: number;
 }
 
+export interface LargeUpload {
+  bundleBytes: number;
+  sounds: number;
+  seconds: number;
+  mbPerSecond: number;
+  baselineRssMB: number;
+  peakRssGrowthMB: number;
+    /** How the peak was read: the kernel's VmHWM after a reset, or 10 ms sampling only. */
+    peakMethod: string;
+}
+
 export interface UploadResult {
   smallBundleBytes: number;
   small: SmallUploadRow[];
-  large: {
-    bundleBytes: number;
-    sounds: number;
-    seconds: number;
-    mbPerSecond: number;
-    baselineRssMB: number;
-    peakRssGrowthMB: number;
-    /** How the peak was read: the kernel's VmHWM after a reset, or 10 ms sampling only. */
-    peakMethod: string;
-  };
+  large: LargeUpload;
+  /**
+   * The same measurement with a bundle half the size: if the server buffered the bundle, its peak growth
+   * would halve too; a streaming server's stays about the same (its buffers do not depend on the size).
+   */
+  halfSizeControl: LargeUpload;
 }
 
 async function submit(emu: Emulator, bundle: BenchBundle, version: string): Promise<void> {
@@ -73,8 +80,8 @@ async function smallRows(settings: Settings, bundle: BenchBundle, log: (line: st
   }
 }
 
-async function largeRow(settings: Settings, small: BenchBundle, log: (line: string) => void): Promise<UploadResult["large"]> {
-  const bundle = await benchBundle(settings.largeBundleMB);
+async function largeRow(settings: Settings, sizeMB: number, small: BenchBundle, log: (line: string) => void): Promise<LargeUpload> {
+  const bundle = await benchBundle(sizeMB);
   const emu = await startEmulator({ seed: benchFixture(settings.extensionsInAccount), rateLimits: false });
   try {
     await submit(emu, small, "0.0.0-warmup");
@@ -106,5 +113,7 @@ async function largeRow(settings: Settings, small: BenchBundle, log: (line: stri
 export async function upload(settings: Settings, log: (line: string) => void): Promise<UploadResult> {
   const small = await benchBundle(1);
   const rows = await smallRows(settings, small, log);
-  return { smallBundleBytes: small.bytes, small: rows, large: await largeRow(settings, small, log) };
+  const large = await largeRow(settings, settings.largeBundleMB, small, log);
+  const halfSizeControl = await largeRow(settings, settings.largeBundleMB / 2, small, log);
+  return { smallBundleBytes: small.bytes, small: rows, large, halfSizeControl };
 }
