@@ -13,7 +13,7 @@ import { openDatabase, type Db } from "./db/database";
 import { createExtensionService } from "./extensions/service";
 import { applyFixture } from "./fixtures/loader";
 import type { Fixture, SeedReport } from "./fixtures/model";
-import { parseFixtureText } from "./fixtures/validate";
+import { parseFixtureText, validateFixture } from "./fixtures/validate";
 import { createLimitsService } from "./limits/service";
 import { createLogger, type Logger } from "./logger";
 import { RateLimiter } from "./ratelimit/limiter";
@@ -85,7 +85,8 @@ export function loadFixtureFile(path: string): Fixture {
 export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}): Runtime {
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? new EmulatorClock();
-  const startupFixture = options.seedFixture ?? (config.seed ? loadFixtureFile(config.seed) : null);
+  // A fixture given as an object gets the same checks as a file (override keys, hard limits, duplicates).
+  const startupFixture = options.seedFixture ? validateFixture(options.seedFixture, "seedFixture") : config.seed ? loadFixtureFile(config.seed) : null;
 
   let blobRoot: string;
   let db: Db;
@@ -134,7 +135,15 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
       if (tempRoot) rmSync(tempRoot, { recursive: true, force: true });
     },
   };
-  if (startupFixture) runtime.startupSeedReport = runtime.seed(startupFixture);
+  if (startupFixture) {
+    try {
+      runtime.startupSeedReport = runtime.seed(startupFixture);
+    } catch (e) {
+      // A refused start-up fixture must not leave the database open or a memory-mode temp dir behind.
+      runtime.close();
+      throw e;
+    }
+  }
   if (config.autoApproveMs !== null) startAutoApprove(runtime, config.autoApproveMs);
   return runtime;
 }
