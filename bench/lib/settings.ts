@@ -21,6 +21,6 @@ export interface Settings {
 
 export function settingsFor(quick: boolean): Settings {
   return quick
-    ? { quick, coldRuns: 5, prismColdBudgetMs: 20_000, loadDurationS: 2, warmupS: 1, extensionsInAccount: 10, memoryBatch: 2_000, memoryBatches: 2, smallUploadDurationS: 2, smallUploadMax: 50, largeBundleMB: 48 }
-    : { quick, coldRuns: 20, prismColdBudgetMs: 90_000, loadDurationS: 10, warmupS: 2, extensionsInAccount: 10, memoryBatch: 10_000, memoryBatches: 3, smallUploadDurationS: 5, smallUploadMax: 250, largeBundleMB: 48 };
+    ? { quick, coldRuns: 5, prismColdBudgetMs: 20_000, loadDurationS: 2, warmupS: 1, extensionsInAccount: 10, memoryBatch: 2_000, memoryBatches: 3, smallUploadDurationS: 2, smallUploadMax: 50, largeBundleMB: 48 }
+    : { quick, coldRuns: 20, prismColdBudgetMs: 90_000, loadDurationS: 10, warmupS: 2, extensionsInAccount: 10, memoryBatch: 10_000, memoryBatches: 8, smallUploadDurationS: 5, smallUploadMax: 250, largeBundleMB: 48 };
 }

@@ -1,7 +1,9 @@
 /**
  * Row 4: resident memory of the compiled emulator, idle after start and after each batch of 10,000
  * authenticated GET requests (64 connections). The first batch includes warm-up (JIT code, the sockets'
- * buffers, the allocator's arenas); a leak shows as growth that goes on batch after batch.
+ * buffers, the allocator's arenas). After it, RSS moves up and down by a few MB with garbage collection, so
+ * growth is judged by the least-squares slope over the later batches, not by two readings: a leak shows as
+ * a slope that stays positive, GC noise as points scattered around a flat line.
  */
 import { runLoad } from "../lib/load";
 import { MB, rssBytes } from "../lib/proc";
@@ -13,7 +15,7 @@ export interface MemoryResult {
   idleRssMB: number;
   /** RSS after each batch, cumulative requests → MB. */
   afterBatches: { requests: number; rssMB: number }[];
-  /** RSS growth per 10,000 requests after the first batch (steady state); ≤ ~1 MB is allocator noise. */
+  /** Least-squares slope of RSS over the batches after the first, in MB per 10,000 requests. */
   steadyGrowthMBPer10k: number;
   /** Growth from idle to the end of the first batch (includes warm-up). */
   firstBatchGrowthMB: number;
@@ -34,15 +36,27 @@ export async function memory(settings: Settings, log: (line: string) => void): P
       log(`  after ${i * settings.memoryBatch} requests: ${afterBatches.at(-1)!.rssMB} MB`);
     }
     const first = afterBatches[0]!;
-    const last = afterBatches.at(-1)!;
-    const steadyRequests = last.requests - first.requests;
     return {
       idleRssMB: round(idle / MB),
       afterBatches,
-      steadyGrowthMBPer10k: steadyRequests > 0 ? round(((last.rssMB - first.rssMB) * 10_000) / steadyRequests, 2) : 0,
+      steadyGrowthMBPer10k: round(slope(afterBatches.slice(1).map((b) => [b.requests / 10_000, b.rssMB])), 2),
       firstBatchGrowthMB: round(first.rssMB - idle / MB),
     };
   } finally {
     await stopEmulator(emu);
   }
+}
+
+/** Least-squares slope of y over x; 0 with fewer than two points. */
+export function slope(points: [number, number][]): number {
+  if (points.length < 2) return 0;
+  const mx = points.reduce((a, [x]) => a + x, 0) / points.length;
+  const my = points.reduce((a, [, y]) => a + y, 0) / points.length;
+  let num = 0;
+  let den = 0;
+  for (const [x, y] of points) {
+    num += (x - mx) * (y - my);
+    den += (x - mx) ** 2;
+  }
+  return den === 0 ? 0 : num / den;
 }

@@ -2,6 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { buildReport, checkTargets, type BenchResults } from "../../bench/lib/report";
 import { settingsFor } from "../../bench/lib/settings";
+import { slope } from "../../bench/sections/memory";
 import { percentile, summarize } from "../../bench/lib/stats";
 
 describe("bench stats (bench/lib/stats.ts)", () => {
@@ -81,5 +82,13 @@ describe("bench targets (bench/lib/report.ts)", () => {
     const memory = (steady: number) => ({ idleRssMB: 50, afterBatches: [], steadyGrowthMBPer10k: steady, firstBatchGrowthMB: 10 });
     expect(checkTargets(results({ memory: memory(0.8) })).find((t) => t.id === "rss_growth")?.met).toBe(true);
     expect(checkTargets(results({ memory: memory(3) })).find((t) => t.id === "rss_growth")?.met).toBe(false);
+  });
+});
+
+describe("bench memory slope (bench/sections/memory.ts)", () => {
+  test("a steady leak gives its rate; GC noise around a flat line gives about zero", () => {
+    expect(slope([[1, 80], [2, 82], [3, 84], [4, 86]])).toBeCloseTo(2);
+    expect(Math.abs(slope([[2, 86], [3, 81], [4, 85], [5, 80], [6, 86], [7, 81]]))).toBeLessThan(1);
+    expect(slope([[1, 80]])).toBe(0);
   });
 });
