@@ -7,11 +7,11 @@ import { API_PREFIX, CONTROL_PREFIX, type ServerConfig } from "./config";
 import { createRuntime, type Runtime, type RuntimeOptions } from "./runtime";
 
 /**
- * Bun's own cap on a request body. It is deliberately above the API's bundle cap so that an oversized
- * upload reaches the route and gets the 413 envelope (decided from Content-Length, before reading);
- * only a body past this hard cap gets Bun's bare 413.
+ * Bun's own cap on a request body, far above the API's caps (JSON 1 MiB, bundles 50 MB unless overridden):
+ * an oversized request reaches the app and gets the 413 envelope, decided from Content-Length before a byte
+ * is read, or by a running count. Only a body past this outer cap is cut by Bun with a bare 413.
  */
-export const MAX_REQUEST_BODY_BYTES = 96 * 1024 * 1024;
+export const MAX_REQUEST_BODY_BYTES = 1024 * 1024 * 1024;
 
 export interface RunningEmulator {
   runtime: Runtime;

@@ -10,6 +10,7 @@ import type { AuthService, Principal } from "../auth/service";
 import { hasScope, type Scope } from "../auth/scopes";
 import { API_PREFIX, DEPLOY_LIMITS_PREFIX } from "../config";
 import { errors } from "../errors/catalog";
+import { declaresMoreThan, JSON_BODY_MAX_BYTES, readJsonCapped } from "./body-limit";
 import { rateGroupOf, type RateLimiter } from "../ratelimit/limiter";
 
 const principals = new WeakMap<Request, Principal>();
@@ -54,6 +55,8 @@ export function apiGate(auth: AuthService, limiter: RateLimiter, isAdminToken?: 
     // Known before the rate check, so a 429 is still attributed to its account in the request log.
     principals.set(request, principal);
     const group = rateGroupOf(request.method, path);
+    // A JSON body over the cap is refused before it is read (and before it costs a rate-window slot).
+    if (group !== "submit_version" && declaresMoreThan(request, JSON_BODY_MAX_BYTES)) throw errors.payloadTooLarge(JSON_BODY_MAX_BYTES);
     if (group) {
       const headers = limiter.take(principal.accountId, group);
       if (headers) Object.assign(set.headers, headers);
@@ -75,12 +78,16 @@ export const apiAuth = new Elysia({ name: "api-auth" }).macro({
     detail: { security: [{ bearerAuth: [] }] },
   }),
   json: {
-    // 1. a body sent as anything but JSON is a 415; 2. then the body is parsed as JSON whatever the
+    // 1. a body sent as anything but JSON is a 415; 2. a chunked body is read with a cap; 3. the body is parsed as JSON whatever the
     // Content-Type (none at all included). The named "json" parser is also what tells @elysiajs/openapi
     // that the request body is application/json: with a function alone it documents no body content.
     parse: [
       ({ contentType }: { contentType: string }) => {
         if (contentType && !contentType.toLowerCase().startsWith("application/json")) throw errors.unsupportedMediaType("application/json", contentType);
+      },
+      // A chunked body (no Content-Length) is read here with a running cap; a declared one was checked by the gate.
+      async ({ request }: { request: Request }) => {
+        if (request.body && request.headers.get("content-length") === null) return readJsonCapped(request.body, JSON_BODY_MAX_BYTES);
       },
       // Elysia accepts a parser's name here at run time; its macro typing only knows functions.
       "json" as never,

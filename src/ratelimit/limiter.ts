@@ -17,8 +17,9 @@ export const RATE_GROUPS: Record<RateGroup, { limit: number; periodMs: number; l
   put_patch: { limit: 60, periodMs: 60_000, label: "PUT and PATCH endpoints" },
 };
 
-const SUBMIT_VERSION_PATH = /\/extensions\/[^/]+\/versions$/;
-const CREATE_EXTENSION_PATH = /\/extensions$/;
+// Anchored to the developer API base: a POST anywhere else (/v1/developer/…, a typo'd prefix) is a 404.
+const SUBMIT_VERSION_PATH = /^\/developer\/v1\/extensions\/[^/]+\/versions$/;
+const CREATE_EXTENSION_PATH = /^\/developer\/v1\/extensions$/;
 
 /**
  * Which group a developer API request counts against, from its method and path alone. A request that fits

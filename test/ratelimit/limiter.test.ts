@@ -37,6 +37,10 @@ describe("rateGroupOf", () => {
     ["POST", "/developer/v1/extensions/ext_1", null],
     ["POST", "/developer/v1/extensions/ext_1/secrets", null],
     ["OPTIONS", "/developer/v1/extensions", null],
+    ["POST", "/v1/developer/extensions", null],
+    ["POST", "/v1/developer/extensions/ext_1/versions", null],
+    ["POST", "/developer/v1/nothing/extensions", null],
+    ["POST", "/developer/v1/nothing/extensions/ext_1/versions", null],
   ] as const)("%s %s → %s", (method, path, group) => {
     expect(rateGroupOf(method, path)).toBe(group as RateGroup | null);
   });

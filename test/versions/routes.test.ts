@@ -3,7 +3,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { audioFile } from "../../src/bundles/archive-writer";
 import { validEntries } from "../../src/bundles/samples";
-import { connect } from "node:net";
+import { announce } from "../helpers/raw-http";
 import { DEMO_KEY, OTHER_KEY, READ_KEY, expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { bundleDir, createExtension, submitVersion } from "../helpers/bundles";
 
@@ -96,27 +96,10 @@ describe("POST /extensions/:id/versions", () => {
 
   test("413 when Content-Length announces more than the cap, answered before the body is sent", async () => {
     const id = await createExtension(emu, "Too Big");
-    // A raw socket: announce 60 MB, send only the headers, and read the answer without sending a byte of body.
-    const answer = await new Promise<string>((resolve, reject) => {
-      const sock = connect(emu.port, "127.0.0.1", () => {
-        sock.write(
-          `POST /developer/v1/extensions/${id}/versions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${DEMO_KEY}\r\n` +
-            `Content-Type: multipart/form-data; boundary=x\r\nContent-Length: ${60 * 1024 * 1024}\r\n\r\n`,
-        );
-      });
-      let text = "";
-      sock.on("data", (d) => {
-        text += d.toString();
-        if (text.includes("\r\n\r\n{") && text.trimEnd().endsWith("}")) {
-          sock.destroy();
-          resolve(text);
-        }
-      });
-      sock.on("error", reject);
-      setTimeout(() => reject(new Error(`no answer: ${text}`)), 5000);
-    });
-    expect(answer.startsWith("HTTP/1.1 413")).toBe(true);
-    expect(JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4)).error.code).toBe("payload_too_large");
+    // Announce 60 MB, send only the headers, and read the answer without sending a byte of body.
+    const answer = await announce(emu.port, "POST", `/developer/v1/extensions/${id}/versions`, { Authorization: `Bearer ${DEMO_KEY}`, "Content-Type": "multipart/form-data; boundary=x" }, 60 * 1024 * 1024);
+    expect(answer.status).toBe(413);
+    expect(answer.body.error).toMatchObject({ code: "payload_too_large", status: 413 });
   });
 
   test("404 for another account's extension, 403 without versions:write", async () => {

@@ -1,0 +1,32 @@
+import { connect } from "node:net";
+
+/**
+ * Sends only a request's head over a raw socket — announcing a Content-Length without sending the body —
+ * and returns the status and parsed JSON body of the answer. fetch() cannot do this: it sets the length itself.
+ */
+export function announce(port: number, method: string, path: string, headers: Record<string, string>, contentLength: number): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const head = Object.entries({ Host: "localhost", ...headers, "Content-Length": String(contentLength) })
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join("");
+    const sock = connect(port, "127.0.0.1", () => sock.write(`${method} ${path} HTTP/1.1\r\n${head}\r\n`));
+    let text = "";
+    const timer = setTimeout(() => {
+      sock.destroy();
+      reject(new Error(`no answer: ${text}`));
+    }, 5000);
+    sock.on("data", (d) => {
+      text += d.toString();
+      const split = text.indexOf("\r\n\r\n");
+      if (split >= 0 && text.trimEnd().endsWith("}")) {
+        clearTimeout(timer);
+        sock.destroy();
+        resolve({ status: Number(text.slice(9, 12)), body: JSON.parse(text.slice(split + 4)) });
+      }
+    });
+    sock.on("error", (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+  });
+}

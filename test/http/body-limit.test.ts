@@ -1,0 +1,92 @@
+/**
+ * Request body caps: every oversized request gets the 413 envelope, decided from Content-Length before the
+ * body is read, or from a running count for a chunked body; a missing key is still a 401 first.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { JSON_BODY_MAX_BYTES } from "../../src/http/body-limit";
+import { DEMO_KEY, expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { announce } from "../helpers/raw-http";
+
+let emu: TestEmulator;
+beforeAll(async () => {
+  emu = await startTestEmulator({ config: { rateLimits: true } });
+});
+afterAll(() => stopTestEmulator(emu));
+
+/** A chunked body (no Content-Length): JSON of roughly `bytes` bytes, sent in 64 KB pieces. */
+function chunkedJson(bytes: number): ReadableStream<Uint8Array> {
+  const piece = new TextEncoder().encode("x".repeat(64 * 1024));
+  let sent = 0;
+  return new ReadableStream({
+    start(c) {
+      c.enqueue(new TextEncoder().encode('{"name":"'));
+    },
+    pull(c) {
+      if (sent >= bytes) {
+        c.enqueue(new TextEncoder().encode('"}'));
+        c.close();
+        return;
+      }
+      c.enqueue(piece);
+      sent += piece.byteLength;
+    },
+  });
+}
+
+describe("POST /extensions (JSON body cap)", () => {
+  test("a body declared over 1 MiB is a 413 before a byte is read, and costs no rate-window slot", async () => {
+    const before = Number((await emu.api("GET", "/extensions")).headers.get("x-ratelimit-remaining"));
+    const answer = await announce(emu.port, "POST", "/developer/v1/extensions", { Authorization: `Bearer ${DEMO_KEY}`, "Content-Type": "application/json" }, JSON_BODY_MAX_BYTES + 1);
+    expect(answer.status).toBe(413);
+    expect(answer.body.error).toMatchObject({ code: "payload_too_large", status: 413 });
+    const created = await emu.api("POST", "/extensions", { json: { name: "Fits" } });
+    expect(created.status).toBe(201);
+    // The refused POST took no slot: the first real create leaves 9 of 10.
+    expect(created.headers.get("x-ratelimit-remaining")).toBe("9");
+    expect(before).toBeGreaterThan(0);
+  });
+
+  test("a chunked body is refused as soon as it passes 1 MiB", async () => {
+    const res = await fetch(`${emu.baseUrl}/extensions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${DEMO_KEY}`, "content-type": "application/json" },
+      body: chunkedJson(2 * JSON_BODY_MAX_BYTES),
+    });
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as any).error).toMatchObject({ code: "payload_too_large", status: 413 });
+  });
+
+  test("a small chunked body is read and validated as usual", async () => {
+    const res = await fetch(`${emu.baseUrl}/extensions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${DEMO_KEY}`, "content-type": "application/json" },
+      body: chunkedJson(10),
+    });
+    // ~64 KB name: read whole, then refused by validation (at most 80 characters), not by the cap.
+    expectEnvelope({ status: res.status, body: await res.json(), headers: res.headers, text: "" }, 422, "validation_error");
+  });
+
+  test("without a key, an oversized request is a 401 first", async () => {
+    const answer = await announce(emu.port, "POST", "/developer/v1/extensions", { "Content-Type": "application/json" }, 5 * JSON_BODY_MAX_BYTES);
+    expect(answer.status).toBe(401);
+    expect(answer.body.error.code).toBe("unauthorized");
+  });
+});
+
+describe("POST /extensions/:id/versions (far over the bundle cap)", () => {
+  test("a 200 MB announcement still gets the envelope, not the HTTP server's bare 413", async () => {
+    const id = (await emu.api("POST", "/extensions", { json: { name: "Huge Upload" } })).body.extension.id;
+    const answer = await announce(emu.port, "POST", `/developer/v1/extensions/${id}/versions`, { Authorization: `Bearer ${DEMO_KEY}`, "Content-Type": "multipart/form-data; boundary=x" }, 200_000_000);
+    expect(answer.status).toBe(413);
+    expect(answer.body.error).toMatchObject({ code: "payload_too_large", status: 413 });
+  });
+});
+
+describe("PUT /extensions/:id/secrets/:key (JSON body cap)", () => {
+  test("a body declared over 1 MiB is a 413", async () => {
+    const id = (await emu.api("POST", "/extensions", { json: { name: "Secret Cap" } })).body.extension.id;
+    const answer = await announce(emu.port, "PUT", `/developer/v1/extensions/${id}/secrets/TOKEN`, { Authorization: `Bearer ${DEMO_KEY}`, "Content-Type": "application/json" }, 2 * JSON_BODY_MAX_BYTES);
+    expect(answer.status).toBe(413);
+    expect(answer.body.error.code).toBe("payload_too_large");
+  });
+});
