@@ -37,7 +37,17 @@ export const errors = {
     new ApiError(413, "payload_too_large", `Request body exceeds the limit of ${maxBytes} bytes.`),
   unsupportedMediaType: (expected: string, got: string | null) =>
     new ApiError(415, "unsupported_media_type", `Expected Content-Type ${expected}${got ? `, got ${got}` : ""}.`),
-  validation: (message: string, details?: ErrorDetail[]) => new ApiError(422, "validation_error", message, details),
+  /** One message for every validation failure: the first problem, and how many more `details` holds. */
+  validation: (details: ErrorDetail[]) =>
+    new ApiError(
+      422,
+      "validation_error",
+      `Request failed validation: ${details[0]?.message ?? "invalid request"}${details.length > 1 ? ` (and ${details.length - 1} more)` : ""}`,
+      details,
+    ),
+  secretValueEmpty: () => errors.validation([{ field: "value", message: "value must be at least 1 byte" }]),
+  multipartEmpty: () => errors.validation([{ field: "bundle", message: "bundle is required (the multipart body is empty)" }]),
+  multipartMalformed: () => errors.validation([{ field: "body", message: "the multipart/form-data body could not be parsed" }]),
   extensionNameInvalid: (problem: "blank" | "too_long", max: number) => {
     const what = problem === "blank" ? "name: must not be blank" : `name: at most ${max} characters after trimming`;
     return new ApiError(422, "validation_error", `Request failed validation: ${what}`, [{ field: "name", message: what }]);

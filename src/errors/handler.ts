@@ -56,8 +56,7 @@ export function toApiError(code: string | number, error: unknown, method: string
     }
     case "VALIDATION": {
       const details = validationDetails((error as { all?: ValueErrorLike[] }).all);
-      const first = details[0]?.message ?? "invalid request";
-      return errors.validation(`Request failed validation: ${first}`, details);
+      return errors.validation(details);
     }
     case "NOT_FOUND": {
       const allowed = allowedMethods(path);

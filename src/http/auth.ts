@@ -83,7 +83,8 @@ export const apiAuth = new Elysia({ name: "api-auth" }).macro({
     // that the request body is application/json: with a function alone it documents no body content.
     parse: [
       ({ contentType }: { contentType: string }) => {
-        if (contentType && !contentType.toLowerCase().startsWith("application/json")) throw errors.unsupportedMediaType("application/json", contentType);
+        // The media type itself, parameters (charset) aside: "application/jsonp" is not JSON.
+        if (contentType && contentType.split(";", 1)[0]!.trim().toLowerCase() !== "application/json") throw errors.unsupportedMediaType("application/json", contentType);
       },
       // A chunked body (no Content-Length) is read here with a running cap; a declared one was checked by the gate.
       async ({ request }: { request: Request }) => {

@@ -38,7 +38,7 @@ export function createSecretService(deps: { db: Db; clock: Clock; limits: Limits
       const bytes = Buffer.byteLength(value, "utf8");
       if (bytes > SECRET_VALUE_MAX_BYTES) throw errors.secretValueTooLarge(bytes, SECRET_VALUE_MAX_BYTES);
       // The route's schema already refuses "", but the service is also called without HTTP.
-      if (bytes === 0) throw errors.validation("Request failed validation: value must not be empty.", [{ field: "value", message: "value must be at least 1 byte" }]);
+      if (bytes === 0) throw errors.secretValueEmpty();
       const sealed = cipher.seal(extensionId, name, value);
       return db.transaction((tx) => {
         extensions.findOwned(accountId, extensionId, tx);

@@ -32,7 +32,7 @@ function validateFields(upload: ReceivedUpload): { version: string; changelog: s
   else if (!VERSION_LABEL.test(version)) problems.push({ field: "version", message: "version must start with a letter or digit and contain only letters, digits, '.', '+', '_' and '-'" });
   if (changelog !== undefined && [...changelog].length > CHANGELOG_MAX) problems.push({ field: "changelog", message: `changelog must be at most ${CHANGELOG_MAX} characters` });
   if (!upload.bundle) problems.push({ field: "bundle", message: "bundle is required (a .tar.gz file part)" });
-  if (problems.length > 0) throw errors.validation(`Request failed validation: ${problems[0]!.message}`, problems);
+  if (problems.length > 0) throw errors.validation(problems);
   return { version: version!, changelog: changelog ?? "" };
 }
 

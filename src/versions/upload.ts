@@ -50,7 +50,7 @@ export function precheckUpload(contentType: string | null, contentLength: string
 
 export async function receiveUpload(req: UploadRequest): Promise<ReceivedUpload> {
   precheckUpload(req.contentType, req.contentLength, req.maxBytes);
-  if (!req.body) throw errors.validation("Request failed validation: the multipart body is empty.", [{ field: "bundle", message: "bundle is required" }]);
+  if (!req.body) throw errors.multipartEmpty();
 
   const fields: ReceivedUpload["fields"] = {};
   const problems: ErrorDetail[] = [];
@@ -108,11 +108,11 @@ export async function receiveUpload(req: UploadRequest): Promise<ReceivedUpload>
     await Promise.allSettled(writes);
     if (bundle) req.discard((bundle as ReceivedBundle).tempFile);
     if (e instanceof ApiError) throw e;
-    throw errors.validation("Request failed validation: malformed multipart body.", [{ field: "body", message: "the multipart/form-data body could not be parsed" }]);
+    throw errors.multipartMalformed();
   }
   if (problems.length > 0) {
     if (bundle) req.discard((bundle as ReceivedBundle).tempFile);
-    throw errors.validation(`Request failed validation: ${problems[0]!.message}`, problems);
+    throw errors.validation(problems);
   }
   return { fields, bundle };
 }

@@ -35,6 +35,10 @@ describe("unknown routes", () => {
 });
 
 describe("wrong method on a known path", () => {
+  test("without a key → 401 first, like an unknown path", async () => {
+    expectEnvelope(await emu.api("PUT", "/extensions", { key: null, json: {} }), 401, "unauthorized");
+  });
+
   test("PUT /extensions → 405 method_not_allowed with Allow", async () => {
     const res = await emu.api("PUT", "/extensions", { json: {} });
     const error = expectEnvelope(res, 405, "method_not_allowed");
@@ -92,6 +96,18 @@ describe("request bodies", () => {
     const bad = await send("name=x");
     expect(bad.status).toBe(422);
     expect(((await bad.json()) as any).error).toMatchObject({ code: "validation_error", status: 422 });
+  });
+
+  test("several problems: the message names the first and counts the rest; details hold one per field", async () => {
+    const res = await emu.api("POST", "/extensions", { json: { name: 5, pricing: { type: "paid" }, colour: "red" } });
+    const error = expectEnvelope(res, 422, "validation_error");
+    expect(error.details!.map((d) => d.field).sort()).toEqual(["colour", "name", "pricing.type"]);
+    expect(error.message).toMatch(/^Request failed validation: .+ \(and 2 more\)$/);
+  });
+
+  test("a look-alike media type (application/jsonp) is a 415, not JSON", async () => {
+    const res = await emu.api("POST", "/extensions", { body: '{"name":"P"}', headers: { "content-type": "application/jsonp" } });
+    expectEnvelope(res, 415, "unsupported_media_type");
   });
 
   test("no body at all on POST → 422 validation_error", async () => {
