@@ -10,7 +10,7 @@ import type { Fixture } from "./fixtures/model";
 import { validateFixture } from "./fixtures/validate";
 import { createLogger, type LogLevel } from "./logger";
 import { loadFixtureFile, type Runtime } from "./runtime";
-import { startServer } from "./server";
+import { startServer, type RunningEmulator } from "./server";
 
 export interface StartEmulatorOptions {
   /** A fixture object, a fixture file path, or "demo" (the default: the embedded demo fixture). */
@@ -59,8 +59,10 @@ function resolveFixture(fixture: Fixture | string | undefined): Fixture {
   return validateFixture(structuredClone(fixture), "startEmulator fixture");
 }
 
-async function controlPlane(adminUrl: string, path: string, body: unknown): Promise<void> {
-  const res = await fetch(adminUrl + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+async function controlPlane(server: RunningEmulator, path: string, body: unknown): Promise<void> {
+  // The admin token is always accepted; off loopback (host "0.0.0.0") it is the only way in.
+  const headers = { "content-type": "application/json", authorization: `Bearer ${server.runtime.control.adminToken}` };
+  const res = await fetch(server.adminUrl + path, { method: "POST", headers, body: JSON.stringify(body) });
   const text = await res.text();
   if (!res.ok) throw new StartEmulatorError(`${path} failed: ${res.status} ${text.slice(0, 300)}`);
 }
@@ -92,8 +94,8 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     port: server.port,
     runtime: server.runtime,
     // Through the control plane, so a reset is exactly what POST /_emulator/reset does for anyone else.
-    reset: () => controlPlane(server.adminUrl, "/reset", {}),
-    advanceClock: (seconds) => controlPlane(server.adminUrl, "/clock", { advanceSeconds: seconds }),
+    reset: () => controlPlane(server, "/reset", {}),
+    advanceClock: (seconds) => controlPlane(server, "/clock", { advanceSeconds: seconds }),
     stop: () => server.stop(true),
   };
 }

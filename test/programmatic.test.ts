@@ -63,6 +63,20 @@ describe("startEmulator()", () => {
     expect(new Date(created).getTime() - untouched.runtime.clock.nowMs()).toBeGreaterThan(86_400_000 * 364);
   });
 
+  test("bound to 0.0.0.0, reset() and advanceClock() still work: they send the admin token", async () => {
+    const e = await start({ host: "0.0.0.0" });
+    expect(e.adminUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/_emulator$/);
+    // Off loopback the control plane is closed to a request without the token…
+    expect((await fetch(e.adminUrl + "/clock")).status).toBe(401);
+    // …and the helpers get in.
+    await api(e, "POST", "/extensions", { name: "Wiped" });
+    await e.advanceClock(3600);
+    expect(e.runtime.clock.state().offsetMs).toBeGreaterThanOrEqual(3_599_000);
+    await e.reset();
+    expect(await names(e)).toEqual([]);
+    expect(Math.abs(e.runtime.clock.state().offsetMs)).toBeLessThan(1000);
+  });
+
   test("a fixture object; apiKey is its first plaintext key", async () => {
     const e = await start({ fixture: { accounts: [{ id: "acc_p", name: "P", apiKeys: [{ name: "k", key: "ext_programmatic_key_0123456789", scopes: ["*"] }] }] } });
     expect(e.apiKey).toBe("ext_programmatic_key_0123456789");
@@ -70,13 +84,13 @@ describe("startEmulator()", () => {
   });
 
   test("a fixture without a plaintext key is refused with a clear error", async () => {
-    expect(startEmulator({ fixture: { accounts: [{ id: "acc_q", name: "Q" }] } })).rejects.toBeInstanceOf(StartEmulatorError);
+    await expect(startEmulator({ fixture: { accounts: [{ id: "acc_q", name: "Q" }] } })).rejects.toBeInstanceOf(StartEmulatorError);
   });
 
   test("stop() closes the port and is idempotent", async () => {
     const e = await startEmulator();
     await e.stop();
     await e.stop();
-    expect(fetch(e.url + "/healthz")).rejects.toThrow();
+    await expect(fetch(e.url + "/healthz")).rejects.toThrow();
   });
 });
