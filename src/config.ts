@@ -54,8 +54,6 @@ const ENV_NAMES: Record<keyof ServerConfig, string> = {
   readyFile: "EXT_READY_FILE",
 };
 
-export const CONFIG_ENV_NAMES = ENV_NAMES;
-
 function pick(flags: ServerFlags, env: Env, key: keyof ServerConfig): string | number | boolean | null | undefined {
   const flag = flags[key];
   if (flag !== undefined) return flag;

@@ -8,7 +8,7 @@
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { generateApiKey, hashApiKey, keyPrefix } from "../auth/keys";
 import type { Clock } from "../clock";
-import type { Db } from "../db/database";
+import type { Db, Tx } from "../db/database";
 import { accounts, apiKeys, teamMembers } from "../db/schema";
 import { errors } from "../errors/catalog";
 import { newId } from "../ids";
@@ -16,7 +16,6 @@ import type { LimitsService } from "../limits/service";
 import type { AddMemberInput, ApiKey, CreateApiKeyInput, TeamMember } from "./model";
 
 type KeyRow = typeof apiKeys.$inferSelect;
-type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
 function toApiKey(row: KeyRow): ApiKey {
   return {

@@ -10,10 +10,6 @@ export const SCOPES = [
 
 export type Scope = (typeof SCOPES)[number];
 
-export function isScope(value: string): value is Scope {
-  return (SCOPES as readonly string[]).includes(value);
-}
-
 export function hasScope(granted: readonly string[], needed: Scope): boolean {
   return granted.includes("*") || granted.includes(needed);
 }

@@ -4,6 +4,8 @@ import * as schema from "./schema";
 import { migrationMetas } from "./migrations";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
+/** The handle inside `db.transaction((tx) => …)`: keep those callbacks synchronous (stack notes). */
+export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
 /** Opens (creating if needed) the SQLite file, or an in-memory database for ":memory:", and migrates it. */
 export function openDatabase(filename: string): Db {

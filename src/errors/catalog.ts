@@ -27,12 +27,10 @@ export const errors = {
   versionNotFound: (id: string) => new ApiError(404, "version_not_found", `Version "${id}" does not exist.`),
   secretNotFound: (key: string) => new ApiError(404, "secret_not_found", `Secret "${key}" does not exist on this extension.`),
   accountNotFound: (id: string) => new ApiError(404, "account_not_found", `Account "${id}" does not exist.`),
-  resourceNotFound: (kind: string, id: string) => new ApiError(404, "not_found", `${kind} "${id}" does not exist.`),
   extensionListed: (id: string) =>
     new ApiError(409, "extension_listed", `Extension "${id}" has been publicly listed and can no longer be deleted.`),
   versionExists: (label: string) => new ApiError(409, "version_exists", `Version "${label}" already exists for this extension.`),
   versionArchived: (id: string) => new ApiError(409, "version_archived", `Version "${id}" is archived and can no longer be reviewed.`),
-  conflict: (code: string, message: string) => new ApiError(409, code, message),
   payloadTooLarge: (maxBytes: number) =>
     new ApiError(413, "payload_too_large", `Request body exceeds the limit of ${maxBytes} bytes.`),
   unsupportedMediaType: (expected: string, got: string | null) =>

@@ -7,13 +7,12 @@
  */
 import { eq, sql } from "drizzle-orm";
 import type { Clock } from "../clock";
-import type { Db } from "../db/database";
+import type { Db, Tx } from "../db/database";
 import { extensions, versions } from "../db/schema";
 import { errors } from "../errors/catalog";
 import type { ExtensionStatus } from "./model";
 import { markListedIfPublic } from "./service";
 
-type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
 export function statusFromVersions(tx: Pick<Db, "select">, extensionId: string): ExtensionStatus {
   const row = tx

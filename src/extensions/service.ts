@@ -5,7 +5,7 @@
 import { and, desc, eq, like, sql } from "drizzle-orm";
 import type { BlobStore } from "../blobs/blob-store";
 import type { Clock } from "../clock";
-import type { Db } from "../db/database";
+import type { Db, Tx } from "../db/database";
 import { extensions, installs, versions } from "../db/schema";
 import { errors } from "../errors/catalog";
 import { newId } from "../ids";
@@ -15,7 +15,6 @@ import type { CreateExtensionInput, Extension, ExtensionCreated, ExtensionListIt
 import { slugify, uniqueSlug } from "./slug";
 
 export type ExtensionRow = typeof extensions.$inferSelect;
-type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
 export interface NewExtension extends CreateExtensionInput {
   id?: string;

@@ -6,7 +6,7 @@
  */
 import { and, asc, eq, type SQL } from "drizzle-orm";
 import type { Clock } from "../clock";
-import type { Db } from "../db/database";
+import type { Db, Tx } from "../db/database";
 import { accounts, extensions, limitRequests } from "../db/schema";
 import { errors } from "../errors/catalog";
 import { newId } from "../ids";
@@ -14,7 +14,6 @@ import { checkLimitValues, type OverrideService } from "../limits/overrides";
 import { REASON_MIN, type CreateLimitRequestInput, type LimitRequest, type LimitRequestQuery } from "./model";
 
 type Row = typeof limitRequests.$inferSelect;
-type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
 function toView(row: Row): LimitRequest {
   return {

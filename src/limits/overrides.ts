@@ -5,7 +5,7 @@
  * checked before anything is written, and all problems are reported at once.
  */
 import { eq } from "drizzle-orm";
-import type { Db } from "../db/database";
+import type { Db, Tx } from "../db/database";
 import { accountOverrides, accounts, extensionOverrides, extensions } from "../db/schema";
 import type { ErrorDetail } from "../errors/api-error";
 import { errors } from "../errors/catalog";
@@ -29,7 +29,6 @@ export function checkLimitValues(values: Record<string, number>, at: string): Er
   return problems;
 }
 
-type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
 export function createOverrideService(deps: { db: Db; clock: { iso(): string } }) {
   const { db, clock } = deps;

@@ -16,7 +16,6 @@ export const PutSecretBody = t.Object(
   { value: t.String({ minLength: 1, maxLength: SECRET_VALUE_MAX_BYTES, description: "The secret value, 1 byte to 64 KB of UTF-8. Write-only: never returned." }) },
   { additionalProperties: false },
 );
-export type PutSecretInput = Static<typeof PutSecretBody>;
 
 export const SecretKeyList = t.Object(
   { keys: t.Array(t.String({ examples: ["API_TOKEN"] }), { description: "Secret names, sorted; values are never returned" }) },

@@ -9,7 +9,7 @@ import type { BlobStore } from "../blobs/blob-store";
 import { bundleLimitsFrom } from "../bundles/bundle-limits";
 import { inspectBundle } from "../bundles/inspect";
 import type { Clock } from "../clock";
-import type { Db } from "../db/database";
+import type { Db, Tx } from "../db/database";
 import { extensions, versions } from "../db/schema";
 import type { ErrorDetail } from "../errors/api-error";
 import { errors } from "../errors/catalog";
@@ -20,7 +20,6 @@ import { CHANGELOG_MAX, VERSION_LABEL, VERSION_LABEL_MAX, type VersionListItem, 
 import type { ReceivedUpload } from "./upload";
 
 export type Version = typeof versions.$inferSelect;
-type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 export type SubmittedListener = (v: { id: string; extensionId: string }) => void;
 
 /** The submit form's field rules; every problem is reported at once. */

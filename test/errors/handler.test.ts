@@ -123,7 +123,7 @@ describe("unexpected exceptions", () => {
         throw new Error("db password is hunter2 at /srv/app/secret.ts:12");
       })
       .get("/typed", () => {
-        throw errors.conflict("some_conflict", "A conflict.");
+        throw errors.versionExists("1.0.0");
       })
       .get("/not-error", () => {
         throw "a bare string";
@@ -150,7 +150,7 @@ describe("unexpected exceptions", () => {
   test("a thrown ApiError keeps its status and code", async () => {
     const res = await tinyApp([]).handle(new Request("http://localhost/typed"));
     expect(res.status).toBe(409);
-    expect(await res.json()).toEqual({ error: { code: "some_conflict", message: "A conflict.", status: 409 } });
+    expect(await res.json()).toEqual({ error: { code: "version_exists", message: errors.versionExists("1.0.0").message, status: 409 } });
   });
 
   test("an unknown route on the tiny app (no known paths) is a 404 not_found", async () => {
