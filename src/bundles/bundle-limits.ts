@@ -37,8 +37,12 @@ export const READ_CAPS = {
   maxEntries: 50_000,
   maxEntryBytes: 32 * 1024 * 1024,
   maxUncompressedBytes: 512 * 1024 * 1024,
-  /** Uncompressed ÷ compressed, checked once at least `ratioFloorBytes` came out. */
-  maxRatio: 100,
-  ratioFloorBytes: 10 * 1024 * 1024,
+  /**
+   * Uncompressed ÷ compressed, checked only once `ratioFloorBytes` came out. Legitimate content compresses
+   * far past 100:1 (silent audio ~1000:1), so the ratio alone proves nothing: it only shortens the walk of
+   * an archive that is already huge. The total and per-entry caps bound the rest.
+   */
+  maxRatio: 200,
+  ratioFloorBytes: 256 * 1024 * 1024,
   maxManifestBytes: 1024 * 1024,
 } as const;

@@ -83,9 +83,9 @@ export const SAMPLE_BUNDLES: SampleBundle[] = [
   { file: "device.tar.gz", description: "A character device entry.", expect: { path: "dev-null", message: /character device/ }, build: tarGz(() => validEntries({ entries: [{ name: "dev-null", type: "character-device" }] })) },
   {
     file: "gzip-bomb.tar.gz",
-    description: "A 64 MB file of zeros (about 64 KB compressed): stopped by the compression-ratio cap.",
-    expect: { path: ARCHIVE, message: /gzip bomb/ },
-    build: tarGz(() => validEntries({ entries: [{ name: "assets/zeros.bin", generated: { size: 64 * MB, fill: "zero" } }] })),
+    description: "Ten 32 MB files of zeros (about 320 KB compressed), each within the per-file cap: stopped by the compression-ratio cap once 256 MB came out.",
+    expect: { path: ARCHIVE, message: /compression ratio above 200:1 \(gzip bomb\?\); inspection stopped/ },
+    build: tarGz(() => validEntries({ entries: Array.from({ length: 10 }, (_, i) => ({ name: `data/zeros${i}.bin`, generated: { size: 32 * MB, fill: "zero" as const } })) })),
   },
   { file: "manifest-missing.tar.gz", description: "No manifest.json.", expect: { path: "manifest.json", message: /missing/ }, build: tarGz(() => validEntries().filter((e) => e.name !== "manifest.json")) },
   {

@@ -2,12 +2,13 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { writeTarGz, audioFile, type RawEntry } from "../../src/bundles/archive-writer";
+import { writeTarGz, audioFile, audioHeader, type RawEntry } from "../../src/bundles/archive-writer";
 import { AUDIO_FORMATS, audioFormatOfName, matchesMagic } from "../../src/bundles/audio-formats";
 import { DEFAULT_BUNDLE_LIMITS, READ_CAPS } from "../../src/bundles/bundle-limits";
 import { inspectBundle } from "../../src/bundles/inspect";
 import { manifestEntry, validEntries } from "../../src/bundles/samples";
 
+const MB = 1024 * 1024;
 const dir = mkdtempSync(join(tmpdir(), "ext-inspect-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
@@ -57,6 +58,17 @@ describe("inspectBundle", () => {
   test("duplicate entries are reported", async () => {
     const { problems } = await inspect([...validEntries(), { name: "layer/index.js", data: "again" }]);
     expect(problems).toEqual([expect.objectContaining({ path: "layer/index.js", message: expect.stringContaining("duplicate") })]);
+  });
+
+  test("silent audio compresses ~1000:1 and is no gzip bomb: two 9 MB silent WAVs are valid", async () => {
+    const silent = (name: string): RawEntry => ({ name, generated: { size: 9 * MB, fill: "zero", prefix: audioHeader("WAV") } });
+    const file = join(dir, "silent.tar.gz");
+    await writeTarGz(validEntries({ manifest: { sounds: [{ name: "a", file: "sounds/a.wav" }, { name: "b", file: "sounds/b.wav" }] }, entries: [silent("sounds/a.wav"), silent("sounds/b.wav")] }), file);
+    const uncompressed = 18 * MB;
+    expect(uncompressed / Bun.file(file).size).toBeGreaterThan(500); // far past any ratio a low floor would refuse
+    const result = await inspectBundle(file, DEFAULT_BUNDLE_LIMITS);
+    expect(result.problems).toEqual([]);
+    expect(result.warnings).toEqual([expect.stringContaining("sounds/a.wav"), expect.stringContaining("sounds/b.wav")]);
   });
 
   test(`more than ${READ_CAPS.maxEntries} entries stops the inspection`, async () => {
