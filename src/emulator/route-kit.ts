@@ -9,4 +9,4 @@ export function controlErrors<S extends number>(...statuses: S[]) {
   return errorResponses<S | 401 | 500>(401, 500, ...statuses);
 }
 
-export const noContent = () => new Response(null, { status: 204 });
+export { noContent } from "../http/responses";

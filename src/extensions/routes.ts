@@ -1,6 +1,7 @@
 import { Elysia, t } from "elysia";
 import { AUTHED, errorResponses } from "../errors/model";
 import { apiAuth } from "../http/auth";
+import { noContent } from "../http/responses";
 import type { ExtensionService } from "./service";
 import { CreateExtensionBody, Extension, ExtensionCreated, ExtensionIdParams, ExtensionList, UpdateExtensionBody } from "./model";
 
@@ -46,7 +47,7 @@ export function extensionRoutes(extensions: ExtensionService) {
       "/:id",
       ({ principal, params }) => {
         extensions.remove(principal.accountId, params.id);
-        return new Response(null, { status: 204 });
+        return noContent();
       },
       {
         auth: "extensions:write",

@@ -2,6 +2,7 @@ import { Elysia, t } from "elysia";
 import { AUTHED, errorResponses } from "../errors/model";
 import { ExtensionIdParams } from "../extensions/model";
 import { apiAuth } from "../http/auth";
+import { noContent } from "../http/responses";
 import { PutSecretBody, SecretKeyList, SecretParams } from "./model";
 import type { SecretService } from "./service";
 
@@ -20,7 +21,7 @@ export function secretRoutes(secrets: SecretService) {
       "/:id/secrets/:key",
       ({ principal, params, body }) => {
         secrets.put(principal.accountId, params.id, params.key, body.value);
-        return new Response(null, { status: 204 });
+        return noContent();
       },
       {
         auth: "secrets:write",
@@ -40,7 +41,7 @@ export function secretRoutes(secrets: SecretService) {
       "/:id/secrets/:key",
       ({ principal, params }) => {
         secrets.remove(principal.accountId, params.id, params.key);
-        return new Response(null, { status: 204 });
+        return noContent();
       },
       {
         auth: "secrets:write",
