@@ -3,13 +3,13 @@
  * default; each call has its own database, blob directory, clock and rate windows, so several run at once
  * without seeing each other.
  */
-import { existsSync } from "node:fs";
 import { parseServerConfig, type ServerConfig } from "./config";
-import { demoFixture, firstPlaintextKey, isDemoSeed } from "./fixtures/demo";
+import { demoFixture, firstPlaintextKey } from "./fixtures/demo";
 import type { Fixture } from "./fixtures/model";
+import { resolveFixture } from "./fixtures/resolve";
 import { validateFixture } from "./fixtures/validate";
 import { createLogger, type LogLevel } from "./logger";
-import { loadFixtureFile, type Runtime } from "./runtime";
+import type { Runtime } from "./runtime";
 import { startServer, type RunningEmulator } from "./server";
 
 export interface StartEmulatorOptions {
@@ -53,9 +53,9 @@ export class StartEmulatorError extends Error {
   override name = "StartEmulatorError";
 }
 
-function resolveFixture(fixture: Fixture | string | undefined): Fixture {
-  if (fixture === undefined || (typeof fixture === "string" && isDemoSeed(fixture, existsSync))) return demoFixture();
-  if (typeof fixture === "string") return loadFixtureFile(fixture);
+function fixtureOf(fixture: Fixture | string | undefined): Fixture {
+  if (fixture === undefined) return demoFixture();
+  if (typeof fixture === "string") return resolveFixture(fixture);
   return validateFixture(structuredClone(fixture), "startEmulator fixture");
 }
 
@@ -68,7 +68,7 @@ async function controlPlane(server: RunningEmulator, path: string, body: unknown
 }
 
 export async function startEmulator(options: StartEmulatorOptions = {}): Promise<Emulator> {
-  const fixture = resolveFixture(options.fixture);
+  const fixture = fixtureOf(options.fixture);
   const apiKey = firstPlaintextKey(fixture);
   if (!apiKey) throw new StartEmulatorError('the fixture has no API key with a plaintext "key"; add one so startEmulator can return it');
   const flags = {

@@ -2,7 +2,7 @@
  * Everything a running emulator owns — config, clock, database, blob store, rate windows and the services
  * built on them — created once and passed down. Routes, CLI commands and tests all go through this.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createAuthService } from "./auth/service";
@@ -13,7 +13,8 @@ import { openDatabase, type Db } from "./db/database";
 import { createExtensionService } from "./extensions/service";
 import { applyFixture } from "./fixtures/loader";
 import type { Fixture, SeedReport } from "./fixtures/model";
-import { parseFixtureText, validateFixture } from "./fixtures/validate";
+import { resolveFixture } from "./fixtures/resolve";
+import { validateFixture } from "./fixtures/validate";
 import { createLimitsService } from "./limits/service";
 import { createLogger, type Logger } from "./logger";
 import { RateLimiter } from "./ratelimit/limiter";
@@ -72,21 +73,11 @@ export interface Runtime {
   close(): void;
 }
 
-export function loadFixtureFile(path: string): Fixture {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (e) {
-    throw new Error(`cannot read fixture ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-  return parseFixtureText(text, path);
-}
-
 export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}): Runtime {
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? new EmulatorClock();
   // A fixture given as an object gets the same checks as a file (override keys, hard limits, duplicates).
-  const startupFixture = options.seedFixture ? validateFixture(options.seedFixture, "seedFixture") : config.seed ? loadFixtureFile(config.seed) : null;
+  const startupFixture = options.seedFixture ? validateFixture(options.seedFixture, "seedFixture") : config.seed ? resolveFixture(config.seed) : null;
 
   let blobRoot: string;
   let db: Db;

@@ -1,7 +1,5 @@
-import { existsSync } from "node:fs";
 import { defineCommand } from "citty";
 import { ConfigError, parseServerConfig, type ServerFlags } from "../../src/config";
-import { demoFixture, isDemoSeed } from "../../src/fixtures/demo";
 import { FixtureError } from "../../src/fixtures/validate";
 import { PortInUseError, startServer, type RunningEmulator } from "../../src/server";
 import { EXIT, err, fail, out } from "../output";
@@ -60,11 +58,8 @@ export default defineCommand({
     process.on("SIGINT", () => void shutdown("SIGINT"));
     process.on("SIGTERM", () => void shutdown("SIGTERM"));
     try {
-      const config = parseServerConfig(serveFlags(args));
-      // `--seed demo` is the demo fixture embedded in the binary (a file named `demo` still wins).
-      emulator = config.seed && isDemoSeed(config.seed, existsSync)
-        ? startServer({ ...config, seed: null }, { seedFixture: demoFixture() })
-        : startServer(config);
+      // `--seed demo` (or EXT_SEED=demo) is the embedded demo fixture: createRuntime resolves it.
+      emulator = startServer(parseServerConfig(serveFlags(args)));
     } catch (e) {
       if (e instanceof ConfigError || e instanceof FixtureError) fail(e.message, EXIT.usage);
       if (e instanceof PortInUseError) fail(e.message, EXIT.runtime);
