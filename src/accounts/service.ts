@@ -29,21 +29,24 @@ function toApiKey(row: KeyRow): ApiKey {
   };
 }
 
+/**
+ * Members counted against the cap: the rows, plus the owner unless a row already is the owner. Exported so
+ * the limits endpoint's usage reports the very number the cap is checked against.
+ */
+export function memberCount(tx: Pick<Db, "select">, accountId: string): number {
+  const row = tx
+    .select({ n: sql<number>`COUNT(*)`, owners: sql<number>`COALESCE(SUM(${teamMembers.role} = 'owner'), 0)` })
+    .from(teamMembers)
+    .where(eq(teamMembers.accountId, accountId))
+    .get();
+  return Number(row?.n ?? 0) + (Number(row?.owners ?? 0) > 0 ? 0 : 1);
+}
+
 export function createAccountService(deps: { db: Db; clock: Clock; limits: LimitsService }) {
   const { db, clock, limits } = deps;
 
   function requireAccount(tx: Pick<Db, "select">, accountId: string): void {
     if (!tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).get()) throw errors.accountNotFound(accountId);
-  }
-
-  /** Members counted against the cap: the rows, plus the owner unless a row already is the owner. */
-  function memberCount(tx: Pick<Db, "select">, accountId: string): number {
-    const row = tx
-      .select({ n: sql<number>`COUNT(*)`, owners: sql<number>`COALESCE(SUM(${teamMembers.role} = 'owner'), 0)` })
-      .from(teamMembers)
-      .where(eq(teamMembers.accountId, accountId))
-      .get();
-    return Number(row?.n ?? 0) + (Number(row?.owners ?? 0) > 0 ? 0 : 1);
   }
 
   return {

@@ -48,7 +48,7 @@ export const LimitsResponse = t.Object(
         archivedVersions: t.Integer(),
         secrets: t.Integer({ description: "Secrets of this extension" }),
         apiKeys: t.Integer({ description: "Active API keys of the account" }),
-        teamMembers: t.Integer({ description: "Team members of the account" }),
+        teamMembers: t.Integer({ description: "Team members of the account, the owner included (as max_team_members counts them)" }),
       },
       { additionalProperties: false },
     ),

@@ -2,7 +2,8 @@
 import { and, eq, isNull, ne, sql } from "drizzle-orm";
 import { AUDIO_FORMATS } from "../bundles/audio-formats";
 import type { Db } from "../db/database";
-import { apiKeys, extensions, secrets, teamMembers, versions } from "../db/schema";
+import { memberCount } from "../accounts/service";
+import { apiKeys, extensions, secrets, versions } from "../db/schema";
 import type { ExtensionService } from "../extensions/service";
 import { LIMITS } from "./catalog";
 import type { LimitsResponse } from "./model";
@@ -50,7 +51,8 @@ export function createLimitsView(deps: { db: Db; limits: LimitsService; extensio
           archivedVersions: count(db.select({ n }).from(versions).where(and(eq(versions.extensionId, extensionId), eq(versions.status, "archived")))),
           secrets: count(db.select({ n }).from(secrets).where(eq(secrets.extensionId, extensionId))),
           apiKeys: count(db.select({ n }).from(apiKeys).where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))),
-          teamMembers: count(db.select({ n }).from(teamMembers).where(eq(teamMembers.accountId, accountId))),
+          // The owner included: the same count max_team_members is checked against.
+          teamMembers: memberCount(db, accountId),
         },
       };
     },

@@ -75,6 +75,15 @@ describe("GET /extensions/:id/limits", () => {
     expect(body.usage).toMatchObject({ extensions: 2, versions: 1, archivedVersions: 0, secrets: 1, apiKeys: 2 });
   });
 
+  test("usage.teamMembers counts the implicit owner, as the max_team_members cap does", async () => {
+    // acc_other has no member rows: the owner alone is one member.
+    expect((await limitsAt("api", "ext_other", OTHER_KEY)).body.usage.teamMembers).toBe(1);
+    emu.runtime.services.accounts.addMember("acc_other", { email: "dev@example.com", role: "developer" });
+    const { body } = await limitsAt("api", "ext_other", OTHER_KEY);
+    expect(body.usage.teamMembers).toBe(2);
+    expect(body.usage.teamMembers).toBe(emu.runtime.services.accounts.listMembers("acc_other").count);
+  });
+
   test("404 for another account's extension at both paths; 401 without a key", async () => {
     expectEnvelope(await limitsAt("api", "ext_other"), 404, "extension_not_found");
     expectEnvelope(await limitsAt("deploy", "ext_other"), 404, "extension_not_found");
