@@ -1,7 +1,7 @@
 import { defineCommand } from "citty";
 import { ConfigError, parseServerConfig, type ServerFlags } from "../../src/config";
 import { FixtureError } from "../../src/fixtures/validate";
-import { PortInUseError, startServer, type RunningEmulator } from "../../src/server";
+import { startServer, type RunningEmulator } from "../../src/server";
 import { EXIT, err, fail, out } from "../output";
 
 export const serveArgs = {
@@ -62,7 +62,6 @@ export default defineCommand({
       emulator = startServer(parseServerConfig(serveFlags(args)));
     } catch (e) {
       if (e instanceof ConfigError || e instanceof FixtureError) fail(e.message, EXIT.usage);
-      if (e instanceof PortInUseError) fail(e.message, EXIT.runtime);
       fail((e as Error).message, EXIT.runtime);
     }
     const { runtime } = emulator;

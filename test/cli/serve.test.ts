@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { cleanEnv } from "../binary/helpers";
 
 const ROOT = join(import.meta.dir, "../..");
 const BUN = join(ROOT, "node_modules/.bin/bun");
@@ -18,7 +19,8 @@ afterAll(() => {
 });
 
 function serve(...args: string[]) {
-  const proc = Bun.spawn([BUN, "cli/main.ts", "serve", ...args], { cwd: ROOT, stdout: "pipe", stderr: "pipe", env: { ...process.env, NO_COLOR: "1" } });
+  // No EXT_* from the developer's shell: the flags alone decide.
+  const proc = Bun.spawn([BUN, "cli/main.ts", "serve", ...args], { cwd: ROOT, stdout: "pipe", stderr: "pipe", env: cleanEnv() });
   spawned.push(proc);
   return proc;
 }
@@ -56,10 +58,10 @@ describe("ext serve", () => {
     const health = await fetch(baseUrl.replace("/developer/v1", "/healthz"));
     expect(await health.json()).toEqual({ status: "ok" });
 
-    // A second server on the same port: one line on stderr, non-zero exit, no stack trace.
+    // A second server on the same port: one line on stderr, exit 1 (a runtime error), no stack trace.
     const second = serve("--memory", "--port", match![2]!);
     const [code, stderr] = await Promise.all([second.exited, new Response(second.stderr as ReadableStream).text()]);
-    expect(code).not.toBe(0);
+    expect(code).toBe(1);
     const lines = stderr.trim().split("\n");
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^error: .*in use/);
