@@ -1,6 +1,5 @@
 /** The limits endpoint's body: the whole catalogue resolved for one extension, plus usage. */
 import { t, type Static } from "elysia";
-import { BUNDLE_LIMIT_KEYS, type BundleLimits } from "../bundles/bundle-limits";
 import { LIMITS } from "./catalog";
 
 const Source = t.UnionEnum(["extension_override", "developer_override", "platform_default"], {
@@ -56,11 +55,3 @@ export const LimitsResponse = t.Object(
   { additionalProperties: false, title: "ExtensionLimits" },
 );
 export type LimitsResponse = Static<typeof LimitsResponse>;
-
-
-/** The bundle limits the CLI inspects against, taken from a limits endpoint body. */
-export function bundleLimitsOf(body: LimitsResponse): BundleLimits {
-  const flat = new Map<string, number>();
-  for (const group of Object.values(body.limits)) for (const [key, v] of Object.entries(group)) flat.set(key, v.value);
-  return Object.fromEntries(BUNDLE_LIMIT_KEYS.map((k) => [k, flat.get(k)!])) as BundleLimits;
-}

@@ -1,21 +1,21 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { validEntries } from "../../src/bundles/samples";
 import { LIMITS } from "../../src/limits/catalog";
-import { bundleLimitsOf } from "../../src/limits/model";
+import { parseLimitsBody } from "../../cli/lib/limits";
 import { DEFAULT_BUNDLE_LIMITS } from "../../src/bundles/bundle-limits";
 import type { Fixture } from "../../src/fixtures/model";
 import { DEMO_KEY, OTHER_KEY, READ_KEY, baseFixture, expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { bundleDir, submitVersion } from "../helpers/bundles";
 
-// acc_test has a developer override of 80 sounds; ext_override also has its own override of 60 (it wins);
-// ext_plain has none. acc_other has no override at all.
+// acc_test has a developer override of 80 sounds; ext_override also has its own override of 60 (it wins)
+// and of 5 allowHosts; ext_plain has none. acc_other has no override at all.
 function fixture(): Fixture {
   const f = baseFixture();
   const acc = f.accounts[0]!;
   acc.overrides = { max_sounds_per_extension: 80 };
   acc.extensions = [
     { id: "ext_plain", name: "Plain" },
-    { id: "ext_override", name: "Overridden", overrides: { max_sounds_per_extension: 60 } },
+    { id: "ext_override", name: "Overridden", overrides: { max_sounds_per_extension: 60, max_allow_hosts: 5 } },
   ];
   f.accounts[1]!.extensions = [{ id: "ext_other", name: "Other" }];
   return f;
@@ -49,7 +49,11 @@ describe("GET /extensions/:id/limits", () => {
       expect(body.limits[def.category][def.key]).toMatchObject({ default: def.default, hardMax: "hardMax" in def ? def.hardMax : null, overrideKey: def.key, source: expect.any(String) });
     }
     expect(body.limits.account.max_versions_per_extension).toMatchObject({ value: 100, hardMax: 500, source: "platform_default" });
-    expect(bundleLimitsOf(body)).toEqual({ ...DEFAULT_BUNDLE_LIMITS, max_sounds_per_extension: 80 });
+    // What `ext deploy` inspects against, read from this very body by the CLI's parser.
+    expect(parseLimitsBody(body).bundle).toEqual({ ...DEFAULT_BUNDLE_LIMITS, max_sounds_per_extension: 80 });
+    const overridden = parseLimitsBody((await limitsAt("deploy", "ext_override")).body);
+    expect(overridden.bundle).toEqual({ ...DEFAULT_BUNDLE_LIMITS, max_sounds_per_extension: 60, max_allow_hosts: 5 });
+    expect(overridden.source("max_allow_hosts")).toBe("extension_override");
   });
 
   test("sounds.resolvedLimit and its source follow the spec's priority", async () => {
