@@ -163,7 +163,8 @@ export async function inspectBundle(file: string, limits: BundleLimits): Promise
         break;
       }
       const raw = entry.header.name;
-      const type = entry.header.type ?? "file";
+      // tar-stream gives null for a typeflag it does not know (GNU sparse, volume headers, …): never a plain file.
+      const type = entry.header.type ?? "unknown";
       const unsafe = unsafeName(raw);
       if (unsafe) problems.push({ path: raw, message: `${raw}: ${unsafe}` });
       if (LINK_TYPES[type]) problems.push({ path: raw, message: `${raw}: ${LINK_TYPES[type]} entries are not allowed` });

@@ -41,11 +41,16 @@ function pointerToField(pointer: string): string {
   return pointer.split("/").filter(Boolean).map((seg, i) => (/^\d+$/.test(seg) ? `[${seg}]` : i === 0 ? seg : `.${seg}`)).join("") || "(root)";
 }
 
-/** Archive path as the walk records it: no "./" prefix. */
+/**
+ * Archive path as extraction would resolve it: empty and "." segments dropped, "\\" read as a separator. So
+ * ".//manifest.json" and "layer/./a.js" are the files "manifest.json" and "layer/a.js" — and a second entry
+ * that resolves to the same file is reported as a duplicate instead of slipping past inspection.
+ */
 export function normaliseArchivePath(path: string): string {
-  let p = path;
-  while (p.startsWith("./")) p = p.slice(2);
-  return p;
+  return path
+    .split(/[\\/]/)
+    .filter((seg) => seg !== "" && seg !== ".")
+    .join("/");
 }
 
 const mb = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
