@@ -4,6 +4,11 @@
  */
 import { ApiError, type ErrorDetail } from "./api-error";
 
+/** How many bundle problems an error lists, and how much of an archive name it echoes. */
+export const BUNDLE_DETAILS_MAX = 100;
+export const NAME_ECHO_MAX = 256;
+const clip = (text: string, max = NAME_ECHO_MAX) => (text.length > max ? `${text.slice(0, max)}…` : text);
+
 export const errors = {
   unauthorized: (why: "missing" | "malformed" | "invalid") =>
     new ApiError(
@@ -31,6 +36,8 @@ export const errors = {
     new ApiError(409, "extension_listed", `Extension "${id}" has been publicly listed and can no longer be deleted.`),
   versionExists: (label: string) => new ApiError(409, "version_exists", `Version "${label}" already exists for this extension.`),
   versionArchived: (id: string) => new ApiError(409, "version_archived", `Version "${id}" is archived and can no longer be reviewed.`),
+  versionNotPending: (id: string, status: string) =>
+    new ApiError(409, "version_not_pending", `Version "${id}" is ${status}; review decides only pending versions.`),
   payloadTooLarge: (maxBytes: number) =>
     new ApiError(413, "payload_too_large", `Request body exceeds the limit of ${maxBytes} bytes.`),
   unsupportedMediaType: (expected: string, got: string | null) =>
@@ -51,8 +58,21 @@ export const errors = {
     return new ApiError(422, "validation_error", `Request failed validation: ${what}`, [{ field: "name", message: what }]);
   },
   malformedJson: () => new ApiError(422, "validation_error", "Request body is not valid JSON."),
-  bundleInvalid: (details: ErrorDetail[]) =>
-    new ApiError(422, "bundle_invalid", `The bundle failed inspection (${details.length} problem${details.length === 1 ? "" : "s"}).`, details),
+  /**
+   * Every problem is counted, but at most BUNDLE_DETAILS_MAX are listed and each echoed archive name is cut
+   * to NAME_ECHO_MAX characters: a crafted archive (60,000 bad entries, kilobyte-long names) must not turn
+   * the error into a multi-megabyte response.
+   */
+  bundleInvalid: (details: ErrorDetail[]) => {
+    const shown = details.slice(0, BUNDLE_DETAILS_MAX).map((d) => ({
+      ...d,
+      ...(d.path !== undefined ? { path: clip(d.path) } : {}),
+      message: clip(d.message, NAME_ECHO_MAX + 200),
+    }));
+    if (details.length > BUNDLE_DETAILS_MAX) shown.push({ path: "(archive)", message: `…and ${details.length - BUNDLE_DETAILS_MAX} more problems` });
+    return new ApiError(422, "bundle_invalid", `The bundle failed inspection (${details.length} problem${details.length === 1 ? "" : "s"}).`, shown);
+  },
+  bodyTooDeep: () => errors.validation([{ field: "body", message: "the JSON body is nested too deeply" }]),
   /** `context` says where the cap was checked when that is not obvious (e.g. the install-time re-check). */
   limitExceeded: (limit: string, max: number, current: number, what: string, context?: string) =>
     new ApiError(422, "limit_exceeded", `Limit reached: at most ${max} ${what} (currently ${current}).${context ? ` ${context}` : ""}`, [

@@ -48,6 +48,17 @@ export function createVersionService(deps: { db: Db; clock: Clock; limits: Limit
     return row;
   }
 
+  /**
+   * Review decides once (api-decisions: pending → approved | rejected). Re-deciding would leave a rejected
+   * version with an approvedAt, or pull the current version out from under the installs counting it.
+   */
+  function findPending(versionId: string, tx: Pick<Db, "select">): Version {
+    const v = findById(versionId, tx);
+    if (v.status === "archived") throw errors.versionArchived(versionId);
+    if (v.status !== "pending") throw errors.versionNotPending(versionId, v.status);
+    return v;
+  }
+
   /** Archives the oldest versions that are not current (nor the one just added) until at most `max` remain. */
   function enforceVersionCap(tx: Tx, extensionId: string, keepId: string, currentId: string | null, max: number, now: string): void {
     const live = tx.select({ n: sql<number>`COUNT(*)` }).from(versions).where(and(eq(versions.extensionId, extensionId), ne(versions.status, "archived"))).get()?.n ?? 0;
@@ -168,13 +179,12 @@ export function createVersionService(deps: { db: Db; clock: Clock; limits: Limit
       };
     },
 
-    /** Review approves: the version is approved, the extension approved (unless disabled) and current = newest approved. */
+    /** Review approves a pending version: it is approved, the extension approved (unless disabled) and current = newest approved. */
     approve(versionId: string): Version {
       return db.transaction((tx) => {
-        const v = findById(versionId, tx);
-        if (v.status === "archived") throw errors.versionArchived(versionId);
+        const v = findPending(versionId, tx);
         const now = clock.iso();
-        if (v.status !== "approved") tx.update(versions).set({ status: "approved", approvedAt: now, rejectReason: null, rejectedAt: null }).where(eq(versions.id, versionId)).run();
+        tx.update(versions).set({ status: "approved", approvedAt: now }).where(eq(versions.id, versionId)).run();
         const ext = tx.select().from(extensions).where(eq(extensions.id, v.extensionId)).get()!;
         const status = ext.status === "disabled" ? "disabled" : "approved";
         tx.update(extensions).set({ status, currentVersionId: refreshCurrent(tx, v.extensionId), updatedAt: now }).where(eq(extensions.id, v.extensionId)).run();
@@ -183,11 +193,10 @@ export function createVersionService(deps: { db: Db; clock: Clock; limits: Limit
       });
     },
 
-    /** Review rejects: the extension becomes rejected only if it never had an approved version. */
+    /** Review rejects a pending version: the extension becomes rejected only if it never had an approved version. */
     reject(versionId: string, reason: string): Version {
       return db.transaction((tx) => {
-        const v = findById(versionId, tx);
-        if (v.status === "archived") throw errors.versionArchived(versionId);
+        const v = findPending(versionId, tx);
         const now = clock.iso();
         tx.update(versions).set({ status: "rejected", rejectReason: reason, rejectedAt: now }).where(eq(versions.id, versionId)).run();
         const ext = tx.select().from(extensions).where(eq(extensions.id, v.extensionId)).get()!;

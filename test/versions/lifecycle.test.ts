@@ -60,6 +60,41 @@ describe("version review (domain operations used by the control plane)", () => {
     expect((await ext(id)).status).toBe("disabled");
   });
 
+  test("review decides only pending versions: approving or rejecting a decided one is a 409 version_not_pending, nothing changed", async () => {
+    const { versions } = emu.runtime.services;
+    const id = await createExtension(emu, "Decided");
+    const v1 = await submit(id, "1");
+    const approved = versions.approve(v1);
+    const rejected = versions.reject(await submit(id, "2"), "no");
+    const before = { ext: await ext(id), v1: versions.findById(v1), v2: versions.findById(rejected.id) };
+    for (const [call, status] of [
+      [() => versions.approve(v1), "approved"],
+      [() => versions.reject(v1, "changed my mind"), "approved"],
+      [() => versions.approve(rejected.id), "rejected"],
+      [() => versions.reject(rejected.id, "again"), "rejected"],
+    ] as const) {
+      expect(call).toThrow(expect.objectContaining({ code: "version_not_pending", status: 409, message: expect.stringContaining(status) }));
+    }
+    expect({ ext: await ext(id), v1: versions.findById(v1), v2: versions.findById(rejected.id) }).toEqual(before);
+    expect(before.ext).toMatchObject({ status: "approved", currentVersionId: v1 });
+    expect(approved.approvedAt).toEqual(expect.any(String));
+    // Over the control plane, the same 409 envelope.
+    expectEnvelope(await emu.raw("POST", `/_emulator/versions/${v1}/reject`, { key: null, json: { reason: "changed my mind" } }), 409, "version_not_pending");
+  });
+
+  test("approving or rejecting an archived version is a 409 version_archived", async () => {
+    const { versions } = emu.runtime.services;
+    const id = await createExtension(emu, "Archived");
+    expect((await emu.raw("PUT", `/_emulator/overrides/extensions/${id}`, { key: null, json: { max_versions_per_extension: 1 } })).status).toBe(200);
+    const v1 = await submit(id, "1");
+    await submit(id, "2"); // the cap of 1 archives v1
+    expect(versions.findById(v1).status).toBe("archived");
+    expect(() => versions.approve(v1)).toThrow(expect.objectContaining({ code: "version_archived", status: 409 }));
+    expect(() => versions.reject(v1, "too old")).toThrow(expect.objectContaining({ code: "version_archived", status: 409 }));
+    expectEnvelope(await emu.raw("POST", `/_emulator/versions/${v1}/approve`, { key: null }), 409, "version_archived");
+    expect(versions.findById(v1)).toMatchObject({ status: "archived", approvedAt: null, rejectedAt: null });
+  });
+
   test("onSubmitted listeners hear each successful submission, not refused ones", async () => {
     const heard: { id: string; extensionId: string }[] = [];
     emu.runtime.services.versions.onSubmitted((v) => heard.push(v));
