@@ -55,6 +55,8 @@ export function toApiError(code: string | number, error: unknown, method: string
       return cause instanceof ApiError ? cause : errors.malformedJson();
     }
     case "VALIDATION": {
+      // A response that fails its own schema is the server's bug, not the client's: a 500 (and a log line).
+      if ((error as { type?: string }).type === "response") return null;
       const details = validationDetails((error as { all?: ValueErrorLike[] }).all);
       return errors.validation(details);
     }
@@ -63,6 +65,8 @@ export function toApiError(code: string | number, error: unknown, method: string
       return allowed.length > 0 && !allowed.includes(method) ? errors.methodNotAllowed(method, path, allowed) : errors.notFound(method, path);
     }
     default:
+      // A deeply nested JSON body overflows the stack while Elysia builds its validation error: the client's doing.
+      if (error instanceof RangeError && /call stack/i.test(error.message)) return errors.bodyTooDeep();
       return null;
   }
 }

@@ -4,7 +4,7 @@
  * unexpected exceptions (which never leak their message or stack).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import { errors } from "../../src/errors/catalog";
 import { errorHandler } from "../../src/errors/handler";
 import { createLogger } from "../../src/logger";
@@ -110,6 +110,12 @@ describe("request bodies", () => {
     expectEnvelope(res, 415, "unsupported_media_type");
   });
 
+  test("a deeply nested body is a 422, not a 500", async () => {
+    const deep = '{"name":' + "[".repeat(200_000) + "]".repeat(200_000) + "}";
+    const res = await emu.api("POST", "/extensions", { body: deep, headers: { "content-type": "application/json" } });
+    expectEnvelope(res, 422, "validation_error");
+  });
+
   test("no body at all on POST → 422 validation_error", async () => {
     expectEnvelope(await emu.api("POST", "/extensions", { headers: { "content-type": "application/json" } }), 422, "validation_error");
   });
@@ -125,6 +131,7 @@ describe("unexpected exceptions", () => {
       .get("/typed", () => {
         throw errors.versionExists("1.0.0");
       })
+      .get("/bad-response", () => ({ n: "not a number" }) as never, { response: { 200: t.Object({ n: t.Number() }) } })
       .get("/not-error", () => {
         throw "a bare string";
       });
@@ -139,6 +146,14 @@ describe("unexpected exceptions", () => {
     expect(text).not.toContain("hunter2");
     expect(text).not.toContain("secret.ts");
     expect(lines.join("\n")).toContain("hunter2");
+  });
+
+  test("a response that fails its own schema is a 500 (the server's bug), logged, not a 422", async () => {
+    const lines: string[] = [];
+    const res = await tinyApp(lines).handle(new Request("http://localhost/bad-response"));
+    expect(res.status).toBe(500);
+    expect(((await res.json()) as any).error.code).toBe("internal_error");
+    expect(lines.join("\n")).toContain("unexpected error");
   });
 
   test("a thrown non-Error is a 500 envelope too", async () => {
