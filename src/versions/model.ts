@@ -47,7 +47,11 @@ export type VersionListItem = Static<typeof VersionListItem>;
 
 export const VersionList = t.Object({ versions: t.Array(VersionListItem) }, { additionalProperties: false });
 
+/**
+ * Open, unlike bodies: an unknown query parameter is ignored here as on every other GET. Explicit, because
+ * with `normalize: false` Elysia closes any object schema that does not say.
+ */
 export const VersionListQuery = t.Object(
   { include: t.Optional(t.Literal("archived", { description: "include=archived also lists archived versions" })) },
-  { additionalProperties: false },
+  { additionalProperties: true },
 );

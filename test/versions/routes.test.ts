@@ -124,6 +124,20 @@ describe("GET /extensions/:id/versions", () => {
     expect(approved).toMatchObject({ status: "approved", approvedAt: expect.any(String), changelog: "cl 1.1.0", bundleSizeBytes: Bun.file(valid).size });
   });
 
+  test("unknown query parameters are ignored, as on every GET; a bad include is still a 422", async () => {
+    const id = await createExtension(emu, "Queried");
+    await submitVersion(emu, id, { version: "1.0.0", bundle: valid });
+    const plain = await emu.api("GET", `/extensions/${id}/versions`);
+    for (const query of ["page=2", "limit=1&cursor=abc", "include=archived&page=2"]) {
+      const res = await emu.api("GET", `/extensions/${id}/versions?${query}`);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual(plain.body);
+    }
+    expect(expectEnvelope(await emu.api("GET", `/extensions/${id}/versions?include=everything`), 422, "validation_error").details).toEqual([
+      expect.objectContaining({ field: "include" }),
+    ]);
+  });
+
   test("404 for another account's extension", async () => {
     const id = await createExtension(emu, "Hidden");
     expectEnvelope(await emu.api("GET", `/extensions/${id}/versions`, { key: OTHER_KEY }), 404, "extension_not_found");
