@@ -8,7 +8,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { Elysia } from "elysia";
-import { CONTROL_PREFIX } from "../config";
+import { CONTROL_PREFIX, isLoopback } from "../config";
 import { errors } from "../errors/catalog";
 import { pathOf } from "../http/auth";
 
@@ -33,13 +33,32 @@ export function isAdminBearer(authorization: string | null, adminToken: string):
   return timingSafeEqual(a, b);
 }
 
+/**
+ * Open without a token means open to scripts on this machine — not to every web page its user visits.
+ * A browser marks its requests: a foreign `Origin`, or `Sec-Fetch-Site` other than same-origin/none, is a
+ * page elsewhere (cross-site request forgery: a no-cors POST to /reset needs no preflight); a `Host` that
+ * is not a loopback name is a DNS-rebinding page reading the answers. Those are refused.
+ */
+export function browserRefusal(request: Request): string | null {
+  const host = request.headers.get("host") ?? "";
+  const hostname = host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : host.split(":")[0]!;
+  if (!isLoopback(hostname)) return `Host "${host}" is not a loopback name`;
+  const origin = request.headers.get("origin");
+  if (origin !== null && origin !== `http://${host}`) return `Origin "${origin}" is not this server`;
+  const site = request.headers.get("sec-fetch-site");
+  if (site !== null && site !== "same-origin" && site !== "none") return `Sec-Fetch-Site is "${site}"`;
+  return null;
+}
+
 export function adminGate(options: { adminToken: string; openWithoutToken: boolean }) {
   return new Elysia({ name: "admin-gate" }).onRequest(({ request }) => {
     if (!isControlPath(pathOf(request.url))) return;
     const authorization = request.headers.get("authorization");
     if (authorization === null) {
-      if (options.openWithoutToken) return;
-      throw errors.adminUnauthorized();
+      if (!options.openWithoutToken) throw errors.adminUnauthorized();
+      const refusal = browserRefusal(request);
+      if (refusal) throw errors.adminCrossSite(refusal);
+      return;
     }
     if (!isAdminBearer(authorization, options.adminToken)) throw errors.adminWrongToken();
   });

@@ -109,6 +109,8 @@ export const errors = {
   adminTokenOnApi: () =>
     new ApiError(401, "unauthorized", "The admin token opens the control plane only; use a developer API key here."),
   // Control plane (issue 5).
+  adminCrossSite: (why: string) =>
+    new ApiError(403, "forbidden", `The control plane refuses requests from other web pages without the admin token (${why}); call it from a script, or send Authorization: Bearer <admin token>.`),
   adminWrongToken: () =>
     new ApiError(401, "unauthorized", "This is not the admin token: developer API keys never open the control plane.", undefined, {
       "WWW-Authenticate": 'Bearer realm="emulator-admin"',

@@ -1,0 +1,55 @@
+/**
+ * Open without a token on loopback means open to scripts, not to web pages: a foreign Origin, a cross-site
+ * Sec-Fetch-Site, or a non-loopback Host (DNS rebinding) is refused; the admin token still opens it.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { announce } from "../helpers/raw-http";
+import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+
+let emu: TestEmulator;
+beforeAll(async () => {
+  emu = await startTestEmulator();
+});
+afterAll(() => stopTestEmulator(emu));
+
+const accounts = async () => (await emu.raw("GET", "/_emulator/state", { key: null })).body.counts.accounts as number;
+
+describe("POST /_emulator/reset from a browser page", () => {
+  test("a foreign Origin (cross-site request forgery) is a 403 and nothing is wiped", async () => {
+    const res = await emu.raw("POST", "/_emulator/reset", { key: null, headers: { origin: "http://evil.example", "content-type": "text/plain" } });
+    expectEnvelope(res, 403, "forbidden");
+    expect(await accounts()).toBe(2);
+  });
+
+  test("Sec-Fetch-Site: cross-site or same-site is a 403", async () => {
+    for (const site of ["cross-site", "same-site"]) {
+      expectEnvelope(await emu.raw("POST", "/_emulator/reset", { key: null, headers: { "sec-fetch-site": site } }), 403, "forbidden");
+    }
+    expect(await accounts()).toBe(2);
+  });
+
+  test("the server's own origin (the /docs page) is allowed", async () => {
+    const res = await emu.raw("GET", "/_emulator/state", { key: null, headers: { origin: emu.url, "sec-fetch-site": "same-origin" } });
+    expect(res.status).toBe(200);
+  });
+
+  test("the admin token opens it whatever the Origin", async () => {
+    const token = emu.runtime.control.adminToken;
+    const res = await emu.raw("GET", "/_emulator/state", { key: token, headers: { origin: "http://evil.example" } });
+    expect(res.status).toBe(200);
+  });
+});
+
+describe("GET /_emulator/state through DNS rebinding", () => {
+  test("a Host that is not a loopback name is a 403", async () => {
+    const answer = await announce(emu.port, "GET", "/_emulator/state", { Host: "rebound.evil.example:4780" }, 0);
+    expect(answer.status).toBe(403);
+    expect(answer.body.error.code).toBe("forbidden");
+  });
+
+  test("localhost and 127.0.0.1 Hosts are fine", async () => {
+    for (const host of [`localhost:${emu.port}`, `127.0.0.1:${emu.port}`]) {
+      expect((await announce(emu.port, "GET", "/_emulator/state", { Host: host }, 0)).status).toBe(200);
+    }
+  });
+});
