@@ -9,6 +9,11 @@ export interface Clock {
   iso(): string;
 }
 
+/** ISO 8601 UTC with milliseconds for an instant the emulator's clock gave earlier (e.g. a logged `nowMs()`). */
+export function isoOf(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
 export type ClockMode = "real" | "frozen";
 
 export interface ClockState {
@@ -28,7 +33,7 @@ export class EmulatorClock implements Clock {
   }
 
   iso(): string {
-    return new Date(this.nowMs()).toISOString();
+    return isoOf(this.nowMs());
   }
 
   /** Moves time forward (or back, with a negative value); a frozen clock stays frozen at the new instant. */
@@ -59,6 +64,6 @@ export class EmulatorClock implements Clock {
 
   state(): ClockState {
     const now = this.nowMs();
-    return { now: new Date(now).toISOString(), mode: this.frozenAt === null ? "real" : "frozen", offsetMs: now - this.realNow() };
+    return { now: isoOf(now), mode: this.frozenAt === null ? "real" : "frozen", offsetMs: now - this.realNow() };
   }
 }

@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { inspectBundle } from "../../src/bundles/inspect";
+import { EmulatorClock } from "../../src/clock";
 import { packDirectory, PackError, type PackResult } from "../../src/bundles/pack";
 import type { ErrorDetail } from "../../src/errors/api-error";
 import { isLimitKey } from "../../src/limits/catalog";
@@ -143,17 +144,30 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
   }
 }
 
-const POLL_SECONDS = 1;
+const POLL_MS = 1000;
 
-/** Polls the versions list until the version is approved or rejected, or --timeout passes. */
+/**
+ * Polls the versions list every second until the version is approved or rejected, or --timeout passes.
+ * The deadline is read from a clock (real time), not counted in polls: a slow answer or a Retry-After
+ * wait would otherwise stretch it. The last poll is at the deadline; a poll (or its Retry-After wait)
+ * still unanswered one poll interval past the deadline is cut, so --wait ends by timeout + 1 s.
+ */
 async function waitForReview(o: DeployOptions, extensionId: string, versionId: string, status: string): Promise<string> {
   const url = `${o.endpoints.baseUrl}/extensions/${encodeURIComponent(extensionId)}/versions`;
-  // Counted in polls, not read from a clock: the timeout is polls × interval.
-  for (let waited = 0; status !== "approved" && status !== "rejected"; waited += POLL_SECONDS) {
-    if (waited >= o.timeoutSeconds) throw new DeployOutcomeError(`version ${versionId} is still ${status} after ${o.timeoutSeconds} s (--timeout)`);
-    await Bun.sleep(POLL_SECONDS * 1000);
-    const list = await requestJson<{ versions: { id: string; status: string }[] }>(url, { token: o.apiKey, onRetry: (s) => o.note(`rate limited; retrying in ${s} s`) });
-    status = list.versions.find((v) => v.id === versionId)?.status ?? status;
+  const clock = new EmulatorClock();
+  const deadline = clock.nowMs() + o.timeoutSeconds * 1000;
+  const timedOut = () => new DeployOutcomeError(`version ${versionId} is still ${status} after ${o.timeoutSeconds} s (--timeout)`);
+  while (status !== "approved" && status !== "rejected") {
+    if (deadline - clock.nowMs() <= 0) throw timedOut();
+    await Bun.sleep(Math.min(POLL_MS, deadline - clock.nowMs()));
+    const cut = new AbortController();
+    const timer = setTimeout(() => cut.abort(timedOut()), Math.max(deadline - clock.nowMs(), 0) + POLL_MS);
+    try {
+      const list = await requestJson<{ versions: { id: string; status: string }[] }>(url, { token: o.apiKey, signal: cut.signal, onRetry: (s) => o.note(`rate limited; retrying in ${s} s`) });
+      status = list.versions.find((v) => v.id === versionId)?.status ?? status;
+    } finally {
+      clearTimeout(timer);
+    }
   }
   if (status === "rejected") throw new DeployOutcomeError(`version ${versionId} was rejected by review`);
   return status;

@@ -103,6 +103,25 @@ export interface RequestOptions {
   onRetry?: (seconds: number, attempt: number) => void;
   /** Longest single Retry-After honoured, in seconds (default 120). */
   maxWaitSeconds?: number;
+  /** Cuts the request, or a Retry-After wait, short; the call then throws the signal's reason. */
+  signal?: AbortSignal;
+}
+
+/** Bun.sleep that an abort signal ends early, rejecting with its reason. */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (!signal) return Bun.sleep(ms);
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
 }
 
 export async function requestJson<T = unknown>(url: string, opts: RequestOptions = {}): Promise<T> {
@@ -116,12 +135,14 @@ export async function requestJson<T = unknown>(url: string, opts: RequestOptions
       headers["content-type"] = "application/json";
     }
     let res: Response;
+    let text: string;
     try {
-      res = await fetch(url, { method: opts.method ?? "GET", headers, body });
+      res = await fetch(url, { method: opts.method ?? "GET", headers, body, signal: opts.signal });
+      text = await res.text();
     } catch (e) {
+      if (opts.signal?.aborted) throw opts.signal.reason;
       throw new UnreachableError(`cannot reach ${new URL(url).origin} (${(e as Error).message}); is the emulator running?`);
     }
-    const text = await res.text();
     let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
@@ -132,7 +153,7 @@ export async function requestJson<T = unknown>(url: string, opts: RequestOptions
     if (res.status === 429 && attempt < retries) {
       const wait = Math.min(Math.max(Number(res.headers.get("retry-after")) || 1, 1), opts.maxWaitSeconds ?? 120);
       opts.onRetry?.(wait, attempt + 1);
-      await Bun.sleep(wait * 1000);
+      await sleep(wait * 1000, opts.signal);
       continue;
     }
     const envelope = (parsed as { error?: ErrorBody } | undefined)?.error;

@@ -6,7 +6,7 @@
  * It is recorded by wrapping Elysia's whole request handler (`app.wrap`), because only there is the final
  * response known for every outcome: a handler result, an error envelope, an injected fault, a 404.
  */
-import type { Clock } from "../clock";
+import { isoOf, type Clock } from "../clock";
 import { isDeveloperApiPath, pathOf, principalOf } from "../http/auth";
 import type { RequestLogEntry } from "./model";
 
@@ -52,7 +52,7 @@ export class RequestLog {
     const n = Math.min(limit, this.size);
     for (let i = 1; i <= n; i++) {
       const e = this.entries[(this.next - i + this.capacity) % this.capacity]!;
-      out.push({ method: e.method, path: e.path, status: e.status, accountId: e.accountId, durationMs: e.durationMs, at: new Date(e.atMs).toISOString() });
+      out.push({ method: e.method, path: e.path, status: e.status, accountId: e.accountId, durationMs: e.durationMs, at: isoOf(e.atMs) });
     }
     return out;
   }

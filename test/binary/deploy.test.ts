@@ -190,6 +190,44 @@ describe("ext deploy DIR --target URL", () => {
     expect(await new Response(proc.stdout).text()).toContain(`version ${version!.id} (waited) of ext_plain: approved`);
   });
 
+  test("--wait: a rejected version is exit 1, and --json prints {ok:false,…} on stdout", async () => {
+    const proc = Bun.spawn([built.bin, "deploy", extensionDir(), "--extension", "ext_plain", "--version", "to-reject", "--api-key", KEY, ...target(), "--wait", "--timeout", "30", "--json"], { cwd: work, env: cleanEnv(), stdout: "pipe", stderr: "pipe" });
+    let version: { id: string } | undefined;
+    for (let i = 0; i < 100 && !version; i++) {
+      await Bun.sleep(50);
+      version = (await versionsOf("ext_plain")).find((v) => v.version === "to-reject");
+    }
+    expect(version).toBeDefined();
+    const rejected = await fetch(`${server.adminUrl}/versions/${version!.id}/reject`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ reason: "Not this one, thanks." }) });
+    expect(rejected.status).toBe(200);
+    expect(await proc.exited).toBe(1);
+    const stdout = await new Response(proc.stdout).text();
+    expect(stdout.trim().split("\n")).toHaveLength(1);
+    expect(JSON.parse(stdout)).toEqual({ ok: false, error: { message: `version ${version!.id} was rejected by review` } });
+    expect(await new Response(proc.stderr).text()).toContain("rejected by review");
+  });
+
+  test("--wait --timeout is kept when the server is slow: a poll still unanswered a second past the deadline is cut (exit 1)", async () => {
+    // The first poll of the versions list takes 20 s: counting polls instead of reading a clock, --timeout 1
+    // would end only after that poll answered, far past this test's own 10 s limit.
+    const fault = await fetch(`${server.adminUrl}/faults`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ method: "GET", path: "/extensions/ext_plain/versions", latencyMs: 20_000, times: 1 }),
+    });
+    const faultId = ((await fault.json()) as { fault: { id: string } }).fault.id;
+    try {
+      const r = await deploy([extensionDir(), "--extension", "ext_plain", "--version", "slow-review", "--api-key", KEY, ...target(), "--wait", "--timeout", "1", "--json"]);
+      expect(r.code).toBe(1);
+      expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, error: { message: expect.stringMatching(/^version ver_\S+ is still pending after 1 s \(--timeout\)$/) } });
+      // The one poll it made is the one the rule delayed.
+      const rules = ((await (await fetch(`${server.adminUrl}/faults`)).json()) as { faults: { id: string; fired: number }[] }).faults;
+      expect(rules.find((f) => f.id === faultId)?.fired).toBe(1);
+    } finally {
+      await fetch(`${server.adminUrl}/faults/${faultId}`, { method: "DELETE" });
+    }
+  }, 10_000);
+
   test("--build runs first; a build past build_time_seconds is stopped with exit 1", async () => {
     const dir = mkdtempSync(join(work, "src-"));
     const out = join(dir, "out");

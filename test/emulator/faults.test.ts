@@ -125,6 +125,12 @@ describe("GET /_emulator/requests", () => {
     expect(res.text).not.toContain(DEMO_KEY);
   });
 
+  test("`at` is the emulator clock's time, not the machine's", async () => {
+    await admin("POST", "/clock", { set: "2031-02-03T04:05:06.789Z", freeze: true });
+    await emu.api("GET", "/extensions");
+    expect((await admin("GET", "/requests")).body.requests[0].at).toBe("2031-02-03T04:05:06.789Z");
+  });
+
   test("injected faults are logged with the status they produced; ?limit= narrows; DELETE empties", async () => {
     await admin("POST", "/faults", { path: "/extensions", status: 503, times: 1 });
     await emu.api("GET", "/extensions");
