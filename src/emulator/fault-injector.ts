@@ -35,7 +35,7 @@ const CODE_BY_STATUS: Record<number, string> = {
 interface ArmedRule {
   rule: FaultRule;
   method: string | null;
-  re: RegExp;
+  matcher: { test(path: string): boolean };
 }
 
 /** Patterns are relative to /developer/v1 unless they already start with a developer-API base. */
@@ -45,14 +45,72 @@ export function normalizePattern(pattern: string): string {
   return API_PREFIX + (p === "/" ? "" : p);
 }
 
-/** Exact segments, `:param` = one segment, `*` = anything (slashes included); a trailing slash is ignored. */
-export function patternToRegExp(pattern: string): RegExp {
-  const body = pattern
-    .replace(/\/+$/, "")
-    .split("*")
-    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/:[A-Za-z0-9_]+/g, "[^/]+"))
-    .join(".*");
-  return new RegExp(`^${body}/?$`);
+type Token = { kind: "literal"; text: string } | { kind: "param" } | { kind: "star" };
+
+function tokenize(pattern: string): Token[] {
+  const tokens: Token[] = [];
+  let literal = "";
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    const param = c === ":" ? /^:[A-Za-z0-9_]+/.exec(pattern.slice(i)) : null;
+    if (c !== "*" && !param) {
+      literal += c;
+      continue;
+    }
+    if (literal) tokens.push({ kind: "literal", text: literal });
+    literal = "";
+    if (param) {
+      tokens.push({ kind: "param" });
+      i += param[0].length - 1;
+    } else if (tokens.at(-1)?.kind !== "star") tokens.push({ kind: "star" });
+  }
+  if (literal) tokens.push({ kind: "literal", text: literal });
+  return tokens;
+}
+
+/**
+ * Exact segments, `:param` = one segment, `*` = anything (slashes included); a trailing slash is ignored.
+ * Matched by walking the set of reachable path positions token by token — linear in the path for each
+ * token — never by a backtracking RegExp: `*a*a*a*a*b` against a long path must not freeze the server.
+ */
+export function compilePattern(pattern: string): { test(path: string): boolean } {
+  const tokens = tokenize(pattern.replace(/\/+$/, ""));
+  return {
+    test(rawPath) {
+      const path = rawPath.length > 1 && rawPath.endsWith("/") ? rawPath.slice(0, -1) : rawPath;
+      const n = path.length;
+      let reach = new Uint8Array(n + 1);
+      reach[0] = 1;
+      for (const token of tokens) {
+        const next = new Uint8Array(n + 1);
+        let any = false;
+        if (token.kind === "star") {
+          const first = reach.indexOf(1);
+          if (first >= 0) next.fill(1, first);
+          any = first >= 0;
+        } else {
+          for (let i = 0; i <= n; i++) {
+            if (!reach[i]) continue;
+            if (token.kind === "literal") {
+              if (path.startsWith(token.text, i)) {
+                next[i + token.text.length] = 1;
+                any = true;
+              }
+            } else {
+              // One whole segment, at least one character: every end up to the next "/".
+              for (let j = i; j < n && path[j] !== "/"; j++) {
+                next[j + 1] = 1;
+                any = true;
+              }
+            }
+          }
+        }
+        if (!any) return false;
+        reach = next;
+      }
+      return reach[n] === 1;
+    },
+  };
 }
 
 export class FaultInjector {
@@ -87,7 +145,7 @@ export class FaultInjector {
       createdAt: this.clock.iso(),
     };
     this.rules.push(rule);
-    this.armed.push({ rule, method: rule.method, re: patternToRegExp(path) });
+    this.armed.push({ rule, method: rule.method, matcher: compilePattern(path) });
     return rule;
   }
 
@@ -112,7 +170,7 @@ export class FaultInjector {
     for (let i = 0; i < this.armed.length; i++) {
       const a = this.armed[i]!;
       if (a.method !== null && a.method !== method) continue;
-      if (!a.re.test(path)) continue;
+      if (!a.matcher.test(path)) continue;
       if (a.rule.probability < 1 && this.random() >= a.rule.probability) continue;
       a.rule.fired++;
       if (a.rule.times !== null && a.rule.fired >= a.rule.times) this.armed.splice(i, 1);

@@ -1,22 +1,21 @@
 /** POST/GET/DELETE /_emulator/faults and GET/DELETE /_emulator/requests. */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { normalizePattern, patternToRegExp } from "../../src/emulator/fault-injector";
+import { normalizePattern, compilePattern } from "../../src/emulator/fault-injector";
 import { DEMO_KEY, expectEnvelope, OTHER_KEY, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
 let emu: TestEmulator;
-const admin = (method: string, path: string, json?: unknown) => emu.raw(method, `/_emulator${path}`, { key: null, ...(json !== undefined ? { json } : {}) });
 
 beforeAll(async () => {
   emu = await startTestEmulator();
 });
 afterAll(() => stopTestEmulator(emu));
 beforeEach(async () => {
-  await admin("POST", "/reset");
+  await emu.admin("POST", "/reset");
 });
 
 describe("POST /_emulator/faults", () => {
   test("a rule with times: 3 makes exactly the next 3 matching requests fail with the chosen status and envelope", async () => {
-    const created = await admin("POST", "/faults", { method: "GET", path: "/extensions", status: 503, code: "maintenance", message: "Down for maintenance.", times: 3 });
+    const created = await emu.admin("POST", "/faults", { method: "GET", path: "/extensions", status: 503, code: "maintenance", message: "Down for maintenance.", times: 3 });
     expect(created.status).toBe(201);
     expect(created.body.fault).toMatchObject({ path: "/developer/v1/extensions", method: "GET", status: 503, times: 3, fired: 0 });
     const statuses: number[] = [];
@@ -28,62 +27,62 @@ describe("POST /_emulator/faults", () => {
     expect(statuses).toEqual([503, 503, 503, 200, 200]);
     // Other methods and paths were never affected.
     expect((await emu.api("POST", "/extensions", { json: { name: "Unaffected" } })).status).toBe(201);
-    const listed = (await admin("GET", "/faults")).body.faults;
+    const listed = (await emu.admin("GET", "/faults")).body.faults;
     expect(listed).toHaveLength(1);
     expect(listed[0].fired).toBe(3);
   });
 
   test("a fault stands in for any response, a 401 included (it runs before the key check)", async () => {
-    await admin("POST", "/faults", { path: "/extensions/:id", status: 500, times: 1 });
+    await emu.admin("POST", "/faults", { path: "/extensions/:id", status: 500, times: 1 });
     const res = await emu.api("GET", "/extensions/ext_whatever", { key: "not-a-key" });
     expect(res.body).toEqual({ error: { code: "internal_error", message: expect.stringContaining("Injected fault"), status: 500 } });
     expectEnvelope(await emu.api("GET", "/extensions/ext_whatever", { key: "not-a-key" }), 401, "unauthorized");
   });
 
   test("the code defaults from the status; a 429 carries Retry-After", async () => {
-    await admin("POST", "/faults", { path: "*", status: 429, times: 1 });
+    await emu.admin("POST", "/faults", { path: "*", status: 429, times: 1 });
     const res = await emu.api("DELETE", "/extensions/ext_x");
     expectEnvelope(res, 429, "rate_limited");
     expect(res.headers.get("retry-after")).toBe("1");
   });
 
   test("latencyMs without a status delays the request, which then proceeds normally", async () => {
-    await admin("POST", "/faults", { path: "/extensions", latencyMs: 150, times: 1 });
+    await emu.admin("POST", "/faults", { path: "/extensions", latencyMs: 150, times: 1 });
     const started = performance.now();
     const res = await emu.api("GET", "/extensions");
     expect(res.status).toBe(200);
     // Not a timing assertion on the server: the delay is the rule itself, so the floor is guaranteed.
     expect(performance.now() - started).toBeGreaterThanOrEqual(140);
-    expect((await admin("GET", "/faults")).body.faults[0]).toMatchObject({ status: null, latencyMs: 150, fired: 1 });
+    expect((await emu.admin("GET", "/faults")).body.faults[0]).toMatchObject({ status: null, latencyMs: 150, fired: 1 });
   });
 
   test("probability 0 never fires; probability 1 always does", async () => {
-    await admin("POST", "/faults", { path: "/extensions", probability: 0, status: 500 });
+    await emu.admin("POST", "/faults", { path: "/extensions", probability: 0, status: 500 });
     for (let i = 0; i < 5; i++) expect((await emu.api("GET", "/extensions")).status).toBe(200);
-    await admin("DELETE", "/faults");
-    await admin("POST", "/faults", { path: "/extensions", probability: 1, status: 502 });
+    await emu.admin("DELETE", "/faults");
+    await emu.admin("POST", "/faults", { path: "/extensions", probability: 1, status: 502 });
     for (let i = 0; i < 3; i++) expectEnvelope(await emu.api("GET", "/extensions"), 502, "bad_gateway");
   });
 
   test("an invalid rule is a 422 naming the field", async () => {
-    const res = await admin("POST", "/faults", { path: "/x", status: 200 });
+    const res = await emu.admin("POST", "/faults", { path: "/x", status: 200 });
     expect(expectEnvelope(res, 422, "validation_error").details![0]!.field).toBe("status");
-    expectEnvelope(await admin("POST", "/faults", { path: "/x", probability: 1.5 }), 422, "validation_error");
-    expectEnvelope(await admin("POST", "/faults", { path: "/x", bogus: true }), 422, "validation_error");
+    expectEnvelope(await emu.admin("POST", "/faults", { path: "/x", probability: 1.5 }), 422, "validation_error");
+    expectEnvelope(await emu.admin("POST", "/faults", { path: "/x", bogus: true }), 422, "validation_error");
   });
 });
 
 describe("DELETE /_emulator/faults", () => {
   test("one rule by id (404 for an unknown id), or all of them", async () => {
-    const a = (await admin("POST", "/faults", { path: "/extensions", status: 500 })).body.fault.id;
-    await admin("POST", "/faults", { path: "/extensions/:id", status: 500 });
-    expect((await admin("DELETE", `/faults/${a}`)).status).toBe(204);
-    expectEnvelope(await admin("DELETE", `/faults/${a}`), 404, "fault_not_found");
+    const a = (await emu.admin("POST", "/faults", { path: "/extensions", status: 500 })).body.fault.id;
+    await emu.admin("POST", "/faults", { path: "/extensions/:id", status: 500 });
+    expect((await emu.admin("DELETE", `/faults/${a}`)).status).toBe(204);
+    expectEnvelope(await emu.admin("DELETE", `/faults/${a}`), 404, "fault_not_found");
     expect((await emu.api("GET", "/extensions")).status).toBe(200);
-    const cleared = await admin("DELETE", "/faults");
+    const cleared = await emu.admin("DELETE", "/faults");
     expect(cleared.status).toBe(204);
     expect(cleared.text).toBe("");
-    expect((await admin("GET", "/faults")).body.faults).toEqual([]);
+    expect((await emu.admin("GET", "/faults")).body.faults).toEqual([]);
     expect((await emu.api("GET", "/extensions/ext_missing")).status).toBe(404);
   });
 });
@@ -92,13 +91,30 @@ describe("fault path patterns", () => {
   test("exact, :param and * segments; relative to /developer/v1 unless already absolute", () => {
     expect(normalizePattern("/extensions")).toBe("/developer/v1/extensions");
     expect(normalizePattern("/v1/developer/extensions/:id/limits")).toBe("/v1/developer/extensions/:id/limits");
-    const param = patternToRegExp(normalizePattern("/extensions/:id/versions"));
+    const param = compilePattern(normalizePattern("/extensions/:id/versions"));
     expect(param.test("/developer/v1/extensions/ext_1/versions")).toBe(true);
     expect(param.test("/developer/v1/extensions/ext_1/secrets")).toBe(false);
     expect(param.test("/developer/v1/extensions/a/b/versions")).toBe(false);
-    const star = patternToRegExp(normalizePattern("/extensions/*"));
+    const star = compilePattern(normalizePattern("/extensions/*"));
     expect(star.test("/developer/v1/extensions/ext_1/secrets/KEY")).toBe(true);
-    expect(patternToRegExp(normalizePattern("/extensions")).test("/developer/v1/extensions/ext_1")).toBe(false);
+    expect(compilePattern(normalizePattern("/extensions")).test("/developer/v1/extensions/ext_1")).toBe(false);
+  });
+
+  test("a trailing slash is ignored on either side; * may match nothing, sit mid-segment, or repeat", () => {
+    expect(compilePattern("/developer/v1/extensions/").test("/developer/v1/extensions")).toBe(true);
+    expect(compilePattern("/developer/v1/extensions").test("/developer/v1/extensions/")).toBe(true);
+    expect(compilePattern("/developer/v1/extensions*").test("/developer/v1/extensions")).toBe(true);
+    expect(compilePattern("/developer/v1/ext*/:id").test("/developer/v1/extensions/ext_1")).toBe(true);
+    expect(compilePattern("*/secrets/*").test("/developer/v1/extensions/e/secrets/K")).toBe(true);
+    expect(compilePattern("*/secrets/*").test("/developer/v1/extensions/e/versions")).toBe(false);
+    expect(compilePattern("/developer/v1/extensions/:id").test("/developer/v1/extensions/")).toBe(false);
+  });
+
+  test("a pattern that makes a backtracking RegExp explode is matched in linear steps", () => {
+    // As a RegExp, 30 stars against this path take minutes; here the answer is immediate.
+    const evil = compilePattern("*a".repeat(30) + "*b");
+    expect(evil.test("/" + "a".repeat(5000))).toBe(false);
+    expect(evil.test("/" + "a".repeat(5000) + "b")).toBe(true);
   });
 });
 
@@ -107,8 +123,8 @@ describe("GET /_emulator/requests", () => {
     await emu.api("GET", "/extensions?limit=1");
     await emu.api("POST", "/extensions", { json: { name: "Logged" }, key: OTHER_KEY });
     await emu.api("GET", "/extensions", { key: "nope" });
-    await admin("GET", "/state");
-    const res = await admin("GET", "/requests");
+    await emu.admin("GET", "/state");
+    const res = await emu.admin("GET", "/requests");
     expect(res.status).toBe(200);
     const entries = res.body.requests;
     expect(entries.map((e: any) => [e.method, e.path, e.status, e.accountId])).toEqual([
@@ -126,20 +142,20 @@ describe("GET /_emulator/requests", () => {
   });
 
   test("`at` is the emulator clock's time, not the machine's", async () => {
-    await admin("POST", "/clock", { set: "2031-02-03T04:05:06.789Z", freeze: true });
+    await emu.admin("POST", "/clock", { set: "2031-02-03T04:05:06.789Z", freeze: true });
     await emu.api("GET", "/extensions");
-    expect((await admin("GET", "/requests")).body.requests[0].at).toBe("2031-02-03T04:05:06.789Z");
+    expect((await emu.admin("GET", "/requests")).body.requests[0].at).toBe("2031-02-03T04:05:06.789Z");
   });
 
   test("injected faults are logged with the status they produced; ?limit= narrows; DELETE empties", async () => {
-    await admin("POST", "/faults", { path: "/extensions", status: 503, times: 1 });
+    await emu.admin("POST", "/faults", { path: "/extensions", status: 503, times: 1 });
     await emu.api("GET", "/extensions");
     await emu.api("GET", "/extensions");
-    const two = (await admin("GET", "/requests?limit=2")).body.requests;
+    const two = (await emu.admin("GET", "/requests?limit=2")).body.requests;
     expect(two.map((e: any) => e.status)).toEqual([200, 503]);
-    expect((await admin("GET", "/requests?limit=1")).body.requests).toHaveLength(1);
-    expectEnvelope(await admin("GET", "/requests?limit=0"), 422, "validation_error");
-    expect((await admin("DELETE", "/requests")).status).toBe(204);
-    expect((await admin("GET", "/requests")).body.requests).toEqual([]);
+    expect((await emu.admin("GET", "/requests?limit=1")).body.requests).toHaveLength(1);
+    expectEnvelope(await emu.admin("GET", "/requests?limit=0"), 422, "validation_error");
+    expect((await emu.admin("DELETE", "/requests")).status).toBe(204);
+    expect((await emu.admin("GET", "/requests")).body.requests).toEqual([]);
   });
 });
