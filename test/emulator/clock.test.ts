@@ -3,14 +3,13 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:tes
 import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
 let emu: TestEmulator;
-const admin = (method: string, path: string, json?: unknown) => emu.raw(method, `/_emulator${path}`, { key: null, ...(json !== undefined ? { json } : {}) });
 
 beforeAll(async () => {
   emu = await startTestEmulator({ config: { rateLimits: true } });
 });
 afterAll(() => stopTestEmulator(emu));
 beforeEach(async () => {
-  await admin("POST", "/reset");
+  await emu.admin("POST", "/reset");
 });
 
 describe("POST /_emulator/clock", () => {
@@ -19,7 +18,7 @@ describe("POST /_emulator/clock", () => {
     const refused = await emu.api("POST", "/extensions", { json: { name: "Ext 11" } });
     expectEnvelope(refused, 429, "rate_limited");
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(3500);
-    const moved = await admin("POST", "/clock", { advanceSeconds: 3600 });
+    const moved = await emu.admin("POST", "/clock", { advanceSeconds: 3600 });
     expect(moved.status).toBe(200);
     const created = await emu.api("POST", "/extensions", { json: { name: "Ext 11" } });
     expect(created.status).toBe(201);
@@ -28,31 +27,31 @@ describe("POST /_emulator/clock", () => {
   });
 
   test("set + freeze pins time; advance moves a frozen clock; mode real returns to the machine's time", async () => {
-    const pinned = await admin("POST", "/clock", { set: "2030-01-01T00:00:00.000Z", freeze: true });
+    const pinned = await emu.admin("POST", "/clock", { set: "2030-01-01T00:00:00.000Z", freeze: true });
     expect(pinned.body).toMatchObject({ now: "2030-01-01T00:00:00.000Z", mode: "frozen" });
     const created = await emu.api("POST", "/extensions", { json: { name: "Pinned" } });
     expect(created.body.extension.createdAt).toBe("2030-01-01T00:00:00.000Z");
-    expect((await admin("POST", "/clock", { advanceSeconds: 90 })).body).toMatchObject({ now: "2030-01-01T00:01:30.000Z", mode: "frozen" });
-    expect((await admin("GET", "/clock")).body.now).toBe("2030-01-01T00:01:30.000Z");
-    const real = await admin("POST", "/clock", { mode: "real" });
+    expect((await emu.admin("POST", "/clock", { advanceSeconds: 90 })).body).toMatchObject({ now: "2030-01-01T00:01:30.000Z", mode: "frozen" });
+    expect((await emu.admin("GET", "/clock")).body.now).toBe("2030-01-01T00:01:30.000Z");
+    const real = await emu.admin("POST", "/clock", { mode: "real" });
     expect(real.body.mode).toBe("real");
     expect(Math.abs(Date.parse(real.body.now) - Date.now())).toBeLessThan(5_000);
   });
 
   test("mode frozen stops the clock where it is; set without freeze keeps it running", async () => {
-    const frozen = (await admin("POST", "/clock", { mode: "frozen" })).body;
+    const frozen = (await emu.admin("POST", "/clock", { mode: "frozen" })).body;
     expect(frozen.mode).toBe("frozen");
     await Bun.sleep(5);
-    expect((await admin("GET", "/clock")).body.now).toBe(frozen.now);
-    const running = (await admin("POST", "/clock", { set: "2031-06-01T12:00:00.000Z" })).body;
+    expect((await emu.admin("GET", "/clock")).body.now).toBe(frozen.now);
+    const running = (await emu.admin("POST", "/clock", { set: "2031-06-01T12:00:00.000Z" })).body;
     expect(running.mode).toBe("real");
     expect(running.now.startsWith("2031-06-01T12:00")).toBe(true);
   });
 
   test("anything but exactly one operation is a 422", async () => {
     for (const body of [{}, { advanceSeconds: 1, mode: "real" }, { freeze: true }, { mode: "paused" }, { set: "yesterday" }, { advanceSeconds: "60" }]) {
-      expectEnvelope(await admin("POST", "/clock", body), 422, "validation_error");
+      expectEnvelope(await emu.admin("POST", "/clock", body), 422, "validation_error");
     }
-    expect((await admin("GET", "/clock")).body.mode).toBe("real");
+    expect((await emu.admin("GET", "/clock")).body.mode).toBe("real");
   });
 });

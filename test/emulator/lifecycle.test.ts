@@ -10,7 +10,6 @@ import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator 
 
 let emu: TestEmulator;
 const bundles = bundleDir();
-const admin = (method: string, path: string, json?: unknown) => emu.raw(method, `/_emulator${path}`, { key: null, ...(json !== undefined ? { json } : {}) });
 
 beforeAll(async () => {
   emu = await startTestEmulator({ config: { rateLimits: true } });
@@ -30,7 +29,7 @@ describe("extension life through /developer/v1 and /_emulator", () => {
     expect((await emu.api("GET", `/extensions/${id}`)).body.status).toBe("in_review");
 
     // Review approves.
-    const approved = await admin("POST", `/versions/${v1Id}/approve`);
+    const approved = await emu.admin("POST", `/versions/${v1Id}/approve`);
     expect(approved.status).toBe(200);
     expect(approved.body.version).toMatchObject({ id: v1Id, status: "approved" });
     expect(approved.body.extension).toEqual({ id, status: "approved", currentVersionId: v1Id });
@@ -43,13 +42,13 @@ describe("extension life through /developer/v1 and /_emulator", () => {
     expect((await emu.api("GET", `/extensions/${id}`)).status).toBe(200);
 
     // Installs, counted per version.
-    expect((await admin("POST", `/extensions/${id}/installs`, { count: 3 })).body).toEqual({ total: 3, active: 3, byVersion: { [v1Id]: 3 } });
+    expect((await emu.admin("POST", `/extensions/${id}/installs`, { count: 3 })).body).toEqual({ total: 3, active: 3, byVersion: { [v1Id]: 3 } });
     const v2 = await submitVersion(emu, id, { version: "1.1.0", bundle: await bundles.make() });
     const v2Id = v2.body.version.id as string;
-    await admin("POST", `/versions/${v2Id}/approve`);
+    await emu.admin("POST", `/versions/${v2Id}/approve`);
     expect((await emu.api("GET", `/extensions/${id}`)).body.currentVersionId).toBe(v2Id);
-    await admin("POST", `/extensions/${id}/installs`, { count: 2 });
-    await admin("POST", `/extensions/${id}/uninstalls`, { versionId: v1Id, count: 1 });
+    await emu.admin("POST", `/extensions/${id}/installs`, { count: 2 });
+    await emu.admin("POST", `/extensions/${id}/uninstalls`, { versionId: v1Id, count: 1 });
     expect((await emu.api("GET", `/extensions/${id}/installs`)).body).toEqual({ total: 5, active: 4, byVersion: { [v1Id]: 2, [v2Id]: 2 } });
     expect((await emu.api("GET", `/extensions/${id}`)).body.installCount).toBe(5);
 
@@ -58,7 +57,7 @@ describe("extension life through /developer/v1 and /_emulator", () => {
     expectEnvelope(await submitVersion(emu, id, { version: "2.0.0", bundle: big }), 422, "bundle_invalid");
 
     // ... so the developer asks for 80, and the admin approves.
-    const request = await admin("POST", "/limit-requests", {
+    const request = await emu.admin("POST", "/limit-requests", {
       accountId: "acc_test",
       scope: "extension",
       extensionId: id,
@@ -67,8 +66,8 @@ describe("extension life through /developer/v1 and /_emulator", () => {
     });
     expect(request.status).toBe(201);
     const reqId = request.body.limitRequest.id as string;
-    expect((await admin("GET", "/limit-requests?status=pending")).body.limitRequests.map((r: { id: string }) => r.id)).toEqual([reqId]);
-    expect((await admin("POST", `/limit-requests/${reqId}/approve`)).body.limitRequest).toMatchObject({ status: "approved", decidedAt: expect.any(String) });
+    expect((await emu.admin("GET", "/limit-requests?status=pending")).body.limitRequests.map((r: { id: string }) => r.id)).toEqual([reqId]);
+    expect((await emu.admin("POST", `/limit-requests/${reqId}/approve`)).body.limitRequest).toMatchObject({ status: "approved", decidedAt: expect.any(String) });
     expect((await emu.api("GET", `/extensions/${id}/limits`)).text).toContain("80");
 
     // The deploy with more sounds is accepted now.

@@ -5,7 +5,6 @@ import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator 
 
 let emu: TestEmulator;
 const bundles = bundleDir();
-const admin = (method: string, path: string, json?: unknown) => emu.raw(method, `/_emulator${path}`, { key: null, ...(json !== undefined ? { json } : {}) });
 const statusOf = async (id: string) => (await emu.api("GET", `/extensions/${id}`)).body.status;
 
 beforeAll(async () => {
@@ -16,43 +15,43 @@ afterAll(async () => {
   bundles.cleanup();
 });
 beforeEach(async () => {
-  await admin("POST", "/reset");
+  await emu.admin("POST", "/reset");
 });
 
 describe("POST /_emulator/versions/:versionId/reject", () => {
   test("rejects with a reason; the extension is rejected while nothing was ever approved", async () => {
     const id = await createExtension(emu);
     const v = (await submitVersion(emu, id, { version: "1.0.0", bundle: await bundles.make() })).body.version.id;
-    const res = await admin("POST", `/versions/${v}/reject`, { reason: "Sounds are too loud." });
+    const res = await emu.admin("POST", `/versions/${v}/reject`, { reason: "Sounds are too loud." });
     expect(res.body.version).toMatchObject({ status: "rejected", rejectReason: "Sounds are too loud.", approvedAt: null });
     expect(res.body.extension).toEqual({ id, status: "rejected", currentVersionId: null });
-    expectEnvelope(await admin("POST", `/versions/${v}/reject`, {}), 422, "validation_error");
-    expectEnvelope(await admin("POST", "/versions/ver_missing/approve"), 404, "version_not_found");
+    expectEnvelope(await emu.admin("POST", `/versions/${v}/reject`, {}), 422, "validation_error");
+    expectEnvelope(await emu.admin("POST", "/versions/ver_missing/approve"), 404, "version_not_found");
   });
 });
 
 describe("POST /_emulator/extensions/:id/disable and /enable", () => {
   test("disable sets the admin status; enable restores the status its versions imply", async () => {
     const id = await createExtension(emu);
-    expect((await admin("POST", `/extensions/${id}/disable`)).body.status).toBe("disabled");
+    expect((await emu.admin("POST", `/extensions/${id}/disable`)).body.status).toBe("disabled");
     expect(await statusOf(id)).toBe("disabled");
-    expect((await admin("POST", `/extensions/${id}/enable`)).body.status).toBe("draft");
+    expect((await emu.admin("POST", `/extensions/${id}/enable`)).body.status).toBe("draft");
     const v = (await submitVersion(emu, id, { version: "1.0.0", bundle: await bundles.make() })).body.version.id;
-    await admin("POST", `/extensions/${id}/disable`);
+    await emu.admin("POST", `/extensions/${id}/disable`);
     // Approved while disabled: it stays disabled, and comes back approved.
-    expect((await admin("POST", `/versions/${v}/approve`)).body.extension.status).toBe("disabled");
-    expect((await admin("POST", `/extensions/${id}/enable`)).body.status).toBe("approved");
+    expect((await emu.admin("POST", `/versions/${v}/approve`)).body.extension.status).toBe("disabled");
+    expect((await emu.admin("POST", `/extensions/${id}/enable`)).body.status).toBe("approved");
     // Enabling an extension that is not disabled changes nothing.
-    const again = await admin("POST", `/extensions/${id}/enable`);
+    const again = await emu.admin("POST", `/extensions/${id}/enable`);
     expect(again.body.status).toBe("approved");
-    expectEnvelope(await admin("POST", "/extensions/ext_missing/disable"), 404, "extension_not_found");
+    expectEnvelope(await emu.admin("POST", "/extensions/ext_missing/disable"), 404, "extension_not_found");
   });
 
   test("a pending submission comes back as in_review", async () => {
     const id = await createExtension(emu);
     await submitVersion(emu, id, { version: "1.0.0", bundle: await bundles.make() });
-    await admin("POST", `/extensions/${id}/disable`);
-    expect((await admin("POST", `/extensions/${id}/enable`)).body.status).toBe("in_review");
+    await emu.admin("POST", `/extensions/${id}/disable`);
+    expect((await emu.admin("POST", `/extensions/${id}/enable`)).body.status).toBe("in_review");
   });
 });
 
@@ -60,15 +59,15 @@ describe("POST /_emulator/extensions/:id/installs", () => {
   test("an install re-checks the version's sounds against the limit as it resolves now", async () => {
     const id = await createExtension(emu);
     const v = (await submitVersion(emu, id, { version: "1.0.0", bundle: await bundles.make() })).body.version.id;
-    expectEnvelope(await admin("POST", `/extensions/${id}/installs`), 409, "no_current_version");
-    await admin("POST", `/versions/${v}/approve`);
-    expect((await admin("POST", `/extensions/${id}/installs`)).body).toEqual({ total: 1, active: 1, byVersion: { [v]: 1 } });
+    expectEnvelope(await emu.admin("POST", `/extensions/${id}/installs`), 409, "no_current_version");
+    await emu.admin("POST", `/versions/${v}/approve`);
+    expect((await emu.admin("POST", `/extensions/${id}/installs`)).body).toEqual({ total: 1, active: 1, byVersion: { [v]: 1 } });
     // The sample bundle has 7 sounds; an admin lowers the limit to 5 after the upload was accepted.
-    await admin("PUT", `/overrides/extensions/${id}`, { max_sounds_per_extension: 5 });
-    const refused = await admin("POST", `/extensions/${id}/installs`);
+    await emu.admin("PUT", `/overrides/extensions/${id}`, { max_sounds_per_extension: 5 });
+    const refused = await emu.admin("POST", `/extensions/${id}/installs`);
     expect(expectEnvelope(refused, 422, "limit_exceeded").details![0]).toMatchObject({ limit: "max_sounds_per_extension", max: 5 });
     expect((await emu.api("GET", `/extensions/${id}/installs`)).body.total).toBe(1);
-    expectEnvelope(await admin("POST", `/extensions/${id}/installs`, { count: 0 }), 422, "validation_error");
+    expectEnvelope(await emu.admin("POST", `/extensions/${id}/installs`, { count: 0 }), 422, "validation_error");
   });
 });
 
@@ -97,7 +96,7 @@ describe("ext serve --auto-approve", () => {
       const id = await createExtension(auto);
       await submitVersion(auto, id, { version: "1.0.0", bundle: await bundles.make() });
       expect(auto.runtime.control.timers.size).toBe(1);
-      await auto.raw("POST", "/_emulator/reset", { key: null });
+      await auto.admin("POST", "/reset");
       expect(auto.runtime.control.timers.size).toBe(0);
     } finally {
       await stopTestEmulator(auto);

@@ -7,7 +7,6 @@ import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator 
 
 let emu: TestEmulator;
 const bundles = bundleDir();
-const admin = (method: string, path: string, json?: unknown) => emu.raw(method, `/_emulator${path}`, { key: null, ...(json !== undefined ? { json } : {}) });
 
 beforeAll(async () => {
   emu = await startTestEmulator({ config: { rateLimits: true } });
@@ -20,14 +19,14 @@ afterAll(async () => {
 describe("POST /_emulator/reset", () => {
   test("a reset between two tests leaves no trace: rows, bundle files, rate windows, faults, request log, clock", async () => {
     // The first "test" leaves everything behind it can, starting a month from now.
-    expect((await admin("POST", "/clock", { advanceSeconds: 86_400 * 30 })).status).toBe(200);
+    expect((await emu.admin("POST", "/clock", { advanceSeconds: 86_400 * 30 })).status).toBe(200);
     const id = await createExtension(emu, "Leftover");
     expect((await submitVersion(emu, id, { version: "1.0.0", bundle: await bundles.make() })).status).toBe(202);
     expect((await emu.api("PUT", `/extensions/${id}/secrets/TOKEN`, { json: { value: "s3cret" } })).status).toBe(204);
-    expect((await admin("POST", "/accounts/acc_test/members", { email: "dev@example.com", role: "developer" })).status).toBe(201);
-    expect((await admin("PUT", "/overrides/accounts/acc_test", { max_sounds_per_extension: 80 })).status).toBe(200);
-    expect((await admin("POST", "/faults", { path: "/nothing-matches", status: 503 })).status).toBe(201);
-    const before = (await admin("GET", "/state")).body;
+    expect((await emu.admin("POST", "/accounts/acc_test/members", { email: "dev@example.com", role: "developer" })).status).toBe(201);
+    expect((await emu.admin("PUT", "/overrides/accounts/acc_test", { max_sounds_per_extension: 80 })).status).toBe(200);
+    expect((await emu.admin("POST", "/faults", { path: "/nothing-matches", status: 503 })).status).toBe(201);
+    const before = (await emu.admin("GET", "/state")).body;
     expect(before.counts).toMatchObject({ extensions: 1, versions: 1, secrets: 1, teamMembers: 1, accountOverrides: 1, bundleFiles: 1 });
     expect(before.faults).toBe(1);
     expect(before.requestsLogged).toBeGreaterThan(0);
@@ -37,12 +36,12 @@ describe("POST /_emulator/reset", () => {
     for (let i = 0; i < 9; i++) expect((await emu.api("POST", "/extensions", { json: { name: `Fill ${i}` } })).status).toBe(201);
     expectEnvelope(await emu.api("POST", "/extensions", { json: { name: "Over" } }), 429, "rate_limited");
 
-    const res = await admin("POST", "/reset");
+    const res = await emu.admin("POST", "/reset");
     expect(res.status).toBe(200);
     expect(res.body.reset).toBe(true);
     expect(res.body.seed.accountsCreated).toBe(2);
 
-    const after = (await admin("GET", "/state")).body;
+    const after = (await emu.admin("GET", "/state")).body;
     expect(after.counts).toEqual({
       accounts: 2,
       apiKeys: 3,
@@ -72,41 +71,41 @@ describe("POST /_emulator/reset", () => {
 describe("POST /_emulator/seed", () => {
   test("loads a fixture, reports what it created and returns generated keys once; a second load changes nothing", async () => {
     const fixture = { accounts: [{ id: "acc_seeded", name: "Seeded", apiKeys: [{ name: "ci", scopes: ["extensions:read"] }], extensions: [{ name: "Seeded Ext" }] }] };
-    const first = await admin("POST", "/seed", fixture);
+    const first = await emu.admin("POST", "/seed", fixture);
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ accountsCreated: 1, extensionsCreated: 1 });
     const key = first.body.keys[0].key as string;
     expect(key).toMatch(/^ext_/);
     const listed = await emu.api("GET", "/extensions", { key });
     expect(listed.body.extensions.map((e: { name: string }) => e.name)).toEqual(["Seeded Ext"]);
-    const second = await admin("POST", "/seed", fixture);
+    const second = await emu.admin("POST", "/seed", fixture);
     expect(second.body).toEqual({ accountsCreated: 0, extensionsCreated: 0, keys: [{ accountId: "acc_seeded", name: "ci", created: false }] });
   });
 
   test("an invalid fixture is a 422 with one detail per bad field, and nothing is loaded", async () => {
-    const res = await admin("POST", "/seed", { accounts: [{ id: "bad id!", name: "" }] });
+    const res = await emu.admin("POST", "/seed", { accounts: [{ id: "bad id!", name: "" }] });
     const error = expectEnvelope(res, 422, "validation_error");
     const fields = error.details!.map((d) => d.field);
     expect(fields).toContain("accounts.0.id");
     expect(fields).toContain("accounts.0.name");
-    const unknownLimit = await admin("POST", "/seed", { accounts: [{ id: "acc_x", name: "X", overrides: { max_bananas: 3 } }] });
+    const unknownLimit = await emu.admin("POST", "/seed", { accounts: [{ id: "acc_x", name: "X", overrides: { max_bananas: 3 } }] });
     expect(expectEnvelope(unknownLimit, 422, "validation_error").details).toEqual([{ field: "accounts[0].overrides.max_bananas", message: "unknown limit key" }]);
-    expect((await admin("GET", "/state")).body.counts.accounts).toBe(3);
+    expect((await emu.admin("GET", "/state")).body.counts.accounts).toBe(3);
   });
 
   test("a body that is not JSON is refused (415 for another type, 422 for malformed JSON)", async () => {
-    expectEnvelope(await emu.raw("POST", "/_emulator/seed", { key: null, body: "accounts: []", headers: { "content-type": "text/yaml" } }), 415, "unsupported_media_type");
-    expectEnvelope(await emu.raw("POST", "/_emulator/seed", { key: null, body: "{", headers: { "content-type": "application/json" } }), 422, "validation_error");
+    expectEnvelope(await emu.admin("POST", "/seed", undefined, { body: "accounts: []", headers: { "content-type": "text/yaml" } }), 415, "unsupported_media_type");
+    expectEnvelope(await emu.admin("POST", "/seed", undefined, { body: "{", headers: { "content-type": "application/json" } }), 422, "validation_error");
   });
 });
 
 describe("GET /_emulator/state", () => {
   test("counts follow the resources", async () => {
-    await admin("POST", "/reset");
+    await emu.admin("POST", "/reset");
     const id = await createExtension(emu, "Counted");
     await emu.api("PUT", `/extensions/${id}/secrets/A`, { json: { value: "1" } });
     await emu.api("PUT", `/extensions/${id}/secrets/B`, { json: { value: "2" } });
-    const state = (await admin("GET", "/state")).body;
+    const state = (await emu.admin("GET", "/state")).body;
     expect(state.counts).toMatchObject({ accounts: 2, extensions: 1, secrets: 2, versions: 0 });
     expect(state.rateLimits).toBe(true);
   });

@@ -39,6 +39,11 @@ export interface TestEmulator extends RunningEmulator {
   api(method: string, path: string, opts?: RequestOptions): Promise<TestResponse>;
   /** fetch against the server root: `raw("GET", "/healthz")`. */
   raw(method: string, path: string, opts?: RequestOptions): Promise<TestResponse>;
+  /**
+   * fetch against the control plane: `admin("POST", "/clock", { advanceSeconds: 60 })` goes to
+   * /_emulator/clock with that JSON body. No Authorization header unless `opts.key` gives one (open on loopback).
+   */
+  admin(method: string, path: string, json?: unknown, opts?: Omit<RequestOptions, "json">): Promise<TestResponse>;
 }
 
 export interface RequestOptions {
@@ -94,6 +99,7 @@ export async function startTestEmulator(options: StartOptions = {}): Promise<Tes
     clock,
     api: (m: string, p: string, o?: RequestOptions) => send(emulator.baseUrl, m, p, o),
     raw: (m: string, p: string, o?: RequestOptions) => send(emulator.url, m, p, o),
+    admin: (m: string, p: string, json?: unknown, o?: Omit<RequestOptions, "json">) => send(emulator.adminUrl, m, p, { key: null, ...o, ...(json !== undefined ? { json } : {}) }),
   });
 }
 

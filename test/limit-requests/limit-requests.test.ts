@@ -4,7 +4,6 @@ import { createExtension } from "../helpers/bundles";
 import { expectEnvelope, OTHER_KEY, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
 let emu: TestEmulator;
-const admin = (method: string, path: string, json?: unknown) => emu.raw(method, `/_emulator${path}`, { key: null, ...(json !== undefined ? { json } : {}) });
 const REASON = "We run twenty CI pipelines in parallel.";
 
 beforeAll(async () => {
@@ -12,42 +11,42 @@ beforeAll(async () => {
 });
 afterAll(() => stopTestEmulator(emu));
 beforeEach(async () => {
-  await admin("POST", "/reset");
+  await emu.admin("POST", "/reset");
 });
 
 describe("POST /_emulator/limit-requests", () => {
   test("account scope: pending until approved, then the override applies to the very next call", async () => {
-    await admin("PUT", "/overrides/accounts/acc_test", { max_api_keys: 2 });
-    expectEnvelope(await admin("POST", "/accounts/acc_test/keys", { name: "third", scopes: ["*"] }), 422, "limit_exceeded");
-    const created = await admin("POST", "/limit-requests", { accountId: "acc_test", scope: "account", limits: { max_api_keys: 5 }, reason: REASON });
+    await emu.admin("PUT", "/overrides/accounts/acc_test", { max_api_keys: 2 });
+    expectEnvelope(await emu.admin("POST", "/accounts/acc_test/keys", { name: "third", scopes: ["*"] }), 422, "limit_exceeded");
+    const created = await emu.admin("POST", "/limit-requests", { accountId: "acc_test", scope: "account", limits: { max_api_keys: 5 }, reason: REASON });
     expect(created.status).toBe(201);
     expect(created.body.limitRequest).toMatchObject({ scope: "account", extensionId: null, status: "pending", decisionReason: null, decidedAt: null });
-    expectEnvelope(await admin("POST", "/accounts/acc_test/keys", { name: "third", scopes: ["*"] }), 422, "limit_exceeded");
+    expectEnvelope(await emu.admin("POST", "/accounts/acc_test/keys", { name: "third", scopes: ["*"] }), 422, "limit_exceeded");
     const id = created.body.limitRequest.id;
-    const approved = await admin("POST", `/limit-requests/${id}/approve`, { reason: "ok" });
+    const approved = await emu.admin("POST", `/limit-requests/${id}/approve`, { reason: "ok" });
     expect(approved.body.limitRequest).toMatchObject({ status: "approved", decisionReason: "ok" });
-    expect((await admin("POST", "/accounts/acc_test/keys", { name: "third", scopes: ["*"] })).status).toBe(201);
-    expectEnvelope(await admin("POST", `/limit-requests/${id}/reject`, { reason: "too late" }), 409, "limit_request_decided");
+    expect((await emu.admin("POST", "/accounts/acc_test/keys", { name: "third", scopes: ["*"] })).status).toBe(201);
+    expectEnvelope(await emu.admin("POST", `/limit-requests/${id}/reject`, { reason: "too late" }), 409, "limit_request_decided");
   });
 
   test("reject keeps the limits as they were and records the reason; list filters by status and account", async () => {
-    const a = (await admin("POST", "/limit-requests", { accountId: "acc_test", scope: "account", limits: { max_extensions_per_account: 40 }, reason: REASON })).body.limitRequest.id;
-    await admin("POST", "/limit-requests", { accountId: "acc_other", scope: "account", limits: { max_api_keys: 25 }, reason: REASON });
-    const rejected = await admin("POST", `/limit-requests/${a}/reject`, { reason: "Needs an Enterprise plan." });
+    const a = (await emu.admin("POST", "/limit-requests", { accountId: "acc_test", scope: "account", limits: { max_extensions_per_account: 40 }, reason: REASON })).body.limitRequest.id;
+    await emu.admin("POST", "/limit-requests", { accountId: "acc_other", scope: "account", limits: { max_api_keys: 25 }, reason: REASON });
+    const rejected = await emu.admin("POST", `/limit-requests/${a}/reject`, { reason: "Needs an Enterprise plan." });
     expect(rejected.body.limitRequest).toMatchObject({ status: "rejected", decisionReason: "Needs an Enterprise plan." });
-    expect((await admin("GET", "/overrides/accounts/acc_test")).body.overrides).toEqual({});
-    expect((await admin("GET", "/limit-requests?status=rejected")).body.limitRequests.map((r: { id: string }) => r.id)).toEqual([a]);
-    expect((await admin("GET", "/limit-requests?accountId=acc_other")).body.limitRequests).toHaveLength(1);
-    expect((await admin("GET", "/limit-requests")).body.limitRequests).toHaveLength(2);
-    expect((await admin("GET", `/limit-requests/${a}`)).body.limitRequest.status).toBe("rejected");
-    expectEnvelope(await admin("POST", `/limit-requests/${a}/reject`, {}), 422, "validation_error");
+    expect((await emu.admin("GET", "/overrides/accounts/acc_test")).body.overrides).toEqual({});
+    expect((await emu.admin("GET", "/limit-requests?status=rejected")).body.limitRequests.map((r: { id: string }) => r.id)).toEqual([a]);
+    expect((await emu.admin("GET", "/limit-requests?accountId=acc_other")).body.limitRequests).toHaveLength(1);
+    expect((await emu.admin("GET", "/limit-requests")).body.limitRequests).toHaveLength(2);
+    expect((await emu.admin("GET", `/limit-requests/${a}`)).body.limitRequest.status).toBe("rejected");
+    expectEnvelope(await emu.admin("POST", `/limit-requests/${a}/reject`, {}), 422, "validation_error");
   });
 
   test("extension scope applies to that extension only", async () => {
     const mine = await createExtension(emu, "Scoped");
     const sibling = await createExtension(emu, "Sibling");
-    const id = (await admin("POST", "/limit-requests", { accountId: "acc_test", scope: "extension", extensionId: mine, limits: { max_secrets_per_extension: 21 }, reason: REASON })).body.limitRequest.id;
-    await admin("POST", `/limit-requests/${id}/approve`);
+    const id = (await emu.admin("POST", "/limit-requests", { accountId: "acc_test", scope: "extension", extensionId: mine, limits: { max_secrets_per_extension: 21 }, reason: REASON })).body.limitRequest.id;
+    await emu.admin("POST", `/limit-requests/${id}/approve`);
     for (let i = 0; i < 21; i++) expect((await emu.api("PUT", `/extensions/${mine}/secrets/S${i}`, { json: { value: "v" } })).status).toBe(204);
     for (let i = 0; i < 20; i++) await emu.api("PUT", `/extensions/${sibling}/secrets/S${i}`, { json: { value: "v" } });
     expectEnvelope(await emu.api("PUT", `/extensions/${sibling}/secrets/S20`, { json: { value: "v" } }), 422, "limit_exceeded");
@@ -67,8 +66,8 @@ describe("POST /_emulator/limit-requests", () => {
       [{ accountId: "acc_nobody", scope: "account", limits: { max_api_keys: 30 }, reason: REASON }, 404, "account_not_found"],
       [{ accountId: "acc_test", limits: { max_api_keys: 30 }, reason: REASON }, 422, "validation_error"],
     ];
-    for (const [body, status, code] of bad) expectEnvelope(await admin("POST", "/limit-requests", body), status, code);
-    expect((await admin("GET", "/limit-requests")).body.limitRequests).toEqual([]);
-    expectEnvelope(await admin("POST", "/limit-requests/req_missing/approve"), 404, "limit_request_not_found");
+    for (const [body, status, code] of bad) expectEnvelope(await emu.admin("POST", "/limit-requests", body), status, code);
+    expect((await emu.admin("GET", "/limit-requests")).body.limitRequests).toEqual([]);
+    expectEnvelope(await emu.admin("POST", "/limit-requests/req_missing/approve"), 404, "limit_request_not_found");
   });
 });

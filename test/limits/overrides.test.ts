@@ -4,7 +4,6 @@ import { createExtension } from "../helpers/bundles";
 import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
 let emu: TestEmulator;
-const admin = (method: string, path: string, json?: unknown) => emu.raw(method, `/_emulator${path}`, { key: null, ...(json !== undefined ? { json } : {}) });
 const resolvedSounds = (id: string) => emu.runtime.services.limits.resolve("max_sounds_per_extension", { accountId: "acc_test", extensionId: id });
 
 beforeAll(async () => {
@@ -12,53 +11,53 @@ beforeAll(async () => {
 });
 afterAll(() => stopTestEmulator(emu));
 beforeEach(async () => {
-  await admin("POST", "/reset");
+  await emu.admin("POST", "/reset");
 });
 
 describe("PUT /_emulator/overrides/...", () => {
   test("extension override wins over account override, which wins over the default", async () => {
     const id = await createExtension(emu, "Overridden");
     expect(resolvedSounds(id)).toMatchObject({ value: 50, source: "platform_default" });
-    const acc = await admin("PUT", "/overrides/accounts/acc_test", { max_sounds_per_extension: 60 });
+    const acc = await emu.admin("PUT", "/overrides/accounts/acc_test", { max_sounds_per_extension: 60 });
     expect(acc.body).toEqual({ scope: "account", id: "acc_test", overrides: { max_sounds_per_extension: 60 } });
     expect(resolvedSounds(id)).toMatchObject({ value: 60, source: "developer_override" });
-    const ext = await admin("PUT", `/overrides/extensions/${id}`, { max_sounds_per_extension: 80, max_versions_per_extension: 500 });
+    const ext = await emu.admin("PUT", `/overrides/extensions/${id}`, { max_sounds_per_extension: 80, max_versions_per_extension: 500 });
     expect(ext.status).toBe(200);
     expect(resolvedSounds(id)).toMatchObject({ value: 80, source: "extension_override" });
-    expect((await admin("GET", `/overrides/extensions/${id}`)).body.overrides).toEqual({ max_sounds_per_extension: 80, max_versions_per_extension: 500 });
+    expect((await emu.admin("GET", `/overrides/extensions/${id}`)).body.overrides).toEqual({ max_sounds_per_extension: 80, max_versions_per_extension: 500 });
   });
 
   test("PUT replaces the whole map", async () => {
-    await admin("PUT", "/overrides/accounts/acc_test", { max_sounds_per_extension: 60, max_api_keys: 30 });
-    const res = await admin("PUT", "/overrides/accounts/acc_test", { max_api_keys: 25 });
+    await emu.admin("PUT", "/overrides/accounts/acc_test", { max_sounds_per_extension: 60, max_api_keys: 30 });
+    const res = await emu.admin("PUT", "/overrides/accounts/acc_test", { max_api_keys: 25 });
     expect(res.body.overrides).toEqual({ max_api_keys: 25 });
-    expect((await admin("PUT", "/overrides/accounts/acc_test", {})).body.overrides).toEqual({});
+    expect((await emu.admin("PUT", "/overrides/accounts/acc_test", {})).body.overrides).toEqual({});
   });
 
   test("unknown keys and values above a hard limit are refused together, and nothing is written", async () => {
-    await admin("PUT", "/overrides/accounts/acc_test", { max_api_keys: 30 });
-    const res = await admin("PUT", "/overrides/accounts/acc_test", { max_bananas: 3, max_versions_per_extension: 501, invocation_timeout_seconds: 121, max_api_keys: 40 });
+    await emu.admin("PUT", "/overrides/accounts/acc_test", { max_api_keys: 30 });
+    const res = await emu.admin("PUT", "/overrides/accounts/acc_test", { max_bananas: 3, max_versions_per_extension: 501, invocation_timeout_seconds: 121, max_api_keys: 40 });
     const error = expectEnvelope(res, 422, "validation_error");
     expect(error.details!.map((d) => d.field)).toEqual(["max_bananas", "max_versions_per_extension", "invocation_timeout_seconds"]);
-    expect((await admin("GET", "/overrides/accounts/acc_test")).body.overrides).toEqual({ max_api_keys: 30 });
-    expectEnvelope(await admin("PUT", "/overrides/accounts/acc_test", { max_api_keys: -1 }), 422, "validation_error");
-    expectEnvelope(await admin("PUT", "/overrides/accounts/acc_test", { max_api_keys: 2.5 }), 422, "validation_error");
+    expect((await emu.admin("GET", "/overrides/accounts/acc_test")).body.overrides).toEqual({ max_api_keys: 30 });
+    expectEnvelope(await emu.admin("PUT", "/overrides/accounts/acc_test", { max_api_keys: -1 }), 422, "validation_error");
+    expectEnvelope(await emu.admin("PUT", "/overrides/accounts/acc_test", { max_api_keys: 2.5 }), 422, "validation_error");
   });
 
   test("unknown targets are 404s", async () => {
-    expectEnvelope(await admin("PUT", "/overrides/extensions/ext_missing", { max_sounds_per_extension: 60 }), 404, "extension_not_found");
-    expectEnvelope(await admin("PUT", "/overrides/accounts/acc_missing", { max_sounds_per_extension: 60 }), 404, "account_not_found");
+    expectEnvelope(await emu.admin("PUT", "/overrides/extensions/ext_missing", { max_sounds_per_extension: 60 }), 404, "extension_not_found");
+    expectEnvelope(await emu.admin("PUT", "/overrides/accounts/acc_missing", { max_sounds_per_extension: 60 }), 404, "account_not_found");
   });
 });
 
 describe("DELETE /_emulator/overrides/...", () => {
   test("removes the scope's overrides; defaults apply again", async () => {
     const id = await createExtension(emu, "Reverted");
-    await admin("PUT", `/overrides/extensions/${id}`, { max_sounds_per_extension: 80 });
-    const res = await admin("DELETE", `/overrides/extensions/${id}`);
+    await emu.admin("PUT", `/overrides/extensions/${id}`, { max_sounds_per_extension: 80 });
+    const res = await emu.admin("DELETE", `/overrides/extensions/${id}`);
     expect(res.status).toBe(204);
     expect(res.text).toBe("");
     expect(resolvedSounds(id)).toMatchObject({ value: 50, source: "platform_default" });
-    expectEnvelope(await admin("DELETE", "/overrides/accounts/acc_missing"), 404, "account_not_found");
+    expectEnvelope(await emu.admin("DELETE", "/overrides/accounts/acc_missing"), 404, "account_not_found");
   });
 });
