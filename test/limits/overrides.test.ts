@@ -31,7 +31,11 @@ describe("PUT /_emulator/overrides/...", () => {
     await emu.admin("PUT", "/overrides/accounts/acc_test", { max_sounds_per_extension: 60, max_api_keys: 30 });
     const res = await emu.admin("PUT", "/overrides/accounts/acc_test", { max_api_keys: 25 });
     expect(res.body.overrides).toEqual({ max_api_keys: 25 });
+    // What is stored, not only the echo: the key left out is gone.
+    expect((await emu.admin("GET", "/overrides/accounts/acc_test")).body.overrides).toEqual({ max_api_keys: 25 });
+    expect(emu.runtime.services.limits.resolve("max_sounds_per_extension", { accountId: "acc_test" })).toMatchObject({ value: 50, source: "platform_default" });
     expect((await emu.admin("PUT", "/overrides/accounts/acc_test", {})).body.overrides).toEqual({});
+    expect((await emu.admin("GET", "/overrides/accounts/acc_test")).body.overrides).toEqual({});
   });
 
   test("unknown keys and values above a hard limit are refused together, and nothing is written", async () => {
