@@ -24,6 +24,13 @@ export function createAuthService(db: Db): AuthService {
   const lookup = db.$client.prepare<{ id: string; account_id: string; scopes: string }, [string]>(
     "SELECT id, account_id, scopes FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL",
   );
+  // Accounts have a handful of distinct scope sets: parse each JSON text once, not on every request.
+  const parsedScopes = new Map<string, readonly string[]>();
+  const scopesOf = (text: string) => {
+    let scopes = parsedScopes.get(text);
+    if (!scopes) parsedScopes.set(text, (scopes = Object.freeze(JSON.parse(text) as string[])));
+    return scopes;
+  };
   return {
     authenticate(authorization) {
       if (!authorization) throw errors.unauthorized("missing");
@@ -31,7 +38,7 @@ export function createAuthService(db: Db): AuthService {
       if (!match) throw errors.unauthorized("malformed");
       const row = lookup.get(hashApiKey(match[1]!));
       if (!row) throw errors.unauthorized("invalid");
-      return { accountId: row.account_id, keyId: row.id, scopes: JSON.parse(row.scopes) as string[] };
+      return { accountId: row.account_id, keyId: row.id, scopes: scopesOf(row.scopes) };
     },
   };
 }

@@ -51,6 +51,7 @@ export const errors = {
       details,
     ),
   secretValueEmpty: () => errors.validation([{ field: "value", message: "value must be at least 1 byte" }]),
+  secretValueNotUnicode: () => errors.validation([{ field: "value", message: "value must be well-formed Unicode (it holds a lone surrogate)" }]),
   multipartEmpty: () => errors.validation([{ field: "bundle", message: "bundle is required (the multipart body is empty)" }]),
   multipartMalformed: () => errors.validation([{ field: "body", message: "the multipart/form-data body could not be parsed" }]),
   extensionNameInvalid: (problem: "blank" | "too_long", max: number) => {

@@ -39,6 +39,8 @@ export function createSecretService(deps: { db: Db; clock: Clock; limits: Limits
       if (bytes > SECRET_VALUE_MAX_BYTES) throw errors.secretValueTooLarge(bytes, SECRET_VALUE_MAX_BYTES);
       // The route's schema already refuses "", but the service is also called without HTTP.
       if (bytes === 0) throw errors.secretValueEmpty();
+      // A lone surrogate cannot be encoded as UTF-8: it would be stored silently as U+FFFD, a different value.
+      if (!value.isWellFormed()) throw errors.secretValueNotUnicode();
       const sealed = cipher.seal(extensionId, name, value);
       return db.transaction((tx) => {
         extensions.findOwned(accountId, extensionId, tx);

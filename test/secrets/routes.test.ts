@@ -72,6 +72,9 @@ describe("PUT /extensions/:id/secrets/:key", () => {
     const multiByte = expectEnvelope(await put("SIZE", "é".repeat(32_769)), 422, "validation_error");
     expect(multiByte.message).toContain("65538 bytes");
     expect((await put("SIZE", "é".repeat(32_768))).status).toBe(204);
+    // A lone surrogate (sent as a JSON escape) cannot be stored as UTF-8 without turning into U+FFFD.
+    const lone = await call("PUT", secretPath("SIZE"), { body: '{"value":"a\\ud800b"}', headers: { "content-type": "application/json" } });
+    expect(expectEnvelope(lone, 422, "validation_error").details?.[0]?.field).toBe("value");
     expect((await call("DELETE", secretPath("SIZE"))).status).toBe(204);
   });
 
@@ -175,11 +178,18 @@ describe("secrets: scopes and ownership", () => {
 
 describe("secret values never leave the server", () => {
   test("no extension endpoint returns a secret value", async () => {
-    await call("GET", "/extensions");
-    await call("GET", `/extensions/${extId}`);
-    await call("GET", `/extensions/${extId}/installs`);
-    await call("GET", `/extensions/${extId}/secrets/API_TOKEN`); // not a route: 405 with Allow
-    await call("PATCH", `/extensions/${extId}`, { json: { name: "Secret Keeper 2" } });
+    expect((await put("API_TOKEN", VALUE)).status).toBe(204);
+    const responses = [
+      await call("GET", "/extensions"),
+      await call("GET", `/extensions/${extId}`),
+      await call("GET", `/extensions/${extId}/installs`),
+      await call("GET", `/extensions/${extId}/secrets`),
+      await call("GET", `/extensions/${extId}/secrets/API_TOKEN`), // not a route: 405 with Allow
+      await call("PATCH", `/extensions/${extId}`, { json: { name: "Secret Keeper 2" } }),
+    ];
+    expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200, 405, 200]);
+    expect(responses[3]!.body.keys).toContain("API_TOKEN");
+    for (const r of responses) expect(`${[...r.headers].join("\n")}\n${r.text}`).not.toContain(MARK);
   });
 
   test("the OpenAPI document has the secret endpoints but no example value", async () => {
