@@ -9,17 +9,37 @@ export const ErrorDetail = t.Object(
   { additionalProperties: true, description: "One problem: the field or archive path it concerns, and what is wrong." },
 );
 
-export const ErrorEnvelope = t.Object(
-  {
-    error: t.Object({
-      code: t.String({ examples: ["validation_error"] }),
-      message: t.String(),
-      status: t.Integer({ description: "Equal to the HTTP status" }),
-      details: t.Optional(t.Array(ErrorDetail)),
-    }),
-  },
-  { title: "Error", description: "The single error envelope used by every non-success response." },
-);
+/** The envelope, with the wire code and status a client sees for `status` as the document's examples. */
+function envelope(status: number, code: string, description: string) {
+  return t.Object(
+    {
+      error: t.Object({
+        code: t.String({ examples: [code] }),
+        message: t.String(),
+        status: t.Integer({ description: "Equal to the HTTP status", examples: [status] }),
+        details: t.Optional(t.Array(ErrorDetail)),
+      }),
+    },
+    { title: "Error", description },
+  );
+}
+
+export const ErrorEnvelope = envelope(422, "validation_error", "The single error envelope used by every non-success response.");
+
+/** The usual code of each status, shown as the example (the descriptions list the others). */
+const EXAMPLE_CODES: Record<number, string> = {
+  400: "bad_request",
+  401: "unauthorized",
+  403: "forbidden",
+  404: "extension_not_found",
+  405: "method_not_allowed",
+  409: "extension_listed",
+  413: "payload_too_large",
+  415: "unsupported_media_type",
+  422: "validation_error",
+  429: "rate_limited",
+  500: "internal_error",
+};
 
 const DESCRIPTIONS: Record<number, string> = {
   400: "Bad request",
@@ -38,7 +58,7 @@ const DESCRIPTIONS: Record<number, string> = {
 /** Response schemas for the error statuses a route can return, for the OpenAPI document. */
 export function errorResponses<S extends number>(...statuses: S[]): Record<S, typeof ErrorEnvelope> {
   const out = {} as Record<S, typeof ErrorEnvelope>;
-  for (const s of statuses) out[s] = t.Composite([ErrorEnvelope], { description: DESCRIPTIONS[s] ?? "Error" }) as any;
+  for (const s of statuses) out[s] = envelope(s, EXAMPLE_CODES[s] ?? "error", DESCRIPTIONS[s] ?? "Error") as any;
   return out;
 }
 

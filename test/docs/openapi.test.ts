@@ -51,6 +51,15 @@ describe("GET /openapi.json", () => {
     }
   });
 
+  test("each error response shows the code and status a client gets for it", () => {
+    const op = doc.paths["/developer/v1/extensions/{id}"].delete;
+    const example = (status: string) => op.responses[status].content["application/json"].schema.properties.error.properties;
+    expect(example("401").code.examples).toEqual(["unauthorized"]);
+    expect(example("404").code.examples).toEqual(["extension_not_found"]);
+    expect(example("409").code.examples).toEqual(["extension_listed"]);
+    expect(example("409").status.examples).toEqual([409]);
+  });
+
   test("every developer route taking a body documents its request body schema", () => {
     for (const { method, path } of developerRoutes()) {
       if (!["post", "put", "patch"].includes(method)) continue;
