@@ -19,6 +19,8 @@ export interface RawEntry {
   /** Large content: `size` bytes, produced chunk by chunk ("random" is a seeded PRNG, so output is reproducible). */
   generated?: { size: number; fill: "random" | "zero"; prefix?: Buffer };
   linkname?: string;
+  /** Extra PAX records. Any (even `{}`) forces a PAX header, which carries the name verbatim: a NUL included. */
+  pax?: Record<string, string>;
 }
 
 const FIXED_MTIME = new Date(946_684_800_000);
@@ -60,7 +62,7 @@ export async function writeTarGz(entries: Iterable<RawEntry>, outFile: string, g
     const type = e.type ?? "file";
     const data = e.data === undefined ? undefined : Buffer.from(e.data);
     const size = type === "file" ? (data?.length ?? e.generated?.size ?? 0) : 0;
-    const header = { name: e.name, type, size, mode: type === "directory" ? 0o755 : 0o644, mtime: FIXED_MTIME, uid: 0, gid: 0, linkname: e.linkname ?? "" };
+    const header = { name: e.name, type, size, mode: type === "directory" ? 0o755 : 0o644, mtime: FIXED_MTIME, uid: 0, gid: 0, linkname: e.linkname ?? "", ...(e.pax ? { pax: e.pax } : {}) };
     await new Promise<void>((resolve, reject) => {
       const sink = pack.entry(header, (err) => (err ? reject(err) : resolve(undefined)));
       void (async () => {

@@ -71,6 +71,19 @@ describe("inspectBundle", () => {
     expect(result.warnings).toEqual([expect.stringContaining("sounds/a.wav"), expect.stringContaining("sounds/b.wav")]);
   });
 
+  test("a NUL in an entry name is refused (a PAX header carries it verbatim)", async () => {
+    const { problems } = await inspect([...validEntries(), { name: "layer/a\0.js", data: "x", pax: {} }]);
+    expect(problems).toEqual([expect.objectContaining({ path: "layer/a\0.js", message: expect.stringContaining("NUL") })]);
+  });
+
+  test(`a file over the per-file cap of ${READ_CAPS.maxEntryBytes / MB} MB is a problem at its path, the rest still inspected`, async () => {
+    const { problems } = await inspect([...validEntries(), { name: "data/big.bin", generated: { size: READ_CAPS.maxEntryBytes + 1, fill: "zero" } }, { name: "/abs.js", data: "x" }]);
+    expect(problems.map((p) => p.path).sort()).toEqual(["/abs.js", "data/big.bin"]);
+    expect(problems.find((p) => p.path === "data/big.bin")!.message).toContain("per-file cap");
+    const atCap = await inspect([...validEntries(), { name: "data/big.bin", generated: { size: READ_CAPS.maxEntryBytes, fill: "zero" } }]);
+    expect(atCap.problems).toEqual([]);
+  });
+
   test(`more than ${READ_CAPS.maxEntries} entries stops the inspection`, async () => {
     const many = function* (): Generator<RawEntry> {
       yield manifestEntry({});

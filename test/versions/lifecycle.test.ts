@@ -22,6 +22,7 @@ describe("version review (domain operations used by the control plane)", () => {
     const id = await createExtension(emu, "Approve Me");
     const v1 = await submit(id, "1");
     const v2 = await submit(id, "2");
+    expect((await ext(id)).status).toBe("in_review"); // a second submission while in review: stays
     const approved = emu.runtime.services.versions.approve(v2);
     expect(approved).toMatchObject({ status: "approved", approvedAt: expect.any(String) });
     expect(await ext(id)).toMatchObject({ status: "approved", currentVersionId: v2 });
@@ -45,7 +46,9 @@ describe("version review (domain operations used by the control plane)", () => {
     const v2 = await submit(id, "2");
     expect((await ext(id)).status).toBe("in_review");
     emu.runtime.services.versions.approve(v2);
-    emu.runtime.services.versions.reject(await submit(id, "3"), "nope");
+    const v3 = await submit(id, "3");
+    expect((await ext(id)).status).toBe("approved"); // a submission to an approved extension: stays approved
+    emu.runtime.services.versions.reject(v3, "nope");
     expect(await ext(id)).toMatchObject({ status: "approved", currentVersionId: v2 });
   });
 

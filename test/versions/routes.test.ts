@@ -43,6 +43,10 @@ describe("POST /extensions/:id/versions", () => {
     const res = await submitVersion(emu, id, { version: "1.0.0", bundle: big });
     expect(res.status).toBe(202);
     expect(res.body.warnings).toEqual([expect.stringContaining("sounds/big.wav")]);
+    // Stored with the version: its sound count and its warnings.
+    const row = emu.runtime.services.versions.findById(res.body.version.id);
+    expect(row.soundCount).toBe(1);
+    expect(JSON.parse(row.warnings)).toEqual(res.body.warnings);
   });
 
   test("409 version_exists on a duplicate label; nothing stored", async () => {
@@ -83,9 +87,68 @@ describe("POST /extensions/:id/versions", () => {
   test("422 when the bundle is missing, or an unknown part is sent", async () => {
     const id = await createExtension(emu, "Parts");
     expect(expectEnvelope(await submitVersion(emu, id, { version: "1.0.0" }), 422, "validation_error").details).toEqual([expect.objectContaining({ field: "bundle" })]);
+    // Field problems come together, in one 422.
+    const all = expectEnvelope(await submitVersion(emu, id, { version: "-bad", changelog: "x".repeat(10_001) }), 422, "validation_error");
+    expect(all.details!.map((d) => d.field)).toEqual(["version", "changelog", "bundle"]);
     const unknown = expectEnvelope(await submitVersion(emu, id, { version: "1.0.0", bundle: valid, extra: { notes: "hi" } }), 422, "validation_error");
     expect(unknown.details).toEqual([expect.objectContaining({ field: "notes" })]);
     expect(tempFiles()).toEqual([]);
+  });
+
+  test("checks run in order, first refusal wins: form (422) → duplicate label (409) → inspection (422 bundle_invalid)", async () => {
+    const id = await createExtension(emu, "Check Order");
+    expect((await submitVersion(emu, id, { version: "1.0.0", bundle: valid })).status).toBe(202);
+    const bad = await bundles.make([...validEntries(), { name: "../escape.js", data: "x" }]);
+    // Duplicate label + bad bundle: the label is checked before the archive is inspected.
+    expectEnvelope(await submitVersion(emu, id, { version: "1.0.0", bundle: bad }), 409, "version_exists");
+    // Bad form + duplicate label: the form is checked first (an unknown part, or a field rule).
+    expect(expectEnvelope(await submitVersion(emu, id, { version: "1.0.0", bundle: valid, extra: { notes: "hi" } }), 422, "validation_error").details).toEqual([
+      expect.objectContaining({ field: "notes" }),
+    ]);
+    expect(expectEnvelope(await submitVersion(emu, id, { version: "1.0.0", changelog: "x".repeat(10_001), bundle: valid }), 422, "validation_error").details).toEqual([
+      expect.objectContaining({ field: "changelog" }),
+    ]);
+    // Bad form + bad bundle: the form's 422, not the bundle's.
+    expectEnvelope(await submitVersion(emu, id, { version: "2.0.0", changelog: "x".repeat(10_001), bundle: bad }), 422, "validation_error");
+    // Only a good form with a new label reaches the inspection.
+    expectEnvelope(await submitVersion(emu, id, { version: "2.0.0", bundle: bad }), 422, "bundle_invalid");
+    expect(tempFiles()).toEqual([]);
+  });
+
+  test("a repeated part, bundle sent as a text field, or version sent as a file is a 422 naming the field", async () => {
+    const id = await createExtension(emu, "Odd Parts");
+    const file = () => Bun.file(valid);
+    const post = async (build: (form: FormData) => void) => {
+      const form = new FormData();
+      build(form);
+      return expectEnvelope(await emu.api("POST", `/extensions/${id}/versions`, { body: form }), 422, "validation_error").details;
+    };
+    expect(await post((f) => (f.append("version", "1.0.0"), f.append("version", "1.0.1"), f.append("bundle", file(), "b.tar.gz")))).toEqual([
+      { field: "version", message: expect.stringContaining("more than once") },
+    ]);
+    expect(await post((f) => (f.append("version", "1.0.0"), f.append("bundle", file(), "a.tar.gz"), f.append("bundle", file(), "b.tar.gz")))).toEqual([
+      { field: "bundle", message: expect.stringContaining("more than once") },
+    ]);
+    expect(await post((f) => (f.append("version", "1.0.0"), f.append("bundle", "H4sIAAAA")))).toEqual([
+      { field: "bundle", message: expect.stringContaining("not a text field") },
+    ]);
+    expect(await post((f) => (f.append("version", new Blob(["1.0.0"]), "v.txt"), f.append("bundle", file(), "b.tar.gz")))).toEqual([
+      { field: "version", message: expect.stringContaining("text field") },
+    ]);
+    expect((await emu.api("GET", `/extensions/${id}/versions`)).body.versions).toEqual([]);
+    expect(tempFiles()).toEqual([]);
+  });
+
+  test("an archive over bundle_total_bytes that fits in the form overhead is a 422 bundle_invalid at (archive)", async () => {
+    const id = await createExtension(emu, "Just Over");
+    const size = Bun.file(valid).size;
+    const cap = async (bytes: number) => expect((await emu.raw("PUT", `/_emulator/overrides/extensions/${id}`, { key: null, json: { bundle_total_bytes: bytes } })).status).toBe(200);
+    await cap(size - 1);
+    const err = expectEnvelope(await submitVersion(emu, id, { version: "1.0.0", bundle: valid }), 422, "bundle_invalid");
+    expect(err.details).toEqual([expect.objectContaining({ path: "(archive)", limit: "bundle_total_bytes", max: size - 1, current: size })]);
+    expect(tempFiles()).toEqual([]);
+    await cap(size); // exactly at the limit is allowed
+    expect((await submitVersion(emu, id, { version: "1.0.0", bundle: valid })).status).toBe(202);
   });
 
   test("415 when the body is not multipart", async () => {
@@ -104,6 +167,9 @@ describe("POST /extensions/:id/versions", () => {
 
   test("404 for another account's extension, 403 without versions:write", async () => {
     const id = await createExtension(emu, "Mine");
+    // The extension is looked up before a byte of the body is read: answered with only the head sent.
+    const early = await announce(emu.port, "POST", `/developer/v1/extensions/${id}/versions`, { Authorization: `Bearer ${OTHER_KEY}`, "Content-Type": "multipart/form-data; boundary=x" }, 1024);
+    expect(early.body.error).toMatchObject({ code: "extension_not_found", status: 404 });
     expectEnvelope(await submitVersion(emu, id, { version: "1.0.0", bundle: valid }, OTHER_KEY), 404, "extension_not_found");
     expectEnvelope(await submitVersion(emu, id, { version: "1.0.0", bundle: valid }, READ_KEY), 403, "forbidden");
     expect(tempFiles()).toEqual([]);
