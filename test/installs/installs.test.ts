@@ -1,12 +1,11 @@
 /**
- * Install statistics: the developer endpoint over a real socket, and the domain operations the control
- * plane mounts (`recordInstall` / `recordUninstall`) called on the running emulator's services. Approved
- * versions are inserted as rows directly, so these tests do not depend on the versions API.
+ * Install statistics: the developer endpoint, and the installs and uninstalls the control plane records
+ * (POST /_emulator/extensions/:id/installs|uninstalls), all over a real socket. Approved versions are
+ * inserted as rows directly, so these tests do not depend on the versions API.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { extensionOverrides, accountOverrides, versions } from "../../src/db/schema";
-import { ApiError } from "../../src/errors/api-error";
-import { expectEnvelope, OTHER_KEY, READ_KEY, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { expectEnvelope, OTHER_KEY, READ_KEY, startTestEmulator, stopTestEmulator, type TestEmulator, type TestResponse } from "../helpers/emulator";
 
 let emu: TestEmulator;
 let seq = 0;
@@ -15,8 +14,6 @@ beforeAll(async () => {
   emu = await startTestEmulator();
 });
 afterAll(() => stopTestEmulator(emu));
-
-const installs = () => emu.runtime.services.installs;
 
 async function newExtension(name: string): Promise<string> {
   const res = await emu.api("POST", "/extensions", { json: { name } });
@@ -49,14 +46,14 @@ function addVersion(extensionId: string, label: string, opts: { status?: string;
   return id;
 }
 
-function apiErrorOf(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ApiError) return e;
-    throw e;
-  }
-  throw new Error("expected an ApiError");
+/** POST /_emulator/extensions/:id/installs (or /uninstalls), as the end users' side of the platform. */
+const install = (id: string, body: { versionId?: string; count?: number } = {}) => emu.admin("POST", `/extensions/${id}/installs`, body);
+const uninstall = (id: string, body: { versionId?: string; count?: number } = {}) => emu.admin("POST", `/extensions/${id}/uninstalls`, body);
+/** The call must succeed; returns the statistics it answers with. */
+async function ok(res: Promise<TestResponse>) {
+  const r = await res;
+  if (r.status !== 200) throw new Error(`expected 200, got ${r.status} ${r.text}`);
+  return r.body;
 }
 
 const stats = async (id: string, key?: string) => {
@@ -74,13 +71,13 @@ describe("GET /extensions/:id/installs", () => {
   test("statistics add up across two versions after installs and uninstalls; installCount equals total", async () => {
     const id = await newExtension("Two Versions");
     const v1 = addVersion(id, "1.0.0", { current: true });
-    installs().recordInstall(id, { count: 5 }); // current version by default
+    await ok(install(id, { count: 5 })); // current version by default
     const v2 = addVersion(id, "2.0.0", { current: true });
-    installs().recordInstall(id, {});
-    installs().recordInstall(id, { versionId: v2, count: 3 });
-    installs().recordInstall(id, { versionId: v1 });
-    installs().recordUninstall(id, { versionId: v1, count: 2 });
-    const returned = installs().recordUninstall(id, { versionId: v2 });
+    await ok(install(id));
+    await ok(install(id, { versionId: v2, count: 3 }));
+    await ok(install(id, { versionId: v1 }));
+    await ok(uninstall(id, { versionId: v1, count: 2 }));
+    const returned = await ok(uninstall(id, { versionId: v2 }));
 
     const body = await stats(id);
     expect(body).toEqual({ total: 10, active: 7, byVersion: { [v1]: 4, [v2]: 3 } });
@@ -96,11 +93,9 @@ describe("GET /extensions/:id/installs", () => {
   test("a version whose installs are all uninstalled leaves byVersion; the total keeps them", async () => {
     const id = await newExtension("All Gone");
     const v = addVersion(id, "1.0.0", { current: true });
-    installs().recordInstall(id, { count: 2 });
-    installs().recordUninstall(id, { count: 2 });
+    expect(await ok(install(id, { count: 2 }))).toEqual({ total: 2, active: 2, byVersion: { [v]: 2 } });
+    expect(await ok(uninstall(id, { count: 2 }))).toEqual({ total: 2, active: 0, byVersion: {} });
     expect(await stats(id)).toEqual({ total: 2, active: 0, byVersion: {} });
-    expect(installs().stats(id)).toEqual({ total: 2, active: 0, byVersion: {} });
-    expect(v).toStartWith("ver_");
   });
 
   test("a read-only key may read them; another account's extension is a 404", async () => {
@@ -112,42 +107,38 @@ describe("GET /extensions/:id/installs", () => {
   });
 });
 
-describe("installs.recordInstall", () => {
+describe("POST /_emulator/extensions/:id/installs", () => {
   test("only approved versions of this extension can be installed", async () => {
     const id = await newExtension("Install Rules");
     const other = await newExtension("Someone Else's Version");
-    expect(apiErrorOf(() => installs().recordInstall(id, {})).code).toBe("no_current_version");
+    expectEnvelope(await install(id), 409, "no_current_version");
     const pending = addVersion(id, "0.1.0", { status: "pending" });
-    expect(apiErrorOf(() => installs().recordInstall(id, { versionId: pending })).code).toBe("version_not_installable");
+    expectEnvelope(await install(id, { versionId: pending }), 409, "version_not_installable");
     const foreign = addVersion(other, "9.9.9", { current: true });
-    expect(apiErrorOf(() => installs().recordInstall(id, { versionId: foreign })).code).toBe("version_not_found");
-    expect(apiErrorOf(() => installs().recordInstall("ext_missing", {})).code).toBe("extension_not_found");
-    expect(installs().stats(id)).toEqual({ total: 0, active: 0, byVersion: {} });
+    expectEnvelope(await install(id, { versionId: foreign }), 404, "version_not_found");
+    expectEnvelope(await install("ext_missing"), 404, "extension_not_found");
+    expect(await stats(id)).toEqual({ total: 0, active: 0, byVersion: {} });
   });
 
   test("count is an integer from 1 to 10000", async () => {
     const id = await newExtension("Install Counts");
     addVersion(id, "1.0.0", { current: true });
-    for (const count of [0, -1, 1.5, 10_001]) {
-      const err = apiErrorOf(() => installs().recordInstall(id, { count }));
-      expect([err.status, err.code]).toEqual([422, "validation_error"]);
-    }
-    expect(installs().recordInstall(id, { count: 10_000 }).active).toBe(10_000);
+    for (const count of [0, -1, 1.5, 10_001]) expectEnvelope(await install(id, { count }), 422, "validation_error");
+    expect((await ok(install(id, { count: 10_000 }))).active).toBe(10_000);
   });
 
   test("the install-time re-check refuses a version whose sounds no longer fit the resolved limit", async () => {
     const id = await newExtension("Too Many Sounds Now");
     const v = addVersion(id, "1.0.0", { soundCount: 30, current: true });
-    expect(installs().recordInstall(id, {}).active).toBe(1); // 30 fits the default 50
+    expect((await ok(install(id))).active).toBe(1); // 30 fits the default 50
 
     // An admin lowers the per-extension limit after the upload was accepted.
     const now = emu.clock.iso();
     emu.runtime.db.insert(extensionOverrides).values({ extensionId: id, limitKey: "max_sounds_per_extension", value: 20, updatedAt: now }).run();
-    const err = apiErrorOf(() => installs().recordInstall(id, { versionId: v, count: 3 }));
-    expect([err.status, err.code]).toEqual([422, "limit_exceeded"]);
+    const err = expectEnvelope(await install(id, { versionId: v, count: 3 }), 422, "limit_exceeded");
     expect(err.message).toContain("Install-time re-check");
     expect(err.details?.[0]).toMatchObject({ limit: "max_sounds_per_extension", max: 20, current: 30 });
-    expect(installs().stats(id)).toEqual({ total: 1, active: 1, byVersion: { [v]: 1 } });
+    expect(await stats(id)).toEqual({ total: 1, active: 1, byVersion: { [v]: 1 } });
   });
 
   test("the re-check resolves in the spec's priority: the extension override beats the developer override", async () => {
@@ -156,26 +147,38 @@ describe("installs.recordInstall", () => {
     const now = emu.clock.iso();
     emu.runtime.db.insert(accountOverrides).values({ accountId: "acc_test", limitKey: "max_sounds_per_extension", value: 10, updatedAt: now }).run();
     try {
-      expect(apiErrorOf(() => installs().recordInstall(id, {})).details?.[0]).toMatchObject({ max: 10, current: 30 });
+      expect(expectEnvelope(await install(id), 422, "limit_exceeded").details?.[0]).toMatchObject({ max: 10, current: 30 });
       emu.runtime.db.insert(extensionOverrides).values({ extensionId: id, limitKey: "max_sounds_per_extension", value: 40, updatedAt: now }).run();
-      expect(installs().recordInstall(id, {}).active).toBe(1);
+      expect((await ok(install(id))).active).toBe(1);
     } finally {
       emu.runtime.db.$client.prepare("DELETE FROM account_overrides WHERE account_id = 'acc_test'").run();
     }
   });
 });
 
-describe("installs.recordUninstall", () => {
+describe("POST /_emulator/extensions/:id/uninstalls", () => {
   test("refuses to uninstall more than are active, changing nothing", async () => {
     const id = await newExtension("Uninstall Rules");
     const v1 = addVersion(id, "1.0.0", { current: true });
     const v2 = addVersion(id, "2.0.0");
-    installs().recordInstall(id, { count: 2 });
-    const before = installs().stats(id);
-    expect(apiErrorOf(() => installs().recordUninstall(id, { count: 3 })).code).toBe("not_enough_installs");
-    expect(apiErrorOf(() => installs().recordUninstall(id, { versionId: v2 })).code).toBe("not_enough_installs");
-    expect(apiErrorOf(() => installs().recordUninstall(id, { versionId: "ver_nope" })).code).toBe("version_not_found");
-    expect(installs().stats(id)).toEqual(before);
-    expect(installs().recordUninstall(id, {})).toEqual({ total: 2, active: 1, byVersion: { [v1]: 1 } });
+    await ok(install(id, { count: 2 }));
+    const before = await stats(id);
+    expectEnvelope(await uninstall(id, { count: 3 }), 409, "not_enough_installs");
+    expectEnvelope(await uninstall(id, { versionId: v2 }), 409, "not_enough_installs");
+    expectEnvelope(await uninstall(id, { versionId: "ver_nope" }), 404, "version_not_found");
+    expect(await stats(id)).toEqual(before);
+    expect(await ok(uninstall(id))).toEqual({ total: 2, active: 1, byVersion: { [v1]: 1 } });
+  });
+
+  test("without a versionId, the oldest active installs go first, whatever their version", async () => {
+    const id = await newExtension("Oldest First");
+    const v1 = addVersion(id, "1.0.0");
+    const v2 = addVersion(id, "2.0.0", { current: true });
+    // v2 is installed first, v1 twice a minute later: the oldest is the v2 install.
+    await ok(install(id, { versionId: v2 }));
+    await emu.admin("POST", "/clock", { advanceSeconds: 60 });
+    await ok(install(id, { versionId: v1, count: 2 }));
+    expect(await ok(uninstall(id))).toEqual({ total: 3, active: 2, byVersion: { [v1]: 2 } });
+    expect(await ok(uninstall(id))).toEqual({ total: 3, active: 1, byVersion: { [v1]: 1 } });
   });
 });
