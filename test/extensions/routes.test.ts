@@ -125,6 +125,9 @@ describe("POST /extensions", () => {
     const padded = await emu.api("POST", "/extensions", { json: { name: `  ${"p".repeat(80)}  ` } });
     expect(padded.status).toBe(201);
     expect(padded.body.extension.name).toBe("p".repeat(80));
+    // Lengths are UTF-16 code units: 40 emoji are 80 units and fit, 41 do not.
+    expect((await emu.api("POST", "/extensions", { json: { name: "🎵".repeat(40) } })).status).toBe(201);
+    expectEnvelope(await emu.api("POST", "/extensions", { json: { name: "🎵".repeat(41) } }), 422, "validation_error");
     // The maxima themselves are accepted.
     const ok = await emu.api("POST", "/extensions", { json: { name: "n".repeat(80), short_description: "s".repeat(140), description: "d".repeat(20_000) } });
     expect(ok.status).toBe(201);
@@ -158,6 +161,13 @@ describe("GET /extensions", () => {
     const item = res.body.extensions.find((e: { id: string }) => e.id === first.id);
     expect(item).toMatchObject({ id: first.id, slug: first.slug, name: "List One", visibility: "private", status: "draft", installCount: 0, currentVersionId: null });
     expect(item.createdAt).toBe(first.createdAt);
+  });
+
+  test("unknown query parameters are ignored (no pagination or filtering)", async () => {
+    const plain = await emu.api("GET", "/extensions");
+    const queried = await emu.api("GET", "/extensions?limit=1&page=2&status=approved");
+    expect(queried.status).toBe(200);
+    expect(queried.body).toEqual(plain.body);
   });
 });
 
