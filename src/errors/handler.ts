@@ -25,11 +25,11 @@ const REQUIRED_PROPERTY = 45;
  * from the field path and the schema alone, never from the received value: a rejected secret value (or
  * any other input) must not come back in a response or a log line.
  */
-export function validationDetails(all: (ValueErrorLike & { type?: number })[] | undefined): ErrorDetail[] {
+export function validationDetails(all: (ValueErrorLike & { type?: number })[] | undefined, root = "body"): ErrorDetail[] {
   const seen = new Set<string>();
   const details: ErrorDetail[] = [];
   for (const e of all ?? []) {
-    const field = (e.path ?? "").replace(/^\//, "").replace(/\//g, ".") || "body";
+    const field = (e.path ?? "").replace(/^\//, "").replace(/\//g, ".") || root;
     const message =
       e.message === "Unexpected property"
         ? `Unknown field "${field}".`
@@ -57,7 +57,10 @@ export function toApiError(code: string | number, error: unknown, method: string
     case "VALIDATION": {
       // A response that fails its own schema is the server's bug, not the client's: a 500 (and a log line).
       if ((error as { type?: string }).type === "response") return null;
-      const details = validationDetails((error as { all?: ValueErrorLike[] }).all);
+      // Where the value came from names a problem that has no path (a coerced query number is "property").
+      const on = (error as { type?: string }).type;
+      const root = on === "property" ? "query" : (on ?? "body");
+      const details = validationDetails((error as { all?: ValueErrorLike[] }).all, root);
       return errors.validation(details);
     }
     case "NOT_FOUND": {

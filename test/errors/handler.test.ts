@@ -116,6 +116,11 @@ describe("request bodies", () => {
     expectEnvelope(res, 422, "validation_error");
   });
 
+  test("a query number out of range is reported against the query, not the body", async () => {
+    const res = await emu.raw("GET", "/_emulator/requests?limit=1e20", { key: null });
+    expect(expectEnvelope(res, 422, "validation_error").details?.[0]?.field).toBe("query");
+  });
+
   test("no body at all on POST → 422 validation_error", async () => {
     expectEnvelope(await emu.api("POST", "/extensions", { headers: { "content-type": "application/json" } }), 422, "validation_error");
   });
