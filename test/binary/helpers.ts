@@ -6,6 +6,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { cleanEnv } from "../helpers/clean-env";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const BUN = join(ROOT, "node_modules/.bin/bun");
@@ -27,10 +28,8 @@ export function buildBinary(): Built {
   return { bin, work, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** PATH (for sh, curl) and HOME only: no EXT_* leaking in from the developer's shell. */
-export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
-  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1", ...extra };
-}
+// Shared with the server subprocess of the memory and crash tests; re-exported for this folder's tests.
+export { cleanEnv };
 
 export interface RunResult {
   code: number;

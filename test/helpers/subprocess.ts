@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
 import type { Fixture } from "../../src/fixtures/model";
+import { cleanEnv } from "./clean-env";
 
 const ROOT = resolve(import.meta.dir, "../..");
 
@@ -23,11 +24,15 @@ export function writeFixture(dir: string, fixture: Fixture): string {
   return file;
 }
 
-export async function spawnServer(dataDir: string, seedFile: string): Promise<ServerProcess> {
+/**
+ * `shell` stands for the environment the tests run in; only PATH and HOME pass from it (see cleanEnv), so a
+ * developer's EXT_* variables never reach the server.
+ */
+export async function spawnServer(dataDir: string, seedFile: string, opts: { shell?: Record<string, string | undefined> } = {}): Promise<ServerProcess> {
   const readyFile = join(mkdtempSync(join(tmpdir(), "ext-ready-")), "ready.json");
   const proc = Bun.spawn(
     [join(ROOT, "node_modules/.bin/bun"), "cli/main.ts", "serve", "--port", "0", "--data-dir", dataDir, "--seed", seedFile, "--ready-file", readyFile, "--no-rate-limits", "--log-level", "silent"],
-    { cwd: ROOT, stdout: "ignore", stderr: "pipe" },
+    { cwd: ROOT, env: cleanEnv({}, opts.shell), stdout: "ignore", stderr: "pipe" },
   );
   for (let i = 0; i < 200 && !existsSync(readyFile); i++) {
     if (proc.exitCode !== null) throw new Error(`server exited ${proc.exitCode}: ${await new Response(proc.stderr as ReadableStream).text()}`);
