@@ -151,6 +151,18 @@ describe("POST /extensions/:id/versions", () => {
     expect((await submitVersion(emu, id, { version: "1.0.0", bundle: valid })).status).toBe(202);
   });
 
+  test("422 naming the body when the multipart body is cut short, or the bundle when it is empty", async () => {
+    const id = await createExtension(emu, "Broken Form");
+    const headers = { "content-type": "multipart/form-data; boundary=x" };
+    const cut = '--x\r\nContent-Disposition: form-data; name="version"\r\n\r\n1.0';
+    const malformed = expectEnvelope(await emu.api("POST", `/extensions/${id}/versions`, { body: cut, headers }), 422, "validation_error");
+    expect(malformed.details).toEqual([{ field: "body", message: "the multipart/form-data body could not be parsed" }]);
+    expect(malformed.message).toBe("Request failed validation: the multipart/form-data body could not be parsed");
+    const empty = expectEnvelope(await emu.api("POST", `/extensions/${id}/versions`, { body: "", headers }), 422, "validation_error");
+    expect(empty.details).toEqual([{ field: "bundle", message: "bundle is required (the multipart body is empty)" }]);
+    expect(tempFiles()).toEqual([]);
+  });
+
   test("415 when the body is not multipart", async () => {
     const id = await createExtension(emu, "Not Multipart");
     expectEnvelope(await emu.api("POST", `/extensions/${id}/versions`, { json: { version: "1.0.0" } }), 415, "unsupported_media_type");
