@@ -1,12 +1,12 @@
 /**
- * Writes the sample bundles of src/bundles/samples.ts to fixtures/bundles/ (a valid one and one of each
+ * Writes the sample bundles of scripts/lib/samples.ts to fixtures/bundles/ (a valid one and one of each
  * invalid kind; see fixtures/bundles/README.md), and docs/manifest.schema.json from the manifest schema.
  * The .tar.gz files are generated, never committed: `npm run fixtures:bundles`.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { manifestJsonSchema } from "../src/bundles/manifest-schema";
-import { SAMPLE_BUNDLES } from "../src/bundles/samples";
+import { SAMPLE_BUNDLES } from "./lib/samples";
 
 const root = resolve(import.meta.dir, "..");
 const out = join(root, "fixtures", "bundles");

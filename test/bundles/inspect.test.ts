@@ -2,11 +2,11 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { writeTarGz, audioFile, audioHeader, type RawEntry } from "../../src/bundles/archive-writer";
+import { writeTarGz, audioFile, audioHeader, type RawEntry } from "../../scripts/lib/archive-writer";
 import { AUDIO_FORMATS, audioFormatOfName, matchesMagic } from "../../src/bundles/audio-formats";
 import { DEFAULT_BUNDLE_LIMITS, READ_CAPS } from "../../src/bundles/bundle-limits";
 import { inspectBundle } from "../../src/bundles/inspect";
-import { manifestEntry, validEntries } from "../../src/bundles/samples";
+import { manifestEntry, validEntries } from "../../scripts/lib/samples";
 
 const MB = 1024 * 1024;
 const dir = mkdtempSync(join(tmpdir(), "ext-inspect-"));

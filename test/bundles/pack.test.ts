@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import tar from "tar-stream";
-import { audioFile } from "../../src/bundles/archive-writer";
+import { audioFile } from "../../scripts/lib/archive-writer";
 import { DEFAULT_BUNDLE_LIMITS } from "../../src/bundles/bundle-limits";
 import { inspectBundle } from "../../src/bundles/inspect";
 import { PackError, packDirectory } from "../../src/bundles/pack";

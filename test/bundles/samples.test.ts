@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_BUNDLE_LIMITS } from "../../src/bundles/bundle-limits";
 import { inspectBundle } from "../../src/bundles/inspect";
-import { SAMPLE_BUNDLES } from "../../src/bundles/samples";
+import { SAMPLE_BUNDLES } from "../../scripts/lib/samples";
 
 const dir = mkdtempSync(join(tmpdir(), "ext-samples-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -4,7 +4,7 @@
  * limit raised by an approved request → a deploy with more sounds accepted.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { validEntries } from "../../src/bundles/samples";
+import { validEntries } from "../../scripts/lib/samples";
 import { bundleDir, createExtension, submitVersion } from "../helpers/bundles";
 import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 

@@ -2,8 +2,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { writeTarGz, type RawEntry } from "../../src/bundles/archive-writer";
-import { validEntries } from "../../src/bundles/samples";
+import { writeTarGz, type RawEntry } from "../../scripts/lib/archive-writer";
+import { validEntries } from "../../scripts/lib/samples";
 import type { TestEmulator, TestResponse } from "./emulator";
 
 export interface BundleDir {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { validEntries } from "../../src/bundles/samples";
+import { validEntries } from "../../scripts/lib/samples";
 import { LIMITS } from "../../src/limits/catalog";
 import { parseLimitsBody } from "../../cli/lib/limits";
 import { DEFAULT_BUNDLE_LIMITS } from "../../src/bundles/bundle-limits";

@@ -3,7 +3,7 @@ import { Database } from "bun:sqlite";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { validEntries } from "../../src/bundles/samples";
+import { validEntries } from "../../scripts/lib/samples";
 import { baseFixture, DEMO_KEY } from "../helpers/emulator";
 import { bundleDir } from "../helpers/bundles";
 import { spawnServer, writeFixture, type ServerProcess } from "../helpers/subprocess";

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { audioFile } from "../../src/bundles/archive-writer";
-import { validEntries } from "../../src/bundles/samples";
+import { audioFile } from "../../scripts/lib/archive-writer";
+import { validEntries } from "../../scripts/lib/samples";
 import { announce } from "../helpers/raw-http";
 import { DEMO_KEY, OTHER_KEY, READ_KEY, expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { bundleDir, createExtension, submitVersion } from "../helpers/bundles";

@@ -1,11 +1,11 @@
 /**
  * The sample bundles: one valid archive and one of each invalid kind, with the problem inspection must
  * report for each. scripts/make-sample-bundles.ts writes them to fixtures/bundles/; the bundle tests build
- * and inspect every one. Not used by the server.
+ * and inspect every one. Lives outside src/: the server has no use for them.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
-import { AUDIO_FORMATS, type AudioFormat } from "./audio-formats";
+import { AUDIO_FORMATS, type AudioFormat } from "../../src/bundles/audio-formats";
 import { audioFile, audioHeader, writeTarGz, type RawEntry } from "./archive-writer";
 
 const MB = 1024 * 1024;

@@ -1,13 +1,14 @@
 /**
  * Writes arbitrary .tar.gz archives entry by entry — including the unsafe kinds (absolute paths, "..",
  * links, devices) the packer refuses — for the sample bundles (scripts/make-sample-bundles.ts) and tests.
- * Large contents are produced chunk by chunk, never whole in memory. Not used by the server.
+ * Large contents are produced chunk by chunk, never whole in memory. Lives outside src/: the server never
+ * writes archives.
  */
 import { createWriteStream } from "node:fs";
 import { pipeline } from "node:stream/promises";
 import { createGzip } from "node:zlib";
 import tar from "tar-stream";
-import type { AudioFormat } from "./audio-formats";
+import type { AudioFormat } from "../../src/bundles/audio-formats";
 
 type EntryType = "file" | "directory" | "symlink" | "link" | "character-device" | "block-device" | "fifo";
 
