@@ -32,6 +32,22 @@ describe("startEmulator()", () => {
     expect(await names(e)).toEqual([]);
   });
 
+  test("the environment is not read: EXT_* variables change nothing", async () => {
+    const names = ["EXT_PORT", "EXT_RATE_LIMITS", "EXT_MEMORY", "EXT_LOG_LEVEL", "EXT_SEED"];
+    const saved = names.map((k) => [k, process.env[k]] as const);
+    Object.assign(process.env, { EXT_PORT: "4999", EXT_RATE_LIMITS: "off", EXT_MEMORY: "off", EXT_LOG_LEVEL: "debug", EXT_SEED: "/nonexistent.json" });
+    try {
+      const e = await start();
+      expect(e.port).not.toBe(4999);
+      expect(e.runtime.config).toMatchObject({ rateLimits: true, memory: true, logLevel: "silent", seed: null });
+    } finally {
+      for (const [k, v] of saved) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+  });
+
   test("two emulators in one file do not see each other's data", async () => {
     const a = await start();
     const b = await start();

@@ -103,6 +103,11 @@ describe("ext seed FILE", () => {
     const again = await run(bin, ["seed", fixture, "--data-dir", join(dir, "data"), "--json"], { cwd: work });
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ accountsCreated: 0, extensionsCreated: 0 });
+    // Keys that already exist are counted, never shown again.
+    const third = await run(bin, ["seed", fixture, "--data-dir", join(dir, "data")], { cwd: work });
+    expect(third.stdout).toContain("2 key(s) already existed");
+    expect(third.stdout).not.toContain(generated!);
+    expect(third.stdout).not.toContain("ext_team_key_0123456789abcdef");
     // The server started on that directory knows both keys.
     const s = await serve(bin, ["--data-dir", join(dir, "data")], work);
     try {
@@ -129,6 +134,10 @@ describe("ext seed FILE", () => {
       expect(r.code).toBe(0);
       expect(r.stdout).toContain(DEMO_KEY);
       expect((await listExtensions(s.baseUrl)).status).toBe(200);
+      // `--target local` is EXT_LOCAL_URL; the demo is loaded already, so its keys are only counted.
+      const local = await run(bin, ["seed", "demo", "--target", "local", "--json"], { cwd: work, env: { EXT_LOCAL_URL: s.baseUrl } });
+      expect(local.code).toBe(0);
+      expect(JSON.parse(local.stdout)).toMatchObject({ accountsCreated: 0 });
     } finally {
       await s.stop();
     }
@@ -168,6 +177,18 @@ describe("ext exec -- CMD", () => {
     expect(r.stdout.trim()).toBe("ext_exec_key_0123456789abcdef");
   });
 
+  test("EXT_LOCAL_URL is the emulator too; a fixture without a plaintext key warns and sets no EXT_API_KEY", async () => {
+    const dir = mkdtempSync(join(work, "exec-nokey-"));
+    writeFileSync(join(dir, "f.json"), JSON.stringify({ accounts: [{ id: "acc_nokey", name: "No Key", apiKeys: [{ name: "gen", scopes: ["*"] }] }] }));
+    const r = await run(bin, ["exec", "--seed", join(dir, "f.json"), "--", "sh", "-c", 'echo "${EXT_API_KEY-unset} $EXT_BASE_URL $EXT_LOCAL_URL"'], { cwd: work });
+    expect(r.code).toBe(0);
+    const [key, base, local] = r.stdout.trim().split(" ");
+    expect(key).toBe("unset");
+    expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/developer\/v1$/);
+    expect(local).toBe(base);
+    expect(r.stderr).toContain("EXT_API_KEY is not set");
+  });
+
   test("a command killed by a signal gives 128 + n", async () => {
     const r = await run(bin, ["exec", "--", "sh", "-c", "kill -TERM $$"], { cwd: work });
     expect(r.code).toBe(128 + 15);
@@ -179,6 +200,29 @@ describe("ext exec -- CMD", () => {
     expect(new TextDecoder().decode((await reader.read()).value)).toContain("ready");
     proc.kill("SIGTERM");
     expect(await proc.exited).toBe(7);
+  });
+
+  test.each([
+    ["SIGINT", "INT", 5],
+    ["SIGHUP", "HUP", 6],
+  ] as const)("%s to ext is forwarded too; ext exits with the command's code", async (signal, trap, code) => {
+    const proc = Bun.spawn([bin, "exec", "--", "sh", "-c", `trap "exit ${code}" ${trap}; echo ready; while :; do sleep 0.05; done`], { cwd: work, env: cleanEnv(), stdout: "pipe", stderr: "pipe" });
+    const reader = proc.stdout.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain("ready");
+    proc.kill(signal);
+    expect(await proc.exited).toBe(code);
+  });
+
+  test("an invalid --seed fixture is exit 2 naming the bad field; the command never runs", async () => {
+    const dir = mkdtempSync(join(work, "exec-bad-"));
+    writeFileSync(join(dir, "bad.json"), JSON.stringify({ accounts: [{ id: "acc x", name: "X" }] }));
+    const r = await run(bin, ["exec", "--seed", join(dir, "bad.json"), "--", "sh", "-c", "echo ran"], { cwd: work });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("accounts[0].id");
+    expect(r.stdout).not.toContain("ran");
+    const missing = await run(bin, ["exec", "--seed", join(dir, "missing.json"), "--", "sh", "-c", "echo ran"], { cwd: work });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("cannot read fixture");
   });
 
   test("flags after -- belong to the command", async () => {

@@ -5,11 +5,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { exitStatusOf } from "../../cli/commands/exec";
 import { deployArgs } from "../../cli/commands/deploy";
-import { endpointsFromAnyUrl, endpointsFromBaseUrl } from "../../cli/lib/http";
+import { ApiRequestError, endpointsFromAnyUrl, endpointsFromBaseUrl, requestJson } from "../../cli/lib/http";
 import { parseLimitsBody } from "../../cli/lib/limits";
 import { multipartBody } from "../../cli/lib/multipart";
 import { createProgress } from "../../cli/lib/progress";
 import { strayArguments, UsageError } from "../../cli/lib/runner";
+import { DEMO_KEY, startTestEmulator, stopTestEmulator } from "../helpers/emulator";
 
 describe("strayArguments (unknown flags are usage errors)", () => {
   test("known flags, their values, --no- booleans and the positional pass", () => {
@@ -94,4 +95,28 @@ describe("exitStatusOf", () => {
     expect(exitStatusOf(null, "SIGTERM")).toBe(143);
     expect(exitStatusOf(null, 9)).toBe(137);
   });
+});
+
+describe("requestJson", () => {
+  test("a 429 is retried 3 times after its Retry-After, then reported; a signal cuts a Retry-After wait", async () => {
+    const emu = await startTestEmulator();
+    try {
+      const url = `${emu.baseUrl}/extensions`;
+      await emu.admin("POST", "/faults", { path: "/extensions", status: 429, times: 4 });
+      const waits: number[] = [];
+      const refused = await requestJson(url, { token: DEMO_KEY, onRetry: (s) => waits.push(s) }).catch((e) => e);
+      expect(refused).toBeInstanceOf(ApiRequestError);
+      expect((refused as ApiRequestError).status).toBe(429);
+      expect(waits).toEqual([1, 1, 1]);
+      await emu.admin("DELETE", "/faults");
+
+      await emu.admin("POST", "/faults", { path: "/extensions", status: 429, times: 1 });
+      const cut = new AbortController();
+      const reason = new Error("deadline");
+      const pending = requestJson(url, { token: DEMO_KEY, signal: cut.signal, onRetry: () => cut.abort(reason) });
+      await expect(pending).rejects.toBe(reason);
+    } finally {
+      await stopTestEmulator(emu);
+    }
+  }, 10_000);
 });

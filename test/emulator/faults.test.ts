@@ -56,6 +56,29 @@ describe("POST /_emulator/faults", () => {
     expect((await emu.admin("GET", "/faults")).body.faults[0]).toMatchObject({ status: null, latencyMs: 150, fired: 1 });
   });
 
+  test("rules are tried in creation order: the first that matches fires", async () => {
+    await emu.admin("POST", "/faults", { path: "/extensions", status: 502, times: 1 });
+    await emu.admin("POST", "/faults", { path: "*", status: 503, times: 1 });
+    await emu.admin("POST", "/faults", { path: "/extensions", status: 504, times: 1 });
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await emu.api("GET", "/extensions")).status);
+    expect(statuses).toEqual([502, 503, 504, 200]);
+  });
+
+  test("a rule with neither status nor latencyMs answers 500 internal_error", async () => {
+    const created = await emu.admin("POST", "/faults", { path: "/extensions", times: 1 });
+    expect(created.body.fault).toMatchObject({ status: 500, latencyMs: 0 });
+    expectEnvelope(await emu.api("GET", "/extensions"), 500, "internal_error");
+  });
+
+  test("the default code follows the status; a status without a usual code is injected_fault", async () => {
+    const cases: [number, string][] = [[400, "bad_request"], [404, "not_found"], [409, "conflict"], [422, "validation_error"], [502, "bad_gateway"], [504, "gateway_timeout"], [418, "injected_fault"], [599, "injected_fault"]];
+    for (const [status, code] of cases) {
+      await emu.admin("POST", "/faults", { path: "/extensions", status, times: 1 });
+      expectEnvelope(await emu.api("GET", "/extensions"), status, code);
+    }
+  });
+
   test("probability 0 never fires; probability 1 always does", async () => {
     await emu.admin("POST", "/faults", { path: "/extensions", probability: 0, status: 500 });
     for (let i = 0; i < 5; i++) expect((await emu.api("GET", "/extensions")).status).toBe(200);
@@ -139,6 +162,17 @@ describe("GET /_emulator/requests", () => {
     // Nothing of the request bodies or keys is in there.
     expect(res.text).not.toContain("Logged");
     expect(res.text).not.toContain(DEMO_KEY);
+  });
+
+  test("keeps the last 500 requests only", async () => {
+    for (let i = 0; i < 505; i++) await emu.api("GET", `/extensions/ext_n${i}`);
+    const kept = (await emu.admin("GET", "/requests?limit=500")).body.requests.map((e: { path: string }) => e.path);
+    expect(kept).toHaveLength(500);
+    expect(kept[0]).toBe("/developer/v1/extensions/ext_n504");
+    expect(kept[499]).toBe("/developer/v1/extensions/ext_n5");
+    // Without ?limit, the newest 100.
+    expect((await emu.admin("GET", "/requests")).body.requests).toHaveLength(100);
+    expectEnvelope(await emu.admin("GET", "/requests?limit=501"), 422, "validation_error");
   });
 
   test("`at` is the emulator clock's time, not the machine's", async () => {

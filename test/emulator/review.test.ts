@@ -47,6 +47,25 @@ describe("POST /_emulator/extensions/:id/disable and /enable", () => {
     expectEnvelope(await emu.admin("POST", "/extensions/ext_missing/disable"), 404, "extension_not_found");
   });
 
+  test("only rejected versions: enable gives back rejected", async () => {
+    const id = await createExtension(emu);
+    const v = (await submitVersion(emu, id, { version: "1.0.0", bundle: await bundles.make() })).body.version.id;
+    await emu.admin("POST", `/versions/${v}/reject`, { reason: "Sounds are too loud." });
+    await emu.admin("POST", `/extensions/${id}/disable`);
+    expect((await emu.admin("POST", `/extensions/${id}/enable`)).body.status).toBe("rejected");
+    expect(await statusOf(id)).toBe("rejected");
+  });
+
+  test("disabling an extension that is already disabled changes nothing, updatedAt included", async () => {
+    const id = await createExtension(emu);
+    const first = (await emu.admin("POST", `/extensions/${id}/disable`)).body;
+    await emu.admin("POST", "/clock", { advanceSeconds: 60 });
+    const second = await emu.admin("POST", `/extensions/${id}/disable`);
+    expect(second.status).toBe(200);
+    expect(second.body).toEqual(first);
+    expect((await emu.api("GET", `/extensions/${id}`)).body).toMatchObject({ status: "disabled", updatedAt: first.updatedAt });
+  });
+
   test("a pending submission comes back as in_review", async () => {
     const id = await createExtension(emu);
     await submitVersion(emu, id, { version: "1.0.0", bundle: await bundles.make() });
@@ -90,6 +109,26 @@ describe("ext serve --auto-approve", () => {
     }
   });
 
+  test("the delay is real time: moving the emulator clock does not approve early", async () => {
+    const auto = await startTestEmulator({ config: { autoApproveMs: 1_000 } });
+    try {
+      const id = await createExtension(auto);
+      await submitVersion(auto, id, { version: "1.0.0", bundle: await bundles.make() });
+      await auto.admin("POST", "/clock", { advanceSeconds: 86_400 });
+      // A day of emulator time later, the real-time timer is still waiting.
+      expect(auto.runtime.control.timers.size).toBe(1);
+      expect((await auto.api("GET", `/extensions/${id}/versions`)).body.versions[0].status).toBe("pending");
+      let status = "pending";
+      for (let i = 0; i < 100 && status !== "approved"; i++) {
+        await Bun.sleep(50);
+        status = (await auto.api("GET", `/extensions/${id}/versions`)).body.versions[0].status;
+      }
+      expect(status).toBe("approved");
+    } finally {
+      await stopTestEmulator(auto);
+    }
+  });
+
   test("a reset cancels approvals still waiting", async () => {
     const auto = await startTestEmulator({ config: { autoApproveMs: 60_000 } });
     try {
@@ -100,6 +139,21 @@ describe("ext serve --auto-approve", () => {
       expect(auto.runtime.control.timers.size).toBe(0);
     } finally {
       await stopTestEmulator(auto);
+    }
+  });
+
+  test("a stop cancels approvals still waiting", async () => {
+    const auto = await startTestEmulator({ config: { autoApproveMs: 60_000 } });
+    let stopped = false;
+    try {
+      const id = await createExtension(auto);
+      await submitVersion(auto, id, { version: "1.0.0", bundle: await bundles.make() });
+      expect(auto.runtime.control.timers.size).toBe(1);
+      await stopTestEmulator(auto);
+      stopped = true;
+      expect(auto.runtime.control.timers.size).toBe(0);
+    } finally {
+      if (!stopped) await stopTestEmulator(auto);
     }
   });
 });

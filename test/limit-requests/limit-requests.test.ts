@@ -42,6 +42,17 @@ describe("POST /_emulator/limit-requests", () => {
     expectEnvelope(await emu.admin("POST", `/limit-requests/${a}/reject`, {}), 422, "validation_error");
   });
 
+  test("listed oldest first (by creation time, not by insertion order)", async () => {
+    await emu.admin("POST", "/clock", { set: "2030-01-02T00:00:00.000Z", freeze: true });
+    const later = (await emu.admin("POST", "/limit-requests", { accountId: "acc_test", scope: "account", limits: { max_api_keys: 25 }, reason: REASON })).body.limitRequest.id;
+    await emu.admin("POST", "/clock", { set: "2030-01-01T00:00:00.000Z", freeze: true });
+    const earlier = (await emu.admin("POST", "/limit-requests", { accountId: "acc_other", scope: "account", limits: { max_api_keys: 25 }, reason: REASON })).body.limitRequest.id;
+    await emu.admin("POST", "/clock", { set: "2030-01-03T00:00:00.000Z", freeze: true });
+    const latest = (await emu.admin("POST", "/limit-requests", { accountId: "acc_test", scope: "account", limits: { max_api_keys: 30 }, reason: REASON })).body.limitRequest.id;
+    expect((await emu.admin("GET", "/limit-requests")).body.limitRequests.map((r: { id: string }) => r.id)).toEqual([earlier, later, latest]);
+    expect((await emu.admin("GET", "/limit-requests?accountId=acc_test")).body.limitRequests.map((r: { id: string }) => r.id)).toEqual([later, latest]);
+  });
+
   test("extension scope applies to that extension only", async () => {
     const mine = await createExtension(emu, "Scoped");
     const sibling = await createExtension(emu, "Sibling");
