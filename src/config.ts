@@ -28,7 +28,7 @@ export interface ServerConfig {
   /** Approve every valid submission by itself after this many ms; null = off. */
   autoApproveMs: number | null;
   logLevel: LogLevel;
-  /** Write {url, port, pid} here (atomically) once listening. */
+  /** Write {url, baseUrl, adminUrl, port, pid} here (atomically) once listening. */
   readyFile: string | null;
 }
 

@@ -3,8 +3,12 @@
  * run, as written, with the compiled binary on PATH as `ext`, each in an empty directory.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { serveArgs } from "../../cli/commands/serve";
+import { parseServerConfig } from "../../src/config";
+import { startServer } from "../../src/server";
 import { buildBinary, cleanEnv, type Built } from "./helpers";
 
 const README = readFileSync(resolve(import.meta.dir, "../../README.md"), "utf8");
@@ -41,6 +45,30 @@ describe("README: CLI reference", () => {
   test("documents every command with at least one example", () => {
     for (const cmd of ["serve", "deploy", "seed", "exec"]) {
       expect(blocks.some((b) => b.heading.startsWith(`\`ext ${cmd}`) && b.script.includes(`ext ${cmd}`))).toBe(true);
+    }
+  });
+
+  test("the Configuration table has a row for every `ext serve` flag and its environment variable", () => {
+    const start = README.indexOf("\n## Configuration\n");
+    const table = README.slice(start, README.indexOf("\n## ", start + 1));
+    for (const [flag, def] of Object.entries(serveArgs)) {
+      expect(table).toMatch(new RegExp("^\\| `--(no-)?" + flag + "[ =\\[`]", "m"));
+      const env = /\(env (EXT_[A-Z_]+)\)/.exec(def.description)?.[1];
+      expect(env).toBeDefined();
+      expect(table).toContain("`" + env);
+    }
+  });
+
+  test("the ready file is described as what it holds, in the README and in --help", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ext-ready-doc-"));
+    const server = startServer(parseServerConfig({ port: 0, memory: true, logLevel: "silent", readyFile: join(dir, "ready.json") }, {}));
+    try {
+      const fields = Object.keys(JSON.parse(readFileSync(join(dir, "ready.json"), "utf8")));
+      expect(README).toContain("`{" + fields.join(", ") + "}`");
+      expect(serveArgs["ready-file"].description).toContain("{" + fields.join(",") + "}");
+    } finally {
+      await server.stop(true);
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
