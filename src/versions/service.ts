@@ -29,7 +29,8 @@ function validateFields(upload: ReceivedUpload): { version: string; changelog: s
   if (version === undefined || version === "") problems.push({ field: "version", message: "version is required" });
   else if (version.length > VERSION_LABEL_MAX) problems.push({ field: "version", message: `version must be at most ${VERSION_LABEL_MAX} characters` });
   else if (!VERSION_LABEL.test(version)) problems.push({ field: "version", message: "version must start with a letter or digit and contain only letters, digits, '.', '+', '_' and '-'" });
-  if (changelog !== undefined && [...changelog].length > CHANGELOG_MAX) problems.push({ field: "changelog", message: `changelog must be at most ${CHANGELOG_MAX} characters` });
+  // UTF-16 code units, like every other length of the API (docs/behaviour.md, Paths and formats).
+  if (changelog !== undefined && changelog.length > CHANGELOG_MAX) problems.push({ field: "changelog", message: `changelog must be at most ${CHANGELOG_MAX} characters` });
   if (!upload.bundle) problems.push({ field: "bundle", message: "bundle is required (a .tar.gz file part)" });
   if (problems.length > 0) throw errors.validation(problems);
   return { version: version!, changelog: changelog ?? "" };

@@ -108,6 +108,8 @@ export async function receiveUpload(req: UploadRequest): Promise<ReceivedUpload>
     await Promise.allSettled(writes);
     if (bundle) req.discard((bundle as ReceivedBundle).tempFile);
     if (e instanceof ApiError) throw e;
+    // A system error (disk full, temp dir gone) is the server's failure, not a malformed body: a logged 500.
+    if ((e as NodeJS.ErrnoException).syscall) throw e;
     throw errors.multipartMalformed();
   }
   if (problems.length > 0) {
