@@ -24,7 +24,17 @@ export function docsPlugin() {
         path: DOCS_PATH,
         specPath: OPENAPI_PATH,
         provider: "scalar",
-        scalar: { cdn: `${DOCS_PATH}/scalar.js`, withDefaultFonts: false, hideClientButton: true, telemetry: false } as never,
+        // Offline: no fonts from a CDN, no telemetry, and none of Scalar's cloud features (AI agent, MCP
+        // generator, deploy/share toolbar), which need its servers.
+        scalar: {
+          cdn: `${DOCS_PATH}/scalar.js`,
+          withDefaultFonts: false,
+          hideClientButton: true,
+          telemetry: false,
+          showDeveloperTools: "never",
+          agent: { disabled: true },
+          mcp: { disabled: true },
+        } as never,
         documentation: {
           info: {
             title: "ext — Developer REST API emulator",

@@ -98,6 +98,9 @@ describe("GET /docs", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("text/html");
     expect(res.text).toContain('src="/docs/scalar.js"');
+    // None of Scalar's cloud features (they need its servers): no AI agent, no MCP generator, no deploy toolbar.
+    const config = JSON.parse(/data-configuration='([^']*)'/.exec(res.text)![1]!);
+    expect(config).toMatchObject({ withDefaultFonts: false, telemetry: false, showDeveloperTools: "never", agent: { disabled: true }, mcp: { disabled: true } });
     const scripts = [...res.text.matchAll(/<script[^>]*\ssrc="([^"]+)"/g)].map((m) => m[1]);
     expect(scripts).toEqual(["/docs/scalar.js"]);
     expect(res.text).not.toMatch(/(src|href)="https?:\/\//);
