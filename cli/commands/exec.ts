@@ -7,7 +7,7 @@ import { readFixtureArgument } from "../lib/fixture-arg";
 import { UsageError } from "../lib/runner";
 import { EXIT, err } from "../output";
 
-export const execArgs = {
+const execArgs = {
   seed: { type: "string", description: "Fixture file to seed (or `demo`); the embedded demo fixture when absent", valueHint: "FILE" },
   port: { type: "string", description: "Port of the emulator; 0 (the default) picks a free one", valueHint: "0" },
   "rate-limits": { type: "boolean", description: "Enforce the spec's rate limits; --no-rate-limits turns them off (env EXT_RATE_LIMITS)" },
@@ -23,7 +23,7 @@ export function exitStatusOf(exitCode: number | null, signalCode: string | numbe
 }
 
 /** 127 as in a shell: the command could not be started. */
-export const EXIT_COMMAND_NOT_FOUND = 127;
+const EXIT_COMMAND_NOT_FOUND = 127;
 
 export default defineCommand({
   meta: {

@@ -3,7 +3,7 @@
  * past the build-time limit (spec §8: 5 minutes unless the limits endpoint says otherwise). It runs in its
  * own process group so that stopping it also stops what it started (npm → node → esbuild …).
  */
-export class BuildError extends Error {
+class BuildError extends Error {
   override name = "BuildError";
 }
 

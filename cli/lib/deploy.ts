@@ -55,7 +55,7 @@ export class LocalValidationError extends Error {
 }
 
 /** The version was rejected, or --wait ran out of time: exit 1. */
-export class DeployOutcomeError extends Error {
+class DeployOutcomeError extends Error {
   override name = "DeployOutcomeError";
 }
 

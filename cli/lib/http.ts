@@ -37,7 +37,7 @@ export class ApiRequestError extends Error {
 }
 
 /** Nothing answered (connection refused, DNS, reset). */
-export class UnreachableError extends Error {
+class UnreachableError extends Error {
   override name = "UnreachableError";
 }
 

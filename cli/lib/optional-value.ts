@@ -5,7 +5,7 @@
  * A following word that is not an option is left as the value, so `--auto-approve 500` still works and
  * `--auto-approve soon` is refused by the config as a bad delay.
  */
-export function withOptionalValue(rawArgs: readonly string[], flag: string): string[] {
+function withOptionalValue(rawArgs: readonly string[], flag: string): string[] {
   const bare = `--${flag}`;
   if (!rawArgs.includes(bare)) return [...rawArgs];
   const out: string[] = [];
@@ -22,7 +22,7 @@ export function withOptionalValue(rawArgs: readonly string[], flag: string): str
 }
 
 /** Flags a command marks `optionalValue: true` in its args definition. */
-export function optionalValueFlags(argsDef: Record<string, unknown>): string[] {
+function optionalValueFlags(argsDef: Record<string, unknown>): string[] {
   return Object.entries(argsDef)
     .filter(([, def]) => (def as { optionalValue?: boolean }).optionalValue === true)
     .map(([name]) => name);

@@ -35,7 +35,7 @@ export const ApiKeyCreated = t.Object(
 export const ApiKeyList = t.Object({ apiKeys: t.Array(ApiKey) }, { additionalProperties: false });
 
 /** "owner" is the account itself (always counted), so it cannot be added. */
-export const MEMBER_ROLES = ["admin", "developer", "viewer"] as const;
+const MEMBER_ROLES = ["admin", "developer", "viewer"] as const;
 
 export const AddMemberBody = t.Object(
   {

@@ -14,7 +14,7 @@ import type { ExtensionStatus } from "./model";
 import { markListedIfPublic } from "./service";
 
 
-export function statusFromVersions(tx: Pick<Db, "select">, extensionId: string): ExtensionStatus {
+function statusFromVersions(tx: Pick<Db, "select">, extensionId: string): ExtensionStatus {
   const row = tx
     .select({
       approved: sql<number>`COALESCE(SUM(${versions.approvedAt} IS NOT NULL), 0)`,
@@ -62,5 +62,3 @@ export function createAdminStatusService(deps: { db: Db; clock: Clock }) {
       }),
   };
 }
-
-export type AdminStatusService = ReturnType<typeof createAdminStatusService>;

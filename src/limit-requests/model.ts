@@ -6,7 +6,7 @@ import { LimitValues } from "../limits/overrides-model";
 const Timestamp = t.String({ format: "date-time", examples: ["2026-11-22T10:00:00.000Z"] });
 
 export const REASON_MIN = 20;
-export const LIMIT_REQUEST_STATUSES = ["pending", "approved", "rejected"] as const;
+const LIMIT_REQUEST_STATUSES = ["pending", "approved", "rejected"] as const;
 
 export const CreateLimitRequestBody = t.Object(
   {
