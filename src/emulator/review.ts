@@ -39,7 +39,7 @@ export function reviewRoutes(runtime: Runtime) {
         tags,
         security,
         summary: "Approve a version",
-        description: "The version becomes approved (approvedAt set), the extension approved (unless disabled) and its currentVersionId the newest approved version.",
+        description: "Only a pending version can be decided (409 version_not_pending otherwise; 409 version_archived for an archived one). The version becomes approved (approvedAt set), the extension approved (unless disabled) and its currentVersionId the newest approved version.",
       },
     })
     .post("/versions/:versionId/reject", ({ params, body }) => reviewed(versions.reject(params.versionId, body.reason)), {
@@ -51,7 +51,7 @@ export function reviewRoutes(runtime: Runtime) {
         tags,
         security,
         summary: "Reject a version with a reason",
-        description: "The extension becomes rejected only if none of its versions was ever approved.",
+        description: "Only a pending version can be decided (409 version_not_pending otherwise). The extension becomes rejected only if none of its versions was ever approved.",
       },
     })
     .post("/extensions/:id/disable", ({ params }) => adminStatus.disable(params.id), {
