@@ -69,6 +69,28 @@ export interface StartOptions {
   dataDir?: string;
 }
 
+/**
+ * Every secret value any test of the suite PUTs through this harness (bun runs the test files in one
+ * process, so this set spans the whole suite). Every response of every test is searched for all of them:
+ * a value that ever comes back — in a body or a header, on any endpoint, the control plane included —
+ * fails the test that received it. Values under 8 characters are not tracked (too likely to occur by chance).
+ */
+const sentSecretValues = new Set<string>();
+const SECRET_PATH = /\/extensions\/[^/]+\/secrets\/[^/]+$/;
+
+function rememberSecretValue(method: string, path: string, json: unknown): void {
+  const value = (json as { value?: unknown } | undefined)?.value;
+  if (method === "PUT" && SECRET_PATH.test(path) && typeof value === "string" && value.length >= 8) sentSecretValues.add(value);
+}
+
+export function assertNoSecretValue(request: string, text: string, headers: Headers): void {
+  if (sentSecretValues.size === 0) return;
+  const everything = `${[...headers].map(([k, v]) => `${k}: ${v}`).join("\n")}\n${text}`;
+  for (const value of sentSecretValues) {
+    if (everything.includes(value)) throw new Error(`a secret value sent earlier in the suite came back in the response to ${request}`);
+  }
+}
+
 export async function startTestEmulator(options: StartOptions = {}): Promise<TestEmulator> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "ext-test-"));
   const config: ServerConfig = { ...parseServerConfig({ port: 0, dataDir, logLevel: "silent", rateLimits: false }, {}), ...options.config };
@@ -84,8 +106,10 @@ export async function startTestEmulator(options: StartOptions = {}): Promise<Tes
       body = JSON.stringify(opts.json);
       headers["content-type"] ??= "application/json";
     }
+    rememberSecretValue(method, path, opts.json);
     const res = await fetch(base + path, { method, headers, body });
     const text = await res.text();
+    assertNoSecretValue(`${method} ${path}`, text, res.headers);
     let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
