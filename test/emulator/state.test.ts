@@ -17,6 +17,17 @@ afterAll(async () => {
 });
 
 describe("POST /_emulator/reset", () => {
+  test("clears the rate-limit windows (without moving the clock)", async () => {
+    await emu.admin("POST", "/reset");
+    for (let i = 0; i < 10; i++) expect((await emu.api("POST", "/extensions", { json: { name: `Window ${i}` } })).status).toBe(201);
+    expectEnvelope(await emu.api("POST", "/extensions", { json: { name: "Eleventh" } }), 429, "rate_limited");
+    expect((await emu.admin("POST", "/reset")).status).toBe(200);
+    const after = await emu.api("POST", "/extensions", { json: { name: "After Reset" } });
+    expect(after.status).toBe(201);
+    expect(after.headers.get("x-ratelimit-remaining")).toBe("9");
+    await emu.admin("POST", "/reset");
+  });
+
   test("a reset between two tests leaves no trace: rows, bundle files, rate windows, faults, request log, clock", async () => {
     // The first "test" leaves everything behind it can, starting a month from now.
     expect((await emu.admin("POST", "/clock", { advanceSeconds: 86_400 * 30 })).status).toBe(200);
