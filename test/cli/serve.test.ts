@@ -3,7 +3,7 @@
  * use reported as one line with a non-zero exit.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
@@ -101,6 +101,48 @@ describe("ext serve", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  test("SIGTERM lets an in-flight request finish, then closes the database cleanly", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ext-serve-drain-"));
+    try {
+      const proc = serve("--data-dir", dir, "--port", "0", "--seed", "fixtures/demo.json", "--log-level", "warn");
+      const head = await readUntil(proc.stdout as ReadableStream<Uint8Array>, /listening on \S+\n/);
+      const baseUrl = /listening on (\S+)\n/.exec(head)![1]!;
+      const adminUrl = baseUrl.replace("/developer/v1", "/_emulator");
+      // A latency-only fault holds the next GET /extensions for 1.5 s: a request surely in flight.
+      const fault = await fetch(`${adminUrl}/faults`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ method: "GET", path: "/extensions", latencyMs: 1500, times: 1 }) });
+      expect(fault.status).toBe(201);
+      const inFlight = fetch(`${baseUrl}/extensions`, { headers: { Authorization: `Bearer ${DEMO_KEY}` } });
+      // Wait (bounded) until the rule has fired, i.e. the request is inside the server.
+      for (let i = 0; i < 100; i++) {
+        const rules = (await (await fetch(`${adminUrl}/faults`)).json()) as { faults: { fired: number }[] };
+        if (rules.faults[0]?.fired === 1) break;
+        await Bun.sleep(20);
+      }
+      proc.kill("SIGTERM");
+      const res = await inFlight;
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe('{"extensions":[]}');
+      expect(await proc.exited).toBe(0);
+      // SQLite removes the write-ahead log when the last connection closes cleanly.
+      expect(existsSync(join(dir, "ext.sqlite"))).toBe(true);
+      expect(existsSync(join(dir, "ext.sqlite-wal"))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("bound to a non-loopback address, a generated admin token is printed and opens the control plane", async () => {
+    const proc = serve("--memory", "--host", "0.0.0.0", "--port", "0", "--log-level", "warn");
+    const head = await readUntil(proc.stdout as ReadableStream<Uint8Array>, /admin token:\s+\S+\n/);
+    const token = /admin token:\s+(adm_\S+)\n/.exec(head)?.[1];
+    expect(token).toBeDefined();
+    const adminUrl = /control plane: (\S+)\n/.exec(head)![1]!;
+    expect((await fetch(`${adminUrl}/state`)).status).toBe(401);
+    expect((await fetch(`${adminUrl}/state`, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(200);
+    proc.kill("SIGTERM");
+    expect(await proc.exited).toBe(0);
   });
 
   test("a bad flag value → one-line error, exit 2", async () => {
