@@ -51,6 +51,13 @@ describe("GET /openapi.json", () => {
     }
   });
 
+  test("documents every control-plane route under its own tag, Emulator", () => {
+    const control = Object.entries(doc.paths as Record<string, Record<string, { tags?: string[] }>>).filter(([path]) => path.startsWith("/_emulator"));
+    expect(control.length).toBeGreaterThanOrEqual(20);
+    for (const [path, ops] of control) for (const [method, op] of Object.entries(ops)) expect(op.tags, `${method} ${path}`).toEqual(["Emulator"]);
+    expect(doc.tags.map((t: { name: string }) => t.name)).toContain("Emulator");
+  });
+
   test("each error response shows the code and status a client gets for it", () => {
     const op = doc.paths["/developer/v1/extensions/{id}"].delete;
     const example = (status: string) => op.responses[status].content["application/json"].schema.properties.error.properties;
