@@ -48,6 +48,9 @@ describe("GET /openapi.json", () => {
         expect(JSON.stringify(schema)).toContain('"error"');
       }
       expect(statuses, `${method} ${path} 401`).toContain("401");
+      for (const s of statuses.filter((s) => /^2/.test(s) && s !== "204")) {
+        expect(op.responses[s].content?.["application/json"]?.schema, `${method} ${path} ${s} success schema`).toBeDefined();
+      }
     }
   });
 
