@@ -55,14 +55,45 @@ export function createExtensionService(deps: { db: Db; clock: Clock; limits: Lim
     .orderBy(desc(extensions.createdAt), desc(extensions.id))
     .prepare();
 
-  function findOwned(accountId: string, id: string, tx: Pick<Db, "select"> = db): ExtensionRow {
-    const row = tx.select().from(extensions).where(and(eq(extensions.id, id), eq(extensions.accountId, accountId))).get();
+  // Prepared once: nearly every route looks its extension up. bun:sqlite has one connection, so these
+  // statements also see the writes of an open transaction.
+  const ownedStmt = db
+    .select()
+    .from(extensions)
+    .where(and(eq(extensions.id, sql.placeholder("id")), eq(extensions.accountId, sql.placeholder("accountId"))))
+    .prepare();
+  const installCountStmt = db
+    .select({ n: sql<number>`COUNT(*)` })
+    .from(installs)
+    .where(eq(installs.extensionId, sql.placeholder("id")))
+    .prepare();
+
+  function findOwned(accountId: string, id: string): ExtensionRow {
+    const row = ownedStmt.get({ id, accountId });
     if (!row) throw errors.extensionNotFound(id);
     return row;
   }
 
+  /**
+   * The serialized list, kept per account until anything in the database changes: SQLite's own counters
+   * (`total_changes()` for this connection, `data_version` for commits by other processes such as
+   * `ext seed --data-dir`) move on every write, so no service has to remember to invalidate it. A GET-heavy
+   * test suite then pays neither the query nor the serialization again.
+   */
+  const generationStmt = db.$client.prepare<{ changes: number }, []>("SELECT total_changes() AS changes");
+  const dataVersionStmt = db.$client.prepare<{ data_version: number }, []>("PRAGMA data_version");
+  const listCache = new Map<string, { generation: string; body: string }>();
+  function listJson(accountId: string): string {
+    const generation = `${generationStmt.get()!.changes}:${dataVersionStmt.get()!.data_version}`;
+    const cached = listCache.get(accountId);
+    if (cached && cached.generation === generation) return cached.body;
+    const body = JSON.stringify({ extensions: listStmt.all({ accountId }) });
+    listCache.set(accountId, { generation, body });
+    return body;
+  }
+
   function toFull(row: ExtensionRow): Extension {
-    const count = db.select({ n: sql<number>`COUNT(*)` }).from(installs).where(eq(installs.extensionId, row.id)).get()?.n ?? 0;
+    const count = installCountStmt.get({ id: row.id })?.n ?? 0;
     return {
       id: row.id,
       slug: row.slug,
@@ -120,6 +151,9 @@ export function createExtensionService(deps: { db: Db; clock: Clock; limits: Lim
       return listStmt.all({ accountId }) as ExtensionListItem[];
     },
 
+    /** `{"extensions":[…]}` already serialized (see listJson). */
+    listJson,
+
     get(accountId: string, id: string): Extension {
       return toFull(findOwned(accountId, id));
     },
@@ -131,7 +165,7 @@ export function createExtensionService(deps: { db: Db; clock: Clock; limits: Lim
 
     update(accountId: string, id: string, patch: UpdateExtensionInput): Extension {
       const row = db.transaction((tx) => {
-        const current = findOwned(accountId, id, tx);
+        const current = findOwned(accountId, id);
         const next: Partial<ExtensionRow> = {};
         if (patch.name !== undefined && trimmedName(patch.name) !== current.name) next.name = trimmedName(patch.name);
         if (patch.short_description !== undefined && patch.short_description !== current.shortDescription) next.shortDescription = patch.short_description;
@@ -143,14 +177,14 @@ export function createExtensionService(deps: { db: Db; clock: Clock; limits: Lim
         next.updatedAt = clock.iso();
         tx.update(extensions).set(next).where(eq(extensions.id, id)).run();
         markListedIfPublic(tx, id, next.updatedAt);
-        return findOwned(accountId, id, tx);
+        return findOwned(accountId, id);
       });
       return toFull(row);
     },
 
     remove(accountId: string, id: string): void {
       const blobIds = db.transaction((tx) => {
-        const row = findOwned(accountId, id, tx);
+        const row = findOwned(accountId, id);
         if (row.listedAt) throw errors.extensionListed(id);
         const ids = tx.select({ blob: versions.bundleBlobId }).from(versions).where(eq(versions.extensionId, id)).all().map((r) => r.blob);
         tx.delete(extensions).where(eq(extensions.id, id)).run();

@@ -43,7 +43,7 @@ export function createSecretService(deps: { db: Db; clock: Clock; limits: Limits
       if (!value.isWellFormed()) throw errors.secretValueNotUnicode();
       const sealed = cipher.seal(extensionId, name, value);
       return db.transaction((tx) => {
-        extensions.findOwned(accountId, extensionId, tx);
+        extensions.findOwned(accountId, extensionId);
         const now = clock.iso();
         const where = and(eq(secrets.extensionId, extensionId), eq(secrets.name, name));
         if (tx.select({ name: secrets.name }).from(secrets).where(where).get()) {
@@ -60,7 +60,7 @@ export function createSecretService(deps: { db: Db; clock: Clock; limits: Limits
 
     remove(accountId: string, extensionId: string, name: string): void {
       db.transaction((tx) => {
-        extensions.findOwned(accountId, extensionId, tx);
+        extensions.findOwned(accountId, extensionId);
         const deleted = tx
           .delete(secrets)
           .where(and(eq(secrets.extensionId, extensionId), eq(secrets.name, name)))

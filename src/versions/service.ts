@@ -139,7 +139,7 @@ export function createVersionService(deps: { db: Db; clock: Clock; limits: Limit
       let row: Version;
       try {
         row = db.transaction((tx) => {
-          const ext = deps.extensions.findOwned(accountId, extensionId, tx);
+          const ext = deps.extensions.findOwned(accountId, extensionId);
           if (labelTaken(tx, extensionId, label)) throw errors.versionExists(label);
           const now = clock.iso();
           const seq = (tx.select({ s: sql<number>`COALESCE(MAX(${versions.seq}), 0)` }).from(versions).where(eq(versions.extensionId, extensionId)).get()?.s ?? 0) + 1;

@@ -3,6 +3,8 @@
  * PATCH semantics, slugs, the per-account cap, listed-extension protection, cascade delete, isolation
  * between accounts and strict validation.
  */
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, writeFileSync } from "node:fs";
 import { eq } from "drizzle-orm";
@@ -161,6 +163,25 @@ describe("GET /extensions", () => {
     const item = res.body.extensions.find((e: { id: string }) => e.id === first.id);
     expect(item).toMatchObject({ id: first.id, slug: first.slug, name: "List One", visibility: "private", status: "draft", installCount: 0, currentVersionId: null });
     expect(item.createdAt).toBe(first.createdAt);
+  });
+
+  test("the list is never stale: every write shows at once, from this server or another process", async () => {
+    const ext = await create({ name: "Fresh List" });
+    const named = async () => (await emu.api("GET", "/extensions")).body.extensions.find((e: { id: string }) => e.id === ext.id);
+    expect((await named()).name).toBe("Fresh List");
+    // The same list twice (served from the cache), then a write through the API…
+    expect((await named()).name).toBe("Fresh List");
+    await emu.api("PATCH", `/extensions/${ext.id}`, { json: { visibility: "unlisted" } });
+    expect((await named()).visibility).toBe("unlisted");
+    // …a write on the server's connection that bypasses the extension service (as review and installs do)…
+    emu.runtime.db.$client.prepare("UPDATE extensions SET status = 'approved' WHERE id = ?").run(ext.id);
+    expect((await named()).status).toBe("approved");
+    // …and a write by another process (a second connection to the same file, like `ext seed --data-dir`).
+    const other = new Database(join(emu.dataDir, "ext.sqlite"));
+    other.exec("PRAGMA busy_timeout = 5000");
+    other.prepare("UPDATE extensions SET name = 'Renamed Elsewhere' WHERE id = ?").run(ext.id);
+    other.close();
+    expect((await named()).name).toBe("Renamed Elsewhere");
   });
 
   test("unknown query parameters are ignored (no pagination or filtering)", async () => {
