@@ -11,7 +11,7 @@ import { buildReport, type BenchResults } from "./lib/report";
 import { RESULTS_DIR, WORK_DIR } from "./lib/paths";
 import { fetchOpenApi, startEmulator, stopEmulator } from "./lib/servers";
 import { settingsFor } from "./lib/settings";
-import { buildBytecodeVariant, describeEnvironment, ensureBenchTools, ensureBinary, ensureWorkDir } from "./lib/tools";
+import { describeEnvironment, ensureBenchTools, ensureBinary, ensureWorkDir } from "./lib/tools";
 import { coldStart } from "./sections/cold-start";
 import { memory } from "./sections/memory";
 import { throughput } from "./sections/throughput";
@@ -44,7 +44,7 @@ await stopEmulator(docServer);
 
 if (only.includes("cold")) {
   log("cold start");
-  results.sections.coldStart = await coldStart(settings, openapiFile, buildBytecodeVariant(log), log);
+  results.sections.coldStart = await coldStart(settings, openapiFile, log);
 }
 if (only.includes("get")) {
   log("GET /developer/v1/extensions throughput");

@@ -20,15 +20,13 @@ export interface EmulatorOptions {
   /** Fixture file for --seed; none means an empty data directory and no account. */
   seed?: string | null;
   rateLimits?: boolean;
-  /** Another build of the emulator (the bytecode what-if); dist/ext by default. */
-  binary?: string;
 }
 
 /** The compiled binary with a fresh, empty data directory (a real SQLite file, as users run it). */
 export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulator> {
   const dataDir = tempDir("ext-data");
   const port = freePort();
-  const cmd = [opts.binary ?? EXT_BINARY, "serve", "--host", "127.0.0.1", "--port", String(port), "--data-dir", dataDir, "--log-level", "warn"];
+  const cmd = [EXT_BINARY, "serve", "--host", "127.0.0.1", "--port", String(port), "--data-dir", dataDir, "--log-level", "warn"];
   if (opts.seed) cmd.push("--seed", opts.seed);
   if (opts.rateLimits === false) cmd.push("--no-rate-limits");
   try {

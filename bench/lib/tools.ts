@@ -39,23 +39,6 @@ export function ensureBinary(log: (line: string) => void): void {
   run([BUN, "scripts/build.ts"]);
 }
 
-/**
- * A what-if build: the same flags as scripts/build.ts plus `--bytecode` (JavaScriptCore bytecode compiled at
- * build time, so start-up skips parsing the ~10 MB bundle). Null when the build fails; the row then says so.
- */
-export function buildBytecodeVariant(log: (line: string) => void): string | null {
-  const out = join(WORK_DIR, "ext-bytecode");
-  log("building the --bytecode what-if variant into bench/.work/ext-bytecode");
-  const flags = ["--minify-whitespace", "--minify-syntax", "--sourcemap=none", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig"];
-  try {
-    run([BUN, "build", "--compile", "--bytecode", "--format=esm", ...flags, "cli/main.ts", "--outfile", out]);
-    return out;
-  } catch (e) {
-    log(`  bytecode build failed: ${(e as Error).message.slice(0, 200)}`);
-    return null;
-  }
-}
-
 export function ensureWorkDir(): void {
   mkdirSync(join(WORK_DIR, "tmp"), { recursive: true });
 }

@@ -29,20 +29,15 @@ async function measure(runs: number, budgetMs: number, start: () => Promise<{ se
   return { times, cut: false };
 }
 
-/** Label of the what-if row; report.ts keeps it out of the target check (it is not what users run). */
-export const BYTECODE_ROW = "what-if: ext built with --bytecode, empty data dir";
-
-export async function coldStart(settings: Settings, openapiFile: string, bytecodeBinary: string | null, log: (line: string) => void): Promise<ColdStartRow[]> {
+export async function coldStart(settings: Settings, openapiFile: string, log: (line: string) => void): Promise<ColdStartRow[]> {
   const rows: ColdStartRow[] = [];
   const emulatorBudget = 60_000;
-  const configs: [string, string | null, string | undefined][] = [
-    ["ext (compiled), empty data dir", null, undefined],
-    ["ext (compiled), demo fixture", DEMO_FIXTURE, undefined],
-  ];
-  if (bytecodeBinary) configs.push([BYTECODE_ROW, null, bytecodeBinary]);
-  for (const [target, seed, binary] of configs) {
+  for (const [target, seed] of [
+    ["ext (compiled), empty data dir", null],
+    ["ext (compiled), demo fixture", DEMO_FIXTURE],
+  ] as const) {
     const { times, cut } = await measure(settings.coldRuns, emulatorBudget, async () => {
-      const emu = await startEmulator({ seed, binary });
+      const emu = await startEmulator({ seed });
       return { server: emu, stop: () => stopEmulator(emu) };
     });
     rows.push({ target, summary: roundSummary(summarize(times)), note: cut ? `stopped after ${times.length} runs (time budget)` : undefined });

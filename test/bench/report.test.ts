@@ -65,12 +65,11 @@ describe("bench targets (bench/lib/report.ts)", () => {
     expect(buildReport(met)).not.toContain("## Where a target is missed");
   });
 
-  test("cold start is judged on the emulator as users run it, not on the what-if build or on Prism", () => {
+  test("cold start is judged on the emulator (empty data dir and demo fixture), not on Prism", () => {
     const summary = (median: number) => ({ n: 20, median, p95: median, min: median, max: median });
     const cold = [
       { target: "ext (compiled), empty data dir", summary: summary(40) },
       { target: "ext (compiled), demo fixture", summary: summary(45) },
-      { target: "what-if: ext built with --bytecode, empty data dir", summary: summary(90) },
       { target: "Prism mock of our /openapi.json", summary: summary(1500) },
     ];
     expect(checkTargets(results({ coldStart: cold })).find((t) => t.id === "cold_start")?.met).toBe(true);
