@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
-import { alive, buildBinary, cleanEnv, run, serve, type Built } from "./helpers";
+import { alive, buildBinary, cleanEnv, run, serve, type Built, BUILD_TIMEOUT_MS } from "./helpers";
 
 const DEMO_KEY = "ext_demo_0123456789abcdefghijklmnopqrstuv";
 let built: Built;
@@ -17,7 +17,7 @@ beforeAll(() => {
   built = buildBinary();
   bin = built.bin;
   work = built.work;
-});
+}, BUILD_TIMEOUT_MS);
 afterAll(() => built?.cleanup());
 
 const listExtensions = (baseUrl: string, key = DEMO_KEY) => fetch(`${baseUrl}/extensions`, { headers: { authorization: `Bearer ${key}` } });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildBinary, cleanEnv, run, serve, type Built, type ServedBinary } from "./helpers";
+import { buildBinary, cleanEnv, run, serve, type Built, type ServedBinary, BUILD_TIMEOUT_MS } from "./helpers";
 
 const KEY = "ext_deploy_test_key_0123456789abcdef";
 const BIG_KEY = "ext_deploy_big_key_0123456789abcdefg";
@@ -40,7 +40,7 @@ beforeAll(async () => {
   work = built.work;
   writeFileSync(join(work, "fixture.json"), JSON.stringify(FIXTURE));
   server = await serve(built.bin, ["--memory", "--seed", "fixture.json", "--no-rate-limits"], work);
-});
+}, BUILD_TIMEOUT_MS);
 afterAll(async () => {
   await server?.stop();
   built?.cleanup();

@@ -18,6 +18,12 @@ export interface Built {
   cleanup(): void;
 }
 
+/**
+ * How long a test file's beforeAll may take to build its binary: about a second on a quiet machine, but a
+ * 120 MB write on a busy 2-core CI machine can pass bun's 5 s default for hooks.
+ */
+export const BUILD_TIMEOUT_MS = 60_000;
+
 export function buildBinary(): Built {
   const dir = mkdtempSync(join(tmpdir(), "ext-bin-"));
   const bin = join(dir, "bin", "ext");

@@ -9,7 +9,7 @@ import { dirname, join, resolve } from "node:path";
 import { serveArgs } from "../../cli/commands/serve";
 import { parseServerConfig } from "../../src/config";
 import { startServer } from "../../src/server";
-import { buildBinary, cleanEnv, type Built } from "./helpers";
+import { buildBinary, cleanEnv, type Built, BUILD_TIMEOUT_MS } from "./helpers";
 
 const README = readFileSync(resolve(import.meta.dir, "../../README.md"), "utf8");
 
@@ -38,7 +38,7 @@ let built: Built;
 
 beforeAll(() => {
   built = buildBinary();
-});
+}, BUILD_TIMEOUT_MS);
 afterAll(() => built?.cleanup());
 
 describe("README: CLI reference", () => {

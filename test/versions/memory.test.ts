@@ -13,7 +13,8 @@ beforeAll(async () => {
   const fixture = baseFixture();
   fixture.accounts[0]!.extensions = [{ id: "ext_big", name: "Big" }];
   server = await spawnServer(join(dir, "data"), writeFixture(dir, fixture));
-});
+  // Starting from source on a busy machine can pass bun's 5 s default for hooks (spawnServer waits up to 10 s).
+}, 30_000);
 afterAll(async () => {
   await server?.stop();
   rmSync(dir, { recursive: true, force: true });
