@@ -21,6 +21,11 @@ export interface ThroughputResult {
   rows: ThroughputRow[];
   /** ext req/s ÷ ceiling req/s, by concurrency. */
   ratioToCeiling: Record<string, number>;
+  /**
+   * Ceiling CPU per request ÷ ext CPU per request, by concurrency: the same ratio with the load generator
+   * taken out (on a small machine the client, not the ceiling server, sets the ceiling's req/s).
+   */
+  cpuRatioToCeiling?: Record<string, number>;
   bodyBytes: number;
 }
 
@@ -68,10 +73,12 @@ export async function throughput(settings: Settings, openapiFile: string, log: (
   }
 
   const ratioToCeiling: Record<string, number> = {};
+  const cpuRatioToCeiling: Record<string, number> = {};
   for (const c of CONCURRENCIES) {
     const ours = rows.find((r) => r.target === "ext" && r.connections === c)!;
     const top = rows.find((r) => r.target === "ceiling" && r.connections === c)!;
     ratioToCeiling[`c${c}`] = ours.rps / top.rps;
+    if (ours.serverCpuUsPerReq && top.serverCpuUsPerReq) cpuRatioToCeiling[`c${c}`] = top.serverCpuUsPerReq / ours.serverCpuUsPerReq;
   }
-  return { rows, ratioToCeiling, bodyBytes: Buffer.byteLength(body) };
+  return { rows, ratioToCeiling, cpuRatioToCeiling, bodyBytes: Buffer.byteLength(body) };
 }
