@@ -22,7 +22,9 @@ export function createApp(runtime: Runtime) {
   const { services, logger } = runtime;
   const methods = routeMethodIndex();
   const { control } = runtime;
-  const app = new Elysia({ normalize: false })
+  // normalize: false keeps request bodies strict; encodeSchema: false skips TypeBox Encode on responses (no
+  // response schema has a transform).
+  const app = new Elysia({ normalize: false, encodeSchema: false })
     // The request log wraps the whole handler: it sees the final status of every developer-API request.
     .wrap(control.requestLog.wrapper())
     .use(errorHandler(logger, methods.allowed))

@@ -114,7 +114,8 @@ export async function inspectBundle(file: string, limits: BundleLimits): Promise
   const setFatal = (d: ErrorDetail) => (fatal ??= d);
   let stopped = false;
 
-  const source: Readable = createReadStream(file, { highWaterMark: 64 * 1024 });
+  // 1 MB reads: fewer, larger chunks through gunzip and tar-stream (the bundle itself is never held whole).
+  const source: Readable = createReadStream(file, { highWaterMark: 1024 * 1024 });
   const gunzip = createGunzip();
   const extract = tar.extract();
   let compressedIn = 0;
