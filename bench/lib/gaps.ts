@@ -30,7 +30,7 @@ function getRatio(r: BenchResults): string {
     // Near one core busy, req/s ≈ 1 s ÷ CPU per request, and half the ceiling's req/s sets a CPU budget per request.
     const budget = Math.round(1_000_000 / (top.rps / 2));
     arithmetic =
-      `The server spends ${Math.round(ours.serverCpuUsPerReq)} µs of CPU per request against the ceiling's ${Math.round(top.serverCpuUsPerReq)} µs; at 64 connections it kept ${cores} of a core busy ` +
+      `The server spends ${Math.round(ours.serverCpuUsPerReq)} µs of CPU per request against the ceiling's ${Math.round(top.serverCpuUsPerReq)} µs; at 64 connections it kept ${cores.toFixed(2)} of a core busy ` +
       (cores >= 0.8
         ? `(CPU-bound). Half the ceiling (${Math.round(top.rps / 2)} req/s) means about ${budget} µs per request, everything included: a ${round(ours.serverCpuUsPerReq / budget, 1)}× cut. `
         : "(not CPU-bound: the load generator on the same 2 cores was the limit, for the ceiling as for us). ");

@@ -160,7 +160,7 @@ export function buildReport(r: BenchResults): string {
 function readingNotes(r: BenchResults): string[] {
   const notes = [
     "- The load generator runs on the same cores as the server under test. On a small machine it is the bottleneck for the fastest server, so the ceiling's req/s is a floor of what Bun.serve can do and every ratio to it is flattering; the server-CPU-per-request column is the figure that does not depend on the client.",
-    "- Cold start runs get a fresh empty data directory each (migrations every time); one untimed run first so the 100 MB binary is in the page cache.",
+    "- Cold start runs get a fresh empty data directory each (migrations every time); one untimed run first so the 120 MB binary is in the page cache.",
     "- The emulator runs as users run it: compiled binary, SQLite file on disk (WAL), log level warn.",
     "- Prism answers from the document's schemas and examples: a one-item list of ~250 bytes where ours returns the account's 10 extensions, and no state at all (nothing it answers was ever stored).",
   ];
