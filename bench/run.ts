@@ -2,9 +2,10 @@
  * `npm run bench`: every benchmark row in one run on one machine, written to bench/results/latest.md and
  * latest.json. `--quick` (short runs, for trying things) writes to bench/.work/ instead, so the committed
  * results are always a full run. `--only=cold,get,upload,memory` runs a subset (also to bench/.work/).
+ * `--render` only rewrites latest.md from latest.json (after a change to the report's wording; no new figures).
  * Loopback only; every loop is bounded by a count and a time budget; every server is stopped on the way out.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { buildReport, type BenchResults } from "./lib/report";
@@ -21,6 +22,12 @@ const SECTIONS = ["cold", "get", "upload", "memory"] as const;
 type Section = (typeof SECTIONS)[number];
 
 const args = process.argv.slice(2);
+if (args.includes("--render")) {
+  const saved = JSON.parse(readFileSync(join(RESULTS_DIR, "latest.json"), "utf8")) as BenchResults;
+  writeFileSync(join(RESULTS_DIR, "latest.md"), buildReport(saved));
+  console.log("rewrote bench/results/latest.md from latest.json");
+  process.exit(0);
+}
 const quick = args.includes("--quick");
 const onlyArg = args.find((a) => a.startsWith("--only="));
 const only = onlyArg ? (onlyArg.slice("--only=".length).split(",") as Section[]) : [...SECTIONS];
