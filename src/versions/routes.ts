@@ -22,18 +22,20 @@ export function versionRoutes(versions: VersionService, blobs: BlobStore) {
     .post(
       "",
       async ({ principal, params, request, set }) => {
-        // Which extension, and how big a body it may take, are known before a byte of the body is read.
-        const maxBytes = versions.bundleTotalBytes(principal.accountId, params.id) + FORM_OVERHEAD_BYTES;
+        // Which extension, how big a body it may take and what its bundle is checked against are known
+        // before a byte of the body is read.
+        const limits = versions.bundleLimits(principal.accountId, params.id);
         const upload = await receiveUpload({
           contentType: request.headers.get("content-type"),
           contentLength: request.headers.get("content-length"),
           body: request.body,
-          maxBytes,
+          maxBytes: limits.bundle_total_bytes + FORM_OVERHEAD_BYTES,
+          limits,
           tempPath: () => blobs.tempPath("upload"),
           discard: (f) => blobs.discard(f),
         });
         try {
-          const result = await versions.submit(principal.accountId, params.id, upload);
+          const result = versions.submit(principal.accountId, params.id, upload);
           set.status = 202;
           return result;
         } finally {

@@ -6,8 +6,7 @@
  */
 import { and, desc, eq, isNotNull, ne, sql } from "drizzle-orm";
 import type { BlobStore } from "../blobs/blob-store";
-import { bundleLimitsFrom } from "../bundles/bundle-limits";
-import { inspectBundle } from "../bundles/inspect";
+import { bundleLimitsFrom, type BundleLimits } from "../bundles/bundle-limits";
 import type { Clock } from "../clock";
 import type { Db, Tx } from "../db/database";
 import { extensions, versions } from "../db/schema";
@@ -93,10 +92,14 @@ export function createVersionService(deps: { db: Db; clock: Clock; limits: Limit
       listeners.push(listener);
     },
 
-    /** The resolved bundle total for a submission; 404 first if the extension is not the caller's. */
-    bundleTotalBytes(accountId: string, extensionId: string): number {
+    /**
+     * The resolved limits a submission is received and inspected against (the bundle total caps the body);
+     * 404 first if the extension is not the caller's.
+     */
+    bundleLimits(accountId: string, extensionId: string): BundleLimits {
       deps.extensions.findOwned(accountId, extensionId);
-      return limits.resolve("bundle_total_bytes", { accountId, extensionId }).value;
+      const scope = { accountId, extensionId };
+      return bundleLimitsFrom((k) => limits.resolve(k, scope).value);
     },
 
     list(accountId: string, extensionId: string, includeArchived: boolean): VersionListItem[] {
@@ -122,7 +125,7 @@ export function createVersionService(deps: { db: Db; clock: Clock; limits: Limit
      * Turns a received upload into a pending version. The caller owns the temp file and deletes it whatever
      * happens (after a success it has already been moved into the blob store).
      */
-    async submit(accountId: string, extensionId: string, upload: ReceivedUpload): Promise<VersionSubmitted> {
+    submit(accountId: string, extensionId: string, upload: ReceivedUpload): VersionSubmitted {
       deps.extensions.findOwned(accountId, extensionId);
       const { version: label, changelog } = validateFields(upload);
       const bundle = upload.bundle!;
@@ -130,7 +133,8 @@ export function createVersionService(deps: { db: Db; clock: Clock; limits: Limit
       if (labelTaken(db, extensionId, label)) throw errors.versionExists(label);
 
       const scope = { accountId, extensionId };
-      const inspection = await inspectBundle(bundle.tempFile, bundleLimitsFrom((k) => limits.resolve(k, scope).value));
+      // Inspected while it arrived (receiveUpload), against the limits resolved before the body was read.
+      const { inspection } = bundle;
       if (inspection.problems.length > 0) throw errors.bundleInvalid(inspection.problems);
 
       const id = newId("ver", clock.nowMs());

@@ -1,17 +1,21 @@
 /**
  * Receives a version submission (multipart/form-data) as it streams in: the `bundle` part goes straight to a
- * temporary file with a running byte count and SHA-256, the small text fields are kept. Nothing holds the
- * bundle in memory. Over the byte cap — announced by Content-Length, or reached mid-stream by a chunked
- * body — the read stops and the temp file is deleted.
+ * temporary file with a running byte count and SHA-256, and — in the same pass — through the bundle
+ * inspection, so the answer does not wait for a second read of the file. The small text fields are kept.
+ * Nothing holds the bundle in memory. Over the byte cap — announced by Content-Length, or reached mid-stream
+ * by a chunked body — the read stops and the temp file is deleted.
  */
 import { createHash } from "node:crypto";
 import { createWriteStream } from "node:fs";
-import { Readable, Transform } from "node:stream";
+import { PassThrough, Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as NodeWebReadableStream } from "node:stream/web";
 import Busboy from "@fastify/busboy";
+import type { BundleLimits } from "../bundles/bundle-limits";
+import { inspectArchiveStream, withArchiveSize, type InspectionResult } from "../bundles/inspect";
 import { ApiError, type ErrorDetail } from "../errors/api-error";
 import { errors } from "../errors/catalog";
+import { drained } from "../streams";
 
 export const UPLOAD_FIELDS = ["version", "changelog", "bundle"] as const;
 /** Room for the form's own bytes (boundaries, part headers, version and changelog) above the bundle cap. */
@@ -23,6 +27,8 @@ export interface ReceivedBundle {
   tempFile: string;
   bytes: number;
   sha256: string;
+  /** The bundle inspection against the limits the request was received with, done while it arrived. */
+  inspection: InspectionResult;
 }
 
 export interface ReceivedUpload {
@@ -36,6 +42,8 @@ export interface UploadRequest {
   body: ReadableStream<Uint8Array> | null;
   /** The request body cap, form overhead included. */
   maxBytes: number;
+  /** The limits the bundle is inspected against as it arrives. */
+  limits: BundleLimits;
   tempPath: () => string;
   discard: (tempFile: string) => void;
 }
@@ -57,6 +65,7 @@ export async function receiveUpload(req: UploadRequest): Promise<ReceivedUpload>
   const writes: Promise<void>[] = [];
   /** Open file-part streams: the parser does not end them when it is torn down, so we must. */
   const open = new Set<NodeJS.ReadableStream & { destroy(e?: Error): void }>();
+  const taps = new Set<PassThrough>();
   let bundle: ReceivedBundle | null = null;
 
   const parser = Busboy({ headers: { "content-type": req.contentType! }, limits: { fieldSize: MAX_FIELD_BYTES, parts: 20 } });
@@ -73,14 +82,24 @@ export async function receiveUpload(req: UploadRequest): Promise<ReceivedUpload>
       stream.resume(); // drain it: nothing is kept
       return;
     }
-    const received: ReceivedBundle = { tempFile: req.tempPath(), bytes: 0, sha256: "" };
+    const received = { tempFile: req.tempPath(), bytes: 0, sha256: "" } as ReceivedBundle;
     bundle = received;
     const hash = createHash("sha256");
+    // The inspection's copy of the bytes. The write to disk waits for it (backpressure), so neither side
+    // buffers; once the inspection has stopped early (a fatal problem) it is destroyed and skipped.
+    const tap = new PassThrough();
+    taps.add(tap);
+    const inspection = inspectArchiveStream(tap, req.limits);
     const meter = new Transform({
       transform(chunk: Buffer, _enc, done) {
         received.bytes += chunk.length;
         hash.update(chunk);
-        done(null, chunk);
+        if (tap.destroyed || tap.write(chunk)) done(null, chunk);
+        else drained(tap).then(() => done(null, chunk));
+      },
+      flush(done) {
+        tap.end();
+        done();
       },
     });
     open.add(stream);
@@ -88,6 +107,7 @@ export async function receiveUpload(req: UploadRequest): Promise<ReceivedUpload>
       pipeline(stream, meter, createWriteStream(received.tempFile))
         .then(() => void (received.sha256 = hash.digest("hex")))
         .finally(() => open.delete(stream)),
+      inspection.then((result) => void (received.inspection = result)),
     );
   });
 
@@ -105,6 +125,8 @@ export async function receiveUpload(req: UploadRequest): Promise<ReceivedUpload>
     await Promise.all(writes);
   } catch (e) {
     for (const stream of open) stream.destroy(new Error("upload aborted"));
+    for (const tap of taps) tap.destroy(new Error("upload aborted")); // the inspection ends as a truncated archive
+
     await Promise.allSettled(writes);
     if (bundle) req.discard((bundle as ReceivedBundle).tempFile);
     if (e instanceof ApiError) throw e;
@@ -116,5 +138,10 @@ export async function receiveUpload(req: UploadRequest): Promise<ReceivedUpload>
     if (bundle) req.discard((bundle as ReceivedBundle).tempFile);
     throw errors.validation(problems);
   }
+  if (bundle) {
+    const b = bundle as ReceivedBundle;
+    b.inspection = withArchiveSize(b.inspection, b.bytes, req.limits);
+  }
   return { fields, bundle };
 }
+
