@@ -6,11 +6,11 @@
  * by a chunked body — the read stops and the temp file is deleted.
  */
 import { createHash } from "node:crypto";
-import { createWriteStream } from "node:fs";
 import { PassThrough, Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as NodeWebReadableStream } from "node:stream/web";
 import Busboy from "@fastify/busboy";
+import { FlushingFile } from "../blobs/flushing-file";
 import type { BundleLimits } from "../bundles/bundle-limits";
 import { inspectArchiveStream, withArchiveSize, type InspectionResult } from "../bundles/inspect";
 import { ApiError, type ErrorDetail } from "../errors/api-error";
@@ -90,10 +90,12 @@ export async function receiveUpload(req: UploadRequest): Promise<ReceivedUpload>
     const tap = new PassThrough();
     taps.add(tap);
     const inspection = inspectArchiveStream(tap, req.limits);
+    const file = new FlushingFile(received.tempFile);
     const meter = new Transform({
       transform(chunk: Buffer, _enc, done) {
         received.bytes += chunk.length;
         hash.update(chunk);
+        file.wrote(chunk.length);
         if (tap.destroyed || tap.write(chunk)) done(null, chunk);
         else drained(tap).then(() => done(null, chunk));
       },
@@ -104,7 +106,8 @@ export async function receiveUpload(req: UploadRequest): Promise<ReceivedUpload>
     });
     open.add(stream);
     writes.push(
-      pipeline(stream, meter, createWriteStream(received.tempFile))
+      pipeline(stream, meter, file.stream)
+        .finally(() => file.close())
         .then(() => void (received.sha256 = hash.digest("hex")))
         .finally(() => open.delete(stream)),
       inspection.then((result) => void (received.inspection = result)),
