@@ -13,6 +13,12 @@ import { createRuntime, type Runtime, type RuntimeOptions } from "./runtime";
  */
 export const MAX_REQUEST_BODY_BYTES = 1024 * 1024 * 1024;
 
+/**
+ * How long a graceful stop waits for in-flight requests before it cuts the connections still open. Without
+ * a bound, one client that stalls in the middle of an upload keeps `ext serve` from exiting on SIGTERM.
+ */
+export const DRAIN_LIMIT_MS = 5_000;
+
 export interface RunningEmulator {
   runtime: Runtime;
   port: number;
@@ -22,7 +28,7 @@ export interface RunningEmulator {
   baseUrl: string;
   /** The control plane base, ending in /_emulator. */
   adminUrl: string;
-  /** Drains in-flight requests (or cuts them with force), then closes the database. */
+  /** Drains in-flight requests for up to DRAIN_LIMIT_MS (or cuts them at once with force), then closes the database. */
   stop(force?: boolean): Promise<void>;
 }
 
@@ -67,12 +73,24 @@ export function startServer(config: ServerConfig, options: RuntimeOptions = {}):
     async stop(force = false) {
       if (stopped) return;
       stopped = true;
-      await server.stop(force);
+      if (force) await server.stop(true);
+      else if (!(await settlesWithin(server.stop(false), DRAIN_LIMIT_MS))) await server.stop(true);
       runtime.close();
     },
   };
   if (config.readyFile) writeReadyFile(config.readyFile, emulator);
   return emulator;
+}
+
+/** True when `work` settles within `ms`; the timer does not outlive it. */
+async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([work.then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Written to a temp name and renamed, so a reader never sees half a file. */

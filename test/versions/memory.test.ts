@@ -54,6 +54,9 @@ describe("POST /extensions/:id/versions with a 60 MB body", () => {
     });
     expect(res.status).toBe(413);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("payload_too_large");
+    // The rest of the body was never read: the answer closes the connection, or the server's graceful stop
+    // (afterAll) would wait on it for ever when the client managed to send everything before the 413.
+    expect(res.headers.get("connection")).toBe("close");
     // The server read ~50 MB of the body before refusing it. Holding that would have lifted its peak RSS by at
     // least 50 MB; streaming it to disk costs only transient chunk garbage. The peak is the claim.
     expect(server.memKb("VmHWM") - rssBefore).toBeLessThan(50 * 1024);

@@ -35,6 +35,8 @@ describe("POST /extensions/:id/versions", () => {
     expect(row.bundleSizeBytes).toBe(Bun.file(valid).size);
     expect(emu.runtime.blobs.exists(row.bundleBlobId)).toBe(true);
     expect(tempFiles()).toEqual([]);
+    // The whole body was read: the connection stays open for the next request.
+    expect(res.headers.get("connection")).not.toBe("close");
   });
 
   test("a sound over 5 MB is accepted with warnings", async () => {
@@ -53,7 +55,10 @@ describe("POST /extensions/:id/versions", () => {
     const id = await createExtension(emu, "Dup");
     expect((await submitVersion(emu, id, { version: "2.0.0", bundle: valid })).status).toBe(202);
     const blobs = blobFiles().length;
-    expectEnvelope(await submitVersion(emu, id, { version: "2.0.0", bundle: valid }), 409, "version_exists");
+    const res = await submitVersion(emu, id, { version: "2.0.0", bundle: valid });
+    expectEnvelope(res, 409, "version_exists");
+    // Every refusal of an upload closes the connection (the body may be part-read; docs/behaviour.md).
+    expect(res.headers.get("connection")).toBe("close");
     expect(blobFiles().length).toBe(blobs);
     expect(tempFiles()).toEqual([]);
   });
