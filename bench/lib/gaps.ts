@@ -48,14 +48,16 @@ function getRatio(r: BenchResults): string {
 
 function uploadSpeed(r: BenchResults): string {
   const l = r.sections.upload?.large;
-  const at = l ? `${l.seconds} s for ${round(l.bundleBytes / 1024 / 1024, 1)} MB. ` : "";
+  const at = l ? `${l.seconds} s for ${round(l.bundleBytes / 1024 / 1024, 1)} MB (median of ${l.runs?.length ?? 1}). ` : "";
   return (
     at +
-    "The server makes two passes over the bundle, one after the other: it streams the multipart body to a temp file (busboy parsing in JavaScript, SHA-256, disk write), " +
-    "and only then reads the file back through gunzip and tar-stream to inspect it. Measured in process on the idle machine while writing the bench: receiving the 48 MB bundle " +
-    "~150–190 ms (SHA-256 alone ~30 ms), inspecting it ~110–170 ms (bare gunzip alone ~100 ms), then ~60 ms of fsync that makes the stored bundle durable (worth keeping); " +
-    "the client's send shares the same 2 cores. What would close it: inspect while receiving (tee the bundle part into gunzip → tar-stream as it is written, so the time is " +
-    "the longer of the two passes, not their sum): about 300 ms end to end, ~160 MB/s. 200 MB/s on this machine would also need a cheaper multipart parse than busboy's in JavaScript."
+    "The server reads the bundle once: the multipart body is parsed as it arrives (busboy), and the bundle part goes at the same time to the temp file (SHA-256, " +
+    "disk write, flushed to disk every 8 MB so the final fsync finds little left) and through gunzip → tar-stream for the inspection; the 202 follows the " +
+    "fsync + rename and the row's transaction. Measured in process while writing the bench (48 MB, on the main thread): SHA-256 ~32–44 ms, Bun handing the " +
+    "request body over as a fresh Buffer per read ~60 ms, busboy's boundary search ~13 ms, zlib and tar-stream callbacks ~30 ms, with gunzip itself (~100 ms) " +
+    "on the thread pool; the client's send shares the same 2 cores, and each timed upload is the first large one of a fresh server (the JIT has not tiered " +
+    "up: the third to sixth 48 MB uploads on one server, sent with curl, took 220–237 ms, 200–215 MB/s). What would close it: SHA-256 in a worker thread beside the parse, a " +
+    "multipart parser in native code, and a request-body reader that reuses its buffers — the last two are inside Bun, not in this code."
   );
 }
 
@@ -67,15 +69,16 @@ function uploadRss(r: BenchResults): string {
     const half = u.halfSizeControl.peakRssGrowthMB;
     const factor = half > 0 ? round(full / half, 2) : Number.NaN;
     scaling =
-      `Doubling the bundle (the half-size control against the full one) took the peak growth from +${half} to +${full} MB (×${factor}): ` +
+      `Doubling the bundle (the half-size control against the full one) took the largest peak growth from +${half} to +${full} MB (×${factor}): ` +
       (factor < 1.7 ? "not proportional, so the bundle is not held whole in memory; what grows is a working set that is simply large. " : "close to proportional: look for a buffer that holds the bundle. ");
   }
   return (
     scaling +
-    "In the server's RSS timeline (sampled every 20 ms while writing the bench) about 28 MB builds up while the body is received (the request body's chunks as Bun hands them over, " +
-    "busboy, the temp file's write stream, and short-lived Buffers the collector has not yet returned), and another ~20 MB appears when the inspection starts: it now reads the " +
-    "archive in 1 MB chunks, and in process the first inspection of the 48 MB bundle peaked at +43–46 MB with 1 MB reads against +29 MB with 64 KB reads, for about 25 ms gained. " +
-    "What would close it: inspection reads of 64–256 KB again, a single pass (inspect while receiving: one set of buffers and half the garbage), and `Bun.gc(false)` after a large upload."
+    "Reading the bundle once instead of twice (inspecting while receiving) took the peak from +57 MB to +34–44 MB. What is left is short-lived garbage more " +
+    "than live data: every chunk of the request body arrives as a new Buffer, gunzip makes new output Buffers, and the collector returns them in batches, " +
+    "so the peak depends on when it runs rather than on the bundle's size. Asking for a collection every 8 MB during an upload (`Bun.gc(false)`, tried while " +
+    "writing the bench) lowered single runs to +33 MB but not the worst of five, and cost time. What would close it: fewer, reused buffers between the " +
+    "socket and the parser (inside Bun), or a synchronous collection during large uploads, which would trade upload speed for the last 10 MB."
   );
 }
 

@@ -132,7 +132,8 @@ export function buildReport(r: BenchResults): string {
     out.push(
       table(["bundle", "seconds (send → 202)", "MB/s", "server RSS before", "peak RSS growth"], [large(u.large, "the target row"), large(u.halfSizeControl, "control: half the size")]),
       "",
-      `Peak: ${u.large.peakMethod}. Each large upload runs on a fresh server after one 1 MB warm-up submission. The half-size control tells streaming from buffering: a server that held the bundle would grow about half as much with half the bundle.`,
+      `Seconds: the median of ${u.large.runs?.length ?? 1} run(s) of each size (${(u.large.runs ?? []).map((r) => `${r.seconds} s`).join(", ")} for the target row); peak RSS growth: the largest of them (${(u.large.runs ?? []).map((r) => `+${r.peakRssGrowthMB} MB`).join(", ")}). ` +
+        `Peak: ${u.large.peakMethod}. Each large upload runs on a fresh server after one 1 MB warm-up submission. The half-size control tells streaming from buffering: a server that held the bundle would grow about half as much with half the bundle.`,
       "",
     );
   } else if (s.uploadError) {
