@@ -24,7 +24,7 @@ const OPENAPI_VERSION = "3.1.2";
 const scalarScript = async (): Promise<string> =>
   (await import("../../node_modules/@scalar/api-reference/dist/browser/standalone.js", { with: { type: "text" } })).default;
 
-const documentation = {
+export const documentation = {
   info: {
     title: "ext — Developer REST API emulator",
     version: pkg.version,

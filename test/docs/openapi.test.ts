@@ -3,7 +3,9 @@
  * responses), and /docs serves its UI from the binary with no CDN.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { openapi } from "@elysiajs/openapi";
 import { createApp } from "../../src/app";
+import { documentation } from "../../src/docs/openapi";
 import { API_PREFIX, DEPLOY_LIMITS_PREFIX } from "../../src/config";
 import { startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
@@ -26,6 +28,13 @@ function developerRoutes(): { method: string; path: string }[] {
 }
 
 describe("GET /openapi.json", () => {
+  test("is the document @elysiajs/openapi's own plugin makes of the same routes (the generator is loaded lazily, not rewritten)", async () => {
+    const withPlugin = createApp(emu.runtime).use(openapi({ path: "/plugin-docs", specPath: "/plugin-openapi.json", documentation: documentation as never }));
+    const res = await withPlugin.handle(new Request("http://localhost/plugin-openapi.json"));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual(doc);
+  });
+
   test("is an OpenAPI 3 document with the bearer scheme", () => {
     expect(String(doc.openapi)).toMatch(/^3\./);
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
