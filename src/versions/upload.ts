@@ -79,7 +79,9 @@ export async function receiveUpload(req: UploadRequest): Promise<ReceivedUpload>
   parser.on("file", (name, stream) => {
     if (name !== "bundle" || bundle) {
       problems.push({ field: name, message: name === "bundle" ? "bundle is given more than once" : (UPLOAD_FIELDS as readonly string[]).includes(name) ? `${name} must be a text field` : `Unknown field "${name}".` });
-      stream.resume(); // drain it: nothing is kept
+      // Drain it: nothing is kept. Its 'error' (a body cut off inside it) is the parser's too, which
+      // answers it; without a listener here it would be an uncaught exception.
+      stream.on("error", () => {}).resume();
       return;
     }
     const received = { tempFile: req.tempPath(), bytes: 0, sha256: "" } as ReceivedBundle;
@@ -105,13 +107,14 @@ export async function receiveUpload(req: UploadRequest): Promise<ReceivedUpload>
       },
     });
     open.add(stream);
-    writes.push(
-      pipeline(stream, meter, file.stream)
-        .finally(() => file.close())
-        .then(() => void (received.sha256 = hash.digest("hex")))
-        .finally(() => open.delete(stream)),
-      inspection.then((result) => void (received.inspection = result)),
-    );
+    const write = pipeline(stream, meter, file.stream)
+      .finally(() => file.close())
+      .then(() => void (received.sha256 = hash.digest("hex")))
+      .finally(() => open.delete(stream));
+    // A failed write (disk full, temp dir gone) stops the parser too: otherwise it would wait for ever on
+    // the dead part's backpressure, and the failure would surface nowhere.
+    write.catch((e: Error) => parser.destroy(e));
+    writes.push(write, inspection.then((result) => void (received.inspection = result)));
   });
 
   let total = 0;

@@ -96,6 +96,34 @@ describe("receiveUpload", () => {
     expect((error as NodeJS.ErrnoException).code).toBe("ENOENT");
   });
 
+  test("a temp file that cannot be written fails a large body too, promptly, instead of hanging", async () => {
+    // Big enough that the parser waits on the failed write's backpressure: the failure must reach it.
+    const { body, contentType } = multipart(new Uint8Array(8 << 20).fill(1));
+    const discarded: string[] = [];
+    const attempt = receiveUpload(request(body, contentType, { tempPath: () => "/nonexistent-dir/for/ext/upload", discard: (f) => discarded.push(f) }));
+    const timeout = new Promise((resolve) => setTimeout(() => resolve("hung"), 5000));
+    const error = await Promise.race([attempt.catch((e) => e), timeout]);
+    expect((error as NodeJS.ErrnoException).code).toBe("ENOENT");
+    expect(discarded).toEqual(["/nonexistent-dir/for/ext/upload"]);
+  });
+
+  test("a body cut off inside an ignored extra file part is a 422 validation_error, not a crash", async () => {
+    const whole = "--x\r\n" + 'Content-Disposition: form-data; name="version"\r\n\r\n1.0.0\r\n' + "--x\r\n" +
+      'Content-Disposition: form-data; name="other"; filename="o.bin"\r\nContent-Type: application/octet-stream\r\n\r\n' + "z".repeat(100_000);
+    const uncaught: unknown[] = [];
+    const onUncaught = (e: unknown) => uncaught.push(e);
+    process.on("uncaughtException", onUncaught);
+    try {
+      const error = await receiveUpload(request(new Response(whole).body!, "multipart/form-data; boundary=x")).catch((e) => e);
+      await new Promise((r) => setTimeout(r, 50)); // an unheard 'error' would surface on a later tick
+      expect(error).toBeInstanceOf(ApiError);
+      expect((error as ApiError).code).toBe("validation_error");
+      expect(uncaught).toEqual([]);
+    } finally {
+      process.off("uncaughtException", onUncaught);
+    }
+  });
+
   test("a body that is not valid multipart is a 422 validation_error", async () => {
     const body = new Response('--x\r\nContent-Disposition: form-data; name="version"\r\n\r\n1.0').body!;
     const error = await receiveUpload(request(body, "multipart/form-data; boundary=x")).catch((e) => e);
