@@ -22,13 +22,13 @@ export function versionRoutes(versions: VersionService, blobs: BlobStore) {
     .post(
       "",
       async ({ principal, params, request, set }) => {
+        // A refusal can leave part of the body unread, and such a connection cannot carry another request
+        // (Bun's graceful stop would even wait for it forever): every error answer from here on closes it.
+        // Set first, so the error response carries it too; a success keeps the connection.
+        set.headers.connection = "close";
         // Which extension, how big a body it may take and what its bundle is checked against are known
         // before a byte of the body is read.
         const limits = versions.bundleLimits(principal.accountId, params.id);
-        // A refusal can leave part of the body unread, and such a connection cannot carry another request
-        // (Bun's graceful stop would even wait for it forever): every error answer to an upload closes it.
-        // Set before reading, so the error response carries it too; a success keeps the connection.
-        set.headers.connection = "close";
         const upload = await receiveUpload({
           contentType: request.headers.get("content-type"),
           contentLength: request.headers.get("content-length"),
@@ -58,7 +58,7 @@ export function versionRoutes(versions: VersionService, blobs: BlobStore) {
           tags,
           summary: "Submit a version (multipart: version, changelog, bundle)",
           description:
-            "The bundle (.tar.gz) streams to disk and is inspected before the answer: any problem is a 422 bundle_invalid listing every one, by path. A body over the bundle total (+ form overhead) is a 413; a body that is not multipart is a 415. Every error answer closes the connection (Connection: close): the body may be unread in part.",
+            "The bundle (.tar.gz) streams to disk and is inspected before the answer: any problem is a 422 bundle_invalid listing every one, by path. A body over the bundle total (+ form overhead) is a 413; a body that is not multipart is a 415. Every error answer past authentication (404, 409, 413, 415, 422, 500) closes the connection (Connection: close): the body may be unread in part. A 401, 403 or 429 is answered before the body is touched.",
           requestBody: {
             required: true,
             content: { "multipart/form-data": { schema: SubmitVersionForm as any } },

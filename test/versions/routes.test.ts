@@ -190,8 +190,12 @@ describe("POST /extensions/:id/versions", () => {
     // The extension is looked up before a byte of the body is read: answered with only the head sent.
     const early = await announce(emu.port, "POST", `/developer/v1/extensions/${id}/versions`, { Authorization: `Bearer ${OTHER_KEY}`, "Content-Type": "multipart/form-data; boundary=x" }, 1024);
     expect(early.body.error).toMatchObject({ code: "extension_not_found", status: 404 });
-    expectEnvelope(await submitVersion(emu, id, { version: "1.0.0", bundle: valid }, OTHER_KEY), 404, "extension_not_found");
-    expectEnvelope(await submitVersion(emu, id, { version: "1.0.0", bundle: valid }, READ_KEY), 403, "forbidden");
+    const missing = await submitVersion(emu, id, { version: "1.0.0", bundle: valid }, OTHER_KEY);
+    expectEnvelope(missing, 404, "extension_not_found");
+    expect(missing.headers.get("connection")).toBe("close"); // past authentication: closed like every refusal
+    const forbidden = await submitVersion(emu, id, { version: "1.0.0", bundle: valid }, READ_KEY);
+    expectEnvelope(forbidden, 403, "forbidden");
+    expect(forbidden.headers.get("connection")).not.toBe("close"); // answered before the body is touched
     expect(tempFiles()).toEqual([]);
   });
 });
