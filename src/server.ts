@@ -73,9 +73,12 @@ export function startServer(config: ServerConfig, options: RuntimeOptions = {}):
     async stop(force = false) {
       if (stopped) return;
       stopped = true;
-      if (force) await server.stop(true);
-      else if (!(await settlesWithin(server.stop(false), DRAIN_LIMIT_MS))) await server.stop(true);
-      runtime.close();
+      try {
+        if (force) await server.stop(true);
+        else if (!(await settlesWithin(server.stop(false), DRAIN_LIMIT_MS))) await server.stop(true);
+      } finally {
+        runtime.close(); // the database is closed (WAL checkpointed) even if the listener fails to stop
+      }
     },
   };
   if (config.readyFile) writeReadyFile(config.readyFile, emulator);

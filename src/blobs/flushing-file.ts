@@ -39,6 +39,7 @@ export class FlushingFile {
 
   /** Counts bytes handed to the stream; every FLUSH_EVERY_BYTES, one more flush joins the queue. */
   wrote(bytes: number): void {
+    if (this.closed) return; // a late chunk after close() must not queue a flush on a closed descriptor
     this.unflushed += bytes;
     const fd = this.fd;
     if (this.unflushed < FLUSH_EVERY_BYTES || fd === null) return;

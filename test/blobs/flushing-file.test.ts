@@ -38,6 +38,17 @@ describe("FlushingFile", () => {
     expect(openFds()).toBe(before);
   });
 
+  test("a chunk counted while close() is under way queues no flush on the descriptor being closed", async () => {
+    const file = new FlushingFile(join(dir, "late"));
+    await new Promise((resolve) => file.stream.once("open", resolve));
+    await new Promise((resolve) => setTimeout(resolve, 10)); // our own descriptor is open too
+    file.stream.end();
+    const closing = file.close();
+    file.wrote(FLUSH_EVERY_BYTES);
+    await closing;
+    expect(file.flushesIssued).toBe(0);
+  });
+
   test("a file that cannot be opened fails its stream, and close() has nothing to close", async () => {
     const before = openFds();
     const file = new FlushingFile(join(dir, "missing-dir", "b"));
