@@ -4,9 +4,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildBinary, cleanEnv, run, serve, type Built, type ServedBinary, BUILD_TIMEOUT_MS } from "./helpers";
+import { alive, buildBinary, cleanEnv, run, serve, type Built, type ServedBinary, BUILD_TIMEOUT_MS } from "./helpers";
 
 const KEY = "ext_deploy_test_key_0123456789abcdef";
 const BIG_KEY = "ext_deploy_big_key_0123456789abcdefg";
@@ -86,7 +86,7 @@ describe("ext deploy DIR --target URL", () => {
     expect(r.code).toBe(0);
     const id = /version (ver_\S+) \(1\.0\.0\) of ext_plain: pending/.exec(r.stdout)?.[1];
     expect(id).toBeDefined();
-    expect((await versionsOf("ext_plain")).find((v) => v.id === id)).toMatchObject({ version: "1.0.0", status: "pending" });
+    expect((await versionsOf("ext_plain")).find((v) => v.id === id)).toMatchObject({ version: "1.0.0", status: "pending", changelog: "first" });
   });
 
   test("51 sounds stop before uploading with exit 2, naming the limit, its source and how to raise it", async () => {
@@ -235,9 +235,15 @@ describe("ext deploy DIR --target URL", () => {
     const ok = await deploy([out, "--extension", "ext_plain", "--version", "built", "--api-key", KEY, ...target(), "--build", build]);
     expect(ok.code).toBe(0);
     expect(ok.stdout).toContain("(built) of ext_plain: pending");
-    const slow = await deploy([out, "--extension", "ext_slow", "--version", "slow", "--api-key", KEY, ...target(), "--build", "sleep 30"]);
+    // The build starts a process of its own: stopping the build must stop it too (the whole process group).
+    const pidFile = join(dir, "sleep.pid");
+    const slow = await deploy([out, "--extension", "ext_slow", "--version", "slow", "--api-key", KEY, ...target(), "--build", `sleep 30 & echo $! > ${pidFile}; wait`]);
     expect(slow.code).toBe(1);
     expect(slow.stderr).toContain("build-time limit of 1 s (build_time_seconds)");
+    const sleeper = Number(readFileSync(pidFile, "utf8"));
+    // Killed with its group; allow a moment for the orphan to be reaped (a survivor would live 30 s).
+    for (let i = 0; i < 20 && alive(sleeper); i++) await Bun.sleep(100);
+    expect(alive(sleeper)).toBe(false);
   });
 
   test("usage errors exit 2: no key, a target that is not an API base", async () => {
