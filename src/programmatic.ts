@@ -43,7 +43,7 @@ export interface Emulator {
   runtime: Runtime;
   /** Wipes every row, bundle, rate window, fault and clock change, and re-applies the start-up fixture. */
   reset(): Promise<void>;
-  /** Moves the emulator's clock forward (timestamps, rate windows, auto-approval follow it). */
+  /** Moves the emulator's clock forward (timestamps and rate windows follow it; the auto-approve delay is real time). */
   advanceClock(seconds: number): Promise<void>;
   /** Stops listening, closes the database and removes the memory mode's temporary files. Idempotent. */
   stop(): Promise<void>;
