@@ -55,12 +55,13 @@ export function apiGate(auth: AuthService, limiter: RateLimiter, isAdminToken?: 
     // Known before the rate check, so a 429 is still attributed to its account in the request log.
     principals.set(request, principal);
     const group = rateGroupOf(request.method, path);
-    // A JSON body over the cap is refused before it is read (and before it costs a rate-window slot).
-    if (group !== "submit_version" && declaresMoreThan(request, JSON_BODY_MAX_BYTES)) throw errors.payloadTooLarge(JSON_BODY_MAX_BYTES);
     if (group) {
       const headers = limiter.take(principal.accountId, group);
       if (headers) Object.assign(set.headers, headers);
     }
+    // A JSON body over the cap is refused before it is read. It is counted first, like every authenticated
+    // request whatever its outcome, so its 413 carries the rate headers too.
+    if (group !== "submit_version" && declaresMoreThan(request, JSON_BODY_MAX_BYTES)) throw errors.payloadTooLarge(JSON_BODY_MAX_BYTES);
   });
 }
 

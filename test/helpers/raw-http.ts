@@ -4,7 +4,7 @@ import { connect } from "node:net";
  * Sends only a request's head over a raw socket — announcing a Content-Length without sending the body —
  * and returns the status and parsed JSON body of the answer. fetch() cannot do this: it sets the length itself.
  */
-export function announce(port: number, method: string, path: string, headers: Record<string, string>, contentLength: number): Promise<{ status: number; body: any }> {
+export function announce(port: number, method: string, path: string, headers: Record<string, string>, contentLength: number): Promise<{ status: number; body: any; headers: Headers }> {
   return new Promise((resolve, reject) => {
     const head = Object.entries({ Host: "localhost", ...headers, "Content-Length": String(contentLength) })
       .map(([k, v]) => `${k}: ${v}\r\n`)
@@ -21,7 +21,12 @@ export function announce(port: number, method: string, path: string, headers: Re
       if (split >= 0 && text.trimEnd().endsWith("}")) {
         clearTimeout(timer);
         sock.destroy();
-        resolve({ status: Number(text.slice(9, 12)), body: JSON.parse(text.slice(split + 4)) });
+        const head = new Headers();
+        for (const line of text.slice(0, split).split("\r\n").slice(1)) {
+          const colon = line.indexOf(":");
+          head.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
+        }
+        resolve({ status: Number(text.slice(9, 12)), body: JSON.parse(text.slice(split + 4)), headers: head });
       }
     });
     sock.on("error", (e) => {
