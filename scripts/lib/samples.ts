@@ -53,7 +53,7 @@ export function validEntries(extra: { manifest?: Record<string, unknown>; entrie
   ];
 }
 
-const tarGz = (entries: () => RawEntry[]) => (out: string) => writeTarGz(entries(), out);
+const tarGz = (entries: () => RawEntry[], gzipLevel?: number) => (out: string) => writeTarGz(entries(), out, gzipLevel);
 const ARCHIVE = "(archive)";
 
 export const SAMPLE_BUNDLES: SampleBundle[] = [
@@ -86,6 +86,18 @@ export const SAMPLE_BUNDLES: SampleBundle[] = [
     description: "Ten 32 MB files of zeros (about 320 KB compressed), each within the per-file cap: stopped by the compression-ratio cap once 256 MB came out.",
     expect: { path: ARCHIVE, message: /compression ratio above 200:1 \(gzip bomb\?\); inspection stopped/ },
     build: tarGz(() => validEntries({ entries: Array.from({ length: 10 }, (_, i) => ({ name: `data/zeros${i}.bin`, generated: { size: 32 * MB, fill: "zero" as const } })) })),
+  },
+  {
+    file: "uncompressed-too-large.tar.gz",
+    description: "Seventeen 32 MB files that compress ~30:1 (under the ratio cap): stopped by the 512 MB uncompressed cap.",
+    expect: { path: ARCHIVE, message: /uncompressed content exceeds 512(\.0)? MB \(gzip bomb\?\); inspection stopped/ },
+    build: tarGz(() => validEntries({ entries: Array.from({ length: 17 }, (_, i) => ({ name: `data/sparse${i}.bin`, generated: { size: 32 * MB, fill: "sparse" as const } })) }), 1),
+  },
+  {
+    file: "too-many-entries.tar.gz",
+    description: "50,001 empty folders: stopped by the cap on the number of entries.",
+    expect: { path: ARCHIVE, message: /more than 50000 entries; inspection stopped/ },
+    build: tarGz(() => [...validEntries(), ...Array.from({ length: 50_001 }, (_, i) => ({ name: `d${i}/`, type: "directory" as const }))]),
   },
   { file: "manifest-missing.tar.gz", description: "No manifest.json.", expect: { path: "manifest.json", message: /missing/ }, build: tarGz(() => validEntries().filter((e) => e.name !== "manifest.json")) },
   {
