@@ -161,6 +161,21 @@ describe("unexpected exceptions", () => {
     expect(lines.join("\n")).toContain("unexpected error");
   });
 
+  test("over a real socket: a database failure in a real route is the 500 envelope, nothing of SQLite's message", async () => {
+    const sqlite = emu.runtime.db.$client;
+    sqlite.exec("ALTER TABLE extensions RENAME TO extensions_gone");
+    try {
+      const res = await emu.api("GET", "/extensions");
+      expect(res.status).toBe(500);
+      expect(JSON.parse(res.text)).toEqual({ error: { code: "internal_error", message: "Unexpected server error.", status: 500 } });
+      expect(res.text).not.toContain("no such table");
+      expect(res.headers.get("content-type")).toContain("application/json");
+    } finally {
+      sqlite.exec("ALTER TABLE extensions_gone RENAME TO extensions");
+    }
+    expect((await emu.api("GET", "/extensions")).status).toBe(200);
+  });
+
   test("a thrown non-Error is a 500 envelope too", async () => {
     const res = await tinyApp([]).handle(new Request("http://localhost/not-error"));
     expect(res.status).toBe(500);
