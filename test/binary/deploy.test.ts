@@ -10,6 +10,8 @@ import { alive, buildBinary, cleanEnv, run, serve, type Built, type ServedBinary
 
 const KEY = "ext_deploy_test_key_0123456789abcdef";
 const BIG_KEY = "ext_deploy_big_key_0123456789abcdefg";
+const TIGHT_TOTAL = 64 * 1024;
+const TIGHT_ASSETS = 16 * 1024;
 const FIXTURE = {
   accounts: [
     {
@@ -19,6 +21,9 @@ const FIXTURE = {
       extensions: [
         { id: "ext_plain", name: "Plain Board" },
         { id: "ext_slow", name: "Slow Build", overrides: { build_time_seconds: 1 } },
+        // Overrides may lower a limit too: the 50 MB bundle and 20 MB assets limits, checked with kilobytes.
+        { id: "ext_tight_total", name: "Tight Total", overrides: { bundle_total_bytes: TIGHT_TOTAL } },
+        { id: "ext_tight_assets", name: "Tight Assets", overrides: { static_assets_bytes: TIGHT_ASSETS } },
       ],
     },
     {
@@ -135,6 +140,29 @@ describe("ext deploy DIR --target URL", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(mention as string);
     expect(await uploadsLogged("ext_plain")).toBe(before);
+  });
+
+  // The same checks as the 50 MB total and the 20 MB of assets, at a size a test can afford: each extension
+  // has its limit lowered by an override, and a bundle half that size deploys, so the refusal is that limit's.
+  test.each([
+    ["the archive over bundle_total_bytes", "ext_tight_total", "bundle_total_bytes", TIGHT_TOTAL, (bytes: number) => ({ sounds: 1, soundBytes: bytes })],
+    ["assets/ over static_assets_bytes", "ext_tight_assets", "static_assets_bytes", TIGHT_ASSETS, (bytes: number) => ({ extra: { "assets/img.bin": randomBytes(bytes) } })],
+  ] as const)("%s stops with exit 2 before uploading, naming the limit and its override", async (_name, extensionId, limit, max, make) => {
+    const over = await deploy([extensionDir(make(max + 1024)), "--extension", extensionId, "--version", "over", "--api-key", KEY, ...target(), "--json"]);
+    expect(over.code).toBe(2);
+    expect(over.stderr).toContain("nothing was uploaded");
+    expect(over.stderr).toContain(limit);
+    const { ok, problems } = JSON.parse(over.stdout) as { ok: boolean; problems: { limit?: string; max?: number; current?: number; source?: string; message: string }[] };
+    expect(ok).toBe(false);
+    expect(problems).toEqual([expect.objectContaining({ limit, max, source: "extension_override", message: expect.stringContaining(`The ${limit} limit`) })]);
+    expect(problems[0]!.current).toBeGreaterThan(max);
+    expect(await uploadsLogged(extensionId)).toBe(0);
+    expect(await versionsOf(extensionId)).toEqual([]);
+
+    const under = await deploy([extensionDir(make(max / 2)), "--extension", extensionId, "--version", "under", "--api-key", KEY, ...target()]);
+    expect(under.stderr).not.toContain("error");
+    expect(under.code).toBe(0);
+    expect((await versionsOf(extensionId)).map((v) => v.version)).toEqual(["under"]);
   });
 
   test("id and label from the manifest, key and URL from the environment (--target local)", async () => {
