@@ -11,7 +11,7 @@ export function startAutoApprove(runtime: Runtime, delayMs: number): void {
     const timer = setTimeout(() => {
       control.timers.delete(timer);
       try {
-        runtime.services.versions.approve(id);
+        runtime.services.versions.approveVersion(id);
         logger.debug("auto-approved", { versionId: id });
       } catch (e) {
         // The version may be gone (extension deleted, reset) or archived in the meantime: nothing to approve.

@@ -32,7 +32,7 @@ export function reviewRoutes(runtime: Runtime) {
   };
   return new Elysia()
     .use(apiAuth)
-    .post("/versions/:versionId/approve", ({ params }) => reviewed(versions.approve(params.versionId)), {
+    .post("/versions/:versionId/approve", ({ params }) => reviewed(versions.approveVersion(params.versionId)), {
       params: VersionIdParams,
       response: { 200: ReviewedVersion, ...controlErrors(404, 409) },
       detail: {
@@ -42,7 +42,7 @@ export function reviewRoutes(runtime: Runtime) {
         description: "Only a pending version can be decided (409 version_not_pending otherwise; 409 version_archived for an archived one). The version becomes approved (approvedAt set), the extension approved (unless disabled) and its currentVersionId the newest approved version.",
       },
     })
-    .post("/versions/:versionId/reject", ({ params, body }) => reviewed(versions.reject(params.versionId, body.reason)), {
+    .post("/versions/:versionId/reject", ({ params, body }) => reviewed(versions.rejectVersion(params.versionId, body.reason)), {
       json: true,
       params: VersionIdParams,
       body: RejectBody,

@@ -1,6 +1,6 @@
 /**
  * Versions: submission (inspect, then commit blob + row), listing, and the review operations the control
- * plane drives (approve, reject). Crash safety comes from the order of work: the archive is inspected while
+ * plane drives (approveVersion, rejectVersion). Crash safety comes from the order of work: the archive is inspected while
  * still a temp file; it is made durable under its blob id right before the row is inserted, so a row never
  * exists without its blob, and a crash in between leaves only a stray blob that the start-up sweep removes.
  */
@@ -185,7 +185,7 @@ export function createVersionService(deps: { db: Db; clock: Clock; limits: Limit
     },
 
     /** Review approves a pending version: it is approved, the extension approved (unless disabled) and current = newest approved. */
-    approve(versionId: string): Version {
+    approveVersion(versionId: string): Version {
       return db.transaction((tx) => {
         const v = findPending(versionId, tx);
         const now = clock.iso();
@@ -199,7 +199,7 @@ export function createVersionService(deps: { db: Db; clock: Clock; limits: Limit
     },
 
     /** Review rejects a pending version: the extension becomes rejected only if it never had an approved version. */
-    reject(versionId: string, reason: string): Version {
+    rejectVersion(versionId: string, reason: string): Version {
       return db.transaction((tx) => {
         const v = findPending(versionId, tx);
         const now = clock.iso();

@@ -23,32 +23,32 @@ describe("version review (domain operations used by the control plane)", () => {
     const v1 = await submit(id, "1");
     const v2 = await submit(id, "2");
     expect((await ext(id)).status).toBe("in_review"); // a second submission while in review: stays
-    const approved = emu.runtime.services.versions.approve(v2);
+    const approved = emu.runtime.services.versions.approveVersion(v2);
     expect(approved).toMatchObject({ status: "approved", approvedAt: expect.any(String) });
     expect(await ext(id)).toMatchObject({ status: "approved", currentVersionId: v2 });
-    emu.runtime.services.versions.approve(v1); // older one approved later: current stays the newest approved
+    emu.runtime.services.versions.approveVersion(v1); // older one approved later: current stays the newest approved
     expect((await ext(id)).currentVersionId).toBe(v2);
   });
 
   test("approving a public extension lists it for good: DELETE becomes 409", async () => {
     const id = await createExtension(emu, "Listed");
     await emu.api("PATCH", `/extensions/${id}`, { json: { visibility: "public" } });
-    emu.runtime.services.versions.approve(await submit(id, "1"));
+    emu.runtime.services.versions.approveVersion(await submit(id, "1"));
     expectEnvelope(await emu.api("DELETE", `/extensions/${id}`), 409, "extension_listed");
   });
 
   test("reject: extension rejected only if it never had an approved version", async () => {
     const id = await createExtension(emu, "Reject Me");
     const v1 = await submit(id, "1");
-    expect(emu.runtime.services.versions.reject(v1, "crashes on load")).toMatchObject({ status: "rejected", rejectReason: "crashes on load" });
+    expect(emu.runtime.services.versions.rejectVersion(v1, "crashes on load")).toMatchObject({ status: "rejected", rejectReason: "crashes on load" });
     expect((await ext(id)).status).toBe("rejected");
     // A new submission puts it back in review; once approved, a later rejection leaves it approved.
     const v2 = await submit(id, "2");
     expect((await ext(id)).status).toBe("in_review");
-    emu.runtime.services.versions.approve(v2);
+    emu.runtime.services.versions.approveVersion(v2);
     const v3 = await submit(id, "3");
     expect((await ext(id)).status).toBe("approved"); // a submission to an approved extension: stays approved
-    emu.runtime.services.versions.reject(v3, "nope");
+    emu.runtime.services.versions.rejectVersion(v3, "nope");
     expect(await ext(id)).toMatchObject({ status: "approved", currentVersionId: v2 });
   });
 
@@ -57,9 +57,9 @@ describe("version review (domain operations used by the control plane)", () => {
     emu.runtime.db.$client.prepare("UPDATE extensions SET status = 'disabled' WHERE id = ?").run(id);
     const v1 = await submit(id, "1");
     expect((await ext(id)).status).toBe("disabled");
-    emu.runtime.services.versions.approve(v1);
+    emu.runtime.services.versions.approveVersion(v1);
     expect(await ext(id)).toMatchObject({ status: "disabled", currentVersionId: v1 });
-    emu.runtime.services.versions.reject(await submit(id, "2"), "no");
+    emu.runtime.services.versions.rejectVersion(await submit(id, "2"), "no");
     expect((await ext(id)).status).toBe("disabled");
   });
 
@@ -67,14 +67,14 @@ describe("version review (domain operations used by the control plane)", () => {
     const { versions } = emu.runtime.services;
     const id = await createExtension(emu, "Decided");
     const v1 = await submit(id, "1");
-    const approved = versions.approve(v1);
-    const rejected = versions.reject(await submit(id, "2"), "no");
+    const approved = versions.approveVersion(v1);
+    const rejected = versions.rejectVersion(await submit(id, "2"), "no");
     const before = { ext: await ext(id), v1: versions.findById(v1), v2: versions.findById(rejected.id) };
     for (const [call, status] of [
-      [() => versions.approve(v1), "approved"],
-      [() => versions.reject(v1, "changed my mind"), "approved"],
-      [() => versions.approve(rejected.id), "rejected"],
-      [() => versions.reject(rejected.id, "again"), "rejected"],
+      [() => versions.approveVersion(v1), "approved"],
+      [() => versions.rejectVersion(v1, "changed my mind"), "approved"],
+      [() => versions.approveVersion(rejected.id), "rejected"],
+      [() => versions.rejectVersion(rejected.id, "again"), "rejected"],
     ] as const) {
       expect(call).toThrow(expect.objectContaining({ code: "version_not_pending", status: 409, message: expect.stringContaining(status) }));
     }
@@ -92,8 +92,8 @@ describe("version review (domain operations used by the control plane)", () => {
     const v1 = await submit(id, "1");
     await submit(id, "2"); // the cap of 1 archives v1
     expect(versions.findById(v1).status).toBe("archived");
-    expect(() => versions.approve(v1)).toThrow(expect.objectContaining({ code: "version_archived", status: 409 }));
-    expect(() => versions.reject(v1, "too old")).toThrow(expect.objectContaining({ code: "version_archived", status: 409 }));
+    expect(() => versions.approveVersion(v1)).toThrow(expect.objectContaining({ code: "version_archived", status: 409 }));
+    expect(() => versions.rejectVersion(v1, "too old")).toThrow(expect.objectContaining({ code: "version_archived", status: 409 }));
     expectEnvelope(await emu.raw("POST", `/_emulator/versions/${v1}/approve`, { key: null }), 409, "version_archived");
     expect(versions.findById(v1)).toMatchObject({ status: "archived", approvedAt: null, rejectedAt: null });
   });

@@ -205,7 +205,7 @@ describe("GET /extensions/:id/versions", () => {
     const id = await createExtension(emu, "Listing");
     const ids: string[] = [];
     for (const v of ["1.0.0", "1.1.0", "2.0.0"]) ids.push((await submitVersion(emu, id, { version: v, changelog: `cl ${v}`, bundle: valid })).body.version.id);
-    emu.runtime.services.versions.approve(ids[1]!);
+    emu.runtime.services.versions.approveVersion(ids[1]!);
     const res = await emu.api("GET", `/extensions/${id}/versions`, { key: READ_KEY });
     expect(res.status).toBe(200);
     expect(res.body.versions.map((v: any) => v.version)).toEqual(["2.0.0", "1.1.0", "1.0.0"]);
@@ -237,7 +237,7 @@ describe("GET /extensions/:id/versions", () => {
     const id = await createExtension(emu, "Hundred");
     const tiny = await bundles.make([{ name: "manifest.json", data: "{}" }]);
     const first = (await submitVersion(emu, id, { version: "0", bundle: tiny })).body.version.id;
-    emu.runtime.services.versions.approve(first); // current: never archived
+    emu.runtime.services.versions.approveVersion(first); // current: never archived
     let second = "";
     for (let i = 1; i <= 100; i++) {
       const res = await submitVersion(emu, id, { version: String(i), bundle: tiny });
