@@ -268,8 +268,8 @@ describe("PATCH /extensions/:id", () => {
 });
 
 describe("DELETE /extensions/:id", () => {
-  test("204 with an empty body; the extension and all its children are gone, no orphan file", async () => {
-    const { id } = await create({ name: "Doomed" });
+  /** Gives an extension one of every child: a version with its bundle file, a secret, an install, an override. */
+  function addChildren(id: string): string {
     const { db, blobs, clock } = emu.runtime;
     const blobId = newId("blob", clock.nowMs());
     const temp = blobs.tempPath();
@@ -281,6 +281,13 @@ describe("DELETE /extensions/:id", () => {
     db.insert(installs).values({ id: newId("ins", clock.nowMs()), extensionId: id, versionId: "ver_x", installedAt: now }).run();
     db.insert(extensionOverrides).values({ extensionId: id, limitKey: "max_sounds_per_extension", value: 70, updatedAt: now }).run();
     expect(existsSync(blobs.pathOf(blobId))).toBe(true);
+    return blobId;
+  }
+
+  test("204 with an empty body; the extension and all its children are gone, no orphan file", async () => {
+    const { id } = await create({ name: "Doomed" });
+    const { db, blobs } = emu.runtime;
+    const blobId = addChildren(id);
 
     const res = await emu.api("DELETE", `/extensions/${id}`);
     expect(res.status).toBe(204);
@@ -302,11 +309,19 @@ describe("DELETE /extensions/:id", () => {
     expectEnvelope(await emu.api("DELETE", `/extensions/${id}`), 404, "extension_not_found");
   });
 
-  test("a publicly listed extension → 409 extension_listed, nothing removed", async () => {
-    const before = (await emu.api("GET", "/extensions/ext_listed")).body;
+  test("a publicly listed extension → 409 extension_listed, nothing removed: not the row, not a child, not a file", async () => {
+    const id = "ext_listed";
+    const { db, blobs } = emu.runtime;
+    const blobId = addChildren(id);
+    const before = (await emu.api("GET", `/extensions/${id}`)).body;
     expect(before).toMatchObject({ status: "approved", visibility: "public" });
-    expectEnvelope(await emu.api("DELETE", "/extensions/ext_listed"), 409, "extension_listed");
-    expect((await emu.api("GET", "/extensions/ext_listed")).body).toEqual(before);
+    expectEnvelope(await emu.api("DELETE", `/extensions/${id}`), 409, "extension_listed");
+    expect((await emu.api("GET", `/extensions/${id}`)).body).toEqual(before);
+    expect(db.select().from(versions).where(eq(versions.extensionId, id)).all()).toHaveLength(1);
+    expect(db.select().from(secrets).where(eq(secrets.extensionId, id)).all()).toHaveLength(1);
+    expect(db.select().from(installs).where(eq(installs.extensionId, id)).all()).toHaveLength(1);
+    expect(db.select().from(extensionOverrides).where(eq(extensionOverrides.extensionId, id)).all()).toHaveLength(1);
+    expect(existsSync(blobs.pathOf(blobId))).toBe(true);
   });
 
   test("once listed, always listed: approved + PATCH public, then back to private → still 409", async () => {
