@@ -3,7 +3,7 @@
  * `npm ci --prefix bench`, so the project's lockfile never carries them), the compiled binary, and a record
  * of the machine and versions that the results were taken on.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { cpus, loadavg, release, totalmem } from "node:os";
 import { join } from "node:path";
 import { BENCH_DIR, BENCH_PACKAGE, BUN, EXT_BINARY, ROOT, WORK_DIR } from "./paths";
@@ -23,18 +23,12 @@ export function ensureBenchTools(log: (line: string) => void): void {
   run(["npm", "ci", "--prefix", BENCH_DIR, "--no-audit", "--no-fund"]);
 }
 
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
-  }
-  return newest;
-}
-
-/** Builds dist/ext when it is missing or older than any source file, so the numbers are of the code checked out. */
+/**
+ * Builds dist/ext from the code checked out, every run: an mtime check would miss what else goes into the
+ * binary (build flags in scripts/build.ts, migrations, the demo fixture, the docs UI), and the build takes
+ * about a second of a run that takes minutes.
+ */
 export function ensureBinary(log: (line: string) => void): void {
-  const sourcesMtime = Math.max(newestMtime(join(ROOT, "src")), newestMtime(join(ROOT, "cli")), statSync(join(ROOT, "package.json")).mtimeMs);
-  if (existsSync(EXT_BINARY) && statSync(EXT_BINARY).mtimeMs >= sourcesMtime) return;
   log("building dist/ext: bun scripts/build.ts");
   run([BUN, "scripts/build.ts"]);
 }
@@ -57,7 +51,7 @@ export function describeEnvironment(): Environment {
   const cpu = cpus();
   let commit = "unknown";
   try {
-    commit = run(["git", "rev-parse", "--short", "HEAD"]) + (run(["git", "status", "--porcelain", "--", "src", "cli"]) ? " (+ uncommitted changes)" : "");
+    commit = run(["git", "rev-parse", "--short", "HEAD"]) + (run(["git", "status", "--porcelain", "--", "src", "cli", "scripts", "drizzle", "fixtures", "package.json"]) ? " (+ uncommitted changes)" : "");
   } catch {
     // Not a git checkout: the bench still runs.
   }
