@@ -143,6 +143,38 @@ describe("ext seed FILE", () => {
     }
   });
 
+  test("--target a non-loopback emulator: refused without the admin token, seeded with --admin-token or EXT_ADMIN_TOKEN", async () => {
+    // Bound to 0.0.0.0, the control plane wants the token even from 127.0.0.1: the bind decides, not the peer.
+    const token = "adm_seed_test_token_0123456789";
+    const s = await serve(bin, ["--memory", "--host", "0.0.0.0", "--admin-token", token], work);
+    try {
+      expect(s.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const none = await run(bin, ["seed", "demo", "--target", s.url], { cwd: work });
+      expect(none.code).toBe(1);
+      expect(none.stderr).toContain("401 unauthorized: The control plane requires Authorization: Bearer <admin token>");
+      const wrong = await run(bin, ["seed", "demo", "--target", s.url, "--admin-token", "adm_not_it"], { cwd: work });
+      expect(wrong.code).toBe(1);
+      expect(wrong.stderr).toContain("401 unauthorized: This is not the admin token");
+      expect((await listExtensions(s.baseUrl)).status).toBe(401); // nothing was seeded
+
+      const flag = await run(bin, ["seed", "demo", "--target", s.url, "--admin-token", token], { cwd: work });
+      expect(flag.stderr).toBe("");
+      expect(flag.code).toBe(0);
+      expect(flag.stdout).toContain(DEMO_KEY);
+      expect((await listExtensions(s.baseUrl)).status).toBe(200);
+
+      const dir = mkdtempSync(join(work, "seed-env-"));
+      writeFileSync(join(dir, "f.json"), JSON.stringify({ accounts: [{ id: "acc_env", name: "Env", apiKeys: [{ name: "k", key: "ext_env_seed_key_0123456789abcdef", scopes: ["*"] }] }] }));
+      const env = await run(bin, ["seed", join(dir, "f.json"), "--target", s.url, "--json"], { cwd: work, env: { EXT_ADMIN_TOKEN: token } });
+      expect(env.stderr).toBe("");
+      expect(env.code).toBe(0);
+      expect(JSON.parse(env.stdout)).toMatchObject({ accountsCreated: 1 });
+      expect((await listExtensions(s.baseUrl, "ext_env_seed_key_0123456789abcdef")).status).toBe(200);
+    } finally {
+      await s.stop();
+    }
+  });
+
   test("--target with nothing listening is exit 1", async () => {
     const r = await run(bin, ["seed", "demo", "--target", "http://127.0.0.1:9"], { cwd: work });
     expect(r.code).toBe(1);
