@@ -1,6 +1,6 @@
 /**
- * `ext serve` as a user runs it: a real process, the README's curl, a clean SIGTERM, and a port already in
- * use reported as one line with a non-zero exit.
+ * `ext serve` as a user runs it: a real process, the README's curl, a clean SIGTERM or SIGINT, and a port
+ * already in use reported as one line with a non-zero exit.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -103,7 +103,7 @@ describe("ext serve", () => {
     }
   });
 
-  test("SIGTERM lets an in-flight request finish, then closes the database cleanly", async () => {
+  test.each(["SIGTERM", "SIGINT"] as const)("%s lets an in-flight request finish, then closes the database cleanly (exit 0)", async (signal) => {
     const dir = mkdtempSync(join(tmpdir(), "ext-serve-drain-"));
     try {
       const proc = serve("--data-dir", dir, "--port", "0", "--seed", "fixtures/demo.json", "--log-level", "warn");
@@ -120,11 +120,12 @@ describe("ext serve", () => {
         if (rules.faults[0]?.fired === 1) break;
         await Bun.sleep(20);
       }
-      proc.kill("SIGTERM");
+      proc.kill(signal);
       const res = await inFlight;
       expect(res.status).toBe(200);
       expect(await res.text()).toBe('{"extensions":[]}');
       expect(await proc.exited).toBe(0);
+      expect(await new Response(proc.stderr as ReadableStream).text()).toContain(`[ext] ${signal}: draining requests`);
       // SQLite removes the write-ahead log when the last connection closes cleanly.
       expect(existsSync(join(dir, "ext.sqlite"))).toBe(true);
       expect(existsSync(join(dir, "ext.sqlite-wal"))).toBe(false);
