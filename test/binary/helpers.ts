@@ -80,12 +80,23 @@ export async function serve(bin: string, args: string[], cwd: string): Promise<S
   };
 }
 
-/** True while a process with this pid exists. */
+/**
+ * True while a process with this pid exists and has not exited. An orphan that exited stays a zombie until
+ * the machine's init reaps it (over a second in some containers); on Linux, /proc says so, and it counts as
+ * gone.
+ */
 export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  try {
+    // /proc/PID/stat: "pid (comm) state …"; comm may hold spaces or parentheses, so read after the last ")".
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    // Gone between the two checks, or no /proc at all (macOS), where the signal check is all there is.
+    return !existsSync("/proc/self");
   }
 }
