@@ -3,13 +3,13 @@
  * run, as written, with the compiled binary on PATH as `ext`, each in an empty directory.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { serveArgs } from "../../cli/commands/serve";
 import { parseServerConfig } from "../../src/config";
 import { startServer } from "../../src/server";
-import { buildBinary, cleanEnv, type Built, BUILD_TIMEOUT_MS } from "./helpers";
+import { alive, buildBinary, cleanEnv, type Built, BUILD_TIMEOUT_MS } from "./helpers";
 
 const README = readFileSync(resolve(import.meta.dir, "../../README.md"), "utf8");
 
@@ -73,13 +73,59 @@ describe("README: CLI reference", () => {
   });
 
   test.each(blocks.map((b, i) => [`${i + 1}: ${b.heading}`, b.script]))("example %s runs and exits 0", async (_name, script) => {
-    const cwd = mkdtempSync(join(built.work, "readme-"));
-    const env = cleanEnv({ PATH: `${dirname(built.bin)}:${process.env.PATH ?? "/usr/bin:/bin"}` });
-    const proc = Bun.spawn(["sh", "-e", "-c", script], { cwd, env, stdout: "pipe", stderr: "pipe" });
-    const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
-    const code = await proc.exited;
+    const { code, stdout, stderr } = await runExample(script, mkdtempSync(join(built.work, "readme-")));
     if (code !== 0) throw new Error(`exit ${code}\n--- script\n${script}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`);
     expect(code).toBe(0);
+  });
+});
+
+/**
+ * Runs a script as the examples are run: `sh -e`, with `ext` on PATH (`binDir` first). Output goes to files,
+ * not pipes, so a server the script leaves behind cannot hold the test up: it is found by pid instead.
+ */
+async function runExample(script: string, cwd: string, binDir = dirname(built.bin)): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = cleanEnv({ PATH: `${binDir}:${process.env.PATH ?? "/usr/bin:/bin"}` });
+  const [out, errOut] = [join(cwd, ".stdout"), join(cwd, ".stderr")];
+  const proc = Bun.spawn(["sh", "-e", "-c", script], { cwd, env, stdout: Bun.file(out), stderr: Bun.file(errOut), stdin: "ignore" });
+  const code = await proc.exited;
+  return { code, stdout: readFileSync(out, "utf8"), stderr: readFileSync(errOut, "utf8") };
+}
+
+/** True once `pid` is gone, allowing a graceful stop a moment; a survivor is killed so no test leaks it. */
+async function goneSoon(pid: number): Promise<boolean> {
+  for (let i = 0; i < 50 && alive(pid); i++) await Bun.sleep(50);
+  if (!alive(pid)) return true;
+  process.kill(pid, "SIGKILL");
+  return false;
+}
+
+describe("README: the `ext serve` example cleans up after itself", () => {
+  const example = () => blocks.find((b) => b.heading === "`ext serve`")!.script;
+
+  test("a command that fails after the server started (sh -e) still stops the server", async () => {
+    const cwd = mkdtempSync(join(built.work, "readme-fail-"));
+    // A key the demo does not have: `curl -f` fails with 22 on the 401, and `sh -e` stops there.
+    const script = example().replace(/ext_demo_\w+/, "ext_not_a_demo_key_0123456789abcdefghij");
+    expect(script).not.toBe(example());
+    const { code } = await runExample(script, cwd);
+    expect(code).toBe(22);
+    const { pid } = JSON.parse(readFileSync(join(cwd, "ready.json"), "utf8")) as { pid: number };
+    expect(await goneSoon(pid)).toBe(true);
+  });
+
+  test("a server that never gets ready is given up on, with a message, and stopped", async () => {
+    const cwd = mkdtempSync(join(built.work, "readme-hang-"));
+    // An `ext` that starts but never writes the ready file; the 10 s bound shortened to 0.3 s for the test.
+    const stubDir = mkdtempSync(join(built.work, "stub-"));
+    writeFileSync(join(stubDir, "ext"), '#!/bin/sh\necho $$ > stub.pid\nexec sleep 60\n');
+    chmodSync(join(stubDir, "ext"), 0o755);
+    const script = example().replace("[ $i -lt 100 ]", "[ $i -lt 3 ]");
+    expect(script).not.toBe(example());
+    const { code, stdout, stderr } = await runExample(script, cwd, stubDir);
+    expect(code).toBe(1);
+    expect(stderr).toContain("ext serve is not ready after 10 s");
+    expect(stdout).toBe(""); // curl never ran
+    expect(await goneSoon(Number(readFileSync(join(cwd, "stub.pid"), "utf8")))).toBe(true);
   });
 });
 
