@@ -152,6 +152,7 @@ describe("ext seed FILE", () => {
       const none = await run(bin, ["seed", "demo", "--target", s.url], { cwd: work });
       expect(none.code).toBe(1);
       expect(none.stderr).toContain("401 unauthorized: The control plane requires Authorization: Bearer <admin token>");
+      expect(none.stderr).toContain("--admin-token or EXT_ADMIN_TOKEN"); // how to give it
       const wrong = await run(bin, ["seed", "demo", "--target", s.url, "--admin-token", "adm_not_it"], { cwd: work });
       expect(wrong.code).toBe(1);
       expect(wrong.stderr).toContain("401 unauthorized: This is not the admin token");
