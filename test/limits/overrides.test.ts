@@ -27,6 +27,13 @@ describe("PUT /_emulator/overrides/...", () => {
     expect((await emu.admin("GET", `/overrides/extensions/${id}`)).body.overrides).toEqual({ max_sounds_per_extension: 80, max_versions_per_extension: 500 });
   });
 
+  test("an override may lower a limit below the platform default", async () => {
+    const id = await createExtension(emu, "Lowered");
+    expect((await emu.admin("PUT", `/overrides/extensions/${id}`, { max_sounds_per_extension: 3 })).status).toBe(200);
+    expect(resolvedSounds(id)).toMatchObject({ value: 3, source: "extension_override" });
+    expect((await emu.api("GET", `/extensions/${id}/limits`)).body.sounds).toMatchObject({ resolvedLimit: 3, source: "extension_override" });
+  });
+
   test("PUT replaces the whole map", async () => {
     await emu.admin("PUT", "/overrides/accounts/acc_test", { max_sounds_per_extension: 60, max_api_keys: 30 });
     const res = await emu.admin("PUT", "/overrides/accounts/acc_test", { max_api_keys: 25 });
