@@ -104,7 +104,7 @@ export const errors = {
     new ApiError(409, "not_enough_installs", `Cannot uninstall ${requested}: only ${active} active install${active === 1 ? "" : "s"} match.`),
   internal: () => new ApiError(500, "internal_error", "Unexpected server error."),
   adminUnauthorized: () =>
-    new ApiError(401, "unauthorized", "The control plane requires Authorization: Bearer <admin token> on this address: the token ext serve was given (--admin-token or EXT_ADMIN_TOKEN); ext seed takes it the same way.", undefined, {
+    new ApiError(401, "unauthorized", "The control plane requires Authorization: Bearer <admin token> on this address: the one `ext serve` was given (--admin-token or EXT_ADMIN_TOKEN) or, if none, the one it printed at start; ext seed takes it the same way.", undefined, {
       "WWW-Authenticate": 'Bearer realm="emulator-admin"',
     }),
   adminTokenOnApi: () =>
