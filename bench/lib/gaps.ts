@@ -18,8 +18,8 @@ function coldStart(r: BenchResults): string {
     "/healthz handler and its hooks on first use (the second request takes 0.2 ms). A trivial compiled Bun.serve binary answers its first request 5 ms after spawn on this machine. " +
     "What would close it: building the route table and validators once at build time instead of at every start (Elysia has no such mode today), or fewer routes' schemas compiled " +
     "eagerly; a pre-migrated SQLite image for an empty data directory would save ~2 ms. Each remaining step is a few ms: on an idle machine of this size that is about the distance left to 50 ms. " +
-    "The host itself varies from day to day: on 2026-11-23, alternating 20 starts each on the same machine, the build measured at 60.6 ms on 2026-11-22 (19b31c4) " +
-    "took 95 ms median and this one 86 ms; Prism's start and the bare ceiling slowed the same way that day."
+    "The host itself varies from day to day: on 2026-11-23, alternating 20 starts each on the same machine (the bench's method), the build measured at 60.6 ms on " +
+    "2026-11-22 (19b31c4) took 95 ms median and the 2026-11-23 build 86 ms; Prism's start and the bare ceiling were slower that day too."
   );
 }
 
@@ -61,8 +61,9 @@ function uploadSpeed(r: BenchResults): string {
     "on the thread pool; the client's send shares the same 2 cores, and each timed upload is the first large one of a fresh server (the JIT has not tiered " +
     "up: the third to sixth 48 MB uploads on one server, sent with curl, took 220–237 ms, 200–215 MB/s). What would close it: SHA-256 in a worker thread beside the parse, a " +
     "multipart parser in native code, and a request-body reader that reuses its buffers — the last two are inside Bun, not in this code. " +
-    "The host varies from day to day: on 2026-11-23 (bare ceiling 30–37k req/s against 45k the day before), 49.9 MB sent with curl, four per fresh server, alternating builds, " +
-    "took 337 ms median with this build (148 MB/s) and 362 ms (138 MB/s) with the one measured at 137 MB/s on 2026-11-22: a slower figure here is the machine's, not a regression."
+    "A regression check between builds, recorded on 2026-11-23 (a day the bare ceiling measured 30–37k req/s against 45k the day before): 49.9 MB sent with curl, four per " +
+    "fresh server, alternating builds, took 337 ms median with the 2026-11-23 build (148 MB/s) and 362 ms (138 MB/s) with the 2026-11-22 one; curl's figures, warm uploads " +
+    "included, are higher than this row's first-upload median, so the two methods are not comparable with each other, only each with itself."
   );
 }
 
