@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { alive, buildBinary, cleanEnv, run, serve, type Built, type ServedBinary, BUILD_TIMEOUT_MS } from "./helpers";
+import { buildBinary, cleanEnv, goneSoon, run, serve, type Built, type ServedBinary, BUILD_TIMEOUT_MS } from "./helpers";
 
 const KEY = "ext_deploy_test_key_0123456789abcdef";
 const BIG_KEY = "ext_deploy_big_key_0123456789abcdefg";
@@ -268,10 +268,8 @@ describe("ext deploy DIR --target URL", () => {
     const slow = await deploy([out, "--extension", "ext_slow", "--version", "slow", "--api-key", KEY, ...target(), "--build", `sleep 30 & echo $! > ${pidFile}; wait`]);
     expect(slow.code).toBe(1);
     expect(slow.stderr).toContain("build-time limit of 1 s (build_time_seconds)");
-    const sleeper = Number(readFileSync(pidFile, "utf8"));
-    // Killed with its group; allow a moment for the orphan to be reaped (a survivor would live 30 s).
-    for (let i = 0; i < 20 && alive(sleeper); i++) await Bun.sleep(100);
-    expect(alive(sleeper)).toBe(false);
+    // Killed with its group (a survivor would live 30 s).
+    expect(await goneSoon(Number(readFileSync(pidFile, "utf8")))).toBe(true);
   });
 
   test("usage errors exit 2: no key, a target that is not an API base", async () => {

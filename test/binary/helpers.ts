@@ -100,3 +100,15 @@ export function alive(pid: number): boolean {
     return !existsSync("/proc/self");
   }
 }
+
+/** True once `pid` is gone, allowing a graceful stop a moment (2.5 s); a survivor is killed so no test leaks it. */
+export async function goneSoon(pid: number): Promise<boolean> {
+  for (let i = 0; i < 50 && alive(pid); i++) await Bun.sleep(50);
+  if (!alive(pid)) return true;
+  try {
+    process.kill(pid, "SIGKILL"); // a survivor must not outlive the test
+  } catch {
+    return true; // gone between the check and the kill
+  }
+  return false;
+}

@@ -9,7 +9,7 @@ import { dirname, join, resolve } from "node:path";
 import { serveArgs } from "../../cli/commands/serve";
 import { parseServerConfig } from "../../src/config";
 import { startServer } from "../../src/server";
-import { alive, buildBinary, cleanEnv, type Built, BUILD_TIMEOUT_MS } from "./helpers";
+import { buildBinary, cleanEnv, goneSoon, type Built, BUILD_TIMEOUT_MS } from "./helpers";
 
 const README = readFileSync(resolve(import.meta.dir, "../../README.md"), "utf8");
 
@@ -89,18 +89,6 @@ async function runExample(script: string, cwd: string, binDir = dirname(built.bi
   const proc = Bun.spawn(["sh", "-e", "-c", script], { cwd, env, stdout: Bun.file(out), stderr: Bun.file(errOut), stdin: "ignore" });
   const code = await proc.exited;
   return { code, stdout: readFileSync(out, "utf8"), stderr: readFileSync(errOut, "utf8") };
-}
-
-/** True once `pid` is gone, allowing a graceful stop a moment; a survivor is killed so no test leaks it. */
-async function goneSoon(pid: number): Promise<boolean> {
-  for (let i = 0; i < 50 && alive(pid); i++) await Bun.sleep(50);
-  if (!alive(pid)) return true;
-  try {
-    process.kill(pid, "SIGKILL"); // a survivor must not outlive the test
-  } catch {
-    return true; // gone between the check and the kill
-  }
-  return false;
 }
 
 describe("README: the `ext serve` example cleans up after itself", () => {
