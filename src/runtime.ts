@@ -119,7 +119,7 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
     services,
     startupFixture,
     startupSeedReport: null,
-    seed: (fixture) => applyFixture({ db, clock, limits: services.limits, extensions: services.extensions }, fixture),
+    seed: (fixture) => applyFixture({ db, clock, limits: services.limits, extensions: services.extensions, blobs, installs: services.installs }, fixture),
     close() {
       runtime.control.cancelTimers();
       db.$client.close();

@@ -131,17 +131,24 @@ export const secrets = sqliteTable(
   (t) => [primaryKey({ columns: [t.extensionId, t.name] })],
 );
 
-export const installs = sqliteTable(
-  "installs",
+/**
+ * Install statistics as counters, one row per (extension, version) ever installed: the API shows only
+ * aggregates, so every read is O(versions) however many installs there are. `active` can exceed
+ * `installed` on a version that received a rollout from another one.
+ */
+export const installCounters = sqliteTable(
+  "install_counters",
   {
-    id: text("id").primaryKey(),
     extensionId: text("extension_id").notNull().references(() => extensions.id, { onDelete: "cascade" }),
-    versionId: text("version_id").notNull(),
-    installedAt: text("installed_at").notNull(),
-    /** Null while the install is active. */
-    uninstalledAt: text("uninstalled_at"),
+    versionId: text("version_id").notNull().references(() => versions.id, { onDelete: "cascade" }),
+    /** Installs ever recorded of this version (their sum is the extension's installCount). */
+    installed: integer("installed").notNull().default(0),
+    /** Installs of this version not uninstalled (moved here or away by a rollout). */
+    active: integer("active").notNull().default(0),
+    /** When this version was first installed: uninstalls spread over versions take the oldest first. */
+    firstInstalledAt: text("first_installed_at").notNull(),
   },
-  (t) => [index("installs_extension_idx").on(t.extensionId, t.uninstalledAt)],
+  (t) => [primaryKey({ columns: [t.extensionId, t.versionId] })],
 );
 
 export const limitRequests = sqliteTable(

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import { apiAuth } from "../http/auth";
 import { InstallStats } from "../installs/model";
 import type { InstallService } from "../installs/service";
-import { IdParams, InstallBody } from "./model";
+import { IdParams, InstallBody, RolloutBody } from "./model";
 import { controlErrors, security, tags } from "./route-kit";
 
 /** What end users do: install and uninstall. The developer API only ever sees the aggregates. */
@@ -27,6 +27,24 @@ export function installControlRoutes(installs: InstallService) {
       json: true,
       body: t.Optional(InstallBody),
       response: { 200: InstallStats, ...controlErrors(404, 409, 415, 422) },
-      detail: { tags, security, summary: "Record uninstalls (of the given version, or of any)", description: "Returns the install statistics." },
+      detail: {
+        tags,
+        security,
+        summary: "Record uninstalls (of the given version, or of any)",
+        description: "Without a versionId, the versions installed first lose theirs first. Returns the install statistics.",
+      },
+    })
+    .post("/rollouts", ({ params, body }) => installs.recordRollout(params.id, body ?? {}), {
+      params: IdParams,
+      json: true,
+      body: t.Optional(RolloutBody),
+      response: { 200: InstallStats, ...controlErrors(404, 409, 415, 422) },
+      detail: {
+        tags,
+        security,
+        summary: "Move active installs to another version (an update rollout)",
+        description:
+          "Moves count active installs (default: all of the source) from fromVersionId (default: every other version, those installed first going first) onto toVersionId (default: the current version), which must be installable like an install (approved; its sounds re-checked). total does not change: an update is not a new install. Returns the install statistics.",
+      },
     });
 }

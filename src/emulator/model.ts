@@ -1,6 +1,7 @@
 /** Schemas of the control plane (/_emulator): validation, the OpenAPI document and tests use these. */
 import { t, type Static } from "elysia";
 import { oneOf } from "../http/one-of";
+import { MAX_INSTALLS_PER_CALL } from "../installs/model";
 
 const Timestamp = t.String({ format: "date-time", examples: ["2026-11-22T10:00:00.000Z"] });
 
@@ -144,7 +145,18 @@ export const AdminStatus = t.Object(
 export const InstallBody = t.Object(
   {
     versionId: t.Optional(t.String({ description: "An approved version of the extension; default its current version" })),
-    count: t.Optional(t.Integer({ minimum: 1, maximum: 10_000, description: "How many installs (or uninstalls); default 1" })),
+    count: t.Optional(
+      t.Integer({ minimum: 1, maximum: MAX_INSTALLS_PER_CALL, description: "How many installs (or uninstalls); default 1. Any count costs the same." }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const RolloutBody = t.Object(
+  {
+    fromVersionId: t.Optional(t.String({ description: "Version whose active installs move; default every other version, those installed first going first" })),
+    toVersionId: t.Optional(t.String({ description: "An approved version of the extension; default its current version" })),
+    count: t.Optional(t.Integer({ minimum: 1, maximum: MAX_INSTALLS_PER_CALL, description: "How many installs move; default all of the source's" })),
   },
   { additionalProperties: false },
 );

@@ -51,6 +51,7 @@ export function emulatorState(runtime: Runtime): StateSummary {
   const { db, control } = runtime;
   // Table and column names are literals here, never input.
   const count = (from: string) => db.$client.prepare<{ n: number }, []>(`SELECT COUNT(*) AS n FROM ${from}`).get()?.n ?? 0;
+  const sum = (column: string) => db.$client.prepare<{ n: number }, []>(`SELECT COALESCE(SUM(${column}), 0) AS n FROM install_counters`).get()?.n ?? 0;
   return {
     counts: {
       accounts: count("accounts"),
@@ -60,8 +61,8 @@ export function emulatorState(runtime: Runtime): StateSummary {
       extensions: count("extensions"),
       versions: count("versions"),
       secrets: count("secrets"),
-      activeInstalls: count("installs WHERE uninstalled_at IS NULL"),
-      installs: count("installs"),
+      activeInstalls: sum("active"),
+      installs: sum("installed"),
       accountOverrides: count("account_overrides"),
       extensionOverrides: count("extension_overrides"),
       limitRequests: count("limit_requests"),

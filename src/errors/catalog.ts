@@ -100,8 +100,16 @@ export const errors = {
     new ApiError(422, "validation_error", `Request failed validation: count must be an integer from 1 to ${max}.`, [
       { field: "count", message: `count must be an integer from 1 to ${max}` },
     ]),
-  notEnoughActiveInstalls: (requested: number, active: number) =>
-    new ApiError(409, "not_enough_installs", `Cannot uninstall ${requested}: only ${active} active install${active === 1 ? "" : "s"} match.`),
+  notEnoughActiveInstalls: (requested: number, active: number, action: "uninstall" | "move" = "uninstall") =>
+    new ApiError(409, "not_enough_installs", `Cannot ${action} ${requested}: only ${active} active install${active === 1 ? "" : "s"} match.`),
+  installTotalTooLarge: (max: number) =>
+    new ApiError(422, "validation_error", `Request failed validation: an extension records at most ${max} installs in all.`, [
+      { field: "count", message: `the extension would pass ${max} installs in all` },
+    ]),
+  rolloutSameVersion: (versionId: string) =>
+    new ApiError(422, "validation_error", "Request failed validation: a rollout moves installs between two different versions.", [
+      { field: "fromVersionId", message: `fromVersionId must differ from the target version "${versionId}"` },
+    ]),
   internal: () => new ApiError(500, "internal_error", "Unexpected server error."),
   adminUnauthorized: () =>
     new ApiError(401, "unauthorized", "The control plane requires Authorization: Bearer <admin token> on this address: the one `ext serve` was given (--admin-token or EXT_ADMIN_TOKEN) or, if none, the one it printed at start; ext seed takes it the same way.", undefined, {

@@ -6,7 +6,7 @@ import { and, desc, eq, like, sql } from "drizzle-orm";
 import type { BlobStore } from "../blobs/blob-store";
 import type { Clock } from "../clock";
 import type { Db, Tx } from "../db/database";
-import { extensions, installs, versions } from "../db/schema";
+import { extensions, installCounters, versions } from "../db/schema";
 import { errors } from "../errors/catalog";
 import { newId } from "../ids";
 import type { LimitsService } from "../limits/service";
@@ -23,8 +23,8 @@ export interface NewExtension extends CreateExtensionInput {
 }
 
 // Written with qualified names on purpose: in a single-table select drizzle renders columns unqualified, so
-// `${installs.extensionId} = ${extensions.id}` would become "extension_id" = "id" and compare installs to itself.
-const installCount = sql<number>`(SELECT COUNT(*) FROM "installs" WHERE "installs"."extension_id" = "extensions"."id")`.mapWith(Number);
+// `${installCounters.extensionId} = ${extensions.id}` would become "extension_id" = "id" and compare the table to itself.
+const installCount = sql<number>`(SELECT COALESCE(SUM("install_counters"."installed"), 0) FROM "install_counters" WHERE "install_counters"."extension_id" = "extensions"."id")`.mapWith(Number);
 
 /** The length rule applies after trimming, so the schema leaves the maximum to this check. */
 function trimmedName(name: string): string {
@@ -63,9 +63,9 @@ export function createExtensionService(deps: { db: Db; clock: Clock; limits: Lim
     .where(and(eq(extensions.id, sql.placeholder("id")), eq(extensions.accountId, sql.placeholder("accountId"))))
     .prepare();
   const installCountStmt = db
-    .select({ n: sql<number>`COUNT(*)` })
-    .from(installs)
-    .where(eq(installs.extensionId, sql.placeholder("id")))
+    .select({ n: sql<number>`COALESCE(SUM(${installCounters.installed}), 0)` })
+    .from(installCounters)
+    .where(eq(installCounters.extensionId, sql.placeholder("id")))
     .prepare();
 
   function findOwned(accountId: string, id: string): ExtensionRow {

@@ -1,8 +1,10 @@
 /** Install statistics: aggregates only, never per-user data. Shared by the route, the OpenAPI document and tests. */
 import { t, type Static } from "elysia";
 
-/** Most installs (or uninstalls) one domain call records, so a typo cannot insert millions of rows. */
-export const MAX_INSTALLS_PER_CALL = 10_000;
+/** Most installs (or uninstalls, or moves) one call records: counters make any count cost the same. */
+export const MAX_INSTALLS_PER_CALL = 100_000_000;
+/** Most installs one extension can ever record: keeps every sum far inside JavaScript's exact integers. */
+export const MAX_INSTALLS_PER_EXTENSION = 1_000_000_000_000;
 
 export const InstallStats = t.Object(
   {
@@ -21,5 +23,14 @@ export interface InstallOptions {
   /** Defaults to the extension's current (approved) version. */
   versionId?: string;
   /** 1..MAX_INSTALLS_PER_CALL, default 1. */
+  count?: number;
+}
+
+export interface RolloutOptions {
+  /** Where the installs come from; default every other version, those installed first going first. */
+  fromVersionId?: string;
+  /** Where they go; default the extension's current (approved) version. */
+  toVersionId?: string;
+  /** 1..MAX_INSTALLS_PER_CALL; default every active install of the source. */
   count?: number;
 }

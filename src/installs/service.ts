@@ -1,25 +1,24 @@
 /**
- * Install records and their aggregates. The developer API only reads aggregates; the domain operations
- * `recordInstall` / `recordUninstall` are for the control plane (which mounts them over HTTP) and tests.
- * One row per install keeps `total`, `active` and `byVersion` consistent by construction, and `installCount`
- * in the extension objects counts the same rows (= total).
+ * Install statistics, kept as counters per (extension, version): the API only ever shows aggregates, so a
+ * read costs O(versions) and recording any count is one statement, whether an extension has ten installs or
+ * a hundred million. The domain operations (install, uninstall, rollout) are for the control plane, which
+ * mounts them over HTTP, for fixtures and for tests. `installCount` in the extension objects is the same sum
+ * as `total`.
  */
-import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import type { Clock } from "../clock";
-import type { Db } from "../db/database";
-import { extensions, installs, versions } from "../db/schema";
+import type { Db, Tx } from "../db/database";
+import { extensions, installCounters, versions } from "../db/schema";
 import { errors } from "../errors/catalog";
 import type { ExtensionService } from "../extensions/service";
-import { newId } from "../ids";
 import type { LimitsService } from "../limits/service";
-import { MAX_INSTALLS_PER_CALL, type InstallOptions, type InstallStats } from "./model";
+import { MAX_INSTALLS_PER_CALL, MAX_INSTALLS_PER_EXTENSION, type InstallOptions, type InstallStats, type RolloutOptions } from "./model";
 
-/** Rows per INSERT statement: 5 bound columns each stays far below SQLite's variable limit. */
-const INSERT_CHUNK = 500;
+type Reader = Pick<Db, "select">;
+type VersionRow = typeof versions.$inferSelect;
 
 export function createInstallService(deps: { db: Db; clock: Clock; limits: LimitsService; extensions: ExtensionService }) {
   const { db, clock, limits, extensions: extensionService } = deps;
-  type Reader = Pick<Db, "select">;
 
   function extensionRow(extensionId: string, tx: Reader = db) {
     const row = tx.select().from(extensions).where(eq(extensions.id, extensionId)).get();
@@ -27,7 +26,7 @@ export function createInstallService(deps: { db: Db; clock: Clock; limits: Limit
     return row;
   }
 
-  function versionOf(extensionId: string, versionId: string, tx: Reader) {
+  function versionOf(extensionId: string, versionId: string, tx: Reader): VersionRow {
     const row = tx.select().from(versions).where(and(eq(versions.id, versionId), eq(versions.extensionId, extensionId))).get();
     if (!row) throw errors.versionNotFound(versionId);
     return row;
@@ -39,23 +38,85 @@ export function createInstallService(deps: { db: Db; clock: Clock; limits: Limit
     return n;
   }
 
+  /**
+   * What an install (or an update onto a version) requires: an approved version whose sounds still fit the
+   * sound limit as it resolves now — the spec's install-time validation, since an override may have been
+   * lowered after the upload was accepted.
+   */
+  function installableVersion(ext: typeof extensions.$inferSelect, versionId: string | null | undefined, tx: Reader): VersionRow {
+    if (!versionId) throw errors.noCurrentVersion(ext.id);
+    const version = versionOf(ext.id, versionId, tx);
+    if (version.status !== "approved") throw errors.versionNotInstallable(versionId, version.status);
+    const max = limits.resolve("max_sounds_per_extension", { accountId: ext.accountId, extensionId: ext.id }).value;
+    if (version.soundCount > max) {
+      throw errors.limitExceeded(
+        "max_sounds_per_extension",
+        max,
+        version.soundCount,
+        "sounds per extension",
+        `Install-time re-check: version "${versionId}" bundles ${version.soundCount} sounds, more than the sound limit as it resolves now; nothing was installed.`,
+      );
+    }
+    return version;
+  }
+
+  function counterRows(extensionId: string, tx: Reader) {
+    return tx
+      .select()
+      .from(installCounters)
+      .where(eq(installCounters.extensionId, extensionId))
+      .orderBy(asc(installCounters.firstInstalledAt), asc(installCounters.versionId))
+      .all();
+  }
+
   function stats(extensionId: string, tx: Reader = db): InstallStats {
     extensionRow(extensionId, tx);
-    const totals = tx
-      .select({ total: sql<number>`COUNT(*)`, active: sql<number>`COUNT(*) FILTER (WHERE ${installs.uninstalledAt} IS NULL)` })
-      .from(installs)
-      .where(eq(installs.extensionId, extensionId))
-      .get();
-    const perVersion = tx
-      .select({ versionId: installs.versionId, n: sql<number>`COUNT(*)` })
-      .from(installs)
-      .where(and(eq(installs.extensionId, extensionId), isNull(installs.uninstalledAt)))
-      .groupBy(installs.versionId)
-      .orderBy(asc(installs.versionId))
-      .all();
+    let total = 0;
+    let active = 0;
     const byVersion: Record<string, number> = {};
-    for (const r of perVersion) byVersion[r.versionId] = Number(r.n);
-    return { total: Number(totals?.total ?? 0), active: Number(totals?.active ?? 0), byVersion };
+    const rows = counterRows(extensionId, tx).sort((a, b) => (a.versionId < b.versionId ? -1 : a.versionId > b.versionId ? 1 : 0));
+    for (const r of rows) {
+      total += r.installed;
+      active += r.active;
+      if (r.active > 0) byVersion[r.versionId] = r.active;
+    }
+    return { total, active, byVersion };
+  }
+
+  /** Adds to a version's counters, creating its row on its first install (or first rollout onto it). */
+  function addTo(tx: Tx, extensionId: string, versionId: string, add: { installed: number; active: number }) {
+    tx.insert(installCounters)
+      .values({ extensionId, versionId, installed: add.installed, active: add.active, firstInstalledAt: clock.iso() })
+      .onConflictDoUpdate({
+        target: [installCounters.extensionId, installCounters.versionId],
+        set: { installed: sql`${installCounters.installed} + ${add.installed}`, active: sql`${installCounters.active} + ${add.active}` },
+      })
+      .run();
+  }
+
+  /**
+   * Takes `count` active installs away: from `fromVersionId` when given, else spread over the versions whose
+   * first install is oldest. Refuses (changing nothing) when fewer are active. Returns what it took per version.
+   */
+  function takeActive(tx: Tx, extensionId: string, count: number | undefined, fromVersionId: string | undefined, exceptVersionId?: string) {
+    const action = exceptVersionId === undefined ? "uninstall" : "move";
+    const rows = counterRows(extensionId, tx).filter(
+      (r) => r.active > 0 && r.versionId !== exceptVersionId && (fromVersionId === undefined || r.versionId === fromVersionId),
+    );
+    const available = rows.reduce((n, r) => n + r.active, 0);
+    const wanted = count ?? available;
+    if (wanted < 1 || available < wanted) throw errors.notEnoughActiveInstalls(Math.max(wanted, 1), available, action);
+    let left = wanted;
+    for (const r of rows) {
+      if (left === 0) break;
+      const n = Math.min(left, r.active);
+      tx.update(installCounters)
+        .set({ active: sql`${installCounters.active} - ${n}` })
+        .where(and(eq(installCounters.extensionId, extensionId), eq(installCounters.versionId, r.versionId)))
+        .run();
+      left -= n;
+    }
+    return wanted;
   }
 
   return {
@@ -67,67 +128,58 @@ export function createInstallService(deps: { db: Db; clock: Clock; limits: Limit
       return stats(extensionId);
     },
 
-    /**
-     * Records `count` installs of an approved version (default: the current one). This is the spec's
-     * install-time validation: the version's sound count is checked again against the sound limit as it
-     * resolves now, since an override may have been lowered after the upload was accepted.
-     */
+    /** Records `count` installs of an approved version (default: the current one), after the re-check. */
     recordInstall(extensionId: string, opts: InstallOptions = {}): InstallStats {
       const count = checkedCount(opts.count);
       return db.transaction((tx) => {
         const ext = extensionRow(extensionId, tx);
-        const versionId = opts.versionId ?? ext.currentVersionId;
-        if (!versionId) throw errors.noCurrentVersion(extensionId);
-        const version = versionOf(extensionId, versionId, tx);
-        if (version.status !== "approved") throw errors.versionNotInstallable(versionId, version.status);
-        const max = limits.resolve("max_sounds_per_extension", { accountId: ext.accountId, extensionId }).value;
-        if (version.soundCount > max) {
-          throw errors.limitExceeded(
-            "max_sounds_per_extension",
-            max,
-            version.soundCount,
-            "sounds per extension",
-            `Install-time re-check: version "${versionId}" bundles ${version.soundCount} sounds, more than the sound limit as it resolves now; nothing was installed.`,
-          );
-        }
-        const now = clock.iso();
-        const nowMs = clock.nowMs();
-        for (let done = 0; done < count; done += INSERT_CHUNK) {
-          const rows = Array.from({ length: Math.min(INSERT_CHUNK, count - done) }, () => ({
-            id: newId("ins", nowMs),
-            extensionId,
-            versionId,
-            installedAt: now,
-            uninstalledAt: null,
-          }));
-          tx.insert(installs).values(rows).run();
-        }
+        const version = installableVersion(ext, opts.versionId ?? ext.currentVersionId, tx);
+        if (stats(extensionId, tx).total + count > MAX_INSTALLS_PER_EXTENSION) throw errors.installTotalTooLarge(MAX_INSTALLS_PER_EXTENSION);
+        addTo(tx, extensionId, version.id, { installed: count, active: count });
         return stats(extensionId, tx);
       });
     },
 
-    /** Marks `count` active installs uninstalled, oldest first (of `versionId` when given, else of any version). */
+    /** Uninstalls `count` active installs: of `versionId` when given, else of the versions installed first. */
     recordUninstall(extensionId: string, opts: InstallOptions = {}): InstallStats {
       const count = checkedCount(opts.count);
       return db.transaction((tx) => {
         extensionRow(extensionId, tx);
         if (opts.versionId !== undefined) versionOf(extensionId, opts.versionId, tx);
-        const active = and(
-          eq(installs.extensionId, extensionId),
-          isNull(installs.uninstalledAt),
-          opts.versionId !== undefined ? eq(installs.versionId, opts.versionId) : undefined,
-        );
-        const ids = tx.select({ id: installs.id }).from(installs).where(active).orderBy(asc(installs.installedAt), asc(installs.id)).limit(count).all();
-        if (ids.length < count) throw errors.notEnoughActiveInstalls(count, ids.length);
-        const now = clock.iso();
-        for (let i = 0; i < ids.length; i += INSERT_CHUNK) {
-          tx.update(installs)
-            .set({ uninstalledAt: now })
-            .where(inArray(installs.id, ids.slice(i, i + INSERT_CHUNK).map((r) => r.id)))
-            .run();
-        }
+        takeActive(tx, extensionId, count, opts.versionId);
         return stats(extensionId, tx);
       });
+    },
+
+    /**
+     * An update rollout: moves `count` active installs (default: all of the source) from `fromVersionId` (or
+     * from every other version, the oldest first) onto `toVersionId` (default: the current version). The
+     * target is checked like an install; `total` does not change, since an update is not a new install.
+     */
+    recordRollout(extensionId: string, opts: RolloutOptions = {}): InstallStats {
+      const count = opts.count === undefined ? undefined : checkedCount(opts.count);
+      return db.transaction((tx) => {
+        const ext = extensionRow(extensionId, tx);
+        const target = installableVersion(ext, opts.toVersionId ?? ext.currentVersionId, tx);
+        if (opts.fromVersionId !== undefined) {
+          versionOf(extensionId, opts.fromVersionId, tx);
+          if (opts.fromVersionId === target.id) throw errors.rolloutSameVersion(target.id);
+        }
+        const moved = takeActive(tx, extensionId, count, opts.fromVersionId, target.id);
+        addTo(tx, extensionId, target.id, { installed: 0, active: moved });
+        return stats(extensionId, tx);
+      });
+    },
+
+    /**
+     * Sets a version's counters as a fixture gives them (`installed` ever, `active` now), replacing what was
+     * there. Runs inside the fixture's transaction; the caller has validated the numbers.
+     */
+    setCounters(tx: Tx, extensionId: string, versionId: string, counts: { installed: number; active: number }) {
+      tx.insert(installCounters)
+        .values({ extensionId, versionId, ...counts, firstInstalledAt: clock.iso() })
+        .onConflictDoUpdate({ target: [installCounters.extensionId, installCounters.versionId], set: counts })
+        .run();
     },
   };
 }

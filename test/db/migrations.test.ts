@@ -31,7 +31,7 @@ describe("embedded migrations", () => {
   test("they build every table of the schema, and re-running them is a no-op", () => {
     const db = openDatabase(":memory:");
     const tables = db.$client.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all().map((r) => r.name);
-    for (const t of ["accounts", "api_keys", "team_members", "account_overrides", "extensions", "extension_overrides", "versions", "secrets", "installs", "limit_requests"]) {
+    for (const t of ["accounts", "api_keys", "team_members", "account_overrides", "extensions", "extension_overrides", "versions", "secrets", "install_counters", "limit_requests"]) {
       expect(tables).toContain(t);
     }
     const applied = () => db.$client.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM __drizzle_migrations").get()!.n;

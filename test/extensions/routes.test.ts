@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, writeFileSync } from "node:fs";
 import { eq } from "drizzle-orm";
-import { extensionOverrides, extensions, installs, secrets, versions } from "../../src/db/schema";
+import { extensionOverrides, extensions, installCounters, secrets, versions } from "../../src/db/schema";
 import { newId } from "../../src/ids";
 import { baseFixture, expectEnvelope, OTHER_KEY, READ_KEY, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
@@ -201,13 +201,12 @@ describe("GET /extensions/:id", () => {
     expect(res.body).toMatchObject({ id, name: "Full", short_description: "short", description: "# Long", pricing: { type: "free" } });
   });
 
-  test("installCount counts install rows", async () => {
+  test("installCount counts every install recorded, uninstalled ones included", async () => {
     const { id } = await create({ name: "Counted" });
     const now = emu.clock.iso();
-    emu.runtime.db.insert(installs).values([
-      { id: newId("ins", emu.clock.nowMs()), extensionId: id, versionId: "ver_x", installedAt: now },
-      { id: newId("ins", emu.clock.nowMs()), extensionId: id, versionId: "ver_x", installedAt: now, uninstalledAt: now },
-    ]).run();
+    const versionId = newId("ver", emu.clock.nowMs());
+    emu.runtime.db.insert(versions).values({ id: versionId, extensionId: id, seq: 1, version: "1.0.0", bundleBlobId: "blob_none", bundleSizeBytes: 1, bundleSha256: "x", submittedAt: now }).run();
+    emu.runtime.db.insert(installCounters).values({ extensionId: id, versionId, installed: 2, active: 1, firstInstalledAt: now }).run();
     expect((await emu.api("GET", `/extensions/${id}`)).body.installCount).toBe(2);
     const listed = (await emu.api("GET", "/extensions")).body.extensions.find((e: { id: string }) => e.id === id);
     expect(listed.installCount).toBe(2);
@@ -276,9 +275,10 @@ describe("DELETE /extensions/:id", () => {
     writeFileSync(temp, "bundle bytes");
     blobs.commit(temp, blobId);
     const now = clock.iso();
-    db.insert(versions).values({ id: newId("ver", clock.nowMs()), extensionId: id, seq: 1, version: "1.0.0", bundleBlobId: blobId, bundleSizeBytes: 12, bundleSha256: "x", submittedAt: now }).run();
+    const versionId = newId("ver", clock.nowMs());
+    db.insert(versions).values({ id: versionId, extensionId: id, seq: 1, version: "1.0.0", bundleBlobId: blobId, bundleSizeBytes: 12, bundleSha256: "x", submittedAt: now }).run();
     db.insert(secrets).values({ extensionId: id, name: "TOKEN", ciphertext: Buffer.from([1, 2, 3]), iv: Buffer.from([4, 5, 6]), createdAt: now, updatedAt: now }).run();
-    db.insert(installs).values({ id: newId("ins", clock.nowMs()), extensionId: id, versionId: "ver_x", installedAt: now }).run();
+    db.insert(installCounters).values({ extensionId: id, versionId, installed: 1, active: 1, firstInstalledAt: now }).run();
     db.insert(extensionOverrides).values({ extensionId: id, limitKey: "max_sounds_per_extension", value: 70, updatedAt: now }).run();
     expect(existsSync(blobs.pathOf(blobId))).toBe(true);
     return blobId;
@@ -297,7 +297,7 @@ describe("DELETE /extensions/:id", () => {
     expect(db.select().from(extensions).where(eq(extensions.id, id)).all()).toHaveLength(0);
     expect(db.select().from(versions).where(eq(versions.extensionId, id)).all()).toHaveLength(0);
     expect(db.select().from(secrets).where(eq(secrets.extensionId, id)).all()).toHaveLength(0);
-    expect(db.select().from(installs).where(eq(installs.extensionId, id)).all()).toHaveLength(0);
+    expect(db.select().from(installCounters).where(eq(installCounters.extensionId, id)).all()).toHaveLength(0);
     expect(db.select().from(extensionOverrides).where(eq(extensionOverrides.extensionId, id)).all()).toHaveLength(0);
     expect(existsSync(blobs.pathOf(blobId))).toBe(false);
     expect(blobs.list()).not.toContain(blobId);
@@ -319,7 +319,7 @@ describe("DELETE /extensions/:id", () => {
     expect((await emu.api("GET", `/extensions/${id}`)).body).toEqual(before);
     expect(db.select().from(versions).where(eq(versions.extensionId, id)).all()).toHaveLength(1);
     expect(db.select().from(secrets).where(eq(secrets.extensionId, id)).all()).toHaveLength(1);
-    expect(db.select().from(installs).where(eq(installs.extensionId, id)).all()).toHaveLength(1);
+    expect(db.select().from(installCounters).where(eq(installCounters.extensionId, id)).all()).toHaveLength(1);
     expect(db.select().from(extensionOverrides).where(eq(extensionOverrides.extensionId, id)).all()).toHaveLength(1);
     expect(existsSync(blobs.pathOf(blobId))).toBe(true);
   });
