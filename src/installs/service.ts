@@ -60,7 +60,8 @@ export function createInstallService(deps: { db: Db; clock: Clock; limits: Limit
     return version;
   }
 
-  function counterRows(extensionId: string, tx: Reader) {
+  /** The extension's counter rows, the versions installed first first (the order uninstalls and rollouts take). */
+  function oldestFirst(extensionId: string, tx: Reader) {
     return tx
       .select()
       .from(installCounters)
@@ -74,7 +75,7 @@ export function createInstallService(deps: { db: Db; clock: Clock; limits: Limit
     let total = 0;
     let active = 0;
     const byVersion: Record<string, number> = {};
-    const rows = counterRows(extensionId, tx).sort((a, b) => (a.versionId < b.versionId ? -1 : a.versionId > b.versionId ? 1 : 0));
+    const rows = tx.select().from(installCounters).where(eq(installCounters.extensionId, extensionId)).orderBy(asc(installCounters.versionId)).all();
     for (const r of rows) {
       total += r.installed;
       active += r.active;
@@ -100,7 +101,7 @@ export function createInstallService(deps: { db: Db; clock: Clock; limits: Limit
    */
   function takeActive(tx: Tx, extensionId: string, count: number | undefined, fromVersionId: string | undefined, exceptVersionId?: string) {
     const action = exceptVersionId === undefined ? "uninstall" : "move";
-    const rows = counterRows(extensionId, tx).filter(
+    const rows = oldestFirst(extensionId, tx).filter(
       (r) => r.active > 0 && r.versionId !== exceptVersionId && (fromVersionId === undefined || r.versionId === fromVersionId),
     );
     const available = rows.reduce((n, r) => n + r.active, 0);
