@@ -1,6 +1,7 @@
 import { defineCommand } from "citty";
 import { parseClientEnv } from "../../src/config";
-import { deploy, LocalValidationError, type DeployResult } from "../lib/deploy";
+import { deploy, DeployFailure, LocalValidationError } from "../lib/deploy";
+import { reportLines } from "../lib/deploy-report";
 import { ApiRequestError, endpointsFromBaseUrl } from "../lib/http";
 import { UsageError } from "../lib/runner";
 import { EXIT, err, out } from "../output";
@@ -18,13 +19,6 @@ export const deployArgs = {
   wait: { type: "boolean", description: "Wait until the version is approved or rejected" },
   timeout: { type: "string", description: "Seconds --wait waits (default 600)", valueHint: "S" },
 } as const;
-
-function printHuman(r: DeployResult): void {
-  out(`packed ${r.bundle.entries} entries, ${r.bundle.bytes} bytes (sha256 ${r.bundle.sha256})`);
-  out(`sounds: ${r.soundLimit.used} of ${r.soundLimit.value} (${r.soundLimit.source})`);
-  if (r.dryRun) out(`dry run: ${r.extensionId} ${r.version} passes every check; nothing was uploaded`);
-  else out(`version ${r.versionId} (${r.version}) of ${r.extensionId}: ${r.status}`);
-}
 
 export default defineCommand({
   meta: { name: "deploy", description: "Check, pack and upload a version of an extension (wraps POST /extensions/:id/versions)" },
@@ -55,16 +49,25 @@ export default defineCommand({
         tty: Boolean(process.stderr.isTTY) && !json,
       });
       if (json) out(JSON.stringify(result));
-      else printHuman(result);
+      else for (const line of reportLines(result, true)) out(line);
     } catch (e) {
-      if (e instanceof LocalValidationError) {
-        if (json) out(JSON.stringify({ ok: false, problems: e.problems }));
-        err(`error: ${e.message}`);
+      // A failure after packing still reports what was packed, uploaded and learnt; then its own error.
+      const report = e instanceof DeployFailure ? e.report : null;
+      const cause = e instanceof DeployFailure ? e.cause : e;
+      if (report && !json) for (const line of reportLines(report, false)) out(line);
+      if (cause instanceof LocalValidationError) {
+        if (json) out(JSON.stringify({ ok: false, problems: cause.problems, ...report }));
+        err(`error: ${cause.message}`);
         process.exit(EXIT.usage);
       }
-      if (json && e instanceof ApiRequestError) out(JSON.stringify({ ok: false, status: e.status, error: e.body }));
-      else if (json) out(JSON.stringify({ ok: false, error: { message: (e as Error).message } }));
-      throw e;
+      if (json) out(JSON.stringify({ ok: false, error: errorJson(cause), ...report }));
+      throw cause;
     }
   },
 });
+
+/** The server's envelope as it came (it carries its HTTP status), else the message. */
+function errorJson(e: unknown): unknown {
+  if (e instanceof ApiRequestError) return e.body ?? { message: e.message, status: e.status };
+  return { message: (e as Error)?.message ?? String(e) };
+}
