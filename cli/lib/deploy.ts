@@ -8,7 +8,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { inspectBundle } from "../../src/bundles/inspect";
 import { EmulatorClock } from "../../src/clock";
-import { packDirectory, PackError, type PackResult } from "../../src/bundles/pack";
+import { normaliseArchivePath } from "../../src/bundles/manifest";
+import { packDirectory, PackError, type ExcludedPath, type PackedFile, type PackResult } from "../../src/bundles/pack";
+import { EXTIGNORE } from "../../src/bundles/pack-rules";
 import type { ErrorDetail } from "../../src/errors/api-error";
 import { isLimitKey } from "../../src/limits/catalog";
 import { runBuild } from "./build-step";
@@ -34,16 +36,40 @@ export interface DeployOptions {
   tty: boolean;
 }
 
-export interface DeployResult {
-  ok: true;
+/** Everything a deploy learnt, success or not: printed on every outcome (deploy-report.ts). */
+export interface DeployReport {
   dryRun: boolean;
   extensionId: string;
   version: string;
   versionId: string | null;
+  /** The version's status when known: pending after the upload, approved or rejected after --wait. */
   status: string | null;
-  bundle: PackResult;
-  warnings: string[];
+  /** The review's reason, when the version was rejected. */
+  reason: string | null;
+  bundle: { bytes: number; sha256: string; entries: number };
+  files: PackedFile[];
+  excluded: ExcludedPath[];
+  components: { path: string; gzipBytes: number; limit: number }[];
+  /** The files manifest.json names as sounds, with the per-file limit and warning threshold. */
+  sounds: { path: string; bytes: number }[];
+  soundFileLimits: { max: number; warning: number };
   soundLimit: { value: number; source: string; used: number };
+  warnings: string[];
+  /** Bytes of the archive sent to `url` (of `total`); null when no upload started. */
+  upload: { url: string; sent: number; total: number } | null;
+}
+
+export type DeployResult = DeployReport & { ok: true };
+
+/** The deploy failed after packing: `cause` is the error, `report` what was packed, uploaded and learnt. */
+export class DeployFailure extends Error {
+  override name = "DeployFailure";
+  constructor(
+    override readonly cause: unknown,
+    readonly report: DeployReport,
+  ) {
+    super((cause as Error)?.message ?? String(cause));
+  }
 }
 
 /** The bundle breaks a rule: exit 2, nothing uploaded. */
@@ -55,7 +81,7 @@ export class LocalValidationError extends Error {
 }
 
 /** The version was rejected, or --wait ran out of time: exit 1. */
-class DeployOutcomeError extends Error {
+export class DeployOutcomeError extends Error {
   override name = "DeployOutcomeError";
 }
 
@@ -121,27 +147,78 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
     }
     // The server's own inspector, with the limits the server resolved for this extension.
     const inspection = await inspectBundle(archive, limits.bundle);
-    for (const w of inspection.warnings) o.note(`warning: ${w}`);
-    if (inspection.problems.length > 0) throw new LocalValidationError(inspection.problems.map((p) => explain(p, limits)));
-    const soundLimit = { value: limits.bundle.max_sounds_per_extension, source: limits.source("max_sounds_per_extension"), used: inspection.soundCount };
-    const base = { ok: true as const, extensionId, version, bundle: packed, warnings: inspection.warnings, soundLimit };
-    if (o.dryRun) return { ...base, dryRun: true, versionId: null, status: null };
-
-    const form = multipartBody({ version, changelog: o.changelog }, { field: "bundle", path: archive, filename: "bundle.tar.gz", contentType: "application/gzip" });
-    const progress = createProgress("uploading", o.tty);
-    const submitted = await requestJson<{ version: { id: string; status: string } }>(`${o.endpoints.baseUrl}/extensions/${encodeURIComponent(extensionId)}/versions`, {
-      method: "POST",
-      token: o.apiKey,
-      headers: { "content-type": form.contentType, "content-length": String(form.contentLength) },
-      body: () => form.stream((sent, total) => progress.update(sent, total)),
-      onRetry: (s) => o.note(`rate limited; retrying in ${s} s`),
-    }).finally(() => progress.done());
-    let status = submitted.version.status;
-    if (o.wait) status = await waitForReview(o, extensionId, submitted.version.id, status);
-    return { ...base, dryRun: false, versionId: submitted.version.id, status };
+    const warnings = [...secretWarnings(packed), ...inspection.warnings];
+    for (const w of warnings) o.note(`warning: ${w}`);
+    const report: DeployReport = {
+      dryRun: o.dryRun,
+      extensionId,
+      version,
+      versionId: null,
+      status: null,
+      reason: null,
+      bundle: { bytes: packed.bytes, sha256: packed.sha256, entries: packed.entries },
+      files: packed.files,
+      excluded: packed.excluded,
+      components: packed.components.map((c) => ({ ...c, limit: limits.bundle[COMPONENT_LIMITS[c.path as keyof typeof COMPONENT_LIMITS]] })),
+      sounds: soundFiles(inspection.manifest, packed),
+      soundFileLimits: { max: limits.bundle.sound_file_bytes, warning: limits.bundle.sound_warning_bytes },
+      soundLimit: { value: limits.bundle.max_sounds_per_extension, source: limits.source("max_sounds_per_extension"), used: inspection.soundCount },
+      warnings,
+      upload: null,
+    };
+    try {
+      if (inspection.problems.length > 0) throw new LocalValidationError(inspection.problems.map((p) => explain(p, limits)));
+      if (!o.dryRun) await upload(o, archive, report);
+    } catch (e) {
+      throw new DeployFailure(e, report);
+    }
+    return { ok: true, ...report };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+const COMPONENT_LIMITS = { "layer/": "bundle_layer_gzip_bytes", "editor/": "bundle_editor_gzip_bytes", "interactive/": "bundle_interactive_gzip_bytes" } as const;
+
+/** Uploads, then (--wait) follows the review, writing what it learns into `report` as it goes. */
+async function upload(o: DeployOptions, archive: string, report: DeployReport): Promise<void> {
+  const url = `${o.endpoints.baseUrl}/extensions/${encodeURIComponent(report.extensionId)}/versions`;
+  const form = multipartBody({ version: report.version, changelog: o.changelog }, { field: "bundle", path: archive, filename: "bundle.tar.gz", contentType: "application/gzip" });
+  const progress = createProgress("uploading", o.tty);
+  const sent = (report.upload = { url, sent: 0, total: report.bundle.bytes });
+  const submitted = await requestJson<{ version: { id: string; status: string } }>(url, {
+    method: "POST",
+    token: o.apiKey,
+    headers: { "content-type": form.contentType, "content-length": String(form.contentLength) },
+    body: () =>
+      form.stream((bytes, total) => {
+        sent.sent = bytes;
+        progress.update(bytes, total);
+      }),
+    onRetry: (s) => o.note(`rate limited; retrying in ${s} s`),
+  }).finally(() => progress.done());
+  report.versionId = submitted.version.id;
+  report.status = submitted.version.status;
+  if (o.wait) await waitForReview(o, report);
+}
+
+/** Where secret values belong, said once for all the secret-looking files the rules left out (or let in). */
+function secretWarnings(packed: PackResult): string[] {
+  const out: string[] = [];
+  const { excluded, included } = packed.secretLike;
+  if (excluded.length > 0) {
+    out.push(`left out ${excluded.length === 1 ? "a file that looks like a secret" : `${excluded.length} files that look like secrets`}: ${excluded.join(", ")}. Secret values do not belong in a bundle: store each with \`ext secrets set NAME\` (the value read from standard input)`);
+  }
+  for (const path of included) out.push(`${path} looks like a secret and is packed (re-included by ${EXTIGNORE}); everything in a bundle is public`);
+  return out;
+}
+
+/** The packed files that manifest.json names as sounds. */
+function soundFiles(manifest: unknown, packed: PackResult): { path: string; bytes: number }[] {
+  const sounds = (manifest as { sounds?: unknown } | null)?.sounds;
+  if (!Array.isArray(sounds)) return [];
+  const named = new Set(sounds.map((s) => (s as { file?: unknown } | null)?.file).filter((f): f is string => typeof f === "string").map(normaliseArchivePath));
+  return packed.files.filter((f) => named.has(f.path));
 }
 
 const POLL_MS = 1000;
@@ -152,23 +229,27 @@ const POLL_MS = 1000;
  * wait would otherwise stretch it. The last poll is at the deadline; a poll (or its Retry-After wait)
  * still unanswered one poll interval past the deadline is cut, so --wait ends by timeout + 1 s.
  */
-async function waitForReview(o: DeployOptions, extensionId: string, versionId: string, status: string): Promise<string> {
-  const url = `${o.endpoints.baseUrl}/extensions/${encodeURIComponent(extensionId)}/versions`;
+async function waitForReview(o: DeployOptions, report: DeployReport): Promise<void> {
+  const url = `${o.endpoints.baseUrl}/extensions/${encodeURIComponent(report.extensionId)}/versions`;
+  const versionId = report.versionId!;
   const clock = new EmulatorClock();
   const deadline = clock.nowMs() + o.timeoutSeconds * 1000;
-  const timedOut = () => new DeployOutcomeError(`version ${versionId} is still ${status} after ${o.timeoutSeconds} s (--timeout)`);
-  while (status !== "approved" && status !== "rejected") {
+  const timedOut = () => new DeployOutcomeError(`version ${versionId} is still ${report.status} after ${o.timeoutSeconds} s (--timeout)`);
+  while (report.status !== "approved" && report.status !== "rejected") {
     if (deadline - clock.nowMs() <= 0) throw timedOut();
     await Bun.sleep(Math.min(POLL_MS, deadline - clock.nowMs()));
     const cut = new AbortController();
     const timer = setTimeout(() => cut.abort(timedOut()), Math.max(deadline - clock.nowMs(), 0) + POLL_MS);
     try {
-      const list = await requestJson<{ versions: { id: string; status: string }[] }>(url, { token: o.apiKey, signal: cut.signal, onRetry: (s) => o.note(`rate limited; retrying in ${s} s`) });
-      status = list.versions.find((v) => v.id === versionId)?.status ?? status;
+      const list = await requestJson<{ versions: { id: string; status: string; rejectReason?: string }[] }>(url, { token: o.apiKey, signal: cut.signal, onRetry: (s) => o.note(`rate limited; retrying in ${s} s`) });
+      const found = list.versions.find((v) => v.id === versionId);
+      if (found) {
+        report.status = found.status;
+        report.reason = typeof found.rejectReason === "string" ? found.rejectReason : null;
+      }
     } finally {
       clearTimeout(timer);
     }
   }
-  if (status === "rejected") throw new DeployOutcomeError(`version ${versionId} was rejected by review`);
-  return status;
+  if (report.status === "rejected") throw new DeployOutcomeError(`version ${versionId} was rejected by review${report.reason ? `: ${report.reason}` : ""}`);
 }

@@ -23,6 +23,12 @@ export const EXAMPLES: Record<string, string[]> = {
     "EXT_LOCAL_URL=http://127.0.0.1:5000/developer/v1 ext seed demo --target local",
     "ext seed team.json --target https://emu.internal:4780 --admin-token s3cret --json",
   ],
+  secrets: [
+    "ext secrets set API_TOKEN --extension ext_123 <<< \"$API_TOKEN\"",
+    "ext secrets set API_TOKEN --extension ext_123   (a terminal: a hidden prompt)",
+    "ext secrets list --extension ext_123 --json",
+    "ext secrets delete API_TOKEN --extension ext_123 --target https://api.example.com/developer/v1",
+  ],
   exec: ["ext exec -- npm test", "ext exec --seed fixtures/demo.json -- sh -c 'curl -fsS -H \"Authorization: Bearer $EXT_API_KEY\" \"$EXT_BASE_URL/extensions\"'"],
 };
 

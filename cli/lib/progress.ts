@@ -2,7 +2,7 @@
  * Upload progress on stderr: a bar redrawn in place on a terminal, plain lines at each quarter otherwise
  * (a CI log gets four lines, not thousands of carriage returns).
  */
-const mb = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+import { formatBytes } from "./format";
 
 export interface Progress {
   update(sent: number, total: number): void;
@@ -22,14 +22,14 @@ export function createProgress(label: string, tty: boolean, write: (s: string) =
         lastPercent = percent;
         const width = 30;
         const filled = Math.round(fraction * width);
-        write(`\r${label} [${"#".repeat(filled)}${"-".repeat(width - filled)}] ${String(percent).padStart(3)}%  ${mb(sent)} / ${mb(total)}`);
+        write(`\r${label} [${"#".repeat(filled)}${"-".repeat(width - filled)}] ${String(percent).padStart(3)}%  ${formatBytes(sent)} / ${formatBytes(total)}`);
         drawn = true;
         return;
       }
       const quarter = Math.floor(fraction * 4);
       if (quarter === lastQuarter || quarter === 0) return;
       lastQuarter = quarter;
-      write(`${label}: ${quarter * 25}% (${mb(sent)} of ${mb(total)})\n`);
+      write(`${label}: ${quarter * 25}% (${formatBytes(sent)} of ${formatBytes(total)})\n`);
     },
     done() {
       if (tty && drawn) write("\n");

@@ -55,8 +55,9 @@ export function normaliseArchivePath(path: string): string {
 
 const mb = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 
-function countProblem(field: string, limit: string, max: number, current: number, what: string): ErrorDetail {
-  return { path: MANIFEST_PATH, field, message: `${current} ${what}; the limit is ${max} (${limit})`, limit, max, current };
+/** `what` is [one, many]: "1 sound", "2 sounds". */
+function countProblem(field: string, limit: string, max: number, current: number, what: readonly [string, string]): ErrorDetail {
+  return { path: MANIFEST_PATH, field, message: `${current} ${current === 1 ? what[0] : what[1]}; the limit is ${max} (${limit})`, limit, max, current };
 }
 
 /**
@@ -88,16 +89,16 @@ export function checkManifest(
   const m = data as Record<string, unknown>;
   const sounds = Array.isArray(m.sounds) ? m.sounds : [];
   if (sounds.length > limits.max_sounds_in_manifest) {
-    problems.push(countProblem("sounds", "max_sounds_in_manifest", limits.max_sounds_in_manifest, sounds.length, "sounds in the manifest"));
+    problems.push(countProblem("sounds", "max_sounds_in_manifest", limits.max_sounds_in_manifest, sounds.length, ["sound in the manifest", "sounds in the manifest"]));
   }
   if (sounds.length > limits.max_sounds_per_extension) {
-    problems.push(countProblem("sounds", "max_sounds_per_extension", limits.max_sounds_per_extension, sounds.length, "sounds for this extension"));
+    problems.push(countProblem("sounds", "max_sounds_per_extension", limits.max_sounds_per_extension, sounds.length, ["sound for this extension", "sounds for this extension"]));
   }
   if (Array.isArray(m.actions) && m.actions.length > limits.max_actions_per_extension) {
-    problems.push(countProblem("actions", "max_actions_per_extension", limits.max_actions_per_extension, m.actions.length, "actions"));
+    problems.push(countProblem("actions", "max_actions_per_extension", limits.max_actions_per_extension, m.actions.length, ["action", "actions"]));
   }
   if (Array.isArray(m.allowHosts) && m.allowHosts.length > limits.max_allow_hosts) {
-    problems.push(countProblem("allowHosts", "max_allow_hosts", limits.max_allow_hosts, m.allowHosts.length, "allowHosts entries"));
+    problems.push(countProblem("allowHosts", "max_allow_hosts", limits.max_allow_hosts, m.allowHosts.length, ["allowHosts entry", "allowHosts entries"]));
   }
 
   sounds.forEach((sound, i) => {

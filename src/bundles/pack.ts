@@ -1,7 +1,8 @@
 /**
  * Packs a compiled output directory into a deterministic .tar.gz: the same tree always gives the same bytes
  * (entries sorted, fixed mtime, uid/gid 0, no user/group names, modes normalised), so a bundle's SHA-256
- * identifies its content. Streamed file by file: the archive is never held in memory.
+ * identifies its content. Streamed file by file: the archive is never held in memory. What goes in is decided
+ * by pack-rules.ts (default exclusions and `.extignore`).
  */
 import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream, lstatSync, readdirSync } from "node:fs";
@@ -10,11 +11,25 @@ import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGzip } from "node:zlib";
 import tar from "tar-stream";
+import { EXTIGNORE, loadPackRules, PackRulesError } from "./pack-rules";
 
 /** 2000-01-01T00:00:00Z: a constant, not the clock — archive timestamps must not depend on when we pack. */
 const FIXED_MTIME = new Date(946_684_800_000);
 const FILE_MODE = 0o644;
 const DIR_MODE = 0o755;
+
+export interface PackedFile {
+  /** Archive path, "/"-separated. */
+  path: string;
+  bytes: number;
+}
+
+export interface ExcludedPath {
+  /** Relative path; a directory ends in "/" (its content is not listed). */
+  path: string;
+  /** The rule that left it out, e.g. `default (dotfile): .*` or `.extignore line 3: *.map`. */
+  rule: string;
+}
 
 export interface PackResult {
   /** Bytes of the .tar.gz written. */
@@ -23,6 +38,14 @@ export interface PackResult {
   sha256: string;
   /** Number of tar entries (directories included). */
   entries: number;
+  /** The files packed, in archive order (directories are implied by the paths). */
+  files: PackedFile[];
+  /** What the rules left out (pack-rules.ts), sorted. */
+  excluded: ExcludedPath[];
+  /** Each component folder present (layer/, editor/, interactive/) and its content gzipped, measured as the inspector does. */
+  components: { path: string; gzipBytes: number }[];
+  /** Files that look like secrets: left out (the usual case) or re-included by `.extignore`. */
+  secretLike: { excluded: string[]; included: string[] };
 }
 
 export class PackError extends Error {
@@ -37,28 +60,76 @@ interface TreeEntry {
   size: number;
 }
 
-/** Every file and directory under `root`, sorted by archive path. Links and special files are refused. */
-export function listTree(root: string): TreeEntry[] {
-  const out: TreeEntry[] = [];
+interface PackPlan {
+  tree: TreeEntry[];
+  excluded: ExcludedPath[];
+  secretLike: PackResult["secretLike"];
+}
+
+/** Plain code-unit order, independent of locale. */
+const byPath = <T>(key: (x: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+
+/**
+ * Every file and directory under `root` that the rules keep, sorted by archive path, and what they leave
+ * out. An excluded directory is not entered. A symbolic link is never followed: excluded, it is listed like
+ * any other path; kept, it is refused (the platform refuses links), as are special files.
+ */
+export function planPack(root: string): PackPlan {
+  const rules = loadPackRules(root);
+  const tree: TreeEntry[] = [];
+  const excluded: ExcludedPath[] = [];
+  const secretLike: PackResult["secretLike"] = { excluded: [], included: [] };
   const walk = (dir: string, prefix: string) => {
     for (const name of readdirSync(dir)) {
       const absolute = join(dir, name);
-      const rel = prefix + name;
       const st = lstatSync(absolute);
+      const rel = prefix + name + (st.isDirectory() ? "/" : "");
+      const rule = rules.exclusion(rel);
+      const secret = !st.isDirectory() && rules.looksSecret(rel);
+      if (secret) (rule ? secretLike.excluded : secretLike.included).push(rel);
+      if (rule) {
+        excluded.push({ path: rel, rule });
+        continue;
+      }
       if (st.isDirectory()) {
-        out.push({ name: rel + "/", absolute, type: "directory", size: 0 });
-        walk(absolute, rel + "/");
+        tree.push({ name: rel, absolute, type: "directory", size: 0 });
+        walk(absolute, rel);
       } else if (st.isFile()) {
-        out.push({ name: rel, absolute, type: "file", size: st.size });
+        tree.push({ name: rel, absolute, type: "file", size: st.size });
       } else {
-        // The platform refuses links and device files; failing here says so before an upload does.
-        throw new PackError(`${rel}: only regular files and directories can be packed (found a ${st.isSymbolicLink() ? "symbolic link" : "special file"})`);
+        const what = st.isSymbolicLink() ? "symbolic link (links are never followed)" : "special file";
+        throw new PackError(`${rel}: only regular files and directories can be packed (found a ${what}); replace it with the file, or leave it out in ${EXTIGNORE}`);
       }
     }
   };
   walk(root, "");
-  // Plain code-unit order, independent of locale.
-  return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  secretLike.excluded.sort();
+  secretLike.included.sort();
+  return { tree: tree.sort(byPath((e) => e.name)), excluded: excluded.sort(byPath((e) => e.path)), secretLike };
+}
+
+const COMPONENT_FOLDERS = ["layer", "editor", "interactive"] as const;
+
+/** The gzipped size of a component's bytes (all its files, in archive order), as the inspector measures it. */
+class GzipCounter {
+  bytes = 0;
+  private readonly gz = createGzip();
+  private readonly ended: Promise<void>;
+  constructor() {
+    this.gz.on("data", (c: Buffer) => (this.bytes += c.length));
+    this.ended = new Promise<void>((resolve, reject) => this.gz.once("end", resolve).once("error", reject));
+  }
+  async write(chunk: Buffer) {
+    if (!this.gz.write(chunk)) await new Promise<void>((resolve) => this.gz.once("drain", () => resolve()));
+  }
+  async finish(): Promise<number> {
+    this.gz.end();
+    await this.ended;
+    return this.bytes;
+  }
+  destroy() {
+    this.gz.destroy();
+  }
 }
 
 /** Counts and hashes the bytes that pass through. */
@@ -76,11 +147,12 @@ function measuring() {
 }
 
 /** Streams one file into the pack, honouring back-pressure (tar-stream entries are streamx writables). */
-async function writeEntry(pack: tar.Pack, header: Parameters<tar.Pack["entry"]>[0], file: string): Promise<void> {
+async function writeEntry(pack: tar.Pack, header: Parameters<tar.Pack["entry"]>[0], file: string, meter?: GzipCounter): Promise<void> {
   let finish!: (err?: Error | null) => void;
   const done = new Promise<void>((resolve, reject) => (finish = (err) => (err ? reject(err) : resolve())));
   const sink = pack.entry(header, (err) => finish(err));
   for await (const chunk of createReadStream(file)) {
+    if (meter) await meter.write(chunk as Buffer);
     if (!sink.write(chunk as Buffer)) await new Promise<void>((resolve) => sink.once("drain", () => resolve(undefined)));
   }
   (sink as unknown as { end(): void }).end();
@@ -88,32 +160,54 @@ async function writeEntry(pack: tar.Pack, header: Parameters<tar.Pack["entry"]>[
 }
 
 export async function packDirectory(dir: string, outFile: string): Promise<PackResult> {
-  let tree: TreeEntry[];
+  let plan: PackPlan;
   try {
     if (!lstatSync(dir).isDirectory()) throw new PackError(`${dir} is not a directory`);
-    tree = listTree(dir);
+    plan = planPack(dir);
   } catch (e) {
     if (e instanceof PackError) throw e;
+    if (e instanceof PackRulesError) throw new PackError(e.message);
     throw new PackError(`cannot read ${dir}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
+  const { tree } = plan;
   const pack = tar.pack();
   const meter = measuring();
   const written = pipeline(pack, createGzip({ level: 9 }), meter.stream, createWriteStream(outFile));
   const common = { mtime: FIXED_MTIME, uid: 0, gid: 0, uname: "", gname: "" };
+  const components = new Map<string, GzipCounter>();
   try {
     for (const e of tree) {
       if (e.type === "directory") {
         await new Promise<void>((resolve, reject) => pack.entry({ ...common, name: e.name, type: "directory", mode: DIR_MODE }, (err) => (err ? reject(err) : resolve())));
         continue;
       }
-      await writeEntry(pack, { ...common, name: e.name, type: "file", mode: FILE_MODE, size: e.size }, e.absolute);
+      const top = e.name.includes("/") ? e.name.slice(0, e.name.indexOf("/")) : "";
+      let counter: GzipCounter | undefined;
+      if ((COMPONENT_FOLDERS as readonly string[]).includes(top)) {
+        counter = components.get(top) ?? new GzipCounter();
+        components.set(top, counter);
+      }
+      await writeEntry(pack, { ...common, name: e.name, type: "file", mode: FILE_MODE, size: e.size }, e.absolute, counter);
     }
     pack.finalize();
   } catch (e) {
+    for (const counter of components.values()) counter.destroy();
     pack.destroy(e as Error);
     await written.catch(() => undefined);
     throw e;
   }
   await written;
-  return { ...meter.result(), entries: tree.length };
+  const sizes = [];
+  for (const name of COMPONENT_FOLDERS) {
+    const counter = components.get(name);
+    if (counter) sizes.push({ path: `${name}/`, gzipBytes: await counter.finish() });
+  }
+  return {
+    ...meter.result(),
+    entries: tree.length,
+    files: tree.filter((e) => e.type === "file").map((e) => ({ path: e.name, bytes: e.size })),
+    excluded: plan.excluded,
+    components: sizes,
+    secretLike: plan.secretLike,
+  };
 }

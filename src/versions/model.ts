@@ -40,6 +40,7 @@ export const VersionListItem = t.Object(
     bundleSizeBytes: t.Integer({ minimum: 0, description: "Bytes of the uploaded archive" }),
     submittedAt: Timestamp,
     approvedAt: t.Optional(Timestamp),
+    rejectReason: t.Optional(t.String({ description: "Present on rejected versions: the reason review gave" })),
   },
   { additionalProperties: false, title: "Version" },
 );

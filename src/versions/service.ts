@@ -118,6 +118,7 @@ export function createVersionService(deps: { db: Db; clock: Clock; limits: Limit
         bundleSizeBytes: r.bundleSizeBytes,
         submittedAt: r.submittedAt,
         ...(r.status === "approved" && r.approvedAt ? { approvedAt: r.approvedAt } : {}),
+        ...(r.status === "rejected" && r.rejectReason !== null ? { rejectReason: r.rejectReason } : {}),
       }));
     },
 

@@ -231,7 +231,7 @@ describe("ext deploy DIR --target URL", () => {
     expect(await proc.exited).toBe(1);
     const stdout = await new Response(proc.stdout).text();
     expect(stdout.trim().split("\n")).toHaveLength(1);
-    expect(JSON.parse(stdout)).toEqual({ ok: false, error: { message: `version ${version!.id} was rejected by review` } });
+    expect(JSON.parse(stdout)).toMatchObject({ ok: false, error: { message: `version ${version!.id} was rejected by review: Not this one, thanks.` }, versionId: version!.id, status: "rejected" });
     expect(await new Response(proc.stderr).text()).toContain("rejected by review");
   });
 

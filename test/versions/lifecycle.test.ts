@@ -50,6 +50,13 @@ describe("version review (domain operations used by the control plane)", () => {
     expect((await ext(id)).status).toBe("approved"); // a submission to an approved extension: stays approved
     emu.runtime.services.versions.rejectVersion(v3, "nope");
     expect(await ext(id)).toMatchObject({ status: "approved", currentVersionId: v2 });
+    // The developer's list says why: rejectReason on rejected versions only.
+    const listed = (await emu.api("GET", `/extensions/${id}/versions`)).body.versions as Record<string, unknown>[];
+    expect(listed.map((v) => [v.version, v.rejectReason])).toEqual([
+      ["3", "nope"],
+      ["2", undefined],
+      ["1", "crashes on load"],
+    ]);
   });
 
   test("a disabled extension keeps status disabled through submit, approve and reject", async () => {
