@@ -54,7 +54,7 @@ export function createInstallService(deps: { db: Db; clock: Clock; limits: Limit
         max,
         version.soundCount,
         "sounds per extension",
-        `Install-time re-check: version "${versionId}" bundles ${version.soundCount} sounds, more than the sound limit as it resolves now; nothing was installed.`,
+        `Install-time re-check: version "${versionId}" bundles ${version.soundCount} sound${version.soundCount === 1 ? "" : "s"}, more than the sound limit as it resolves now; nothing was installed.`,
       );
     }
     return version;
