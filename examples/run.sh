@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Runs the three example projects (vitest, jest, node:test) the way a user would: each copied to a temp
+# directory, its test runner and the packed tarballs from dist/npm/ installed (never this checkout), then
+# `npm test`, on plain Node with no `bun` on PATH. Needs `npm run package` first.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+shopt -s nullglob
+tarballs=("$root"/dist/npm/*.tgz)
+[ "${#tarballs[@]}" -ge 2 ] || { echo "examples: no tarballs in dist/npm/; run npm run package first" >&2; exit 1; }
+
+# No node_modules/.bin on PATH (that is where the project's own bun lives).
+PATH="$(printf '%s' "$PATH" | tr ':' '\n' | grep -v 'node_modules/\.bin' | paste -sd: -)"
+export PATH
+if command -v bun >/dev/null; then echo "examples: bun is on PATH ($(command -v bun)); they must pass without it" >&2; exit 1; fi
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+for example in "${@:-vitest jest node-test}"; do
+  for name in $example; do
+    echo "== examples/$name"
+    cp -R "$root/examples/$name" "$work/$name"
+    (
+      cd "$work/$name"
+      npm install --no-audit --no-fund --loglevel=error "${tarballs[@]}"
+      npm test
+    )
+  done
+done
+echo "examples: all passed"
