@@ -4,9 +4,8 @@
 # `npm test`, on plain Node with no `bun` on PATH. Needs `npm run package` first.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-shopt -s nullglob
-tarballs=("$root"/dist/npm/*.tgz)
-[ "${#tarballs[@]}" -ge 2 ] || { echo "examples: no tarballs in dist/npm/; run npm run package first" >&2; exit 1; }
+mapfile -t tarballs < <(bash "$root/packaging/tarballs.sh")
+[ "${#tarballs[@]}" -eq 2 ] || exit 1
 
 # No node_modules/.bin on PATH (that is where the project's own bun lives).
 PATH="$(printf '%s' "$PATH" | tr ':' '\n' | grep -v 'node_modules/\.bin' | paste -sd: -)"

@@ -5,9 +5,8 @@
 # 2 s. Also: installing never changes a file in the checkout. Needs `npm run package` first.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-shopt -s nullglob
-tarballs=("$root"/dist/npm/*.tgz)
-[ "${#tarballs[@]}" -ge 2 ] || { echo "smoke: no tarballs in dist/npm/; run npm run package first" >&2; exit 1; }
+mapfile -t tarballs < <(bash "$root/packaging/tarballs.sh")
+[ "${#tarballs[@]}" -eq 2 ] || exit 1
 PATH="$(printf '%s' "$PATH" | tr ':' '\n' | grep -v 'node_modules/\.bin' | paste -sd: -)"
 export PATH
 if command -v bun >/dev/null; then echo "smoke: bun is on PATH ($(command -v bun))" >&2; exit 1; fi
