@@ -21,6 +21,8 @@ for example in "${@:-vitest jest node-test}"; do
     (
       cd "$work/$name"
       npm install --no-audit --no-fund --loglevel=error "${tarballs[@]}"
+      # The package's types, as a TypeScript project sees them (where the example has a type check).
+      npm run typecheck --if-present
       npm test
     )
   done

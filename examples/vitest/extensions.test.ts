@@ -1,6 +1,6 @@
 import { beforeEach, expect, inject, test } from "vitest";
 import { connectEmulator } from "ext-emulator";
-import { deploy, extensionDir } from "./deploy";
+import { deploy, extensionDir } from "./deploy.js";
 
 const env = inject("emulator");
 const emulator = connectEmulator(env);
