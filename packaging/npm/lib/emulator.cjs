@@ -216,7 +216,7 @@ async function startEmulator(options = {}) {
       await exit;
       cleanup();
       // Let the stderr pipe deliver what the server said before it exited.
-      await new Promise((r) => (child.stderr && !child.stderr.readableEnded ? child.stderr.once("close", r) : r(undefined)));
+      await new Promise((r) => (child.stderr && !child.stderr.closed ? child.stderr.once("close", r) : r(undefined)));
       const { exited, spawnError } = state;
       const why = spawnError
         ? `could not run ${bin}: ${spawnError.message}`
