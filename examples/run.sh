@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the three example projects (vitest, jest, node:test) the way a user would: each copied to a temp
-# directory, its test runner and the packed tarballs from dist/npm/ installed (never this checkout), then
+# directory, its locked test runner and the packed tarballs from dist/npm/ installed (never this checkout), then
 # `npm test`, on plain Node with no `bun` on PATH. Needs `npm run package` first.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -20,7 +20,10 @@ for example in "${@:-vitest jest node-test}"; do
     cp -R "$root/examples/$name" "$work/$name"
     (
       cd "$work/$name"
-      npm install --no-audit --no-fund --loglevel=error "${tarballs[@]}"
+      # The test runner as locked (package-lock.json), plus the packed packages, kept out of package.json and
+      # the lockfile (their path is this machine's). Not `npm ci`: npm 11 leaves other platforms' optional
+      # bindings of jest's resolver out of a lockfile it writes, then finds that lockfile out of sync.
+      npm install --no-save --no-audit --no-fund --loglevel=error "${tarballs[@]}"
       # The package's types, as a TypeScript project sees them (where the example has a type check).
       npm run typecheck --if-present
       npm test
