@@ -1,31 +1,16 @@
 /**
  * `npm run build` → dist/ext: one self-contained executable (server + CLI) with the migrations, the docs UI
- * and the demo fixture embedded. Never plain --minify: it renames identifiers and breaks Elysia.
+ * and the demo fixture embedded. `npm run release` builds the same for every platform (scripts/release.ts).
  */
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { compileBinary } from "./lib/compile";
 
 // `--outfile PATH` builds elsewhere (the binary tests build their own copy, so parallel runs never share one).
 const at = process.argv.indexOf("--outfile");
 const outfile = at > 0 && process.argv[at + 1] ? process.argv[at + 1]! : "dist/ext";
-mkdirSync(dirname(outfile), { recursive: true });
-const args = [
-  "build",
-  "--compile",
-  "--minify-whitespace",
-  "--minify-syntax",
-  "--sourcemap=none",
-  // JavaScriptCore bytecode compiled at build time: the binary starts without parsing its bundle (about half the
-  // cold start, measured in bench/). Bytecode needs the ESM output format for the CLI's top-level await.
-  "--bytecode",
-  "--format=esm",
-  // A user's .env or bunfig.toml in the working directory must not change the binary's behaviour.
-  "--no-compile-autoload-dotenv",
-  "--no-compile-autoload-bunfig",
-  "cli/main.ts",
-  "--outfile",
-  outfile,
-];
-const proc = Bun.spawnSync([process.execPath, ...args], { stdout: "inherit", stderr: "inherit", cwd: `${import.meta.dir}/..` });
-if (proc.exitCode !== 0) process.exit(proc.exitCode ?? 1);
+try {
+  compileBinary(outfile);
+} catch (e) {
+  console.error((e as Error).message);
+  process.exit(1);
+}
 console.log(`built ${outfile}`);

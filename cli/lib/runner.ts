@@ -8,6 +8,7 @@ import { runCommand, type ArgsDef, type CommandDef } from "citty";
 import { EXIT, err } from "../output";
 import { helpText } from "./help";
 import { withOptionalValues } from "./optional-value";
+import { versionLine } from "./version";
 
 /** Thrown by commands for local validation problems; exits 2 with the usage hint. */
 export class UsageError extends Error {
@@ -89,7 +90,7 @@ export async function runCli(root: AnyCommand, rawArgs: string[]): Promise<void>
   }
   if (cmd === root && (rawArgs[0] === "--version" || rawArgs[0] === "-v") && rawArgs.length === 1) {
     const meta = await resolve(root.meta);
-    process.stdout.write(`${meta?.version ?? "unknown"}\n`);
+    process.stdout.write(`${versionLine(meta?.version ?? "unknown")}\n`);
     process.exit(EXIT.ok);
   }
   if (unknown !== undefined) await usageFail(`unknown command "${unknown}"`);

@@ -4,10 +4,12 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
+import { gitCommit } from "../../cli/lib/version";
 import { alive, buildBinary, cleanEnv, run, serve, type Built, BUILD_TIMEOUT_MS } from "./helpers";
 
+const ROOT = resolve(import.meta.dir, "../..");
 const DEMO_KEY = "ext_demo_0123456789abcdefghijklmnopqrstuv";
 let built: Built;
 let bin: string;
@@ -23,10 +25,13 @@ afterAll(() => built?.cleanup());
 const listExtensions = (baseUrl: string, key = DEMO_KEY) => fetch(`${baseUrl}/extensions`, { headers: { authorization: `Bearer ${key}` } });
 
 describe("ext --help / --version", () => {
-  test("--version prints the package version", async () => {
+  test("--version prints the package version, the commit it was built from and its Bun version", async () => {
     const r = await run(bin, ["--version"], { cwd: work });
     expect(r.code).toBe(0);
-    expect(r.stdout.trim()).toBe(pkg.version);
+    // Run from a directory with no git: the commit is the one baked in at build time.
+    const commit = gitCommit(ROOT);
+    expect(commit).toMatch(/^[0-9a-f]{12}(-dirty)?$/);
+    expect(r.stdout).toBe(`${pkg.version} (commit ${commit}, bun ${Bun.version})\n`);
   });
 
   test("--help lists every command and the exit codes", async () => {

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs the three example projects (vitest, jest, node:test) the way a user would: each copied to a temp
+# directory, its locked test runner and the packed tarballs from dist/npm/ installed (never this checkout), then
+# `npm test`, on plain Node with no `bun` on PATH. Needs `npm run package` first.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+mapfile -t tarballs < <(bash "$root/packaging/tarballs.sh")
+[ "${#tarballs[@]}" -eq 2 ] || exit 1
+
+# No node_modules/.bin on PATH (that is where the project's own bun lives).
+PATH="$(printf '%s' "$PATH" | tr ':' '\n' | grep -v 'node_modules/\.bin' | paste -sd: -)"
+export PATH
+if command -v bun >/dev/null; then echo "examples: bun is on PATH ($(command -v bun)); they must pass without it" >&2; exit 1; fi
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+for example in "${@:-vitest jest node-test}"; do
+  for name in $example; do
+    echo "== examples/$name"
+    cp -R "$root/examples/$name" "$work/$name"
+    (
+      cd "$work/$name"
+      # The test runner as locked (package-lock.json), plus the packed packages, kept out of package.json and
+      # the lockfile (their path is this machine's). Not `npm ci`: npm 11 leaves other platforms' optional
+      # bindings of jest's resolver out of a lockfile it writes, then finds that lockfile out of sync.
+      npm install --no-save --no-audit --no-fund --loglevel=error "${tarballs[@]}"
+      # The package's types, as a TypeScript project sees them (where the example has a type check).
+      npm run typecheck --if-present
+      npm test
+    )
+  done
+done
+echo "examples: all passed"

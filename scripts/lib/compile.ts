@@ -1,0 +1,51 @@
+/**
+ * One `bun build --compile` of cli/main.ts: the host's binary (`npm run build`) or another platform's
+ * (`npm run release`, `npm run package -- --all`). Never plain --minify: it renames identifiers and breaks Elysia.
+ */
+import { mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { gitCommit } from "../../cli/lib/version";
+
+export const ROOT = resolve(import.meta.dir, "../..");
+
+/** The platforms `npm run release` builds: npm's os/cpu names, Bun's compile target, the file name. */
+export const PLATFORMS = [
+  { os: "linux", cpu: "x64", target: "bun-linux-x64" },
+  { os: "linux", cpu: "arm64", target: "bun-linux-arm64" },
+  { os: "darwin", cpu: "x64", target: "bun-darwin-x64" },
+  { os: "darwin", cpu: "arm64", target: "bun-darwin-arm64" },
+  { os: "win32", cpu: "x64", target: "bun-windows-x64" },
+] as const;
+export type Platform = (typeof PLATFORMS)[number];
+
+/** `ext-linux-x64`, `ext-windows-x64.exe`: the release file name (Bun's spelling of the OS). */
+export const releaseName = (p: Platform) => `ext-${p.target.slice(4)}${p.os === "win32" ? ".exe" : ""}`;
+
+export const hostPlatform = (): Platform | undefined => PLATFORMS.find((p) => p.os === process.platform && p.cpu === process.arch);
+
+export function compileBinary(outfile: string, target?: string): void {
+  mkdirSync(dirname(outfile), { recursive: true });
+  const args = [
+    "build",
+    "--compile",
+    ...(target ? [`--target=${target}`] : []),
+    "--minify-whitespace",
+    "--minify-syntax",
+    "--sourcemap=none",
+    // JavaScriptCore bytecode compiled at build time: the binary starts without parsing its bundle (about half the
+    // cold start, measured in bench/). Bytecode needs the ESM output format for the CLI's top-level await.
+    "--bytecode",
+    "--format=esm",
+    // A user's .env or bunfig.toml in the working directory must not change the binary's behaviour.
+    "--no-compile-autoload-dotenv",
+    "--no-compile-autoload-bunfig",
+    // `ext --version` names the commit (cli/lib/version.ts); the binary has no git to ask.
+    "--define",
+    `EXT_BUILD_COMMIT=${JSON.stringify(gitCommit(ROOT) ?? "unknown")}`,
+    "cli/main.ts",
+    "--outfile",
+    outfile,
+  ];
+  const proc = Bun.spawnSync([process.execPath, ...args], { stdout: "inherit", stderr: "inherit", cwd: ROOT });
+  if (proc.exitCode !== 0) throw new Error(`bun build --compile${target ? ` --target=${target}` : ""} failed (exit ${proc.exitCode})`);
+}

@@ -1,0 +1,89 @@
+/**
+ * `ext serve --exit-with-stdin`: no orphan when the process that started the server dies, even by SIGKILL
+ * (its end of the stdin pipe closes). Without the flag the same server outlives its parent, which shows
+ * the test can tell the two apart.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { parseServerConfig } from "../../src/config";
+import { alive, goneSoon } from "../binary/helpers";
+import { watchStdin } from "../../cli/lib/stdin-watch";
+import { cleanEnv } from "../helpers/clean-env";
+
+const ROOT = join(import.meta.dir, "../..");
+const BUN = join(ROOT, "node_modules/.bin/bun");
+const dir = mkdtempSync(join(tmpdir(), "ext-stdin-watch-"));
+const pids: number[] = [];
+afterAll(() => {
+  for (const pid of pids) if (alive(pid)) process.kill(pid, "SIGKILL");
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A parent that starts `ext serve` with a pipe as its stdin (never written), prints the server's pid, and idles. */
+const PARENT = `
+const [bun, root, ready, ...flags] = process.argv.slice(2);
+const child = require("node:child_process").spawn(bun, ["cli/main.ts", "serve", "--memory", "--port", "0", "--ready-file", ready, ...flags], { cwd: root, stdio: ["pipe", "ignore", "pipe"] });
+child.stderr.resume();
+process.stdout.write(child.pid + "\\n");
+setInterval(() => {}, 60_000);
+`;
+
+async function startParent(name: string, flags: string[]): Promise<{ parent: ReturnType<typeof Bun.spawn>; server: number }> {
+  const script = join(dir, `${name}.cjs`);
+  const ready = join(dir, `${name}.json`);
+  writeFileSync(script, PARENT);
+  const parent = Bun.spawn([BUN, script, BUN, ROOT, ready, ...flags], { env: cleanEnv(), stdout: "pipe", stderr: "inherit" });
+  pids.push(parent.pid);
+  const reader = parent.stdout.getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("the parent exited before starting the server");
+    text += new TextDecoder().decode(value);
+  }
+  const server = Number(text.trim());
+  pids.push(server);
+  for (let i = 0; i < 400 && !existsSync(ready) && alive(server); i++) await Bun.sleep(25);
+  expect(JSON.parse(readFileSync(ready, "utf8")).pid).toBe(server);
+  return { parent, server };
+}
+
+describe("ext serve --exit-with-stdin", () => {
+  test("the server exits when its parent is killed with SIGKILL", async () => {
+    const { parent, server } = await startParent("watched", ["--exit-with-stdin"]);
+    parent.kill("SIGKILL");
+    await parent.exited;
+    expect(await goneSoon(server)).toBe(true);
+  }, 20_000);
+
+  test("without the flag the server outlives its parent (what the flag is for)", async () => {
+    const { parent, server } = await startParent("unwatched", []);
+    parent.kill("SIGKILL");
+    await parent.exited;
+    expect(await goneSoon(server)).toBe(false); // goneSoon kills the survivor
+  }, 20_000);
+});
+
+describe("watchStdin", () => {
+  test("fires once when the input ends, not before; data written to it is dropped", async () => {
+    const input = new PassThrough();
+    let calls = 0;
+    watchStdin(() => calls++, input);
+    input.write("anything");
+    await Bun.sleep(0);
+    expect(calls).toBe(0);
+    const ended = new Promise((resolve) => input.on("close", resolve));
+    input.end();
+    await ended;
+    expect(calls).toBe(1);
+  });
+
+  test("EXT_EXIT_WITH_STDIN and the flag set it; off by default", () => {
+    expect(parseServerConfig({}, {}).exitWithStdin).toBe(false);
+    expect(parseServerConfig({}, { EXT_EXIT_WITH_STDIN: "1" }).exitWithStdin).toBe(true);
+    expect(parseServerConfig({ exitWithStdin: false }, { EXT_EXIT_WITH_STDIN: "1" }).exitWithStdin).toBe(false);
+  });
+});
