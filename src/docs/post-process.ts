@@ -88,7 +88,8 @@ export function postProcessDocument<D extends object>(generated: D): D {
   doc.paths = paths;
   for (const name of [...canonical.keys()].sort()) schemas[name] = canonical.get(name)!;
   doc.components = { ...components, schemas };
-  return doc as unknown as D;
+  // The version first, as readers of the document expect.
+  return { openapi: doc.openapi, ...doc } as unknown as D;
 }
 
 /** `anyOf[{type: string, format: integer}, {type: integer, …}]` (Elysia's t.Integer) → the integer branch. */
