@@ -243,6 +243,21 @@ describe("GET /openapi.json", () => {
   });
 });
 
+describe("integers as the document types them", () => {
+  test("a JSON body's integer written as a string is a 422, as the document's `integer` says; a query integer is still text", async () => {
+    const ext = (await emu.api("POST", "/extensions", { json: { name: "Integers" } })).body.extension.id;
+    const refused = [
+      await emu.admin("POST", `/extensions/${ext}/installs`, { count: "5" }),
+      await emu.admin("PUT", `/overrides/extensions/${ext}`, { max_sounds_per_extension: "80" }),
+      await emu.admin("POST", "/faults", { path: "/extensions", status: "503" }),
+    ];
+    for (const res of refused) expect([res.status, res.body.error.code]).toEqual([422, "validation_error"]);
+    expect(refused[0]!.body.error.details[0].field).toBe("count");
+    expect((await emu.admin("PUT", `/overrides/extensions/${ext}`, { max_sounds_per_extension: 80 })).status).toBe(200);
+    expect((await emu.admin("GET", "/requests?limit=5")).status).toBe(200);
+  });
+});
+
 describe("error codes", () => {
   test("every code the catalog can answer with has its example, of the same status", async () => {
     const source = await Bun.file(new URL("../../src/errors/catalog.ts", import.meta.url)).text();
