@@ -6,7 +6,10 @@ import { StateSummary } from "./model";
 import { emulatorState, resetEmulator, seedEmulator } from "./reset";
 import { controlResponses, security, tags } from "./route-kit";
 
-const ResetReport = t.Object({ reset: t.Literal(true), seed: t.Union([SeedReport, t.Null()], { description: "The start-up fixture's load report" }) });
+const ResetReport = t.Object(
+  { reset: t.Literal(true), seed: t.Union([SeedReport, t.Null()], { description: "The start-up fixture's load report" }) },
+  { additionalProperties: false },
+);
 
 export function stateRoutes(runtime: Runtime) {
   return new Elysia()

@@ -5,6 +5,8 @@ import { integer, named } from "../http/schema";
 export const LimitValues = t.Record(t.String(), integer({ minimum: 0 }), {
   description: "Limit key → value, e.g. {\"max_sounds_per_extension\": 80}. Keys as in the limits catalog.",
   examples: [{ max_sounds_per_extension: 80 }],
+  // Said explicitly: Elysia closes a body schema that does not say, and the document must not depend on it.
+  additionalProperties: false,
   ...named("LimitValues"),
 });
 export type LimitValues = Static<typeof LimitValues>;
