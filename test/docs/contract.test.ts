@@ -274,6 +274,12 @@ describe("every route, every documented status, against /openapi.json", () => {
     expect(missing).toEqual([]);
   });
 
+  test("every example the document shows validates against its schema (the error examples included)", () => {
+    const { checked, problems } = contract.exampleProblems();
+    expect(problems).toEqual([]);
+    expect(checked).toBeGreaterThan(100);
+  });
+
   test("the validator does refuse a field the document does not know", () => {
     const o = contract.operations.find((x) => x.operationId === "getInstallStatistics")!;
     const headers = new Headers({ "content-type": "application/json" });

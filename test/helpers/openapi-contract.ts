@@ -62,6 +62,26 @@ export class OpenApiContract {
     return validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message} ${JSON.stringify(e.params)}`);
   }
 
+  /** Every `examples` value of every schema of the document, checked against that schema. */
+  exampleProblems(): { checked: number; problems: string[] } {
+    let checked = 0;
+    const problems: string[] = [];
+    const walk = (node: unknown, path: string[]): void => {
+      if (Array.isArray(node)) return node.forEach((v, i) => walk(v, [...path, String(i)]));
+      if (!node || typeof node !== "object") return;
+      const record = node as Record<string, unknown>;
+      if (Array.isArray(record.examples) && path.at(-1) !== "properties") {
+        for (const example of record.examples) {
+          checked++;
+          problems.push(...this.check(pointer(...path), example).map((p) => `${pointer(...path)}: ${p}`));
+        }
+      }
+      for (const [k, v] of Object.entries(record)) if (k !== "examples") walk(v, [...path, k]);
+    };
+    walk(this.doc, []);
+    return { checked, problems };
+  }
+
   /** Problems of a request body sent as `mediaType` (a multipart form as its parsed fields). */
   requestProblems(o: Operation, mediaType: string, body: unknown): string[] {
     const content = o.op.requestBody?.content;
