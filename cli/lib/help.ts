@@ -23,6 +23,7 @@ export const EXAMPLES: Record<string, string[]> = {
     "EXT_LOCAL_URL=http://127.0.0.1:5000/developer/v1 ext seed demo --target local",
     "ext seed team.json --target https://emu.internal:4780 --admin-token s3cret --json",
   ],
+  openapi: ["ext openapi > openapi.json", "ext openapi --yaml > openapi.yaml", "ext openapi > openapi.json && npx openapi-typescript openapi.json -o api.d.ts"],
   exec: ["ext exec -- npm test", "ext exec --seed fixtures/demo.json -- sh -c 'curl -fsS -H \"Authorization: Bearer $EXT_API_KEY\" \"$EXT_BASE_URL/extensions\"'"],
 };
 
