@@ -12,6 +12,7 @@ export const main = defineCommand({
     seed: () => import("./commands/seed").then((m) => m.default),
     exec: () => import("./commands/exec").then((m) => m.default),
     secrets: () => import("./commands/secrets").then((m) => m.default),
+    openapi: () => import("./commands/openapi").then((m) => m.default),
   },
 });
 

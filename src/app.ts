@@ -31,7 +31,7 @@ export function createApp(runtime: Runtime) {
     .use(docsPlugin())
     .get("/healthz", () => ({ status: "ok" as const }), {
       response: { 200: t.Object({ status: t.Literal("ok") }) },
-      detail: { tags: ["Health"], summary: "Liveness (no auth)" },
+      detail: { tags: ["Health"], operationId: "getHealth", summary: "Liveness (no auth)", security: [] },
     })
     // Faults first, so an injected fault can stand in for any response, a 401 or 429 included.
     .use(faultHook(control.faults))
@@ -42,10 +42,10 @@ export function createApp(runtime: Runtime) {
       api
         .use(extensionRoutes(services.extensions)).use(secretRoutes(services.secrets)).use(installRoutes(services.installs))
         .use(versionRoutes(services.versions, runtime.blobs))
-        .use(limitsRoutes(services.limitsView)),
+        .use(limitsRoutes(services.limitsView, "getLimits")),
     )
     // The literal path the spec gives the deploy tool for the limits endpoint; same body.
-    .group(DEPLOY_LIMITS_PREFIX, (deploy) => deploy.use(limitsRoutes(services.limitsView)));
+    .group(DEPLOY_LIMITS_PREFIX, (deploy) => deploy.use(limitsRoutes(services.limitsView, "getDeployLimits")));
   methods.load(app.routes);
   return app;
 }

@@ -1,5 +1,6 @@
 /** API keys and team members of an account, as the control plane (the "dashboard") manages them. */
 import { t, type Static } from "elysia";
+import { integer, named } from "../http/schema";
 import { SCOPES } from "../auth/scopes";
 import { oneOf } from "../http/one-of";
 
@@ -10,7 +11,7 @@ export const CreateApiKeyBody = t.Object(
     name: t.String({ minLength: 1, maxLength: 100 }),
     scopes: t.Array(oneOf(SCOPES), { minItems: 1, uniqueItems: true, description: "Permission scopes; * grants all" }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, ...named("ApiKeyCreate") },
 );
 export type CreateApiKeyInput = Static<typeof CreateApiKeyBody>;
 
@@ -24,15 +25,15 @@ export const ApiKey = t.Object(
     createdAt: Timestamp,
     revokedAt: t.Union([Timestamp, t.Null()]),
   },
-  { additionalProperties: false, title: "ApiKey" },
+  { additionalProperties: false, ...named("ApiKey") },
 );
 export type ApiKey = Static<typeof ApiKey>;
 
 export const ApiKeyCreated = t.Object(
   { apiKey: ApiKey, plaintext: t.String({ description: "The key itself. Shown this once; only its hash is stored." }) },
-  { additionalProperties: false },
+  { additionalProperties: false, ...named("ApiKeyCreated") },
 );
-export const ApiKeyList = t.Object({ apiKeys: t.Array(ApiKey) }, { additionalProperties: false });
+export const ApiKeyList = t.Object({ apiKeys: t.Array(ApiKey) }, { additionalProperties: false, ...named("ApiKeyList") });
 
 /** "owner" is the account itself (always counted), so it cannot be added. */
 const MEMBER_ROLES = ["admin", "developer", "viewer"] as const;
@@ -42,19 +43,19 @@ export const AddMemberBody = t.Object(
     email: t.String({ minLength: 3, maxLength: 254, pattern: "^[^\\s@]+@[^\\s@]+$", description: "Unique within the account (case-insensitive)" }),
     role: oneOf(MEMBER_ROLES),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, ...named("TeamMemberCreate") },
 );
 export type AddMemberInput = Static<typeof AddMemberBody>;
 
 export const TeamMember = t.Object(
   { id: t.String(), accountId: t.String(), email: t.String(), role: t.String(), createdAt: Timestamp },
-  { additionalProperties: false, title: "TeamMember" },
+  { additionalProperties: false, ...named("TeamMember") },
 );
 export type TeamMember = Static<typeof TeamMember>;
 
 export const TeamMemberList = t.Object(
-  { members: t.Array(TeamMember), count: t.Integer({ description: "Members counted against the cap, the owner included" }), max: t.Integer() },
-  { additionalProperties: false },
+  { members: t.Array(TeamMember), count: integer({ description: "Members counted against the cap, the owner included" }), max: integer() },
+  { additionalProperties: false, ...named("TeamMemberList") },
 );
 
 export const AccountParams = t.Object({ accountId: t.String({ description: "Account id (acc_…)" }) });

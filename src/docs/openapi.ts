@@ -5,13 +5,15 @@
  * The document is made by @elysiajs/openapi's `toOpenAPISchema`, loaded on the first request for it: the
  * package (~270 KB with its schema converters) is on no test's path, and evaluating it, with the plugin's
  * routes, cost ~7 ms of every cold start. What the plugin would add around it (info defaults, tags, the
- * merge of our `documentation`) is done here the same way, so the document is the plugin's, byte for byte.
+ * merge of our `documentation`) is done here the same way; then src/docs/post-process.ts applies what the
+ * generator cannot be told. So the document is the plugin's, post-processed, and nothing hand-written.
  */
 import { Elysia } from "elysia";
 // The page template only: a 5 KB module, unlike the package's main entry.
 import { ScalarRender } from "@elysiajs/openapi/scalar";
 import pkg from "../../package.json" with { type: "json" };
-import { API_PREFIX } from "../config";
+import { API_PREFIX, DEFAULT_HOST, DEFAULT_PORT } from "../config";
+import { postProcessDocument } from "./post-process";
 
 export const OPENAPI_PATH = "/openapi.json";
 export const DOCS_PATH = "/docs";
@@ -32,7 +34,10 @@ export const documentation = {
       `Local emulator of the platform's Developer REST API for extensions. The developer API lives under \`${API_PREFIX}\` ` +
       "and needs `Authorization: Bearer <DEVELOPER_API_KEY>`. The emulator's control plane (tag *Emulator*) lives under `/_emulator`. " +
       "Every error is `{error:{code,message,status}}`.",
+    // Set by the package when it has one; until then, not licensed for use outside the project.
+    license: { name: (pkg as { license?: string }).license ?? "UNLICENSED" },
   },
+  servers: [{ url: `http://${DEFAULT_HOST}:${DEFAULT_PORT}`, description: "`ext serve` with its default address" }],
   tags: [
     { name: "Extensions", description: "Create, read, update and delete extensions" },
     { name: "Versions", description: "Submit version bundles and list versions" },
@@ -42,13 +47,31 @@ export const documentation = {
     { name: "Emulator", description: "The emulator's control plane: seed, reset, review, clock, faults (not part of the platform API)" },
     { name: "Health", description: "Liveness" },
   ],
+  // Redoc-style grouping: the platform's API apart from the emulator's own endpoints.
+  "x-tagGroups": [
+    { name: "Developer API", tags: ["Extensions", "Versions", "Installs", "Secrets", "Limits"] },
+    { name: "Emulator", tags: ["Emulator", "Health"] },
+  ],
   components: {
     securitySchemes: {
-      bearerAuth: { type: "http", scheme: "bearer", description: "Developer API key" },
+      bearerAuth: { type: "http", scheme: "bearer", description: "Developer API key: `Authorization: Bearer <DEVELOPER_API_KEY>`" },
       adminToken: { type: "http", scheme: "bearer", description: "Emulator admin token (control plane, non-loopback binds only)" },
     },
   },
 };
+
+/** The document as the @elysiajs/openapi plugin assembles it around the generated paths and schemas. */
+export function pluginDocument(paths: object, schemas: object | undefined) {
+  return {
+    ...documentation,
+    openapi: OPENAPI_VERSION,
+    tags: documentation.tags,
+    // The plugin's key order: its defaults (title, description, version), then ours over them.
+    info: { title: documentation.info.title, description: documentation.info.description, version: documentation.info.version, license: documentation.info.license },
+    paths: { ...paths },
+    components: { ...documentation.components, schemas: { ...schemas } },
+  };
+}
 
 /** The Scalar page, offline: no fonts from a CDN, no telemetry, none of Scalar's cloud features (AI agent,
  * MCP generator, deploy/share toolbar), which need its servers. */
@@ -86,18 +109,7 @@ export function docsPlugin() {
         if (cached?.routes !== routes) {
           const { toOpenAPISchema } = await import("@elysiajs/openapi");
           const { paths, components } = toOpenAPISchema(plugin, undefined, undefined, undefined, OPENAPI_VERSION);
-          cached = {
-            routes,
-            body: {
-              ...documentation,
-              openapi: OPENAPI_VERSION,
-              tags: documentation.tags,
-              // The plugin's key order: its defaults (title, description, version), then ours over them.
-              info: { title: documentation.info.title, description: documentation.info.description, version: documentation.info.version },
-              paths: { ...paths },
-              components: { ...documentation.components, schemas: { ...components.schemas } },
-            },
-          };
+          cached = { routes, body: postProcessDocument(pluginDocument(paths, components.schemas)) };
         }
         return cached.body;
       },

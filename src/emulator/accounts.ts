@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import { AccountKeyParams, AccountMemberParams, AccountParams, AddMemberBody, ApiKeyCreated, ApiKeyList, CreateApiKeyBody, TeamMember, TeamMemberList } from "../accounts/model";
 import type { AccountService } from "../accounts/service";
 import { apiAuth } from "../http/auth";
-import { controlErrors, noContent, security, tags } from "./route-kit";
+import { controlResponses, noContent, NoContent, security, tags } from "./route-kit";
 
 /** The dashboard's Account → Security → API Keys page and the team page, as control-plane calls. */
 export function accountRoutes(accounts: AccountService) {
@@ -18,10 +18,11 @@ export function accountRoutes(accounts: AccountService) {
         json: true,
         params: AccountParams,
         body: CreateApiKeyBody,
-        response: { 201: ApiKeyCreated, ...controlErrors(404, 415, 422) },
+        response: controlResponses({ 201: ApiKeyCreated }, "account_not_found", "unsupported_media_type", "payload_too_large", "validation_error", "limit_exceeded"),
         detail: {
           tags,
           security,
+          operationId: "createApiKey",
           summary: "Create a developer API key",
           description: "The plaintext is in this response only. At most 20 active keys per account (422 limit_exceeded).",
         },
@@ -29,8 +30,8 @@ export function accountRoutes(accounts: AccountService) {
     )
     .get("/keys", ({ params }) => ({ apiKeys: accounts.listKeys(params.accountId) }), {
       params: AccountParams,
-      response: { 200: ApiKeyList, ...controlErrors(404) },
-      detail: { tags, security, summary: "List the account's API keys (prefix only, revoked ones included)" },
+      response: controlResponses({ 200: ApiKeyList }, "account_not_found"),
+      detail: { tags, security, operationId: "listApiKeys", summary: "List the account's API keys (prefix only, revoked ones included)" },
     })
     .delete(
       "/keys/:keyId",
@@ -40,8 +41,8 @@ export function accountRoutes(accounts: AccountService) {
       },
       {
         params: AccountKeyParams,
-        response: { 204: t.Void({ description: "Revoked; the key fails from the next request on" }), ...controlErrors(404) },
-        detail: { tags, security, summary: "Revoke an API key" },
+        response: controlResponses({ 204: NoContent("Revoked; the key fails from the next request on") }, "account_not_found", "api_key_not_found"),
+        detail: { tags, security, operationId: "revokeApiKey", summary: "Revoke an API key" },
       },
     )
     .post(
@@ -54,14 +55,14 @@ export function accountRoutes(accounts: AccountService) {
         json: true,
         params: AccountParams,
         body: AddMemberBody,
-        response: { 201: t.Object({ member: TeamMember }), ...controlErrors(404, 409, 415, 422) },
-        detail: { tags, security, summary: "Add a team member", description: "At most 10 members, the owner included (422 limit_exceeded)." },
+        response: controlResponses({ 201: t.Object({ member: TeamMember }) }, "account_not_found", "member_exists", "unsupported_media_type", "payload_too_large", "validation_error", "limit_exceeded"),
+        detail: { tags, security, operationId: "addTeamMember", summary: "Add a team member", description: "At most 10 members, the owner included (422 limit_exceeded)." },
       },
     )
     .get("/members", ({ params }) => accounts.listMembers(params.accountId), {
       params: AccountParams,
-      response: { 200: TeamMemberList, ...controlErrors(404) },
-      detail: { tags, security, summary: "List team members" },
+      response: controlResponses({ 200: TeamMemberList }, "account_not_found"),
+      detail: { tags, security, operationId: "listTeamMembers", summary: "List team members" },
     })
     .delete(
       "/members/:memberId",
@@ -71,8 +72,8 @@ export function accountRoutes(accounts: AccountService) {
       },
       {
         params: AccountMemberParams,
-        response: { 204: t.Void({ description: "Removed" }), ...controlErrors(404) },
-        detail: { tags, security, summary: "Remove a team member" },
+        response: controlResponses({ 204: NoContent("Removed") }, "account_not_found", "member_not_found"),
+        detail: { tags, security, operationId: "removeTeamMember", summary: "Remove a team member" },
       },
     );
 }

@@ -3,7 +3,7 @@ import { errors } from "../errors/catalog";
 import { apiAuth } from "../http/auth";
 import type { Runtime } from "../runtime";
 import { FaultRule, FaultRuleInput, IdParams } from "./model";
-import { controlErrors, noContent, security, tags } from "./route-kit";
+import { controlResponses, noContent, NoContent, security, tags } from "./route-kit";
 
 export function faultRoutes(runtime: Runtime) {
   const faults = runtime.control.faults;
@@ -18,10 +18,11 @@ export function faultRoutes(runtime: Runtime) {
       {
         json: true,
         body: FaultRuleInput,
-        response: { 201: t.Object({ fault: FaultRule }), ...controlErrors(415, 422) },
+        response: controlResponses({ 201: t.Object({ fault: FaultRule }) }, "unsupported_media_type", "payload_too_large", "validation_error"),
         detail: {
           tags,
           security,
+          operationId: "createFault",
           summary: "Inject a fault into matching developer-API requests",
           description:
             "Matching requests (method, path pattern) answer with the chosen status and {error:{code,message,status}}, or are delayed by latencyMs and proceed. `times`: the next N matches only; `probability`: 0..1. Checked before authentication, so a fault can replace any response.",
@@ -29,8 +30,8 @@ export function faultRoutes(runtime: Runtime) {
       },
     )
     .get("", () => ({ faults: faults.list() }), {
-      response: { 200: t.Object({ faults: t.Array(FaultRule) }), ...controlErrors() },
-      detail: { tags, security, summary: "List fault rules with how often each fired" },
+      response: controlResponses({ 200: t.Object({ faults: t.Array(FaultRule) }) }),
+      detail: { tags, security, operationId: "listFaults", summary: "List fault rules with how often each fired" },
     })
     .delete(
       "",
@@ -39,8 +40,8 @@ export function faultRoutes(runtime: Runtime) {
         return noContent();
       },
       {
-        response: { 204: t.Void({ description: "All rules removed" }), ...controlErrors() },
-        detail: { tags, security, summary: "Remove every fault rule" },
+        response: controlResponses({ 204: NoContent("All rules removed") }),
+        detail: { tags, security, operationId: "deleteFaults", summary: "Remove every fault rule" },
       },
     )
     .delete(
@@ -51,8 +52,8 @@ export function faultRoutes(runtime: Runtime) {
       },
       {
         params: IdParams,
-        response: { 204: t.Void({ description: "Rule removed" }), ...controlErrors(404) },
-        detail: { tags, security, summary: "Remove one fault rule" },
+        response: controlResponses({ 204: NoContent("Rule removed") }, "fault_not_found"),
+        detail: { tags, security, operationId: "deleteFault", summary: "Remove one fault rule" },
       },
     );
 }

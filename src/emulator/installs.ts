@@ -3,7 +3,7 @@ import { apiAuth } from "../http/auth";
 import { InstallStats } from "../installs/model";
 import type { InstallService } from "../installs/service";
 import { IdParams, InstallBody, RolloutBody } from "./model";
-import { controlErrors, security, tags } from "./route-kit";
+import { controlResponses, security, tags } from "./route-kit";
 
 /** What end users do: install and uninstall. The developer API only ever sees the aggregates. */
 export function installControlRoutes(installs: InstallService) {
@@ -13,10 +13,11 @@ export function installControlRoutes(installs: InstallService) {
       params: IdParams,
       json: true,
       body: t.Optional(InstallBody),
-      response: { 200: InstallStats, ...controlErrors(404, 409, 415, 422) },
+      response: controlResponses({ 200: InstallStats }, "extension_not_found", "version_not_found", "no_current_version", "version_not_installable", "unsupported_media_type", "payload_too_large", "validation_error", "limit_exceeded"),
       detail: {
         tags,
         security,
+        operationId: "recordInstalls",
         summary: "Record installs of an extension",
         description:
           "Default: one install of the current version. The version's sounds are checked again against the sound limit as it resolves now (spec: validated again at install time); 422 limit_exceeded when they no longer fit. Returns the install statistics.",
@@ -26,10 +27,11 @@ export function installControlRoutes(installs: InstallService) {
       params: IdParams,
       json: true,
       body: t.Optional(InstallBody),
-      response: { 200: InstallStats, ...controlErrors(404, 409, 415, 422) },
+      response: controlResponses({ 200: InstallStats }, "extension_not_found", "version_not_found", "not_enough_installs", "unsupported_media_type", "payload_too_large", "validation_error"),
       detail: {
         tags,
         security,
+        operationId: "recordUninstalls",
         summary: "Record uninstalls (of the given version, or of any)",
         description: "Without a versionId, the versions installed first lose theirs first. Returns the install statistics.",
       },
@@ -38,10 +40,11 @@ export function installControlRoutes(installs: InstallService) {
       params: IdParams,
       json: true,
       body: t.Optional(RolloutBody),
-      response: { 200: InstallStats, ...controlErrors(404, 409, 415, 422) },
+      response: controlResponses({ 200: InstallStats }, "extension_not_found", "version_not_found", "no_current_version", "version_not_installable", "not_enough_installs", "unsupported_media_type", "payload_too_large", "validation_error", "limit_exceeded"),
       detail: {
         tags,
         security,
+        operationId: "recordRollout",
         summary: "Move active installs to another version (an update rollout)",
         description:
           "Moves count active installs (default: all of the source) from fromVersionId (default: every other version, those installed first going first) onto toVersionId (default: the current version), which must be installable like an install (approved; its sounds re-checked). total does not change: an update is not a new install. Returns the install statistics.",

@@ -10,7 +10,7 @@ import {
 } from "../limit-requests/model";
 import type { LimitRequestService } from "../limit-requests/service";
 import { IdParams } from "./model";
-import { controlErrors, security, tags } from "./route-kit";
+import { controlResponses, security, tags } from "./route-kit";
 
 /** Spec §8 "Requesting an increase": the developer's request and the admin's decision. */
 export function limitRequestRoutes(requests: LimitRequestService) {
@@ -25,10 +25,11 @@ export function limitRequestRoutes(requests: LimitRequestService) {
       {
         json: true,
         body: CreateLimitRequestBody,
-        response: { 201: LimitRequestEnvelope, ...controlErrors(404, 415, 422) },
+        response: controlResponses({ 201: LimitRequestEnvelope }, "account_not_found", "extension_not_found", "unsupported_media_type", "payload_too_large", "validation_error"),
         detail: {
           tags,
           security,
+          operationId: "createLimitRequest",
           summary: "Request a limit increase",
           description: "Scope account or extension; limits with desired values (known keys, within hard limits); a reason of at least 20 characters.",
         },
@@ -36,26 +37,26 @@ export function limitRequestRoutes(requests: LimitRequestService) {
     )
     .get("", ({ query }) => ({ limitRequests: requests.list(query) }), {
       query: LimitRequestQuery,
-      response: { 200: LimitRequestList, ...controlErrors(422) },
-      detail: { tags, security, summary: "List limit requests with their status (the Requests tab)", description: "Oldest first; filter by accountId and status." },
+      response: controlResponses({ 200: LimitRequestList }, "validation_error"),
+      detail: { tags, security, operationId: "listLimitRequests", summary: "List limit requests with their status (the Requests tab)", description: "Oldest first; filter by accountId and status." },
     })
     .get("/:id", ({ params }) => ({ limitRequest: requests.get(params.id) }), {
       params: IdParams,
-      response: { 200: LimitRequestEnvelope, ...controlErrors(404) },
-      detail: { tags, security, summary: "One limit request" },
+      response: controlResponses({ 200: LimitRequestEnvelope }, "limit_request_not_found"),
+      detail: { tags, security, operationId: "getLimitRequest", summary: "One limit request" },
     })
     .post("/:id/approve", ({ params, body }) => ({ limitRequest: requests.approve(params.id, body?.reason) }), {
       params: IdParams,
       json: true,
       body: t.Optional(ApproveLimitRequestBody),
-      response: { 200: LimitRequestEnvelope, ...controlErrors(404, 409, 422) },
-      detail: { tags, security, summary: "Approve: the overrides apply at once", description: "Only a pending request can be decided (409 otherwise)." },
+      response: controlResponses({ 200: LimitRequestEnvelope }, "limit_request_not_found", "limit_request_decided", "unsupported_media_type", "payload_too_large", "validation_error"),
+      detail: { tags, security, operationId: "approveLimitRequest", summary: "Approve: the overrides apply at once", description: "Only a pending request can be decided (409 otherwise)." },
     })
     .post("/:id/reject", ({ params, body }) => ({ limitRequest: requests.reject(params.id, body.reason) }), {
       json: true,
       params: IdParams,
       body: RejectLimitRequestBody,
-      response: { 200: LimitRequestEnvelope, ...controlErrors(404, 409, 415, 422) },
-      detail: { tags, security, summary: "Reject with a reason" },
+      response: controlResponses({ 200: LimitRequestEnvelope }, "limit_request_not_found", "limit_request_decided", "unsupported_media_type", "payload_too_large", "validation_error"),
+      detail: { tags, security, operationId: "rejectLimitRequest", summary: "Reject with a reason" },
     });
 }

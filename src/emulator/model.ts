@@ -1,5 +1,6 @@
 /** Schemas of the control plane (/_emulator): validation, the OpenAPI document and tests use these. */
 import { t, type Static } from "elysia";
+import { integer, named } from "../http/schema";
 import { oneOf } from "../http/one-of";
 import { MAX_INSTALLS_PER_CALL } from "../installs/model";
 
@@ -12,7 +13,7 @@ export const ClockState = t.Object(
     mode: t.UnionEnum(["real", "frozen"], { description: "real: time runs; frozen: time stands still until changed" }),
     offsetMs: t.Number({ description: "Emulator time minus the machine's time, in milliseconds" }),
   },
-  { additionalProperties: false, title: "ClockState" },
+  { additionalProperties: false, ...named("ClockState") },
 );
 
 export const ClockBody = t.Object(
@@ -22,7 +23,7 @@ export const ClockBody = t.Object(
     freeze: t.Optional(t.Boolean({ description: "With set: stay at that instant" })),
     mode: t.Optional(oneOf(["real", "frozen"], { description: "real: back to the machine's time; frozen: stop at the current instant" })),
   },
-  { additionalProperties: false, description: 'Exactly one of advanceSeconds, set (with optional freeze) or mode' },
+  { additionalProperties: false, description: 'Exactly one of advanceSeconds, set (with optional freeze) or mode', ...named("ClockChange") },
 );
 export type ClockBody = Static<typeof ClockBody>;
 
@@ -38,14 +39,14 @@ export const FaultRuleInput = t.Object(
       description: "Path pattern, relative to /developer/v1 unless it starts with it: exact segments, :param for one segment, * for anything",
       examples: ["/extensions/:id/versions"],
     }),
-    status: t.Optional(t.Integer({ minimum: 400, maximum: 599, description: "Status to answer with; 500 when neither status nor latencyMs is given" })),
+    status: t.Optional(integer({ minimum: 400, maximum: 599, description: "Status to answer with; 500 when neither status nor latencyMs is given" })),
     code: t.Optional(t.String({ minLength: 1, maxLength: 64, pattern: "^[a-z][a-z0-9_]*$", description: "Error code; derived from the status when absent" })),
     message: t.Optional(t.String({ minLength: 1, maxLength: 500 })),
-    latencyMs: t.Optional(t.Integer({ minimum: 0, maximum: 60_000, description: "Delay before answering (or, without status, before proceeding)" })),
-    times: t.Optional(t.Integer({ minimum: 1, maximum: 1_000_000, description: "Fire for the next N matching requests only" })),
+    latencyMs: t.Optional(integer({ minimum: 0, maximum: 60_000, description: "Delay before answering (or, without status, before proceeding)" })),
+    times: t.Optional(integer({ minimum: 1, maximum: 1_000_000, description: "Fire for the next N matching requests only" })),
     probability: t.Optional(t.Number({ minimum: 0, maximum: 1, description: "Chance that a matching request is affected (default 1)" })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, ...named("FaultRuleInput") },
 );
 export type FaultRuleInput = Static<typeof FaultRuleInput>;
 
@@ -54,16 +55,16 @@ export const FaultRule = t.Object(
     id: t.String({ examples: ["flt_01jd2x7k3m9q8r4t5v6w7x8y9z"] }),
     method: t.Union([t.String(), t.Null()]),
     path: t.String({ description: "The normalized pattern (full path)" }),
-    status: t.Union([t.Integer(), t.Null()], { description: "null: latency only" }),
+    status: t.Union([integer(), t.Null()], { description: "null: latency only" }),
     code: t.Union([t.String(), t.Null()]),
     message: t.Union([t.String(), t.Null()]),
-    latencyMs: t.Integer(),
-    times: t.Union([t.Integer(), t.Null()]),
+    latencyMs: integer(),
+    times: t.Union([integer(), t.Null()]),
     probability: t.Number(),
-    fired: t.Integer({ description: "How many requests this rule has affected" }),
+    fired: integer({ description: "How many requests this rule has affected" }),
     createdAt: Timestamp,
   },
-  { additionalProperties: false, title: "FaultRule" },
+  { additionalProperties: false, ...named("FaultRule") },
 );
 export type FaultRule = Static<typeof FaultRule>;
 
@@ -72,12 +73,12 @@ export const RequestLogEntry = t.Object(
   {
     method: t.String(),
     path: t.String({ description: "Without the query string" }),
-    status: t.Integer(),
+    status: integer(),
     accountId: t.Union([t.String(), t.Null()], { description: "null when the request was not authenticated" }),
     durationMs: t.Number(),
     at: Timestamp,
   },
-  { additionalProperties: false, title: "RequestLogEntry" },
+  { additionalProperties: false, ...named("RequestLogEntry") },
 );
 export type RequestLogEntry = Static<typeof RequestLogEntry>;
 
@@ -85,31 +86,31 @@ export type RequestLogEntry = Static<typeof RequestLogEntry>;
 export const StateSummary = t.Object(
   {
     counts: t.Object({
-      accounts: t.Integer(),
-      apiKeys: t.Integer({ description: "Active keys" }),
-      revokedApiKeys: t.Integer(),
-      teamMembers: t.Integer(),
-      extensions: t.Integer(),
-      versions: t.Integer(),
-      secrets: t.Integer(),
-      activeInstalls: t.Integer(),
-      installs: t.Integer({ description: "All installs ever recorded, uninstalled ones included" }),
-      accountOverrides: t.Integer(),
-      extensionOverrides: t.Integer(),
-      limitRequests: t.Integer(),
-      bundleFiles: t.Integer({ description: "Bundle files in the blob store" }),
+      accounts: integer(),
+      apiKeys: integer({ description: "Active keys" }),
+      revokedApiKeys: integer(),
+      teamMembers: integer(),
+      extensions: integer(),
+      versions: integer(),
+      secrets: integer(),
+      activeInstalls: integer(),
+      installs: integer({ description: "All installs ever recorded, uninstalled ones included" }),
+      accountOverrides: integer(),
+      extensionOverrides: integer(),
+      limitRequests: integer(),
+      bundleFiles: integer({ description: "Bundle files in the blob store" }),
     }),
-    faults: t.Integer({ description: "Fault rules (spent ones included)" }),
-    requestsLogged: t.Integer(),
+    faults: integer({ description: "Fault rules (spent ones included)" }),
+    requestsLogged: integer(),
     rateLimits: t.Boolean(),
     clock: ClockState,
   },
-  { additionalProperties: false, title: "EmulatorState" },
+  { additionalProperties: false, ...named("EmulatorState") },
 );
 export type StateSummary = Static<typeof StateSummary>;
 
 // ---- Review ------------------------------------------------------------------------------------------
-export const RejectBody = t.Object({ reason: t.String({ minLength: 1, maxLength: 2000 }) }, { additionalProperties: false });
+export const RejectBody = t.Object({ reason: t.String({ minLength: 1, maxLength: 2000 }) }, { additionalProperties: false, ...named("VersionRejection") });
 export const VersionIdParams = t.Object({ versionId: t.String({ description: "Version id (ver_…)" }) });
 export const IdParams = t.Object({ id: t.String() });
 
@@ -133,30 +134,30 @@ export const ReviewedVersion = t.Object(
       { additionalProperties: false, description: "The extension after the decision" },
     ),
   },
-  { additionalProperties: false, title: "ReviewedVersion" },
+  { additionalProperties: false, ...named("ReviewedVersion") },
 );
 export type ReviewedVersion = Static<typeof ReviewedVersion>;
 
 export const AdminStatus = t.Object(
   { id: t.String(), status: t.String({ description: "disabled, or the status its versions imply once enabled" }), updatedAt: Timestamp },
-  { additionalProperties: false, title: "AdminStatus" },
+  { additionalProperties: false, ...named("AdminStatus") },
 );
 
 export const InstallBody = t.Object(
   {
     versionId: t.Optional(t.String({ description: "An approved version of the extension; default its current version" })),
     count: t.Optional(
-      t.Integer({ minimum: 1, maximum: MAX_INSTALLS_PER_CALL, description: "How many installs (or uninstalls); default 1. Any count costs the same." }),
+      integer({ minimum: 1, maximum: MAX_INSTALLS_PER_CALL, description: "How many installs (or uninstalls); default 1. Any count costs the same." }),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, ...named("InstallChange") },
 );
 
 export const RolloutBody = t.Object(
   {
     fromVersionId: t.Optional(t.String({ description: "Version whose active installs move; default every other version, those installed first going first" })),
     toVersionId: t.Optional(t.String({ description: "An approved version of the extension; default its current version" })),
-    count: t.Optional(t.Integer({ minimum: 1, maximum: MAX_INSTALLS_PER_CALL, description: "How many installs move; default all of the source's" })),
+    count: t.Optional(integer({ minimum: 1, maximum: MAX_INSTALLS_PER_CALL, description: "How many installs move; default all of the source's" })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, ...named("InstallRollout") },
 );

@@ -2,30 +2,33 @@ import { Elysia, t } from "elysia";
 import { apiAuth } from "../http/auth";
 import { OverridesBody, OverridesView } from "../limits/overrides-model";
 import type { OverrideScope, OverrideService } from "../limits/overrides";
-import { controlErrors, noContent, security, tags } from "./route-kit";
+import { controlResponses, noContent, NoContent, security, tags } from "./route-kit";
 
 /** PUT / GET / DELETE for one scope: /overrides/extensions/:id or /overrides/accounts/:id. */
 function scopeRoutes(overrides: OverrideService, scope: OverrideScope, segment: string) {
   const params = t.Object({ id: t.String({ description: scope === "extension" ? "Extension id" : "Account id" }) });
   const what = scope === "extension" ? "an extension (priority 1)" : "a developer account (priority 2)";
+  const Scope = scope === "extension" ? "Extension" : "Account";
+  const notFound = scope === "extension" ? "extension_not_found" : "account_not_found";
   return new Elysia({ prefix: `/overrides/${segment}` })
     .use(apiAuth)
     .put("/:id", ({ params, body }) => overrides.replace(scope, params.id, body), {
       json: true,
       params,
       body: OverridesBody,
-      response: { 200: OverridesView, ...controlErrors(404, 415, 422) },
+      response: controlResponses({ 200: OverridesView }, notFound, "unsupported_media_type", "payload_too_large", "validation_error"),
       detail: {
         tags,
         security,
+        operationId: `set${Scope}Overrides`,
         summary: `Set the limit overrides of ${what}`,
         description: "The body is a map of limit key → value and replaces the scope's overrides. Unknown keys and values above a hard limit are a 422.",
       },
     })
     .get("/:id", ({ params }) => overrides.get(scope, params.id), {
       params,
-      response: { 200: OverridesView, ...controlErrors(404) },
-      detail: { tags, security, summary: `Read the limit overrides of ${what}` },
+      response: controlResponses({ 200: OverridesView }, notFound),
+      detail: { tags, security, operationId: `get${Scope}Overrides`, summary: `Read the limit overrides of ${what}` },
     })
     .delete(
       "/:id",
@@ -35,8 +38,8 @@ function scopeRoutes(overrides: OverrideService, scope: OverrideScope, segment: 
       },
       {
         params,
-        response: { 204: t.Void({ description: "Overrides removed; defaults apply again" }), ...controlErrors(404) },
-        detail: { tags, security, summary: `Remove the limit overrides of ${what}` },
+        response: controlResponses({ 204: NoContent("Overrides removed; defaults apply again") }, notFound),
+        detail: { tags, security, operationId: `delete${Scope}Overrides`, summary: `Remove the limit overrides of ${what}` },
       },
     );
 }

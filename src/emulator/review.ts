@@ -5,7 +5,7 @@ import { apiAuth } from "../http/auth";
 import type { Runtime } from "../runtime";
 import type { Version } from "../versions/service";
 import { AdminStatus, IdParams, RejectBody, ReviewedVersion, VersionIdParams } from "./model";
-import { controlErrors, security, tags } from "./route-kit";
+import { controlResponses, security, tags } from "./route-kit";
 
 /** Review decisions (what a platform reviewer does) and the admin status of an extension. */
 export function reviewRoutes(runtime: Runtime) {
@@ -34,10 +34,11 @@ export function reviewRoutes(runtime: Runtime) {
     .use(apiAuth)
     .post("/versions/:versionId/approve", ({ params }) => reviewed(versions.approveVersion(params.versionId)), {
       params: VersionIdParams,
-      response: { 200: ReviewedVersion, ...controlErrors(404, 409) },
+      response: controlResponses({ 200: ReviewedVersion }, "version_not_found", "version_not_pending", "version_archived"),
       detail: {
         tags,
         security,
+        operationId: "approveVersion",
         summary: "Approve a version",
         description: "Only a pending version can be decided (409 version_not_pending otherwise; 409 version_archived for an archived one). The version becomes approved (approvedAt set), the extension approved (unless disabled) and its currentVersionId the newest approved version.",
       },
@@ -46,25 +47,27 @@ export function reviewRoutes(runtime: Runtime) {
       json: true,
       params: VersionIdParams,
       body: RejectBody,
-      response: { 200: ReviewedVersion, ...controlErrors(404, 409, 415, 422) },
+      response: controlResponses({ 200: ReviewedVersion }, "version_not_found", "version_not_pending", "version_archived", "unsupported_media_type", "payload_too_large", "validation_error"),
       detail: {
         tags,
         security,
+        operationId: "rejectVersion",
         summary: "Reject a version with a reason",
         description: "Only a pending version can be decided (409 version_not_pending otherwise). The extension becomes rejected only if none of its versions was ever approved.",
       },
     })
     .post("/extensions/:id/disable", ({ params }) => adminStatus.disable(params.id), {
       params: IdParams,
-      response: { 200: AdminStatus, ...controlErrors(404) },
-      detail: { tags, security, summary: "Disable an extension (admin status)" },
+      response: controlResponses({ 200: AdminStatus }, "extension_not_found"),
+      detail: { tags, security, operationId: "disableExtension", summary: "Disable an extension (admin status)" },
     })
     .post("/extensions/:id/enable", ({ params }) => adminStatus.enable(params.id), {
       params: IdParams,
-      response: { 200: AdminStatus, ...controlErrors(404) },
+      response: controlResponses({ 200: AdminStatus }, "extension_not_found"),
       detail: {
         tags,
         security,
+        operationId: "enableExtension",
         summary: "Enable a disabled extension",
         description: "It gets back the status its versions imply: approved if one was ever approved, else in_review, rejected or draft.",
       },

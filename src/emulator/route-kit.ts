@@ -1,12 +1,19 @@
 /** What every control-plane route shares: the OpenAPI tag, the security note and the errors it can answer. */
+import type { TSchema } from "elysia";
+import type { ErrorCode } from "../errors/codes";
 import { errorResponses } from "../errors/model";
+import { WWW_AUTHENTICATE_HEADER } from "../http/responses";
 
 export const tags = ["Emulator"];
 /** Open on loopback without a header; elsewhere the admin token (see admin-auth.ts). */
 export const security: Record<string, string[]>[] = [{}, { adminToken: [] }];
-/** Every control-plane route can answer 401 (admin gate) and 500, plus what it names. */
-export function controlErrors<S extends number>(...statuses: S[]) {
-  return errorResponses<S | 401 | 500>(401, 500, ...statuses);
+
+/**
+ * The `response` of a control-plane route: its success schema(s) and the errors it can return (`codes`,
+ * plus the admin gate's 401 and 403 and the 500 any route can answer).
+ */
+export function controlResponses<S extends Record<number, TSchema>>(success: S, ...codes: ErrorCode[]) {
+  return { ...success, ...errorResponses(["unauthorized", "forbidden", "internal_error", ...codes], (s) => (s === 401 ? WWW_AUTHENTICATE_HEADER : undefined)) };
 }
 
-export { noContent } from "../http/responses";
+export { noContent, NoContent } from "../http/responses";

@@ -1,4 +1,11 @@
-import { t } from "elysia";
+/**
+ * The error envelope's schema (component `Error`) and the per-route error responses of the OpenAPI
+ * document: each status lists exactly the codes a route declares, with one example per code.
+ */
+import type { IntegerOptions } from "@sinclair/typebox";
+import { t, type TSchema } from "elysia";
+import { integer, named } from "../http/schema";
+import { ERROR_EXAMPLES, statusOf, type ErrorCode } from "./codes";
 
 export const ErrorDetail = t.Object(
   {
@@ -6,61 +13,79 @@ export const ErrorDetail = t.Object(
     path: t.Optional(t.String()),
     message: t.String(),
   },
-  { additionalProperties: true, description: "One problem: the field or archive path it concerns, and what is wrong." },
+  { additionalProperties: true, description: "One problem: the field or archive path it concerns, and what is wrong.", ...named("ErrorDetail") },
 );
 
-/** The envelope, with the wire code and status a client sees for `status` as the document's examples. */
-function envelope(status: number, code: string, description: string) {
-  return t.Object(
-    {
-      error: t.Object({
-        code: t.String({ examples: [code] }),
-        message: t.String(),
-        status: t.Integer({ description: "Equal to the HTTP status", examples: [status] }),
+export const ErrorEnvelope = t.Object(
+  {
+    error: t.Object(
+      {
+        code: t.String({ description: "Stable machine-readable code; each operation lists the ones it can return" }),
+        message: t.String({ description: "For people; may change" }),
+        status: integer({ minimum: 400, maximum: 599, description: "Equal to the HTTP status" }),
         details: t.Optional(t.Array(ErrorDetail)),
-      }),
-    },
-    { title: "Error", description },
-  );
-}
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false, description: "The single error envelope used by every non-success response.", ...named("Error") },
+);
 
-export const ErrorEnvelope = envelope(422, "validation_error", "The single error envelope used by every non-success response.");
-
-/** The usual code of each status, shown as the example (the descriptions list the others). */
-const EXAMPLE_CODES: Record<number, string> = {
-  400: "bad_request",
-  401: "unauthorized",
-  403: "forbidden",
-  404: "extension_not_found",
-  405: "method_not_allowed",
-  409: "extension_listed",
-  413: "payload_too_large",
-  415: "unsupported_media_type",
-  422: "validation_error",
-  429: "rate_limited",
-  500: "internal_error",
-};
-
-const DESCRIPTIONS: Record<number, string> = {
+const STATUS_TEXT: Record<number, string> = {
   400: "Bad request",
-  401: "Missing, malformed, unknown or revoked API key (`unauthorized`)",
-  403: "Valid key without the required scope (`forbidden`)",
-  404: "Resource not found (`extension_not_found`, `version_not_found`, `secret_not_found`, `not_found`)",
-  405: "Known path, wrong method (`method_not_allowed`)",
+  401: "Missing, malformed, unknown or revoked credentials",
+  403: "Not allowed",
+  404: "Not found",
+  405: "Known path, wrong method",
   409: "Conflict with the current state",
-  413: "Request body too large (`payload_too_large`)",
-  415: "Wrong Content-Type (`unsupported_media_type`)",
-  422: "Validation failed (`validation_error`, `limit_exceeded`, `bundle_invalid`)",
-  429: "Rate limit window full (`rate_limited`); see Retry-After",
-  500: "Unexpected server error (`internal_error`)",
+  413: "Request body too large",
+  415: "Wrong Content-Type",
+  422: "Validation failed",
+  429: "Rate limit window full; see Retry-After",
+  500: "Unexpected server error",
 };
 
-/** Response schemas for the error statuses a route can return, for the OpenAPI document. */
-export function errorResponses<S extends number>(...statuses: S[]): Record<S, typeof ErrorEnvelope> {
-  const out = {} as Record<S, typeof ErrorEnvelope>;
-  for (const s of statuses) out[s] = envelope(s, EXAMPLE_CODES[s] ?? "error", DESCRIPTIONS[s] ?? "Error") as any;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500;
+
+/** The error response of one status: the envelope, its `code` narrowed to `codes`, one example per code. */
+function errorResponse(status: number, codes: ErrorCode[]) {
+  const code = t.UnionEnum(codes as [ErrorCode, ...ErrorCode[]]);
+  // t.UnionEnum defaults to its first value; a response code has no default.
+  delete (code as { default?: unknown }).default;
+  // Open objects: this part only narrows two fields of the envelope, which closes the object itself.
+  const narrowing = t.Object(
+    { error: t.Object({ code, status: integer({ const: status } as IntegerOptions) }, { additionalProperties: true }) },
+    { additionalProperties: true },
+  );
+  return t.Intersect([ErrorEnvelope, narrowing], {
+    description: `${STATUS_TEXT[status] ?? "Error"}: ${codes.map((c) => `\`${c}\``).join(", ")}`,
+    examples: codes.map((c) => ERROR_EXAMPLES[c]().toBody()),
+  });
+}
+export type ErrorResponseSchema = ReturnType<typeof errorResponse>;
+
+/**
+ * Response schemas for the given codes, grouped by status. `headers` gives each status its documented
+ * response headers (read by @elysiajs/openapi from a response schema's `headers`).
+ */
+export function errorResponses(codes: readonly ErrorCode[], headers: (status: number) => Record<string, TSchema> | undefined = () => undefined) {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const c of new Set(codes)) byStatus.set(statusOf(c), [...(byStatus.get(statusOf(c)) ?? []), c]);
+  // Typed as every status so Elysia sees a plain status → schema map; only the declared ones exist.
+  const out = {} as Record<ErrorStatus, ErrorResponseSchema>;
+  for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
+    out[status as ErrorStatus] = withResponseHeaders(errorResponse(status, list), headers(status));
+  }
   return out;
 }
 
-/** Statuses every authenticated developer route can answer with. */
-export const AUTHED = [401, 403, 429, 500] as const;
+/**
+ * A copy of `schema` carrying response headers for the document, as @elysiajs/openapi's `withHeaders`
+ * does (not imported: that module stays off the start-up path, see src/docs/openapi.ts).
+ */
+export function withResponseHeaders<S extends TSchema>(schema: S, headers: Record<string, TSchema> | undefined): S {
+  if (!headers || Object.keys(headers).length === 0) return schema;
+  const copy = Object.create(Object.getPrototypeOf(schema), Object.getOwnPropertyDescriptors(schema)) as S;
+  Object.defineProperty(copy, "headers", { value: headers, enumerable: true, configurable: true, writable: true });
+  return copy;
+}

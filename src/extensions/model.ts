@@ -1,5 +1,6 @@
 /** Extension schemas: request validation, response shapes, the OpenAPI document and tests all use these. */
 import { t, type Static } from "elysia";
+import { documentOnly, integer, named } from "../http/schema";
 
 export const VISIBILITIES = ["private", "unlisted", "public"] as const;
 export const EXTENSION_STATUSES = ["draft", "in_review", "approved", "rejected", "disabled"] as const;
@@ -15,24 +16,24 @@ const Timestamp = t.String({ format: "date-time", examples: ["2026-11-22T10:00:0
  * Elysia's `t.UnionEnum` sets `default` to the first value, and Elysia fills body defaults before the
  * handler runs: a PATCH without `visibility` would silently reset it to "private". Enums here carry no default.
  */
-function enumWithoutDefault<const T extends readonly [string, ...string[]]>(values: T, options: { description: string }) {
+function enumWithoutDefault<const T extends readonly [string, ...string[]]>(values: T, options: { description: string; $id?: string }) {
   const schema = t.UnionEnum(values, options);
   delete (schema as { default?: unknown }).default;
   return schema;
 }
 
-const Visibility = enumWithoutDefault(VISIBILITIES, { description: "private (default), unlisted or public" });
-const Status = t.UnionEnum(EXTENSION_STATUSES, { description: "Set by review and admins, never by the developer" });
+const Visibility = enumWithoutDefault(VISIBILITIES, { description: "private (default), unlisted or public", ...named("Visibility") });
+const Status = t.UnionEnum(EXTENSION_STATUSES, { description: "Set by review and admins, never by the developer", ...named("ExtensionStatus") });
 
 export const Pricing = t.Object(
   { type: t.Literal("free", { description: "Only free is accepted" }) },
-  { additionalProperties: false, description: "Pricing; only {\"type\":\"free\"} is accepted" },
+  { additionalProperties: false, description: "Pricing; only {\"type\":\"free\"} is accepted", ...named("Pricing") },
 );
 export type Pricing = Static<typeof Pricing>;
 
 const createFields = {
-  // No maxLength here: the 80 count after trimming (decisions), which the service checks.
-  name: t.String({ minLength: 1, description: "1–80 characters after trimming" }),
+  // No maxLength for the validator: the 80 count after trimming (decisions), which the service checks.
+  name: t.String({ minLength: 1, description: "1–80 characters after trimming", ...documentOnly({ maxLength: NAME_MAX }) }),
   short_description: t.String({ maxLength: SHORT_DESCRIPTION_MAX, description: "Shown in search results" }),
   description: t.String({ maxLength: DESCRIPTION_MAX, description: "Markdown" }),
   pricing: Pricing,
@@ -45,7 +46,7 @@ export const CreateExtensionBody = t.Object(
     description: t.Optional(createFields.description),
     pricing: t.Optional(createFields.pricing),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, ...named("ExtensionCreate") },
 );
 export type CreateExtensionInput = Static<typeof CreateExtensionBody>;
 
@@ -57,7 +58,7 @@ export const UpdateExtensionBody = t.Object(
     pricing: t.Optional(createFields.pricing),
     visibility: t.Optional(Visibility),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, ...named("ExtensionUpdate") },
 );
 export type UpdateExtensionInput = Static<typeof UpdateExtensionBody>;
 
@@ -68,16 +69,16 @@ export const ExtensionListItem = t.Object(
     name: t.String(),
     visibility: Visibility,
     status: Status,
-    installCount: t.Integer({ minimum: 0 }),
+    installCount: integer({ minimum: 0 }),
     currentVersionId: t.Union([t.String(), t.Null()]),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
-  { additionalProperties: false, title: "ExtensionListItem" },
+  { additionalProperties: false, description: "An extension as the list shows it", ...named("ExtensionSummary") },
 );
 export type ExtensionListItem = Static<typeof ExtensionListItem>;
 
-export const ExtensionList = t.Object({ extensions: t.Array(ExtensionListItem) }, { additionalProperties: false });
+export const ExtensionList = t.Object({ extensions: t.Array(ExtensionListItem) }, { additionalProperties: false, ...named("ExtensionList") });
 
 export const ExtensionCreated = t.Object(
   {
@@ -86,7 +87,7 @@ export const ExtensionCreated = t.Object(
       { additionalProperties: false },
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, ...named("ExtensionCreated") },
 );
 export type ExtensionCreated = Static<typeof ExtensionCreated>;
 
@@ -100,13 +101,13 @@ export const Extension = t.Object(
     pricing: Pricing,
     visibility: Visibility,
     status: Status,
-    installCount: t.Integer({ minimum: 0 }),
+    installCount: integer({ minimum: 0 }),
     currentVersionId: t.Union([t.String(), t.Null()]),
-    ratingCount: t.Integer({ minimum: 0 }),
+    ratingCount: integer({ minimum: 0 }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
-  { additionalProperties: false, title: "Extension" },
+  { additionalProperties: false, ...named("Extension") },
 );
 export type Extension = Static<typeof Extension>;
 

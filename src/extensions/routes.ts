@@ -1,7 +1,7 @@
-import { Elysia, t } from "elysia";
-import { AUTHED, errorResponses } from "../errors/model";
+import { Elysia } from "elysia";
+import { JSON_BODY_ERRORS } from "../errors/codes";
 import { apiAuth } from "../http/auth";
-import { noContent } from "../http/responses";
+import { apiResponses, noContent, NoContent } from "../http/responses";
 import type { ExtensionService } from "./service";
 import { CreateExtensionBody, Extension, ExtensionCreated, ExtensionIdParams, ExtensionList, UpdateExtensionBody } from "./model";
 
@@ -15,14 +15,14 @@ export function extensionRoutes(extensions: ExtensionService) {
     // built from the same prepared query as `list`); Elysia still merges the rate-limit headers into it.
     .get("", ({ principal }) => new Response(extensions.listJson(principal.accountId), { headers: JSON_HEADERS }), {
       auth: "extensions:read",
-      response: { 200: ExtensionList, ...errorResponses(...AUTHED) },
-      detail: { tags, summary: "List the account's extensions", description: "Newest first. No pagination." },
+      response: apiResponses({ 200: ExtensionList }),
+      detail: { tags, operationId: "listExtensions", summary: "List the account's extensions", description: "Newest first. No pagination." },
     })
     .get("/:id", ({ principal, params }) => extensions.get(principal.accountId, params.id), {
       auth: "extensions:read",
       params: ExtensionIdParams,
-      response: { 200: Extension, ...errorResponses(...AUTHED, 404) },
-      detail: { tags, summary: "Get one extension (full object)" },
+      response: apiResponses({ 200: Extension }, "extension_not_found"),
+      detail: { tags, operationId: "getExtension", summary: "Get one extension (full object)" },
     })
     .post(
       "",
@@ -34,8 +34,8 @@ export function extensionRoutes(extensions: ExtensionService) {
         auth: "extensions:write",
         json: true,
         body: CreateExtensionBody,
-        response: { 201: ExtensionCreated, ...errorResponses(...AUTHED, 415, 422) },
-        detail: { tags, summary: "Create an extension", description: "Status is draft. At most 25 extensions per account (422 limit_exceeded)." },
+        response: apiResponses({ 201: ExtensionCreated }, ...JSON_BODY_ERRORS, "limit_exceeded"),
+        detail: { tags, operationId: "createExtension", summary: "Create an extension", description: "Status is draft. At most 25 extensions per account (422 limit_exceeded)." },
       },
     )
     .patch("/:id", ({ principal, params, body }) => extensions.update(principal.accountId, params.id, body), {
@@ -43,8 +43,8 @@ export function extensionRoutes(extensions: ExtensionService) {
       json: true,
       params: ExtensionIdParams,
       body: UpdateExtensionBody,
-      response: { 200: Extension, ...errorResponses(...AUTHED, 404, 415, 422) },
-      detail: { tags, summary: "Update an extension", description: "Only the fields sent change; updatedAt moves only when something changed." },
+      response: apiResponses({ 200: Extension }, "extension_not_found", ...JSON_BODY_ERRORS),
+      detail: { tags, operationId: "updateExtension", summary: "Update an extension", description: "Only the fields sent change; updatedAt moves only when something changed." },
     })
     .delete(
       "/:id",
@@ -55,8 +55,8 @@ export function extensionRoutes(extensions: ExtensionService) {
       {
         auth: "extensions:write",
         params: ExtensionIdParams,
-        response: { 204: t.Void({ description: "Deleted, with its versions, bundles, secrets and installs" }), ...errorResponses(...AUTHED, 404, 409) },
-        detail: { tags, summary: "Delete an extension", description: "Refused with 409 extension_listed once it has ever been publicly listed." },
+        response: apiResponses({ 204: NoContent("Deleted, with its versions, bundles, secrets and installs") }, "extension_not_found", "extension_listed"),
+        detail: { tags, operationId: "deleteExtension", summary: "Delete an extension", description: "Refused with 409 extension_listed once it has ever been publicly listed." },
       },
     );
 }

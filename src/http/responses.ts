@@ -1,5 +1,39 @@
+/** Response helpers shared by the developer routes: the 204, and the documented responses of a route. */
+import { t, type TSchema } from "elysia";
+import { AUTHED_ERRORS, type ErrorCode } from "../errors/codes";
+import { errorResponses, withResponseHeaders } from "../errors/model";
+import { integer } from "./schema";
+
 /**
  * A 204 with no body at all. Built as a bare Response on purpose: Elysia's string form `status("No Content")`
  * still sends a body (elysia PR #1833).
  */
 export const noContent = () => new Response(null, { status: 204 });
+
+/** The schema of a 204 (the document's post-processing drops the content map the generator gives it). */
+export const NoContent = (description: string) => t.Void({ description });
+
+/** Sent on every authenticated developer-API response while rate limits are on (`--no-rate-limit` drops them). */
+export const RATE_LIMIT_HEADERS = {
+  "X-RateLimit-Limit": integer({ minimum: 1, description: "Requests allowed per window in this route's group" }),
+  "X-RateLimit-Remaining": integer({ minimum: 0, description: "Requests left in the current window" }),
+  "X-RateLimit-Reset": integer({ minimum: 0, description: "When the window closes, in Unix seconds" }),
+};
+export const RETRY_AFTER_HEADER = { "Retry-After": integer({ minimum: 1, description: "Seconds until the window closes" }) };
+export const WWW_AUTHENTICATE_HEADER = { "WWW-Authenticate": t.String({ description: "The authentication scheme to use: Bearer" }) };
+
+/** A 401 comes before the rate window is taken; every later answer carries the window's headers. */
+function developerHeaders(status: number): Record<string, TSchema> {
+  if (status === 401) return WWW_AUTHENTICATE_HEADER;
+  if (status === 429) return { ...RETRY_AFTER_HEADER, ...RATE_LIMIT_HEADERS };
+  return RATE_LIMIT_HEADERS;
+}
+
+/**
+ * The `response` of a developer route: its success schema(s) and the errors it can return
+ * (`codes`, plus what every authenticated route can answer), with their headers.
+ */
+export function apiResponses<S extends Record<number, TSchema>>(success: S, ...codes: ErrorCode[]) {
+  const ok = Object.fromEntries(Object.entries(success).map(([s, schema]) => [s, withResponseHeaders(schema as TSchema, RATE_LIMIT_HEADERS)])) as S;
+  return { ...ok, ...errorResponses([...AUTHED_ERRORS, ...codes], developerHeaders) };
+}

@@ -1,5 +1,6 @@
 /** Install statistics: aggregates only, never per-user data. Shared by the route, the OpenAPI document and tests. */
 import { t, type Static } from "elysia";
+import { integer, named } from "../http/schema";
 
 /** Most installs (or uninstalls, or moves) one call records: counters make any count cost the same. */
 export const MAX_INSTALLS_PER_CALL = 100_000_000;
@@ -8,14 +9,14 @@ export const MAX_INSTALLS_PER_EXTENSION = 1_000_000_000_000;
 
 export const InstallStats = t.Object(
   {
-    total: t.Integer({ minimum: 0, description: "Every install ever recorded, uninstalled ones included (= installCount)" }),
-    active: t.Integer({ minimum: 0, description: "Installs not uninstalled" }),
-    byVersion: t.Record(t.String(), t.Integer({ minimum: 1 }), {
+    total: integer({ minimum: 0, description: "Every install ever recorded, uninstalled ones included (= installCount)" }),
+    active: integer({ minimum: 0, description: "Installs not uninstalled" }),
+    byVersion: t.Record(t.String(), integer({ minimum: 1 }), {
       description: "Active installs per version id; sums to active; versions without active installs are left out",
       examples: [{ ver_01jd2x7k3m9q8r4t5v6w7x8y9z: 3 }],
     }),
   },
-  { additionalProperties: false, title: "InstallStats" },
+  { additionalProperties: false, ...named("InstallStatistics") },
 );
 export type InstallStats = Static<typeof InstallStats>;
 

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
-import { AUTHED, errorResponses } from "../errors/model";
 import { ExtensionIdParams } from "../extensions/model";
 import { apiAuth } from "../http/auth";
+import { apiResponses } from "../http/responses";
 import { InstallStats } from "./model";
 import type { InstallService } from "./service";
 
@@ -13,9 +13,10 @@ export function installRoutes(installs: InstallService) {
     .get("/:id/installs", ({ principal, params }) => installs.statsForAccount(principal.accountId, params.id), {
       auth: "extensions:read",
       params: ExtensionIdParams,
-      response: { 200: InstallStats, ...errorResponses(...AUTHED, 404) },
+      response: apiResponses({ 200: InstallStats }, "extension_not_found"),
       detail: {
         tags,
+        operationId: "getInstallStatistics",
         summary: "Install statistics",
         description: "Aggregates only: total ever recorded, active now, and active per version id (byVersion sums to active).",
       },

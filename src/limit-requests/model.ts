@@ -1,5 +1,6 @@
 /** Limit increase requests (spec §8 "Requesting an increase"), as the control plane exposes them. */
 import { t, type Static } from "elysia";
+import { integer, named } from "../http/schema";
 import { oneOf } from "../http/one-of";
 import { LimitValues } from "../limits/overrides-model";
 
@@ -16,7 +17,7 @@ export const CreateLimitRequestBody = t.Object(
     limits: LimitValues,
     reason: t.String({ minLength: REASON_MIN, maxLength: 5000, description: "At least 20 characters (after trimming)" }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, ...named("LimitRequestCreate") },
 );
 export type CreateLimitRequestInput = Static<typeof CreateLimitRequestBody>;
 
@@ -33,12 +34,12 @@ export const LimitRequest = t.Object(
     createdAt: Timestamp,
     decidedAt: t.Union([Timestamp, t.Null()]),
   },
-  { additionalProperties: false, title: "LimitRequest" },
+  { additionalProperties: false, ...named("LimitRequest") },
 );
 export type LimitRequest = Static<typeof LimitRequest>;
 
-export const LimitRequestEnvelope = t.Object({ limitRequest: LimitRequest }, { additionalProperties: false });
-export const LimitRequestList = t.Object({ limitRequests: t.Array(LimitRequest) }, { additionalProperties: false });
+export const LimitRequestEnvelope = t.Object({ limitRequest: LimitRequest }, { additionalProperties: false, ...named("LimitRequestEnvelope") });
+export const LimitRequestList = t.Object({ limitRequests: t.Array(LimitRequest) }, { additionalProperties: false, ...named("LimitRequestList") });
 
 export const LimitRequestQuery = t.Object(
   {

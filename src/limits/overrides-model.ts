@@ -1,9 +1,13 @@
 /** Schemas of admin limit overrides (control plane). */
 import { t, type Static } from "elysia";
+import { integer, named } from "../http/schema";
 
-export const LimitValues = t.Record(t.String(), t.Integer({ minimum: 0 }), {
+export const LimitValues = t.Record(t.String(), integer({ minimum: 0 }), {
   description: "Limit key → value, e.g. {\"max_sounds_per_extension\": 80}. Keys as in the limits catalog.",
   examples: [{ max_sounds_per_extension: 80 }],
+  // Said explicitly: Elysia closes a body schema that does not say, and the document must not depend on it.
+  additionalProperties: false,
+  ...named("LimitValues"),
 });
 export type LimitValues = Static<typeof LimitValues>;
 
@@ -16,6 +20,6 @@ export const OverridesView = t.Object(
     id: t.String({ description: "Account or extension id" }),
     overrides: LimitValues,
   },
-  { additionalProperties: false, title: "LimitOverrides" },
+  { additionalProperties: false, ...named("LimitOverrides") },
 );
 export type OverridesView = Static<typeof OverridesView>;

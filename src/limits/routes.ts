@@ -1,20 +1,21 @@
 import { Elysia } from "elysia";
-import { AUTHED, errorResponses } from "../errors/model";
 import { ExtensionIdParams } from "../extensions/model";
 import { apiAuth } from "../http/auth";
+import { apiResponses } from "../http/responses";
 import { LimitsResponse } from "./model";
 import type { LimitsView } from "./view";
 
 /**
  * GET /extensions/:id/limits. Mounted twice by the app: under /developer/v1 and under the literal
- * /v1/developer prefix the spec gives the deploy tool; same handler, same body.
+ * /v1/developer prefix the spec gives the deploy tool; same handler, same body, one operationId each.
  */
-export function limitsRoutes(view: LimitsView) {
+export function limitsRoutes(view: LimitsView, operationId: "getLimits" | "getDeployLimits") {
   return new Elysia().use(apiAuth).get("/extensions/:id/limits", ({ principal, params }) => view.forExtension(principal.accountId, params.id), {
     auth: "extensions:read",
     params: ExtensionIdParams,
-    response: { 200: LimitsResponse, ...errorResponses(...AUTHED, 404) },
+    response: apiResponses({ 200: LimitsResponse }, "extension_not_found"),
     detail: {
+      operationId,
       tags: ["Limits"],
       summary: "Limits resolved for an extension",
       description:

@@ -1,8 +1,8 @@
-import { Elysia, t } from "elysia";
-import { AUTHED, errorResponses } from "../errors/model";
+import { Elysia } from "elysia";
+import { JSON_BODY_ERRORS } from "../errors/codes";
 import { ExtensionIdParams } from "../extensions/model";
 import { apiAuth } from "../http/auth";
-import { noContent } from "../http/responses";
+import { apiResponses, noContent, NoContent } from "../http/responses";
 import { PutSecretBody, SecretKeyList, SecretParams } from "./model";
 import type { SecretService } from "./service";
 
@@ -14,8 +14,8 @@ export function secretRoutes(secrets: SecretService) {
     .get("/:id/secrets", ({ principal, params }) => ({ keys: secrets.listNames(principal.accountId, params.id) }), {
       auth: "secrets:read",
       params: ExtensionIdParams,
-      response: { 200: SecretKeyList, ...errorResponses(...AUTHED, 404) },
-      detail: { tags, summary: "List secret names", description: "Names only, sorted; values are write-only and never returned." },
+      response: apiResponses({ 200: SecretKeyList }, "extension_not_found"),
+      detail: { tags, operationId: "listSecretKeys", summary: "List secret names", description: "Names only, sorted; values are write-only and never returned." },
     })
     .put(
       "/:id/secrets/:key",
@@ -28,9 +28,10 @@ export function secretRoutes(secrets: SecretService) {
         json: true,
         params: SecretParams,
         body: PutSecretBody,
-        response: { 204: t.Void({ description: "Stored (created or replaced)" }), ...errorResponses(...AUTHED, 404, 415, 422) },
+        response: apiResponses({ 204: NoContent("Stored (created or replaced)") }, "extension_not_found", ...JSON_BODY_ERRORS, "limit_exceeded"),
         detail: {
           tags,
+          operationId: "putSecret",
           summary: "Create or replace a secret",
           description:
             "Value: 1 byte to 64 KB of UTF-8, encrypted at rest (AES-256-GCM). At most 20 names per extension: the 21st is a 422 limit_exceeded; replacing does not count twice.",
@@ -46,8 +47,8 @@ export function secretRoutes(secrets: SecretService) {
       {
         auth: "secrets:write",
         params: SecretParams,
-        response: { 204: t.Void({ description: "Deleted" }), ...errorResponses(...AUTHED, 404, 422) },
-        detail: { tags, summary: "Delete a secret", description: "404 secret_not_found when the name does not exist." },
+        response: apiResponses({ 204: NoContent("Deleted") }, "extension_not_found", "secret_not_found", "validation_error"),
+        detail: { tags, operationId: "deleteSecret", summary: "Delete a secret", description: "404 secret_not_found when the name does not exist." },
       },
     );
 }

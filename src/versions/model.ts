@@ -1,5 +1,6 @@
 /** Version schemas: the submit form's rules, response shapes, the OpenAPI document and tests all use these. */
 import { t, type Static } from "elysia";
+import { integer, named } from "../http/schema";
 
 export const VERSION_STATUSES = ["pending", "approved", "rejected", "archived"] as const;
 export type VersionStatus = (typeof VERSION_STATUSES)[number];
@@ -10,14 +11,18 @@ export const VERSION_LABEL = /^[A-Za-z0-9][A-Za-z0-9.+_-]{0,63}$/;
 export const CHANGELOG_MAX = 10_000;
 
 const Timestamp = t.String({ format: "date-time", examples: ["2026-11-22T10:00:00.000Z"] });
-const Status = t.UnionEnum(VERSION_STATUSES, { description: "pending → approved | rejected (review); archived when pushed out by the version cap" });
+const Status = t.UnionEnum(VERSION_STATUSES, { description: "pending → approved | rejected (review); archived when pushed out by the version cap", ...named("VersionStatus") });
 
-/** The multipart form, for the OpenAPI document (the route reads the body itself, streaming). */
-export const SubmitVersionForm = t.Object({
-  version: t.String({ minLength: 1, maxLength: VERSION_LABEL_MAX, pattern: VERSION_LABEL.source, description: "Version label, unique per extension" }),
-  changelog: t.Optional(t.String({ maxLength: CHANGELOG_MAX, description: "Markdown" })),
-  bundle: t.File({ description: ".tar.gz of the compiled output directory (see docs/bundle-layout.md)" }),
-});
+/** The multipart form, for the OpenAPI document only (the route reads the body itself, streaming). */
+export const SubmitVersionForm = t.Object(
+  {
+    version: t.String({ minLength: 1, maxLength: VERSION_LABEL_MAX, pattern: VERSION_LABEL.source, description: "Version label, unique per extension" }),
+    changelog: t.Optional(t.String({ maxLength: CHANGELOG_MAX, description: "Markdown" })),
+    // A plain binary string: t.File would document a default of "File".
+    bundle: t.String({ format: "binary", contentMediaType: "application/gzip", description: ".tar.gz of the compiled output directory (see docs/bundle-layout.md)" }),
+  },
+  { additionalProperties: false, ...named("VersionSubmission") },
+);
 
 export const VersionSubmitted = t.Object(
   {
@@ -27,7 +32,7 @@ export const VersionSubmitted = t.Object(
     ),
     warnings: t.Optional(t.Array(t.String(), { description: "Present when the bundle is valid but has warnings (a sound over 5 MB, say)" })),
   },
-  { additionalProperties: false, title: "VersionSubmitted" },
+  { additionalProperties: false, ...named("VersionSubmitted") },
 );
 export type VersionSubmitted = Static<typeof VersionSubmitted>;
 
@@ -37,16 +42,16 @@ export const VersionListItem = t.Object(
     version: t.String(),
     status: Status,
     changelog: t.String(),
-    bundleSizeBytes: t.Integer({ minimum: 0, description: "Bytes of the uploaded archive" }),
+    bundleSizeBytes: integer({ minimum: 0, description: "Bytes of the uploaded archive" }),
     submittedAt: Timestamp,
     approvedAt: t.Optional(Timestamp),
     rejectReason: t.Optional(t.String({ description: "Present on rejected versions: the reason review gave" })),
   },
-  { additionalProperties: false, title: "Version" },
+  { additionalProperties: false, ...named("Version") },
 );
 export type VersionListItem = Static<typeof VersionListItem>;
 
-export const VersionList = t.Object({ versions: t.Array(VersionListItem) }, { additionalProperties: false });
+export const VersionList = t.Object({ versions: t.Array(VersionListItem) }, { additionalProperties: false, ...named("VersionList") });
 
 /**
  * Open, unlike bodies: an unknown query parameter is ignored here as on every other GET. Explicit, because

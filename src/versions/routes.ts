@@ -1,8 +1,8 @@
 import { Elysia } from "elysia";
 import type { BlobStore } from "../blobs/blob-store";
-import { AUTHED, errorResponses } from "../errors/model";
 import { ExtensionIdParams } from "../extensions/model";
 import { apiAuth } from "../http/auth";
+import { apiResponses } from "../http/responses";
 import { SubmitVersionForm, VersionList, VersionListQuery, VersionSubmitted } from "./model";
 import type { VersionService } from "./service";
 import { FORM_OVERHEAD_BYTES, receiveUpload } from "./upload";
@@ -16,8 +16,8 @@ export function versionRoutes(versions: VersionService, blobs: BlobStore) {
       auth: "extensions:read",
       params: ExtensionIdParams,
       query: VersionListQuery,
-      response: { 200: VersionList, ...errorResponses(...AUTHED, 404, 422) },
-      detail: { tags, summary: "List an extension's versions", description: "Newest first. Archived versions only with ?include=archived." },
+      response: apiResponses({ 200: VersionList }, "extension_not_found", "validation_error"),
+      detail: { tags, operationId: "listVersions", summary: "List an extension's versions", description: "Newest first. Archived versions only with ?include=archived." },
     })
     .post(
       "",
@@ -53,9 +53,18 @@ export function versionRoutes(versions: VersionService, blobs: BlobStore) {
         // The body is streamed to disk by receiveUpload: Elysia must not buffer it with formData().
         parse: "none",
         params: ExtensionIdParams,
-        response: { 202: VersionSubmitted, ...errorResponses(...AUTHED, 404, 409, 413, 415, 422) },
+        response: apiResponses(
+          { 202: VersionSubmitted },
+          "extension_not_found",
+          "version_exists",
+          "payload_too_large",
+          "unsupported_media_type",
+          "validation_error",
+          "bundle_invalid",
+        ),
         detail: {
           tags,
+          operationId: "submitVersion",
           summary: "Submit a version (multipart: version, changelog, bundle)",
           description:
             "The bundle (.tar.gz) streams to disk and is inspected before the answer: any problem is a 422 bundle_invalid listing every one, by path. A body over the bundle total (+ form overhead) is a 413; a body that is not multipart is a 415. Every error answer past authentication (404, 409, 413, 415, 422, 500) closes the connection (Connection: close): the body may be unread in part. A 401, 403 or 429 is answered before the body is touched.",

@@ -37,13 +37,13 @@ describe("ext --help / --version", () => {
   test("--help lists every command and the exit codes", async () => {
     const r = await run(bin, ["--help"], { cwd: work });
     expect(r.code).toBe(0);
-    for (const cmd of ["serve", "deploy", "seed", "exec"]) expect(r.stdout).toContain(cmd);
+    for (const cmd of ["serve", "deploy", "seed", "exec", "openapi"]) expect(r.stdout).toContain(cmd);
     expect(r.stdout).toContain("EXIT CODES");
     expect(r.stdout).not.toContain("\x1b["); // a pipe gets no colour codes
   });
 
   test("each command's --help has examples", async () => {
-    for (const cmd of ["serve", "deploy", "seed", "exec"]) {
+    for (const cmd of ["serve", "deploy", "seed", "exec", "openapi"]) {
       const r = await run(bin, [cmd, "--help"], { cwd: work });
       expect(r.code).toBe(0);
       expect(r.stdout).toContain("EXAMPLES");

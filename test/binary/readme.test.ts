@@ -43,7 +43,7 @@ afterAll(() => built?.cleanup());
 
 describe("README: CLI reference", () => {
   test("documents every command with at least one example", () => {
-    for (const cmd of ["serve", "deploy", "secrets", "seed", "exec"]) {
+    for (const cmd of ["serve", "deploy", "secrets", "seed", "exec", "openapi"]) {
       expect(blocks.some((b) => b.heading.startsWith(`\`ext ${cmd}`) && b.script.includes(`ext ${cmd}`))).toBe(true);
     }
   });

@@ -1,11 +1,15 @@
 /**
- * /openapi.json documents every developer route the app registers (request bodies, success and error
- * responses), and /docs serves its UI from the binary with no CDN.
+ * /openapi.json documents every route the app registers — operation id, tag, security, every error code
+ * with its example, response headers, named schemas, exact integer types — and /docs serves its UI from
+ * the binary with no CDN. The checks walk the registered routes, so a route added later is held to the
+ * same bar.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { openapi } from "@elysiajs/openapi";
 import { createApp } from "../../src/app";
 import { documentation } from "../../src/docs/openapi";
+import { postProcessDocument } from "../../src/docs/post-process";
+import { ERROR_EXAMPLES, statusOf, type ErrorCode } from "../../src/errors/codes";
 import { API_PREFIX, DEPLOY_LIMITS_PREFIX } from "../../src/config";
 import { startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
@@ -19,95 +23,251 @@ beforeAll(async () => {
 });
 afterAll(() => stopTestEmulator(emu));
 
-/** The developer routes the app actually registers, as OpenAPI paths. */
-function developerRoutes(): { method: string; path: string }[] {
+const isDeveloperPath = (path: string) => path.startsWith(API_PREFIX + "/") || path.startsWith(DEPLOY_LIMITS_PREFIX + "/");
+
+/** Every route the app registers and does not hide, as OpenAPI paths. */
+function registeredRoutes(): { method: string; path: string }[] {
   const app = createApp(emu.runtime);
   return app.routes
-    .filter((r) => r.path.startsWith(API_PREFIX + "/") || r.path.startsWith(DEPLOY_LIMITS_PREFIX + "/"))
+    .filter((r) => !(r.hooks as { detail?: { hide?: boolean } })?.detail?.hide)
     .map((r) => ({ method: r.method.toLowerCase(), path: r.path.replace(/:([^/]+)/g, "{$1}") }));
 }
 
+function operations(): { method: string; path: string; op: any }[] {
+  return Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, op]) => ({ method, path, op })),
+  );
+}
+
+/** Follows a `$ref` into components. */
+const deref = (schema: any): any => (schema?.$ref ? doc.components.schemas[schema.$ref.replace("#/components/schemas/", "")] : schema);
+
+/** Every schema object of the document, with where it is. */
+function* schemas(node: unknown, where = "#"): Generator<[string, any]> {
+  if (Array.isArray(node)) for (const [i, v] of node.entries()) yield* schemas(v, `${where}/${i}`);
+  else if (node && typeof node === "object") {
+    yield [where, node];
+    for (const [k, v] of Object.entries(node)) if (k !== "examples" && k !== "example") yield* schemas(v, `${where}/${k}`);
+  }
+}
+
 describe("GET /openapi.json", () => {
-  test("is the document @elysiajs/openapi's own plugin makes of the same routes (the generator is loaded lazily, not rewritten)", async () => {
+  test("is what @elysiajs/openapi's own plugin makes of the same routes, post-processed and nothing else", async () => {
     const withPlugin = createApp(emu.runtime).use(openapi({ path: "/plugin-docs", specPath: "/plugin-openapi.json", documentation: documentation as never }));
     const res = await withPlugin.handle(new Request("http://localhost/plugin-openapi.json"));
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual(doc);
+    const plugin = await res.json();
+    expect(plugin).not.toEqual(doc);
+    expect(postProcessDocument(plugin as object)).toEqual(doc);
   });
 
-  test("is an OpenAPI 3 document with the bearer scheme", () => {
-    expect(String(doc.openapi)).toMatch(/^3\./);
+  test("is an OpenAPI 3.1 document with info (version, license), the local server and both security schemes", () => {
+    expect(String(doc.openapi)).toMatch(/^3\.1\./);
+    expect(doc.info.version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(typeof doc.info.license.name).toBe("string");
+    expect(doc.servers).toEqual([expect.objectContaining({ url: "http://127.0.0.1:4780" })]);
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
+    expect(doc.components.securitySchemes.adminToken).toMatchObject({ type: "http", scheme: "bearer" });
   });
 
-  test("documents every registered developer route, with a summary, a success and a 4xx error response", () => {
-    const routes = developerRoutes();
-    expect(routes.length).toBeGreaterThanOrEqual(5);
-    for (const { method, path } of routes) {
-      const op = doc.paths[path]?.[method];
-      expect(op, `${method.toUpperCase()} ${path} is missing from /openapi.json`).toBeDefined();
-      expect(typeof op.summary, `${method} ${path} summary`).toBe("string");
-      const statuses = Object.keys(op.responses ?? {});
-      expect(statuses.some((s) => /^2/.test(s)), `${method} ${path} success response`).toBe(true);
-      const errors = statuses.filter((s) => /^4/.test(s));
-      expect(errors.length, `${method} ${path} error responses`).toBeGreaterThan(0);
-      for (const s of errors) {
-        const schema = op.responses[s].content?.["application/json"]?.schema;
-        expect(schema, `${method} ${path} ${s} schema`).toBeDefined();
-        expect(JSON.stringify(schema)).toContain('"error"');
-      }
-      expect(statuses, `${method} ${path} 401`).toContain("401");
-      for (const s of statuses.filter((s) => /^2/.test(s) && s !== "204")) {
-        expect(op.responses[s].content?.["application/json"]?.schema, `${method} ${path} ${s} success schema`).toBeDefined();
+  test("documents every registered route, and nothing else", () => {
+    const registered = registeredRoutes().map(({ method, path }) => `${method} ${path}`).sort();
+    const documented = operations().map(({ method, path }) => `${method} ${path}`).sort();
+    expect(registered.length).toBeGreaterThanOrEqual(45);
+    expect(documented).toEqual(registered);
+  });
+
+  test("every operation has a readable unique operationId, a declared tag, a summary and its security", () => {
+    const ids = new Set<string>();
+    const tagNames = doc.tags.map((t: { name: string }) => t.name);
+    for (const { method, path, op } of operations()) {
+      const where = `${method.toUpperCase()} ${path}`;
+      expect(op.operationId, where).toMatch(/^[a-z]+[A-Z][A-Za-z]*$/);
+      expect(ids.has(op.operationId), `${where}: duplicate operationId ${op.operationId}`).toBe(false);
+      ids.add(op.operationId);
+      expect(op.tags?.length, `${where} tags`).toBe(1);
+      expect(tagNames, `${where} tag`).toContain(op.tags[0]);
+      expect(typeof op.summary, `${where} summary`).toBe("string");
+      const security = path === "/healthz" ? [] : isDeveloperPath(path) ? [{ bearerAuth: [] }] : [{}, { adminToken: [] }];
+      expect(op.security, `${where} security`).toEqual(security);
+      if (path.startsWith("/_emulator")) expect(op.tags, where).toEqual(["Emulator"]);
+    }
+  });
+
+  test("the developer API's operations have the names a client generator shows", () => {
+    const ids = operations().filter(({ path }) => path.startsWith(API_PREFIX)).map(({ op }) => op.operationId).sort();
+    expect(ids).toEqual(
+      [
+        "listExtensions", "getExtension", "createExtension", "updateExtension", "deleteExtension", "listVersions", "submitVersion",
+        "getInstallStatistics", "listSecretKeys", "putSecret", "deleteSecret", "getLimits",
+      ].sort(),
+    );
+    expect(doc.paths[`${DEPLOY_LIMITS_PREFIX}/extensions/{id}/limits`].get.operationId).toBe("getDeployLimits");
+    const groups = doc["x-tagGroups"].map((g: { name: string; tags: string[] }) => [g.name, g.tags]);
+    expect(groups).toEqual([
+      ["Developer API", ["Extensions", "Versions", "Installs", "Secrets", "Limits"]],
+      ["Emulator", ["Emulator", "Health"]],
+    ]);
+  });
+
+  test("every error response lists exactly its codes as an enum, one valid example each, with the envelope as Error", () => {
+    for (const { method, path, op } of operations()) {
+      const errorStatuses = Object.keys(op.responses).filter((s) => Number(s) >= 400);
+      if (path !== "/healthz") expect(errorStatuses, `${method} ${path}`).toEqual(expect.arrayContaining(["401", "500"]));
+      for (const status of errorStatuses) {
+        const where = `${method.toUpperCase()} ${path} ${status}`;
+        const schema = op.responses[status].content["application/json"].schema;
+        expect(schema.allOf[0], where).toEqual({ $ref: "#/components/schemas/Error" });
+        const narrowed = schema.allOf[1].properties.error.properties;
+        const codes: ErrorCode[] = narrowed.code.enum;
+        expect(codes.length, where).toBeGreaterThan(0);
+        for (const code of codes) {
+          expect(Object.keys(ERROR_EXAMPLES), where).toContain(code);
+          expect(statusOf(code), `${where} ${code}`).toBe(Number(status));
+        }
+        expect(narrowed.status, where).toEqual({ type: "integer", const: Number(status) });
+        expect(schema.examples.map((e: any) => e.error.code), where).toEqual(codes);
+        for (const e of schema.examples) {
+          expect(e.error.status, where).toBe(Number(status));
+          expect(typeof e.error.message, where).toBe("string");
+        }
+        for (const code of codes) expect(op.responses[status].description, where).toContain(`\`${code}\``);
       }
     }
   });
 
-  test("documents every control-plane route under its own tag, Emulator", () => {
-    const control = Object.entries(doc.paths as Record<string, Record<string, { tags?: string[] }>>).filter(([path]) => path.startsWith("/_emulator"));
-    expect(control.length).toBeGreaterThanOrEqual(20);
-    for (const [path, ops] of control) for (const [method, op] of Object.entries(ops)) expect(op.tags, `${method} ${path}`).toEqual(["Emulator"]);
-    expect(doc.tags.map((t: { name: string }) => t.name)).toContain("Emulator");
+  test("response headers: rate-limit headers on every authenticated developer response, Retry-After on 429, WWW-Authenticate on 401", () => {
+    const integer = { type: "integer" };
+    for (const { method, path, op } of operations()) {
+      for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
+        const where = `${method.toUpperCase()} ${path} ${status}`;
+        const headers = response.headers ?? {};
+        if (status === "401") expect(headers["WWW-Authenticate"]?.schema?.type, where).toBe("string");
+        if (status === "429") expect(headers["Retry-After"]?.schema, where).toMatchObject({ ...integer, minimum: 1 });
+        if (isDeveloperPath(path) && status !== "401") {
+          for (const h of ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]) expect(headers[h]?.schema, `${where} ${h}`).toMatchObject(integer);
+        }
+        if (!isDeveloperPath(path)) expect(Object.keys(headers).filter((h) => h.startsWith("X-RateLimit")), where).toEqual([]);
+      }
+    }
   });
 
-  test("each error response shows the code and status a client gets for it", () => {
-    const op = doc.paths["/developer/v1/extensions/{id}"].delete;
-    const example = (status: string) => op.responses[status].content["application/json"].schema.properties.error.properties;
-    expect(example("401").code.examples).toEqual(["unauthorized"]);
-    expect(example("404").code.examples).toEqual(["extension_not_found"]);
-    expect(example("409").code.examples).toEqual(["extension_listed"]);
-    expect(example("409").status.examples).toEqual([409]);
+  test("a 204 has no content; every other success has a JSON schema", () => {
+    let noContent = 0;
+    for (const { method, path, op } of operations()) {
+      for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
+        if (!/^2/.test(status)) continue;
+        if (status === "204") {
+          noContent++;
+          expect(response.content, `${method} ${path}`).toBeUndefined();
+        } else expect(response.content?.["application/json"]?.schema, `${method} ${path} ${status}`).toBeDefined();
+      }
+    }
+    expect(noContent).toBeGreaterThanOrEqual(10);
   });
 
-  test("every developer route taking a body documents its request body schema", () => {
-    for (const { method, path } of developerRoutes()) {
+  test("integers are plain integers: no string-or-integer unions, no $id left, no default of the wrong type", () => {
+    for (const [where, s] of schemas(doc)) {
+      expect(s.format === "integer" && s.type === "string", where).toBe(false);
+      expect(s.$id, where).toBeUndefined();
+      if (s.type === "integer" && "default" in s) expect(Number.isInteger(s.default), where).toBe(true);
+      if (s.type === "string" && "default" in s) expect(typeof s.default, where).toBe("string");
+    }
+    const ints = [...schemas(doc)].filter(([, s]) => s.type === "integer").length;
+    expect(ints).toBeGreaterThan(40);
+  });
+
+  test("the models are named components, referenced with $ref", () => {
+    const names = Object.keys(doc.components.schemas);
+    for (const name of [
+      "Extension", "ExtensionSummary", "ExtensionCreated", "ExtensionCreate", "ExtensionUpdate", "Pricing", "Version", "VersionSubmitted",
+      "InstallStatistics", "SecretKeys", "SecretValue", "Limits", "ResolvedLimit", "SoundLimits", "LimitUsage", "Error", "ErrorDetail",
+      "ClockState", "FaultRule", "EmulatorState", "ApiKey", "TeamMember", "LimitRequest", "LimitOverrides", "Fixture", "SeedReport",
+    ]) expect(names, name).toContain(name);
+    const refs = new Set([...schemas(doc)].map(([, s]) => s.$ref).filter(Boolean));
+    for (const name of names) expect(refs.has(`#/components/schemas/${name}`), `${name} is referenced`).toBe(true);
+    const get = doc.paths[`${API_PREFIX}/extensions/{id}`].get;
+    expect(get.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Extension" });
+  });
+
+  test("every developer route taking a body documents its request body schema; the submission is multipart", () => {
+    for (const { method, path } of registeredRoutes().filter(({ path }) => isDeveloperPath(path))) {
       if (!["post", "put", "patch"].includes(method)) continue;
       const content = doc.paths[path][method].requestBody?.content ?? {};
       const types = Object.keys(content);
-      expect(types.length, `${method.toUpperCase()} ${path} request body`).toBeGreaterThan(0);
-      for (const type of types) expect(content[type].schema, `${method} ${path} ${type}`).toBeDefined();
+      expect(types.length, `${method.toUpperCase()} ${path} request body`).toBe(1);
+      expect(deref(content[types[0]!].schema)?.type, `${method} ${path}`).toBe("object");
     }
+    const submit = doc.paths[`${API_PREFIX}/extensions/{id}/versions`].post.requestBody.content;
+    expect(Object.keys(submit)).toEqual(["multipart/form-data"]);
+    const form = deref(submit["multipart/form-data"].schema);
+    expect(form.required).toEqual(["version", "bundle"]);
+    expect(form.properties.bundle).toMatchObject({ type: "string", format: "binary" });
+    expect(form.properties.bundle.default).toBeUndefined();
   });
 
   test("the extensions routes carry their exact schemas", () => {
     const create = doc.paths[`${API_PREFIX}/extensions`].post;
     expect(Object.keys(create.requestBody.content)).toEqual(["application/json"]);
-    const body = create.requestBody.content["application/json"].schema;
+    const body = deref(create.requestBody.content["application/json"].schema);
     expect(body.required).toEqual(["name"]);
     expect(Object.keys(body.properties).sort()).toEqual(["description", "name", "pricing", "short_description"]);
     expect(body.additionalProperties).toBe(false);
-    expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(["201", "401", "403", "415", "422"]));
-    const created = create.responses["201"].content["application/json"].schema;
+    // The server trims first, so the validator has no maxLength; the document still tells clients the bound.
+    expect(body.properties.name).toMatchObject({ type: "string", minLength: 1, maxLength: 80 });
+    expect(Object.keys(create.responses).sort()).toEqual(["201", "401", "403", "413", "415", "422", "429", "500"]);
+    expect(create.responses["422"].content["application/json"].schema.allOf[1].properties.error.properties.code.enum).toEqual(["validation_error", "limit_exceeded"]);
+    const created = deref(create.responses["201"].content["application/json"].schema);
     expect(Object.keys(created.properties.extension.properties).sort()).toEqual(["createdAt", "id", "name", "slug", "status"]);
 
     const patch = doc.paths[`${API_PREFIX}/extensions/{id}`].patch;
-    expect(Object.keys(patch.requestBody.content["application/json"].schema.properties)).toContain("visibility");
-    expect(patch.requestBody.content["application/json"].schema.required ?? []).toEqual([]);
-    expect(doc.paths[`${API_PREFIX}/extensions/{id}`].delete.responses).toHaveProperty("409");
-    const list = doc.paths[`${API_PREFIX}/extensions`].get.responses["200"].content["application/json"].schema;
-    expect(Object.keys(list.properties.extensions.items.properties).sort()).toEqual(
-      ["createdAt", "currentVersionId", "id", "installCount", "name", "slug", "status", "updatedAt", "visibility"],
-    );
+    const update = deref(patch.requestBody.content["application/json"].schema);
+    expect(Object.keys(update.properties)).toContain("visibility");
+    expect(update.required ?? []).toEqual([]);
+    const del = doc.paths[`${API_PREFIX}/extensions/{id}`].delete.responses;
+    expect(del["409"].content["application/json"].schema.allOf[1].properties.error.properties.code.enum).toEqual(["extension_listed"]);
+    const list = deref(doc.paths[`${API_PREFIX}/extensions`].get.responses["200"].content["application/json"].schema);
+    expect(list.properties.extensions.items).toEqual({ $ref: "#/components/schemas/ExtensionSummary" });
+    const summary = doc.components.schemas.ExtensionSummary;
+    expect(Object.keys(summary.properties).sort()).toEqual(["createdAt", "currentVersionId", "id", "installCount", "name", "slug", "status", "updatedAt", "visibility"]);
+    expect(summary.properties.installCount).toEqual({ type: "integer", minimum: 0 });
+  });
+
+  test("a version submission's 409 names version_exists; a query integer is documented as an integer", () => {
+    const submit = doc.paths[`${API_PREFIX}/extensions/{id}/versions`].post;
+    const conflict = submit.responses["409"].content["application/json"].schema;
+    expect(conflict.allOf[1].properties.error.properties.code.enum).toEqual(["version_exists"]);
+    expect(conflict.examples[0].error.message).toContain("already exists");
+    const limit = doc.paths["/_emulator/requests"].get.parameters.find((p: { name: string }) => p.name === "limit");
+    expect(limit.schema).toMatchObject({ type: "integer", minimum: 1 });
+  });
+});
+
+describe("integers as the document types them", () => {
+  test("a JSON body's integer written as a string is a 422, as the document's `integer` says; a query integer is still text", async () => {
+    const ext = (await emu.api("POST", "/extensions", { json: { name: "Integers" } })).body.extension.id;
+    const refused = [
+      await emu.admin("POST", `/extensions/${ext}/installs`, { count: "5" }),
+      await emu.admin("PUT", `/overrides/extensions/${ext}`, { max_sounds_per_extension: "80" }),
+      await emu.admin("POST", "/faults", { path: "/extensions", status: "503" }),
+    ];
+    for (const res of refused) expect([res.status, res.body.error.code]).toEqual([422, "validation_error"]);
+    expect(refused[0]!.body.error.details[0].field).toBe("count");
+    expect((await emu.admin("PUT", `/overrides/extensions/${ext}`, { max_sounds_per_extension: 80 })).status).toBe(200);
+    expect((await emu.admin("GET", "/requests?limit=5")).status).toBe(200);
+  });
+});
+
+describe("error codes", () => {
+  test("every code the catalog can answer with has its example, of the same status", async () => {
+    const source = await Bun.file(new URL("../../src/errors/catalog.ts", import.meta.url)).text();
+    const declared = [...source.matchAll(/new ApiError\(\s*(\d{3}),\s*"([a-z_]+)"/g)].map((m) => [m[2]!, Number(m[1])] as const);
+    expect(declared.length).toBeGreaterThan(20);
+    for (const [code, status] of declared) {
+      expect(Object.keys(ERROR_EXAMPLES), code).toContain(code);
+      expect(statusOf(code as ErrorCode), code).toBe(status);
+    }
+    for (const [code, make] of Object.entries(ERROR_EXAMPLES)) expect(make().code).toBe(code);
   });
 });
 

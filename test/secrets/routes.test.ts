@@ -200,7 +200,9 @@ describe("secret values never leave the server", () => {
     expect(doc.paths["/developer/v1/extensions/{id}/secrets/{key}"].put.tags).toEqual(["Secrets"]);
     expect(doc.paths["/developer/v1/extensions/{id}/secrets"].get.tags).toEqual(["Secrets"]);
     // The request body schema the document shows for `value` carries no example to copy a real secret into.
-    const documented = doc.paths["/developer/v1/extensions/{id}/secrets/{key}"].put.requestBody.content["application/json"].schema.properties.value;
+    const body = doc.paths["/developer/v1/extensions/{id}/secrets/{key}"].put.requestBody.content["application/json"].schema;
+    expect(body).toEqual({ $ref: "#/components/schemas/SecretValue" });
+    const documented = doc.components.schemas.SecretValue.properties.value;
     for (const value of [documented, PutSecretBody.properties.value as Record<string, unknown>]) {
       expect(value.type).toBe("string");
       expect(value.examples ?? value.example ?? value.default).toBeUndefined();

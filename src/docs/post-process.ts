@@ -1,0 +1,103 @@
+/**
+ * What @elysiajs/openapi cannot be told, applied to the document it generates — and nothing else, so the
+ * document never drifts from the routes:
+ *  - named models (a `$id` under #/components/schemas/, see src/http/schema.ts) are inlined by the
+ *    generator: each is moved to `components.schemas` and referenced with `$ref`;
+ *  - a 204's `t.Void()` becomes `content: {type: "void"}`, which is not a media-type map: dropped;
+ *  - a query parameter declared with Elysia's coercing `t.Integer` is documented as the
+ *    `string | integer` union the validator accepts on the way in: a query string is text anyway, so
+ *    the parameter is documented as the integer it stands for;
+ *  - document-only keywords (`documentOnly(...)`) are merged into their schema.
+ */
+import { DOCUMENT_ONLY_KEY, SCHEMA_ID_PREFIX } from "../http/schema";
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+
+const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
+
+export class DocumentError extends Error {
+  override name = "DocumentError";
+}
+
+/** Returns a new document; the input is left as it is (the generator's output may be cached). */
+export function postProcessDocument<D extends object>(generated: D): D {
+  const doc = structuredClone(generated) as unknown as JsonObject;
+  // Each occurrence of a named schema becomes a slot, filled with its `$ref` once every occurrence is known.
+  const occurrences: { slot: JsonObject; name: string; schema: JsonObject; nullable: boolean }[] = [];
+
+  const visit = (node: Json): Json => {
+    if (Array.isArray(node)) return node.map(visit);
+    if (!isObject(node)) return node;
+    const out: JsonObject = {};
+    for (const [k, v] of Object.entries(node)) out[k] = visit(v);
+    if (isObject(out[DOCUMENT_ONLY_KEY])) {
+      Object.assign(out, out[DOCUMENT_ONLY_KEY]);
+      delete out[DOCUMENT_ONLY_KEY];
+    }
+    const id = out.$id;
+    if (typeof id !== "string" || !id.startsWith(SCHEMA_ID_PREFIX)) return out;
+    const { $id: _id, ...schema } = out;
+    // The generator folds `Union([Named, Null], options)` into the named schema: `type: [T, "null"]`, plus
+    // the union's own keywords (its description).
+    const nullable = Array.isArray(schema.type) && schema.type.includes("null");
+    if (nullable) {
+      const types = (schema.type as Json[]).filter((t) => t !== "null");
+      schema.type = types.length === 1 ? types[0]! : types;
+    }
+    const slot: JsonObject = {};
+    occurrences.push({ slot, name: id.slice(SCHEMA_ID_PREFIX.length), schema, nullable });
+    return slot;
+  };
+
+  const paths = visit(doc.paths ?? {}) as JsonObject;
+  const components = isObject(doc.components) ? doc.components : {};
+  const schemas = visit(isObject(components.schemas) ? components.schemas : {}) as JsonObject;
+
+  const canonical = new Map<string, JsonObject>();
+  for (const o of occurrences) if (!o.nullable && !canonical.has(o.name)) canonical.set(o.name, o.schema);
+  for (const o of occurrences) if (!canonical.has(o.name)) canonical.set(o.name, o.schema);
+  const ref = (name: string) => ({ $ref: SCHEMA_ID_PREFIX + name });
+  for (const o of occurrences) if (!o.nullable) Object.assign(o.slot, ref(o.name));
+  for (const o of occurrences) {
+    if (!o.nullable) continue;
+    // What the union added (its description) stays beside the reference.
+    const model = canonical.get(o.name)!;
+    const extra = Object.fromEntries(Object.entries(o.schema).filter(([k, v]) => JSON.stringify(model[k]) !== JSON.stringify(v)));
+    Object.assign(o.slot, { ...extra, anyOf: [ref(o.name), { type: "null" }] });
+  }
+  for (const o of occurrences) {
+    const model = canonical.get(o.name)!;
+    if (!o.nullable && JSON.stringify(o.schema) !== JSON.stringify(model)) {
+      throw new DocumentError(`Two different schemas are named "${o.name}": ${JSON.stringify(model)} and ${JSON.stringify(o.schema)}`);
+    }
+  }
+
+  for (const item of Object.values(paths)) {
+    if (!isObject(item)) continue;
+    for (const op of Object.values(item)) {
+      if (!isObject(op)) continue;
+      for (const response of Object.values(isObject(op.responses) ? op.responses : {})) {
+        if (isObject(response) && isObject(response.content) && typeof response.content.type === "string") delete response.content;
+      }
+      if (Array.isArray(op.parameters)) {
+        for (const p of op.parameters) if (isObject(p) && p.in === "query" && isObject(p.schema)) p.schema = asQueryInteger(p.schema);
+      }
+    }
+  }
+  doc.paths = paths;
+  for (const name of [...canonical.keys()].sort()) schemas[name] = canonical.get(name)!;
+  doc.components = { ...components, schemas };
+  // The version first, as readers of the document expect.
+  return { openapi: doc.openapi, ...doc } as unknown as D;
+}
+
+/** `anyOf[{type: string, format: integer}, {type: integer, …}]` (Elysia's t.Integer) → the integer branch. */
+function asQueryInteger(schema: JsonObject): JsonObject {
+  const branches = schema.anyOf;
+  if (!Array.isArray(branches) || branches.length !== 2) return schema;
+  const [text, int] = branches;
+  if (!isObject(text) || !isObject(int) || text.type !== "string" || text.format !== "integer" || int.type !== "integer") return schema;
+  const { anyOf: _anyOf, ...outer } = schema;
+  return { ...outer, ...int };
+}

@@ -1,0 +1,56 @@
+/** `ext openapi [--yaml]`: the served document, printed without starting a server. */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { resolve } from "node:path";
+import { createApp } from "../../src/app";
+import { cleanEnv } from "../helpers/clean-env";
+import { startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+
+const ROOT = resolve(import.meta.dir, "../..");
+let emu: TestEmulator;
+let served: unknown;
+beforeAll(async () => {
+  emu = await startTestEmulator();
+  // Every route's validators compiled first: Elysia closes the object schemas that do not say whether
+  // they are open, and the printed document (a fresh process, nothing compiled) must not differ.
+  for (const route of createApp(emu.runtime).routes) route.compile();
+  served = (await emu.raw("GET", "/openapi.json", { key: null })).body;
+});
+afterAll(() => stopTestEmulator(emu));
+
+async function ext(args: string[], readBytes?: number) {
+  const proc = Bun.spawn([join("node_modules/.bin/bun"), "cli/main.ts", ...args], { cwd: ROOT, env: cleanEnv({ EXT_PORT: "1", EXT_HOST: "0.0.0.0" }), stdout: "pipe", stderr: "pipe" });
+  let stdout = "";
+  if (readBytes === undefined) stdout = await new Response(proc.stdout).text();
+  else {
+    // Read a little, then close the pipe like `| head` does.
+    const reader = proc.stdout.getReader();
+    const { value } = await reader.read();
+    stdout = new TextDecoder().decode(value).slice(0, readBytes);
+    await reader.cancel();
+  }
+  const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+  return { stdout, stderr, code };
+}
+const join = (p: string) => resolve(ROOT, p);
+
+test("prints the document a running emulator serves, as JSON, whatever the environment says", async () => {
+  const { stdout, stderr, code } = await ext(["openapi"]);
+  expect(stderr).toBe("");
+  expect(code).toBe(0);
+  expect(JSON.parse(stdout)).toEqual(served);
+  expect(stdout.startsWith('{\n  "openapi": "3.1')).toBe(true);
+});
+
+test("--yaml prints the same document as YAML", async () => {
+  const { stdout, code } = await ext(["openapi", "--yaml"]);
+  expect(code).toBe(0);
+  expect(stdout.startsWith("openapi: 3.1")).toBe(true);
+  expect(Bun.YAML.parse(stdout)).toEqual(served);
+});
+
+test("a reader that stops early (| head) is no error", async () => {
+  const { stdout, stderr, code } = await ext(["openapi"], 10);
+  expect(stdout.length).toBeGreaterThan(0);
+  expect(stderr).toBe("");
+  expect(code).toBe(0);
+});

@@ -1,0 +1,74 @@
+/**
+ * The served /openapi.json as a user's tools see it: Redocly CLI (recommended rules) and Spectral
+ * (spectral:oas), both pinned devDependencies run under Node, with the committed rulesets (redocly.yaml,
+ * .spectral.yaml, each disabled rule with its reason). Not a single problem, error or warning.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { cleanEnv } from "../helpers/clean-env";
+import { startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+
+const ROOT = resolve(import.meta.dir, "../..");
+let emu: TestEmulator;
+let dir: string;
+let file: string;
+
+beforeAll(async () => {
+  emu = await startTestEmulator();
+  const res = await emu.raw("GET", "/openapi.json", { key: null });
+  expect(res.status).toBe(200);
+  dir = mkdtempSync(join(tmpdir(), "ext-lint-"));
+  file = join(dir, "openapi.json");
+  writeFileSync(file, res.text);
+});
+afterAll(async () => {
+  await stopTestEmulator(emu);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Runs a linter's CLI with Node, offline: no telemetry, no update check. */
+async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const proc = Bun.spawn(["node", ...args], {
+    cwd: dir,
+    env: cleanEnv({ REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true", NO_UPDATE_NOTIFIER: "1", CI: "true" }),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr };
+}
+
+test("Redocly (recommended rules): no error, no warning", async () => {
+  const { code, stdout, stderr } = await run([join(ROOT, "node_modules/@redocly/cli/bin/cli.js"), "lint", file, "--config", join(ROOT, "redocly.yaml"), "--format=json"]);
+  const report = JSON.parse(stdout);
+  const problems = report.problems.map((p: { ruleId: string; severity: string; message: string; location: { pointer: string }[] }) => `${p.severity} ${p.ruleId} ${p.location[0]?.pointer}: ${p.message}`);
+  expect(problems).toEqual([]);
+  expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
+  expect(code, stderr).toBe(0);
+}, 60_000);
+
+test("Spectral (spectral:oas): no error, no warning", async () => {
+  const { code, stdout, stderr } = await run([
+    join(ROOT, "node_modules/@stoplight/spectral-cli/dist/index.js"), "lint", file, "--ruleset", join(ROOT, ".spectral.yaml"), "--format", "json", "--quiet",
+  ]);
+  const results = stdout.trim() ? JSON.parse(stdout) : [];
+  const problems = results.map((r: { code: string; severity: number; path: string[]; message: string }) => `${r.severity} ${r.code} ${r.path.join(".")}: ${r.message}`);
+  expect(problems).toEqual([]);
+  expect(code, stderr).toBe(0);
+}, 60_000);
+
+test("the linters do fail a broken document (the checks above can fail)", async () => {
+  const doc = JSON.parse(await Bun.file(file).text());
+  doc.paths["/healthz"].get.responses["200"].content = { type: "void" };
+  delete doc.paths["/_emulator/clock"].get.responses["401"];
+  const broken = join(dir, "broken.json");
+  writeFileSync(broken, JSON.stringify(doc));
+  const redocly = await run([join(ROOT, "node_modules/@redocly/cli/bin/cli.js"), "lint", broken, "--config", join(ROOT, "redocly.yaml"), "--format=json"]);
+  const rules = JSON.parse(redocly.stdout).problems.map((p: { ruleId: string }) => p.ruleId);
+  expect(rules).toContain("rule/operation-401-response");
+  expect(redocly.code).not.toBe(0);
+  const spectral = await run([join(ROOT, "node_modules/@stoplight/spectral-cli/dist/index.js"), "lint", broken, "--ruleset", join(ROOT, ".spectral.yaml"), "--format", "json", "--quiet"]);
+  expect(spectral.code).not.toBe(0);
+}, 60_000);
