@@ -9,12 +9,13 @@
 import { createReadStream, statSync } from "node:fs";
 import type { Readable } from "node:stream";
 import { createGunzip, createGzip } from "node:zlib";
-import tar from "tar-stream";
 import type { ErrorDetail } from "../errors/api-error";
 import { drained } from "../streams";
-import { SNIFF_BYTES } from "./audio-formats";
+import { audioFormatOfName, SNIFF_BYTES } from "./audio-formats";
 import { READ_CAPS, type BundleLimits } from "./bundle-limits";
-import { checkManifest, MANIFEST_PATH, normaliseArchivePath, type FileFacts } from "./manifest";
+import { checkManifest, MANIFEST_PATH, normaliseArchivePath, type FileFacts, type ManifestInput } from "./manifest";
+import { ProblemList } from "./problem-list";
+import { readTar, TarRefusal } from "./tar-reader";
 
 export interface InspectionResult {
   /** Empty when the bundle is valid. */
@@ -55,11 +56,15 @@ class GzipMeter {
   }
 }
 
+const NO_BYTES = new Uint8Array(0);
+
 /** Why an entry name is unsafe, or null. Names are checked raw, before any normalisation. */
 function unsafeName(name: string): string | null {
   if (name.startsWith("/") || name.startsWith("\\") || /^[A-Za-z]:/.test(name)) return "absolute path";
   if (name.split(/[\\/]/).includes("..")) return 'path contains ".."';
   if (name.includes("\0")) return "NUL character in path";
+  // A newline or escape in a name makes listings lie (and terminals misbehave).
+  if (/[\x01-\x1f\x7f]/.test(name)) return "control character in path";
   return null;
 }
 
@@ -111,16 +116,34 @@ export async function inspectArchiveStream(source: Readable, limits: BundleLimit
   return result;
 }
 
-async function walkArchive(source: Readable, limits: BundleLimits, onBytes: (chunk: Buffer) => void): Promise<InspectionResult> {
-  const problems: ErrorDetail[] = [];
-  const warnings: string[] = [];
-  // A fatal problem ends the walk: the archive cannot be read further (or must not be).
-  let fatal: ErrorDetail | null = null;
-  const setFatal = (d: ErrorDetail) => (fatal ??= d);
-  let stopped = false;
+/** Why the walk stopped early: the archive cannot be read further (or must not be). */
+class Stop extends Error {
+  constructor(readonly detail: ErrorDetail) {
+    super(detail.message);
+  }
+}
 
+/** gunzip's output, counted: the bomb caps are checked on every chunk. */
+async function* uncompressed(gunzip: AsyncIterable<Buffer>, compressedIn: () => number): AsyncGenerator<Buffer> {
+  let out = 0;
+  try {
+    for await (const chunk of gunzip) {
+      out += chunk.length;
+      if (out > READ_CAPS.maxUncompressedBytes) throw new Stop({ path: ARCHIVE, message: `uncompressed content exceeds ${mb(READ_CAPS.maxUncompressedBytes)} (gzip bomb?); inspection stopped` });
+      if (out > READ_CAPS.ratioFloorBytes && out / Math.max(compressedIn(), 1) > READ_CAPS.maxRatio) {
+        throw new Stop({ path: ARCHIVE, message: `compression ratio above ${READ_CAPS.maxRatio}:1 (gzip bomb?); inspection stopped` });
+      }
+      yield chunk;
+    }
+  } catch (e) {
+    throw e instanceof Stop ? e : new Stop({ path: ARCHIVE, message: "corrupt or truncated gzip data" });
+  }
+}
+
+async function walkArchive(source: Readable, limits: BundleLimits, onBytes: (chunk: Buffer) => void): Promise<InspectionResult> {
+  const problems = new ProblemList(READ_CAPS.maxProblems);
+  const warnings: string[] = [];
   const gunzip = createGunzip();
-  const extract = tar.extract();
   let compressedIn = 0;
   source.on("data", (c: Buffer) => {
     compressedIn += c.length;
@@ -129,105 +152,74 @@ async function walkArchive(source: Readable, limits: BundleLimits, onBytes: (chu
   source.on("error", (e) => gunzip.destroy(e));
   source.pipe(gunzip);
 
-  // gunzip → tar parser, counting what comes out: the bomb caps are checked on every chunk.
-  const pump = (async () => {
-    let out = 0;
-    try {
-      for await (const chunk of gunzip as AsyncIterable<Buffer>) {
-        if (stopped) break;
-        out += chunk.length;
-        if (out > READ_CAPS.maxUncompressedBytes) {
-          setFatal({ path: ARCHIVE, message: `uncompressed content exceeds ${mb(READ_CAPS.maxUncompressedBytes)} (gzip bomb?); inspection stopped` });
-          break;
-        }
-        if (out > READ_CAPS.ratioFloorBytes && out / Math.max(compressedIn, 1) > READ_CAPS.maxRatio) {
-          setFatal({ path: ARCHIVE, message: `compression ratio above ${READ_CAPS.maxRatio}:1 (gzip bomb?); inspection stopped` });
-          break;
-        }
-        if (!extract.write(chunk)) await drained(extract);
-      }
-      if (fatal || stopped) extract.destroy();
-      else (extract as unknown as { end(): void }).end();
-    } catch {
-      setFatal({ path: ARCHIVE, message: "corrupt or truncated gzip data" });
-      extract.destroy();
-    } finally {
-      source.destroy();
-    }
-  })();
-
   const files = new Map<string, FileFacts>();
   const meters = new Map<Component, GzipMeter>();
-  let manifestBytes: Buffer | null = null;
+  let manifest: ManifestInput = null;
   let assetBytes = 0;
   let entries = 0;
+  let pathBytes = 0;
 
   try {
-    for await (const entry of extract) {
-      entries++;
-      if (entries > READ_CAPS.maxEntries) {
-        setFatal({ path: ARCHIVE, message: `more than ${READ_CAPS.maxEntries} entries; inspection stopped` });
-        break;
-      }
-      const raw = entry.header.name;
-      // tar-stream gives null for a typeflag it does not know (GNU sparse, volume headers, …): never a plain file.
-      const type = entry.header.type ?? "unknown";
+    for await (const { entry, body } of readTar(uncompressed(gunzip, () => compressedIn))) {
+      if (++entries > READ_CAPS.maxEntries) throw new Stop({ path: ARCHIVE, message: `more than ${READ_CAPS.maxEntries} entries; inspection stopped` });
+      const { path: raw, type, size } = entry;
+      pathBytes += Buffer.byteLength(raw);
+      if (pathBytes > READ_CAPS.maxPathBytesTotal) throw new Stop({ path: ARCHIVE, message: `the entry names total more than ${mb(READ_CAPS.maxPathBytesTotal)}; inspection stopped` });
       const unsafe = unsafeName(raw);
-      if (unsafe) problems.push({ path: raw, message: `${raw}: ${unsafe}` });
-      if (LINK_TYPES[type]) problems.push({ path: raw, message: `${raw}: ${LINK_TYPES[type]} entries are not allowed` });
-      else if (type !== "file" && type !== "contiguous-file" && type !== "directory") problems.push({ path: raw, message: `${raw}: unsupported entry type ${type}` });
+      if (unsafe) problems.add({ path: raw, message: `${raw}: ${unsafe}` });
+      if (LINK_TYPES[type]) problems.add({ path: raw, message: `${raw}: ${LINK_TYPES[type]} entries are not allowed` });
+      else if (type !== "file" && type !== "directory") problems.add({ path: raw, message: `${raw}: unsupported entry type ${type}` });
 
       const name = normaliseArchivePath(raw);
-      const size = entry.header.size ?? 0;
-      const regular = (type === "file" || type === "contiguous-file") && !unsafe;
-      if (regular && files.has(name)) problems.push({ path: name, message: `${name}: duplicate entry` });
-      if (regular && size > READ_CAPS.maxEntryBytes) problems.push({ path: name, message: `${name}: ${mb(size)} is over the per-file cap of ${mb(READ_CAPS.maxEntryBytes)}` });
+      const regular = type === "file" && !unsafe;
+      if (regular && files.has(name)) problems.add({ path: name, message: `${name}: duplicate entry` });
+      if (regular && size > READ_CAPS.maxEntryBytes) problems.add({ path: name, message: `${name}: ${mb(size)} is over the per-file cap of ${mb(READ_CAPS.maxEntryBytes)}` });
 
       const top = name.includes("/") ? name.slice(0, name.indexOf("/")) : null;
       const component = regular && top && top in COMPONENTS ? (top as Component) : null;
       const isManifest = regular && name === MANIFEST_PATH;
-      if (isManifest && size > READ_CAPS.maxManifestBytes) problems.push({ path: name, message: `${name}: larger than ${mb(READ_CAPS.maxManifestBytes)}` });
+      const keepManifest = isManifest && size <= READ_CAPS.maxManifestBytes;
+      if (isManifest && !keepManifest) problems.add({ path: name, message: `${name}: larger than ${mb(READ_CAPS.maxManifestBytes)}` });
       if (regular && top === "assets") assetBytes += size;
       let meter: GzipMeter | undefined;
       if (component) {
         meter = meters.get(component) ?? new GzipMeter();
         meters.set(component, meter);
       }
+      // Only a file that could be a sound needs its first bytes (format sniffing); the rest keep none.
+      const sniff = regular && audioFormatOfName(name) !== null;
       const manifestChunks: Buffer[] = [];
-      let head = Buffer.alloc(0);
-      for await (const chunk of entry as AsyncIterable<Buffer>) {
+      let head = NO_BYTES;
+      for await (const chunk of body) {
         if (!regular) continue;
-        if (head.length < SNIFF_BYTES) head = Buffer.concat([head, chunk.subarray(0, SNIFF_BYTES - head.length)]);
-        if (isManifest && size <= READ_CAPS.maxManifestBytes) manifestChunks.push(chunk);
+        if (sniff && head.length < SNIFF_BYTES) head = Buffer.concat([head, chunk.subarray(0, SNIFF_BYTES - head.length)]);
+        if (keepManifest) manifestChunks.push(chunk);
         if (meter) await meter.write(chunk);
       }
       if (regular) files.set(name, { size, head });
-      if (isManifest && size <= READ_CAPS.maxManifestBytes) manifestBytes = Buffer.concat(manifestChunks);
-      if (fatal) break;
+      if (keepManifest) manifest = Buffer.concat(manifestChunks);
+      else if (isManifest && manifest === null) manifest = "too-large";
+      if (problems.full) throw new Stop({ path: ARCHIVE, message: `more than ${problems.max} problems; inspection stopped` });
     }
-  } catch {
-    setFatal({ path: ARCHIVE, message: "not a tar archive, or a truncated one" });
-  } finally {
-    stopped = true;
-    await pump;
-  }
-
-  if (fatal) {
+  } catch (e) {
     for (const m of meters.values()) m.destroy();
-    problems.push(fatal);
-    return { problems, warnings, manifest: null, soundCount: 0 };
+    source.destroy();
+    gunzip.destroy();
+    const fatal = e instanceof Stop ? e.detail : e instanceof TarRefusal ? { path: e.path, message: e.message } : null;
+    if (!fatal) throw e;
+    return { problems: [...problems.list, fatal], warnings, manifest: null, soundCount: 0 };
   }
 
   for (const [component, meter] of meters) {
     const gzipped = await meter.finish();
     const key = COMPONENTS[component];
     if (gzipped > limits[key]) {
-      problems.push({ path: `${component}/`, message: `${component}/ is ${mb(gzipped)} gzipped; the limit is ${mb(limits[key])}`, limit: key, max: limits[key], current: gzipped });
+      problems.add({ path: `${component}/`, message: `${component}/ is ${mb(gzipped)} gzipped; the limit is ${mb(limits[key])}`, limit: key, max: limits[key], current: gzipped });
     }
   }
   if (assetBytes > limits.static_assets_bytes) {
-    problems.push({ path: "assets/", message: `assets/ holds ${mb(assetBytes)}; the limit is ${mb(limits.static_assets_bytes)}`, limit: "static_assets_bytes", max: limits.static_assets_bytes, current: assetBytes });
+    problems.add({ path: "assets/", message: `assets/ holds ${mb(assetBytes)}; the limit is ${mb(limits.static_assets_bytes)}`, limit: "static_assets_bytes", max: limits.static_assets_bytes, current: assetBytes });
   }
-  const { manifest, soundCount } = checkManifest(manifestBytes, files, limits, problems, warnings);
-  return { problems, warnings, manifest, soundCount };
+  const checked = checkManifest(manifest, files, limits, problems, warnings);
+  return { problems: problems.list, warnings, manifest: checked.manifest, soundCount: checked.soundCount };
 }

@@ -7,7 +7,8 @@ import { Value } from "@sinclair/typebox/value";
 import { t, type Static } from "elysia";
 import type { ErrorDetail } from "../errors/api-error";
 import { AUDIO_FORMATS, audioFormatOfName, matchesMagic } from "./audio-formats";
-import type { BundleLimits } from "./bundle-limits";
+import { READ_CAPS, type BundleLimits } from "./bundle-limits";
+import type { ProblemList } from "./problem-list";
 
 export const ManifestSound = t.Object(
   {
@@ -59,65 +60,105 @@ function countProblem(field: string, limit: string, max: number, current: number
   return { path: MANIFEST_PATH, field, message: `${current} ${what}; the limit is ${max} (${limit})`, limit, max, current };
 }
 
+/** manifest.json's bytes as the walk kept them; "too-large" when it was over the cap (and not kept). */
+export type ManifestInput = Buffer | "too-large" | null;
+
 /**
- * Parses and checks the manifest against the archive's files and the limits. Pushes problems and warnings;
- * returns the parsed manifest (or null) and the number of sounds it declares.
+ * How many JSON items (containers and list elements) the text holds, and how deep it nests, counted on the
+ * raw bytes before parsing: the text is parsed only when both are small, so no manifest under the byte cap
+ * can become a huge object graph (or a huge list of schema errors).
+ */
+export function jsonSize(bytes: Uint8Array): { items: number; depth: number } {
+  let items = 0;
+  let depth = 0;
+  let maxDepth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i];
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      items++;
+      maxDepth = Math.max(maxDepth, ++depth);
+    } else if (c === 0x7d || c === 0x5d) depth--;
+    else if (c === 0x2c) items++;
+  }
+  return { items, depth: maxDepth };
+}
+
+/**
+ * Parses and checks the manifest against the archive's files and the limits. Adds problems and warnings;
+ * returns the parsed manifest (or null) and the number of sounds it declares. Stops adding once the
+ * problem list is full.
  */
 export function checkManifest(
-  bytes: Buffer | null,
+  input: ManifestInput,
   files: ReadonlyMap<string, FileFacts>,
   limits: BundleLimits,
-  problems: ErrorDetail[],
+  problems: ProblemList,
   warnings: string[],
 ): { manifest: unknown; soundCount: number } {
-  if (!bytes) {
-    problems.push({ path: MANIFEST_PATH, message: "manifest.json is missing at the root of the archive" });
+  if (input === "too-large") return { manifest: null, soundCount: 0 }; // reported where it was found
+  if (!input) {
+    problems.add({ path: MANIFEST_PATH, message: "manifest.json is missing at the root of the archive" });
+    return { manifest: null, soundCount: 0 };
+  }
+  const size = jsonSize(input);
+  if (size.items > READ_CAPS.maxManifestItems || size.depth > READ_CAPS.maxManifestDepth) {
+    const what = size.depth > READ_CAPS.maxManifestDepth ? `nests deeper than ${READ_CAPS.maxManifestDepth} levels` : `holds more than ${READ_CAPS.maxManifestItems} JSON values`;
+    problems.add({ path: MANIFEST_PATH, message: `manifest.json ${what}; not checked further` });
     return { manifest: null, soundCount: 0 };
   }
   let data: unknown;
   try {
-    data = JSON.parse(bytes.toString("utf8"));
+    data = JSON.parse(input.toString("utf8"));
   } catch (e) {
-    problems.push({ path: MANIFEST_PATH, message: `manifest.json is not valid JSON: ${(e as Error).message}` });
+    problems.add({ path: MANIFEST_PATH, message: `manifest.json is not valid JSON: ${(e as Error).message}` });
     return { manifest: null, soundCount: 0 };
   }
-  const shapeErrors = [...Value.Errors(Manifest, data)];
-  for (const e of shapeErrors) problems.push({ path: MANIFEST_PATH, field: pointerToField(e.path), message: `${pointerToField(e.path)}: ${e.message}` });
+  // The errors come from a generator: stopping early never builds the rest.
+  for (const e of Value.Errors(Manifest, data)) {
+    if (problems.full) break;
+    problems.add({ path: MANIFEST_PATH, field: pointerToField(e.path), message: `${pointerToField(e.path)}: ${e.message}` });
+  }
   if (typeof data !== "object" || data === null || Array.isArray(data)) return { manifest: data, soundCount: 0 };
 
   const m = data as Record<string, unknown>;
   const sounds = Array.isArray(m.sounds) ? m.sounds : [];
   if (sounds.length > limits.max_sounds_in_manifest) {
-    problems.push(countProblem("sounds", "max_sounds_in_manifest", limits.max_sounds_in_manifest, sounds.length, "sounds in the manifest"));
+    problems.add(countProblem("sounds", "max_sounds_in_manifest", limits.max_sounds_in_manifest, sounds.length, "sounds in the manifest"));
   }
   if (sounds.length > limits.max_sounds_per_extension) {
-    problems.push(countProblem("sounds", "max_sounds_per_extension", limits.max_sounds_per_extension, sounds.length, "sounds for this extension"));
+    problems.add(countProblem("sounds", "max_sounds_per_extension", limits.max_sounds_per_extension, sounds.length, "sounds for this extension"));
   }
   if (Array.isArray(m.actions) && m.actions.length > limits.max_actions_per_extension) {
-    problems.push(countProblem("actions", "max_actions_per_extension", limits.max_actions_per_extension, m.actions.length, "actions"));
+    problems.add(countProblem("actions", "max_actions_per_extension", limits.max_actions_per_extension, m.actions.length, "actions"));
   }
   if (Array.isArray(m.allowHosts) && m.allowHosts.length > limits.max_allow_hosts) {
-    problems.push(countProblem("allowHosts", "max_allow_hosts", limits.max_allow_hosts, m.allowHosts.length, "allowHosts entries"));
+    problems.add(countProblem("allowHosts", "max_allow_hosts", limits.max_allow_hosts, m.allowHosts.length, "allowHosts entries"));
   }
 
   sounds.forEach((sound, i) => {
+    if (problems.full) return;
     const file = (sound as { file?: unknown } | null)?.file;
     if (typeof file !== "string" || file.length === 0) return; // already reported by the shape check
     const field = `sounds[${i}].file`;
     const path = normaliseArchivePath(file);
     const facts = files.get(path);
     if (!facts) {
-      problems.push({ path: file, field, message: `${file}: sound file is missing from the archive` });
+      problems.add({ path: file, field, message: `${file}: sound file is missing from the archive` });
       return;
     }
     const format = audioFormatOfName(path);
     if (!format) {
-      problems.push({ path, field, message: `${path}: not a supported sound format (by extension); use one of ${AUDIO_FORMATS.join(", ")}` });
+      problems.add({ path, field, message: `${path}: not a supported sound format (by extension); use one of ${AUDIO_FORMATS.join(", ")}` });
     } else if (!matchesMagic(format, facts.head)) {
-      problems.push({ path, field, message: `${path}: the content is not ${format} audio (its first bytes do not match the format)` });
+      problems.add({ path, field, message: `${path}: the content is not ${format} audio (its first bytes do not match the format)` });
     }
     if (facts.size > limits.sound_file_bytes) {
-      problems.push({ path, field, message: `${path}: ${mb(facts.size)} is over the sound file limit of ${mb(limits.sound_file_bytes)}`, limit: "sound_file_bytes", max: limits.sound_file_bytes, current: facts.size });
+      problems.add({ path, field, message: `${path}: ${mb(facts.size)} is over the sound file limit of ${mb(limits.sound_file_bytes)}`, limit: "sound_file_bytes", max: limits.sound_file_bytes, current: facts.size });
     } else if (facts.size > limits.sound_warning_bytes) {
       warnings.push(`${path}: ${mb(facts.size)} is over the ${mb(limits.sound_warning_bytes)} sound warning threshold`);
     }
