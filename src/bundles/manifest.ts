@@ -113,7 +113,13 @@ export function checkManifest(
   }
   let data: unknown;
   try {
-    data = JSON.parse(input.toString("utf8"));
+    // A "__proto__" key is harmless to JSON.parse but not to every later merge of the object: refused.
+    let proto = false;
+    data = JSON.parse(input.toString("utf8"), (key, value: unknown) => ((proto ||= key === "__proto__"), value));
+    if (proto) {
+      problems.add({ path: MANIFEST_PATH, message: 'manifest.json has a "__proto__" key; not accepted' });
+      return { manifest: null, soundCount: 0 };
+    }
   } catch (e) {
     problems.add({ path: MANIFEST_PATH, message: `manifest.json is not valid JSON: ${(e as Error).message}` });
     return { manifest: null, soundCount: 0 };

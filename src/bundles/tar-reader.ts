@@ -117,14 +117,14 @@ function parsePax(data: Buffer, where: string): Map<string, Buffer> {
     const space = data.indexOf(0x20, pos);
     const digits = space === -1 ? "" : data.toString("latin1", pos, space);
     const len = /^[1-9][0-9]{0,5}$/.test(digits) ? parseInt(digits, 10) : NaN;
-    if (!(len > digits.length + 3) || pos + len > data.length || data[pos + len - 1] !== 0x0a) throw new TarRefusal(where, `${where}: malformed PAX extended header record`);
+    if (!(len > digits.length + 3) || pos + len > data.length || data[pos + len - 1] !== 0x0a) throw new TarRefusal(ARCHIVE_PATH, `${where}: malformed PAX extended header record`);
     const record = data.subarray(space + 1, pos + len - 1);
     const eq = record.indexOf(0x3d);
     const key = eq <= 0 ? "" : record.toString("latin1", 0, eq);
-    if (!/^[\x21-\x7e]+$/.test(key)) throw new TarRefusal(where, `${where}: malformed PAX key`);
-    if (records.has(key)) throw new TarRefusal(where, `${where}: PAX key ${key} given twice`);
+    if (!/^[\x21-\x7e]+$/.test(key)) throw new TarRefusal(ARCHIVE_PATH, `${where}: malformed PAX key`);
+    if (records.has(key)) throw new TarRefusal(ARCHIVE_PATH, `${where}: PAX key ${key} given twice`);
     if (!PAX_APPLIED.has(key) && !PAX_IGNORED.has(key) && !PAX_IGNORED_PREFIXES.some((p) => key.startsWith(p))) {
-      throw new TarRefusal(where, `${where}: PAX key ${key} is not accepted${key.startsWith("GNU.sparse.") ? " (GNU sparse files are not accepted)" : ""}`);
+      throw new TarRefusal(ARCHIVE_PATH, `${where}: PAX key ${key} is not accepted${key.startsWith("GNU.sparse.") ? " (GNU sparse files are not accepted)" : ""}`);
     }
     records.set(key, record.subarray(eq + 1));
     pos += len;
@@ -182,7 +182,7 @@ class ByteSource {
   async *stream(span: { left: number }, where: string): AsyncGenerator<Buffer> {
     while (span.left > 0) {
       const part = await this.some(span.left);
-      if (!part) throw new TarRefusal(where, `${where}: the archive ends inside this entry (truncated)`);
+      if (!part) throw new TarRefusal(ARCHIVE_PATH, `${where}: the archive ends inside this entry (truncated)`);
       span.left -= part.length;
       yield part;
     }
@@ -251,7 +251,7 @@ export async function* readTar(chunks: AsyncIterable<Buffer>): AsyncGenerator<{ 
       if ((typeflag === "x" && pax) || (typeflag === "L" && longName)) throw new TarRefusal(ARCHIVE_PATH, `${at}: two ${what}s for one entry`);
       const data = await src.exact(size + padding(size));
       if (!data) throw new TarRefusal(ARCHIVE_PATH, `${at}: the archive ends inside a ${what} (truncated)`);
-      if (typeflag === "x") pax = parsePax(data.subarray(0, size), at);
+      if (typeflag === "x") pax = parsePax(data.subarray(0, size), `${at} (${JSON.stringify(shown(nameField))})`);
       else longName = cString(data, 0, size);
       continue;
     }
