@@ -15,7 +15,7 @@ import { audioFormatOfName, SNIFF_BYTES } from "./audio-formats";
 import { READ_CAPS, type BundleLimits } from "./bundle-limits";
 import { checkManifest, MANIFEST_PATH, normaliseArchivePath, type FileFacts, type ManifestInput } from "./manifest";
 import { ProblemList } from "./problem-list";
-import { readTar, TarRefusal } from "./tar-reader";
+import { readTar, TarRefusal, type TarEntry } from "./tar-reader";
 
 export interface InspectionResult {
   /** Empty when the bundle is valid. */
@@ -28,6 +28,14 @@ export interface InspectionResult {
 }
 
 export const ARCHIVE = "(archive)";
+
+/** Watches a walk (the differential test compares what the inspector read with what tar tools list). */
+export interface InspectObserver {
+  /** Each entry as the reader applied it, in archive order. */
+  entry?(entry: TarEntry): void;
+  /** The archive was read to its end-of-archive marker (not stopped by a refusal or a cap). */
+  end?(): void;
+}
 
 const COMPONENTS = { layer: "bundle_layer_gzip_bytes", editor: "bundle_editor_gzip_bytes", interactive: "bundle_interactive_gzip_bytes" } as const;
 type Component = keyof typeof COMPONENTS;
@@ -83,8 +91,8 @@ const LINK_TYPES: Record<string, string> = {
 const FILE_READ_BYTES = 256 * 1024;
 
 /** Inspects an archive file (the CLI, before it uploads; tests). */
-export async function inspectBundle(file: string, limits: BundleLimits): Promise<InspectionResult> {
-  const result = await inspectArchiveStream(createReadStream(file, { highWaterMark: FILE_READ_BYTES }), limits);
+export async function inspectBundle(file: string, limits: BundleLimits, observer: InspectObserver = {}): Promise<InspectionResult> {
+  const result = await inspectArchiveStream(createReadStream(file, { highWaterMark: FILE_READ_BYTES }), limits, observer);
   return withArchiveSize(result, statSync(file).size, limits);
 }
 
@@ -104,9 +112,9 @@ export function withArchiveSize(result: InspectionResult, archiveBytes: number, 
  * `source` to its end unless a fatal problem stops the walk, in which case `source` is destroyed (a writer
  * feeding it must check `destroyed`). Never rejects: a source that fails is a truncated archive.
  */
-export async function inspectArchiveStream(source: Readable, limits: BundleLimits): Promise<InspectionResult> {
+export async function inspectArchiveStream(source: Readable, limits: BundleLimits, observer: InspectObserver = {}): Promise<InspectionResult> {
   const magic: number[] = [];
-  const result = await walkArchive(source, limits, (c) => {
+  const result = await walkArchive(source, limits, observer, (c) => {
     for (let i = 0; magic.length < 2 && i < c.length; i++) magic.push(c[i]!);
   });
   if (magic[0] !== 0x1f || magic[1] !== 0x8b) {
@@ -140,7 +148,7 @@ async function* uncompressed(gunzip: AsyncIterable<Buffer>, compressedIn: () => 
   }
 }
 
-async function walkArchive(source: Readable, limits: BundleLimits, onBytes: (chunk: Buffer) => void): Promise<InspectionResult> {
+async function walkArchive(source: Readable, limits: BundleLimits, observer: InspectObserver, onBytes: (chunk: Buffer) => void): Promise<InspectionResult> {
   const problems = new ProblemList(READ_CAPS.maxProblems);
   const warnings: string[] = [];
   const gunzip = createGunzip();
@@ -162,6 +170,7 @@ async function walkArchive(source: Readable, limits: BundleLimits, onBytes: (chu
   try {
     for await (const { entry, body } of readTar(uncompressed(gunzip, () => compressedIn))) {
       if (++entries > READ_CAPS.maxEntries) throw new Stop({ path: ARCHIVE, message: `more than ${READ_CAPS.maxEntries} entries; inspection stopped` });
+      observer.entry?.(entry);
       const { path: raw, type, size } = entry;
       pathBytes += Buffer.byteLength(raw);
       if (pathBytes > READ_CAPS.maxPathBytesTotal) throw new Stop({ path: ARCHIVE, message: `the entry names total more than ${mb(READ_CAPS.maxPathBytesTotal)}; inspection stopped` });
@@ -201,6 +210,7 @@ async function walkArchive(source: Readable, limits: BundleLimits, onBytes: (chu
       else if (isManifest && manifest === null) manifest = "too-large";
       if (problems.full) throw new Stop({ path: ARCHIVE, message: `more than ${problems.max} problems; inspection stopped` });
     }
+    observer.end?.();
   } catch (e) {
     for (const m of meters.values()) m.destroy();
     source.destroy();
