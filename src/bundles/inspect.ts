@@ -126,8 +126,9 @@ export async function inspectArchiveStream(source: Readable, limits: BundleLimit
 
 /** Why the walk stopped early: the archive cannot be read further (or must not be). */
 class Stop extends Error {
-  constructor(readonly detail: ErrorDetail) {
-    super(detail.message);
+  /** `detail` null: the problem list already says why (its cap). */
+  constructor(readonly detail: ErrorDetail | null) {
+    super(detail?.message ?? "stopped");
   }
 }
 
@@ -208,16 +209,19 @@ async function walkArchive(source: Readable, limits: BundleLimits, observer: Ins
       if (regular) files.set(name, { size, head });
       if (keepManifest) manifest = Buffer.concat(manifestChunks);
       else if (isManifest && manifest === null) manifest = "too-large";
-      if (problems.full) throw new Stop({ path: ARCHIVE, message: `more than ${problems.max} problems; inspection stopped` });
+      if (problems.full) {
+        problems.stopped();
+        throw new Stop(null);
+      }
     }
     observer.end?.();
   } catch (e) {
     for (const m of meters.values()) m.destroy();
     source.destroy();
     gunzip.destroy();
-    const fatal = e instanceof Stop ? e.detail : e instanceof TarRefusal ? { path: e.path, message: e.message } : null;
-    if (!fatal) throw e;
-    return { problems: [...problems.list, fatal], warnings, manifest: null, soundCount: 0 };
+    if (!(e instanceof Stop) && !(e instanceof TarRefusal)) throw e;
+    const fatal = e instanceof TarRefusal ? { path: e.path, message: e.message } : e.detail;
+    return { problems: fatal ? [...problems.list, fatal] : problems.list, warnings, manifest: null, soundCount: 0 };
   }
 
   for (const [component, meter] of meters) {

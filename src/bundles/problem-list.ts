@@ -1,12 +1,12 @@
 /**
  * The problems found in one bundle, capped: past the cap the inspection stops building more (a manifest of
- * 520,000 wrong values must not become 520,000 error objects), and says so once.
+ * 520,000 wrong values must not become 520,000 error objects), and says so once, in a closing line.
  */
 import type { ErrorDetail } from "../errors/api-error";
 
 export class ProblemList {
   private readonly items: ErrorDetail[] = [];
-  private dropped = false;
+  private closing: string | null = null;
   constructor(readonly max: number) {}
 
   /** No more problems will be kept: callers stop looking for them. */
@@ -15,16 +15,17 @@ export class ProblemList {
   }
 
   add(problem: ErrorDetail): void {
-    if (this.full) this.dropped = true;
-    else this.items.push(problem);
+    if (!this.full) this.items.push(problem);
+    else this.closing ??= `more than ${this.max} problems; only the first ${this.max} are listed`;
   }
 
-  get length(): number {
-    return this.items.length;
+  /** The walk stopped at the cap: whatever follows in the archive was not inspected. */
+  stopped(): void {
+    this.closing = `${this.max} problems found; inspection stopped there`;
   }
 
-  /** The problems kept, and a last one saying the rest were not listed. */
+  /** The problems kept, and the closing line when the cap was reached. */
   get list(): ErrorDetail[] {
-    return this.dropped ? [...this.items, { path: "(archive)", message: `more than ${this.max} problems; only the first ${this.max} are listed` }] : [...this.items];
+    return this.closing ? [...this.items, { path: "(archive)", message: this.closing }] : [...this.items];
   }
 }
