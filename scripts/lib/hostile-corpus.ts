@@ -135,6 +135,11 @@ export const ACCEPTED_CORPUS: CorpusCase[] = [
     ),
   },
   {
+    file: "pax-size.tar.gz",
+    description: "A PAX size over a header size of 0: applied, as GNU tar and tarfile apply it.",
+    build: sync(() => gzipSync(Buffer.concat([MANIFEST, pax([["size", "5"]]), header({ name: "layer/sized.js", size: 0 }), Buffer.from("12345".padEnd(512, "\0")), END]))),
+  },
+  {
     file: "macos-bsdtar.tar.gz",
     description: "What macOS tar writes: ./ entries, xattr PAX headers (binary values too), a creation time, AppleDouble ._ files.",
     build: sync(() =>

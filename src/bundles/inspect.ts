@@ -1,10 +1,11 @@
 /**
  * Inspects an untrusted bundle archive (.tar.gz) without extracting it and without holding it in memory:
- * the bytes stream through gunzip into a tar parser, and running counters stop the read as soon as a
- * safety cap is crossed (a gzip bomb costs at most READ_CAPS of work). Every problem found is collected
- * with the archive path it concerns, not just the first. A pure function of (bytes, limits): the server runs
- * it on an upload while the upload is still arriving (inspectArchiveStream, fed by receiveUpload), the CLI on
- * the archive file it is about to upload (inspectBundle).
+ * the bytes stream through gunzip into a strict tar reader (tar-reader.ts: it refuses whatever GNU tar and
+ * Python's tarfile could read differently), and running counters stop the read as soon as a safety cap is
+ * crossed (a gzip bomb costs at most READ_CAPS of work; problems, names and the manifest are capped too).
+ * Every problem found is collected with the archive path it concerns, not just the first (up to the cap).
+ * A pure function of (bytes, limits): the server runs it on an upload while the upload is still arriving
+ * (inspectArchiveStream, fed by receiveUpload), the CLI on the archive file it is about to upload (inspectBundle).
  */
 import { createReadStream, statSync } from "node:fs";
 import type { Readable } from "node:stream";
@@ -110,7 +111,7 @@ export function withArchiveSize(result: InspectionResult, archiveBytes: number, 
 /**
  * Inspects an archive as its bytes arrive from `source` (all but its total size: see withArchiveSize). Reads
  * `source` to its end unless a fatal problem stops the walk, in which case `source` is destroyed (a writer
- * feeding it must check `destroyed`). Never rejects: a source that fails is a truncated archive.
+ * feeding it must check `destroyed`). A source that fails is a truncated archive: it rejects only on a bug.
  */
 export async function inspectArchiveStream(source: Readable, limits: BundleLimits, observer: InspectObserver = {}): Promise<InspectionResult> {
   const magic: number[] = [];
