@@ -177,20 +177,20 @@ async function walkArchive(source: Readable, limits: BundleLimits, observer: Ins
       pathBytes += Buffer.byteLength(raw);
       if (pathBytes > READ_CAPS.maxPathBytesTotal) throw new Stop({ path: ARCHIVE, message: `the entry names total more than ${mb(READ_CAPS.maxPathBytesTotal)}; inspection stopped` });
       const unsafe = unsafeName(raw);
-      if (unsafe) problems.add({ path: raw, message: `${raw}: ${unsafe}` });
-      if (LINK_TYPES[type]) problems.add({ path: raw, message: `${raw}: ${LINK_TYPES[type]} entries are not allowed` });
-      else if (type !== "file" && type !== "directory") problems.add({ path: raw, message: `${raw}: unsupported entry type ${type}` });
+      if (unsafe) problems.push({ path: raw, message: `${raw}: ${unsafe}` });
+      if (LINK_TYPES[type]) problems.push({ path: raw, message: `${raw}: ${LINK_TYPES[type]} entries are not allowed` });
+      else if (type !== "file" && type !== "directory") problems.push({ path: raw, message: `${raw}: unsupported entry type ${type}` });
 
       const name = normaliseArchivePath(raw);
       const regular = type === "file" && !unsafe;
-      if (regular && files.has(name)) problems.add({ path: name, message: `${name}: duplicate entry` });
-      if (regular && size > READ_CAPS.maxEntryBytes) problems.add({ path: name, message: `${name}: ${mb(size)} is over the per-file cap of ${mb(READ_CAPS.maxEntryBytes)}` });
+      if (regular && files.has(name)) problems.push({ path: name, message: `${name}: duplicate entry` });
+      if (regular && size > READ_CAPS.maxEntryBytes) problems.push({ path: name, message: `${name}: ${mb(size)} is over the per-file cap of ${mb(READ_CAPS.maxEntryBytes)}` });
 
       const top = name.includes("/") ? name.slice(0, name.indexOf("/")) : null;
       const component = regular && top && top in COMPONENTS ? (top as Component) : null;
       const isManifest = regular && name === MANIFEST_PATH;
       const keepManifest = isManifest && size <= READ_CAPS.maxManifestBytes;
-      if (isManifest && !keepManifest) problems.add({ path: name, message: `${name}: larger than ${mb(READ_CAPS.maxManifestBytes)}` });
+      if (isManifest && !keepManifest) problems.push({ path: name, message: `${name}: larger than ${mb(READ_CAPS.maxManifestBytes)}` });
       if (regular && top === "assets") assetBytes += size;
       let meter: GzipMeter | undefined;
       if (component) {
@@ -229,11 +229,11 @@ async function walkArchive(source: Readable, limits: BundleLimits, observer: Ins
     const gzipped = await meter.finish();
     const key = COMPONENTS[component];
     if (gzipped > limits[key]) {
-      problems.add({ path: `${component}/`, message: `${component}/ is ${mb(gzipped)} gzipped; the limit is ${mb(limits[key])}`, limit: key, max: limits[key], current: gzipped });
+      problems.push({ path: `${component}/`, message: `${component}/ is ${mb(gzipped)} gzipped; the limit is ${mb(limits[key])}`, limit: key, max: limits[key], current: gzipped });
     }
   }
   if (assetBytes > limits.static_assets_bytes) {
-    problems.add({ path: "assets/", message: `assets/ holds ${mb(assetBytes)}; the limit is ${mb(limits.static_assets_bytes)}`, limit: "static_assets_bytes", max: limits.static_assets_bytes, current: assetBytes });
+    problems.push({ path: "assets/", message: `assets/ holds ${mb(assetBytes)}; the limit is ${mb(limits.static_assets_bytes)}`, limit: "static_assets_bytes", max: limits.static_assets_bytes, current: assetBytes });
   }
   const checked = checkManifest(manifest, files, limits, problems, warnings);
   return { problems: problems.list, warnings, manifest: checked.manifest, soundCount: checked.soundCount };

@@ -90,8 +90,8 @@ export function jsonSize(bytes: Uint8Array): { items: number; depth: number } {
 
 /**
  * Parses and checks the manifest against the archive's files and the limits. Adds problems and warnings;
- * returns the parsed manifest (or null) and the number of sounds it declares. Stops adding once the
- * problem list is full.
+ * returns the parsed manifest (or null) and the number of sounds it declares. Stops looking once the
+ * problem list overflows.
  */
 export function checkManifest(
   input: ManifestInput,
@@ -102,13 +102,13 @@ export function checkManifest(
 ): { manifest: unknown; soundCount: number } {
   if (input === "too-large") return { manifest: null, soundCount: 0 }; // reported where it was found
   if (!input) {
-    problems.add({ path: MANIFEST_PATH, message: "manifest.json is missing at the root of the archive" });
+    problems.push({ path: MANIFEST_PATH, message: "manifest.json is missing at the root of the archive" });
     return { manifest: null, soundCount: 0 };
   }
   const size = jsonSize(input);
   if (size.items > READ_CAPS.maxManifestItems || size.depth > READ_CAPS.maxManifestDepth) {
     const what = size.depth > READ_CAPS.maxManifestDepth ? `nests deeper than ${READ_CAPS.maxManifestDepth} levels` : `holds more than ${READ_CAPS.maxManifestItems} JSON values`;
-    problems.add({ path: MANIFEST_PATH, message: `manifest.json ${what}; not checked further` });
+    problems.push({ path: MANIFEST_PATH, message: `manifest.json ${what}; not checked further` });
     return { manifest: null, soundCount: 0 };
   }
   let data: unknown;
@@ -117,54 +117,54 @@ export function checkManifest(
     let proto = false;
     data = JSON.parse(input.toString("utf8"), (key, value: unknown) => ((proto ||= key === "__proto__"), value));
     if (proto) {
-      problems.add({ path: MANIFEST_PATH, message: 'manifest.json has a "__proto__" key; not accepted' });
+      problems.push({ path: MANIFEST_PATH, message: 'manifest.json has a "__proto__" key; not accepted' });
       return { manifest: null, soundCount: 0 };
     }
   } catch (e) {
-    problems.add({ path: MANIFEST_PATH, message: `manifest.json is not valid JSON: ${(e as Error).message}` });
+    problems.push({ path: MANIFEST_PATH, message: `manifest.json is not valid JSON: ${(e as Error).message}` });
     return { manifest: null, soundCount: 0 };
   }
   // The errors come from a generator: stopping early never builds the rest.
   for (const e of Value.Errors(Manifest, data)) {
-    if (problems.full) break;
-    problems.add({ path: MANIFEST_PATH, field: pointerToField(e.path), message: `${pointerToField(e.path)}: ${e.message}` });
+    problems.push({ path: MANIFEST_PATH, field: pointerToField(e.path), message: `${pointerToField(e.path)}: ${e.message}` });
+    if (problems.overflowed) break;
   }
   if (typeof data !== "object" || data === null || Array.isArray(data)) return { manifest: data, soundCount: 0 };
 
   const m = data as Record<string, unknown>;
   const sounds = Array.isArray(m.sounds) ? m.sounds : [];
   if (sounds.length > limits.max_sounds_in_manifest) {
-    problems.add(countProblem("sounds", "max_sounds_in_manifest", limits.max_sounds_in_manifest, sounds.length, "sounds in the manifest"));
+    problems.push(countProblem("sounds", "max_sounds_in_manifest", limits.max_sounds_in_manifest, sounds.length, "sounds in the manifest"));
   }
   if (sounds.length > limits.max_sounds_per_extension) {
-    problems.add(countProblem("sounds", "max_sounds_per_extension", limits.max_sounds_per_extension, sounds.length, "sounds for this extension"));
+    problems.push(countProblem("sounds", "max_sounds_per_extension", limits.max_sounds_per_extension, sounds.length, "sounds for this extension"));
   }
   if (Array.isArray(m.actions) && m.actions.length > limits.max_actions_per_extension) {
-    problems.add(countProblem("actions", "max_actions_per_extension", limits.max_actions_per_extension, m.actions.length, "actions"));
+    problems.push(countProblem("actions", "max_actions_per_extension", limits.max_actions_per_extension, m.actions.length, "actions"));
   }
   if (Array.isArray(m.allowHosts) && m.allowHosts.length > limits.max_allow_hosts) {
-    problems.add(countProblem("allowHosts", "max_allow_hosts", limits.max_allow_hosts, m.allowHosts.length, "allowHosts entries"));
+    problems.push(countProblem("allowHosts", "max_allow_hosts", limits.max_allow_hosts, m.allowHosts.length, "allowHosts entries"));
   }
 
   sounds.forEach((sound, i) => {
-    if (problems.full) return;
+    if (problems.overflowed) return;
     const file = (sound as { file?: unknown } | null)?.file;
     if (typeof file !== "string" || file.length === 0) return; // already reported by the shape check
     const field = `sounds[${i}].file`;
     const path = normaliseArchivePath(file);
     const facts = files.get(path);
     if (!facts) {
-      problems.add({ path: file, field, message: `${file}: sound file is missing from the archive` });
+      problems.push({ path: file, field, message: `${file}: sound file is missing from the archive` });
       return;
     }
     const format = audioFormatOfName(path);
     if (!format) {
-      problems.add({ path, field, message: `${path}: not a supported sound format (by extension); use one of ${AUDIO_FORMATS.join(", ")}` });
+      problems.push({ path, field, message: `${path}: not a supported sound format (by extension); use one of ${AUDIO_FORMATS.join(", ")}` });
     } else if (!matchesMagic(format, facts.head)) {
-      problems.add({ path, field, message: `${path}: the content is not ${format} audio (its first bytes do not match the format)` });
+      problems.push({ path, field, message: `${path}: the content is not ${format} audio (its first bytes do not match the format)` });
     }
     if (facts.size > limits.sound_file_bytes) {
-      problems.add({ path, field, message: `${path}: ${mb(facts.size)} is over the sound file limit of ${mb(limits.sound_file_bytes)}`, limit: "sound_file_bytes", max: limits.sound_file_bytes, current: facts.size });
+      problems.push({ path, field, message: `${path}: ${mb(facts.size)} is over the sound file limit of ${mb(limits.sound_file_bytes)}`, limit: "sound_file_bytes", max: limits.sound_file_bytes, current: facts.size });
     } else if (facts.size > limits.sound_warning_bytes) {
       warnings.push(`${path}: ${mb(facts.size)} is over the ${mb(limits.sound_warning_bytes)} sound warning threshold`);
     }

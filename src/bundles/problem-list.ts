@@ -14,9 +14,14 @@ export class ProblemList {
     return this.items.length >= this.max;
   }
 
-  add(problem: ErrorDetail): void {
+  push(problem: ErrorDetail): void {
     if (!this.full) this.items.push(problem);
     else this.closing ??= `more than ${this.max} problems; only the first ${this.max} are listed`;
+  }
+
+  /** A problem was dropped for want of room: callers stop looking for more. */
+  get overflowed(): boolean {
+    return this.closing !== null;
   }
 
   /** The walk stopped at the cap: whatever follows in the archive was not inspected. */

@@ -7,7 +7,9 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { ACCEPTED_CORPUS, HOSTILE_CORPUS } from "../../scripts/lib/hostile-corpus";
+import { END, entry } from "../../scripts/lib/raw-tar";
 import { DEFAULT_BUNDLE_LIMITS } from "../../src/bundles/bundle-limits";
 import { inspectBundle } from "../../src/bundles/inspect";
 
@@ -38,6 +40,14 @@ describe("the hostile corpus", () => {
     const { problems } = await inspectCase(HOSTILE_CORPUS.find((c) => c.file === "manifest-many-errors.tar.gz")!);
     expect(problems).toHaveLength(101);
     expect(problems.at(-1)!.message).toBe("more than 100 problems; only the first 100 are listed");
+  });
+  test("the manifest's shape check stops at the cap too, and says the rest were not listed", async () => {
+    const file = join(dir, "shape-errors.tar.gz");
+    writeFileSync(file, gzipSync(Buffer.concat([entry({ name: "manifest.json" }, JSON.stringify({ sounds: Array(80).fill({}) })), END])));
+    const { problems } = await inspectBundle(file, { ...DEFAULT_BUNDLE_LIMITS, max_sounds_in_manifest: 1000, max_sounds_per_extension: 1000 });
+    expect(problems).toHaveLength(101);
+    expect(problems.slice(0, 100).every((p) => p.path === "manifest.json" && p.field?.startsWith("sounds["))).toBe(true);
+    expect(problems.at(-1)).toEqual({ path: "(archive)", message: "more than 100 problems; only the first 100 are listed" });
   });
 });
 
