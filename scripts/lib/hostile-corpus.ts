@@ -135,6 +135,11 @@ export const ACCEPTED_CORPUS: CorpusCase[] = [
     ),
   },
   {
+    file: "gnu-long-name-and-pax-times.tar.gz",
+    description: "A GNU long name, then a PAX header of times only, then the entry: both apply, as in GNU tar and tarfile.",
+    build: sync(() => gzipSync(Buffer.concat([MANIFEST, gnuLongName(`layer/${"q".repeat(120)}.js`), pax([["mtime", "1700000000"]]), entry({ name: "layer/q.js" }, "1"), END]))),
+  },
+  {
     file: "pax-size.tar.gz",
     description: "A PAX size over a header size of 0: applied, as GNU tar and tarfile apply it.",
     build: sync(() => gzipSync(Buffer.concat([MANIFEST, pax([["size", "5"]]), header({ name: "layer/sized.js", size: 0 }), Buffer.from("12345".padEnd(512, "\0")), END]))),
