@@ -139,6 +139,7 @@ export const ACCEPTED_CORPUS: CorpusCase[] = [
     description: "A GNU long name, then a PAX header of times only, then the entry: both apply, as in GNU tar and tarfile.",
     build: sync(() => gzipSync(Buffer.concat([MANIFEST, gnuLongName(`layer/${"q".repeat(120)}.js`), pax([["mtime", "1700000000"]]), entry({ name: "layer/q.js" }, "1"), END]))),
   },
+  { file: "gzip-zero-padding.tar.gz", description: "Zero bytes after the gzip stream (tape-style padding): ignored by gzip, tarfile and the inspector alike.", build: sync(() => Buffer.concat([around(), Buffer.alloc(512)])) },
   {
     file: "pax-size.tar.gz",
     description: "A PAX size over a header size of 0: applied, as GNU tar and tarfile apply it.",
