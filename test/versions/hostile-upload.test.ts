@@ -6,20 +6,23 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { HOSTILE_CORPUS } from "../../scripts/lib/hostile-corpus";
 import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { createExtension, submitVersion } from "../helpers/bundles";
 
 let emu: TestEmulator;
 let id: string;
-const dir = mkdtempSync(join(tmpdir(), "ext-hostile-up-"));
+// The data dir sits alone in a folder of its own: anything else appearing there was written outside it.
+const parent = mkdtempSync(join(tmpdir(), "ext-hostile-up-"));
+const dir = mkdtempSync(join(tmpdir(), "ext-hostile-archives-"));
 beforeAll(async () => {
-  emu = await startTestEmulator();
+  emu = await startTestEmulator({ dataDir: join(parent, "data") });
   id = await createExtension(emu, "Hostile");
 });
 afterAll(async () => {
   await stopTestEmulator(emu);
+  rmSync(parent, { recursive: true, force: true });
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -30,7 +33,7 @@ describe("the hostile corpus over a real socket", () => {
     test(`${c.file}: 422 bundle_invalid naming the refusal; the server stays healthy; nothing written`, async () => {
       const file = join(dir, c.file);
       writeFileSync(file, await c.build());
-      const outside = listing(dirname(emu.dataDir));
+      const checkout = listing(process.cwd());
       const objects = listing(join(emu.dataDir, "blobs", "objects"));
       const err = expectEnvelope(await submitVersion(emu, id, { version: "1.0.0", bundle: file }), 422, "bundle_invalid");
       const { path, message } = c.refused!;
@@ -39,7 +42,8 @@ describe("the hostile corpus over a real socket", () => {
       expect((await emu.raw("GET", "/healthz")).status).toBe(200);
       expect(listing(join(emu.dataDir, "blobs", "tmp"))).toEqual([]);
       expect(listing(join(emu.dataDir, "blobs", "objects"))).toEqual(objects);
-      expect(listing(dirname(emu.dataDir)).filter((f) => !outside.includes(f) && !f.startsWith("ext-"))).toEqual([]);
+      expect(listing(parent)).toEqual(["data"]);
+      expect(listing(process.cwd())).toEqual(checkout);
     }, 30_000);
   }
   test("no version was created by any of them", async () => {
