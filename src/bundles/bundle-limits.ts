@@ -45,4 +45,11 @@ export const READ_CAPS = {
   maxRatio: 200,
   ratioFloorBytes: 256 * 1024 * 1024,
   maxManifestBytes: 1024 * 1024,
+  /** JSON items (containers and list elements) in manifest.json: far above any real manifest, far below a costly one. */
+  maxManifestItems: 10_000,
+  maxManifestDepth: 32,
+  /** Problems listed for one bundle; past it the inspection stops. */
+  maxProblems: 100,
+  /** All entry names together, in bytes: bounds what the walk keeps per upload. */
+  maxPathBytesTotal: 8 * 1024 * 1024,
 } as const;

@@ -1,20 +1,22 @@
 /**
  * Inspects an untrusted bundle archive (.tar.gz) without extracting it and without holding it in memory:
- * the bytes stream through gunzip into a tar parser, and running counters stop the read as soon as a
- * safety cap is crossed (a gzip bomb costs at most READ_CAPS of work). Every problem found is collected
- * with the archive path it concerns, not just the first. A pure function of (bytes, limits): the server runs
- * it on an upload while the upload is still arriving (inspectArchiveStream, fed by receiveUpload), the CLI on
- * the archive file it is about to upload (inspectBundle).
+ * the bytes stream through gunzip into a strict tar reader (tar-reader.ts: it refuses whatever GNU tar and
+ * Python's tarfile could read differently), and running counters stop the read as soon as a safety cap is
+ * crossed (a gzip bomb costs at most READ_CAPS of work; problems, names and the manifest are capped too).
+ * Every problem found is collected with the archive path it concerns, not just the first (up to the cap).
+ * A pure function of (bytes, limits): the server runs it on an upload while the upload is still arriving
+ * (inspectArchiveStream, fed by receiveUpload), the CLI on the archive file it is about to upload (inspectBundle).
  */
 import { createReadStream, statSync } from "node:fs";
 import type { Readable } from "node:stream";
 import { createGunzip, createGzip } from "node:zlib";
-import tar from "tar-stream";
 import type { ErrorDetail } from "../errors/api-error";
 import { drained } from "../streams";
-import { SNIFF_BYTES } from "./audio-formats";
+import { audioFormatOfName, SNIFF_BYTES } from "./audio-formats";
 import { READ_CAPS, type BundleLimits } from "./bundle-limits";
-import { checkManifest, MANIFEST_PATH, normaliseArchivePath, type FileFacts } from "./manifest";
+import { checkManifest, MANIFEST_PATH, normaliseArchivePath, type FileFacts, type ManifestInput } from "./manifest";
+import { ProblemList } from "./problem-list";
+import { readTar, TarRefusal, type TarEntry } from "./tar-reader";
 
 export interface InspectionResult {
   /** Empty when the bundle is valid. */
@@ -27,6 +29,14 @@ export interface InspectionResult {
 }
 
 export const ARCHIVE = "(archive)";
+
+/** Watches a walk (the differential test compares what the inspector read with what tar tools list). */
+export interface InspectObserver {
+  /** Each entry as the reader applied it, in archive order. */
+  entry?(entry: TarEntry): void;
+  /** The archive was read to its end-of-archive marker (not stopped by a refusal or a cap). */
+  end?(): void;
+}
 
 const COMPONENTS = { layer: "bundle_layer_gzip_bytes", editor: "bundle_editor_gzip_bytes", interactive: "bundle_interactive_gzip_bytes" } as const;
 type Component = keyof typeof COMPONENTS;
@@ -55,11 +65,15 @@ class GzipMeter {
   }
 }
 
+const NO_BYTES = new Uint8Array(0);
+
 /** Why an entry name is unsafe, or null. Names are checked raw, before any normalisation. */
 function unsafeName(name: string): string | null {
   if (name.startsWith("/") || name.startsWith("\\") || /^[A-Za-z]:/.test(name)) return "absolute path";
   if (name.split(/[\\/]/).includes("..")) return 'path contains ".."';
   if (name.includes("\0")) return "NUL character in path";
+  // A newline or escape in a name makes listings lie (and terminals misbehave).
+  if (/[\x01-\x1f\x7f]/.test(name)) return "control character in path";
   return null;
 }
 
@@ -78,8 +92,8 @@ const LINK_TYPES: Record<string, string> = {
 const FILE_READ_BYTES = 256 * 1024;
 
 /** Inspects an archive file (the CLI, before it uploads; tests). */
-export async function inspectBundle(file: string, limits: BundleLimits): Promise<InspectionResult> {
-  const result = await inspectArchiveStream(createReadStream(file, { highWaterMark: FILE_READ_BYTES }), limits);
+export async function inspectBundle(file: string, limits: BundleLimits, observer: InspectObserver = {}): Promise<InspectionResult> {
+  const result = await inspectArchiveStream(createReadStream(file, { highWaterMark: FILE_READ_BYTES }), limits, observer);
   return withArchiveSize(result, statSync(file).size, limits);
 }
 
@@ -97,11 +111,11 @@ export function withArchiveSize(result: InspectionResult, archiveBytes: number, 
 /**
  * Inspects an archive as its bytes arrive from `source` (all but its total size: see withArchiveSize). Reads
  * `source` to its end unless a fatal problem stops the walk, in which case `source` is destroyed (a writer
- * feeding it must check `destroyed`). Never rejects: a source that fails is a truncated archive.
+ * feeding it must check `destroyed`). A source that fails is a truncated archive: it rejects only on a bug.
  */
-export async function inspectArchiveStream(source: Readable, limits: BundleLimits): Promise<InspectionResult> {
+export async function inspectArchiveStream(source: Readable, limits: BundleLimits, observer: InspectObserver = {}): Promise<InspectionResult> {
   const magic: number[] = [];
-  const result = await walkArchive(source, limits, (c) => {
+  const result = await walkArchive(source, limits, observer, (c) => {
     for (let i = 0; magic.length < 2 && i < c.length; i++) magic.push(c[i]!);
   });
   if (magic[0] !== 0x1f || magic[1] !== 0x8b) {
@@ -111,16 +125,35 @@ export async function inspectArchiveStream(source: Readable, limits: BundleLimit
   return result;
 }
 
-async function walkArchive(source: Readable, limits: BundleLimits, onBytes: (chunk: Buffer) => void): Promise<InspectionResult> {
-  const problems: ErrorDetail[] = [];
-  const warnings: string[] = [];
-  // A fatal problem ends the walk: the archive cannot be read further (or must not be).
-  let fatal: ErrorDetail | null = null;
-  const setFatal = (d: ErrorDetail) => (fatal ??= d);
-  let stopped = false;
+/** Why the walk stopped early: the archive cannot be read further (or must not be). */
+class Stop extends Error {
+  /** `detail` null: the problem list already says why (its cap). */
+  constructor(readonly detail: ErrorDetail | null) {
+    super(detail?.message ?? "stopped");
+  }
+}
 
+/** gunzip's output, counted: the bomb caps are checked on every chunk. */
+async function* uncompressed(gunzip: AsyncIterable<Buffer>, compressedIn: () => number): AsyncGenerator<Buffer> {
+  let out = 0;
+  try {
+    for await (const chunk of gunzip) {
+      out += chunk.length;
+      if (out > READ_CAPS.maxUncompressedBytes) throw new Stop({ path: ARCHIVE, message: `uncompressed content exceeds ${mb(READ_CAPS.maxUncompressedBytes)} (gzip bomb?); inspection stopped` });
+      if (out > READ_CAPS.ratioFloorBytes && out / Math.max(compressedIn(), 1) > READ_CAPS.maxRatio) {
+        throw new Stop({ path: ARCHIVE, message: `compression ratio above ${READ_CAPS.maxRatio}:1 (gzip bomb?); inspection stopped` });
+      }
+      yield chunk;
+    }
+  } catch (e) {
+    throw e instanceof Stop ? e : new Stop({ path: ARCHIVE, message: "corrupt or truncated gzip data" });
+  }
+}
+
+async function walkArchive(source: Readable, limits: BundleLimits, observer: InspectObserver, onBytes: (chunk: Buffer) => void): Promise<InspectionResult> {
+  const problems = new ProblemList(READ_CAPS.maxProblems);
+  const warnings: string[] = [];
   const gunzip = createGunzip();
-  const extract = tar.extract();
   let compressedIn = 0;
   source.on("data", (c: Buffer) => {
     compressedIn += c.length;
@@ -129,93 +162,67 @@ async function walkArchive(source: Readable, limits: BundleLimits, onBytes: (chu
   source.on("error", (e) => gunzip.destroy(e));
   source.pipe(gunzip);
 
-  // gunzip → tar parser, counting what comes out: the bomb caps are checked on every chunk.
-  const pump = (async () => {
-    let out = 0;
-    try {
-      for await (const chunk of gunzip as AsyncIterable<Buffer>) {
-        if (stopped) break;
-        out += chunk.length;
-        if (out > READ_CAPS.maxUncompressedBytes) {
-          setFatal({ path: ARCHIVE, message: `uncompressed content exceeds ${mb(READ_CAPS.maxUncompressedBytes)} (gzip bomb?); inspection stopped` });
-          break;
-        }
-        if (out > READ_CAPS.ratioFloorBytes && out / Math.max(compressedIn, 1) > READ_CAPS.maxRatio) {
-          setFatal({ path: ARCHIVE, message: `compression ratio above ${READ_CAPS.maxRatio}:1 (gzip bomb?); inspection stopped` });
-          break;
-        }
-        if (!extract.write(chunk)) await drained(extract);
-      }
-      if (fatal || stopped) extract.destroy();
-      else (extract as unknown as { end(): void }).end();
-    } catch {
-      setFatal({ path: ARCHIVE, message: "corrupt or truncated gzip data" });
-      extract.destroy();
-    } finally {
-      source.destroy();
-    }
-  })();
-
   const files = new Map<string, FileFacts>();
   const meters = new Map<Component, GzipMeter>();
-  let manifestBytes: Buffer | null = null;
+  let manifest: ManifestInput = null;
   let assetBytes = 0;
   let entries = 0;
+  let pathBytes = 0;
 
   try {
-    for await (const entry of extract) {
-      entries++;
-      if (entries > READ_CAPS.maxEntries) {
-        setFatal({ path: ARCHIVE, message: `more than ${READ_CAPS.maxEntries} entries; inspection stopped` });
-        break;
-      }
-      const raw = entry.header.name;
-      // tar-stream gives null for a typeflag it does not know (GNU sparse, volume headers, …): never a plain file.
-      const type = entry.header.type ?? "unknown";
+    for await (const { entry, body } of readTar(uncompressed(gunzip, () => compressedIn))) {
+      if (++entries > READ_CAPS.maxEntries) throw new Stop({ path: ARCHIVE, message: `more than ${READ_CAPS.maxEntries} entries; inspection stopped` });
+      observer.entry?.(entry);
+      const { path: raw, type, size } = entry;
+      pathBytes += Buffer.byteLength(raw);
+      if (pathBytes > READ_CAPS.maxPathBytesTotal) throw new Stop({ path: ARCHIVE, message: `the entry names total more than ${mb(READ_CAPS.maxPathBytesTotal)}; inspection stopped` });
       const unsafe = unsafeName(raw);
       if (unsafe) problems.push({ path: raw, message: `${raw}: ${unsafe}` });
       if (LINK_TYPES[type]) problems.push({ path: raw, message: `${raw}: ${LINK_TYPES[type]} entries are not allowed` });
-      else if (type !== "file" && type !== "contiguous-file" && type !== "directory") problems.push({ path: raw, message: `${raw}: unsupported entry type ${type}` });
+      else if (type !== "file" && type !== "directory") problems.push({ path: raw, message: `${raw}: unsupported entry type ${type}` });
 
       const name = normaliseArchivePath(raw);
-      const size = entry.header.size ?? 0;
-      const regular = (type === "file" || type === "contiguous-file") && !unsafe;
+      const regular = type === "file" && !unsafe;
       if (regular && files.has(name)) problems.push({ path: name, message: `${name}: duplicate entry` });
       if (regular && size > READ_CAPS.maxEntryBytes) problems.push({ path: name, message: `${name}: ${mb(size)} is over the per-file cap of ${mb(READ_CAPS.maxEntryBytes)}` });
 
       const top = name.includes("/") ? name.slice(0, name.indexOf("/")) : null;
       const component = regular && top && top in COMPONENTS ? (top as Component) : null;
       const isManifest = regular && name === MANIFEST_PATH;
-      if (isManifest && size > READ_CAPS.maxManifestBytes) problems.push({ path: name, message: `${name}: larger than ${mb(READ_CAPS.maxManifestBytes)}` });
+      const keepManifest = isManifest && size <= READ_CAPS.maxManifestBytes;
+      if (isManifest && !keepManifest) problems.push({ path: name, message: `${name}: larger than ${mb(READ_CAPS.maxManifestBytes)}` });
       if (regular && top === "assets") assetBytes += size;
       let meter: GzipMeter | undefined;
       if (component) {
         meter = meters.get(component) ?? new GzipMeter();
         meters.set(component, meter);
       }
+      // Only a file that could be a sound needs its first bytes (format sniffing); the rest keep none.
+      const sniff = regular && audioFormatOfName(name) !== null;
       const manifestChunks: Buffer[] = [];
-      let head = Buffer.alloc(0);
-      for await (const chunk of entry as AsyncIterable<Buffer>) {
+      let head = NO_BYTES;
+      for await (const chunk of body) {
         if (!regular) continue;
-        if (head.length < SNIFF_BYTES) head = Buffer.concat([head, chunk.subarray(0, SNIFF_BYTES - head.length)]);
-        if (isManifest && size <= READ_CAPS.maxManifestBytes) manifestChunks.push(chunk);
+        if (sniff && head.length < SNIFF_BYTES) head = Buffer.concat([head, chunk.subarray(0, SNIFF_BYTES - head.length)]);
+        if (keepManifest) manifestChunks.push(chunk);
         if (meter) await meter.write(chunk);
       }
       if (regular) files.set(name, { size, head });
-      if (isManifest && size <= READ_CAPS.maxManifestBytes) manifestBytes = Buffer.concat(manifestChunks);
-      if (fatal) break;
+      if (keepManifest) manifest = Buffer.concat(manifestChunks);
+      else if (isManifest && manifest === null) manifest = "too-large";
+      if (problems.full) {
+        problems.stopped();
+        throw new Stop(null);
+      }
     }
-  } catch {
-    setFatal({ path: ARCHIVE, message: "not a tar archive, or a truncated one" });
-  } finally {
-    stopped = true;
-    await pump;
-  }
-
-  if (fatal) {
+    observer.end?.();
+  } catch (e) {
     for (const m of meters.values()) m.destroy();
-    problems.push(fatal);
-    return { problems, warnings, manifest: null, soundCount: 0 };
+    source.destroy();
+    gunzip.destroy();
+    if (!(e instanceof Stop) && !(e instanceof TarRefusal)) throw e;
+    const fatal = e instanceof TarRefusal ? { path: e.path, message: e.message } : e.detail;
+    return { problems: fatal ? [...problems.list, fatal] : problems.list, warnings, manifest: null, soundCount: 0 };
   }
 
   for (const [component, meter] of meters) {
@@ -228,6 +235,6 @@ async function walkArchive(source: Readable, limits: BundleLimits, onBytes: (chu
   if (assetBytes > limits.static_assets_bytes) {
     problems.push({ path: "assets/", message: `assets/ holds ${mb(assetBytes)}; the limit is ${mb(limits.static_assets_bytes)}`, limit: "static_assets_bytes", max: limits.static_assets_bytes, current: assetBytes });
   }
-  const { manifest, soundCount } = checkManifest(manifestBytes, files, limits, problems, warnings);
-  return { problems, warnings, manifest, soundCount };
+  const checked = checkManifest(manifest, files, limits, problems, warnings);
+  return { problems: problems.list, warnings, manifest: checked.manifest, soundCount: checked.soundCount };
 }

@@ -7,7 +7,8 @@ import { Value } from "@sinclair/typebox/value";
 import { t, type Static } from "elysia";
 import type { ErrorDetail } from "../errors/api-error";
 import { AUDIO_FORMATS, audioFormatOfName, matchesMagic } from "./audio-formats";
-import type { BundleLimits } from "./bundle-limits";
+import { READ_CAPS, type BundleLimits } from "./bundle-limits";
+import type { ProblemList } from "./problem-list";
 
 export const ManifestSound = t.Object(
   {
@@ -60,30 +61,75 @@ function countProblem(field: string, limit: string, max: number, current: number
   return { path: MANIFEST_PATH, field, message: `${current} ${current === 1 ? what[0] : what[1]}; the limit is ${max} (${limit})`, limit, max, current };
 }
 
+/** manifest.json's bytes as the walk kept them; "too-large" when it was over the cap (and not kept). */
+export type ManifestInput = Buffer | "too-large" | null;
+
 /**
- * Parses and checks the manifest against the archive's files and the limits. Pushes problems and warnings;
- * returns the parsed manifest (or null) and the number of sounds it declares.
+ * How many JSON items (containers and list elements) the text holds, and how deep it nests, counted on the
+ * raw bytes before parsing: the text is parsed only when both are small, so no manifest under the byte cap
+ * can become a huge object graph (or a huge list of schema errors).
+ */
+export function jsonSize(bytes: Uint8Array): { items: number; depth: number } {
+  let items = 0;
+  let depth = 0;
+  let maxDepth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i];
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      items++;
+      maxDepth = Math.max(maxDepth, ++depth);
+    } else if (c === 0x7d || c === 0x5d) depth--;
+    else if (c === 0x2c) items++;
+  }
+  return { items, depth: maxDepth };
+}
+
+/**
+ * Parses and checks the manifest against the archive's files and the limits. Adds problems and warnings;
+ * returns the parsed manifest (or null) and the number of sounds it declares. Stops looking once the
+ * problem list overflows.
  */
 export function checkManifest(
-  bytes: Buffer | null,
+  input: ManifestInput,
   files: ReadonlyMap<string, FileFacts>,
   limits: BundleLimits,
-  problems: ErrorDetail[],
+  problems: ProblemList,
   warnings: string[],
 ): { manifest: unknown; soundCount: number } {
-  if (!bytes) {
+  if (input === "too-large") return { manifest: null, soundCount: 0 }; // reported where it was found
+  if (!input) {
     problems.push({ path: MANIFEST_PATH, message: "manifest.json is missing at the root of the archive" });
+    return { manifest: null, soundCount: 0 };
+  }
+  const size = jsonSize(input);
+  if (size.items > READ_CAPS.maxManifestItems || size.depth > READ_CAPS.maxManifestDepth) {
+    const what = size.depth > READ_CAPS.maxManifestDepth ? `nests deeper than ${READ_CAPS.maxManifestDepth} levels` : `holds more than ${READ_CAPS.maxManifestItems} JSON values`;
+    problems.push({ path: MANIFEST_PATH, message: `manifest.json ${what}; not checked further` });
     return { manifest: null, soundCount: 0 };
   }
   let data: unknown;
   try {
-    data = JSON.parse(bytes.toString("utf8"));
+    // A "__proto__" key is harmless to JSON.parse but not to every later merge of the object: refused.
+    let proto = false;
+    data = JSON.parse(input.toString("utf8"), (key, value: unknown) => ((proto ||= key === "__proto__"), value));
+    if (proto) {
+      problems.push({ path: MANIFEST_PATH, message: 'manifest.json has a "__proto__" key; not accepted' });
+      return { manifest: null, soundCount: 0 };
+    }
   } catch (e) {
     problems.push({ path: MANIFEST_PATH, message: `manifest.json is not valid JSON: ${(e as Error).message}` });
     return { manifest: null, soundCount: 0 };
   }
-  const shapeErrors = [...Value.Errors(Manifest, data)];
-  for (const e of shapeErrors) problems.push({ path: MANIFEST_PATH, field: pointerToField(e.path), message: `${pointerToField(e.path)}: ${e.message}` });
+  // The errors come from a generator: stopping early never builds the rest.
+  for (const e of Value.Errors(Manifest, data)) {
+    problems.push({ path: MANIFEST_PATH, field: pointerToField(e.path), message: `${pointerToField(e.path)}: ${e.message}` });
+    if (problems.overflowed) break;
+  }
   if (typeof data !== "object" || data === null || Array.isArray(data)) return { manifest: data, soundCount: 0 };
 
   const m = data as Record<string, unknown>;
@@ -102,6 +148,7 @@ export function checkManifest(
   }
 
   sounds.forEach((sound, i) => {
+    if (problems.overflowed) return;
     const file = (sound as { file?: unknown } | null)?.file;
     if (typeof file !== "string" || file.length === 0) return; // already reported by the shape check
     const field = `sounds[${i}].file`;

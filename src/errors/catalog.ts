@@ -65,12 +65,14 @@ export const errors = {
    * the error into a multi-megabyte response.
    */
   bundleInvalid: (details: ErrorDetail[]) => {
-    const shown = details.slice(0, BUNDLE_DETAILS_MAX).map((d) => ({
+    // The inspection keeps at most BUNDLE_DETAILS_MAX problems and one closing line saying it stopped: all shown.
+    const listed = details.length <= BUNDLE_DETAILS_MAX + 1 ? details.length : BUNDLE_DETAILS_MAX;
+    const shown = details.slice(0, listed).map((d) => ({
       ...d,
       ...(d.path !== undefined ? { path: clip(d.path) } : {}),
       message: clip(d.message, NAME_ECHO_MAX + 200),
     }));
-    if (details.length > BUNDLE_DETAILS_MAX) shown.push({ path: "(archive)", message: `…and ${details.length - BUNDLE_DETAILS_MAX} more problems` });
+    if (details.length > listed) shown.push({ path: "(archive)", message: `…and ${details.length - listed} more problems` });
     return new ApiError(422, "bundle_invalid", `The bundle failed inspection (${details.length} problem${details.length === 1 ? "" : "s"}).`, shown);
   },
   bodyTooDeep: () => errors.validation([{ field: "body", message: "the JSON body is nested too deeply" }]),

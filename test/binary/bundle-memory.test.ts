@@ -1,0 +1,136 @@
+/**
+ * The memory bounds of docs/behaviour.md "Bundle safety", measured on the compiled binary: peak RSS growth
+ * (VmHWM, reset through /proc/PID/clear_refs before each measure) at most 64 MB for any single upload of the
+ * hostile corpus and at most 128 MB for 8 at once (eight gzip bombs included), while /healthz keeps answering
+ * within 50 ms (95th percentile, probed from a process of its own).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { HOSTILE_CORPUS } from "../../scripts/lib/hostile-corpus";
+import { BUILD_TIMEOUT_MS, buildBinary, serve, type Built, type ServedBinary } from "./helpers";
+
+const KEY = "ext_test_key_memory_0123456789abcdefgh";
+const MB = 1024;
+let built: Built;
+let server: ServedBinary;
+const files: string[] = [];
+
+beforeAll(async () => {
+  built = buildBinary();
+  writeFileSync(join(built.work, "fixture.json"), JSON.stringify({ accounts: [{ id: "acc_mem", name: "Mem", apiKeys: [{ name: "ci", key: KEY, scopes: ["*"] }], extensions: [{ id: "ext_mem", name: "Mem" }] }] }));
+  server = await serve(built.bin, ["--memory", "--seed", "fixture.json", "--no-rate-limits"], built.work);
+  for (const c of HOSTILE_CORPUS) {
+    const file = join(built.work, c.file);
+    writeFileSync(file, await c.build());
+    files.push(file);
+  }
+}, BUILD_TIMEOUT_MS);
+afterAll(async () => {
+  await server?.stop();
+  built?.cleanup();
+});
+
+const statusKb = (field: string) => Number(readFileSync(`/proc/${server.pid}/status`, "utf8").match(new RegExp(`^${field}:\\s+(\\d+)`, "m"))![1]);
+
+/** RSS now, with the peak (VmHWM) reset to it. */
+function resetPeak(): number {
+  writeFileSync(`/proc/${server.pid}/clear_refs`, "5");
+  return statusKb("VmRSS");
+}
+
+let uploads = 0;
+async function upload(file: string): Promise<number> {
+  const body = new FormData();
+  body.append("version", `1.0.${uploads++}`); // one accepted by mistake must not turn the rest into 409s
+  body.append("bundle", Bun.file(file), "bundle.tar.gz");
+  const res = await fetch(`${server.baseUrl}/extensions/ext_mem/versions`, { method: "POST", headers: { authorization: `Bearer ${KEY}` }, body });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+/**
+ * GET /healthz, one request at a time over one keep-alive connection, every 10 ms until its stdin closes,
+ * printing each answer's time in ms. A process of its own, so the test's own event loop (busy with the
+ * uploads) never adds to what is measured.
+ */
+const PROBE = `
+import http.client, sys, threading, time
+host, port = sys.argv[1], int(sys.argv[2])
+stop = threading.Event()
+threading.Thread(target=lambda: (sys.stdin.read(), stop.set()), daemon=True).start()
+conn = http.client.HTTPConnection(host, port)
+while not stop.is_set():
+    start = time.perf_counter()
+    conn.request("GET", "/healthz")
+    res = conn.getresponse()
+    res.read()
+    print(res.status, round((time.perf_counter() - start) * 1000, 2), flush=True)
+    time.sleep(0.01)
+`;
+
+/** Starts the probe, runs `work` once it has answered a first time, stops it; returns every probe's status and time. */
+async function whileProbing(work: () => Promise<unknown>): Promise<{ status: number; ms: number }[]> {
+  const { hostname, port } = new URL(server.url);
+  const probe = Bun.spawn(["python3", "-c", PROBE, hostname, port], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
+  const lines: string[] = [];
+  let firstAnswer: () => void = () => {};
+  const answered = new Promise<void>((resolve) => (firstAnswer = resolve));
+  const reading = (async () => {
+    let buffered = "";
+    for await (const chunk of probe.stdout.pipeThrough(new TextDecoderStream())) {
+      buffered += chunk;
+      const complete = buffered.split("\n");
+      buffered = complete.pop()!;
+      lines.push(...complete.filter(Boolean));
+      if (lines.length) firstAnswer();
+    }
+    firstAnswer();
+  })();
+  try {
+    await answered;
+    await work();
+  } finally {
+    probe.stdin.end();
+    await probe.exited;
+    await reading;
+  }
+  return lines.map((line) => ({ status: Number(line.split(" ")[0]), ms: Number(line.split(" ")[1]) }));
+}
+
+describe("bundle inspection memory on the compiled binary", () => {
+  test("any single corpus upload: peak RSS growth at most 64 MB, a 422", async () => {
+    await upload(files[0]!); // the first request compiles the route: not measured
+    const wrong: { file: string; status: number; growthMb: number }[] = [];
+    for (const file of files) {
+      const before = resetPeak();
+      const status = await upload(file);
+      const growthMb = Math.round((statusKb("VmHWM") - before) / MB);
+      if (status !== 422 || growthMb > 64) wrong.push({ file: file.slice(file.lastIndexOf("/") + 1), status, growthMb });
+    }
+    expect(wrong).toEqual([]);
+  }, 120_000);
+
+  test("8 corpus uploads at once: peak RSS growth at most 128 MB; /healthz answers within 50 ms throughout", async () => {
+    // The heaviest at once: eight gzip bombs, then the eight next heaviest kinds, then the rest, 8 at a time.
+    const bomb = files.find((f) => f.endsWith("gzip-bomb.tar.gz"))!;
+    const heavy = files.filter((f) => f !== bomb && /huge|manifest/.test(f));
+    const rest = files.filter((f) => f !== bomb && !heavy.includes(f));
+    const batches = [Array(8).fill(bomb), heavy.slice(0, 8), ...Array.from({ length: Math.ceil(rest.length / 8) }, (_, i) => rest.slice(i * 8, i * 8 + 8))];
+    const all: { status: number; ms: number }[] = [];
+    for (const [i, batch] of batches.entries()) {
+      const before = resetPeak();
+      const probes = await whileProbing(async () => expect(await Promise.all(batch.map(upload))).toEqual(batch.map(() => 422)));
+      const growthMb = (statusKb("VmHWM") - before) / MB;
+      expect({ batch: i, growthMb: Math.round(growthMb), over128Mb: growthMb > 128 }).toEqual({ batch: i, growthMb: Math.round(growthMb), over128Mb: false });
+      all.push(...probes);
+    }
+    // Every probe answered. The bound is on the 95th percentile: on a shared 2-core machine the OS alone delays
+    // a lone request by 100 ms now and then, even while the server is idle; a blocked event loop (a synchronous
+    // parse of a huge manifest) delays them all.
+    expect(all.filter((p) => p.status !== 200)).toEqual([]);
+    const times = all.map((p) => p.ms).sort((a, b) => a - b);
+    const p95 = times[Math.floor(times.length * 0.95)]!;
+    expect({ probes: times.length > 20, p95Within50Ms: p95 <= 50, slowestWithin1s: times.at(-1)! <= 1000 }).toEqual({ probes: true, p95Within50Ms: true, slowestWithin1s: true });
+  }, 180_000);
+});
