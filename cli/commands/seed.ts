@@ -5,9 +5,10 @@ import { FixtureError } from "../../src/fixtures/validate";
 import { createLogger } from "../../src/logger";
 import { createRuntime } from "../../src/runtime";
 import { readFixtureArgument } from "../lib/fixture-arg";
+import { checkDataDir, describeStartupError } from "../lib/startup-errors";
 import { endpointsFromAnyUrl, requestJson } from "../lib/http";
 import { UsageError } from "../lib/runner";
-import { out } from "../output";
+import { EXIT, out } from "../output";
 
 const seedArgs = {
   file: { type: "positional", description: "Fixture file (the format of `ext serve --seed`), or `demo` for the embedded demo fixture", valueHint: "FILE" },
@@ -57,12 +58,23 @@ export default defineCommand({
       report = await requestJson<SeedReport>(`${adminUrl}/seed`, { method: "POST", json: fixture, token: args["admin-token"] || env.adminToken });
     } else {
       // Straight into the SQLite file: the same loader the server uses, in one transaction.
-      const config = parseServerConfig({ dataDir: args["data-dir"], logLevel: "warn", seed: null, memory: false });
-      const runtime = createRuntime(config, { logger: createLogger("warn") });
+      const flags = { dataDir: args["data-dir"] };
+      const config = parseServerConfig({ ...flags, logLevel: "warn", seed: null, memory: false });
+      let runtime: ReturnType<typeof createRuntime>;
+      try {
+        checkDataDir(config, flags);
+        runtime = createRuntime(config, { logger: createLogger("warn") });
+      } catch (e) {
+        // A data dir that is a file or cannot be written: one line naming it, never errno text.
+        const known = describeStartupError(e, config, flags);
+        if (!known) throw e;
+        if (known.exitCode === EXIT.usage) throw new UsageError(known.message, false);
+        throw new Error(known.message);
+      }
       try {
         report = runtime.seed(fixture);
       } catch (e) {
-        if (e instanceof FixtureError) throw new UsageError(e.message);
+        if (e instanceof FixtureError) throw new UsageError(e.message, false);
         throw e;
       } finally {
         runtime.close();

@@ -3,7 +3,7 @@ import { Fixture, SeedReport } from "../fixtures/model";
 import { apiAuth } from "../http/auth";
 import type { Runtime } from "../runtime";
 import { StateSummary } from "./model";
-import { emulatorState, resetEmulator, seedEmulator } from "./reset";
+import { checkSeedBody, emulatorState, resetEmulator, seedEmulator } from "./reset";
 import { controlErrors, security, tags } from "./route-kit";
 
 const ResetReport = t.Object({ reset: t.Literal(true), seed: t.Union([SeedReport, t.Null()], { description: "The start-up fixture's load report" }) });
@@ -22,6 +22,8 @@ export function stateRoutes(runtime: Runtime) {
     })
     .post("/seed", ({ body }) => seedEmulator(runtime, body), {
       json: true,
+      // Before the schema check: the fixture's own messages and paths, the same as `ext seed` prints.
+      transform: ({ body }) => checkSeedBody(body),
       body: Fixture,
       response: { 200: SeedReport, ...controlErrors(415, 422) },
       detail: {
