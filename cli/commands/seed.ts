@@ -14,7 +14,7 @@ const seedArgs = {
   file: { type: "positional", description: "Fixture file (the format of `ext serve --seed`), or `demo` for the embedded demo fixture", valueHint: "FILE" },
   "data-dir": { type: "string", description: "Seed this data directory directly (env EXT_DATA_DIR; default ./.ext-data)", valueHint: "DIR" },
   target: { type: "string", description: "Seed a running emulator instead, through its control plane (its URL, API base or /_emulator URL; `local` = env EXT_LOCAL_URL)", valueHint: "local|URL" },
-  "admin-token": { type: "string", description: "Control-plane token of a non-loopback emulator (env EXT_ADMIN_TOKEN)" },
+  "admin-token": { type: "string", description: "Control-plane token of a non-loopback emulator (env EXT_ADMIN_TOKEN)", valueHint: "TOKEN" },
   json: { type: "boolean", description: "Print the seed report as one JSON object" },
 } as const;
 

@@ -12,8 +12,8 @@ export const serveArgs = {
   memory: { type: "boolean", description: "Keep everything in memory; nothing is left on disk (env EXT_MEMORY)" },
   seed: { type: "string", description: "Fixture file loaded at start, idempotently, or `demo` for the embedded demo fixture (env EXT_SEED)", valueHint: "FILE" },
   "rate-limits": { type: "boolean", description: "Enforce the spec's rate limits; --no-rate-limits turns them off (env EXT_RATE_LIMITS)" },
-  "admin-token": { type: "string", description: "Control-plane token on non-loopback binds; generated and printed when not given (env EXT_ADMIN_TOKEN)" },
-  "log-level": { type: "string", description: "debug, info, warn, error or silent; silent prints nothing, not even this banner, errors that stop it aside (env EXT_LOG_LEVEL)", valueHint: "info" },
+  "admin-token": { type: "string", description: "Control-plane token on non-loopback binds; generated and printed when not given (env EXT_ADMIN_TOKEN)", valueHint: "TOKEN" },
+  "log-level": { type: "string", description: "debug, info, warn, error or silent (silent: nothing at all, not even the start-up banner; an error that stops the start is still printed) (env EXT_LOG_LEVEL)", valueHint: "info" },
   "ready-file": { type: "string", description: "Write {url,baseUrl,adminUrl,port,pid} JSON here once listening (env EXT_READY_FILE)", valueHint: "PATH" },
   "auto-approve": { type: "string", description: "Approve every valid submission by itself, after DELAY_MS (default 0) (env EXT_AUTO_APPROVE)", valueHint: "DELAY_MS", optionalValue: true },
 } as const;
