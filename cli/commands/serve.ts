@@ -14,7 +14,7 @@ export const serveArgs = {
   "rate-limits": { type: "boolean", description: "Enforce the spec's rate limits; --no-rate-limits turns them off (env EXT_RATE_LIMITS)" },
   "admin-token": { type: "string", description: "Control-plane token on non-loopback binds; generated and printed when not given (env EXT_ADMIN_TOKEN)", valueHint: "TOKEN" },
   "log-level": { type: "string", description: "debug, info, warn, error or silent (silent: nothing at all, not even the start-up banner; an error that stops the start is still printed) (env EXT_LOG_LEVEL)", valueHint: "info" },
-  "ready-file": { type: "string", description: "Write {url,baseUrl,adminUrl,port,pid} JSON here once listening (env EXT_READY_FILE)", valueHint: "PATH" },
+  "ready-file": { type: "string", description: "Write {url,baseUrl,adminUrl,port,pid} JSON here once listening; removed at start and on exit (env EXT_READY_FILE)", valueHint: "PATH" },
   "auto-approve": { type: "string", description: "Approve every valid submission by itself, after DELAY_MS (default 0) (env EXT_AUTO_APPROVE)", valueHint: "DELAY_MS", optionalValue: true },
 } as const;
 
