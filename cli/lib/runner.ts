@@ -120,7 +120,10 @@ export async function runCli(root: AnyCommand, rawArgs: string[]): Promise<void>
     process.stdout.write(`${meta?.version ?? "unknown"}\n`);
     process.exit(EXIT.ok);
   }
-  if (cmd === root) usageFail(rawArgs.length ? `unknown option "${rawArgs[0]}"` : "no command given");
+  if (cmd === root) {
+    const guess = rawArgs[0]?.startsWith("--") ? closest(rawArgs[0].slice(2), ["help", "version"]) : null;
+    usageFail(rawArgs.length ? `unknown option "${rawArgs[0]}"${guess ? `; did you mean \`--${guess}\`?` : ""}` : "no command given");
+  }
   const argsDef = await resolve(cmd.args ?? {});
   // A bare `--auto-approve` (a flag marked optionalValue) must not swallow the next option.
   const cmdArgs = withOptionalValues(args, argsDef);
