@@ -43,7 +43,7 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
-const ENV_NAMES: Record<keyof ServerConfig, string> = {
+export const ENV_NAMES: Record<keyof ServerConfig, string> = {
   host: "EXT_HOST",
   port: "EXT_PORT",
   dataDir: "EXT_DATA_DIR",

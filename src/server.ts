@@ -1,7 +1,7 @@
 /**
  * Listening: one runtime, one app, one Bun server. Used by `ext serve`, `ext exec` and `startEmulator()`.
  */
-import { renameSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createApp } from "./app";
 import { API_PREFIX, CONTROL_PREFIX, type ServerConfig } from "./config";
 import { createRuntime, type Runtime, type RuntimeOptions } from "./runtime";
@@ -42,6 +42,8 @@ function urlHost(host: string): string {
 }
 
 export function startServer(config: ServerConfig, options: RuntimeOptions = {}): RunningEmulator {
+  // A ready file left by an earlier run would tell a waiting script the old URL: gone before anything else.
+  if (config.readyFile) rmSync(config.readyFile, { force: true });
   const runtime = createRuntime(config, options);
   const app = createApp(runtime);
   try {
@@ -78,10 +80,11 @@ export function startServer(config: ServerConfig, options: RuntimeOptions = {}):
         else if (!(await settlesWithin(server.stop(false), DRAIN_LIMIT_MS))) await server.stop(true);
       } finally {
         runtime.close(); // the database is closed (WAL checkpointed) even if the listener fails to stop
+        if (readyFile) removeReadyFile(readyFile);
       }
     },
   };
-  if (config.readyFile) writeReadyFile(config.readyFile, emulator);
+  const readyFile = config.readyFile ? writeReadyFile(config.readyFile, emulator) : null;
   return emulator;
 }
 
@@ -97,8 +100,19 @@ async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolea
 }
 
 /** Written to a temp name and renamed, so a reader never sees half a file. */
-function writeReadyFile(path: string, emulator: RunningEmulator): void {
+function writeReadyFile(path: string, emulator: RunningEmulator): { path: string; text: string } {
   const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify({ url: emulator.url, baseUrl: emulator.baseUrl, adminUrl: emulator.adminUrl, port: emulator.port, pid: process.pid }) + "\n");
+  const text = JSON.stringify({ url: emulator.url, baseUrl: emulator.baseUrl, adminUrl: emulator.adminUrl, port: emulator.port, pid: process.pid }) + "\n";
+  writeFileSync(tmp, text);
   renameSync(tmp, path);
+  return { path, text };
+}
+
+/** Removed on stop, unless another emulator has written its own there since. */
+function removeReadyFile({ path, text }: { path: string; text: string }): void {
+  try {
+    if (readFileSync(path, "utf8") === text) rmSync(path, { force: true });
+  } catch {
+    // Already gone (or unreadable): nothing of ours to remove.
+  }
 }

@@ -5,15 +5,16 @@ import { FixtureError } from "../../src/fixtures/validate";
 import { createLogger } from "../../src/logger";
 import { createRuntime } from "../../src/runtime";
 import { readFixtureArgument } from "../lib/fixture-arg";
+import { checkDataDir, describeStartupError } from "../lib/startup-errors";
 import { endpointsFromAnyUrl, requestJson } from "../lib/http";
 import { UsageError } from "../lib/runner";
-import { out } from "../output";
+import { EXIT, out } from "../output";
 
 const seedArgs = {
   file: { type: "positional", description: "Fixture file (the format of `ext serve --seed`), or `demo` for the embedded demo fixture", valueHint: "FILE" },
   "data-dir": { type: "string", description: "Seed this data directory directly (env EXT_DATA_DIR; default ./.ext-data)", valueHint: "DIR" },
   target: { type: "string", description: "Seed a running emulator instead, through its control plane (its URL, API base or /_emulator URL; `local` = env EXT_LOCAL_URL)", valueHint: "local|URL" },
-  "admin-token": { type: "string", description: "Control-plane token of a non-loopback emulator (env EXT_ADMIN_TOKEN)" },
+  "admin-token": { type: "string", description: "Control-plane token of a non-loopback emulator (env EXT_ADMIN_TOKEN)", valueHint: "TOKEN" },
   json: { type: "boolean", description: "Print the seed report as one JSON object" },
 } as const;
 
@@ -57,12 +58,23 @@ export default defineCommand({
       report = await requestJson<SeedReport>(`${adminUrl}/seed`, { method: "POST", json: fixture, token: args["admin-token"] || env.adminToken });
     } else {
       // Straight into the SQLite file: the same loader the server uses, in one transaction.
-      const config = parseServerConfig({ dataDir: args["data-dir"], logLevel: "warn", seed: null, memory: false });
-      const runtime = createRuntime(config, { logger: createLogger("warn") });
+      const flags = { dataDir: args["data-dir"] };
+      const config = parseServerConfig({ ...flags, logLevel: "warn", seed: null, memory: false });
+      let runtime: ReturnType<typeof createRuntime>;
+      try {
+        checkDataDir(config, flags);
+        runtime = createRuntime(config, { logger: createLogger("warn") });
+      } catch (e) {
+        // A data dir that is a file or cannot be written: one line naming it, never errno text.
+        const known = describeStartupError(e, config, flags);
+        if (!known) throw e;
+        if (known.exitCode === EXIT.usage) throw new UsageError(known.message, false);
+        throw new Error(known.message);
+      }
       try {
         report = runtime.seed(fixture);
       } catch (e) {
-        if (e instanceof FixtureError) throw new UsageError(e.message);
+        if (e instanceof FixtureError) throw new UsageError(e.message, false);
         throw e;
       } finally {
         runtime.close();

@@ -1,7 +1,8 @@
 import { defineCommand } from "citty";
-import { ConfigError, parseServerConfig, type ServerFlags } from "../../src/config";
+import { ConfigError, parseServerConfig, type ServerConfig, type ServerFlags } from "../../src/config";
 import { FixtureError } from "../../src/fixtures/validate";
 import { startServer, type RunningEmulator } from "../../src/server";
+import { checkDataDir, describeStartupError } from "../lib/startup-errors";
 import { watchStdin } from "../lib/stdin-watch";
 import { EXIT, err, fail, out } from "../output";
 
@@ -12,9 +13,9 @@ export const serveArgs = {
   memory: { type: "boolean", description: "Keep everything in memory; nothing is left on disk (env EXT_MEMORY)" },
   seed: { type: "string", description: "Fixture file loaded at start, idempotently, or `demo` for the embedded demo fixture (env EXT_SEED)", valueHint: "FILE" },
   "rate-limits": { type: "boolean", description: "Enforce the spec's rate limits; --no-rate-limits turns them off (env EXT_RATE_LIMITS)" },
-  "admin-token": { type: "string", description: "Control-plane token, required on non-loopback binds (env EXT_ADMIN_TOKEN)" },
-  "log-level": { type: "string", description: "debug, info, warn, error or silent (env EXT_LOG_LEVEL)", valueHint: "info" },
-  "ready-file": { type: "string", description: "Write {url,baseUrl,adminUrl,port,pid} JSON here once listening (env EXT_READY_FILE)", valueHint: "PATH" },
+  "admin-token": { type: "string", description: "Control-plane token on non-loopback binds; generated and printed when not given (env EXT_ADMIN_TOKEN)", valueHint: "TOKEN" },
+  "log-level": { type: "string", description: "debug, info, warn, error or silent (silent: nothing at all, not even the start-up banner; an error that stops the start is still printed) (env EXT_LOG_LEVEL)", valueHint: "info" },
+  "ready-file": { type: "string", description: "Write {url,baseUrl,adminUrl,port,pid} JSON here once listening; removed at start and on exit (env EXT_READY_FILE)", valueHint: "PATH" },
   "auto-approve": { type: "string", description: "Approve every valid submission by itself, after DELAY_MS (default 0) (env EXT_AUTO_APPROVE)", valueHint: "DELAY_MS", optionalValue: true },
   "exit-with-stdin": { type: "boolean", description: "Stop when standard input closes: a parent that holds a pipe to it died (env EXT_EXIT_WITH_STDIN)" },
 } as const;
@@ -48,28 +49,40 @@ export default defineCommand({
   args: serveArgs,
   async run({ args }) {
     let emulator: RunningEmulator | undefined;
+    let quiet = false;
     // Installed before the server starts: a supervisor that reads the banner (or the ready file) and
     // sends SIGTERM at once must get the graceful stop, not the default kill.
     let stopping = false;
     const shutdown = async (signal: string) => {
       if (stopping) return;
       stopping = true;
-      err(`[ext] ${signal}: draining requests and closing the database`);
+      if (!quiet) err(`[ext] ${signal}: draining requests and closing the database`);
       await emulator?.stop();
       process.exit(EXIT.ok);
     };
     process.on("SIGINT", () => void shutdown("SIGINT"));
     process.on("SIGTERM", () => void shutdown("SIGTERM"));
+    const flags = serveFlags(args);
+    let config: ServerConfig;
     try {
+      config = parseServerConfig(flags);
+    } catch (e) {
+      if (e instanceof ConfigError) fail(e.message, EXIT.usage);
+      throw e;
+    }
+    quiet = config.logLevel === "silent";
+    try {
+      checkDataDir(config, flags);
       // `--seed demo` (or EXT_SEED=demo) is the embedded demo fixture: createRuntime resolves it.
-      const config = parseServerConfig(serveFlags(args));
       emulator = startServer(config);
       if (config.exitWithStdin) watchStdin(() => void shutdown("standard input closed"));
     } catch (e) {
-      if (e instanceof ConfigError || e instanceof FixtureError) fail(e.message, EXIT.usage);
-      fail((e as Error).message, EXIT.runtime);
+      if (e instanceof FixtureError) fail(e.message, EXIT.usage);
+      const known = describeStartupError(e, config, flags);
+      fail(known?.message ?? (e as Error).message, known?.exitCode ?? EXIT.runtime);
     }
     const { runtime } = emulator;
+    if (quiet) return;
     out(`ext emulator listening on ${emulator.baseUrl}`);
     out(`  docs:          ${emulator.url}/docs`);
     out(`  control plane: ${emulator.adminUrl}`);

@@ -1,7 +1,6 @@
 /** Reads the fixture a command is given: a file path, or `demo` for the embedded demo fixture. */
 import type { Fixture } from "../../src/fixtures/model";
 import { resolveFixture } from "../../src/fixtures/resolve";
-import { FixtureError } from "../../src/fixtures/validate";
 import { UsageError } from "./runner";
 
 export function readFixtureArgument(arg: string): Fixture {
@@ -9,7 +8,6 @@ export function readFixtureArgument(arg: string): Fixture {
     return resolveFixture(arg);
   } catch (e) {
     // An unreadable or invalid fixture is the user's local input: a usage error (exit 2), not a runtime one.
-    if (e instanceof FixtureError) throw new UsageError(e.message);
-    throw new UsageError((e as Error).message);
+    throw new UsageError((e as Error).message, false);
   }
 }

@@ -33,13 +33,23 @@ export const EXAMPLES: Record<string, string[]> = {
   exec: ["ext exec -- npm test", "ext exec --seed fixtures/demo.json -- sh -c 'curl -fsS -H \"Authorization: Bearer $EXT_API_KEY\" \"$EXT_BASE_URL/extensions\"'"],
 };
 
+/** What follows the options on a command's USAGE line that citty cannot render (it knows no `--` part). */
+const USAGE_TAIL: Record<string, string> = { exec: " -- CMD…" };
+
+const EXIT_CODES: Record<string, string> = {
+  default: "0 success, 1 API or runtime error, 2 usage or local validation error",
+  exec: "the exit code of CMD (128 + n when signal n ended it; 127 when it could not be started);\n  2 usage error or invalid --seed fixture (CMD is not run); 1 the emulator could not start",
+};
+
 const ANSI = /\x1b\[[0-9;]*m/g;
 
 export async function helpText(cmd: CommandDef<any>, parent: CommandDef<any> | undefined, name: string, color: boolean): Promise<string> {
   let text = await renderUsage(cmd, parent);
+  const tail = USAGE_TAIL[name];
+  if (tail) text = text.replace(/^(.*USAGE.*)$/m, (line) => line.trimEnd() + tail);
   const examples = EXAMPLES[name];
   if (examples?.length) text += `\n\nEXAMPLES\n\n${examples.map((e) => `  ${e}`).join("\n")}`;
-  text += "\n\nEXIT CODES\n\n  0 success, 1 API or runtime error, 2 usage or local validation error";
+  text += `\n\nEXIT CODES\n\n  ${EXIT_CODES[name] ?? EXIT_CODES.default}`;
   // citty colours by environment variables only; a pipe or a file gets plain text.
   return color ? text : text.replace(ANSI, "");
 }

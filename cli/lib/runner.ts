@@ -2,17 +2,28 @@
  * Runs the citty command tree with the exit codes the README promises. citty's own `runMain` exits 1 on a
  * usage error and silently accepts unknown flags (its parser is not strict); here an unknown flag, a
  * missing argument or an unknown command is a usage error (exit 2), and `--help` after `--` belongs to
- * the command `ext exec` runs, not to us.
+ * the command `ext exec` runs, not to us. A usage error is the error line, then one line pointing at
+ * `--help`: the whole help would bury the line that matters.
  */
 import { runCommand, type ArgsDef, type CommandDef } from "citty";
 import { EXIT, err } from "../output";
+import { closest } from "./did-you-mean";
 import { helpText } from "./help";
 import { withOptionalValues } from "./optional-value";
 import { versionLine } from "./version";
 
-/** Thrown by commands for local validation problems; exits 2 with the usage hint. */
+/**
+ * Thrown by commands for usage and local validation problems; exits 2. `helpHint` false for a problem in
+ * the user's input files (a fixture), where pointing at `--help` would not help.
+ */
 export class UsageError extends Error {
   override name = "UsageError";
+  constructor(
+    message: string,
+    readonly helpHint = true,
+  ) {
+    super(message);
+  }
 }
 
 type AnyCommand = CommandDef<any>;
@@ -75,15 +86,32 @@ export function strayArguments(argsDef: ArgsDef, args: string[]): string[] {
   return stray;
 }
 
+/** `--prot` → "did you mean `--port`?", from the flags this command defines. */
+function flagHint(argsDef: ArgsDef, stray: string[]): string {
+  const flags = Object.entries(argsDef).flatMap(([name, def]) => (def.type === "positional" ? [] : def.type === "boolean" ? [name, `no-${name}`] : [name]));
+  for (const arg of stray) {
+    if (!arg.startsWith("--")) continue;
+    const match = closest(arg.slice(2).split("=")[0]!, flags);
+    if (match) return `; did you mean \`--${match}\`?`;
+  }
+  return "";
+}
+
 export async function runCli(root: AnyCommand, rawArgs: string[]): Promise<void> {
+  // `ext help` and `ext help CMD` are `ext --help` and `ext CMD --help`.
+  if (rawArgs[0] === "help" && rawArgs.length <= 2) rawArgs = [...rawArgs.slice(1), "--help"];
   const beforeDashes = rawArgs.includes("--") ? rawArgs.slice(0, rawArgs.indexOf("--")) : rawArgs;
   const { cmd, name, parent, args, unknown } = await findCommand(root, rawArgs);
-  const usageFail = async (message: string): Promise<never> => {
-    err(await helpText(cmd, parent, name, Boolean(process.stderr.isTTY)));
-    err("");
+  const usageFail = (message: string, helpHint = true): never => {
     err(`error: ${message}`);
+    if (helpHint) err(name === "ext" ? "Run `ext --help` to see the commands." : `Run \`ext ${name} --help\` to see its flags and examples.`);
     process.exit(EXIT.usage);
   };
+  if (unknown !== undefined) {
+    const subs = Object.keys((await resolve(root.subCommands)) ?? {});
+    const match = closest(unknown, subs);
+    usageFail(`unknown command "${unknown}"${match ? `; did you mean \`${match}\`?` : ""}`);
+  }
   if (beforeDashes.includes("--help") || beforeDashes.includes("-h")) {
     process.stdout.write((await helpText(cmd, parent, name, Boolean(process.stdout.isTTY))) + "\n");
     process.exit(EXIT.ok);
@@ -93,18 +121,20 @@ export async function runCli(root: AnyCommand, rawArgs: string[]): Promise<void>
     process.stdout.write(`${versionLine(meta?.version ?? "unknown")}\n`);
     process.exit(EXIT.ok);
   }
-  if (unknown !== undefined) await usageFail(`unknown command "${unknown}"`);
-  if (cmd === root) await usageFail(rawArgs.length ? `unknown option "${rawArgs[0]}"` : "no command given");
+  if (cmd === root) {
+    const guess = rawArgs[0]?.startsWith("--") ? closest(rawArgs[0].slice(2), ["help", "version"]) : null;
+    usageFail(rawArgs.length ? `unknown option "${rawArgs[0]}"${guess ? `; did you mean \`--${guess}\`?` : ""}` : "no command given");
+  }
   const argsDef = await resolve(cmd.args ?? {});
   // A bare `--auto-approve` (a flag marked optionalValue) must not swallow the next option.
   const cmdArgs = withOptionalValues(args, argsDef);
   const stray = strayArguments(argsDef, cmdArgs);
-  if (stray.length > 0) await usageFail(`unknown ${stray.length === 1 ? "argument" : "arguments"}: ${stray.join(" ")}`);
+  if (stray.length > 0) usageFail(`unknown ${stray.length === 1 ? "argument" : "arguments"}: ${stray.join(" ")}${flagHint(argsDef, stray)}`);
   try {
     await runCommand(cmd, { rawArgs: cmdArgs });
   } catch (e) {
     // citty's CLIError (a missing required argument) and ours are both usage errors.
-    if (e instanceof UsageError || (e as Error)?.name === "CLIError") await usageFail((e as Error).message);
+    if (e instanceof UsageError || (e as Error)?.name === "CLIError") usageFail((e as Error).message, !(e instanceof UsageError) || e.helpHint);
     // The API client's errors describe themselves with the server's code, message and details.
     const describe = (e as { describe?: () => string })?.describe;
     err(`error: ${typeof describe === "function" ? describe.call(e) : ((e as Error)?.message ?? String(e))}`);

@@ -36,6 +36,16 @@ export function resetEmulator(runtime: Runtime): ResetReport {
   return { seed: runtime.startupFixture ? runtime.seed(runtime.startupFixture) : null };
 }
 
+/** A seed body checked as `--seed` checks a file: a 422 with the fixture's own messages and paths. */
+export function checkSeedBody(data: unknown): void {
+  try {
+    validateFixture(data, "seed body");
+  } catch (e) {
+    if (e instanceof FixtureError) throw fixtureError(e);
+    throw e;
+  }
+}
+
 /** Loads a fixture given as parsed JSON: same format and checks as `--seed`, idempotent. */
 export function seedEmulator(runtime: Runtime, data: unknown): SeedReport {
   try {

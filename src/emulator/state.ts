@@ -3,7 +3,7 @@ import { Fixture, SeedReport } from "../fixtures/model";
 import { apiAuth } from "../http/auth";
 import type { Runtime } from "../runtime";
 import { StateSummary } from "./model";
-import { emulatorState, resetEmulator, seedEmulator } from "./reset";
+import { checkSeedBody, emulatorState, resetEmulator, seedEmulator } from "./reset";
 import { controlResponses, security, tags } from "./route-kit";
 
 const ResetReport = t.Object(
@@ -26,6 +26,8 @@ export function stateRoutes(runtime: Runtime) {
     })
     .post("/seed", ({ body }) => seedEmulator(runtime, body), {
       json: true,
+      // Before the schema check: the fixture's own messages and paths, the same as `ext seed` prints.
+      transform: ({ body }) => checkSeedBody(body),
       body: Fixture,
       response: controlResponses({ 200: SeedReport }, "unsupported_media_type", "payload_too_large", "validation_error"),
       detail: {

@@ -3,13 +3,13 @@
  * run, as written, with the compiled binary on PATH as `ext`, each in an empty directory.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { serveArgs } from "../../cli/commands/serve";
 import { parseServerConfig } from "../../src/config";
 import { startServer } from "../../src/server";
-import { buildBinary, cleanEnv, goneSoon, type Built, BUILD_TIMEOUT_MS } from "./helpers";
+import { buildBinary, cleanEnv, goneSoon, run, serve, type Built, BUILD_TIMEOUT_MS } from "./helpers";
 
 const README = readFileSync(resolve(import.meta.dir, "../../README.md"), "utf8");
 
@@ -59,6 +59,40 @@ describe("README: CLI reference", () => {
     }
   });
 
+  // Every command `ext --help` lists: the flags its --help shows are the rows of its README table, both
+  // ways, and a flag whose help names an environment variable has it in its row.
+  test("each command's --help flags are the README's table rows for it", async () => {
+    const root = (await run(built.bin, ["--help"], { cwd: built.work })).stdout;
+    const listed = root.slice(root.indexOf("\nCOMMANDS\n"), root.indexOf("\nUse ext <command>"));
+    const commands = [...listed.matchAll(/^\s+([a-z]+)\s{2,}/gm)].map((m) => m[1]!);
+    expect(commands).toContain("exec");
+    const flagNames = (text: string) => [...text.matchAll(/--([a-z][a-z0-9-]*)/g)].map((m) => m[1]!.replace(/^no-/, ""));
+    for (const cmd of commands) {
+      const help = await run(built.bin, [cmd, "--help"], { cwd: built.work });
+      expect(help.code).toBe(0);
+      const options = help.stdout.slice(help.stdout.indexOf("\nOPTIONS\n"), help.stdout.indexOf("\nEXAMPLES\n"));
+      const helpFlags = new Map(options.split("\n").flatMap((line) => {
+        const m = /^\s+--([a-z][a-z0-9-]*)\S*\s+(.*)$/.exec(line);
+        return m ? [[m[1]!, m[2]!] as const] : [];
+      }));
+      const rows = readmeTableRows(cmd);
+      expect(rows.length, `README has no flag table for ext ${cmd}`).toBeGreaterThan(0);
+      const readmeFlags = new Set(rows.flatMap((row) => flagNames(row.split("|")[1] ?? "")));
+      expect([...readmeFlags].sort(), `ext ${cmd}: README table vs --help`).toEqual([...helpFlags.keys()].sort());
+      for (const [flag, description] of helpFlags) {
+        const env = /\(env (EXT_[A-Z_]+)\)/.exec(description)?.[1];
+        const row = rows.find((r) => flagNames(r.split("|")[1] ?? "").includes(flag))!;
+        if (env) expect(row, `ext ${cmd} --${flag}`).toContain(env);
+      }
+    }
+  });
+
+  test("ext exec --help shows `-- CMD…` and that it exits with the command's code", async () => {
+    const help = await run(built.bin, ["exec", "--help"], { cwd: built.work });
+    expect(help.stdout).toMatch(/USAGE ext exec \[OPTIONS\] -- CMD…/);
+    expect(help.stdout).toContain("the exit code of CMD");
+  });
+
   test("the ready file is described as what it holds, in the README and in --help", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ext-ready-doc-"));
     const server = startServer(parseServerConfig({ port: 0, memory: true, logLevel: "silent", readyFile: join(dir, "ready.json") }, {}));
@@ -72,12 +106,24 @@ describe("README: CLI reference", () => {
     }
   });
 
-  test.each(blocks.map((b, i) => [`${i + 1}: ${b.heading}`, b.script]))("example %s runs and exits 0", async (_name, script) => {
-    const { code, stdout, stderr } = await runExample(script, mkdtempSync(join(built.work, "readme-")));
-    if (code !== 0) throw new Error(`exit ${code}\n--- script\n${script}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`);
-    expect(code).toBe(0);
+  // Twice in the same directory: what the first run leaves behind (a ready file, a data dir) must not break a re-run.
+  test.each(blocks.map((b, i) => [`${i + 1}: ${b.heading}`, b.script]))("example %s runs and exits 0, twice in a row", async (_name, script) => {
+    const cwd = mkdtempSync(join(built.work, "readme-"));
+    for (const run of ["first", "second"]) {
+      const { code, stdout, stderr } = await runExample(script, cwd);
+      if (code !== 0) throw new Error(`${run} run: exit ${code}\n--- script\n${script}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`);
+    }
   });
 });
+
+/** The flag table of a command: under its "### `ext CMD" heading; `ext serve`'s is the Configuration table. */
+function readmeTableRows(cmd: string): string[] {
+  const start = cmd === "serve" ? README.indexOf("\n## Configuration\n") : README.indexOf(`\n### \`ext ${cmd}`);
+  if (start < 0) return [];
+  const end = README.slice(start + 1).search(/\n##+ /);
+  const section = README.slice(start, end < 0 ? undefined : start + 1 + end);
+  return section.split("\n").filter((line) => line.startsWith("| `--"));
+}
 
 /**
  * Runs a script as the examples are run: `sh -e`, with `ext` on PATH (`binDir` first). Output goes to files,
@@ -97,12 +143,14 @@ describe("README: the `ext serve` example cleans up after itself", () => {
   test("a command that fails after the server started (sh -e) still stops the server", async () => {
     const cwd = mkdtempSync(join(built.work, "readme-fail-"));
     // A key the demo does not have: `curl -f` fails with 22 on the 401, and `sh -e` stops there.
-    const script = example().replace(/ext_demo_\w+/, "ext_not_a_demo_key_0123456789abcdefghij");
+    // The server's pid is noted on the side: its ready file is gone once it has stopped.
+    const script = example().replace(/ext_demo_\w+/, "ext_not_a_demo_key_0123456789abcdefghij").replace("\ntrap ", "\necho $! > server.pid\ntrap ");
     expect(script).not.toBe(example());
+    expect(script).toContain("server.pid");
     const { code } = await runExample(script, cwd);
     expect(code).toBe(22);
-    const { pid } = JSON.parse(readFileSync(join(cwd, "ready.json"), "utf8")) as { pid: number };
-    expect(await goneSoon(pid)).toBe(true);
+    expect(await goneSoon(Number(readFileSync(join(cwd, "server.pid"), "utf8")))).toBe(true);
+    expect(existsSync(join(cwd, "ready.json"))).toBe(false);
   });
 
   test("a server that never gets ready is given up on, with a message, and stopped", async () => {
@@ -119,6 +167,30 @@ describe("README: the `ext serve` example cleans up after itself", () => {
     expect(stdout).toBe(""); // curl never ran
     expect(await goneSoon(Number(readFileSync(join(cwd, "stub.pid"), "utf8")))).toBe(true);
   });
+});
+
+describe("README: Control plane", () => {
+  test("the curl block runs as pasted against a real server: every id comes from an earlier answer, every call succeeds", async () => {
+    const [block] = shellBlocks(README, "Control plane");
+    expect(block!.script).toContain("H=http://127.0.0.1:4780 ");
+    // No placeholder ids (ext_123, ver_123…): each must be captured from the answer that created it.
+    expect(block!.script).not.toMatch(/\b[a-z]+_123\b/);
+    const cwd = mkdtempSync(join(built.work, "control-plane-"));
+    mkdirSync(join(cwd, "fixtures"));
+    writeFileSync(join(cwd, "fixtures", "demo.json"), readFileSync(resolve(import.meta.dir, "../../fixtures/demo.json")));
+    const server = await serve(built.bin, ["--memory", "--seed", "demo"], cwd);
+    try {
+      // The one change: the server's free port for the default one. `curl -f` makes an HTTP error fail the script.
+      const script = 'curl() { command curl -fsS "$@"; echo; }\n' + block!.script.replace("H=http://127.0.0.1:4780 ", `H=${server.url} `);
+      const { code, stdout, stderr } = await runExample(script, cwd);
+      if (code !== 0) throw new Error(`exit ${code}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`);
+      const answers = stdout.split("\n").filter((line) => line !== ""); // a DELETE answers 204, no body
+      for (const line of answers) expect(() => JSON.parse(line)).not.toThrow();
+      expect(answers.some((a) => a.includes('"status":"rejected"') && a.includes("Sounds are clipped."))).toBe(true);
+    } finally {
+      await server.stop();
+    }
+  }, 30_000);
 });
 
 describe("README: Use in tests", () => {
