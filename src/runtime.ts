@@ -135,6 +135,6 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
       throw e;
     }
   }
-  if (config.autoApproveMs !== null) startAutoApprove(runtime, config.autoApproveMs);
+  if (config.autoApproveMs !== null) startAutoApprove({ versions: services.versions, control: runtime.control, logger }, config.autoApproveMs);
   return runtime;
 }
