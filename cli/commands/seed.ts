@@ -58,7 +58,7 @@ export default defineCommand({
     } else {
       // Straight into the SQLite file: the same loader the server uses, in one transaction.
       const config = parseServerConfig({ dataDir: args["data-dir"], logLevel: "warn", seed: null, memory: false });
-      const runtime = createRuntime(config, { logger: createLogger("warn") });
+      const runtime = createRuntime(config, { logger: createLogger("warn"), sharedDataDir: true });
       try {
         report = runtime.seed(fixture);
       } catch (e) {
