@@ -103,6 +103,8 @@ export const errors = {
   notEnoughActiveInstalls: (requested: number, active: number) =>
     new ApiError(409, "not_enough_installs", `Cannot uninstall ${requested}: only ${active} active install${active === 1 ? "" : "s"} match.`),
   internal: () => new ApiError(500, "internal_error", "Unexpected server error."),
+  /** Never reaches a client (its connection is gone): it is what the request log records. */
+  clientClosed: () => new ApiError(499, "client_closed_request", "The client closed the connection before the answer; nothing was created."),
   adminUnauthorized: () =>
     new ApiError(401, "unauthorized", "The control plane requires Authorization: Bearer <admin token> on this address: the one `ext serve` was given (--admin-token or EXT_ADMIN_TOKEN) or, if none, the one it printed at start; ext seed takes it the same way.", undefined, {
       "WWW-Authenticate": 'Bearer realm="emulator-admin"',
