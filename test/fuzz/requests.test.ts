@@ -21,7 +21,7 @@ import { requestArb, type FuzzRequest, type FuzzRoute, type Pools } from "./requ
 
 // Test files may read the environment (the rule is for src/ and cli/): this is how `npm run fuzz` steers it.
 const SEED = Number(process.env.EXT_FUZZ_SEED ?? 0x12b);
-const RUNS = Number(process.env.EXT_FUZZ_RUNS ?? 12);
+const RUNS = Number(process.env.EXT_FUZZ_RUNS ?? 30);
 const PATH = process.env.EXT_FUZZ_PATH || undefined;
 const ADMIN = "adm_fuzz_token_0123456789abcdefghijklmnopq";
 

@@ -100,12 +100,12 @@ function conformingArb(s: Schema | undefined, depth: number, hostileWeight: numb
       return stringArb(s);
     case "integer":
       return fc.oneof(
-        { weight: 4, arbitrary: fc.integer({ min: Math.max(s.minimum ?? -1_000, -1e9), max: Math.min(s.maximum ?? 1_000_000, 1e9) }) },
+        { weight: 3, arbitrary: fc.integer({ min: Math.max(s.minimum ?? -1_000, -1e9), max: Math.min(s.maximum ?? 1_000_000, 1e9) }) },
         { weight: 1, arbitrary: boundaryNumbers(s) },
       );
     case "number":
       return fc.oneof(
-        { weight: 4, arbitrary: fc.double({ min: s.minimum ?? -1e6, max: s.maximum ?? 1e6, noNaN: true, noDefaultInfinity: true }) },
+        { weight: 3, arbitrary: fc.double({ min: s.minimum ?? -1e6, max: s.maximum ?? 1e6, noNaN: true, noDefaultInfinity: true }) },
         { weight: 1, arbitrary: boundaryNumbers(s) },
       );
     case "boolean":
@@ -119,6 +119,13 @@ function conformingArb(s: Schema | undefined, depth: number, hostileWeight: numb
     default:
       return fc.jsonValue({ maxDepth: 2 });
   }
+}
+
+/** An edge of a field's schema: its numeric bounds and beyond, or a hostile value. */
+function edgeValue(s: Schema): fc.Arbitrary<unknown> {
+  const union = s.anyOf ?? s.oneOf;
+  const numeric = s.type === "integer" || s.type === "number" || (Array.isArray(union) && union.some((u: Schema) => u.type === "integer" || u.type === "number"));
+  return numeric ? fc.oneof(boundaryNumbers(s), hostileScalar) : hostileScalar;
 }
 
 /** Each side of the schema's bounds, and the numbers past exact integer range. */
@@ -147,9 +154,17 @@ function objectArb(s: Schema, depth: number, hostileWeight: number): fc.Arbitrar
     { requiredKeys: required.filter((k) => k in props) },
   );
   if (hostileWeight <= 0) return record;
+  // A single field set to an edge value: with optional fields (the clock's "exactly one of"), the case
+  // a whole-record generator rarely reaches.
+  const keys = Object.keys(props);
+  const single =
+    keys.length > 0
+      ? fc.constantFrom(...keys).chain((k) => fc.oneof(edgeValue(props[k]!), conformingArb(props[k], depth - 1, hostileWeight)).map((v) => ({ [k]: v })))
+      : record;
   // Now and then a field the schema does not know, or a required one missing.
   return fc.oneof(
-    { weight: 8, arbitrary: record },
+    { weight: 6, arbitrary: record },
+    { weight: 2, arbitrary: single },
     { weight: 1, arbitrary: fc.tuple(record, fc.constantFrom("__proto__", "constructor", "unknownField", "toString"), hostileScalar).map(([r, k, v]) => ({ ...r, ...JSON.parse(JSON.stringify({ [k]: v ?? null })) })) },
     { weight: 1, arbitrary: fc.tuple(record, fc.constantFrom(...(required.length > 0 ? required : ["_"]))).map(([r, k]) => Object.fromEntries(Object.entries(r).filter(([key]) => key !== k))) },
   );
