@@ -41,6 +41,8 @@ async function freshWorld(): Promise<Pools> {
   return {
     params: {
       id: [...EXTENSIONS, "acc_test", "ext_missing"],
+      "accounts/:id": ["acc_test", "acc_other", "acc_missing"],
+      "extensions/:id": [...EXTENSIONS, "ext_missing"],
       accountId: ["acc_test", "acc_other", "acc_missing"],
       versionId: [submitted.body.version.id as string, "ver_missing"],
       key: ["API_TOKEN", "_under", "lower_case"],

@@ -161,8 +161,10 @@ const contentTypes = fc.constantFrom("application/json", "application/json; char
 
 export function requestArb(route: FuzzRoute, pools: Pools): fc.Arbitrary<FuzzRequest> {
   const developer = !route.path.startsWith("/_emulator");
-  const names = [...route.path.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]!);
-  const segments = fc.tuple(...names.map((n) => segmentArb(n, route.params?.properties?.[n], pools)));
+  // A parameter's real values: by the segment before it when the pools know it (`accounts/:id` is an
+  // account id, `extensions/:id` an extension id), else by its name.
+  const params = [...route.path.matchAll(/([^/]*)\/:([A-Za-z]+)/g)].map((m) => ({ name: m[2]!, poolKey: pools.params[`${m[1]}/:${m[2]}`] ? `${m[1]}/:${m[2]}` : m[2]! }));
+  const segments = fc.tuple(...params.map((p) => segmentArb(p.poolKey, route.params?.properties?.[p.name], pools)));
   const auth = developer
     ? fc.oneof(
         { weight: 12, arbitrary: fc.constant(`Bearer ${pools.keys.valid}`) },

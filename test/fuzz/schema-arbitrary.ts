@@ -89,7 +89,7 @@ function conformingArb(s: Schema | undefined, depth: number, hostileWeight: numb
   // The schema's own examples are values the server knows (real limit keys, real paths): use them too.
   if (Array.isArray(s.examples) && s.examples.length > 0) {
     const { examples, ...rest } = s;
-    return fc.oneof(fc.constantFrom(...(examples as unknown[])), conformingArb(rest, depth, hostileWeight));
+    return fc.oneof({ weight: 1, arbitrary: fc.constantFrom(...(examples as unknown[])) }, { weight: 2, arbitrary: conformingArb({ ...rest, exampleKeysFrom: examples }, depth, hostileWeight) });
   }
   if ("const" in s) return fc.constant(s.const);
   if (Array.isArray(s.enum)) return fc.constantFrom(...s.enum);
@@ -145,8 +145,8 @@ function objectArb(s: Schema, depth: number, hostileWeight: number): fc.Arbitrar
   if (s.patternProperties && Object.keys(props).length === 0) {
     const [pattern, value] = Object.entries(s.patternProperties as Record<string, Schema>)[0]!;
     // Keys from the examples (a record's keys are usually a closed set the pattern does not spell out).
-    const exampleKeys = (s.examples ?? []).flatMap((e: unknown) => (e && typeof e === "object" ? Object.keys(e) : []));
-    const key = exampleKeys.length > 0 ? fc.oneof(fc.constantFrom(...exampleKeys), patterned(pattern, 1, 40)) : patterned(pattern, 1, 40);
+    const exampleKeys = (s.exampleKeysFrom ?? []).flatMap((e: unknown) => (e && typeof e === "object" ? Object.keys(e) : []));
+    const key = exampleKeys.length > 0 ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...exampleKeys) }, { weight: 1, arbitrary: patterned(pattern, 1, 40) }) : patterned(pattern, 1, 40);
     return fc.dictionary(key, fromSchema(value, depth - 1, hostileWeight), { maxKeys: 4 });
   }
   const record = fc.record(
