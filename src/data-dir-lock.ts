@@ -9,7 +9,7 @@
  * removes the siblings nobody holds any more (left by a kill -9).
  */
 import { Database } from "bun:sqlite";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -48,6 +48,9 @@ const isBusy = (e: unknown) => /^SQLITE_(BUSY|LOCKED)/.test(String((e as { code?
 /** The lock, or null when another connection (another process, or another runtime here) holds it. */
 function tryLock(dir: string): Database | null {
   const file = join(dir, LOCK_FILE);
+  // Created through node:fs first: a directory we cannot write fails here with the usual errno error
+  // (EACCES, EROFS, …) that start-up reports, not with SQLite's "unable to open database file".
+  closeSync(openSync(file, "a"));
   for (let attempt = 0; ; attempt++) {
     const db = new Database(file, { create: true });
     try {
