@@ -24,6 +24,8 @@ const SEED = Number(process.env.EXT_FUZZ_SEED ?? 0x12b);
 const RUNS = Number(process.env.EXT_FUZZ_RUNS ?? 30);
 const PATH = process.env.EXT_FUZZ_PATH || undefined;
 const ADMIN = "adm_fuzz_token_0123456789abcdefghijklmnopq";
+/** Generous for a loaded machine; a request left unanswered this long is a hung server, and fails. */
+const ANSWER_WITHIN_MS = 15_000;
 
 let emu: TestEmulator;
 const bundles = bundleDir();
@@ -89,7 +91,12 @@ afterAll(async () => {
 const seen = new Map<string, Map<number, number>>();
 
 async function send(route: FuzzRoute, req: FuzzRequest): Promise<{ status: number; text: string; headers: Headers }> {
-  const res = await fetch(emu.url + req.url, { method: req.method, headers: req.headers, body: req.body, redirect: "manual" });
+  const res = await fetch(emu.url + req.url, { method: req.method, headers: req.headers, body: req.body, redirect: "manual", signal: AbortSignal.timeout(ANSWER_WITHIN_MS) });
+  // A stream (server-sent events) never ends by itself: its status and headers are the answer.
+  if (res.ok && /^text\/event-stream/i.test(res.headers.get("content-type") ?? "")) {
+    await res.body?.cancel();
+    return { status: res.status, text: "", headers: res.headers };
+  }
   const byStatus = seen.get(`${route.method} ${route.path}`) ?? new Map<number, number>();
   seen.set(`${route.method} ${route.path}`, byStatus.set(res.status, (byStatus.get(res.status) ?? 0) + 1));
   const text = await res.text();

@@ -201,4 +201,3 @@ export function requestArb(route: FuzzRoute, pools: Pools): fc.Arbitrary<FuzzReq
   });
 }
 
-export { hostileScalar };
