@@ -16,8 +16,9 @@ import fc from "fast-check";
 import { createApp } from "../../src/app";
 import { isDeveloperApiPath } from "../../src/http/auth";
 import { bundleDir, submitVersion } from "../helpers/bundles";
-import { assertNoSecretValue, baseFixture, DEMO_KEY, OTHER_KEY, READ_KEY, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { assertNoSecretValue, baseFixture, rememberSecretValue, DEMO_KEY, OTHER_KEY, READ_KEY, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { requestArb, type FuzzRequest, type FuzzRoute, type Pools } from "./requests";
+import { isHostileConstant } from "./schema-arbitrary";
 
 // Test files may read the environment (the rule is for src/ and cli/): this is how `npm run fuzz` steers it.
 const SEED = Number(process.env.EXT_FUZZ_SEED ?? 0x12b);
@@ -91,6 +92,18 @@ afterAll(async () => {
 const seen = new Map<string, Map<number, number>>();
 
 async function send(route: FuzzRoute, req: FuzzRequest): Promise<{ status: number; text: string; headers: Headers }> {
+  // A secret value the fuzzer writes joins the suite's watch list: no later answer may carry it.
+  // Only values no other request could make the server echo (an id in a 404, a field name in a 422): not
+  // a shared hostile constant, not a run of one or two characters.
+  if (req.body && req.method === "PUT") {
+    try {
+      const json = JSON.parse(new TextDecoder().decode(req.body));
+      const value = json?.value;
+      if (typeof value === "string" && value.length >= 12 && new Set(value).size >= 6 && !isHostileConstant(value)) rememberSecretValue(req.method, req.url.split("?")[0]!, json);
+    } catch {
+      // not JSON: nothing was stored
+    }
+  }
   const res = await fetch(emu.url + req.url, { method: req.method, headers: req.headers, body: req.body, redirect: "manual", signal: AbortSignal.timeout(ANSWER_WITHIN_MS) });
   // A stream (server-sent events) never ends by itself: its status and headers are the answer.
   if (res.ok && /^text\/event-stream/i.test(res.headers.get("content-type") ?? "")) {

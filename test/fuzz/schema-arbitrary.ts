@@ -8,7 +8,7 @@ import fc from "fast-check";
 type Schema = Record<string, any>;
 
 /** Values no schema expects: the classics of number parsing, prototype pollution, encodings and sizes. */
-export const hostileScalar: fc.Arbitrary<unknown> = fc.constantFrom<unknown>(
+const HOSTILE_VALUES: unknown[] = [
   1e308,
   -1e308,
   Number.MAX_SAFE_INTEGER + 2,
@@ -47,7 +47,13 @@ export const hostileScalar: fc.Arbitrary<unknown> = fc.constantFrom<unknown>(
   { __proto__: null, polluted: true },
   JSON.parse('{"__proto__":{"polluted":true}}'),
   JSON.parse('{"constructor":{"prototype":{"polluted":true}}}'),
-);
+];
+export const hostileScalar: fc.Arbitrary<unknown> = fc.constantFrom(...HOSTILE_VALUES);
+
+/** Whether `value` is one of the shared hostile values (which other requests use as ids and names too). */
+export function isHostileConstant(value: unknown): boolean {
+  return HOSTILE_VALUES.includes(value);
+}
 
 /** A string that matches `pattern` as often as fast-check can make one. */
 function patterned(pattern: string, minLength: number, maxLength: number): fc.Arbitrary<string> {
