@@ -35,7 +35,7 @@ export function createApp(runtime: Runtime) {
     })
     // Faults first, so an injected fault can stand in for any response, a 401 or 429 included.
     .use(faultHook(control.faults))
-    .use(adminGate({ adminToken: control.adminToken, openWithoutToken: control.openWithoutToken }))
+    .use(adminGate({ adminToken: control.adminToken, openWithoutToken: control.openWithoutToken, isDeveloperKey: services.auth.isKey }))
     .use(apiGate(services.auth, runtime.rateLimiter, control.isAdminToken))
     .use(controlPlaneRoutes(runtime))
     .group(API_PREFIX, (api) =>

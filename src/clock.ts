@@ -14,6 +14,18 @@ export function isoOf(ms: number): string {
   return new Date(ms).toISOString();
 }
 
+/** The instants the emulator's clock may show: a timestamp must stay a four-digit-year ISO date. */
+export const CLOCK_MIN_MS = 0; // 1970-01-01T00:00:00.000Z
+export const CLOCK_MAX_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/** Whether `ms` is an instant the clock may be moved to (finite, 1970-01-01 … 9999-12-31). */
+export function isClockInstant(ms: number): boolean {
+  return Number.isFinite(ms) && ms >= CLOCK_MIN_MS && ms <= CLOCK_MAX_MS;
+}
+
+/** Thrown by the clock instead of moving to an instant outside the range: the clock is left as it was. */
+export class ClockRangeError extends Error {}
+
 export type ClockMode = "real" | "frozen";
 
 export interface ClockState {
@@ -29,7 +41,9 @@ export class EmulatorClock implements Clock {
   constructor(private readonly realNow: () => number = () => Date.now()) {}
 
   nowMs(): number {
-    return this.frozenAt ?? this.realNow() + this.offsetMs;
+    // A running clock set close to the end of the range keeps running: it stops at the last instant
+    // rather than produce a date no timestamp column or ISO string can hold.
+    return Math.min(this.frozenAt ?? this.realNow() + this.offsetMs, CLOCK_MAX_MS);
   }
 
   iso(): string {
@@ -38,12 +52,15 @@ export class EmulatorClock implements Clock {
 
   /** Moves time forward (or back, with a negative value); a frozen clock stays frozen at the new instant. */
   advance(seconds: number): void {
-    if (this.frozenAt !== null) this.frozenAt += seconds * 1000;
-    else this.offsetMs += seconds * 1000;
+    const deltaMs = seconds * 1000;
+    if (!isClockInstant(this.nowMs() + deltaMs)) throw new ClockRangeError();
+    if (this.frozenAt !== null) this.frozenAt += deltaMs;
+    else this.offsetMs += deltaMs;
   }
 
   /** Jumps to an instant; time keeps running from there unless `freeze` is set. */
   set(instantMs: number, freeze = false): void {
+    if (!isClockInstant(instantMs)) throw new ClockRangeError();
     if (freeze) {
       this.frozenAt = instantMs;
     } else {

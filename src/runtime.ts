@@ -2,9 +2,9 @@
  * Everything a running emulator owns — config, clock, database, blob store, rate windows and the services
  * built on them — created once and passed down. Routes, CLI commands and tests all go through this.
  */
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { createMemoryDir, lockDataDir } from "./data-dir-lock";
 import { createAuthService } from "./auth/service";
 import { BlobStore } from "./blobs/blob-store";
 import { EmulatorClock } from "./clock";
@@ -35,6 +35,43 @@ export interface RuntimeOptions {
   clock?: EmulatorClock;
   /** A fixture given as an object (programmatic start) instead of `config.seed`. */
   seedFixture?: Fixture;
+  /**
+   * The data directory may belong to a running server (`ext seed --data-dir`): take no lock and sweep
+   * nothing, only read and write rows. A server always takes the lock.
+   */
+  sharedDataDir?: boolean;
+}
+
+interface Storage {
+  db: Db;
+  blobRoot: string;
+  secretKey: Buffer;
+  /** Whether this runtime holds the directory's lock (and so may remove upload leftovers). */
+  exclusive: boolean;
+  release(): void;
+}
+
+/** The database, blob root and secrets key, in memory or in the data directory, behind its lock. */
+function openStorage(config: ServerConfig, logger: Logger, shared: boolean): Storage {
+  if (config.memory) {
+    const memoryDir = createMemoryDir();
+    if (memoryDir.swept.length > 0) logger.info("removed memory directories of servers that are gone", { count: memoryDir.swept.length });
+    // Memory mode: the key dies with the process, like the data it protects.
+    return { db: openDatabase(":memory:"), blobRoot: join(memoryDir.dir, "blobs"), secretKey: ephemeralKey(), exclusive: true, release: memoryDir.release };
+  }
+  const dir = resolve(config.dataDir);
+  mkdirSync(dir, { recursive: true });
+  const lock = shared ? null : lockDataDir(dir);
+  try {
+    // Before the database opens: a damaged key file refuses the start (SecretsKeyError) and leaves nothing open.
+    const loaded = loadOrCreateKeyFile(join(dir, SECRETS_KEY_FILE));
+    if (loaded.looseMode) logger.warn("the secrets key file is readable by group or others; chmod 600 it", { file: join(dir, SECRETS_KEY_FILE) });
+    const db = openDatabase(join(dir, "ext.sqlite"));
+    return { db, blobRoot: join(dir, "blobs"), secretKey: loaded.key, exclusive: lock !== null, release: () => lock?.release() };
+  } catch (e) {
+    lock?.release();
+    throw e;
+  }
 }
 
 function buildServices(db: Db, clock: EmulatorClock, blobs: BlobStore, cipher: SecretCipher) {
@@ -79,34 +116,19 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
   // A fixture given as an object gets the same checks as a file (override keys, hard limits, duplicates).
   const startupFixture = options.seedFixture ? validateFixture(options.seedFixture, "seedFixture") : config.seed ? resolveFixture(config.seed) : null;
 
-  let blobRoot: string;
-  let db: Db;
-  let tempRoot: string | null = null;
-  let secretKey: Buffer;
-  if (config.memory) {
-    tempRoot = mkdtempSync(join(tmpdir(), "ext-memory-"));
-    blobRoot = join(tempRoot, "blobs");
-    db = openDatabase(":memory:");
-    // Memory mode: the key dies with the process, like the data it protects.
-    secretKey = ephemeralKey();
-  } else {
-    const dir = resolve(config.dataDir);
-    mkdirSync(dir, { recursive: true });
-    // Before the database opens: a damaged key file refuses the start (SecretsKeyError) and leaves nothing open.
-    const loaded = loadOrCreateKeyFile(join(dir, SECRETS_KEY_FILE));
-    if (loaded.looseMode) logger.warn("the secrets key file is readable by group or others; chmod 600 it", { file: join(dir, SECRETS_KEY_FILE) });
-    secretKey = loaded.key;
-    blobRoot = join(dir, "blobs");
-    db = openDatabase(join(dir, "ext.sqlite"));
-  }
+  const storage = openStorage(config, logger, options.sharedDataDir ?? false);
+  const { db, blobRoot, secretKey } = storage;
   const blobs = new BlobStore(blobRoot);
   const services = buildServices(db, clock, blobs, createSecretCipher(secretKey));
   const rateLimiter = new RateLimiter(clock, config.rateLimits);
 
   // Crash recovery: a blob no version row points to, or a temp file, is a leftover of an interrupted upload.
   const referenced = db.$client.prepare<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM versions WHERE bundle_blob_id = ?");
-  const swept = blobs.sweep((id) => (referenced.get(id)?.n ?? 0) > 0);
-  if (swept.blobs.length > 0 || swept.temps > 0) logger.info("removed upload leftovers", { blobs: swept.blobs.length, temps: swept.temps });
+  // Only the data directory's lock holder sweeps: temp files of a live server are never anyone else's to remove.
+  if (storage.exclusive) {
+    const swept = blobs.sweep((id) => (referenced.get(id)?.n ?? 0) > 0);
+    if (swept.blobs.length > 0 || swept.temps > 0) logger.info("removed upload leftovers", { blobs: swept.blobs.length, temps: swept.temps });
+  }
 
   const runtime: Runtime = {
     config,
@@ -123,7 +145,7 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
     close() {
       runtime.control.cancelTimers();
       db.$client.close();
-      if (tempRoot) rmSync(tempRoot, { recursive: true, force: true });
+      storage.release();
     },
   };
   if (startupFixture) {
@@ -135,6 +157,6 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
       throw e;
     }
   }
-  if (config.autoApproveMs !== null) startAutoApprove(runtime, config.autoApproveMs);
+  if (config.autoApproveMs !== null) startAutoApprove({ versions: services.versions, control: runtime.control, logger }, config.autoApproveMs);
   return runtime;
 }

@@ -63,7 +63,7 @@ export default defineCommand({
       let runtime: ReturnType<typeof createRuntime>;
       try {
         checkDataDir(config, flags);
-        runtime = createRuntime(config, { logger: createLogger("warn") });
+        runtime = createRuntime(config, { logger: createLogger("warn"), sharedDataDir: true });
       } catch (e) {
         // A data dir that is a file or cannot be written: one line naming it, never errno text.
         const known = describeStartupError(e, config, flags);

@@ -16,6 +16,8 @@ export interface Principal {
 export interface AuthService {
   /** Throws 401 `unauthorized` for a missing, malformed, unknown or revoked key. */
   authenticate(authorization: string | null): Principal;
+  /** Whether the header carries a live (not revoked) developer API key; never throws. */
+  isKey(authorization: string): boolean;
 }
 
 const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
@@ -39,6 +41,10 @@ export function createAuthService(db: Db): AuthService {
       const row = lookup.get(hashApiKey(match[1]!));
       if (!row) throw errors.unauthorized("invalid");
       return { accountId: row.account_id, keyId: row.id, scopes: scopesOf(row.scopes) };
+    },
+    isKey(authorization) {
+      const match = BEARER.exec(authorization);
+      return match !== null && Boolean(lookup.get(hashApiKey(match[1]!)));
     },
   };
 }

@@ -50,7 +50,14 @@ export function browserRefusal(request: Request): string | null {
   return null;
 }
 
-export function adminGate(options: { adminToken: string; openWithoutToken: boolean }) {
+export interface AdminGateOptions {
+  adminToken: string;
+  openWithoutToken: boolean;
+  /** Whether the header carries a live developer API key: the refusal then says so instead of "wrong token". */
+  isDeveloperKey: (authorization: string) => boolean;
+}
+
+export function adminGate(options: AdminGateOptions) {
   return new Elysia({ name: "admin-gate" }).onRequest(({ request }) => {
     if (!isControlPath(pathOf(request.url))) return;
     const authorization = request.headers.get("authorization");
@@ -60,6 +67,8 @@ export function adminGate(options: { adminToken: string; openWithoutToken: boole
       if (refusal) throw errors.adminCrossSite(refusal);
       return;
     }
-    if (!isAdminBearer(authorization, options.adminToken)) throw errors.adminWrongToken();
+    if (isAdminBearer(authorization, options.adminToken)) return;
+    if (!BEARER.test(authorization)) throw errors.adminMalformed();
+    throw options.isDeveloperKey(authorization) ? errors.developerKeyOnControlPlane() : errors.adminWrongToken();
   });
 }

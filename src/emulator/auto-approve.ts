@@ -2,16 +2,26 @@
  * `ext serve --auto-approve[=DELAY_MS]`: every valid submission is approved by itself after the delay
  * (real milliseconds, not emulator time). Only versions that passed inspection are ever submitted, so
  * "valid" needs no further check. Timers live in the control-plane state: a reset or a stop cancels them.
+ *
+ * Takes the pieces it uses, not the Runtime: the runtime starts it, so depending on the runtime's module
+ * would make an import cycle.
  */
-import type { Runtime } from "../runtime";
+import type { Logger } from "../logger";
+import type { VersionService } from "../versions/service";
+import type { ControlPlane } from "./control";
 
-export function startAutoApprove(runtime: Runtime, delayMs: number): void {
-  const { control, logger } = runtime;
-  runtime.services.versions.onSubmitted(({ id }) => {
+export interface AutoApproveDeps {
+  versions: Pick<VersionService, "onSubmitted" | "approveVersion">;
+  control: Pick<ControlPlane, "timers">;
+  logger: Logger;
+}
+
+export function startAutoApprove({ versions, control, logger }: AutoApproveDeps, delayMs: number): void {
+  versions.onSubmitted(({ id }) => {
     const timer = setTimeout(() => {
       control.timers.delete(timer);
       try {
-        runtime.services.versions.approveVersion(id);
+        versions.approveVersion(id);
         logger.debug("auto-approved", { versionId: id });
       } catch (e) {
         // The version may be gone (extension deleted, reset) or archived in the meantime: nothing to approve.

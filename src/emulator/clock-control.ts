@@ -1,5 +1,5 @@
 /** The clock operations of POST /_emulator/clock, on the runtime's EmulatorClock. */
-import type { ClockState, EmulatorClock } from "../clock";
+import { ClockRangeError, type ClockState, type EmulatorClock } from "../clock";
 import { errors } from "../errors/catalog";
 import type { ClockBody } from "./model";
 
@@ -10,13 +10,17 @@ import type { ClockBody } from "./model";
 export function changeClock(clock: EmulatorClock, body: ClockBody): ClockState {
   const ops = [body.advanceSeconds !== undefined, body.set !== undefined, body.mode !== undefined].filter(Boolean).length;
   if (ops !== 1 || (body.freeze !== undefined && body.set === undefined)) throw errors.clockBodyInvalid();
-  if (body.advanceSeconds !== undefined) clock.advance(body.advanceSeconds);
-  else if (body.set !== undefined) {
-    const instant = Date.parse(body.set);
-    if (!Number.isFinite(instant)) throw errors.clockBodyInvalid();
-    clock.set(instant, body.freeze ?? false);
+  try {
+    if (body.advanceSeconds !== undefined) clock.advance(body.advanceSeconds);
+    else if (body.set !== undefined) {
+      const instant = Date.parse(body.set);
+      if (!Number.isFinite(instant)) throw errors.clockBodyInvalid();
+      clock.set(instant, body.freeze ?? false);
+    } else if (body.mode === "real") clock.reset();
+    else clock.freeze();
+  } catch (e) {
+    if (e instanceof ClockRangeError) throw errors.clockOutOfRange(body.advanceSeconds !== undefined ? "advanceSeconds" : "set");
+    throw e;
   }
-  else if (body.mode === "real") clock.reset();
-  else clock.freeze();
   return clock.state();
 }

@@ -113,6 +113,8 @@ export const errors = {
       { field: "fromVersionId", message: `fromVersionId must differ from the target version "${versionId}"` },
     ]),
   internal: () => new ApiError(500, "internal_error", "Unexpected server error."),
+  /** Never reaches a client (its connection is gone): it is what the request log records. */
+  clientClosed: () => new ApiError(499, "client_closed_request", "The client closed the connection before the answer; nothing was created."),
   adminUnauthorized: () =>
     new ApiError(401, "unauthorized", "The control plane requires Authorization: Bearer <admin token> on this address: the one `ext serve` was given (--admin-token or EXT_ADMIN_TOKEN) or, if none, the one it printed at start; ext seed takes it the same way.", undefined, {
       "WWW-Authenticate": 'Bearer realm="emulator-admin"',
@@ -123,7 +125,15 @@ export const errors = {
   adminCrossSite: (why: string) =>
     new ApiError(403, "forbidden", `The control plane refuses requests from other web pages without the admin token (${why}); call it from a script, or send Authorization: Bearer <admin token>.`),
   adminWrongToken: () =>
-    new ApiError(401, "unauthorized", "This is not the admin token: developer API keys never open the control plane.", undefined, {
+    new ApiError(401, "unauthorized", "Wrong admin token: send the one `ext serve` was given (--admin-token or EXT_ADMIN_TOKEN) or, if none, the one it printed at start.", undefined, {
+      "WWW-Authenticate": 'Bearer realm="emulator-admin"',
+    }),
+  adminMalformed: () =>
+    new ApiError(401, "unauthorized", "Malformed Authorization header: the control plane expects Bearer <admin token>.", undefined, {
+      "WWW-Authenticate": 'Bearer realm="emulator-admin"',
+    }),
+  developerKeyOnControlPlane: () =>
+    new ApiError(401, "unauthorized", "This is a developer API key: it never opens the control plane, which takes the admin token (or, on a loopback bind, no Authorization header at all).", undefined, {
       "WWW-Authenticate": 'Bearer realm="emulator-admin"',
     }),
   injectedFault: (status: number, code: string, message: string | null, ruleId: string) =>
@@ -146,6 +156,10 @@ export const errors = {
   clockBodyInvalid: () =>
     new ApiError(422, "validation_error", "Request failed validation: send exactly one of advanceSeconds, set (with optional freeze) or mode.", [
       { field: "body", message: "exactly one of advanceSeconds, set or mode" },
+    ]),
+  clockOutOfRange: (field: "advanceSeconds" | "set") =>
+    new ApiError(422, "validation_error", `Request failed validation: ${field} would move the clock outside 1970-01-01T00:00:00.000Z … 9999-12-31T23:59:59.999Z; the clock is unchanged.`, [
+      { field, message: `${field} must leave the clock between 1970-01-01 and 9999-12-31` },
     ]),
   fixtureInvalid: (details: ErrorDetail[]) =>
     new ApiError(422, "validation_error", `Fixture failed validation: ${details[0]?.message ?? "invalid"}`, details),

@@ -69,3 +69,11 @@ export function isLimitKey(key: string): key is LimitKey {
 export function limitDefinition(key: LimitKey): LimitDefinition {
   return LIMITS_BY_KEY.get(key)!;
 }
+
+/** The largest value any limit may take: past 2^53 an integer no longer survives JSON and SQLite exactly. */
+export const LIMIT_VALUE_MAX = Number.MAX_SAFE_INTEGER;
+
+/** The highest value an override of `key` may hold: its hard limit, or LIMIT_VALUE_MAX when it has none. */
+export function limitCeiling(key: LimitKey): number {
+  return limitDefinition(key).hardMax ?? LIMIT_VALUE_MAX;
+}

@@ -9,7 +9,7 @@ import type { Db, Tx } from "../db/database";
 import { accountOverrides, accounts, extensionOverrides, extensions } from "../db/schema";
 import type { ErrorDetail } from "../errors/api-error";
 import { errors } from "../errors/catalog";
-import { isLimitKey, limitDefinition } from "./catalog";
+import { isLimitKey, LIMIT_VALUE_MAX, limitDefinition } from "./catalog";
 import type { OverridesView } from "./overrides-model";
 
 export type OverrideScope = "account" | "extension";
@@ -25,6 +25,7 @@ export function checkLimitValues(values: Record<string, number>, at: string): Er
     }
     const hard = limitDefinition(key).hardMax;
     if (hard !== undefined && value > hard) problems.push({ field, message: `${key} cannot exceed its hard limit of ${hard} (got ${value})` });
+    else if (value > LIMIT_VALUE_MAX) problems.push({ field, message: `${key} must be at most ${LIMIT_VALUE_MAX}` });
   }
   return problems;
 }

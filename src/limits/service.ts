@@ -4,7 +4,7 @@
  * and resolution clamps defensively.
  */
 import type { Db } from "../db/database";
-import { LIMITS, limitDefinition, type LimitKey } from "./catalog";
+import { LIMITS, limitCeiling, limitDefinition, type LimitKey } from "./catalog";
 
 export type LimitSource = "extension_override" | "developer_override" | "platform_default";
 
@@ -26,10 +26,7 @@ export function createLimitsService(db: Db): LimitsService {
   const accStmt = db.$client.prepare<{ value: number }, [string, string]>(
     "SELECT value FROM account_overrides WHERE account_id = ? AND limit_key = ?",
   );
-  const clamp = (key: LimitKey, value: number) => {
-    const hard = limitDefinition(key).hardMax;
-    return hard === undefined ? value : Math.min(value, hard);
-  };
+  const clamp = (key: LimitKey, value: number) => Math.min(value, limitCeiling(key));
   const resolve: LimitsService["resolve"] = (key, { accountId, extensionId }) => {
     if (extensionId) {
       const row = extStmt.get(extensionId, key);

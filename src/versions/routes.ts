@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import type { BlobStore } from "../blobs/blob-store";
+import { errors } from "../errors/catalog";
 import { ExtensionIdParams } from "../extensions/model";
 import { apiAuth } from "../http/auth";
 import { apiResponses } from "../http/responses";
@@ -39,6 +40,10 @@ export function versionRoutes(versions: VersionService, blobs: BlobStore) {
           discard: (f) => blobs.discard(f),
         });
         try {
+          // Bun closes a connection as soon as the client half-closes it (sends FIN): nothing can be answered
+          // on it any more. A version its client will never hear of would turn the client's retry into a
+          // 409, so it is not created. Checked last: from here to the answer nothing yields to the event loop.
+          if (request.signal.aborted) throw errors.clientClosed();
           const result = versions.submit(principal.accountId, params.id, upload);
           delete set.headers.connection;
           set.status = 202;

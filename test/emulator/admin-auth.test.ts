@@ -20,11 +20,19 @@ describe("control plane on a loopback bind", () => {
   test("a developer API key never opens it, even on loopback (401)", async () => {
     const res = await emu.raw("GET", "/_emulator/state", { key: DEMO_KEY });
     const error = expectEnvelope(res, 401, "unauthorized");
-    expect(error.message).toContain("developer API keys never open the control plane");
+    expect(error.message).toContain("This is a developer API key: it never opens the control plane");
     // Nor does it act: a reset sent with a developer key changes nothing.
     await emu.api("POST", "/extensions", { json: { name: "Survivor" } });
     expectEnvelope(await emu.raw("POST", "/_emulator/reset", { key: DEMO_KEY }), 401, "unauthorized");
     expect((await emu.api("GET", "/extensions")).body.extensions).toHaveLength(1);
+  });
+
+  test("a wrong admin token is told it is the wrong token, not that it is a developer key", async () => {
+    const wrong = expectEnvelope(await emu.raw("GET", "/_emulator/state", { key: "adm_not_the_right_token" }), 401, "unauthorized");
+    expect(wrong.message).toStartWith("Wrong admin token");
+    expect(wrong.message).not.toContain("developer API key");
+    const malformed = await emu.raw("GET", "/_emulator/state", { headers: { authorization: "Basic abc" }, key: null });
+    expect(expectEnvelope(malformed, 401, "unauthorized").message).toStartWith("Malformed Authorization header");
   });
 
   test("the admin token opens it", async () => {

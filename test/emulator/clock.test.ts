@@ -58,4 +58,42 @@ describe("POST /_emulator/clock", () => {
     }
     expect((await emu.admin("GET", "/clock")).body.mode).toBe("real");
   });
+
+  test("a value that would leave 1970-01-01 … 9999-12-31 is a 422 and changes nothing; the API keeps working", async () => {
+    const pinned = (await emu.admin("POST", "/clock", { set: "2030-01-01T00:00:00.000Z", freeze: true })).body;
+    const refused = [
+      { advanceSeconds: 1e300 },
+      { advanceSeconds: -1e15 },
+      { advanceSeconds: -2_000_000_000 },
+      { advanceSeconds: Number.MAX_VALUE },
+      { set: "1969-12-31T23:59:59.999Z" },
+      { set: "+010000-01-01T00:00:00.000Z" },
+    ];
+    for (const body of refused) {
+      const res = await emu.admin("POST", "/clock", body);
+      expectEnvelope(res, 422, "validation_error");
+      expect((await emu.admin("GET", "/clock")).body).toMatchObject({ now: pinned.now, mode: "frozen" });
+    }
+    // The largest instant is allowed; one more millisecond from there is not.
+    const last = await emu.admin("POST", "/clock", { set: "9999-12-31T23:59:59.999Z", freeze: true });
+    expect(last.body.now).toBe("9999-12-31T23:59:59.999Z");
+    expectEnvelope(await emu.admin("POST", "/clock", { advanceSeconds: 0.001 }), 422, "validation_error");
+    expectEnvelope(await emu.admin("POST", "/clock", { advanceSeconds: 1 }), 422, "validation_error");
+    expect((await emu.admin("GET", "/clock")).body.now).toBe("9999-12-31T23:59:59.999Z");
+    // Everything that stamps or lists time still answers.
+    expect((await emu.api("POST", "/extensions", { json: { name: "At the end of time" } })).status).toBe(201);
+    expect((await emu.admin("GET", "/state")).status).toBe(200);
+    expect((await emu.admin("GET", "/requests")).status).toBe(200);
+    // The first instant is allowed too, and nothing goes before it.
+    expect((await emu.admin("POST", "/clock", { set: "1970-01-01T00:00:00.000Z", freeze: true })).body.now).toBe("1970-01-01T00:00:00.000Z");
+    expectEnvelope(await emu.admin("POST", "/clock", { advanceSeconds: -0.001 }), 422, "validation_error");
+  });
+
+  test("a running clock set to the last instant stops there instead of running past it", async () => {
+    const running = await emu.admin("POST", "/clock", { set: "9999-12-31T23:59:59.999Z" });
+    expect(running.body.mode).toBe("real");
+    await Bun.sleep(5);
+    expect((await emu.admin("GET", "/clock")).body.now).toBe("9999-12-31T23:59:59.999Z");
+    expect((await emu.api("POST", "/extensions", { json: { name: "Still running" } })).status).toBe(201);
+  });
 });

@@ -78,7 +78,7 @@ export interface StartOptions {
 const sentSecretValues = new Set<string>();
 const SECRET_PATH = /\/extensions\/[^/]+\/secrets\/[^/]+$/;
 
-function rememberSecretValue(method: string, path: string, json: unknown): void {
+export function rememberSecretValue(method: string, path: string, json: unknown): void {
   const value = (json as { value?: unknown } | undefined)?.value;
   if (method === "PUT" && SECRET_PATH.test(path) && typeof value === "string" && value.length >= 8) sentSecretValues.add(value);
 }

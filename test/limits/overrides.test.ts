@@ -34,6 +34,24 @@ describe("PUT /_emulator/overrides/...", () => {
     expect((await emu.api("GET", `/extensions/${id}/limits`)).body.sounds).toMatchObject({ resolvedLimit: 3, source: "extension_override" });
   });
 
+  test("a value past exact integer range (1e300, 2^53) is refused on overrides, limit requests and seeds, writing nothing", async () => {
+    await emu.admin("PUT", "/overrides/accounts/acc_test", { max_api_keys: 25 });
+    for (const value of [1e300, 2 ** 53, Number.MAX_SAFE_INTEGER + 2]) {
+      const res = await emu.admin("PUT", "/overrides/accounts/acc_test", { max_extensions_per_account: value });
+      const error = expectEnvelope(res, 422, "validation_error");
+      expect(error.details).toEqual([{ field: "max_extensions_per_account", message: `max_extensions_per_account must be at most ${Number.MAX_SAFE_INTEGER}` }]);
+    }
+    expect((await emu.admin("GET", "/overrides/accounts/acc_test")).body.overrides).toEqual({ max_api_keys: 25 });
+    // The largest exact integer itself is a value like any other.
+    expect((await emu.admin("PUT", "/overrides/accounts/acc_test", { max_extensions_per_account: Number.MAX_SAFE_INTEGER })).status).toBe(200);
+
+    const request = { accountId: "acc_test", scope: "account", reason: "a launch needs far more room than this", limits: { max_api_keys: 1e300 } };
+    expectEnvelope(await emu.admin("POST", "/limit-requests", request), 422, "validation_error");
+    const seeded = await emu.admin("POST", "/seed", { accounts: [{ id: "acc_big", name: "Big", overrides: { max_api_keys: 1e300 } }] });
+    expectEnvelope(seeded, 422, "validation_error");
+    expect((await emu.admin("GET", "/state")).body.counts.accounts).toBe(2);
+  });
+
   test("PUT replaces the whole map", async () => {
     await emu.admin("PUT", "/overrides/accounts/acc_test", { max_sounds_per_extension: 60, max_api_keys: 30 });
     const res = await emu.admin("PUT", "/overrides/accounts/acc_test", { max_api_keys: 25 });

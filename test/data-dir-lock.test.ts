@@ -1,0 +1,166 @@
+/**
+ * One server per data directory: a second one is refused with the holder's PID, a lock left by a dead
+ * process is taken over, `--memory` directories of dead servers are swept, and nobody sweeps a live
+ * server's upload temp files.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseServerConfig } from "../src/config";
+import { createMemoryDir, DataDirInUseError, LOCK_FILE, lockDataDir, memoryParentDir, PID_FILE } from "../src/data-dir-lock";
+import { createLogger } from "../src/logger";
+import { createRuntime } from "../src/runtime";
+import { cleanEnv } from "./helpers/clean-env";
+import { readUntil } from "./helpers/read-until";
+
+const ROOT = join(import.meta.dir, "..");
+const BUN = join(ROOT, "node_modules/.bin/bun");
+const dirs: string[] = [];
+const children: Bun.Subprocess[] = [];
+afterAll(() => {
+  for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "ext-lock-"));
+  dirs.push(dir);
+  return dir;
+}
+
+const config = (dataDir: string) => parseServerConfig({ dataDir, logLevel: "silent", seed: null }, {});
+const silent = { logger: createLogger("silent") };
+
+/** A PID that belonged to a process which has exited (and been reaped). */
+async function deadPid(): Promise<number> {
+  const proc = Bun.spawn(["true"]);
+  await proc.exited;
+  return proc.pid;
+}
+
+/** A child process that runs `code` (with the lock module imported as `lock`), prints READY and waits. */
+async function childHolding(code: string): Promise<{ proc: Bun.Subprocess; out: string }> {
+  const script = `import * as lock from ${JSON.stringify(join(ROOT, "src/data-dir-lock.ts"))};\n${code}\nconsole.log("READY");\nsetInterval(() => {}, 1000);`;
+  const proc = Bun.spawn([BUN, "-e", script], { cwd: ROOT, env: cleanEnv(), stdout: "pipe", stderr: "inherit" });
+  children.push(proc);
+  const out = await readUntil(proc.stdout as ReadableStream<Uint8Array>, /READY\n/);
+  if (!out.includes("READY")) throw new Error(`child did not start: ${out}`);
+  return { proc, out };
+}
+
+describe("data directory lock", () => {
+  test("a second runtime on a directory in use is refused with the directory and the holder's PID; closing frees it", () => {
+    const dir = tempDir();
+    const first = createRuntime(config(dir), silent);
+    try {
+      let error: unknown;
+      try {
+        createRuntime(config(dir), silent).close();
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(DataDirInUseError);
+      expect((error as Error).message).toBe(`data directory ${dir} is in use by another ext serve (PID ${process.pid}); stop it or give another --data-dir`);
+      expect((error as Error).message).not.toContain("\n");
+    } finally {
+      first.close();
+    }
+    createRuntime(config(dir), silent).close();
+  });
+
+  test("a lock held by another process names that process; once it is killed (-9) the lock is taken over", async () => {
+    const dir = tempDir();
+    const { proc } = await childHolding(`lock.lockDataDir(${JSON.stringify(dir)});`);
+    expect(() => lockDataDir(dir)).toThrow(`data directory ${dir} is in use by another ext serve (PID ${proc.pid})`);
+    proc.kill("SIGKILL");
+    await proc.exited;
+    const lock = lockDataDir(dir);
+    expect(readFileSync(join(dir, PID_FILE), "utf8").trim()).toBe(String(process.pid));
+    lock.release();
+  });
+
+  test("a stale lock (a dead PID, a lock file nobody holds, even one that is not a database) is taken over", async () => {
+    for (const lockContent of ["", "not a database, left by something else"]) {
+      const dir = tempDir();
+      writeFileSync(join(dir, PID_FILE), `${await deadPid()}\n`);
+      writeFileSync(join(dir, LOCK_FILE), lockContent);
+      const runtime = createRuntime(config(dir), silent);
+      expect(readFileSync(join(dir, PID_FILE), "utf8").trim()).toBe(String(process.pid));
+      runtime.close();
+    }
+  });
+
+  test("`ext seed --data-dir` beside a running server (shared) sweeps nothing: an upload's temp file survives", () => {
+    const dir = tempDir();
+    const server = createRuntime(config(dir), silent);
+    try {
+      const inFlight = server.blobs.tempPath();
+      writeFileSync(inFlight, "half an upload, still arriving");
+      const seeder = createRuntime(config(dir), { ...silent, sharedDataDir: true });
+      seeder.close();
+      expect(existsSync(inFlight)).toBe(true);
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe("--memory directories", () => {
+  test("live under one parent; a start removes those of dead servers and keeps the live ones", async () => {
+    const parent = memoryParentDir();
+    // One alive in another process, one alive here (each start sweeps: these come first).
+    const live = await childHolding(`const m = lock.createMemoryDir(); console.log("DIR " + m.dir);`);
+    const liveDir = /DIR (.+)\n/.exec(live.out)![1]!;
+    const ours = createMemoryDir();
+    // A server killed with -9 leaves its directory (and its bundles) behind; so does one killed mid-creation.
+    const dead = await childHolding(`const m = lock.createMemoryDir(); require("node:fs").mkdirSync(m.dir + "/blobs/objects", { recursive: true }); console.log("DIR " + m.dir);`);
+    const deadDir = /DIR (.+)\n/.exec(dead.out)![1]!;
+    dead.proc.kill("SIGKILL");
+    await dead.proc.exited;
+    const halfMade = join(parent, `.new-${await deadPid()}-abcdef`);
+    mkdirSync(halfMade);
+    for (const d of [deadDir, liveDir, ours.dir]) expect(d.startsWith(parent + "/")).toBe(true);
+    expect(existsSync(deadDir)).toBe(true);
+
+    const next = createMemoryDir();
+    expect(next.swept).toContain(deadDir.slice(parent.length + 1));
+    expect(existsSync(deadDir)).toBe(false);
+    expect(existsSync(halfMade)).toBe(false);
+    expect(existsSync(liveDir)).toBe(true);
+    expect(existsSync(ours.dir)).toBe(true);
+
+    next.release();
+    ours.release();
+    expect(existsSync(ours.dir)).toBe(false);
+    live.proc.kill("SIGKILL");
+    await live.proc.exited;
+  });
+
+  test("a memory runtime's bundles live in its own directory under the parent, removed on close", () => {
+    const runtime = createRuntime(parseServerConfig({ memory: true, logLevel: "silent", seed: null }, {}), silent);
+    const root = runtime.blobs.objectsDir;
+    expect(root.startsWith(memoryParentDir() + "/")).toBe(true);
+    expect(readdirSync(memoryParentDir()).length).toBeGreaterThan(0);
+    runtime.close();
+    expect(existsSync(root)).toBe(false);
+  });
+});
+
+describe("ext serve", () => {
+  test("a second `ext serve` on a data directory in use exits 1 with one line naming the directory and the PID", async () => {
+    const dir = tempDir();
+    const serve = (stdout: "pipe" | "ignore") =>
+      Bun.spawn([BUN, "cli/main.ts", "serve", "--port", "0", "--data-dir", dir, "--log-level", "warn"], { cwd: ROOT, env: cleanEnv(), stdout, stderr: "pipe" });
+    const first = serve("pipe");
+    children.push(first);
+    await readUntil(first.stdout as ReadableStream<Uint8Array>, /listening on/);
+    const second = serve("ignore");
+    children.push(second);
+    expect(await second.exited).toBe(1);
+    const stderr = await new Response(second.stderr as ReadableStream).text();
+    expect(stderr).toBe(`error: data directory ${dir} is in use by another ext serve (PID ${first.pid}); stop it or give another --data-dir\n`);
+    first.kill("SIGTERM");
+    expect(await first.exited).toBe(0);
+  });
+});
