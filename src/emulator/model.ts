@@ -69,6 +69,7 @@ export type FaultRule = Static<typeof FaultRule>;
 // ---- Request log -------------------------------------------------------------------------------------
 export const RequestLogEntry = t.Object(
   {
+    id: t.Integer({ minimum: 1, description: "Increasing; never reused, a reset included" }),
     method: t.String(),
     path: t.String({ description: "Without the query string" }),
     status: t.Integer(),
@@ -79,6 +80,25 @@ export const RequestLogEntry = t.Object(
   { additionalProperties: false, title: "RequestLogEntry" },
 );
 export type RequestLogEntry = Static<typeof RequestLogEntry>;
+
+const HeaderMap = t.Record(t.String(), t.String());
+export const RequestLogDetail = t.Object(
+  {
+    ...RequestLogEntry.properties,
+    detail: t.Object(
+      {
+        query: t.String({ description: "The query string, without '?'" }),
+        requestHeaders: t.Record(t.String(), t.String(), { description: "An allowlist of headers; Authorization masked to its scheme and key prefix" }),
+        requestBody: t.Union([t.String(), t.Null()], { description: "A JSON write body up to 4096 bytes; never a secret value" }),
+        requestBodyNote: t.Union([t.String(), t.Null()], { description: "Why the body was not kept" }),
+        responseHeaders: HeaderMap,
+        responseBody: t.Union([t.String(), t.Null()], { description: "The body of an error response (up to 4096 characters); success bodies are not kept" }),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false, title: "RequestLogDetail" },
+);
 
 // ---- State -------------------------------------------------------------------------------------------
 export const StateSummary = t.Object(
@@ -101,6 +121,7 @@ export const StateSummary = t.Object(
     faults: t.Integer({ description: "Fault rules (spent ones included)" }),
     requestsLogged: t.Integer(),
     rateLimits: t.Boolean(),
+    autoApproveMs: t.Union([t.Number(), t.Null()], { description: "--auto-approve delay in milliseconds; null when off" }),
     clock: ClockState,
   },
   { additionalProperties: false, title: "EmulatorState" },
