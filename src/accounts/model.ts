@@ -23,6 +23,7 @@ export const ApiKey = t.Object(
     scopes: t.Array(t.String()),
     createdAt: Timestamp,
     revokedAt: t.Union([Timestamp, t.Null()]),
+    lastUsedAt: t.Optional(t.Union([Timestamp, t.Null()], { description: "Last request it authenticated since the server started (kept in memory, wiped with the request log); in the key list only" })),
   },
   { additionalProperties: false, title: "ApiKey" },
 );

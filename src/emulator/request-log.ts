@@ -35,6 +35,8 @@ export class RequestLog {
   private size = 0;
   private lastId = 0;
   private readonly listeners = new Set<RequestLogListener>();
+  /** Key id → when it last authenticated a request (the key list's "last used"; memory only). */
+  private readonly keyLastUsed = new Map<string, number>();
 
   constructor(
     private readonly clock: Clock,
@@ -57,6 +59,12 @@ export class RequestLog {
       const summary = summaryOf(full);
       for (const listener of this.listeners) listener(summary);
     }
+  }
+
+  /** When the key last authenticated a logged request, or null (since start or the last clear). */
+  lastUsedAt(keyId: string): string | null {
+    const at = this.keyLastUsed.get(keyId);
+    return at === undefined ? null : isoOf(at);
   }
 
   /** Hears of every entry recorded from now on; returns the unsubscribe function. */
@@ -87,6 +95,7 @@ export class RequestLog {
 
   clear(): void {
     this.entries.fill(undefined);
+    this.keyLastUsed.clear();
     this.next = 0;
     this.size = 0;
   }
@@ -118,11 +127,13 @@ export class RequestLog {
         const { detail } = captured;
         captured.body?.then((body) => (detail.requestBody = body));
         captureResponse(detail, response);
+        const principal = principalOf(request);
+        if (principal) this.keyLastUsed.set(principal.keyId, atMs);
         this.record({
           method: request.method,
           path,
           status: response.status,
-          accountId: principalOf(request)?.accountId ?? null,
+          accountId: principal?.accountId ?? null,
           durationMs: Math.round((performance.now() - started) * 100) / 100,
           atMs,
           detail,

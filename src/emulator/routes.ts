@@ -23,7 +23,7 @@ export function controlPlaneRoutes(runtime: Runtime) {
     .use(clockRoutes(runtime))
     .use(faultRoutes(runtime))
     .use(requestLogRoutes(runtime))
-    .use(accountRoutes(services.accounts))
+    .use(accountRoutes(services.accounts, (keyId) => runtime.control.requestLog.lastUsedAt(keyId)))
     .use(overrideRoutes(services.overrides))
     .use(limitRequestRoutes(services.limitRequests))
     .use(reviewRoutes(runtime))
