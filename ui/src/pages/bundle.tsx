@@ -78,10 +78,10 @@ function Player({ versionId, path, format }: { versionId: string; path: string; 
       <button
         type="button"
         class="secondary small"
-        aria-label={`Load player for ${path}`}
+        aria-label={`Play ${path} (${format})`}
         onClick={() => soundUrl(versionId, path).then(setSrc, (e: Error) => setError(e.message))}
       >
-        {format} ▸ player
+        Play
       </button>
       {error && <span class="error-text"> {error}</span>}
     </>

@@ -24,15 +24,17 @@ export function ExtensionDetail({ account, extensionId, refreshAccounts }: PageP
     return { extension: ext, versions: versions.versions, installs, secrets: secrets.keys };
   }, [account, extensionId]);
 
-  // A review decided elsewhere (the Admin page, a test, --auto-approve) shows up here without a reload: the
-  // control plane's review queue is polled (it is not in the request log), and a change reloads the page's data.
-  const queueSignature = useRef<string | null>(null);
+  // A review decided elsewhere (the Admin page, a test, --auto-approve) or a new deploy shows up here without a
+  // reload: the control plane's review queue is polled (it is not in the request log), and when this
+  // extension's pending versions there differ from the ones shown, the page's data is loaded again.
+  const shownPending = useRef("");
+  shownPending.current = (state.data?.versions ?? []).filter((v) => v.status === "pending").map((v) => v.id).sort().join(",");
   useInterval(async () => {
+    if (!state.data || state.loading) return;
     try {
       const queue = await admin<{ versions: QueueItem[] }>("GET", "/review-queue");
-      const signature = queue.versions.filter((v) => v.extensionId === extensionId).map((v) => v.versionId).join(",");
-      if (queueSignature.current !== null && queueSignature.current !== signature) state.reload();
-      queueSignature.current = signature;
+      const pending = queue.versions.filter((v) => v.extensionId === extensionId).map((v) => v.versionId).sort().join(",");
+      if (pending !== shownPending.current) state.reload();
     } catch {
       // the next tick tries again
     }

@@ -1,0 +1,238 @@
+/**
+ * The dashboard in a real headless Chromium, against the compiled binary (`ext serve` over a socket): the
+ * issue's end-to-end stories, axe-core on every page, keyboard use, both screen sizes, and the screenshots
+ * of docs/screenshots/. One browser and one server for the whole file.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
+import { BUILD_TIMEOUT_MS, buildBinary, run, serve, type Built, type ServedBinary } from "../binary/helpers";
+import { browserAvailable, describeViolations, launchBrowser, seriousViolations } from "../helpers/browser";
+
+const KEY = "ext_dashboard_test_key_0123456789abcdef";
+const FIXTURE = {
+  accounts: [
+    {
+      id: "acc_dev",
+      name: "Dev Studio",
+      apiKeys: [{ name: "ci", key: KEY, scopes: ["*"] }],
+      teamMembers: [{ email: "dev@example.com", role: "developer" }],
+      extensions: [{ id: "ext_board", name: "Sound Board" }],
+    },
+    { id: "acc_other", name: "Other Account", apiKeys: [{ name: "ci", key: "ext_dashboard_other_key_0123456789abcd", scopes: ["*"] }] },
+  ],
+};
+const SHOTS = resolve(import.meta.dir, "../../docs/screenshots");
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+
+const enabled = browserAvailable();
+/** Per test: a page load, an `ext deploy` and a live update each take a moment on a loaded 2-core machine. */
+const STEP_TIMEOUT_MS = 60_000;
+/** In the page: the elements reaching past the right edge of the screen (inside a table, the table's own region scrolls). */
+const WIDER_THAN_SCREEN = `[...document.querySelectorAll("body *")]
+  .filter((el) => el.getBoundingClientRect().right > innerWidth + 1 && !el.closest("table"))
+  .map((el) => el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + (el.className ? "." + el.className : "") + " " + Math.round(el.getBoundingClientRect().right) + "px")`;
+
+/** Polls until `check` holds (a page updates on its own time); fails naming what it waited for. */
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await check().catch(() => false))) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(50);
+  }
+}
+const textIs = (l: Locator, expected: string | RegExp, timeoutMs?: number) =>
+  until(
+    `${l} to read ${expected}`,
+    async () => {
+      const text = ((await l.first().textContent({ timeout: 500 })) ?? "").trim();
+      return typeof expected === "string" ? text === expected : expected.test(text);
+    },
+    timeoutMs,
+  );
+const textHas = (l: Locator, part: string) =>
+  until(`${l} to contain ${part}`, async () => ((await l.first().textContent({ timeout: 500 })) ?? "").includes(part));
+const countIs = (l: Locator, n: number) => until(`${l} to count ${n}`, async () => (await l.count()) === n);
+
+describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", () => {
+  let built: Built;
+  let server: ServedBinary;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const dialogs: string[] = [];
+
+  beforeAll(async () => {
+    [built, browser] = await Promise.all([Promise.resolve(buildBinary()), launchBrowser()]);
+    writeFileSync(join(built.work, "fixture.json"), JSON.stringify(FIXTURE));
+    server = await serve(built.bin, ["--memory", "--seed", "fixture.json", "--no-rate-limits"], built.work);
+    // CSP is bypassed so that axe can be injected, and so that an escaping bug would show (the policy would hide it).
+    context = await browser.newContext({ viewport: DESKTOP, bypassCSP: true });
+    page = await context.newPage();
+    page.on("dialog", (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    mkdirSync(SHOTS, { recursive: true });
+  }, BUILD_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    built?.cleanup();
+  });
+
+  /** A real page load (a hash-only goto would keep the old document and its focus). */
+  const open = async (hash: string, p = page) => {
+    await p.goto("about:blank");
+    await p.goto(`${server.url}/${hash}`);
+    await p.locator("h1").first().waitFor();
+  };
+  const api = (path: string, init: RequestInit & { key?: string } = {}) =>
+    fetch(`${server.baseUrl}${path}`, { ...init, headers: { authorization: `Bearer ${init.key ?? KEY}`, "content-type": "application/json", ...(init.headers ?? {}) } });
+
+  test("a key created in the UI works with fetch, once; the plaintext is shown once", async () => {
+    await open("#/keys");
+    await textIs(page.getByTestId("key-usage"), /of 20/);
+    await page.getByLabel("Name", { exact: true }).fill("from the dashboard");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const plaintext = (await page.getByTestId("plaintext").textContent())!;
+    expect(plaintext).toMatch(/^ext_[0-9A-Za-z]{40}$/);
+    expect((await api("/extensions", { key: plaintext })).status).toBe(200);
+    await page.getByRole("row", { name: /from the dashboard/ }).waitFor();
+    // The default scope was extensions:read only: a write is refused by the API.
+    expect((await api("/extensions", { key: plaintext, method: "POST", body: JSON.stringify({ name: "No" }) })).status).toBe(403);
+  }, STEP_TIMEOUT_MS);
+
+  test("sound limit raised to 80 by request + admin approval; a 60-sound deploy lands in the review queue; approval shows on the extension page live", async () => {
+    await open("#/limits");
+    await page.getByLabel("Scope").selectOption("ext_board");
+    await page.getByLabel("Request an increase of max_sounds_per_extension").check();
+    await page.getByRole("button", { name: "Next: desired values" }).click();
+    await page.getByLabel(/^max_sounds_per_extension/).fill("80");
+    await page.getByRole("button", { name: "Next: reason" }).click();
+    await page.getByLabel(/Why you need it/).fill("Our board ships sixty effects in the next release.");
+    await page.getByRole("button", { name: "Next: review" }).click();
+    await page.getByRole("button", { name: "Submit request" }).click();
+    await textIs(page.getByTestId("request-status").first(), "pending");
+
+    await open("#/admin");
+    await page.getByRole("button", { name: "Limit requests" }).click();
+    await page.getByRole("button", { name: /^Approve req_/ }).click();
+    await textIs(page.getByTestId("request-status").first(), "approved");
+
+    const dir = mkdtempSync(join(built.work, "sixty-"));
+    mkdirSync(join(dir, "sounds"));
+    const sounds = Array.from({ length: 60 }, (_, i) => ({ name: `s${i}`, file: `sounds/s${i}.mp3` }));
+    for (const s of sounds) writeFileSync(join(dir, s.file), Buffer.from(`ID3\x03\x00\x00\x00\x00\x00\x00sound ${s.name}`));
+    writeFileSync(join(dir, "manifest.json"), JSON.stringify({ version: "2.0.0", sounds }));
+    const deployed = await run(built.bin, ["deploy", dir, "--extension", "ext_board", "--api-key", KEY, "--target", server.baseUrl], { cwd: built.work });
+    expect(deployed.code).toBe(0);
+
+    // The extension page, open in a second window (a background tab's timers would be throttled), before the decision.
+    const second = await browser.newContext({ viewport: DESKTOP });
+    const extPage = await second.newPage();
+    await open("#/extensions/ext_board", extPage);
+    const status = extPage.locator('tr[data-version="2.0.0"] [data-testid="version-status"]');
+    await textIs(status, "pending");
+
+    await page.getByRole("button", { name: "Review queue" }).click();
+    const row = page.locator('tr[data-queue-version="2.0.0"]');
+    await row.waitFor();
+    await textHas(row, "60 sounds");
+    await row.getByRole("button", { name: /^Approve/ }).click();
+    await countIs(row, 0);
+
+    // No reload: the page notices the decision by itself.
+    await textIs(status, "approved", 15_000);
+    await second.close();
+  }, STEP_TIMEOUT_MS);
+
+  test("a request appears live in the Requests page; its detail masks the key", async () => {
+    await open("#/requests");
+    await textIs(page.getByTestId("live"), "live");
+    const res = await api("/extensions/ext_live_probe");
+    expect(res.status).toBe(404);
+    const row = page.locator('tr[data-request-path="/developer/v1/extensions/ext_live_probe"]');
+    await row.waitFor();
+    await row.getByRole("button").click();
+    const detail = page.locator(".detail");
+    await textHas(detail, "extension_not_found");
+    await textHas(detail, `Bearer ${KEY.slice(0, 8)}…`);
+    expect(await detail.textContent()).not.toContain(KEY);
+  }, STEP_TIMEOUT_MS);
+
+  test("an extension named like markup renders as text", async () => {
+    const name = "<img src=x onerror=alert(1)>";
+    expect((await api("/extensions", { method: "POST", body: JSON.stringify({ name }) })).status).toBe(201);
+    await open("#/extensions");
+    await page.getByRole("link", { name }).waitFor();
+    expect(await page.locator("main img").count()).toBe(0);
+    await page.getByRole("link", { name }).click();
+    await textIs(page.locator("h1"), name);
+    expect(await page.locator("main img").count()).toBe(0);
+    expect(dialogs).toEqual([]);
+  }, STEP_TIMEOUT_MS);
+
+  test("keyboard only: skip link, navigation, and a form submitted with Enter", async () => {
+    await open("#/");
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate<string | null>("document.activeElement?.textContent")).toBe("Skip to content");
+    // Tab to the "API keys" link and follow it.
+    for (let i = 0; i < 10 && (await page.evaluate<string | null>("document.activeElement?.textContent")) !== "API keys"; i++) await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
+    await textIs(page.locator("h1"), "API keys");
+    for (let i = 0; i < 20 && (await page.evaluate<string | null>("document.activeElement?.id")) !== "key-name"; i++) await page.keyboard.press("Tab");
+    expect(await page.evaluate<string | null>("document.activeElement?.id")).toBe("key-name");
+    await page.keyboard.type("typed with keys");
+    await page.keyboard.press("Enter");
+    await page.getByTestId("plaintext").waitFor();
+  }, STEP_TIMEOUT_MS);
+
+  const PAGES = [
+    { name: "overview", hash: "#/" },
+    { name: "api-keys", hash: "#/keys" },
+    { name: "extensions", hash: "#/extensions" },
+    { name: "extension", hash: "#/extensions/ext_board" },
+    { name: "limits", hash: "#/limits" },
+    { name: "admin", hash: "#/admin" },
+    { name: "requests", hash: "#/requests" },
+  ];
+
+  test("every page: no serious or critical axe violation; readable at 1280×800 and 390×844; screenshots", async () => {
+    // Something in every list: an install, a pending version for the queue, a secret.
+    await fetch(`${server.adminUrl}/extensions/ext_board/installs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ count: 3 }) });
+    await api("/extensions/ext_board/secrets/API_TOKEN", { method: "PUT", body: JSON.stringify({ value: "value-never-shown-1" }) });
+    for (const viewport of [DESKTOP, PHONE]) {
+      await page.setViewportSize(viewport);
+      for (const p of PAGES) {
+        await open(p.hash);
+        await countIs(page.locator("text=Loading…"), 0);
+        // axe once per page (its rules do not depend on the width); the layout check at both sizes.
+        if (viewport === DESKTOP) expect({ page: p.name, violations: describeViolations(await seriousViolations(page)) }).toEqual({ page: p.name, violations: [] });
+        // Nothing wider than the screen but the tables, which scroll inside their own region.
+        const overflow = await page.evaluate<string[]>(WIDER_THAN_SCREEN);
+        expect({ page: p.name, viewport, overflow }).toEqual({ page: p.name, viewport, overflow: [] });
+        if (viewport === DESKTOP || p.name === "overview" || p.name === "extension") {
+          await page.screenshot({ path: join(SHOTS, `${p.name}${viewport === PHONE ? "-phone" : ""}.png`), fullPage: viewport === DESKTOP });
+        }
+      }
+    }
+    await page.setViewportSize(DESKTOP);
+  }, STEP_TIMEOUT_MS);
+
+  test("the version's bundle: tree, manifest, and a sound that plays in <audio>", async () => {
+    const versions = (await (await api("/extensions/ext_board/versions")).json()) as { versions: { id: string; version: string }[] };
+    const v = versions.versions.find((x) => x.version === "2.0.0")!;
+    await open(`#/extensions/ext_board/versions/${v.id}`);
+    await textHas(page.locator("pre.manifest"), '"name": "s59"');
+    await page.getByRole("button", { name: "Play sounds/s0.mp3 (MP3)" }).click();
+    const audio = page.locator("audio").first();
+    await audio.waitFor();
+    expect(await audio.getAttribute("src")).toStartWith("blob:");
+    expect(describeViolations(await seriousViolations(page))).toEqual([]);
+    await page.screenshot({ path: join(SHOTS, "bundle.png") });
+  }, STEP_TIMEOUT_MS);
+});
