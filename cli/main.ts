@@ -11,6 +11,7 @@ export const main = defineCommand({
     deploy: () => import("./commands/deploy").then((m) => m.default),
     seed: () => import("./commands/seed").then((m) => m.default),
     exec: () => import("./commands/exec").then((m) => m.default),
+    logs: () => import("./commands/logs").then((m) => m.default),
   },
 });
 

@@ -23,6 +23,7 @@ export const EXAMPLES: Record<string, string[]> = {
     "EXT_LOCAL_URL=http://127.0.0.1:5000/developer/v1 ext seed demo --target local",
     "ext seed team.json --target https://emu.internal:4780 --admin-token s3cret --json",
   ],
+  logs: ["ext logs", "ext logs --follow", "ext logs --follow --json --limit 0 --target http://127.0.0.1:4780"],
   exec: ["ext exec -- npm test", "ext exec --seed fixtures/demo.json -- sh -c 'curl -fsS -H \"Authorization: Bearer $EXT_API_KEY\" \"$EXT_BASE_URL/extensions\"'"],
 };
 

@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
+import { networkInterfaces } from "node:os";
+import { startTestEmulator, stopTestEmulator } from "../helpers/emulator";
 import { BUILD_TIMEOUT_MS, buildBinary, run, serve, type Built, type ServedBinary } from "../binary/helpers";
 import { browserAvailable, describeViolations, launchBrowser, seriousViolations } from "../helpers/browser";
 
@@ -234,5 +236,39 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
     expect(await audio.getAttribute("src")).toStartWith("blob:");
     expect(describeViolations(await seriousViolations(page))).toEqual([]);
     await page.screenshot({ path: join(SHOTS, "bundle.png") });
+  }, STEP_TIMEOUT_MS);
+
+  test("off loopback: the admin token is asked once, sent as a header, never as a cookie", async () => {
+    const address = Object.values(networkInterfaces())
+      .flat()
+      .find((a) => a && a.family === "IPv4" && !a.internal)?.address;
+    if (!address) {
+      console.warn("skipping the off-loopback dashboard check: this machine has no non-loopback IPv4 address");
+      return;
+    }
+    const token = "adm_dashboard_test_token_0123456789";
+    const remote = await startTestEmulator({ config: { host: address, adminToken: token } });
+    const ctx = await browser.newContext({ viewport: DESKTOP });
+    try {
+      const p = await ctx.newPage();
+      const sent: (string | null)[] = [];
+      p.on("request", (r) => r.url().includes("/_emulator/") && sent.push(r.headers()["authorization"] ?? null));
+      await p.goto(`${remote.url}/#/`);
+      await p.getByLabel("Admin token").fill("adm_wrong");
+      await p.getByRole("button", { name: "Open the dashboard" }).click();
+      await textHas(p.locator(".note.error"), "not the admin token");
+      await p.getByLabel("Admin token").fill(token);
+      await p.getByRole("button", { name: "Open the dashboard" }).click();
+      await textIs(p.locator("h1"), "Overview");
+      await p.getByRole("cell", { name: "Test Developer" }).waitFor();
+      // A new page load in the same tab does not ask again.
+      await p.reload();
+      await p.getByRole("cell", { name: "Test Developer" }).waitFor();
+      expect(sent.filter((h) => h === `Bearer ${token}`).length).toBeGreaterThan(2);
+      expect(await ctx.cookies()).toEqual([]);
+    } finally {
+      await ctx.close();
+      await stopTestEmulator(remote);
+    }
   }, STEP_TIMEOUT_MS);
 });
