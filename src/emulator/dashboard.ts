@@ -5,10 +5,10 @@
 import { Elysia, t } from "elysia";
 import { AccountList, AccountParams, DashboardKey } from "../accounts/model";
 import { apiAuth } from "../http/auth";
-import { LimitUsage, LimitUsageQuery } from "../limits/usage";
+import { LimitUsage, LimitUsageQuery } from "../limits/usage-model";
 import type { Runtime } from "../runtime";
-import { BundleContents } from "../versions/bundle-contents";
-import { ReviewQueue, listPendingVersions } from "../versions/review-queue";
+import { BundleContents, ReviewQueue } from "../versions/admin-model";
+import { listPendingVersions } from "../versions/review-queue";
 import { VersionIdParams } from "./model";
 import { controlErrors, security, tags } from "./route-kit";
 

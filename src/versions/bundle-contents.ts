@@ -6,7 +6,6 @@
 import { createReadStream } from "node:fs";
 import { createGunzip } from "node:zlib";
 import { eq } from "drizzle-orm";
-import { t, type Static } from "elysia";
 import tar from "tar-stream";
 import { audioFormatOfName, type AudioFormat } from "../bundles/audio-formats";
 import { READ_CAPS } from "../bundles/bundle-limits";
@@ -15,30 +14,11 @@ import type { BlobStore } from "../blobs/blob-store";
 import type { Db } from "../db/database";
 import { extensions, versions } from "../db/schema";
 import { errors } from "../errors/catalog";
+import { LISTING_MAX, type BundleContents } from "./admin-model";
 
-/** The file tree lists at most this many entries; `truncated` says when there were more. */
-export const LISTING_MAX = 5_000;
 /** The player serves sounds only, up to the platform's largest sound file. */
 export const PLAYABLE_MAX_BYTES = 10 * 1024 * 1024;
 
-export const BundleContents = t.Object(
-  {
-    versionId: t.String(),
-    extensionId: t.String(),
-    accountId: t.String(),
-    version: t.String(),
-    status: t.String(),
-    bundleSizeBytes: t.Integer(),
-    bundleSha256: t.String(),
-    soundCount: t.Integer(),
-    warnings: t.Array(t.String()),
-    files: t.Array(t.Object({ path: t.String(), size: t.Integer(), audio: t.Union([t.String(), t.Null()], { description: "Audio format by extension, or null" }) }, { additionalProperties: false })),
-    truncated: t.Boolean({ description: `True when the archive has more than ${LISTING_MAX} files` }),
-    manifest: t.Unknown({ description: "manifest.json parsed, or null" }),
-  },
-  { additionalProperties: false, title: "BundleContents" },
-);
-export type BundleContents = Static<typeof BundleContents>;
 
 const MIME: Record<AudioFormat, string> = {
   MP3: "audio/mpeg",

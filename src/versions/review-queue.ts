@@ -1,24 +1,6 @@
 /** The admin's review queue: every pending version, oldest submission first, with what a reviewer needs. */
-import { t, type Static } from "elysia";
 import type { Db } from "../db/database";
-
-export const ReviewQueueItem = t.Object(
-  {
-    versionId: t.String(),
-    version: t.String(),
-    changelog: t.String(),
-    bundleSizeBytes: t.Integer(),
-    soundCount: t.Integer(),
-    warnings: t.Array(t.String()),
-    submittedAt: t.String({ format: "date-time" }),
-    extensionId: t.String(),
-    extensionName: t.String(),
-    accountId: t.String(),
-  },
-  { additionalProperties: false, title: "ReviewQueueItem" },
-);
-export type ReviewQueueItem = Static<typeof ReviewQueueItem>;
-export const ReviewQueue = t.Object({ versions: t.Array(ReviewQueueItem) }, { additionalProperties: false, title: "ReviewQueue" });
+import type { ReviewQueueItem } from "./admin-model";
 
 /** The queue is as long as the pending versions; this bounds one answer. */
 export const REVIEW_QUEUE_MAX = 1_000;
