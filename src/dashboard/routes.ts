@@ -29,6 +29,7 @@ const SECURITY_HEADERS = {
   "x-frame-options": "DENY",
 };
 
+/** Browser files, not API: left out of the OpenAPI document. */
 export function dashboardRoutes() {
   const tags = ["Dashboard"];
   return new Elysia({ name: "dashboard" })
@@ -40,7 +41,7 @@ export function dashboardRoutes() {
         }),
       {
         response: { 200: t.String({ description: "The dashboard's HTML page" }) },
-        detail: { operationId: "getDashboard", tags, summary: "The dashboard (a browser page; no auth to load it, the data it shows is behind the usual gates)" },
+        detail: { hide: true, operationId: "getDashboard", tags, summary: "The dashboard (a browser page; no auth to load it, the data it shows is behind the usual gates)" },
       },
     )
     .get(
@@ -54,7 +55,7 @@ export function dashboardRoutes() {
       {
         params: t.Object({ file: t.String() }),
         response: { 200: t.String({ description: "A script or style sheet of the dashboard" }), ...errorResponses(404) },
-        detail: { operationId: "getDashboardAsset", tags, summary: "A hashed script or style sheet of the dashboard" },
+        detail: { hide: true, operationId: "getDashboardAsset", tags, summary: "A hashed script or style sheet of the dashboard" },
       },
     );
 }

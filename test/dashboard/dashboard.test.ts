@@ -178,6 +178,91 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
     expect(dialogs).toEqual([]);
   }, STEP_TIMEOUT_MS);
 
+  test("the 20-key cap is the API's own error; revoking frees a slot", async () => {
+    for (let i = 0; i < 19; i++) {
+      const res = await fetch(`${server.adminUrl}/accounts/acc_other/keys`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: `bulk ${i}`, scopes: ["*"] }) });
+      expect(res.status).toBe(201);
+    }
+    await open("#/keys");
+    await page.getByLabel("Account").selectOption("acc_other");
+    await textIs(page.getByTestId("key-usage"), "20 of 20");
+    await page.getByLabel("Name", { exact: true }).fill("one too many");
+    await page.getByRole("button", { name: "Create key" }).click();
+    await textHas(page.locator(".note.error"), "422 limit_exceeded");
+    await page.getByRole("button", { name: "Revoke bulk 0" }).click();
+    await textIs(page.getByTestId("key-usage"), "19 of 20");
+    await page.getByRole("button", { name: "Create key" }).click();
+    await page.getByTestId("plaintext").waitFor();
+    await page.getByLabel("Account").selectOption("acc_dev");
+  }, STEP_TIMEOUT_MS);
+
+  test("an extension's fields save through the API; secrets are write-only; installs simulate; a listed extension is not deleted, and the page says why", async () => {
+    await open("#/extensions/ext_board");
+    await page.locator("#f-short").fill("Sixty sounds");
+    await page.locator("#f-vis").selectOption("public");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await textIs(page.locator(".note.ok").first(), "Saved.");
+    const ext = (await (await api("/extensions/ext_board")).json()) as { short_description: string; visibility: string };
+    expect(ext).toMatchObject({ short_description: "Sixty sounds", visibility: "public" });
+
+    await page.locator("#secret-name").fill("WEBHOOK_SECRET");
+    await page.locator("#secret-value").fill("typed-secret-value-7");
+    await page.getByRole("button", { name: "Set secret" }).click();
+    await page.getByRole("button", { name: "Delete secret WEBHOOK_SECRET" }).waitFor();
+    expect(await page.locator("main").textContent()).not.toContain("typed-secret-value-7");
+    expect(await page.locator("#secret-value").inputValue()).toBe("");
+    expect(((await (await api("/extensions/ext_board/secrets")).json()) as { keys: string[] }).keys).toContain("WEBHOOK_SECRET");
+
+    await page.locator("#inst-count").fill("2");
+    await page.getByRole("button", { name: "Simulate installs" }).click();
+    await textHas(page.locator("figure.bars"), "2.0.0");
+    expect(((await (await api("/extensions/ext_board/installs")).json()) as { active: number }).active).toBe(2);
+
+    await page.getByRole("button", { name: "Delete…" }).click();
+    await page.getByRole("button", { name: "Yes, delete" }).click();
+    await textHas(page.locator(".danger-zone .note.error"), "409 extension_listed");
+    await textHas(page.locator(".danger-zone .note.error"), "never been publicly listed");
+    expect((await api("/extensions/ext_board")).status).toBe(200);
+  }, STEP_TIMEOUT_MS);
+
+  test("admin: clock, faults, overrides and disable/enable act through the control plane", async () => {
+    await open("#/admin");
+    await page.getByRole("button", { name: "Clock", exact: true }).click();
+    await page.getByLabel("Advance by (seconds)").fill("7200");
+    await page.getByRole("button", { name: "Advance" }).click();
+    await textHas(page.getByTestId("clock-now"), "offset 7200 s");
+    await page.getByRole("button", { name: "Back to real time" }).click();
+    await textHas(page.getByTestId("clock-now"), "offset 0 s");
+
+    await page.getByRole("button", { name: "Faults", exact: true }).click();
+    await page.getByLabel("Path").fill("/extensions/ext_fault");
+    await page.getByRole("button", { name: "Add fault" }).click();
+    const remove = page.getByRole("button", { name: /^Remove fault flt_/ });
+    await remove.waitFor();
+    expect((await api("/extensions/ext_fault")).status).toBe(503);
+    await remove.click();
+    await countIs(remove, 0);
+    expect((await api("/extensions/ext_fault")).status).toBe(404);
+
+    await page.getByRole("button", { name: "Overrides", exact: true }).click();
+    await page.getByLabel("Add a limit").selectOption("max_secrets_per_extension");
+    await page.getByRole("button", { name: "Add", exact: true }).click();
+    await page.locator("#ov-max_secrets_per_extension").fill("30");
+    await page.getByRole("button", { name: "Save overrides" }).click();
+    await textIs(page.locator(".note.ok").first(), "Overrides saved.");
+    expect(await (await fetch(`${server.adminUrl}/overrides/accounts/acc_dev`)).json()).toMatchObject({ overrides: { max_secrets_per_extension: 30 } });
+    await page.getByRole("button", { name: "Remove all" }).click();
+    await textIs(page.locator(".note.ok").first(), "Overrides removed.");
+
+    await page.getByRole("button", { name: "Extension status", exact: true }).click();
+    await page.getByRole("button", { name: "Disable Sound Board" }).click();
+    await page.getByRole("button", { name: "Enable Sound Board" }).waitFor();
+    expect(((await (await api("/extensions/ext_board")).json()) as { status: string }).status).toBe("disabled");
+    await page.getByRole("button", { name: "Enable Sound Board" }).click();
+    await page.getByRole("button", { name: "Disable Sound Board" }).waitFor();
+    expect(((await (await api("/extensions/ext_board")).json()) as { status: string }).status).toBe("approved");
+  }, STEP_TIMEOUT_MS);
+
   test("keyboard only: skip link, navigation, and a form submitted with Enter", async () => {
     await open("#/");
     await page.keyboard.press("Tab");
