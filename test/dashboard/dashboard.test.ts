@@ -92,6 +92,15 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
     await p.goto(`${server.url}/${hash}`);
     await p.locator("h1").first().waitFor();
   };
+  /** `ext deploy` of a compiled output directory with `sounds` small MP3 files, as a user runs it. */
+  const deploy = (sounds: number, version: string) => {
+    const dir = mkdtempSync(join(built.work, "ext-"));
+    mkdirSync(join(dir, "sounds"));
+    const list = Array.from({ length: sounds }, (_, i) => ({ name: `s${i}`, file: `sounds/s${i}.mp3` }));
+    for (const s of list) writeFileSync(join(dir, s.file), Buffer.from(`ID3\x03\x00\x00\x00\x00\x00\x00sound ${s.name}`));
+    writeFileSync(join(dir, "manifest.json"), JSON.stringify({ version, sounds: list }));
+    return run(built.bin, ["deploy", dir, "--extension", "ext_board", "--api-key", KEY, "--target", server.baseUrl, "--changelog", `Release ${version}`], { cwd: built.work });
+  };
   const api = (path: string, init: RequestInit & { key?: string } = {}) =>
     fetch(`${server.baseUrl}${path}`, { ...init, headers: { authorization: `Bearer ${init.key ?? KEY}`, "content-type": "application/json", ...(init.headers ?? {}) } });
 
@@ -125,13 +134,7 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
     await page.getByRole("button", { name: /^Approve req_/ }).click();
     await textIs(page.getByTestId("request-status").first(), "approved");
 
-    const dir = mkdtempSync(join(built.work, "sixty-"));
-    mkdirSync(join(dir, "sounds"));
-    const sounds = Array.from({ length: 60 }, (_, i) => ({ name: `s${i}`, file: `sounds/s${i}.mp3` }));
-    for (const s of sounds) writeFileSync(join(dir, s.file), Buffer.from(`ID3\x03\x00\x00\x00\x00\x00\x00sound ${s.name}`));
-    writeFileSync(join(dir, "manifest.json"), JSON.stringify({ version: "2.0.0", sounds }));
-    const deployed = await run(built.bin, ["deploy", dir, "--extension", "ext_board", "--api-key", KEY, "--target", server.baseUrl], { cwd: built.work });
-    expect(deployed.code).toBe(0);
+    expect((await deploy(60, "2.0.0")).code).toBe(0);
 
     // The extension page, open in a second window (a background tab's timers would be throttled), before the decision.
     const second = await browser.newContext({ viewport: DESKTOP });
@@ -292,6 +295,7 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
     // Something in every list: an install, a pending version for the queue, a secret.
     await fetch(`${server.adminUrl}/extensions/ext_board/installs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ count: 3 }) });
     await api("/extensions/ext_board/secrets/API_TOKEN", { method: "PUT", body: JSON.stringify({ value: "value-never-shown-1" }) });
+    expect((await deploy(12, "2.1.0")).code).toBe(0);
     for (const viewport of [DESKTOP, PHONE]) {
       await page.setViewportSize(viewport);
       for (const p of PAGES) {
