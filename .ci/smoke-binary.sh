@@ -18,6 +18,10 @@ curl -fsS -H "Authorization: Bearer $key" "$url/developer/v1/extensions" | grep 
 curl -fsS "$url/docs" | grep -q '/docs/scalar.js'
 if curl -fsS "$url/docs" | grep -q 'cdn.jsdelivr'; then echo "smoke: docs page references a CDN"; exit 1; fi
 curl -fsS "$url/openapi.json" | grep -q '"openapi"'
+# The dashboard: its page and the script it names, both from the binary.
+script=$(curl -fsS "$url/" | sed -nE 's/.*src="(\/ui\/[^"]+\.js)".*/\1/p')
+[ -n "$script" ] || { echo "smoke: the dashboard page names no script"; exit 1; }
+curl -fsS "$url$script" | grep -q 'dashboard-key'
 kill -TERM "$pid"
 wait "$pid"
 # exec: the embedded demo fixture (no file), the command reaches it, and ext exits with the command's code.
