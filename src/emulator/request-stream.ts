@@ -8,6 +8,8 @@ import type { RequestLogEntry } from "./model";
 import type { RequestLog } from "./request-log";
 
 const HEARTBEAT_MS = 15_000;
+/** Events queued for a client that does not read: past this the stream is closed rather than grown without bound. */
+export const MAX_QUEUED_EVENTS = 1_000;
 const encoder = new TextEncoder();
 const openStreams = new WeakMap<RequestLog, Set<() => void>>();
 
@@ -19,6 +21,7 @@ export function requestStream(log: RequestLog, recent: number): Response {
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
       const send = (text: string) => {
+        if ((controller.desiredSize ?? 0) < -MAX_QUEUED_EVENTS) return close();
         try {
           controller.enqueue(encoder.encode(text));
         } catch {
