@@ -360,4 +360,26 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
       await stopTestEmulator(remote);
     }
   }, STEP_TIMEOUT_MS);
+
+  // Last: it wipes the state the other tests built.
+  test("admin: load a fixture, then reset back to the start-up fixture", async () => {
+    await open("#/admin");
+    await page.getByRole("button", { name: "Reset and fixtures" }).click();
+    await page.getByLabel(/^Fixture/).fill(JSON.stringify({ accounts: [{ id: "acc_loaded", name: "Loaded From UI" }] }));
+    await page.getByRole("button", { name: "Load fixture" }).click();
+    await textIs(page.locator(".note.ok").first(), "Fixture loaded.");
+    await page.getByRole("option", { name: /Loaded From UI/ }).waitFor({ state: "attached" });
+    await page.getByLabel(/^Fixture/).fill("{ not json");
+    await page.getByRole("button", { name: "Load fixture" }).click();
+    await textIs(page.locator(".note.error p").first(), "The fixture is not valid JSON.");
+    await page.getByRole("button", { name: "Reset…" }).click();
+    await page.getByRole("button", { name: "Yes, reset" }).click();
+    await textIs(page.locator(".note.ok").first(), "Emulator reset.");
+    await countIs(page.getByRole("option", { name: /Loaded From UI/ }), 0);
+    const accounts = ((await (await fetch(`${server.adminUrl}/accounts`)).json()) as { accounts: { id: string; extensions: number }[] }).accounts;
+    expect(accounts.map((a) => [a.id, a.extensions]).sort()).toEqual([
+      ["acc_dev", 1],
+      ["acc_other", 0],
+    ]);
+  }, STEP_TIMEOUT_MS);
 });
