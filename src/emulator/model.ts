@@ -74,6 +74,7 @@ export const RequestLogEntry = t.Object(
     path: t.String({ description: "Without the query string" }),
     status: t.Integer(),
     accountId: t.Union([t.String(), t.Null()], { description: "null when the request was not authenticated" }),
+    keyId: t.Union([t.String(), t.Null()], { description: "The API key that authenticated it (key_…), or null" }),
     durationMs: t.Number(),
     at: Timestamp,
   },

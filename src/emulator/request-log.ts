@@ -19,6 +19,7 @@ interface Entry {
   path: string;
   status: number;
   accountId: string | null;
+  keyId: string | null;
   durationMs: number;
   atMs: number;
   detail: RequestDetail;
@@ -134,6 +135,7 @@ export class RequestLog {
           path,
           status: response.status,
           accountId: principal?.accountId ?? null,
+          keyId: principal?.keyId ?? null,
           durationMs: Math.round((performance.now() - started) * 100) / 100,
           atMs,
           detail,
@@ -147,5 +149,5 @@ export class RequestLog {
 }
 
 function summaryOf(e: Entry): RequestLogEntry {
-  return { id: e.id, method: e.method, path: e.path, status: e.status, accountId: e.accountId, durationMs: e.durationMs, at: isoOf(e.atMs) };
+  return { id: e.id, method: e.method, path: e.path, status: e.status, accountId: e.accountId, keyId: e.keyId, durationMs: e.durationMs, at: isoOf(e.atMs) };
 }

@@ -182,7 +182,7 @@ describe("request stream bounds", () => {
     const { MAX_QUEUED_EVENTS, requestStream } = await import("../../src/emulator/request-stream");
     const log = new RequestLog(emu.clock);
     const res = requestStream(log, 0);
-    const entry = { method: "GET", path: "/developer/v1/extensions", status: 200, accountId: null, durationMs: 1, atMs: 0, detail: {} as never };
+    const entry = { method: "GET", path: "/developer/v1/extensions", status: 200, accountId: null, keyId: null, durationMs: 1, atMs: 0, detail: {} as never };
     for (let i = 0; i < MAX_QUEUED_EVENTS + 50; i++) log.record({ ...entry });
     const text = await res.text();
     const events = text.split("\n\n").filter((e) => e.includes("event: request")).length;

@@ -164,7 +164,7 @@ export interface LimitRequest {
 }
 export interface QueueItem { versionId: string; version: string; changelog: string; bundleSizeBytes: number; soundCount: number; warnings: string[]; submittedAt: string; extensionId: string; extensionName: string; accountId: string }
 export interface Fault { id: string; method: string | null; path: string; status: number | null; code: string | null; message: string | null; latencyMs: number; times: number | null; probability: number; fired: number; createdAt: string }
-export interface RequestEntry { id: number; method: string; path: string; status: number; accountId: string | null; durationMs: number; at: string }
+export interface RequestEntry { id: number; method: string; path: string; status: number; accountId: string | null; keyId: string | null; durationMs: number; at: string }
 export interface RequestDetail extends RequestEntry {
   detail: { query: string; requestHeaders: Record<string, string>; requestBody: string | null; requestBodyNote: string | null; responseHeaders: Record<string, string>; responseBody: string | null };
 }

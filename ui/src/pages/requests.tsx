@@ -1,17 +1,44 @@
 import { useEffect, useState } from "preact/hooks";
-import { admin, streamRequests, type RequestDetail, type RequestEntry } from "../api";
+import { admin, streamRequests, type ApiKey, type RequestDetail, type RequestEntry } from "../api";
 import { Loading, TableWrap, when } from "../components";
 import { useLoad } from "../hooks";
 import type { PageProps } from "../page";
 
 /** As many rows as the server keeps. */
 const KEEP = 500;
+/** Key names are looked up for at most this many accounts. */
+const KEY_LOOKUP_ACCOUNTS = 50;
+
+/** key id → key name, for every account's keys: which key made a request, and which were the dashboard's own. */
+function useKeyNames(accountIds: string[], entries: RequestEntry[]): Map<string, string> {
+  const [names, setNames] = useState(new Map<string, string>());
+  const unknown = [...new Set(entries.filter((e) => e.keyId !== null && !names.has(e.keyId)).map((e) => e.keyId))].sort().join(",");
+  useEffect(() => {
+    if (unknown === "") return;
+    let live = true;
+    Promise.all(
+      accountIds.slice(0, KEY_LOOKUP_ACCOUNTS).map((id) => admin<{ apiKeys: ApiKey[] }>("GET", `/accounts/${encodeURIComponent(id)}/keys`).then((r) => r.apiKeys, () => [] as ApiKey[])),
+    ).then((lists) => live && setNames(new Map(lists.flat().map((k) => [k.id, k.name]))));
+    return () => {
+      live = false;
+    };
+    // Looked up again only when requests come from a key not seen yet.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [unknown, accountIds.join(",")]);
+  return names;
+}
 
 export function RequestsPage({ accounts }: PageProps) {
   const [entries, setEntries] = useState<RequestEntry[]>([]);
   const [live, setLive] = useState(false);
   const [filter, setFilter] = useState({ account: "", method: "", path: "", status: "" });
   const [open, setOpen] = useState<number | null>(null);
+  const [hideOwn, setHideOwn] = useState(true);
+  const keyNames = useKeyNames(
+    accounts.map((a) => a.id),
+    entries,
+  );
+  const isOwn = (e: RequestEntry) => e.keyId !== null && keyNames.get(e.keyId) === "dashboard";
   useEffect(
     () =>
       streamRequests(
@@ -22,6 +49,7 @@ export function RequestsPage({ accounts }: PageProps) {
   );
   const shown = entries.filter(
     (e) =>
+      !(hideOwn && isOwn(e)) &&
       (!filter.account || e.accountId === filter.account) &&
       (!filter.method || e.method === filter.method) &&
       (!filter.path || e.path.includes(filter.path)) &&
@@ -56,6 +84,9 @@ export function RequestsPage({ accounts }: PageProps) {
         <input id="fl-path" value={filter.path} onInput={set("path")} />
         <label for="fl-status">Status starts with</label>
         <input id="fl-status" value={filter.status} onInput={set("status")} placeholder="4" />
+        <label class="check wide">
+          <input type="checkbox" checked={hideOwn} onChange={(e) => setHideOwn(e.currentTarget.checked)} /> Hide this dashboard's own requests (its "dashboard" keys)
+        </label>
       </form>
       {open !== null && <Detail id={open} onClose={() => setOpen(null)} />}
       <TableWrap label="Requests">
@@ -65,6 +96,7 @@ export function RequestsPage({ accounts }: PageProps) {
             <th scope="col">Request</th>
             <th scope="col">Status</th>
             <th scope="col">Account</th>
+            <th scope="col">Key</th>
             <th scope="col">Duration</th>
           </tr>
         </thead>
@@ -81,6 +113,7 @@ export function RequestsPage({ accounts }: PageProps) {
                 <span class={e.status >= 400 ? "status-bad" : "status-good"}>{e.status}</span>
               </td>
               <td>{e.accountId ?? "—"}</td>
+              <td>{e.keyId ? (keyNames.get(e.keyId) ?? e.keyId) : "—"}</td>
               <td>{e.durationMs} ms</td>
             </tr>
           ))}
