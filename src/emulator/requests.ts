@@ -67,7 +67,7 @@ export function requestLogRoutes(runtime: Runtime) {
       },
       {
         response: { 204: t.Void({ description: "Log emptied" }), ...controlErrors() },
-        detail: { tags, security, summary: "Empty the request log" },
+        detail: { operationId: "clearRequests", tags, security, summary: "Empty the request log" },
       },
     );
 }

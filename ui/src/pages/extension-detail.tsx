@@ -53,7 +53,7 @@ export function ExtensionDetail({ account, extensionId, refreshAccounts }: PageP
           </p>
           <DetailsForm account={account} extension={d.extension} onSaved={state.reload} />
           <Versions extensionId={extensionId} versions={d.versions} />
-          <Installs account={account} extensionId={extensionId} installs={d.installs} versions={d.versions} onChange={state.reload} />
+          <Installs extensionId={extensionId} installs={d.installs} versions={d.versions} onChange={state.reload} />
           <Secrets account={account} extensionId={extensionId} names={d.secrets} onChange={state.reload} />
           <Danger account={account} extensionId={extensionId} onDeleted={() => (refreshAccounts(), go("extensions"))} />
         </>
@@ -153,7 +153,7 @@ function Versions({ extensionId, versions }: { extensionId: string; versions: Ve
   );
 }
 
-function Installs({ account, extensionId, installs, versions, onChange }: { account: string; extensionId: string; installs: InstallStats; versions: Version[]; onChange(): void }) {
+function Installs({ extensionId, installs, versions, onChange }: { extensionId: string; installs: InstallStats; versions: Version[]; onChange(): void }) {
   const [count, setCount] = useState("1");
   const [versionId, setVersionId] = useState("");
   const action = useAction();
@@ -166,7 +166,6 @@ function Installs({ account, extensionId, installs, versions, onChange }: { acco
       await admin("POST", `/extensions/${encodeURIComponent(extensionId)}/${what}`, body);
       onChange();
     }, what === "installs" ? "Installs recorded." : "Uninstalls recorded.");
-  void account;
   return (
     <section aria-labelledby="installs-h">
       <h2 id="installs-h">Installs</h2>

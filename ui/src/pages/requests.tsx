@@ -84,10 +84,12 @@ export function RequestsPage({ accounts }: PageProps) {
         <input id="fl-path" value={filter.path} onInput={set("path")} />
         <label for="fl-status">Status starts with</label>
         <input id="fl-status" value={filter.status} onInput={set("status")} placeholder="4" />
-        <label class="check wide">
+      </form>
+      <p>
+        <label class="check">
           <input type="checkbox" checked={hideOwn} onChange={(e) => setHideOwn(e.currentTarget.checked)} /> Hide this dashboard's own requests (its "dashboard" keys)
         </label>
-      </form>
+      </p>
       {open !== null && <Detail id={open} onClose={() => setOpen(null)} />}
       <TableWrap label="Requests">
         <thead>
