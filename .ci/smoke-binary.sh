@@ -21,7 +21,9 @@ curl -fsS "$url/openapi.json" | grep -q '"openapi"'
 # The dashboard: its page and the script it names, both from the binary.
 script=$(curl -fsS "$url/" | sed -nE 's/.*src="(\/ui\/[^"]+\.js)".*/\1/p')
 [ -n "$script" ] || { echo "smoke: the dashboard page names no script"; exit 1; }
-curl -fsS "$url$script" | grep -q 'dashboard-key'
+# To a file first: grep -q stops reading at the first match, and curl would fail writing the rest.
+curl -fsS "$url$script" -o "$work/dashboard.js"
+grep -q 'dashboard-key' "$work/dashboard.js"
 kill -TERM "$pid"
 wait "$pid"
 # exec: the embedded demo fixture (no file), the command reaches it, and ext exits with the command's code.
