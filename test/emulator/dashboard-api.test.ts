@@ -52,6 +52,18 @@ describe("accounts and the dashboard key", () => {
     expect(third.body.plaintext).not.toBe(first.body.plaintext);
   });
 
+  test("the key list's lastUsedAt is the last request each key authenticated; a reset forgets it", async () => {
+    const before = emu.clock.nowMs();
+    await emu.api("GET", "/extensions");
+    const keys = (await emu.admin("GET", "/accounts/acc_test/keys")).body.apiKeys;
+    const usedAt = Date.parse(keys.find((k: any) => k.name === "full").lastUsedAt);
+    expect(usedAt).toBeGreaterThanOrEqual(before);
+    expect(usedAt).toBeLessThanOrEqual(emu.clock.nowMs());
+    expect(keys.find((k: any) => k.name === "read").lastUsedAt).toBeNull();
+    await emu.admin("POST", "/reset");
+    expect((await emu.admin("GET", "/accounts/acc_test/keys")).body.apiKeys.every((k: any) => k.lastUsedAt === null)).toBe(true);
+  });
+
   test("an account at its key cap gets the API's limit_exceeded, naming the cap", async () => {
     for (let i = 0; i < 18; i++) expect((await emu.admin("POST", "/accounts/acc_test/keys", { name: `k${i}`, scopes: ["*"] })).status).toBe(201);
     const err = expectEnvelope(await emu.admin("POST", "/accounts/acc_test/dashboard-key"), 422, "limit_exceeded");
