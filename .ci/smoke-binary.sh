@@ -18,6 +18,12 @@ curl -fsS -H "Authorization: Bearer $key" "$url/developer/v1/extensions" | grep 
 curl -fsS "$url/docs" | grep -q '/docs/scalar.js'
 if curl -fsS "$url/docs" | grep -q 'cdn.jsdelivr'; then echo "smoke: docs page references a CDN"; exit 1; fi
 curl -fsS "$url/openapi.json" | grep -q '"openapi"'
+# The dashboard: its page and the script it names, both from the binary.
+script=$(curl -fsS "$url/" | sed -nE 's/.*src="(\/ui\/[^"]+\.js)".*/\1/p')
+[ -n "$script" ] || { echo "smoke: the dashboard page names no script"; exit 1; }
+# To a file first: grep -q stops reading at the first match, and curl would fail writing the rest.
+curl -fsS "$url$script" -o "$work/dashboard.js"
+grep -q 'dashboard-key' "$work/dashboard.js"
 kill -TERM "$pid"
 wait "$pid"
 # exec: the embedded demo fixture (no file), the command reaches it, and ext exits with the command's code.

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every benchmark row in one run on one machine, written to bench/results/latest.md and
  * latest.json. `--quick` (short runs, for trying things) writes to bench/.work/ instead, so the committed
- * results are always a full run. `--only=cold,get,upload,memory` runs a subset (also to bench/.work/).
+ * results are always a full run. `--only=cold,get,upload,memory,dashboard` runs a subset (also to bench/.work/).
  * `--render` only rewrites latest.md from latest.json (after a change to the report's wording; no new figures).
  * Loopback only; every loop is bounded by a count and a time budget; every server is stopped on the way out.
  */
@@ -14,11 +14,12 @@ import { fetchOpenApi, startEmulator, stopEmulator } from "./lib/servers";
 import { settingsFor } from "./lib/settings";
 import { describeEnvironment, ensureBenchTools, ensureBinary, ensureWorkDir } from "./lib/tools";
 import { coldStart } from "./sections/cold-start";
+import { dashboard } from "./sections/dashboard";
 import { memory } from "./sections/memory";
 import { throughput } from "./sections/throughput";
 import { upload } from "./sections/upload";
 
-const SECTIONS = ["cold", "get", "upload", "memory"] as const;
+const SECTIONS = ["cold", "get", "upload", "memory", "dashboard"] as const;
 type Section = (typeof SECTIONS)[number];
 
 const args = process.argv.slice(2);
@@ -70,6 +71,10 @@ if (only.includes("upload")) {
 if (only.includes("memory")) {
   log("memory");
   results.sections.memory = await memory(settings, log);
+}
+if (only.includes("dashboard")) {
+  log("dashboard first load");
+  results.sections.dashboard = await dashboard(settings, log);
 }
 
 results.totalSeconds = Math.round((performance.now() - started) / 1000);

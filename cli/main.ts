@@ -13,6 +13,7 @@ export const main = defineCommand({
     exec: () => import("./commands/exec").then((m) => m.default),
     secrets: () => import("./commands/secrets").then((m) => m.default),
     openapi: () => import("./commands/openapi").then((m) => m.default),
+    logs: () => import("./commands/logs").then((m) => m.default),
   },
 });
 

@@ -9,7 +9,7 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import rootPkg from "../package.json" with { type: "json" };
-import { compileBinary, hostPlatform, PLATFORMS, ROOT, type Platform } from "./lib/compile";
+import { compileBinary, hostPlatform, PLATFORMS, prepareDashboard, ROOT, type Platform } from "./lib/compile";
 
 const OUT = resolve(ROOT, "dist/npm");
 const STAGE = join(OUT, ".stage");
@@ -65,6 +65,7 @@ if (import.meta.main) {
   for (const f of readdirSync(OUT)) if (f.endsWith(".tgz")) rmSync(join(OUT, f));
   rmSync(STAGE, { recursive: true, force: true });
   try {
+    await prepareDashboard();
     const tarballs = [npmPack(stageMain()), ...(all ? PLATFORMS : [host!]).map((p) => npmPack(stagePlatform(p)))];
     for (const t of tarballs) console.log(`dist/npm/${t}`);
   } catch (e) {

@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { createReadStream, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { compileBinary, PLATFORMS, releaseName, ROOT, type Platform } from "./lib/compile";
+import { compileBinary, PLATFORMS, prepareDashboard, releaseName, ROOT, type Platform } from "./lib/compile";
 
 export async function sha256(file: string): Promise<string> {
   const hash = createHash("sha256");
@@ -30,6 +30,7 @@ if (import.meta.main) {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   try {
+    await prepareDashboard();
     const built = compileAll(dir);
     // The `sha256sum` format: hash, two spaces, file name relative to the file itself.
     const lines = await Promise.all([...built].map(async ([p, file]) => `${await sha256(file)}  ${releaseName(p)}`));

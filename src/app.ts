@@ -16,6 +16,7 @@ import { secretRoutes } from "./secrets/routes";
 import { adminGate } from "./emulator/admin-auth";
 import { faultHook } from "./emulator/fault-injector";
 import { controlPlaneRoutes } from "./emulator/routes";
+import { dashboardRoutes } from "./dashboard/routes";
 import type { Runtime } from "./runtime";
 
 export function createApp(runtime: Runtime) {
@@ -33,6 +34,7 @@ export function createApp(runtime: Runtime) {
       response: { 200: t.Object({ status: t.Literal("ok") }) },
       detail: { tags: ["Health"], operationId: "getHealth", summary: "Liveness (no auth)", security: [] },
     })
+    .use(dashboardRoutes())
     // Faults first, so an injected fault can stand in for any response, a 401 or 429 included.
     .use(faultHook(control.faults))
     .use(adminGate({ adminToken: control.adminToken, openWithoutToken: control.openWithoutToken, isDeveloperKey: services.auth.isKey }))

@@ -29,6 +29,9 @@ import { createOverrideService } from "./limits/overrides";
 import { createLimitRequestService } from "./limit-requests/service";
 import { createControlPlane, type ControlPlane } from "./emulator/control";
 import { startAutoApprove } from "./emulator/auto-approve";
+import { createDashboardKeys } from "./accounts/dashboard-key";
+import { createBundleContents } from "./versions/bundle-contents";
+import { createLimitUsage } from "./limits/usage";
 
 export interface RuntimeOptions {
   logger?: Logger;
@@ -87,7 +90,11 @@ function buildServices(db: Db, clock: EmulatorClock, blobs: BlobStore, cipher: S
   const overrides = createOverrideService({ db, clock });
   const limitRequests = createLimitRequestService({ db, clock, overrides });
   const adminStatus = createAdminStatusService({ db, clock });
-  return { limits, auth, extensions, secrets, installs, versions, limitsView, accounts, overrides, limitRequests, adminStatus };
+  // The dashboard's reads (src/emulator/dashboard.ts).
+  const dashboardKeys = createDashboardKeys({ db, accounts, limits });
+  const bundleContents = createBundleContents({ db, blobs });
+  const limitUsage = createLimitUsage({ db, limits });
+  return { limits, auth, extensions, secrets, installs, versions, limitsView, accounts, overrides, limitRequests, adminStatus, dashboardKeys, bundleContents, limitUsage };
 }
 
 export type Services = ReturnType<typeof buildServices>;

@@ -4,6 +4,7 @@
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createApp } from "./app";
 import { API_PREFIX, CONTROL_PREFIX, type ServerConfig } from "./config";
+import { closeRequestStreams } from "./emulator/request-stream";
 import { createRuntime, type Runtime, type RuntimeOptions } from "./runtime";
 
 /**
@@ -75,6 +76,8 @@ export function startServer(config: ServerConfig, options: RuntimeOptions = {}):
     async stop(force = false) {
       if (stopped) return;
       stopped = true;
+      // An open dashboard's event stream would otherwise hold the drain until DRAIN_LIMIT_MS.
+      closeRequestStreams(runtime.control.requestLog);
       try {
         if (force) await server.stop(true);
         else if (!(await settlesWithin(server.stop(false), DRAIN_LIMIT_MS))) await server.stop(true);

@@ -1,5 +1,6 @@
 /** The results as JSON (everything measured) and as the Markdown tables of bench/results/latest.md. */
 import type { ColdStartRow } from "../sections/cold-start";
+import { dashboardReport, type DashboardResult } from "../sections/dashboard";
 import type { MemoryResult } from "../sections/memory";
 import type { ThroughputResult } from "../sections/throughput";
 import type { LargeUpload, UploadResult } from "../sections/upload";
@@ -17,6 +18,7 @@ export interface BenchResults {
     upload?: UploadResult;
     uploadError?: string;
     memory?: MemoryResult;
+    dashboard?: DashboardResult;
   };
   totalSeconds?: number;
   loadAvgAtEnd?: number[];
@@ -148,6 +150,7 @@ export function buildReport(r: BenchResults): string {
       "",
     );
   }
+  if (s.dashboard) out.push(...dashboardReport(s.dashboard));
   const gaps = r.targets.filter((t) => t.met === false);
   if (gaps.length > 0) {
     out.push("## Where a target is missed: why, and what would close it", "");

@@ -84,6 +84,7 @@ export default defineCommand({
     const { runtime } = emulator;
     if (quiet) return;
     out(`ext emulator listening on ${emulator.baseUrl}`);
+    out(`  dashboard:     ${emulator.url}/`);
     out(`  docs:          ${emulator.url}/docs`);
     out(`  control plane: ${emulator.adminUrl}`);
     // On a non-loopback bind the control plane needs the token; a generated one is shown here, once.

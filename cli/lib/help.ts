@@ -30,6 +30,7 @@ export const EXAMPLES: Record<string, string[]> = {
     "ext secrets delete API_TOKEN --extension ext_123 --target https://api.example.com/developer/v1",
   ],
   openapi: ["ext openapi > openapi.json", "ext openapi --yaml > openapi.yaml", "ext openapi > openapi.json && npx openapi-typescript openapi.json -o api.d.ts"],
+  logs: ["ext logs", "ext logs --follow", "ext logs --follow --json --limit 0 --target http://127.0.0.1:4780"],
   exec: ["ext exec -- npm test", "ext exec --seed fixtures/demo.json -- sh -c 'curl -fsS -H \"Authorization: Bearer $EXT_API_KEY\" \"$EXT_BASE_URL/extensions\"'"],
 };
 

@@ -2,9 +2,12 @@
  * One `bun build --compile` of cli/main.ts: the host's binary (`npm run build`) or another platform's
  * (`npm run release`, `npm run package -- --all`). Never plain --minify: it renames identifiers and breaks Elysia.
  */
-import { mkdirSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
 import { gitCommit } from "../../cli/lib/version";
+import { EMBEDDED_NAME } from "../../src/dashboard/assets";
+import { buildDashboard } from "../../src/dashboard/build";
 
 export const ROOT = resolve(import.meta.dir, "../..");
 
@@ -23,7 +26,23 @@ export const releaseName = (p: Platform) => `ext-${p.target.slice(4)}${p.os === 
 
 export const hostPlatform = (): Platform | undefined => PLATFORMS.find((p) => p.os === process.platform && p.cpu === process.arch);
 
+let dashboardFile: string | null = null;
+
+/**
+ * Builds the dashboard (ui/) once per process into a temp file that every compileBinary() of this process
+ * embeds as one extra input, read back at run time through Bun.embeddedFiles. Call it before compiling.
+ */
+export async function prepareDashboard(): Promise<void> {
+  if (dashboardFile) return;
+  const dir = mkdtempSync(join(tmpdir(), "ext-ui-"));
+  process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, EMBEDDED_NAME);
+  writeFileSync(file, JSON.stringify(await buildDashboard(ROOT)));
+  dashboardFile = file;
+}
+
 export function compileBinary(outfile: string, target?: string): void {
+  if (!dashboardFile) throw new Error("compileBinary: call prepareDashboard() first (the dashboard is embedded in every binary)");
   mkdirSync(dirname(outfile), { recursive: true });
   const args = [
     "build",
@@ -43,6 +62,7 @@ export function compileBinary(outfile: string, target?: string): void {
     "--define",
     `EXT_BUILD_COMMIT=${JSON.stringify(gitCommit(ROOT) ?? "unknown")}`,
     "cli/main.ts",
+    dashboardFile,
     "--outfile",
     outfile,
   ];

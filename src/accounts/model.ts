@@ -24,6 +24,7 @@ export const ApiKey = t.Object(
     scopes: t.Array(t.String()),
     createdAt: Timestamp,
     revokedAt: t.Union([Timestamp, t.Null()]),
+    lastUsedAt: t.Optional(t.Union([Timestamp, t.Null()], { description: "Last request it authenticated since the server started (kept in memory, wiped with the request log); in the key list only" })),
   },
   { additionalProperties: false, ...named("ApiKey") },
 );
@@ -61,3 +62,25 @@ export const TeamMemberList = t.Object(
 export const AccountParams = t.Object({ accountId: t.String({ description: "Account id (acc_…)" }) });
 export const AccountKeyParams = t.Object({ accountId: t.String(), keyId: t.String() });
 export const AccountMemberParams = t.Object({ accountId: t.String(), memberId: t.String() });
+
+export const AccountSummary = t.Object(
+  {
+    id: t.String({ examples: ["acc_demo"] }),
+    name: t.String(),
+    createdAt: Timestamp,
+    extensions: t.Integer({ minimum: 0 }),
+    activeApiKeys: t.Integer({ minimum: 0 }),
+  },
+  { additionalProperties: false, title: "AccountSummary" },
+);
+export type AccountSummary = Static<typeof AccountSummary>;
+export const AccountList = t.Object({ accounts: t.Array(AccountSummary) }, { additionalProperties: false, title: "AccountList" });
+
+export const DashboardKey = t.Object(
+  {
+    apiKey: ApiKey,
+    plaintext: t.String({ description: "The dashboard key itself (scope *), for the dashboard's calls to the developer API as this account" }),
+    created: t.Boolean({ description: "True when this call created it" }),
+  },
+  { additionalProperties: false, title: "DashboardKey" },
+);

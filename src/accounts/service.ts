@@ -13,7 +13,7 @@ import { accounts, apiKeys, teamMembers } from "../db/schema";
 import { errors } from "../errors/catalog";
 import { newId } from "../ids";
 import type { LimitsService } from "../limits/service";
-import type { AddMemberInput, ApiKey, CreateApiKeyInput, TeamMember } from "./model";
+import type { AccountSummary, AddMemberInput, ApiKey, CreateApiKeyInput, TeamMember } from "./model";
 
 type KeyRow = typeof apiKeys.$inferSelect;
 
@@ -50,6 +50,18 @@ export function createAccountService(deps: { db: Db; clock: Clock; limits: Limit
   }
 
   return {
+    /** Every account, oldest first, with what the dashboard's overview counts. */
+    listAccounts(): AccountSummary[] {
+      return db.$client
+        .prepare<AccountSummary, []>(
+          `SELECT a.id, a.name, a.created_at AS createdAt,
+             (SELECT COUNT(*) FROM extensions e WHERE e.account_id = a.id) AS extensions,
+             (SELECT COUNT(*) FROM api_keys k WHERE k.account_id = a.id AND k.revoked_at IS NULL) AS activeApiKeys
+           FROM accounts a ORDER BY a.created_at, a.id`,
+        )
+        .all();
+    },
+
     exists(accountId: string): boolean {
       return db.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).get() !== undefined;
     },

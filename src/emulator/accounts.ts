@@ -5,7 +5,7 @@ import { apiAuth } from "../http/auth";
 import { controlResponses, noContent, NoContent, security, tags } from "./route-kit";
 
 /** The dashboard's Account → Security → API Keys page and the team page, as control-plane calls. */
-export function accountRoutes(accounts: AccountService) {
+export function accountRoutes(accounts: AccountService, lastUsedAt: (keyId: string) => string | null) {
   return new Elysia({ prefix: "/accounts/:accountId" })
     .use(apiAuth)
     .post(
@@ -28,7 +28,7 @@ export function accountRoutes(accounts: AccountService) {
         },
       },
     )
-    .get("/keys", ({ params }) => ({ apiKeys: accounts.listKeys(params.accountId) }), {
+    .get("/keys", ({ params }) => ({ apiKeys: accounts.listKeys(params.accountId).map((k) => ({ ...k, lastUsedAt: lastUsedAt(k.id) })) }), {
       params: AccountParams,
       response: controlResponses({ 200: ApiKeyList }, "account_not_found"),
       detail: { tags, security, operationId: "listApiKeys", summary: "List the account's API keys (prefix only, revoked ones included)" },

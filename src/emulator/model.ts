@@ -71,16 +71,37 @@ export type FaultRule = Static<typeof FaultRule>;
 // ---- Request log -------------------------------------------------------------------------------------
 export const RequestLogEntry = t.Object(
   {
+    id: t.Integer({ minimum: 1, description: "Increasing; never reused, a reset included" }),
     method: t.String(),
     path: t.String({ description: "Without the query string" }),
     status: integer(),
     accountId: t.Union([t.String(), t.Null()], { description: "null when the request was not authenticated" }),
+    keyId: t.Union([t.String(), t.Null()], { description: "The API key that authenticated it (key_…), or null" }),
     durationMs: t.Number(),
     at: Timestamp,
   },
   { additionalProperties: false, ...named("RequestLogEntry") },
 );
 export type RequestLogEntry = Static<typeof RequestLogEntry>;
+
+const HeaderMap = t.Record(t.String(), t.String());
+export const RequestLogDetail = t.Object(
+  {
+    ...RequestLogEntry.properties,
+    detail: t.Object(
+      {
+        query: t.String({ description: "The query string, without '?'" }),
+        requestHeaders: t.Record(t.String(), t.String(), { description: "An allowlist of headers; Authorization masked to its scheme and key prefix" }),
+        requestBody: t.Union([t.String(), t.Null()], { description: "A JSON write body up to 4096 bytes; never a secret value" }),
+        requestBodyNote: t.Union([t.String(), t.Null()], { description: "Why the body was not kept" }),
+        responseHeaders: HeaderMap,
+        responseBody: t.Union([t.String(), t.Null()], { description: "The body of an error response (up to 4096 characters); success bodies are not kept" }),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false, title: "RequestLogDetail" },
+);
 
 // ---- State -------------------------------------------------------------------------------------------
 export const StateSummary = t.Object(
@@ -103,6 +124,7 @@ export const StateSummary = t.Object(
     faults: integer({ description: "Fault rules (spent ones included)" }),
     requestsLogged: integer(),
     rateLimits: t.Boolean(),
+    autoApproveMs: t.Union([t.Number(), t.Null()], { description: "--auto-approve delay in milliseconds; null when off" }),
     clock: ClockState,
   },
   { additionalProperties: false, ...named("EmulatorState") },

@@ -1,7 +1,7 @@
 /**
- * The recent developer-API requests, for assertions in tests: method, path (no query string), final
- * status, calling account, duration. Never bodies or headers. A fixed-size ring buffer; the only
- * allocation per request is the entry itself.
+ * The recent developer-API requests, for assertions in tests and the dashboard: method, path (no query
+ * string), final status, calling account, duration, plus a bounded detail with no secret in it
+ * (request-detail.ts). A fixed-size ring buffer; subscribers (the SSE stream) hear of each entry.
  *
  * It is recorded by wrapping Elysia's whole request handler (`app.wrap`), because only there is the final
  * response known for every outcome: a handler result, an error envelope, an injected fault, a 404.
@@ -9,17 +9,23 @@
 import { isoOf, type Clock } from "../clock";
 import { isDeveloperApiPath, pathOf, principalOf } from "../http/auth";
 import type { RequestLogEntry } from "./model";
+import { captureRequest, captureResponse, type RequestDetail } from "./request-detail";
 
 export const REQUEST_LOG_CAPACITY = 500;
 
 interface Entry {
+  id: number;
   method: string;
   path: string;
   status: number;
   accountId: string | null;
+  keyId: string | null;
   durationMs: number;
   atMs: number;
+  detail: RequestDetail;
 }
+
+export type RequestLogListener = (entry: RequestLogEntry) => void;
 
 type Handle = (request: Request) => Response | Promise<Response>;
 
@@ -28,6 +34,10 @@ export class RequestLog {
   /** Index the next entry goes to. */
   private next = 0;
   private size = 0;
+  private lastId = 0;
+  private readonly listeners = new Set<RequestLogListener>();
+  /** Key id → when it last authenticated a request (the key list's "last used"; memory only). */
+  private readonly keyLastUsed = new Map<string, number>();
 
   constructor(
     private readonly clock: Clock,
@@ -40,10 +50,37 @@ export class RequestLog {
     return this.size;
   }
 
-  record(entry: Entry): void {
-    this.entries[this.next] = entry;
+  record(entry: Omit<Entry, "id">): void {
+    const full = entry as Entry;
+    full.id = ++this.lastId;
+    this.entries[this.next] = full;
     this.next = (this.next + 1) % this.capacity;
     if (this.size < this.capacity) this.size++;
+    if (this.listeners.size > 0) {
+      const summary = summaryOf(full);
+      for (const listener of this.listeners) listener(summary);
+    }
+  }
+
+  /** When the key last authenticated a logged request, or null (since start or the last clear). */
+  lastUsedAt(keyId: string): string | null {
+    const at = this.keyLastUsed.get(keyId);
+    return at === undefined ? null : isoOf(at);
+  }
+
+  /** Hears of every entry recorded from now on; returns the unsubscribe function. */
+  subscribe(listener: RequestLogListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** One entry still in the buffer, with its detail. */
+  get(id: number): (RequestLogEntry & { detail: RequestDetail }) | null {
+    for (let i = 1; i <= this.size; i++) {
+      const e = this.entries[(this.next - i + this.capacity) % this.capacity]!;
+      if (e.id === id) return { ...summaryOf(e), detail: e.detail };
+    }
+    return null;
   }
 
   /** Newest first, at most `limit`. */
@@ -52,13 +89,14 @@ export class RequestLog {
     const n = Math.min(limit, this.size);
     for (let i = 1; i <= n; i++) {
       const e = this.entries[(this.next - i + this.capacity) % this.capacity]!;
-      out.push({ method: e.method, path: e.path, status: e.status, accountId: e.accountId, durationMs: e.durationMs, at: isoOf(e.atMs) });
+      out.push(summaryOf(e));
     }
     return out;
   }
 
   clear(): void {
     this.entries.fill(undefined);
+    this.keyLastUsed.clear();
     this.next = 0;
     this.size = 0;
   }
@@ -85,14 +123,22 @@ export class RequestLog {
       if (!isDeveloperApiPath(path)) return inner(request);
       const started = performance.now();
       const atMs = this.clock.nowMs();
+      const captured = captureRequest(request, request.url, path);
       const done = (response: Response) => {
+        const { detail } = captured;
+        captured.body?.then((body) => (detail.requestBody = body));
+        captureResponse(detail, response);
+        const principal = principalOf(request);
+        if (principal) this.keyLastUsed.set(principal.keyId, atMs);
         this.record({
           method: request.method,
           path,
           status: response.status,
-          accountId: principalOf(request)?.accountId ?? null,
+          accountId: principal?.accountId ?? null,
+          keyId: principal?.keyId ?? null,
           durationMs: Math.round((performance.now() - started) * 100) / 100,
           atMs,
+          detail,
         });
         return response;
       };
@@ -100,4 +146,8 @@ export class RequestLog {
       return result instanceof Promise ? result.then(done) : done(result);
     };
   }
+}
+
+function summaryOf(e: Entry): RequestLogEntry {
+  return { id: e.id, method: e.method, path: e.path, status: e.status, accountId: e.accountId, keyId: e.keyId, durationMs: e.durationMs, at: isoOf(e.atMs) };
 }

@@ -1,25 +1,65 @@
 import { Elysia, t } from "elysia";
+import { errors } from "../errors/catalog";
+import { named } from "../http/schema";
 import { apiAuth } from "../http/auth";
 import type { Runtime } from "../runtime";
-import { RequestLogEntry } from "./model";
+import { RequestLogDetail, RequestLogEntry } from "./model";
 import { REQUEST_LOG_CAPACITY } from "./request-log";
+import { requestStream } from "./request-stream";
 import { controlResponses, noContent, NoContent, security, tags } from "./route-kit";
+
+const RecentQuery = t.Object({ limit: t.Optional(t.Integer({ minimum: 1, maximum: REQUEST_LOG_CAPACITY, description: "Default 100" })) }, { additionalProperties: false });
+const StreamQuery = t.Object(
+  { recent: t.Optional(t.Integer({ minimum: 0, maximum: REQUEST_LOG_CAPACITY, description: "Entries already logged to send first (oldest first); default 0" })) },
+  { additionalProperties: false },
+);
 
 export function requestLogRoutes(runtime: Runtime) {
   const log = runtime.control.requestLog;
   return new Elysia({ prefix: "/requests" })
     .use(apiAuth)
     .get("", ({ query }) => ({ requests: log.recent(query.limit ?? 100) }), {
-      query: t.Object({ limit: t.Optional(t.Integer({ minimum: 1, maximum: REQUEST_LOG_CAPACITY, description: "Default 100" })) }, { additionalProperties: false }),
-      response: controlResponses({ 200: t.Object({ requests: t.Array(RequestLogEntry) }) }, "validation_error"),
+      query: RecentQuery,
+      response: controlResponses({ 200: t.Object({ requests: t.Array(RequestLogEntry) }, { additionalProperties: false, ...named("RequestLogList") }) }, "validation_error"),
       detail: {
+        operationId: "listRequests",
         tags,
         security,
-        operationId: "listRequests",
         summary: "Recent developer-API requests, newest first",
-        description: `Method, path, status, account, duration and time of the last ${REQUEST_LOG_CAPACITY} requests. Never bodies or headers.`,
+        description: `Method, path, status, account, duration and time of the last ${REQUEST_LOG_CAPACITY} requests; the detail of each is at /requests/{id}.`,
       },
     })
+    .get("/stream", ({ query }) => requestStream(log, query.recent ?? 0), {
+      query: StreamQuery,
+      response: controlResponses({ 200: t.String({ description: "text/event-stream: one `request` event per logged request, data = a RequestLogEntry as JSON" }) }, "validation_error"),
+      detail: {
+        operationId: "streamRequests",
+        tags,
+        security,
+        summary: "The request log, live (Server-Sent Events)",
+        description: "Each developer-API request as it completes: `id:` the entry id, `event: request`, `data:` the entry. A comment line every 15 s keeps the stream open.",
+      },
+    })
+    .get(
+      "/:id",
+      ({ params }) => {
+        const entry = log.get(params.id);
+        if (!entry) throw errors.requestLogEntryNotFound(params.id);
+        return entry;
+      },
+      {
+        params: t.Object({ id: t.Integer({ minimum: 1, description: "Entry id from the log" }) }),
+        response: controlResponses({ 200: RequestLogDetail }, "request_not_found", "validation_error"),
+        detail: {
+          operationId: "getRequest",
+          tags,
+          security,
+          summary: "One logged request with its bounded detail",
+          description:
+            "Query string, an allowlist of request and response headers (Authorization masked to its scheme and key prefix), the body of a JSON write up to 4096 bytes (never under /secrets/), and the body of an error response. Only the last 500 requests are kept (404 once it has left the log).",
+        },
+      },
+    )
     .delete(
       "",
       () => {
@@ -28,7 +68,7 @@ export function requestLogRoutes(runtime: Runtime) {
       },
       {
         response: controlResponses({ 204: NoContent("Log emptied") }),
-        detail: { tags, security, operationId: "clearRequests", summary: "Empty the request log" },
+        detail: { operationId: "clearRequests", tags, security, summary: "Empty the request log" },
       },
     );
 }

@@ -32,6 +32,7 @@ export function resetEmulator(runtime: Runtime): ResetReport {
   runtime.rateLimiter.clear();
   control.faults.clear();
   control.requestLog.clear();
+  runtime.services.dashboardKeys.clear();
   runtime.clock.reset();
   return { seed: runtime.startupFixture ? runtime.seed(runtime.startupFixture) : null };
 }
@@ -81,6 +82,7 @@ export function emulatorState(runtime: Runtime): StateSummary {
     faults: control.faults.list().length,
     requestsLogged: control.requestLog.count,
     rateLimits: runtime.rateLimiter.isEnabled,
+    autoApproveMs: runtime.config.autoApproveMs,
     clock: runtime.clock.state(),
   };
 }

@@ -7,6 +7,7 @@ import { CONTROL_PREFIX } from "../config";
 import type { Runtime } from "../runtime";
 import { accountRoutes } from "./accounts";
 import { clockRoutes } from "./clock";
+import { dashboardRoutes } from "./dashboard";
 import { faultRoutes } from "./faults";
 import { installControlRoutes } from "./installs";
 import { limitRequestRoutes } from "./limit-requests";
@@ -22,9 +23,10 @@ export function controlPlaneRoutes(runtime: Runtime) {
     .use(clockRoutes(runtime))
     .use(faultRoutes(runtime))
     .use(requestLogRoutes(runtime))
-    .use(accountRoutes(services.accounts))
+    .use(accountRoutes(services.accounts, (keyId) => runtime.control.requestLog.lastUsedAt(keyId)))
     .use(overrideRoutes(services.overrides))
     .use(limitRequestRoutes(services.limitRequests))
     .use(reviewRoutes(runtime))
-    .use(installControlRoutes(services.installs));
+    .use(installControlRoutes(services.installs))
+    .use(dashboardRoutes(runtime));
 }

@@ -142,6 +142,17 @@ export const errors = {
   apiKeyNotFound: (id: string) => new ApiError(404, "api_key_not_found", `API key "${id}" does not exist on this account.`),
   memberNotFound: (id: string) => new ApiError(404, "member_not_found", `Team member "${id}" does not exist on this account.`),
   memberExists: (email: string) => new ApiError(409, "member_exists", `"${email}" is already a member of this account.`),
+  requestLogEntryNotFound: (id: number) =>
+    new ApiError(404, "request_not_found", `Request ${id} is not in the request log (it keeps the last 500 requests).`),
+  bundleFileNotFound: (versionId: string, path: string) => new ApiError(404, "bundle_file_not_found", `Version "${versionId}" has no file "${path}" in its bundle.`),
+  bundleFileTooLarge: (path: string, max: number) =>
+    new ApiError(413, "payload_too_large", `"${path}" is larger than ${max} bytes; the dashboard only plays files up to the sound file limit.`),
+  dashboardKeyUnavailable: (accountId: string, max: number) =>
+    new ApiError(
+      422,
+      "limit_exceeded",
+      `Account "${accountId}" already has ${max} active API keys: revoke one so the dashboard can create its own "dashboard" key for this account.`,
+    ),
   limitRequestNotFound: (id: string) => new ApiError(404, "limit_request_not_found", `Limit request "${id}" does not exist.`),
   limitRequestDecided: (id: string, status: string) =>
     new ApiError(409, "limit_request_decided", `Limit request "${id}" is already ${status}; only pending requests can be decided.`),

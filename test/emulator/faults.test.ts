@@ -157,9 +157,9 @@ describe("GET /_emulator/requests", () => {
     ]);
     for (const e of entries) {
       expect(e.durationMs).toBeGreaterThanOrEqual(0);
-      expect(Object.keys(e).sort()).toEqual(["accountId", "at", "durationMs", "method", "path", "status"]);
+      expect(Object.keys(e).sort()).toEqual(["accountId", "at", "durationMs", "id", "keyId", "method", "path", "status"]);
     }
-    // Nothing of the request bodies or keys is in there.
+    // Nothing of the request bodies or keys is in the listing (the detail is at /requests/:id).
     expect(res.text).not.toContain("Logged");
     expect(res.text).not.toContain(DEMO_KEY);
   });

@@ -1,0 +1,59 @@
+/** `ext logs [--follow] [--json]` from source against a real emulator on a socket. */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { resolve } from "node:path";
+import { cleanEnv } from "../helpers/clean-env";
+import { startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+
+const ROOT = resolve(import.meta.dir, "../..");
+const BUN = resolve(ROOT, "node_modules/.bin/bun");
+let emu: TestEmulator;
+beforeAll(async () => (emu = await startTestEmulator()));
+afterAll(() => stopTestEmulator(emu));
+
+const logs = (args: string[]) => Bun.spawn([BUN, "cli/main.ts", "logs", "--target", emu.url, ...args], { cwd: ROOT, env: cleanEnv(), stdout: "pipe", stderr: "pipe" });
+
+test("prints the recent requests oldest first, as text or one JSON object per line", async () => {
+  await emu.api("GET", "/extensions/ext_first");
+  await emu.api("GET", "/extensions/ext_second");
+  const text = logs(["--limit", "2"]);
+  const out = await new Response(text.stdout).text();
+  expect(await text.exited).toBe(0);
+  const lines = out.trim().split("\n");
+  expect(lines).toHaveLength(2);
+  expect(lines[0]).toMatch(/GET +404 {2}\/developer\/v1\/extensions\/ext_first {2}acc_test/);
+  expect(lines[1]).toContain("/extensions/ext_second");
+
+  const json = logs(["--limit", "1", "--json"]);
+  const parsed = JSON.parse((await new Response(json.stdout).text()).trim());
+  expect(parsed).toMatchObject({ method: "GET", path: "/developer/v1/extensions/ext_second", status: 404, accountId: "acc_test" });
+});
+
+test("--follow prints each new request as it completes", async () => {
+  const proc = logs(["--follow", "--json", "--limit", "0"]);
+  const reader = proc.stdout.getReader();
+  const decoder = new TextDecoder();
+  let out = "";
+  // The stream is open once the server has a subscriber; requests made before are not printed (limit 0).
+  // One read stays pending across turns, so no chunk is dropped while requests are sent.
+  let pending = reader.read();
+  for (let i = 0; i < 200 && !out.includes("ext_followed"); i++) {
+    await emu.api("GET", "/extensions/ext_followed");
+    const next = await Promise.race([pending, Bun.sleep(100).then(() => null)]);
+    if (next === null) continue;
+    if (next.done) break;
+    out += decoder.decode(next.value, { stream: true });
+    pending = reader.read();
+  }
+  proc.kill();
+  await proc.exited;
+  const first = JSON.parse(out.split("\n")[0]!);
+  expect(first).toMatchObject({ path: "/developer/v1/extensions/ext_followed", status: 404 });
+});
+
+test("a bad --limit is a usage error (exit 2); an unreachable emulator exit 1", async () => {
+  const bad = logs(["--limit", "x"]);
+  expect(await bad.exited).toBe(2);
+  const gone = Bun.spawn([BUN, "cli/main.ts", "logs", "--target", "http://127.0.0.1:9"], { cwd: ROOT, env: cleanEnv(), stdout: "pipe", stderr: "pipe" });
+  expect(await gone.exited).toBe(1);
+  expect(await new Response(gone.stderr).text()).toContain("is the emulator running?");
+});

@@ -1,0 +1,204 @@
+/** The control-plane reads the dashboard is built on: accounts, its own key, review queue, bundles, limits, request detail, SSE. */
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { bundleDir, createExtension, submitVersion, type BundleDir } from "../helpers/bundles";
+import { DEMO_KEY, expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+
+let emu: TestEmulator;
+let bundles: BundleDir;
+beforeAll(async () => {
+  emu = await startTestEmulator();
+  bundles = bundleDir();
+});
+afterAll(async () => {
+  await stopTestEmulator(emu);
+  bundles.cleanup();
+});
+beforeEach(async () => {
+  expect((await emu.admin("POST", "/reset")).status).toBe(200);
+});
+
+async function pendingVersion(): Promise<{ extensionId: string; versionId: string }> {
+  const extensionId = await createExtension(emu, "Queue Board");
+  const res = await submitVersion(emu, extensionId, { version: "1.0.0", changelog: "first", bundle: await bundles.make() });
+  expect(res.status).toBe(202);
+  return { extensionId, versionId: res.body.version.id };
+}
+
+describe("accounts and the dashboard key", () => {
+  test("GET /accounts lists every account with its counts", async () => {
+    await createExtension(emu, "Counted");
+    const res = await emu.admin("GET", "/accounts");
+    expect(res.status).toBe(200);
+    // Seeded in the same millisecond: oldest first, then by id.
+    expect(res.body.accounts.map((a: any) => [a.id, a.extensions, a.activeApiKeys])).toEqual([
+      ["acc_other", 0, 1],
+      ["acc_test", 1, 2],
+    ]);
+  });
+
+  test("the dashboard key is an ordinary key named dashboard, made once and reused until revoked", async () => {
+    const first = await emu.admin("POST", "/accounts/acc_test/dashboard-key");
+    expect(first.status).toBe(200);
+    expect(first.body.created).toBe(true);
+    expect(first.body.apiKey).toMatchObject({ name: "dashboard", scopes: ["*"], revokedAt: null });
+    const again = await emu.admin("POST", "/accounts/acc_test/dashboard-key");
+    expect(again.body).toMatchObject({ created: false, plaintext: first.body.plaintext });
+    expect((await emu.api("GET", "/extensions", { key: first.body.plaintext })).status).toBe(200);
+    const keys = (await emu.admin("GET", "/accounts/acc_test/keys")).body.apiKeys;
+    expect(keys.filter((k: any) => k.name === "dashboard")).toHaveLength(1);
+    await emu.admin("DELETE", `/accounts/acc_test/keys/${first.body.apiKey.id}`);
+    const third = await emu.admin("POST", "/accounts/acc_test/dashboard-key");
+    expect(third.body.created).toBe(true);
+    expect(third.body.plaintext).not.toBe(first.body.plaintext);
+  });
+
+  test("the key list's lastUsedAt is the last request each key authenticated; a reset forgets it", async () => {
+    const before = emu.clock.nowMs();
+    await emu.api("GET", "/extensions");
+    const keys = (await emu.admin("GET", "/accounts/acc_test/keys")).body.apiKeys;
+    const usedAt = Date.parse(keys.find((k: any) => k.name === "full").lastUsedAt);
+    expect(usedAt).toBeGreaterThanOrEqual(before);
+    expect(usedAt).toBeLessThanOrEqual(emu.clock.nowMs());
+    expect(keys.find((k: any) => k.name === "read").lastUsedAt).toBeNull();
+    await emu.admin("POST", "/reset");
+    expect((await emu.admin("GET", "/accounts/acc_test/keys")).body.apiKeys.every((k: any) => k.lastUsedAt === null)).toBe(true);
+  });
+
+  test("an account at its key cap gets the API's limit_exceeded, naming the cap", async () => {
+    for (let i = 0; i < 18; i++) expect((await emu.admin("POST", "/accounts/acc_test/keys", { name: `k${i}`, scopes: ["*"] })).status).toBe(201);
+    const err = expectEnvelope(await emu.admin("POST", "/accounts/acc_test/dashboard-key"), 422, "limit_exceeded");
+    expect(err.message).toContain("20 active API keys");
+  });
+
+  test("an unknown account is a 404", async () => {
+    expectEnvelope(await emu.admin("POST", "/accounts/acc_nope/dashboard-key"), 404, "account_not_found");
+  });
+});
+
+describe("review queue and bundles", () => {
+  test("a pending version is in the queue; its bundle lists files, manifest and warnings; a sound plays", async () => {
+    const { extensionId, versionId } = await pendingVersion();
+    const queue = (await emu.admin("GET", "/review-queue")).body.versions;
+    expect(queue).toEqual([expect.objectContaining({ versionId, extensionId, extensionName: "Queue Board", accountId: "acc_test", version: "1.0.0", soundCount: 7 })]);
+
+    const bundle = await emu.admin("GET", `/versions/${versionId}/bundle`);
+    expect(bundle.status).toBe(200);
+    expect(bundle.body.manifest.name).toBe("sample");
+    expect(bundle.body.files.map((f: any) => f.path)).toContain("sounds/s0.mp3");
+    expect(bundle.body.files.find((f: any) => f.path === "sounds/s0.mp3")).toEqual({ path: "sounds/s0.mp3", size: 256, audio: "MP3" });
+    expect(bundle.body.truncated).toBe(false);
+
+    const sound = await fetch(`${emu.adminUrl}/versions/${versionId}/sound?path=sounds/s0.mp3`);
+    expect(sound.status).toBe(200);
+    expect(sound.headers.get("content-type")).toBe("audio/mpeg");
+    expect(sound.headers.get("x-content-type-options")).toBe("nosniff");
+    expect((await sound.arrayBuffer()).byteLength).toBe(256);
+
+    // Not a sound: never served, so no bundle file can become a page on this origin.
+    expectEnvelope(await emu.admin("GET", `/versions/${versionId}/sound?path=assets/logo.svg`), 404, "bundle_file_not_found");
+    expectEnvelope(await emu.admin("GET", `/versions/${versionId}/sound?path=sounds/none.mp3`), 404, "bundle_file_not_found");
+    expectEnvelope(await emu.admin("GET", `/versions/ver_nope/bundle`), 404, "version_not_found");
+
+    await emu.admin("POST", `/versions/${versionId}/approve`);
+    expect((await emu.admin("GET", "/review-queue")).body.versions).toEqual([]);
+  });
+});
+
+describe("GET /_emulator/limits", () => {
+  test("account scope: usage of extensions, keys and members; per-extension rows are null", async () => {
+    await createExtension(emu, "One");
+    const res = await emu.admin("GET", "/limits?accountId=acc_test");
+    expect(res.status).toBe(200);
+    const row = (key: string) => res.body.limits.find((l: any) => l.key === key);
+    expect(row("max_extensions_per_account")).toMatchObject({ value: 25, usage: 1, source: "platform_default" });
+    expect(row("max_api_keys")).toMatchObject({ value: 20, usage: 2 });
+    expect(row("max_team_members")).toMatchObject({ value: 10, usage: 1 });
+    expect(row("max_secrets_per_extension").usage).toBeNull();
+    expect(row("max_versions_per_extension")).toMatchObject({ hardMax: 500 });
+  });
+
+  test("extension scope: versions, secrets and the current version's sounds against the resolved sound limit", async () => {
+    const { extensionId, versionId } = await pendingVersion();
+    await emu.admin("POST", `/versions/${versionId}/approve`);
+    await emu.api("PUT", `/extensions/${extensionId}/secrets/API_TOKEN`, { json: { value: "s3cr3t-value-1" } });
+    await emu.admin("PUT", `/overrides/extensions/${extensionId}`, { max_sounds_per_extension: 80 });
+    const res = await emu.admin("GET", `/limits?accountId=acc_test&extensionId=${extensionId}`);
+    const row = (key: string) => res.body.limits.find((l: any) => l.key === key);
+    expect(row("max_sounds_per_extension")).toMatchObject({ value: 80, source: "extension_override", usage: 7 });
+    expect(row("max_versions_per_extension").usage).toBe(1);
+    expect(row("max_secrets_per_extension").usage).toBe(1);
+    expectEnvelope(await emu.admin("GET", `/limits?accountId=acc_other&extensionId=${extensionId}`), 404, "extension_not_found");
+  });
+});
+
+describe("request detail", () => {
+  test("keeps the query, masked Authorization, a small JSON body and an error body; never a secret value", async () => {
+    const extensionId = await createExtension(emu, "Detailed");
+    await emu.api("GET", "/extensions?limit=1");
+    await emu.api("PUT", `/extensions/${extensionId}/secrets/TOKEN`, { json: { value: "never-in-the-log-42" } });
+    await emu.api("PATCH", `/extensions/${extensionId}`, { json: { visibility: "nope" } });
+    const list = (await emu.admin("GET", "/requests")).body.requests;
+    const [patch, put, get, post] = list;
+    expect([patch.method, put.method, get.method, post.method]).toEqual(["PATCH", "PUT", "GET", "POST"]);
+
+    const created = (await emu.admin("GET", `/requests/${post.id}`)).body;
+    expect(created.detail.requestBody).toBe(JSON.stringify({ name: "Detailed" }));
+    expect(created.detail.requestHeaders.authorization).toBe(`Bearer ${DEMO_KEY.slice(0, 8)}…`);
+    expect(JSON.stringify(created)).not.toContain(DEMO_KEY);
+
+    expect((await emu.admin("GET", `/requests/${get.id}`)).body.detail.query).toBe("limit=1");
+
+    const secret = await emu.admin("GET", `/requests/${put.id}`);
+    expect(secret.body.detail.requestBody).toBeNull();
+    expect(secret.body.detail.requestBodyNote).toContain("secret");
+    expect(secret.text).not.toContain("never-in-the-log-42");
+
+    const failed = (await emu.admin("GET", `/requests/${patch.id}`)).body;
+    expect(failed.status).toBe(422);
+    expect(JSON.parse(failed.detail.responseBody).error.code).toBe("validation_error");
+
+    expectEnvelope(await emu.admin("GET", "/requests/999999"), 404, "request_not_found");
+  });
+});
+
+describe("GET /_emulator/requests/stream", () => {
+  test("sends recent entries, then each new request as it completes", async () => {
+    await emu.api("GET", "/extensions/ext_before");
+    const controller = new AbortController();
+    const res = await fetch(`${emu.adminUrl}/requests/stream?recent=1`, { signal: controller.signal });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toStartWith("text/event-stream");
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    const waitFor = async (needle: string) => {
+      while (!text.includes(needle)) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`stream ended before ${needle}`);
+        text += decoder.decode(value, { stream: true });
+      }
+    };
+    await waitFor("/extensions/ext_before");
+    await emu.api("GET", "/extensions/ext_after");
+    await waitFor("/extensions/ext_after");
+    const events = text.split("\n\n").filter((e) => e.includes("event: request"));
+    const last = JSON.parse(events.at(-1)!.split("\n").find((l) => l.startsWith("data: "))!.slice(6));
+    expect(last).toMatchObject({ method: "GET", path: "/developer/v1/extensions/ext_after", status: 404, accountId: "acc_test" });
+    controller.abort();
+  });
+});
+
+describe("request stream bounds", () => {
+  test("a client that does not read is cut off once MAX_QUEUED_EVENTS are waiting, instead of growing the queue", async () => {
+    const { RequestLog } = await import("../../src/emulator/request-log");
+    const { MAX_QUEUED_EVENTS, requestStream } = await import("../../src/emulator/request-stream");
+    const log = new RequestLog(emu.clock);
+    const res = requestStream(log, 0);
+    const entry = { method: "GET", path: "/developer/v1/extensions", status: 200, accountId: null, keyId: null, durationMs: 1, atMs: 0, detail: {} as never };
+    for (let i = 0; i < MAX_QUEUED_EVENTS + 50; i++) log.record({ ...entry });
+    const text = await res.text();
+    const events = text.split("\n\n").filter((e) => e.includes("event: request")).length;
+    expect(events).toBeGreaterThan(MAX_QUEUED_EVENTS - 10);
+    expect(events).toBeLessThan(MAX_QUEUED_EVENTS + 10);
+  });
+});

@@ -1,0 +1,45 @@
+/**
+ * Real headless Chromium for the dashboard tests: playwright-core drives Debian's /usr/bin/chromium (never a
+ * downloaded browser). Without it, the browser tests skip with one line on a developer machine, so `npm test`
+ * works on a fresh clone with only Node and npm; under CI=true a missing Chromium is a failure.
+ */
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { chromium, type Browser, type Page } from "playwright-core";
+
+export const CHROMIUM = process.env.EXT_TEST_CHROMIUM ?? "/usr/bin/chromium";
+export const IN_CI = process.env.CI === "true";
+
+/** True when the browser tests can run; prints the one skip line otherwise; throws under CI. */
+export function browserAvailable(): boolean {
+  if (existsSync(CHROMIUM)) return true;
+  if (IN_CI) throw new Error(`${CHROMIUM} is missing: CI runs the dashboard's browser tests (.ci/run installs chromium with apt-get)`);
+  console.warn(`skipping the dashboard browser tests: no Chromium at ${CHROMIUM} (apt-get install -y chromium to run them)`);
+  return false;
+}
+
+/** Flags for a closed network: without the background ones Chromium keeps dialling hosts it cannot reach. */
+const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+}
+
+const AXE_PATH = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/** axe-core on the page as it is now; returns the serious and critical violations. */
+export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
+  if (!(await page.evaluate<boolean>("'axe' in window"))) await page.addScriptTag({ path: AXE_PATH });
+  const result = await page.evaluate<{ violations: AxeViolation[] }>("axe.run()");
+  return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+}
+
+/** "color-contrast on .badge (2 nodes)": readable in a failed expectation. */
+export const describeViolations = (vs: AxeViolation[]) => vs.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);

@@ -1,0 +1,124 @@
+import { render } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { admin, adminToken, ApiFailure, forgetDashboardKeys, onTokenNeeded, type Account } from "./api";
+import { useLoad } from "./hooks";
+import { href, useRoute } from "./router";
+import { OverviewPage } from "./pages/overview";
+import { KeysPage } from "./pages/keys";
+import { ExtensionsPage } from "./pages/extensions";
+import { LimitsPage } from "./pages/limits";
+import { AdminPage } from "./pages/admin";
+import { RequestsPage } from "./pages/requests";
+import "./styles.css";
+
+const NAV = [
+  { id: "", label: "Overview" },
+  { id: "keys", label: "API keys" },
+  { id: "extensions", label: "Extensions" },
+  { id: "limits", label: "Developer limits" },
+  { id: "admin", label: "Admin" },
+  { id: "requests", label: "Requests" },
+] as const;
+
+const ACCOUNT_KEY = "ext-dashboard-account";
+
+function TokenPrompt({ onDone }: { onDone: () => void }) {
+  const [value, setValue] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <main id="main" class="narrow">
+      <h1>Admin token</h1>
+      <p>This emulator is not bound to a loopback address, so its control plane needs the admin token that <code>ext serve</code> printed (or <code>--admin-token</code>). It is kept for this tab only and sent as a header, never as a cookie.</p>
+      <form
+        onSubmit={async (e) => {
+          e.preventDefault();
+          adminToken.set(value.trim());
+          try {
+            await admin("GET", "/state");
+            forgetDashboardKeys();
+            onDone();
+          } catch (err) {
+            adminToken.clear();
+            setError(err instanceof ApiFailure ? err.message : String(err));
+          }
+        }}
+      >
+        <label for="admin-token">Admin token</label>
+        <input id="admin-token" type="password" autocomplete="off" value={value} onInput={(e) => setValue(e.currentTarget.value)} required />
+        <button type="submit">Open the dashboard</button>
+      </form>
+      <div role="status" aria-live="polite">{error && <p class="note error">{error}</p>}</div>
+    </main>
+  );
+}
+
+function App() {
+  const route = useRoute();
+  const [needToken, setNeedToken] = useState(false);
+  const [generation, setGeneration] = useState(0);
+  useEffect(() => onTokenNeeded(() => setNeedToken(true)), []);
+  const accounts = useLoad(() => admin<{ accounts: Account[] }>("GET", "/accounts").then((r) => r.accounts), [generation]);
+  const [account, setAccount] = useState<string>(() => sessionStorage.getItem(ACCOUNT_KEY) ?? "");
+  const list = accounts.data ?? [];
+  const current = list.some((a) => a.id === account) ? account : (list[0]?.id ?? "");
+  const section = route[0] ?? "";
+
+  if (needToken) return <TokenPrompt onDone={() => (setNeedToken(false), setGeneration((g) => g + 1))} />;
+  const props = { account: current, accounts: list, refreshAccounts: accounts.reload, route };
+  return (
+    <>
+      <a class="skip" href="#main" onClick={(e) => (e.preventDefault(), document.getElementById("main")?.focus())}>
+        Skip to content
+      </a>
+      <header class="top">
+        <p class="brand">ext emulator</p>
+        <nav aria-label="Sections">
+          <ul>
+            {NAV.map((n) => (
+              <li key={n.id}>
+                <a href={href(n.id)} aria-current={section === n.id ? "page" : undefined}>
+                  {n.label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div class="account-picker">
+          <label for="account">Account</label>
+          <select
+            id="account"
+            value={current}
+            onChange={(e) => {
+              setAccount(e.currentTarget.value);
+              sessionStorage.setItem(ACCOUNT_KEY, e.currentTarget.value);
+            }}
+          >
+            {list.map((a) => (
+              <option key={a.id} value={a.id}>
+                {a.name} ({a.id})
+              </option>
+            ))}
+          </select>
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {section === "" && <OverviewPage {...props} />}
+        {section === "keys" && <KeysPage {...props} />}
+        {section === "extensions" && <ExtensionsPage {...props} />}
+        {section === "limits" && <LimitsPage {...props} />}
+        {section === "admin" && <AdminPage {...props} />}
+        {section === "requests" && <RequestsPage {...props} />}
+        {!NAV.some((n) => n.id === section) && (
+          <>
+            <h1>Not found</h1>
+            <p>
+              No page here. <a href={href("")}>Back to the overview</a>.
+            </p>
+          </>
+        )}
+      </main>
+    </>
+  );
+}
+
+render(<App />, document.getElementById("app")!);

@@ -1,0 +1,310 @@
+import { useEffect, useState } from "preact/hooks";
+import { admin, asAccount, forgetDashboardKeys, type Clock, type ExtensionItem, type Fault, type LimitRow } from "../api";
+import { Loading, Status, TableWrap, when } from "../components";
+import { useAction, useLoad } from "../hooks";
+import type { PageProps } from "../page";
+
+export function OverridesPanel({ account }: PageProps) {
+  const [target, setTarget] = useState("");
+  const extensions = useLoad(
+    () => (account ? asAccount<{ extensions: ExtensionItem[] }>(account, "GET", "/extensions").then((r) => r.extensions) : Promise.resolve([])),
+    [account],
+  );
+  const scopePath = target ? `/overrides/extensions/${encodeURIComponent(target)}` : `/overrides/accounts/${encodeURIComponent(account)}`;
+  const current = useLoad(() => (account ? admin<{ overrides: Record<string, number> }>("GET", scopePath).then((r) => r.overrides) : Promise.resolve({})), [scopePath]);
+  const keys = useLoad(() => (account ? admin<{ limits: LimitRow[] }>("GET", `/limits?accountId=${encodeURIComponent(account)}`).then((r) => r.limits.map((l) => l.key)) : Promise.resolve([])), [account]);
+  const [rows, setRows] = useState<[string, string][]>([]);
+  useEffect(() => setRows(Object.entries(current.data ?? {}).map(([k, v]) => [k, String(v)])), [current.data]);
+  const [newKey, setNewKey] = useState("max_sounds_per_extension");
+  const action = useAction();
+  return (
+    <section aria-labelledby="ov-h">
+      <h2 id="ov-h">Limit overrides</h2>
+      <div class="inline">
+        <label for="ov-scope">Scope</label>
+        <select id="ov-scope" value={target} onChange={(e) => setTarget(e.currentTarget.value)}>
+          <option value="">Account {account} (developer override)</option>
+          {(extensions.data ?? []).map((e) => (
+            <option key={e.id} value={e.id}>
+              Extension {e.name} (extension override)
+            </option>
+          ))}
+        </select>
+      </div>
+      <Loading state={current}>
+        {() => (
+          <form
+            class="stack"
+            onSubmit={async (e) => {
+              e.preventDefault();
+              await action.run(async () => {
+                await admin("PUT", scopePath, Object.fromEntries(rows.map(([k, v]) => [k, v === "" ? null : Number(v)])));
+                current.reload();
+              }, "Overrides saved.");
+            }}
+          >
+            {rows.length === 0 && <p>No overrides: every limit has its platform default (or the account's override).</p>}
+            {rows.map(([k, v], i) => (
+              <div class="inline" key={k}>
+                <label for={`ov-${k}`}>
+                  <code>{k}</code>
+                </label>
+                <input id={`ov-${k}`} type="number" value={v} onInput={(e) => setRows(rows.map((r, j) => (j === i ? [k, e.currentTarget.value] : r)))} />
+                <button type="button" class="secondary small" aria-label={`Drop ${k}`} onClick={() => setRows(rows.filter((_, j) => j !== i))}>
+                  Drop
+                </button>
+              </div>
+            ))}
+            <div class="inline">
+              <label for="ov-new">Add a limit</label>
+              <select id="ov-new" value={newKey} onChange={(e) => setNewKey(e.currentTarget.value)}>
+                {(keys.data ?? []).map((k) => (
+                  <option key={k} value={k}>
+                    {k}
+                  </option>
+                ))}
+              </select>
+              <button type="button" class="secondary" onClick={() => !rows.some(([k]) => k === newKey) && setRows([...rows, [newKey, ""]])}>
+                Add
+              </button>
+            </div>
+            <p>
+              <button type="submit" disabled={action.busy}>
+                Save overrides
+              </button>{" "}
+              <button
+                type="button"
+                class="danger"
+                onClick={() => action.run(async () => {
+                  await admin("DELETE", scopePath);
+                  current.reload();
+                }, "Overrides removed.")}
+              >
+                Remove all
+              </button>
+            </p>
+          </form>
+        )}
+      </Loading>
+      <Status message={action.message} />
+    </section>
+  );
+}
+
+export function ClockPanel() {
+  const clock = useLoad(() => admin<Clock>("GET", "/clock"), []);
+  const [seconds, setSeconds] = useState("3600");
+  const [at, setAt] = useState("");
+  const [freeze, setFreeze] = useState(true);
+  const action = useAction();
+  const post = (body: unknown, done: string) =>
+    action.run(async () => {
+      await admin("POST", "/clock", body);
+      clock.reload();
+    }, done);
+  return (
+    <section aria-labelledby="clock-h">
+      <h2 id="clock-h">Clock</h2>
+      <Loading state={clock}>
+        {(c) => (
+          <p data-testid="clock-now">
+            {when(c.now)} — {c.mode}, offset {Math.round(c.offsetMs / 1000)} s
+          </p>
+        )}
+      </Loading>
+      <form class="inline" onSubmit={(e) => (e.preventDefault(), post({ advanceSeconds: Number(seconds) }, "Clock moved."))}>
+        <label for="clock-adv">Advance by (seconds)</label>
+        <input id="clock-adv" type="number" value={seconds} onInput={(e) => setSeconds(e.currentTarget.value)} />
+        <button type="submit">Advance</button>
+      </form>
+      <form class="inline" onSubmit={(e) => (e.preventDefault(), post({ set: at, freeze }, "Clock set."))}>
+        <label for="clock-set">Set to (ISO 8601)</label>
+        <input id="clock-set" placeholder="2030-01-01T00:00:00.000Z" value={at} onInput={(e) => setAt(e.currentTarget.value)} />
+        <label class="check">
+          <input type="checkbox" checked={freeze} onChange={(e) => setFreeze(e.currentTarget.checked)} /> freeze
+        </label>
+        <button type="submit">Set</button>
+      </form>
+      <p>
+        <button type="button" class="secondary" onClick={() => post({ mode: "frozen" }, "Clock frozen.")}>
+          Freeze now
+        </button>{" "}
+        <button type="button" class="secondary" onClick={() => post({ mode: "real" }, "Back to real time.")}>
+          Back to real time
+        </button>
+      </p>
+      <Status message={action.message} />
+    </section>
+  );
+}
+
+export function FaultsPanel() {
+  const faults = useLoad(() => admin<{ faults: Fault[] }>("GET", "/faults").then((r) => r.faults), []);
+  const [form, setForm] = useState({ method: "", path: "/extensions", status: "503", code: "", times: "", latencyMs: "" });
+  const action = useAction();
+  const set = (k: keyof typeof form) => (e: { currentTarget: { value: string } }) => setForm({ ...form, [k]: e.currentTarget.value });
+  return (
+    <section aria-labelledby="faults-h">
+      <h2 id="faults-h">Faults</h2>
+      <form
+        class="grid"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          const body: Record<string, unknown> = { path: form.path };
+          if (form.method) body.method = form.method;
+          if (form.status) body.status = Number(form.status);
+          if (form.code) body.code = form.code;
+          if (form.times) body.times = Number(form.times);
+          if (form.latencyMs) body.latencyMs = Number(form.latencyMs);
+          await action.run(async () => {
+            await admin("POST", "/faults", body);
+            faults.reload();
+          }, "Fault added.");
+        }}
+      >
+        <label for="ft-method">Method</label>
+        <select id="ft-method" value={form.method} onChange={set("method")}>
+          <option value="">any</option>
+          {["GET", "POST", "PUT", "PATCH", "DELETE"].map((m) => (
+            <option key={m}>{m}</option>
+          ))}
+        </select>
+        <label for="ft-path">Path</label>
+        <input id="ft-path" value={form.path} onInput={set("path")} />
+        <label for="ft-status">Status</label>
+        <input id="ft-status" type="number" value={form.status} onInput={set("status")} />
+        <label for="ft-code">Code</label>
+        <input id="ft-code" value={form.code} onInput={set("code")} />
+        <label for="ft-times">Times</label>
+        <input id="ft-times" type="number" value={form.times} onInput={set("times")} />
+        <label for="ft-lat">Latency (ms)</label>
+        <input id="ft-lat" type="number" value={form.latencyMs} onInput={set("latencyMs")} />
+        <button type="submit">Add fault</button>
+      </form>
+      <Status message={action.message} />
+      <Loading state={faults}>
+        {(items) =>
+          items.length === 0 ? (
+            <p>No fault rules.</p>
+          ) : (
+            <TableWrap label="Fault rules">
+              <thead>
+                <tr>
+                  <th scope="col">Rule</th>
+                  <th scope="col">Effect</th>
+                  <th scope="col">Fired</th>
+                  <th scope="col">
+                    <span class="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {items.map((f) => (
+                  <tr key={f.id}>
+                    <td>
+                      {f.method ?? "any"} <code>{f.path}</code>
+                    </td>
+                    <td>
+                      {f.status !== null ? `${f.status} ${f.code ?? ""}` : "latency only"}
+                      {f.latencyMs > 0 ? ` after ${f.latencyMs} ms` : ""}
+                      {f.probability < 1 ? `, p=${f.probability}` : ""}
+                    </td>
+                    <td>
+                      {f.fired}
+                      {f.times !== null ? ` of ${f.times}` : ""}
+                    </td>
+                    <td>
+                      <button
+                        type="button"
+                        class="danger small"
+                        aria-label={`Remove fault ${f.id}`}
+                        onClick={() => action.run(async () => {
+                          await admin("DELETE", `/faults/${encodeURIComponent(f.id)}`);
+                          faults.reload();
+                        }, "Fault removed.")}
+                      >
+                        Remove
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </TableWrap>
+          )
+        }
+      </Loading>
+      <p>
+        <button
+          type="button"
+          class="danger"
+          onClick={() => action.run(async () => {
+            await admin("DELETE", "/faults");
+            faults.reload();
+          }, "Every fault removed.")}
+        >
+          Remove all faults
+        </button>
+      </p>
+    </section>
+  );
+}
+
+export function StatePanel({ refreshAccounts }: PageProps) {
+  const [fixture, setFixture] = useState("");
+  const [confirm, setConfirm] = useState(false);
+  const action = useAction();
+  return (
+    <section aria-labelledby="reset-h">
+      <h2 id="reset-h">Reset</h2>
+      <p>Wipes every row, bundle, rate window, fault, the request log and the clock, then loads the start-up fixture again.</p>
+      {!confirm ? (
+        <button type="button" class="danger" onClick={() => setConfirm(true)}>
+          Reset…
+        </button>
+      ) : (
+        <p>
+          Wipe everything?{" "}
+          <button
+            type="button"
+            class="danger"
+            onClick={() => {
+              setConfirm(false);
+              void action.run(async () => {
+                await admin("POST", "/reset");
+                forgetDashboardKeys();
+                refreshAccounts();
+              }, "Emulator reset.");
+            }}
+          >
+            Yes, reset
+          </button>{" "}
+          <button type="button" class="secondary" onClick={() => setConfirm(false)}>
+            Cancel
+          </button>
+        </p>
+      )}
+      <h2>Load a fixture</h2>
+      <form
+        class="stack"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          await action.run(async () => {
+            let parsed: unknown;
+            try {
+              parsed = JSON.parse(fixture);
+            } catch {
+              throw new Error("The fixture is not valid JSON.");
+            }
+            await admin("POST", "/seed", parsed);
+            refreshAccounts();
+          }, "Fixture loaded.");
+        }}
+      >
+        <label for="fixture">Fixture (JSON, the format of --seed)</label>
+        <textarea id="fixture" rows={8} value={fixture} onInput={(e) => setFixture(e.currentTarget.value)} placeholder='{"accounts":[{"id":"acc_new","name":"New","apiKeys":[{"name":"ci","scopes":["*"]}]}]}' />
+        <button type="submit">Load fixture</button>
+      </form>
+      <Status message={action.message} />
+    </section>
+  );
+}

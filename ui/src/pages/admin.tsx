@@ -1,0 +1,238 @@
+import { useState } from "preact/hooks";
+import { admin, asAccount, type ExtensionItem, type LimitRequest, type QueueItem } from "../api";
+import { Badge, bytes, Loading, Status, TableWrap, Tabs, when } from "../components";
+import { useAction, useInterval, useLoad } from "../hooks";
+import type { PageProps } from "../page";
+import { href } from "../router";
+import { ClockPanel, FaultsPanel, OverridesPanel, StatePanel } from "./admin-system";
+import { LimitRequestTable } from "./limits";
+
+type Tab = "review" | "limits" | "overrides" | "status" | "clock" | "faults" | "state";
+
+export function AdminPage(props: PageProps) {
+  const [tab, setTab] = useState<Tab>("review");
+  return (
+    <>
+      <h1>Admin</h1>
+      <p class="muted">What the platform's reviewers and admins do, which no real platform lets a developer touch.</p>
+      <Tabs
+        label="Admin sections"
+        current={tab}
+        onSelect={setTab}
+        tabs={[
+          { id: "review", label: "Review queue" },
+          { id: "limits", label: "Limit requests" },
+          { id: "overrides", label: "Overrides" },
+          { id: "status", label: "Extension status" },
+          { id: "clock", label: "Clock" },
+          { id: "faults", label: "Faults" },
+          { id: "state", label: "Reset and fixtures" },
+        ]}
+      />
+      {tab === "review" && <ReviewQueue />}
+      {tab === "limits" && <LimitRequests />}
+      {tab === "overrides" && <OverridesPanel {...props} />}
+      {tab === "status" && <ExtensionStatus {...props} />}
+      {tab === "clock" && <ClockPanel />}
+      {tab === "faults" && <FaultsPanel />}
+      {tab === "state" && <StatePanel {...props} />}
+    </>
+  );
+}
+
+function ReviewQueue() {
+  const queue = useLoad(() => admin<{ versions: QueueItem[] }>("GET", "/review-queue").then((r) => r.versions), []);
+  // New submissions (an `ext deploy` in a terminal) appear while the page is open.
+  useInterval(queue.reload, 2000);
+  const [reasons, setReasons] = useState<Record<string, string>>({});
+  const action = useAction();
+  return (
+    <section aria-labelledby="queue-h">
+      <h2 id="queue-h">Review queue</h2>
+      <Status message={action.message} />
+      <Loading state={queue}>
+        {(items) =>
+          items.length === 0 ? (
+            <p>No version is waiting for review.</p>
+          ) : (
+            <TableWrap label="Pending versions">
+              <thead>
+                <tr>
+                  <th scope="col">Extension</th>
+                  <th scope="col">Version</th>
+                  <th scope="col">Bundle</th>
+                  <th scope="col">Submitted</th>
+                  <th scope="col">Decision</th>
+                </tr>
+              </thead>
+              <tbody>
+                {items.map((v) => (
+                  <tr key={v.versionId} data-queue-version={v.version}>
+                    <td>
+                      {v.extensionName}
+                      <div class="muted small">
+                        <code>{v.extensionId}</code> · {v.accountId}
+                      </div>
+                    </td>
+                    <td>
+                      <a href={href("extensions", v.extensionId, "versions", v.versionId)}>{v.version}</a>
+                      <div class="small">{v.changelog}</div>
+                    </td>
+                    <td>
+                      {bytes(v.bundleSizeBytes)} · {v.soundCount} sounds
+                      {v.warnings.length > 0 && <div class="small">{v.warnings.length} warnings</div>}
+                    </td>
+                    <td>{when(v.submittedAt)}</td>
+                    <td>
+                      <button
+                        type="button"
+                        aria-label={`Approve ${v.extensionName} ${v.version}`}
+                        disabled={action.busy}
+                        onClick={() => action.run(async () => {
+                          await admin("POST", `/versions/${encodeURIComponent(v.versionId)}/approve`);
+                          queue.reload();
+                        }, `${v.extensionName} ${v.version} approved.`)}
+                      >
+                        Approve
+                      </button>
+                      <form
+                        class="inline"
+                        onSubmit={(e) => {
+                          e.preventDefault();
+                          void action.run(async () => {
+                            await admin("POST", `/versions/${encodeURIComponent(v.versionId)}/reject`, { reason: reasons[v.versionId] ?? "" });
+                            queue.reload();
+                          }, `${v.extensionName} ${v.version} rejected.`);
+                        }}
+                      >
+                        <label for={`rej-${v.versionId}`} class="sr-only">
+                          Reason to reject {v.version}
+                        </label>
+                        <input id={`rej-${v.versionId}`} placeholder="Reason" value={reasons[v.versionId] ?? ""} onInput={(e) => setReasons({ ...reasons, [v.versionId]: e.currentTarget.value })} />
+                        <button type="submit" class="danger" disabled={action.busy}>
+                          Reject
+                        </button>
+                      </form>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </TableWrap>
+          )
+        }
+      </Loading>
+    </section>
+  );
+}
+
+function LimitRequests() {
+  const list = useLoad(() => admin<{ limitRequests: LimitRequest[] }>("GET", "/limit-requests").then((r) => r.limitRequests), []);
+  const [reasons, setReasons] = useState<Record<string, string>>({});
+  const action = useAction();
+  return (
+    <section aria-labelledby="alr-h">
+      <h2 id="alr-h">Limit increase requests</h2>
+      <p class="muted">Approving applies the values at once, as overrides of the request's scope.</p>
+      <Status message={action.message} />
+      <Loading state={list}>
+        {(items) => (
+          <LimitRequestTable
+            items={items}
+            actions={(r) =>
+              r.status === "pending" && (
+                <>
+                  <button
+                    type="button"
+                    aria-label={`Approve ${r.id}`}
+                    onClick={() => action.run(async () => {
+                      await admin("POST", `/limit-requests/${encodeURIComponent(r.id)}/approve`, {});
+                      list.reload();
+                    }, `${r.id} approved: the new values apply now.`)}
+                  >
+                    Approve
+                  </button>
+                  <form
+                    class="inline"
+                    onSubmit={(e) => {
+                      e.preventDefault();
+                      void action.run(async () => {
+                        await admin("POST", `/limit-requests/${encodeURIComponent(r.id)}/reject`, { reason: reasons[r.id] ?? "" });
+                        list.reload();
+                      }, `${r.id} rejected.`);
+                    }}
+                  >
+                    <label for={`lrr-${r.id}`} class="sr-only">
+                      Reason to reject {r.id}
+                    </label>
+                    <input id={`lrr-${r.id}`} placeholder="Reason" value={reasons[r.id] ?? ""} onInput={(e) => setReasons({ ...reasons, [r.id]: e.currentTarget.value })} />
+                    <button type="submit" class="danger">
+                      Reject
+                    </button>
+                  </form>
+                </>
+              )
+            }
+          />
+        )}
+      </Loading>
+    </section>
+  );
+}
+
+function ExtensionStatus({ account }: PageProps) {
+  const list = useLoad(
+    () => (account ? asAccount<{ extensions: ExtensionItem[] }>(account, "GET", "/extensions").then((r) => r.extensions) : Promise.resolve([])),
+    [account],
+  );
+  const action = useAction();
+  return (
+    <section aria-labelledby="status-h">
+      <h2 id="status-h">Extension status ({account})</h2>
+      <Status message={action.message} />
+      <Loading state={list}>
+        {(items) =>
+          items.length === 0 ? (
+            <p>No extensions on this account.</p>
+          ) : (
+            <TableWrap label="Extension status">
+              <thead>
+                <tr>
+                  <th scope="col">Extension</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Admin</th>
+                </tr>
+              </thead>
+              <tbody>
+                {items.map((e) => {
+                  const disabled = e.status === "disabled";
+                  return (
+                    <tr key={e.id}>
+                      <td>
+                        {e.name} <code class="small">{e.id}</code>
+                      </td>
+                      <td>
+                        <Badge value={e.status} />
+                      </td>
+                      <td>
+                        <button
+                          type="button"
+                          class={disabled ? "" : "danger"}
+                          onClick={() => action.run(async () => {
+                            await admin("POST", `/extensions/${encodeURIComponent(e.id)}/${disabled ? "enable" : "disable"}`);
+                            list.reload();
+                          }, `${e.name} ${disabled ? "enabled" : "disabled"}.`)}
+                        >
+                          {disabled ? "Enable" : "Disable"} {e.name}
+                        </button>
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </TableWrap>
+          )
+        }
+      </Loading>
+    </section>
+  );
+}

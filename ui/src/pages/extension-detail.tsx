@@ -1,0 +1,311 @@
+import { useEffect, useRef, useState } from "preact/hooks";
+import { admin, asAccount, ApiFailure, type Extension, type InstallStats, type QueueItem, type Version } from "../api";
+import { Badge, bytes, Loading, Status, TableWrap, when } from "../components";
+import { useAction, useInterval, useLoad } from "../hooks";
+import type { PageProps } from "../page";
+import { go, href } from "../router";
+
+interface Loaded {
+  extension: Extension;
+  versions: Version[];
+  installs: InstallStats;
+  secrets: string[];
+}
+
+export function ExtensionDetail({ account, extensionId, refreshAccounts }: PageProps & { extensionId: string }) {
+  const path = `/extensions/${encodeURIComponent(extensionId)}`;
+  const state = useLoad<Loaded>(async () => {
+    const [ext, versions, installs, secrets] = await Promise.all([
+      asAccount<Extension>(account, "GET", path),
+      asAccount<{ versions: Version[] }>(account, "GET", `${path}/versions?include=archived`),
+      asAccount<InstallStats>(account, "GET", `${path}/installs`),
+      asAccount<{ keys: string[] }>(account, "GET", `${path}/secrets`),
+    ]);
+    return { extension: ext, versions: versions.versions, installs, secrets: secrets.keys };
+  }, [account, extensionId]);
+
+  // A review decided elsewhere (the Admin page, a test, --auto-approve) or a new deploy shows up here without a
+  // reload: the control plane's review queue is polled (it is not in the request log), and when this
+  // extension's pending versions there differ from the ones shown, the page's data is loaded again.
+  const shownPending = useRef("");
+  shownPending.current = (state.data?.versions ?? []).filter((v) => v.status === "pending").map((v) => v.id).sort().join(",");
+  useInterval(async () => {
+    if (!state.data || state.loading) return;
+    try {
+      const queue = await admin<{ versions: QueueItem[] }>("GET", "/review-queue");
+      const pending = queue.versions.filter((v) => v.extensionId === extensionId).map((v) => v.versionId).sort().join(",");
+      if (pending !== shownPending.current) state.reload();
+    } catch {
+      // the next tick tries again
+    }
+  }, 1500);
+
+  return (
+    <Loading state={state}>
+      {(d) => (
+        <>
+          <p class="crumbs">
+            <a href={href("extensions")}>Extensions</a> › <code>{d.extension.id}</code>
+          </p>
+          <h1>{d.extension.name}</h1>
+          <p>
+            Status <Badge value={d.extension.status} /> · {d.extension.visibility} · current version <code>{d.extension.currentVersionId ?? "none"}</code>
+          </p>
+          <DetailsForm account={account} extension={d.extension} onSaved={state.reload} />
+          <Versions extensionId={extensionId} versions={d.versions} />
+          <Installs extensionId={extensionId} installs={d.installs} versions={d.versions} onChange={state.reload} />
+          <Secrets account={account} extensionId={extensionId} names={d.secrets} onChange={state.reload} />
+          <Danger account={account} extensionId={extensionId} onDeleted={() => (refreshAccounts(), go("extensions"))} />
+        </>
+      )}
+    </Loading>
+  );
+}
+
+function DetailsForm({ account, extension, onSaved }: { account: string; extension: Extension; onSaved(): void }) {
+  const [form, setForm] = useState({ name: extension.name, short_description: extension.short_description, description: extension.description, visibility: extension.visibility });
+  useEffect(() => setForm({ name: extension.name, short_description: extension.short_description, description: extension.description, visibility: extension.visibility }), [extension.updatedAt]);
+  const action = useAction();
+  const field = (k: keyof typeof form) => ({ value: form[k], onInput: (e: { currentTarget: { value: string } }) => setForm({ ...form, [k]: e.currentTarget.value }) });
+  return (
+    <section aria-labelledby="details-h">
+      <h2 id="details-h">Details</h2>
+      <dl class="facts">
+        <div><dt>Id</dt><dd><code>{extension.id}</code></dd></div>
+        <div><dt>Slug</dt><dd><code>{extension.slug}</code></dd></div>
+        <div><dt>Pricing</dt><dd>{extension.pricing.type}</dd></div>
+        <div><dt>Installs</dt><dd>{extension.installCount}</dd></div>
+        <div><dt>Ratings</dt><dd>{extension.ratingCount}</dd></div>
+        <div><dt>Created</dt><dd>{when(extension.createdAt)}</dd></div>
+        <div><dt>Updated</dt><dd>{when(extension.updatedAt)}</dd></div>
+      </dl>
+      <form
+        class="stack"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          // Only what changed is sent; the API decides what is acceptable.
+          const patch: Record<string, string> = {};
+          for (const k of Object.keys(form) as (keyof typeof form)[]) if (form[k] !== extension[k]) patch[k] = form[k];
+          await action.run(async () => {
+            await asAccount(account, "PATCH", `/extensions/${encodeURIComponent(extension.id)}`, patch);
+            onSaved();
+          }, "Saved.");
+        }}
+      >
+        <label for="f-name">Name</label>
+        <input id="f-name" {...field("name")} />
+        <label for="f-short">Short description</label>
+        <input id="f-short" {...field("short_description")} />
+        <label for="f-desc">Description</label>
+        <textarea id="f-desc" rows={4} {...field("description")} />
+        <label for="f-vis">Visibility</label>
+        <select id="f-vis" value={form.visibility} onChange={(e) => setForm({ ...form, visibility: e.currentTarget.value })}>
+          <option value="private">private</option>
+          <option value="unlisted">unlisted</option>
+          <option value="public">public</option>
+        </select>
+        <button type="submit" disabled={action.busy}>
+          Save changes
+        </button>
+      </form>
+      <Status message={action.message} />
+    </section>
+  );
+}
+
+function Versions({ extensionId, versions }: { extensionId: string; versions: Version[] }) {
+  return (
+    <section aria-labelledby="versions-h">
+      <h2 id="versions-h">Versions</h2>
+      {versions.length === 0 ? (
+        <p>No versions yet: deploy one with <code>ext deploy</code>.</p>
+      ) : (
+        <TableWrap label="Versions">
+          <thead>
+            <tr>
+              <th scope="col">Version</th>
+              <th scope="col">Status</th>
+              <th scope="col">Size</th>
+              <th scope="col">Submitted</th>
+              <th scope="col">Approved</th>
+              <th scope="col">Changelog</th>
+            </tr>
+          </thead>
+          <tbody>
+            {versions.map((v) => (
+              <tr key={v.id} data-version={v.version}>
+                <td>
+                  <a href={href("extensions", extensionId, "versions", v.id)}>{v.version}</a>
+                </td>
+                <td data-testid="version-status">
+                  <Badge value={v.status} />
+                </td>
+                <td>{bytes(v.bundleSizeBytes)}</td>
+                <td>{when(v.submittedAt)}</td>
+                <td>{when(v.approvedAt)}</td>
+                <td class="changelog">{v.changelog}</td>
+              </tr>
+            ))}
+          </tbody>
+        </TableWrap>
+      )}
+    </section>
+  );
+}
+
+function Installs({ extensionId, installs, versions, onChange }: { extensionId: string; installs: InstallStats; versions: Version[]; onChange(): void }) {
+  const [count, setCount] = useState("1");
+  const [versionId, setVersionId] = useState("");
+  const action = useAction();
+  const labelOf = (id: string) => versions.find((v) => v.id === id)?.version ?? id;
+  const max = Math.max(1, ...Object.values(installs.byVersion));
+  const simulate = (what: "installs" | "uninstalls") =>
+    action.run(async () => {
+      const body: Record<string, unknown> = { count: Number(count) };
+      if (versionId) body.versionId = versionId;
+      await admin("POST", `/extensions/${encodeURIComponent(extensionId)}/${what}`, body);
+      onChange();
+    }, what === "installs" ? "Installs recorded." : "Uninstalls recorded.");
+  return (
+    <section aria-labelledby="installs-h">
+      <h2 id="installs-h">Installs</h2>
+      <p>
+        Total <strong>{installs.total}</strong> · active <strong>{installs.active}</strong>
+      </p>
+      <figure class="bars">
+        <figcaption>Active installs by version</figcaption>
+        {Object.keys(installs.byVersion).length === 0 ? (
+          <p class="muted">No active installs.</p>
+        ) : (
+          <ul>
+            {Object.entries(installs.byVersion).map(([id, n]) => (
+              <li key={id}>
+                <span class="bar-label">{labelOf(id)}</span>
+                <span class="bar" style={{ width: `${Math.max(2, (n / max) * 100)}%` }} aria-hidden="true" />
+                <span class="bar-value">{n}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </figure>
+      <form class="inline" onSubmit={(e) => (e.preventDefault(), simulate("installs"))}>
+        <label for="inst-count">How many</label>
+        <input id="inst-count" type="number" min={1} value={count} onInput={(e) => setCount(e.currentTarget.value)} />
+        <label for="inst-version">Version</label>
+        <select id="inst-version" value={versionId} onChange={(e) => setVersionId(e.currentTarget.value)}>
+          <option value="">current version</option>
+          {versions.filter((v) => v.status === "approved").map((v) => (
+            <option key={v.id} value={v.id}>
+              {v.version}
+            </option>
+          ))}
+        </select>
+        <button type="submit" disabled={action.busy}>
+          Simulate installs
+        </button>
+        <button type="button" class="secondary" disabled={action.busy} onClick={() => simulate("uninstalls")}>
+          Simulate uninstalls
+        </button>
+      </form>
+      <Status message={action.message} />
+    </section>
+  );
+}
+
+function Secrets({ account, extensionId, names, onChange }: { account: string; extensionId: string; names: string[]; onChange(): void }) {
+  const [name, setName] = useState("");
+  const [value, setValue] = useState("");
+  const action = useAction();
+  const base = `/extensions/${encodeURIComponent(extensionId)}/secrets`;
+  return (
+    <section aria-labelledby="secrets-h">
+      <h2 id="secrets-h">Secrets</h2>
+      <p class="muted">Values are write-only: the API never returns them.</p>
+      {names.length === 0 ? (
+        <p>No secrets.</p>
+      ) : (
+        <ul class="plain">
+          {names.map((n) => (
+            <li key={n}>
+              <code>{n}</code>{" "}
+              <button
+                type="button"
+                class="danger small"
+                aria-label={`Delete secret ${n}`}
+                onClick={() => action.run(async () => {
+                  await asAccount(account, "DELETE", `${base}/${encodeURIComponent(n)}`);
+                  onChange();
+                }, `Secret ${n} deleted.`)}
+              >
+                Delete
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <form
+        class="inline"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          const ok = await action.run(async () => {
+            await asAccount(account, "PUT", `${base}/${encodeURIComponent(name)}`, { value });
+            onChange();
+          }, `Secret ${name} set.`);
+          setValue("");
+          if (ok) setName("");
+        }}
+      >
+        <label for="secret-name">Name</label>
+        <input id="secret-name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        <label for="secret-value">Value</label>
+        <input id="secret-value" type="password" autocomplete="new-password" value={value} onInput={(e) => setValue(e.currentTarget.value)} />
+        <button type="submit" disabled={action.busy}>
+          Set secret
+        </button>
+      </form>
+      <Status message={action.message} />
+    </section>
+  );
+}
+
+function Danger({ account, extensionId, onDeleted }: { account: string; extensionId: string; onDeleted(): void }) {
+  const [confirm, setConfirm] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <section aria-labelledby="danger-h" class="danger-zone">
+      <h2 id="danger-h">Delete the extension</h2>
+      {!confirm ? (
+        <button type="button" class="danger" onClick={() => setConfirm(true)}>
+          Delete…
+        </button>
+      ) : (
+        <p>
+          Delete it with its versions, secrets and installs?{" "}
+          <button
+            type="button"
+            class="danger"
+            onClick={async () => {
+              try {
+                await asAccount(account, "DELETE", `/extensions/${encodeURIComponent(extensionId)}`);
+                onDeleted();
+              } catch (e) {
+                const explain =
+                  e instanceof ApiFailure && e.status === 409
+                    ? " The platform deletes an extension only if it has never been publicly listed (approved while public); this one was, so it stays: make it private or unlisted instead."
+                    : "";
+                setError(`${e instanceof ApiFailure ? `${e.status} ${e.code}: ` : ""}${(e as Error).message}${explain}`);
+                setConfirm(false);
+              }
+            }}
+          >
+            Yes, delete
+          </button>{" "}
+          <button type="button" class="secondary" onClick={() => setConfirm(false)}>
+            Cancel
+          </button>
+        </p>
+      )}
+      <div role="status" aria-live="polite">{error && <p class="note error">{error}</p>}</div>
+    </section>
+  );
+}

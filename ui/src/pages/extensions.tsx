@@ -1,0 +1,91 @@
+import { useState } from "preact/hooks";
+import { asAccount, type ExtensionItem } from "../api";
+import { Badge, Loading, Status, TableWrap, when } from "../components";
+import { useAction, useLoad } from "../hooks";
+import type { PageProps } from "../page";
+import { go, href } from "../router";
+import { BundlePage } from "./bundle";
+import { ExtensionDetail } from "./extension-detail";
+
+export function ExtensionsPage(props: PageProps) {
+  const [, id, sub, versionId] = props.route;
+  if (id && sub === "versions" && versionId) return <BundlePage {...props} extensionId={id} versionId={versionId} />;
+  if (id) return <ExtensionDetail {...props} extensionId={id} />;
+  return <ExtensionList {...props} />;
+}
+
+function ExtensionList({ account, refreshAccounts }: PageProps) {
+  const list = useLoad(
+    () => (account ? asAccount<{ extensions: ExtensionItem[] }>(account, "GET", "/extensions").then((r) => r.extensions) : Promise.resolve([])),
+    [account],
+  );
+  const [name, setName] = useState("");
+  const action = useAction();
+  return (
+    <>
+      <h1>Extensions</h1>
+      <p class="crumbs">
+        Extensions of <code>{account}</code>
+      </p>
+      <Loading state={list}>
+        {(items) =>
+          items.length === 0 ? (
+            <p>No extensions yet.</p>
+          ) : (
+            <TableWrap label="Extensions">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Visibility</th>
+                  <th scope="col">Installs</th>
+                  <th scope="col">Updated</th>
+                </tr>
+              </thead>
+              <tbody>
+                {items.map((e) => (
+                  <tr key={e.id}>
+                    <td>
+                      <a href={href("extensions", e.id)}>{e.name}</a>
+                      <div class="muted small">
+                        <code>{e.id}</code>
+                      </div>
+                    </td>
+                    <td>
+                      <Badge value={e.status} />
+                    </td>
+                    <td>{e.visibility}</td>
+                    <td>{e.installCount}</td>
+                    <td>{when(e.updatedAt)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </TableWrap>
+          )
+        }
+      </Loading>
+      <section aria-labelledby="new-ext-h">
+        <h2 id="new-ext-h">New extension</h2>
+        <form
+          class="inline"
+          onSubmit={async (e) => {
+            e.preventDefault();
+            await action.run(async () => {
+              const res = await asAccount<{ extension: { id: string } }>(account, "POST", "/extensions", { name });
+              setName("");
+              refreshAccounts();
+              go("extensions", res.extension.id);
+            });
+          }}
+        >
+          <label for="new-ext-name">Name</label>
+          <input id="new-ext-name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          <button type="submit" disabled={action.busy}>
+            Create
+          </button>
+        </form>
+        <Status message={action.message} />
+      </section>
+    </>
+  );
+}

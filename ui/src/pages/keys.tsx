@@ -1,0 +1,135 @@
+import { useState } from "preact/hooks";
+import { admin, type ApiKey, type LimitRow } from "../api";
+import { Badge, CopyButton, Loading, Status, TableWrap, when } from "../components";
+import { useAction, useLoad } from "../hooks";
+import type { PageProps } from "../page";
+
+const SCOPES = ["extensions:read", "extensions:write", "versions:write", "secrets:read", "secrets:write", "*"] as const;
+
+export function KeysPage({ account, refreshAccounts }: PageProps) {
+  const base = `/accounts/${encodeURIComponent(account)}`;
+  const keys = useLoad(() => (account ? admin<{ apiKeys: ApiKey[] }>("GET", `${base}/keys`).then((r) => r.apiKeys) : Promise.resolve([])), [account]);
+  const cap = useLoad(
+    () => (account ? admin<{ limits: LimitRow[] }>("GET", `/limits?accountId=${encodeURIComponent(account)}`).then((r) => r.limits.find((l) => l.key === "max_api_keys")) : Promise.resolve(undefined)),
+    [account],
+  );
+  const [name, setName] = useState("");
+  const [scopes, setScopes] = useState<string[]>(["extensions:read"]);
+  const [created, setCreated] = useState<{ name: string; plaintext: string } | null>(null);
+  const action = useAction();
+  const refresh = () => {
+    keys.reload();
+    cap.reload();
+    refreshAccounts();
+  };
+
+  return (
+    <>
+      <h1>API keys</h1>
+      <p class="crumbs">Account › Security › API Keys — <code>{account}</code></p>
+      <p>
+        Active keys: <strong data-testid="key-usage">{cap.data ? `${cap.data.usage ?? 0} of ${cap.data.value}` : "…"}</strong>. Revoked keys stop working on the next request.
+      </p>
+      <section aria-labelledby="create-h">
+        <h2 id="create-h">Create a key</h2>
+        <form
+          class="stack"
+          onSubmit={async (e) => {
+            e.preventDefault();
+            setCreated(null);
+            await action.run(async () => {
+              const res = await admin<{ apiKey: ApiKey; plaintext: string }>("POST", `${base}/keys`, { name, scopes });
+              setCreated({ name: res.apiKey.name, plaintext: res.plaintext });
+              setName("");
+              refresh();
+            }, "Key created.");
+          }}
+        >
+          <label for="key-name">Name</label>
+          <input id="key-name" value={name} onInput={(e) => setName(e.currentTarget.value)} maxLength={100} />
+          <fieldset>
+            <legend>Scopes</legend>
+            {SCOPES.map((s) => (
+              <label class="check" key={s}>
+                <input
+                  type="checkbox"
+                  checked={scopes.includes(s)}
+                  onChange={(e) => setScopes(e.currentTarget.checked ? [...scopes, s] : scopes.filter((x) => x !== s))}
+                />{" "}
+                <code>{s}</code>
+              </label>
+            ))}
+          </fieldset>
+          <button type="submit" disabled={action.busy}>
+            Create key
+          </button>
+        </form>
+        <Status message={action.message} />
+        {created && (
+          <div class="note ok" data-testid="new-key">
+            <p>
+              The key <strong>{created.name}</strong> — shown this once; only its hash is kept:
+            </p>
+            <p class="secret">
+              <code data-testid="plaintext">{created.plaintext}</code> <CopyButton text={created.plaintext} label="Copy key" />
+            </p>
+          </div>
+        )}
+      </section>
+      <section aria-labelledby="list-h">
+        <h2 id="list-h">Keys</h2>
+        <Loading state={keys}>
+          {(list) => (
+            <TableWrap label="API keys">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Prefix</th>
+                  <th scope="col">Scopes</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">State</th>
+                  <th scope="col">
+                    <span class="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.map((k) => (
+                  <tr key={k.id}>
+                    <td>
+                      {k.name}
+                      {k.name === "dashboard" && <span class="muted"> (used by this dashboard)</span>}
+                    </td>
+                    <td>
+                      <code>{k.keyPrefix}…</code>
+                    </td>
+                    <td>{k.scopes.join(", ")}</td>
+                    <td>{when(k.createdAt)}</td>
+                    <td>{when(k.lastUsedAt)}</td>
+                    <td>{k.revokedAt ? <Badge value="revoked" /> : <Badge value="active" />}</td>
+                    <td>
+                      {!k.revokedAt && (
+                        <button
+                          type="button"
+                          class="danger"
+                          aria-label={`Revoke ${k.name}`}
+                          onClick={() => action.run(async () => {
+                            await admin("DELETE", `${base}/keys/${encodeURIComponent(k.id)}`);
+                            refresh();
+                          }, `Key ${k.name} revoked.`)}
+                        >
+                          Revoke
+                        </button>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </TableWrap>
+          )}
+        </Loading>
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,265 @@
+import { useState } from "preact/hooks";
+import { admin, asAccount, type ExtensionItem, type LimitRequest, type LimitRow } from "../api";
+import { Badge, bytes, Loading, Status, TableWrap, Tabs, when } from "../components";
+import { useAction, useLoad } from "../hooks";
+import type { PageProps } from "../page";
+
+const show = (row: Pick<LimitRow, "unit">, n: number | null) => (n === null ? "—" : row.unit === "bytes" ? bytes(n) : String(n));
+
+export function LimitsPage({ account }: PageProps) {
+  const [tab, setTab] = useState<"limits" | "requests">("limits");
+  const [scope, setScope] = useState("");
+  const extensions = useLoad(
+    () => (account ? asAccount<{ extensions: ExtensionItem[] }>(account, "GET", "/extensions").then((r) => r.extensions) : Promise.resolve([])),
+    [account],
+  );
+  const scopeValid = scope === "" || (extensions.data ?? []).some((e) => e.id === scope);
+  const extensionId = scopeValid ? scope : "";
+  return (
+    <>
+      <h1>Developer limits</h1>
+      <p class="crumbs">Account › Developer limits — <code>{account}</code></p>
+      <div class="inline">
+        <label for="scope">Scope</label>
+        <select id="scope" value={extensionId} onChange={(e) => setScope(e.currentTarget.value)}>
+          <option value="">The account</option>
+          {(extensions.data ?? []).map((e) => (
+            <option key={e.id} value={e.id}>
+              Extension: {e.name}
+            </option>
+          ))}
+        </select>
+      </div>
+      <Tabs label="Limits views" current={tab} onSelect={setTab} tabs={[{ id: "limits", label: "Limits" }, { id: "requests", label: "Requests" }]} />
+      {tab === "limits" ? <LimitsTab account={account} extensionId={extensionId} onSubmitted={() => setTab("requests")} /> : <RequestsTab account={account} />}
+    </>
+  );
+}
+
+type Step = "select" | "values" | "reason" | "review";
+
+function LimitsTab({ account, extensionId, onSubmitted }: { account: string; extensionId: string; onSubmitted(): void }) {
+  const query = `/limits?accountId=${encodeURIComponent(account)}${extensionId ? `&extensionId=${encodeURIComponent(extensionId)}` : ""}`;
+  const limits = useLoad(() => (account ? admin<{ limits: LimitRow[] }>("GET", query).then((r) => r.limits) : Promise.resolve([])), [query]);
+  const [selected, setSelected] = useState<string[]>([]);
+  const [values, setValues] = useState<Record<string, string>>({});
+  const [reason, setReason] = useState("");
+  const [step, setStep] = useState<Step>("select");
+  const action = useAction();
+  const rows = limits.data ?? [];
+  const chosen = rows.filter((r) => selected.includes(r.key));
+
+  return (
+    <section aria-labelledby="limits-h">
+      <h2 id="limits-h">{extensionId ? `Limits of ${extensionId}` : "Limits of the account"}</h2>
+      <Loading state={limits}>
+        {(list) => (
+          <TableWrap label="Limits">
+            <thead>
+              <tr>
+                <th scope="col">Request</th>
+                <th scope="col">Limit</th>
+                <th scope="col">Value</th>
+                <th scope="col">Source</th>
+                <th scope="col">Hard max</th>
+                <th scope="col">Usage</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((r) => (
+                <tr key={r.key} data-limit={r.key}>
+                  <td>
+                    <input
+                      type="checkbox"
+                      id={`pick-${r.key}`}
+                      aria-label={`Request an increase of ${r.key}`}
+                      checked={selected.includes(r.key)}
+                      onChange={(e) => setSelected(e.currentTarget.checked ? [...selected, r.key] : selected.filter((k) => k !== r.key))}
+                    />
+                  </td>
+                  <td>
+                    <code>{r.key}</code>
+                    <div class="muted small">{r.description}</div>
+                  </td>
+                  <td data-testid="limit-value">{show(r, r.value)}</td>
+                  <td>
+                    <Badge value={r.source} />
+                  </td>
+                  <td>{show(r, r.hardMax)}</td>
+                  <td>{r.usage === null ? "—" : `${r.usage} of ${r.value}`}</td>
+                </tr>
+              ))}
+            </tbody>
+          </TableWrap>
+        )}
+      </Loading>
+
+      <h3>Request an increase</h3>
+      <ol class="steps" aria-label="Steps">
+        {(["select", "values", "reason", "review"] as Step[]).map((s, i) => (
+          <li key={s} aria-current={s === step ? "step" : undefined}>
+            {i + 1}. {s === "select" ? "Select limits" : s === "values" ? "Desired values" : s === "reason" ? "Reason" : "Review and submit"}
+          </li>
+        ))}
+      </ol>
+      {step === "select" && (
+        <p>
+          {chosen.length === 0 ? "Tick the limits to raise in the table." : `Selected: ${chosen.map((c) => c.key).join(", ")}.`}{" "}
+          <button type="button" disabled={chosen.length === 0} onClick={() => setStep("values")}>
+            Next: desired values
+          </button>
+        </p>
+      )}
+      {step === "values" && (
+        <form class="stack" onSubmit={(e) => (e.preventDefault(), setStep("reason"))}>
+          {chosen.map((c) => (
+            <div key={c.key}>
+              <label for={`want-${c.key}`}>
+                {c.key} (now {show(c, c.value)}
+                {c.hardMax !== null ? `, hard max ${show(c, c.hardMax)}` : ""})
+              </label>
+              <input id={`want-${c.key}`} type="number" value={values[c.key] ?? ""} onInput={(e) => setValues({ ...values, [c.key]: e.currentTarget.value })} />
+            </div>
+          ))}
+          <p>
+            <button type="button" class="secondary" onClick={() => setStep("select")}>
+              Back
+            </button>{" "}
+            <button type="submit">Next: reason</button>
+          </p>
+        </form>
+      )}
+      {step === "reason" && (
+        <form class="stack" onSubmit={(e) => (e.preventDefault(), setStep("review"))}>
+          <label for="reason">Why you need it (at least 20 characters)</label>
+          <textarea id="reason" rows={3} value={reason} onInput={(e) => setReason(e.currentTarget.value)} aria-describedby="reason-count" />
+          <p id="reason-count" class="muted small">
+            {reason.trim().length} characters
+          </p>
+          <p>
+            <button type="button" class="secondary" onClick={() => setStep("values")}>
+              Back
+            </button>{" "}
+            <button type="submit">Next: review</button>
+          </p>
+        </form>
+      )}
+      {step === "review" && (
+        <div>
+          <dl class="facts">
+            <div>
+              <dt>Scope</dt>
+              <dd>{extensionId ? `extension ${extensionId}` : `account ${account}`}</dd>
+            </div>
+            {chosen.map((c) => (
+              <div key={c.key}>
+                <dt>{c.key}</dt>
+                <dd>
+                  {show(c, c.value)} → {values[c.key] || "(empty)"}
+                </dd>
+              </div>
+            ))}
+            <div>
+              <dt>Reason</dt>
+              <dd>{reason}</dd>
+            </div>
+          </dl>
+          <p>
+            <button type="button" class="secondary" onClick={() => setStep("reason")}>
+              Back
+            </button>{" "}
+            <button
+              type="button"
+              disabled={action.busy}
+              onClick={async () => {
+                const ok = await action.run(
+                  () =>
+                    admin("POST", "/limit-requests", {
+                      accountId: account,
+                      scope: extensionId ? "extension" : "account",
+                      ...(extensionId ? { extensionId } : {}),
+                      limits: Object.fromEntries(chosen.map((c) => [c.key, values[c.key] === undefined || values[c.key] === "" ? null : Number(values[c.key])])),
+                      reason,
+                    }),
+                  "Request submitted: see the Requests tab.",
+                );
+                if (ok) {
+                  setSelected([]);
+                  setValues({});
+                  setReason("");
+                  setStep("select");
+                  onSubmitted();
+                }
+              }}
+            >
+              Submit request
+            </button>
+          </p>
+        </div>
+      )}
+      <Status message={action.message} />
+    </section>
+  );
+}
+
+function RequestsTab({ account }: { account: string }) {
+  const list = useLoad(() => admin<{ limitRequests: LimitRequest[] }>("GET", `/limit-requests?accountId=${encodeURIComponent(account)}`).then((r) => r.limitRequests), [account]);
+  return (
+    <section aria-labelledby="lr-h">
+      <h2 id="lr-h">Requests</h2>
+      <Loading state={list}>{(items) => <LimitRequestTable items={items} />}</Loading>
+    </section>
+  );
+}
+
+export function LimitRequestTable({ items, actions }: { items: LimitRequest[]; actions?: (r: LimitRequest) => preact.ComponentChildren }) {
+  if (items.length === 0) return <p>No limit requests.</p>;
+  return (
+    <TableWrap label="Limit requests">
+      <thead>
+        <tr>
+          <th scope="col">Request</th>
+          <th scope="col">Limits</th>
+          <th scope="col">Status</th>
+          <th scope="col">History</th>
+          {actions && (
+            <th scope="col">
+              <span class="sr-only">Decision</span>
+            </th>
+          )}
+        </tr>
+      </thead>
+      <tbody>
+        {[...items].reverse().map((r) => (
+          <tr key={r.id} data-request={r.id}>
+            <td>
+              <code>{r.id}</code>
+              <div class="muted small">{r.scope === "extension" ? `extension ${r.extensionId}` : `account ${r.accountId}`}</div>
+              <div class="small">{r.reason}</div>
+            </td>
+            <td>
+              {Object.entries(r.limits).map(([k, v]) => (
+                <div key={k}>
+                  <code>{k}</code> → {v}
+                </div>
+              ))}
+            </td>
+            <td data-testid="request-status">
+              <Badge value={r.status} />
+            </td>
+            <td class="small">
+              <div>submitted {when(r.createdAt)}</div>
+              {r.decidedAt && (
+                <div>
+                  {r.status} {when(r.decidedAt)}
+                  {r.decisionReason ? `: ${r.decisionReason}` : ""}
+                </div>
+              )}
+            </td>
+            {actions && <td>{actions(r)}</td>}
+          </tr>
+        ))}
+      </tbody>
+    </TableWrap>
+  );
+}

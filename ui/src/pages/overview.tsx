@@ -1,0 +1,112 @@
+import { admin, type Fault, type State } from "../api";
+import { Code, Loading, TableWrap, when } from "../components";
+import { useLoad } from "../hooks";
+import type { PageProps } from "../page";
+import { href } from "../router";
+
+const COUNT_LABELS: [string, string][] = [
+  ["accounts", "Accounts"],
+  ["apiKeys", "Active API keys"],
+  ["extensions", "Extensions"],
+  ["versions", "Versions"],
+  ["secrets", "Secrets"],
+  ["activeInstalls", "Active installs"],
+  ["limitRequests", "Limit requests"],
+  ["teamMembers", "Team members"],
+];
+
+export function OverviewPage({ account, accounts }: PageProps) {
+  const state = useLoad(() => admin<State>("GET", "/state"), []);
+  const faults = useLoad(() => admin<{ faults: Fault[] }>("GET", "/faults").then((r) => r.faults), []);
+  const key = useLoad(() => (account ? admin<{ plaintext: string }>("POST", `/accounts/${encodeURIComponent(account)}/dashboard-key`).then((r) => r.plaintext) : Promise.resolve("")), [account]);
+  const origin = location.origin;
+  const apiKey = key.data || "<your API key>";
+  return (
+    <>
+      <h1>Overview</h1>
+      <Loading state={state}>
+        {(s) => (
+          <section aria-labelledby="state-h">
+            <h2 id="state-h">Emulator state</h2>
+            <dl class="facts">
+              <div>
+                <dt>Clock</dt>
+                <dd>
+                  {s.clock.mode}, {when(s.clock.now)} (offset {Math.round(s.clock.offsetMs / 1000)} s)
+                </dd>
+              </div>
+              <div>
+                <dt>Active faults</dt>
+                <dd>{(faults.data ?? []).filter((f) => f.times === null || f.fired < f.times).length} of {s.faults}</dd>
+              </div>
+              <div>
+                <dt>Auto-approve</dt>
+                <dd>{s.autoApproveMs === null ? "off" : `after ${s.autoApproveMs} ms`}</dd>
+              </div>
+              <div>
+                <dt>Rate limits</dt>
+                <dd>{s.rateLimits ? "on" : "off"}</dd>
+              </div>
+              <div>
+                <dt>Requests logged</dt>
+                <dd>{s.requestsLogged}</dd>
+              </div>
+            </dl>
+            <ul class="counts">
+              {COUNT_LABELS.map(([k, label]) => (
+                <li key={k}>
+                  <span class="count">{s.counts[k] ?? 0}</span> {label}
+                </li>
+              ))}
+            </ul>
+          </section>
+        )}
+      </Loading>
+      <section aria-labelledby="accounts-h">
+        <h2 id="accounts-h">Accounts</h2>
+        <TableWrap label="Accounts">
+          <thead>
+            <tr>
+              <th scope="col">Account</th>
+              <th scope="col">Id</th>
+              <th scope="col">Extensions</th>
+              <th scope="col">Active keys</th>
+              <th scope="col">Created</th>
+            </tr>
+          </thead>
+          <tbody>
+            {accounts.map((a) => (
+              <tr key={a.id}>
+                <td>{a.name}</td>
+                <td>
+                  <code>{a.id}</code>
+                </td>
+                <td>
+                  <a href={href("extensions")}>{a.extensions}</a>
+                </td>
+                <td>{a.activeApiKeys}</td>
+                <td>{when(a.createdAt)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </TableWrap>
+      </section>
+      <section aria-labelledby="snippets-h">
+        <h2 id="snippets-h">Use it</h2>
+        <p>
+          These use this server's address and the dashboard key of <code>{account || "—"}</code> (a key named <q>dashboard</q> in its key list; create your own under{" "}
+          <a href={href("keys")}>API keys</a>).
+        </p>
+        <h3>curl</h3>
+        <Code label="curl command" text={`curl -H "Authorization: Bearer ${apiKey}" ${origin}/developer/v1/extensions`} />
+        <h3>ext deploy</h3>
+        <Code label="deploy command" text={`ext deploy ./dist --extension <extension id> --api-key ${apiKey} --target ${origin}/developer/v1`} />
+        <h3>startEmulator (tests)</h3>
+        <Code
+          label="startEmulator example"
+          text={`import { startEmulator } from "ext-emulator";\n\nconst emu = await startEmulator({ fixture: "demo" });\nconst res = await fetch(\`\${emu.baseUrl}/extensions\`, {\n  headers: { authorization: \`Bearer \${emu.apiKey}\` },\n});\nawait emu.stop();`}
+        />
+      </section>
+    </>
+  );
+}

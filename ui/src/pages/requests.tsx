@@ -1,0 +1,185 @@
+import { useEffect, useState } from "preact/hooks";
+import { admin, streamRequests, type ApiKey, type RequestDetail, type RequestEntry } from "../api";
+import { Loading, TableWrap, when } from "../components";
+import { useLoad } from "../hooks";
+import type { PageProps } from "../page";
+
+/** As many rows as the server keeps. */
+const KEEP = 500;
+/** Key names are looked up for at most this many accounts. */
+const KEY_LOOKUP_ACCOUNTS = 50;
+
+/** key id → key name, for every account's keys: which key made a request, and which were the dashboard's own. */
+function useKeyNames(accountIds: string[], entries: RequestEntry[]): Map<string, string> {
+  const [names, setNames] = useState(new Map<string, string>());
+  const unknown = [...new Set(entries.filter((e) => e.keyId !== null && !names.has(e.keyId)).map((e) => e.keyId))].sort().join(",");
+  useEffect(() => {
+    if (unknown === "") return;
+    let live = true;
+    Promise.all(
+      accountIds.slice(0, KEY_LOOKUP_ACCOUNTS).map((id) => admin<{ apiKeys: ApiKey[] }>("GET", `/accounts/${encodeURIComponent(id)}/keys`).then((r) => r.apiKeys, () => [] as ApiKey[])),
+    ).then((lists) => live && setNames(new Map(lists.flat().map((k) => [k.id, k.name]))));
+    return () => {
+      live = false;
+    };
+    // Looked up again only when requests come from a key not seen yet.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [unknown, accountIds.join(",")]);
+  return names;
+}
+
+export function RequestsPage({ accounts }: PageProps) {
+  const [entries, setEntries] = useState<RequestEntry[]>([]);
+  const [live, setLive] = useState(false);
+  const [filter, setFilter] = useState({ account: "", method: "", path: "", status: "" });
+  const [open, setOpen] = useState<number | null>(null);
+  const [hideOwn, setHideOwn] = useState(true);
+  const keyNames = useKeyNames(
+    accounts.map((a) => a.id),
+    entries,
+  );
+  const isOwn = (e: RequestEntry) => e.keyId !== null && keyNames.get(e.keyId) === "dashboard";
+  useEffect(
+    () =>
+      streamRequests(
+        (entry) => setEntries((list) => (list.some((e) => e.id === entry.id) ? list : [entry, ...list].slice(0, KEEP))),
+        setLive,
+      ),
+    [],
+  );
+  const shown = entries.filter(
+    (e) =>
+      !(hideOwn && isOwn(e)) &&
+      (!filter.account || e.accountId === filter.account) &&
+      (!filter.method || e.method === filter.method) &&
+      (!filter.path || e.path.includes(filter.path)) &&
+      (!filter.status || String(e.status).startsWith(filter.status)),
+  );
+  const set = (k: keyof typeof filter) => (e: { currentTarget: { value: string } }) => setFilter({ ...filter, [k]: e.currentTarget.value });
+  return (
+    <>
+      <h1>Requests</h1>
+      <p>
+        Developer-API requests as they happen <span class={live ? "badge badge-approved" : "badge badge-rejected"} data-testid="live">{live ? "live" : "not connected"}</span>. The same stream:{" "}
+        <code>ext logs --follow</code>.
+      </p>
+      <form class="grid filters" onSubmit={(e) => e.preventDefault()} aria-label="Filters">
+        <label for="fl-account">Account</label>
+        <select id="fl-account" value={filter.account} onChange={set("account")}>
+          <option value="">all</option>
+          {accounts.map((a) => (
+            <option key={a.id} value={a.id}>
+              {a.id}
+            </option>
+          ))}
+        </select>
+        <label for="fl-method">Method</label>
+        <select id="fl-method" value={filter.method} onChange={set("method")}>
+          <option value="">all</option>
+          {["GET", "POST", "PUT", "PATCH", "DELETE"].map((m) => (
+            <option key={m}>{m}</option>
+          ))}
+        </select>
+        <label for="fl-path">Path contains</label>
+        <input id="fl-path" value={filter.path} onInput={set("path")} />
+        <label for="fl-status">Status starts with</label>
+        <input id="fl-status" value={filter.status} onInput={set("status")} placeholder="4" />
+      </form>
+      <p>
+        <label class="check">
+          <input type="checkbox" checked={hideOwn} onChange={(e) => setHideOwn(e.currentTarget.checked)} /> Hide this dashboard's own requests (its "dashboard" keys)
+        </label>
+      </p>
+      {open !== null && <Detail id={open} onClose={() => setOpen(null)} />}
+      <TableWrap label="Requests">
+        <thead>
+          <tr>
+            <th scope="col">Time</th>
+            <th scope="col">Request</th>
+            <th scope="col">Status</th>
+            <th scope="col">Account</th>
+            <th scope="col">Key</th>
+            <th scope="col">Duration</th>
+          </tr>
+        </thead>
+        <tbody>
+          {shown.map((e) => (
+            <tr key={e.id} data-request-path={e.path}>
+              <td class="small">{when(e.at)}</td>
+              <td>
+                <button type="button" class="link" onClick={() => setOpen(e.id)}>
+                  {e.method} {e.path}
+                </button>
+              </td>
+              <td>
+                <span class={e.status >= 400 ? "status-bad" : "status-good"}>{e.status}</span>
+              </td>
+              <td>{e.accountId ?? "—"}</td>
+              <td>{e.keyId ? (keyNames.get(e.keyId) ?? e.keyId) : "—"}</td>
+              <td>{e.durationMs} ms</td>
+            </tr>
+          ))}
+        </tbody>
+      </TableWrap>
+      {shown.length === 0 && <p class="muted">No request yet{entries.length > 0 ? " matches the filters" : ""}.</p>}
+    </>
+  );
+}
+
+function Detail({ id, onClose }: { id: number; onClose(): void }) {
+  const detail = useLoad(() => admin<RequestDetail>("GET", `/requests/${id}`), [id]);
+  return (
+    <section class="detail" aria-labelledby="detail-h">
+      <h2 id="detail-h" tabIndex={-1} ref={(el) => el?.focus()}>
+        Request {id}
+      </h2>
+      <Loading state={detail}>
+        {(d) => (
+          <>
+            <p>
+              <strong>
+                {d.method} {d.path}
+                {d.detail.query ? `?${d.detail.query}` : ""}
+              </strong>{" "}
+              → {d.status} in {d.durationMs} ms, {when(d.at)}, account {d.accountId ?? "none"}
+            </p>
+            <div class="two">
+              <div>
+                <h3>Request</h3>
+                <HeaderList headers={d.detail.requestHeaders} label="Request headers" />
+                <pre tabIndex={0} aria-label="Request body">
+                  <code>{d.detail.requestBody ?? d.detail.requestBodyNote ?? "(no body)"}</code>
+                </pre>
+              </div>
+              <div>
+                <h3>Response</h3>
+                <HeaderList headers={d.detail.responseHeaders} label="Response headers" />
+                <pre tabIndex={0} aria-label="Response body">
+                  <code>{d.detail.responseBody ?? "(success bodies are not kept)"}</code>
+                </pre>
+              </div>
+            </div>
+          </>
+        )}
+      </Loading>
+      <button type="button" class="secondary" onClick={onClose}>
+        Close
+      </button>
+    </section>
+  );
+}
+
+function HeaderList({ headers, label }: { headers: Record<string, string>; label: string }) {
+  return (
+    <dl class="headers" aria-label={label}>
+      {Object.entries(headers).map(([k, v]) => (
+        <div key={k}>
+          <dt>{k}</dt>
+          <dd>
+            <code>{v}</code>
+          </dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
