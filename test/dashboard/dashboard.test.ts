@@ -352,7 +352,7 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
       await p.goto(`${remote.url}/#/`);
       await p.getByLabel("Admin token").fill("adm_wrong");
       await p.getByRole("button", { name: "Open the dashboard" }).click();
-      await textHas(p.locator(".note.error"), "not the admin token");
+      await textHas(p.locator(".note.error"), "Wrong admin token");
       await p.getByLabel("Admin token").fill(token);
       await p.getByRole("button", { name: "Open the dashboard" }).click();
       await textIs(p.locator("h1"), "Overview");
