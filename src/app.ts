@@ -14,7 +14,7 @@ import { limitsRoutes } from "./limits/routes";
 import { versionRoutes } from "./versions/routes";
 import { secretRoutes } from "./secrets/routes";
 import { adminGate } from "./emulator/admin-auth";
-import { faultHook } from "./emulator/fault-injector";
+import { faultWrapper } from "./emulator/fault-injector";
 import { controlPlaneRoutes } from "./emulator/routes";
 import type { Runtime } from "./runtime";
 
@@ -25,7 +25,9 @@ export function createApp(runtime: Runtime) {
   // normalize: false keeps request bodies strict; encodeSchema: false skips TypeBox Encode on responses (no
   // response schema has a transform).
   const app = new Elysia({ normalize: false, encodeSchema: false })
-    // The request log wraps the whole handler: it sees the final status of every developer-API request.
+    // Fault injection wraps the whole handler, so an injected fault can stand in for any response, a 401 or 429
+    // included; the request log wraps that (a later wrap is the outer one) and sees every final status.
+    .wrap(faultWrapper(control.faults))
     .wrap(control.requestLog.wrapper())
     .use(errorHandler(logger, methods.allowed))
     .use(docsPlugin())
@@ -33,8 +35,6 @@ export function createApp(runtime: Runtime) {
       response: { 200: t.Object({ status: t.Literal("ok") }) },
       detail: { tags: ["Health"], summary: "Liveness (no auth)" },
     })
-    // Faults first, so an injected fault can stand in for any response, a 401 or 429 included.
-    .use(faultHook(control.faults))
     .use(adminGate({ adminToken: control.adminToken, openWithoutToken: control.openWithoutToken }))
     .use(apiGate(services.auth, runtime.rateLimiter, control.isAdminToken))
     .use(controlPlaneRoutes(runtime))

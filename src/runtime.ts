@@ -10,6 +10,7 @@ import { BlobStore } from "./blobs/blob-store";
 import { EmulatorClock } from "./clock";
 import type { ServerConfig } from "./config";
 import { openDatabase, type Db } from "./db/database";
+import { createDbGeneration } from "./db/generation";
 import { createExtensionService } from "./extensions/service";
 import { applyFixture } from "./fixtures/loader";
 import type { Fixture, SeedReport } from "./fixtures/model";
@@ -39,8 +40,9 @@ export interface RuntimeOptions {
 
 function buildServices(db: Db, clock: EmulatorClock, blobs: BlobStore, cipher: SecretCipher) {
   const limits = createLimitsService(db);
-  const auth = createAuthService(db);
-  const extensions = createExtensionService({ db, clock, limits, blobs });
+  const generation = createDbGeneration(db);
+  const auth = createAuthService(db, generation);
+  const extensions = createExtensionService({ db, clock, limits, blobs, generation });
   const secrets = createSecretService({ db, clock, limits, extensions, cipher });
   const installs = createInstallService({ db, clock, limits, extensions });
   const versions = createVersionService({ db, clock, limits, blobs, extensions });

@@ -6,6 +6,7 @@ import { and, desc, eq, like, sql } from "drizzle-orm";
 import type { BlobStore } from "../blobs/blob-store";
 import type { Clock } from "../clock";
 import type { Db, Tx } from "../db/database";
+import type { DbGeneration } from "../db/generation";
 import { extensions, installs, versions } from "../db/schema";
 import { errors } from "../errors/catalog";
 import { newId } from "../ids";
@@ -34,8 +35,8 @@ function trimmedName(name: string): string {
   return trimmed;
 }
 
-export function createExtensionService(deps: { db: Db; clock: Clock; limits: LimitsService; blobs: BlobStore }) {
-  const { db, clock, limits, blobs } = deps;
+export function createExtensionService(deps: { db: Db; clock: Clock; limits: LimitsService; blobs: BlobStore; generation: DbGeneration }) {
+  const { db, clock, limits, blobs, generation } = deps;
 
   const listSelection = {
     id: extensions.id,
@@ -75,20 +76,18 @@ export function createExtensionService(deps: { db: Db; clock: Clock; limits: Lim
   }
 
   /**
-   * The serialized list, kept per account until anything in the database changes: SQLite's own counters
-   * (`total_changes()` for this connection, `data_version` for commits by other processes such as
-   * `ext seed --data-dir`) move on every write, so no service has to remember to invalidate it. A GET-heavy
-   * test suite then pays neither the query nor the serialization again.
+   * The serialized list, kept per account until anything in the database changes (src/db/generation.ts:
+   * writes by this server at once, commits by another process such as `ext seed --data-dir` from the next
+   * request on), so no service has to remember to invalidate it. A GET-heavy test suite then pays neither
+   * the query nor the serialization again.
    */
-  const generationStmt = db.$client.prepare<{ changes: number }, []>("SELECT total_changes() AS changes");
-  const dataVersionStmt = db.$client.prepare<{ data_version: number }, []>("PRAGMA data_version");
-  const listCache = new Map<string, { generation: string; body: string }>();
+  const listCache = new Map<string, { generation: number; body: string }>();
   function listJson(accountId: string): string {
-    const generation = `${generationStmt.get()!.changes}:${dataVersionStmt.get()!.data_version}`;
+    const now = generation.current();
     const cached = listCache.get(accountId);
-    if (cached && cached.generation === generation) return cached.body;
+    if (cached && cached.generation === now) return cached.body;
     const body = JSON.stringify({ extensions: listStmt.all({ accountId }) });
-    listCache.set(accountId, { generation, body });
+    listCache.set(accountId, { generation: now, body });
     return body;
   }
 
