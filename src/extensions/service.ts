@@ -2,7 +2,7 @@
  * Extensions: the developer-facing operations. Plain arguments in, plain objects out; the caller's account
  * id scopes every read, and an extension of another account is reported exactly like a missing one.
  */
-import { and, desc, eq, like, sql } from "drizzle-orm";
+import { and, desc, eq, gte, lt, sql } from "drizzle-orm";
 import type { BlobStore } from "../blobs/blob-store";
 import type { Clock } from "../clock";
 import type { Db, Tx } from "../db/database";
@@ -117,8 +117,11 @@ export function createExtensionService(deps: { db: Db; clock: Clock; limits: Lim
     if (current >= max) throw errors.limitExceeded("max_extensions_per_account", max, current, "extensions per account");
     const name = trimmedName(input.name);
     const base = slugify(name);
+    // Slugs are lowercase ASCII, so "starts with the prefix" is a range of the unique slug index (a LIKE
+    // would scan every extension of every account on each create).
+    const prefix = base.slice(0, 40);
     const taken = new Set(
-      tx.select({ slug: extensions.slug }).from(extensions).where(like(extensions.slug, `${base.slice(0, 40)}%`)).all().map((r) => r.slug),
+      tx.select({ slug: extensions.slug }).from(extensions).where(and(gte(extensions.slug, prefix), lt(extensions.slug, `${prefix}\uffff`))).all().map((r) => r.slug),
     );
     const now = clock.iso();
     const row: ExtensionRow = {
