@@ -17,6 +17,7 @@ import { adminGate } from "./emulator/admin-auth";
 import { faultWrapper } from "./emulator/fault-injector";
 import { controlPlaneRoutes } from "./emulator/routes";
 import type { Runtime } from "./runtime";
+import { firstResponseWrapper } from "./startup-trace";
 
 export function createApp(runtime: Runtime) {
   const { services, logger } = runtime;
@@ -24,7 +25,10 @@ export function createApp(runtime: Runtime) {
   const { control } = runtime;
   // normalize: false keeps request bodies strict; encodeSchema: false skips TypeBox Encode on responses (no
   // response schema has a transform).
-  const app = new Elysia({ normalize: false, encodeSchema: false })
+  const base = new Elysia({ normalize: false, encodeSchema: false });
+  // Innermost wrap, only when tracing: the first response is part of the start-up (src/startup-trace.ts).
+  if (runtime.config.traceStartup) base.wrap(firstResponseWrapper());
+  const app = base
     // Fault injection wraps the whole handler, so an injected fault can stand in for any response, a 401 or 429
     // included; the request log wraps that (a later wrap is the outer one) and sees every final status.
     .wrap(faultWrapper(control.faults))

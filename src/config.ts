@@ -30,6 +30,8 @@ export interface ServerConfig {
   logLevel: LogLevel;
   /** Write {url, baseUrl, adminUrl, port, pid} here (atomically) once listening. */
   readyFile: string | null;
+  /** Print each start-up phase's time on stderr (src/startup-trace.ts). */
+  traceStartup: boolean;
 }
 
 /** The raw values a user can give as flags; every field optional. */
@@ -52,6 +54,7 @@ const ENV_NAMES: Record<keyof ServerConfig, string> = {
   autoApproveMs: "EXT_AUTO_APPROVE",
   logLevel: "EXT_LOG_LEVEL",
   readyFile: "EXT_READY_FILE",
+  traceStartup: "EXT_TRACE_STARTUP",
 };
 
 function pick(flags: ServerFlags, env: Env, key: keyof ServerConfig): string | number | boolean | null | undefined {
@@ -85,6 +88,7 @@ export function parseServerConfig(flags: ServerFlags = {}, env: Env = process.en
   const memoryRaw = pick(flags, env, "memory");
   const rateRaw = pick(flags, env, "rateLimits");
   const autoRaw = pick(flags, env, "autoApproveMs");
+  const traceRaw = pick(flags, env, "traceStartup");
   const logRaw = String(pick(flags, env, "logLevel") ?? "info") as LogLevel;
   if (!LOG_LEVELS.includes(logRaw)) throw new ConfigError(`log level must be one of ${LOG_LEVELS.join(", ")} (got "${logRaw}")`);
   const str = (k: keyof ServerConfig) => {
@@ -107,6 +111,7 @@ export function parseServerConfig(flags: ServerFlags = {}, env: Env = process.en
     autoApproveMs,
     logLevel: logRaw,
     readyFile: str("readyFile"),
+    traceStartup: traceRaw === undefined || traceRaw === null ? false : toBool("trace startup", traceRaw),
   };
 }
 

@@ -30,6 +30,7 @@ import { createOverrideService } from "./limits/overrides";
 import { createLimitRequestService } from "./limit-requests/service";
 import { createControlPlane, type ControlPlane } from "./emulator/control";
 import { startAutoApprove } from "./emulator/auto-approve";
+import { markStartup } from "./startup-trace";
 
 export interface RuntimeOptions {
   logger?: Logger;
@@ -101,6 +102,7 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
     blobRoot = join(dir, "blobs");
     db = openDatabase(join(dir, "ext.sqlite"));
   }
+  markStartup("data directory, secrets key, SQLite opened and migrated");
   const blobs = new BlobStore(blobRoot);
   const services = buildServices(db, clock, blobs, createSecretCipher(secretKey));
   const rateLimiter = new RateLimiter(clock, config.rateLimits);
@@ -137,6 +139,7 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
       throw e;
     }
   }
+  markStartup(startupFixture ? "services built, fixture applied" : "services built");
   if (config.autoApproveMs !== null) startAutoApprove(runtime, config.autoApproveMs);
   return runtime;
 }

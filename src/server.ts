@@ -5,6 +5,7 @@ import { renameSync, writeFileSync } from "node:fs";
 import { createApp } from "./app";
 import { API_PREFIX, CONTROL_PREFIX, type ServerConfig } from "./config";
 import { createRuntime, type Runtime, type RuntimeOptions } from "./runtime";
+import { markStartup } from "./startup-trace";
 
 /**
  * Bun's own cap on a request body, far above the API's caps (JSON 1 MiB, bundles 50 MB unless overridden):
@@ -44,6 +45,7 @@ function urlHost(host: string): string {
 export function startServer(config: ServerConfig, options: RuntimeOptions = {}): RunningEmulator {
   const runtime = createRuntime(config, options);
   const app = createApp(runtime);
+  markStartup("app built (routes, schemas, hooks)");
   try {
     app.listen({
       hostname: config.host,
@@ -61,6 +63,7 @@ export function startServer(config: ServerConfig, options: RuntimeOptions = {}):
     }
     throw e;
   }
+  markStartup("listening");
   const server = app.server!;
   const url = `http://${urlHost(config.host)}:${server.port}`;
   let stopped = false;

@@ -2,6 +2,7 @@ import { defineCommand } from "citty";
 import { ConfigError, parseServerConfig, type ServerFlags } from "../../src/config";
 import { FixtureError } from "../../src/fixtures/validate";
 import { startServer, type RunningEmulator } from "../../src/server";
+import { markStartup, traceStartupTo } from "../../src/startup-trace";
 import { EXIT, err, fail, out } from "../output";
 
 export const serveArgs = {
@@ -15,6 +16,7 @@ export const serveArgs = {
   "log-level": { type: "string", description: "debug, info, warn, error or silent (env EXT_LOG_LEVEL)", valueHint: "info" },
   "ready-file": { type: "string", description: "Write {url,baseUrl,adminUrl,port,pid} JSON here once listening (env EXT_READY_FILE)", valueHint: "PATH" },
   "auto-approve": { type: "string", description: "Approve every valid submission by itself, after DELAY_MS (default 0) (env EXT_AUTO_APPROVE)", valueHint: "DELAY_MS", optionalValue: true },
+  "trace-startup": { type: "boolean", description: "Print each start-up phase's time on stderr (env EXT_TRACE_STARTUP)" },
 } as const;
 
 /** citty args → config flags; absent flags stay undefined so the environment can fill them. */
@@ -31,6 +33,7 @@ export function serveFlags(args: Record<string, unknown>): ServerFlags {
     ["log-level", "logLevel"],
     ["ready-file", "readyFile"],
     ["auto-approve", "autoApproveMs"],
+    ["trace-startup", "traceStartup"],
   ];
   for (const [arg, key] of map) if (args[arg] !== undefined) flags[key] = args[arg] as string | boolean;
   return flags;
@@ -44,6 +47,7 @@ export default defineCommand({
   },
   args: serveArgs,
   async run({ args }) {
+    markStartup("server modules loaded (Elysia, TypeBox, drizzle)");
     let emulator: RunningEmulator | undefined;
     // Installed before the server starts: a supervisor that reads the banner (or the ready file) and
     // sends SIGTERM at once must get the graceful stop, not the default kill.
@@ -59,7 +63,9 @@ export default defineCommand({
     process.on("SIGTERM", () => void shutdown("SIGTERM"));
     try {
       // `--seed demo` (or EXT_SEED=demo) is the embedded demo fixture: createRuntime resolves it.
-      emulator = startServer(parseServerConfig(serveFlags(args)));
+      const config = parseServerConfig(serveFlags(args));
+      if (config.traceStartup) traceStartupTo(err);
+      emulator = startServer(config);
     } catch (e) {
       if (e instanceof ConfigError || e instanceof FixtureError) fail(e.message, EXIT.usage);
       fail((e as Error).message, EXIT.runtime);

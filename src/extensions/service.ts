@@ -2,7 +2,7 @@
  * Extensions: the developer-facing operations. Plain arguments in, plain objects out; the caller's account
  * id scopes every read, and an extension of another account is reported exactly like a missing one.
  */
-import { and, desc, eq, gte, lt, sql } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, gte, lt, sql } from "drizzle-orm";
 import type { BlobStore } from "../blobs/blob-store";
 import type { Clock } from "../clock";
 import type { Db, Tx } from "../db/database";
@@ -63,6 +63,12 @@ export function createExtensionService(deps: { db: Db; clock: Clock; limits: Lim
     .from(extensions)
     .where(and(eq(extensions.id, sql.placeholder("id")), eq(extensions.accountId, sql.placeholder("accountId"))))
     .prepare();
+  // GET /extensions/:id in one statement: each statement outside a transaction opens its own read transaction.
+  const ownedWithCountStmt = db
+    .select({ row: getTableColumns(extensions), installCount })
+    .from(extensions)
+    .where(and(eq(extensions.id, sql.placeholder("id")), eq(extensions.accountId, sql.placeholder("accountId"))))
+    .prepare();
   const installCountStmt = db
     .select({ n: sql<number>`COUNT(*)` })
     .from(installs)
@@ -91,8 +97,8 @@ export function createExtensionService(deps: { db: Db; clock: Clock; limits: Lim
     return body;
   }
 
-  function toFull(row: ExtensionRow): Extension {
-    const count = installCountStmt.get({ id: row.id })?.n ?? 0;
+  function toFull(row: ExtensionRow, knownCount?: number): Extension {
+    const count = knownCount ?? installCountStmt.get({ id: row.id })?.n ?? 0;
     return {
       id: row.id,
       slug: row.slug,
@@ -157,7 +163,9 @@ export function createExtensionService(deps: { db: Db; clock: Clock; limits: Lim
     listJson,
 
     get(accountId: string, id: string): Extension {
-      return toFull(findOwned(accountId, id));
+      const found = ownedWithCountStmt.get({ id, accountId });
+      if (!found) throw errors.extensionNotFound(id);
+      return toFull(found.row, found.installCount);
     },
 
     create(accountId: string, input: CreateExtensionInput): ExtensionCreated["extension"] {
