@@ -1,6 +1,8 @@
 /**
  * Start-up phases for `ext serve --trace-startup` (or EXT_TRACE_STARTUP=1): where a cold start spends its
- * time, phase by phase, printed on stderr as `[startup] <ms since the process began> <phase> (+<ms of that phase>)`.
+ * time, phase by phase, printed on stderr as
+ * `[startup] <ms since the process began> <phase> (+<ms of that phase>, cpu +<CPU ms of that phase>)`: the CPU
+ * figure (user + system, from process.cpuUsage) tells the process's own work from waiting on a busy machine.
  *
  * This module reads the monotonic timer (`performance.now()`, whose origin is the process start) rather than
  * the emulator's clock (src/clock.ts) on purpose: it measures how long this process's own start-up took, a
@@ -11,7 +13,13 @@
 interface Mark {
   phase: string;
   atMs: number;
+  cpuMs: number;
 }
+
+const cpuMsNow = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
 
 const marks: Mark[] = [];
 let write: ((line: string) => void) | null = null;
@@ -19,12 +27,13 @@ let firstResponseSeen = false;
 
 function format(mark: Mark, previous: Mark | undefined): string {
   const own = previous ? mark.atMs - previous.atMs : mark.atMs;
-  return `[startup] ${mark.atMs.toFixed(1).padStart(7)} ms  ${mark.phase} (+${own.toFixed(1)} ms)`;
+  const cpu = previous ? mark.cpuMs - previous.cpuMs : mark.cpuMs;
+  return `[startup] ${mark.atMs.toFixed(1).padStart(7)} ms  ${mark.phase} (+${own.toFixed(1)} ms, cpu +${cpu.toFixed(1)} ms)`;
 }
 
 /** Records that a phase ended now; printed at once when tracing is on. */
 export function markStartup(phase: string): void {
-  const mark = { phase, atMs: performance.now() };
+  const mark = { phase, atMs: performance.now(), cpuMs: cpuMsNow() };
   marks.push(mark);
   if (write) write(format(mark, marks.at(-2)));
 }

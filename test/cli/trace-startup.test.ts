@@ -54,9 +54,9 @@ async function traceOf(args: string[], extraEnv: Record<string, string> = {}): P
 }
 
 describe("ext serve --trace-startup", () => {
-  test("prints every phase once, in order, each with its time since the process began and its own duration", async () => {
+  test("prints every phase once, in order, each with its time since the process began, its own duration and its CPU time", async () => {
     const lines = await traceOf(["--trace-startup"]);
-    const parsed = lines.map((l) => /^\[startup\]\s+([\d.]+) ms {2}(.+) \(\+([\d.]+) ms\)$/.exec(l));
+    const parsed = lines.map((l) => /^\[startup\]\s+([\d.]+) ms {2}(.+) \(\+([\d.]+) ms, cpu \+([\d.]+) ms\)$/.exec(l));
     expect(parsed.every((m) => m !== null)).toBe(true);
     expect(parsed.map((m) => m![2])).toEqual(PHASES);
     const at = parsed.map((m) => Number(m![1]));
