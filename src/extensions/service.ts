@@ -2,7 +2,7 @@
  * Extensions: the developer-facing operations. Plain arguments in, plain objects out; the caller's account
  * id scopes every read, and an extension of another account is reported exactly like a missing one.
  */
-import { and, desc, eq, getTableColumns, gte, lt, sql } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, sql } from "drizzle-orm";
 import type { BlobStore } from "../blobs/blob-store";
 import type { Clock } from "../clock";
 import type { Db, Tx } from "../db/database";
@@ -116,19 +116,35 @@ export function createExtensionService(deps: { db: Db; clock: Clock; limits: Lim
     };
   }
 
-  /** Inserts inside an open transaction, enforcing the per-account cap and slug uniqueness. */
-  function insert(tx: Tx, accountId: string, input: NewExtension): ExtensionRow {
+  // The write paths' statements, prepared once: drizzle's builder would build and prepare each query on every request.
+  // bun:sqlite has one connection, so these run inside the caller's open transaction.
+  const countStmt = db.$client.prepare<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM extensions WHERE account_id = ?");
+  // Slugs are lowercase ASCII, so "starts with the prefix" is a range of the unique slug index (a LIKE would scan
+  // every extension of every account on each create).
+  const slugsStmt = db.$client.prepare<{ slug: string }, [string, string]>("SELECT slug FROM extensions WHERE slug >= ? AND slug < ?");
+  const insertStmt = db.$client.prepare<never, [string, string, string, string, string, string, string, string, string, string | null, string, string]>(
+    `INSERT INTO extensions (id, account_id, slug, name, short_description, description, pricing, visibility, status, current_version_id, rating_count, listed_at, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 0, ?, ?, ?)`,
+  );
+  const updateStmt = db.$client.prepare<never, [string, string, string, string, string, string, string]>(
+    "UPDATE extensions SET name = ?, short_description = ?, description = ?, pricing = ?, visibility = ?, updated_at = ? WHERE id = ?",
+  );
+  const markListedStmt = db.$client.prepare<never, [string, string]>(
+    "UPDATE extensions SET listed_at = ? WHERE id = ? AND listed_at IS NULL AND status = 'approved' AND visibility = 'public'",
+  );
+
+  /**
+   * Inserts inside an open transaction (the caller's `tx`: the prepared statements above share its connection),
+   * enforcing the per-account cap and slug uniqueness.
+   */
+  function insert(_tx: Tx, accountId: string, input: NewExtension): ExtensionRow {
     const max = limits.resolve("max_extensions_per_account", { accountId }).value;
-    const current = tx.select({ n: sql<number>`COUNT(*)` }).from(extensions).where(eq(extensions.accountId, accountId)).get()?.n ?? 0;
+    const current = countStmt.get(accountId)?.n ?? 0;
     if (current >= max) throw errors.limitExceeded("max_extensions_per_account", max, current, "extensions per account");
     const name = trimmedName(input.name);
     const base = slugify(name);
-    // Slugs are lowercase ASCII, so "starts with the prefix" is a range of the unique slug index (a LIKE
-    // would scan every extension of every account on each create).
     const prefix = base.slice(0, 40);
-    const taken = new Set(
-      tx.select({ slug: extensions.slug }).from(extensions).where(and(gte(extensions.slug, prefix), lt(extensions.slug, `${prefix}\uffff`))).all().map((r) => r.slug),
-    );
+    const taken = new Set(slugsStmt.all(prefix, `${prefix}\uffff`).map((r) => r.slug));
     const now = clock.iso();
     const row: ExtensionRow = {
       id: input.id ?? newId("ext", clock.nowMs()),
@@ -146,7 +162,7 @@ export function createExtensionService(deps: { db: Db; clock: Clock; limits: Lim
       createdAt: now,
       updatedAt: now,
     };
-    tx.insert(extensions).values(row).run();
+    insertStmt.run(row.id, row.accountId, row.slug, row.name, row.shortDescription, row.description, row.pricing, row.visibility, row.status, row.listedAt, row.createdAt, row.updatedAt);
     return row;
   }
 
@@ -174,7 +190,7 @@ export function createExtensionService(deps: { db: Db; clock: Clock; limits: Lim
     },
 
     update(accountId: string, id: string, patch: UpdateExtensionInput): Extension {
-      const row = db.transaction((tx) => {
+      const row = db.transaction(() => {
         const current = findOwned(accountId, id);
         const next: Partial<ExtensionRow> = {};
         if (patch.name !== undefined && trimmedName(patch.name) !== current.name) next.name = trimmedName(patch.name);
@@ -184,10 +200,12 @@ export function createExtensionService(deps: { db: Db; clock: Clock; limits: Lim
         if (patch.visibility !== undefined && patch.visibility !== current.visibility) next.visibility = patch.visibility;
         // updatedAt moves only when something really changed.
         if (Object.keys(next).length === 0) return current;
-        next.updatedAt = clock.iso();
-        tx.update(extensions).set(next).where(eq(extensions.id, id)).run();
-        markListedIfPublic(tx, id, next.updatedAt);
-        return findOwned(accountId, id);
+        const updatedAt = clock.iso();
+        const row: ExtensionRow = { ...current, ...next, updatedAt };
+        updateStmt.run(row.name, row.shortDescription, row.description, row.pricing, row.visibility, updatedAt, id);
+        markListedStmt.run(updatedAt, id);
+        // listed_at is not part of the answer, so the row is complete without reading it back.
+        return row;
       });
       return toFull(row);
     },
