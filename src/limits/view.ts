@@ -1,7 +1,7 @@
 /** Builds the limits endpoint's body: the resolved catalogue grouped by category, the sound summary, usage. */
 import { AUDIO_FORMATS } from "../bundles/audio-formats";
 import type { Db } from "../db/database";
-import { memberCount } from "../accounts/service";
+import { membersWithOwner } from "../accounts/service";
 import type { ExtensionService } from "../extensions/service";
 import { limitDefinition } from "./catalog";
 import type { LimitsResponse } from "./model";
@@ -11,18 +11,20 @@ export function createLimitsView(deps: { db: Db; limits: LimitsService; extensio
   const { db, limits } = deps;
 
   // The usage counts in one statement: each statement outside a transaction opens its own read transaction.
-  const usageStmt = db.$client.prepare<{ extensions: number; versions: number; archived: number; secrets: number; keys: number }, [string, string]>(
+  const usageStmt = db.$client.prepare<{ extensions: number; versions: number; archived: number; secrets: number; keys: number; members: number; owners: number }, [string, string]>(
     `SELECT (SELECT COUNT(*) FROM extensions WHERE account_id = ?1) AS extensions,
             (SELECT COUNT(*) FROM versions WHERE extension_id = ?2 AND status != 'archived') AS versions,
             (SELECT COUNT(*) FROM versions WHERE extension_id = ?2 AND status = 'archived') AS archived,
             (SELECT COUNT(*) FROM secrets WHERE extension_id = ?2) AS secrets,
-            (SELECT COUNT(*) FROM api_keys WHERE account_id = ?1 AND revoked_at IS NULL) AS keys`,
+            (SELECT COUNT(*) FROM api_keys WHERE account_id = ?1 AND revoked_at IS NULL) AS keys,
+            (SELECT COUNT(*) FROM team_members WHERE account_id = ?1) AS members,
+            (SELECT COALESCE(SUM(role = 'owner'), 0) FROM team_members WHERE account_id = ?1) AS owners`,
   );
 
   return {
     forExtension(accountId: string, extensionId: string): LimitsResponse {
       // One read transaction for the whole body: a consistent picture, and one set of locks instead of one per statement.
-      return db.transaction((tx) => {
+      return db.transaction(() => {
         deps.extensions.findOwned(accountId, extensionId);
         const scope = { accountId, extensionId };
         const grouped: Record<string, Record<string, LimitsResponse["limits"]["account"][string]>> = {};
@@ -60,7 +62,7 @@ export function createLimitsView(deps: { db: Db; limits: LimitsService; extensio
             secrets: usage.secrets,
             apiKeys: usage.keys,
             // The owner included: the same count max_team_members is checked against.
-            teamMembers: memberCount(tx, accountId),
+            teamMembers: membersWithOwner(usage.members, usage.owners),
           },
         };
       });
