@@ -31,36 +31,62 @@ function cpuLine(row: RouteRowLike): string {
 }
 
 const GET_PROFILE =
-  "Profile of the server under this load (bun --cpu-prof-md, 10 s, after the changes of this bench's issue): Elysia's composed request handler and context " +
-  "(the function built by createBunRouteHandler, its hooks, the wrap chain) is the largest part that is not the socket; the Response object and its headers " +
-  "next; then ours: one SQLite read transaction per request (PRAGMA data_version, to see commits by other processes, ~4 µs on a WAL file: shared-memory locks), " +
-  "the request log's entry and the principal lookup in memory. SHA-256 of the key and the key's SQLite lookup are gone from the repeated path (the principal is " +
-  "remembered until the database generation moves), and the fault hook no longer makes every request async. What is left that is ours is a few µs; the rest is " +
-  "Elysia's per-request pipeline (context object, hooks, header merging), which a framework change, not this code, would remove.";
+  "Where the list's time goes (bun --cpu-prof-md of the server under wrk at 64 connections, while writing this bench): before this issue's changes, native SQLite " +
+  "statement steps were 38% of samples (the key's lookup, `total_changes()` and `PRAGMA data_version`: on a WAL file each statement outside a transaction opens a " +
+  "read transaction, ~4–6 µs of shared-memory locking), SHA-256 of the key ~10%, and an async fault hook made every request's handler async. Now a key that " +
+  "authenticated is remembered until the database generation moves (no hash, no lookup), `data_version` is read once per request (src/db/generation.ts), and " +
+  "fault injection is a wrap that adds nothing when no rule is armed. What is left that is ours is small: that one read transaction (~4 µs), the request log's " +
+  "entry, three path checks. The rest is Elysia's per-request pipeline — the composed handler and its context object, the onRequest hooks, the auth macro's " +
+  "transform + resolve, merging `set.headers` into the Response — and Bun's Response and socket work, which the ceiling pays too. Closing the last gap would mean " +
+  "answering the list outside Elysia's pipeline (a Bun route of our own), which would also bypass the hooks every other route shares; not done.";
 
 function getRatio(r: BenchResults): string {
   const row = routeRows(r).find((x) => x.id === "list");
   return (row ? cpuLine(row) : "") + GET_PROFILE;
 }
 
+const ROUTE_NOTES: Record<string, string> = {
+  get:
+    "GET /extensions/:id reads the row and its install count in one statement now (two read transactions before); Elysia then validates the response " +
+    "against the Extension schema and serializes it (the list skips both: its body is cached already serialized).",
+  create:
+    "POST /extensions: a write transaction (WAL append of the table page and three index pages; with synchronous=NORMAL every ~1,000 pages a checkpoint " +
+    "fsyncs), the JSON body parsed and validated by Elysia/TypeBox, the 201 validated and serialized. Its statements are prepared once now (drizzle's builder " +
+    "built and prepared each query per request: 417 → ~190 µs of CPU per request on this machine). What is left is SQLite's write path and the framework.",
+  patch:
+    "PATCH: one prepared UPDATE, one prepared listed-at check and no read-back (332 → ~130 µs); left: the write transaction, body parse + validation, " +
+    "response validation.",
+  secret:
+    "PUT secrets: AES-256-GCM with a fresh IV (randomBytes + cipher, ~10 µs), one prepared UPDATE or INSERT (282 → ~105 µs); left: the write transaction and the framework.",
+  installs:
+    "GET …/installs runs four drizzle builder queries per request (the extension twice, the totals, the per-version GROUP BY), each built and prepared on every " +
+    "call: src/installs/service.ts, which issue 19 (install statistics as counters) rewrites, so it was left alone here.",
+  limits:
+    "GET …/limits resolved every limit with two statements each (40 read transactions) and built six builder queries per request (700 µs); now two statements " +
+    "for the overrides and one for the usage, inside one read transaction (~90 µs); left: a 3 KB body validated against its schema by Elysia and serialized.",
+  unauthorized:
+    "The 401 pays SHA-256 of the unknown key and its SQLite lookup (never remembered: failures are not cached, so invented keys cannot grow memory), the check " +
+    "against the admin token (its digest is now made once, not per request) and the error envelope.",
+  rate_limited: "The 429 pays authentication (remembered), the rate window and the error envelope with its headers.",
+};
+
 function routeFloor(r: BenchResults): string {
   const low = routeRows(r).filter((x) => x.ratio < 0.3);
-  const lines = low.map((x) => cpuLine(x)).join("");
-  return (
-    lines +
-    "Writes (POST, PATCH, PUT) pay a SQLite write transaction each (WAL append, synchronous NORMAL: no fsync per commit) plus the body's JSON parse and TypeBox " +
-    "validation; PUT adds AES-256-GCM with a fresh IV; the ceiling does none of these, so the write rows measure what an emulator that stores its state must do."
-  );
+  return low.map((x) => cpuLine(x) + (ROUTE_NOTES[x.id] ?? "")).join(" ") || "No route below 30% in this run's results.";
 }
 
 function coldStart(r: BenchResults): string {
   const trace = (r.sections.cold as { trace?: string[] } | undefined)?.trace ?? [];
   return (
-    (trace.length > 0 ? `The start-up trace of this run: ${trace.map((l) => l.replace(/^\[startup\]\s*/, "")).join("; ")}. ` : "") +
-    "The binary is built with `--bytecode`, and the OpenAPI generator and the Scalar docs script load on first use. What is left: loading the server's modules " +
-    "(Elysia, TypeBox, drizzle: module evaluation inside Bun), opening SQLite and applying the migrations to the empty file, and building the Elysia app (every route's " +
-    "schemas and hooks composed) — framework and runtime work, a few ms each; the first request then pays Elysia's compile of the /healthz handler. A trivial compiled " +
-    "Bun.serve binary answers its first request ~5 ms after spawn on this machine; what is above that is module evaluation and Elysia's set-up."
+    (trace.length > 0 ? `This run's start-up trace: ${trace.map((l) => l.replace(/^\[startup\]\s*/, "")).join("; ")}. ` : "") +
+    "Read the CPU column: on a busy machine the wall times include waiting for a core. By CPU, the start is spread over framework and runtime work, no single " +
+    "part of it ours: the CLI's and the server's modules evaluated (Elysia, TypeBox, drizzle, citty: ~35 ms CPU together under load, from bytecode), the app " +
+    "built (~20 ms: Elysia registers every route with its TypeBox schemas and error models — src/errors/model.ts's errorResponses builds each route's error " +
+    "schemas, ~6% of a start-up profile), SQLite opened and migrated (~8 ms CPU plus 7 fsyncs, ~5 ms on this disk: the secrets key file and SQLite's WAL " +
+    "set-up, kept for durability), and the first response (~20 ms CPU: Elysia compiles the /healthz handler with `new Function` on first use). The binary " +
+    "is already built with `--bytecode`, the OpenAPI generator and the docs script load on first use. What would close it: schemas and handlers composed " +
+    "at build time instead of at every start (not available in Elysia 1.4), fewer error-model schemas per route (src/errors/model.ts, being reworked for " +
+    "the OpenAPI document in a parallel issue), an idle machine."
   );
 }
 
@@ -98,13 +124,16 @@ function rssGrowth(r: BenchResults): string {
 function resetTime(r: BenchResults): string {
   void r;
   return (
-    "A reset deletes every row in one transaction (ON DELETE CASCADE from accounts), clears the in-memory state and re-applies the start-up fixture (insert the " +
-    "account, hash and insert each key); through the control plane it is also one HTTP round trip from the test process."
+    "A reset deletes every row in one transaction (ON DELETE CASCADE from accounts), empties the blob store, clears the in-memory state and re-applies the " +
+    "start-up fixture. Profiled in process (bun --cpu-prof-md, 1,000 resets of the demo fixture): half the time was the blob store removing and re-creating " +
+    "its directories (now emptied entry by entry: 6.1 → 1.2 ms a reset on the loaded machine); what is left is the fixture loader building and preparing " +
+    "each drizzle query on every call (SQLite `prepare` is the largest part: src/fixtures/loader.ts, under rework in a parallel issue; statements prepared " +
+    "once would take it under a millisecond) and, through the control plane, one HTTP round trip from the test process."
   );
 }
 
 function nodeStart(r: BenchResults): string {
-  return "Spawning the binary and waiting for its ready file is a cold start of the binary in memory mode plus the demo fixture: " + coldStart(r);
+  return "Spawning the binary and waiting for its ready file is a cold start of the binary in memory mode with the demo fixture, plus Node's spawn and a poll of the file every millisecond: " + coldStart(r);
 }
 
 export function explainGap(id: string, r: BenchResults): string {
