@@ -22,7 +22,8 @@ export interface Principal {
 export interface AuthService {
   /**
    * Throws 401 `unauthorized` for a missing, malformed, unknown or revoked key. Called once at the start of
-   * every developer-API request: it refreshes the database generation for the request's caches.
+   * every developer-API request: when it lets the request go on, it has refreshed the database generation for
+   * the request's caches.
    */
   authenticate(authorization: string | null): Principal;
 }
@@ -46,18 +47,21 @@ export function createAuthService(db: Db, generation: DbGeneration): AuthService
   const known = new Map<string, { generation: number; principal: Principal }>();
   return {
     authenticate(authorization) {
-      generation.refresh();
       if (!authorization) throw errors.unauthorized("missing");
-      const now = generation.current();
       const hit = known.get(authorization);
-      if (hit && hit.generation === now) return hit.principal;
+      // The generation is refreshed on every path that lets the request go on (a 401 ends it, so it needs none).
+      if (hit) {
+        generation.refresh();
+        if (hit.generation === generation.current()) return hit.principal;
+      }
       const match = BEARER.exec(authorization);
       if (!match) throw errors.unauthorized("malformed");
       const row = lookup.get(hashApiKey(match[1]!));
       if (!row) throw errors.unauthorized("invalid");
+      if (!hit) generation.refresh();
       const principal: Principal = Object.freeze({ accountId: row.account_id, keyId: row.id, scopes: scopesOf(row.scopes) });
       if (!hit && known.size >= PRINCIPAL_CACHE_MAX) known.clear();
-      known.set(authorization, { generation: now, principal });
+      known.set(authorization, { generation: generation.current(), principal });
       return principal;
     },
   };
