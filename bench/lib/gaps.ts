@@ -47,23 +47,23 @@ function getRatio(r: BenchResults): string {
 
 const ROUTE_NOTES: Record<string, string> = {
   get:
-    "GET /extensions/:id reads the row and its install count in one statement now (two read transactions before); Elysia then validates the response " +
+    "GET /extensions/:id reads the row and its install count in one statement now (two read transactions before; 51–56 → 37–59 µs in the same A/B: within the noise); Elysia then validates the response " +
     "against the Extension schema and serializes it (the list skips both: its body is cached already serialized).",
   create:
     "POST /extensions: a write transaction (WAL append of the table page and three index pages; with synchronous=NORMAL every ~1,000 pages a checkpoint " +
     "fsyncs), the JSON body parsed and validated by Elysia/TypeBox, the 201 validated and serialized. Its statements are prepared once now (drizzle's builder " +
-    "built and prepared each query per request: 417 → ~190 µs of CPU per request on this machine). What is left is SQLite's write path and the framework.",
+    "built and prepared each query per request: 540–677 → 224–231 µs of server CPU per request in an A/B of the two builds alternated on the loaded machine). What is left is SQLite's write path and the framework.",
   patch:
-    "PATCH: one prepared UPDATE, one prepared listed-at check and no read-back (332 → ~130 µs); left: the write transaction, body parse + validation, " +
+    "PATCH: one prepared UPDATE, one prepared listed-at check and no read-back (346–365 → 138–160 µs, same A/B); left: the write transaction, body parse + validation, " +
     "response validation.",
   secret:
-    "PUT secrets: AES-256-GCM with a fresh IV (randomBytes + cipher, ~10 µs), one prepared UPDATE or INSERT (282 → ~105 µs); left: the write transaction and the framework.",
+    "PUT secrets: AES-256-GCM with a fresh IV (randomBytes + cipher, ~10 µs), one prepared UPDATE or INSERT (347–366 → 130–146 µs, same A/B); left: the write transaction and the framework.",
   installs:
     "GET …/installs runs four drizzle builder queries per request (the extension twice, the totals, the per-version GROUP BY), each built and prepared on every " +
     "call: src/installs/service.ts, which issue 19 (install statistics as counters) rewrites, so it was left alone here.",
   limits:
-    "GET …/limits resolved every limit with two statements each (40 read transactions) and built six builder queries per request (700 µs); now two statements " +
-    "for the overrides and one for the usage, inside one read transaction (~90 µs); left: a 3 KB body validated against its schema by Elysia and serialized.",
+    "GET …/limits resolved every limit with two statements each (40 read transactions) and built six builder queries per request (684–928 µs, same A/B); now two statements " +
+    "for the overrides and one for the usage, inside one read transaction (85–93 µs); left: a 3 KB body validated against its schema by Elysia and serialized.",
   unauthorized:
     "The 401 pays SHA-256 of the unknown key and its SQLite lookup (never remembered: failures are not cached, so invented keys cannot grow memory), the check " +
     "against the admin token (its digest is now made once, not per request) and the error envelope.",
