@@ -95,12 +95,15 @@ function uploadSpeed(r: BenchResults): string {
   const at = l ? `${l.seconds} s for ${round(l.bundleBytes / 1024 / 1024, 1)} MB (median of ${l.runs?.length ?? 1}). ` : "";
   return (
     at +
-    "The server reads the bundle once: the multipart body is parsed as it arrives (busboy), and the bundle part goes at the same time to the temp file (SHA-256, " +
-    "disk write, flushed every 8 MB so the final fsync finds little left) and through gunzip → tar-stream for the inspection. Measured in process on the main thread " +
-    "(48 MB): SHA-256 ~32–44 ms, Bun handing the request body over as a fresh Buffer per read ~60 ms, busboy's boundary search ~13 ms, zlib and tar-stream callbacks " +
-    "~30 ms, gunzip itself ~100 ms on the thread pool; the client's send shares the same 2 cores, and each timed upload is the first large one of a fresh server (the " +
-    "JIT has not tiered up: warm uploads on one server reach 200–215 MB/s). What would close it: a multipart parser in native code and a body reader that reuses its " +
-    "buffers (inside Bun), or SHA-256 in a worker beside the parse (ours, costs a copy per chunk)."
+    "The server reads the bundle once: the multipart body is parsed as it arrives (busboy), and the bundle part goes at the same time to the temp file " +
+    "(SHA-256, disk write, flushed every 8 MB so the final fsync finds little left) and through gunzip → tar-stream for the inspection. A CPU profile of " +
+    "the server receiving three 49.9 MB bundles (bun --cpu-prof-md, while writing this bench) put the largest part in zlib: Bun runs gunzip's work in " +
+    "`write` on the main thread, and with zlib's default 16 KB output chunks a 50 MB bundle made ~3,400 chunks, each a fresh zero-filled buffer and a trip " +
+    "through the tar parser. Gunzip now writes 256 KB chunks (src/bundles/inspect.ts, a one-line change): gunzip alone 110–140 → 41–55 ms of CPU for the " +
+    "bundle, and the whole upload 470–540 → 340–420 ms of server CPU (first upload of a fresh server, alternated builds, loaded machine). What is left: the " +
+    "temp file's writes and SHA-256 (`hash.update` in the meter, src/versions/upload.ts), Bun handing the request body over as a fresh buffer per read, " +
+    "busboy's boundary search — and on this machine the client's send sharing the same 2 cores with whatever else runs. What would close the rest: SHA-256 " +
+    "and the file writes off the main thread (a worker: a copy per chunk), a native multipart parser and a body reader that reuses its buffers (inside Bun)."
   );
 }
 
