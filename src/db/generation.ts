@@ -4,8 +4,9 @@
  * `total_changes()` counts this connection's writes and costs no read transaction, so it is read on every
  * call; `PRAGMA data_version` moves on commits by other connections (another process such as
  * `ext seed --data-dir`) but opens a read transaction (shared-memory locks on a WAL file), so it is read once
- * per request, by `refresh()` at the request's start. A request therefore sees every commit made before it
- * arrived, and every write of this process at any time.
+ * per request, by `refresh()` when the request authenticates (src/auth/service.ts), before any cache is
+ * consulted. A request therefore sees every commit made before it arrived, and every write of this process
+ * at any time.
  */
 import type { Db } from "./database";
 

@@ -63,6 +63,19 @@ describe("GET /extensions (authentication)", () => {
     expect401(await emu.api("GET", "/extensions", { key: REVOKED_ELSEWHERE_KEY }), /Invalid/);
   });
 
+  test("a key's first request sees another process's commit even when the list was cached through another key", async () => {
+    const other = () => new Database(join(emu.dataDir, "ext.sqlite"));
+    const id = (await emu.api("POST", "/extensions", { json: { name: "Seen By Both Keys" } })).body.extension.id;
+    const nameVia = async (key: string) => (await emu.api("GET", "/extensions", { key })).body.extensions.find((e: { id: string }) => e.id === id).name;
+    expect(await nameVia(DEMO_KEY)).toBe("Seen By Both Keys");
+    const db = other();
+    db.exec("PRAGMA busy_timeout = 5000");
+    db.prepare("UPDATE extensions SET name = 'Renamed By Another Process' WHERE id = ?").run(id);
+    db.close();
+    // READ_KEY has not been used yet in this test file: its request takes the lookup path, not the remembered one.
+    expect(await nameVia(READ_KEY)).toBe("Renamed By Another Process");
+  });
+
   test("the scheme is case-insensitive", async () => {
     for (const scheme of ["bearer", "BEARER", "BeArEr"]) {
       const res = await emu.api("GET", "/extensions", { key: null, headers: { authorization: `${scheme} ${DEMO_KEY}` } });
