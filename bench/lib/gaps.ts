@@ -109,12 +109,14 @@ function uploadSpeed(r: BenchResults): string {
     "The server reads the bundle once: the multipart body is parsed as it arrives (busboy), and the bundle part goes at the same time to the temp file " +
     "(SHA-256, disk write, flushed every 8 MB so the final fsync finds little left) and through gunzip → tar-stream for the inspection. A CPU profile of " +
     "the server receiving three 49.9 MB bundles (bun --cpu-prof-md, while writing this bench) put the largest part in zlib: Bun runs gunzip's work in " +
-    "`write` on the main thread, and with zlib's default 16 KB output chunks a 50 MB bundle made ~3,400 chunks, each a fresh zero-filled buffer and a trip " +
-    "through the tar parser. Gunzip now writes 256 KB chunks (src/bundles/inspect.ts, a one-line change): gunzip alone 110–140 → 41–55 ms of CPU for the " +
-    "bundle, and the whole upload 470–540 → 340–420 ms of server CPU (first upload of a fresh server, alternated builds, loaded machine). What is left: the " +
-    "temp file's writes and SHA-256 (`hash.update` in the meter, src/versions/upload.ts), Bun handing the request body over as a fresh buffer per read, " +
-    "busboy's boundary search — and on this machine the client's send sharing the same 2 cores with whatever else runs. What would close the rest: SHA-256 " +
-    "and the file writes off the main thread (a worker: a copy per chunk), a native multipart parser and a body reader that reuses its buffers (inside Bun)."
+    "`write` on the main thread, and with zlib's default 16 KB output chunks a 50 MB bundle makes ~3,400 chunks, each a fresh zero-filled buffer and a trip " +
+    "through the tar parser (src/bundles/inspect.ts). Tried and measured (alternated builds, first upload of a fresh server): `createGunzip({ chunkSize: 256 KB })` " +
+    "cuts gunzip's CPU from 110–140 to 41–55 ms and the whole upload's server CPU from 470–540 to 340–420 ms, but the peak RSS growth goes from +28 to " +
+    "+38–39 MB (over the 32 MB target); 64 KB gives +26–32 MB and a smaller gain. Left as it is, to keep the memory target and because the inspector is " +
+    "being hardened in a parallel issue; the chunk size is the knob, a trade between the two targets. The rest: the temp file's writes and SHA-256 " +
+    "(`hash.update` in the meter, src/versions/upload.ts), Bun handing the request body over as a fresh buffer per read, busboy's boundary search — and " +
+    "the client's send sharing the same 2 cores. What would close it: gunzip, SHA-256 and the file writes off the main thread (a worker: a copy per chunk), " +
+    "a native multipart parser and a body reader that reuses its buffers (inside Bun)."
   );
 }
 
