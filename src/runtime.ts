@@ -53,7 +53,7 @@ function buildServices(db: Db, clock: EmulatorClock, blobs: BlobStore, cipher: S
   const overrides = createOverrideService({ db, clock });
   const limitRequests = createLimitRequestService({ db, clock, overrides });
   const adminStatus = createAdminStatusService({ db, clock });
-  return { limits, auth, extensions, secrets, installs, versions, limitsView, accounts, overrides, limitRequests, adminStatus };
+  return { limits, generation, auth, extensions, secrets, installs, versions, limitsView, accounts, overrides, limitRequests, adminStatus };
 }
 
 export type Services = ReturnType<typeof buildServices>;
@@ -126,6 +126,7 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
     seed: (fixture) => applyFixture({ db, clock, limits: services.limits, extensions: services.extensions }, fixture),
     close() {
       runtime.control.cancelTimers();
+      services.generation.close();
       db.$client.close();
       if (tempRoot) rmSync(tempRoot, { recursive: true, force: true });
     },
