@@ -5,12 +5,7 @@ import { ExtensionIdParams } from "../extensions/model";
 import { apiAuth } from "../http/auth";
 import { SubmitVersionForm, VersionList, VersionListQuery, VersionSubmitted } from "./model";
 import type { VersionService } from "./service";
-import type * as UploadModule from "./upload";
-
-// The upload path (busboy, gunzip, tar-stream, the inspector) is loaded on the first submission, not at start:
-// most runs (a test suite's) never receive a bundle, and every start would pay for evaluating those modules.
-let uploadModule: Promise<typeof UploadModule> | undefined;
-const loadUpload = () => (uploadModule ??= import("./upload"));
+import { FORM_OVERHEAD_BYTES, receiveUpload } from "./upload";
 
 const tags = ["Versions"];
 
@@ -34,7 +29,6 @@ export function versionRoutes(versions: VersionService, blobs: BlobStore) {
         // Which extension, how big a body it may take and what its bundle is checked against are known
         // before a byte of the body is read.
         const limits = versions.bundleLimits(principal.accountId, params.id);
-        const { receiveUpload, FORM_OVERHEAD_BYTES } = await loadUpload();
         const upload = await receiveUpload({
           contentType: request.headers.get("content-type"),
           contentLength: request.headers.get("content-length"),
