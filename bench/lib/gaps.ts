@@ -34,11 +34,16 @@ const GET_PROFILE =
   "Where the list's time goes (bun --cpu-prof-md of the server under wrk at 64 connections, while writing this bench): before this issue's changes, native SQLite " +
   "statement steps were 38% of samples (the key's lookup, `total_changes()` and `PRAGMA data_version`: on a WAL file each statement outside a transaction opens a " +
   "read transaction, ~4–6 µs of shared-memory locking), SHA-256 of the key ~10%, and an async fault hook made every request's handler async. Now a key that " +
-  "authenticated is remembered until the database generation moves (no hash, no lookup), `data_version` is read once per request (src/db/generation.ts), and " +
-  "fault injection is a wrap that adds nothing when no rule is armed. What is left that is ours is small: that one read transaction (~4 µs), the request log's " +
-  "entry, three path checks. The rest is Elysia's per-request pipeline — the composed handler and its context object, the onRequest hooks, the auth macro's " +
-  "transform + resolve, merging `set.headers` into the Response — and Bun's Response and socket work, which the ceiling pays too. Closing the last gap would mean " +
-  "answering the list outside Elysia's pipeline (a Bun route of our own), which would also bypass the hooks every other route shares; not done.";
+  "authenticated is remembered until the database generation moves (no hash, no lookup); `data_version` is read only when the WAL-index header " +
+  "(48 bytes of the -shm file, one plain read, no lock) shows a commit since the last look (src/db/generation.ts: that read transaction was 31% of " +
+  "the list's samples in a profile taken after the other changes); fault injection is a wrap that adds nothing when no rule is armed. What is left " +
+  "that is ours is a few µs: the request log's entry, three path checks (pathOf/isDeveloperApiPath: ~5% of samples, computed once per hook), the " +
+  "principal's map lookup. The rest is Elysia's per-request pipeline — the composed handler and its context object, the onRequest hooks, the auth " +
+  "macro's transform + resolve, merging `set.headers` into the Response (Response construction ~14% of samples) — and Bun's socket work, which the " +
+  "ceiling pays too. By server CPU per request the list costs about twice the ceiling (~25 µs against ~13 µs in this day's runs); a quieter " +
+  "moment of the same day measured 60–61% by req/s (47,810 vs 78,101 req/s in a --quick run at load 2.6; 24,264 vs 40,414 in a full run), a " +
+  "busier one 37%: on this shared machine the req/s ratio follows the load more than the code. Closing the last gap would mean answering the list " +
+  "outside Elysia's pipeline (a Bun route of our own), bypassing the hooks every other route shares; not done.";
 
 function getRatio(r: BenchResults): string {
   const row = routeRows(r).find((x) => x.id === "list");
@@ -123,8 +128,12 @@ function uploadSpeed(r: BenchResults): string {
 function uploadRss(r: BenchResults): string {
   void r;
   return (
-    "What grows is short-lived garbage more than live data: every chunk of the request body arrives as a new Buffer, gunzip makes new output Buffers, and the " +
-    "collector returns them in batches, so the peak depends on when it runs rather than on the bundle's size (the half-size control grows about as much)."
+    "The upload path is the same code as before this issue's changes (a 256 KB gunzip chunk was tried and dropped for this reason: +38 MB). The figure is " +
+    "the largest of five runs and moves with garbage collection: single runs of the same build measured +25 to +34.6 MB through the day (an alternated A/B " +
+    "of builds: +27–30 and +25–33 MB for the same code path). What grows is short-lived garbage more than live data: every chunk of the request body arrives " +
+    "as a new Buffer, gunzip makes new 16 KB output Buffers, and the collector returns them in batches, so the peak depends on when it runs rather than on " +
+    "the bundle's size (the half-size control grows about as much). What would close it: fewer, reused buffers between the socket and the parser (inside " +
+    "Bun), or a collection forced during large uploads (`Bun.gc`), which costs upload speed."
   );
 }
 
