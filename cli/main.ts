@@ -2,6 +2,7 @@
 /** `ext`: the emulator server and its command-line tool, one executable. Each command lives in cli/commands/. */
 import { defineCommand } from "citty";
 import pkg from "../package.json" with { type: "json" };
+import { markStartup } from "../src/startup-trace";
 import { runCli } from "./lib/runner";
 
 export const main = defineCommand({
@@ -18,6 +19,7 @@ export const main = defineCommand({
 });
 
 if (import.meta.main) {
+  markStartup("CLI modules loaded");
   // Not citty's runMain: usage errors must exit 2, unknown flags must be refused (cli/lib/runner.ts).
   await runCli(main, process.argv.slice(2));
 }

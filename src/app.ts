@@ -14,10 +14,11 @@ import { limitsRoutes } from "./limits/routes";
 import { versionRoutes } from "./versions/routes";
 import { secretRoutes } from "./secrets/routes";
 import { adminGate } from "./emulator/admin-auth";
-import { faultHook } from "./emulator/fault-injector";
+import { faultWrapper } from "./emulator/fault-injector";
 import { controlPlaneRoutes } from "./emulator/routes";
 import { dashboardRoutes } from "./dashboard/routes";
 import type { Runtime } from "./runtime";
+import { firstResponseWrapper } from "./startup-trace";
 
 export function createApp(runtime: Runtime) {
   const { services, logger } = runtime;
@@ -25,8 +26,13 @@ export function createApp(runtime: Runtime) {
   const { control } = runtime;
   // normalize: false keeps request bodies strict; encodeSchema: false skips TypeBox Encode on responses (no
   // response schema has a transform).
-  const app = new Elysia({ normalize: false, encodeSchema: false })
-    // The request log wraps the whole handler: it sees the final status of every developer-API request.
+  const base = new Elysia({ normalize: false, encodeSchema: false });
+  // Innermost wrap, only when tracing: the first response is part of the start-up (src/startup-trace.ts).
+  if (runtime.config.traceStartup) base.wrap(firstResponseWrapper());
+  const app = base
+    // Fault injection wraps the whole handler, so an injected fault can stand in for any response, a 401 or 429
+    // included; the request log wraps that (a later wrap is the outer one) and sees every final status.
+    .wrap(faultWrapper(control.faults))
     .wrap(control.requestLog.wrapper())
     .use(errorHandler(logger, methods.allowed))
     .use(docsPlugin())
@@ -35,8 +41,6 @@ export function createApp(runtime: Runtime) {
       detail: { tags: ["Health"], operationId: "getHealth", summary: "Liveness (no auth)", security: [] },
     })
     .use(dashboardRoutes())
-    // Faults first, so an injected fault can stand in for any response, a 401 or 429 included.
-    .use(faultHook(control.faults))
     .use(adminGate({ adminToken: control.adminToken, openWithoutToken: control.openWithoutToken, isDeveloperKey: services.auth.isKey }))
     .use(apiGate(services.auth, runtime.rateLimiter, control.isAdminToken))
     .use(controlPlaneRoutes(runtime))

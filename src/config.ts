@@ -32,6 +32,8 @@ export interface ServerConfig {
   readyFile: string | null;
   /** `ext serve` stops when its standard input reaches its end: the pipe of a parent that died, even by SIGKILL. */
   exitWithStdin: boolean;
+  /** Print each start-up phase's time on stderr (src/startup-trace.ts). */
+  traceStartup: boolean;
 }
 
 /** The raw values a user can give as flags; every field optional. */
@@ -55,6 +57,7 @@ export const ENV_NAMES: Record<keyof ServerConfig, string> = {
   logLevel: "EXT_LOG_LEVEL",
   readyFile: "EXT_READY_FILE",
   exitWithStdin: "EXT_EXIT_WITH_STDIN",
+  traceStartup: "EXT_TRACE_STARTUP",
 };
 
 function pick(flags: ServerFlags, env: Env, key: keyof ServerConfig): string | number | boolean | null | undefined {
@@ -89,6 +92,7 @@ export function parseServerConfig(flags: ServerFlags = {}, env: Env = process.en
   const rateRaw = pick(flags, env, "rateLimits");
   const autoRaw = pick(flags, env, "autoApproveMs");
   const stdinRaw = pick(flags, env, "exitWithStdin");
+  const traceRaw = pick(flags, env, "traceStartup");
   const logRaw = String(pick(flags, env, "logLevel") ?? "info") as LogLevel;
   if (!LOG_LEVELS.includes(logRaw)) throw new ConfigError(`log level must be one of ${LOG_LEVELS.join(", ")} (got "${logRaw}")`);
   const str = (k: keyof ServerConfig) => {
@@ -112,6 +116,7 @@ export function parseServerConfig(flags: ServerFlags = {}, env: Env = process.en
     logLevel: logRaw,
     readyFile: str("readyFile"),
     exitWithStdin: stdinRaw === undefined || stdinRaw === null ? false : toBool("exit with stdin", stdinRaw),
+    traceStartup: traceRaw === undefined || traceRaw === null ? false : toBool("trace startup", traceRaw),
   };
 }
 

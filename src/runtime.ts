@@ -10,6 +10,7 @@ import { BlobStore } from "./blobs/blob-store";
 import { EmulatorClock } from "./clock";
 import type { ServerConfig } from "./config";
 import { openDatabase, type Db } from "./db/database";
+import { createDbGeneration } from "./db/generation";
 import { createExtensionService } from "./extensions/service";
 import { applyFixture } from "./fixtures/loader";
 import type { Fixture, SeedReport } from "./fixtures/model";
@@ -32,6 +33,7 @@ import { startAutoApprove } from "./emulator/auto-approve";
 import { createDashboardKeys } from "./accounts/dashboard-key";
 import { createBundleContents } from "./versions/bundle-contents";
 import { createLimitUsage } from "./limits/usage";
+import { markStartup } from "./startup-trace";
 
 export interface RuntimeOptions {
   logger?: Logger;
@@ -79,8 +81,9 @@ function openStorage(config: ServerConfig, logger: Logger, shared: boolean): Sto
 
 function buildServices(db: Db, clock: EmulatorClock, blobs: BlobStore, cipher: SecretCipher) {
   const limits = createLimitsService(db);
-  const auth = createAuthService(db);
-  const extensions = createExtensionService({ db, clock, limits, blobs });
+  const generation = createDbGeneration(db);
+  const auth = createAuthService(db, generation);
+  const extensions = createExtensionService({ db, clock, limits, blobs, generation });
   const secrets = createSecretService({ db, clock, limits, extensions, cipher });
   const installs = createInstallService({ db, clock, limits, extensions });
   const versions = createVersionService({ db, clock, limits, blobs, extensions });
@@ -94,7 +97,7 @@ function buildServices(db: Db, clock: EmulatorClock, blobs: BlobStore, cipher: S
   const dashboardKeys = createDashboardKeys({ db, accounts, limits });
   const bundleContents = createBundleContents({ db, blobs });
   const limitUsage = createLimitUsage({ db, limits });
-  return { limits, auth, extensions, secrets, installs, versions, limitsView, accounts, overrides, limitRequests, adminStatus, dashboardKeys, bundleContents, limitUsage };
+  return { limits, generation, auth, extensions, secrets, installs, versions, limitsView, accounts, overrides, limitRequests, adminStatus, dashboardKeys, bundleContents, limitUsage };
 }
 
 export type Services = ReturnType<typeof buildServices>;
@@ -125,6 +128,7 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
 
   const storage = openStorage(config, logger, options.sharedDataDir ?? false);
   const { db, blobRoot, secretKey } = storage;
+  markStartup("data directory, secrets key, SQLite opened and migrated");
   const blobs = new BlobStore(blobRoot);
   const services = buildServices(db, clock, blobs, createSecretCipher(secretKey));
   const rateLimiter = new RateLimiter(clock, config.rateLimits);
@@ -151,6 +155,7 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
     seed: (fixture) => applyFixture({ db, clock, limits: services.limits, extensions: services.extensions, blobs, installs: services.installs }, fixture),
     close() {
       runtime.control.cancelTimers();
+      services.generation.close();
       db.$client.close();
       storage.release();
     },
@@ -164,6 +169,7 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
       throw e;
     }
   }
+  markStartup(startupFixture ? "services built, fixture applied" : "services built");
   if (config.autoApproveMs !== null) startAutoApprove({ versions: services.versions, control: runtime.control, logger }, config.autoApproveMs);
   return runtime;
 }

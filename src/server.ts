@@ -6,6 +6,7 @@ import { createApp } from "./app";
 import { API_PREFIX, CONTROL_PREFIX, type ServerConfig } from "./config";
 import { closeRequestStreams } from "./emulator/request-stream";
 import { createRuntime, type Runtime, type RuntimeOptions } from "./runtime";
+import { markStartup } from "./startup-trace";
 
 /**
  * Bun's own cap on a request body, far above the API's caps (JSON 1 MiB, bundles 50 MB unless overridden):
@@ -47,6 +48,7 @@ export function startServer(config: ServerConfig, options: RuntimeOptions = {}):
   if (config.readyFile) rmSync(config.readyFile, { force: true });
   const runtime = createRuntime(config, options);
   const app = createApp(runtime);
+  markStartup("app built (routes, schemas, hooks)");
   try {
     app.listen({
       hostname: config.host,
@@ -64,6 +66,7 @@ export function startServer(config: ServerConfig, options: RuntimeOptions = {}):
     }
     throw e;
   }
+  markStartup("listening");
   const server = app.server!;
   const url = `http://${urlHost(config.host)}:${server.port}`;
   let stopped = false;

@@ -14,7 +14,5 @@ export const BUN = join(ROOT, "node_modules", ".bin", "bun");
 export const DEMO_FIXTURE = join(ROOT, "fixtures", "demo.json");
 
 const BENCH_MODULES = join(BENCH_DIR, "node_modules");
-/** Runs autocannon programmatically and records latencies with sub-millisecond precision. */
-export const AUTOCANNON_DRIVER = join(BENCH_DIR, "autocannon-driver.mjs");
 export const PRISM_CLI = join(BENCH_MODULES, "@stoplight", "prism-cli", "dist", "index.js");
 export const BENCH_PACKAGE = (name: string) => join(BENCH_MODULES, ...name.split("/"), "package.json");

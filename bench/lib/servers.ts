@@ -5,6 +5,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BENCH_DIR, BUN, DEMO_FIXTURE, EXT_BINARY, PRISM_CLI, WORK_DIR } from "./paths";
+import type { CeilingResponse } from "../ceiling";
 import { freePort, removeDir, spawnServer, stopServer, tempDir, type Server } from "./proc";
 
 /** The demo fixture's key with every scope (fixtures/demo.json). */
@@ -20,6 +21,8 @@ export interface EmulatorOptions {
   /** Fixture file for --seed; none means an empty data directory and no account. */
   seed?: string | null;
   rateLimits?: boolean;
+  /** Extra environment (EXT_TRACE_STARTUP for the start-up phases). */
+  env?: Record<string, string>;
 }
 
 /** The compiled binary with a fresh, empty data directory (a real SQLite file, as users run it). */
@@ -30,7 +33,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   if (opts.seed) cmd.push("--seed", opts.seed);
   if (opts.rateLimits === false) cmd.push("--no-rate-limits");
   try {
-    return { ...(await spawnServer({ cmd, port })), dataDir };
+    return { ...(await spawnServer({ cmd, port, env: opts.env ? { ...process.env, ...opts.env } : undefined })), dataDir };
   } catch (e) {
     removeDir(dataDir);
     throw e;
@@ -42,9 +45,16 @@ export async function stopEmulator(emu: Emulator): Promise<void> {
   removeDir(emu.dataDir);
 }
 
-/** The demo account (fixtures/demo.json) plus `count` extensions, written to bench/.work. */
-export function benchFixture(count: number): string {
-  const demo = JSON.parse(readFileSync(DEMO_FIXTURE, "utf8")) as { accounts: { extensions?: unknown[] }[] };
+/** The key of the bench's extra account `i` (benchFixture's `extraAccounts`). */
+export const extraAccountKey = (i: number) => `ext_bench_account_${String(i).padStart(5, "0")}_0123456789abcdefghij`;
+
+/**
+ * The demo account (fixtures/demo.json) plus `count` extensions, written to bench/.work. `extraAccounts`
+ * adds that many accounts with one key each and room for 1,000 extensions (an override): the create row
+ * spreads its writes over them, so it measures creating an extension, not an account's growing list.
+ */
+export function benchFixture(count: number, extraAccounts = 0): string {
+  const demo = JSON.parse(readFileSync(DEMO_FIXTURE, "utf8")) as { accounts: Record<string, unknown>[] };
   demo.accounts[0]!.extensions = Array.from({ length: count }, (_, i) => ({
     id: `ext_bench_${String(i + 1).padStart(2, "0")}`,
     name: `Bench Extension ${i + 1}`,
@@ -52,14 +62,25 @@ export function benchFixture(count: number): string {
     visibility: i % 3 === 0 ? "public" : "private",
     status: i % 2 === 0 ? "approved" : "draft",
   }));
-  const file = join(WORK_DIR, `fixture-${count}-extensions.json`);
+  for (let i = 0; i < extraAccounts; i++) {
+    demo.accounts.push({
+      id: `acc_bench_${i}`,
+      name: `Bench account ${i}`,
+      apiKeys: [{ name: "bench", key: extraAccountKey(i), scopes: ["*"] }],
+      overrides: { max_extensions_per_account: 1000 },
+    });
+  }
+  const file = join(WORK_DIR, `fixture-${count}-extensions-${extraAccounts}-accounts.json`);
   writeFileSync(file, JSON.stringify(demo, null, 2));
   return file;
 }
 
-export async function startCeiling(bodyFile: string): Promise<Server> {
+/** The bare Bun.serve ceiling answering `responses` ("METHOD /path" → status and body; /healthz added). */
+export async function startCeiling(responses: Record<string, CeilingResponse>): Promise<Server> {
   const port = freePort();
-  return spawnServer({ cmd: [BUN, join(BENCH_DIR, "ceiling.ts"), String(port), bodyFile], port });
+  const file = join(WORK_DIR, "ceiling-responses.json");
+  writeFileSync(file, JSON.stringify({ ...responses, "GET /healthz": { status: 200, body: '{"status":"ok"}' } }));
+  return spawnServer({ cmd: [BUN, join(BENCH_DIR, "ceiling.ts"), String(port), file], port });
 }
 
 /**

@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { cpus, loadavg, release, totalmem } from "node:os";
 import { join } from "node:path";
+import { wrkVersion } from "./load";
 import { BENCH_DIR, BENCH_PACKAGE, BUN, EXT_BINARY, ROOT, WORK_DIR } from "./paths";
 
 function run(cmd: string[], cwd = ROOT): string {
@@ -44,10 +45,12 @@ function packageVersion(name: string): string {
 export interface Environment {
   date: string;
   machine: { cpuModel: string; cores: number; memoryGiB: number; kernel: string; loadAvgAtStart: number[] };
-  versions: { bun: string; node: string; autocannon: string; prism: string; ext: string; commit: string };
+  versions: { bun: string; node: string; wrk: string; prism: string; ext: string; commit: string };
+  /** What the person running the bench says about the conditions (`--note="..."`), printed with the results. */
+  note?: string;
 }
 
-export function describeEnvironment(): Environment {
+export function describeEnvironment(note?: string): Environment {
   const cpu = cpus();
   let commit = "unknown";
   try {
@@ -67,10 +70,11 @@ export function describeEnvironment(): Environment {
     versions: {
       bun: run([BUN, "--version"]),
       node: run(["node", "--version"]).replace(/^v/, ""),
-      autocannon: packageVersion("autocannon"),
+      wrk: wrkVersion(),
       prism: packageVersion("@stoplight/prism-cli"),
       ext: run([EXT_BINARY, "--version"]),
       commit,
     },
+    ...(note ? { note } : {}),
   };
 }

@@ -1,12 +1,14 @@
 /**
- * Row 1: cold start, from spawn to the first 200 of /healthz. Each emulator run gets a fresh empty data
- * directory (so migrations run every time: the worst case); one untimed run first warms the page cache,
- * since the question is how fast the program starts, not how fast the disk reads a 100 MB file once.
+ * Cold start, from spawn to the first 200 of /healthz. Each emulator run gets a fresh empty data directory
+ * (so migrations run every time: the worst case); one untimed run first warms the page cache, since the
+ * question is how fast the program starts, not how fast the disk reads a 100 MB file once. One more run
+ * with EXT_TRACE_STARTUP=1 records where the time goes, phase by phase (the server's own trace).
  */
+import { table } from "../lib/markdown";
 import { DEMO_FIXTURE } from "../lib/paths";
 import { stopServer, type Server } from "../lib/proc";
+import type { BenchSection, TargetCheck } from "../lib/results";
 import { startEmulator, startPrism, stopEmulator } from "../lib/servers";
-import type { Settings } from "../lib/settings";
 import { round, summarize, type Summary } from "../lib/stats";
 
 export interface ColdStartRow {
@@ -14,6 +16,12 @@ export interface ColdStartRow {
   summary: Summary;
   /** Why fewer runs than asked, when so. */
   note?: string;
+}
+
+export interface ColdStartResult {
+  rows: ColdStartRow[];
+  /** `--trace-startup` lines of one start with an empty data directory (phase, ms since process start). */
+  trace: string[];
 }
 
 async function measure(runs: number, budgetMs: number, start: () => Promise<{ server: Server; stop: () => Promise<void> }>): Promise<{ times: number[]; cut: boolean }> {
@@ -29,33 +37,67 @@ async function measure(runs: number, budgetMs: number, start: () => Promise<{ se
   return { times, cut: false };
 }
 
-export async function coldStart(settings: Settings, openapiFile: string, log: (line: string) => void): Promise<ColdStartRow[]> {
-  const rows: ColdStartRow[] = [];
-  const emulatorBudget = 60_000;
-  for (const [target, seed] of [
-    ["ext (compiled), empty data dir", null],
-    ["ext (compiled), demo fixture", DEMO_FIXTURE],
-  ] as const) {
-    const { times, cut } = await measure(settings.coldRuns, emulatorBudget, async () => {
-      const emu = await startEmulator({ seed });
-      return { server: emu, stop: () => stopEmulator(emu) };
-    });
-    rows.push({ target, summary: roundSummary(summarize(times)), note: cut ? `stopped after ${times.length} runs (time budget)` : undefined });
-    log(`  ${target}: median ${rows.at(-1)!.summary.median} ms`);
-  }
-  const prism = await measure(settings.coldRuns, settings.prismColdBudgetMs, async () => {
-    const server = await startPrism(openapiFile);
-    return { server, stop: () => stopServer(server) };
-  });
-  rows.push({
-    target: "Prism mock of our /openapi.json",
-    summary: roundSummary(summarize(prism.times)),
-    note: prism.cut ? `stopped after ${prism.times.length} runs (time budget ${settings.prismColdBudgetMs / 1000} s)` : undefined,
-  });
-  log(`  Prism: median ${rows.at(-1)!.summary.median} ms`);
-  return rows;
-}
-
 function roundSummary(s: Summary): Summary {
   return { n: s.n, median: round(s.median), p95: round(s.p95), min: round(s.min), max: round(s.max) };
 }
+
+/** The start-up trace of one start (stderr lines the server prints with EXT_TRACE_STARTUP=1). */
+async function traceOnce(): Promise<string[]> {
+  const emu = await startEmulator({ env: { EXT_TRACE_STARTUP: "1" } });
+  await stopEmulator(emu);
+  const stderr = await new Response(emu.proc.stderr as ReadableStream).text();
+  return stderr.split("\n").filter((l) => l.startsWith("[startup]"));
+}
+
+export const coldStart: BenchSection<ColdStartResult> = {
+  id: "cold",
+  label: "cold start",
+  async run({ settings, openapiFile, log }) {
+    const rows: ColdStartRow[] = [];
+    for (const [target, seed] of [
+      ["ext (compiled), empty data dir", null],
+      ["ext (compiled), demo fixture", DEMO_FIXTURE],
+    ] as const) {
+      const { times, cut } = await measure(settings.coldRuns, 60_000, async () => {
+        const emu = await startEmulator({ seed });
+        return { server: emu, stop: () => stopEmulator(emu) };
+      });
+      rows.push({ target, summary: roundSummary(summarize(times)), note: cut ? `stopped after ${times.length} runs (time budget)` : undefined });
+      log(`  ${target}: median ${rows.at(-1)!.summary.median} ms`);
+    }
+    const trace = await traceOnce();
+    for (const line of trace) log(`  ${line}`);
+    if (settings.prismColdRuns > 0) {
+      const prism = await measure(settings.prismColdRuns, settings.prismColdBudgetMs, async () => {
+        const server = await startPrism(openapiFile);
+        return { server, stop: () => stopServer(server) };
+      });
+      rows.push({
+        target: "Prism mock of our /openapi.json",
+        summary: roundSummary(summarize(prism.times)),
+        note: prism.cut ? `stopped after ${prism.times.length} runs (time budget ${settings.prismColdBudgetMs / 1000} s)` : undefined,
+      });
+      log(`  Prism: median ${rows.at(-1)!.summary.median} ms`);
+    }
+    return { rows, trace };
+  },
+  render(result, r) {
+    const out = [`## Cold start (spawn → first 200 of /healthz, ${r.settings.coldRuns} runs after one untimed run)`, ""];
+    out.push(table(["server", "runs", "median ms", "p95 ms", "min ms", "max ms"], result.rows.map((c) => [c.target + (c.note ? ` (${c.note})` : ""), c.summary.n, c.summary.median, c.summary.p95, c.summary.min, c.summary.max])), "");
+    if (result.trace.length > 0) {
+      out.push("Where one start with an empty data directory spends its time (`ext serve --trace-startup`; ms since the process began, each phase's own duration in brackets):", "", "```", ...result.trace, "```", "");
+    }
+    return out;
+  },
+  targets(result) {
+    const cold = result?.rows.filter((row) => row.target.startsWith("ext ("));
+    const empty = cold?.find((c) => c.target.includes("empty"));
+    const check: TargetCheck = {
+      id: "cold_start",
+      target: "cold start < 50 ms median (spawn → first 200 on /healthz, empty data dir)",
+      measured: cold ? cold.map((c) => `${c.summary.median} ms (${c.target.replace("ext (compiled), ", "")})`).join(", ") : "not run",
+      met: empty ? empty.summary.median < 50 : null,
+    };
+    return [check];
+  },
+};

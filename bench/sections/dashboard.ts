@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import { loadavg } from "node:os";
 import { chromium } from "playwright-core";
 import { DEMO_FIXTURE } from "../lib/paths";
+import type { BenchSection } from "../lib/results";
 import { startEmulator, stopEmulator } from "../lib/servers";
 import type { Settings } from "../lib/settings";
 import { round, summarize, type Summary } from "../lib/stats";
@@ -37,7 +38,7 @@ export interface DashboardResult {
   loadAvgAtStart?: number[];
 }
 
-export async function dashboard(settings: Settings, log: (line: string) => void): Promise<DashboardResult> {
+async function firstLoads(settings: Settings, log: (line: string) => void): Promise<DashboardResult> {
   if (!existsSync(CHROMIUM)) return { rows: [], skipped: `no Chromium at ${CHROMIUM} (apt-get install -y chromium)` };
   const runs = settings.quick ? 3 : 10;
   const measuredAt = new Date().toISOString();
@@ -70,8 +71,8 @@ export async function dashboard(settings: Settings, log: (line: string) => void)
 }
 
 /** The Markdown of this section, for the report. */
-export function dashboardReport(result: DashboardResult): string[] {
-  const head = "## 5. Dashboard first load (headless Chromium, empty cache, loopback: navigation → heading shown with its data)";
+function dashboardReport(result: DashboardResult): string[] {
+  const head = "## Dashboard first load (headless Chromium, empty cache, loopback: navigation → heading shown with its data)";
   if (result.skipped) return [head, "", `Not measured: ${result.skipped}.`, ""];
   const when = result.measuredAt ? [`Measured ${result.measuredAt.slice(0, 16).replace("T", " ")} UTC at load ${result.loadAvgAtStart?.join(" ") ?? "?"} (2 cores shared with other work: read the medians as an upper bound).`, ""] : [];
   return [
@@ -84,3 +85,10 @@ export function dashboardReport(result: DashboardResult): string[] {
     "",
   ];
 }
+
+export const dashboard: BenchSection<DashboardResult> = {
+  id: "dashboard",
+  label: "dashboard first load",
+  run: ({ settings, log }) => firstLoads(settings, log),
+  render: (result) => dashboardReport(result),
+};

@@ -1,5 +1,5 @@
 /**
- * Row 3: POST /developer/v1/extensions/:id/versions. Submissions per second of a 1 MB valid bundle (one
+ * POST /developer/v1/extensions/:id/versions. Submissions per second of a 1 MB valid bundle (one
  * client, then four), and one large valid bundle: wall time from the first byte sent to the 202, MB/s, and
  * the server's peak RSS growth while it streams, inspects and stores it. Each large upload runs on a fresh
  * server after one small warm-up submission, with the kernel's peak RSS mark reset just before, and RSS
@@ -9,6 +9,8 @@
 import { benchBundle, type BenchBundle } from "../lib/bundles";
 import { MB, peakRssBytes, resetPeakRss, rssBytes, sampleRss } from "../lib/proc";
 import { AUTH_HEADERS, benchFixture, startEmulator, stopEmulator, type Emulator } from "../lib/servers";
+import { table } from "../lib/markdown";
+import type { BenchSection, TargetCheck } from "../lib/results";
 import type { Settings } from "../lib/settings";
 import { round, summarize } from "../lib/stats";
 
@@ -137,10 +139,41 @@ async function largeRow(settings: Settings, sizeMB: number, small: BenchBundle, 
   return result;
 }
 
-export async function upload(settings: Settings, log: (line: string) => void): Promise<UploadResult> {
-  const small = await benchBundle(1);
-  const rows = await smallRows(settings, small, log);
-  const large = await largeRow(settings, settings.largeBundleMB, small, log);
-  const halfSizeControl = await largeRow(settings, settings.largeBundleMB / 2, small, log);
-  return { smallBundleBytes: small.bytes, small: rows, large, halfSizeControl };
-}
+export const upload: BenchSection<UploadResult> = {
+  id: "upload",
+  label: "version uploads",
+  async run({ settings, log }) {
+    const small = await benchBundle(1);
+    const rows = await smallRows(settings, small, log);
+    const large = await largeRow(settings, settings.largeBundleMB, small, log);
+    const halfSizeControl = await largeRow(settings, settings.largeBundleMB / 2, small, log);
+    return { smallBundleBytes: small.bytes, small: rows, large, halfSizeControl };
+  },
+  render(u) {
+    const out = ["## POST /developer/v1/extensions/:id/versions (valid bundles, random bytes so gzip cannot shrink them)", ""];
+    out.push(table(["bundle", "clients", "submissions", "seconds", "submissions/s"], u.small.map((row) => [`${round(u.smallBundleBytes / 1024 / 1024, 1)} MB`, row.connections, row.submissions, row.seconds, row.perSecond])), "");
+    const large = (l: LargeUpload, label: string) => [
+      `${round(l.bundleBytes / 1024 / 1024, 1)} MB, ${l.sounds} FLAC sounds + assets (${label})`,
+      l.seconds,
+      l.mbPerSecond,
+      `${l.baselineRssMB} MB`,
+      `+${l.peakRssGrowthMB} MB`,
+    ];
+    out.push(
+      table(["bundle", "seconds (send → 202)", "MB/s", "server RSS before", "peak RSS growth"], [large(u.large, "the target row"), large(u.halfSizeControl, "control: half the size")]),
+      "",
+      `Seconds: the median of ${u.large.runs.length} run(s) of each size (${u.large.runs.map((r) => `${r.seconds} s`).join(", ")} for the target row); peak RSS growth: the largest of them (${u.large.runs.map((r) => `+${r.peakRssGrowthMB} MB`).join(", ")}). ` +
+        `Peak: ${u.large.peakMethod}. Each large upload runs on a fresh server after one 1 MB warm-up submission. The half-size control tells streaming from buffering: a server that held the bundle would grow about half as much with half the bundle.`,
+      "",
+    );
+    return out;
+  },
+  targets(u) {
+    const l = u?.large;
+    const checks: TargetCheck[] = [
+      { id: "upload_speed", target: "first 50 MB upload on a fresh server ≥ 200 MB/s", measured: l ? `${l.mbPerSecond} MB/s` : "not run", met: l ? l.mbPerSecond >= 200 : null },
+      { id: "upload_rss", target: "peak RSS growth during it < 32 MB", measured: l ? `+${l.peakRssGrowthMB} MB` : "not run", met: l ? l.peakRssGrowthMB < 32 : null },
+    ];
+    return checks;
+  },
+};

@@ -4,6 +4,7 @@ import { FixtureError } from "../../src/fixtures/validate";
 import { startServer, type RunningEmulator } from "../../src/server";
 import { checkDataDir, describeStartupError } from "../lib/startup-errors";
 import { watchStdin } from "../lib/stdin-watch";
+import { markStartup, traceStartupTo } from "../../src/startup-trace";
 import { EXIT, err, fail, out } from "../output";
 
 export const serveArgs = {
@@ -18,6 +19,7 @@ export const serveArgs = {
   "ready-file": { type: "string", description: "Write {url,baseUrl,adminUrl,port,pid} JSON here once listening; removed at start and on exit (env EXT_READY_FILE)", valueHint: "PATH" },
   "auto-approve": { type: "string", description: "Approve every valid submission by itself, after DELAY_MS (default 0) (env EXT_AUTO_APPROVE)", valueHint: "DELAY_MS", optionalValue: true },
   "exit-with-stdin": { type: "boolean", description: "Stop when standard input closes: a parent that holds a pipe to it died (env EXT_EXIT_WITH_STDIN)" },
+  "trace-startup": { type: "boolean", description: "Print each start-up phase's time on stderr (env EXT_TRACE_STARTUP)" },
 } as const;
 
 /** citty args → config flags; absent flags stay undefined so the environment can fill them. */
@@ -35,6 +37,7 @@ export function serveFlags(args: Record<string, unknown>): ServerFlags {
     ["ready-file", "readyFile"],
     ["auto-approve", "autoApproveMs"],
     ["exit-with-stdin", "exitWithStdin"],
+    ["trace-startup", "traceStartup"],
   ];
   for (const [arg, key] of map) if (args[arg] !== undefined) flags[key] = args[arg] as string | boolean;
   return flags;
@@ -48,6 +51,7 @@ export default defineCommand({
   },
   args: serveArgs,
   async run({ args }) {
+    markStartup("server modules loaded (Elysia, TypeBox, drizzle)");
     let emulator: RunningEmulator | undefined;
     let quiet = false;
     // Installed before the server starts: a supervisor that reads the banner (or the ready file) and
@@ -71,6 +75,7 @@ export default defineCommand({
       throw e;
     }
     quiet = config.logLevel === "silent";
+    if (config.traceStartup) traceStartupTo(err);
     try {
       checkDataDir(config, flags);
       // `--seed demo` (or EXT_SEED=demo) is the embedded demo fixture: createRuntime resolves it.

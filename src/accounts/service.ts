@@ -39,7 +39,12 @@ export function memberCount(tx: Pick<Db, "select">, accountId: string): number {
     .from(teamMembers)
     .where(eq(teamMembers.accountId, accountId))
     .get();
-  return Number(row?.n ?? 0) + (Number(row?.owners ?? 0) > 0 ? 0 : 1);
+  return membersWithOwner(Number(row?.n ?? 0), Number(row?.owners ?? 0));
+}
+
+/** Team members as counted against max_team_members: the account's owner counts even when not listed as a member. */
+export function membersWithOwner(members: number, owners: number): number {
+  return members + (owners > 0 ? 0 : 1);
 }
 
 export function createAccountService(deps: { db: Db; clock: Clock; limits: LimitsService }) {

@@ -2,8 +2,14 @@
  * Authentication of developer API keys. The presented key is hashed (SHA-256) and the hash is looked up
  * through a unique index: the plaintext is never compared, so lookup time does not depend on how much of
  * a guessed key is right. One prepared statement, no JSON work beyond the scopes array.
+ *
+ * A key that authenticated is remembered (by the header as sent, in process memory only) until the database
+ * generation moves: a repeated request then costs neither the hash nor the lookup, and a revoked key, a
+ * deleted account or a reset is seen at the next request. Failures are never remembered, and the memory is
+ * bounded, so a stream of invented keys cannot grow it.
  */
 import type { Db } from "../db/database";
+import type { DbGeneration } from "../db/generation";
 import { errors } from "../errors/catalog";
 import { hashApiKey } from "./keys";
 
@@ -14,7 +20,11 @@ export interface Principal {
 }
 
 export interface AuthService {
-  /** Throws 401 `unauthorized` for a missing, malformed, unknown or revoked key. */
+  /**
+   * Throws 401 `unauthorized` for a missing, malformed, unknown or revoked key. Called once at the start of
+   * every developer-API request: when it lets the request go on, it has refreshed the database generation for
+   * the request's caches.
+   */
   authenticate(authorization: string | null): Principal;
   /** Whether the header carries a live (not revoked) developer API key; never throws. */
   isKey(authorization: string): boolean;
@@ -22,7 +32,10 @@ export interface AuthService {
 
 const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
 
-export function createAuthService(db: Db): AuthService {
+/** Distinct keys remembered at once; past it the memory starts over (a test suite uses a handful). */
+export const PRINCIPAL_CACHE_MAX = 256;
+
+export function createAuthService(db: Db, generation: DbGeneration): AuthService {
   const lookup = db.$client.prepare<{ id: string; account_id: string; scopes: string }, [string]>(
     "SELECT id, account_id, scopes FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL",
   );
@@ -33,14 +46,25 @@ export function createAuthService(db: Db): AuthService {
     if (!scopes) parsedScopes.set(text, (scopes = Object.freeze(JSON.parse(text) as string[])));
     return scopes;
   };
+  const known = new Map<string, { generation: number; principal: Principal }>();
   return {
     authenticate(authorization) {
       if (!authorization) throw errors.unauthorized("missing");
+      const hit = known.get(authorization);
+      // The generation is refreshed on every path that lets the request go on (a 401 ends it, so it needs none).
+      if (hit) {
+        generation.refresh();
+        if (hit.generation === generation.current()) return hit.principal;
+      }
       const match = BEARER.exec(authorization);
       if (!match) throw errors.unauthorized("malformed");
       const row = lookup.get(hashApiKey(match[1]!));
       if (!row) throw errors.unauthorized("invalid");
-      return { accountId: row.account_id, keyId: row.id, scopes: scopesOf(row.scopes) };
+      if (!hit) generation.refresh();
+      const principal: Principal = Object.freeze({ accountId: row.account_id, keyId: row.id, scopes: scopesOf(row.scopes) });
+      if (!hit && known.size >= PRINCIPAL_CACHE_MAX) known.clear();
+      known.set(authorization, { generation: generation.current(), principal });
+      return principal;
     },
     isKey(authorization) {
       const match = BEARER.exec(authorization);

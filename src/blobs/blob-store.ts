@@ -85,9 +85,10 @@ export class BlobStore {
 
   /** Deletes every blob and temp file (control-plane reset). */
   clear(): void {
-    rmSync(this.objectsDir, { recursive: true, force: true });
-    rmSync(this.tmpDir, { recursive: true, force: true });
-    mkdirSync(this.objectsDir, { recursive: true });
-    mkdirSync(this.tmpDir, { recursive: true });
+    // Entry by entry, keeping the directories: a reset with nothing stored (most tests) costs two directory reads.
+    for (const dir of [this.objectsDir, this.tmpDir]) {
+      mkdirSync(dir, { recursive: true });
+      for (const f of readdirSync(dir)) rmSync(join(dir, f), { recursive: true, force: true });
+    }
   }
 }

@@ -4,7 +4,7 @@
  */
 import type { Clock } from "../clock";
 import { isLoopback, type ServerConfig } from "../config";
-import { generateAdminToken, isAdminBearer } from "./admin-auth";
+import { adminBearerCheck, generateAdminToken } from "./admin-auth";
 import { FaultInjector } from "./fault-injector";
 import { RequestLog } from "./request-log";
 
@@ -30,7 +30,7 @@ export function createControlPlane(config: ServerConfig, clock: Clock): ControlP
     adminToken,
     adminTokenGenerated: config.adminToken === null,
     openWithoutToken: isLoopback(config.host),
-    isAdminToken: (authorization) => isAdminBearer(authorization, adminToken),
+    isAdminToken: adminBearerCheck(adminToken),
     faults: new FaultInjector(clock),
     requestLog: new RequestLog(clock),
     timers,

@@ -1,11 +1,11 @@
 /**
  * Fault injection for developer-API requests. A rule matches on method and path pattern and then either
  * answers with a chosen error (in the usual envelope) or delays the request and lets it proceed — for the
- * next N matching requests, with a probability, or both. It runs as the first onRequest hook, before the
- * API key is checked, so a fault can stand in for any response, a 401 included.
- * With no rule armed the hook costs one array-length check.
+ * next N matching requests, with a probability, or both. It wraps Elysia's whole handler (inside the request
+ * log's wrap), so it runs before the API key is checked and a fault can stand in for any response, a 401
+ * included. A wrap rather than an async onRequest hook: an async hook would make every request's handler
+ * async; with no rule armed the wrap costs one array-length check and adds no promise.
  */
-import { Elysia } from "elysia";
 import type { Clock } from "../clock";
 import { API_PREFIX, DEPLOY_LIMITS_PREFIX } from "../config";
 import { errors } from "../errors/catalog";
@@ -188,13 +188,28 @@ export class FaultInjector {
   }
 }
 
-/** The onRequest hook; register it before the API gate. */
-export function faultHook(faults: FaultInjector) {
-  return new Elysia({ name: "fault-injection" }).onRequest(async ({ request }) => {
-    if (faults.armedCount === 0) return;
+type Handle = (request: Request) => Response | Promise<Response>;
+
+/**
+ * For `app.wrap`, registered before the request log's wrap (so the log, outermost, records the injected
+ * response). Elysia calls it per request with the same inner handler: the wrapped function is built once.
+ */
+export function faultWrapper(faults: FaultInjector): (inner: Function, request: Request) => Handle {
+  let inner: Handle | null = null;
+  let wrapped: Handle | null = null;
+  const withFaults = (next: Handle): Handle => (request) => {
+    if (faults.armedCount === 0) return next(request);
     const rule = faults.take(request.method, pathOf(request.url));
-    if (!rule) return;
-    if (rule.latencyMs > 0) await Bun.sleep(rule.latencyMs);
-    return FaultInjector.responseFor(rule) ?? undefined;
-  });
+    if (!rule) return next(request);
+    const response = FaultInjector.responseFor(rule);
+    if (rule.latencyMs <= 0) return response ?? next(request);
+    return Bun.sleep(rule.latencyMs).then(() => response ?? next(request));
+  };
+  return (fn) => {
+    if (fn !== inner) {
+      inner = fn as Handle;
+      wrapped = withFaults(inner);
+    }
+    return wrapped!;
+  };
 }

@@ -2,10 +2,11 @@
  * Extensions: the developer-facing operations. Plain arguments in, plain objects out; the caller's account
  * id scopes every read, and an extension of another account is reported exactly like a missing one.
  */
-import { and, desc, eq, like, sql } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, sql } from "drizzle-orm";
 import type { BlobStore } from "../blobs/blob-store";
 import type { Clock } from "../clock";
 import type { Db, Tx } from "../db/database";
+import type { DbGeneration } from "../db/generation";
 import { extensions, installCounters, versions } from "../db/schema";
 import { errors } from "../errors/catalog";
 import { newId } from "../ids";
@@ -34,8 +35,8 @@ function trimmedName(name: string): string {
   return trimmed;
 }
 
-export function createExtensionService(deps: { db: Db; clock: Clock; limits: LimitsService; blobs: BlobStore }) {
-  const { db, clock, limits, blobs } = deps;
+export function createExtensionService(deps: { db: Db; clock: Clock; limits: LimitsService; blobs: BlobStore; generation: DbGeneration }) {
+  const { db, clock, limits, blobs, generation } = deps;
 
   const listSelection = {
     id: extensions.id,
@@ -62,6 +63,12 @@ export function createExtensionService(deps: { db: Db; clock: Clock; limits: Lim
     .from(extensions)
     .where(and(eq(extensions.id, sql.placeholder("id")), eq(extensions.accountId, sql.placeholder("accountId"))))
     .prepare();
+  // GET /extensions/:id in one statement: each statement outside a transaction opens its own read transaction.
+  const ownedWithCountStmt = db
+    .select({ row: getTableColumns(extensions), installCount })
+    .from(extensions)
+    .where(and(eq(extensions.id, sql.placeholder("id")), eq(extensions.accountId, sql.placeholder("accountId"))))
+    .prepare();
   const installCountStmt = db
     .select({ n: sql<number>`COALESCE(SUM(${installCounters.installed}), 0)` })
     .from(installCounters)
@@ -75,25 +82,23 @@ export function createExtensionService(deps: { db: Db; clock: Clock; limits: Lim
   }
 
   /**
-   * The serialized list, kept per account until anything in the database changes: SQLite's own counters
-   * (`total_changes()` for this connection, `data_version` for commits by other processes such as
-   * `ext seed --data-dir`) move on every write, so no service has to remember to invalidate it. A GET-heavy
-   * test suite then pays neither the query nor the serialization again.
+   * The serialized list, kept per account until anything in the database changes (src/db/generation.ts:
+   * writes by this server at once, commits by another process such as `ext seed --data-dir` from the next
+   * request on), so no service has to remember to invalidate it. A GET-heavy test suite then pays neither
+   * the query nor the serialization again.
    */
-  const generationStmt = db.$client.prepare<{ changes: number }, []>("SELECT total_changes() AS changes");
-  const dataVersionStmt = db.$client.prepare<{ data_version: number }, []>("PRAGMA data_version");
-  const listCache = new Map<string, { generation: string; body: string }>();
+  const listCache = new Map<string, { generation: number; body: string }>();
   function listJson(accountId: string): string {
-    const generation = `${generationStmt.get()!.changes}:${dataVersionStmt.get()!.data_version}`;
+    const now = generation.current();
     const cached = listCache.get(accountId);
-    if (cached && cached.generation === generation) return cached.body;
+    if (cached && cached.generation === now) return cached.body;
     const body = JSON.stringify({ extensions: listStmt.all({ accountId }) });
-    listCache.set(accountId, { generation, body });
+    listCache.set(accountId, { generation: now, body });
     return body;
   }
 
-  function toFull(row: ExtensionRow): Extension {
-    const count = installCountStmt.get({ id: row.id })?.n ?? 0;
+  function toFull(row: ExtensionRow, knownCount?: number): Extension {
+    const count = knownCount ?? installCountStmt.get({ id: row.id })?.n ?? 0;
     return {
       id: row.id,
       slug: row.slug,
@@ -111,16 +116,35 @@ export function createExtensionService(deps: { db: Db; clock: Clock; limits: Lim
     };
   }
 
-  /** Inserts inside an open transaction, enforcing the per-account cap and slug uniqueness. */
-  function insert(tx: Tx, accountId: string, input: NewExtension): ExtensionRow {
+  // The write paths' statements, prepared once: drizzle's builder would build and prepare each query on every request.
+  // bun:sqlite has one connection, so these run inside the caller's open transaction.
+  const countStmt = db.$client.prepare<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM extensions WHERE account_id = ?");
+  // Slugs are lowercase ASCII, so "starts with the prefix" is a range of the unique slug index (a LIKE would scan
+  // every extension of every account on each create).
+  const slugsStmt = db.$client.prepare<{ slug: string }, [string, string]>("SELECT slug FROM extensions WHERE slug >= ? AND slug < ?");
+  const insertStmt = db.$client.prepare<never, [string, string, string, string, string, string, string, string, string, string | null, string, string]>(
+    `INSERT INTO extensions (id, account_id, slug, name, short_description, description, pricing, visibility, status, current_version_id, rating_count, listed_at, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 0, ?, ?, ?)`,
+  );
+  const updateStmt = db.$client.prepare<never, [string, string, string, string, string, string, string]>(
+    "UPDATE extensions SET name = ?, short_description = ?, description = ?, pricing = ?, visibility = ?, updated_at = ? WHERE id = ?",
+  );
+  const markListedStmt = db.$client.prepare<never, [string, string]>(
+    "UPDATE extensions SET listed_at = ? WHERE id = ? AND listed_at IS NULL AND status = 'approved' AND visibility = 'public'",
+  );
+
+  /**
+   * Inserts inside an open transaction (the caller's `tx`: the prepared statements above share its connection),
+   * enforcing the per-account cap and slug uniqueness.
+   */
+  function insert(_tx: Tx, accountId: string, input: NewExtension): ExtensionRow {
     const max = limits.resolve("max_extensions_per_account", { accountId }).value;
-    const current = tx.select({ n: sql<number>`COUNT(*)` }).from(extensions).where(eq(extensions.accountId, accountId)).get()?.n ?? 0;
+    const current = countStmt.get(accountId)?.n ?? 0;
     if (current >= max) throw errors.limitExceeded("max_extensions_per_account", max, current, "extensions per account");
     const name = trimmedName(input.name);
     const base = slugify(name);
-    const taken = new Set(
-      tx.select({ slug: extensions.slug }).from(extensions).where(like(extensions.slug, `${base.slice(0, 40)}%`)).all().map((r) => r.slug),
-    );
+    const prefix = base.slice(0, 40);
+    const taken = new Set(slugsStmt.all(prefix, `${prefix}\uffff`).map((r) => r.slug));
     const now = clock.iso();
     const row: ExtensionRow = {
       id: input.id ?? newId("ext", clock.nowMs()),
@@ -138,7 +162,7 @@ export function createExtensionService(deps: { db: Db; clock: Clock; limits: Lim
       createdAt: now,
       updatedAt: now,
     };
-    tx.insert(extensions).values(row).run();
+    insertStmt.run(row.id, row.accountId, row.slug, row.name, row.shortDescription, row.description, row.pricing, row.visibility, row.status, row.listedAt, row.createdAt, row.updatedAt);
     return row;
   }
 
@@ -155,7 +179,9 @@ export function createExtensionService(deps: { db: Db; clock: Clock; limits: Lim
     listJson,
 
     get(accountId: string, id: string): Extension {
-      return toFull(findOwned(accountId, id));
+      const found = ownedWithCountStmt.get({ id, accountId });
+      if (!found) throw errors.extensionNotFound(id);
+      return toFull(found.row, found.installCount);
     },
 
     create(accountId: string, input: CreateExtensionInput): ExtensionCreated["extension"] {
@@ -164,7 +190,7 @@ export function createExtensionService(deps: { db: Db; clock: Clock; limits: Lim
     },
 
     update(accountId: string, id: string, patch: UpdateExtensionInput): Extension {
-      const row = db.transaction((tx) => {
+      const row = db.transaction(() => {
         const current = findOwned(accountId, id);
         const next: Partial<ExtensionRow> = {};
         if (patch.name !== undefined && trimmedName(patch.name) !== current.name) next.name = trimmedName(patch.name);
@@ -174,10 +200,12 @@ export function createExtensionService(deps: { db: Db; clock: Clock; limits: Lim
         if (patch.visibility !== undefined && patch.visibility !== current.visibility) next.visibility = patch.visibility;
         // updatedAt moves only when something really changed.
         if (Object.keys(next).length === 0) return current;
-        next.updatedAt = clock.iso();
-        tx.update(extensions).set(next).where(eq(extensions.id, id)).run();
-        markListedIfPublic(tx, id, next.updatedAt);
-        return findOwned(accountId, id);
+        const updatedAt = clock.iso();
+        const row: ExtensionRow = { ...current, ...next, updatedAt };
+        updateStmt.run(row.name, row.shortDescription, row.description, row.pricing, row.visibility, updatedAt, id);
+        markListedStmt.run(updatedAt, id);
+        // listed_at is not part of the answer, so the row is complete without reading it back.
+        return row;
       });
       return toFull(row);
     },

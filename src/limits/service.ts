@@ -36,9 +36,20 @@ export function createLimitsService(db: Db): LimitsService {
     if (row) return { key, value: clamp(key, row.value), source: "developer_override" };
     return { key, value: limitDefinition(key).default, source: "platform_default" };
   };
-  return {
-    resolve,
-    resolveAll: (scope) => LIMITS.map((l) => resolve(l.key, scope)),
+  // Every override of the scope in two statements (the limits endpoint resolves the whole catalogue per request).
+  const extAllStmt = db.$client.prepare<{ limit_key: string; value: number }, [string]>("SELECT limit_key, value FROM extension_overrides WHERE extension_id = ?");
+  const accAllStmt = db.$client.prepare<{ limit_key: string; value: number }, [string]>("SELECT limit_key, value FROM account_overrides WHERE account_id = ?");
+  const resolveAll: LimitsService["resolveAll"] = ({ accountId, extensionId }) => {
+    const ext = new Map(extensionId ? extAllStmt.all(extensionId).map((r) => [r.limit_key, r.value]) : []);
+    const acc = new Map(accAllStmt.all(accountId).map((r) => [r.limit_key, r.value]));
+    return LIMITS.map(({ key }): ResolvedLimit => {
+      const e = ext.get(key);
+      if (e !== undefined) return { key, value: clamp(key, e), source: "extension_override" };
+      const a = acc.get(key);
+      if (a !== undefined) return { key, value: clamp(key, a), source: "developer_override" };
+      return { key, value: limitDefinition(key).default, source: "platform_default" };
+    });
   };
+  return { resolve, resolveAll };
 }
 

@@ -2,7 +2,7 @@
  * Secrets of an extension: names are listed, values are written and deleted, never read back. A value is
  * sealed (src/secrets/cipher.ts) before it reaches the database and is never logged or echoed in an error.
  */
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import type { Clock } from "../clock";
 import type { Db } from "../db/database";
 import { secrets } from "../db/schema";
@@ -14,6 +14,15 @@ import { SECRET_NAME_RE, SECRET_VALUE_MAX_BYTES } from "./model";
 
 export function createSecretService(deps: { db: Db; clock: Clock; limits: LimitsService; extensions: ExtensionService; cipher: SecretCipher }) {
   const { db, clock, limits, extensions, cipher } = deps;
+  // PUT's statements, prepared once (drizzle's builder would build and prepare each on every request); they run
+  // inside the transaction below, on the same connection.
+  const replaceStmt = db.$client.prepare<never, [Uint8Array, Uint8Array, string, string, string]>(
+    "UPDATE secrets SET ciphertext = ?, iv = ?, updated_at = ? WHERE extension_id = ? AND name = ?",
+  );
+  const countStmt = db.$client.prepare<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM secrets WHERE extension_id = ?");
+  const insertStmt = db.$client.prepare<never, [string, string, Uint8Array, Uint8Array, string, string]>(
+    "INSERT INTO secrets (extension_id, name, ciphertext, iv, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+  );
 
   function checkName(name: string): void {
     if (!SECRET_NAME_RE.test(name)) throw errors.secretNameInvalid();
@@ -42,18 +51,14 @@ export function createSecretService(deps: { db: Db; clock: Clock; limits: Limits
       // A lone surrogate cannot be encoded as UTF-8: it would be stored silently as U+FFFD, a different value.
       if (!value.isWellFormed()) throw errors.secretValueNotUnicode();
       const sealed = cipher.seal(extensionId, name, value);
-      return db.transaction((tx) => {
+      return db.transaction(() => {
         extensions.findOwned(accountId, extensionId);
         const now = clock.iso();
-        const where = and(eq(secrets.extensionId, extensionId), eq(secrets.name, name));
-        if (tx.select({ name: secrets.name }).from(secrets).where(where).get()) {
-          tx.update(secrets).set({ ciphertext: sealed.ciphertext, iv: sealed.iv, updatedAt: now }).where(where).run();
-          return { created: false };
-        }
+        if (replaceStmt.run(sealed.ciphertext, sealed.iv, now, extensionId, name).changes > 0) return { created: false };
         const max = limits.resolve("max_secrets_per_extension", { accountId, extensionId }).value;
-        const current = tx.select({ n: sql<number>`COUNT(*)` }).from(secrets).where(eq(secrets.extensionId, extensionId)).get()?.n ?? 0;
+        const current = countStmt.get(extensionId)?.n ?? 0;
         if (current >= max) throw errors.limitExceeded("max_secrets_per_extension", max, current, "secrets per extension");
-        tx.insert(secrets).values({ extensionId, name, ciphertext: sealed.ciphertext, iv: sealed.iv, createdAt: now, updatedAt: now }).run();
+        insertStmt.run(extensionId, name, sealed.ciphertext, sealed.iv, now, now);
         return { created: true };
       });
     },

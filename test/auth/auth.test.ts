@@ -6,17 +6,20 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { Database } from "bun:sqlite";
 import { eq } from "drizzle-orm";
 import { hashApiKey } from "../../src/auth/keys";
 import { apiKeys } from "../../src/db/schema";
 import { baseFixture, DEMO_KEY, expectEnvelope, READ_KEY, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
 const REVOKED_KEY = "ext_test_key_to_be_revoked_0123456789ab";
+const REVOKED_ELSEWHERE_KEY = "ext_test_key_revoked_elsewhere_0123456";
 
 let emu: TestEmulator;
 beforeAll(async () => {
   const fixture = baseFixture();
   fixture.accounts[0]!.apiKeys!.push({ name: "revoked", key: REVOKED_KEY, scopes: ["*"] });
+  fixture.accounts[0]!.apiKeys!.push({ name: "revoked-elsewhere", key: REVOKED_ELSEWHERE_KEY, scopes: ["*"] });
   emu = await startTestEmulator({ fixture });
 });
 afterAll(() => stopTestEmulator(emu));
@@ -48,6 +51,29 @@ describe("GET /extensions (authentication)", () => {
     expect((await emu.api("GET", "/extensions", { key: REVOKED_KEY })).status).toBe(200);
     emu.runtime.db.update(apiKeys).set({ revokedAt: emu.clock.iso() }).where(eq(apiKeys.name, "revoked")).run();
     expect401(await emu.api("GET", "/extensions", { key: REVOKED_KEY }), /Invalid/);
+  });
+
+  test("a key remembered by the server is refused at the next request once another process revokes it", async () => {
+    // Twice: the second success is answered from the server's memory of the key.
+    for (let i = 0; i < 2; i++) expect((await emu.api("GET", "/extensions", { key: REVOKED_ELSEWHERE_KEY })).status).toBe(200);
+    const other = new Database(join(emu.dataDir, "ext.sqlite"));
+    other.exec("PRAGMA busy_timeout = 5000");
+    other.prepare("UPDATE api_keys SET revoked_at = '2026-01-01T00:00:00.000Z' WHERE name = ?").run("revoked-elsewhere");
+    other.close();
+    expect401(await emu.api("GET", "/extensions", { key: REVOKED_ELSEWHERE_KEY }), /Invalid/);
+  });
+
+  test("a key's first request sees another process's commit even when the list was cached through another key", async () => {
+    const other = () => new Database(join(emu.dataDir, "ext.sqlite"));
+    const id = (await emu.api("POST", "/extensions", { json: { name: "Seen By Both Keys" } })).body.extension.id;
+    const nameVia = async (key: string) => (await emu.api("GET", "/extensions", { key })).body.extensions.find((e: { id: string }) => e.id === id).name;
+    expect(await nameVia(DEMO_KEY)).toBe("Seen By Both Keys");
+    const db = other();
+    db.exec("PRAGMA busy_timeout = 5000");
+    db.prepare("UPDATE extensions SET name = 'Renamed By Another Process' WHERE id = ?").run(id);
+    db.close();
+    // READ_KEY has not been used yet in this test file: its request takes the lookup path, not the remembered one.
+    expect(await nameVia(READ_KEY)).toBe("Renamed By Another Process");
   });
 
   test("the scheme is case-insensitive", async () => {

@@ -1,7 +1,9 @@
 /** The bench's arithmetic and verdicts: a wrong percentile or a target judged backwards would mislead. */
 import { describe, expect, test } from "bun:test";
-import { buildReport, checkTargets, type BenchResults } from "../../bench/lib/report";
+import { buildReport, checkTargets } from "../../bench/lib/report";
+import type { BenchResults } from "../../bench/lib/results";
 import { settingsFor } from "../../bench/lib/settings";
+import { SECTIONS } from "../../bench/sections";
 import { slope } from "../../bench/sections/memory";
 import { percentile, summarize } from "../../bench/lib/stats";
 
@@ -21,66 +23,80 @@ describe("bench stats (bench/lib/stats.ts)", () => {
   });
 });
 
-function results(over: Partial<BenchResults["sections"]>): BenchResults {
+function results(sections: Record<string, unknown>): BenchResults {
   return {
     environment: {
       date: "2026-11-22T06:10:00.000Z",
       machine: { cpuModel: "Test CPU", cores: 2, memoryGiB: 8, kernel: "6.1", loadAvgAtStart: [0.1, 0.1, 0.1] },
-      versions: { bun: "1.4.5", node: "20.0.0", autocannon: "8.0.0", prism: "5.14.2", ext: "0.1.0", commit: "abc1234" },
+      versions: { bun: "1.4.5", node: "20.0.0", wrk: "4.1.0", prism: "5.14.2", ext: "0.1.0", commit: "abc1234" },
     },
     settings: settingsFor(false),
-    sections: over,
+    sections,
   };
 }
 
-const load = (target: "ext" | "ceiling" | "prism", connections: number, rps: number) => ({
-  target,
-  connections,
-  durationS: 10,
-  requests: rps * 10,
-  rps,
-  latencyP50Ms: 1,
-  latencyP99Ms: 2,
-  latencyAvgMs: 1,
-  non2xx: 0,
-  errors: 0,
-  serverCpuUsPerReq: 50,
-});
+const load = (rps: number, cpu: number) => ({ connections: 64, durationS: 6, requests: rps * 6, rps, latencyP50Ms: 1, latencyP99Ms: 2, latencyAvgMs: 1, non2xx: 0, errors: 0, serverCpuUsPerReq: cpu });
+const row = (id: string, ext: number, ceiling: number) => ({ id, label: `route ${id}`, status: 200, ext: load(ext, 40), ceiling: load(ceiling, 20), ratio: ext / ceiling, cpuRatio: 0.5 });
+const routes = (...rows: ReturnType<typeof row>[]) => ({ connections: 64, durationS: 6, rows, listAtOne: { ext: load(8000, 80), ceiling: load(16000, 30) }, prism: null, listBodyBytes: 2000 });
+const target = (r: BenchResults, id: string) => checkTargets(r, SECTIONS).find((t) => t.id === id);
 
 describe("bench targets (bench/lib/report.ts)", () => {
-  test("sections not run are neither met nor missed", () => {
-    expect(checkTargets(results({})).map((t) => t.met)).toEqual([null, null, null, null, null]);
+  test("sections not run are neither met nor missed, and every target is listed", () => {
+    const checks = checkTargets(results({}), SECTIONS);
+    expect(checks.map((t) => t.met).every((m) => m === null)).toBe(true);
+    expect(checks.map((t) => t.id).sort()).toEqual(["cold_start", "get_ratio", "node_start", "reset_bun", "reset_node", "route_floor", "rss_growth", "upload_rss", "upload_speed"]);
   });
 
-  test("GET ratio at c=64: 50% of the ceiling is met, below is missed, and the report explains the miss", () => {
-    const rows = [load("ext", 1, 5000), load("ext", 64, 4000), load("ceiling", 1, 10000), load("ceiling", 64, 10000), load("prism", 1, 900), load("prism", 64, 1000)];
-    const missed = results({ throughput: { rows, ratioToCeiling: { c1: 0.5, c64: 0.4 }, bodyBytes: 2000 } });
-    expect(checkTargets(missed).find((t) => t.id === "get_ratio")).toMatchObject({ met: false, measured: "40% of its req/s" });
-    const report = buildReport(missed);
+  test("a failed section reads 'not run' and its error is in the report", () => {
+    const r = results({ routes: { error: "wrk exited 1" } });
+    expect(target(r, "get_ratio")?.met).toBeNull();
+    expect(buildReport(r, SECTIONS)).toContain("Not measured: wrk exited 1");
+  });
+
+  test("GET list at c=64: 60% of the ceiling is met, below is missed, and the report explains the miss", () => {
+    const missed = results({ routes: routes(row("list", 5900, 10000), row("get", 5000, 10000)) });
+    expect(target(missed, "get_ratio")).toMatchObject({ met: false });
+    const report = buildReport(missed, SECTIONS);
     expect(report).toContain("## Where a target is missed");
-    expect(report).toContain("| Prism | 64 | 1000 |");
-
-    const met = results({ throughput: { rows, ratioToCeiling: { c1: 0.5, c64: 0.5 }, cpuRatioToCeiling: { c1: 0.4, c64: 0.25 }, bodyBytes: 2000 } });
-    expect(checkTargets(met).find((t) => t.id === "get_ratio")).toMatchObject({ met: true, measured: "50% of its req/s (25% of its efficiency: server CPU per request)" });
-    expect(buildReport(met)).not.toContain("## Where a target is missed");
+    expect(report).toContain("| route list | 200 | 5900 | 10000 | **59%** |");
+    const met = results({ routes: routes(row("list", 6000, 10000), row("get", 5000, 10000)) });
+    expect(target(met, "get_ratio")?.met).toBe(true);
+    expect(buildReport(met, SECTIONS)).not.toContain("## Where a target is missed");
   });
 
-  test("cold start is judged on the emulator (empty data dir and demo fixture), not on Prism", () => {
+  test("every route must reach 30% of its ceiling: the lowest one decides and is named", () => {
+    const r = results({ routes: routes(row("list", 7000, 10000), row("create", 2900, 10000)) });
+    expect(target(r, "route_floor")).toMatchObject({ met: false, measured: "lowest: route create at 29%" });
+    expect(target(results({ routes: routes(row("list", 7000, 10000), row("create", 3000, 10000)) }), "route_floor")?.met).toBe(true);
+  });
+
+  test("cold start is judged on the emulator with an empty data dir, not on the fixture or Prism", () => {
     const summary = (median: number) => ({ n: 20, median, p95: median, min: median, max: median });
-    const cold = [
-      { target: "ext (compiled), empty data dir", summary: summary(40) },
-      { target: "ext (compiled), demo fixture", summary: summary(45) },
-      { target: "Prism mock of our /openapi.json", summary: summary(1500) },
-    ];
-    expect(checkTargets(results({ coldStart: cold })).find((t) => t.id === "cold_start")?.met).toBe(true);
-    cold[1]!.summary = summary(55);
-    expect(checkTargets(results({ coldStart: cold })).find((t) => t.id === "cold_start")?.met).toBe(false);
+    const cold = (empty: number) => ({
+      rows: [
+        { target: "ext (compiled), empty data dir", summary: summary(empty) },
+        { target: "ext (compiled), demo fixture", summary: summary(55) },
+        { target: "Prism mock of our /openapi.json", summary: summary(1500) },
+      ],
+      trace: [],
+    });
+    expect(target(results({ cold: cold(49) }), "cold_start")?.met).toBe(true);
+    expect(target(results({ cold: cold(50) }), "cold_start")?.met).toBe(false);
+  });
+
+  test("test loop: reset ≤ 1 ms p50 and Node start ≤ 100 ms p50", () => {
+    const s = (median: number) => ({ n: 20, median, p95: median, min: median, max: median });
+    const loop = (start: number, reset: number) => ({ firstStartMs: 200, starts: s(start), resets: s(reset) });
+    expect(target(results({ "testloop-bun": loop(5, 1) }), "reset_bun")?.met).toBe(true);
+    expect(target(results({ "testloop-bun": loop(5, 1.01) }), "reset_bun")?.met).toBe(false);
+    expect(target(results({ "testloop-node": loop(100, 0.5) }), "node_start")?.met).toBe(true);
+    expect(target(results({ "testloop-node": loop(101, 0.5) }), "node_start")?.met).toBe(false);
   });
 
   test("RSS: growth once warm decides, within 1 MB per 10,000 requests", () => {
     const memory = (steady: number) => ({ idleRssMB: 50, afterBatches: [], steadyGrowthMBPer10k: steady, firstBatchGrowthMB: 10 });
-    expect(checkTargets(results({ memory: memory(0.8) })).find((t) => t.id === "rss_growth")?.met).toBe(true);
-    expect(checkTargets(results({ memory: memory(3) })).find((t) => t.id === "rss_growth")?.met).toBe(false);
+    expect(target(results({ memory: memory(0.8) }), "rss_growth")?.met).toBe(true);
+    expect(target(results({ memory: memory(3) }), "rss_growth")?.met).toBe(false);
   });
 });
 

@@ -1,0 +1,29 @@
+// The Node test loop, measured through the npm package's own Node helper (packaging/npm): startEmulator()
+// spawns the binary with `serve --memory --port 0 --ready-file …` and resolves once it is ready; reset() is
+// one POST /_emulator/reset; stop() ends it.
+// Usage: node bench/probes/node-start-emulator.mjs <ext binary> <starts> <resets>; prints one JSON line (ms).
+import { startEmulator as startHelper } from "../../packaging/npm/index.mjs";
+
+export const startEmulator = (binary) => startHelper({ binary, fixture: "demo", logLevel: "warn" });
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const [binary, starts, resets] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4])];
+  const startMs = [];
+  const resetMs = [];
+  // One untimed start: the binary's pages in the cache, as on any machine that ran a test before.
+  await (await startEmulator(binary)).stop();
+  for (let i = 0; i < starts; i++) {
+    const t = performance.now();
+    const emu = await startEmulator(binary);
+    startMs.push(performance.now() - t);
+    if (i === 0) {
+      for (let j = 0; j < resets; j++) {
+        const r = performance.now();
+        await emu.reset();
+        resetMs.push(performance.now() - r);
+      }
+    }
+    await emu.stop();
+  }
+  console.log(JSON.stringify({ startMs, resetMs }));
+}

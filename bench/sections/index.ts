@@ -1,0 +1,24 @@
+/**
+ * The bench's sections, in the order they run and appear in latest.md. Adding one is one line here: a module
+ * exporting a BenchSection (bench/lib/results.ts) with its run, its write-up and its targets.
+ */
+import type { BenchSection } from "../lib/results";
+import { coldStart } from "./cold-start";
+import { dashboard } from "./dashboard";
+import { installsScale } from "./installs-scale";
+import { memory } from "./memory";
+import { routes } from "./routes";
+import { testLoopBun } from "./test-loop-bun";
+import { testLoopNode } from "./test-loop-node";
+import { upload } from "./upload";
+
+export const SECTIONS: BenchSection[] = [
+  coldStart,
+  routes,
+  upload,
+  memory,
+  testLoopBun,
+  testLoopNode,
+  installsScale,
+  dashboard,
+];

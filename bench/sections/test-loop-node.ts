@@ -1,0 +1,34 @@
+/**
+ * The Node test loop: the npm package's Node `startEmulator()` (packaging/npm) spawning the compiled binary
+ * with the demo fixture and waiting until it is ready, then its `reset()` through the control plane
+ * (bench/probes/node-start-emulator.mjs).
+ */
+import { join } from "node:path";
+import { BENCH_DIR, EXT_BINARY } from "../lib/paths";
+import type { BenchSection, TargetCheck } from "../lib/results";
+import { renderTestLoop, runProbe, summarizeMs, type TestLoopResult } from "./test-loop-bun";
+
+export const testLoopNode: BenchSection<TestLoopResult> = {
+  id: "testloop-node",
+  label: "test loop: Node startEmulator() from the npm package (spawn → ready)",
+  async run({ settings, log }) {
+    const raw = await runProbe(["node", join(BENCH_DIR, "probes", "node-start-emulator.mjs"), EXT_BINARY, String(settings.testLoopStarts), String(settings.testLoopResets)]);
+    const result: TestLoopResult = { firstStartMs: raw.startMs[0]!, starts: summarizeMs(raw.startMs.slice(1)), resets: summarizeMs(raw.resetMs) };
+    log(`  start p50 ${result.starts.median} ms, reset p50 ${result.resets.median} ms`);
+    return result;
+  },
+  render(r) {
+    return renderTestLoop(
+      "## Test loop, Node: the npm package's `startEmulator()` (spawn `ext serve --memory --port 0 --ready-file …` → ready)",
+      r,
+      "One untimed start first (page cache). A reset is one POST /_emulator/reset from Node's fetch, no write before it.",
+    );
+  },
+  targets(r) {
+    const checks: TargetCheck[] = [
+      { id: "node_start", target: "Node start (spawn → ready file) ≤ 100 ms p50", measured: r ? `${r.starts.median} ms p50, ${r.starts.p95} ms p95` : "not run", met: r ? r.starts.median <= 100 : null },
+      { id: "reset_node", target: "Node `reset()` ≤ 1 ms p50", measured: r ? `${r.resets.median} ms p50, ${r.resets.p95} ms p95` : "not run", met: r ? r.resets.median <= 1 : null },
+    ];
+    return checks;
+  },
+};

@@ -1,0 +1,69 @@
+/**
+ * Start-up phases for `ext serve --trace-startup` (or EXT_TRACE_STARTUP=1): where a cold start spends its
+ * time, phase by phase, printed on stderr as
+ * `[startup] <ms since the process began> <phase> (+<ms of that phase>, cpu +<CPU ms of that phase>)`: the CPU
+ * figure (user + system, from process.cpuUsage) tells the process's own work from waiting on a busy machine.
+ *
+ * This module reads the monotonic timer (`performance.now()`, whose origin is the process start) rather than
+ * the emulator's clock (src/clock.ts) on purpose: it measures how long this process's own start-up took, a
+ * duration on the machine, which the control plane's time travel must never move. It takes no part in what
+ * the emulator answers. Marks are cheap and taken on every start; they are printed only when asked.
+ */
+
+interface Mark {
+  phase: string;
+  atMs: number;
+  cpuMs: number;
+}
+
+const cpuMsNow = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+
+const marks: Mark[] = [];
+let write: ((line: string) => void) | null = null;
+let firstResponseSeen = false;
+
+function format(mark: Mark, previous: Mark | undefined): string {
+  const own = previous ? mark.atMs - previous.atMs : mark.atMs;
+  const cpu = previous ? mark.cpuMs - previous.cpuMs : mark.cpuMs;
+  return `[startup] ${mark.atMs.toFixed(1).padStart(7)} ms  ${mark.phase} (+${own.toFixed(1)} ms, cpu +${cpu.toFixed(1)} ms)`;
+}
+
+/** Records that a phase ended now; printed at once when tracing is on. */
+export function markStartup(phase: string): void {
+  const mark = { phase, atMs: performance.now(), cpuMs: cpuMsNow() };
+  marks.push(mark);
+  if (write) write(format(mark, marks.at(-2)));
+}
+
+/** Turns tracing on: prints the phases so far, then each later one as it ends. */
+export function traceStartupTo(writer: (line: string) => void): void {
+  write = writer;
+  marks.forEach((m, i) => writer(format(m, marks[i - 1])));
+}
+
+/** The phases recorded so far, formatted (for tests and tools). */
+export function startupTrace(): string[] {
+  return marks.map((m, i) => format(m, marks[i - 1]));
+}
+
+type Handle = (request: Request) => Response | Promise<Response>;
+
+/**
+ * For `app.wrap`, only when tracing: marks the first response the server produced (Elysia composes each
+ * route's handler on its first request, so that first one is part of the start-up's cost), then steps aside.
+ */
+export function firstResponseWrapper(): (inner: Function, request: Request) => Handle {
+  return (inner) => (request) => {
+    const result = (inner as Handle)(request);
+    if (firstResponseSeen) return result;
+    firstResponseSeen = true;
+    const mark = (response: Response) => {
+      markStartup(`first response (${new URL(request.url).pathname} ${response.status})`);
+      return response;
+    };
+    return result instanceof Promise ? result.then(mark) : mark(result);
+  };
+}
