@@ -68,13 +68,13 @@ export const AccountSummary = t.Object(
     id: t.String({ examples: ["acc_demo"] }),
     name: t.String(),
     createdAt: Timestamp,
-    extensions: t.Integer({ minimum: 0 }),
-    activeApiKeys: t.Integer({ minimum: 0 }),
+    extensions: integer({ minimum: 0 }),
+    activeApiKeys: integer({ minimum: 0 }),
   },
-  { additionalProperties: false, title: "AccountSummary" },
+  { additionalProperties: false, ...named("AccountSummary") },
 );
 export type AccountSummary = Static<typeof AccountSummary>;
-export const AccountList = t.Object({ accounts: t.Array(AccountSummary) }, { additionalProperties: false, title: "AccountList" });
+export const AccountList = t.Object({ accounts: t.Array(AccountSummary) }, { additionalProperties: false, ...named("AccountList") });
 
 export const DashboardKey = t.Object(
   {
@@ -82,5 +82,5 @@ export const DashboardKey = t.Object(
     plaintext: t.String({ description: "The dashboard key itself (scope *), for the dashboard's calls to the developer API as this account" }),
     created: t.Boolean({ description: "True when this call created it" }),
   },
-  { additionalProperties: false, title: "DashboardKey" },
+  { additionalProperties: false, ...named("DashboardKey") },
 );

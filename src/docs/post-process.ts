@@ -4,12 +4,14 @@
  *  - named models (a `$id` under #/components/schemas/, see src/http/schema.ts) are inlined by the
  *    generator: each is moved to `components.schemas` and referenced with `$ref`;
  *  - a 204's `t.Void()` becomes `content: {type: "void"}`, which is not a media-type map: dropped;
- *  - a query parameter declared with Elysia's coercing `t.Integer` is documented as the
- *    `string | integer` union the validator accepts on the way in: a query string is text anyway, so
- *    the parameter is documented as the integer it stands for;
+ *  - a query or path parameter declared with Elysia's coercing `t.Integer` is documented as the
+ *    `string | integer` union the validator accepts on the way in: a URL is text anyway, so the
+ *    parameter is documented as the integer it stands for;
+ *  - a success that is not JSON (`servedAs(...)`) is documented under its own media types, not the
+ *    generator's `text/plain`;
  *  - document-only keywords (`documentOnly(...)`) are merged into their schema.
  */
-import { DOCUMENT_ONLY_KEY, SCHEMA_ID_PREFIX } from "../http/schema";
+import { DOCUMENT_ONLY_KEY, MEDIA_TYPES_KEY, SCHEMA_ID_PREFIX } from "../http/schema";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -78,10 +80,12 @@ export function postProcessDocument<D extends object>(generated: D): D {
     for (const op of Object.values(item)) {
       if (!isObject(op)) continue;
       for (const response of Object.values(isObject(op.responses) ? op.responses : {})) {
-        if (isObject(response) && isObject(response.content) && typeof response.content.type === "string") delete response.content;
+        if (!isObject(response) || !isObject(response.content)) continue;
+        if (typeof response.content.type === "string") delete response.content;
+        else response.content = withMediaTypes(response.content);
       }
       if (Array.isArray(op.parameters)) {
-        for (const p of op.parameters) if (isObject(p) && p.in === "query" && isObject(p.schema)) p.schema = asQueryInteger(p.schema);
+        for (const p of op.parameters) if (isObject(p) && (p.in === "query" || p.in === "path") && isObject(p.schema)) p.schema = asUrlInteger(p.schema);
       }
     }
   }
@@ -92,8 +96,17 @@ export function postProcessDocument<D extends object>(generated: D): D {
   return { openapi: doc.openapi, ...doc } as unknown as D;
 }
 
+/** A content map whose one schema names its media types (`servedAs`): that schema under each of them. */
+function withMediaTypes(content: JsonObject): JsonObject {
+  const entries = Object.values(content);
+  const schema = entries.length === 1 && isObject(entries[0]) ? entries[0].schema : undefined;
+  if (!isObject(schema) || !Array.isArray(schema[MEDIA_TYPES_KEY])) return content;
+  const { [MEDIA_TYPES_KEY]: types, ...rest } = schema;
+  return Object.fromEntries((types as Json[]).map((type) => [String(type), { schema: rest }]));
+}
+
 /** `anyOf[{type: string, format: integer}, {type: integer, …}]` (Elysia's t.Integer) → the integer branch. */
-function asQueryInteger(schema: JsonObject): JsonObject {
+function asUrlInteger(schema: JsonObject): JsonObject {
   const branches = schema.anyOf;
   if (!Array.isArray(branches) || branches.length !== 2) return schema;
   const [text, int] = branches;

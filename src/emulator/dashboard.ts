@@ -7,7 +7,7 @@ import { AccountList, AccountParams, DashboardKey } from "../accounts/model";
 import { apiAuth } from "../http/auth";
 import { LimitUsage, LimitUsageQuery } from "../limits/usage-model";
 import type { Runtime } from "../runtime";
-import { BundleContents, ReviewQueue } from "../versions/admin-model";
+import { BundleContents, ReviewQueue, SoundBytes } from "../versions/admin-model";
 import { listPendingVersions } from "../versions/review-queue";
 import { VersionIdParams } from "./model";
 import { controlResponses, security, tags } from "./route-kit";
@@ -58,7 +58,7 @@ export function dashboardRoutes(runtime: Runtime) {
       {
         params: VersionIdParams,
         query: t.Object({ path: t.String({ minLength: 1, maxLength: 1024, description: "Archive path of a sound file" }) }, { additionalProperties: false }),
-        response: controlResponses({ 200: t.File({ description: "The sound's bytes, with its audio Content-Type" }) }, "version_not_found", "bundle_file_not_found", "payload_too_large", "validation_error"),
+        response: controlResponses({ 200: SoundBytes }, "version_not_found", "bundle_file_not_found", "payload_too_large", "validation_error"),
         detail: {
           operationId: "getVersionSound",
           tags,

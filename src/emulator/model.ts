@@ -71,7 +71,7 @@ export type FaultRule = Static<typeof FaultRule>;
 // ---- Request log -------------------------------------------------------------------------------------
 export const RequestLogEntry = t.Object(
   {
-    id: t.Integer({ minimum: 1, description: "Increasing; never reused, a reset included" }),
+    id: integer({ minimum: 1, description: "Increasing; never reused, a reset included" }),
     method: t.String(),
     path: t.String({ description: "Without the query string" }),
     status: integer(),
@@ -100,7 +100,7 @@ export const RequestLogDetail = t.Object(
       { additionalProperties: false },
     ),
   },
-  { additionalProperties: false, title: "RequestLogDetail" },
+  { additionalProperties: false, ...named("RequestLogDetail") },
 );
 
 // ---- State -------------------------------------------------------------------------------------------

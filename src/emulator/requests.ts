@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { errors } from "../errors/catalog";
-import { named } from "../http/schema";
+import { named, servedAs } from "../http/schema";
 import { apiAuth } from "../http/auth";
 import type { Runtime } from "../runtime";
 import { RequestLogDetail, RequestLogEntry } from "./model";
@@ -31,7 +31,10 @@ export function requestLogRoutes(runtime: Runtime) {
     })
     .get("/stream", ({ query }) => requestStream(log, query.recent ?? 0), {
       query: StreamQuery,
-      response: controlResponses({ 200: t.String({ description: "text/event-stream: one `request` event per logged request, data = a RequestLogEntry as JSON" }) }, "validation_error"),
+      response: controlResponses(
+        { 200: t.String({ description: "One `request` event per logged request; its data is a RequestLogEntry as JSON", ...servedAs("text/event-stream") }) },
+        "validation_error",
+      ),
       detail: {
         operationId: "streamRequests",
         tags,
@@ -48,6 +51,7 @@ export function requestLogRoutes(runtime: Runtime) {
         return entry;
       },
       {
+        // t.Integer coerces the path's text; an id that is not an integer of at least 1 is a 422.
         params: t.Object({ id: t.Integer({ minimum: 1, description: "Entry id from the log" }) }),
         response: controlResponses({ 200: RequestLogDetail }, "request_not_found", "validation_error"),
         detail: {

@@ -29,3 +29,10 @@ export const named = (name: string) => ({ $id: SCHEMA_ID_PREFIX + name });
  */
 export const DOCUMENT_ONLY_KEY = "x-document-only";
 export const documentOnly = (keywords: Record<string, unknown>) => ({ [DOCUMENT_ONLY_KEY]: keywords });
+
+/**
+ * Options for a success that is not JSON (a Server-Sent Events stream, audio bytes): the generator can only
+ * say `text/plain`, so the post-processing documents the schema under these media types instead.
+ */
+export const MEDIA_TYPES_KEY = "x-media-types";
+export const servedAs = (...mediaTypes: [string, ...string[]]) => ({ [MEDIA_TYPES_KEY]: mediaTypes });

@@ -1,5 +1,6 @@
 /** Schemas of the developer limits page (control plane): every limit of a scope with its usage. */
 import { t, type Static } from "elysia";
+import { integer, named } from "../http/schema";
 
 export const LimitUsageRow = t.Object(
   {
@@ -7,13 +8,13 @@ export const LimitUsageRow = t.Object(
     category: t.String(),
     description: t.String(),
     unit: t.String(),
-    value: t.Integer(),
+    value: integer(),
     source: t.UnionEnum(["extension_override", "developer_override", "platform_default"]),
-    default: t.Integer(),
-    hardMax: t.Union([t.Integer(), t.Null()]),
-    usage: t.Union([t.Integer(), t.Null()], { description: "Current use, where the emulator counts it; null otherwise" }),
+    default: integer(),
+    hardMax: t.Union([integer(), t.Null()]),
+    usage: t.Union([integer(), t.Null()], { description: "Current use, where the emulator counts it; null otherwise" }),
   },
-  { additionalProperties: false, title: "LimitUsageRow" },
+  { additionalProperties: false, ...named("ScopeLimitUsageRow") },
 );
 export const LimitUsage = t.Object(
   {
@@ -21,7 +22,7 @@ export const LimitUsage = t.Object(
     extensionId: t.Union([t.String(), t.Null()]),
     limits: t.Array(LimitUsageRow),
   },
-  { additionalProperties: false, title: "LimitUsage" },
+  { additionalProperties: false, ...named("ScopeLimitUsage") },
 );
 export type LimitUsage = Static<typeof LimitUsage>;
 export const LimitUsageQuery = t.Object(

@@ -7,28 +7,18 @@ import { createReadStream } from "node:fs";
 import { createGunzip } from "node:zlib";
 import { eq } from "drizzle-orm";
 import tar from "tar-stream";
-import { audioFormatOfName, type AudioFormat } from "../bundles/audio-formats";
+import { audioFormatOfName } from "../bundles/audio-formats";
 import { READ_CAPS } from "../bundles/bundle-limits";
 import { MANIFEST_PATH, normaliseArchivePath } from "../bundles/manifest";
 import type { BlobStore } from "../blobs/blob-store";
 import type { Db } from "../db/database";
 import { extensions, versions } from "../db/schema";
 import { errors } from "../errors/catalog";
-import { LISTING_MAX, type BundleContents } from "./admin-model";
+import { LISTING_MAX, SOUND_MEDIA_TYPES, type BundleContents } from "./admin-model";
 
 /** The player serves sounds only, up to the platform's largest sound file. */
 export const PLAYABLE_MAX_BYTES = 10 * 1024 * 1024;
 
-
-const MIME: Record<AudioFormat, string> = {
-  MP3: "audio/mpeg",
-  WAV: "audio/wav",
-  OGG: "audio/ogg",
-  WebM: "audio/webm",
-  M4A: "audio/mp4",
-  AAC: "audio/aac",
-  FLAC: "audio/flac",
-};
 
 /** Walks the archive's regular files; `visit` returns true to stop early. */
 async function walk(path: string, visit: (name: string, size: number, body: AsyncIterable<Buffer>) => Promise<boolean>): Promise<void> {
@@ -131,7 +121,7 @@ export function createBundleContents(deps: { db: Db; blobs: BlobStore }) {
         return true;
       });
       if (!found) throw errors.bundleFileNotFound(versionId, wanted);
-      return { bytes: found, contentType: MIME[format] };
+      return { bytes: found, contentType: SOUND_MEDIA_TYPES[format] };
     },
   };
 }

@@ -7,6 +7,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { API_PREFIX, DEPLOY_LIMITS_PREFIX } from "../../src/config";
 import { JSON_BODY_MAX_BYTES } from "../../src/http/body-limit";
+import { audioHeader } from "../../scripts/lib/archive-writer";
+import { validEntries } from "../../scripts/lib/samples";
 import { bundleDir, type BundleDir } from "../helpers/bundles";
 import { baseFixture, DEMO_KEY, startTestEmulator, stopTestEmulator, type TestEmulator, type TestResponse } from "../helpers/emulator";
 import { OpenApiContract, type Operation } from "../helpers/openapi-contract";
@@ -95,9 +97,44 @@ async function submission(version: string, file?: string): Promise<{ body: FormD
   return { body, form: { version, changelog: "First cut", bundle: "(binary)" } };
 }
 
-/** A concrete path for an operation: its parameters from `ids`, "missing_1" where none is given. */
+/** An id no log entry has: an integer (anything else is a 422), far past what a run logs. */
+const UNKNOWN_INTEGER_ID = "999999999";
+const isIntegerParam = (o: Operation, name: string) =>
+  (o.op.parameters ?? []).some((p: any) => p.in === "path" && p.name === name && p.schema?.type === "integer");
+
+/** A concrete path for an operation: its parameters from `ids`, a valid but unknown one where none is given. */
 function pathOf(o: Operation, ids: Record<string, string> = {}): string {
-  return o.template.replace(/\{([^}]+)\}/g, (_, name: string) => ids[name] ?? (name === "key" ? "MISSING_KEY" : "missing_1"));
+  const unknown = (name: string) => (isIntegerParam(o, name) ? UNKNOWN_INTEGER_ID : name === "key" ? "MISSING_KEY" : "missing_1");
+  return o.template.replace(/\{([^}]+)\}/g, (_, name: string) => ids[name] ?? unknown(name));
+}
+
+/**
+ * Opens an event stream, reads up to its first event and closes it. The status and headers are checked
+ * against the document like any response, the text read as the body; the event's data against `model`.
+ */
+async function firstEvent(path: string, model: string): Promise<{ event: string; data: any }> {
+  const res = await fetch(emu.url + path);
+  const op = contract.find("GET", path)!;
+  if (!observed.has(op.operationId)) observed.set(op.operationId, new Set());
+  observed.get(op.operationId)!.add(res.status);
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  let block: string | undefined;
+  while (!block) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`${path}: the stream ended before its first event: ${JSON.stringify(text)}`);
+    text += decoder.decode(value, { stream: true });
+    // Comment blocks (": connected", keep-alives) are not events.
+    block = text.split("\n\n").slice(0, -1).find((b) => b.split("\n").some((line) => line.startsWith("data:")));
+  }
+  await reader.cancel();
+  const field = (name: string) => block!.split("\n").filter((l) => l.startsWith(`${name}:`)).map((l) => l.slice(name.length + 1).trimStart()).join("\n");
+  const data = JSON.parse(field("data"));
+  problems.push(...contract.responseProblems(op, res.status, res.headers, undefined, text));
+  problems.push(...contract.modelProblems(model, data).map((p) => `${path} event data: ${p}`));
+  if (field("id") !== String(data.id)) problems.push(`${path}: event id ${field("id")} is not its entry's id ${data.id}`);
+  return { event: field("event"), data };
 }
 
 const jsonBodyOps = () => contract.operations.filter((o) => o.op.requestBody?.content?.["application/json"]);
@@ -206,8 +243,50 @@ describe("every route, every documented status, against /openapi.json", () => {
     await expectStatus(422, "POST", "/_emulator/seed", { json: { accounts: "none" } });
   });
 
+  test("the dashboard's control plane: accounts, its key, the review queue, a bundle and its sounds, limits, the request log live", async () => {
+    await expectStatus(200, "GET", "/_emulator/accounts");
+    expect((await expectStatus(200, "POST", "/_emulator/accounts/acc_other/dashboard-key")).body.created).toBe(true);
+    expect((await expectStatus(200, "POST", "/_emulator/accounts/acc_other/dashboard-key")).body.created).toBe(false);
+    await expectStatus(404, "POST", "/_emulator/accounts/acc_missing/dashboard-key");
+    // An account at its cap of active keys has no room for the dashboard's.
+    await expectStatus(200, "PUT", "/_emulator/overrides/accounts/acc_test", { json: { max_api_keys: 1 } });
+    await expectStatus(422, "POST", "/_emulator/accounts/acc_test/dashboard-key");
+    await expectStatus(204, "DELETE", "/_emulator/overrides/accounts/acc_test");
+
+    // A sound over the player's 10 MB (the extension's sound cap raised so the upload takes it).
+    const board = (await expectStatus(201, "POST", `${API_PREFIX}/extensions`, { json: { name: "Dashboard Board" } })).body.extension.id;
+    await expectStatus(200, "PUT", `/_emulator/overrides/extensions/${board}`, { json: { sound_file_bytes: 12 * 1024 * 1024 } });
+    const big = { name: "sounds/big.wav", generated: { size: 11 * 1024 * 1024, fill: "zero" as const, prefix: audioHeader("WAV") } };
+    const upload = await submission("1.0.0", await bundles.make(validEntries({ entries: [big] })));
+    const pending = (await expectStatus(202, "POST", `${API_PREFIX}/extensions/${board}/versions`, { body: upload.body, form: upload.form })).body.version.id;
+    const queue = (await expectStatus(200, "GET", "/_emulator/review-queue")).body.versions;
+    expect(queue.map((v: { versionId: string }) => v.versionId)).toContain(pending);
+    await expectStatus(200, "GET", `/_emulator/versions/${pending}/bundle`);
+    const sound = await expectStatus(200, "GET", `/_emulator/versions/${pending}/sound?path=sounds/s0.mp3`);
+    expect(sound.headers.get("content-type")).toBe("audio/mpeg");
+    await expectStatus(404, "GET", `/_emulator/versions/${pending}/sound?path=sounds/none.mp3`);
+    await expectStatus(413, "GET", `/_emulator/versions/${pending}/sound?path=sounds/big.wav`);
+    await expectStatus(422, "GET", `/_emulator/versions/${pending}/sound`);
+
+    await expectStatus(200, "GET", "/_emulator/limits?accountId=acc_test");
+    await expectStatus(200, "GET", `/_emulator/limits?accountId=acc_test&extensionId=${board}`);
+    await expectStatus(404, "GET", "/_emulator/limits?accountId=acc_missing");
+    await expectStatus(422, "GET", "/_emulator/limits");
+
+    const [latest] = (await expectStatus(200, "GET", "/_emulator/requests?limit=1")).body.requests;
+    await expectStatus(200, "GET", `/_emulator/requests/${latest.id}`);
+    await expectStatus(422, "GET", "/_emulator/requests/not-a-number");
+    await expectStatus(422, "GET", "/_emulator/requests/stream?recent=-1");
+    const first = await firstEvent("/_emulator/requests/stream?recent=1", "RequestLogEntry");
+    expect(first.event).toBe("request");
+    expect(first.data.id).toBe(latest.id);
+  }, 60_000);
+
   test("what any route can answer: 401, 403, 404, 413, 415, 422, 429 and 500, route by route", async () => {
-    const idsFor = (o: Operation) => ({ id: o.template.includes("/overrides/accounts/") ? "acc_test" : ext, accountId: "acc_test", key: "API_TOKEN", versionId: version });
+    const idsFor = (o: Operation) => ({
+      ...(isIntegerParam(o, "id") ? {} : { id: o.template.includes("/overrides/accounts/") ? "acc_test" : ext }),
+      accountId: "acc_test", key: "API_TOKEN", versionId: version,
+    });
     /** A body each JSON route accepts, so that only the thing under test is wrong. */
     const valid: Record<string, unknown> = {
       createExtension: { name: "Valid" }, updateExtension: { name: "Valid" }, putSecret: { value: "contract-secret-value-2" },

@@ -56,6 +56,31 @@ describe("postProcessDocument", () => {
     expect(doc.paths["/a"].get.parameters[1].schema).toEqual(union);
   });
 
+  test("documents a coercing path integer as the integer it stands for", () => {
+    const coerced = { minimum: 1, anyOf: [{ type: "string", format: "integer", default: 0 }, { type: "integer", minimum: 1 }] };
+    const doc: any = postProcessDocument({ paths: { "/a/{id}": { get: { parameters: [{ name: "id", in: "path", required: true, schema: coerced }], responses: {} } } } });
+    expect(doc.paths["/a/{id}"].get.parameters[0].schema).toEqual({ type: "integer", minimum: 1 });
+  });
+
+  test("a success served as other media types is documented under each of them, the marker dropped; other content is left alone", () => {
+    const stream = { type: "string", description: "events", "x-media-types": ["text/event-stream"] };
+    const audio = { type: "string", format: "binary", "x-media-types": ["audio/mpeg", "audio/wav"] };
+    const json = { type: "object" };
+    const doc: any = postProcessDocument({
+      paths: {
+        "/s": { get: { responses: { 200: { description: "s", content: { "text/plain": { schema: stream } } } } } },
+        "/a": { get: { responses: { 200: { description: "a", content: { "text/plain": { schema: audio } } } } } },
+        "/j": { get: { responses: { 200: ok(json) } } },
+      },
+    });
+    expect(doc.paths["/s"].get.responses[200].content).toEqual({ "text/event-stream": { schema: { type: "string", description: "events" } } });
+    expect(doc.paths["/a"].get.responses[200].content).toEqual({
+      "audio/mpeg": { schema: { type: "string", format: "binary" } },
+      "audio/wav": { schema: { type: "string", format: "binary" } },
+    });
+    expect(doc.paths["/j"].get.responses[200]).toEqual(ok(json));
+  });
+
   test("merges document-only keywords into their schema", () => {
     const name = { type: "string", minLength: 1, "x-document-only": { maxLength: 80 } };
     const doc: any = postProcessDocument({ paths: { "/a": { post: { requestBody: { content: { "application/json": { schema: { type: "object", properties: { name } } } } }, responses: {} } } } });

@@ -62,6 +62,12 @@ export class OpenApiContract {
     return validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message} ${JSON.stringify(e.params)}`);
   }
 
+  /** Problems of a value against a named model of the document (`components.schemas[name]`). */
+  modelProblems(name: string, value: unknown): string[] {
+    if (!this.doc.components?.schemas?.[name]) return [`no schema named ${name}`];
+    return this.check(pointer("components", "schemas", name), value).map((p) => `${name}: ${p}`);
+  }
+
   /** Every `examples` value of every schema of the document, checked against that schema. */
   exampleProblems(): { checked: number; problems: string[] } {
     let checked = 0;
@@ -99,7 +105,8 @@ export class OpenApiContract {
     } else {
       const type = (headers.get("content-type") ?? "").split(";")[0]!.trim();
       if (!response.content[type]) problems.push(`${o.operationId} ${status}: content type ${type} is not documented`);
-      else problems.push(...this.check(pointer("paths", o.template, o.method, "responses", String(status), "content", type, "schema"), body));
+      // A JSON body is checked parsed; any other (an event stream, audio bytes) as the text it is.
+      else problems.push(...this.check(pointer("paths", o.template, o.method, "responses", String(status), "content", type, "schema"), type === "application/json" ? body : text));
     }
     for (const [name, header] of Object.entries((response.headers ?? {}) as Record<string, any>)) {
       const raw = headers.get(name);

@@ -147,13 +147,53 @@ export interface paths {
         };
         /**
          * Recent developer-API requests, newest first
-         * @description Method, path, status, account, duration and time of the last 500 requests. Never bodies or headers.
+         * @description Method, path, status, account, duration and time of the last 500 requests; the detail of each is at /requests/{id}.
          */
         get: operations["listRequests"];
         put?: never;
         post?: never;
         /** Empty the request log */
         delete: operations["clearRequests"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_emulator/requests/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The request log, live (Server-Sent Events)
+         * @description Each developer-API request as it completes: `id:` the entry id, `event: request`, `data:` the entry. A comment line every 15 s keeps the stream open.
+         */
+        get: operations["streamRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_emulator/requests/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One logged request with its bounded detail
+         * @description Query string, an allowlist of request and response headers (Authorization masked to its scheme and key prefix), the body of a JSON write up to 4096 bytes (never under /secrets/), and the body of an error response. Only the last 500 requests are kept (404 once it has left the log).
+         */
+        get: operations["getRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -494,6 +534,120 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/_emulator/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every account, with its extension and active key counts */
+        get: operations["listAccounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_emulator/accounts/{accountId}/dashboard-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The dashboard's own API key for an account
+         * @description An ordinary key named "dashboard" with scope *, made on first use (it counts against the 20 active keys and shows in the key list) and reused while it is active; the dashboard calls the developer API with it when it acts as the account. 422 limit_exceeded when the account already has its maximum of active keys.
+         */
+        post: operations["getDashboardKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_emulator/review-queue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Pending versions of every account, oldest submission first */
+        get: operations["listReviewQueue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_emulator/versions/{versionId}/bundle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A version's bundle: file tree, manifest, warnings
+         * @description Read from the stored archive with the upload's safety caps; at most 5,000 files are listed (truncated says so).
+         */
+        get: operations["getVersionBundle"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_emulator/versions/{versionId}/sound": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One sound of a version's bundle, for the player
+         * @description Audio files only (by extension: .mp3 .wav .ogg .oga .webm .m4a .aac .flac), up to 10 MB; anything else is a 404.
+         */
+        get: operations["getVersionSound"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_emulator/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every limit of a scope with its resolved value, source, hard maximum and usage
+         * @description The developer limits page. Scope: the account (extensionId absent) or one of its extensions. Usage where the emulator counts it: extensions, active API keys, team members (owner included); with an extension also versions (archived ones aside), secrets and the sounds of its current version.
+         */
+        get: operations["listLimitUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/developer/v1/extensions": {
         parameters: {
             query?: never;
@@ -675,6 +829,21 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AccountList: {
+            accounts: components["schemas"]["AccountSummary"][];
+        };
+        AccountSummary: {
+            /** @example acc_demo */
+            id: string;
+            name: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            createdAt: string;
+            extensions: number;
+            activeApiKeys: number;
+        };
         AdminStatus: {
             id: string;
             /** @description disabled, or the status its versions imply once enabled */
@@ -703,6 +872,12 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             revokedAt: string | null;
+            /**
+             * Format: date-time
+             * @description Last request it authenticated since the server started (kept in memory, wiped with the request log); in the key list only
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            lastUsedAt?: string | null;
         };
         ApiKeyCreate: {
             name: string;
@@ -716,6 +891,28 @@ export interface components {
         };
         ApiKeyList: {
             apiKeys: components["schemas"]["ApiKey"][];
+        };
+        BundleContents: {
+            versionId: string;
+            extensionId: string;
+            accountId: string;
+            version: string;
+            status: string;
+            bundleSizeBytes: number;
+            bundleSha256: string;
+            soundCount: number;
+            warnings: string[];
+            files: components["schemas"]["BundleFile"][];
+            /** @description True when the archive has more than 5000 files */
+            truncated: boolean;
+            /** @description manifest.json parsed, or null */
+            manifest: unknown;
+        };
+        BundleFile: {
+            path: string;
+            size: number;
+            /** @description Audio format by extension, or null */
+            audio: string | null;
         };
         /** @description Exactly one of advanceSeconds, set (with optional freeze) or mode */
         ClockChange: {
@@ -746,6 +943,13 @@ export interface components {
             /** @description Emulator time minus the machine's time, in milliseconds */
             offsetMs: number;
         };
+        DashboardKey: {
+            apiKey: components["schemas"]["ApiKey"];
+            /** @description The dashboard key itself (scope *), for the dashboard's calls to the developer API as this account */
+            plaintext: string;
+            /** @description True when this call created it */
+            created: boolean;
+        };
         EmulatorState: {
             counts: {
                 accounts: number;
@@ -769,6 +973,8 @@ export interface components {
             faults: number;
             requestsLogged: number;
             rateLimits: boolean;
+            /** @description --auto-approve delay in milliseconds; null when off */
+            autoApproveMs: number | null;
             clock: components["schemas"]["ClockState"];
         };
         /** @description The single error envelope used by every non-success response. */
@@ -1131,19 +1337,61 @@ export interface components {
              */
             type: "free";
         };
-        RequestLogEntry: {
+        RequestLogDetail: {
+            /** @description Increasing; never reused, a reset included */
+            id: number;
             method: string;
             /** @description Without the query string */
             path: string;
             status: number;
             /** @description null when the request was not authenticated */
             accountId: string | null;
+            /** @description The API key that authenticated it (key_…), or null */
+            keyId: string | null;
             durationMs: number;
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
              */
             at: string;
+            detail: {
+                /** @description The query string, without '?' */
+                query: string;
+                /** @description An allowlist of headers; Authorization masked to its scheme and key prefix */
+                requestHeaders: {
+                    [key: string]: string;
+                };
+                /** @description A JSON write body up to 4096 bytes; never a secret value */
+                requestBody: string | null;
+                /** @description Why the body was not kept */
+                requestBodyNote: string | null;
+                responseHeaders: {
+                    [key: string]: string;
+                };
+                /** @description The body of an error response (up to 4096 characters); success bodies are not kept */
+                responseBody: string | null;
+            };
+        };
+        RequestLogEntry: {
+            /** @description Increasing; never reused, a reset included */
+            id: number;
+            method: string;
+            /** @description Without the query string */
+            path: string;
+            status: number;
+            /** @description null when the request was not authenticated */
+            accountId: string | null;
+            /** @description The API key that authenticated it (key_…), or null */
+            keyId: string | null;
+            durationMs: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            at: string;
+        };
+        RequestLogList: {
+            requests: components["schemas"]["RequestLogEntry"][];
         };
         ResolvedLimit: {
             /** @description The value in force for this extension */
@@ -1157,6 +1405,22 @@ export interface components {
             description: string;
             /** @description Key an admin override uses */
             overrideKey: string;
+        };
+        ReviewQueue: {
+            versions: components["schemas"]["ReviewQueueItem"][];
+        };
+        ReviewQueueItem: {
+            versionId: string;
+            version: string;
+            changelog: string;
+            bundleSizeBytes: number;
+            soundCount: number;
+            warnings: string[];
+            /** Format: date-time */
+            submittedAt: string;
+            extensionId: string;
+            extensionName: string;
+            accountId: string;
         };
         ReviewedVersion: {
             version: {
@@ -1188,6 +1452,27 @@ export interface components {
                 status: string;
                 currentVersionId: string | null;
             };
+        };
+        ScopeLimitUsage: {
+            accountId: string;
+            extensionId: string | null;
+            limits: components["schemas"]["ScopeLimitUsageRow"][];
+        };
+        ScopeLimitUsageRow: {
+            key: string;
+            category: string;
+            description: string;
+            unit: string;
+            value: number;
+            /**
+             * @default extension_override
+             * @enum {string}
+             */
+            source: "extension_override" | "developer_override" | "platform_default";
+            default: number;
+            hardMax: number | null;
+            /** @description Current use, where the emulator counts it; null otherwise */
+            usage: number | null;
         };
         SecretKeys: {
             /** @description Secret names, sorted; values are never returned */
@@ -2304,9 +2589,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        requests: components["schemas"]["RequestLogEntry"][];
-                    };
+                    "application/json": components["schemas"]["RequestLogList"];
                 };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
@@ -2441,6 +2724,232 @@ export interface operations {
                             code: "forbidden";
                             /** @constant */
                             status: 403;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Unexpected server error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @constant */
+                            status: 500;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+        };
+    };
+    streamRequests: {
+        parameters: {
+            query?: {
+                recent?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One `request` event per logged request; its data is a RequestLogEntry as JSON */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @constant */
+                            status: 401;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not allowed: `forbidden` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            /** @constant */
+                            status: 403;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Validation failed: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            /** @constant */
+                            status: 422;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Unexpected server error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @constant */
+                            status: 500;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+        };
+    };
+    getRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestLogDetail"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @constant */
+                            status: 401;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not allowed: `forbidden` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            /** @constant */
+                            status: 403;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not found: `request_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "request_not_found";
+                            /** @constant */
+                            status: 404;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Validation failed: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            /** @constant */
+                            status: 422;
                         } & {
                             [key: string]: unknown;
                         };
@@ -5776,6 +6285,669 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "validation_error" | "limit_exceeded";
+                            /** @constant */
+                            status: 422;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Unexpected server error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @constant */
+                            status: 500;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+        };
+    };
+    listAccounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountList"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @constant */
+                            status: 401;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not allowed: `forbidden` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            /** @constant */
+                            status: 403;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Unexpected server error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @constant */
+                            status: 500;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+        };
+    };
+    getDashboardKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardKey"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @constant */
+                            status: 401;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not allowed: `forbidden` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            /** @constant */
+                            status: 403;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not found: `account_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "account_not_found";
+                            /** @constant */
+                            status: 404;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Validation failed: `limit_exceeded`, `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "limit_exceeded" | "validation_error";
+                            /** @constant */
+                            status: 422;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Unexpected server error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @constant */
+                            status: 500;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+        };
+    };
+    listReviewQueue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewQueue"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @constant */
+                            status: 401;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not allowed: `forbidden` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            /** @constant */
+                            status: 403;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Unexpected server error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @constant */
+                            status: 500;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+        };
+    };
+    getVersionBundle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                versionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BundleContents"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @constant */
+                            status: 401;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not allowed: `forbidden` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            /** @constant */
+                            status: 403;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not found: `version_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "version_not_found";
+                            /** @constant */
+                            status: 404;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Unexpected server error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @constant */
+                            status: 500;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+        };
+    };
+    getVersionSound: {
+        parameters: {
+            query: {
+                path: string;
+            };
+            header?: never;
+            path: {
+                versionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sound's bytes, with its audio Content-Type */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "audio/mpeg": string;
+                    "audio/wav": string;
+                    "audio/ogg": string;
+                    "audio/webm": string;
+                    "audio/mp4": string;
+                    "audio/aac": string;
+                    "audio/flac": string;
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @constant */
+                            status: 401;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not allowed: `forbidden` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            /** @constant */
+                            status: 403;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not found: `version_not_found`, `bundle_file_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "version_not_found" | "bundle_file_not_found";
+                            /** @constant */
+                            status: 404;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Request body too large: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                            /** @constant */
+                            status: 413;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Validation failed: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            /** @constant */
+                            status: 422;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Unexpected server error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @constant */
+                            status: 500;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+        };
+    };
+    listLimitUsage: {
+        parameters: {
+            query: {
+                accountId: string;
+                extensionId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScopeLimitUsage"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @constant */
+                            status: 401;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not allowed: `forbidden` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            /** @constant */
+                            status: 403;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not found: `account_not_found`, `extension_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "account_not_found" | "extension_not_found";
+                            /** @constant */
+                            status: 404;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Validation failed: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
                             /** @constant */
                             status: 422;
                         } & {
