@@ -44,7 +44,7 @@ describe("bench targets (bench/lib/report.ts)", () => {
   test("sections not run are neither met nor missed, and every target is listed", () => {
     const checks = checkTargets(results({}), SECTIONS);
     expect(checks.map((t) => t.met).every((m) => m === null)).toBe(true);
-    expect(checks.map((t) => t.id).sort()).toEqual(["cold_start", "get_ratio", "node_start", "reset_bun", "reset_node", "route_floor", "rss_growth", "upload_rss", "upload_speed"]);
+    expect(checks.map((t) => t.id).sort()).toEqual(["cold_start", "get_ratio", "installs_data_dir", "installs_latency_flat", "installs_record_100m", "installs_rss", "node_start", "reset_bun", "reset_node", "route_floor", "rss_growth", "upload_rss", "upload_speed"]);
   });
 
   test("a failed section reads 'not run' and its error is in the report", () => {
