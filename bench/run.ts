@@ -8,7 +8,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
-import { buildReport, type BenchResults } from "./lib/report";
+import { buildReport } from "./lib/report";
+import type { BenchResults } from "./lib/results";
 import { RESULTS_DIR, WORK_DIR } from "./lib/paths";
 import { fetchOpenApi, startEmulator, stopEmulator } from "./lib/servers";
 import { settingsFor } from "./lib/settings";

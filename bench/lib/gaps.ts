@@ -4,7 +4,7 @@
  * the in-process app, phase timings of a compiled start-up, A/B builds), recorded here so the results
  * carry them.
  */
-import type { BenchResults, TargetCheck } from "./report";
+import type { BenchResults, TargetCheck } from "./results";
 import { round } from "./stats";
 
 function coldStart(r: BenchResults): string {

@@ -1,36 +1,9 @@
 /** The results as JSON (everything measured) and as the Markdown tables of bench/results/latest.md. */
-import type { ColdStartRow } from "../sections/cold-start";
-import { dashboardReport, type DashboardResult } from "../sections/dashboard";
-import type { MemoryResult } from "../sections/memory";
-import type { ThroughputResult } from "../sections/throughput";
-import type { LargeUpload, UploadResult } from "../sections/upload";
+import { dashboardReport } from "../sections/dashboard";
+import type { LargeUpload } from "../sections/upload";
 import { explainGap } from "./gaps";
-import type { Settings } from "./settings";
+import type { BenchResults, TargetCheck } from "./results";
 import { round } from "./stats";
-import type { Environment } from "./tools";
-
-export interface BenchResults {
-  environment: Environment;
-  settings: Settings;
-  sections: {
-    coldStart?: ColdStartRow[];
-    throughput?: ThroughputResult;
-    upload?: UploadResult;
-    uploadError?: string;
-    memory?: MemoryResult;
-    dashboard?: DashboardResult;
-  };
-  totalSeconds?: number;
-  loadAvgAtEnd?: number[];
-  targets?: TargetCheck[];
-}
-
-export interface TargetCheck {
-  id: "cold_start" | "get_ratio" | "upload_speed" | "upload_rss" | "rss_growth";
-  target: string;
-  measured: string;
-  met: boolean | null;
-}
 
 export function checkTargets(r: BenchResults): TargetCheck[] {
   const s = r.sections;

@@ -1,6 +1,7 @@
 /** The bench's arithmetic and verdicts: a wrong percentile or a target judged backwards would mislead. */
 import { describe, expect, test } from "bun:test";
-import { buildReport, checkTargets, type BenchResults } from "../../bench/lib/report";
+import { buildReport, checkTargets } from "../../bench/lib/report";
+import type { BenchResults } from "../../bench/lib/results";
 import { settingsFor } from "../../bench/lib/settings";
 import { slope } from "../../bench/sections/memory";
 import { percentile, summarize } from "../../bench/lib/stats";
