@@ -4,13 +4,7 @@
 # `npm test`, on plain Node with no `bun` on PATH. Needs `npm run package` first.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-mapfile -t tarballs < <(bash "$root/packaging/tarballs.sh")
-[ "${#tarballs[@]}" -eq 2 ] || exit 1
-
-# No node_modules/.bin on PATH (that is where the project's own bun lives).
-PATH="$(printf '%s' "$PATH" | tr ':' '\n' | grep -v 'node_modules/\.bin' | paste -sd: -)"
-export PATH
-if command -v bun >/dev/null; then echo "examples: bun is on PATH ($(command -v bun)); they must pass without it" >&2; exit 1; fi
+source "$root/packaging/user-env.sh" examples
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

@@ -5,11 +5,7 @@
 # 2 s. Also: installing never changes a file in the checkout. Needs `npm run package` first.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-mapfile -t tarballs < <(bash "$root/packaging/tarballs.sh")
-[ "${#tarballs[@]}" -eq 2 ] || exit 1
-PATH="$(printf '%s' "$PATH" | tr ':' '\n' | grep -v 'node_modules/\.bin' | paste -sd: -)"
-export PATH
-if command -v bun >/dev/null; then echo "smoke: bun is on PATH ($(command -v bun))" >&2; exit 1; fi
+source "$root/packaging/user-env.sh" smoke
 
 checkout_state() { (cd "$root" && git status --porcelain --untracked-files=all -- . ':!dist' && find . -path ./node_modules -prune -o -path ./dist -prune -o -path ./.git -prune -o -type f -perm -u+x -print | sort); }
 before="$(checkout_state)"

@@ -88,7 +88,7 @@ function buildServices(db: Db, clock: EmulatorClock, blobs: BlobStore, cipher: S
   const installs = createInstallService({ db, clock, limits, extensions });
   const versions = createVersionService({ db, clock, limits, blobs, extensions });
   const limitsView = createLimitsView({ db, limits, extensions });
-  // Control-plane domain services (issue 5).
+  // Control-plane domain services.
   const accounts = createAccountService({ db, clock, limits });
   const overrides = createOverrideService({ db, clock });
   const limitRequests = createLimitRequestService({ db, clock, overrides });

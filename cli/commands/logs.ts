@@ -1,18 +1,9 @@
 import { defineCommand } from "citty";
 import { parseClientEnv } from "../../src/config";
+import type { RequestLogEntry } from "../../src/emulator/model";
 import { ApiRequestError, endpointsFromAnyUrl, requestJson, type ErrorBody } from "../lib/http";
 import { UsageError } from "../lib/runner";
 import { err, out } from "../output";
-
-interface Entry {
-  id: number;
-  method: string;
-  path: string;
-  status: number;
-  accountId: string | null;
-  durationMs: number;
-  at: string;
-}
 
 const logsArgs = {
   target: { type: "string", description: "The emulator (its URL, API base or /_emulator URL; default `local` = env EXT_LOCAL_URL or http://127.0.0.1:4780)", valueHint: "local|URL" },
@@ -22,7 +13,7 @@ const logsArgs = {
   limit: { type: "string", description: "How many past requests to print first (default 20; 0 with --follow prints only new ones)", valueHint: "N" },
 } as const;
 
-const line = (e: Entry, json: boolean) =>
+const line = (e: RequestLogEntry, json: boolean) =>
   json ? JSON.stringify(e) : `${e.at}  ${e.method.padEnd(6)} ${String(e.status)}  ${e.path}  ${e.accountId ?? "-"}  ${e.durationMs} ms`;
 
 /** Reads the server's event stream and prints each `request` event until it ends. */
@@ -57,7 +48,7 @@ async function follow(adminUrl: string, recent: number, token: string | null, js
         .split("\n")
         .find((l) => l.startsWith("data: "));
       buffer = buffer.slice(end + 2);
-      if (data) out(line(JSON.parse(data.slice(6)) as Entry, json));
+      if (data) out(line(JSON.parse(data.slice(6)) as RequestLogEntry, json));
     }
   }
   err("the emulator closed the request stream");
@@ -77,7 +68,7 @@ export default defineCommand({
     const json = Boolean(args.json);
     if (args.follow) return follow(adminUrl, limit, token, json);
     if (limit === 0) return;
-    const { requests } = await requestJson<{ requests: Entry[] }>(`${adminUrl}/requests?limit=${limit}`, { token });
+    const { requests } = await requestJson<{ requests: RequestLogEntry[] }>(`${adminUrl}/requests?limit=${limit}`, { token });
     for (const e of requests.reverse()) out(line(e, json));
   },
 });

@@ -51,8 +51,8 @@ export function compileBinary(outfile: string, target?: string): void {
     "--minify-whitespace",
     "--minify-syntax",
     "--sourcemap=none",
-    // JavaScriptCore bytecode compiled at build time: the binary starts without parsing its bundle (about half the
-    // cold start, measured in bench/). Bytecode needs the ESM output format for the CLI's top-level await.
+    // JavaScriptCore bytecode compiled at build time: the binary starts without parsing its bundle (a large part
+    // of its cold start). Bytecode needs the ESM output format for the CLI's top-level await.
     "--bytecode",
     "--format=esm",
     // A user's .env or bunfig.toml in the working directory must not change the binary's behaviour.

@@ -9,11 +9,11 @@
  */
 import { createReadStream, statSync } from "node:fs";
 import type { Readable } from "node:stream";
-import { createGunzip, createGzip } from "node:zlib";
+import { createGunzip } from "node:zlib";
 import type { ErrorDetail } from "../errors/api-error";
-import { drained } from "../streams";
 import { audioFormatOfName, SNIFF_BYTES } from "./audio-formats";
 import { READ_CAPS, type BundleLimits } from "./bundle-limits";
+import { GzipMeter } from "./gzip-meter";
 import { checkManifest, MANIFEST_PATH, normaliseArchivePath, type FileFacts, type ManifestInput } from "./manifest";
 import { ProblemList } from "./problem-list";
 import { readTar, TarRefusal, type TarEntry } from "./tar-reader";
@@ -43,28 +43,6 @@ type Component = keyof typeof COMPONENTS;
 
 const mb = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 
-/** Measures a component folder's gzipped size as its bytes stream by: nothing is buffered. */
-class GzipMeter {
-  bytes = 0;
-  private readonly gz = createGzip();
-  private readonly ended: Promise<void>;
-  constructor() {
-    this.gz.on("data", (c: Buffer) => (this.bytes += c.length));
-    this.ended = new Promise<void>((resolve, reject) => this.gz.once("end", resolve).once("error", reject));
-  }
-  async write(chunk: Buffer) {
-    if (!this.gz.write(chunk)) await drained(this.gz);
-  }
-  async finish(): Promise<number> {
-    this.gz.end();
-    await this.ended;
-    return this.bytes;
-  }
-  destroy() {
-    this.gz.destroy();
-  }
-}
-
 const NO_BYTES = new Uint8Array(0);
 
 /** Why an entry name is unsafe, or null. Names are checked raw, before any normalisation. */
@@ -86,8 +64,7 @@ const LINK_TYPES: Record<string, string> = {
 };
 
 /**
- * Reads at most this much of the file at a time. Larger reads gain little time and cost resident memory:
- * measured on a 48 MB bundle, 1 MB reads peaked ~15 MB higher than 64 KB reads for ~25 ms gained.
+ * Reads at most this much of the file at a time: larger reads gain little time and cost resident memory.
  */
 const FILE_READ_BYTES = 256 * 1024;
 

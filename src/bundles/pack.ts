@@ -11,6 +11,7 @@ import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGzip } from "node:zlib";
 import tar from "tar-stream";
+import { GzipMeter } from "./gzip-meter";
 import { EXTIGNORE, loadPackRules, PackRulesError } from "./pack-rules";
 
 /** 2000-01-01T00:00:00Z: a constant, not the clock — archive timestamps must not depend on when we pack. */
@@ -110,28 +111,6 @@ export function planPack(root: string): PackPlan {
 
 const COMPONENT_FOLDERS = ["layer", "editor", "interactive"] as const;
 
-/** The gzipped size of a component's bytes (all its files, in archive order), as the inspector measures it. */
-class GzipCounter {
-  bytes = 0;
-  private readonly gz = createGzip();
-  private readonly ended: Promise<void>;
-  constructor() {
-    this.gz.on("data", (c: Buffer) => (this.bytes += c.length));
-    this.ended = new Promise<void>((resolve, reject) => this.gz.once("end", resolve).once("error", reject));
-  }
-  async write(chunk: Buffer) {
-    if (!this.gz.write(chunk)) await new Promise<void>((resolve) => this.gz.once("drain", () => resolve()));
-  }
-  async finish(): Promise<number> {
-    this.gz.end();
-    await this.ended;
-    return this.bytes;
-  }
-  destroy() {
-    this.gz.destroy();
-  }
-}
-
 /** Counts and hashes the bytes that pass through. */
 function measuring() {
   const hash = createHash("sha256");
@@ -147,7 +126,7 @@ function measuring() {
 }
 
 /** Streams one file into the pack, honouring back-pressure (tar-stream entries are streamx writables). */
-async function writeEntry(pack: tar.Pack, header: Parameters<tar.Pack["entry"]>[0], file: string, meter?: GzipCounter): Promise<void> {
+async function writeEntry(pack: tar.Pack, header: Parameters<tar.Pack["entry"]>[0], file: string, meter?: GzipMeter): Promise<void> {
   let finish!: (err?: Error | null) => void;
   const done = new Promise<void>((resolve, reject) => (finish = (err) => (err ? reject(err) : resolve())));
   const sink = pack.entry(header, (err) => finish(err));
@@ -174,7 +153,7 @@ export async function packDirectory(dir: string, outFile: string): Promise<PackR
   const meter = measuring();
   const written = pipeline(pack, createGzip({ level: 9 }), meter.stream, createWriteStream(outFile));
   const common = { mtime: FIXED_MTIME, uid: 0, gid: 0, uname: "", gname: "" };
-  const components = new Map<string, GzipCounter>();
+  const components = new Map<string, GzipMeter>();
   try {
     for (const e of tree) {
       if (e.type === "directory") {
@@ -182,9 +161,9 @@ export async function packDirectory(dir: string, outFile: string): Promise<PackR
         continue;
       }
       const top = e.name.includes("/") ? e.name.slice(0, e.name.indexOf("/")) : "";
-      let counter: GzipCounter | undefined;
+      let counter: GzipMeter | undefined;
       if ((COMPONENT_FOLDERS as readonly string[]).includes(top)) {
-        counter = components.get(top) ?? new GzipCounter();
+        counter = components.get(top) ?? new GzipMeter();
         components.set(top, counter);
       }
       await writeEntry(pack, { ...common, name: e.name, type: "file", mode: FILE_MODE, size: e.size }, e.absolute, counter);

@@ -2,7 +2,7 @@
  * Where the dashboard's files come from. The compiled binary carries them as one embedded file,
  * `dashboard.assets` (JSON of DashboardAssets), which scripts/build.ts builds and passes to
  * `bun build --compile` as an extra input, readable through `Bun.embeddedFiles`. From a checkout there is
- * no such file, so the first request builds ui/ into memory (about 0.1 s): `npm start` and in-process tests
+ * no such file, so the first request builds ui/ into memory: `npm start` and in-process tests
  * need no build step, and no generated file lives in the source tree.
  */
 import { resolve } from "node:path";

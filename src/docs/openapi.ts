@@ -3,13 +3,13 @@
  * embedded in the binary and served from /docs/scalar.js: the docs work with no network, no CDN.
  *
  * The document is made by @elysiajs/openapi's `toOpenAPISchema`, loaded on the first request for it: the
- * package (~270 KB with its schema converters) is on no test's path, and evaluating it, with the plugin's
- * routes, cost ~7 ms of every cold start. What the plugin would add around it (info defaults, tags, the
+ * package, with its schema converters, is large, and evaluating it with the plugin's routes would weigh on
+ * every cold start. What the plugin would add around it (info defaults, tags, the
  * merge of our `documentation`) is done here the same way; then src/docs/post-process.ts applies what the
  * generator cannot be told. So the document is the plugin's, post-processed, and nothing hand-written.
  */
 import { Elysia } from "elysia";
-// The page template only: a 5 KB module, unlike the package's main entry.
+// The page template only: a small module, unlike the package's main entry.
 import { ScalarRender } from "@elysiajs/openapi/scalar";
 import pkg from "../../package.json" with { type: "json" };
 import { API_PREFIX, DEFAULT_HOST, DEFAULT_PORT } from "../config";
@@ -20,7 +20,7 @@ export const DOCS_PATH = "/docs";
 const OPENAPI_VERSION = "3.1.2";
 
 /**
- * The Scalar UI script (4.3 MB), embedded in the binary as text and loaded on its first request. Not in the
+ * The Scalar UI script (several MB), embedded in the binary as text and loaded on its first request. Not in the
  * package's export map, so imported by path.
  */
 const scalarScript = async (): Promise<string> =>

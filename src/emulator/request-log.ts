@@ -121,6 +121,7 @@ export class RequestLog {
     return (request) => {
       const path = pathOf(request.url);
       if (!isDeveloperApiPath(path)) return inner(request);
+      // A duration is real elapsed time, not the emulator's clock (a frozen or moved clock would distort it).
       const started = performance.now();
       const atMs = this.clock.nowMs();
       const captured = captureRequest(request, request.url, path);

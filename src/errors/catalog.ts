@@ -85,7 +85,7 @@ export const errors = {
     new ApiError(429, "rate_limited", `Too many requests for ${group}; retry after ${retryAfterSeconds} s.`, undefined, {
       "Retry-After": String(retryAfterSeconds),
     }),
-  // Secrets and installs (issue 4). Messages never carry a secret value, only sizes and names.
+  // Secrets and installs. Messages never carry a secret value, only sizes and names.
   secretValueTooLarge: (bytes: number, max: number) =>
     new ApiError(422, "validation_error", `Request failed validation: value is ${bytes} bytes of UTF-8; at most ${max} bytes are allowed.`, [
       { field: "value", message: `value must be at most ${max} bytes (UTF-8)` },
@@ -121,7 +121,7 @@ export const errors = {
     }),
   adminTokenOnApi: () =>
     new ApiError(401, "unauthorized", "The admin token opens the control plane only; use a developer API key here."),
-  // Control plane (issue 5).
+  // Control plane.
   adminCrossSite: (why: string) =>
     new ApiError(403, "forbidden", `The control plane refuses requests from other web pages without the admin token (${why}); call it from a script, or send Authorization: Bearer <admin token>.`),
   adminWrongToken: () =>

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { cleanEnv } from "../helpers/clean-env";
+import { readUntil } from "../helpers/read-until";
 
 const ROOT = join(import.meta.dir, "../..");
 const BUN = join(ROOT, "node_modules/.bin/bun");
@@ -23,23 +24,6 @@ function serve(...args: string[]) {
   const proc = Bun.spawn([BUN, "cli/main.ts", "serve", ...args], { cwd: ROOT, stdout: "pipe", stderr: "pipe", env: cleanEnv() });
   spawned.push(proc);
   return proc;
-}
-
-/** Reads a stream until the text read so far matches (or the stream ends), returning that text. */
-async function readUntil(stream: ReadableStream<Uint8Array>, pattern: RegExp): Promise<string> {
-  const reader = stream.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  try {
-    while (!pattern.test(text)) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      text += decoder.decode(value, { stream: true });
-    }
-  } finally {
-    reader.releaseLock();
-  }
-  return text;
 }
 
 describe("ext serve", () => {

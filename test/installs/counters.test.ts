@@ -6,40 +6,20 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { installCounters, versions } from "../../src/db/schema";
 import { eq } from "drizzle-orm";
-import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator, type TestResponse } from "../helpers/emulator";
+import { addVersion as insertVersion, newExtension as createExtension, ok } from "./version-rows";
+import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
 let emu: TestEmulator;
-let seq = 0;
 
 beforeAll(async () => {
   emu = await startTestEmulator();
 });
 afterAll(() => stopTestEmulator(emu));
 
-async function newExtension(name: string): Promise<string> {
-  const res = await emu.api("POST", "/extensions", { json: { name } });
-  expect(res.status).toBe(201);
-  return res.body.extension.id;
-}
-
-function addVersion(extensionId: string, label: string, opts: { status?: string; soundCount?: number; current?: boolean } = {}): string {
-  const id = `ver_scale_${label.replace(/\W/g, "_")}_${++seq}`;
-  const now = emu.clock.iso();
-  const status = opts.status ?? "approved";
-  emu.runtime.db
-    .insert(versions)
-    .values({ id, extensionId, seq, version: label, status, bundleBlobId: `blob_none_${seq}`, bundleSizeBytes: 100, bundleSha256: "0".repeat(64), soundCount: opts.soundCount ?? 0, submittedAt: now, approvedAt: status === "approved" ? now : null })
-    .run();
-  if (opts.current) emu.runtime.db.$client.prepare("UPDATE extensions SET current_version_id = ? WHERE id = ?").run(id, extensionId);
-  return id;
-}
+const newExtension = (name: string) => createExtension(emu, name);
+const addVersion = (extensionId: string, label: string, opts?: Parameters<typeof insertVersion>[3]) => insertVersion(emu, extensionId, label, opts);
 
 const post = (id: string, what: "installs" | "uninstalls" | "rollouts", body: Record<string, unknown> = {}) => emu.admin("POST", `/extensions/${id}/${what}`, body);
-async function ok(res: Promise<TestResponse>) {
-  const r = await res;
-  if (r.status !== 200) throw new Error(`expected 200, got ${r.status} ${r.text}`);
-  return r.body;
-}
 const stats = async (id: string) => (await emu.api("GET", `/extensions/${id}/installs`)).body;
 const counterRows = (id: string) => emu.runtime.db.select().from(installCounters).where(eq(installCounters.extensionId, id)).all();
 

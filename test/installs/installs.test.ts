@@ -4,57 +4,23 @@
  * inserted as rows directly, so these tests do not depend on the versions API.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { extensionOverrides, accountOverrides, versions } from "../../src/db/schema";
-import { expectEnvelope, OTHER_KEY, READ_KEY, startTestEmulator, stopTestEmulator, type TestEmulator, type TestResponse } from "../helpers/emulator";
+import { extensionOverrides, accountOverrides } from "../../src/db/schema";
+import { addVersion as insertVersion, newExtension as createExtension, ok } from "./version-rows";
+import { expectEnvelope, OTHER_KEY, READ_KEY, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
 let emu: TestEmulator;
-let seq = 0;
 
 beforeAll(async () => {
   emu = await startTestEmulator();
 });
 afterAll(() => stopTestEmulator(emu));
 
-async function newExtension(name: string): Promise<string> {
-  const res = await emu.api("POST", "/extensions", { json: { name } });
-  expect(res.status).toBe(201);
-  return res.body.extension.id;
-}
-
-/** A version row as review would leave it; `current` also points the extension at it. */
-function addVersion(extensionId: string, label: string, opts: { status?: string; soundCount?: number; current?: boolean } = {}): string {
-  const id = `ver_test_${label.replace(/\W/g, "_")}_${++seq}`;
-  const now = emu.clock.iso();
-  const status = opts.status ?? "approved";
-  emu.runtime.db
-    .insert(versions)
-    .values({
-      id,
-      extensionId,
-      seq,
-      version: label,
-      status,
-      bundleBlobId: `blob_none_${seq}`,
-      bundleSizeBytes: 100,
-      bundleSha256: "0".repeat(64),
-      soundCount: opts.soundCount ?? 0,
-      submittedAt: now,
-      approvedAt: status === "approved" ? now : null,
-    })
-    .run();
-  if (opts.current) emu.runtime.db.$client.prepare("UPDATE extensions SET current_version_id = ? WHERE id = ?").run(id, extensionId);
-  return id;
-}
+const newExtension = (name: string) => createExtension(emu, name);
+const addVersion = (extensionId: string, label: string, opts?: Parameters<typeof insertVersion>[3]) => insertVersion(emu, extensionId, label, opts);
 
 /** POST /_emulator/extensions/:id/installs (or /uninstalls), as the end users' side of the platform. */
 const install = (id: string, body: { versionId?: string; count?: number } = {}) => emu.admin("POST", `/extensions/${id}/installs`, body);
 const uninstall = (id: string, body: { versionId?: string; count?: number } = {}) => emu.admin("POST", `/extensions/${id}/uninstalls`, body);
-/** The call must succeed; returns the statistics it answers with. */
-async function ok(res: Promise<TestResponse>) {
-  const r = await res;
-  if (r.status !== 200) throw new Error(`expected 200, got ${r.status} ${r.text}`);
-  return r.body;
-}
 
 const stats = async (id: string, key?: string) => {
   const res = await emu.api("GET", `/extensions/${id}/installs`, { key });

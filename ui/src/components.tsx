@@ -37,6 +37,26 @@ export function TableWrap({ label, children }: { label: string; children: Compon
   );
 }
 
+/** A table's column headings; `hidden` names a last column (e.g. its buttons) for screen readers only. */
+export function TableHead({ columns, hidden }: { columns: string[]; hidden?: string }) {
+  return (
+    <thead>
+      <tr>
+        {columns.map((c) => (
+          <th scope="col" key={c}>
+            {c}
+          </th>
+        ))}
+        {hidden && (
+          <th scope="col">
+            <span class="sr-only">{hidden}</span>
+          </th>
+        )}
+      </tr>
+    </thead>
+  );
+}
+
 export function CopyButton({ text, label = "Copy" }: { text: string; label?: string }) {
   const [copied, setCopied] = useState(false);
   return (

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { admin, asAccount, forgetDashboardKeys, type Clock, type ExtensionItem, type Fault, type LimitRow } from "../api";
-import { Loading, Status, TableWrap, when } from "../components";
+import { Loading, Status, TableHead, TableWrap, when } from "../components";
 import { useAction, useLoad } from "../hooks";
 import type { PageProps } from "../page";
 
@@ -188,16 +188,7 @@ export function FaultsPanel() {
             <p>No fault rules.</p>
           ) : (
             <TableWrap label="Fault rules">
-              <thead>
-                <tr>
-                  <th scope="col">Rule</th>
-                  <th scope="col">Effect</th>
-                  <th scope="col">Fired</th>
-                  <th scope="col">
-                    <span class="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
+              <TableHead columns={["Rule", "Effect", "Fired"]} hidden="Actions" />
               <tbody>
                 {items.map((f) => (
                   <tr key={f.id}>

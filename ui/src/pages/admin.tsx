@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { admin, asAccount, type ExtensionItem, type LimitRequest, type QueueItem } from "../api";
-import { Badge, bytes, Loading, Status, TableWrap, Tabs, when } from "../components";
+import { Badge, bytes, Loading, Status, TableHead, TableWrap, Tabs, when } from "../components";
 import { useAction, useInterval, useLoad } from "../hooks";
 import type { PageProps } from "../page";
 import { href } from "../router";
@@ -56,15 +56,7 @@ function ReviewQueue() {
             <p>No version is waiting for review.</p>
           ) : (
             <TableWrap label="Pending versions">
-              <thead>
-                <tr>
-                  <th scope="col">Extension</th>
-                  <th scope="col">Version</th>
-                  <th scope="col">Bundle</th>
-                  <th scope="col">Submitted</th>
-                  <th scope="col">Decision</th>
-                </tr>
-              </thead>
+              <TableHead columns={["Extension", "Version", "Bundle", "Submitted", "Decision"]} />
               <tbody>
                 {items.map((v) => (
                   <tr key={v.versionId} data-queue-version={v.version}>
@@ -195,13 +187,7 @@ function ExtensionStatus({ account }: PageProps) {
             <p>No extensions on this account.</p>
           ) : (
             <TableWrap label="Extension status">
-              <thead>
-                <tr>
-                  <th scope="col">Extension</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Admin</th>
-                </tr>
-              </thead>
+              <TableHead columns={["Extension", "Status", "Admin"]} />
               <tbody>
                 {items.map((e) => {
                   const disabled = e.status === "disabled";

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { admin, soundUrl, type Bundle } from "../api";
-import { Badge, bytes, Loading, TableWrap } from "../components";
+import { Badge, bytes, Loading, TableHead, TableWrap } from "../components";
 import { useLoad } from "../hooks";
 import type { PageProps } from "../page";
 import { href } from "../router";
@@ -34,13 +34,7 @@ export function BundlePage({ extensionId, versionId }: PageProps & { extensionId
             <h2 id="files-h">Files</h2>
             {b.truncated && <p class="note">Only the first {b.files.length} files are listed.</p>}
             <TableWrap label="Bundle files">
-              <thead>
-                <tr>
-                  <th scope="col">Path</th>
-                  <th scope="col">Size</th>
-                  <th scope="col">Sound</th>
-                </tr>
-              </thead>
+              <TableHead columns={["Path", "Size", "Sound"]} />
               <tbody>
                 {b.files.map((f) => (
                   <tr key={f.path}>

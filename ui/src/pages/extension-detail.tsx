@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { admin, asAccount, ApiFailure, type Extension, type InstallStats, type QueueItem, type Version } from "../api";
-import { Badge, bytes, Loading, Status, TableWrap, when } from "../components";
+import { Badge, bytes, Loading, Status, TableHead, TableWrap, when } from "../components";
 import { useAction, useInterval, useLoad } from "../hooks";
 import type { PageProps } from "../page";
 import { go, href } from "../router";
@@ -121,16 +121,7 @@ function Versions({ extensionId, versions }: { extensionId: string; versions: Ve
         <p>No versions yet: deploy one with <code>ext deploy</code>.</p>
       ) : (
         <TableWrap label="Versions">
-          <thead>
-            <tr>
-              <th scope="col">Version</th>
-              <th scope="col">Status</th>
-              <th scope="col">Size</th>
-              <th scope="col">Submitted</th>
-              <th scope="col">Approved</th>
-              <th scope="col">Changelog</th>
-            </tr>
-          </thead>
+          <TableHead columns={["Version", "Status", "Size", "Submitted", "Approved", "Changelog"]} />
           <tbody>
             {versions.map((v) => (
               <tr key={v.id} data-version={v.version}>

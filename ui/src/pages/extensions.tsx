@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { asAccount, type ExtensionItem } from "../api";
-import { Badge, Loading, Status, TableWrap, when } from "../components";
+import { Badge, Loading, Status, TableHead, TableWrap, when } from "../components";
 import { useAction, useLoad } from "../hooks";
 import type { PageProps } from "../page";
 import { go, href } from "../router";
@@ -33,15 +33,7 @@ function ExtensionList({ account, refreshAccounts }: PageProps) {
             <p>No extensions yet.</p>
           ) : (
             <TableWrap label="Extensions">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Visibility</th>
-                  <th scope="col">Installs</th>
-                  <th scope="col">Updated</th>
-                </tr>
-              </thead>
+              <TableHead columns={["Name", "Status", "Visibility", "Installs", "Updated"]} />
               <tbody>
                 {items.map((e) => (
                   <tr key={e.id}>

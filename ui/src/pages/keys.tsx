@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { admin, type ApiKey, type LimitRow } from "../api";
-import { Badge, CopyButton, Loading, Status, TableWrap, when } from "../components";
+import { Badge, CopyButton, Loading, Status, TableHead, TableWrap, when } from "../components";
 import { useAction, useLoad } from "../hooks";
 import type { PageProps } from "../page";
 
@@ -81,19 +81,7 @@ export function KeysPage({ account, refreshAccounts }: PageProps) {
         <Loading state={keys}>
           {(list) => (
             <TableWrap label="API keys">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Prefix</th>
-                  <th scope="col">Scopes</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">State</th>
-                  <th scope="col">
-                    <span class="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
+              <TableHead columns={["Name", "Prefix", "Scopes", "Created", "Last used", "State"]} hidden="Actions" />
               <tbody>
                 {list.map((k) => (
                   <tr key={k.id}>

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { admin, asAccount, type ExtensionItem, type LimitRequest, type LimitRow } from "../api";
-import { Badge, bytes, Loading, Status, TableWrap, Tabs, when } from "../components";
+import { Badge, bytes, Loading, Status, TableHead, TableWrap, Tabs, when } from "../components";
 import { useAction, useLoad } from "../hooks";
 import type { PageProps } from "../page";
 
@@ -55,16 +55,7 @@ function LimitsTab({ account, extensionId, onSubmitted }: { account: string; ext
       <Loading state={limits}>
         {(list) => (
           <TableWrap label="Limits">
-            <thead>
-              <tr>
-                <th scope="col">Request</th>
-                <th scope="col">Limit</th>
-                <th scope="col">Value</th>
-                <th scope="col">Source</th>
-                <th scope="col">Hard max</th>
-                <th scope="col">Usage</th>
-              </tr>
-            </thead>
+            <TableHead columns={["Request", "Limit", "Value", "Source", "Hard max", "Usage"]} />
             <tbody>
               {list.map((r) => (
                 <tr key={r.key} data-limit={r.key}>
@@ -216,19 +207,7 @@ export function LimitRequestTable({ items, actions }: { items: LimitRequest[]; a
   if (items.length === 0) return <p>No limit requests.</p>;
   return (
     <TableWrap label="Limit requests">
-      <thead>
-        <tr>
-          <th scope="col">Request</th>
-          <th scope="col">Limits</th>
-          <th scope="col">Status</th>
-          <th scope="col">History</th>
-          {actions && (
-            <th scope="col">
-              <span class="sr-only">Decision</span>
-            </th>
-          )}
-        </tr>
-      </thead>
+      <TableHead columns={["Request", "Limits", "Status", "History"]} hidden={actions ? "Decision" : undefined} />
       <tbody>
         {[...items].reverse().map((r) => (
           <tr key={r.id} data-request={r.id}>

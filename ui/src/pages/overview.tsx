@@ -1,5 +1,5 @@
 import { admin, type Fault, type State } from "../api";
-import { Code, Loading, TableWrap, when } from "../components";
+import { Code, Loading, TableHead, TableWrap, when } from "../components";
 import { useLoad } from "../hooks";
 import type { PageProps } from "../page";
 import { href } from "../router";
@@ -65,15 +65,7 @@ export function OverviewPage({ account, accounts }: PageProps) {
       <section aria-labelledby="accounts-h">
         <h2 id="accounts-h">Accounts</h2>
         <TableWrap label="Accounts">
-          <thead>
-            <tr>
-              <th scope="col">Account</th>
-              <th scope="col">Id</th>
-              <th scope="col">Extensions</th>
-              <th scope="col">Active keys</th>
-              <th scope="col">Created</th>
-            </tr>
-          </thead>
+          <TableHead columns={["Account", "Id", "Extensions", "Active keys", "Created"]} />
           <tbody>
             {accounts.map((a) => (
               <tr key={a.id}>

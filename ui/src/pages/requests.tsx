@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { admin, streamRequests, type ApiKey, type RequestDetail, type RequestEntry } from "../api";
-import { Loading, TableWrap, when } from "../components";
+import { Loading, TableHead, TableWrap, when } from "../components";
 import { useLoad } from "../hooks";
 import type { PageProps } from "../page";
 
@@ -92,16 +92,7 @@ export function RequestsPage({ accounts }: PageProps) {
       </p>
       {open !== null && <Detail id={open} onClose={() => setOpen(null)} />}
       <TableWrap label="Requests">
-        <thead>
-          <tr>
-            <th scope="col">Time</th>
-            <th scope="col">Request</th>
-            <th scope="col">Status</th>
-            <th scope="col">Account</th>
-            <th scope="col">Key</th>
-            <th scope="col">Duration</th>
-          </tr>
-        </thead>
+        <TableHead columns={["Time", "Request", "Status", "Account", "Key", "Duration"]} />
         <tbody>
           {shown.map((e) => (
             <tr key={e.id} data-request-path={e.path}>
