@@ -4,10 +4,10 @@
  * of docs/screenshots/. One browser and one server for the whole file.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
-import { networkInterfaces } from "node:os";
+import { networkInterfaces, tmpdir } from "node:os";
 import { startTestEmulator, stopTestEmulator } from "../helpers/emulator";
 import { BUILD_TIMEOUT_MS, buildBinary, run, serve, type Built, type ServedBinary } from "../binary/helpers";
 import { browserAvailable, describeViolations, launchBrowser, seriousViolations } from "../helpers/browser";
@@ -25,7 +25,12 @@ const FIXTURE = {
     { id: "acc_other", name: "Other Account", apiKeys: [{ name: "ci", key: "ext_dashboard_other_key_0123456789abcd", scopes: ["*"] }] },
   ],
 };
-const SHOTS = resolve(import.meta.dir, "../../docs/screenshots");
+/**
+ * The README's screenshots: every run takes them, but only `UPDATE_SCREENSHOTS=1` writes them to
+ * docs/screenshots/; otherwise they go to a temp dir, so a test run never changes the checkout.
+ */
+const UPDATE_SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === "1";
+const SHOTS = UPDATE_SCREENSHOTS ? resolve(import.meta.dir, "../../docs/screenshots") : mkdtempSync(join(tmpdir(), "ext-screenshots-"));
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 
@@ -84,6 +89,7 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
     await browser?.close();
     await server?.stop();
     built?.cleanup();
+    if (!UPDATE_SCREENSHOTS) rmSync(SHOTS, { recursive: true, force: true });
   });
 
   /** A real page load (a hash-only goto would keep the old document and its focus). */
@@ -332,6 +338,7 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
     expect(await audio.getAttribute("src")).toStartWith("blob:");
     expect(describeViolations(await seriousViolations(page))).toEqual([]);
     await page.screenshot({ path: join(SHOTS, "bundle.png") });
+    expect(existsSync(join(SHOTS, "bundle.png"))).toBe(true);
   }, STEP_TIMEOUT_MS);
 
   test("off loopback: the admin token is asked once, sent as a header, never as a cookie", async () => {
