@@ -70,18 +70,32 @@ export function createInstallService(deps: { db: Db; clock: Clock; limits: Limit
       .all();
   }
 
-  function stats(extensionId: string, tx: Reader = db): InstallStats {
-    extensionRow(extensionId, tx);
+  // Prepared once: the statistics are read on every install route. bun:sqlite has one connection, so they
+  // also see the writes of an open transaction.
+  const countersStmt = db
+    .select({ versionId: installCounters.versionId, installed: installCounters.installed, active: installCounters.active })
+    .from(installCounters)
+    .where(eq(installCounters.extensionId, sql.placeholder("id")))
+    .orderBy(asc(installCounters.versionId))
+    .prepare();
+  const extensionExistsStmt = db.select({ id: extensions.id }).from(extensions).where(eq(extensions.id, sql.placeholder("id"))).prepare();
+
+  /** The aggregates of an extension known to exist. */
+  function aggregates(extensionId: string): InstallStats {
     let total = 0;
     let active = 0;
     const byVersion: Record<string, number> = {};
-    const rows = tx.select().from(installCounters).where(eq(installCounters.extensionId, extensionId)).orderBy(asc(installCounters.versionId)).all();
-    for (const r of rows) {
+    for (const r of countersStmt.all({ id: extensionId })) {
       total += r.installed;
       active += r.active;
       if (r.active > 0) byVersion[r.versionId] = r.active;
     }
     return { total, active, byVersion };
+  }
+
+  function stats(extensionId: string): InstallStats {
+    if (!extensionExistsStmt.get({ id: extensionId })) throw errors.extensionNotFound(extensionId);
+    return aggregates(extensionId);
   }
 
   /** Adds to a version's counters, creating its row on its first install (or first rollout onto it). */
@@ -126,7 +140,7 @@ export function createInstallService(deps: { db: Db; clock: Clock; limits: Limit
     /** The developer route: the extension must belong to the caller (404 otherwise, like every read). */
     statsForAccount(accountId: string, extensionId: string): InstallStats {
       extensionService.findOwned(accountId, extensionId);
-      return stats(extensionId);
+      return aggregates(extensionId);
     },
 
     /** Records `count` installs of an approved version (default: the current one), after the re-check. */
@@ -135,9 +149,9 @@ export function createInstallService(deps: { db: Db; clock: Clock; limits: Limit
       return db.transaction((tx) => {
         const ext = extensionRow(extensionId, tx);
         const version = installableVersion(ext, opts.versionId ?? ext.currentVersionId, tx);
-        if (stats(extensionId, tx).total + count > MAX_INSTALLS_PER_EXTENSION) throw errors.installTotalTooLarge(MAX_INSTALLS_PER_EXTENSION);
+        if (aggregates(extensionId).total + count > MAX_INSTALLS_PER_EXTENSION) throw errors.installTotalTooLarge(MAX_INSTALLS_PER_EXTENSION);
         addTo(tx, extensionId, version.id, { installed: count, active: count });
-        return stats(extensionId, tx);
+        return aggregates(extensionId);
       });
     },
 
@@ -148,7 +162,7 @@ export function createInstallService(deps: { db: Db; clock: Clock; limits: Limit
         extensionRow(extensionId, tx);
         if (opts.versionId !== undefined) versionOf(extensionId, opts.versionId, tx);
         takeActive(tx, extensionId, count, opts.versionId);
-        return stats(extensionId, tx);
+        return aggregates(extensionId);
       });
     },
 
@@ -168,7 +182,7 @@ export function createInstallService(deps: { db: Db; clock: Clock; limits: Limit
         }
         const moved = takeActive(tx, extensionId, count, opts.fromVersionId, target.id);
         addTo(tx, extensionId, target.id, { installed: 0, active: moved });
-        return stats(extensionId, tx);
+        return aggregates(extensionId);
       });
     },
 
