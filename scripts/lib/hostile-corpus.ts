@@ -88,6 +88,14 @@ export const HOSTILE_CORPUS: CorpusCase[] = [
   // Framing tricks: content where the tools would read headers, or headers the tools would not read.
   { file: "directory-with-size.tar.gz", description: "A directory entry with a size whose 'content' is another header (tarfile reads it as an entry).", refused: { path: "layer/d/", message: /directory entry with a size/ }, build: sync(() => around(entry({ name: "layer/d/", typeflag: "5" }, entry({ name: "../evil.js" }, "x")))) },
   { file: "file-named-like-directory.tar.gz", description: "A typeflag-0 entry named layer/ (a directory to GNU tar, a file to a lax inspector).", refused: { path: "layer/d/", message: /file entry named like a directory/ }, build: sync(() => around(entry({ name: "layer/d/" }, "abc"))) },
+  { file: "pax-path-nul.tar.gz", description: "A NUL inside a PAX path: GNU tar cuts the name there (layer/a.js), tarfile keeps all of it.", refused: { path: /^layer\/a\.js\0/, message: /NUL byte inside a PAX path/ }, build: sync(() => around(pax([["path", "layer/a.js\0../../evil.js"]]), entry({ name: "layer/x.js" }, "a"))) },
+  {
+    file: "sound-file-then-directory.tar.gz",
+    description: "A checked sound, then a directory of the same name: GNU tar replaces the file with the directory, tarfile fails.",
+    refused: { path: "sounds/ding.mp3", message: /a file, and also a directory/ },
+    build: sync(() => gzipSync(Buffer.concat([entry({ name: "manifest.json" }, JSON.stringify({ sounds: [{ name: "ding", file: "sounds/ding.mp3" }] })), entry({ name: "sounds/ding.mp3" }, Buffer.concat([Buffer.from("ID3"), Buffer.alloc(29)])), entry({ name: "sounds/ding.mp3/", typeflag: "5" }), END]))),
+  },
+  { file: "entry-under-a-file.tar.gz", description: "An entry under a path that is a file (layer/a.js/b.js): no tool can extract it.", refused: { path: "layer/a.js", message: /a file, and also the folder of layer\/a\.js\/b\.js/ }, build: sync(() => around(entry({ name: "layer/a.js" }, "1"), entry({ name: "layer/a.js/b.js" }, "2"))) },
   { file: "v7-header.tar.gz", description: "A header with no ustar magic (V7).", refused: { path: ARCHIVE, message: /not a POSIX ustar or GNU tar header/ }, build: sync(() => around(entry({ name: "layer/x.js", format: "v7" }, "a"))) },
   { file: "gnu-header-prefix-data.tar.gz", description: "A GNU header with bytes where POSIX keeps a prefix (tarfile would prepend them).", refused: { path: ARCHIVE, message: /GNU header with incremental or sparse data/ }, build: sync(() => around(entry({ name: "x.js", format: "gnu", patch: { offset: 345, bytes: Buffer.from("..") } }, "a"))) },
   { file: "hidden-after-end.tar.gz", description: "An entry after the end-of-archive marker (GNU tar and tarfile stop at the marker).", refused: { path: ARCHIVE, message: /data after the end-of-archive marker/ }, build: sync(() => gzipSync(Buffer.concat([MANIFEST, LAYER, END, entry({ name: "layer/hidden.js" }, "x"), END]))) },

@@ -150,6 +150,27 @@ async function* uncompressed(gunzip: AsyncIterable<Buffer>, compressedIn: () => 
   }
 }
 
+/**
+ * Files that extraction would not leave as the file inspected: one also given as a directory (GNU tar
+ * replaces the file with the directory, tarfile fails), or one with entries under it (neither tool can
+ * create them). Sorting with "/" read as the lowest character puts every name under `f/` right after `f`.
+ */
+export function fileDirectoryClashes(files: Iterable<string>, directories: readonly string[]): ErrorDetail[] {
+  const key = (name: string) => name.replaceAll("/", "\0");
+  const names = [...[...files].map((name) => ({ name, file: true })), ...directories.map((name) => ({ name, file: false }))]
+    .map((e) => ({ ...e, key: key(e.name) }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : Number(b.file) - Number(a.file)));
+  const clashes: ErrorDetail[] = [];
+  for (let i = 0; i < names.length; i++) {
+    const { name, file, key: k } = names[i]!;
+    if (!file) continue;
+    const next = names[i + 1];
+    if (next && next.key === k) clashes.push({ path: name, message: `${name}: a file, and also a directory in the archive` });
+    else if (next && next.key.startsWith(`${k}\0`)) clashes.push({ path: name, message: `${name}: a file, and also the folder of ${next.name}` });
+  }
+  return clashes;
+}
+
 async function walkArchive(source: Readable, limits: BundleLimits, observer: InspectObserver, onBytes: (chunk: Buffer) => void): Promise<InspectionResult> {
   const problems = new ProblemList(READ_CAPS.maxProblems);
   const warnings: string[] = [];
@@ -163,6 +184,8 @@ async function walkArchive(source: Readable, limits: BundleLimits, observer: Ins
   source.pipe(gunzip);
 
   const files = new Map<string, FileFacts>();
+  /** Resolved names of the directory entries, for the file/directory clash check (bounded by the names cap). */
+  const directories: string[] = [];
   const meters = new Map<Component, GzipMeter>();
   let manifest: ManifestInput = null;
   let assetBytes = 0;
@@ -183,6 +206,7 @@ async function walkArchive(source: Readable, limits: BundleLimits, observer: Ins
 
       const name = normaliseArchivePath(raw);
       const regular = type === "file" && !unsafe;
+      if (type === "directory" && !unsafe && name !== "") directories.push(name);
       if (regular && files.has(name)) problems.push({ path: name, message: `${name}: duplicate entry` });
       if (regular && size > READ_CAPS.maxEntryBytes) problems.push({ path: name, message: `${name}: ${mb(size)} is over the per-file cap of ${mb(READ_CAPS.maxEntryBytes)}` });
 
@@ -225,6 +249,7 @@ async function walkArchive(source: Readable, limits: BundleLimits, observer: Ins
     return { problems: fatal ? [...problems.list, fatal] : problems.list, warnings, manifest: null, soundCount: 0 };
   }
 
+  for (const problem of fileDirectoryClashes(files.keys(), directories)) problems.push(problem);
   for (const [component, meter] of meters) {
     const gzipped = await meter.finish();
     const key = COMPONENTS[component];
