@@ -72,8 +72,9 @@ function unsafeName(name: string): string | null {
   if (name.startsWith("/") || name.startsWith("\\") || /^[A-Za-z]:/.test(name)) return "absolute path";
   if (name.split(/[\\/]/).includes("..")) return 'path contains ".."';
   if (name.includes("\0")) return "NUL character in path";
-  // A newline or escape in a name makes listings lie (and terminals misbehave).
-  if (/[\x01-\x1f\x7f]/.test(name)) return "control character in path";
+  // A newline or escape in a name makes listings lie (and terminals misbehave); so do C1 controls (U+009B
+  // is an escape to some terminals) and bidirectional overrides ("a\u202Egpj.js" shows as "ajs.jpg").
+  if (/[\x01-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]/.test(name)) return "control character in path";
   return null;
 }
 
