@@ -111,6 +111,12 @@ export const HOSTILE_CORPUS: CorpusCase[] = [
   { file: "dot-dot.tar.gz", description: 'A path climbing out with "..".', refused: { path: "layer/../../evil.js", message: /"\.\."/ }, build: sync(() => around(entry({ name: "layer/../../evil.js" }, "x"))) },
   { file: "absolute.tar.gz", description: "An absolute path.", refused: { path: "/tmp/evil.js", message: /absolute path/ }, build: sync(() => around(entry({ name: "/tmp/evil.js" }, "x"))) },
   { file: "backslash-dotdot.tar.gz", description: "A backslash path climbing out.", refused: { path: "layer\\..\\..\\evil.js", message: /"\.\."/ }, build: sync(() => around(entry({ name: "layer\\..\\..\\evil.js" }, "x"))) },
+  {
+    file: "sound-behind-backslash.tar.gz",
+    description: "A sound entry named sounds\\ding.mp3: a Windows path to sounds/ding.mp3, but a file at the root named so on Linux.",
+    refused: { path: "sounds\\ding.mp3", message: /backslash in path/ },
+    build: sync(() => gzipSync(Buffer.concat([entry({ name: "manifest.json" }, JSON.stringify({ sounds: [{ name: "ding", file: "sounds/ding.mp3" }] })), entry({ name: "sounds\\ding.mp3" }, Buffer.concat([Buffer.from("ID3"), Buffer.alloc(29)])), END]))),
+  },
   { file: "drive-letter.tar.gz", description: "A Windows drive letter.", refused: { path: "C:/evil.js", message: /absolute path/ }, build: sync(() => around(entry({ name: "C:/evil.js" }, "x"))) },
   { file: "symlink.tar.gz", description: "A symbolic link.", refused: { path: "layer/passwd", message: /symbolic link/ }, build: sync(() => around(entry({ name: "layer/passwd", typeflag: "2", linkname: "/etc/passwd" }))) },
   { file: "hardlink.tar.gz", description: "A hard link.", refused: { path: "layer/copy.js", message: /hard link/ }, build: sync(() => around(entry({ name: "layer/copy.js", typeflag: "1", linkname: "manifest.json" }))) },

@@ -71,6 +71,8 @@ const NO_BYTES = new Uint8Array(0);
 function unsafeName(name: string): string | null {
   if (name.startsWith("/") || name.startsWith("\\") || /^[A-Za-z]:/.test(name)) return "absolute path";
   if (name.split(/[\\/]/).includes("..")) return 'path contains ".."';
+  // Read as a separator on Windows and as a character on Linux: the file would land somewhere else.
+  if (name.includes("\\")) return "backslash in path (a folder separator on Windows, part of the name on Linux): use /";
   if (name.includes("\0")) return "NUL character in path";
   // A newline or escape in a name makes listings lie (and terminals misbehave); so do C1 controls (U+009B
   // is an escape to some terminals) and bidirectional overrides ("a\u202Egpj.js" shows as "ajs.jpg").

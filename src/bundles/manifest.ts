@@ -152,6 +152,11 @@ export function checkManifest(
     const file = (sound as { file?: unknown } | null)?.file;
     if (typeof file !== "string" || file.length === 0) return; // already reported by the shape check
     const field = `sounds[${i}].file`;
+    // Resolved as extraction on Linux would: "\\" is part of a name there, and a file never ends in "/".
+    if (file.includes("\\") || file.endsWith("/")) {
+      problems.push({ path: file, field, message: `${file}: not a file path inside the archive (folders are separated by /, and a file path does not end in /)` });
+      return;
+    }
     const path = normaliseArchivePath(file);
     const facts = files.get(path);
     if (!facts) {
