@@ -236,7 +236,11 @@ async function walkArchive(source: Readable, limits: BundleLimits, observer: Ins
       }
       if (regular) files.set(name, { size, head });
       if (keepManifest) manifest = Buffer.concat(manifestChunks);
-      else if (isManifest && manifest === null) manifest = "too-large";
+      else if (isManifest && manifest === null) manifest = "reported";
+      if (type === "directory" && !unsafe && name === MANIFEST_PATH && manifest === null) {
+        problems.push({ path: MANIFEST_PATH, message: "manifest.json is a directory in the archive; it must be a file" });
+        manifest = "reported";
+      }
       if (problems.full) {
         problems.stopped();
         throw new Stop(null);

@@ -61,8 +61,11 @@ function countProblem(field: string, limit: string, max: number, current: number
   return { path: MANIFEST_PATH, field, message: `${current} ${current === 1 ? what[0] : what[1]}; the limit is ${max} (${limit})`, limit, max, current };
 }
 
-/** manifest.json's bytes as the walk kept them; "too-large" when it was over the cap (and not kept). */
-export type ManifestInput = Buffer | "too-large" | null;
+/**
+ * manifest.json's bytes as the walk kept them; "reported" when the walk already said why there are none to
+ * check (over the cap, or a directory by that name), so it is not also reported missing.
+ */
+export type ManifestInput = Buffer | "reported" | null;
 
 /**
  * How many JSON items (containers and list elements) the text holds, and how deep it nests, counted on the
@@ -101,7 +104,7 @@ export function checkManifest(
   problems: ProblemList,
   warnings: string[],
 ): { manifest: unknown; soundCount: number } {
-  if (input === "too-large") return { manifest: null, soundCount: 0 }; // reported where it was found
+  if (input === "reported") return { manifest: null, soundCount: 0 };
   if (!input) {
     problems.push({ path: MANIFEST_PATH, message: "manifest.json is missing at the root of the archive" });
     return { manifest: null, soundCount: 0 };

@@ -72,6 +72,11 @@ describe("archive names", () => {
     expect(problems).toEqual([]);
   });
 
+  test("a manifest.json that is a directory is said to be one, once, not also missing", async () => {
+    const { problems } = await inspect([tarEntry("manifest.json/", "", "5"), tarEntry("layer/x.js", "a")]);
+    expect(problems).toEqual([{ path: "manifest.json", message: "manifest.json is a directory in the archive; it must be a file" }]);
+  });
+
   test("a clean archive with ./ prefixes is still valid", async () => {
     const { problems } = await inspect([tarEntry("./manifest.json", "{}"), tarEntry("./layer/x.js", "a")]);
     expect(problems).toEqual([]);
