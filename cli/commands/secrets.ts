@@ -13,7 +13,7 @@ export const secretsArgs = {
   action: { type: "positional", required: true, description: "list | set NAME | delete NAME", valueHint: "list|set|delete" },
   name: { type: "positional", required: false, description: "The secret's name (set, delete): a letter or _, then letters, digits or _", valueHint: "NAME" },
   // Declared only so that a value given as an argument is refused without being echoed back.
-  value: { type: "positional", required: false, description: "Refused if given (it would show in ps and shell history): `set` reads the value from standard input or a hidden prompt", valueHint: "never" },
+  value: { type: "positional", required: false, description: "Refused if given (it would show in ps and shell history): `set` reads the value from standard input or a hidden prompt", valueHint: "never", sensitive: true },
   extension: { ...apiTargetArgs.extension, description: "Extension id (env EXT_EXTENSION_ID)" },
   "api-key": apiTargetArgs["api-key"],
   target: apiTargetArgs.target,
@@ -34,6 +34,8 @@ export default defineCommand({
     if (action === "list" && name !== undefined) throw new UsageError("`ext secrets list` takes no NAME");
     if (action !== "list") {
       if (name === undefined) throw new UsageError(`\`ext secrets ${action}\` needs the secret's NAME`);
+      // NAME=value is the habit of env files: the part after "=" is the secret, so nothing of it is echoed.
+      if (name.includes("=")) throw new UsageError("give the secret's NAME alone (NAME=value is not accepted, and not echoed): `ext secrets set NAME` reads the value from standard input or a hidden prompt");
       if (!SECRET_NAME_RE.test(name)) throw new UsageError(`"${name}" is not a secret name (${SECRET_NAME_PATTERN}): a letter or _, then up to 127 letters, digits or _`);
     }
     const { apiKey, endpoints, extensionId, json } = resolveApiTarget(args);

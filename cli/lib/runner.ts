@@ -86,6 +86,21 @@ export function strayArguments(argsDef: ArgsDef, args: string[]): string[] {
   return stray;
 }
 
+/**
+ * Stray arguments as a usage error shows them. An unknown flag's value is never echoed (`--value=…`): the
+ * name is what the user needs to see, and the value may be a secret. In a command that declares a positional
+ * `sensitive` (the value `ext secrets set` refuses as an argument), stray positionals are only counted: the
+ * words of an unquoted secret would land there.
+ */
+export function shownStrays(argsDef: ArgsDef, stray: string[]): string {
+  const sensitive = Object.values(argsDef).some((def) => def.type === "positional" && (def as { sensitive?: boolean }).sensitive === true);
+  const isFlag = (a: string) => a.startsWith("-") && a !== "-";
+  const shown = stray.filter((a) => !sensitive || isFlag(a)).map((a) => (isFlag(a) && a.includes("=") ? `${a.slice(0, a.indexOf("="))}=…` : a));
+  const hidden = stray.length - shown.length;
+  if (hidden > 0) shown.push(`(${hidden} word${hidden === 1 ? "" : "s"} not shown: they may be a secret value)`);
+  return shown.join(" ");
+}
+
 /** `--prot` → "did you mean `--port`?", from the flags this command defines. */
 function flagHint(argsDef: ArgsDef, stray: string[]): string {
   const flags = Object.entries(argsDef).flatMap(([name, def]) => (def.type === "positional" ? [] : def.type === "boolean" ? [name, `no-${name}`] : [name]));
@@ -129,7 +144,7 @@ export async function runCli(root: AnyCommand, rawArgs: string[]): Promise<void>
   // A bare `--auto-approve` (a flag marked optionalValue) must not swallow the next option.
   const cmdArgs = withOptionalValues(args, argsDef);
   const stray = strayArguments(argsDef, cmdArgs);
-  if (stray.length > 0) usageFail(`unknown ${stray.length === 1 ? "argument" : "arguments"}: ${stray.join(" ")}${flagHint(argsDef, stray)}`);
+  if (stray.length > 0) usageFail(`unknown ${stray.length === 1 ? "argument" : "arguments"}: ${shownStrays(argsDef, stray)}${flagHint(argsDef, stray)}`);
   try {
     await runCommand(cmd, { rawArgs: cmdArgs });
   } catch (e) {

@@ -49,9 +49,12 @@ const NO_BYTES = new Uint8Array(0);
 function unsafeName(name: string): string | null {
   if (name.startsWith("/") || name.startsWith("\\") || /^[A-Za-z]:/.test(name)) return "absolute path";
   if (name.split(/[\\/]/).includes("..")) return 'path contains ".."';
+  // Read as a separator on Windows and as a character on Linux: the file would land somewhere else.
+  if (name.includes("\\")) return "backslash in path (a folder separator on Windows, part of the name on Linux): use /";
   if (name.includes("\0")) return "NUL character in path";
-  // A newline or escape in a name makes listings lie (and terminals misbehave).
-  if (/[\x01-\x1f\x7f]/.test(name)) return "control character in path";
+  // A newline or escape in a name makes listings lie (and terminals misbehave); so do C1 controls (U+009B
+  // is an escape to some terminals) and bidirectional overrides ("a\u202Egpj.js" shows as "ajs.jpg").
+  if (/[\x01-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]/.test(name)) return "control character in path";
   return null;
 }
 
@@ -127,6 +130,27 @@ async function* uncompressed(gunzip: AsyncIterable<Buffer>, compressedIn: () => 
   }
 }
 
+/**
+ * Files that extraction would not leave as the file inspected: one also given as a directory (GNU tar
+ * replaces the file with the directory, tarfile fails), or one with entries under it (neither tool can
+ * create them). Sorting with "/" read as the lowest character puts every name under `f/` right after `f`.
+ */
+export function fileDirectoryClashes(files: Iterable<string>, directories: readonly string[]): ErrorDetail[] {
+  const key = (name: string) => name.replaceAll("/", "\0");
+  const names = [...[...files].map((name) => ({ name, file: true })), ...directories.map((name) => ({ name, file: false }))]
+    .map((e) => ({ ...e, key: key(e.name) }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : Number(b.file) - Number(a.file)));
+  const clashes: ErrorDetail[] = [];
+  for (let i = 0; i < names.length; i++) {
+    const { name, file, key: k } = names[i]!;
+    if (!file) continue;
+    const next = names[i + 1];
+    if (next && next.key === k) clashes.push({ path: name, message: `${name}: a file, and also a directory in the archive` });
+    else if (next && next.key.startsWith(`${k}\0`)) clashes.push({ path: name, message: `${name}: a file, and also the folder of ${next.name}` });
+  }
+  return clashes;
+}
+
 async function walkArchive(source: Readable, limits: BundleLimits, observer: InspectObserver, onBytes: (chunk: Buffer) => void): Promise<InspectionResult> {
   const problems = new ProblemList(READ_CAPS.maxProblems);
   const warnings: string[] = [];
@@ -140,6 +164,8 @@ async function walkArchive(source: Readable, limits: BundleLimits, observer: Ins
   source.pipe(gunzip);
 
   const files = new Map<string, FileFacts>();
+  /** Resolved names of the directory entries, for the file/directory clash check (bounded by the names cap). */
+  const directories: string[] = [];
   const meters = new Map<Component, GzipMeter>();
   let manifest: ManifestInput = null;
   let assetBytes = 0;
@@ -160,6 +186,7 @@ async function walkArchive(source: Readable, limits: BundleLimits, observer: Ins
 
       const name = normaliseArchivePath(raw);
       const regular = type === "file" && !unsafe;
+      if (type === "directory" && !unsafe && name !== "") directories.push(name);
       if (regular && files.has(name)) problems.push({ path: name, message: `${name}: duplicate entry` });
       if (regular && size > READ_CAPS.maxEntryBytes) problems.push({ path: name, message: `${name}: ${mb(size)} is over the per-file cap of ${mb(READ_CAPS.maxEntryBytes)}` });
 
@@ -186,7 +213,11 @@ async function walkArchive(source: Readable, limits: BundleLimits, observer: Ins
       }
       if (regular) files.set(name, { size, head });
       if (keepManifest) manifest = Buffer.concat(manifestChunks);
-      else if (isManifest && manifest === null) manifest = "too-large";
+      else if (isManifest && manifest === null) manifest = "reported";
+      if (type === "directory" && !unsafe && name === MANIFEST_PATH && manifest === null) {
+        problems.push({ path: MANIFEST_PATH, message: "manifest.json is a directory in the archive; it must be a file" });
+        manifest = "reported";
+      }
       if (problems.full) {
         problems.stopped();
         throw new Stop(null);
@@ -202,6 +233,7 @@ async function walkArchive(source: Readable, limits: BundleLimits, observer: Ins
     return { problems: fatal ? [...problems.list, fatal] : problems.list, warnings, manifest: null, soundCount: 0 };
   }
 
+  for (const problem of fileDirectoryClashes(files.keys(), directories)) problems.push(problem);
   for (const [component, meter] of meters) {
     const gzipped = await meter.finish();
     const key = COMPONENTS[component];

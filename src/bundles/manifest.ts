@@ -61,8 +61,11 @@ function countProblem(field: string, limit: string, max: number, current: number
   return { path: MANIFEST_PATH, field, message: `${current} ${current === 1 ? what[0] : what[1]}; the limit is ${max} (${limit})`, limit, max, current };
 }
 
-/** manifest.json's bytes as the walk kept them; "too-large" when it was over the cap (and not kept). */
-export type ManifestInput = Buffer | "too-large" | null;
+/**
+ * manifest.json's bytes as the walk kept them; "reported" when the walk already said why there are none to
+ * check (over the cap, or a directory by that name), so it is not also reported missing.
+ */
+export type ManifestInput = Buffer | "reported" | null;
 
 /**
  * How many JSON items (containers and list elements) the text holds, and how deep it nests, counted on the
@@ -101,7 +104,7 @@ export function checkManifest(
   problems: ProblemList,
   warnings: string[],
 ): { manifest: unknown; soundCount: number } {
-  if (input === "too-large") return { manifest: null, soundCount: 0 }; // reported where it was found
+  if (input === "reported") return { manifest: null, soundCount: 0 };
   if (!input) {
     problems.push({ path: MANIFEST_PATH, message: "manifest.json is missing at the root of the archive" });
     return { manifest: null, soundCount: 0 };
@@ -152,6 +155,11 @@ export function checkManifest(
     const file = (sound as { file?: unknown } | null)?.file;
     if (typeof file !== "string" || file.length === 0) return; // already reported by the shape check
     const field = `sounds[${i}].file`;
+    // Resolved as extraction on Linux would: "\\" is part of a name there, and a file never ends in "/".
+    if (file.includes("\\") || file.endsWith("/")) {
+      problems.push({ path: file, field, message: `${file}: not a file path inside the archive (folders are separated by /, and a file path does not end in /)` });
+      return;
+    }
     const path = normaliseArchivePath(file);
     const facts = files.get(path);
     if (!facts) {

@@ -89,7 +89,9 @@ export function planPack(root: string): PackPlan {
       const secret = !st.isDirectory() && rules.looksSecret(rel);
       if (secret) (rule ? secretLike.excluded : secretLike.included).push(rel);
       if (rule) {
-        excluded.push({ path: rel, rule });
+        // git reads a .gitignore in every folder, so one here is an easy mistake: say it had no effect.
+        const nested = name === EXTIGNORE && prefix !== "" ? ` (only the ${EXTIGNORE} at the root is read: its rules were not applied)` : "";
+        excluded.push({ path: rel, rule: rule + nested });
         continue;
       }
       if (st.isDirectory()) {

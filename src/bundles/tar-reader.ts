@@ -10,7 +10,8 @@
  * extended header (x) per entry whose keys are all in PAX_IGNORED or PAX_APPLIED; the end-of-archive marker
  * followed by nothing but zeros. Refused: every other typeflag (global headers g, GNU sparse S, long link
  * names K, volume labels, …), GNU.sparse.* and every other PAX key, base-256 and negative sizes, non-UTF-8
- * names, names over the length caps, and data where tar tools would disagree (see the checks below).
+ * names, names over the length caps, a NUL inside a PAX path, and data where tar tools would disagree (see the
+ * checks below).
  */
 
 /** The longest path accepted, in bytes (as extraction would see it). */
@@ -261,7 +262,10 @@ export async function* readTar(chunks: AsyncIterable<Buffer>): AsyncGenerator<{ 
     if (longName && pax?.has("path")) throw new TarRefusal(where(), `${where()}: both a GNU long name and a PAX path; not accepted`);
 
     const prefix = format === "posix" ? cString(block, 345, 500) : Buffer.alloc(0);
-    const nameBytes = pax?.get("path") ?? longName ?? (prefix.length ? Buffer.concat([prefix, Buffer.from("/"), nameField]) : nameField);
+    const paxPath = pax?.get("path");
+    // GNU tar cuts a PAX path at a NUL, tarfile keeps all of it: the tools would name the file differently.
+    if (paxPath?.includes(0)) throw new TarRefusal(shown(paxPath), `${shown(paxPath)}: a NUL byte inside a PAX path (GNU tar and tarfile read the name differently)`);
+    const nameBytes = paxPath ?? longName ?? (prefix.length ? Buffer.concat([prefix, Buffer.from("/"), nameField]) : nameField);
     const path = decodePath(nameBytes);
     if (path === "") throw new TarRefusal(ARCHIVE_PATH, `${at}: an entry with an empty name`);
     let entrySize = size;

@@ -60,13 +60,18 @@ export function createInstallService(deps: { db: Db; clock: Clock; limits: Limit
     return version;
   }
 
-  /** The extension's counter rows, the versions installed first first (the order uninstalls and rollouts take). */
+  /**
+   * The extension's counter rows, the versions installed first first (the order uninstalls and rollouts take).
+   * Versions first installed at the same instant (a fixture, a frozen clock) go in version order: their ids
+   * are random past the millisecond.
+   */
   function oldestFirst(extensionId: string, tx: Reader) {
     return tx
-      .select()
+      .select({ versionId: installCounters.versionId, active: installCounters.active })
       .from(installCounters)
+      .innerJoin(versions, eq(versions.id, installCounters.versionId))
       .where(eq(installCounters.extensionId, extensionId))
-      .orderBy(asc(installCounters.firstInstalledAt), asc(installCounters.versionId))
+      .orderBy(asc(installCounters.firstInstalledAt), asc(versions.seq))
       .all();
   }
 

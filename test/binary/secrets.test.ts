@@ -142,6 +142,12 @@ describe("ext secrets", () => {
     expect(asArgument.code).toBe(2);
     expect(asArgument.stderr).toContain("never given as an argument");
     expect(asArgument.stdout + asArgument.stderr).not.toContain(VALUE);
+    // Every other way a value can be typed on the line is refused without echoing it either.
+    for (const args of [["set", `API_TOKEN=${VALUE}`], ["set", "API_TOKEN", `--value=${VALUE}`], ["set", "API_TOKEN", "words", "of", VALUE]]) {
+      const r = await secrets(args);
+      expect({ args, code: r.code }).toEqual({ args, code: 2 });
+      expect(r.stdout + r.stderr).not.toContain(VALUE);
+    }
     const badName = await secrets(["set", "9lives"]);
     expect(badName.code).toBe(2);
     expect(badName.stderr).toContain('"9lives" is not a secret name');

@@ -62,6 +62,21 @@ describe("archive names", () => {
     expect(problems).toContainEqual(expect.objectContaining({ path: "layer/x.js", message: expect.stringContaining("duplicate entry") }));
   });
 
+  test("a sound path with a backslash or a trailing / is not a file Linux would open, even if the resolved name exists", async () => {
+    const sound = "ID3" + "\0".repeat(29);
+    for (const file of ["sounds\\a.mp3", "sounds/a.mp3/"]) {
+      const { problems } = await inspect([tarEntry("manifest.json", JSON.stringify({ sounds: [{ name: "a", file }] })), tarEntry("sounds/a.mp3", sound)]);
+      expect(problems).toEqual([{ path: file, field: "sounds[0].file", message: `${file}: not a file path inside the archive (folders are separated by /, and a file path does not end in /)` }]);
+    }
+    const { problems } = await inspect([tarEntry("manifest.json", JSON.stringify({ sounds: [{ name: "a", file: "./sounds//a.mp3" }] })), tarEntry("sounds/a.mp3", sound)]);
+    expect(problems).toEqual([]);
+  });
+
+  test("a manifest.json that is a directory is said to be one, once, not also missing", async () => {
+    const { problems } = await inspect([tarEntry("manifest.json/", "", "5"), tarEntry("layer/x.js", "a")]);
+    expect(problems).toEqual([{ path: "manifest.json", message: "manifest.json is a directory in the archive; it must be a file" }]);
+  });
+
   test("a clean archive with ./ prefixes is still valid", async () => {
     const { problems } = await inspect([tarEntry("./manifest.json", "{}"), tarEntry("./layer/x.js", "a")]);
     expect(problems).toEqual([]);

@@ -202,6 +202,13 @@ describe("what packDirectory leaves out", () => {
     await expect(packDirectory(dir, join(root, "link-in.tar.gz"))).rejects.toThrow(/assets\/kept: .*symbolic link/);
   });
 
+  test("an .extignore in a subfolder is not read, and its exclusion says so", async () => {
+    const dir = withExtras({ "layer/.extignore": "secret.json\n", "layer/secret.json": "{}" });
+    const r = await packDirectory(dir, join(root, "nested-rules.tar.gz"));
+    expect(r.files.map((f) => f.path)).toContain("layer/secret.json");
+    expect(r.excluded).toContainEqual({ path: "layer/.extignore", rule: "default (dotfile): .* (only the .extignore at the root is read: its rules were not applied)" });
+  });
+
   test("an .extignore over 64 KB is refused", async () => {
     const dir = withExtras({ ".extignore": "#".repeat(64 * 1024 + 1) });
     await expect(packDirectory(dir, join(root, "big-rules.tar.gz"))).rejects.toThrow(/\.extignore is 65537 bytes/);

@@ -5,11 +5,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { exitStatusOf } from "../../cli/commands/exec";
 import { deployArgs } from "../../cli/commands/deploy";
+import { secretsArgs } from "../../cli/commands/secrets";
 import { ApiRequestError, endpointsFromAnyUrl, endpointsFromBaseUrl, requestJson } from "../../cli/lib/http";
 import { parseLimitsBody } from "../../cli/lib/limits";
 import { multipartBody } from "../../cli/lib/multipart";
 import { createProgress } from "../../cli/lib/progress";
-import { strayArguments, UsageError } from "../../cli/lib/runner";
+import { shownStrays, strayArguments, UsageError } from "../../cli/lib/runner";
 import { DEMO_KEY, startTestEmulator, stopTestEmulator } from "../helpers/emulator";
 
 describe("strayArguments (unknown flags are usage errors)", () => {
@@ -18,6 +19,14 @@ describe("strayArguments (unknown flags are usage errors)", () => {
   });
   test("an unknown flag, a second positional, and nothing after --", () => {
     expect(strayArguments(deployArgs, ["dist", "--bogus", "extra", "--", "--anything"])).toEqual(["--bogus", "extra"]);
+  });
+  test("the usage error names an unknown flag without its value, which may be a secret", () => {
+    expect(shownStrays(deployArgs, ["--bogus", "--value=tok_secret", "extra"])).toBe("--bogus --value=… extra");
+  });
+  test("`ext secrets` never echoes stray words: an unquoted value's words land there", () => {
+    const stray = strayArguments(secretsArgs, ["set", "API_TOKEN", "my", "secret", "phrase", "--value=tok_secret"]);
+    expect(stray).toEqual(["secret", "phrase", "--value=tok_secret"]);
+    expect(shownStrays(secretsArgs, stray)).toBe("--value=… (2 words not shown: they may be a secret value)");
   });
 });
 
