@@ -7,6 +7,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { cleanEnv } from "../helpers/clean-env";
+import { readUntil } from "../helpers/read-until";
 
 const ROOT = join(import.meta.dir, "../..");
 const BUN = join(ROOT, "node_modules/.bin/bun");
@@ -15,21 +16,6 @@ const spawned: Subprocess[] = [];
 afterAll(() => {
   for (const p of spawned) if (p.exitCode === null) p.kill("SIGKILL");
 });
-
-async function readUntil(stream: ReadableStream<Uint8Array>, pattern: RegExp, reader = stream.getReader()): Promise<string> {
-  const decoder = new TextDecoder();
-  let text = "";
-  try {
-    while (!pattern.test(text)) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      text += decoder.decode(value, { stream: true });
-    }
-  } finally {
-    reader.releaseLock();
-  }
-  return text;
-}
 
 const PHASES = [
   "CLI modules loaded",
