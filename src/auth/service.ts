@@ -22,8 +22,7 @@ export interface Principal {
 export interface AuthService {
   /**
    * Throws 401 `unauthorized` for a missing, malformed, unknown or revoked key. Called once at the start of
-   * every developer-API request: when it lets the request go on, it has refreshed the database generation for
-   * the request's caches.
+   * every developer-API request.
    */
   authenticate(authorization: string | null): Principal;
   /** Whether the header carries a live (not revoked) developer API key; never throws. */
@@ -50,20 +49,17 @@ export function createAuthService(db: Db, generation: DbGeneration): AuthService
   return {
     authenticate(authorization) {
       if (!authorization) throw errors.unauthorized("missing");
+      // Taken before the lookup: a commit between the two leaves the entry stale-marked, never stale-trusted.
+      const now = generation.current();
       const hit = known.get(authorization);
-      // The generation is refreshed on every path that lets the request go on (a 401 ends it, so it needs none).
-      if (hit) {
-        generation.refresh();
-        if (hit.generation === generation.current()) return hit.principal;
-      }
+      if (hit && hit.generation === now) return hit.principal;
       const match = BEARER.exec(authorization);
       if (!match) throw errors.unauthorized("malformed");
       const row = lookup.get(hashApiKey(match[1]!));
       if (!row) throw errors.unauthorized("invalid");
-      if (!hit) generation.refresh();
       const principal: Principal = Object.freeze({ accountId: row.account_id, keyId: row.id, scopes: scopesOf(row.scopes) });
       if (!hit && known.size >= PRINCIPAL_CACHE_MAX) known.clear();
-      known.set(authorization, { generation: generation.current(), principal });
+      known.set(authorization, { generation: now, principal });
       return principal;
     },
     isKey(authorization) {

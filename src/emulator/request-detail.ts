@@ -48,19 +48,39 @@ function pick(headers: Headers, names: readonly string[]): Record<string, string
 const isSecretPath = (path: string) => path.includes("/secrets/");
 
 /**
- * Called before the handler runs. Returns the detail and, for a small JSON write, a promise of its body
+ * What is kept while a request is served: references to the request and the response (whose headers are
+ * read only when the detail is), the URL, and the bodies that must be read at once (a clone's stream is gone after the response). The allowlists,
+ * the masking and the clipping are applied when the detail is read (`detailOf`), so serving a request never
+ * pays for a detail nobody asks for.
+ */
+export interface CapturedDetail {
+  url: string;
+  request: Request;
+  requestBody: string | null;
+  requestBodyNote: string | null;
+  response: Response | null;
+  responseBody: string | null;
+}
+
+/** The detail as the control plane shows it: allowlisted headers, the key masked, texts clipped. */
+export function detailOf(captured: CapturedDetail): RequestDetail {
+  const q = captured.url.indexOf("?");
+  return {
+    query: q < 0 ? "" : clip(captured.url.slice(q + 1)),
+    requestHeaders: pick(captured.request.headers, REQUEST_HEADERS),
+    requestBody: captured.requestBody,
+    requestBodyNote: captured.requestBodyNote,
+    responseHeaders: captured.response ? pick(captured.response.headers, RESPONSE_HEADERS) : {},
+    responseBody: captured.responseBody,
+  };
+}
+
+/**
+ * Called before the handler runs. Returns the capture and, for a small JSON write, a promise of its body
  * read from a clone (the handler reads the original).
  */
-export function captureRequest(request: Request, url: string, path: string): { detail: RequestDetail; body: Promise<string> | null } {
-  const q = url.indexOf("?");
-  const detail: RequestDetail = {
-    query: q < 0 ? "" : clip(url.slice(q + 1)),
-    requestHeaders: pick(request.headers, REQUEST_HEADERS),
-    requestBody: null,
-    requestBodyNote: null,
-    responseHeaders: {},
-    responseBody: null,
-  };
+export function captureRequest(request: Request, url: string, path: string): { detail: CapturedDetail; body: Promise<string> | null } {
+  const detail: CapturedDetail = { url, request, requestBody: null, requestBodyNote: null, response: null, responseBody: null };
   const method = request.method;
   if (method !== "POST" && method !== "PUT" && method !== "PATCH") return { detail, body: null };
   if (isSecretPath(path)) {
@@ -77,8 +97,8 @@ export function captureRequest(request: Request, url: string, path: string): { d
 }
 
 /** Called with the final response. An error body is copied from a clone, so the client's stream is untouched. */
-export function captureResponse(detail: RequestDetail, response: Response): Promise<void> | null {
-  detail.responseHeaders = pick(response.headers, RESPONSE_HEADERS);
+export function captureResponse(detail: CapturedDetail, response: Response): Promise<void> | null {
+  detail.response = response;
   if (response.status < 400 || response.body === null) return null;
   const length = Number(response.headers.get("content-length") ?? 0);
   if (length > DETAIL_TEXT_MAX) return null;

@@ -9,7 +9,7 @@
 import { isoOf, type Clock } from "../clock";
 import { isDeveloperApiPath, pathOf, principalOf } from "../http/auth";
 import type { RequestLogEntry } from "./model";
-import { captureRequest, captureResponse, type RequestDetail } from "./request-detail";
+import { captureRequest, captureResponse, detailOf, type CapturedDetail, type RequestDetail } from "./request-detail";
 
 export const REQUEST_LOG_CAPACITY = 500;
 
@@ -22,7 +22,7 @@ interface Entry {
   keyId: string | null;
   durationMs: number;
   atMs: number;
-  detail: RequestDetail;
+  detail: CapturedDetail;
 }
 
 export type RequestLogListener = (entry: RequestLogEntry) => void;
@@ -78,7 +78,7 @@ export class RequestLog {
   get(id: number): (RequestLogEntry & { detail: RequestDetail }) | null {
     for (let i = 1; i <= this.size; i++) {
       const e = this.entries[(this.next - i + this.capacity) % this.capacity]!;
-      if (e.id === id) return { ...summaryOf(e), detail: e.detail };
+      if (e.id === id) return { ...summaryOf(e), detail: detailOf(e.detail) };
     }
     return null;
   }
