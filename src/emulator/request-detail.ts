@@ -9,6 +9,7 @@
  *    so the hot GET path never clones a response.
  */
 import { keyPrefix } from "../auth/keys";
+import { envelopeTextOf } from "../errors/handler";
 
 export const DETAIL_TEXT_MAX = 4096;
 
@@ -76,30 +77,52 @@ export function detailOf(captured: CapturedDetail): RequestDetail {
 }
 
 /**
- * Called before the handler runs. Returns the capture and, for a small JSON write, a promise of its body
- * read from a clone (the handler reads the original).
+ * Called before the handler runs. Says whether the body is one to keep (a small JSON write); it is taken
+ * when the response is known (`keepRequestBody`), so the handler's own read is the only one.
  */
-export function captureRequest(request: Request, url: string, path: string): { detail: CapturedDetail; body: Promise<string> | null } {
+export function captureRequest(request: Request, url: string, path: string): { detail: CapturedDetail; keepBody: boolean } {
   const detail: CapturedDetail = { url, request, requestBody: null, requestBodyNote: null, response: null, responseBody: null };
   const method = request.method;
-  if (method !== "POST" && method !== "PUT" && method !== "PATCH") return { detail, body: null };
+  if (method !== "POST" && method !== "PUT" && method !== "PATCH") return { detail, keepBody: false };
   if (isSecretPath(path)) {
     detail.requestBodyNote = "not kept: a secret value is never recorded";
-    return { detail, body: null };
+    return { detail, keepBody: false };
   }
   const type = request.headers.get("content-type") ?? "";
   const length = Number(request.headers.get("content-length") ?? NaN);
   if (!type.toLowerCase().startsWith("application/json") || !(length <= DETAIL_TEXT_MAX)) {
     detail.requestBodyNote = "not kept: only JSON bodies up to 4096 bytes are recorded";
-    return { detail, body: null };
+    return { detail, keepBody: false };
   }
-  return { detail, body: request.clone().text().then(clip, () => null as unknown as string) };
+  return { detail, keepBody: true };
+}
+
+/**
+ * Called with the final response, for a body `captureRequest` chose to keep: the text the JSON parser read,
+ * or, when the request was answered before its body was read (a 401, a 404), the body read now — before the
+ * response goes out, as an unread body is gone once it has. Returns that read, if one was needed.
+ */
+export function keepRequestBody(detail: CapturedDetail, parsedText: string | undefined): Promise<void> | null {
+  if (parsedText !== undefined) {
+    detail.requestBody = clip(parsedText);
+    return null;
+  }
+  if (detail.request.bodyUsed) return null;
+  return detail.request.text().then(
+    (text) => void (detail.requestBody = clip(text)),
+    () => undefined,
+  );
 }
 
 /** Called with the final response. An error body is copied from a clone, so the client's stream is untouched. */
 export function captureResponse(detail: CapturedDetail, response: Response): Promise<void> | null {
   detail.response = response;
   if (response.status < 400 || response.body === null) return null;
+  const envelope = envelopeTextOf(response);
+  if (envelope !== undefined) {
+    detail.responseBody = clip(envelope);
+    return null;
+  }
   const length = Number(response.headers.get("content-length") ?? 0);
   if (length > DETAIL_TEXT_MAX) return null;
   return response

@@ -8,8 +8,9 @@
  */
 import { isoOf, type Clock } from "../clock";
 import { isDeveloperApiPath, pathOf, principalOf } from "../http/auth";
+import { takeJsonBodyText } from "../http/body-limit";
 import type { RequestLogEntry } from "./model";
-import { captureRequest, captureResponse, detailOf, type CapturedDetail, type RequestDetail } from "./request-detail";
+import { captureRequest, captureResponse, detailOf, keepRequestBody, type CapturedDetail, type RequestDetail } from "./request-detail";
 
 export const REQUEST_LOG_CAPACITY = 500;
 
@@ -125,9 +126,11 @@ export class RequestLog {
       const started = performance.now();
       const atMs = this.clock.nowMs();
       const captured = captureRequest(request, request.url, path);
-      const done = (response: Response) => {
+      const done = (response: Response): Response | Promise<Response> => {
         const { detail } = captured;
-        captured.body?.then((body) => (detail.requestBody = body));
+        // Taken whatever happens, so the text never outlives the request in the parser's hands.
+        const parsedText = takeJsonBodyText(request);
+        const bodyRead = captured.keepBody ? keepRequestBody(detail, parsedText) : null;
         captureResponse(detail, response);
         const principal = principalOf(request);
         if (principal) this.keyLastUsed.set(principal.keyId, atMs);
@@ -141,7 +144,7 @@ export class RequestLog {
           atMs,
           detail,
         });
-        return response;
+        return bodyRead ? bodyRead.then(() => response) : response;
       };
       const result = inner(request);
       return result instanceof Promise ? result.then(done) : done(result);

@@ -10,7 +10,7 @@ import type { AuthService, Principal } from "../auth/service";
 import { hasScope, type Scope } from "../auth/scopes";
 import { API_PREFIX, DEPLOY_LIMITS_PREFIX } from "../config";
 import { errors } from "../errors/catalog";
-import { declaresMoreThan, JSON_BODY_MAX_BYTES, readJsonCapped } from "./body-limit";
+import { declaresMoreThan, JSON_BODY_MAX_BYTES, readJsonBody } from "./body-limit";
 import { rateGroupOf, type RateLimiter } from "../ratelimit/limiter";
 
 const principals = new WeakMap<Request, Principal>();
@@ -79,18 +79,17 @@ export const apiAuth = new Elysia({ name: "api-auth" }).macro({
     detail: { security: [{ bearerAuth: [] }] },
   }),
   json: {
-    // 1. a body sent as anything but JSON is a 415; 2. a chunked body is read with a cap; 3. the body is parsed as JSON whatever the
-    // Content-Type (none at all included). The named "json" parser is also what tells @elysiajs/openapi
-    // that the request body is application/json: with a function alone it documents no body content.
+    // 1. a body sent as anything but JSON is a 415; 2. the body is read (a chunked one with a cap) and parsed as JSON
+    // whatever the Content-Type (none at all included). The named "json" parser never runs (2 always answers); it
+    // is what tells @elysiajs/openapi that the request body is application/json: with functions alone it documents no body content.
     parse: [
       ({ contentType }: { contentType: string }) => {
         // The media type itself, parameters (charset) aside: "application/jsonp" is not JSON.
         if (contentType && contentType.split(";", 1)[0]!.trim().toLowerCase() !== "application/json") throw errors.unsupportedMediaType("application/json", contentType);
       },
-      // A chunked body (no Content-Length) is read here with a running cap; a declared one was checked by the gate.
-      async ({ request }: { request: Request }) => {
-        if (request.body && request.headers.get("content-length") === null) return readJsonCapped(request.body, JSON_BODY_MAX_BYTES);
-      },
+      // Read and parsed here: a chunked body (no Content-Length) with a running cap, a declared one (checked by the
+      // gate) at once; the text is kept for the request log.
+      ({ request }: { request: Request }) => readJsonBody(request, JSON_BODY_MAX_BYTES),
       // Elysia accepts a parser's name here at run time; its macro typing only knows functions.
       "json" as never,
     ],

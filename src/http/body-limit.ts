@@ -14,8 +14,38 @@ export function declaresMoreThan(request: Request, max: number): boolean {
   return declared !== null && Number(declared) > max;
 }
 
-/** Reads a body that declared no length, stopping at `max` bytes, and parses it as JSON. */
-export async function readJsonCapped(body: ReadableStream<Uint8Array>, max: number): Promise<unknown> {
+/**
+ * The text of each JSON body read by `readJsonBody`, until the request log takes it: the log records a small
+ * write's body without reading the stream a second time (a clone tees the stream, which costs more than the
+ * rest of a small request).
+ */
+const bodyTexts = new WeakMap<Request, string>();
+
+/** The JSON text `readJsonBody` read for this request, handed over once; undefined when it read none. */
+export function takeJsonBodyText(request: Request): string | undefined {
+  const text = bodyTexts.get(request);
+  if (text !== undefined) bodyTexts.delete(request);
+  return text;
+}
+
+/**
+ * Reads a JSON request body and parses it: with a declared length (already checked against `max` before the
+ * request got here) in one read; without one, chunk by chunk, stopping at `max` bytes. Malformed JSON is the
+ * 400 envelope; an empty body is left to the route (undefined).
+ */
+export async function readJsonBody(request: Request, max: number): Promise<unknown> {
+  const text = request.headers.get("content-length") === null && request.body ? await readCapped(request.body, max) : await request.text();
+  bodyTexts.set(request, text);
+  // No body at all: the route's own "json" parser decides, as it knows whether the body is optional.
+  if (text === "") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw errors.malformedJson();
+  }
+}
+
+async function readCapped(body: ReadableStream<Uint8Array>, max: number): Promise<string> {
   const chunks: Uint8Array[] = [];
   let total = 0;
   for await (const chunk of body) {
@@ -23,9 +53,5 @@ export async function readJsonCapped(body: ReadableStream<Uint8Array>, max: numb
     if (total > max) throw errors.payloadTooLarge(max);
     chunks.push(chunk);
   }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString("utf8"));
-  } catch {
-    throw errors.malformedJson();
-  }
+  return Buffer.concat(chunks).toString("utf8");
 }

@@ -159,6 +159,21 @@ describe("request detail", () => {
 
     expectEnvelope(await emu.admin("GET", "/requests/999999"), 404, "request_not_found");
   });
+
+  test("keeps the body of a small JSON write answered before the handler read it (a 401)", async () => {
+    const sent = JSON.stringify({ name: "Never Authorized" });
+    const res = await fetch(`${emu.baseUrl}/extensions`, { method: "POST", headers: { authorization: "Bearer ext_unknown_key_0123456789abcdefghij", "content-type": "application/json" }, body: sent });
+    expect(res.status).toBe(401);
+    const [entry] = (await emu.admin("GET", "/requests?limit=1")).body.requests;
+    expect([entry.method, entry.status]).toEqual(["POST", 401]);
+    // Read after the response was sent: wait for it rather than for a fixed time.
+    let detail: any;
+    for (let i = 0; i < 100 && detail?.requestBody == null; i++) {
+      detail = (await emu.admin("GET", `/requests/${entry.id}`)).body.detail;
+      if (detail.requestBody == null) await Bun.sleep(10);
+    }
+    expect(detail.requestBody).toBe(sent);
+  });
 });
 
 describe("GET /_emulator/requests/stream", () => {
