@@ -85,9 +85,9 @@ function buildServices(db: Db, clock: EmulatorClock, blobs: BlobStore, cipher: S
   const auth = createAuthService(db, generation);
   const extensions = createExtensionService({ db, clock, limits, blobs, generation });
   const secrets = createSecretService({ db, clock, limits, extensions, cipher });
-  const installs = createInstallService({ db, clock, limits, extensions });
+  const installs = createInstallService({ db, clock, limits, extensions, generation });
   const versions = createVersionService({ db, clock, limits, blobs, extensions });
-  const limitsView = createLimitsView({ db, limits, extensions });
+  const limitsView = createLimitsView({ db, limits, extensions, generation });
   // Control-plane domain services.
   const accounts = createAccountService({ db, clock, limits });
   const overrides = createOverrideService({ db, clock });

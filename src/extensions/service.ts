@@ -7,6 +7,7 @@ import type { BlobStore } from "../blobs/blob-store";
 import type { Clock } from "../clock";
 import type { Db, Tx } from "../db/database";
 import type { DbGeneration } from "../db/generation";
+import { createReadCache } from "../db/read-cache";
 import { extensions, installCounters, versions } from "../db/schema";
 import { errors } from "../errors/catalog";
 import { newId } from "../ids";
@@ -81,20 +82,11 @@ export function createExtensionService(deps: { db: Db; clock: Clock; limits: Lim
     return row;
   }
 
-  /**
-   * The serialized list, kept per account until anything in the database changes (src/db/generation.ts:
-   * writes by this server at once, commits by another process such as `ext seed --data-dir` from the next
-   * request on), so no service has to remember to invalidate it. A GET-heavy test suite then pays neither
-   * the query nor the serialization again.
-   */
-  const listCache = new Map<string, { generation: number; body: string }>();
+  // The developer reads, kept until the database changes (src/db/read-cache.ts); the list already serialized.
+  const listCache = createReadCache<string>(generation);
+  const getCache = createReadCache<Extension>(generation);
   function listJson(accountId: string): string {
-    const now = generation.current();
-    const cached = listCache.get(accountId);
-    if (cached && cached.generation === now) return cached.body;
-    const body = JSON.stringify({ extensions: listStmt.all({ accountId }) });
-    listCache.set(accountId, { generation: now, body });
-    return body;
+    return listCache.get(accountId, () => JSON.stringify({ extensions: listStmt.all({ accountId }) }));
   }
 
   function toFull(row: ExtensionRow, knownCount?: number): Extension {
@@ -179,9 +171,11 @@ export function createExtensionService(deps: { db: Db; clock: Clock; limits: Lim
     listJson,
 
     get(accountId: string, id: string): Extension {
-      const found = ownedWithCountStmt.get({ id, accountId });
-      if (!found) throw errors.extensionNotFound(id);
-      return toFull(found.row, found.installCount);
+      return getCache.get(`${accountId}\0${id}`, () => {
+        const found = ownedWithCountStmt.get({ id, accountId });
+        if (!found) throw errors.extensionNotFound(id);
+        return toFull(found.row, found.installCount);
+      });
     },
 
     create(accountId: string, input: CreateExtensionInput): ExtensionCreated["extension"] {

@@ -8,6 +8,8 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { Clock } from "../clock";
 import type { Db, Tx } from "../db/database";
+import type { DbGeneration } from "../db/generation";
+import { createReadCache } from "../db/read-cache";
 import { extensions, installCounters, versions } from "../db/schema";
 import { errors } from "../errors/catalog";
 import type { ExtensionService } from "../extensions/service";
@@ -17,8 +19,9 @@ import { MAX_INSTALLS_PER_CALL, MAX_INSTALLS_PER_EXTENSION, type InstallOptions,
 type Reader = Pick<Db, "select">;
 type VersionRow = typeof versions.$inferSelect;
 
-export function createInstallService(deps: { db: Db; clock: Clock; limits: LimitsService; extensions: ExtensionService }) {
+export function createInstallService(deps: { db: Db; clock: Clock; limits: LimitsService; extensions: ExtensionService; generation: DbGeneration }) {
   const { db, clock, limits, extensions: extensionService } = deps;
+  const forAccountCache = createReadCache<InstallStats>(deps.generation);
 
   function extensionRow(extensionId: string, tx: Reader = db) {
     const row = tx.select().from(extensions).where(eq(extensions.id, extensionId)).get();
@@ -144,8 +147,10 @@ export function createInstallService(deps: { db: Db; clock: Clock; limits: Limit
 
     /** The developer route: the extension must belong to the caller (404 otherwise, like every read). */
     statsForAccount(accountId: string, extensionId: string): InstallStats {
-      extensionService.findOwned(accountId, extensionId);
-      return aggregates(extensionId);
+      return forAccountCache.get(`${accountId}\0${extensionId}`, () => {
+        extensionService.findOwned(accountId, extensionId);
+        return aggregates(extensionId);
+      });
     },
 
     /** Records `count` installs of an approved version (default: the current one), after the re-check. */

@@ -184,6 +184,51 @@ describe("GET /extensions", () => {
     expect((await named()).name).toBe("Renamed Elsewhere");
   });
 
+  // The other cached reads (src/db/read-cache.ts) hold to the same rule: each row writes what its read shows.
+  const EPOCH = "2026-01-01T00:00:00.000Z";
+  const cachedReads = [
+    {
+      route: "GET /extensions/:id",
+      path: (id: string) => `/extensions/${id}`,
+      read: (b: any) => b.description,
+      write: (s: Database, id: string, n: number) => s.prepare("UPDATE extensions SET description = ? WHERE id = ?").run(`changed ${n}`, id),
+    },
+    {
+      route: "GET /extensions/:id/installs",
+      path: (id: string) => `/extensions/${id}/installs`,
+      read: (b: any) => b.total,
+      write: (s: Database, id: string, n: number) => {
+        s.prepare("INSERT INTO versions (id, extension_id, seq, version, status, bundle_blob_id, bundle_size_bytes, bundle_sha256, submitted_at) VALUES (?, ?, ?, ?, 'approved', 'b', 1, 's', ?)").run(`ver_${id}_${n}`, id, n, `1.0.${n}`, EPOCH);
+        s.prepare("INSERT INTO install_counters (extension_id, version_id, installed, active, first_installed_at) VALUES (?, ?, 1, 1, ?)").run(id, `ver_${id}_${n}`, EPOCH);
+      },
+    },
+    {
+      route: "GET /extensions/:id/limits",
+      path: (id: string) => `/extensions/${id}/limits`,
+      read: (b: any) => b.limits.account.max_secrets_per_extension.value,
+      write: (s: Database, id: string, n: number) =>
+        s.prepare("INSERT INTO extension_overrides (extension_id, limit_key, value, updated_at) VALUES (?, 'max_secrets_per_extension', ?, ?) ON CONFLICT DO UPDATE SET value = excluded.value").run(id, 40 + n, EPOCH),
+    },
+  ];
+  for (const { route, path, read, write } of cachedReads) {
+    test(`${route} is never stale: a write on the server's connection or by another process shows at once`, async () => {
+      const ext = await create({ name: `Fresh ${route.length}` });
+      const seen = async () => read((await emu.api("GET", path(ext.id))).body);
+      const first = await seen();
+      expect(await seen()).toEqual(first);
+      write(emu.runtime.db.$client, ext.id, 1);
+      const afterOwn = await seen();
+      expect(afterOwn).not.toEqual(first);
+      const other = new Database(join(emu.dataDir, "ext.sqlite"));
+      other.exec("PRAGMA busy_timeout = 5000");
+      write(other, ext.id, 2);
+      other.close();
+      expect(await seen()).not.toEqual(afterOwn);
+      // The account's extension cap is shared with the other tests of this file (the rows above have no bundle file).
+      emu.runtime.db.$client.prepare("DELETE FROM extensions WHERE id = ?").run(ext.id);
+    });
+  }
+
   test("unknown query parameters are ignored (no pagination or filtering)", async () => {
     const plain = await emu.api("GET", "/extensions");
     const queried = await emu.api("GET", "/extensions?limit=1&page=2&status=approved");
