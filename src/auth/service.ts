@@ -5,11 +5,13 @@
  *
  * A key that authenticated is remembered (by the header as sent, in process memory only) until the database
  * generation moves: a repeated request then costs neither the hash nor the lookup, and a revoked key, a
- * deleted account or a reset is seen at the next request. Failures are never remembered, and the memory is
- * bounded, so a stream of invented keys cannot grow it.
+ * deleted account or a reset is seen at the next request. A key that failed is remembered the same way, so a
+ * client retrying a wrong key does not pay the hash either; the memory is bounded, so a stream of invented
+ * keys cannot grow it.
  */
 import type { Db } from "../db/database";
 import type { DbGeneration } from "../db/generation";
+import { createReadCache } from "../db/read-cache";
 import { errors } from "../errors/catalog";
 import { hashApiKey } from "./keys";
 
@@ -45,22 +47,21 @@ export function createAuthService(db: Db, generation: DbGeneration): AuthService
     if (!scopes) parsedScopes.set(text, (scopes = Object.freeze(JSON.parse(text) as string[])));
     return scopes;
   };
-  const known = new Map<string, { generation: number; principal: Principal }>();
+  // Remembered by the header as sent, an unknown key too (bounded, and forgotten at the next commit: a key
+  // created since is found then).
+  const known = createReadCache<Principal | "malformed" | "invalid">(generation, PRINCIPAL_CACHE_MAX);
   return {
     authenticate(authorization) {
       if (!authorization) throw errors.unauthorized("missing");
-      // Taken before the lookup: a commit between the two leaves the entry stale-marked, never stale-trusted.
-      const now = generation.current();
-      const hit = known.get(authorization);
-      if (hit && hit.generation === now) return hit.principal;
-      const match = BEARER.exec(authorization);
-      if (!match) throw errors.unauthorized("malformed");
-      const row = lookup.get(hashApiKey(match[1]!));
-      if (!row) throw errors.unauthorized("invalid");
-      const principal: Principal = Object.freeze({ accountId: row.account_id, keyId: row.id, scopes: scopesOf(row.scopes) });
-      if (!hit && known.size >= PRINCIPAL_CACHE_MAX) known.clear();
-      known.set(authorization, { generation: now, principal });
-      return principal;
+      const found = known.get(authorization, () => {
+        const match = BEARER.exec(authorization);
+        if (!match) return "malformed";
+        const row = lookup.get(hashApiKey(match[1]!));
+        if (!row) return "invalid";
+        return Object.freeze({ accountId: row.account_id, keyId: row.id, scopes: scopesOf(row.scopes) });
+      });
+      if (typeof found === "string") throw errors.unauthorized(found);
+      return found;
     },
     isKey(authorization) {
       const match = BEARER.exec(authorization);

@@ -74,11 +74,21 @@ export function toApiError(code: string | number, error: unknown, method: string
   }
 }
 
+/** The envelope text of each error response made here, so the request log copies it without cloning the body. */
+const envelopeTexts = new WeakMap<Response, string>();
+
+export function envelopeTextOf(response: Response): string | undefined {
+  return envelopeTexts.get(response);
+}
+
 export function errorResponse(err: ApiError, extraHeaders?: Record<string, unknown>): Response {
   const headers: Record<string, string> = { "content-type": "application/json; charset=utf-8" };
   if (extraHeaders) for (const [k, v] of Object.entries(extraHeaders)) if (typeof v === "string") headers[k] = v;
   if (err.headers) Object.assign(headers, err.headers);
-  return new Response(JSON.stringify(err.toBody()), { status: err.status, headers });
+  const text = JSON.stringify(err.toBody());
+  const response = new Response(text, { status: err.status, headers });
+  envelopeTexts.set(response, text);
+  return response;
 }
 
 export function errorHandler(logger: Logger, allowedMethods: (path: string) => string[]) {

@@ -47,6 +47,21 @@ describe("GET /extensions (authentication)", () => {
     expect401(await emu.api("GET", "/extensions", { key: DEMO_KEY.slice(0, -1) + "X" }), /Invalid/);
   });
 
+  test("a key refused as unknown works at its next request once it exists (created here or by another process)", async () => {
+    const keys = ["ext_test_key_created_later_here_012345", "ext_test_key_created_later_elsewhere_01"];
+    // Twice each: the second refusal is answered from the server's memory of the unknown key.
+    for (const key of keys) for (let i = 0; i < 2; i++) expect401(await emu.api("GET", "/extensions", { key }), /Invalid/);
+    const insertKey = (db: Database, key: string) =>
+      db.prepare("INSERT INTO api_keys (id, account_id, name, key_hash, key_prefix, scopes, created_at) SELECT ?, account_id, ?, ?, ?, '[\"*\"]', created_at FROM api_keys LIMIT 1").run(`key_${key.slice(-6)}`, key.slice(-12), hashApiKey(key), key.slice(0, 8));
+    insertKey(emu.runtime.db.$client, keys[0]!);
+    expect((await emu.api("GET", "/extensions", { key: keys[0] })).status).toBe(200);
+    const other = new Database(join(emu.dataDir, "ext.sqlite"));
+    other.exec("PRAGMA busy_timeout = 5000");
+    insertKey(other, keys[1]!);
+    other.close();
+    expect((await emu.api("GET", "/extensions", { key: keys[1] })).status).toBe(200);
+  });
+
   test("revoked key → 401 unauthorized at once", async () => {
     expect((await emu.api("GET", "/extensions", { key: REVOKED_KEY })).status).toBe(200);
     emu.runtime.db.update(apiKeys).set({ revokedAt: emu.clock.iso() }).where(eq(apiKeys.name, "revoked")).run();
