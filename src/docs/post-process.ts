@@ -9,8 +9,12 @@
  *    parameter is documented as the integer it stands for;
  *  - a success that is not JSON (`servedAs(...)`) is documented under its own media types, not the
  *    generator's `text/plain`;
- *  - document-only keywords (`documentOnly(...)`) are merged into their schema.
+ *  - document-only keywords (`documentOnly(...)`) are merged into their schema;
+ *  - an error response's marker (src/errors/model.ts) becomes its full schema: the envelope, the codes the
+ *    route declares for that status, one example per code.
  */
+import { ERROR_RESPONSE_KEY, errorResponseSchema } from "../errors/model";
+import type { ErrorCode } from "../errors/codes";
 import { DOCUMENT_ONLY_KEY, MEDIA_TYPES_KEY, SCHEMA_ID_PREFIX } from "../http/schema";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -31,6 +35,8 @@ export function postProcessDocument<D extends object>(generated: D): D {
   const visit = (node: Json): Json => {
     if (Array.isArray(node)) return node.map(visit);
     if (!isObject(node)) return node;
+    const marker = node[ERROR_RESPONSE_KEY];
+    if (isObject(marker)) return visit(JSON.parse(JSON.stringify(errorResponseSchema(marker.status as number, marker.codes as ErrorCode[]))) as Json);
     const out: JsonObject = {};
     for (const [k, v] of Object.entries(node)) out[k] = visit(v);
     if (isObject(out[DOCUMENT_ONLY_KEY])) {

@@ -46,7 +46,12 @@ export const ERROR_EXAMPLES = {
 
 export type ErrorCode = keyof typeof ERROR_EXAMPLES;
 
-export const statusOf = (code: ErrorCode): number => ERROR_EXAMPLES[code]().status;
+const statuses = new Map<ErrorCode, number>();
+export const statusOf = (code: ErrorCode): number => {
+  let status = statuses.get(code);
+  if (status === undefined) statuses.set(code, (status = ERROR_EXAMPLES[code]().status));
+  return status;
+};
 
 /** What every authenticated developer route can answer, whatever it does. */
 export const AUTHED_ERRORS = ["unauthorized", "forbidden", "rate_limited", "internal_error"] as const satisfies readonly ErrorCode[];

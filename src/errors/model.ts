@@ -3,7 +3,8 @@
  * document: each status lists exactly the codes a route declares, with one example per code.
  */
 import type { IntegerOptions } from "@sinclair/typebox";
-import { t, type TSchema } from "elysia";
+import { t, type Static, type TSchema } from "elysia";
+import type { TUnsafe } from "@sinclair/typebox";
 import { integer, named } from "../http/schema";
 import { ERROR_EXAMPLES, statusOf, type ErrorCode } from "./codes";
 
@@ -47,8 +48,8 @@ const STATUS_TEXT: Record<number, string> = {
 
 export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500;
 
-/** The error response of one status: the envelope, its `code` narrowed to `codes`, one example per code. */
-function errorResponse(status: number, codes: ErrorCode[]) {
+/** The full schema of one status's error response: the envelope, `code` narrowed to `codes`, one example per code. */
+export function errorResponseSchema(status: number, codes: readonly ErrorCode[]) {
   const code = t.UnionEnum(codes as [ErrorCode, ...ErrorCode[]]);
   // t.UnionEnum defaults to its first value; a response code has no default.
   delete (code as { default?: unknown }).default;
@@ -58,9 +59,24 @@ function errorResponse(status: number, codes: ErrorCode[]) {
     { additionalProperties: true },
   );
   return t.Intersect([ErrorEnvelope, narrowing], {
-    description: `${STATUS_TEXT[status] ?? "Error"}: ${codes.map((c) => `\`${c}\``).join(", ")}`,
+    description: responseDescription(status, codes),
     examples: codes.map((c) => ERROR_EXAMPLES[c]().toBody()),
   });
+}
+
+const responseDescription = (status: number, codes: readonly ErrorCode[]) => `${STATUS_TEXT[status] ?? "Error"}: ${codes.map((c) => `\`${c}\``).join(", ")}`;
+
+/**
+ * Where a route's error response names its status and codes for the document. Errors are answered by the
+ * one `onError` as ready Responses, never validated against a route's schema, so a route carries only this
+ * marker; src/docs/post-process.ts puts `errorResponseSchema(status, codes)` in its place when the document
+ * is made. Building and registering the full schemas for every route weighed on every cold start.
+ */
+export const ERROR_RESPONSE_KEY = "x-error-response";
+
+function errorResponse(status: number, codes: ErrorCode[]) {
+  // Any: the one schema every validator compiles to "accept", so Elysia's per-route setup has nothing to do.
+  return t.Any({ description: responseDescription(status, codes), [ERROR_RESPONSE_KEY]: { status, codes } }) as unknown as TUnsafe<Static<typeof ErrorEnvelope>>;
 }
 export type ErrorResponseSchema = ReturnType<typeof errorResponse>;
 
