@@ -4,7 +4,7 @@
  * no rate windows, no fault rules, an empty request log, no pending auto-approvals, the real clock —
  * then the start-up fixture, if any, is loaded again.
  */
-import { accounts } from "../db/schema";
+import type { Database, Statement } from "bun:sqlite";
 import { errors } from "../errors/catalog";
 import type { Fixture, SeedReport } from "../fixtures/model";
 import { FixtureError, validateFixture } from "../fixtures/validate";
@@ -21,12 +21,22 @@ function fixtureError(e: FixtureError) {
   return errors.fixtureInvalid(e.problems.map((p) => ({ field: p.path, message: p.message })));
 }
 
+/** Prepared once per database: preparing this DELETE compiles the cascade into every table below `accounts`. */
+const deleteAllStatements = new WeakMap<Database, Statement>();
+
+function deleteAll(client: Database): Statement {
+  let stmt = deleteAllStatements.get(client);
+  if (!stmt) deleteAllStatements.set(client, (stmt = client.prepare("DELETE FROM accounts")));
+  return stmt;
+}
+
 export function resetEmulator(runtime: Runtime): ResetReport {
   const { db, control } = runtime;
   control.cancelTimers();
   // One synchronous transaction: nothing is half-deleted if it fails.
-  db.transaction((tx) => {
-    tx.delete(accounts).run();
+  const stmt = deleteAll(db.$client);
+  db.transaction(() => {
+    stmt.run();
   });
   runtime.blobs.clear();
   runtime.rateLimiter.clear();
