@@ -12,7 +12,7 @@ import type { ServerConfig } from "./config";
 import { openDatabase, type Db } from "./db/database";
 import { createDbGeneration } from "./db/generation";
 import { createExtensionService } from "./extensions/service";
-import { applyFixture } from "./fixtures/loader";
+import { createFixtureLoader } from "./fixtures/loader";
 import type { Fixture, SeedReport } from "./fixtures/model";
 import { resolveFixture } from "./fixtures/resolve";
 import { validateFixture } from "./fixtures/validate";
@@ -152,7 +152,7 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
     services,
     startupFixture,
     startupSeedReport: null,
-    seed: (fixture) => applyFixture({ db, clock, limits: services.limits, extensions: services.extensions, blobs, installs: services.installs }, fixture),
+    seed: createFixtureLoader({ db, clock, limits: services.limits, extensions: services.extensions, blobs, installs: services.installs }),
     close() {
       runtime.control.cancelTimers();
       services.generation.close();

@@ -150,11 +150,14 @@ function rssGrowth(r: BenchResults): string {
 function resetTime(r: BenchResults): string {
   void r;
   return (
-    "A reset deletes every row in one transaction (ON DELETE CASCADE from accounts), empties the blob store, clears the in-memory state and re-applies the " +
-    "start-up fixture. Profiled in process (bun --cpu-prof-md, 1,000 resets of the demo fixture): half the time was the blob store removing and re-creating " +
-    "its directories (now emptied entry by entry: 6.1 → 1.2 ms a reset on the loaded machine); what is left is the fixture loader building and preparing " +
-    "each drizzle query on every call (SQLite `prepare` is the largest part: src/fixtures/loader.ts, under rework in a parallel issue; statements prepared " +
-    "once would take it under a millisecond) and, through the control plane, one HTTP round trip from the test process."
+    "A reset deletes every row with one prepared statement in one transaction (ON DELETE CASCADE from accounts), empties the blob store (two directory " +
+    "reads when nothing is stored), clears the in-memory state and re-applies the start-up fixture with statements prepared once per runtime " +
+    "(src/fixtures/statements.ts). Profiled with bun --cpu-prof-md: in process, 20,000 resets of the demo fixture cost about 0.03–0.06 ms each, mostly " +
+    "SQLite executing the writes (the cascading DELETE, the inserts) and the blob store's directory reads; the server under a loop of POST " +
+    "/_emulator/reset from Node spends about two thirds of its CPU in that handler, the rest in Elysia's pipeline, the control-plane auth gate and the " +
+    "request log. What a test waits for is mostly the HTTP round trip: a trivial control-plane call (GET /_emulator/clock) over the same client takes " +
+    "about two thirds of a reset's time, both in process (Bun's fetch) and from Node (the helper's node:http on a kept-alive connection). A miss is " +
+    "therefore the machine's load on that round trip; compare several quick runs."
   );
 }
 

@@ -85,10 +85,21 @@ export class BlobStore {
 
   /** Deletes every blob and temp file (control-plane reset). */
   clear(): void {
-    // Entry by entry, keeping the directories: a reset with nothing stored (most tests) costs two directory reads.
+    // Entry by entry, keeping the directories: a reset with nothing stored (most tests) costs two directory
+    // reads. A directory removed from outside is made again.
     for (const dir of [this.objectsDir, this.tmpDir]) {
-      mkdirSync(dir, { recursive: true });
-      for (const f of readdirSync(dir)) rmSync(join(dir, f), { recursive: true, force: true });
+      for (const f of entriesOrCreate(dir)) rmSync(join(dir, f), { recursive: true, force: true });
     }
+  }
+}
+
+/** The directory's entries; a missing directory is created (and has none). */
+function entriesOrCreate(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    mkdirSync(dir, { recursive: true });
+    return [];
   }
 }

@@ -4,7 +4,7 @@
  * no rate windows, no fault rules, an empty request log, no pending auto-approvals, the real clock —
  * then the start-up fixture, if any, is loaded again.
  */
-import { accounts } from "../db/schema";
+import type { Database } from "bun:sqlite";
 import { errors } from "../errors/catalog";
 import type { Fixture, SeedReport } from "../fixtures/model";
 import { FixtureError, validateFixture } from "../fixtures/validate";
@@ -21,13 +21,27 @@ function fixtureError(e: FixtureError) {
   return errors.fixtureInvalid(e.problems.map((p) => ({ field: p.path, message: p.message })));
 }
 
+/**
+ * Prepared once per database (preparing this DELETE compiles the cascade into every table below `accounts`),
+ * in a bun:sqlite transaction of its own: no drizzle transaction object to build for one statement.
+ */
+const deleteAllOf = new WeakMap<Database, () => void>();
+
+function deleteAll(client: Database): void {
+  let run = deleteAllOf.get(client);
+  if (!run) {
+    const stmt = client.prepare("DELETE FROM accounts");
+    run = client.transaction(() => void stmt.run());
+    deleteAllOf.set(client, run);
+  }
+  run();
+}
+
 export function resetEmulator(runtime: Runtime): ResetReport {
   const { db, control } = runtime;
   control.cancelTimers();
   // One synchronous transaction: nothing is half-deleted if it fails.
-  db.transaction((tx) => {
-    tx.delete(accounts).run();
-  });
+  deleteAll(db.$client);
   runtime.blobs.clear();
   runtime.rateLimiter.clear();
   control.faults.clear();

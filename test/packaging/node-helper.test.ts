@@ -172,8 +172,8 @@ describe("startEmulator() under Node", () => {
     expect(await goneSoon(pid)).toBe(true);
   }, 30_000);
 
-  test("a script that forgets stop() still ends, and takes the server with it", async () => {
-    const { code, result } = await nodeResult(`const emu = await ext.startEmulator(); console.log(JSON.stringify({ pid: emu.pid }));`);
+  test("a script that forgets stop() still ends (its idle control-plane connection included), and takes the server with it", async () => {
+    const { code, result } = await nodeResult(`const emu = await ext.startEmulator(); await emu.reset(); await emu.reset(); console.log(JSON.stringify({ pid: emu.pid }));`);
     expect(code).toBe(0);
     expect(await goneSoon(result.pid)).toBe(true);
   }, 30_000);

@@ -12,6 +12,7 @@ const { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } = require
 const { tmpdir } = require("node:os");
 const { join, resolve } = require("node:path");
 const { binaryPath } = require("./binary.cjs");
+const { httpClient } = require("./http.cjs");
 
 /** @typedef {import("../index").StartEmulatorOptions} StartEmulatorOptions */
 /** @typedef {import("../index").Emulator} Emulator */
@@ -104,16 +105,17 @@ function childEnv(adminToken) {
 /**
  * The control-plane calls, for an emulator this process started or one it reaches by URL.
  * @param {{ url: string; baseUrl: string; adminUrl: string; apiKey: string; adminToken: string }} at
+ * @param {import("./http.cjs").HttpSend} send
  * @returns {EmulatorClient}
  */
-function controlClient(at) {
+function controlClient(at, send) {
   /** @type {EmulatorClient["control"]} */
   const control = async (method, path, body) => {
     /** @type {Record<string, string>} */
     const headers = { authorization: `Bearer ${at.adminToken}` };
     if (body !== undefined) headers["content-type"] = "application/json";
-    const res = await fetch(at.adminUrl + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
+    const res = await send(method, at.adminUrl + path, headers, body === undefined ? undefined : JSON.stringify(body));
+    const text = res.text;
     /** @type {any} */
     let json;
     try {
@@ -155,7 +157,8 @@ function connectEmulator(env = process.env) {
   const { EXT_BASE_URL: baseUrl, EXT_ADMIN_URL: adminUrl, EXT_API_KEY: apiKey, EXT_ADMIN_TOKEN: adminToken } = env;
   const missing = Object.entries({ EXT_BASE_URL: baseUrl, EXT_ADMIN_URL: adminUrl, EXT_API_KEY: apiKey }).filter(([, v]) => !v).map(([k]) => k);
   if (missing.length) throw new StartEmulatorError(`connectEmulator: ${missing.join(", ")} not set; pass emulator.env from startEmulator() (or run under ext exec)`);
-  return controlClient({ url: String(adminUrl).replace(/\/_emulator$/, ""), baseUrl: String(baseUrl), adminUrl: String(adminUrl), apiKey: String(apiKey), adminToken: adminToken ?? "" });
+  const at = { url: String(adminUrl).replace(/\/_emulator$/, ""), baseUrl: String(baseUrl), adminUrl: String(adminUrl), apiKey: String(apiKey), adminToken: adminToken ?? "" };
+  return controlClient(at, httpClient().send);
 }
 
 /** @param {number} ms */
@@ -247,11 +250,13 @@ async function startEmulator(options = {}) {
         await exit;
         clearTimeout(timer);
       }
+      client.close();
       cleanup();
     })());
 
+  const client = httpClient();
   return {
-    ...controlClient({ url: info.url, baseUrl: info.baseUrl, adminUrl: info.adminUrl, apiKey: seed.apiKey, adminToken }),
+    ...controlClient({ url: info.url, baseUrl: info.baseUrl, adminUrl: info.adminUrl, apiKey: seed.apiKey, adminToken }, client.send),
     port: info.port,
     pid: info.pid,
     stop,
