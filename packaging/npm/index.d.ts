@@ -116,7 +116,7 @@ export interface RequestLogEntry {
   at: string;
 }
 
-/** The control plane (README, "Control plane"), typed; every call rejects with ControlPlaneError on a non-2xx answer. */
+/** The control plane (README, "Control plane"), typed; every call rejects with ControlPlaneError on a non-2xx answer, and with an Error whose `cause` is the socket error when no answer comes (the emulator is gone). */
 export interface EmulatorClient {
   /** http://host:port */
   url: string;

@@ -194,6 +194,21 @@ describe("startEmulator() under Node", () => {
     expect(result.missing).toContain("EXT_BASE_URL, EXT_ADMIN_URL, EXT_API_KEY not set");
   }, 30_000);
 
+  test("a control-plane call to an emulator that is gone says where it went and why, with the socket error as its cause", async () => {
+    const { code, result } = await nodeResult(`
+      const emu = await ext.startEmulator();
+      const client = ext.connectEmulator(emu.env);
+      await emu.stop();
+      let error;
+      try { await client.reset(); } catch (e) { error = { message: e.message, cause: e.cause?.code, controlPlane: e instanceof ext.ControlPlaneError }; }
+      console.log(JSON.stringify({ error, adminUrl: emu.adminUrl }));
+    `);
+    expect(code).toBe(0);
+    expect(result.error.message).toBe(`POST ${result.adminUrl}/reset: no answer from the emulator (${result.error.message.match(/\((.*)\)$/)[1]})`);
+    expect(result.error.cause).toBe("ECONNREFUSED");
+    expect(result.error.controlPlane).toBe(false);
+  }, 30_000);
+
   test("require() gets the same API (the CommonJS entry)", async () => {
     const proc = Bun.spawn(["node", "-e", `const m = require(${JSON.stringify(join(PKG, "index.cjs"))}); console.log(Object.keys(m).sort().join(","))`], { env: cleanEnv(), stdout: "pipe" });
     expect((await new Response(proc.stdout).text()).trim()).toBe("BinaryNotFoundError,ControlPlaneError,StartEmulatorError,binaryPath,connectEmulator,startEmulator");

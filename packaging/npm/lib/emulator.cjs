@@ -114,7 +114,13 @@ function controlClient(at, send) {
     /** @type {Record<string, string>} */
     const headers = { authorization: `Bearer ${at.adminToken}` };
     if (body !== undefined) headers["content-type"] = "application/json";
-    const res = await send(method, at.adminUrl + path, headers, body === undefined ? undefined : JSON.stringify(body));
+    let res;
+    try {
+      res = await send(method, at.adminUrl + path, headers, body === undefined ? undefined : JSON.stringify(body));
+    } catch (e) {
+      // No answer at all (the server is gone, a wrong URL): say where, keep the socket error as the cause.
+      throw new Error(`${method} ${at.adminUrl}${path}: no answer from the emulator (${/** @type {Error} */ (e).message})`, { cause: e });
+    }
     const text = res.text;
     /** @type {any} */
     let json;
