@@ -20,13 +20,17 @@ import { dashboardRoutes } from "./dashboard/routes";
 import type { Runtime } from "./runtime";
 import { firstResponseWrapper } from "./startup-trace";
 
+const HEALTH = { status: "ok" as const };
+
 export function createApp(runtime: Runtime) {
   const { services, logger } = runtime;
   const methods = routeMethodIndex();
   const { control } = runtime;
   // normalize: false keeps request bodies strict; encodeSchema: false skips TypeBox Encode on responses (no
   // response schema has a transform).
-  const base = new Elysia({ normalize: false, encodeSchema: false });
+  // Bun answers /healthz itself once listening (a static route: no app code runs), so a liveness probe never
+  // waits for a route to be composed; the route below is what the document and `app.handle` see, same body.
+  const base = new Elysia({ normalize: false, encodeSchema: false, serve: { routes: { "/healthz": { GET: Response.json(HEALTH) } } } });
   // Innermost wrap, only when tracing: the first response is part of the start-up (src/startup-trace.ts).
   if (runtime.config.traceStartup) base.wrap(firstResponseWrapper());
   const app = base
@@ -36,7 +40,7 @@ export function createApp(runtime: Runtime) {
     .wrap(control.requestLog.wrapper())
     .use(errorHandler(logger, methods.allowed))
     .use(docsPlugin())
-    .get("/healthz", () => ({ status: "ok" as const }), {
+    .get("/healthz", () => HEALTH, {
       response: { 200: t.Object({ status: t.Literal("ok") }) },
       detail: { tags: ["Health"], operationId: "getHealth", summary: "Liveness (no auth)", security: [] },
     })

@@ -23,6 +23,8 @@ export interface EmulatorOptions {
   rateLimits?: boolean;
   /** Extra environment (EXT_TRACE_STARTUP for the start-up phases). */
   env?: Record<string, string>;
+  /** Ready at the first 200 of this path (default /healthz). */
+  readyPath?: string;
 }
 
 /** The compiled binary with a fresh, empty data directory (a real SQLite file, as users run it). */
@@ -33,7 +35,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   if (opts.seed) cmd.push("--seed", opts.seed);
   if (opts.rateLimits === false) cmd.push("--no-rate-limits");
   try {
-    return { ...(await spawnServer({ cmd, port, env: opts.env ? { ...process.env, ...opts.env } : undefined })), dataDir };
+    return { ...(await spawnServer({ cmd, port, env: opts.env ? { ...process.env, ...opts.env } : undefined, readyPath: opts.readyPath })), dataDir };
   } catch (e) {
     removeDir(dataDir);
     throw e;

@@ -4,9 +4,7 @@
  * was submitted, but it is read again here with the same safety caps (READ_CAPS), never extracted.
  */
 import { createReadStream } from "node:fs";
-import { createGunzip } from "node:zlib";
 import { eq } from "drizzle-orm";
-import tar from "tar-stream";
 import { audioFormatOfName } from "../bundles/audio-formats";
 import { READ_CAPS } from "../bundles/bundle-limits";
 import { MANIFEST_PATH, normaliseArchivePath } from "../bundles/manifest";
@@ -22,6 +20,8 @@ export const PLAYABLE_MAX_BYTES = 10 * 1024 * 1024;
 
 /** Walks the archive's regular files; `visit` returns true to stop early. */
 async function walk(path: string, visit: (name: string, size: number, body: AsyncIterable<Buffer>) => Promise<boolean>): Promise<void> {
+  // Loaded on the first listing: not part of a cold start.
+  const [{ createGunzip }, { default: tar }] = await Promise.all([import("node:zlib"), import("tar-stream")]);
   const extract = tar.extract();
   const input = createReadStream(path).pipe(createGunzip());
   input.on("error", (e) => extract.destroy(e));

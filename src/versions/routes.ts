@@ -6,7 +6,6 @@ import { apiAuth } from "../http/auth";
 import { apiResponses } from "../http/responses";
 import { SubmitVersionForm, VersionList, VersionListQuery, VersionSubmitted } from "./model";
 import type { VersionService } from "./service";
-import { FORM_OVERHEAD_BYTES, receiveUpload } from "./upload";
 
 const tags = ["Versions"];
 
@@ -30,6 +29,8 @@ export function versionRoutes(versions: VersionService, blobs: BlobStore) {
         // Which extension, how big a body it may take and what its bundle is checked against are known
         // before a byte of the body is read.
         const limits = versions.bundleLimits(principal.accountId, params.id);
+        // Loaded on the first submission: the streaming parser and the inspector are not part of a cold start.
+        const { FORM_OVERHEAD_BYTES, receiveUpload } = await import("./upload");
         const upload = await receiveUpload({
           contentType: request.headers.get("content-type"),
           contentLength: request.headers.get("content-length"),
