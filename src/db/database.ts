@@ -1,7 +1,7 @@
 import { Database } from "bun:sqlite";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import * as schema from "./schema";
-import { migrationMetas } from "./migrations";
+import { applyMigrations } from "./migrations";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 /** The handle inside `db.transaction((tx) => …)`: keep those callbacks synchronous (stack notes). */
@@ -14,10 +14,9 @@ export function openDatabase(filename: string): Db {
   sqlite.exec("PRAGMA busy_timeout = 5000;");
   sqlite.exec("PRAGMA foreign_keys = ON;");
   sqlite.exec("PRAGMA synchronous = NORMAL;");
-  const db = drizzle({ client: sqlite, schema });
-  // The dialect migrator is synchronous on bun:sqlite and records applied hashes in __drizzle_migrations.
-  (db as any).dialect.migrate(migrationMetas(), (db as any).session, {});
-  return db as Db;
+  // Before drizzle wraps the connection: applied hashes are recorded in __drizzle_migrations, as drizzle does.
+  applyMigrations(sqlite);
+  return drizzle({ client: sqlite, schema }) as Db;
 }
 
 export { schema };

@@ -1,10 +1,14 @@
 /**
  * Migrations embedded in the bundle. drizzle's file-based `migrate()` reads `drizzle/` from disk at run
- * time, which does not exist inside a compiled binary, so each SQL file is imported as text here and fed to
- * the dialect's migrator in journal order. `test/db/migrations.test.ts` checks this list matches the journal.
+ * time, which does not exist inside a compiled binary, so each SQL file is imported as text here and applied
+ * in journal order by `applyMigrations`: drizzle's own migrator step for step (its bookkeeping table, its rule
+ * for what is pending, one transaction), with each statement handed to SQLite as it is instead of through
+ * drizzle's query builder, which was most of an empty data directory's start. `test/db/migrations.test.ts`
+ * checks this list matches the journal and that both runners leave the same database.
  * After `npm run db:generate`, add the new file below.
  */
 import { createHash } from "node:crypto";
+import type { Database } from "bun:sqlite";
 import type { MigrationMeta } from "drizzle-orm/migrator";
 import journal from "../../drizzle/meta/_journal.json" with { type: "json" };
 import m0000 from "../../drizzle/0000_init.sql" with { type: "text" };
@@ -28,4 +32,25 @@ export function migrationMetas(): MigrationMeta[] {
       hash: createHash("sha256").update(sqlText).digest("hex"),
     };
   });
+}
+
+/** drizzle's bookkeeping table, as its SQLite migrator creates it. */
+const MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS "__drizzle_migrations" (
+				id SERIAL PRIMARY KEY,
+				hash text NOT NULL,
+				created_at numeric
+			)`;
+
+/** Applies the migrations newer than the last one recorded, in one transaction, as drizzle's migrator does. */
+export function applyMigrations(sqlite: Database, metas: MigrationMeta[] = migrationMetas()): void {
+  sqlite.run(MIGRATIONS_TABLE);
+  const last = sqlite.query<{ created_at: number | string | null }, []>('SELECT id, hash, created_at FROM "__drizzle_migrations" ORDER BY created_at DESC LIMIT 1').get();
+  const record = sqlite.prepare('INSERT INTO "__drizzle_migrations" ("hash", "created_at") VALUES(?, ?)');
+  sqlite.transaction(() => {
+    for (const migration of metas) {
+      if (last && Number(last.created_at) >= migration.folderMillis) continue;
+      for (const statement of migration.sql) sqlite.run(statement);
+      record.run(migration.hash, migration.folderMillis);
+    }
+  })();
 }

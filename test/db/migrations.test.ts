@@ -1,10 +1,15 @@
-/** The migrations embedded in the binary are exactly drizzle-kit's output: same list, same order, same SQL. */
+/**
+ * The migrations embedded in the binary are exactly drizzle-kit's output: same list, same order, same SQL; and
+ * the runner that applies them leaves what drizzle's own migrator would.
+ */
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
 import { openDatabase } from "../../src/db/database";
-import { embeddedMigrations, migrationMetas } from "../../src/db/migrations";
+import { Database } from "bun:sqlite";
+import { drizzle } from "drizzle-orm/bun-sqlite";
+import { applyMigrations, embeddedMigrations, migrationMetas } from "../../src/db/migrations";
 
 const DRIZZLE = join(import.meta.dir, "../../drizzle");
 const journal = JSON.parse(readFileSync(join(DRIZZLE, "meta/_journal.json"), "utf8")) as { entries: { tag: string; when: number }[] };
@@ -40,5 +45,25 @@ describe("embedded migrations", () => {
     expect(applied()).toBe(journal.entries.length);
     expect(db.$client.query<{ foreign_keys: number }, []>("PRAGMA foreign_keys").get()!.foreign_keys).toBe(1);
     db.$client.close();
+  });
+
+  test("our runner leaves the database drizzle's migrator leaves, from empty and from a partly migrated one", () => {
+    const picture = (sqlite: Database) => ({
+      schema: sqlite.query("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name").all(),
+      applied: sqlite.query('SELECT hash, created_at FROM "__drizzle_migrations" ORDER BY id').all(),
+    });
+    const byDrizzle = (sqlite: Database, metas = migrationMetas()) => (drizzle({ client: sqlite }) as any).dialect.migrate(metas, (drizzle({ client: sqlite }) as any).session, {});
+    for (const start of [0, 1]) {
+      const ours = new Database(":memory:");
+      const theirs = new Database(":memory:");
+      // Both begin from the same partial state (none, or the first migration applied by drizzle).
+      if (start > 0) for (const db of [ours, theirs]) byDrizzle(db, migrationMetas().slice(0, start));
+      applyMigrations(ours);
+      byDrizzle(theirs);
+      expect(picture(ours)).toEqual(picture(theirs));
+      expect(picture(ours).applied).toHaveLength(journal.entries.length);
+      ours.close();
+      theirs.close();
+    }
   });
 });
