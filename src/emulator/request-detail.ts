@@ -49,14 +49,16 @@ function pick(headers: Headers, names: readonly string[]): Record<string, string
 const isSecretPath = (path: string) => path.includes("/secrets/");
 
 /**
- * What is kept while a request is served: references to the request and the response (whose headers are
- * read only when the detail is), the URL, and the bodies that must be read at once (a clone's stream is gone after the response). The allowlists,
+ * What is kept while a request is served: references to the request's headers and to the response (whose
+ * headers are read only when the detail is), the URL, and the bodies that must be read at once (a clone's stream is gone after the response). The allowlists,
  * the masking and the clipping are applied when the detail is read (`detailOf`), so serving a request never
  * pays for a detail nobody asks for.
  */
 export interface CapturedDetail {
   url: string;
-  request: Request;
+  requestHeaders: Headers;
+  /** Whether the request's body is one to keep (a small JSON write), taken when the response is known. */
+  keepBody: boolean;
   requestBody: string | null;
   requestBodyNote: string | null;
   response: Response | null;
@@ -68,7 +70,7 @@ export function detailOf(captured: CapturedDetail): RequestDetail {
   const q = captured.url.indexOf("?");
   return {
     query: q < 0 ? "" : clip(captured.url.slice(q + 1)),
-    requestHeaders: pick(captured.request.headers, REQUEST_HEADERS),
+    requestHeaders: pick(captured.requestHeaders, REQUEST_HEADERS),
     requestBody: captured.requestBody,
     requestBodyNote: captured.requestBodyNote,
     responseHeaders: captured.response ? pick(captured.response.headers, RESPONSE_HEADERS) : {},
@@ -77,24 +79,25 @@ export function detailOf(captured: CapturedDetail): RequestDetail {
 }
 
 /**
- * Called before the handler runs. Says whether the body is one to keep (a small JSON write); it is taken
+ * Called before the handler runs. Notes whether the body is one to keep (a small JSON write); it is taken
  * when the response is known (`keepRequestBody`), so the handler's own read is the only one.
  */
-export function captureRequest(request: Request, url: string, path: string): { detail: CapturedDetail; keepBody: boolean } {
-  const detail: CapturedDetail = { url, request, requestBody: null, requestBodyNote: null, response: null, responseBody: null };
+export function captureRequest(request: Request, url: string, path: string): CapturedDetail {
+  const detail: CapturedDetail = { url, requestHeaders: request.headers, keepBody: false, requestBody: null, requestBodyNote: null, response: null, responseBody: null };
   const method = request.method;
-  if (method !== "POST" && method !== "PUT" && method !== "PATCH") return { detail, keepBody: false };
+  if (method !== "POST" && method !== "PUT" && method !== "PATCH") return detail;
   if (isSecretPath(path)) {
     detail.requestBodyNote = "not kept: a secret value is never recorded";
-    return { detail, keepBody: false };
+    return detail;
   }
   const type = request.headers.get("content-type") ?? "";
   const length = Number(request.headers.get("content-length") ?? NaN);
   if (!type.toLowerCase().startsWith("application/json") || !(length <= DETAIL_TEXT_MAX)) {
     detail.requestBodyNote = "not kept: only JSON bodies up to 4096 bytes are recorded";
-    return { detail, keepBody: false };
+    return detail;
   }
-  return { detail, keepBody: true };
+  detail.keepBody = true;
+  return detail;
 }
 
 /**
@@ -102,13 +105,13 @@ export function captureRequest(request: Request, url: string, path: string): { d
  * or, when the request was answered before its body was read (a 401, a 404), the body read now — before the
  * response goes out, as an unread body is gone once it has. Returns that read, if one was needed.
  */
-export function keepRequestBody(detail: CapturedDetail, parsedText: string | undefined): Promise<void> | null {
+export function keepRequestBody(detail: CapturedDetail, request: Request, parsedText: string | undefined): Promise<void> | null {
   if (parsedText !== undefined) {
     detail.requestBody = clip(parsedText);
     return null;
   }
-  if (detail.request.bodyUsed) return null;
-  return detail.request.text().then(
+  if (request.bodyUsed) return null;
+  return request.text().then(
     (text) => void (detail.requestBody = clip(text)),
     () => undefined,
   );

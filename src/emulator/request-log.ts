@@ -120,35 +120,39 @@ export class RequestLog {
 
   private logged(inner: Handle): Handle {
     return (request) => {
-      const path = pathOf(request.url);
+      const url = request.url;
+      const path = pathOf(url);
       if (!isDeveloperApiPath(path)) return inner(request);
       // A duration is real elapsed time, not the emulator's clock (a frozen or moved clock would distort it).
       const started = performance.now();
       const atMs = this.clock.nowMs();
-      const captured = captureRequest(request, request.url, path);
-      const done = (response: Response): Response | Promise<Response> => {
-        const { detail } = captured;
-        // Taken whatever happens, so the text never outlives the request in the parser's hands.
-        const parsedText = takeJsonBodyText(request);
-        const bodyRead = captured.keepBody ? keepRequestBody(detail, parsedText) : null;
-        captureResponse(detail, response);
-        const principal = principalOf(request);
-        if (principal) this.keyLastUsed.set(principal.keyId, atMs);
-        this.record({
-          method: request.method,
-          path,
-          status: response.status,
-          accountId: principal?.accountId ?? null,
-          keyId: principal?.keyId ?? null,
-          durationMs: Math.round((performance.now() - started) * 100) / 100,
-          atMs,
-          detail,
-        });
-        return bodyRead ? bodyRead.then(() => response) : response;
-      };
+      const detail = captureRequest(request, url, path);
       const result = inner(request);
-      return result instanceof Promise ? result.then(done) : done(result);
+      // No closure on the synchronous path (most requests): the hot path allocates what the entry keeps.
+      return result instanceof Promise
+        ? result.then((response) => this.finish(request, path, response, detail, started, atMs))
+        : this.finish(request, path, result, detail, started, atMs);
     };
+  }
+
+  private finish(request: Request, path: string, response: Response, detail: CapturedDetail, started: number, atMs: number): Response | Promise<Response> {
+    // Taken whatever happens, so the text never outlives the request in the parser's hands.
+    const parsedText = takeJsonBodyText(request);
+    const bodyRead = detail.keepBody ? keepRequestBody(detail, request, parsedText) : null;
+    captureResponse(detail, response);
+    const principal = principalOf(request);
+    if (principal) this.keyLastUsed.set(principal.keyId, atMs);
+    this.record({
+      method: request.method,
+      path,
+      status: response.status,
+      accountId: principal?.accountId ?? null,
+      keyId: principal?.keyId ?? null,
+      durationMs: Math.round((performance.now() - started) * 100) / 100,
+      atMs,
+      detail,
+    });
+    return bodyRead ? bodyRead.then(() => response) : response;
   }
 }
 

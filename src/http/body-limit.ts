@@ -15,16 +15,17 @@ export function declaresMoreThan(request: Request, max: number): boolean {
 }
 
 /**
- * The text of each JSON body read by `readJsonBody`, until the request log takes it: the log records a small
- * write's body without reading the stream a second time (a clone tees the stream, which costs more than the
- * rest of a small request).
+ * The text of a JSON body read by `readJsonBody`, kept on the Request (a symbol-keyed property) until the
+ * request log takes it: the log records a small write's body without reading the stream a second time (a
+ * clone tees the stream, which costs more than the rest of a small request).
  */
-const bodyTexts = new WeakMap<Request, string>();
+const BODY_TEXT = Symbol("ext.jsonBodyText");
+type WithBodyText = Request & { [BODY_TEXT]?: string };
 
 /** The JSON text `readJsonBody` read for this request, handed over once; undefined when it read none. */
 export function takeJsonBodyText(request: Request): string | undefined {
-  const text = bodyTexts.get(request);
-  if (text !== undefined) bodyTexts.delete(request);
+  const text = (request as WithBodyText)[BODY_TEXT];
+  if (text !== undefined) (request as WithBodyText)[BODY_TEXT] = undefined;
   return text;
 }
 
@@ -35,7 +36,7 @@ export function takeJsonBodyText(request: Request): string | undefined {
  */
 export async function readJsonBody(request: Request, max: number): Promise<unknown> {
   const text = request.headers.get("content-length") === null && request.body ? await readCapped(request.body, max) : await request.text();
-  bodyTexts.set(request, text);
+  (request as WithBodyText)[BODY_TEXT] = text;
   // No body at all: the route's own "json" parser decides, as it knows whether the body is optional.
   if (text === "") return undefined;
   try {
