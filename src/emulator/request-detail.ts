@@ -49,8 +49,9 @@ function pick(headers: Headers, names: readonly string[]): Record<string, string
 const isSecretPath = (path: string) => path.includes("/secrets/");
 
 /**
- * What is kept while a request is served: references to the request's headers and to the response (whose
- * headers are read only when the detail is), the URL, and the bodies that must be read at once (a clone's stream is gone after the response). The allowlists,
+ * What is kept while a request is served: references to the request's and the response's headers (read
+ * only when the detail is; neither the request nor the response itself is kept), the URL, and the bodies
+ * that must be read at once (a clone's stream is gone after the response). The allowlists,
  * the masking and the clipping are applied when the detail is read (`detailOf`), so serving a request never
  * pays for a detail nobody asks for.
  */
@@ -61,7 +62,7 @@ export interface CapturedDetail {
   keepBody: boolean;
   requestBody: string | null;
   requestBodyNote: string | null;
-  response: Response | null;
+  responseHeaders: Headers | null;
   responseBody: string | null;
 }
 
@@ -73,7 +74,7 @@ export function detailOf(captured: CapturedDetail): RequestDetail {
     requestHeaders: pick(captured.requestHeaders, REQUEST_HEADERS),
     requestBody: captured.requestBody,
     requestBodyNote: captured.requestBodyNote,
-    responseHeaders: captured.response ? pick(captured.response.headers, RESPONSE_HEADERS) : {},
+    responseHeaders: captured.responseHeaders ? pick(captured.responseHeaders, RESPONSE_HEADERS) : {},
     responseBody: captured.responseBody,
   };
 }
@@ -83,7 +84,7 @@ export function detailOf(captured: CapturedDetail): RequestDetail {
  * when the response is known (`keepRequestBody`), so the handler's own read is the only one.
  */
 export function captureRequest(request: Request, url: string, path: string): CapturedDetail {
-  const detail: CapturedDetail = { url, requestHeaders: request.headers, keepBody: false, requestBody: null, requestBodyNote: null, response: null, responseBody: null };
+  const detail: CapturedDetail = { url, requestHeaders: request.headers, keepBody: false, requestBody: null, requestBodyNote: null, responseHeaders: null, responseBody: null };
   const method = request.method;
   if (method !== "POST" && method !== "PUT" && method !== "PATCH") return detail;
   if (isSecretPath(path)) {
@@ -119,7 +120,7 @@ export function keepRequestBody(detail: CapturedDetail, request: Request, parsed
 
 /** Called with the final response. An error body is copied from a clone, so the client's stream is untouched. */
 export function captureResponse(detail: CapturedDetail, response: Response): Promise<void> | null {
-  detail.response = response;
+  detail.responseHeaders = response.headers;
   if (response.status < 400 || response.body === null) return null;
   const envelope = envelopeTextOf(response);
   if (envelope !== undefined) {
