@@ -71,6 +71,13 @@ const LINK_TYPES: Record<string, string> = {
  */
 const FILE_READ_BYTES = 256 * 1024;
 
+/**
+ * gunzip's output chunk. Each chunk is one trip through the runtime's zlib work queue and the tar reader, so
+ * zlib's 16 KB default costs most of the inspection's time in per-chunk overhead; larger chunks cost resident
+ * memory instead (the server's upload bounds its garbage: src/versions/upload.ts).
+ */
+const GUNZIP_CHUNK_BYTES = 128 * 1024;
+
 /** Inspects an archive file (the CLI, before it uploads; tests). */
 export async function inspectBundle(file: string, limits: BundleLimits, observer: InspectObserver = {}): Promise<InspectionResult> {
   const result = await inspectArchiveStream(createReadStream(file, { highWaterMark: FILE_READ_BYTES }), limits, observer);
@@ -154,7 +161,7 @@ export function fileDirectoryClashes(files: Iterable<string>, directories: reado
 async function walkArchive(source: Readable, limits: BundleLimits, observer: InspectObserver, onBytes: (chunk: Buffer) => void): Promise<InspectionResult> {
   const problems = new ProblemList(READ_CAPS.maxProblems);
   const warnings: string[] = [];
-  const gunzip = createGunzip();
+  const gunzip = createGunzip({ chunkSize: GUNZIP_CHUNK_BYTES });
   let compressedIn = 0;
   source.on("data", (c: Buffer) => {
     compressedIn += c.length;
