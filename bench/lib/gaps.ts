@@ -113,28 +113,37 @@ function uploadSpeed(r: BenchResults): string {
   return (
     at +
     "The server reads the bundle once: the multipart body is parsed as it arrives (busboy), and the bundle part goes at the same time to the temp file " +
-    "(SHA-256, disk write, flushed every 8 MB so the final fsync finds little left) and through gunzip → tar-stream for the inspection. A CPU profile of " +
-    "the server receiving three 49.9 MB bundles (bun --cpu-prof-md, while writing this bench) put the largest part in zlib: Bun runs gunzip's work in " +
-    "`write` on the main thread, and with zlib's default 16 KB output chunks a 50 MB bundle makes ~3,400 chunks, each a fresh zero-filled buffer and a trip " +
-    "through the tar parser (src/bundles/inspect.ts). Tried and measured (alternated builds, first upload of a fresh server): `createGunzip({ chunkSize: 256 KB })` " +
-    "cuts gunzip's CPU from 110–140 to 41–55 ms and the whole upload's server CPU from 470–540 to 340–420 ms, but the peak RSS growth goes from +28 to " +
-    "+38–39 MB (over the 32 MB target); 64 KB gives +26–32 MB and a smaller gain. Left as it is, to keep the memory target and because the inspector is " +
-    "being hardened in a parallel issue; the chunk size is the knob, a trade between the two targets. The rest: the temp file's writes and SHA-256 " +
-    "(`hash.update` in the meter, src/versions/upload.ts), Bun handing the request body over as a fresh buffer per read, busboy's boundary search — and " +
-    "the client's send sharing the same 2 cores. What would close it: gunzip, SHA-256 and the file writes off the main thread (a worker: a copy per chunk), " +
-    "a native multipart parser and a body reader that reuses its buffers (inside Bun)."
+    "(SHA-256, disk write, flushed every 8 MB so the final fsync finds little left) and through gunzip → the strict tar reader for the inspection " +
+    "(src/bundles/inspect.ts, tar-reader.ts). gunzip now emits 128 KB chunks (zlib's 16 KB default made ~3,400 trips per bundle through Bun's zlib work " +
+    "queue and the tar reader: the largest part of the first profile), which took the server's CPU for the first 49.9 MB upload from ~380–400 to ~230–260" +
+    " ms; the upload asks for an asynchronous collection every 2 MB so the larger chunks do not raise the peak memory. What is left, from a CPU profile " +
+    "of the server receiving five 49.9 MB bundles after the change (bun --cpu-prof-md), per upload on the main thread (profile time, which also counts " +
+    "the moments the busy machine took the core away; /proc puts the main thread's CPU at ~120–140 ms): SHA-256 ~55 ms (node:crypto's `update`; " +
+    "Bun.CryptoHasher measured the same), Bun's request-body reader ~55 ms (Readable.fromWeb over the body zero-fills a fresh buffer for every read and " +
+    "copies the socket's bytes into it: `alloc` + `pull`, Bun's code), zlib's inflate ~25 ms, the temp file's writes ~20 ms (Bun's WriteStream makes its " +
+    "write() calls on the main thread; ~50 ms in a profile taken while the machine was busy), busboy's boundary search ~10 ms, the collections ~5 ms. Off" +
+    " the main thread, per upload: the JIT compiler ~50–70 ms (a fresh server compiles the upload path during its first large upload), Bun's pool threads" +
+    " ~40 ms (zlib, the fdatasyncs) and the client's ~70 ms, on the same 2 cores. The wall time (~0.26–0.33 s) is about twice the main thread's CPU: each" +
+    " chunk is a chain of hand-offs (socket read → parser → hash and file write → gunzip on a pool thread → tar reader), so with the cores shared three " +
+    "ways the main thread waits about as long as it works. Tried and measured (alternated fresh-server runs), none kept: the request body read with its " +
+    "web reader instead of Readable.fromWeb (no zero-filled buffers) — Bun then queues the body without backpressure (+65–80 MB peak; the 60 MB refusal " +
+    "test's memory bound fails); SHA-256 in a worker fed a copy of each chunk — 167 against 183 MB/s, +34 MB (the worker's own heap, ~6 MB, and the " +
+    "copies), the main thread only ~10 ms lighter; gunzip + the tar reader in a worker — 168 against 190 MB/s and ~370 against ~240 ms of CPU (the worker" +
+    " loads and JITs the inspector cold, and the copies cost the main thread what the inspection did), with no backpressure yet; larger stream buffers " +
+    "(512 KB for the inspection's copy of the stream — since removed: gunzip reads the part stream itself —, gunzip's input, the temp file's stream) — no" +
+    " faster, +2–13 MB. What would close it: a body reader that reuses its buffers with backpressure, and a faster SHA-256 (both inside Bun), or an idle " +
+    "machine: runs of this build span ~150–195 MB/s with the machine's load."
   );
 }
 
 function uploadRss(r: BenchResults): string {
   void r;
   return (
-    "The upload path is the same code as before this issue's changes (a 256 KB gunzip chunk was tried and dropped for this reason: +38 MB). The figure is " +
-    "the largest of five runs and moves with garbage collection: single runs of the same build measured +25 to +34.6 MB through the day (an alternated A/B " +
-    "of builds: +27–30 and +25–33 MB for the same code path). What grows is short-lived garbage more than live data: every chunk of the request body arrives " +
-    "as a new Buffer, gunzip makes new 16 KB output Buffers, and the collector returns them in batches, so the peak depends on when it runs rather than on " +
-    "the bundle's size (the half-size control grows about as much). What would close it: fewer, reused buffers between the socket and the parser (inside " +
-    "Bun), or a collection forced during large uploads (`Bun.gc`), which costs upload speed."
+    "What grows is short-lived garbage more than live data: every chunk of the request body arrives as a new Buffer (Bun's body reader), gunzip's output " +
+    "chunks are new Buffers, and the collector returns them in batches. The upload now asks for an asynchronous collection (`Bun.gc(false)`) every 2 MB " +
+    "of bundle (src/versions/upload.ts), so the peak follows the buffers the pipeline holds rather than when the collector happens to run: alternated " +
+    "fresh-server runs measured +22–27 MB with 128 KB gunzip chunks (64 KB chunks without the collections: +26–45 MB). Reading the 49.9 MB body alone, " +
+    "with nothing done to it, costs a plain Bun server +10–15 MB of peak RSS (Bun's body buffers): about half of what is left is there."
   );
 }
 

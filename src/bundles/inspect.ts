@@ -71,6 +71,13 @@ const LINK_TYPES: Record<string, string> = {
  */
 const FILE_READ_BYTES = 256 * 1024;
 
+/**
+ * gunzip's output chunk. Each chunk is one trip through the runtime's zlib work queue and the tar reader, so
+ * zlib's 16 KB default costs most of the inspection's time in per-chunk overhead; larger chunks cost resident
+ * memory instead (the server's upload bounds its garbage: src/versions/upload.ts).
+ */
+const GUNZIP_CHUNK_BYTES = 128 * 1024;
+
 /** Inspects an archive file (the CLI, before it uploads; tests). */
 export async function inspectBundle(file: string, limits: BundleLimits, observer: InspectObserver = {}): Promise<InspectionResult> {
   const result = await inspectArchiveStream(createReadStream(file, { highWaterMark: FILE_READ_BYTES }), limits, observer);
@@ -89,13 +96,20 @@ export function withArchiveSize(result: InspectionResult, archiveBytes: number, 
 }
 
 /**
- * Inspects an archive as its bytes arrive from `source` (all but its total size: see withArchiveSize). Reads
- * `source` to its end unless a fatal problem stops the walk, in which case `source` is destroyed (a writer
- * feeding it must check `destroyed`). A source that fails is a truncated archive: it rejects only on a bug.
+ * What the walk does with `source` when a fatal problem stops it early: destroy it (a writer feeding it must
+ * check `destroyed`), or only stop reading it, for a source that also feeds someone else (the upload's temp
+ * file reads the same part stream, and its other reader's backpressure still applies while the walk runs).
  */
-export async function inspectArchiveStream(source: Readable, limits: BundleLimits, observer: InspectObserver = {}): Promise<InspectionResult> {
+export type SourceRelease = "destroy" | "detach";
+
+/**
+ * Inspects an archive as its bytes arrive from `source` (all but its total size: see withArchiveSize). Reads
+ * `source` to its end unless a fatal problem stops the walk (see SourceRelease). A source that fails is a
+ * truncated archive: it rejects only on a bug.
+ */
+export async function inspectArchiveStream(source: Readable, limits: BundleLimits, observer: InspectObserver = {}, release: SourceRelease = "destroy"): Promise<InspectionResult> {
   const magic: number[] = [];
-  const result = await walkArchive(source, limits, observer, (c) => {
+  const result = await walkArchive(source, limits, observer, release, (c) => {
     for (let i = 0; magic.length < 2 && i < c.length; i++) magic.push(c[i]!);
   });
   if (magic[0] !== 0x1f || magic[1] !== 0x8b) {
@@ -151,15 +165,16 @@ export function fileDirectoryClashes(files: Iterable<string>, directories: reado
   return clashes;
 }
 
-async function walkArchive(source: Readable, limits: BundleLimits, observer: InspectObserver, onBytes: (chunk: Buffer) => void): Promise<InspectionResult> {
+async function walkArchive(source: Readable, limits: BundleLimits, observer: InspectObserver, release: SourceRelease, onBytes: (chunk: Buffer) => void): Promise<InspectionResult> {
   const problems = new ProblemList(READ_CAPS.maxProblems);
   const warnings: string[] = [];
-  const gunzip = createGunzip();
+  const gunzip = createGunzip({ chunkSize: GUNZIP_CHUNK_BYTES });
   let compressedIn = 0;
-  source.on("data", (c: Buffer) => {
+  const onData = (c: Buffer) => {
     compressedIn += c.length;
     onBytes(c);
-  });
+  };
+  source.on("data", onData);
   source.on("error", (e) => gunzip.destroy(e));
   source.pipe(gunzip);
 
@@ -226,7 +241,12 @@ async function walkArchive(source: Readable, limits: BundleLimits, observer: Ins
     observer.end?.();
   } catch (e) {
     for (const m of meters.values()) m.destroy();
-    source.destroy();
+    if (release === "destroy") source.destroy();
+    else {
+      // Unpiping releases the source from gunzip's backpressure; its other reader carries on alone.
+      source.off("data", onData);
+      source.unpipe(gunzip);
+    }
     gunzip.destroy();
     if (!(e instanceof Stop) && !(e instanceof TarRefusal)) throw e;
     const fatal = e instanceof TarRefusal ? { path: e.path, message: e.message } : e.detail;

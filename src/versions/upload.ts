@@ -6,7 +6,7 @@
  * by a chunked body — the read stops and the temp file is deleted.
  */
 import { createHash } from "node:crypto";
-import { PassThrough, Readable, Transform } from "node:stream";
+import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as NodeWebReadableStream } from "node:stream/web";
 import Busboy from "@fastify/busboy";
@@ -15,13 +15,19 @@ import type { BundleLimits } from "../bundles/bundle-limits";
 import { inspectArchiveStream, withArchiveSize, type InspectionResult } from "../bundles/inspect";
 import { ApiError, type ErrorDetail } from "../errors/api-error";
 import { errors } from "../errors/catalog";
-import { drained } from "../streams";
 
 export const UPLOAD_FIELDS = ["version", "changelog", "bundle"] as const;
 /** Room for the form's own bytes (boundaries, part headers, version and changelog) above the bundle cap. */
 export const FORM_OVERHEAD_BYTES = 256 * 1024;
 /** A text field longer than this is cut by the parser and refused (changelog ≤ 10,000 characters, UTF-8). */
 const MAX_FIELD_BYTES = 64 * 1024;
+/**
+ * The upload asks for an (asynchronous) garbage collection every this many bundle bytes. Each chunk of the
+ * body, of gunzip's output and of the tar reader is a fresh buffer, dead once hashed, written and inspected;
+ * left alone the collector lets tens of MB of them pile up first, so the upload's peak memory would depend on
+ * when it happens to run rather than on the buffers the pipeline actually holds.
+ */
+const COLLECT_EVERY_BYTES = 2 * 1024 * 1024;
 
 export interface ReceivedBundle {
   tempFile: string;
@@ -65,7 +71,6 @@ export async function receiveUpload(req: UploadRequest): Promise<ReceivedUpload>
   const writes: Promise<void>[] = [];
   /** Open file-part streams: the parser does not end them when it is torn down, so we must. */
   const open = new Set<NodeJS.ReadableStream & { destroy(e?: Error): void }>();
-  const taps = new Set<PassThrough>();
   let bundle: ReceivedBundle | null = null;
 
   const parser = Busboy({ headers: { "content-type": req.contentType! }, limits: { fieldSize: MAX_FIELD_BYTES, parts: 20 } });
@@ -87,23 +92,14 @@ export async function receiveUpload(req: UploadRequest): Promise<ReceivedUpload>
     const received = { tempFile: req.tempPath(), bytes: 0, sha256: "" } as ReceivedBundle;
     bundle = received;
     const hash = createHash("sha256");
-    // The inspection's copy of the bytes. The write to disk waits for it (backpressure), so neither side
-    // buffers; once the inspection has stopped early (a fatal problem) it is destroyed and skipped.
-    const tap = new PassThrough();
-    taps.add(tap);
-    const inspection = inspectArchiveStream(tap, req.limits);
     const file = new FlushingFile(received.tempFile);
     const meter = new Transform({
       transform(chunk: Buffer, _enc, done) {
         received.bytes += chunk.length;
         hash.update(chunk);
         file.wrote(chunk.length);
-        if (tap.destroyed || tap.write(chunk)) done(null, chunk);
-        else drained(tap).then(() => done(null, chunk));
-      },
-      flush(done) {
-        tap.end();
-        done();
+        if (Math.floor(received.bytes / COLLECT_EVERY_BYTES) !== Math.floor((received.bytes - chunk.length) / COLLECT_EVERY_BYTES)) Bun.gc(false);
+        done(null, chunk);
       },
     });
     open.add(stream);
@@ -111,6 +107,10 @@ export async function receiveUpload(req: UploadRequest): Promise<ReceivedUpload>
       .finally(() => file.close())
       .then(() => void (received.sha256 = hash.digest("hex")))
       .finally(() => open.delete(stream));
+    // The inspection reads the same part stream: the stream goes at the pace of the slower reader, so neither
+    // side buffers. A fatal problem only detaches it (the bytes still go to disk); an aborted upload destroys
+    // the part stream, which the inspection sees as a truncated archive.
+    const inspection = inspectArchiveStream(stream, req.limits, {}, "detach");
     // A failed write (disk full, temp dir gone) stops the parser too: otherwise it would wait for ever on
     // the dead part's backpressure, and the failure would surface nowhere.
     write.catch((e: Error) => parser.destroy(e));
@@ -131,7 +131,6 @@ export async function receiveUpload(req: UploadRequest): Promise<ReceivedUpload>
     await Promise.all(writes);
   } catch (e) {
     for (const stream of open) stream.destroy(new Error("upload aborted"));
-    for (const tap of taps) tap.destroy(new Error("upload aborted")); // the inspection ends as a truncated archive
 
     await Promise.allSettled(writes);
     if (bundle) req.discard((bundle as ReceivedBundle).tempFile);

@@ -68,6 +68,9 @@ describe("receiveUpload", () => {
     const { body, contentType } = multipart(junk);
     const upload = await receiveUpload(request(body, contentType));
     expect(upload.bundle!.bytes).toBe(junk.length);
+    // The inspection let go of the part stream it shares with the temp file: the file still has every byte.
+    expect(readFileSync(upload.bundle!.tempFile).equals(junk)).toBe(true);
+    expect(upload.bundle!.sha256).toBe(createHash("sha256").update(junk).digest("hex"));
     expect(upload.bundle!.inspection.problems).toEqual([{ path: "(archive)", message: "not a gzip file: the bundle must be a .tar.gz archive" }]);
   });
 
