@@ -8,6 +8,7 @@ import { docsPlugin } from "./docs/openapi";
 import { errorHandler } from "./errors/handler";
 import { extensionRoutes } from "./extensions/routes";
 import { apiGate } from "./http/auth";
+import { requestGates } from "./http/gates";
 import { routeMethodIndex } from "./http/route-index";
 import { installRoutes } from "./installs/routes";
 import { limitsRoutes } from "./limits/routes";
@@ -45,8 +46,12 @@ export function createApp(runtime: Runtime) {
       detail: { tags: ["Health"], operationId: "getHealth", summary: "Liveness (no auth)", security: [] },
     })
     .use(dashboardRoutes())
-    .use(adminGate({ adminToken: control.adminToken, openWithoutToken: control.openWithoutToken, isDeveloperKey: services.auth.isKey }))
-    .use(apiGate(services.auth, runtime.rateLimiter, control.isAdminToken))
+    .use(
+      requestGates(
+        adminGate({ adminToken: control.adminToken, openWithoutToken: control.openWithoutToken, isDeveloperKey: services.auth.isKey }),
+        apiGate(services.auth, runtime.rateLimiter, control.isAdminToken),
+      ),
+    )
     .use(controlPlaneRoutes(runtime))
     .group(API_PREFIX, (api) =>
       api

@@ -4,13 +4,12 @@
  *  - `Authorization: Bearer <admin token>`: always allowed;
  *  - any other Authorization (a developer API key above all): 401, even on loopback, so a test that
  *    sends its developer key to the control plane by mistake finds out at once.
- * Checked in onRequest, before parsing and validation, like the developer API's gate.
+ * Checked as a request gate (src/http/gates.ts), before parsing and validation, like the developer API's gate.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { Elysia } from "elysia";
 import { CONTROL_PREFIX, isLoopback } from "../config";
 import { errors } from "../errors/catalog";
-import { pathOf } from "../http/auth";
+import type { RequestGate } from "../http/gates";
 
 const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
 
@@ -62,19 +61,21 @@ export interface AdminGateOptions {
   isDeveloperKey: (authorization: string) => boolean;
 }
 
-export function adminGate(options: AdminGateOptions) {
+export function adminGate(options: AdminGateOptions): RequestGate {
   const isAdmin = adminBearerCheck(options.adminToken);
-  return new Elysia({ name: "admin-gate" }).onRequest(({ request }) => {
-    if (!isControlPath(pathOf(request.url))) return;
-    const authorization = request.headers.get("authorization");
-    if (authorization === null) {
-      if (!options.openWithoutToken) throw errors.adminUnauthorized();
-      const refusal = browserRefusal(request);
-      if (refusal) throw errors.adminCrossSite(refusal);
-      return;
-    }
-    if (isAdmin(authorization)) return;
-    if (!BEARER.test(authorization)) throw errors.adminMalformed();
-    throw options.isDeveloperKey(authorization) ? errors.developerKeyOnControlPlane() : errors.adminWrongToken();
-  });
+  return {
+    matches: isControlPath,
+    check(request) {
+      const authorization = request.headers.get("authorization");
+      if (authorization === null) {
+        if (!options.openWithoutToken) throw errors.adminUnauthorized();
+        const refusal = browserRefusal(request);
+        if (refusal) throw errors.adminCrossSite(refusal);
+        return;
+      }
+      if (isAdmin(authorization)) return;
+      if (!BEARER.test(authorization)) throw errors.adminMalformed();
+      throw options.isDeveloperKey(authorization) ? errors.developerKeyOnControlPlane() : errors.adminWrongToken();
+    },
+  };
 }

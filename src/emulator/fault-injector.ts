@@ -10,7 +10,7 @@ import type { Clock } from "../clock";
 import { API_PREFIX, DEPLOY_LIMITS_PREFIX } from "../config";
 import { errors } from "../errors/catalog";
 import { errorResponse } from "../errors/handler";
-import { pathOf } from "../http/auth";
+import { pathOf } from "../http/paths";
 import { newId } from "../ids";
 import type { FaultRule, FaultRuleInput } from "./model";
 

@@ -7,7 +7,8 @@
  * response known for every outcome: a handler result, an error envelope, an injected fault, a 404.
  */
 import { isoOf, type Clock } from "../clock";
-import { isDeveloperApiPath, pathOf, principalOf } from "../http/auth";
+import { principalOf } from "../http/auth";
+import { isDeveloperApiPath, pathOf } from "../http/paths";
 import { takeJsonBodyText } from "../http/body-limit";
 import type { RequestLogEntry } from "./model";
 import { captureRequest, captureResponse, detailOf, keepRequestBody, type CapturedDetail, type RequestDetail } from "./request-detail";

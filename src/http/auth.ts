@@ -1,6 +1,6 @@
 /**
  * Developer API authentication, in two steps:
- *  1. `apiGate` (onRequest, before body parsing and validation): who is calling — the key is checked and the
+ *  1. `apiGate` (a request gate, src/http/gates.ts: before body parsing and validation): who is calling — the key is checked and the
  *     account's rate window is taken, so a bad key is a 401 whatever the body, and a 429 costs no parsing.
  *  2. the `auth` macro (transform, before validation): may this key call this route — its scope.
  * The principal travels from 1 to 2 on the Request itself (a symbol-keyed property no one else reads), so
@@ -10,28 +10,14 @@
 import { Elysia } from "elysia";
 import type { AuthService, Principal } from "../auth/service";
 import { hasScope, type Scope } from "../auth/scopes";
-import { API_PREFIX, DEPLOY_LIMITS_PREFIX } from "../config";
 import { errors } from "../errors/catalog";
 import { declaresMoreThan, JSON_BODY_MAX_BYTES, readJsonBody } from "./body-limit";
 import { rateGroupOf, type RateLimiter } from "../ratelimit/limiter";
+import type { RequestGate } from "./gates";
+import { isDeveloperApiPath } from "./paths";
 
 const PRINCIPAL = Symbol("ext.principal");
 type WithPrincipal = Request & { [PRINCIPAL]?: Principal };
-
-/** The path of a request URL without parsing a URL object (hot path). */
-export function pathOf(url: string): string {
-  const start = url.indexOf("/", url.indexOf("//") + 2);
-  if (start < 0) return "/";
-  const q = url.indexOf("?", start);
-  return q < 0 ? url.slice(start) : url.slice(start, q);
-}
-
-export function isDeveloperApiPath(path: string): boolean {
-  return (
-    (path.startsWith(API_PREFIX) && (path.length === API_PREFIX.length || path[API_PREFIX.length] === "/")) ||
-    path.startsWith(DEPLOY_LIMITS_PREFIX + "/")
-  );
-}
 
 /** The account behind a developer-API request once the gate has authenticated it (request log, control plane). */
 export function principalOf(request: Request): Principal | undefined {
@@ -42,7 +28,7 @@ export function principalOf(request: Request): Principal | undefined {
  * `isAdminToken` recognises the control plane's token so that sending it here gets a specific 401
  * (it never opens the developer API); it is consulted only after a key failed to authenticate.
  */
-export function apiGate(auth: AuthService, limiter: RateLimiter, isAdminToken?: (authorization: string | null) => boolean) {
+export function apiGate(auth: AuthService, limiter: RateLimiter, isAdminToken?: (authorization: string | null) => boolean): RequestGate {
   const authenticate = (authorization: string | null): Principal => {
     try {
       return auth.authenticate(authorization);
@@ -51,21 +37,22 @@ export function apiGate(auth: AuthService, limiter: RateLimiter, isAdminToken?: 
       throw e;
     }
   };
-  return new Elysia({ name: "api-gate" }).onRequest(({ request, set }) => {
-    const path = pathOf(request.url);
-    if (!isDeveloperApiPath(path)) return;
-    const principal = authenticate(request.headers.get("authorization"));
-    // Known before the rate check, so a 429 is still attributed to its account in the request log.
-    (request as WithPrincipal)[PRINCIPAL] = principal;
-    const group = rateGroupOf(request.method, path);
-    if (group) {
-      const headers = limiter.take(principal.accountId, group);
-      if (headers) Object.assign(set.headers, headers);
-    }
-    // A JSON body over the cap is refused before it is read. It is counted first, like every authenticated
-    // request whatever its outcome, so its 413 carries the rate headers too.
-    if (group !== "submit_version" && declaresMoreThan(request, JSON_BODY_MAX_BYTES)) throw errors.payloadTooLarge(JSON_BODY_MAX_BYTES);
-  });
+  return {
+    matches: isDeveloperApiPath,
+    check(request, set, path) {
+      const principal = authenticate(request.headers.get("authorization"));
+      // Known before the rate check, so a 429 is still attributed to its account in the request log.
+      (request as WithPrincipal)[PRINCIPAL] = principal;
+      const group = rateGroupOf(request.method, path);
+      if (group) {
+        const headers = limiter.take(principal.accountId, group);
+        if (headers) Object.assign(set.headers, headers);
+      }
+      // A JSON body over the cap is refused before it is read. It is counted first, like every authenticated
+      // request whatever its outcome, so its 413 carries the rate headers too.
+      if (group !== "submit_version" && declaresMoreThan(request, JSON_BODY_MAX_BYTES)) throw errors.payloadTooLarge(JSON_BODY_MAX_BYTES);
+    },
+  };
 }
 
 /** Route options: `auth: "<scope>"` requires that scope; `json: true` requires a JSON Content-Type. */

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SCOPES } from "../../src/auth/scopes";
 import { createApp } from "../../src/app";
-import { isDeveloperApiPath } from "../../src/http/auth";
+import { isDeveloperApiPath } from "../../src/http/paths";
 import { baseFixture, expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
 /** Every scope a key can hold except the wildcard. */

@@ -14,7 +14,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { createApp } from "../../src/app";
-import { isDeveloperApiPath } from "../../src/http/auth";
+import { isDeveloperApiPath } from "../../src/http/paths";
 import { bundleDir, submitVersion } from "../helpers/bundles";
 import { assertNoSecretValue, baseFixture, rememberSecretValue, DEMO_KEY, OTHER_KEY, READ_KEY, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { requestArb, type FuzzRequest, type FuzzRoute, type Pools } from "./requests";
