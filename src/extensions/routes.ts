@@ -1,19 +1,20 @@
 import { Elysia } from "elysia";
 import { JSON_BODY_ERRORS } from "../errors/codes";
 import { apiAuth } from "../http/auth";
-import { apiResponses, noContent, NoContent } from "../http/responses";
+import { apiResponses, jsonResponses, noContent, NoContent } from "../http/responses";
 import type { ExtensionService } from "./service";
 import { CreateExtensionBody, Extension, ExtensionCreated, ExtensionIdParams, ExtensionList, UpdateExtensionBody } from "./model";
 
 const tags = ["Extensions"];
-const JSON_HEADERS = { "content-type": "application/json;charset=utf-8" };
 
 export function extensionRoutes(extensions: ExtensionService) {
+  const listResponse = jsonResponses();
   return new Elysia({ prefix: "/extensions" })
     .use(apiAuth)
     // The hot path: the body comes serialized from the service's cache (its shape is the ExtensionList schema below,
-    // built from the same prepared query as `list`); Elysia still merges the rate-limit headers into it.
-    .get("", ({ principal }) => new Response(extensions.listJson(principal.accountId), { headers: JSON_HEADERS }), {
+    // built from the same prepared query as `list`), the response cloned from one built per body; Elysia still
+    // merges the rate-limit headers into it.
+    .get("", ({ principal }) => listResponse(principal.accountId, extensions.listJson(principal.accountId)), {
       auth: "extensions:read",
       response: apiResponses({ 200: ExtensionList }),
       detail: { tags, operationId: "listExtensions", summary: "List the account's extensions", description: "Newest first. No pagination." },
