@@ -31,56 +31,45 @@ function cpuLine(row: RouteRowLike): string {
 }
 
 const GET_PROFILE =
-  "Where the list's time goes (bun --cpu-prof-md of the server under wrk at 64 connections, while writing this bench): before this issue's changes, native SQLite " +
-  "statement steps were 38% of samples (the key's lookup, `total_changes()` and `PRAGMA data_version`: on a WAL file each statement outside a transaction opens a " +
-  "read transaction, ~4–6 µs of shared-memory locking), SHA-256 of the key ~10%, and an async fault hook made every request's handler async. Now a key that " +
-  "authenticated is remembered until the database generation moves (no hash, no lookup); `data_version` is read only when the WAL-index header " +
-  "(48 bytes of the -shm file, one plain read, no lock) shows a commit since the last look (src/db/generation.ts: that read transaction was 31% of " +
-  "the list's samples in a profile taken after the other changes); fault injection is a wrap that adds nothing when no rule is armed. What is left " +
-  "that is ours is a few µs: the request log's entry, three path checks (pathOf/isDeveloperApiPath: ~5% of samples, computed once per hook), the " +
-  "principal's map lookup. The rest is Elysia's per-request pipeline — the composed handler and its context object, the onRequest hooks, the auth " +
-  "macro's transform + resolve, merging `set.headers` into the Response (Response construction ~14% of samples) — and Bun's socket work, which the " +
-  "ceiling pays too. By server CPU per request the list costs about twice the ceiling (~25 µs against ~13 µs in this day's runs); a quieter " +
-  "moment of the same day measured 60–61% by req/s (47,810 vs 78,101 req/s in a --quick run at load 2.6; 24,264 vs 40,414 in a full run), a " +
-  "busier one 37%: on this shared machine the req/s ratio follows the load more than the code. Closing the last gap would mean answering the list " +
-  "outside Elysia's pipeline (a Bun route of our own), bypassing the hooks every other route shares; not done.";
+  "Where the list's time goes now (perf record -e cpu-clock on the compiled server under wrk at 64 connections): ~45% of the server's CPU is the kernel's " +
+  "loopback TCP work and ~44% the binary's own native code (Bun's HTTP server, the Request/Headers/Response objects, JavaScriptCore's runtime and interpreter), which the ceiling pays too; " +
+  "JIT-compiled JavaScript is ~5%. Removed from the path in this issue, each measured by alternating builds: the SQLite statements (the database " +
+  "generation is a memory-mapped compare of the WAL-index header, src/db/generation.ts; keys, unknown ones included, and the list are kept until it " +
+  "moves, src/db/read-cache.ts), the request log's per-request header copies and masking (read only when a detail is asked for), the WeakMaps that " +
+  "carried the principal, one of the two onRequest gates (src/http/gates.ts), and the list body's encoding on every request (each 200 is a clone of a " +
+  "Response built once per body, src/http/responses.ts). What is left that is ours: the request log's entry — a build without the log answers ~10% " +
+  "more requests, of which ~3% is the ring buffer holding 500 entries' headers for the garbage collector to trace — and the gate. The rest is Elysia's " +
+  "per-request pipeline (context object, hooks, the auth macro's transform and resolve). The req/s ratio follows the machine's load: the same build " +
+  "measured 55–62% in quick runs of the day.";
 
 function getRatio(r: BenchResults): string {
   const row = routeRows(r).find((x) => x.id === "list");
   return (row ? cpuLine(row) : "") + GET_PROFILE;
 }
 
-/** Measured with bun:sqlite on this machine while writing the bench: one-row UPDATE commits on a WAL file, synchronous=NORMAL. */
+/** From profiles of the write routes (bun --cpu-prof-md of app.handle in process, and of the server under wrk). */
 const WRITE_COST =
-  "Each write ends in a COMMIT (in the PATCH profile, bun:sqlite's argument-less statement runs — BEGIN/COMMIT — are the largest single part): " +
-  "the WAL append itself costs ~20 µs of CPU, but every ~1,000 WAL pages SQLite's automatic checkpoint fsyncs the WAL and the database on the main " +
-  "thread, and on this disk that averaged out to ~118 µs of wall time per one-row commit against ~43 µs with a checkpoint interval ten times " +
-  "larger. Not changed: a larger interval (or checkpoints from a worker) trades the WAL file's size and when data reaches the disk for a write " +
-  "throughput that a test suite's sparse writes never need. ";
+  "A write costs three SQLite transactions on a WAL file: the key's lookup again (every commit moves the database generation, so the principal " +
+  "remembered before it is read anew: ~17% of a PATCH profile), the write itself (BEGIN, the row read, the UPDATE or INSERT, COMMIT: ~50%; bun:sqlite's " +
+  "`run` and `values`), and the install count read after it. Each statement outside a transaction opens its own read transaction, whose locks on the " +
+  "-shm file are system calls, and every ~1,000 WAL pages SQLite's automatic checkpoint fsyncs on the main thread. Removed in this issue: the request " +
+  "log's clone of every small JSON body (a tee of the request stream: 84 → 65 µs of server CPU per PATCH), the error-envelope clone, statement " +
+  "building per request. Not changed: a larger checkpoint interval or checkpoints from a worker (a WAL file that grows, data that reaches the disk " +
+  "later) and a finer generation that spares the key lookup after writes to other tables (every service writing a key or an account would have to " +
+  "say so) — for a test suite's sparse writes. ";
 
 const ROUTE_NOTES: Record<string, string> = {
-  get:
-    "GET /extensions/:id reads the row and its install count in one statement now (two read transactions before; 51–56 → 37–59 µs in the same A/B: within the noise); Elysia then validates the response " +
-    "against the Extension schema and serializes it (the list skips both: its body is cached already serialized).",
+  get: "GET /extensions/:id is answered from the read cache (src/db/read-cache.ts) until the data changes; Elysia still validates and serializes the object.",
   create:
-    "POST /extensions: a write transaction (WAL append of the table page and three index pages; with synchronous=NORMAL every ~1,000 pages a checkpoint " +
-    "fsyncs), the JSON body parsed and validated by Elysia/TypeBox, the 201 validated and serialized. Its statements are prepared once now (drizzle's builder " +
-    "built and prepared each query per request: 540–677 → 224–231 µs of server CPU per request in an A/B of the two builds alternated on the loaded machine). What is left is SQLite's write path and the framework.",
-  patch:
-    "PATCH: one prepared UPDATE, one prepared listed-at check and no read-back (346–365 → 138–160 µs, same A/B); left: the write transaction, body parse + validation, " +
-    "response validation.",
-  secret:
-    "PUT secrets: AES-256-GCM with a fresh IV (randomBytes + cipher, ~10 µs), one prepared UPDATE or INSERT (347–366 → 130–146 µs, same A/B); left: the write transaction and the framework.",
-  installs:
-    "GET …/installs used to count install rows with four drizzle builder queries built and prepared per request (322 µs of server CPU); the statistics are " +
-    "counters now, read with two statements prepared once (src/installs/service.ts: 140 → 8 µs in process); left: the owner check, the response validated " +
-    "against its schema (a record of version ids) and Elysia's pipeline, as for GET /extensions/:id.",
-  limits:
-    "GET …/limits resolved every limit with two statements each (40 read transactions) and built six builder queries per request (684–928 µs, same A/B); now two statements " +
-    "for the overrides and one for the usage, inside one read transaction (85–93 µs); left: a 3 KB body validated against its schema by Elysia and serialized.",
+    "POST /extensions: the key's lookup, then one write transaction (the per-account count, the slug prefix range, the INSERT: WAL append of the table " +
+    "page and three index pages), the JSON body parsed and validated by Elysia/TypeBox, the 201 validated and serialized.",
+  patch: "PATCH: the key's lookup, one write transaction (the row, one prepared UPDATE, one listed-at check), the install count; body parse + validation, response validation.",
+  secret: "PUT secrets: the key's lookup, AES-256-GCM with a fresh IV (randomBytes + cipher, ~10 µs), one prepared UPDATE or INSERT in a write transaction, and the framework.",
+  installs: "GET …/installs is answered from the read cache until the data changes; Elysia still validates and serializes the statistics.",
+  limits: "GET …/limits is answered from the read cache until the data changes; what is left is Elysia validating and serializing a 3 KB body on every request.",
   unauthorized:
-    "The 401 pays SHA-256 of the unknown key and its SQLite lookup (never remembered: failures are not cached, so invented keys cannot grow memory), the check " +
-    "against the admin token (its digest is now made once, not per request) and the error envelope.",
+    "The 401: an unknown key is remembered like a known one until the next commit (bounded), so a repeated one skips the SHA-256 and the lookup; left: " +
+    "the admin-token check of a failed key (a SHA-256 of the header, for a constant-time compare) and the error path (the throw, Elysia's onError, the envelope).",
   rate_limited: "The 429 pays authentication (remembered), the rate window and the error envelope with its headers.",
 };
 
@@ -96,14 +85,12 @@ function coldStart(r: BenchResults): string {
   const trace = (r.sections.cold as { trace?: string[] } | undefined)?.trace ?? [];
   return (
     (trace.length > 0 ? `This run's start-up trace: ${trace.map((l) => l.replace(/^\[startup\]\s*/, "")).join("; ")}. ` : "") +
-    "Read the CPU column: on a busy machine the wall times include waiting for a core. By CPU, the start is spread over framework and runtime work, no single " +
-    "part of it ours: the CLI's and the server's modules evaluated (Elysia, TypeBox, drizzle, citty: ~35 ms CPU together under load, from bytecode), the app " +
-    "built (~20 ms: Elysia registers every route with its TypeBox schemas and error models — src/errors/model.ts's errorResponses builds each route's error " +
-    "schemas, ~6% of a start-up profile), SQLite opened and migrated (~8 ms CPU plus 7 fsyncs, ~5 ms on this disk: the secrets key file and SQLite's WAL " +
-    "set-up, kept for durability), and the first response (~20 ms CPU: Elysia compiles the /healthz handler with `new Function` on first use). The binary " +
-    "is already built with `--bytecode`, the OpenAPI generator and the docs script load on first use. What would close it: schemas and handlers composed " +
-    "at build time instead of at every start (not available in Elysia 1.4), fewer error-model schemas per route (src/errors/model.ts, being reworked for " +
-    "the OpenAPI document in a parallel issue), an idle machine."
+    "Read the CPU column: on a busy machine the wall times include waiting for a core. Taken out of the start in this issue (binary start-up profiles " +
+    "and the trace): the error schemas every route registered (they are markers now, expanded when the document is made: half of building the app), " +
+    "the first request's route composition for /healthz (Bun answers it from a static route), drizzle's migrator building each DDL statement through " +
+    "the query builder (src/db/migrations.ts), the upload parser and the bundle lister's modules (loaded on first use). What is left is the runtime and " +
+    "the framework: Bun's own start (a compiled hello-world server answers in ~4 ms), evaluating the CLI's and the server's modules (Elysia, TypeBox, " +
+    "drizzle, from bytecode), Elysia registering ~100 routes and mapping them at listen, SQLite creating the schema, and the services preparing their statements."
   );
 }
 
