@@ -126,10 +126,10 @@ export function createExtensionService(deps: { db: Db; clock: Clock; limits: Lim
   );
 
   /**
-   * Inserts inside an open transaction (the caller's `tx`: the prepared statements above share its connection),
+   * Inserts inside an open transaction (the caller's: the prepared statements above share its connection),
    * enforcing the per-account cap and slug uniqueness.
    */
-  function insert(_tx: Tx, accountId: string, input: NewExtension): ExtensionRow {
+  function insert(_tx: Tx | null, accountId: string, input: NewExtension): ExtensionRow {
     const max = limits.resolve("max_extensions_per_account", { accountId }).value;
     const current = countStmt.get(accountId)?.n ?? 0;
     if (current >= max) throw errors.limitExceeded("max_extensions_per_account", max, current, "extensions per account");
@@ -158,6 +158,27 @@ export function createExtensionService(deps: { db: Db; clock: Clock; limits: Lim
     return row;
   }
 
+  // The routes' write transactions, as bun:sqlite transaction functions made once (drizzle's `db.transaction`
+  // builds one on every call); the answer is read inside, so the write and its read-back share one transaction.
+  const createTx = db.$client.transaction((accountId: string, input: CreateExtensionInput) => insert(null, accountId, input));
+  const updateTx = db.$client.transaction((accountId: string, id: string, patch: UpdateExtensionInput): Extension => {
+    const current = findOwned(accountId, id);
+    const next: Partial<ExtensionRow> = {};
+    if (patch.name !== undefined && trimmedName(patch.name) !== current.name) next.name = trimmedName(patch.name);
+    if (patch.short_description !== undefined && patch.short_description !== current.shortDescription) next.shortDescription = patch.short_description;
+    if (patch.description !== undefined && patch.description !== current.description) next.description = patch.description;
+    if (patch.pricing !== undefined && JSON.stringify(patch.pricing) !== current.pricing) next.pricing = JSON.stringify(patch.pricing);
+    if (patch.visibility !== undefined && patch.visibility !== current.visibility) next.visibility = patch.visibility;
+    // updatedAt moves only when something really changed.
+    if (Object.keys(next).length === 0) return toFull(current);
+    const updatedAt = clock.iso();
+    const row: ExtensionRow = { ...current, ...next, updatedAt };
+    updateStmt.run(row.name, row.shortDescription, row.description, row.pricing, row.visibility, updatedAt, id);
+    markListedStmt.run(updatedAt, id);
+    // listed_at is not part of the answer, so the row is complete without reading it back.
+    return toFull(row);
+  });
+
   return {
     findOwned,
     insert,
@@ -179,29 +200,12 @@ export function createExtensionService(deps: { db: Db; clock: Clock; limits: Lim
     },
 
     create(accountId: string, input: CreateExtensionInput): ExtensionCreated["extension"] {
-      const row = db.transaction((tx) => insert(tx, accountId, input));
+      const row = createTx(accountId, input);
       return { id: row.id, slug: row.slug, name: row.name, status: row.status as ExtensionStatus, createdAt: row.createdAt };
     },
 
     update(accountId: string, id: string, patch: UpdateExtensionInput): Extension {
-      const row = db.transaction(() => {
-        const current = findOwned(accountId, id);
-        const next: Partial<ExtensionRow> = {};
-        if (patch.name !== undefined && trimmedName(patch.name) !== current.name) next.name = trimmedName(patch.name);
-        if (patch.short_description !== undefined && patch.short_description !== current.shortDescription) next.shortDescription = patch.short_description;
-        if (patch.description !== undefined && patch.description !== current.description) next.description = patch.description;
-        if (patch.pricing !== undefined && JSON.stringify(patch.pricing) !== current.pricing) next.pricing = JSON.stringify(patch.pricing);
-        if (patch.visibility !== undefined && patch.visibility !== current.visibility) next.visibility = patch.visibility;
-        // updatedAt moves only when something really changed.
-        if (Object.keys(next).length === 0) return current;
-        const updatedAt = clock.iso();
-        const row: ExtensionRow = { ...current, ...next, updatedAt };
-        updateStmt.run(row.name, row.shortDescription, row.description, row.pricing, row.visibility, updatedAt, id);
-        markListedStmt.run(updatedAt, id);
-        // listed_at is not part of the answer, so the row is complete without reading it back.
-        return row;
-      });
-      return toFull(row);
+      return updateTx(accountId, id, patch);
     },
 
     remove(accountId: string, id: string): void {
