@@ -9,7 +9,7 @@ import { secrets } from "../db/schema";
 import { errors } from "../errors/catalog";
 import type { ExtensionService } from "../extensions/service";
 import type { LimitsService } from "../limits/service";
-import type { SecretCipher } from "./cipher";
+import type { SealedValue, SecretCipher } from "./cipher";
 import { SECRET_NAME_RE, SECRET_VALUE_MAX_BYTES } from "./model";
 
 export function createSecretService(deps: { db: Db; clock: Clock; limits: LimitsService; extensions: ExtensionService; cipher: SecretCipher }) {
@@ -27,6 +27,18 @@ export function createSecretService(deps: { db: Db; clock: Clock; limits: Limits
   function checkName(name: string): void {
     if (!SECRET_NAME_RE.test(name)) throw errors.secretNameInvalid();
   }
+
+  // A bun:sqlite transaction function made once (drizzle's `db.transaction` builds one on every call).
+  const putTx = db.$client.transaction((accountId: string, extensionId: string, name: string, sealed: SealedValue): { created: boolean } => {
+    extensions.findOwned(accountId, extensionId);
+    const now = clock.iso();
+    if (replaceStmt.run(sealed.ciphertext, sealed.iv, now, extensionId, name).changes > 0) return { created: false };
+    const max = limits.resolve("max_secrets_per_extension", { accountId, extensionId }).value;
+    const current = countStmt.get(extensionId)?.n ?? 0;
+    if (current >= max) throw errors.limitExceeded("max_secrets_per_extension", max, current, "secrets per extension");
+    insertStmt.run(extensionId, name, sealed.ciphertext, sealed.iv, now, now);
+    return { created: true };
+  });
 
   return {
     /** Names only, in byte order (uppercase before lowercase), as SQLite's BINARY collation sorts them. */
@@ -50,17 +62,7 @@ export function createSecretService(deps: { db: Db; clock: Clock; limits: Limits
       if (bytes === 0) throw errors.secretValueEmpty();
       // A lone surrogate cannot be encoded as UTF-8: it would be stored silently as U+FFFD, a different value.
       if (!value.isWellFormed()) throw errors.secretValueNotUnicode();
-      const sealed = cipher.seal(extensionId, name, value);
-      return db.transaction(() => {
-        extensions.findOwned(accountId, extensionId);
-        const now = clock.iso();
-        if (replaceStmt.run(sealed.ciphertext, sealed.iv, now, extensionId, name).changes > 0) return { created: false };
-        const max = limits.resolve("max_secrets_per_extension", { accountId, extensionId }).value;
-        const current = countStmt.get(extensionId)?.n ?? 0;
-        if (current >= max) throw errors.limitExceeded("max_secrets_per_extension", max, current, "secrets per extension");
-        insertStmt.run(extensionId, name, sealed.ciphertext, sealed.iv, now, now);
-        return { created: true };
-      });
+      return putTx(accountId, extensionId, name, cipher.seal(extensionId, name, value));
     },
 
     remove(accountId: string, extensionId: string, name: string): void {
