@@ -10,7 +10,7 @@ import { BlobStore } from "./blobs/blob-store";
 import { EmulatorClock } from "./clock";
 import type { ServerConfig } from "./config";
 import { openDatabase, type Db } from "./db/database";
-import { createDbGeneration } from "./db/generation";
+import { createDbGeneration, openWalIndexHeader, type WalIndexHeader } from "./db/generation";
 import { createExtensionService } from "./extensions/service";
 import { createFixtureLoader } from "./fixtures/loader";
 import type { Fixture, SeedReport } from "./fixtures/model";
@@ -49,6 +49,8 @@ export interface RuntimeOptions {
 
 interface Storage {
   db: Db;
+  /** Opened before the database (src/db/generation.ts says why); handed to the generation. */
+  walIndex: WalIndexHeader | null;
   blobRoot: string;
   secretKey: Buffer;
   /** Whether this runtime holds the directory's lock (and so may remove upload leftovers). */
@@ -62,7 +64,7 @@ function openStorage(config: ServerConfig, logger: Logger, shared: boolean): Sto
     const memoryDir = createMemoryDir();
     if (memoryDir.swept.length > 0) logger.info("removed memory directories of servers that are gone", { count: memoryDir.swept.length });
     // Memory mode: the key dies with the process, like the data it protects.
-    return { db: openDatabase(":memory:"), blobRoot: join(memoryDir.dir, "blobs"), secretKey: ephemeralKey(), exclusive: true, release: memoryDir.release };
+    return { db: openDatabase(":memory:"), walIndex: null, blobRoot: join(memoryDir.dir, "blobs"), secretKey: ephemeralKey(), exclusive: true, release: memoryDir.release };
   }
   const dir = resolve(config.dataDir);
   mkdirSync(dir, { recursive: true });
@@ -71,17 +73,25 @@ function openStorage(config: ServerConfig, logger: Logger, shared: boolean): Sto
     // Before the database opens: a damaged key file refuses the start (SecretsKeyError) and leaves nothing open.
     const loaded = loadOrCreateKeyFile(join(dir, SECRETS_KEY_FILE));
     if (loaded.looseMode) logger.warn("the secrets key file is readable by group or others; chmod 600 it", { file: join(dir, SECRETS_KEY_FILE) });
-    const db = openDatabase(join(dir, "ext.sqlite"));
-    return { db, blobRoot: join(dir, "blobs"), secretKey: loaded.key, exclusive: lock !== null, release: () => lock?.release() };
+    const file = join(dir, "ext.sqlite");
+    const walIndex = openWalIndexHeader(file);
+    let db: Db;
+    try {
+      db = openDatabase(file);
+    } catch (e) {
+      walIndex?.close();
+      throw e;
+    }
+    return { db, walIndex, blobRoot: join(dir, "blobs"), secretKey: loaded.key, exclusive: lock !== null, release: () => lock?.release() };
   } catch (e) {
     lock?.release();
     throw e;
   }
 }
 
-function buildServices(db: Db, clock: EmulatorClock, blobs: BlobStore, cipher: SecretCipher) {
+function buildServices(db: Db, walIndex: WalIndexHeader | null, clock: EmulatorClock, blobs: BlobStore, cipher: SecretCipher) {
   const limits = createLimitsService(db);
-  const generation = createDbGeneration(db);
+  const generation = createDbGeneration(db, walIndex);
   const auth = createAuthService(db, generation);
   const extensions = createExtensionService({ db, clock, limits, blobs, generation });
   const secrets = createSecretService({ db, clock, limits, extensions, cipher });
@@ -130,7 +140,7 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
   const { db, blobRoot, secretKey } = storage;
   markStartup("data directory, secrets key, SQLite opened and migrated");
   const blobs = new BlobStore(blobRoot);
-  const services = buildServices(db, clock, blobs, createSecretCipher(secretKey));
+  const services = buildServices(db, storage.walIndex, clock, blobs, createSecretCipher(secretKey));
   const rateLimiter = new RateLimiter(clock, config.rateLimits);
 
   // Crash recovery: a blob no version row points to, or a temp file, is a leftover of an interrupted upload.
@@ -155,8 +165,9 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
     seed: createFixtureLoader({ db, clock, limits: services.limits, extensions: services.extensions, blobs, installs: services.installs }),
     close() {
       runtime.control.cancelTimers();
-      services.generation.close();
       db.$client.close();
+      // After the database: closing the -shm file's descriptor first would drop SQLite's lock on it.
+      services.generation.close();
       storage.release();
     },
   };

@@ -70,8 +70,9 @@ export const apiAuth = new Elysia({ name: "api-auth" }).macro({
   }),
   json: {
     // 1. a body sent as anything but JSON is a 415; 2. the body is read (a chunked one with a cap) and parsed as JSON
-    // whatever the Content-Type (none at all included). The named "json" parser never runs (2 always answers); it
-    // is what tells @elysiajs/openapi that the request body is application/json: with functions alone it documents no body content.
+    // whatever the Content-Type (none at all included). The named "json" parser runs only for an empty body (2 leaves
+    // it to decide: it knows whether the body is optional); it is also what tells @elysiajs/openapi that the request
+    // body is application/json: with functions alone it documents no body content.
     parse: [
       ({ contentType }: { contentType: string }) => {
         // The media type itself, parameters (charset) aside: "application/jsonp" is not JSON.
