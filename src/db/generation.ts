@@ -107,49 +107,53 @@ function isLiveIndex(db: Db, header: WalIndexHeader): boolean {
   return version.getUint32(0, true) === WAL_INDEX_VERSION || version.getUint32(0, false) === WAL_INDEX_VERSION;
 }
 
+/** True when the database may have changed since the last call (the first call included). */
+type ChangeProbe = () => boolean;
+
+/** The live header compared with the copy seen last. */
+function headerProbe(header: WalIndexHeader): ChangeProbe {
+  const seen = new Uint8Array(WAL_INDEX_HEADER_BYTES);
+  return () => {
+    const now = header.read();
+    if (sameBytes(now, seen)) return false;
+    seen.set(now);
+    return true;
+  };
+}
+
+/**
+ * No live header: an in-memory database (no other connection), or a file whose header cannot be read. This
+ * connection's own writes are counted; `data_version` adds other connections' commits for a file.
+ */
+function counterProbe(db: Db): ChangeProbe {
+  const sqlite = db.$client;
+  const changesStmt = sqlite.prepare<[number], []>("SELECT total_changes()");
+  const dataVersionStmt = sqlite.filename === "" || sqlite.filename === ":memory:" ? null : sqlite.prepare<[number], []>("PRAGMA data_version");
+  let seenChanges = -1;
+  let seenVersion = -1;
+  return () => {
+    const changes = changesStmt.values()[0]![0] as number;
+    const version = dataVersionStmt ? (dataVersionStmt.values()[0]![0] as number) : 0;
+    if (changes === seenChanges && version === seenVersion) return false;
+    seenChanges = changes;
+    seenVersion = version;
+    return true;
+  };
+}
+
 /** `header`: from openWalIndexHeader, called before the database was opened; its ownership passes here. */
 export function createDbGeneration(db: Db, header: WalIndexHeader | null = null): DbGeneration {
   const sqlite = db.$client;
+  const changed = header && isLiveIndex(db, header) ? headerProbe(header) : counterProbe(db);
   let generation = 0;
   let closed = false;
   // A read inside a write transaction (or after close) gets a number no other read ever gets, and never one
   // of the positive generations: what it cached can never be served later, whether the transaction commits or not.
   let uncommitted = 0;
-  const unique = () => --uncommitted;
-  if (header && isLiveIndex(db, header)) {
-    const seen = new Uint8Array(WAL_INDEX_HEADER_BYTES);
-    return {
-      current() {
-        if (closed || sqlite.inTransaction) return unique();
-        const now = header.read();
-        if (!sameBytes(now, seen)) {
-          seen.set(now);
-          generation++;
-        }
-        return generation;
-      },
-      close() {
-        closed = true;
-        header.close();
-      },
-    };
-  }
-  // No live header: an in-memory database (no other connection), or a file whose header cannot be read. This
-  // connection's own writes are counted; `data_version` adds other connections' commits for a file.
-  const changesStmt = sqlite.prepare<[number], []>("SELECT total_changes()");
-  const dataVersionStmt = sqlite.filename === "" || sqlite.filename === ":memory:" ? null : sqlite.prepare<[number], []>("PRAGMA data_version");
-  let seenChanges = -1;
-  let seenVersion = -1;
   return {
     current() {
-      if (closed || sqlite.inTransaction) return unique();
-      const changes = changesStmt.values()[0]![0] as number;
-      const version = dataVersionStmt ? (dataVersionStmt.values()[0]![0] as number) : 0;
-      if (changes !== seenChanges || version !== seenVersion) {
-        seenChanges = changes;
-        seenVersion = version;
-        generation++;
-      }
+      if (closed || sqlite.inTransaction) return --uncommitted;
+      if (changed()) generation++;
       return generation;
     },
     close() {

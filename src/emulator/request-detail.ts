@@ -118,7 +118,7 @@ export function keepRequestBody(detail: CapturedDetail, request: Request, parsed
   );
 }
 
-/** Called with the final response. An error body is copied from a clone, so the client's stream is untouched. */
+/** Called with the final response. An error body is taken from the envelope text it was made of, else copied from a clone, so the client's stream is untouched. */
 export function captureResponse(detail: CapturedDetail, response: Response): Promise<void> | null {
   detail.responseHeaders = response.headers;
   if (response.status < 400 || response.body === null) return null;

@@ -5,7 +5,7 @@
 import { and, desc, eq, getTableColumns, sql } from "drizzle-orm";
 import type { BlobStore } from "../blobs/blob-store";
 import type { Clock } from "../clock";
-import type { Db, Tx } from "../db/database";
+import type { Db } from "../db/database";
 import type { DbGeneration } from "../db/generation";
 import { createReadCache } from "../db/read-cache";
 import { extensions, installCounters, versions } from "../db/schema";
@@ -129,7 +129,7 @@ export function createExtensionService(deps: { db: Db; clock: Clock; limits: Lim
    * Inserts inside an open transaction (the caller's: the prepared statements above share its connection),
    * enforcing the per-account cap and slug uniqueness.
    */
-  function insert(_tx: Tx | null, accountId: string, input: NewExtension): ExtensionRow {
+  function insert(accountId: string, input: NewExtension): ExtensionRow {
     const max = limits.resolve("max_extensions_per_account", { accountId }).value;
     const current = countStmt.get(accountId)?.n ?? 0;
     if (current >= max) throw errors.limitExceeded("max_extensions_per_account", max, current, "extensions per account");
@@ -160,7 +160,7 @@ export function createExtensionService(deps: { db: Db; clock: Clock; limits: Lim
 
   // The routes' write transactions, as bun:sqlite transaction functions made once (drizzle's `db.transaction`
   // builds one on every call); the answer is read inside, so the write and its read-back share one transaction.
-  const createTx = db.$client.transaction((accountId: string, input: CreateExtensionInput) => insert(null, accountId, input));
+  const createTx = db.$client.transaction((accountId: string, input: CreateExtensionInput) => insert(accountId, input));
   const updateTx = db.$client.transaction((accountId: string, id: string, patch: UpdateExtensionInput): Extension => {
     const current = findOwned(accountId, id);
     const next: Partial<ExtensionRow> = {};
