@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { parseServerConfig } from "../src/config";
 import { createLogger } from "../src/logger";
+import { readdirSync } from "node:fs";
 import { connect } from "node:net";
 import { DRAIN_LIMIT_MS, PortInUseError, startServer } from "../src/server";
 import { DEMO_KEY, startTestEmulator, stopTestEmulator, type TestEmulator } from "./helpers/emulator";
@@ -44,7 +45,9 @@ describe("stop()", () => {
       sock.on("error", () => {});
       const head = `POST /developer/v1/extensions/${ext}/versions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${DEMO_KEY}\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: 10000000\r\n\r\n`;
       sock.write(head + '--b\r\nContent-Disposition: form-data; name="bundle"; filename="b.tar.gz"\r\n\r\n' + "x".repeat(100_000));
-      await Bun.sleep(200);
+      // In flight once the server is writing the bundle part to its temp file: wait for that, not a fixed time.
+      for (let i = 0; i < 500 && readdirSync(own.runtime.blobs.tmpDir).length === 0; i++) await Bun.sleep(10);
+      expect(readdirSync(own.runtime.blobs.tmpDir).length).toBe(1);
       const started = performance.now();
       await own.stop();
       const took = performance.now() - started;
