@@ -15,7 +15,12 @@ const [port, responsesFile] = process.argv.slice(2);
 if (import.meta.main) {
   const table = JSON.parse(readFileSync(responsesFile!, "utf8")) as Record<string, CeilingResponse>;
   const headers = { "content-type": "application/json;charset=utf-8" };
-  const answers = new Map(Object.entries(table).map(([route, r]) => [route, { body: r.body === "" ? null : Buffer.from(r.body), init: { status: r.status, headers } }]));
+  const answers = new Map(
+    Object.entries(table).map(([route, r]) => [
+      route,
+      { body: r.body === "" ? null : Buffer.from(r.body), init: { status: r.status, headers } },
+    ]),
+  );
   const notFound = { body: Buffer.from('{"error":{"code":"not_found"}}'), init: { status: 404, headers } };
 
   Bun.serve({

@@ -35,7 +35,8 @@ const note = args.find((a) => a.startsWith("--note="))?.slice("--note=".length);
 const partial = quick || only.length < ids.length;
 
 const started = performance.now();
-const log = (line: string) => console.log(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}`);
+const log = (line: string) =>
+  console.log(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}`);
 
 ensureWorkDir();
 ensureWrk(log);
@@ -43,7 +44,9 @@ ensureBenchTools(log);
 ensureBinary(log);
 const settings = settingsFor(quick);
 const results: BenchResults = { environment: describeEnvironment(note), settings, sections: {} };
-log(`machine: ${results.environment.machine.cores} cores, load ${results.environment.machine.loadAvgAtStart.join(" ")}`);
+log(
+  `machine: ${results.environment.machine.cores} cores, load ${results.environment.machine.loadAvgAtStart.join(" ")}`,
+);
 
 // Prism serves the emulator's own OpenAPI document, fetched from a running emulator.
 const docServer = await startEmulator();
@@ -68,7 +71,8 @@ const outDir = partial ? WORK_DIR : RESULTS_DIR;
 const base = partial ? "results-partial" : "latest";
 mkdirSync(outDir, { recursive: true });
 const report = buildReport(results, SECTIONS);
-writeFileSync(join(outDir, `${base}.json`), JSON.stringify(results, null, 2) + "\n");
+writeFileSync(join(outDir, `${base}.json`), `${JSON.stringify(results, null, 2)}\n`);
 writeFileSync(join(outDir, `${base}.md`), report);
 log(`done in ${results.totalSeconds} s: ${join(outDir, base)}.md and .json`);
-for (const t of results.targets ?? []) log(`  ${t.met === null ? "—" : t.met ? "met   " : "MISSED"} ${t.target}: ${t.measured}`);
+for (const t of results.targets ?? [])
+  log(`  ${t.met === null ? "—" : t.met ? "met   " : "MISSED"} ${t.target}: ${t.measured}`);

@@ -6,7 +6,11 @@ import { markStartup } from "../src/startup-trace";
 import { runCli } from "./lib/runner";
 
 export const main = defineCommand({
-  meta: { name: "ext", version: pkg.version, description: "Local emulator of the Developer REST API for extensions, and its CLI" },
+  meta: {
+    name: "ext",
+    version: pkg.version,
+    description: "Local emulator of the Developer REST API for extensions, and its CLI",
+  },
   subCommands: {
     serve: () => import("./commands/serve").then((m) => m.default),
     deploy: () => import("./commands/deploy").then((m) => m.default),

@@ -1,6 +1,6 @@
 /** What CLI commands print: results to stdout, diagnostics to stderr, one line each. */
-export const out = (line: string) => process.stdout.write(line + "\n");
-export const err = (line: string) => process.stderr.write(line + "\n");
+export const out = (line: string) => process.stdout.write(`${line}\n`);
+export const err = (line: string) => process.stderr.write(`${line}\n`);
 
 /** Exit codes (README, "CLI reference"): 0 success, 1 API or runtime error, 2 usage or local validation error. */
 export const EXIT = { ok: 0, runtime: 1, usage: 2 } as const;

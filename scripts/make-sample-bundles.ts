@@ -15,5 +15,5 @@ for (const sample of SAMPLE_BUNDLES) {
   await sample.build(join(out, sample.file));
   console.log(`${sample.file.padEnd(34)} ${sample.description}`);
 }
-writeFileSync(join(root, "docs", "manifest.schema.json"), JSON.stringify(manifestJsonSchema(), null, 2) + "\n");
+writeFileSync(join(root, "docs", "manifest.schema.json"), `${JSON.stringify(manifestJsonSchema(), null, 2)}\n`);
 console.log(`wrote ${SAMPLE_BUNDLES.length} bundles to ${out} and docs/manifest.schema.json`);

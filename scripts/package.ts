@@ -9,7 +9,7 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import rootPkg from "../package.json" with { type: "json" };
-import { compileBinary, hostPlatform, PLATFORMS, prepareDashboard, ROOT, type Platform } from "./lib/compile";
+import { compileBinary, hostPlatform, PLATFORMS, type Platform, prepareDashboard, ROOT } from "./lib/compile";
 
 const OUT = resolve(ROOT, "dist/npm");
 const STAGE = join(OUT, ".stage");
@@ -18,7 +18,11 @@ const PACKAGING = join(ROOT, "packaging");
 export const platformPackageName = (p: Platform) => `@ext-emulator/${p.os}-${p.cpu}`;
 
 function npmPack(dir: string): string {
-  const r = spawnSync("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", OUT], { cwd: dir, encoding: "utf8", shell: process.platform === "win32" });
+  const r = spawnSync("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", OUT], {
+    cwd: dir,
+    encoding: "utf8",
+    shell: process.platform === "win32",
+  });
   if (r.status !== 0) throw new Error(`npm pack in ${dir} failed: ${r.stderr}`);
   return (JSON.parse(r.stdout) as { filename: string }[])[0]!.filename;
 }
@@ -26,11 +30,15 @@ function npmPack(dir: string): string {
 /** The platform package from packaging/platform/, with this platform's name, os, cpu and binary. */
 function stagePlatform(p: Platform): string {
   const dir = join(STAGE, `${p.os}-${p.cpu}`);
-  const fill = (text: string) => text.replaceAll("OS-CPU", `${p.os}-${p.cpu}`).replaceAll('"OS"', JSON.stringify(p.os)).replaceAll('"CPU"', JSON.stringify(p.cpu));
+  const fill = (text: string) =>
+    text
+      .replaceAll("OS-CPU", `${p.os}-${p.cpu}`)
+      .replaceAll('"OS"', JSON.stringify(p.os))
+      .replaceAll('"CPU"', JSON.stringify(p.cpu));
   mkdirSync(join(dir, "bin"), { recursive: true });
   const pkg = JSON.parse(fill(readFileSync(join(PACKAGING, "platform/package.json"), "utf8")));
   pkg.version = rootPkg.version;
-  writeFileSync(join(dir, "package.json"), JSON.stringify(pkg, null, 2) + "\n");
+  writeFileSync(join(dir, "package.json"), `${JSON.stringify(pkg, null, 2)}\n`);
   writeFileSync(join(dir, "README.md"), fill(readFileSync(join(PACKAGING, "platform/README.md"), "utf8")));
   const bin = join(dir, "bin", p.os === "win32" ? "ext.exe" : "ext");
   compileBinary(bin, p.target);
@@ -45,7 +53,7 @@ function stageMain(): string {
   const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
   pkg.version = rootPkg.version;
   pkg.optionalDependencies = Object.fromEntries(PLATFORMS.map((p) => [platformPackageName(p), rootPkg.version]));
-  writeFileSync(join(dir, "package.json"), JSON.stringify(pkg, null, 2) + "\n");
+  writeFileSync(join(dir, "package.json"), `${JSON.stringify(pkg, null, 2)}\n`);
   // startEmulator() returns the demo fixture's key; the fixture itself is embedded in the binary.
   copyFileSync(join(ROOT, "fixtures/demo.json"), join(dir, "lib/demo-fixture.json"));
   // One set of declarations, under the names TypeScript looks for beside index.mjs and index.cjs.

@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { createReadStream, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { compileBinary, PLATFORMS, prepareDashboard, releaseName, ROOT, type Platform } from "./lib/compile";
+import { compileBinary, PLATFORMS, type Platform, prepareDashboard, ROOT, releaseName } from "./lib/compile";
 
 export async function sha256(file: string): Promise<string> {
   const hash = createHash("sha256");
@@ -34,7 +34,7 @@ if (import.meta.main) {
     const built = compileAll(dir);
     // The `sha256sum` format: hash, two spaces, file name relative to the file itself.
     const lines = await Promise.all([...built].map(async ([p, file]) => `${await sha256(file)}  ${releaseName(p)}`));
-    writeFileSync(join(dir, "SHA256SUMS"), lines.join("\n") + "\n");
+    writeFileSync(join(dir, "SHA256SUMS"), `${lines.join("\n")}\n`);
   } catch (e) {
     console.error((e as Error).message);
     process.exit(1);

@@ -4,7 +4,11 @@
  */
 import { Elysia, t } from "elysia";
 import { API_PREFIX, DEPLOY_LIMITS_PREFIX } from "./config";
+import { dashboardRoutes } from "./dashboard/routes";
 import { docsPlugin } from "./docs/openapi";
+import { adminGate } from "./emulator/admin-auth";
+import { faultWrapper } from "./emulator/fault-injector";
+import { controlPlaneRoutes } from "./emulator/routes";
 import { errorHandler } from "./errors/handler";
 import { extensionRoutes } from "./extensions/routes";
 import { apiGate } from "./http/auth";
@@ -12,14 +16,10 @@ import { requestGates } from "./http/gates";
 import { routeMethodIndex } from "./http/route-index";
 import { installRoutes } from "./installs/routes";
 import { limitsRoutes } from "./limits/routes";
-import { versionRoutes } from "./versions/routes";
-import { secretRoutes } from "./secrets/routes";
-import { adminGate } from "./emulator/admin-auth";
-import { faultWrapper } from "./emulator/fault-injector";
-import { controlPlaneRoutes } from "./emulator/routes";
-import { dashboardRoutes } from "./dashboard/routes";
 import type { Runtime } from "./runtime";
+import { secretRoutes } from "./secrets/routes";
 import { firstResponseWrapper } from "./startup-trace";
+import { versionRoutes } from "./versions/routes";
 
 const HEALTH = { status: "ok" as const };
 
@@ -31,7 +31,11 @@ export function createApp(runtime: Runtime) {
   // response schema has a transform).
   // Bun answers /healthz itself once listening (a static route: no app code runs), so a liveness probe never
   // waits for a route to be composed; the route below is what the document and `app.handle` see, same body.
-  const base = new Elysia({ normalize: false, encodeSchema: false, serve: { routes: { "/healthz": { GET: Response.json(HEALTH) } } } });
+  const base = new Elysia({
+    normalize: false,
+    encodeSchema: false,
+    serve: { routes: { "/healthz": { GET: Response.json(HEALTH) } } },
+  });
   // Innermost wrap, only when tracing: the first response is part of the start-up (src/startup-trace.ts).
   if (runtime.config.traceStartup) base.wrap(firstResponseWrapper());
   const app = base
@@ -48,14 +52,20 @@ export function createApp(runtime: Runtime) {
     .use(dashboardRoutes())
     .use(
       requestGates(
-        adminGate({ adminToken: control.adminToken, openWithoutToken: control.openWithoutToken, isDeveloperKey: services.auth.isKey }),
+        adminGate({
+          adminToken: control.adminToken,
+          openWithoutToken: control.openWithoutToken,
+          isDeveloperKey: services.auth.isKey,
+        }),
         apiGate(services.auth, runtime.rateLimiter, control.isAdminToken),
       ),
     )
     .use(controlPlaneRoutes(runtime))
     .group(API_PREFIX, (api) =>
       api
-        .use(extensionRoutes(services.extensions)).use(secretRoutes(services.secrets)).use(installRoutes(services.installs))
+        .use(extensionRoutes(services.extensions))
+        .use(secretRoutes(services.secrets))
+        .use(installRoutes(services.installs))
         .use(versionRoutes(services.versions, runtime.blobs))
         .use(limitsRoutes(services.limitsView, "getLimits")),
     )

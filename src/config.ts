@@ -78,7 +78,8 @@ function toBool(key: string, value: string | number | boolean): boolean {
 function toInt(key: string, value: string | number | boolean, min: number, max: number): number {
   // Number("") is 0: an empty `--port=` must be an error, not "pick a free port".
   const n = typeof value === "number" ? value : /^\s*-?\d+\s*$/.test(String(value)) ? Number(value) : NaN;
-  if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${key} must be an integer from ${min} to ${max} (got "${value}")`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new ConfigError(`${key} must be an integer from ${min} to ${max} (got "${value}")`);
   return n;
 }
 
@@ -94,7 +95,8 @@ export function parseServerConfig(flags: ServerFlags = {}, env: Env = process.en
   const stdinRaw = pick(flags, env, "exitWithStdin");
   const traceRaw = pick(flags, env, "traceStartup");
   const logRaw = String(pick(flags, env, "logLevel") ?? "info") as LogLevel;
-  if (!LOG_LEVELS.includes(logRaw)) throw new ConfigError(`log level must be one of ${LOG_LEVELS.join(", ")} (got "${logRaw}")`);
+  if (!LOG_LEVELS.includes(logRaw))
+    throw new ConfigError(`log level must be one of ${LOG_LEVELS.join(", ")} (got "${logRaw}")`);
   const str = (k: keyof ServerConfig) => {
     const v = pick(flags, env, k);
     return v === undefined || v === null || v === "" ? null : String(v);
@@ -102,7 +104,10 @@ export function parseServerConfig(flags: ServerFlags = {}, env: Env = process.en
   let autoApproveMs: number | null = null;
   if (autoRaw !== undefined && autoRaw !== null && autoRaw !== false) {
     // `--auto-approve` alone means "at once"; a number is the delay in milliseconds.
-    autoApproveMs = autoRaw === true || autoRaw === "" || autoRaw === "true" ? 0 : toInt("auto-approve delay", autoRaw, 0, 86_400_000);
+    autoApproveMs =
+      autoRaw === true || autoRaw === "" || autoRaw === "true"
+        ? 0
+        : toInt("auto-approve delay", autoRaw, 0, 86_400_000);
   }
   return {
     host,

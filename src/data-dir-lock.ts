@@ -9,7 +9,18 @@
  * removes the siblings nobody holds any more (left by a kill -9).
  */
 import { Database } from "bun:sqlite";
-import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -22,7 +33,9 @@ export class DataDirInUseError extends Error {
     readonly dir: string,
     readonly pid: number | null,
   ) {
-    super(`data directory ${dir} is in use by another ext serve (${pid === null ? "PID unknown" : `PID ${pid}`}); stop it or give another --data-dir`);
+    super(
+      `data directory ${dir} is in use by another ext serve (${pid === null ? "PID unknown" : `PID ${pid}`}); stop it or give another --data-dir`,
+    );
   }
 }
 

@@ -1,7 +1,7 @@
 /** Programmatic entry point of the package. */
-export { createApp, type App } from "./app";
+export { type App, createApp } from "./app";
 export { parseServerConfig, type ServerConfig } from "./config";
-export { createRuntime, type Runtime } from "./runtime";
-export { startServer, type RunningEmulator } from "./server";
-export { startEmulator, StartEmulatorError, type Emulator, type StartEmulatorOptions } from "./programmatic";
 export type { Fixture } from "./fixtures/model";
+export { type Emulator, StartEmulatorError, type StartEmulatorOptions, startEmulator } from "./programmatic";
+export { createRuntime, type Runtime } from "./runtime";
+export { type RunningEmulator, startServer } from "./server";

@@ -12,11 +12,19 @@ export interface Logger {
   error(msg: string, fields?: Record<string, unknown>): void;
 }
 
-export function createLogger(level: LogLevel, write: (line: string) => void = (l) => process.stderr.write(l + "\n")): Logger {
+export function createLogger(
+  level: LogLevel,
+  write: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
+): Logger {
   const min = ORDER[level];
   const log = (lvl: LogLevel) => (msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[lvl] < min) return;
-    const extra = fields ? " " + Object.entries(fields).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`).join(" ") : "";
+    const extra = fields
+      ? " " +
+        Object.entries(fields)
+          .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)
+          .join(" ")
+      : "";
     write(`[ext] ${lvl} ${msg}${extra}`);
   };
   return { debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") };

@@ -10,7 +10,7 @@ import { resolveFixture } from "./fixtures/resolve";
 import { validateFixture } from "./fixtures/validate";
 import { createLogger, type LogLevel } from "./logger";
 import type { Runtime } from "./runtime";
-import { startServer, type RunningEmulator } from "./server";
+import { type RunningEmulator, startServer } from "./server";
 
 export interface StartEmulatorOptions {
   /** A fixture object, a fixture file path, or "demo" (the default: the embedded demo fixture). */
@@ -70,7 +70,10 @@ async function controlPlane(server: RunningEmulator, path: string, body: unknown
 export async function startEmulator(options: StartEmulatorOptions = {}): Promise<Emulator> {
   const fixture = fixtureOf(options.fixture);
   const apiKey = firstPlaintextKey(fixture);
-  if (!apiKey) throw new StartEmulatorError('the fixture has no API key with a plaintext "key"; add one so startEmulator can return it');
+  if (!apiKey)
+    throw new StartEmulatorError(
+      'the fixture has no API key with a plaintext "key"; add one so startEmulator can return it',
+    );
   const flags = {
     host: options.host ?? "127.0.0.1",
     port: options.port ?? 0,

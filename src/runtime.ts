@@ -4,36 +4,42 @@
  */
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { createMemoryDir, lockDataDir } from "./data-dir-lock";
+import { createDashboardKeys } from "./accounts/dashboard-key";
+import { createAccountService } from "./accounts/service";
 import { createAuthService } from "./auth/service";
 import { BlobStore } from "./blobs/blob-store";
 import { EmulatorClock } from "./clock";
 import type { ServerConfig } from "./config";
-import { openDatabase, type Db } from "./db/database";
+import { createMemoryDir, lockDataDir } from "./data-dir-lock";
+import { type Db, openDatabase } from "./db/database";
 import { createDbGeneration, openWalIndexHeader, type WalIndexHeader } from "./db/generation";
+import { startAutoApprove } from "./emulator/auto-approve";
+import { type ControlPlane, createControlPlane } from "./emulator/control";
+import { createAdminStatusService } from "./extensions/admin-status";
 import { createExtensionService } from "./extensions/service";
 import { createFixtureLoader } from "./fixtures/loader";
 import type { Fixture, SeedReport } from "./fixtures/model";
 import { resolveFixture } from "./fixtures/resolve";
 import { validateFixture } from "./fixtures/validate";
+import { createInstallService } from "./installs/service";
+import { createLimitRequestService } from "./limit-requests/service";
+import { createOverrideService } from "./limits/overrides";
 import { createLimitsService } from "./limits/service";
+import { createLimitUsage } from "./limits/usage";
+import { createLimitsView } from "./limits/view";
 import { createLogger, type Logger } from "./logger";
 import { RateLimiter } from "./ratelimit/limiter";
-import { createInstallService } from "./installs/service";
-import { createSecretCipher, ephemeralKey, loadOrCreateKeyFile, SECRETS_KEY_FILE, type SecretCipher } from "./secrets/cipher";
+import {
+  createSecretCipher,
+  ephemeralKey,
+  loadOrCreateKeyFile,
+  SECRETS_KEY_FILE,
+  type SecretCipher,
+} from "./secrets/cipher";
 import { createSecretService } from "./secrets/service";
-import { createLimitsView } from "./limits/view";
-import { createVersionService } from "./versions/service";
-import { createAccountService } from "./accounts/service";
-import { createAdminStatusService } from "./extensions/admin-status";
-import { createOverrideService } from "./limits/overrides";
-import { createLimitRequestService } from "./limit-requests/service";
-import { createControlPlane, type ControlPlane } from "./emulator/control";
-import { startAutoApprove } from "./emulator/auto-approve";
-import { createDashboardKeys } from "./accounts/dashboard-key";
-import { createBundleContents } from "./versions/bundle-contents";
-import { createLimitUsage } from "./limits/usage";
 import { markStartup } from "./startup-trace";
+import { createBundleContents } from "./versions/bundle-contents";
+import { createVersionService } from "./versions/service";
 
 export interface RuntimeOptions {
   logger?: Logger;
@@ -62,9 +68,17 @@ interface Storage {
 function openStorage(config: ServerConfig, logger: Logger, shared: boolean): Storage {
   if (config.memory) {
     const memoryDir = createMemoryDir();
-    if (memoryDir.swept.length > 0) logger.info("removed memory directories of servers that are gone", { count: memoryDir.swept.length });
+    if (memoryDir.swept.length > 0)
+      logger.info("removed memory directories of servers that are gone", { count: memoryDir.swept.length });
     // Memory mode: the key dies with the process, like the data it protects.
-    return { db: openDatabase(":memory:"), walIndex: null, blobRoot: join(memoryDir.dir, "blobs"), secretKey: ephemeralKey(), exclusive: true, release: memoryDir.release };
+    return {
+      db: openDatabase(":memory:"),
+      walIndex: null,
+      blobRoot: join(memoryDir.dir, "blobs"),
+      secretKey: ephemeralKey(),
+      exclusive: true,
+      release: memoryDir.release,
+    };
   }
   const dir = resolve(config.dataDir);
   mkdirSync(dir, { recursive: true });
@@ -72,7 +86,10 @@ function openStorage(config: ServerConfig, logger: Logger, shared: boolean): Sto
   try {
     // Before the database opens: a damaged key file refuses the start (SecretsKeyError) and leaves nothing open.
     const loaded = loadOrCreateKeyFile(join(dir, SECRETS_KEY_FILE));
-    if (loaded.looseMode) logger.warn("the secrets key file is readable by group or others; chmod 600 it", { file: join(dir, SECRETS_KEY_FILE) });
+    if (loaded.looseMode)
+      logger.warn("the secrets key file is readable by group or others; chmod 600 it", {
+        file: join(dir, SECRETS_KEY_FILE),
+      });
     const file = join(dir, "ext.sqlite");
     const walIndex = openWalIndexHeader(file);
     let db: Db;
@@ -82,14 +99,27 @@ function openStorage(config: ServerConfig, logger: Logger, shared: boolean): Sto
       walIndex?.close();
       throw e;
     }
-    return { db, walIndex, blobRoot: join(dir, "blobs"), secretKey: loaded.key, exclusive: lock !== null, release: () => lock?.release() };
+    return {
+      db,
+      walIndex,
+      blobRoot: join(dir, "blobs"),
+      secretKey: loaded.key,
+      exclusive: lock !== null,
+      release: () => lock?.release(),
+    };
   } catch (e) {
     lock?.release();
     throw e;
   }
 }
 
-function buildServices(db: Db, walIndex: WalIndexHeader | null, clock: EmulatorClock, blobs: BlobStore, cipher: SecretCipher) {
+function buildServices(
+  db: Db,
+  walIndex: WalIndexHeader | null,
+  clock: EmulatorClock,
+  blobs: BlobStore,
+  cipher: SecretCipher,
+) {
   const limits = createLimitsService(db);
   const generation = createDbGeneration(db, walIndex);
   const auth = createAuthService(db, generation);
@@ -107,7 +137,23 @@ function buildServices(db: Db, walIndex: WalIndexHeader | null, clock: EmulatorC
   const dashboardKeys = createDashboardKeys({ db, accounts, limits });
   const bundleContents = createBundleContents({ db, blobs });
   const limitUsage = createLimitUsage({ db, limits });
-  return { limits, generation, auth, extensions, secrets, installs, versions, limitsView, accounts, overrides, limitRequests, adminStatus, dashboardKeys, bundleContents, limitUsage };
+  return {
+    limits,
+    generation,
+    auth,
+    extensions,
+    secrets,
+    installs,
+    versions,
+    limitsView,
+    accounts,
+    overrides,
+    limitRequests,
+    adminStatus,
+    dashboardKeys,
+    bundleContents,
+    limitUsage,
+  };
 }
 
 export type Services = ReturnType<typeof buildServices>;
@@ -134,7 +180,11 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? new EmulatorClock();
   // A fixture given as an object gets the same checks as a file (override keys, hard limits, duplicates).
-  const startupFixture = options.seedFixture ? validateFixture(options.seedFixture, "seedFixture") : config.seed ? resolveFixture(config.seed) : null;
+  const startupFixture = options.seedFixture
+    ? validateFixture(options.seedFixture, "seedFixture")
+    : config.seed
+      ? resolveFixture(config.seed)
+      : null;
 
   const storage = openStorage(config, logger, options.sharedDataDir ?? false);
   const { db, blobRoot, secretKey } = storage;
@@ -144,11 +194,14 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
   const rateLimiter = new RateLimiter(clock, config.rateLimits);
 
   // Crash recovery: a blob no version row points to, or a temp file, is a leftover of an interrupted upload.
-  const referenced = db.$client.prepare<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM versions WHERE bundle_blob_id = ?");
+  const referenced = db.$client.prepare<{ n: number }, [string]>(
+    "SELECT COUNT(*) AS n FROM versions WHERE bundle_blob_id = ?",
+  );
   // Only the data directory's lock holder sweeps: temp files of a live server are never anyone else's to remove.
   if (storage.exclusive) {
     const swept = blobs.sweep((id) => (referenced.get(id)?.n ?? 0) > 0);
-    if (swept.blobs.length > 0 || swept.temps > 0) logger.info("removed upload leftovers", { blobs: swept.blobs.length, temps: swept.temps });
+    if (swept.blobs.length > 0 || swept.temps > 0)
+      logger.info("removed upload leftovers", { blobs: swept.blobs.length, temps: swept.temps });
   }
 
   const runtime: Runtime = {
@@ -162,7 +215,14 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
     services,
     startupFixture,
     startupSeedReport: null,
-    seed: createFixtureLoader({ db, clock, limits: services.limits, extensions: services.extensions, blobs, installs: services.installs }),
+    seed: createFixtureLoader({
+      db,
+      clock,
+      limits: services.limits,
+      extensions: services.extensions,
+      blobs,
+      installs: services.installs,
+    }),
     close() {
       runtime.control.cancelTimers();
       db.$client.close();
@@ -181,6 +241,7 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
     }
   }
   markStartup(startupFixture ? "services built, fixture applied" : "services built");
-  if (config.autoApproveMs !== null) startAutoApprove({ versions: services.versions, control: runtime.control, logger }, config.autoApproveMs);
+  if (config.autoApproveMs !== null)
+    startAutoApprove({ versions: services.versions, control: runtime.control, logger }, config.autoApproveMs);
   return runtime;
 }

@@ -62,7 +62,9 @@ export function startServer(config: ServerConfig, options: RuntimeOptions = {}):
     runtime.close();
     const code = (e as NodeJS.ErrnoException).code;
     if (code === "EADDRINUSE" || /in use/i.test(String((e as Error).message))) {
-      throw new PortInUseError(`port ${config.port} on ${config.host} is already in use (choose another with --port, or --port 0 for a free one)`);
+      throw new PortInUseError(
+        `port ${config.port} on ${config.host} is already in use (choose another with --port, or --port 0 for a free one)`,
+      );
     }
     throw e;
   }
@@ -108,7 +110,13 @@ async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolea
 /** Written to a temp name and renamed, so a reader never sees half a file. */
 function writeReadyFile(path: string, emulator: RunningEmulator): { path: string; text: string } {
   const tmp = `${path}.${process.pid}.tmp`;
-  const text = JSON.stringify({ url: emulator.url, baseUrl: emulator.baseUrl, adminUrl: emulator.adminUrl, port: emulator.port, pid: process.pid }) + "\n";
+  const text = `${JSON.stringify({
+    url: emulator.url,
+    baseUrl: emulator.baseUrl,
+    adminUrl: emulator.adminUrl,
+    port: emulator.port,
+    pid: process.pid,
+  })}\n`;
   writeFileSync(tmp, text);
   renameSync(tmp, path);
   return { path, text };

@@ -41,7 +41,7 @@ export function markStartup(phase: string): void {
 /** Turns tracing on: prints the phases so far, then each later one as it ends. */
 export function traceStartupTo(writer: (line: string) => void): void {
   write = writer;
-  marks.forEach((m, i) => writer(format(m, marks[i - 1])));
+  for (const [i, m] of marks.entries()) writer(format(m, marks[i - 1]));
 }
 
 /** The phases recorded so far, formatted (for tests and tools). */
@@ -55,6 +55,7 @@ type Handle = (request: Request) => Response | Promise<Response>;
  * For `app.wrap`, only when tracing: marks the first response the server produced (Elysia composes each
  * route's handler on its first request, so that first one is part of the start-up's cost), then steps aside.
  */
+// biome-ignore lint/complexity/noBannedTypes: the signature Elysia's wrap hands over.
 export function firstResponseWrapper(): (inner: Function, request: Request) => Handle {
   return (inner) => (request) => {
     const result = (inner as Handle)(request);

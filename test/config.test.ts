@@ -1,6 +1,13 @@
 /** Configuration: flags > environment > defaults, and clear errors for bad values. */
 import { describe, expect, test } from "bun:test";
-import { ConfigError, DEFAULT_DATA_DIR, DEFAULT_HOST, DEFAULT_PORT, isLoopback, parseServerConfig } from "../src/config";
+import {
+  ConfigError,
+  DEFAULT_DATA_DIR,
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  isLoopback,
+  parseServerConfig,
+} from "../src/config";
 
 describe("parseServerConfig", () => {
   test("defaults", () => {
@@ -24,14 +31,41 @@ describe("parseServerConfig", () => {
   test("environment over defaults", () => {
     const config = parseServerConfig(
       {},
-      { EXT_HOST: "0.0.0.0", EXT_PORT: "9000", EXT_DATA_DIR: "/tmp/d", EXT_MEMORY: "1", EXT_SEED: "f.json", EXT_RATE_LIMITS: "off", EXT_LOG_LEVEL: "warn", EXT_READY_FILE: "/tmp/r.json" },
+      {
+        EXT_HOST: "0.0.0.0",
+        EXT_PORT: "9000",
+        EXT_DATA_DIR: "/tmp/d",
+        EXT_MEMORY: "1",
+        EXT_SEED: "f.json",
+        EXT_RATE_LIMITS: "off",
+        EXT_LOG_LEVEL: "warn",
+        EXT_READY_FILE: "/tmp/r.json",
+      },
     );
-    expect(config).toMatchObject({ host: "0.0.0.0", port: 9000, dataDir: "/tmp/d", memory: true, seed: "f.json", rateLimits: false, logLevel: "warn", readyFile: "/tmp/r.json" });
+    expect(config).toMatchObject({
+      host: "0.0.0.0",
+      port: 9000,
+      dataDir: "/tmp/d",
+      memory: true,
+      seed: "f.json",
+      rateLimits: false,
+      logLevel: "warn",
+      readyFile: "/tmp/r.json",
+    });
   });
 
   test("flags over environment", () => {
-    const env = { EXT_HOST: "0.0.0.0", EXT_PORT: "9000", EXT_MEMORY: "true", EXT_RATE_LIMITS: "on", EXT_LOG_LEVEL: "warn" };
-    const config = parseServerConfig({ host: "127.0.0.2", port: "0", memory: false, rateLimits: false, logLevel: "debug" }, env);
+    const env = {
+      EXT_HOST: "0.0.0.0",
+      EXT_PORT: "9000",
+      EXT_MEMORY: "true",
+      EXT_RATE_LIMITS: "on",
+      EXT_LOG_LEVEL: "warn",
+    };
+    const config = parseServerConfig(
+      { host: "127.0.0.2", port: "0", memory: false, rateLimits: false, logLevel: "debug" },
+      env,
+    );
     expect(config).toMatchObject({ host: "127.0.0.2", port: 0, memory: false, rateLimits: false, logLevel: "debug" });
   });
 
@@ -40,19 +74,33 @@ describe("parseServerConfig", () => {
   });
 
   test("on/off spellings", () => {
-    for (const v of ["1", "true", "on", "yes", "ON"]) expect(parseServerConfig({}, { EXT_RATE_LIMITS: v }).rateLimits).toBe(true);
-    for (const v of ["0", "false", "off", "no", "Off"]) expect(parseServerConfig({}, { EXT_RATE_LIMITS: v }).rateLimits).toBe(false);
+    for (const v of ["1", "true", "on", "yes", "ON"])
+      expect(parseServerConfig({}, { EXT_RATE_LIMITS: v }).rateLimits).toBe(true);
+    for (const v of ["0", "false", "off", "no", "Off"])
+      expect(parseServerConfig({}, { EXT_RATE_LIMITS: v }).rateLimits).toBe(false);
   });
 
   const bad: [string, () => unknown, RegExp][] = [
-    ["port 70000", () => parseServerConfig({ port: "70000" }, {}), /port must be an integer from 0 to 65535 \(got "70000"\)/],
+    [
+      "port 70000",
+      () => parseServerConfig({ port: "70000" }, {}),
+      /port must be an integer from 0 to 65535 \(got "70000"\)/,
+    ],
     ["port -1", () => parseServerConfig({}, { EXT_PORT: "-1" }), /port must be an integer/],
     ["port empty flag", () => parseServerConfig({ port: "" }, {}), /port must be an integer.*\(got ""\)/],
     ["port abc", () => parseServerConfig({ port: "abc" }, {}), /port must be an integer.*"abc"/],
     ["port 80.5", () => parseServerConfig({ port: "80.5" }, {}), /port must be an integer/],
-    ["rate limits maybe", () => parseServerConfig({}, { EXT_RATE_LIMITS: "maybe" }), /rate limits must be on or off \(got "maybe"\)/],
+    [
+      "rate limits maybe",
+      () => parseServerConfig({}, { EXT_RATE_LIMITS: "maybe" }),
+      /rate limits must be on or off \(got "maybe"\)/,
+    ],
     ["memory perhaps", () => parseServerConfig({ memory: "perhaps" }, {}), /memory must be on or off/],
-    ["log level loud", () => parseServerConfig({ logLevel: "loud" }, {}), /log level must be one of debug, info, warn, error, silent \(got "loud"\)/],
+    [
+      "log level loud",
+      () => parseServerConfig({ logLevel: "loud" }, {}),
+      /log level must be one of debug, info, warn, error, silent \(got "loud"\)/,
+    ],
   ];
   for (const [name, run, message] of bad) {
     test(`bad value: ${name} → ConfigError with a clear message`, () => {
@@ -74,6 +122,7 @@ describe("isLoopback", () => {
     for (const h of ["127.0.0.1", "127.1.2.3", "localhost", "::1", "[::1]"]) expect(isLoopback(h)).toBe(true);
   });
   test("everything else", () => {
-    for (const h of ["0.0.0.0", "::", "192.168.1.10", "10.0.0.1", "example.com", "127.0.0.1.example.com"]) expect(isLoopback(h)).toBe(false);
+    for (const h of ["0.0.0.0", "::", "192.168.1.10", "10.0.0.1", "example.com", "127.0.0.1.example.com"])
+      expect(isLoopback(h)).toBe(false);
   });
 });

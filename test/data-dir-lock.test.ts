@@ -8,7 +8,14 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseServerConfig } from "../src/config";
-import { createMemoryDir, DataDirInUseError, LOCK_FILE, lockDataDir, memoryParentDir, PID_FILE } from "../src/data-dir-lock";
+import {
+  createMemoryDir,
+  DataDirInUseError,
+  LOCK_FILE,
+  lockDataDir,
+  memoryParentDir,
+  PID_FILE,
+} from "../src/data-dir-lock";
 import { createLogger } from "../src/logger";
 import { createRuntime } from "../src/runtime";
 import { cleanEnv } from "./helpers/clean-env";
@@ -61,7 +68,9 @@ describe("data directory lock", () => {
         error = e;
       }
       expect(error).toBeInstanceOf(DataDirInUseError);
-      expect((error as Error).message).toBe(`data directory ${dir} is in use by another ext serve (PID ${process.pid}); stop it or give another --data-dir`);
+      expect((error as Error).message).toBe(
+        `data directory ${dir} is in use by another ext serve (PID ${process.pid}); stop it or give another --data-dir`,
+      );
       expect((error as Error).message).not.toContain("\n");
     } finally {
       first.close();
@@ -114,13 +123,15 @@ describe("--memory directories", () => {
     const liveDir = /DIR (.+)\n/.exec(live.out)![1]!;
     const ours = createMemoryDir();
     // A server killed with -9 leaves its directory (and its bundles) behind; so does one killed mid-creation.
-    const dead = await childHolding(`const m = lock.createMemoryDir(); require("node:fs").mkdirSync(m.dir + "/blobs/objects", { recursive: true }); console.log("DIR " + m.dir);`);
+    const dead = await childHolding(
+      `const m = lock.createMemoryDir(); require("node:fs").mkdirSync(m.dir + "/blobs/objects", { recursive: true }); console.log("DIR " + m.dir);`,
+    );
     const deadDir = /DIR (.+)\n/.exec(dead.out)![1]!;
     dead.proc.kill("SIGKILL");
     await dead.proc.exited;
     const halfMade = join(parent, `.new-${await deadPid()}-abcdef`);
     mkdirSync(halfMade);
-    for (const d of [deadDir, liveDir, ours.dir]) expect(d.startsWith(parent + "/")).toBe(true);
+    for (const d of [deadDir, liveDir, ours.dir]) expect(d.startsWith(`${parent}/`)).toBe(true);
     expect(existsSync(deadDir)).toBe(true);
 
     const next = createMemoryDir();
@@ -140,7 +151,7 @@ describe("--memory directories", () => {
   test("a memory runtime's bundles live in its own directory under the parent, removed on close", () => {
     const runtime = createRuntime(parseServerConfig({ memory: true, logLevel: "silent", seed: null }, {}), silent);
     const root = runtime.blobs.objectsDir;
-    expect(root.startsWith(memoryParentDir() + "/")).toBe(true);
+    expect(root.startsWith(`${memoryParentDir()}/`)).toBe(true);
     expect(readdirSync(memoryParentDir()).length).toBeGreaterThan(0);
     runtime.close();
     expect(existsSync(root)).toBe(false);
@@ -151,7 +162,12 @@ describe("ext serve", () => {
   test("a second `ext serve` on a data directory in use exits 1 with one line naming the directory and the PID", async () => {
     const dir = tempDir();
     const serve = (stdout: "pipe" | "ignore") =>
-      Bun.spawn([BUN, "cli/main.ts", "serve", "--port", "0", "--data-dir", dir, "--log-level", "warn"], { cwd: ROOT, env: cleanEnv(), stdout, stderr: "pipe" });
+      Bun.spawn([BUN, "cli/main.ts", "serve", "--port", "0", "--data-dir", dir, "--log-level", "warn"], {
+        cwd: ROOT,
+        env: cleanEnv(),
+        stdout,
+        stderr: "pipe",
+      });
     const first = serve("pipe");
     children.push(first);
     await readUntil(first.stdout as ReadableStream<Uint8Array>, /listening on/);
@@ -159,7 +175,9 @@ describe("ext serve", () => {
     children.push(second);
     expect(await second.exited).toBe(1);
     const stderr = await new Response(second.stderr as ReadableStream).text();
-    expect(stderr).toBe(`error: data directory ${dir} is in use by another ext serve (PID ${first.pid}); stop it or give another --data-dir\n`);
+    expect(stderr).toBe(
+      `error: data directory ${dir} is in use by another ext serve (PID ${first.pid}); stop it or give another --data-dir\n`,
+    );
     first.kill("SIGTERM");
     expect(await first.exited).toBe(0);
   });

@@ -1,6 +1,6 @@
 /** startEmulator(): in-process emulators for test suites, several at once, each with its own state. */
 import { afterAll, describe, expect, test } from "bun:test";
-import { startEmulator, StartEmulatorError, type Emulator } from "../src/index";
+import { type Emulator, StartEmulatorError, startEmulator } from "../src/index";
 
 const started: Emulator[] = [];
 afterAll(async () => {
@@ -20,13 +20,16 @@ const api = (e: Emulator, method: string, path: string, json?: unknown) =>
     body: json ? JSON.stringify(json) : undefined,
   });
 
-const names = async (e: Emulator) => ((await (await api(e, "GET", "/extensions")).json()) as { extensions: { name: string }[] }).extensions.map((x) => x.name);
+const names = async (e: Emulator) =>
+  ((await (await api(e, "GET", "/extensions")).json()) as { extensions: { name: string }[] }).extensions.map(
+    (x) => x.name,
+  );
 
 describe("startEmulator()", () => {
   test("defaults: memory mode, a free port, the embedded demo fixture and its key", async () => {
     const e = await start();
     expect(e.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/developer\/v1$/);
-    expect(e.adminUrl).toBe(e.url + "/_emulator");
+    expect(e.adminUrl).toBe(`${e.url}/_emulator`);
     expect(e.apiKey).toBe("ext_demo_0123456789abcdefghijklmnopqrstuv");
     expect(e.runtime.config.memory).toBe(true);
     expect(await names(e)).toEqual([]);
@@ -35,7 +38,13 @@ describe("startEmulator()", () => {
   test("the environment is not read: EXT_* variables change nothing", async () => {
     const names = ["EXT_PORT", "EXT_RATE_LIMITS", "EXT_MEMORY", "EXT_LOG_LEVEL", "EXT_SEED"];
     const saved = names.map((k) => [k, process.env[k]] as const);
-    Object.assign(process.env, { EXT_PORT: "4999", EXT_RATE_LIMITS: "off", EXT_MEMORY: "off", EXT_LOG_LEVEL: "debug", EXT_SEED: "/nonexistent.json" });
+    Object.assign(process.env, {
+      EXT_PORT: "4999",
+      EXT_RATE_LIMITS: "off",
+      EXT_MEMORY: "off",
+      EXT_LOG_LEVEL: "debug",
+      EXT_SEED: "/nonexistent.json",
+    });
     try {
       const e = await start();
       expect(e.port).not.toBe(4999);
@@ -83,7 +92,7 @@ describe("startEmulator()", () => {
     const e = await start({ host: "0.0.0.0" });
     expect(e.adminUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/_emulator$/);
     // Off loopback the control plane is closed to a request without the token…
-    expect((await fetch(e.adminUrl + "/clock")).status).toBe(401);
+    expect((await fetch(`${e.adminUrl}/clock`)).status).toBe(401);
     // …and the helpers get in.
     await api(e, "POST", "/extensions", { name: "Wiped" });
     await e.advanceClock(3600);
@@ -94,19 +103,27 @@ describe("startEmulator()", () => {
   });
 
   test("a fixture object; apiKey is its first plaintext key", async () => {
-    const e = await start({ fixture: { accounts: [{ id: "acc_p", name: "P", apiKeys: [{ name: "k", key: "ext_programmatic_key_0123456789", scopes: ["*"] }] }] } });
+    const e = await start({
+      fixture: {
+        accounts: [
+          { id: "acc_p", name: "P", apiKeys: [{ name: "k", key: "ext_programmatic_key_0123456789", scopes: ["*"] }] },
+        ],
+      },
+    });
     expect(e.apiKey).toBe("ext_programmatic_key_0123456789");
     expect((await api(e, "GET", "/extensions")).status).toBe(200);
   });
 
   test("a fixture without a plaintext key is refused with a clear error", async () => {
-    await expect(startEmulator({ fixture: { accounts: [{ id: "acc_q", name: "Q" }] } })).rejects.toBeInstanceOf(StartEmulatorError);
+    await expect(startEmulator({ fixture: { accounts: [{ id: "acc_q", name: "Q" }] } })).rejects.toBeInstanceOf(
+      StartEmulatorError,
+    );
   });
 
   test("stop() closes the port and is idempotent", async () => {
     const e = await startEmulator();
     await e.stop();
     await e.stop();
-    await expect(fetch(e.url + "/healthz")).rejects.toThrow();
+    await expect(fetch(`${e.url}/healthz`)).rejects.toThrow();
   });
 });

@@ -6,11 +6,11 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { parseServerConfig } from "../src/config";
+import { memoryParentDir } from "../src/data-dir-lock";
 import { versions } from "../src/db/schema";
 import { newId } from "../src/ids";
-import { parseServerConfig } from "../src/config";
 import { createRuntime } from "../src/runtime";
-import { memoryParentDir } from "../src/data-dir-lock";
 import { startTestEmulator, stopTestEmulator, type TestEmulator } from "./helpers/emulator";
 
 function addVersionWithBlob(emu: TestEmulator, extensionId: string): string {
@@ -20,7 +20,16 @@ function addVersionWithBlob(emu: TestEmulator, extensionId: string): string {
   writeFileSync(temp, "a real bundle would be here");
   blobs.commit(temp, blobId);
   db.insert(versions)
-    .values({ id: newId("ver", clock.nowMs()), extensionId, seq: 1, version: "1.0.0", bundleBlobId: blobId, bundleSizeBytes: 27, bundleSha256: "x", submittedAt: clock.iso() })
+    .values({
+      id: newId("ver", clock.nowMs()),
+      extensionId,
+      seq: 1,
+      version: "1.0.0",
+      bundleBlobId: blobId,
+      bundleSizeBytes: 27,
+      bundleSha256: "x",
+      submittedAt: clock.iso(),
+    })
     .run();
   return blobId;
 }
@@ -124,13 +133,20 @@ describe("start-up sweep", () => {
 
 describe("start-up fixture given as an object", () => {
   test("gets the file fixture's checks, and a refusal leaves no temp directory behind", () => {
-    const memoryDirs = () => (existsSync(memoryParentDir()) ? readdirSync(memoryParentDir()) : []).filter((f) => f.startsWith(`${process.pid}-`)).length;
+    const memoryDirs = () =>
+      (existsSync(memoryParentDir()) ? readdirSync(memoryParentDir()) : []).filter((f) =>
+        f.startsWith(`${process.pid}-`),
+      ).length;
     const before = memoryDirs();
     const fixture = { accounts: [{ id: "acc_x", name: "X", overrides: { max_versions_per_extension: 900 } }] };
     const config = { ...parseServerConfig({ memory: true, logLevel: "silent" }, {}) };
-    expect(() => createRuntime(config, { seedFixture: fixture })).toThrow(/accounts\[0\]\.overrides\.max_versions_per_extension: 900 is above the hard limit 500/);
+    expect(() => createRuntime(config, { seedFixture: fixture })).toThrow(
+      /accounts\[0\]\.overrides\.max_versions_per_extension: 900 is above the hard limit 500/,
+    );
     // Valid in form, refused while applying (26 extensions, over the cap): the runtime closes what it opened.
-    const tooMany = { accounts: [{ id: "acc_y", name: "Y", extensions: Array.from({ length: 26 }, (_, i) => ({ name: `Ext ${i}` })) }] };
+    const tooMany = {
+      accounts: [{ id: "acc_y", name: "Y", extensions: Array.from({ length: 26 }, (_, i) => ({ name: `Ext ${i}` })) }],
+    };
     expect(() => createRuntime(config, { seedFixture: tooMany })).toThrow(/at most 25 extensions/);
     expect(memoryDirs()).toBe(before);
   });

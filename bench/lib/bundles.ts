@@ -50,11 +50,17 @@ export async function benchBundle(totalMB: number, dir = join(WORK_DIR, "bundles
     mkdirSync(join(tree, "sounds"), { recursive: true });
     mkdirSync(join(tree, "assets"), { recursive: true });
     mkdirSync(join(tree, "layer"), { recursive: true });
-    const sounds = Array.from({ length: soundCount }, (_, i) => ({ name: `Sound ${i + 1}`, file: `sounds/sound-${i + 1}.flac` }));
+    const sounds = Array.from({ length: soundCount }, (_, i) => ({
+      name: `Sound ${i + 1}`,
+      file: `sounds/sound-${i + 1}.flac`,
+    }));
     for (const s of sounds) writeRandom(join(tree, s.file), Math.floor(soundBytes / soundCount), "fLaC");
     writeRandom(join(tree, "assets", "textures.bin"), assetBytes);
     writeFileSync(join(tree, "layer", "index.js"), "export default function layer() { return null; }\n");
-    writeFileSync(join(tree, "manifest.json"), JSON.stringify({ name: "Bench bundle", sounds, actions: [], allowHosts: [] }, null, 2));
+    writeFileSync(
+      join(tree, "manifest.json"),
+      JSON.stringify({ name: "Bench bundle", sounds, actions: [], allowHosts: [] }, null, 2),
+    );
     await packDirectory(tree, file);
     removeDir(tree);
   }

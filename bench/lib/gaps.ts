@@ -64,10 +64,14 @@ const ROUTE_NOTES: Record<string, string> = {
   create:
     "POST /extensions: the key's lookup, then one write transaction (the per-account count, the slug prefix range, the INSERT: WAL append of the table " +
     "page and three index pages), the JSON body parsed and validated by Elysia/TypeBox, the 201 validated and serialized.",
-  patch: "PATCH: the key's lookup, one write transaction (the row, one prepared UPDATE, one listed-at check, the install count); body parse + validation, response validation.",
-  secret: "PUT secrets: the key's lookup, AES-256-GCM with a fresh IV (randomBytes + cipher, ~10 µs), one prepared UPDATE or INSERT in a write transaction, and the framework.",
-  installs: "GET …/installs is answered from the read cache until the data changes; Elysia still validates and serializes the statistics.",
-  limits: "GET …/limits is answered from the read cache until the data changes; what is left is Elysia validating and serializing a 3 KB body on every request.",
+  patch:
+    "PATCH: the key's lookup, one write transaction (the row, one prepared UPDATE, one listed-at check, the install count); body parse + validation, response validation.",
+  secret:
+    "PUT secrets: the key's lookup, AES-256-GCM with a fresh IV (randomBytes + cipher, ~10 µs), one prepared UPDATE or INSERT in a write transaction, and the framework.",
+  installs:
+    "GET …/installs is answered from the read cache until the data changes; Elysia still validates and serializes the statistics.",
+  limits:
+    "GET …/limits is answered from the read cache until the data changes; what is left is Elysia validating and serializing a 3 KB body on every request.",
   unauthorized:
     "The 401: an unknown key is remembered like a known one until the next commit (bounded), so a repeated one skips the SHA-256 and the lookup; left: " +
     "the admin-token check of a failed key (a SHA-256 of the header, for a constant-time compare) and the error path (the throw, Elysia's onError, the envelope).",
@@ -85,7 +89,9 @@ function routeFloor(r: BenchResults): string {
 function coldStart(r: BenchResults): string {
   const trace = (r.sections.cold as { trace?: string[] } | undefined)?.trace ?? [];
   return (
-    (trace.length > 0 ? `This run's start-up trace: ${trace.map((l) => l.replace(/^\[startup\]\s*/, "")).join("; ")}. ` : "") +
+    (trace.length > 0
+      ? `This run's start-up trace: ${trace.map((l) => l.replace(/^\[startup\]\s*/, "")).join("; ")}. `
+      : "") +
     "Read the CPU column: on a busy machine the wall times include waiting for a core. Taken out of the start in this issue (binary start-up profiles " +
     "and the trace): the error schemas every route registered (they are markers now, expanded when the document is made: half of building the app), " +
     "the first request's route composition for /healthz (Bun answers it from a static route), drizzle's migrator building each DDL statement through " +
@@ -96,8 +102,11 @@ function coldStart(r: BenchResults): string {
 }
 
 function uploadSpeed(r: BenchResults): string {
-  const l = (r.sections.upload as { large?: { seconds: number; bundleBytes: number; runs?: unknown[] } } | undefined)?.large;
-  const at = l ? `${l.seconds} s for ${round(l.bundleBytes / 1024 / 1024, 1)} MB (median of ${l.runs?.length ?? 1}). ` : "";
+  const l = (r.sections.upload as { large?: { seconds: number; bundleBytes: number; runs?: unknown[] } } | undefined)
+    ?.large;
+  const at = l
+    ? `${l.seconds} s for ${round(l.bundleBytes / 1024 / 1024, 1)} MB (median of ${l.runs?.length ?? 1}). `
+    : "";
   return (
     at +
     "The server reads the bundle once: the multipart body is parsed as it arrives (busboy), and the bundle part goes at the same time to the temp file " +
@@ -159,7 +168,10 @@ function resetTime(r: BenchResults): string {
 }
 
 function nodeStart(r: BenchResults): string {
-  return "Spawning the binary and waiting for its ready file is a cold start of the binary in memory mode with the demo fixture, plus Node's spawn and a poll of the file every millisecond: " + coldStart(r);
+  return (
+    "Spawning the binary and waiting for its ready file is a cold start of the binary in memory mode with the demo fixture, plus Node's spawn and a poll of the file every millisecond: " +
+    coldStart(r)
+  );
 }
 
 export function explainGap(id: string, r: BenchResults): string {

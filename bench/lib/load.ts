@@ -50,14 +50,22 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
   const cmd = ["wrk", "-t1", `-c${opts.connections}`, `-d${opts.durationS}s`, "--timeout", "10s", "-s", WRK_SCRIPT];
   for (const [k, v] of Object.entries(opts.headers ?? {})) cmd.push("-H", `${k}: ${v}`);
   cmd.push(opts.url);
-  const env: Record<string, string | undefined> = { ...process.env, WRK_METHOD: opts.method ?? "GET", WRK_BODY: opts.body ?? "" };
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    WRK_METHOD: opts.method ?? "GET",
+    WRK_BODY: opts.body ?? "",
+  };
   if (opts.vary) {
     env.WRK_VARY = "1";
     env.WRK_KEYS = (opts.vary.keys ?? []).join(" ");
   }
   const cpuBefore = opts.serverPid ? cpuMs(opts.serverPid) : 0;
   const proc = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe", env });
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   const cpuAfter = opts.serverPid ? cpuMs(opts.serverPid) : 0;
   const line = out.split("\n").find((l) => l.startsWith('{"requests"'));
   if (code !== 0 || !line) throw new Error(`wrk exited ${code}: ${(err || out).slice(0, 500)}`);
@@ -83,10 +91,18 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
 export function ensureWrk(log: (line: string) => void): string {
   const found = Bun.which("wrk");
   if (found) return found;
-  if (process.getuid?.() !== 0) throw new Error("wrk is not installed: run `sudo apt-get install -y wrk` (Debian/Ubuntu) and run the bench again");
+  if (process.getuid?.() !== 0)
+    throw new Error("wrk is not installed: run `sudo apt-get install -y wrk` (Debian/Ubuntu) and run the bench again");
   log("wrk is missing: installing it with `apt-get install -y wrk` (running as root)");
-  for (const cmd of [["apt-get", "update"], ["apt-get", "install", "-y", "wrk"]]) {
-    const p = Bun.spawnSync(cmd, { stdout: "ignore", stderr: "pipe", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+  for (const cmd of [
+    ["apt-get", "update"],
+    ["apt-get", "install", "-y", "wrk"],
+  ]) {
+    const p = Bun.spawnSync(cmd, {
+      stdout: "ignore",
+      stderr: "pipe",
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+    });
     if (p.exitCode !== 0) throw new Error(`${cmd.join(" ")} failed: ${p.stderr.toString().slice(0, 400)}`);
   }
   const installed = Bun.which("wrk");

@@ -62,7 +62,9 @@ export async function spawnServer(opts: SpawnOptions): Promise<Server> {
     }
     if (proc.exitCode !== null || proc.signalCode !== null) {
       const err = await new Response(proc.stderr as ReadableStream).text();
-      throw new Error(`${opts.cmd.join(" ")} exited (${proc.exitCode ?? proc.signalCode}) before answering: ${err.slice(0, 500)}`);
+      throw new Error(
+        `${opts.cmd.join(" ")} exited (${proc.exitCode ?? proc.signalCode}) before answering: ${err.slice(0, 500)}`,
+      );
     }
     if (performance.now() - t0 > timeoutMs) {
       await stopServer({ proc, url, pid: proc.pid, startMs: 0 });

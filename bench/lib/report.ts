@@ -1,8 +1,9 @@
 /** The results as Markdown (bench/results/latest.md): the run's conditions, the targets, then each section. */
-import type { BenchSection, BenchResults, TargetCheck } from "./results";
-import { sectionError } from "./results";
+
 import { explainGap } from "./gaps";
 import { table, verdict } from "./markdown";
+import type { BenchResults, BenchSection, TargetCheck } from "./results";
+import { sectionError } from "./results";
 
 /** Every target of every section, judged (a section not run or failed gives "not run", neither met nor missed). */
 export function checkTargets(r: BenchResults, sections: BenchSection[]): TargetCheck[] {
@@ -23,18 +24,36 @@ export function buildReport(r: BenchResults, sections: BenchSection[]): string {
   r.targets = checkTargets(r, sections);
   const out: string[] = [];
   out.push("# Benchmark results", "");
-  out.push(`Written by \`npm run bench\` (bench/run.ts)${settings.quick ? " in --quick mode (short runs: not comparable)" : ""}. All on one machine, loopback only, one after the other.`, "");
+  out.push(
+    `Written by \`npm run bench\` (bench/run.ts)${settings.quick ? " in --quick mode (short runs: not comparable)" : ""}. All on one machine, loopback only, one after the other.`,
+    "",
+  );
   out.push(
     table(
       ["", ""],
       [
         ["date (UTC)", env.date],
-        ["machine", `${env.machine.cores} cores, ${env.machine.cpuModel}, ${env.machine.memoryGiB} GiB, Linux ${env.machine.kernel}`],
-        ["load average (1/5/15 min) at start → end", `${env.machine.loadAvgAtStart.join(" / ")} → ${(r.loadAvgAtEnd ?? []).join(" / ")}`],
-        ["emulator", `dist/ext ${env.versions.ext} (commit ${env.versions.commit}), compiled with bun ${env.versions.bun}`],
+        [
+          "machine",
+          `${env.machine.cores} cores, ${env.machine.cpuModel}, ${env.machine.memoryGiB} GiB, Linux ${env.machine.kernel}`,
+        ],
+        [
+          "load average (1/5/15 min) at start → end",
+          `${env.machine.loadAvgAtStart.join(" / ")} → ${(r.loadAvgAtEnd ?? []).join(" / ")}`,
+        ],
+        [
+          "emulator",
+          `dist/ext ${env.versions.ext} (commit ${env.versions.commit}), compiled with bun ${env.versions.bun}`,
+        ],
         ["load generator", `wrk ${env.versions.wrk} (1 thread), bench/wrk/request.lua`],
-        ["peer", `@stoplight/prism-cli ${env.versions.prism} on Node ${env.versions.node} (\`prism mock\` of our /openapi.json, one process, log level error)`],
-        ["ceiling", `bare \`Bun.serve\` (bun ${env.versions.bun}) answering each route's captured status and bytes (bench/ceiling.ts)`],
+        [
+          "peer",
+          `@stoplight/prism-cli ${env.versions.prism} on Node ${env.versions.node} (\`prism mock\` of our /openapi.json, one process, log level error)`,
+        ],
+        [
+          "ceiling",
+          `bare \`Bun.serve\` (bun ${env.versions.bun}) answering each route's captured status and bytes (bench/ceiling.ts)`,
+        ],
         ["total run time", `${r.totalSeconds ?? "?"} s`],
       ],
     ),
@@ -42,7 +61,15 @@ export function buildReport(r: BenchResults, sections: BenchSection[]): string {
   );
   if (env.note) out.push(`**Conditions:** ${env.note}`, "");
 
-  out.push("## Targets", "", table(["target", "measured", "verdict"], r.targets.map((t) => [t.target, t.measured, verdict(t.met)])), "");
+  out.push(
+    "## Targets",
+    "",
+    table(
+      ["target", "measured", "verdict"],
+      r.targets.map((t) => [t.target, t.measured, verdict(t.met)]),
+    ),
+    "",
+  );
   const missed = r.targets.filter((t) => t.met === false);
   if (missed.length > 0) {
     out.push("## Where a target is missed: what is left, and whose code it is in", "");
@@ -67,6 +94,9 @@ function readingNotes(r: BenchResults): string[] {
     "- The emulator runs as users run it: compiled binary, SQLite file on disk (WAL), log level warn.",
   ];
   const load = r.environment.machine.loadAvgAtStart[0] ?? 0;
-  if (load > r.environment.machine.cores * 0.5) notes.push(`- The machine was busy when this ran (load ${load} on ${r.environment.machine.cores} cores): expect the figures to be lower and noisier than on an idle machine.`);
+  if (load > r.environment.machine.cores * 0.5)
+    notes.push(
+      `- The machine was busy when this ran (load ${load} on ${r.environment.machine.cores} cores): expect the figures to be lower and noisier than on an idle machine.`,
+    );
   return notes;
 }

@@ -47,5 +47,7 @@ export interface BenchSection<R = any> {
 }
 
 export function sectionError(result: unknown): string | null {
-  return result && typeof result === "object" && "error" in result ? String((result as { error: unknown }).error) : null;
+  return result && typeof result === "object" && "error" in result
+    ? String((result as { error: unknown }).error)
+    : null;
 }

@@ -4,9 +4,9 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BENCH_DIR, BUN, DEMO_FIXTURE, EXT_BINARY, PRISM_CLI, WORK_DIR } from "./paths";
 import type { CeilingResponse } from "../ceiling";
-import { freePort, removeDir, spawnServer, stopServer, tempDir, type Server } from "./proc";
+import { BENCH_DIR, BUN, DEMO_FIXTURE, EXT_BINARY, PRISM_CLI, WORK_DIR } from "./paths";
+import { freePort, removeDir, type Server, spawnServer, stopServer, tempDir } from "./proc";
 
 /** The demo fixture's key with every scope (fixtures/demo.json). */
 export const DEMO_KEY = "ext_demo_0123456789abcdefghijklmnopqrstuv";
@@ -31,11 +31,30 @@ export interface EmulatorOptions {
 export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulator> {
   const dataDir = tempDir("ext-data");
   const port = freePort();
-  const cmd = [EXT_BINARY, "serve", "--host", "127.0.0.1", "--port", String(port), "--data-dir", dataDir, "--log-level", "warn"];
+  const cmd = [
+    EXT_BINARY,
+    "serve",
+    "--host",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--data-dir",
+    dataDir,
+    "--log-level",
+    "warn",
+  ];
   if (opts.seed) cmd.push("--seed", opts.seed);
   if (opts.rateLimits === false) cmd.push("--no-rate-limits");
   try {
-    return { ...(await spawnServer({ cmd, port, env: opts.env ? { ...process.env, ...opts.env } : undefined, readyPath: opts.readyPath })), dataDir };
+    return {
+      ...(await spawnServer({
+        cmd,
+        port,
+        env: opts.env ? { ...process.env, ...opts.env } : undefined,
+        readyPath: opts.readyPath,
+      })),
+      dataDir,
+    };
   } catch (e) {
     removeDir(dataDir);
     throw e;
@@ -91,7 +110,19 @@ export async function startCeiling(responses: Record<string, CeilingResponse>): 
  */
 export async function startPrism(openapiFile: string, timeoutMs = 30_000): Promise<Server> {
   const port = freePort();
-  const cmd = ["node", PRISM_CLI, "mock", openapiFile, "--host", "127.0.0.1", "--port", String(port), "--no-multiprocess", "-v", "error"];
+  const cmd = [
+    "node",
+    PRISM_CLI,
+    "mock",
+    openapiFile,
+    "--host",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--no-multiprocess",
+    "-v",
+    "error",
+  ];
   return spawnServer({ cmd, port, timeoutMs });
 }
 

@@ -16,7 +16,13 @@ export function percentile(sorted: number[], p: number): number {
 
 export function summarize(values: number[]): Summary {
   const sorted = [...values].sort((a, b) => a - b);
-  return { n: sorted.length, median: percentile(sorted, 50), p95: percentile(sorted, 95), min: sorted[0] ?? Number.NaN, max: sorted.at(-1) ?? Number.NaN };
+  return {
+    n: sorted.length,
+    median: percentile(sorted, 50),
+    p95: percentile(sorted, 95),
+    min: sorted[0] ?? Number.NaN,
+    max: sorted.at(-1) ?? Number.NaN,
+  };
 }
 
 export function round(n: number, digits = 1): number {

@@ -11,7 +11,8 @@ import { BENCH_DIR, BENCH_PACKAGE, BUN, EXT_BINARY, ROOT, WORK_DIR } from "./pat
 
 function run(cmd: string[], cwd = ROOT): string {
   const proc = Bun.spawnSync(cmd, { cwd, stdout: "pipe", stderr: "pipe" });
-  if (proc.exitCode !== 0) throw new Error(`${cmd.join(" ")} failed (${proc.exitCode}): ${proc.stderr.toString().slice(0, 800)}`);
+  if (proc.exitCode !== 0)
+    throw new Error(`${cmd.join(" ")} failed (${proc.exitCode}): ${proc.stderr.toString().slice(0, 800)}`);
   return proc.stdout.toString().trim();
 }
 
@@ -54,7 +55,11 @@ export function describeEnvironment(note?: string): Environment {
   const cpu = cpus();
   let commit = "unknown";
   try {
-    commit = run(["git", "rev-parse", "--short", "HEAD"]) + (run(["git", "status", "--porcelain", "--", "src", "cli", "scripts", "drizzle", "fixtures", "package.json"]) ? " (+ uncommitted changes)" : "");
+    commit =
+      run(["git", "rev-parse", "--short", "HEAD"]) +
+      (run(["git", "status", "--porcelain", "--", "src", "cli", "scripts", "drizzle", "fixtures", "package.json"])
+        ? " (+ uncommitted changes)"
+        : "");
   } catch {
     // Not a git checkout: the bench still runs.
   }

@@ -20,7 +20,13 @@ for (let i = 0; i < starts; i++) {
     // A test that wrote something before the reset: the reset has rows to delete and the fixture to re-apply.
     const headers = { authorization: `Bearer ${emu.apiKey}`, "content-type": "application/json" };
     for (let j = 0; j < resets; j++) {
-      await (await fetch(`${emu.baseUrl}/extensions`, { method: "POST", headers, body: JSON.stringify({ name: `Test ${j}` }) })).arrayBuffer();
+      await (
+        await fetch(`${emu.baseUrl}/extensions`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ name: `Test ${j}` }),
+        })
+      ).arrayBuffer();
       const r = performance.now();
       await emu.reset();
       resetMs.push(performance.now() - r);

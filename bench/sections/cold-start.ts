@@ -8,10 +8,10 @@
  */
 import { table } from "../lib/markdown";
 import { DEMO_FIXTURE } from "../lib/paths";
-import { stopServer, type Server } from "../lib/proc";
+import { type Server, stopServer } from "../lib/proc";
 import type { BenchSection, TargetCheck } from "../lib/results";
 import { startEmulator, startPrism, stopEmulator } from "../lib/servers";
-import { round, summarize, type Summary } from "../lib/stats";
+import { round, type Summary, summarize } from "../lib/stats";
 
 export interface ColdStartRow {
   target: string;
@@ -26,7 +26,11 @@ export interface ColdStartResult {
   trace: string[];
 }
 
-async function measure(runs: number, budgetMs: number, start: () => Promise<{ server: Server; stop: () => Promise<void> }>): Promise<{ times: number[]; cut: boolean }> {
+async function measure(
+  runs: number,
+  budgetMs: number,
+  start: () => Promise<{ server: Server; stop: () => Promise<void> }>,
+): Promise<{ times: number[]; cut: boolean }> {
   await (await start()).stop();
   const times: number[] = [];
   const t0 = performance.now();
@@ -69,7 +73,11 @@ export const coldStart: BenchSection<ColdStartResult> = {
         const emu = await startEmulator({ seed, readyPath });
         return { server: emu, stop: () => stopEmulator(emu) };
       });
-      rows.push({ target, summary: roundSummary(summarize(times)), note: cut ? `stopped after ${times.length} runs (time budget)` : undefined });
+      rows.push({
+        target,
+        summary: roundSummary(summarize(times)),
+        note: cut ? `stopped after ${times.length} runs (time budget)` : undefined,
+      });
       log(`  ${target}: median ${rows.at(-1)!.summary.median} ms`);
     }
     const trace = await traceOnce();
@@ -82,17 +90,42 @@ export const coldStart: BenchSection<ColdStartResult> = {
       rows.push({
         target: "Prism mock of our /openapi.json",
         summary: roundSummary(summarize(prism.times)),
-        note: prism.cut ? `stopped after ${prism.times.length} runs (time budget ${settings.prismColdBudgetMs / 1000} s)` : undefined,
+        note: prism.cut
+          ? `stopped after ${prism.times.length} runs (time budget ${settings.prismColdBudgetMs / 1000} s)`
+          : undefined,
       });
       log(`  Prism: median ${rows.at(-1)!.summary.median} ms`);
     }
     return { rows, trace };
   },
   render(result, r) {
-    const out = [`## Cold start (spawn → first 200 of /healthz, ${r.settings.coldRuns} runs after one untimed run)`, ""];
-    out.push(table(["server", "runs", "median ms", "p95 ms", "min ms", "max ms"], result.rows.map((c) => [c.target + (c.note ? ` (${c.note})` : ""), c.summary.n, c.summary.median, c.summary.p95, c.summary.min, c.summary.max])), "");
+    const out = [
+      `## Cold start (spawn → first 200 of /healthz, ${r.settings.coldRuns} runs after one untimed run)`,
+      "",
+    ];
+    out.push(
+      table(
+        ["server", "runs", "median ms", "p95 ms", "min ms", "max ms"],
+        result.rows.map((c) => [
+          c.target + (c.note ? ` (${c.note})` : ""),
+          c.summary.n,
+          c.summary.median,
+          c.summary.p95,
+          c.summary.min,
+          c.summary.max,
+        ]),
+      ),
+      "",
+    );
     if (result.trace.length > 0) {
-      out.push("Where one start with an empty data directory spends its time (`ext serve --trace-startup`; ms since the process began, each phase's own duration in brackets):", "", "```", ...result.trace, "```", "");
+      out.push(
+        "Where one start with an empty data directory spends its time (`ext serve --trace-startup`; ms since the process began, each phase's own duration in brackets):",
+        "",
+        "```",
+        ...result.trace,
+        "```",
+        "",
+      );
     }
     return out;
   },
@@ -102,7 +135,9 @@ export const coldStart: BenchSection<ColdStartResult> = {
     const check: TargetCheck = {
       id: "cold_start",
       target: "cold start < 50 ms median (spawn → first 200 on /healthz, empty data dir)",
-      measured: cold ? cold.map((c) => `${c.summary.median} ms (${c.target.replace("ext (compiled), ", "")})`).join(", ") : "not run",
+      measured: cold
+        ? cold.map((c) => `${c.summary.median} ms (${c.target.replace("ext (compiled), ", "")})`).join(", ")
+        : "not run",
       met: empty ? empty.summary.median < 50 : null,
     };
     return [check];

@@ -11,10 +11,19 @@ import { DEMO_FIXTURE } from "../lib/paths";
 import type { BenchSection } from "../lib/results";
 import { startEmulator, stopEmulator } from "../lib/servers";
 import type { Settings } from "../lib/settings";
-import { round, summarize, type Summary } from "../lib/stats";
+import { round, type Summary, summarize } from "../lib/stats";
 
 const CHROMIUM = "/usr/bin/chromium";
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 const PAGES = [
   ["Overview", "#/"],
   ["API keys", "#/keys"],
@@ -57,12 +66,17 @@ async function firstLoads(settings: Settings, log: (line: string) => void): Prom
         const tab = await context.newPage();
         const t0 = performance.now();
         await tab.goto(`${emu.url}/${hash}`);
-        await tab.waitForFunction(`document.querySelector("h1") !== null && !document.body.textContent.includes("Loading…")`);
+        await tab.waitForFunction(
+          `document.querySelector("h1") !== null && !document.body.textContent.includes("Loading…")`,
+        );
         if (i > 0) times.push(performance.now() - t0);
         await context.close();
       }
       const s = summarize(times);
-      rows.push({ page, summary: { n: s.n, median: round(s.median), p95: round(s.p95), min: round(s.min), max: round(s.max) } });
+      rows.push({
+        page,
+        summary: { n: s.n, median: round(s.median), p95: round(s.p95), min: round(s.min), max: round(s.max) },
+      });
       log(`  ${page}: median ${rows.at(-1)!.summary.median} ms`);
     }
   } finally {
@@ -74,16 +88,25 @@ async function firstLoads(settings: Settings, log: (line: string) => void): Prom
 
 /** The Markdown of this section, for the report. */
 function dashboardReport(result: DashboardResult): string[] {
-  const head = "## Dashboard first load (headless Chromium, empty cache, loopback: navigation → heading shown with its data)";
+  const head =
+    "## Dashboard first load (headless Chromium, empty cache, loopback: navigation → heading shown with its data)";
   if (result.skipped) return [head, "", `Not measured: ${result.skipped}.`, ""];
-  const when = result.measuredAt ? [`Measured ${result.measuredAt.slice(0, 16).replace("T", " ")} UTC at load ${result.loadAvgAtStart?.join(" ") ?? "?"} (2 cores shared with other work: read the medians as an upper bound).`, ""] : [];
+  const when = result.measuredAt
+    ? [
+        `Measured ${result.measuredAt.slice(0, 16).replace("T", " ")} UTC at load ${result.loadAvgAtStart?.join(" ") ?? "?"} (2 cores shared with other work: read the medians as an upper bound).`,
+        "",
+      ]
+    : [];
   return [
     head,
     "",
     ...when,
     "| page | median ms | p95 ms | min ms | max ms | runs |",
     "|---|---|---|---|---|---|",
-    ...result.rows.map((r) => `| ${r.page} | ${r.summary.median} | ${r.summary.p95} | ${r.summary.min} | ${r.summary.max} | ${r.summary.n} |`),
+    ...result.rows.map(
+      (r) =>
+        `| ${r.page} | ${r.summary.median} | ${r.summary.p95} | ${r.summary.min} | ${r.summary.max} | ${r.summary.n} |`,
+    ),
     "",
   ];
 }

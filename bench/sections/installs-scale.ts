@@ -8,8 +8,8 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEMO_FIXTURE, WORK_DIR } from "../lib/paths";
 import { MB, rssBytes } from "../lib/proc";
-import { AUTH_HEADERS, startEmulator, stopEmulator, type Emulator } from "../lib/servers";
 import type { BenchSection, TargetCheck } from "../lib/results";
+import { AUTH_HEADERS, type Emulator, startEmulator, stopEmulator } from "../lib/servers";
 import { round, summarize } from "../lib/stats";
 
 export interface InstallsScaleStep {
@@ -41,8 +41,17 @@ const STEPS = [0, 1_000_000, 100_000_000];
 /** The demo account plus an approved, public extension with two versions (fixture versions) and spares for the timing of a 100 M call. */
 function scaleFixture(spares: number): string {
   const demo = JSON.parse(readFileSync(DEMO_FIXTURE, "utf8")) as { accounts: { extensions?: unknown[] }[] };
-  const extension = (id: string) => ({ id, name: `Scale ${id}`, visibility: "public", versions: [{ version: "1.0.0" }, { version: "1.1.0" }] });
-  demo.accounts[0]!.extensions = [extension(EXT), extension("ext_scale_warmup"), ...Array.from({ length: spares }, (_, i) => extension(`ext_scale_spare_${i}`))];
+  const extension = (id: string) => ({
+    id,
+    name: `Scale ${id}`,
+    visibility: "public",
+    versions: [{ version: "1.0.0" }, { version: "1.1.0" }],
+  });
+  demo.accounts[0]!.extensions = [
+    extension(EXT),
+    extension("ext_scale_warmup"),
+    ...Array.from({ length: spares }, (_, i) => extension(`ext_scale_spare_${i}`)),
+  ];
   const file = join(WORK_DIR, "fixture-installs-scale.json");
   writeFileSync(file, JSON.stringify(demo));
   return file;
@@ -97,13 +106,24 @@ async function measure(quick: boolean, log: (line: string) => void): Promise<Ins
       recorded = target;
       const routes: InstallsScaleStep["routes"] = {};
       for (const [name, path] of Object.entries(ROUTES)) routes[name] = await timeRequests(emu.url + path, requests);
-      steps.push({ installs: target, routes, rssMB: round(rssBytes(emu.pid) / MB), dataDirMB: round(dirBytes(emu.dataDir) / MB, 3) });
-      log(`  ${target.toLocaleString("en")} installs: ${Object.entries(routes).map(([r, v]) => `${r} ${v.medianMs} ms`).join(", ")}`);
+      steps.push({
+        installs: target,
+        routes,
+        rssMB: round(rssBytes(emu.pid) / MB),
+        dataDirMB: round(dirBytes(emu.dataDir) / MB, 3),
+      });
+      log(
+        `  ${target.toLocaleString("en")} installs: ${Object.entries(routes)
+          .map(([r, v]) => `${r} ${v.medianMs} ms`)
+          .join(", ")}`,
+      );
     }
     const record = [];
     for (let i = 0; i < spares; i++) record.push(await recordInstalls(emu, `ext_scale_spare_${i}`, 100_000_000));
     const base = steps[0]!;
-    const worstLatencyRatio = Math.max(...steps.flatMap((s) => Object.keys(ROUTES).map((r) => s.routes[r]!.medianMs / base.routes[r]!.medianMs)));
+    const worstLatencyRatio = Math.max(
+      ...steps.flatMap((s) => Object.keys(ROUTES).map((r) => s.routes[r]!.medianMs / base.routes[r]!.medianMs)),
+    );
     return {
       steps,
       record100MMs: round(summarize(record).median, 2),
@@ -126,7 +146,10 @@ function render(r: InstallsScaleResult): string[] {
     "",
     `| installs | ${names.join(" | ")} | RSS | data dir |`,
     `|---|${names.map(() => "---|").join("")}---|---|`,
-    ...r.steps.map((s) => `| ${s.installs.toLocaleString("en")} | ${names.map((n) => `${s.routes[n]!.medianMs} ms (${s.routes[n]!.p95Ms})`).join(" | ")} | ${s.rssMB} MB | ${s.dataDirMB} MB |`),
+    ...r.steps.map(
+      (s) =>
+        `| ${s.installs.toLocaleString("en")} | ${names.map((n) => `${s.routes[n]!.medianMs} ms (${s.routes[n]!.p95Ms})`).join(" | ")} | ${s.rssMB} MB | ${s.dataDirMB} MB |`,
+    ),
     "",
     `Recording 100,000,000 installs in one request: ${r.record100MMs} ms (median).`,
     "",
@@ -136,10 +159,30 @@ function render(r: InstallsScaleResult): string[] {
 function targets(r: InstallsScaleResult | undefined): TargetCheck[] {
   const at = (measured: (r: InstallsScaleResult) => string) => (r ? measured(r) : "not run");
   return [
-    { id: "installs_latency_flat", target: "reads of install statistics flat within 2× at 0, 1 M and 100 M installs", measured: at((r) => `worst ratio ${r.worstLatencyRatio}×`), met: r ? r.worstLatencyRatio <= 2 : null },
-    { id: "installs_rss", target: "RSS within 10 MB of the empty case at 100 M installs", measured: at((r) => `+${r.rssGrowthMB} MB`), met: r ? r.rssGrowthMB <= 10 : null },
-    { id: "installs_data_dir", target: "data directory within 1 MB of the empty case at 100 M installs", measured: at((r) => `+${r.dataDirGrowthMB} MB`), met: r ? r.dataDirGrowthMB <= 1 : null },
-    { id: "installs_record_100m", target: "recording 100,000,000 installs: one request, < 50 ms", measured: at((r) => `${r.record100MMs} ms`), met: r ? r.record100MMs < 50 : null },
+    {
+      id: "installs_latency_flat",
+      target: "reads of install statistics flat within 2× at 0, 1 M and 100 M installs",
+      measured: at((r) => `worst ratio ${r.worstLatencyRatio}×`),
+      met: r ? r.worstLatencyRatio <= 2 : null,
+    },
+    {
+      id: "installs_rss",
+      target: "RSS within 10 MB of the empty case at 100 M installs",
+      measured: at((r) => `+${r.rssGrowthMB} MB`),
+      met: r ? r.rssGrowthMB <= 10 : null,
+    },
+    {
+      id: "installs_data_dir",
+      target: "data directory within 1 MB of the empty case at 100 M installs",
+      measured: at((r) => `+${r.dataDirGrowthMB} MB`),
+      met: r ? r.dataDirGrowthMB <= 1 : null,
+    },
+    {
+      id: "installs_record_100m",
+      target: "recording 100,000,000 installs: one request, < 50 ms",
+      measured: at((r) => `${r.record100MMs} ms`),
+      met: r ? r.record100MMs < 50 : null,
+    },
   ];
 }
 

@@ -49,7 +49,12 @@ export const memory: BenchSection<MemoryResult> = {
       const afterBatches: MemoryResult["afterBatches"] = [];
       let total = 0;
       for (let i = 1; i <= settings.memoryBatches; i++) {
-        const r = await runLoad({ url: emu.url + LIST_PATH, connections: 64, durationS: settings.memoryBatchS, headers: AUTH_HEADERS });
+        const r = await runLoad({
+          url: emu.url + LIST_PATH,
+          connections: 64,
+          durationS: settings.memoryBatchS,
+          headers: AUTH_HEADERS,
+        });
         if (r.non2xx > 0 || r.errors > 0) throw new Error(`memory batch ${i}: ${r.non2xx} non-2xx, ${r.errors} errors`);
         total += r.requests;
         await Bun.sleep(200);
@@ -70,7 +75,13 @@ export const memory: BenchSection<MemoryResult> = {
     return [
       `## Memory (RSS of the compiled emulator; ${r.settings.memoryBatches} batches of ${r.settings.memoryBatchS} s of GETs at 64 connections)`,
       "",
-      table(["after", "RSS MB"], [["start, idle 1 s", m.idleRssMB], ...m.afterBatches.map((b) => [`${b.requests.toLocaleString("en")} requests`, b.rssMB])]),
+      table(
+        ["after", "RSS MB"],
+        [
+          ["start, idle 1 s", m.idleRssMB],
+          ...m.afterBatches.map((b) => [`${b.requests.toLocaleString("en")} requests`, b.rssMB]),
+        ],
+      ),
       "",
       `Slope over the batches after the first (least squares): ${m.steadyGrowthMBPer10k} MB per 10,000 requests. The first batch's growth (+${m.firstBatchGrowthMB} MB) is warm-up: JIT code, 64 sockets' buffers, the allocator's arenas; after it RSS moves by a few MB either way with garbage collection.`,
       "",
@@ -81,7 +92,9 @@ export const memory: BenchSection<MemoryResult> = {
       {
         id: "rss_growth",
         target: "no RSS growth under load (slope ≤ 1 MB per 10,000 requests once warm)",
-        measured: m ? `${m.steadyGrowthMBPer10k >= 0 ? "+" : ""}${m.steadyGrowthMBPer10k} MB per 10,000 (first batch incl. warm-up: +${m.firstBatchGrowthMB} MB)` : "not run",
+        measured: m
+          ? `${m.steadyGrowthMBPer10k >= 0 ? "+" : ""}${m.steadyGrowthMBPer10k} MB per 10,000 (first batch incl. warm-up: +${m.firstBatchGrowthMB} MB)`
+          : "not run",
         met: m ? m.steadyGrowthMBPer10k <= 1 : null,
       },
     ];

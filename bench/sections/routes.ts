@@ -6,11 +6,22 @@
  * one connection (latency) and against Prism mocking our own OpenAPI document (a peer, not a target).
  * Rate limits are off except on the 429 row, which runs on its own server whose window is spent.
  */
-import { table, pct } from "../lib/markdown";
-import { runLoad, type LoadOptions, type LoadResult } from "../lib/load";
-import { stopServer, type Server } from "../lib/proc";
+
+import { type LoadOptions, type LoadResult, runLoad } from "../lib/load";
+import { pct, table } from "../lib/markdown";
+import { type Server, stopServer } from "../lib/proc";
 import type { BenchSection, SectionContext, TargetCheck } from "../lib/results";
-import { AUTH_HEADERS, benchFixture, extraAccountKey, LIST_PATH, startCeiling, startEmulator, startPrism, stopEmulator, type Emulator } from "../lib/servers";
+import {
+  AUTH_HEADERS,
+  benchFixture,
+  type Emulator,
+  extraAccountKey,
+  LIST_PATH,
+  startCeiling,
+  startEmulator,
+  startPrism,
+  stopEmulator,
+} from "../lib/servers";
 
 const API = "/developer/v1";
 const JSON_TYPE = { "content-type": "application/json" };
@@ -34,8 +45,24 @@ const CREATE_ACCOUNTS = 200;
 export function routeSpecs(): RouteSpec[] {
   const auth = AUTH_HEADERS;
   return [
-    { id: "list", label: "GET /extensions", method: "GET", path: LIST_PATH, status: 200, server: "main", headers: auth },
-    { id: "get", label: "GET /extensions/:id", method: "GET", path: `${API}/extensions/ext_bench_01`, status: 200, server: "main", headers: auth },
+    {
+      id: "list",
+      label: "GET /extensions",
+      method: "GET",
+      path: LIST_PATH,
+      status: 200,
+      server: "main",
+      headers: auth,
+    },
+    {
+      id: "get",
+      label: "GET /extensions/:id",
+      method: "GET",
+      path: `${API}/extensions/ext_bench_01`,
+      status: 200,
+      server: "main",
+      headers: auth,
+    },
     {
       id: "create",
       label: "POST /extensions",
@@ -47,7 +74,17 @@ export function routeSpecs(): RouteSpec[] {
       body: '{"name":"Bench {n}","short_description":"made by the bench"}',
       vary: { keys: Array.from({ length: CREATE_ACCOUNTS }, (_, i) => extraAccountKey(i)) },
     },
-    { id: "patch", label: "PATCH /extensions/:id", method: "PATCH", path: `${API}/extensions/ext_bench_02`, status: 200, server: "main", headers: { ...auth, ...JSON_TYPE }, body: '{"description":"Changed {n}"}', vary: {} },
+    {
+      id: "patch",
+      label: "PATCH /extensions/:id",
+      method: "PATCH",
+      path: `${API}/extensions/ext_bench_02`,
+      status: 200,
+      server: "main",
+      headers: { ...auth, ...JSON_TYPE },
+      body: '{"description":"Changed {n}"}',
+      vary: {},
+    },
     {
       id: "secret",
       label: "PUT /extensions/:id/secrets/:key (AES-GCM)",
@@ -59,10 +96,42 @@ export function routeSpecs(): RouteSpec[] {
       body: '{"value":"s3cret-value-{n}"}',
       vary: {},
     },
-    { id: "installs", label: "GET /extensions/:id/installs", method: "GET", path: `${API}/extensions/ext_bench_01/installs`, status: 200, server: "main", headers: auth },
-    { id: "limits", label: "GET /extensions/:id/limits", method: "GET", path: `${API}/extensions/ext_bench_01/limits`, status: 200, server: "main", headers: auth },
-    { id: "unauthorized", label: "401: GET /extensions with an unknown key", method: "GET", path: LIST_PATH, status: 401, server: "main", headers: { authorization: "Bearer ext_not_a_real_key_000000000000000000000" } },
-    { id: "rate_limited", label: "429: GET /extensions past the rate window", method: "GET", path: LIST_PATH, status: 429, server: "limited", headers: auth },
+    {
+      id: "installs",
+      label: "GET /extensions/:id/installs",
+      method: "GET",
+      path: `${API}/extensions/ext_bench_01/installs`,
+      status: 200,
+      server: "main",
+      headers: auth,
+    },
+    {
+      id: "limits",
+      label: "GET /extensions/:id/limits",
+      method: "GET",
+      path: `${API}/extensions/ext_bench_01/limits`,
+      status: 200,
+      server: "main",
+      headers: auth,
+    },
+    {
+      id: "unauthorized",
+      label: "401: GET /extensions with an unknown key",
+      method: "GET",
+      path: LIST_PATH,
+      status: 401,
+      server: "main",
+      headers: { authorization: "Bearer ext_not_a_real_key_000000000000000000000" },
+    },
+    {
+      id: "rate_limited",
+      label: "429: GET /extensions past the rate window",
+      method: "GET",
+      path: LIST_PATH,
+      status: 429,
+      server: "limited",
+      headers: auth,
+    },
   ];
 }
 
@@ -94,21 +163,39 @@ async function capture(emu: Emulator, spec: RouteSpec): Promise<{ status: number
   if (spec.vary?.keys) headers.authorization = `Bearer ${spec.vary.keys[0]}`;
   const res = await fetch(emu.url + spec.path, { method: spec.method, headers, body: spec.body?.replace("{n}", "0") });
   const body = await res.text();
-  if (res.status !== spec.status) throw new Error(`${spec.label}: expected ${spec.status}, got ${res.status} ${body.slice(0, 300)}`);
+  if (res.status !== spec.status)
+    throw new Error(`${spec.label}: expected ${spec.status}, got ${res.status} ${body.slice(0, 300)}`);
   return { status: res.status, body };
 }
 
 /** The ceiling's address for a row: rows that share a path (list, 401, 429) are told apart by the query. */
 const ceilingPath = (spec: RouteSpec) => `${spec.path}?row=${spec.id}`;
 
-function load(server: Server, spec: RouteSpec, connections: number, durationS: number, measured: boolean, ceiling = false): Promise<LoadResult> {
-  return runLoad({ url: server.url + (ceiling ? ceilingPath(spec) : spec.path), connections, durationS, method: spec.method, body: spec.body, headers: spec.headers, vary: spec.vary, serverPid: measured ? server.pid : undefined });
+function load(
+  server: Server,
+  spec: RouteSpec,
+  connections: number,
+  durationS: number,
+  measured: boolean,
+  ceiling = false,
+): Promise<LoadResult> {
+  return runLoad({
+    url: server.url + (ceiling ? ceilingPath(spec) : spec.path),
+    connections,
+    durationS,
+    method: spec.method,
+    body: spec.body,
+    headers: spec.headers,
+    vary: spec.vary,
+    serverPid: measured ? server.pid : undefined,
+  });
 }
 
 /** Every response of the run must be the row's status: a 2xx row with a 4xx in it (or the reverse) is not that route's figure. */
 function checkStatuses(spec: RouteSpec, who: string, r: LoadResult): void {
   const wrong = spec.status >= 400 ? r.requests - r.non2xx : r.non2xx;
-  if (wrong > 0 || r.errors > 0) throw new Error(`${spec.label} on ${who}: ${wrong} responses other than ${spec.status}, ${r.errors} socket errors`);
+  if (wrong > 0 || r.errors > 0)
+    throw new Error(`${spec.label} on ${who}: ${wrong} responses other than ${spec.status}, ${r.errors} socket errors`);
 }
 
 async function measureRoute(ctx: SectionContext, spec: RouteSpec, emu: Emulator, ceiling: Server): Promise<RouteRow> {
@@ -128,7 +215,9 @@ async function measureRoute(ctx: SectionContext, spec: RouteSpec, emu: Emulator,
     ratio: ext.rps / top.rps,
     cpuRatio: ext.serverCpuUsPerReq && top.serverCpuUsPerReq ? top.serverCpuUsPerReq / ext.serverCpuUsPerReq : null,
   };
-  log(`  ${spec.label}: ext ${Math.round(ext.rps)} req/s (${Math.round(ext.serverCpuUsPerReq ?? 0)} µs CPU), ceiling ${Math.round(top.rps)} req/s (${Math.round(top.serverCpuUsPerReq ?? 0)} µs): ${pct(row.ratio)}`);
+  log(
+    `  ${spec.label}: ext ${Math.round(ext.rps)} req/s (${Math.round(ext.serverCpuUsPerReq ?? 0)} µs CPU), ceiling ${Math.round(top.rps)} req/s (${Math.round(top.serverCpuUsPerReq ?? 0)} µs): ${pct(row.ratio)}`,
+  );
   return row;
 }
 
@@ -138,19 +227,25 @@ export const routes: BenchSection<RoutesResult> = {
   async run(ctx) {
     const { settings, openapiFile, log } = ctx;
     const specs = routeSpecs();
-    const main = await startEmulator({ seed: benchFixture(settings.extensionsInAccount, CREATE_ACCOUNTS), rateLimits: false });
+    const main = await startEmulator({
+      seed: benchFixture(settings.extensionsInAccount, CREATE_ACCOUNTS),
+      rateLimits: false,
+    });
     let limited: Emulator | null = null;
     let ceiling: Server | null = null;
     try {
       limited = await startEmulator({ seed: benchFixture(settings.extensionsInAccount), rateLimits: true });
       // Spend the demo key's GET window on the limited server, so every request of its row is a 429.
-      for (let i = 0; i < 130; i++) await (await fetch(limited.url + LIST_PATH, { headers: AUTH_HEADERS })).arrayBuffer();
+      for (let i = 0; i < 130; i++)
+        await (await fetch(limited.url + LIST_PATH, { headers: AUTH_HEADERS })).arrayBuffer();
       const captured: Record<string, { status: number; body: string }> = {};
-      for (const spec of specs) captured[`${spec.method} ${ceilingPath(spec)}`] = await capture(spec.server === "main" ? main : limited, spec);
+      for (const spec of specs)
+        captured[`${spec.method} ${ceilingPath(spec)}`] = await capture(spec.server === "main" ? main : limited, spec);
       ceiling = await startCeiling(captured);
       const listSpec = specs[0]!;
       const rows: RouteRow[] = [];
-      for (const spec of specs) rows.push(await measureRoute(ctx, spec, spec.server === "main" ? main : limited, ceiling));
+      for (const spec of specs)
+        rows.push(await measureRoute(ctx, spec, spec.server === "main" ? main : limited, ceiling));
       const extOne = await load(main, listSpec, 1, settings.loadDurationS, true);
       const topOne = await load(ceiling, listSpec, 1, settings.loadDurationS, true, true);
       log(`  list at 1 connection: ext p50 ${extOne.latencyP50Ms} ms, ceiling p50 ${topOne.latencyP50Ms} ms`);
@@ -158,14 +253,32 @@ export const routes: BenchSection<RoutesResult> = {
       if (settings.prismLoad) {
         const p = await startPrism(openapiFile);
         try {
-          await runLoad({ url: p.url + LIST_PATH, connections: 64, durationS: settings.warmupS, headers: AUTH_HEADERS });
-          prism = await runLoad({ url: p.url + LIST_PATH, connections: 64, durationS: settings.routeDurationS, headers: AUTH_HEADERS, serverPid: p.pid });
+          await runLoad({
+            url: p.url + LIST_PATH,
+            connections: 64,
+            durationS: settings.warmupS,
+            headers: AUTH_HEADERS,
+          });
+          prism = await runLoad({
+            url: p.url + LIST_PATH,
+            connections: 64,
+            durationS: settings.routeDurationS,
+            headers: AUTH_HEADERS,
+            serverPid: p.pid,
+          });
           log(`  Prism list: ${Math.round(prism.rps)} req/s`);
         } finally {
           await stopServer(p);
         }
       }
-      return { connections: 64, durationS: settings.routeDurationS, rows, listAtOne: { ext: extOne, ceiling: topOne }, prism, listBodyBytes: Buffer.byteLength(captured[`GET ${ceilingPath(listSpec)}`]!.body) };
+      return {
+        connections: 64,
+        durationS: settings.routeDurationS,
+        rows,
+        listAtOne: { ext: extOne, ceiling: topOne },
+        prism,
+        listBodyBytes: Buffer.byteLength(captured[`GET ${ceilingPath(listSpec)}`]!.body),
+      };
     } finally {
       if (ceiling) await stopServer(ceiling);
       if (limited) await stopEmulator(limited);
@@ -180,7 +293,18 @@ export const routes: BenchSection<RoutesResult> = {
     ];
     out.push(
       table(
-        ["route", "status", "ext req/s", "ceiling req/s", "ext ÷ ceiling", "ext p50 / p99 ms", "ceiling p50 / p99 ms", "ext CPU µs/req", "ceiling CPU µs/req", "by CPU"],
+        [
+          "route",
+          "status",
+          "ext req/s",
+          "ceiling req/s",
+          "ext ÷ ceiling",
+          "ext p50 / p99 ms",
+          "ceiling p50 / p99 ms",
+          "ext CPU µs/req",
+          "ceiling CPU µs/req",
+          "by CPU",
+        ],
         t.rows.map((row) => [
           row.label,
           row.status,
@@ -200,10 +324,14 @@ export const routes: BenchSection<RoutesResult> = {
     out.push(
       `One connection, GET /extensions: ext ${Math.round(one.ext.rps)} req/s, p50 ${one.ext.latencyP50Ms} ms, p99 ${one.ext.latencyP99Ms} ms, ${us(one.ext)} µs CPU per request; ` +
         `ceiling ${Math.round(one.ceiling.rps)} req/s, p50 ${one.ceiling.latencyP50Ms} ms, p99 ${one.ceiling.latencyP99Ms} ms, ${us(one.ceiling)} µs.` +
-        (t.prism ? ` Prism mocking our document, 64 connections: ${Math.round(t.prism.rps)} req/s, p50 ${t.prism.latencyP50Ms} ms, ${us(t.prism)} µs CPU per request (a peer for scale, not a target).` : ""),
+        (t.prism
+          ? ` Prism mocking our document, 64 connections: ${Math.round(t.prism.rps)} req/s, p50 ${t.prism.latencyP50Ms} ms, ${us(t.prism)} µs CPU per request (a peer for scale, not a target).`
+          : ""),
       "",
-      "\"by CPU\" is the ceiling's server CPU per request ÷ ours: the same comparison with the load generator taken out (wrk shares the 2 cores). " +
-        "Create spreads its writes over " + CREATE_ACCOUNTS + " accounts with distinct names; PATCH and PUT change their value on every request (a real write, a real AES-GCM encryption).",
+      '"by CPU" is the ceiling\'s server CPU per request ÷ ours: the same comparison with the load generator taken out (wrk shares the 2 cores). ' +
+        "Create spreads its writes over " +
+        CREATE_ACCOUNTS +
+        " accounts with distinct names; PATCH and PUT change their value on every request (a real write, a real AES-GCM encryption).",
       "",
     );
     return out;
@@ -215,7 +343,9 @@ export const routes: BenchSection<RoutesResult> = {
       {
         id: "get_ratio",
         target: "authenticated GET /extensions ≥ 60% of the bare ceiling's req/s at c=64 (wrk)",
-        measured: list ? `${pct(list.ratio)} (${Math.round(list.ext.rps)} vs ${Math.round(list.ceiling.rps)} req/s; by CPU per request ${list.cpuRatio === null ? "—" : pct(list.cpuRatio)})` : "not run",
+        measured: list
+          ? `${pct(list.ratio)} (${Math.round(list.ext.rps)} vs ${Math.round(list.ceiling.rps)} req/s; by CPU per request ${list.cpuRatio === null ? "—" : pct(list.cpuRatio)})`
+          : "not run",
         met: list ? list.ratio >= 0.6 : null,
       },
       {

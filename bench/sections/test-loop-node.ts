@@ -12,8 +12,18 @@ export const testLoopNode: BenchSection<TestLoopResult> = {
   id: "testloop-node",
   label: "test loop: Node startEmulator() from the npm package (spawn → ready)",
   async run({ settings, log }) {
-    const raw = await runProbe(["node", join(BENCH_DIR, "probes", "node-start-emulator.mjs"), EXT_BINARY, String(settings.testLoopStarts), String(settings.testLoopResets)]);
-    const result: TestLoopResult = { firstStartMs: raw.startMs[0]!, starts: summarizeMs(raw.startMs.slice(1)), resets: summarizeMs(raw.resetMs) };
+    const raw = await runProbe([
+      "node",
+      join(BENCH_DIR, "probes", "node-start-emulator.mjs"),
+      EXT_BINARY,
+      String(settings.testLoopStarts),
+      String(settings.testLoopResets),
+    ]);
+    const result: TestLoopResult = {
+      firstStartMs: raw.startMs[0]!,
+      starts: summarizeMs(raw.startMs.slice(1)),
+      resets: summarizeMs(raw.resetMs),
+    };
     log(`  start p50 ${result.starts.median} ms, reset p50 ${result.resets.median} ms`);
     return result;
   },
@@ -26,8 +36,18 @@ export const testLoopNode: BenchSection<TestLoopResult> = {
   },
   targets(r) {
     const checks: TargetCheck[] = [
-      { id: "node_start", target: "Node start (spawn → ready file) ≤ 100 ms p50", measured: r ? `${r.starts.median} ms p50, ${r.starts.p95} ms p95` : "not run", met: r ? r.starts.median <= 100 : null },
-      { id: "reset_node", target: "Node `reset()` ≤ 1 ms p50", measured: r ? `${r.resets.median} ms p50, ${r.resets.p95} ms p95` : "not run", met: r ? r.resets.median <= 1 : null },
+      {
+        id: "node_start",
+        target: "Node start (spawn → ready file) ≤ 100 ms p50",
+        measured: r ? `${r.starts.median} ms p50, ${r.starts.p95} ms p95` : "not run",
+        met: r ? r.starts.median <= 100 : null,
+      },
+      {
+        id: "reset_node",
+        target: "Node `reset()` ≤ 1 ms p50",
+        measured: r ? `${r.resets.median} ms p50, ${r.resets.p95} ms p95` : "not run",
+        met: r ? r.resets.median <= 1 : null,
+      },
     ];
     return checks;
   },

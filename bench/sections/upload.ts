@@ -6,11 +6,11 @@
  * also sampled every 10 ms, so the growth is the upload's and not earlier load's; it is repeated
  * (settings.largeUploadRuns) and the row gives the median time and the largest growth.
  */
-import { benchBundle, type BenchBundle } from "../lib/bundles";
-import { MB, peakRssBytes, resetPeakRss, rssBytes, sampleRss } from "../lib/proc";
-import { AUTH_HEADERS, benchFixture, startEmulator, stopEmulator, type Emulator } from "../lib/servers";
+import { type BenchBundle, benchBundle } from "../lib/bundles";
 import { table } from "../lib/markdown";
+import { MB, peakRssBytes, resetPeakRss, rssBytes, sampleRss } from "../lib/proc";
 import type { BenchSection, TargetCheck } from "../lib/results";
+import { AUTH_HEADERS, benchFixture, type Emulator, startEmulator, stopEmulator } from "../lib/servers";
 import type { Settings } from "../lib/settings";
 import { round, summarize } from "../lib/stats";
 
@@ -60,12 +60,20 @@ async function submit(emu: Emulator, bundle: BenchBundle, version: string): Prom
   form.append("version", version);
   form.append("changelog", "Benchmark submission");
   form.append("bundle", Bun.file(bundle.file, { type: "application/gzip" }), "bundle.tar.gz");
-  const res = await fetch(`${emu.url}/developer/v1/extensions/${EXTENSION_ID}/versions`, { method: "POST", headers: AUTH_HEADERS, body: form });
+  const res = await fetch(`${emu.url}/developer/v1/extensions/${EXTENSION_ID}/versions`, {
+    method: "POST",
+    headers: AUTH_HEADERS,
+    body: form,
+  });
   const text = await res.text();
   if (res.status !== 202) throw new Error(`version ${version}: expected 202, got ${res.status} ${text.slice(0, 400)}`);
 }
 
-async function smallRows(settings: Settings, bundle: BenchBundle, log: (line: string) => void): Promise<SmallUploadRow[]> {
+async function smallRows(
+  settings: Settings,
+  bundle: BenchBundle,
+  log: (line: string) => void,
+): Promise<SmallUploadRow[]> {
   const emu = await startEmulator({ seed: benchFixture(settings.extensionsInAccount), rateLimits: false });
   try {
     await submit(emu, bundle, "0.0.0-warmup");
@@ -93,7 +101,11 @@ async function smallRows(settings: Settings, bundle: BenchBundle, log: (line: st
 }
 
 /** One large upload on a fresh server, after one small warm-up submission, with the peak RSS mark reset. */
-async function largeRun(settings: Settings, bundle: BenchBundle, small: BenchBundle): Promise<LargeUploadRun & { hwmReset: boolean }> {
+async function largeRun(
+  settings: Settings,
+  bundle: BenchBundle,
+  small: BenchBundle,
+): Promise<LargeUploadRun & { hwmReset: boolean }> {
   const emu = await startEmulator({ seed: benchFixture(settings.extensionsInAccount), rateLimits: false });
   try {
     await submit(emu, small, "0.0.0-warmup");
@@ -106,13 +118,23 @@ async function largeRun(settings: Settings, bundle: BenchBundle, small: BenchBun
     const seconds = (performance.now() - t0) / 1000;
     const sampled = sampler.stop();
     const peak = hwmReset ? Math.max(sampled, peakRssBytes(emu.pid)) : sampled;
-    return { seconds: round(seconds, 3), baselineRssMB: round(baseline / MB), peakRssGrowthMB: round((peak - baseline) / MB), hwmReset };
+    return {
+      seconds: round(seconds, 3),
+      baselineRssMB: round(baseline / MB),
+      peakRssGrowthMB: round((peak - baseline) / MB),
+      hwmReset,
+    };
   } finally {
     await stopEmulator(emu);
   }
 }
 
-async function largeRow(settings: Settings, sizeMB: number, small: BenchBundle, log: (line: string) => void): Promise<LargeUpload> {
+async function largeRow(
+  settings: Settings,
+  sizeMB: number,
+  small: BenchBundle,
+  log: (line: string) => void,
+): Promise<LargeUpload> {
   const bundle = await benchBundle(sizeMB);
   const runs: LargeUploadRun[] = [];
   let hwmReset = true;
@@ -129,7 +151,9 @@ async function largeRow(settings: Settings, sizeMB: number, small: BenchBundle, 
     mbPerSecond: round(bundle.bytes / MB / seconds),
     baselineRssMB: summarize(runs.map((r) => r.baselineRssMB)).median,
     peakRssGrowthMB: Math.max(...runs.map((r) => r.peakRssGrowthMB)),
-    peakMethod: hwmReset ? "VmHWM reset via /proc/<pid>/clear_refs, and VmRSS sampled every 10 ms" : "VmRSS sampled every 10 ms",
+    peakMethod: hwmReset
+      ? "VmHWM reset via /proc/<pid>/clear_refs, and VmRSS sampled every 10 ms"
+      : "VmRSS sampled every 10 ms",
     runs,
   };
   log(
@@ -150,8 +174,23 @@ export const upload: BenchSection<UploadResult> = {
     return { smallBundleBytes: small.bytes, small: rows, large, halfSizeControl };
   },
   render(u) {
-    const out = ["## POST /developer/v1/extensions/:id/versions (valid bundles, random bytes so gzip cannot shrink them)", ""];
-    out.push(table(["bundle", "clients", "submissions", "seconds", "submissions/s"], u.small.map((row) => [`${round(u.smallBundleBytes / 1024 / 1024, 1)} MB`, row.connections, row.submissions, row.seconds, row.perSecond])), "");
+    const out = [
+      "## POST /developer/v1/extensions/:id/versions (valid bundles, random bytes so gzip cannot shrink them)",
+      "",
+    ];
+    out.push(
+      table(
+        ["bundle", "clients", "submissions", "seconds", "submissions/s"],
+        u.small.map((row) => [
+          `${round(u.smallBundleBytes / 1024 / 1024, 1)} MB`,
+          row.connections,
+          row.submissions,
+          row.seconds,
+          row.perSecond,
+        ]),
+      ),
+      "",
+    );
     const large = (l: LargeUpload, label: string) => [
       `${round(l.bundleBytes / 1024 / 1024, 1)} MB, ${l.sounds} FLAC sounds + assets (${label})`,
       l.seconds,
@@ -160,7 +199,10 @@ export const upload: BenchSection<UploadResult> = {
       `+${l.peakRssGrowthMB} MB`,
     ];
     out.push(
-      table(["bundle", "seconds (send → 202)", "MB/s", "server RSS before", "peak RSS growth"], [large(u.large, "the target row"), large(u.halfSizeControl, "control: half the size")]),
+      table(
+        ["bundle", "seconds (send → 202)", "MB/s", "server RSS before", "peak RSS growth"],
+        [large(u.large, "the target row"), large(u.halfSizeControl, "control: half the size")],
+      ),
       "",
       `Seconds: the median of ${u.large.runs.length} run(s) of each size (${u.large.runs.map((r) => `${r.seconds} s`).join(", ")} for the target row); peak RSS growth: the largest of them (${u.large.runs.map((r) => `+${r.peakRssGrowthMB} MB`).join(", ")}). ` +
         `Peak: ${u.large.peakMethod}. Each large upload runs on a fresh server after one 1 MB warm-up submission. The half-size control tells streaming from buffering: a server that held the bundle would grow about half as much with half the bundle.`,
@@ -171,8 +213,18 @@ export const upload: BenchSection<UploadResult> = {
   targets(u) {
     const l = u?.large;
     const checks: TargetCheck[] = [
-      { id: "upload_speed", target: "first 50 MB upload on a fresh server ≥ 200 MB/s", measured: l ? `${l.mbPerSecond} MB/s` : "not run", met: l ? l.mbPerSecond >= 200 : null },
-      { id: "upload_rss", target: "peak RSS growth during it < 32 MB", measured: l ? `+${l.peakRssGrowthMB} MB` : "not run", met: l ? l.peakRssGrowthMB < 32 : null },
+      {
+        id: "upload_speed",
+        target: "first 50 MB upload on a fresh server ≥ 200 MB/s",
+        measured: l ? `${l.mbPerSecond} MB/s` : "not run",
+        met: l ? l.mbPerSecond >= 200 : null,
+      },
+      {
+        id: "upload_rss",
+        target: "peak RSS growth during it < 32 MB",
+        measured: l ? `+${l.peakRssGrowthMB} MB` : "not run",
+        met: l ? l.peakRssGrowthMB < 32 : null,
+      },
     ];
     return checks;
   },

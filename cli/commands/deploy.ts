@@ -1,18 +1,28 @@
 import { defineCommand } from "citty";
-import { deploy, DeployFailure, LocalValidationError } from "../lib/deploy";
-import { reportLines } from "../lib/deploy-report";
 import { apiTargetArgs, errorJson, resolveApiTarget } from "../lib/api-target";
+import { DeployFailure, deploy, LocalValidationError } from "../lib/deploy";
+import { reportLines } from "../lib/deploy-report";
 import { UsageError } from "../lib/runner";
 import { EXIT, err, out } from "../output";
 
 export const deployArgs = {
-  dir: { type: "positional", required: false, default: ".", description: "The compiled output directory (with manifest.json at its root)", valueHint: "DIR" },
+  dir: {
+    type: "positional",
+    required: false,
+    default: ".",
+    description: "The compiled output directory (with manifest.json at its root)",
+    valueHint: "DIR",
+  },
   extension: apiTargetArgs.extension,
   version: { type: "string", description: "Version label (else version in manifest.json)", valueHint: "LABEL" },
   changelog: { type: "string", description: "Changelog of this version", valueHint: "TEXT" },
   "api-key": apiTargetArgs["api-key"],
   target: apiTargetArgs.target,
-  build: { type: "string", description: "Run this build command first, stopped past the build-time limit", valueHint: "CMD" },
+  build: {
+    type: "string",
+    description: "Run this build command first, stopped past the build-time limit",
+    valueHint: "CMD",
+  },
   "dry-run": { type: "boolean", description: "Do every check and the packing, upload nothing" },
   json: apiTargetArgs.json,
   wait: { type: "boolean", description: "Wait until the version is approved or rejected" },
@@ -20,12 +30,16 @@ export const deployArgs = {
 } as const;
 
 export default defineCommand({
-  meta: { name: "deploy", description: "Check, pack and upload a version of an extension (wraps POST /extensions/:id/versions)" },
+  meta: {
+    name: "deploy",
+    description: "Check, pack and upload a version of an extension (wraps POST /extensions/:id/versions)",
+  },
   args: deployArgs,
   async run({ args }) {
     const { apiKey, endpoints, extensionId, json } = resolveApiTarget(args);
     const timeoutSeconds = args.timeout === undefined ? 600 : Number(args.timeout);
-    if (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 1) throw new UsageError(`--timeout must be a whole number of seconds ≥ 1 (got "${args.timeout}")`);
+    if (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 1)
+      throw new UsageError(`--timeout must be a whole number of seconds ≥ 1 (got "${args.timeout}")`);
     try {
       const result = await deploy({
         dir: args.dir || ".",

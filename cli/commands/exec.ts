@@ -1,16 +1,23 @@
 import { constants } from "node:os";
 import { defineCommand } from "citty";
-import { childEnvironment, ConfigError, DEFAULT_HOST, parseServerConfig } from "../../src/config";
+import { ConfigError, childEnvironment, DEFAULT_HOST, parseServerConfig } from "../../src/config";
 import { demoFixture, firstPlaintextKey } from "../../src/fixtures/demo";
-import { startServer, type RunningEmulator } from "../../src/server";
+import { type RunningEmulator, startServer } from "../../src/server";
 import { readFixtureArgument } from "../lib/fixture-arg";
 import { UsageError } from "../lib/runner";
 import { EXIT, err } from "../output";
 
 const execArgs = {
-  seed: { type: "string", description: "Fixture file to seed (or `demo`); the embedded demo fixture when absent", valueHint: "FILE" },
+  seed: {
+    type: "string",
+    description: "Fixture file to seed (or `demo`); the embedded demo fixture when absent",
+    valueHint: "FILE",
+  },
   port: { type: "string", description: "Port of the emulator; 0 (the default) picks a free one", valueHint: "0" },
-  "rate-limits": { type: "boolean", description: "Enforce the spec's rate limits; --no-rate-limits turns them off (env EXT_RATE_LIMITS)" },
+  "rate-limits": {
+    type: "boolean",
+    description: "Enforce the spec's rate limits; --no-rate-limits turns them off (env EXT_RATE_LIMITS)",
+  },
   "log-level": { type: "string", description: "Emulator log level on stderr (default warn)", valueHint: "warn" },
 } as const;
 
@@ -28,7 +35,8 @@ const EXIT_COMMAND_NOT_FOUND = 127;
 export default defineCommand({
   meta: {
     name: "exec",
-    description: "Run a command against a fresh in-memory emulator (EXT_BASE_URL, EXT_API_KEY, EXT_ADMIN_URL set); exit with its code",
+    description:
+      "Run a command against a fresh in-memory emulator (EXT_BASE_URL, EXT_API_KEY, EXT_ADMIN_URL set); exit with its code",
   },
   args: execArgs,
   async run({ args, rawArgs }) {
@@ -48,7 +56,15 @@ export default defineCommand({
 
     let emulator: RunningEmulator;
     try {
-      const config = parseServerConfig({ host: DEFAULT_HOST, port: args.port ?? 0, memory: true, seed: null, readyFile: null, logLevel: args["log-level"] ?? "warn", rateLimits: args["rate-limits"] });
+      const config = parseServerConfig({
+        host: DEFAULT_HOST,
+        port: args.port ?? 0,
+        memory: true,
+        seed: null,
+        readyFile: null,
+        logLevel: args["log-level"] ?? "warn",
+        rateLimits: args["rate-limits"],
+      });
       emulator = startServer(config, { seedFixture: fixture });
     } catch (e) {
       if (e instanceof ConfigError) throw new UsageError(e.message);

@@ -1,20 +1,34 @@
 import { defineCommand } from "citty";
 import { parseClientEnv } from "../../src/config";
 import type { RequestLogEntry } from "../../src/emulator/model";
-import { ApiRequestError, endpointsFromAnyUrl, requestJson, type ErrorBody } from "../lib/http";
+import { ApiRequestError, type ErrorBody, endpointsFromAnyUrl, requestJson } from "../lib/http";
 import { UsageError } from "../lib/runner";
 import { err, out } from "../output";
 
 const logsArgs = {
-  target: { type: "string", description: "The emulator (its URL, API base or /_emulator URL; default `local` = env EXT_LOCAL_URL or http://127.0.0.1:4780)", valueHint: "local|URL" },
-  "admin-token": { type: "string", description: "Control-plane token of a non-loopback emulator (env EXT_ADMIN_TOKEN)" },
+  target: {
+    type: "string",
+    description:
+      "The emulator (its URL, API base or /_emulator URL; default `local` = env EXT_LOCAL_URL or http://127.0.0.1:4780)",
+    valueHint: "local|URL",
+  },
+  "admin-token": {
+    type: "string",
+    description: "Control-plane token of a non-loopback emulator (env EXT_ADMIN_TOKEN)",
+  },
   follow: { type: "boolean", description: "Keep printing requests as they happen (Ctrl-C to stop)" },
   json: { type: "boolean", description: "One JSON object per line" },
-  limit: { type: "string", description: "How many past requests to print first (default 20; 0 with --follow prints only new ones)", valueHint: "N" },
+  limit: {
+    type: "string",
+    description: "How many past requests to print first (default 20; 0 with --follow prints only new ones)",
+    valueHint: "N",
+  },
 } as const;
 
 const line = (e: RequestLogEntry, json: boolean) =>
-  json ? JSON.stringify(e) : `${e.at}  ${e.method.padEnd(6)} ${String(e.status)}  ${e.path}  ${e.accountId ?? "-"}  ${e.durationMs} ms`;
+  json
+    ? JSON.stringify(e)
+    : `${e.at}  ${e.method.padEnd(6)} ${String(e.status)}  ${e.path}  ${e.accountId ?? "-"}  ${e.durationMs} ms`;
 
 /** Reads the server's event stream and prints each `request` event until it ends. */
 async function follow(adminUrl: string, recent: number, token: string | null, json: boolean): Promise<void> {
@@ -59,7 +73,8 @@ export default defineCommand({
   args: logsArgs,
   async run({ args }) {
     const limit = args.limit === undefined ? 20 : Number(args.limit);
-    if (!Number.isInteger(limit) || limit < 0 || limit > 500) throw new UsageError("--limit must be a whole number from 0 to 500");
+    if (!Number.isInteger(limit) || limit < 0 || limit > 500)
+      throw new UsageError("--limit must be a whole number from 0 to 500");
     const env = parseClientEnv();
     const target = args.target === undefined || args.target === "local" ? env.localUrl : args.target;
     if (!target) throw new UsageError("--target needs a URL");
@@ -68,7 +83,9 @@ export default defineCommand({
     const json = Boolean(args.json);
     if (args.follow) return follow(adminUrl, limit, token, json);
     if (limit === 0) return;
-    const { requests } = await requestJson<{ requests: RequestLogEntry[] }>(`${adminUrl}/requests?limit=${limit}`, { token });
+    const { requests } = await requestJson<{ requests: RequestLogEntry[] }>(`${adminUrl}/requests?limit=${limit}`, {
+      token,
+    });
     for (const e of requests.reverse()) out(line(e, json));
   },
 });

@@ -4,7 +4,8 @@ import { openApiDocument } from "../../src/docs/document";
 export default defineCommand({
   meta: {
     name: "openapi",
-    description: "Print the OpenAPI document (what /openapi.json serves) without starting a server, for code generators",
+    description:
+      "Print the OpenAPI document (what /openapi.json serves) without starting a server, for code generators",
   },
   args: {
     yaml: { type: "boolean", description: "Print YAML instead of JSON" },
@@ -13,6 +14,6 @@ export default defineCommand({
     // `ext openapi | head` closes the pipe early: that is the reader's choice, not an error.
     process.stdout.on("error", (e: NodeJS.ErrnoException) => process.exit(e.code === "EPIPE" ? 0 : 1));
     const doc = await openApiDocument();
-    process.stdout.write(args.yaml ? Bun.YAML.stringify(doc, null, 2) + "\n" : JSON.stringify(doc, null, 2) + "\n");
+    process.stdout.write(args.yaml ? `${Bun.YAML.stringify(doc, null, 2)}\n` : `${JSON.stringify(doc, null, 2)}\n`);
   },
 });

@@ -5,16 +5,33 @@ import { FixtureError } from "../../src/fixtures/validate";
 import { createLogger } from "../../src/logger";
 import { createRuntime } from "../../src/runtime";
 import { readFixtureArgument } from "../lib/fixture-arg";
-import { checkDataDir, describeStartupError } from "../lib/startup-errors";
 import { endpointsFromAnyUrl, requestJson } from "../lib/http";
 import { UsageError } from "../lib/runner";
+import { checkDataDir, describeStartupError } from "../lib/startup-errors";
 import { EXIT, out } from "../output";
 
 const seedArgs = {
-  file: { type: "positional", description: "Fixture file (the format of `ext serve --seed`), or `demo` for the embedded demo fixture", valueHint: "FILE" },
-  "data-dir": { type: "string", description: "Seed this data directory directly (env EXT_DATA_DIR; default ./.ext-data)", valueHint: "DIR" },
-  target: { type: "string", description: "Seed a running emulator instead, through its control plane (its URL, API base or /_emulator URL; `local` = env EXT_LOCAL_URL)", valueHint: "local|URL" },
-  "admin-token": { type: "string", description: "Control-plane token of a non-loopback emulator (env EXT_ADMIN_TOKEN)", valueHint: "TOKEN" },
+  file: {
+    type: "positional",
+    description: "Fixture file (the format of `ext serve --seed`), or `demo` for the embedded demo fixture",
+    valueHint: "FILE",
+  },
+  "data-dir": {
+    type: "string",
+    description: "Seed this data directory directly (env EXT_DATA_DIR; default ./.ext-data)",
+    valueHint: "DIR",
+  },
+  target: {
+    type: "string",
+    description:
+      "Seed a running emulator instead, through its control plane (its URL, API base or /_emulator URL; `local` = env EXT_LOCAL_URL)",
+    valueHint: "local|URL",
+  },
+  "admin-token": {
+    type: "string",
+    description: "Control-plane token of a non-loopback emulator (env EXT_ADMIN_TOKEN)",
+    valueHint: "TOKEN",
+  },
   json: { type: "boolean", description: "Print the seed report as one JSON object" },
 } as const;
 
@@ -31,7 +48,16 @@ function createdKeys(fixture: Fixture, report: SeedReport) {
 function printReport(fixture: Fixture, report: SeedReport, json: boolean): void {
   const keys = createdKeys(fixture, report);
   if (json) {
-    out(JSON.stringify({ accountsCreated: report.accountsCreated, extensionsCreated: report.extensionsCreated, keys: report.keys.map((k) => ({ ...k, key: keys.find((c) => c.accountId === k.accountId && c.name === k.name)?.key ?? undefined })) }));
+    out(
+      JSON.stringify({
+        accountsCreated: report.accountsCreated,
+        extensionsCreated: report.extensionsCreated,
+        keys: report.keys.map((k) => ({
+          ...k,
+          key: keys.find((c) => c.accountId === k.accountId && c.name === k.name)?.key ?? undefined,
+        })),
+      }),
+    );
     return;
   }
   out(`seeded: ${report.accountsCreated} account(s) and ${report.extensionsCreated} extension(s) created`);
@@ -43,19 +69,25 @@ function printReport(fixture: Fixture, report: SeedReport, json: boolean): void 
 export default defineCommand({
   meta: {
     name: "seed",
-    description: "Load a fixture into a data directory or a running emulator (idempotent); print the API keys it created",
+    description:
+      "Load a fixture into a data directory or a running emulator (idempotent); print the API keys it created",
   },
   args: seedArgs,
   async run({ args }) {
     if (!args.file) throw new UsageError("give the fixture FILE (or `demo`)");
-    if (args.target !== undefined && args["data-dir"] !== undefined) throw new UsageError("give --data-dir or --target, not both");
+    if (args.target !== undefined && args["data-dir"] !== undefined)
+      throw new UsageError("give --data-dir or --target, not both");
     const fixture = readFixtureArgument(args.file);
     let report: SeedReport;
     if (args.target !== undefined) {
       if (!args.target) throw new UsageError("--target needs a URL");
       const env = parseClientEnv();
       const { adminUrl } = endpointsFromAnyUrl(args.target === "local" ? env.localUrl : args.target);
-      report = await requestJson<SeedReport>(`${adminUrl}/seed`, { method: "POST", json: fixture, token: args["admin-token"] || env.adminToken });
+      report = await requestJson<SeedReport>(`${adminUrl}/seed`, {
+        method: "POST",
+        json: fixture,
+        token: args["admin-token"] || env.adminToken,
+      });
     } else {
       // Straight into the SQLite file: the same loader the server uses, in one transaction.
       const flags = { dataDir: args["data-dir"] };

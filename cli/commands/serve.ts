@@ -1,25 +1,62 @@
 import { defineCommand } from "citty";
 import { ConfigError, parseServerConfig, type ServerConfig, type ServerFlags } from "../../src/config";
 import { FixtureError } from "../../src/fixtures/validate";
-import { startServer, type RunningEmulator } from "../../src/server";
+import { type RunningEmulator, startServer } from "../../src/server";
+import { markStartup, traceStartupTo } from "../../src/startup-trace";
 import { checkDataDir, describeStartupError } from "../lib/startup-errors";
 import { watchStdin } from "../lib/stdin-watch";
-import { markStartup, traceStartupTo } from "../../src/startup-trace";
 import { EXIT, err, fail, out } from "../output";
 
 export const serveArgs = {
   host: { type: "string", description: "Address to bind (env EXT_HOST)", valueHint: "127.0.0.1" },
   port: { type: "string", description: "Port; 0 picks a free one (env EXT_PORT)", valueHint: "4780" },
-  "data-dir": { type: "string", description: "Where the SQLite file and bundles live (env EXT_DATA_DIR)", valueHint: "./.ext-data" },
+  "data-dir": {
+    type: "string",
+    description: "Where the SQLite file and bundles live (env EXT_DATA_DIR)",
+    valueHint: "./.ext-data",
+  },
   memory: { type: "boolean", description: "Keep everything in memory; nothing is left on disk (env EXT_MEMORY)" },
-  seed: { type: "string", description: "Fixture file loaded at start, idempotently, or `demo` for the embedded demo fixture (env EXT_SEED)", valueHint: "FILE" },
-  "rate-limits": { type: "boolean", description: "Enforce the spec's rate limits; --no-rate-limits turns them off (env EXT_RATE_LIMITS)" },
-  "admin-token": { type: "string", description: "Control-plane token on non-loopback binds; generated and printed when not given (env EXT_ADMIN_TOKEN)", valueHint: "TOKEN" },
-  "log-level": { type: "string", description: "debug, info, warn, error or silent (silent: nothing at all, not even the start-up banner; an error that stops the start is still printed) (env EXT_LOG_LEVEL)", valueHint: "info" },
-  "ready-file": { type: "string", description: "Write {url,baseUrl,adminUrl,port,pid} JSON here once listening; removed at start and on exit (env EXT_READY_FILE)", valueHint: "PATH" },
-  "auto-approve": { type: "string", description: "Approve every valid submission by itself, after DELAY_MS (default 0) (env EXT_AUTO_APPROVE)", valueHint: "DELAY_MS", optionalValue: true },
-  "exit-with-stdin": { type: "boolean", description: "Stop when standard input closes: a parent that holds a pipe to it died (env EXT_EXIT_WITH_STDIN)" },
-  "trace-startup": { type: "boolean", description: "Print each start-up phase's time on stderr (env EXT_TRACE_STARTUP)" },
+  seed: {
+    type: "string",
+    description: "Fixture file loaded at start, idempotently, or `demo` for the embedded demo fixture (env EXT_SEED)",
+    valueHint: "FILE",
+  },
+  "rate-limits": {
+    type: "boolean",
+    description: "Enforce the spec's rate limits; --no-rate-limits turns them off (env EXT_RATE_LIMITS)",
+  },
+  "admin-token": {
+    type: "string",
+    description:
+      "Control-plane token on non-loopback binds; generated and printed when not given (env EXT_ADMIN_TOKEN)",
+    valueHint: "TOKEN",
+  },
+  "log-level": {
+    type: "string",
+    description:
+      "debug, info, warn, error or silent (silent: nothing at all, not even the start-up banner; an error that stops the start is still printed) (env EXT_LOG_LEVEL)",
+    valueHint: "info",
+  },
+  "ready-file": {
+    type: "string",
+    description:
+      "Write {url,baseUrl,adminUrl,port,pid} JSON here once listening; removed at start and on exit (env EXT_READY_FILE)",
+    valueHint: "PATH",
+  },
+  "auto-approve": {
+    type: "string",
+    description: "Approve every valid submission by itself, after DELAY_MS (default 0) (env EXT_AUTO_APPROVE)",
+    valueHint: "DELAY_MS",
+    optionalValue: true,
+  },
+  "exit-with-stdin": {
+    type: "boolean",
+    description: "Stop when standard input closes: a parent that holds a pipe to it died (env EXT_EXIT_WITH_STDIN)",
+  },
+  "trace-startup": {
+    type: "boolean",
+    description: "Print each start-up phase's time on stderr (env EXT_TRACE_STARTUP)",
+  },
 } as const;
 
 /** citty args → config flags; absent flags stay undefined so the environment can fill them. */
@@ -93,13 +130,15 @@ export default defineCommand({
     out(`  docs:          ${emulator.url}/docs`);
     out(`  control plane: ${emulator.adminUrl}`);
     // On a non-loopback bind the control plane needs the token; a generated one is shown here, once.
-    if (!runtime.control.openWithoutToken && runtime.control.adminTokenGenerated) out(`  admin token:   ${runtime.control.adminToken}`);
+    if (!runtime.control.openWithoutToken && runtime.control.adminTokenGenerated)
+      out(`  admin token:   ${runtime.control.adminToken}`);
     if (runtime.config.autoApproveMs !== null) out(`  auto-approve:  after ${runtime.config.autoApproveMs} ms`);
     out(`  data:          ${runtime.config.memory ? "in memory" : runtime.config.dataDir}`);
     for (const acc of runtime.startupFixture?.accounts ?? []) {
       for (const k of acc.apiKeys ?? []) if (k.key) out(`  api key:       ${k.key}  (account ${acc.id}, "${k.name}")`);
     }
     // A key the fixture left to be generated is stored as a hash only: this is the one time it is shown.
-    for (const k of runtime.startupSeedReport?.keys ?? []) if (k.key) out(`  api key:       ${k.key}  (account ${k.accountId}, "${k.name}", generated)`);
+    for (const k of runtime.startupSeedReport?.keys ?? [])
+      if (k.key) out(`  api key:       ${k.key}  (account ${k.accountId}, "${k.name}", generated)`);
   },
 });

@@ -4,13 +4,22 @@
  * their usage errors (exit 2) cannot drift apart.
  */
 import { parseClientEnv } from "../../src/config";
-import { ApiRequestError, endpointsFromBaseUrl, type Endpoints } from "./http";
+import { ApiRequestError, type Endpoints, endpointsFromBaseUrl } from "./http";
 import { UsageError } from "./runner";
 
 export const apiTargetArgs = {
-  extension: { type: "string", description: "Extension id (env EXT_EXTENSION_ID; else extensionId in manifest.json)", valueHint: "ID" },
+  extension: {
+    type: "string",
+    description: "Extension id (env EXT_EXTENSION_ID; else extensionId in manifest.json)",
+    valueHint: "ID",
+  },
   "api-key": { type: "string", description: "Developer API key (env EXT_API_KEY)", valueHint: "KEY" },
-  target: { type: "string", description: "`local` (env EXT_LOCAL_URL, default http://127.0.0.1:4780/developer/v1) or a base URL ending in /developer/v1", valueHint: "local|URL" },
+  target: {
+    type: "string",
+    description:
+      "`local` (env EXT_LOCAL_URL, default http://127.0.0.1:4780/developer/v1) or a base URL ending in /developer/v1",
+    valueHint: "local|URL",
+  },
   json: { type: "boolean", description: "Print one JSON object (progress and warnings stay on stderr)" },
 } as const;
 
@@ -22,7 +31,12 @@ export interface ApiTarget {
   json: boolean;
 }
 
-export function resolveApiTarget(args: { extension?: string; "api-key"?: string; target?: string; json?: boolean }): ApiTarget {
+export function resolveApiTarget(args: {
+  extension?: string;
+  "api-key"?: string;
+  target?: string;
+  json?: boolean;
+}): ApiTarget {
   const env = parseClientEnv();
   const apiKey = args["api-key"] || env.apiKey;
   if (!apiKey) throw new UsageError("no API key: give --api-key or set EXT_API_KEY");

@@ -7,8 +7,17 @@ class BuildError extends Error {
   override name = "BuildError";
 }
 
-export async function runBuild(command: string, limitSeconds: number, opts: { cwd?: string; env?: Record<string, string> } = {}): Promise<void> {
-  const child = Bun.spawn(["sh", "-c", command], { cwd: opts.cwd, env: opts.env, stdio: ["ignore", "inherit", "inherit"], detached: true });
+export async function runBuild(
+  command: string,
+  limitSeconds: number,
+  opts: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<void> {
+  const child = Bun.spawn(["sh", "-c", command], {
+    cwd: opts.cwd,
+    env: opts.env,
+    stdio: ["ignore", "inherit", "inherit"],
+    detached: true,
+  });
   let timedOut = false;
   const killGroup = (signal: NodeJS.Signals) => {
     try {
@@ -35,9 +44,13 @@ export async function runBuild(command: string, limitSeconds: number, opts: { cw
     process.off("SIGTERM", onSignal);
   }
   if (timedOut) {
-    throw new BuildError(`the build ran past the build-time limit of ${limitSeconds} s (build_time_seconds) and was stopped: ${command}`);
+    throw new BuildError(
+      `the build ran past the build-time limit of ${limitSeconds} s (build_time_seconds) and was stopped: ${command}`,
+    );
   }
   if (child.exitCode !== 0) {
-    throw new BuildError(`the build failed (${child.exitCode !== null ? `exit code ${child.exitCode}` : `signal ${child.signalCode}`}): ${command}`);
+    throw new BuildError(
+      `the build failed (${child.exitCode !== null ? `exit code ${child.exitCode}` : `signal ${child.signalCode}`}): ${command}`,
+    );
   }
 }

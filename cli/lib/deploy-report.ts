@@ -35,17 +35,24 @@ export function fileTree(r: DeployReport): string[] {
     while (same < open.length && same < dirs.length && open[same] === dirs[same]) same++;
     for (let depth = same; depth < dirs.length; depth++) {
       const component = depth === 0 ? components.get(`${dirs[0]}/`) : undefined;
-      const note = component ? `component: ${formatBytes(component.gzipBytes)} gzipped of ${formatBytes(component.limit)}` : "";
+      const note = component
+        ? `component: ${formatBytes(component.gzipBytes)} gzipped of ${formatBytes(component.limit)}`
+        : "";
       rows.push({ label: `${"  ".repeat(depth)}${dirs[depth]}/`, size: "", note });
     }
     open = dirs;
-    const note = sounds.has(file.path) ? `sound: limit ${formatBytes(r.soundFileLimits.max)}, warning over ${formatBytes(r.soundFileLimits.warning)}` : "";
+    const note = sounds.has(file.path)
+      ? `sound: limit ${formatBytes(r.soundFileLimits.max)}, warning over ${formatBytes(r.soundFileLimits.warning)}`
+      : "";
     rows.push({ label: `${"  ".repeat(dirs.length)}${parts.at(-1)}`, size: formatBytes(file.bytes), note });
   }
   const width = Math.max(0, ...rows.map((row) => row.label.length));
   const total = r.files.reduce((sum, f) => sum + f.bytes, 0);
   const lines = [`files (${plural(r.files.length, "file")}, ${formatBytes(total)}):`];
-  for (const row of rows) lines.push(`  ${row.label.padEnd(width)} ${row.size.padStart(SIZE_WIDTH)}${row.note ? `  ${row.note}` : ""}`.trimEnd());
+  for (const row of rows)
+    lines.push(
+      `  ${row.label.padEnd(width)} ${row.size.padStart(SIZE_WIDTH)}${row.note ? `  ${row.note}` : ""}`.trimEnd(),
+    );
   if (r.excluded.length > 0) {
     const w = Math.max(...r.excluded.map((e) => e.path.length));
     lines.push(`left out (${r.excluded.length}):`);
@@ -59,12 +66,17 @@ function outcomeLines(r: DeployReport): string[] {
   const lines: string[] = [];
   if (r.upload) {
     const whole = r.upload.sent >= r.upload.total;
-    lines.push(`uploaded ${formatBytes(r.upload.sent)}${whole ? "" : ` of ${formatBytes(r.upload.total)}`} to ${r.upload.url}${whole ? "" : " (incomplete)"}`);
+    lines.push(
+      `uploaded ${formatBytes(r.upload.sent)}${whole ? "" : ` of ${formatBytes(r.upload.total)}`} to ${r.upload.url}${whole ? "" : " (incomplete)"}`,
+    );
     if (r.versionId === null) lines.push(`no version was created for ${r.version} of ${r.extensionId}`);
   } else {
     lines.push("nothing was uploaded");
   }
-  if (r.versionId !== null) lines.push(`version ${r.versionId} (${r.version}) of ${r.extensionId}: ${r.status}${r.reason ? ` (reason: ${r.reason})` : ""}`);
+  if (r.versionId !== null)
+    lines.push(
+      `version ${r.versionId} (${r.version}) of ${r.extensionId}: ${r.status}${r.reason ? ` (reason: ${r.reason})` : ""}`,
+    );
   return lines;
 }
 
@@ -75,7 +87,10 @@ function outcomeLines(r: DeployReport): string[] {
 export function reportLines(r: DeployReport, passed: boolean): string[] {
   const lines = r.dryRun ? [...fileTree(r), packedLine(r)] : [packedLine(r)];
   lines.push(`sounds: ${r.soundLimit.used} of ${r.soundLimit.value} (${r.soundLimit.source})`);
-  if (r.dryRun) lines.push(`dry run: ${r.extensionId} ${r.version} ${passed ? "passes every check" : "would be refused"}; nothing was uploaded`);
+  if (r.dryRun)
+    lines.push(
+      `dry run: ${r.extensionId} ${r.version} ${passed ? "passes every check" : "would be refused"}; nothing was uploaded`,
+    );
   else lines.push(...outcomeLines(r));
   return lines;
 }

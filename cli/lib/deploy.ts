@@ -7,10 +7,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { inspectBundle } from "../../src/bundles/inspect";
-import { EmulatorClock } from "../../src/clock";
 import { normaliseArchivePath } from "../../src/bundles/manifest";
-import { packDirectory, PackError, type ExcludedPath, type PackedFile, type PackResult } from "../../src/bundles/pack";
+import { type ExcludedPath, PackError, type PackedFile, type PackResult, packDirectory } from "../../src/bundles/pack";
 import { EXTIGNORE } from "../../src/bundles/pack-rules";
+import { EmulatorClock } from "../../src/clock";
 import type { ErrorDetail } from "../../src/errors/api-error";
 import { isLimitKey } from "../../src/limits/catalog";
 import { runBuild } from "./build-step";
@@ -97,22 +97,32 @@ function readManifest(dir: string): LocalManifest | null {
     const data = JSON.parse(readFileSync(path, "utf8"));
     return data && typeof data === "object" && !Array.isArray(data) ? data : {};
   } catch (e) {
-    throw new LocalValidationError([{ path: "manifest.json", message: `manifest.json is not valid JSON: ${(e as Error).message}` }]);
+    throw new LocalValidationError([
+      { path: "manifest.json", message: `manifest.json is not valid JSON: ${(e as Error).message}` },
+    ]);
   }
 }
 
 const str = (v: unknown) => (typeof v === "string" && v.length > 0 ? v : null);
 
 async function fetchLimits(o: DeployOptions, extensionId: string): Promise<ResolvedLimits> {
-  const body = await requestJson(o.endpoints.limitsUrl(extensionId), { token: o.apiKey, onRetry: (s) => o.note(`rate limited; retrying in ${s} s`) });
+  const body = await requestJson(o.endpoints.limitsUrl(extensionId), {
+    token: o.apiKey,
+    onRetry: (s) => o.note(`rate limited; retrying in ${s} s`),
+  });
   return parseLimitsBody(body);
 }
 
 /** A count problem gets the limit's source and how to raise it. */
 function explain(problem: ErrorDetail, limits: ResolvedLimits): ErrorDetail {
   const key = typeof problem.limit === "string" ? problem.limit : null;
-  if (!key || !isLimitKey(key) || typeof problem.max !== "number" || typeof problem.current !== "number") return problem;
-  return { ...problem, source: limits.source(key), message: `${problem.message}. ${explainLimit(key, limits.source(key))}` };
+  if (!key || !isLimitKey(key) || typeof problem.max !== "number" || typeof problem.current !== "number")
+    return problem;
+  return {
+    ...problem,
+    source: limits.source(key),
+    message: `${problem.message}. ${explainLimit(key, limits.source(key))}`,
+  };
 }
 
 export async function deploy(o: DeployOptions): Promise<DeployResult> {
@@ -128,9 +138,13 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
     manifest = readManifest(dir);
   }
   if (!existsSync(dir)) throw new UsageError(`${o.dir} does not exist`);
-  if (!manifest) throw new LocalValidationError([{ path: "manifest.json", message: `manifest.json is missing in ${o.dir}` }]);
+  if (!manifest)
+    throw new LocalValidationError([{ path: "manifest.json", message: `manifest.json is missing in ${o.dir}` }]);
   extensionId ??= str(manifest.extensionId);
-  if (!extensionId) throw new UsageError("no extension id: give --extension, set EXT_EXTENSION_ID, or put extensionId in manifest.json");
+  if (!extensionId)
+    throw new UsageError(
+      "no extension id: give --extension, set EXT_EXTENSION_ID, or put extensionId in manifest.json",
+    );
   const version = o.version ?? str(manifest.version);
   if (!version) throw new UsageError("no version label: give --version or put version in manifest.json");
   limits ??= await fetchLimits(o, extensionId);
@@ -159,15 +173,23 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
       bundle: { bytes: packed.bytes, sha256: packed.sha256, entries: packed.entries },
       files: packed.files,
       excluded: packed.excluded,
-      components: packed.components.map((c) => ({ ...c, limit: limits.bundle[COMPONENT_LIMITS[c.path as keyof typeof COMPONENT_LIMITS]] })),
+      components: packed.components.map((c) => ({
+        ...c,
+        limit: limits.bundle[COMPONENT_LIMITS[c.path as keyof typeof COMPONENT_LIMITS]],
+      })),
       sounds: soundFiles(inspection.manifest, packed),
       soundFileLimits: { max: limits.bundle.sound_file_bytes, warning: limits.bundle.sound_warning_bytes },
-      soundLimit: { value: limits.bundle.max_sounds_per_extension, source: limits.source("max_sounds_per_extension"), used: inspection.soundCount },
+      soundLimit: {
+        value: limits.bundle.max_sounds_per_extension,
+        source: limits.source("max_sounds_per_extension"),
+        used: inspection.soundCount,
+      },
       warnings,
       upload: null,
     };
     try {
-      if (inspection.problems.length > 0) throw new LocalValidationError(inspection.problems.map((p) => explain(p, limits)));
+      if (inspection.problems.length > 0)
+        throw new LocalValidationError(inspection.problems.map((p) => explain(p, limits)));
       if (!o.dryRun) await upload(o, archive, report);
     } catch (e) {
       throw new DeployFailure(e, report);
@@ -178,12 +200,19 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
   }
 }
 
-const COMPONENT_LIMITS = { "layer/": "bundle_layer_gzip_bytes", "editor/": "bundle_editor_gzip_bytes", "interactive/": "bundle_interactive_gzip_bytes" } as const;
+const COMPONENT_LIMITS = {
+  "layer/": "bundle_layer_gzip_bytes",
+  "editor/": "bundle_editor_gzip_bytes",
+  "interactive/": "bundle_interactive_gzip_bytes",
+} as const;
 
 /** Uploads, then (--wait) follows the review, writing what it learns into `report` as it goes. */
 async function upload(o: DeployOptions, archive: string, report: DeployReport): Promise<void> {
   const url = `${o.endpoints.baseUrl}/extensions/${encodeURIComponent(report.extensionId)}/versions`;
-  const form = multipartBody({ version: report.version, changelog: o.changelog }, { field: "bundle", path: archive, filename: "bundle.tar.gz", contentType: "application/gzip" });
+  const form = multipartBody(
+    { version: report.version, changelog: o.changelog },
+    { field: "bundle", path: archive, filename: "bundle.tar.gz", contentType: "application/gzip" },
+  );
   const progress = createProgress("uploading", o.tty);
   const sent = (report.upload = { url, sent: 0, total: report.bundle.bytes });
   const submitted = await requestJson<{ version: { id: string; status: string } }>(url, {
@@ -207,9 +236,14 @@ function secretWarnings(packed: PackResult): string[] {
   const out: string[] = [];
   const { excluded, included } = packed.secretLike;
   if (excluded.length > 0) {
-    out.push(`left out ${excluded.length === 1 ? "a file that looks like a secret" : `${excluded.length} files that look like secrets`}: ${excluded.join(", ")}. Secret values do not belong in a bundle: store each with \`ext secrets set NAME\` (the value read from standard input)`);
+    out.push(
+      `left out ${excluded.length === 1 ? "a file that looks like a secret" : `${excluded.length} files that look like secrets`}: ${excluded.join(", ")}. Secret values do not belong in a bundle: store each with \`ext secrets set NAME\` (the value read from standard input)`,
+    );
   }
-  for (const path of included) out.push(`${path} looks like a secret and is packed (re-included by ${EXTIGNORE}); everything in a bundle is public`);
+  for (const path of included)
+    out.push(
+      `${path} looks like a secret and is packed (re-included by ${EXTIGNORE}); everything in a bundle is public`,
+    );
   return out;
 }
 
@@ -217,7 +251,12 @@ function secretWarnings(packed: PackResult): string[] {
 function soundFiles(manifest: unknown, packed: PackResult): { path: string; bytes: number }[] {
   const sounds = (manifest as { sounds?: unknown } | null)?.sounds;
   if (!Array.isArray(sounds)) return [];
-  const named = new Set(sounds.map((s) => (s as { file?: unknown } | null)?.file).filter((f): f is string => typeof f === "string").map(normaliseArchivePath));
+  const named = new Set(
+    sounds
+      .map((s) => (s as { file?: unknown } | null)?.file)
+      .filter((f): f is string => typeof f === "string")
+      .map(normaliseArchivePath),
+  );
   return packed.files.filter((f) => named.has(f.path));
 }
 
@@ -234,14 +273,19 @@ async function waitForReview(o: DeployOptions, report: DeployReport): Promise<vo
   const versionId = report.versionId!;
   const clock = new EmulatorClock();
   const deadline = clock.nowMs() + o.timeoutSeconds * 1000;
-  const timedOut = () => new DeployOutcomeError(`version ${versionId} is still ${report.status} after ${o.timeoutSeconds} s (--timeout)`);
+  const timedOut = () =>
+    new DeployOutcomeError(`version ${versionId} is still ${report.status} after ${o.timeoutSeconds} s (--timeout)`);
   while (report.status !== "approved" && report.status !== "rejected") {
     if (deadline - clock.nowMs() <= 0) throw timedOut();
     await Bun.sleep(Math.min(POLL_MS, deadline - clock.nowMs()));
     const cut = new AbortController();
     const timer = setTimeout(() => cut.abort(timedOut()), Math.max(deadline - clock.nowMs(), 0) + POLL_MS);
     try {
-      const list = await requestJson<{ versions: { id: string; status: string; rejectReason?: string }[] }>(url, { token: o.apiKey, signal: cut.signal, onRetry: (s) => o.note(`rate limited; retrying in ${s} s`) });
+      const list = await requestJson<{ versions: { id: string; status: string; rejectReason?: string }[] }>(url, {
+        token: o.apiKey,
+        signal: cut.signal,
+        onRetry: (s) => o.note(`rate limited; retrying in ${s} s`),
+      });
       const found = list.versions.find((v) => v.id === versionId);
       if (found) {
         report.status = found.status;
@@ -251,5 +295,8 @@ async function waitForReview(o: DeployOptions, report: DeployReport): Promise<vo
       clearTimeout(timer);
     }
   }
-  if (report.status === "rejected") throw new DeployOutcomeError(`version ${versionId} was rejected by review${report.reason ? `: ${report.reason}` : ""}`);
+  if (report.status === "rejected")
+    throw new DeployOutcomeError(
+      `version ${versionId} was rejected by review${report.reason ? `: ${report.reason}` : ""}`,
+    );
 }

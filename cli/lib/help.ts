@@ -2,7 +2,10 @@
  * `--help` text: citty's usage block plus an EXAMPLES section. Descriptions stay one line (they are also
  * the command list of `ext --help`); examples live here, one list per command.
  */
-import { renderUsage, type CommandDef } from "citty";
+import { type CommandDef, renderUsage } from "citty";
+
+// biome-ignore lint/suspicious/noExplicitAny: citty types a command by its own args; help and the runner take any command.
+export type AnyCommand = CommandDef<any>;
 
 export const EXAMPLES: Record<string, string[]> = {
   ext: ["ext serve --seed demo", "ext exec -- npm test", "ext deploy ./dist --target local", "ext <command> --help"],
@@ -15,7 +18,7 @@ export const EXAMPLES: Record<string, string[]> = {
     "EXT_API_KEY=ext_demo_0123456789abcdefghijklmnopqrstuv ext deploy ./dist --extension ext_123 --target local",
     "ext deploy ./dist --version 1.2.0 --changelog 'New sounds' --build 'npm run build' --wait",
     "ext deploy ./dist --dry-run --json",
-    "ext deploy ./dist --target https://api.example.com/developer/v1 --api-key \"$EXT_API_KEY\"",
+    'ext deploy ./dist --target https://api.example.com/developer/v1 --api-key "$EXT_API_KEY"',
   ],
   seed: [
     "ext seed fixtures/demo.json --data-dir ./.ext-data",
@@ -24,14 +27,21 @@ export const EXAMPLES: Record<string, string[]> = {
     "ext seed team.json --target https://emu.internal:4780 --admin-token s3cret --json",
   ],
   secrets: [
-    "ext secrets set API_TOKEN --extension ext_123 <<< \"$API_TOKEN\"",
+    'ext secrets set API_TOKEN --extension ext_123 <<< "$API_TOKEN"',
     "ext secrets set API_TOKEN --extension ext_123   (a terminal: a hidden prompt)",
     "ext secrets list --extension ext_123 --json",
     "ext secrets delete API_TOKEN --extension ext_123 --target https://api.example.com/developer/v1",
   ],
-  openapi: ["ext openapi > openapi.json", "ext openapi --yaml > openapi.yaml", "ext openapi > openapi.json && npx openapi-typescript openapi.json -o api.d.ts"],
+  openapi: [
+    "ext openapi > openapi.json",
+    "ext openapi --yaml > openapi.yaml",
+    "ext openapi > openapi.json && npx openapi-typescript openapi.json -o api.d.ts",
+  ],
   logs: ["ext logs", "ext logs --follow", "ext logs --follow --json --limit 0 --target http://127.0.0.1:4780"],
-  exec: ["ext exec -- npm test", "ext exec --seed fixtures/demo.json -- sh -c 'curl -fsS -H \"Authorization: Bearer $EXT_API_KEY\" \"$EXT_BASE_URL/extensions\"'"],
+  exec: [
+    "ext exec -- npm test",
+    'ext exec --seed fixtures/demo.json -- sh -c \'curl -fsS -H "Authorization: Bearer $EXT_API_KEY" "$EXT_BASE_URL/extensions"\'',
+  ],
 };
 
 /** What follows the options on a command's USAGE line that citty cannot render (it knows no `--` part). */
@@ -42,9 +52,15 @@ const EXIT_CODES: Record<string, string> = {
   exec: "the exit code of CMD (128 + n when signal n ended it; 127 when it could not be started);\n  2 usage error or invalid --seed fixture (CMD is not run); 1 the emulator could not start",
 };
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: it matches ANSI colour escapes, which start with ESC.
 const ANSI = /\x1b\[[0-9;]*m/g;
 
-export async function helpText(cmd: CommandDef<any>, parent: CommandDef<any> | undefined, name: string, color: boolean): Promise<string> {
+export async function helpText(
+  cmd: AnyCommand,
+  parent: AnyCommand | undefined,
+  name: string,
+  color: boolean,
+): Promise<string> {
   let text = await renderUsage(cmd, parent);
   const tail = USAGE_TAIL[name];
   if (tail) text = text.replace(/^(.*USAGE.*)$/m, (line) => line.trimEnd() + tail);

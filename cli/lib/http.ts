@@ -61,7 +61,8 @@ export function endpointsFromBaseUrl(baseUrl: string): Endpoints {
   } catch {
     throw new UsageError(`target "${baseUrl}" is not a URL (expected e.g. http://127.0.0.1:4780${API_PREFIX})`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`target "${baseUrl}" must be an http or https URL`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new UsageError(`target "${baseUrl}" must be an http or https URL`);
   const path = url.pathname.replace(/\/+$/, "");
   if (!path.endsWith(API_PREFIX)) throw new UsageError(`target "${baseUrl}" must end in ${API_PREFIX}`);
   const root = url.origin + path.slice(0, -API_PREFIX.length);
@@ -141,7 +142,9 @@ export async function requestJson<T = unknown>(url: string, opts: RequestOptions
       text = await res.text();
     } catch (e) {
       if (opts.signal?.aborted) throw opts.signal.reason;
-      throw new UnreachableError(`cannot reach ${new URL(url).origin} (${(e as Error).message}); is the emulator running?`);
+      throw new UnreachableError(
+        `cannot reach ${new URL(url).origin} (${(e as Error).message}); is the emulator running?`,
+      );
     }
     let parsed: unknown;
     try {

@@ -4,8 +4,8 @@
  * uploads with, so `ext deploy` and the server can never disagree. A key the endpoint does not give falls
  * back to the platform default.
  */
-import { bundleLimitsFrom, type BundleLimitKey, type BundleLimits } from "../../src/bundles/bundle-limits";
-import { isLimitKey, limitDefinition, type LimitKey } from "../../src/limits/catalog";
+import { type BundleLimitKey, type BundleLimits, bundleLimitsFrom } from "../../src/bundles/bundle-limits";
+import { isLimitKey, type LimitKey, limitDefinition } from "../../src/limits/catalog";
 import type { LimitSource } from "../../src/limits/service";
 
 export interface ResolvedLimits {
@@ -26,7 +26,9 @@ function entryOf(raw: unknown): Entry | null {
   if (typeof raw === "number") return { value: raw, source: "platform_default" };
   if (!raw || typeof raw !== "object") return null;
   const r = raw as Record<string, unknown>;
-  const value = [r.value, r.resolved, r.resolvedLimit, r.limit].find((v) => typeof v === "number") as number | undefined;
+  const value = [r.value, r.resolved, r.resolvedLimit, r.limit].find((v) => typeof v === "number") as
+    | number
+    | undefined;
   if (value === undefined) return null;
   const source = SOURCES.includes(r.source as LimitSource) ? (r.source as LimitSource) : "platform_default";
   return { value, source };
@@ -60,9 +62,13 @@ export function parseLimitsBody(body: unknown): ResolvedLimits {
   // The spec's named summary wins for the sound limit: sounds.resolvedLimit and sounds.source.
   const sounds = (body as { sounds?: { resolvedLimit?: unknown; source?: unknown } } | null)?.sounds;
   if (sounds && typeof sounds.resolvedLimit === "number") {
-    found.set("max_sounds_per_extension", { value: sounds.resolvedLimit, source: SOURCES.includes(sounds.source as LimitSource) ? (sounds.source as LimitSource) : "platform_default" });
+    found.set("max_sounds_per_extension", {
+      value: sounds.resolvedLimit,
+      source: SOURCES.includes(sounds.source as LimitSource) ? (sounds.source as LimitSource) : "platform_default",
+    });
   }
-  const get = (key: LimitKey): Entry => found.get(key) ?? { value: limitDefinition(key).default, source: "platform_default" };
+  const get = (key: LimitKey): Entry =>
+    found.get(key) ?? { value: limitDefinition(key).default, source: "platform_default" };
   return {
     bundle: bundleLimitsFrom((k: BundleLimitKey) => get(k).value),
     source: (key) => get(key).source,

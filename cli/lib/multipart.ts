@@ -46,7 +46,9 @@ export function multipartBody(fields: Record<string, string>, file: MultipartFil
           if (phase === "head") {
             controller.enqueue(headBytes);
             phase = "file";
-            reader = (Bun.file(file.path).stream() as ReadableStream<Uint8Array>).getReader() as unknown as NonNullable<typeof reader>;
+            reader = (Bun.file(file.path).stream() as ReadableStream<Uint8Array>).getReader() as unknown as NonNullable<
+              typeof reader
+            >;
             return;
           }
           if (phase === "file") {

@@ -9,7 +9,11 @@ export interface Progress {
   done(): void;
 }
 
-export function createProgress(label: string, tty: boolean, write: (s: string) => void = (s) => process.stderr.write(s)): Progress {
+export function createProgress(
+  label: string,
+  tty: boolean,
+  write: (s: string) => void = (s) => process.stderr.write(s),
+): Progress {
   let lastQuarter = -1;
   let lastPercent = -1;
   let drawn = false;
@@ -22,7 +26,9 @@ export function createProgress(label: string, tty: boolean, write: (s: string) =
         lastPercent = percent;
         const width = 30;
         const filled = Math.round(fraction * width);
-        write(`\r${label} [${"#".repeat(filled)}${"-".repeat(width - filled)}] ${String(percent).padStart(3)}%  ${formatBytes(sent)} / ${formatBytes(total)}`);
+        write(
+          `\r${label} [${"#".repeat(filled)}${"-".repeat(width - filled)}] ${String(percent).padStart(3)}%  ${formatBytes(sent)} / ${formatBytes(total)}`,
+        );
         drawn = true;
         return;
       }

@@ -5,10 +5,10 @@
  * the command `ext exec` runs, not to us. A usage error is the error line, then one line pointing at
  * `--help`: the whole help would bury the line that matters.
  */
-import { runCommand, type ArgsDef, type CommandDef } from "citty";
+import { type ArgsDef, runCommand } from "citty";
 import { EXIT, err } from "../output";
 import { closest } from "./did-you-mean";
-import { helpText } from "./help";
+import { type AnyCommand, helpText } from "./help";
 import { withOptionalValues } from "./optional-value";
 import { versionLine } from "./version";
 
@@ -26,8 +26,6 @@ export class UsageError extends Error {
   }
 }
 
-type AnyCommand = CommandDef<any>;
-
 const resolve = async <T>(value: T | (() => T | Promise<T>) | Promise<T>): Promise<T> =>
   typeof value === "function" ? await (value as () => T | Promise<T>)() : await value;
 
@@ -44,7 +42,7 @@ async function findCommand(
   return { cmd: await resolve(sub as AnyCommand), name: first, parent: root, args: rawArgs.slice(1) };
 }
 
-const kebab = (s: string) => s.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase());
+const kebab = (s: string) => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
 /** Flags and positionals this command does not define, before any `--`. */
 export function strayArguments(argsDef: ArgsDef, args: string[]): string[] {
@@ -93,9 +91,13 @@ export function strayArguments(argsDef: ArgsDef, args: string[]): string[] {
  * words of an unquoted secret would land there.
  */
 export function shownStrays(argsDef: ArgsDef, stray: string[]): string {
-  const sensitive = Object.values(argsDef).some((def) => def.type === "positional" && (def as { sensitive?: boolean }).sensitive === true);
+  const sensitive = Object.values(argsDef).some(
+    (def) => def.type === "positional" && (def as { sensitive?: boolean }).sensitive === true,
+  );
   const isFlag = (a: string) => a.startsWith("-") && a !== "-";
-  const shown = stray.filter((a) => !sensitive || isFlag(a)).map((a) => (isFlag(a) && a.includes("=") ? `${a.slice(0, a.indexOf("="))}=…` : a));
+  const shown = stray
+    .filter((a) => !sensitive || isFlag(a))
+    .map((a) => (isFlag(a) && a.includes("=") ? `${a.slice(0, a.indexOf("="))}=…` : a));
   const hidden = stray.length - shown.length;
   if (hidden > 0) shown.push(`(${hidden} word${hidden === 1 ? "" : "s"} not shown: they may be a secret value)`);
   return shown.join(" ");
@@ -103,7 +105,9 @@ export function shownStrays(argsDef: ArgsDef, stray: string[]): string {
 
 /** `--prot` → "did you mean `--port`?", from the flags this command defines. */
 function flagHint(argsDef: ArgsDef, stray: string[]): string {
-  const flags = Object.entries(argsDef).flatMap(([name, def]) => (def.type === "positional" ? [] : def.type === "boolean" ? [name, `no-${name}`] : [name]));
+  const flags = Object.entries(argsDef).flatMap(([name, def]) =>
+    def.type === "positional" ? [] : def.type === "boolean" ? [name, `no-${name}`] : [name],
+  );
   for (const arg of stray) {
     if (!arg.startsWith("--")) continue;
     const match = closest(arg.slice(2).split("=")[0]!, flags);
@@ -119,7 +123,12 @@ export async function runCli(root: AnyCommand, rawArgs: string[]): Promise<void>
   const { cmd, name, parent, args, unknown } = await findCommand(root, rawArgs);
   const usageFail = (message: string, helpHint = true): never => {
     err(`error: ${message}`);
-    if (helpHint) err(name === "ext" ? "Run `ext --help` to see the commands." : `Run \`ext ${name} --help\` to see its flags and examples.`);
+    if (helpHint)
+      err(
+        name === "ext"
+          ? "Run `ext --help` to see the commands."
+          : `Run \`ext ${name} --help\` to see its flags and examples.`,
+      );
     process.exit(EXIT.usage);
   };
   if (unknown !== undefined) {
@@ -128,7 +137,7 @@ export async function runCli(root: AnyCommand, rawArgs: string[]): Promise<void>
     usageFail(`unknown command "${unknown}"${match ? `; did you mean \`${match}\`?` : ""}`);
   }
   if (beforeDashes.includes("--help") || beforeDashes.includes("-h")) {
-    process.stdout.write((await helpText(cmd, parent, name, Boolean(process.stdout.isTTY))) + "\n");
+    process.stdout.write(`${await helpText(cmd, parent, name, Boolean(process.stdout.isTTY))}\n`);
     process.exit(EXIT.ok);
   }
   if (cmd === root && (rawArgs[0] === "--version" || rawArgs[0] === "-v") && rawArgs.length === 1) {
@@ -138,18 +147,26 @@ export async function runCli(root: AnyCommand, rawArgs: string[]): Promise<void>
   }
   if (cmd === root) {
     const guess = rawArgs[0]?.startsWith("--") ? closest(rawArgs[0].slice(2), ["help", "version"]) : null;
-    usageFail(rawArgs.length ? `unknown option "${rawArgs[0]}"${guess ? `; did you mean \`--${guess}\`?` : ""}` : "no command given");
+    usageFail(
+      rawArgs.length
+        ? `unknown option "${rawArgs[0]}"${guess ? `; did you mean \`--${guess}\`?` : ""}`
+        : "no command given",
+    );
   }
   const argsDef = await resolve(cmd.args ?? {});
   // A bare `--auto-approve` (a flag marked optionalValue) must not swallow the next option.
   const cmdArgs = withOptionalValues(args, argsDef);
   const stray = strayArguments(argsDef, cmdArgs);
-  if (stray.length > 0) usageFail(`unknown ${stray.length === 1 ? "argument" : "arguments"}: ${shownStrays(argsDef, stray)}${flagHint(argsDef, stray)}`);
+  if (stray.length > 0)
+    usageFail(
+      `unknown ${stray.length === 1 ? "argument" : "arguments"}: ${shownStrays(argsDef, stray)}${flagHint(argsDef, stray)}`,
+    );
   try {
     await runCommand(cmd, { rawArgs: cmdArgs });
   } catch (e) {
     // citty's CLIError (a missing required argument) and ours are both usage errors.
-    if (e instanceof UsageError || (e as Error)?.name === "CLIError") usageFail((e as Error).message, !(e instanceof UsageError) || e.helpHint);
+    if (e instanceof UsageError || (e as Error)?.name === "CLIError")
+      usageFail((e as Error).message, !(e instanceof UsageError) || e.helpHint);
     // The API client's errors describe themselves with the server's code, message and details.
     const describe = (e as { describe?: () => string })?.describe;
     err(`error: ${typeof describe === "function" ? describe.call(e) : ((e as Error)?.message ?? String(e))}`);

@@ -10,9 +10,13 @@ import { UsageError } from "./runner";
 const stripOneNewline = (s: string) => s.replace(/\r?\n$/, "");
 
 function checked(value: string): string {
-  if (value.length === 0) throw new UsageError("the secret value is empty: give it on standard input, e.g. `ext secrets set NAME < value.txt`");
+  if (value.length === 0)
+    throw new UsageError(
+      "the secret value is empty: give it on standard input, e.g. `ext secrets set NAME < value.txt`",
+    );
   const bytes = Buffer.byteLength(value, "utf8");
-  if (bytes > SECRET_VALUE_MAX_BYTES) throw new UsageError(`the secret value is ${bytes} bytes; the limit is ${SECRET_VALUE_MAX_BYTES} bytes`);
+  if (bytes > SECRET_VALUE_MAX_BYTES)
+    throw new UsageError(`the secret value is ${bytes} bytes; the limit is ${SECRET_VALUE_MAX_BYTES} bytes`);
   return value;
 }
 
@@ -49,7 +53,10 @@ function readHidden(stdin: NodeJS.ReadStream, prompt: string): Promise<string> {
         if (ch === "\u0003") return finish(() => reject(new UsageError("cancelled; nothing was stored")));
         if (ch === "\u007f" || ch === "\b") value = [...value].slice(0, -1).join("");
         else value += ch;
-        if (Buffer.byteLength(value, "utf8") > SECRET_VALUE_MAX_BYTES) return finish(() => reject(new UsageError(`the secret value is over ${SECRET_VALUE_MAX_BYTES} bytes (the limit)`)));
+        if (Buffer.byteLength(value, "utf8") > SECRET_VALUE_MAX_BYTES)
+          return finish(() =>
+            reject(new UsageError(`the secret value is over ${SECRET_VALUE_MAX_BYTES} bytes (the limit)`)),
+          );
       }
     };
     stdin.setRawMode(true);

@@ -6,7 +6,14 @@
  */
 import { closeSync, existsSync, mkdirSync, openSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { DEFAULT_DATA_DIR, DEFAULT_HOST, DEFAULT_PORT, ENV_NAMES, type ServerConfig, type ServerFlags } from "../../src/config";
+import {
+  DEFAULT_DATA_DIR,
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  ENV_NAMES,
+  type ServerConfig,
+  type ServerFlags,
+} from "../../src/config";
 import { EXIT } from "../output";
 
 /** A start-up failure of the machine or of a setting's value; `exitCode` 2 when the value is the problem. */
@@ -46,10 +53,14 @@ const REASONS: Record<string, string> = {
 };
 
 const codeOf = (e: unknown): string | undefined => (e as { code?: unknown })?.code as string | undefined;
-const reasonOf = (e: unknown): string => REASONS[codeOf(e) ?? ""] ?? REASONS[(codeOf(e) ?? "").replace(/_[A-Z]+$/, "")] ?? "it cannot be written";
+const reasonOf = (e: unknown): string =>
+  REASONS[codeOf(e) ?? ""] ?? REASONS[(codeOf(e) ?? "").replace(/_[A-Z]+$/, "")] ?? "it cannot be written";
 
 function notWritable(config: ServerConfig, flags: ServerFlags, reason: string): StartupError {
-  return new StartupError(`${named("dataDir", config.dataDir, flags)}: cannot write there (${reason}); give a writable directory with --data-dir, or run with --memory`, EXIT.runtime);
+  return new StartupError(
+    `${named("dataDir", config.dataDir, flags)}: cannot write there (${reason}); give a writable directory with --data-dir, or run with --memory`,
+    EXIT.runtime,
+  );
 }
 
 /** Opens a file for writing and closes it again: the one check that holds for root, who ignores file modes. */
@@ -63,19 +74,26 @@ export function checkDataDir(config: ServerConfig, flags: ServerFlags): void {
   if (config.memory) return;
   const dir = resolve(config.dataDir);
   if (existsSync(dir) && !statSync(dir).isDirectory()) {
-    throw new StartupError(`${named("dataDir", config.dataDir, flags)}: this is a file, not a directory; give a directory (it is created if missing), or run with --memory`, EXIT.usage);
+    throw new StartupError(
+      `${named("dataDir", config.dataDir, flags)}: this is a file, not a directory; give a directory (it is created if missing), or run with --memory`,
+      EXIT.usage,
+    );
   }
   try {
     mkdirSync(dir, { recursive: true });
   } catch (e) {
     if (codeOf(e) === "ENOTDIR" || codeOf(e) === "EEXIST") {
-      throw new StartupError(`${named("dataDir", config.dataDir, flags)}: part of this path is a file, not a directory; give a directory path`, EXIT.usage);
+      throw new StartupError(
+        `${named("dataDir", config.dataDir, flags)}: part of this path is a file, not a directory; give a directory path`,
+        EXIT.usage,
+      );
     }
     throw notWritable(config, flags, reasonOf(e));
   }
   try {
     probeWritable(join(dir, `.ext-write-check-${process.pid}`), true);
-    for (const file of ["ext.sqlite", "ext.sqlite-wal", "ext.sqlite-shm", "secrets.key"]) if (existsSync(join(dir, file))) probeWritable(join(dir, file), false);
+    for (const file of ["ext.sqlite", "ext.sqlite-wal", "ext.sqlite-shm", "secrets.key"])
+      if (existsSync(join(dir, file))) probeWritable(join(dir, file), false);
     if (existsSync(join(dir, "blobs"))) probeWritable(join(dir, "blobs", `.ext-write-check-${process.pid}`), true);
   } catch (e) {
     throw notWritable(config, flags, reasonOf(e));
@@ -88,7 +106,10 @@ export function describeStartupError(e: unknown, config: ServerConfig, flags: Se
   const code = codeOf(e);
   if ((e as { syscall?: string })?.syscall === "listen") {
     if (code === "EACCES" || code === "EPERM") {
-      return new StartupError(`${named("port", String(config.port), flags)}: this port needs privileges this user does not have; choose one above 1023, or --port 0 for a free one`, EXIT.runtime);
+      return new StartupError(
+        `${named("port", String(config.port), flags)}: this port needs privileges this user does not have; choose one above 1023, or --port 0 for a free one`,
+        EXIT.runtime,
+      );
     }
     return new StartupError(
       `${named("host", config.host, flags)}: cannot listen there: not a valid address of this machine; give one of its IP addresses or host names, e.g. 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)`,
@@ -97,10 +118,18 @@ export function describeStartupError(e: unknown, config: ServerConfig, flags: Se
   }
   if (config.memory) return null;
   if (code === "SQLITE_CORRUPT" || code === "SQLITE_NOTADB") {
-    return new StartupError(`${named("dataDir", config.dataDir, flags)}: ext.sqlite there is damaged or not a SQLite database; move it away, or give another --data-dir`, EXIT.runtime);
+    return new StartupError(
+      `${named("dataDir", config.dataDir, flags)}: ext.sqlite there is damaged or not a SQLite database; move it away, or give another --data-dir`,
+      EXIT.runtime,
+    );
   }
   const sqliteWrite = /^SQLITE_(READONLY|CANTOPEN|FULL|IOERR)/.test(code ?? "");
-  if (sqliteWrite || ["EACCES", "EPERM", "EROFS", "ENOSPC", "EDQUOT"].includes(code ?? "")) return notWritable(config, flags, reasonOf(e));
-  if (code === "ENOTDIR" || code === "EEXIST") return new StartupError(`${named("dataDir", config.dataDir, flags)}: ${reasonOf(e)}; give a directory path`, EXIT.usage);
+  if (sqliteWrite || ["EACCES", "EPERM", "EROFS", "ENOSPC", "EDQUOT"].includes(code ?? ""))
+    return notWritable(config, flags, reasonOf(e));
+  if (code === "ENOTDIR" || code === "EEXIST")
+    return new StartupError(
+      `${named("dataDir", config.dataDir, flags)}: ${reasonOf(e)}; give a directory path`,
+      EXIT.usage,
+    );
   return null;
 }

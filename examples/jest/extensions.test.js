@@ -4,7 +4,10 @@ const { deploy, extensionDir } = require("./deploy");
 // EXT_BASE_URL, EXT_ADMIN_URL, EXT_API_KEY, EXT_ADMIN_TOKEN: set by global-setup.js.
 const emulator = connectEmulator();
 const api = (path, init = {}) =>
-  fetch(emulator.baseUrl + path, { ...init, headers: { authorization: `Bearer ${emulator.apiKey}`, "content-type": "application/json" } });
+  fetch(emulator.baseUrl + path, {
+    ...init,
+    headers: { authorization: `Bearer ${emulator.apiKey}`, "content-type": "application/json" },
+  });
 
 beforeEach(() => emulator.reset());
 

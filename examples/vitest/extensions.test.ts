@@ -1,11 +1,14 @@
-import { beforeEach, expect, inject, test } from "vitest";
 import { connectEmulator } from "ext-emulator";
+import { beforeEach, expect, inject, test } from "vitest";
 import { deploy, extensionDir } from "./deploy.js";
 
 const env = inject("emulator");
 const emulator = connectEmulator(env);
 const api = (path: string, init: RequestInit = {}) =>
-  fetch(emulator.baseUrl + path, { ...init, headers: { authorization: `Bearer ${emulator.apiKey}`, "content-type": "application/json" } });
+  fetch(emulator.baseUrl + path, {
+    ...init,
+    headers: { authorization: `Bearer ${emulator.apiKey}`, "content-type": "application/json" },
+  });
 
 beforeEach(() => emulator.reset());
 

@@ -1,6 +1,6 @@
 // Starts one emulator before any test file and stops it after the last one. Test files run in other
 // processes: they get the emulator's addresses and keys through vitest's provide/inject.
-import { startEmulator, type EmulatorEnv } from "ext-emulator";
+import { type EmulatorEnv, startEmulator } from "ext-emulator";
 import type { TestProject } from "vitest/node";
 
 declare module "vitest" {

@@ -4,4 +4,11 @@
 const { startEmulator, connectEmulator, StartEmulatorError, ControlPlaneError } = require("./lib/emulator.cjs");
 const { binaryPath, BinaryNotFoundError } = require("./lib/binary.cjs");
 
-module.exports = { startEmulator, connectEmulator, binaryPath, StartEmulatorError, ControlPlaneError, BinaryNotFoundError };
+module.exports = {
+  startEmulator,
+  connectEmulator,
+  binaryPath,
+  StartEmulatorError,
+  ControlPlaneError,
+  BinaryNotFoundError,
+};

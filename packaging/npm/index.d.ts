@@ -14,7 +14,14 @@ export interface Fixture {
     apiKeys?: Array<{ name: string; key?: string; scopes?: string[] }>;
     overrides?: Record<string, number>;
     teamMembers?: Array<{ email: string; role?: string }>;
-    extensions?: Array<{ id?: string; name: string; visibility?: string; status?: string; overrides?: Record<string, number>; [field: string]: unknown }>;
+    extensions?: Array<{
+      id?: string;
+      name: string;
+      visibility?: string;
+      status?: string;
+      overrides?: Record<string, number>;
+      [field: string]: unknown;
+    }>;
     [field: string]: unknown;
   }>;
   [field: string]: unknown;
@@ -140,12 +147,16 @@ export interface EmulatorClient {
   /** End users install the extension: `count` installs (default 1) of `versionId` (default its current version). */
   addInstalls(extensionId: string, what?: number | { count?: number; versionId?: string }): Promise<InstallStats>;
   /** Replaces the limit overrides of an extension or an account (keys of GET …/limits). */
-  setOverride(target: { extensionId: string } | { accountId: string }, limits: Record<string, number>): Promise<LimitOverrides>;
+  setOverride(
+    target: { extensionId: string } | { accountId: string },
+    limits: Record<string, number>,
+  ): Promise<LimitOverrides>;
   /** Makes matching developer-API requests fail or slow down. */
   injectFault(rule: FaultRuleInput): Promise<FaultRule>;
   /** Recent developer-API requests, newest first (default 100). */
   requests(limit?: number): Promise<RequestLogEntry[]>;
   /** Any other control-plane call: `control("POST", "/extensions/ext_1/disable")`. Resolves to the parsed JSON body (undefined for 204). */
+  // biome-ignore lint/suspicious/noExplicitAny: any control-plane answer.
   control(method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", path: string, body?: unknown): Promise<any>;
 }
 

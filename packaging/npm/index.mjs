@@ -2,4 +2,11 @@
 // that loads the package both ways still shares one set of classes (`instanceof` works everywhere).
 import cjs from "./index.cjs";
 
-export const { startEmulator, connectEmulator, binaryPath, StartEmulatorError, ControlPlaneError, BinaryNotFoundError } = cjs;
+export const {
+  startEmulator,
+  connectEmulator,
+  binaryPath,
+  StartEmulatorError,
+  ControlPlaneError,
+  BinaryNotFoundError,
+} = cjs;

@@ -41,7 +41,7 @@ export function pseudoRandomBytes(size: number, seed = 0x9e3779b9): Buffer {
     x ^= x >>> 17;
     x ^= x << 5;
     x >>>= 0;
-    out.writeUInt32LE(x, i <= size - 4 ? i : size - 4);
+    out.writeUInt32LE(x, Math.min(i, size - 4));
   }
   return out;
 }
@@ -63,7 +63,11 @@ function* chunks(gen: NonNullable<RawEntry["generated"]>): Generator<Buffer> {
   }
   while (left > 0) {
     const n = Math.min(CHUNK, left);
-    yield gen.fill === "zero" ? Buffer.alloc(n) : gen.fill === "sparse" ? sparseBytes(n, seed++) : pseudoRandomBytes(n, seed++);
+    yield gen.fill === "zero"
+      ? Buffer.alloc(n)
+      : gen.fill === "sparse"
+        ? sparseBytes(n, seed++)
+        : pseudoRandomBytes(n, seed++);
     left -= n;
   }
 }
@@ -75,13 +79,24 @@ export async function writeTarGz(entries: Iterable<RawEntry>, outFile: string, g
     const type = e.type ?? "file";
     const data = e.data === undefined ? undefined : Buffer.from(e.data);
     const size = type === "file" ? (data?.length ?? e.generated?.size ?? 0) : 0;
-    const header = { name: e.name, type, size, mode: type === "directory" ? 0o755 : 0o644, mtime: FIXED_MTIME, uid: 0, gid: 0, linkname: e.linkname ?? "", ...(e.pax ? { pax: e.pax } : {}) };
+    const header = {
+      name: e.name,
+      type,
+      size,
+      mode: type === "directory" ? 0o755 : 0o644,
+      mtime: FIXED_MTIME,
+      uid: 0,
+      gid: 0,
+      linkname: e.linkname ?? "",
+      ...(e.pax ? { pax: e.pax } : {}),
+    };
     await new Promise<void>((resolve, reject) => {
       const sink = pack.entry(header, (err) => (err ? reject(err) : resolve(undefined)));
       void (async () => {
         if (type === "file" && data) sink.write(data);
         else if (type === "file" && e.generated) {
-          for (const c of chunks(e.generated)) if (!sink.write(c)) await new Promise((r) => sink.once("drain", () => r(undefined)));
+          for (const c of chunks(e.generated))
+            if (!sink.write(c)) await new Promise((r) => sink.once("drain", () => r(undefined)));
         }
         (sink as unknown as { end(): void }).end();
       })().catch(reject);

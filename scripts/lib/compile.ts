@@ -24,7 +24,8 @@ export type Platform = (typeof PLATFORMS)[number];
 /** `ext-linux-x64`, `ext-windows-x64.exe`: the release file name (Bun's spelling of the OS). */
 export const releaseName = (p: Platform) => `ext-${p.target.slice(4)}${p.os === "win32" ? ".exe" : ""}`;
 
-export const hostPlatform = (): Platform | undefined => PLATFORMS.find((p) => p.os === process.platform && p.cpu === process.arch);
+export const hostPlatform = (): Platform | undefined =>
+  PLATFORMS.find((p) => p.os === process.platform && p.cpu === process.arch);
 
 let dashboardFile: string | null = null;
 
@@ -42,7 +43,8 @@ export async function prepareDashboard(): Promise<void> {
 }
 
 export function compileBinary(outfile: string, target?: string): void {
-  if (!dashboardFile) throw new Error("compileBinary: call prepareDashboard() first (the dashboard is embedded in every binary)");
+  if (!dashboardFile)
+    throw new Error("compileBinary: call prepareDashboard() first (the dashboard is embedded in every binary)");
   mkdirSync(dirname(outfile), { recursive: true });
   const args = [
     "build",
@@ -67,5 +69,6 @@ export function compileBinary(outfile: string, target?: string): void {
     outfile,
   ];
   const proc = Bun.spawnSync([process.execPath, ...args], { stdout: "inherit", stderr: "inherit", cwd: ROOT });
-  if (proc.exitCode !== 0) throw new Error(`bun build --compile${target ? ` --target=${target}` : ""} failed (exit ${proc.exitCode})`);
+  if (proc.exitCode !== 0)
+    throw new Error(`bun build --compile${target ? ` --target=${target}` : ""} failed (exit ${proc.exitCode})`);
 }

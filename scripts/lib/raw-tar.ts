@@ -22,7 +22,7 @@ export interface RawHeader {
   patch?: { offset: number; bytes: Buffer };
 }
 
-const octal = (n: number, width: number) => n.toString(8).padStart(width - 1, "0") + "\0";
+const octal = (n: number, width: number) => `${n.toString(8).padStart(width - 1, "0")}\0`;
 
 export function header(h: RawHeader): Buffer {
   const block = Buffer.alloc(512);
@@ -50,7 +50,7 @@ export function header(h: RawHeader): Buffer {
   block.fill(0x20, 148, 156);
   let sum = 0;
   for (const b of block) sum += b;
-  block.write(octal(sum + (h.checksumOffset ?? 0), 7) + " ", 148, "latin1");
+  block.write(`${octal(sum + (h.checksumOffset ?? 0), 7)} `, 148, "latin1");
   return block;
 }
 
@@ -86,7 +86,10 @@ export function pax(records: [string, string | Buffer][], typeflag: "x" | "g" = 
 
 /** A GNU long-name header (typeflag L) for the entry after it. */
 export function gnuLongName(name: string | Buffer): Buffer {
-  return entry({ name: "././@LongLink", typeflag: "L", format: "gnu" }, Buffer.concat([Buffer.from(name), Buffer.alloc(1)]));
+  return entry(
+    { name: "././@LongLink", typeflag: "L", format: "gnu" },
+    Buffer.concat([Buffer.from(name), Buffer.alloc(1)]),
+  );
 }
 
 /** The end-of-archive marker: two zero blocks. */

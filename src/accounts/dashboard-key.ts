@@ -19,7 +19,11 @@ export const DASHBOARD_KEY_NAME = "dashboard";
 export function createDashboardKeys(deps: { db: Db; accounts: AccountService; limits: LimitsService }) {
   const held = new Map<string, { keyId: string; plaintext: string }>();
   const stillActive = (accountId: string, keyId: string) =>
-    deps.db.select({ id: apiKeys.id }).from(apiKeys).where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt))).get() !== undefined;
+    deps.db
+      .select({ id: apiKeys.id })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))
+      .get() !== undefined;
 
   return {
     /** The account's dashboard key, created when it has none that still works. */
@@ -34,7 +38,8 @@ export function createDashboardKeys(deps: { db: Db; accounts: AccountService; li
         held.set(accountId, { keyId: made.apiKey.id, plaintext: made.plaintext });
         return { ...made, created: true };
       } catch (e) {
-        if (e instanceof ApiError && e.code === "limit_exceeded") throw errors.dashboardKeyUnavailable(accountId, deps.limits.resolve("max_api_keys", { accountId }).value);
+        if (e instanceof ApiError && e.code === "limit_exceeded")
+          throw errors.dashboardKeyUnavailable(accountId, deps.limits.resolve("max_api_keys", { accountId }).value);
         throw e;
       }
     },

@@ -1,8 +1,8 @@
 /** API keys and team members of an account, as the control plane (the "dashboard") manages them. */
-import { t, type Static } from "elysia";
-import { integer, named } from "../http/schema";
+import { type Static, t } from "elysia";
 import { SCOPES } from "../auth/scopes";
 import { oneOf } from "../http/one-of";
+import { integer, named } from "../http/schema";
 
 const Timestamp = t.String({ format: "date-time", examples: ["2026-11-22T10:00:00.000Z"] });
 
@@ -24,7 +24,12 @@ export const ApiKey = t.Object(
     scopes: t.Array(t.String()),
     createdAt: Timestamp,
     revokedAt: t.Union([Timestamp, t.Null()]),
-    lastUsedAt: t.Optional(t.Union([Timestamp, t.Null()], { description: "Last request it authenticated since the server started (kept in memory, wiped with the request log); in the key list only" })),
+    lastUsedAt: t.Optional(
+      t.Union([Timestamp, t.Null()], {
+        description:
+          "Last request it authenticated since the server started (kept in memory, wiped with the request log); in the key list only",
+      }),
+    ),
   },
   { additionalProperties: false, ...named("ApiKey") },
 );
@@ -34,14 +39,22 @@ export const ApiKeyCreated = t.Object(
   { apiKey: ApiKey, plaintext: t.String({ description: "The key itself. Shown this once; only its hash is stored." }) },
   { additionalProperties: false, ...named("ApiKeyCreated") },
 );
-export const ApiKeyList = t.Object({ apiKeys: t.Array(ApiKey) }, { additionalProperties: false, ...named("ApiKeyList") });
+export const ApiKeyList = t.Object(
+  { apiKeys: t.Array(ApiKey) },
+  { additionalProperties: false, ...named("ApiKeyList") },
+);
 
 /** "owner" is the account itself (always counted), so it cannot be added. */
 const MEMBER_ROLES = ["admin", "developer", "viewer"] as const;
 
 export const AddMemberBody = t.Object(
   {
-    email: t.String({ minLength: 3, maxLength: 254, pattern: "^[^\\s@]+@[^\\s@]+$", description: "Unique within the account (case-insensitive)" }),
+    email: t.String({
+      minLength: 3,
+      maxLength: 254,
+      pattern: "^[^\\s@]+@[^\\s@]+$",
+      description: "Unique within the account (case-insensitive)",
+    }),
     role: oneOf(MEMBER_ROLES),
   },
   { additionalProperties: false, ...named("TeamMemberCreate") },
@@ -55,7 +68,11 @@ export const TeamMember = t.Object(
 export type TeamMember = Static<typeof TeamMember>;
 
 export const TeamMemberList = t.Object(
-  { members: t.Array(TeamMember), count: integer({ description: "Members counted against the cap, the owner included" }), max: integer() },
+  {
+    members: t.Array(TeamMember),
+    count: integer({ description: "Members counted against the cap, the owner included" }),
+    max: integer(),
+  },
   { additionalProperties: false, ...named("TeamMemberList") },
 );
 
@@ -74,12 +91,17 @@ export const AccountSummary = t.Object(
   { additionalProperties: false, ...named("AccountSummary") },
 );
 export type AccountSummary = Static<typeof AccountSummary>;
-export const AccountList = t.Object({ accounts: t.Array(AccountSummary) }, { additionalProperties: false, ...named("AccountList") });
+export const AccountList = t.Object(
+  { accounts: t.Array(AccountSummary) },
+  { additionalProperties: false, ...named("AccountList") },
+);
 
 export const DashboardKey = t.Object(
   {
     apiKey: ApiKey,
-    plaintext: t.String({ description: "The dashboard key itself (scope *), for the dashboard's calls to the developer API as this account" }),
+    plaintext: t.String({
+      description: "The dashboard key itself (scope *), for the dashboard's calls to the developer API as this account",
+    }),
     created: t.Boolean({ description: "True when this call created it" }),
   },
   { additionalProperties: false, ...named("DashboardKey") },

@@ -51,7 +51,8 @@ export function createAccountService(deps: { db: Db; clock: Clock; limits: Limit
   const { db, clock, limits } = deps;
 
   function requireAccount(tx: Pick<Db, "select">, accountId: string): void {
-    if (!tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).get()) throw errors.accountNotFound(accountId);
+    if (!tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).get())
+      throw errors.accountNotFound(accountId);
   }
 
   return {
@@ -77,7 +78,11 @@ export function createAccountService(deps: { db: Db; clock: Clock; limits: Limit
         requireAccount(tx, accountId);
         const max = limits.resolve("max_api_keys", { accountId }).value;
         const active = Number(
-          tx.select({ n: sql<number>`COUNT(*)` }).from(apiKeys).where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt))).get()?.n ?? 0,
+          tx
+            .select({ n: sql<number>`COUNT(*)` })
+            .from(apiKeys)
+            .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))
+            .get()?.n ?? 0,
         );
         if (active >= max) throw errors.limitExceeded("max_api_keys", max, active, "active API keys per account");
         const row: KeyRow = {
@@ -99,23 +104,43 @@ export function createAccountService(deps: { db: Db; clock: Clock; limits: Limit
     /** Every key of the account, revoked ones included (with revokedAt), oldest first. */
     listKeys(accountId: string): ApiKey[] {
       requireAccount(db, accountId);
-      return db.select().from(apiKeys).where(eq(apiKeys.accountId, accountId)).orderBy(asc(apiKeys.createdAt), asc(apiKeys.id)).all().map(toApiKey);
+      return db
+        .select()
+        .from(apiKeys)
+        .where(eq(apiKeys.accountId, accountId))
+        .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id))
+        .all()
+        .map(toApiKey);
     },
 
     /** Idempotent: revoking a revoked key keeps its first revokedAt. */
     revokeKey(accountId: string, keyId: string): void {
       db.transaction((tx: Tx) => {
         requireAccount(tx, accountId);
-        const row = tx.select().from(apiKeys).where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId))).get();
+        const row = tx
+          .select()
+          .from(apiKeys)
+          .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId)))
+          .get();
         if (!row) throw errors.apiKeyNotFound(keyId);
-        if (row.revokedAt === null) tx.update(apiKeys).set({ revokedAt: clock.iso() }).where(eq(apiKeys.id, keyId)).run();
+        if (row.revokedAt === null)
+          tx.update(apiKeys).set({ revokedAt: clock.iso() }).where(eq(apiKeys.id, keyId)).run();
       });
     },
 
     listMembers(accountId: string): { members: TeamMember[]; count: number; max: number } {
       requireAccount(db, accountId);
-      const members = db.select().from(teamMembers).where(eq(teamMembers.accountId, accountId)).orderBy(asc(teamMembers.createdAt), asc(teamMembers.id)).all();
-      return { members, count: memberCount(db, accountId), max: limits.resolve("max_team_members", { accountId }).value };
+      const members = db
+        .select()
+        .from(teamMembers)
+        .where(eq(teamMembers.accountId, accountId))
+        .orderBy(asc(teamMembers.createdAt), asc(teamMembers.id))
+        .all();
+      return {
+        members,
+        count: memberCount(db, accountId),
+        max: limits.resolve("max_team_members", { accountId }).value,
+      };
     },
 
     addMember(accountId: string, input: AddMemberInput): TeamMember {
@@ -130,8 +155,15 @@ export function createAccountService(deps: { db: Db; clock: Clock; limits: Limit
         if (dup) throw errors.memberExists(email);
         const max = limits.resolve("max_team_members", { accountId }).value;
         const current = memberCount(tx, accountId);
-        if (current >= max) throw errors.limitExceeded("max_team_members", max, current, "team members per account (owner included)");
-        const row: TeamMember = { id: newId("mem", clock.nowMs()), accountId, email, role: input.role, createdAt: clock.iso() };
+        if (current >= max)
+          throw errors.limitExceeded("max_team_members", max, current, "team members per account (owner included)");
+        const row: TeamMember = {
+          id: newId("mem", clock.nowMs()),
+          accountId,
+          email,
+          role: input.role,
+          createdAt: clock.iso(),
+        };
         tx.insert(teamMembers).values(row).run();
         return row;
       });
@@ -140,7 +172,11 @@ export function createAccountService(deps: { db: Db; clock: Clock; limits: Limit
     removeMember(accountId: string, memberId: string): void {
       db.transaction((tx: Tx) => {
         requireAccount(tx, accountId);
-        const found = tx.select({ id: teamMembers.id }).from(teamMembers).where(and(eq(teamMembers.id, memberId), eq(teamMembers.accountId, accountId))).get();
+        const found = tx
+          .select({ id: teamMembers.id })
+          .from(teamMembers)
+          .where(and(eq(teamMembers.id, memberId), eq(teamMembers.accountId, accountId)))
+          .get();
         if (!found) throw errors.memberNotFound(memberId);
         tx.delete(teamMembers).where(eq(teamMembers.id, memberId)).run();
       });

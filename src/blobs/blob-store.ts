@@ -3,9 +3,10 @@
  * into `objects/` — the rename is atomic, so a blob is either whole or absent. SQLite rows point to blobs
  * by id; `sweep()` removes what no row references (crash leftovers) and every temp file.
  */
+
+import { randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { randomBytes } from "node:crypto";
 
 const BLOB_ID = /^blob_[0-9a-z]{26}$/;
 
@@ -23,7 +24,10 @@ export class BlobStore {
 
   /** A fresh path inside tmp/ (same filesystem as objects/, so the final rename is atomic). */
   tempPath(label = "upload"): string {
-    return join(this.tmpDir, `${label}-${process.pid}-${randomBytes(6).toString("hex")}-${(this.tmpCounter++).toString(36)}`);
+    return join(
+      this.tmpDir,
+      `${label}-${process.pid}-${randomBytes(6).toString("hex")}-${(this.tmpCounter++).toString(36)}`,
+    );
   }
 
   pathOf(id: string): string {

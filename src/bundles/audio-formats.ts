@@ -32,7 +32,8 @@ const ascii = (b: Uint8Array, at: number, text: string) => {
 };
 
 /** MPEG audio frame sync: 11 set bits, then a version and a layer that are not "reserved". */
-const isMpegFrame = (b: Uint8Array) => b.length >= 2 && b[0] === 0xff && (b[1]! & 0xe0) === 0xe0 && (b[1]! & 0x18) !== 0x08 && (b[1]! & 0x06) !== 0;
+const isMpegFrame = (b: Uint8Array) =>
+  b.length >= 2 && b[0] === 0xff && (b[1]! & 0xe0) === 0xe0 && (b[1]! & 0x18) !== 0x08 && (b[1]! & 0x06) !== 0;
 /** AAC ADTS: 12 set bits, layer 00. */
 const isAdts = (b: Uint8Array) => b.length >= 2 && b[0] === 0xff && (b[1]! & 0xf6) === 0xf0;
 

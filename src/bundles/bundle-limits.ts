@@ -2,7 +2,7 @@
  * The resolved limits a bundle is inspected against. Keys are the catalogue's (src/limits/catalog.ts), so the
  * server fills them from LimitsService and the CLI from the limits endpoint's body, with the same names.
  */
-import { limitDefinition, type LimitKey } from "../limits/catalog";
+import { type LimitKey, limitDefinition } from "../limits/catalog";
 
 export const BUNDLE_LIMIT_KEYS = [
   "max_sounds_per_extension",

@@ -12,11 +12,11 @@ import type { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
 import type { ErrorDetail } from "../errors/api-error";
 import { audioFormatOfName, SNIFF_BYTES } from "./audio-formats";
-import { READ_CAPS, type BundleLimits } from "./bundle-limits";
+import { type BundleLimits, READ_CAPS } from "./bundle-limits";
 import { GzipMeter } from "./gzip-meter";
-import { checkManifest, MANIFEST_PATH, normaliseArchivePath, type FileFacts, type ManifestInput } from "./manifest";
+import { checkManifest, type FileFacts, MANIFEST_PATH, type ManifestInput, normaliseArchivePath } from "./manifest";
 import { ProblemList } from "./problem-list";
-import { readTar, TarRefusal, type TarEntry } from "./tar-reader";
+import { readTar, type TarEntry, TarRefusal } from "./tar-reader";
 
 export interface InspectionResult {
   /** Empty when the bundle is valid. */
@@ -38,7 +38,11 @@ export interface InspectObserver {
   end?(): void;
 }
 
-const COMPONENTS = { layer: "bundle_layer_gzip_bytes", editor: "bundle_editor_gzip_bytes", interactive: "bundle_interactive_gzip_bytes" } as const;
+const COMPONENTS = {
+  layer: "bundle_layer_gzip_bytes",
+  editor: "bundle_editor_gzip_bytes",
+  interactive: "bundle_interactive_gzip_bytes",
+} as const;
 type Component = keyof typeof COMPONENTS;
 
 const mb = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
@@ -54,6 +58,7 @@ function unsafeName(name: string): string | null {
   if (name.includes("\0")) return "NUL character in path";
   // A newline or escape in a name makes listings lie (and terminals misbehave); so do C1 controls (U+009B
   // is an escape to some terminals) and bidirectional overrides ("a\u202Egpj.js" shows as "ajs.jpg").
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses.
   if (/[\x01-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]/.test(name)) return "control character in path";
   return null;
 }
@@ -79,8 +84,16 @@ const FILE_READ_BYTES = 256 * 1024;
 const GUNZIP_CHUNK_BYTES = 128 * 1024;
 
 /** Inspects an archive file (the CLI, before it uploads; tests). */
-export async function inspectBundle(file: string, limits: BundleLimits, observer: InspectObserver = {}): Promise<InspectionResult> {
-  const result = await inspectArchiveStream(createReadStream(file, { highWaterMark: FILE_READ_BYTES }), limits, observer);
+export async function inspectBundle(
+  file: string,
+  limits: BundleLimits,
+  observer: InspectObserver = {},
+): Promise<InspectionResult> {
+  const result = await inspectArchiveStream(
+    createReadStream(file, { highWaterMark: FILE_READ_BYTES }),
+    limits,
+    observer,
+  );
   return withArchiveSize(result, statSync(file).size, limits);
 }
 
@@ -89,9 +102,19 @@ export async function inspectBundle(file: string, limits: BundleLimits, observer
  * once every byte has arrived, and the walk may stop earlier (a fatal problem); reported first, as the
  * plainest of the problems.
  */
-export function withArchiveSize(result: InspectionResult, archiveBytes: number, limits: BundleLimits): InspectionResult {
+export function withArchiveSize(
+  result: InspectionResult,
+  archiveBytes: number,
+  limits: BundleLimits,
+): InspectionResult {
   if (archiveBytes <= limits.bundle_total_bytes) return result;
-  const tooBig: ErrorDetail = { path: ARCHIVE, message: `the archive is ${mb(archiveBytes)}; the limit is ${mb(limits.bundle_total_bytes)}`, limit: "bundle_total_bytes", max: limits.bundle_total_bytes, current: archiveBytes };
+  const tooBig: ErrorDetail = {
+    path: ARCHIVE,
+    message: `the archive is ${mb(archiveBytes)}; the limit is ${mb(limits.bundle_total_bytes)}`,
+    limit: "bundle_total_bytes",
+    max: limits.bundle_total_bytes,
+    current: archiveBytes,
+  };
   return { ...result, problems: [tooBig, ...result.problems] };
 }
 
@@ -107,14 +130,24 @@ export type SourceRelease = "destroy" | "detach";
  * `source` to its end unless a fatal problem stops the walk (see SourceRelease). A source that fails is a
  * truncated archive: it rejects only on a bug.
  */
-export async function inspectArchiveStream(source: Readable, limits: BundleLimits, observer: InspectObserver = {}, release: SourceRelease = "destroy"): Promise<InspectionResult> {
+export async function inspectArchiveStream(
+  source: Readable,
+  limits: BundleLimits,
+  observer: InspectObserver = {},
+  release: SourceRelease = "destroy",
+): Promise<InspectionResult> {
   const magic: number[] = [];
   const result = await walkArchive(source, limits, observer, release, (c) => {
     for (let i = 0; magic.length < 2 && i < c.length; i++) magic.push(c[i]!);
   });
   if (magic[0] !== 0x1f || magic[1] !== 0x8b) {
     // Whatever gunzip made of it, the one thing worth saying is that it is not gzip.
-    return { problems: [{ path: ARCHIVE, message: "not a gzip file: the bundle must be a .tar.gz archive" }], warnings: [], manifest: null, soundCount: 0 };
+    return {
+      problems: [{ path: ARCHIVE, message: "not a gzip file: the bundle must be a .tar.gz archive" }],
+      warnings: [],
+      manifest: null,
+      soundCount: 0,
+    };
   }
   return result;
 }
@@ -133,9 +166,16 @@ async function* uncompressed(gunzip: AsyncIterable<Buffer>, compressedIn: () => 
   try {
     for await (const chunk of gunzip) {
       out += chunk.length;
-      if (out > READ_CAPS.maxUncompressedBytes) throw new Stop({ path: ARCHIVE, message: `uncompressed content exceeds ${mb(READ_CAPS.maxUncompressedBytes)} (gzip bomb?); inspection stopped` });
+      if (out > READ_CAPS.maxUncompressedBytes)
+        throw new Stop({
+          path: ARCHIVE,
+          message: `uncompressed content exceeds ${mb(READ_CAPS.maxUncompressedBytes)} (gzip bomb?); inspection stopped`,
+        });
       if (out > READ_CAPS.ratioFloorBytes && out / Math.max(compressedIn(), 1) > READ_CAPS.maxRatio) {
-        throw new Stop({ path: ARCHIVE, message: `compression ratio above ${READ_CAPS.maxRatio}:1 (gzip bomb?); inspection stopped` });
+        throw new Stop({
+          path: ARCHIVE,
+          message: `compression ratio above ${READ_CAPS.maxRatio}:1 (gzip bomb?); inspection stopped`,
+        });
       }
       yield chunk;
     }
@@ -151,7 +191,10 @@ async function* uncompressed(gunzip: AsyncIterable<Buffer>, compressedIn: () => 
  */
 export function fileDirectoryClashes(files: Iterable<string>, directories: readonly string[]): ErrorDetail[] {
   const key = (name: string) => name.replaceAll("/", "\0");
-  const names = [...[...files].map((name) => ({ name, file: true })), ...directories.map((name) => ({ name, file: false }))]
+  const names = [
+    ...[...files].map((name) => ({ name, file: true })),
+    ...directories.map((name) => ({ name, file: false })),
+  ]
     .map((e) => ({ ...e, key: key(e.name) }))
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : Number(b.file) - Number(a.file)));
   const clashes: ErrorDetail[] = [];
@@ -159,13 +202,21 @@ export function fileDirectoryClashes(files: Iterable<string>, directories: reado
     const { name, file, key: k } = names[i]!;
     if (!file) continue;
     const next = names[i + 1];
-    if (next && next.key === k) clashes.push({ path: name, message: `${name}: a file, and also a directory in the archive` });
-    else if (next && next.key.startsWith(`${k}\0`)) clashes.push({ path: name, message: `${name}: a file, and also the folder of ${next.name}` });
+    if (next && next.key === k)
+      clashes.push({ path: name, message: `${name}: a file, and also a directory in the archive` });
+    else if (next?.key.startsWith(`${k}\0`))
+      clashes.push({ path: name, message: `${name}: a file, and also the folder of ${next.name}` });
   }
   return clashes;
 }
 
-async function walkArchive(source: Readable, limits: BundleLimits, observer: InspectObserver, release: SourceRelease, onBytes: (chunk: Buffer) => void): Promise<InspectionResult> {
+async function walkArchive(
+  source: Readable,
+  limits: BundleLimits,
+  observer: InspectObserver,
+  release: SourceRelease,
+  onBytes: (chunk: Buffer) => void,
+): Promise<InspectionResult> {
   const problems = new ProblemList(READ_CAPS.maxProblems);
   const warnings: string[] = [];
   const gunzip = createGunzip({ chunkSize: GUNZIP_CHUNK_BYTES });
@@ -189,27 +240,39 @@ async function walkArchive(source: Readable, limits: BundleLimits, observer: Ins
 
   try {
     for await (const { entry, body } of readTar(uncompressed(gunzip, () => compressedIn))) {
-      if (++entries > READ_CAPS.maxEntries) throw new Stop({ path: ARCHIVE, message: `more than ${READ_CAPS.maxEntries} entries; inspection stopped` });
+      if (++entries > READ_CAPS.maxEntries)
+        throw new Stop({ path: ARCHIVE, message: `more than ${READ_CAPS.maxEntries} entries; inspection stopped` });
       observer.entry?.(entry);
       const { path: raw, type, size } = entry;
       pathBytes += Buffer.byteLength(raw);
-      if (pathBytes > READ_CAPS.maxPathBytesTotal) throw new Stop({ path: ARCHIVE, message: `the entry names total more than ${mb(READ_CAPS.maxPathBytesTotal)}; inspection stopped` });
+      if (pathBytes > READ_CAPS.maxPathBytesTotal)
+        throw new Stop({
+          path: ARCHIVE,
+          message: `the entry names total more than ${mb(READ_CAPS.maxPathBytesTotal)}; inspection stopped`,
+        });
       const unsafe = unsafeName(raw);
       if (unsafe) problems.push({ path: raw, message: `${raw}: ${unsafe}` });
-      if (LINK_TYPES[type]) problems.push({ path: raw, message: `${raw}: ${LINK_TYPES[type]} entries are not allowed` });
-      else if (type !== "file" && type !== "directory") problems.push({ path: raw, message: `${raw}: unsupported entry type ${type}` });
+      if (LINK_TYPES[type])
+        problems.push({ path: raw, message: `${raw}: ${LINK_TYPES[type]} entries are not allowed` });
+      else if (type !== "file" && type !== "directory")
+        problems.push({ path: raw, message: `${raw}: unsupported entry type ${type}` });
 
       const name = normaliseArchivePath(raw);
       const regular = type === "file" && !unsafe;
       if (type === "directory" && !unsafe && name !== "") directories.push(name);
       if (regular && files.has(name)) problems.push({ path: name, message: `${name}: duplicate entry` });
-      if (regular && size > READ_CAPS.maxEntryBytes) problems.push({ path: name, message: `${name}: ${mb(size)} is over the per-file cap of ${mb(READ_CAPS.maxEntryBytes)}` });
+      if (regular && size > READ_CAPS.maxEntryBytes)
+        problems.push({
+          path: name,
+          message: `${name}: ${mb(size)} is over the per-file cap of ${mb(READ_CAPS.maxEntryBytes)}`,
+        });
 
       const top = name.includes("/") ? name.slice(0, name.indexOf("/")) : null;
       const component = regular && top && top in COMPONENTS ? (top as Component) : null;
       const isManifest = regular && name === MANIFEST_PATH;
       const keepManifest = isManifest && size <= READ_CAPS.maxManifestBytes;
-      if (isManifest && !keepManifest) problems.push({ path: name, message: `${name}: larger than ${mb(READ_CAPS.maxManifestBytes)}` });
+      if (isManifest && !keepManifest)
+        problems.push({ path: name, message: `${name}: larger than ${mb(READ_CAPS.maxManifestBytes)}` });
       if (regular && top === "assets") assetBytes += size;
       let meter: GzipMeter | undefined;
       if (component) {
@@ -222,7 +285,8 @@ async function walkArchive(source: Readable, limits: BundleLimits, observer: Ins
       let head = NO_BYTES;
       for await (const chunk of body) {
         if (!regular) continue;
-        if (sniff && head.length < SNIFF_BYTES) head = Buffer.concat([head, chunk.subarray(0, SNIFF_BYTES - head.length)]);
+        if (sniff && head.length < SNIFF_BYTES)
+          head = Buffer.concat([head, chunk.subarray(0, SNIFF_BYTES - head.length)]);
         if (keepManifest) manifestChunks.push(chunk);
         if (meter) await meter.write(chunk);
       }
@@ -230,7 +294,10 @@ async function walkArchive(source: Readable, limits: BundleLimits, observer: Ins
       if (keepManifest) manifest = Buffer.concat(manifestChunks);
       else if (isManifest && manifest === null) manifest = "reported";
       if (type === "directory" && !unsafe && name === MANIFEST_PATH && manifest === null) {
-        problems.push({ path: MANIFEST_PATH, message: "manifest.json is a directory in the archive; it must be a file" });
+        problems.push({
+          path: MANIFEST_PATH,
+          message: "manifest.json is a directory in the archive; it must be a file",
+        });
         manifest = "reported";
       }
       if (problems.full) {
@@ -258,11 +325,23 @@ async function walkArchive(source: Readable, limits: BundleLimits, observer: Ins
     const gzipped = await meter.finish();
     const key = COMPONENTS[component];
     if (gzipped > limits[key]) {
-      problems.push({ path: `${component}/`, message: `${component}/ is ${mb(gzipped)} gzipped; the limit is ${mb(limits[key])}`, limit: key, max: limits[key], current: gzipped });
+      problems.push({
+        path: `${component}/`,
+        message: `${component}/ is ${mb(gzipped)} gzipped; the limit is ${mb(limits[key])}`,
+        limit: key,
+        max: limits[key],
+        current: gzipped,
+      });
     }
   }
   if (assetBytes > limits.static_assets_bytes) {
-    problems.push({ path: "assets/", message: `assets/ holds ${mb(assetBytes)}; the limit is ${mb(limits.static_assets_bytes)}`, limit: "static_assets_bytes", max: limits.static_assets_bytes, current: assetBytes });
+    problems.push({
+      path: "assets/",
+      message: `assets/ holds ${mb(assetBytes)}; the limit is ${mb(limits.static_assets_bytes)}`,
+      limit: "static_assets_bytes",
+      max: limits.static_assets_bytes,
+      current: assetBytes,
+    });
   }
   const checked = checkManifest(manifest, files, limits, problems, warnings);
   return { problems: problems.list, warnings, manifest: checked.manifest, soundCount: checked.soundCount };

@@ -4,16 +4,20 @@
  * resolved count limits.
  */
 import { Value } from "@sinclair/typebox/value";
-import { t, type Static } from "elysia";
+import { type Static, t } from "elysia";
 import type { ErrorDetail } from "../errors/api-error";
 import { AUDIO_FORMATS, audioFormatOfName, matchesMagic } from "./audio-formats";
-import { READ_CAPS, type BundleLimits } from "./bundle-limits";
+import { type BundleLimits, READ_CAPS } from "./bundle-limits";
 import type { ProblemList } from "./problem-list";
 
 export const ManifestSound = t.Object(
   {
     name: t.String({ minLength: 1, maxLength: 200, description: "Name the extension uses to play the sound" }),
-    file: t.String({ minLength: 1, maxLength: 1024, description: "Path of the audio file inside the archive, e.g. sounds/ding.mp3" }),
+    file: t.String({
+      minLength: 1,
+      maxLength: 1024,
+      description: "Path of the audio file inside the archive, e.g. sounds/ding.mp3",
+    }),
   },
   { additionalProperties: true },
 );
@@ -22,9 +26,15 @@ export const Manifest = t.Object(
   {
     sounds: t.Optional(t.Array(ManifestSound, { description: `Bundled sounds (${AUDIO_FORMATS.join(", ")})` })),
     actions: t.Optional(t.Array(t.Unknown(), { description: "Server-function actions; only their number is checked" })),
-    allowHosts: t.Optional(t.Array(t.String({ minLength: 1, maxLength: 253 }), { description: "Egress hosts the actions may fetch" })),
+    allowHosts: t.Optional(
+      t.Array(t.String({ minLength: 1, maxLength: 253 }), { description: "Egress hosts the actions may fetch" }),
+    ),
   },
-  { additionalProperties: true, title: "Extension bundle manifest", description: "manifest.json at the root of the bundle archive. Other fields are kept, not checked." },
+  {
+    additionalProperties: true,
+    title: "Extension bundle manifest",
+    description: "manifest.json at the root of the bundle archive. Other fields are kept, not checked.",
+  },
 );
 export type Manifest = Static<typeof Manifest>;
 
@@ -39,7 +49,13 @@ export const MANIFEST_PATH = "manifest.json";
 
 function pointerToField(pointer: string): string {
   // "/sounds/3/file" -> "sounds[3].file"
-  return pointer.split("/").filter(Boolean).map((seg, i) => (/^\d+$/.test(seg) ? `[${seg}]` : i === 0 ? seg : `.${seg}`)).join("") || "(root)";
+  return (
+    pointer
+      .split("/")
+      .filter(Boolean)
+      .map((seg, i) => (/^\d+$/.test(seg) ? `[${seg}]` : i === 0 ? seg : `.${seg}`))
+      .join("") || "(root)"
+  );
 }
 
 /**
@@ -57,8 +73,21 @@ export function normaliseArchivePath(path: string): string {
 const mb = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 
 /** `what` is [one, many]: "1 sound", "2 sounds". */
-function countProblem(field: string, limit: string, max: number, current: number, what: readonly [string, string]): ErrorDetail {
-  return { path: MANIFEST_PATH, field, message: `${current} ${current === 1 ? what[0] : what[1]}; the limit is ${max} (${limit})`, limit, max, current };
+function countProblem(
+  field: string,
+  limit: string,
+  max: number,
+  current: number,
+  what: readonly [string, string],
+): ErrorDetail {
+  return {
+    path: MANIFEST_PATH,
+    field,
+    message: `${current} ${current === 1 ? what[0] : what[1]}; the limit is ${max} (${limit})`,
+    limit,
+    max,
+    current,
+  };
 }
 
 /**
@@ -111,7 +140,10 @@ export function checkManifest(
   }
   const size = jsonSize(input);
   if (size.items > READ_CAPS.maxManifestItems || size.depth > READ_CAPS.maxManifestDepth) {
-    const what = size.depth > READ_CAPS.maxManifestDepth ? `nests deeper than ${READ_CAPS.maxManifestDepth} levels` : `holds more than ${READ_CAPS.maxManifestItems} JSON values`;
+    const what =
+      size.depth > READ_CAPS.maxManifestDepth
+        ? `nests deeper than ${READ_CAPS.maxManifestDepth} levels`
+        : `holds more than ${READ_CAPS.maxManifestItems} JSON values`;
     problems.push({ path: MANIFEST_PATH, message: `manifest.json ${what}; not checked further` });
     return { manifest: null, soundCount: 0 };
   }
@@ -119,7 +151,10 @@ export function checkManifest(
   try {
     // A "__proto__" key is harmless to JSON.parse but not to every later merge of the object: refused.
     let proto = false;
-    data = JSON.parse(input.toString("utf8"), (key, value: unknown) => ((proto ||= key === "__proto__"), value));
+    data = JSON.parse(input.toString("utf8"), (key, value: unknown) => {
+      proto ||= key === "__proto__";
+      return value;
+    });
     if (proto) {
       problems.push({ path: MANIFEST_PATH, message: 'manifest.json has a "__proto__" key; not accepted' });
       return { manifest: null, soundCount: 0 };
@@ -130,7 +165,11 @@ export function checkManifest(
   }
   // The errors come from a generator: stopping early never builds the rest.
   for (const e of Value.Errors(Manifest, data)) {
-    problems.push({ path: MANIFEST_PATH, field: pointerToField(e.path), message: `${pointerToField(e.path)}: ${e.message}` });
+    problems.push({
+      path: MANIFEST_PATH,
+      field: pointerToField(e.path),
+      message: `${pointerToField(e.path)}: ${e.message}`,
+    });
     if (problems.overflowed) break;
   }
   if (typeof data !== "object" || data === null || Array.isArray(data)) return { manifest: data, soundCount: 0 };
@@ -138,16 +177,36 @@ export function checkManifest(
   const m = data as Record<string, unknown>;
   const sounds = Array.isArray(m.sounds) ? m.sounds : [];
   if (sounds.length > limits.max_sounds_in_manifest) {
-    problems.push(countProblem("sounds", "max_sounds_in_manifest", limits.max_sounds_in_manifest, sounds.length, ["sound in the manifest", "sounds in the manifest"]));
+    problems.push(
+      countProblem("sounds", "max_sounds_in_manifest", limits.max_sounds_in_manifest, sounds.length, [
+        "sound in the manifest",
+        "sounds in the manifest",
+      ]),
+    );
   }
   if (sounds.length > limits.max_sounds_per_extension) {
-    problems.push(countProblem("sounds", "max_sounds_per_extension", limits.max_sounds_per_extension, sounds.length, ["sound for this extension", "sounds for this extension"]));
+    problems.push(
+      countProblem("sounds", "max_sounds_per_extension", limits.max_sounds_per_extension, sounds.length, [
+        "sound for this extension",
+        "sounds for this extension",
+      ]),
+    );
   }
   if (Array.isArray(m.actions) && m.actions.length > limits.max_actions_per_extension) {
-    problems.push(countProblem("actions", "max_actions_per_extension", limits.max_actions_per_extension, m.actions.length, ["action", "actions"]));
+    problems.push(
+      countProblem("actions", "max_actions_per_extension", limits.max_actions_per_extension, m.actions.length, [
+        "action",
+        "actions",
+      ]),
+    );
   }
   if (Array.isArray(m.allowHosts) && m.allowHosts.length > limits.max_allow_hosts) {
-    problems.push(countProblem("allowHosts", "max_allow_hosts", limits.max_allow_hosts, m.allowHosts.length, ["allowHosts entry", "allowHosts entries"]));
+    problems.push(
+      countProblem("allowHosts", "max_allow_hosts", limits.max_allow_hosts, m.allowHosts.length, [
+        "allowHosts entry",
+        "allowHosts entries",
+      ]),
+    );
   }
 
   sounds.forEach((sound, i) => {
@@ -157,7 +216,11 @@ export function checkManifest(
     const field = `sounds[${i}].file`;
     // Resolved as extraction on Linux would: "\\" is part of a name there, and a file never ends in "/".
     if (file.includes("\\") || file.endsWith("/")) {
-      problems.push({ path: file, field, message: `${file}: not a file path inside the archive (folders are separated by /, and a file path does not end in /)` });
+      problems.push({
+        path: file,
+        field,
+        message: `${file}: not a file path inside the archive (folders are separated by /, and a file path does not end in /)`,
+      });
       return;
     }
     const path = normaliseArchivePath(file);
@@ -168,12 +231,27 @@ export function checkManifest(
     }
     const format = audioFormatOfName(path);
     if (!format) {
-      problems.push({ path, field, message: `${path}: not a supported sound format (by extension); use one of ${AUDIO_FORMATS.join(", ")}` });
+      problems.push({
+        path,
+        field,
+        message: `${path}: not a supported sound format (by extension); use one of ${AUDIO_FORMATS.join(", ")}`,
+      });
     } else if (!matchesMagic(format, facts.head)) {
-      problems.push({ path, field, message: `${path}: the content is not ${format} audio (its first bytes do not match the format)` });
+      problems.push({
+        path,
+        field,
+        message: `${path}: the content is not ${format} audio (its first bytes do not match the format)`,
+      });
     }
     if (facts.size > limits.sound_file_bytes) {
-      problems.push({ path, field, message: `${path}: ${mb(facts.size)} is over the sound file limit of ${mb(limits.sound_file_bytes)}`, limit: "sound_file_bytes", max: limits.sound_file_bytes, current: facts.size });
+      problems.push({
+        path,
+        field,
+        message: `${path}: ${mb(facts.size)} is over the sound file limit of ${mb(limits.sound_file_bytes)}`,
+        limit: "sound_file_bytes",
+        max: limits.sound_file_bytes,
+        current: facts.size,
+      });
     } else if (facts.size > limits.sound_warning_bytes) {
       warnings.push(`${path}: ${mb(facts.size)} is over the ${mb(limits.sound_warning_bytes)} sound warning threshold`);
     }

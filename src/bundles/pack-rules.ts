@@ -27,7 +27,10 @@ export const ALWAYS_EXCLUDED: readonly { pattern: string; kind: string }[] = [
 export const SECRET_PATTERNS: readonly string[] = [".env", ".env.*", "*.pem", "*.key", "id_rsa*", ".npmrc"];
 
 /** Left out unless a `!pattern` in `.extignore` re-includes them (the last matching rule wins, as in git). */
-const DEFAULT_RULES = [{ pattern: ".*", mark: "default (dotfile): .*" }, ...SECRET_PATTERNS.map((p) => ({ pattern: p, mark: `default (looks like a secret): ${p}` }))];
+const DEFAULT_RULES = [
+  { pattern: ".*", mark: "default (dotfile): .*" },
+  ...SECRET_PATTERNS.map((p) => ({ pattern: p, mark: `default (looks like a secret): ${p}` })),
+];
 
 export class PackRulesError extends Error {
   override name = "PackRulesError";
@@ -42,7 +45,9 @@ export interface PackRules {
 
 /** Reads `.extignore` (if any) at `root` and returns the rules for that tree. */
 export function loadPackRules(root: string): PackRules {
-  const always = ignore().add(ALWAYS_EXCLUDED.map((r) => ({ pattern: r.pattern, mark: `always (${r.kind}): ${r.pattern}` })));
+  const always = ignore().add(
+    ALWAYS_EXCLUDED.map((r) => ({ pattern: r.pattern, mark: `always (${r.kind}): ${r.pattern}` })),
+  );
   const rules = ignore().add(DEFAULT_RULES);
   for (const line of readExtignore(root)) rules.add(line);
   const secret = ignore().add([...SECRET_PATTERNS]);
@@ -59,14 +64,15 @@ export function loadPackRules(root: string): PackRules {
 /** `.extignore`'s lines as rules marked with their line number, so each exclusion can say which line made it. */
 function readExtignore(root: string): { pattern: string; mark: string }[] {
   const path = join(root, EXTIGNORE);
-  let st;
+  let st: ReturnType<typeof lstatSync>;
   try {
     st = lstatSync(path);
   } catch {
     return [];
   }
   if (!st.isFile()) throw new PackRulesError(`${EXTIGNORE} must be a regular file`);
-  if (st.size > EXTIGNORE_MAX_BYTES) throw new PackRulesError(`${EXTIGNORE} is ${st.size} bytes; a rules file is at most ${EXTIGNORE_MAX_BYTES} bytes`);
+  if (st.size > EXTIGNORE_MAX_BYTES)
+    throw new PackRulesError(`${EXTIGNORE} is ${st.size} bytes; a rules file is at most ${EXTIGNORE_MAX_BYTES} bytes`);
   return readFileSync(path, "utf8")
     .split(/\r?\n/)
     .map((pattern, i) => ({ pattern, mark: `${EXTIGNORE} line ${i + 1}: ${pattern.trim()}` }))

@@ -68,7 +68,10 @@ interface PackPlan {
 }
 
 /** Plain code-unit order, independent of locale. */
-const byPath = <T>(key: (x: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+const byPath =
+  <T>(key: (x: T) => string) =>
+  (a: T, b: T) =>
+    key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
 
 /**
  * Every file and directory under `root` that the rules keep, sorted by archive path, and what they leave
@@ -90,7 +93,10 @@ export function planPack(root: string): PackPlan {
       if (secret) (rule ? secretLike.excluded : secretLike.included).push(rel);
       if (rule) {
         // git reads a .gitignore in every folder, so one here is an easy mistake: say it had no effect.
-        const nested = name === EXTIGNORE && prefix !== "" ? ` (only the ${EXTIGNORE} at the root is read: its rules were not applied)` : "";
+        const nested =
+          name === EXTIGNORE && prefix !== ""
+            ? ` (only the ${EXTIGNORE} at the root is read: its rules were not applied)`
+            : "";
         excluded.push({ path: rel, rule: rule + nested });
         continue;
       }
@@ -101,7 +107,9 @@ export function planPack(root: string): PackPlan {
         tree.push({ name: rel, absolute, type: "file", size: st.size });
       } else {
         const what = st.isSymbolicLink() ? "symbolic link (links are never followed)" : "special file";
-        throw new PackError(`${rel}: only regular files and directories can be packed (found a ${what}); replace it with the file, or leave it out in ${EXTIGNORE}`);
+        throw new PackError(
+          `${rel}: only regular files and directories can be packed (found a ${what}); replace it with the file, or leave it out in ${EXTIGNORE}`,
+        );
       }
     }
   };
@@ -128,13 +136,19 @@ function measuring() {
 }
 
 /** Streams one file into the pack, honouring back-pressure (tar-stream entries are streamx writables). */
-async function writeEntry(pack: tar.Pack, header: Parameters<tar.Pack["entry"]>[0], file: string, meter?: GzipMeter): Promise<void> {
+async function writeEntry(
+  pack: tar.Pack,
+  header: Parameters<tar.Pack["entry"]>[0],
+  file: string,
+  meter?: GzipMeter,
+): Promise<void> {
   let finish!: (err?: Error | null) => void;
   const done = new Promise<void>((resolve, reject) => (finish = (err) => (err ? reject(err) : resolve())));
   const sink = pack.entry(header, (err) => finish(err));
   for await (const chunk of createReadStream(file)) {
     if (meter) await meter.write(chunk as Buffer);
-    if (!sink.write(chunk as Buffer)) await new Promise<void>((resolve) => sink.once("drain", () => resolve(undefined)));
+    if (!sink.write(chunk as Buffer))
+      await new Promise<void>((resolve) => sink.once("drain", () => resolve(undefined)));
   }
   (sink as unknown as { end(): void }).end();
   await done;
@@ -159,7 +173,11 @@ export async function packDirectory(dir: string, outFile: string): Promise<PackR
   try {
     for (const e of tree) {
       if (e.type === "directory") {
-        await new Promise<void>((resolve, reject) => pack.entry({ ...common, name: e.name, type: "directory", mode: DIR_MODE }, (err) => (err ? reject(err) : resolve())));
+        await new Promise<void>((resolve, reject) =>
+          pack.entry({ ...common, name: e.name, type: "directory", mode: DIR_MODE }, (err) =>
+            err ? reject(err) : resolve(),
+          ),
+        );
         continue;
       }
       const top = e.name.includes("/") ? e.name.slice(0, e.name.indexOf("/")) : "";
@@ -168,7 +186,12 @@ export async function packDirectory(dir: string, outFile: string): Promise<PackR
         counter = components.get(top) ?? new GzipMeter();
         components.set(top, counter);
       }
-      await writeEntry(pack, { ...common, name: e.name, type: "file", mode: FILE_MODE, size: e.size }, e.absolute, counter);
+      await writeEntry(
+        pack,
+        { ...common, name: e.name, type: "file", mode: FILE_MODE, size: e.size },
+        e.absolute,
+        counter,
+      );
     }
     pack.finalize();
   } catch (e) {

@@ -15,13 +15,17 @@ let loading: Promise<DashboardAssets> | null = null;
 
 function embedded(): Blob | undefined {
   // Named "dashboard-<hash>.assets" by the bundler.
-  return (Bun.embeddedFiles as (Blob & { name: string })[]).find((f) => f.name.startsWith("dashboard") && f.name.endsWith(".assets"));
+  return (Bun.embeddedFiles as (Blob & { name: string })[]).find(
+    (f) => f.name.startsWith("dashboard") && f.name.endsWith(".assets"),
+  );
 }
 
 export function dashboardAssets(): Promise<DashboardAssets> {
   if (!loading) {
     const file = embedded();
-    loading = file ? file.text().then((text) => JSON.parse(text) as DashboardAssets) : import("./build").then((m) => m.buildDashboard(ROOT));
+    loading = file
+      ? file.text().then((text) => JSON.parse(text) as DashboardAssets)
+      : import("./build").then((m) => m.buildDashboard(ROOT));
     // A failed build is retried on the next request rather than remembered.
     loading.catch(() => (loading = null));
   }

@@ -41,7 +41,12 @@ export function dashboardRoutes() {
         }),
       {
         response: { 200: t.String({ description: "The dashboard's HTML page" }) },
-        detail: { hide: true, operationId: "getDashboard", tags, summary: "The dashboard (a browser page; no auth to load it, the data it shows is behind the usual gates)" },
+        detail: {
+          hide: true,
+          operationId: "getDashboard",
+          tags,
+          summary: "The dashboard (a browser page; no auth to load it, the data it shows is behind the usual gates)",
+        },
       },
     )
     .get(
@@ -50,12 +55,26 @@ export function dashboardRoutes() {
         const file = (await dashboardAssets()).files[UI_PREFIX + params.file];
         if (!file) throw errors.notFound("GET", UI_PREFIX + params.file);
         // Hashed names: a file never changes under its name.
-        return new Response(file.body, { headers: { ...SECURITY_HEADERS, "content-type": file.contentType, "cache-control": "public, max-age=31536000, immutable" } });
+        return new Response(file.body, {
+          headers: {
+            ...SECURITY_HEADERS,
+            "content-type": file.contentType,
+            "cache-control": "public, max-age=31536000, immutable",
+          },
+        });
       },
       {
         params: t.Object({ file: t.String() }),
-        response: { 200: t.String({ description: "A script or style sheet of the dashboard" }), ...errorResponses(["not_found"]) },
-        detail: { hide: true, operationId: "getDashboardAsset", tags, summary: "A hashed script or style sheet of the dashboard" },
+        response: {
+          200: t.String({ description: "A script or style sheet of the dashboard" }),
+          ...errorResponses(["not_found"]),
+        },
+        detail: {
+          hide: true,
+          operationId: "getDashboardAsset",
+          tags,
+          summary: "A hashed script or style sheet of the dashboard",
+        },
       },
     );
 }

@@ -128,7 +128,10 @@ function headerProbe(header: WalIndexHeader): ChangeProbe {
 function counterProbe(db: Db): ChangeProbe {
   const sqlite = db.$client;
   const changesStmt = sqlite.prepare<[number], []>("SELECT total_changes()");
-  const dataVersionStmt = sqlite.filename === "" || sqlite.filename === ":memory:" ? null : sqlite.prepare<[number], []>("PRAGMA data_version");
+  const dataVersionStmt =
+    sqlite.filename === "" || sqlite.filename === ":memory:"
+      ? null
+      : sqlite.prepare<[number], []>("PRAGMA data_version");
   let seenChanges = -1;
   let seenVersion = -1;
   return () => {

@@ -7,13 +7,14 @@
  * checks this list matches the journal and that both runners leave the same database.
  * After `npm run db:generate`, add the new file below.
  */
-import { createHash } from "node:crypto";
+
 import type { Database } from "bun:sqlite";
+import { createHash } from "node:crypto";
 import type { MigrationMeta } from "drizzle-orm/migrator";
-import journal from "../../drizzle/meta/_journal.json" with { type: "json" };
 import m0000 from "../../drizzle/0000_init.sql" with { type: "text" };
 import m0001 from "../../drizzle/0001_install_counters.sql" with { type: "text" };
 import m0002 from "../../drizzle/0002_install_rows_to_counters.sql" with { type: "text" };
+import journal from "../../drizzle/meta/_journal.json" with { type: "json" };
 
 export const embeddedMigrations: Record<string, string> = {
   "0000_init": m0000,
@@ -44,7 +45,11 @@ const MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS "__drizzle_migrations" (
 /** Applies the migrations newer than the last one recorded, in one transaction, as drizzle's migrator does. */
 export function applyMigrations(sqlite: Database, metas: MigrationMeta[] = migrationMetas()): void {
   sqlite.run(MIGRATIONS_TABLE);
-  const last = sqlite.query<{ created_at: number | string | null }, []>('SELECT id, hash, created_at FROM "__drizzle_migrations" ORDER BY created_at DESC LIMIT 1').get();
+  const last = sqlite
+    .query<{ created_at: number | string | null }, []>(
+      'SELECT id, hash, created_at FROM "__drizzle_migrations" ORDER BY created_at DESC LIMIT 1',
+    )
+    .get();
   const record = sqlite.prepare('INSERT INTO "__drizzle_migrations" ("hash", "created_at") VALUES(?, ?)');
   sqlite.transaction(() => {
     for (const migration of metas) {

@@ -16,7 +16,9 @@ export const apiKeys = sqliteTable(
   "api_keys",
   {
     id: text("id").primaryKey(),
-    accountId: text("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     /** SHA-256 of the plaintext key, hex. The plaintext is never stored. */
     keyHash: text("key_hash").notNull(),
@@ -34,7 +36,9 @@ export const teamMembers = sqliteTable(
   "team_members",
   {
     id: text("id").primaryKey(),
-    accountId: text("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
     email: text("email").notNull(),
     role: text("role").notNull(),
     createdAt: text("created_at").notNull(),
@@ -45,7 +49,9 @@ export const teamMembers = sqliteTable(
 export const accountOverrides = sqliteTable(
   "account_overrides",
   {
-    accountId: text("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
     limitKey: text("limit_key").notNull(),
     value: integer("value").notNull(),
     updatedAt: text("updated_at").notNull(),
@@ -57,7 +63,9 @@ export const extensions = sqliteTable(
   "extensions",
   {
     id: text("id").primaryKey(),
-    accountId: text("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
     slug: text("slug").notNull(),
     name: text("name").notNull(),
     shortDescription: text("short_description").notNull().default(""),
@@ -79,7 +87,9 @@ export const extensions = sqliteTable(
 export const extensionOverrides = sqliteTable(
   "extension_overrides",
   {
-    extensionId: text("extension_id").notNull().references(() => extensions.id, { onDelete: "cascade" }),
+    extensionId: text("extension_id")
+      .notNull()
+      .references(() => extensions.id, { onDelete: "cascade" }),
     limitKey: text("limit_key").notNull(),
     value: integer("value").notNull(),
     updatedAt: text("updated_at").notNull(),
@@ -91,7 +101,9 @@ export const versions = sqliteTable(
   "versions",
   {
     id: text("id").primaryKey(),
-    extensionId: text("extension_id").notNull().references(() => extensions.id, { onDelete: "cascade" }),
+    extensionId: text("extension_id")
+      .notNull()
+      .references(() => extensions.id, { onDelete: "cascade" }),
     /** Monotonic per extension: orders versions without relying on timestamps (the clock can move back). */
     seq: integer("seq").notNull(),
     version: text("version").notNull(),
@@ -120,7 +132,9 @@ export const versions = sqliteTable(
 export const secrets = sqliteTable(
   "secrets",
   {
-    extensionId: text("extension_id").notNull().references(() => extensions.id, { onDelete: "cascade" }),
+    extensionId: text("extension_id")
+      .notNull()
+      .references(() => extensions.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     /** AES-256-GCM ciphertext with its auth tag; the plaintext never touches the database. */
     ciphertext: blob("ciphertext", { mode: "buffer" }).notNull(),
@@ -139,8 +153,12 @@ export const secrets = sqliteTable(
 export const installCounters = sqliteTable(
   "install_counters",
   {
-    extensionId: text("extension_id").notNull().references(() => extensions.id, { onDelete: "cascade" }),
-    versionId: text("version_id").notNull().references(() => versions.id, { onDelete: "cascade" }),
+    extensionId: text("extension_id")
+      .notNull()
+      .references(() => extensions.id, { onDelete: "cascade" }),
+    versionId: text("version_id")
+      .notNull()
+      .references(() => versions.id, { onDelete: "cascade" }),
     /** Installs ever recorded of this version (their sum is the extension's installCount). */
     installed: integer("installed").notNull().default(0),
     /** Installs of this version not uninstalled (moved here or away by a rollout). */
@@ -155,7 +173,9 @@ export const limitRequests = sqliteTable(
   "limit_requests",
   {
     id: text("id").primaryKey(),
-    accountId: text("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
     /** "account" or "extension". */
     scope: text("scope").notNull(),
     extensionId: text("extension_id").references(() => extensions.id, { onDelete: "cascade" }),

@@ -12,7 +12,8 @@ export async function openApiDocument(): Promise<Record<string, unknown>> {
   const runtime = createRuntime(parseServerConfig({ memory: true, logLevel: "silent" }, {}));
   try {
     const res = await createApp(runtime).handle(new Request(`http://localhost${OPENAPI_PATH}`));
-    if (res.status !== 200) throw new Error(`the OpenAPI document could not be built (${res.status}): ${await res.text()}`);
+    if (res.status !== 200)
+      throw new Error(`the OpenAPI document could not be built (${res.status}): ${await res.text()}`);
     return (await res.json()) as Record<string, unknown>;
   } finally {
     runtime.close();

@@ -8,9 +8,10 @@
  * merge of our `documentation`) is done here the same way; then src/docs/post-process.ts applies what the
  * generator cannot be told. So the document is the plugin's, post-processed, and nothing hand-written.
  */
-import { Elysia } from "elysia";
+
 // The page template only: a small module, unlike the package's main entry.
 import { ScalarRender } from "@elysiajs/openapi/scalar";
+import { Elysia } from "elysia";
 import pkg from "../../package.json" with { type: "json" };
 import { API_PREFIX, DEFAULT_HOST, DEFAULT_PORT } from "../config";
 import { postProcessDocument } from "./post-process";
@@ -24,7 +25,8 @@ const OPENAPI_VERSION = "3.1.2";
  * package's export map, so imported by path.
  */
 const scalarScript = async (): Promise<string> =>
-  (await import("../../node_modules/@scalar/api-reference/dist/browser/standalone.js", { with: { type: "text" } })).default;
+  (await import("../../node_modules/@scalar/api-reference/dist/browser/standalone.js", { with: { type: "text" } }))
+    .default;
 
 export const documentation = {
   info: {
@@ -44,7 +46,10 @@ export const documentation = {
     { name: "Installs", description: "Aggregate install statistics" },
     { name: "Secrets", description: "Write-only secret values, listable names" },
     { name: "Limits", description: "Limits resolved for an extension" },
-    { name: "Emulator", description: "The emulator's control plane: seed, reset, review, clock, faults (not part of the platform API)" },
+    {
+      name: "Emulator",
+      description: "The emulator's control plane: seed, reset, review, clock, faults (not part of the platform API)",
+    },
     { name: "Health", description: "Liveness" },
   ],
   // Redoc-style grouping: the platform's API apart from the emulator's own endpoints.
@@ -54,8 +59,16 @@ export const documentation = {
   ],
   components: {
     securitySchemes: {
-      bearerAuth: { type: "http", scheme: "bearer", description: "Developer API key: `Authorization: Bearer <DEVELOPER_API_KEY>`" },
-      adminToken: { type: "http", scheme: "bearer", description: "Emulator admin token (control plane, non-loopback binds only)" },
+      bearerAuth: {
+        type: "http",
+        scheme: "bearer",
+        description: "Developer API key: `Authorization: Bearer <DEVELOPER_API_KEY>`",
+      },
+      adminToken: {
+        type: "http",
+        scheme: "bearer",
+        description: "Emulator admin token (control plane, non-loopback binds only)",
+      },
     },
   },
 };
@@ -67,7 +80,12 @@ export function pluginDocument(paths: object, schemas: object | undefined) {
     openapi: OPENAPI_VERSION,
     tags: documentation.tags,
     // The plugin's key order: its defaults (title, description, version), then ours over them.
-    info: { title: documentation.info.title, description: documentation.info.description, version: documentation.info.version, license: documentation.info.license },
+    info: {
+      title: documentation.info.title,
+      description: documentation.info.description,
+      version: documentation.info.version,
+      license: documentation.info.license,
+    },
     paths: { ...paths },
     components: { ...documentation.components, schemas: { ...schemas } },
   };
@@ -76,18 +94,21 @@ export function pluginDocument(paths: object, schemas: object | undefined) {
 /** The Scalar page, offline: no fonts from a CDN, no telemetry, none of Scalar's cloud features (AI agent,
  * MCP generator, deploy/share toolbar), which need its servers. */
 function docsPage(): string {
-  return ScalarRender(documentation.info as never, {
-    url: OPENAPI_PATH.slice(1),
-    version: "latest",
-    cdn: `${DOCS_PATH}/scalar.js`,
-    withDefaultFonts: false,
-    hideClientButton: true,
-    telemetry: false,
-    showDeveloperTools: "never",
-    agent: { disabled: true },
-    mcp: { disabled: true },
-    _integration: "elysiajs",
-  } as never);
+  return ScalarRender(
+    documentation.info as never,
+    {
+      url: OPENAPI_PATH.slice(1),
+      version: "latest",
+      cdn: `${DOCS_PATH}/scalar.js`,
+      withDefaultFonts: false,
+      hideClientButton: true,
+      telemetry: false,
+      showDeveloperTools: "never",
+      agent: { disabled: true },
+      mcp: { disabled: true },
+      _integration: "elysiajs",
+    } as never,
+  );
 }
 
 export function docsPlugin() {
@@ -97,10 +118,15 @@ export function docsPlugin() {
   return plugin
     .get(
       `${DOCS_PATH}/scalar.js`,
-      async () => new Response(await scalarScript(), { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=86400" } }),
+      async () =>
+        new Response(await scalarScript(), {
+          headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=86400" },
+        }),
       { detail: { hide: true } },
     )
-    .get(DOCS_PATH, () => new Response(page, { headers: { "content-type": "text/html; charset=utf8" } }), { detail: { hide: true } })
+    .get(DOCS_PATH, () => new Response(page, { headers: { "content-type": "text/html; charset=utf8" } }), {
+      detail: { hide: true },
+    })
     .get(
       OPENAPI_PATH,
       async () => {

@@ -13,8 +13,9 @@
  *  - an error response's marker (src/errors/model.ts) becomes its full schema: the envelope, the codes the
  *    route declares for that status, one example per code.
  */
-import { ERROR_RESPONSE_KEY, errorResponseSchema } from "../errors/model";
+
 import type { ErrorCode } from "../errors/codes";
+import { ERROR_RESPONSE_KEY, errorResponseSchema } from "../errors/model";
 import { DOCUMENT_ONLY_KEY, MEDIA_TYPES_KEY, SCHEMA_ID_PREFIX } from "../http/schema";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -36,7 +37,10 @@ export function postProcessDocument<D extends object>(generated: D): D {
     if (Array.isArray(node)) return node.map(visit);
     if (!isObject(node)) return node;
     const marker = node[ERROR_RESPONSE_KEY];
-    if (isObject(marker)) return visit(JSON.parse(JSON.stringify(errorResponseSchema(marker.status as number, marker.codes as ErrorCode[]))) as Json);
+    if (isObject(marker))
+      return visit(
+        JSON.parse(JSON.stringify(errorResponseSchema(marker.status as number, marker.codes as ErrorCode[]))) as Json,
+      );
     const out: JsonObject = {};
     for (const [k, v] of Object.entries(node)) out[k] = visit(v);
     if (isObject(out[DOCUMENT_ONLY_KEY])) {
@@ -71,13 +75,17 @@ export function postProcessDocument<D extends object>(generated: D): D {
     if (!o.nullable) continue;
     // What the union added (its description) stays beside the reference.
     const model = canonical.get(o.name)!;
-    const extra = Object.fromEntries(Object.entries(o.schema).filter(([k, v]) => JSON.stringify(model[k]) !== JSON.stringify(v)));
+    const extra = Object.fromEntries(
+      Object.entries(o.schema).filter(([k, v]) => JSON.stringify(model[k]) !== JSON.stringify(v)),
+    );
     Object.assign(o.slot, { ...extra, anyOf: [ref(o.name), { type: "null" }] });
   }
   for (const o of occurrences) {
     const model = canonical.get(o.name)!;
     if (!o.nullable && JSON.stringify(o.schema) !== JSON.stringify(model)) {
-      throw new DocumentError(`Two different schemas are named "${o.name}": ${JSON.stringify(model)} and ${JSON.stringify(o.schema)}`);
+      throw new DocumentError(
+        `Two different schemas are named "${o.name}": ${JSON.stringify(model)} and ${JSON.stringify(o.schema)}`,
+      );
     }
   }
 
@@ -91,7 +99,9 @@ export function postProcessDocument<D extends object>(generated: D): D {
         else response.content = withMediaTypes(response.content);
       }
       if (Array.isArray(op.parameters)) {
-        for (const p of op.parameters) if (isObject(p) && (p.in === "query" || p.in === "path") && isObject(p.schema)) p.schema = asUrlInteger(p.schema);
+        for (const p of op.parameters)
+          if (isObject(p) && (p.in === "query" || p.in === "path") && isObject(p.schema))
+            p.schema = asUrlInteger(p.schema);
       }
     }
   }
@@ -116,7 +126,14 @@ function asUrlInteger(schema: JsonObject): JsonObject {
   const branches = schema.anyOf;
   if (!Array.isArray(branches) || branches.length !== 2) return schema;
   const [text, int] = branches;
-  if (!isObject(text) || !isObject(int) || text.type !== "string" || text.format !== "integer" || int.type !== "integer") return schema;
+  if (
+    !isObject(text) ||
+    !isObject(int) ||
+    text.type !== "string" ||
+    text.format !== "integer" ||
+    int.type !== "integer"
+  )
+    return schema;
   const { anyOf: _anyOf, ...outer } = schema;
   return { ...outer, ...int };
 }

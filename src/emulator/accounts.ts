@@ -1,8 +1,18 @@
 import { Elysia, t } from "elysia";
-import { AccountKeyParams, AccountMemberParams, AccountParams, AddMemberBody, ApiKeyCreated, ApiKeyList, CreateApiKeyBody, TeamMember, TeamMemberList } from "../accounts/model";
+import {
+  AccountKeyParams,
+  AccountMemberParams,
+  AccountParams,
+  AddMemberBody,
+  ApiKeyCreated,
+  ApiKeyList,
+  CreateApiKeyBody,
+  TeamMember,
+  TeamMemberList,
+} from "../accounts/model";
 import type { AccountService } from "../accounts/service";
 import { apiAuth } from "../http/auth";
-import { controlResponses, noContent, NoContent, security, tags } from "./route-kit";
+import { controlResponses, NoContent, noContent, security, tags } from "./route-kit";
 
 /** The dashboard's Account → Security → API Keys page and the team page, as control-plane calls. */
 export function accountRoutes(accounts: AccountService, lastUsedAt: (keyId: string) => string | null) {
@@ -18,21 +28,40 @@ export function accountRoutes(accounts: AccountService, lastUsedAt: (keyId: stri
         json: true,
         params: AccountParams,
         body: CreateApiKeyBody,
-        response: controlResponses({ 201: ApiKeyCreated }, "account_not_found", "unsupported_media_type", "payload_too_large", "validation_error", "limit_exceeded"),
+        response: controlResponses(
+          { 201: ApiKeyCreated },
+          "account_not_found",
+          "unsupported_media_type",
+          "payload_too_large",
+          "validation_error",
+          "limit_exceeded",
+        ),
         detail: {
           tags,
           security,
           operationId: "createApiKey",
           summary: "Create a developer API key",
-          description: "The plaintext is in this response only. At most 20 active keys per account (422 limit_exceeded).",
+          description:
+            "The plaintext is in this response only. At most 20 active keys per account (422 limit_exceeded).",
         },
       },
     )
-    .get("/keys", ({ params }) => ({ apiKeys: accounts.listKeys(params.accountId).map((k) => ({ ...k, lastUsedAt: lastUsedAt(k.id) })) }), {
-      params: AccountParams,
-      response: controlResponses({ 200: ApiKeyList }, "account_not_found"),
-      detail: { tags, security, operationId: "listApiKeys", summary: "List the account's API keys (prefix only, revoked ones included)" },
-    })
+    .get(
+      "/keys",
+      ({ params }) => ({
+        apiKeys: accounts.listKeys(params.accountId).map((k) => ({ ...k, lastUsedAt: lastUsedAt(k.id) })),
+      }),
+      {
+        params: AccountParams,
+        response: controlResponses({ 200: ApiKeyList }, "account_not_found"),
+        detail: {
+          tags,
+          security,
+          operationId: "listApiKeys",
+          summary: "List the account's API keys (prefix only, revoked ones included)",
+        },
+      },
+    )
     .delete(
       "/keys/:keyId",
       ({ params }) => {
@@ -41,7 +70,11 @@ export function accountRoutes(accounts: AccountService, lastUsedAt: (keyId: stri
       },
       {
         params: AccountKeyParams,
-        response: controlResponses({ 204: NoContent("Revoked; the key fails from the next request on") }, "account_not_found", "api_key_not_found"),
+        response: controlResponses(
+          { 204: NoContent("Revoked; the key fails from the next request on") },
+          "account_not_found",
+          "api_key_not_found",
+        ),
         detail: { tags, security, operationId: "revokeApiKey", summary: "Revoke an API key" },
       },
     )
@@ -55,8 +88,22 @@ export function accountRoutes(accounts: AccountService, lastUsedAt: (keyId: stri
         json: true,
         params: AccountParams,
         body: AddMemberBody,
-        response: controlResponses({ 201: t.Object({ member: TeamMember }) }, "account_not_found", "member_exists", "unsupported_media_type", "payload_too_large", "validation_error", "limit_exceeded"),
-        detail: { tags, security, operationId: "addTeamMember", summary: "Add a team member", description: "At most 10 members, the owner included (422 limit_exceeded)." },
+        response: controlResponses(
+          { 201: t.Object({ member: TeamMember }) },
+          "account_not_found",
+          "member_exists",
+          "unsupported_media_type",
+          "payload_too_large",
+          "validation_error",
+          "limit_exceeded",
+        ),
+        detail: {
+          tags,
+          security,
+          operationId: "addTeamMember",
+          summary: "Add a team member",
+          description: "At most 10 members, the owner included (422 limit_exceeded).",
+        },
       },
     )
     .get("/members", ({ params }) => accounts.listMembers(params.accountId), {

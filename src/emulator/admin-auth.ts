@@ -15,11 +15,13 @@ const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
 
 /** `adm_` + 43 base64url characters (256 bits). */
 export function generateAdminToken(): string {
-  return "adm_" + randomBytes(32).toString("base64url");
+  return `adm_${randomBytes(32).toString("base64url")}`;
 }
 
 export function isControlPath(path: string): boolean {
-  return path.startsWith(CONTROL_PREFIX) && (path.length === CONTROL_PREFIX.length || path[CONTROL_PREFIX.length] === "/");
+  return (
+    path.startsWith(CONTROL_PREFIX) && (path.length === CONTROL_PREFIX.length || path[CONTROL_PREFIX.length] === "/")
+  );
 }
 
 const digestOf = (text: string) => createHash("sha256").update(text).digest();

@@ -8,7 +8,9 @@ import type { ClockBody } from "./model";
  * `mode: "real"` (back to the machine's time, offset dropped) or `mode: "frozen"` (stop where it is).
  */
 export function changeClock(clock: EmulatorClock, body: ClockBody): ClockState {
-  const ops = [body.advanceSeconds !== undefined, body.set !== undefined, body.mode !== undefined].filter(Boolean).length;
+  const ops = [body.advanceSeconds !== undefined, body.set !== undefined, body.mode !== undefined].filter(
+    Boolean,
+  ).length;
   if (ops !== 1 || (body.freeze !== undefined && body.set === undefined)) throw errors.clockBodyInvalid();
   try {
     if (body.advanceSeconds !== undefined) clock.advance(body.advanceSeconds);
@@ -19,7 +21,8 @@ export function changeClock(clock: EmulatorClock, body: ClockBody): ClockState {
     } else if (body.mode === "real") clock.reset();
     else clock.freeze();
   } catch (e) {
-    if (e instanceof ClockRangeError) throw errors.clockOutOfRange(body.advanceSeconds !== undefined ? "advanceSeconds" : "set");
+    if (e instanceof ClockRangeError)
+      throw errors.clockOutOfRange(body.advanceSeconds !== undefined ? "advanceSeconds" : "set");
     throw e;
   }
   return clock.state();

@@ -15,7 +15,12 @@ export function clockRoutes(runtime: Runtime) {
     .post("/clock", ({ body }) => changeClock(runtime.clock, body), {
       json: true,
       body: ClockBody,
-      response: controlResponses({ 200: ClockState }, "unsupported_media_type", "payload_too_large", "validation_error"),
+      response: controlResponses(
+        { 200: ClockState },
+        "unsupported_media_type",
+        "payload_too_large",
+        "validation_error",
+      ),
       detail: {
         tags,
         security,

@@ -18,7 +18,12 @@ export function dashboardRoutes(runtime: Runtime) {
     .use(apiAuth)
     .get("/accounts", () => ({ accounts: accounts.listAccounts() }), {
       response: controlResponses({ 200: AccountList }),
-      detail: { operationId: "listAccounts", tags, security, summary: "Every account, with its extension and active key counts" },
+      detail: {
+        operationId: "listAccounts",
+        tags,
+        security,
+        summary: "Every account, with its extension and active key counts",
+      },
     })
     .post("/accounts/:accountId/dashboard-key", ({ params }) => dashboardKeys.forAccount(params.accountId), {
       params: AccountParams,
@@ -34,7 +39,12 @@ export function dashboardRoutes(runtime: Runtime) {
     })
     .get("/review-queue", () => ({ versions: listPendingVersions(runtime.db) }), {
       response: controlResponses({ 200: ReviewQueue }),
-      detail: { operationId: "listReviewQueue", tags, security, summary: "Pending versions of every account, oldest submission first" },
+      detail: {
+        operationId: "listReviewQueue",
+        tags,
+        security,
+        summary: "Pending versions of every account, oldest submission first",
+      },
     })
     .get("/versions/:versionId/bundle", ({ params }) => bundleContents.list(params.versionId), {
       params: VersionIdParams,
@@ -44,7 +54,8 @@ export function dashboardRoutes(runtime: Runtime) {
         tags,
         security,
         summary: "A version's bundle: file tree, manifest, warnings",
-        description: "Read from the stored archive with the upload's safety caps; at most 5,000 files are listed (truncated says so).",
+        description:
+          "Read from the stored archive with the upload's safety caps; at most 5,000 files are listed (truncated says so).",
       },
     })
     .get(
@@ -52,19 +63,34 @@ export function dashboardRoutes(runtime: Runtime) {
       async ({ params, query }) => {
         const { bytes, contentType } = await bundleContents.sound(params.versionId, query.path);
         return new Response(bytes, {
-          headers: { "content-type": contentType, "x-content-type-options": "nosniff", "cache-control": "no-store", "content-disposition": "inline" },
+          headers: {
+            "content-type": contentType,
+            "x-content-type-options": "nosniff",
+            "cache-control": "no-store",
+            "content-disposition": "inline",
+          },
         });
       },
       {
         params: VersionIdParams,
-        query: t.Object({ path: t.String({ minLength: 1, maxLength: 1024, description: "Archive path of a sound file" }) }, { additionalProperties: false }),
-        response: controlResponses({ 200: SoundBytes }, "version_not_found", "bundle_file_not_found", "payload_too_large", "validation_error"),
+        query: t.Object(
+          { path: t.String({ minLength: 1, maxLength: 1024, description: "Archive path of a sound file" }) },
+          { additionalProperties: false },
+        ),
+        response: controlResponses(
+          { 200: SoundBytes },
+          "version_not_found",
+          "bundle_file_not_found",
+          "payload_too_large",
+          "validation_error",
+        ),
         detail: {
           operationId: "getVersionSound",
           tags,
           security,
           summary: "One sound of a version's bundle, for the player",
-          description: "Audio files only (by extension: .mp3 .wav .ogg .oga .webm .m4a .aac .flac), up to 10 MB; anything else is a 404.",
+          description:
+            "Audio files only (by extension: .mp3 .wav .ogg .oga .webm .m4a .aac .flac), up to 10 MB; anything else is a 404.",
         },
       },
     )

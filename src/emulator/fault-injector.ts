@@ -41,7 +41,7 @@ interface ArmedRule {
 /** Patterns are relative to /developer/v1 unless they already start with a developer-API base. */
 export function normalizePattern(pattern: string): string {
   const p = pattern.startsWith("/") ? pattern : `/${pattern}`;
-  if (p === API_PREFIX || p.startsWith(API_PREFIX + "/") || p.startsWith(DEPLOY_LIMITS_PREFIX + "/")) return p;
+  if (p === API_PREFIX || p.startsWith(`${API_PREFIX}/`) || p.startsWith(`${DEPLOY_LIMITS_PREFIX}/`)) return p;
   return API_PREFIX + (p === "/" ? "" : p);
 }
 
@@ -194,17 +194,20 @@ type Handle = (request: Request) => Response | Promise<Response>;
  * For `app.wrap`, registered before the request log's wrap (so the log, outermost, records the injected
  * response). Elysia calls it per request with the same inner handler: the wrapped function is built once.
  */
+// biome-ignore lint/complexity/noBannedTypes: the signature Elysia's wrap hands over.
 export function faultWrapper(faults: FaultInjector): (inner: Function, request: Request) => Handle {
   let inner: Handle | null = null;
   let wrapped: Handle | null = null;
-  const withFaults = (next: Handle): Handle => (request) => {
-    if (faults.armedCount === 0) return next(request);
-    const rule = faults.take(request.method, pathOf(request.url));
-    if (!rule) return next(request);
-    const response = FaultInjector.responseFor(rule);
-    if (rule.latencyMs <= 0) return response ?? next(request);
-    return Bun.sleep(rule.latencyMs).then(() => response ?? next(request));
-  };
+  const withFaults =
+    (next: Handle): Handle =>
+    (request) => {
+      if (faults.armedCount === 0) return next(request);
+      const rule = faults.take(request.method, pathOf(request.url));
+      if (!rule) return next(request);
+      const response = FaultInjector.responseFor(rule);
+      if (rule.latencyMs <= 0) return response ?? next(request);
+      return Bun.sleep(rule.latencyMs).then(() => response ?? next(request));
+    };
   return (fn) => {
     if (fn !== inner) {
       inner = fn as Handle;

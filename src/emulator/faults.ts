@@ -3,7 +3,7 @@ import { errors } from "../errors/catalog";
 import { apiAuth } from "../http/auth";
 import type { Runtime } from "../runtime";
 import { FaultRule, FaultRuleInput, IdParams } from "./model";
-import { controlResponses, noContent, NoContent, security, tags } from "./route-kit";
+import { controlResponses, NoContent, noContent, security, tags } from "./route-kit";
 
 export function faultRoutes(runtime: Runtime) {
   const faults = runtime.control.faults;
@@ -18,7 +18,12 @@ export function faultRoutes(runtime: Runtime) {
       {
         json: true,
         body: FaultRuleInput,
-        response: controlResponses({ 201: t.Object({ fault: FaultRule }) }, "unsupported_media_type", "payload_too_large", "validation_error"),
+        response: controlResponses(
+          { 201: t.Object({ fault: FaultRule }) },
+          "unsupported_media_type",
+          "payload_too_large",
+          "validation_error",
+        ),
         detail: {
           tags,
           security,

@@ -25,20 +25,34 @@ export function limitRequestRoutes(requests: LimitRequestService) {
       {
         json: true,
         body: CreateLimitRequestBody,
-        response: controlResponses({ 201: LimitRequestEnvelope }, "account_not_found", "extension_not_found", "unsupported_media_type", "payload_too_large", "validation_error"),
+        response: controlResponses(
+          { 201: LimitRequestEnvelope },
+          "account_not_found",
+          "extension_not_found",
+          "unsupported_media_type",
+          "payload_too_large",
+          "validation_error",
+        ),
         detail: {
           tags,
           security,
           operationId: "createLimitRequest",
           summary: "Request a limit increase",
-          description: "Scope account or extension; limits with desired values (known keys, within hard limits); a reason of at least 20 characters.",
+          description:
+            "Scope account or extension; limits with desired values (known keys, within hard limits); a reason of at least 20 characters.",
         },
       },
     )
     .get("", ({ query }) => ({ limitRequests: requests.list(query) }), {
       query: LimitRequestQuery,
       response: controlResponses({ 200: LimitRequestList }, "validation_error"),
-      detail: { tags, security, operationId: "listLimitRequests", summary: "List limit requests with their status (the Requests tab)", description: "Oldest first; filter by accountId and status." },
+      detail: {
+        tags,
+        security,
+        operationId: "listLimitRequests",
+        summary: "List limit requests with their status (the Requests tab)",
+        description: "Oldest first; filter by accountId and status.",
+      },
     })
     .get("/:id", ({ params }) => ({ limitRequest: requests.get(params.id) }), {
       params: IdParams,
@@ -49,14 +63,34 @@ export function limitRequestRoutes(requests: LimitRequestService) {
       params: IdParams,
       json: true,
       body: t.Optional(ApproveLimitRequestBody),
-      response: controlResponses({ 200: LimitRequestEnvelope }, "limit_request_not_found", "limit_request_decided", "unsupported_media_type", "payload_too_large", "validation_error"),
-      detail: { tags, security, operationId: "approveLimitRequest", summary: "Approve: the overrides apply at once", description: "Only a pending request can be decided (409 otherwise)." },
+      response: controlResponses(
+        { 200: LimitRequestEnvelope },
+        "limit_request_not_found",
+        "limit_request_decided",
+        "unsupported_media_type",
+        "payload_too_large",
+        "validation_error",
+      ),
+      detail: {
+        tags,
+        security,
+        operationId: "approveLimitRequest",
+        summary: "Approve: the overrides apply at once",
+        description: "Only a pending request can be decided (409 otherwise).",
+      },
     })
     .post("/:id/reject", ({ params, body }) => ({ limitRequest: requests.reject(params.id, body.reason) }), {
       json: true,
       params: IdParams,
       body: RejectLimitRequestBody,
-      response: controlResponses({ 200: LimitRequestEnvelope }, "limit_request_not_found", "limit_request_decided", "unsupported_media_type", "payload_too_large", "validation_error"),
+      response: controlResponses(
+        { 200: LimitRequestEnvelope },
+        "limit_request_not_found",
+        "limit_request_decided",
+        "unsupported_media_type",
+        "payload_too_large",
+        "validation_error",
+      ),
       detail: { tags, security, operationId: "rejectLimitRequest", summary: "Reject with a reason" },
     });
 }

@@ -1,7 +1,7 @@
 /** Schemas of the control plane (/_emulator): validation, the OpenAPI document and tests use these. */
-import { t, type Static } from "elysia";
-import { integer, named } from "../http/schema";
+import { type Static, t } from "elysia";
 import { oneOf } from "../http/one-of";
+import { integer, named } from "../http/schema";
 import { MAX_INSTALLS_PER_CALL } from "../installs/model";
 
 const Timestamp = t.String({ format: "date-time", examples: ["2026-11-22T10:00:00.000Z"] });
@@ -21,9 +21,17 @@ export const ClockBody = t.Object(
     advanceSeconds: t.Optional(t.Number({ description: "Move time by this many seconds (negative goes back)" })),
     set: t.Optional(t.String({ format: "date-time", description: "Jump to this instant (ISO 8601)" })),
     freeze: t.Optional(t.Boolean({ description: "With set: stay at that instant" })),
-    mode: t.Optional(oneOf(["real", "frozen"], { description: "real: back to the machine's time; frozen: stop at the current instant" })),
+    mode: t.Optional(
+      oneOf(["real", "frozen"], {
+        description: "real: back to the machine's time; frozen: stop at the current instant",
+      }),
+    ),
   },
-  { additionalProperties: false, description: 'Exactly one of advanceSeconds, set (with optional freeze) or mode', ...named("ClockChange") },
+  {
+    additionalProperties: false,
+    description: "Exactly one of advanceSeconds, set (with optional freeze) or mode",
+    ...named("ClockChange"),
+  },
 );
 export type ClockBody = Static<typeof ClockBody>;
 
@@ -36,15 +44,39 @@ export const FaultRuleInput = t.Object(
     path: t.String({
       minLength: 1,
       maxLength: 500,
-      description: "Path pattern, relative to /developer/v1 unless it starts with it: exact segments, :param for one segment, * for anything",
+      description:
+        "Path pattern, relative to /developer/v1 unless it starts with it: exact segments, :param for one segment, * for anything",
       examples: ["/extensions/:id/versions"],
     }),
-    status: t.Optional(integer({ minimum: 400, maximum: 599, description: "Status to answer with; 500 when neither status nor latencyMs is given" })),
-    code: t.Optional(t.String({ minLength: 1, maxLength: 64, pattern: "^[a-z][a-z0-9_]*$", description: "Error code; derived from the status when absent" })),
+    status: t.Optional(
+      integer({
+        minimum: 400,
+        maximum: 599,
+        description: "Status to answer with; 500 when neither status nor latencyMs is given",
+      }),
+    ),
+    code: t.Optional(
+      t.String({
+        minLength: 1,
+        maxLength: 64,
+        pattern: "^[a-z][a-z0-9_]*$",
+        description: "Error code; derived from the status when absent",
+      }),
+    ),
     message: t.Optional(t.String({ minLength: 1, maxLength: 500 })),
-    latencyMs: t.Optional(integer({ minimum: 0, maximum: 60_000, description: "Delay before answering (or, without status, before proceeding)" })),
-    times: t.Optional(integer({ minimum: 1, maximum: 1_000_000, description: "Fire for the next N matching requests only" })),
-    probability: t.Optional(t.Number({ minimum: 0, maximum: 1, description: "Chance that a matching request is affected (default 1)" })),
+    latencyMs: t.Optional(
+      integer({
+        minimum: 0,
+        maximum: 60_000,
+        description: "Delay before answering (or, without status, before proceeding)",
+      }),
+    ),
+    times: t.Optional(
+      integer({ minimum: 1, maximum: 1_000_000, description: "Fire for the next N matching requests only" }),
+    ),
+    probability: t.Optional(
+      t.Number({ minimum: 0, maximum: 1, description: "Chance that a matching request is affected (default 1)" }),
+    ),
   },
   { additionalProperties: false, ...named("FaultRuleInput") },
 );
@@ -91,11 +123,17 @@ export const RequestLogDetail = t.Object(
     detail: t.Object(
       {
         query: t.String({ description: "The query string, without '?'" }),
-        requestHeaders: t.Record(t.String(), t.String(), { description: "An allowlist of headers; Authorization masked to its scheme and key prefix" }),
-        requestBody: t.Union([t.String(), t.Null()], { description: "A JSON write body up to 4096 bytes; never a secret value" }),
+        requestHeaders: t.Record(t.String(), t.String(), {
+          description: "An allowlist of headers; Authorization masked to its scheme and key prefix",
+        }),
+        requestBody: t.Union([t.String(), t.Null()], {
+          description: "A JSON write body up to 4096 bytes; never a secret value",
+        }),
         requestBodyNote: t.Union([t.String(), t.Null()], { description: "Why the body was not kept" }),
         responseHeaders: HeaderMap,
-        responseBody: t.Union([t.String(), t.Null()], { description: "The body of an error response (up to 4096 characters); success bodies are not kept" }),
+        responseBody: t.Union([t.String(), t.Null()], {
+          description: "The body of an error response (up to 4096 characters); success bodies are not kept",
+        }),
       },
       { additionalProperties: false },
     ),
@@ -124,7 +162,9 @@ export const StateSummary = t.Object(
     faults: integer({ description: "Fault rules (spent ones included)" }),
     requestsLogged: integer(),
     rateLimits: t.Boolean(),
-    autoApproveMs: t.Union([t.Number(), t.Null()], { description: "--auto-approve delay in milliseconds; null when off" }),
+    autoApproveMs: t.Union([t.Number(), t.Null()], {
+      description: "--auto-approve delay in milliseconds; null when off",
+    }),
     clock: ClockState,
   },
   { additionalProperties: false, ...named("EmulatorState") },
@@ -132,7 +172,10 @@ export const StateSummary = t.Object(
 export type StateSummary = Static<typeof StateSummary>;
 
 // ---- Review ------------------------------------------------------------------------------------------
-export const RejectBody = t.Object({ reason: t.String({ minLength: 1, maxLength: 2000 }) }, { additionalProperties: false, ...named("VersionRejection") });
+export const RejectBody = t.Object(
+  { reason: t.String({ minLength: 1, maxLength: 2000 }) },
+  { additionalProperties: false, ...named("VersionRejection") },
+);
 export const VersionIdParams = t.Object({ versionId: t.String({ description: "Version id (ver_…)" }) });
 export const IdParams = t.Object({ id: t.String() });
 
@@ -161,15 +204,25 @@ export const ReviewedVersion = t.Object(
 export type ReviewedVersion = Static<typeof ReviewedVersion>;
 
 export const AdminStatus = t.Object(
-  { id: t.String(), status: t.String({ description: "disabled, or the status its versions imply once enabled" }), updatedAt: Timestamp },
+  {
+    id: t.String(),
+    status: t.String({ description: "disabled, or the status its versions imply once enabled" }),
+    updatedAt: Timestamp,
+  },
   { additionalProperties: false, ...named("AdminStatus") },
 );
 
 export const InstallBody = t.Object(
   {
-    versionId: t.Optional(t.String({ description: "An approved version of the extension; default its current version" })),
+    versionId: t.Optional(
+      t.String({ description: "An approved version of the extension; default its current version" }),
+    ),
     count: t.Optional(
-      integer({ minimum: 1, maximum: MAX_INSTALLS_PER_CALL, description: "How many installs (or uninstalls); default 1. Any count costs the same." }),
+      integer({
+        minimum: 1,
+        maximum: MAX_INSTALLS_PER_CALL,
+        description: "How many installs (or uninstalls); default 1. Any count costs the same.",
+      }),
     ),
   },
   { additionalProperties: false, ...named("InstallChange") },
@@ -177,9 +230,22 @@ export const InstallBody = t.Object(
 
 export const RolloutBody = t.Object(
   {
-    fromVersionId: t.Optional(t.String({ description: "Version whose active installs move; default every other version, those installed first going first" })),
-    toVersionId: t.Optional(t.String({ description: "An approved version of the extension; default its current version" })),
-    count: t.Optional(integer({ minimum: 1, maximum: MAX_INSTALLS_PER_CALL, description: "How many installs move; default all of the source's" })),
+    fromVersionId: t.Optional(
+      t.String({
+        description:
+          "Version whose active installs move; default every other version, those installed first going first",
+      }),
+    ),
+    toVersionId: t.Optional(
+      t.String({ description: "An approved version of the extension; default its current version" }),
+    ),
+    count: t.Optional(
+      integer({
+        minimum: 1,
+        maximum: MAX_INSTALLS_PER_CALL,
+        description: "How many installs move; default all of the source's",
+      }),
+    ),
   },
   { additionalProperties: false, ...named("InstallRollout") },
 );

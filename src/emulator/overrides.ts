@@ -1,8 +1,8 @@
 import { Elysia, t } from "elysia";
 import { apiAuth } from "../http/auth";
-import { OverridesBody, OverridesView } from "../limits/overrides-model";
 import type { OverrideScope, OverrideService } from "../limits/overrides";
-import { controlResponses, noContent, NoContent, security, tags } from "./route-kit";
+import { OverridesBody, OverridesView } from "../limits/overrides-model";
+import { controlResponses, NoContent, noContent, security, tags } from "./route-kit";
 
 /** PUT / GET / DELETE for one scope: /overrides/extensions/:id or /overrides/accounts/:id. */
 function scopeRoutes(overrides: OverrideService, scope: OverrideScope, segment: string) {
@@ -16,13 +16,20 @@ function scopeRoutes(overrides: OverrideService, scope: OverrideScope, segment: 
       json: true,
       params,
       body: OverridesBody,
-      response: controlResponses({ 200: OverridesView }, notFound, "unsupported_media_type", "payload_too_large", "validation_error"),
+      response: controlResponses(
+        { 200: OverridesView },
+        notFound,
+        "unsupported_media_type",
+        "payload_too_large",
+        "validation_error",
+      ),
       detail: {
         tags,
         security,
         operationId: `set${Scope}Overrides`,
         summary: `Set the limit overrides of ${what}`,
-        description: "The body is a map of limit key → value and replaces the scope's overrides. Unknown keys and values above a hard limit are a 422.",
+        description:
+          "The body is a map of limit key → value and replaces the scope's overrides. Unknown keys and values above a hard limit are a 422.",
       },
     })
     .get("/:id", ({ params }) => overrides.get(scope, params.id), {
@@ -39,11 +46,18 @@ function scopeRoutes(overrides: OverrideService, scope: OverrideScope, segment: 
       {
         params,
         response: controlResponses({ 204: NoContent("Overrides removed; defaults apply again") }, notFound),
-        detail: { tags, security, operationId: `delete${Scope}Overrides`, summary: `Remove the limit overrides of ${what}` },
+        detail: {
+          tags,
+          security,
+          operationId: `delete${Scope}Overrides`,
+          summary: `Remove the limit overrides of ${what}`,
+        },
       },
     );
 }
 
 export function overrideRoutes(overrides: OverrideService) {
-  return new Elysia().use(scopeRoutes(overrides, "extension", "extensions")).use(scopeRoutes(overrides, "account", "accounts"));
+  return new Elysia()
+    .use(scopeRoutes(overrides, "extension", "extensions"))
+    .use(scopeRoutes(overrides, "account", "accounts"));
 }

@@ -13,8 +13,23 @@ import { envelopeTextOf } from "../errors/handler";
 
 export const DETAIL_TEXT_MAX = 4096;
 
-const REQUEST_HEADERS = ["authorization", "content-type", "content-length", "accept", "user-agent", "idempotency-key"] as const;
-const RESPONSE_HEADERS = ["content-type", "content-length", "retry-after", "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "location"] as const;
+const REQUEST_HEADERS = [
+  "authorization",
+  "content-type",
+  "content-length",
+  "accept",
+  "user-agent",
+  "idempotency-key",
+] as const;
+const RESPONSE_HEADERS = [
+  "content-type",
+  "content-length",
+  "retry-after",
+  "x-ratelimit-limit",
+  "x-ratelimit-remaining",
+  "x-ratelimit-reset",
+  "location",
+] as const;
 const BEARER = /^(bearer)[ \t]+(\S+)/i;
 
 export interface RequestDetail {
@@ -35,7 +50,7 @@ export function maskAuthorization(value: string): string {
   return `${match[1]} ${token.startsWith("ext_") ? keyPrefix(token) : token.slice(0, 4)}…`;
 }
 
-const clip = (text: string) => (text.length > DETAIL_TEXT_MAX ? text.slice(0, DETAIL_TEXT_MAX) + "…" : text);
+const clip = (text: string) => (text.length > DETAIL_TEXT_MAX ? `${text.slice(0, DETAIL_TEXT_MAX)}…` : text);
 
 function pick(headers: Headers, names: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
@@ -84,7 +99,15 @@ export function detailOf(captured: CapturedDetail): RequestDetail {
  * when the response is known (`keepRequestBody`), so the handler's own read is the only one.
  */
 export function captureRequest(request: Request, url: string, path: string): CapturedDetail {
-  const detail: CapturedDetail = { url, requestHeaders: request.headers, keepBody: false, requestBody: null, requestBodyNote: null, responseHeaders: null, responseBody: null };
+  const detail: CapturedDetail = {
+    url,
+    requestHeaders: request.headers,
+    keepBody: false,
+    requestBody: null,
+    requestBodyNote: null,
+    responseHeaders: null,
+    responseBody: null,
+  };
   const method = request.method;
   if (method !== "POST" && method !== "PUT" && method !== "PATCH") return detail;
   if (isSecretPath(path)) {
@@ -106,7 +129,11 @@ export function captureRequest(request: Request, url: string, path: string): Cap
  * or, when the request was answered before its body was read (a 401, a 404), the body read now — before the
  * response goes out, as an unread body is gone once it has. Returns that read, if one was needed.
  */
-export function keepRequestBody(detail: CapturedDetail, request: Request, parsedText: string | undefined): Promise<void> | null {
+export function keepRequestBody(
+  detail: CapturedDetail,
+  request: Request,
+  parsedText: string | undefined,
+): Promise<void> | null {
   if (parsedText !== undefined) {
     detail.requestBody = clip(parsedText);
     return null;

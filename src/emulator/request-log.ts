@@ -6,12 +6,19 @@
  * It is recorded by wrapping Elysia's whole request handler (`app.wrap`), because only there is the final
  * response known for every outcome: a handler result, an error envelope, an injected fault, a 404.
  */
-import { isoOf, type Clock } from "../clock";
+import { type Clock, isoOf } from "../clock";
 import { principalOf } from "../http/auth";
-import { isDeveloperApiPath, pathOf } from "../http/paths";
 import { takeJsonBodyText } from "../http/body-limit";
+import { isDeveloperApiPath, pathOf } from "../http/paths";
 import type { RequestLogEntry } from "./model";
-import { captureRequest, captureResponse, detailOf, keepRequestBody, type CapturedDetail, type RequestDetail } from "./request-detail";
+import {
+  type CapturedDetail,
+  captureRequest,
+  captureResponse,
+  detailOf,
+  keepRequestBody,
+  type RequestDetail,
+} from "./request-detail";
 
 export const REQUEST_LOG_CAPACITY = 500;
 
@@ -107,6 +114,7 @@ export class RequestLog {
    * For `app.wrap`: returns the handler wrapped with logging. Elysia calls this per request with the same
    * inner handler, so the wrapped function is built once and reused (no closure per request).
    */
+  // biome-ignore lint/complexity/noBannedTypes: the signature Elysia's wrap hands over.
   wrapper(): (inner: Function, request: Request) => Handle {
     let inner: Handle | null = null;
     let wrapped: Handle | null = null;
@@ -136,7 +144,14 @@ export class RequestLog {
     };
   }
 
-  private finish(request: Request, path: string, response: Response, detail: CapturedDetail, started: number, atMs: number): Response | Promise<Response> {
+  private finish(
+    request: Request,
+    path: string,
+    response: Response,
+    detail: CapturedDetail,
+    started: number,
+    atMs: number,
+  ): Response | Promise<Response> {
     // Taken whatever happens, so the text never outlives the request in the parser's hands.
     const parsedText = takeJsonBodyText(request);
     const bodyRead = detail.keepBody ? keepRequestBody(detail, request, parsedText) : null;
@@ -158,5 +173,14 @@ export class RequestLog {
 }
 
 function summaryOf(e: Entry): RequestLogEntry {
-  return { id: e.id, method: e.method, path: e.path, status: e.status, accountId: e.accountId, keyId: e.keyId, durationMs: e.durationMs, at: isoOf(e.atMs) };
+  return {
+    id: e.id,
+    method: e.method,
+    path: e.path,
+    status: e.status,
+    accountId: e.accountId,
+    keyId: e.keyId,
+    durationMs: e.durationMs,
+    at: isoOf(e.atMs),
+  };
 }

@@ -13,7 +13,8 @@ export const MAX_QUEUED_EVENTS = 1_000;
 const encoder = new TextEncoder();
 const openStreams = new WeakMap<RequestLog, Set<() => void>>();
 
-export const eventOf = (entry: RequestLogEntry) => `id: ${entry.id}\nevent: request\ndata: ${JSON.stringify(entry)}\n\n`;
+export const eventOf = (entry: RequestLogEntry) =>
+  `id: ${entry.id}\nevent: request\ndata: ${JSON.stringify(entry)}\n\n`;
 
 /** `recent` entries already logged come first (oldest first), then every new one as it is recorded. */
 export function requestStream(log: RequestLog, recent: number): Response {
@@ -54,7 +55,11 @@ export function requestStream(log: RequestLog, recent: number): Response {
     },
   });
   return new Response(stream, {
-    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", "x-accel-buffering": "no" },
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-store",
+      "x-accel-buffering": "no",
+    },
   });
 }
 

@@ -1,16 +1,27 @@
 import { Elysia, t } from "elysia";
 import { errors } from "../errors/catalog";
-import { named, servedAs } from "../http/schema";
 import { apiAuth } from "../http/auth";
+import { named, servedAs } from "../http/schema";
 import type { Runtime } from "../runtime";
 import { RequestLogDetail, RequestLogEntry } from "./model";
 import { REQUEST_LOG_CAPACITY } from "./request-log";
 import { requestStream } from "./request-stream";
-import { controlResponses, noContent, NoContent, security, tags } from "./route-kit";
+import { controlResponses, NoContent, noContent, security, tags } from "./route-kit";
 
-const RecentQuery = t.Object({ limit: t.Optional(t.Integer({ minimum: 1, maximum: REQUEST_LOG_CAPACITY, description: "Default 100" })) }, { additionalProperties: false });
+const RecentQuery = t.Object(
+  { limit: t.Optional(t.Integer({ minimum: 1, maximum: REQUEST_LOG_CAPACITY, description: "Default 100" })) },
+  { additionalProperties: false },
+);
 const StreamQuery = t.Object(
-  { recent: t.Optional(t.Integer({ minimum: 0, maximum: REQUEST_LOG_CAPACITY, description: "Entries already logged to send first (oldest first); default 0" })) },
+  {
+    recent: t.Optional(
+      t.Integer({
+        minimum: 0,
+        maximum: REQUEST_LOG_CAPACITY,
+        description: "Entries already logged to send first (oldest first); default 0",
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 
@@ -20,7 +31,15 @@ export function requestLogRoutes(runtime: Runtime) {
     .use(apiAuth)
     .get("", ({ query }) => ({ requests: log.recent(query.limit ?? 100) }), {
       query: RecentQuery,
-      response: controlResponses({ 200: t.Object({ requests: t.Array(RequestLogEntry) }, { additionalProperties: false, ...named("RequestLogList") }) }, "validation_error"),
+      response: controlResponses(
+        {
+          200: t.Object(
+            { requests: t.Array(RequestLogEntry) },
+            { additionalProperties: false, ...named("RequestLogList") },
+          ),
+        },
+        "validation_error",
+      ),
       detail: {
         operationId: "listRequests",
         tags,
@@ -32,7 +51,12 @@ export function requestLogRoutes(runtime: Runtime) {
     .get("/stream", ({ query }) => requestStream(log, query.recent ?? 0), {
       query: StreamQuery,
       response: controlResponses(
-        { 200: t.String({ description: "One `request` event per logged request; its data is a RequestLogEntry as JSON", ...servedAs("text/event-stream") }) },
+        {
+          200: t.String({
+            description: "One `request` event per logged request; its data is a RequestLogEntry as JSON",
+            ...servedAs("text/event-stream"),
+          }),
+        },
         "validation_error",
       ),
       detail: {
@@ -40,7 +64,8 @@ export function requestLogRoutes(runtime: Runtime) {
         tags,
         security,
         summary: "The request log, live (Server-Sent Events)",
-        description: "Each developer-API request as it completes: `id:` the entry id, `event: request`, `data:` the entry. A comment line every 15 s keeps the stream open.",
+        description:
+          "Each developer-API request as it completes: `id:` the entry id, `event: request`, `data:` the entry. A comment line every 15 s keeps the stream open.",
       },
     })
     .get(

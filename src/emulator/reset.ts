@@ -75,8 +75,11 @@ export function seedEmulator(runtime: Runtime, data: unknown): SeedReport {
 export function emulatorState(runtime: Runtime): StateSummary {
   const { db, control } = runtime;
   // Table and column names are literals here, never input.
-  const count = (from: string) => db.$client.prepare<{ n: number }, []>(`SELECT COUNT(*) AS n FROM ${from}`).get()?.n ?? 0;
-  const sum = (column: string) => db.$client.prepare<{ n: number }, []>(`SELECT COALESCE(SUM(${column}), 0) AS n FROM install_counters`).get()?.n ?? 0;
+  const count = (from: string) =>
+    db.$client.prepare<{ n: number }, []>(`SELECT COUNT(*) AS n FROM ${from}`).get()?.n ?? 0;
+  const sum = (column: string) =>
+    db.$client.prepare<{ n: number }, []>(`SELECT COALESCE(SUM(${column}), 0) AS n FROM install_counters`).get()?.n ??
+    0;
   return {
     counts: {
       accounts: count("accounts"),

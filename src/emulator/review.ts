@@ -34,28 +34,47 @@ export function reviewRoutes(runtime: Runtime) {
     .use(apiAuth)
     .post("/versions/:versionId/approve", ({ params }) => reviewed(versions.approveVersion(params.versionId)), {
       params: VersionIdParams,
-      response: controlResponses({ 200: ReviewedVersion }, "version_not_found", "version_not_pending", "version_archived"),
+      response: controlResponses(
+        { 200: ReviewedVersion },
+        "version_not_found",
+        "version_not_pending",
+        "version_archived",
+      ),
       detail: {
         tags,
         security,
         operationId: "approveVersion",
         summary: "Approve a version",
-        description: "Only a pending version can be decided (409 version_not_pending otherwise; 409 version_archived for an archived one). The version becomes approved (approvedAt set), the extension approved (unless disabled) and its currentVersionId the newest approved version.",
+        description:
+          "Only a pending version can be decided (409 version_not_pending otherwise; 409 version_archived for an archived one). The version becomes approved (approvedAt set), the extension approved (unless disabled) and its currentVersionId the newest approved version.",
       },
     })
-    .post("/versions/:versionId/reject", ({ params, body }) => reviewed(versions.rejectVersion(params.versionId, body.reason)), {
-      json: true,
-      params: VersionIdParams,
-      body: RejectBody,
-      response: controlResponses({ 200: ReviewedVersion }, "version_not_found", "version_not_pending", "version_archived", "unsupported_media_type", "payload_too_large", "validation_error"),
-      detail: {
-        tags,
-        security,
-        operationId: "rejectVersion",
-        summary: "Reject a version with a reason",
-        description: "Only a pending version can be decided (409 version_not_pending otherwise). The extension becomes rejected only if none of its versions was ever approved.",
+    .post(
+      "/versions/:versionId/reject",
+      ({ params, body }) => reviewed(versions.rejectVersion(params.versionId, body.reason)),
+      {
+        json: true,
+        params: VersionIdParams,
+        body: RejectBody,
+        response: controlResponses(
+          { 200: ReviewedVersion },
+          "version_not_found",
+          "version_not_pending",
+          "version_archived",
+          "unsupported_media_type",
+          "payload_too_large",
+          "validation_error",
+        ),
+        detail: {
+          tags,
+          security,
+          operationId: "rejectVersion",
+          summary: "Reject a version with a reason",
+          description:
+            "Only a pending version can be decided (409 version_not_pending otherwise). The extension becomes rejected only if none of its versions was ever approved.",
+        },
       },
-    })
+    )
     .post("/extensions/:id/disable", ({ params }) => adminStatus.disable(params.id), {
       params: IdParams,
       response: controlResponses({ 200: AdminStatus }, "extension_not_found"),
@@ -69,7 +88,8 @@ export function reviewRoutes(runtime: Runtime) {
         security,
         operationId: "enableExtension",
         summary: "Enable a disabled extension",
-        description: "It gets back the status its versions imply: approved if one was ever approved, else in_review, rejected or draft.",
+        description:
+          "It gets back the status its versions imply: approved if one was ever approved, else in_review, rejected or draft.",
       },
     });
 }

@@ -13,7 +13,12 @@ export const security: Record<string, string[]>[] = [{}, { adminToken: [] }];
  * plus the admin gate's 401 and 403 and the 500 any route can answer).
  */
 export function controlResponses<S extends Record<number, TSchema>>(success: S, ...codes: ErrorCode[]) {
-  return { ...success, ...errorResponses(["unauthorized", "forbidden", "internal_error", ...codes], (s) => (s === 401 ? WWW_AUTHENTICATE_HEADER : undefined)) };
+  return {
+    ...success,
+    ...errorResponses(["unauthorized", "forbidden", "internal_error", ...codes], (s) =>
+      s === 401 ? WWW_AUTHENTICATE_HEADER : undefined,
+    ),
+  };
 }
 
-export { noContent, NoContent } from "../http/responses";
+export { NoContent, noContent } from "../http/responses";

@@ -7,7 +7,10 @@ import { checkSeedBody, emulatorState, resetEmulator, seedEmulator } from "./res
 import { controlResponses, security, tags } from "./route-kit";
 
 const ResetReport = t.Object(
-  { reset: t.Literal(true), seed: t.Union([SeedReport, t.Null()], { description: "The start-up fixture's load report" }) },
+  {
+    reset: t.Literal(true),
+    seed: t.Union([SeedReport, t.Null()], { description: "The start-up fixture's load report" }),
+  },
   { additionalProperties: false },
 );
 
@@ -21,7 +24,8 @@ export function stateRoutes(runtime: Runtime) {
         security,
         operationId: "resetEmulator",
         summary: "Wipe all state and re-apply the start-up fixture",
-        description: "Rows, bundle files, rate-limit windows, fault rules, the request log, pending auto-approvals and the clock.",
+        description:
+          "Rows, bundle files, rate-limit windows, fault rules, the request log, pending auto-approvals and the clock.",
       },
     })
     .post("/seed", ({ body }) => seedEmulator(runtime, body), {
@@ -29,7 +33,12 @@ export function stateRoutes(runtime: Runtime) {
       // Before the schema check: the fixture's own messages and paths, the same as `ext seed` prints.
       transform: ({ body }) => checkSeedBody(body),
       body: Fixture,
-      response: controlResponses({ 200: SeedReport }, "unsupported_media_type", "payload_too_large", "validation_error"),
+      response: controlResponses(
+        { 200: SeedReport },
+        "unsupported_media_type",
+        "payload_too_large",
+        "validation_error",
+      ),
       detail: {
         tags,
         security,
@@ -40,6 +49,11 @@ export function stateRoutes(runtime: Runtime) {
     })
     .get("/state", () => emulatorState(runtime), {
       response: controlResponses({ 200: StateSummary }),
-      detail: { tags, security, operationId: "getEmulatorState", summary: "Counts per resource, fault rules, request log size and the clock" },
+      detail: {
+        tags,
+        security,
+        operationId: "getEmulatorState",
+        summary: "Counts per resource, fault rules, request log size and the clock",
+      },
     });
 }

@@ -22,20 +22,31 @@ export const errors = {
       undefined,
       { "WWW-Authenticate": 'Bearer realm="developer-api"' },
     ),
-  forbidden: (scope: string) => new ApiError(403, "forbidden", `This API key lacks the scope "${scope}" required by this endpoint.`),
+  forbidden: (scope: string) =>
+    new ApiError(403, "forbidden", `This API key lacks the scope "${scope}" required by this endpoint.`),
   notFound: (method: string, path: string) => new ApiError(404, "not_found", `No route for ${method} ${path}.`),
   methodNotAllowed: (method: string, path: string, allowed: string[]) =>
-    new ApiError(405, "method_not_allowed", `${method} is not allowed on ${path}; allowed: ${allowed.join(", ")}.`, undefined, {
-      Allow: allowed.join(", "),
-    }),
-  extensionNotFound: (id: string) => new ApiError(404, "extension_not_found", `Extension "${id}" does not exist or is not accessible to this account.`),
+    new ApiError(
+      405,
+      "method_not_allowed",
+      `${method} is not allowed on ${path}; allowed: ${allowed.join(", ")}.`,
+      undefined,
+      {
+        Allow: allowed.join(", "),
+      },
+    ),
+  extensionNotFound: (id: string) =>
+    new ApiError(404, "extension_not_found", `Extension "${id}" does not exist or is not accessible to this account.`),
   versionNotFound: (id: string) => new ApiError(404, "version_not_found", `Version "${id}" does not exist.`),
-  secretNotFound: (key: string) => new ApiError(404, "secret_not_found", `Secret "${key}" does not exist on this extension.`),
+  secretNotFound: (key: string) =>
+    new ApiError(404, "secret_not_found", `Secret "${key}" does not exist on this extension.`),
   accountNotFound: (id: string) => new ApiError(404, "account_not_found", `Account "${id}" does not exist.`),
   extensionListed: (id: string) =>
     new ApiError(409, "extension_listed", `Extension "${id}" has been publicly listed and can no longer be deleted.`),
-  versionExists: (label: string) => new ApiError(409, "version_exists", `Version "${label}" already exists for this extension.`),
-  versionArchived: (id: string) => new ApiError(409, "version_archived", `Version "${id}" is archived and can no longer be reviewed.`),
+  versionExists: (label: string) =>
+    new ApiError(409, "version_exists", `Version "${label}" already exists for this extension.`),
+  versionArchived: (id: string) =>
+    new ApiError(409, "version_archived", `Version "${id}" is archived and can no longer be reviewed.`),
   versionNotPending: (id: string, status: string) =>
     new ApiError(409, "version_not_pending", `Version "${id}" is ${status}; review decides only pending versions.`),
   payloadTooLarge: (maxBytes: number) =>
@@ -51,12 +62,17 @@ export const errors = {
       details,
     ),
   secretValueEmpty: () => errors.validation([{ field: "value", message: "value must be at least 1 byte" }]),
-  secretValueNotUnicode: () => errors.validation([{ field: "value", message: "value must be well-formed Unicode (it holds a lone surrogate)" }]),
-  multipartEmpty: () => errors.validation([{ field: "bundle", message: "bundle is required (the multipart body is empty)" }]),
-  multipartMalformed: () => errors.validation([{ field: "body", message: "the multipart/form-data body could not be parsed" }]),
+  secretValueNotUnicode: () =>
+    errors.validation([{ field: "value", message: "value must be well-formed Unicode (it holds a lone surrogate)" }]),
+  multipartEmpty: () =>
+    errors.validation([{ field: "bundle", message: "bundle is required (the multipart body is empty)" }]),
+  multipartMalformed: () =>
+    errors.validation([{ field: "body", message: "the multipart/form-data body could not be parsed" }]),
   extensionNameInvalid: (problem: "blank" | "too_long", max: number) => {
     const what = problem === "blank" ? "name: must not be blank" : `name: at most ${max} characters after trimming`;
-    return new ApiError(422, "validation_error", `Request failed validation: ${what}`, [{ field: "name", message: what }]);
+    return new ApiError(422, "validation_error", `Request failed validation: ${what}`, [
+      { field: "name", message: what },
+    ]);
   },
   malformedJson: () => new ApiError(422, "validation_error", "Request body is not valid JSON."),
   /**
@@ -72,106 +88,211 @@ export const errors = {
       ...(d.path !== undefined ? { path: clip(d.path) } : {}),
       message: clip(d.message, NAME_ECHO_MAX + 200),
     }));
-    if (details.length > listed) shown.push({ path: "(archive)", message: `…and ${details.length - listed} more problems` });
-    return new ApiError(422, "bundle_invalid", `The bundle failed inspection (${details.length} problem${details.length === 1 ? "" : "s"}).`, shown);
+    if (details.length > listed)
+      shown.push({ path: "(archive)", message: `…and ${details.length - listed} more problems` });
+    return new ApiError(
+      422,
+      "bundle_invalid",
+      `The bundle failed inspection (${details.length} problem${details.length === 1 ? "" : "s"}).`,
+      shown,
+    );
   },
   bodyTooDeep: () => errors.validation([{ field: "body", message: "the JSON body is nested too deeply" }]),
   /** `context` says where the cap was checked when that is not obvious (e.g. the install-time re-check). */
   limitExceeded: (limit: string, max: number, current: number, what: string, context?: string) =>
-    new ApiError(422, "limit_exceeded", `Limit reached: at most ${max} ${what} (currently ${current}).${context ? ` ${context}` : ""}`, [
-      { field: limit, message: `${limit} is ${max}`, limit, max, current },
-    ]),
+    new ApiError(
+      422,
+      "limit_exceeded",
+      `Limit reached: at most ${max} ${what} (currently ${current}).${context ? ` ${context}` : ""}`,
+      [{ field: limit, message: `${limit} is ${max}`, limit, max, current }],
+    ),
   rateLimited: (retryAfterSeconds: number, group: string) =>
-    new ApiError(429, "rate_limited", `Too many requests for ${group}; retry after ${retryAfterSeconds} s.`, undefined, {
-      "Retry-After": String(retryAfterSeconds),
-    }),
+    new ApiError(
+      429,
+      "rate_limited",
+      `Too many requests for ${group}; retry after ${retryAfterSeconds} s.`,
+      undefined,
+      {
+        "Retry-After": String(retryAfterSeconds),
+      },
+    ),
   // Secrets and installs. Messages never carry a secret value, only sizes and names.
   secretValueTooLarge: (bytes: number, max: number) =>
-    new ApiError(422, "validation_error", `Request failed validation: value is ${bytes} bytes of UTF-8; at most ${max} bytes are allowed.`, [
-      { field: "value", message: `value must be at most ${max} bytes (UTF-8)` },
-    ]),
+    new ApiError(
+      422,
+      "validation_error",
+      `Request failed validation: value is ${bytes} bytes of UTF-8; at most ${max} bytes are allowed.`,
+      [{ field: "value", message: `value must be at most ${max} bytes (UTF-8)` }],
+    ),
   secretNameInvalid: () =>
-    new ApiError(422, "validation_error", "Request failed validation: key must start with a letter or _, then up to 127 letters, digits or _.", [
-      { field: "key", message: "key must match ^[A-Za-z_][A-Za-z0-9_]{0,127}$" },
-    ]),
+    new ApiError(
+      422,
+      "validation_error",
+      "Request failed validation: key must start with a letter or _, then up to 127 letters, digits or _.",
+      [{ field: "key", message: "key must match ^[A-Za-z_][A-Za-z0-9_]{0,127}$" }],
+    ),
   noCurrentVersion: (extensionId: string) =>
-    new ApiError(409, "no_current_version", `Extension "${extensionId}" has no approved current version to install; name a version explicitly.`),
+    new ApiError(
+      409,
+      "no_current_version",
+      `Extension "${extensionId}" has no approved current version to install; name a version explicitly.`,
+    ),
   versionNotInstallable: (versionId: string, status: string) =>
-    new ApiError(409, "version_not_installable", `Version "${versionId}" is ${status}; only approved versions can be installed.`),
+    new ApiError(
+      409,
+      "version_not_installable",
+      `Version "${versionId}" is ${status}; only approved versions can be installed.`,
+    ),
   installCountInvalid: (max: number) =>
     new ApiError(422, "validation_error", `Request failed validation: count must be an integer from 1 to ${max}.`, [
       { field: "count", message: `count must be an integer from 1 to ${max}` },
     ]),
   notEnoughActiveInstalls: (requested: number, active: number, action: "uninstall" | "move" = "uninstall") =>
-    new ApiError(409, "not_enough_installs", `Cannot ${action} ${requested}: only ${active} active install${active === 1 ? "" : "s"} match.`),
+    new ApiError(
+      409,
+      "not_enough_installs",
+      `Cannot ${action} ${requested}: only ${active} active install${active === 1 ? "" : "s"} match.`,
+    ),
   installTotalTooLarge: (max: number) =>
-    new ApiError(422, "validation_error", `Request failed validation: an extension records at most ${max} installs in all.`, [
-      { field: "count", message: `the extension would pass ${max} installs in all` },
-    ]),
+    new ApiError(
+      422,
+      "validation_error",
+      `Request failed validation: an extension records at most ${max} installs in all.`,
+      [{ field: "count", message: `the extension would pass ${max} installs in all` }],
+    ),
   rolloutSameVersion: (versionId: string) =>
-    new ApiError(422, "validation_error", "Request failed validation: a rollout moves installs between two different versions.", [
-      { field: "fromVersionId", message: `fromVersionId must differ from the target version "${versionId}"` },
-    ]),
+    new ApiError(
+      422,
+      "validation_error",
+      "Request failed validation: a rollout moves installs between two different versions.",
+      [{ field: "fromVersionId", message: `fromVersionId must differ from the target version "${versionId}"` }],
+    ),
   internal: () => new ApiError(500, "internal_error", "Unexpected server error."),
   /** Never reaches a client (its connection is gone): it is what the request log records. */
-  clientClosed: () => new ApiError(499, "client_closed_request", "The client closed the connection before the answer; nothing was created."),
+  clientClosed: () =>
+    new ApiError(
+      499,
+      "client_closed_request",
+      "The client closed the connection before the answer; nothing was created.",
+    ),
   adminUnauthorized: () =>
-    new ApiError(401, "unauthorized", "The control plane requires Authorization: Bearer <admin token> on this address: the one `ext serve` was given (--admin-token or EXT_ADMIN_TOKEN) or, if none, the one it printed at start; ext seed takes it the same way.", undefined, {
-      "WWW-Authenticate": 'Bearer realm="emulator-admin"',
-    }),
+    new ApiError(
+      401,
+      "unauthorized",
+      "The control plane requires Authorization: Bearer <admin token> on this address: the one `ext serve` was given (--admin-token or EXT_ADMIN_TOKEN) or, if none, the one it printed at start; ext seed takes it the same way.",
+      undefined,
+      {
+        "WWW-Authenticate": 'Bearer realm="emulator-admin"',
+      },
+    ),
   adminTokenOnApi: () =>
     new ApiError(401, "unauthorized", "The admin token opens the control plane only; use a developer API key here."),
   // Control plane.
   adminCrossSite: (why: string) =>
-    new ApiError(403, "forbidden", `The control plane refuses requests from other web pages without the admin token (${why}); call it from a script, or send Authorization: Bearer <admin token>.`),
+    new ApiError(
+      403,
+      "forbidden",
+      `The control plane refuses requests from other web pages without the admin token (${why}); call it from a script, or send Authorization: Bearer <admin token>.`,
+    ),
   adminWrongToken: () =>
-    new ApiError(401, "unauthorized", "Wrong admin token: send the one `ext serve` was given (--admin-token or EXT_ADMIN_TOKEN) or, if none, the one it printed at start.", undefined, {
-      "WWW-Authenticate": 'Bearer realm="emulator-admin"',
-    }),
+    new ApiError(
+      401,
+      "unauthorized",
+      "Wrong admin token: send the one `ext serve` was given (--admin-token or EXT_ADMIN_TOKEN) or, if none, the one it printed at start.",
+      undefined,
+      {
+        "WWW-Authenticate": 'Bearer realm="emulator-admin"',
+      },
+    ),
   adminMalformed: () =>
-    new ApiError(401, "unauthorized", "Malformed Authorization header: the control plane expects Bearer <admin token>.", undefined, {
-      "WWW-Authenticate": 'Bearer realm="emulator-admin"',
-    }),
+    new ApiError(
+      401,
+      "unauthorized",
+      "Malformed Authorization header: the control plane expects Bearer <admin token>.",
+      undefined,
+      {
+        "WWW-Authenticate": 'Bearer realm="emulator-admin"',
+      },
+    ),
   developerKeyOnControlPlane: () =>
-    new ApiError(401, "unauthorized", "This is a developer API key: it never opens the control plane, which takes the admin token (or, on a loopback bind, no Authorization header at all).", undefined, {
-      "WWW-Authenticate": 'Bearer realm="emulator-admin"',
-    }),
+    new ApiError(
+      401,
+      "unauthorized",
+      "This is a developer API key: it never opens the control plane, which takes the admin token (or, on a loopback bind, no Authorization header at all).",
+      undefined,
+      {
+        "WWW-Authenticate": 'Bearer realm="emulator-admin"',
+      },
+    ),
   injectedFault: (status: number, code: string, message: string | null, ruleId: string) =>
-    new ApiError(status, code, message ?? `Injected fault (rule ${ruleId}).`, undefined, status === 429 ? { "Retry-After": "1" } : undefined),
+    new ApiError(
+      status,
+      code,
+      message ?? `Injected fault (rule ${ruleId}).`,
+      undefined,
+      status === 429 ? { "Retry-After": "1" } : undefined,
+    ),
   faultNotFound: (id: string) => new ApiError(404, "fault_not_found", `Fault rule "${id}" does not exist.`),
-  apiKeyNotFound: (id: string) => new ApiError(404, "api_key_not_found", `API key "${id}" does not exist on this account.`),
-  memberNotFound: (id: string) => new ApiError(404, "member_not_found", `Team member "${id}" does not exist on this account.`),
-  memberExists: (email: string) => new ApiError(409, "member_exists", `"${email}" is already a member of this account.`),
+  apiKeyNotFound: (id: string) =>
+    new ApiError(404, "api_key_not_found", `API key "${id}" does not exist on this account.`),
+  memberNotFound: (id: string) =>
+    new ApiError(404, "member_not_found", `Team member "${id}" does not exist on this account.`),
+  memberExists: (email: string) =>
+    new ApiError(409, "member_exists", `"${email}" is already a member of this account.`),
   requestLogEntryNotFound: (id: number) =>
     new ApiError(404, "request_not_found", `Request ${id} is not in the request log (it keeps the last 500 requests).`),
-  bundleFileNotFound: (versionId: string, path: string) => new ApiError(404, "bundle_file_not_found", `Version "${versionId}" has no file "${path}" in its bundle.`),
+  bundleFileNotFound: (versionId: string, path: string) =>
+    new ApiError(404, "bundle_file_not_found", `Version "${versionId}" has no file "${path}" in its bundle.`),
   bundleFileTooLarge: (path: string, max: number) =>
-    new ApiError(413, "payload_too_large", `"${path}" is larger than ${max} bytes; the dashboard only plays files up to the sound file limit.`),
+    new ApiError(
+      413,
+      "payload_too_large",
+      `"${path}" is larger than ${max} bytes; the dashboard only plays files up to the sound file limit.`,
+    ),
   dashboardKeyUnavailable: (accountId: string, max: number) =>
     new ApiError(
       422,
       "limit_exceeded",
       `Account "${accountId}" already has ${max} active API keys: revoke one so the dashboard can create its own "dashboard" key for this account.`,
     ),
-  limitRequestNotFound: (id: string) => new ApiError(404, "limit_request_not_found", `Limit request "${id}" does not exist.`),
+  limitRequestNotFound: (id: string) =>
+    new ApiError(404, "limit_request_not_found", `Limit request "${id}" does not exist.`),
   limitRequestDecided: (id: string, status: string) =>
-    new ApiError(409, "limit_request_decided", `Limit request "${id}" is already ${status}; only pending requests can be decided.`),
+    new ApiError(
+      409,
+      "limit_request_decided",
+      `Limit request "${id}" is already ${status}; only pending requests can be decided.`,
+    ),
   limitValuesInvalid: (details: ErrorDetail[]) =>
-    new ApiError(422, "validation_error", `Request failed validation: ${details[0]?.message ?? "invalid limits"}`, details),
+    new ApiError(
+      422,
+      "validation_error",
+      `Request failed validation: ${details[0]?.message ?? "invalid limits"}`,
+      details,
+    ),
   reasonTooShort: (min: number) =>
-    new ApiError(422, "validation_error", `Request failed validation: reason must be at least ${min} characters (not counting surrounding spaces).`, [
-      { field: "reason", message: `reason must be at least ${min} characters` },
-    ]),
+    new ApiError(
+      422,
+      "validation_error",
+      `Request failed validation: reason must be at least ${min} characters (not counting surrounding spaces).`,
+      [{ field: "reason", message: `reason must be at least ${min} characters` }],
+    ),
   limitRequestTarget: (field: string, message: string) =>
     new ApiError(422, "validation_error", `Request failed validation: ${field}: ${message}`, [{ field, message }]),
   clockBodyInvalid: () =>
-    new ApiError(422, "validation_error", "Request failed validation: send exactly one of advanceSeconds, set (with optional freeze) or mode.", [
-      { field: "body", message: "exactly one of advanceSeconds, set or mode" },
-    ]),
+    new ApiError(
+      422,
+      "validation_error",
+      "Request failed validation: send exactly one of advanceSeconds, set (with optional freeze) or mode.",
+      [{ field: "body", message: "exactly one of advanceSeconds, set or mode" }],
+    ),
   clockOutOfRange: (field: "advanceSeconds" | "set") =>
-    new ApiError(422, "validation_error", `Request failed validation: ${field} would move the clock outside 1970-01-01T00:00:00.000Z … 9999-12-31T23:59:59.999Z; the clock is unchanged.`, [
-      { field, message: `${field} must leave the clock between 1970-01-01 and 9999-12-31` },
-    ]),
+    new ApiError(
+      422,
+      "validation_error",
+      `Request failed validation: ${field} would move the clock outside 1970-01-01T00:00:00.000Z … 9999-12-31T23:59:59.999Z; the clock is unchanged.`,
+      [{ field, message: `${field} must leave the clock between 1970-01-01 and 9999-12-31` }],
+    ),
   fixtureInvalid: (details: ErrorDetail[]) =>
     new ApiError(422, "validation_error", `Fixture failed validation: ${details[0]?.message ?? "invalid"}`, details),
 };

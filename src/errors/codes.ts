@@ -54,6 +54,15 @@ export const statusOf = (code: ErrorCode): number => {
 };
 
 /** What every authenticated developer route can answer, whatever it does. */
-export const AUTHED_ERRORS = ["unauthorized", "forbidden", "rate_limited", "internal_error"] as const satisfies readonly ErrorCode[];
+export const AUTHED_ERRORS = [
+  "unauthorized",
+  "forbidden",
+  "rate_limited",
+  "internal_error",
+] as const satisfies readonly ErrorCode[];
 /** What a route taking a JSON body adds: wrong Content-Type, a body over the cap, a body that fails its schema. */
-export const JSON_BODY_ERRORS = ["unsupported_media_type", "payload_too_large", "validation_error"] as const satisfies readonly ErrorCode[];
+export const JSON_BODY_ERRORS = [
+  "unsupported_media_type",
+  "payload_too_large",
+  "validation_error",
+] as const satisfies readonly ErrorCode[];

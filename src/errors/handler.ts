@@ -25,7 +25,10 @@ const REQUIRED_PROPERTY = 45;
  * from the field path and the schema alone, never from the received value: a rejected secret value (or
  * any other input) must not come back in a response or a log line.
  */
-export function validationDetails(all: (ValueErrorLike & { type?: number })[] | undefined, root = "body"): ErrorDetail[] {
+export function validationDetails(
+  all: (ValueErrorLike & { type?: number })[] | undefined,
+  root = "body",
+): ErrorDetail[] {
   const seen = new Set<string>();
   const details: ErrorDetail[] = [];
   for (const e of all ?? []) {
@@ -47,7 +50,13 @@ export function validationDetails(all: (ValueErrorLike & { type?: number })[] | 
   return details;
 }
 
-export function toApiError(code: string | number, error: unknown, method: string, path: string, allowedMethods: (path: string) => string[]): ApiError | null {
+export function toApiError(
+  code: string | number,
+  error: unknown,
+  method: string,
+  path: string,
+  allowedMethods: (path: string) => string[],
+): ApiError | null {
   if (error instanceof ApiError) return error;
   switch (code) {
     case "PARSE": {
@@ -65,7 +74,9 @@ export function toApiError(code: string | number, error: unknown, method: string
     }
     case "NOT_FOUND": {
       const allowed = allowedMethods(path);
-      return allowed.length > 0 && !allowed.includes(method) ? errors.methodNotAllowed(method, path, allowed) : errors.notFound(method, path);
+      return allowed.length > 0 && !allowed.includes(method)
+        ? errors.methodNotAllowed(method, path, allowed)
+        : errors.notFound(method, path);
     }
     default:
       // A deeply nested JSON body overflows the stack while Elysia builds its validation error: the client's doing.
@@ -92,13 +103,19 @@ export function errorResponse(err: ApiError, extraHeaders?: Record<string, unkno
 }
 
 export function errorHandler(logger: Logger, allowedMethods: (path: string) => string[]) {
-  return new Elysia({ name: "error-handler" }).error({ ApiError }).onError({ as: "global" }, ({ code, error, request, path, set }) => {
-    let err = toApiError(code, error, request.method, path, allowedMethods);
-    if (!err) {
-      logger.error("unexpected error", { method: request.method, path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-      err = errors.internal();
-    }
-    // Headers already set on this request (X-RateLimit-*) travel with the error too.
-    return errorResponse(err, set.headers as Record<string, unknown>);
-  });
+  return new Elysia({ name: "error-handler" })
+    .error({ ApiError })
+    .onError({ as: "global" }, ({ code, error, request, path, set }) => {
+      let err = toApiError(code, error, request.method, path, allowedMethods);
+      if (!err) {
+        logger.error("unexpected error", {
+          method: request.method,
+          path,
+          error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        });
+        err = errors.internal();
+      }
+      // Headers already set on this request (X-RateLimit-*) travel with the error too.
+      return errorResponse(err, set.headers as Record<string, unknown>);
+    });
 }

@@ -2,11 +2,10 @@
  * The error envelope's schema (component `Error`) and the per-route error responses of the OpenAPI
  * document: each status lists exactly the codes a route declares, with one example per code.
  */
-import type { IntegerOptions } from "@sinclair/typebox";
-import { t, type Static, type TSchema } from "elysia";
-import type { TUnsafe } from "@sinclair/typebox";
+import type { IntegerOptions, TUnsafe } from "@sinclair/typebox";
+import { type Static, type TSchema, t } from "elysia";
 import { integer, named } from "../http/schema";
-import { ERROR_EXAMPLES, statusOf, type ErrorCode } from "./codes";
+import { ERROR_EXAMPLES, type ErrorCode, statusOf } from "./codes";
 
 export const ErrorDetail = t.Object(
   {
@@ -14,7 +13,11 @@ export const ErrorDetail = t.Object(
     path: t.Optional(t.String()),
     message: t.String(),
   },
-  { additionalProperties: true, description: "One problem: the field or archive path it concerns, and what is wrong.", ...named("ErrorDetail") },
+  {
+    additionalProperties: true,
+    description: "One problem: the field or archive path it concerns, and what is wrong.",
+    ...named("ErrorDetail"),
+  },
 );
 
 export const ErrorEnvelope = t.Object(
@@ -29,7 +32,11 @@ export const ErrorEnvelope = t.Object(
       { additionalProperties: false },
     ),
   },
-  { additionalProperties: false, description: "The single error envelope used by every non-success response.", ...named("Error") },
+  {
+    additionalProperties: false,
+    description: "The single error envelope used by every non-success response.",
+    ...named("Error"),
+  },
 );
 
 const STATUS_TEXT: Record<number, string> = {
@@ -64,7 +71,8 @@ export function errorResponseSchema(status: number, codes: readonly ErrorCode[])
   });
 }
 
-const responseDescription = (status: number, codes: readonly ErrorCode[]) => `${STATUS_TEXT[status] ?? "Error"}: ${codes.map((c) => `\`${c}\``).join(", ")}`;
+const responseDescription = (status: number, codes: readonly ErrorCode[]) =>
+  `${STATUS_TEXT[status] ?? "Error"}: ${codes.map((c) => `\`${c}\``).join(", ")}`;
 
 /**
  * Where a route's error response names its status and codes for the document. Errors are answered by the
@@ -76,7 +84,10 @@ export const ERROR_RESPONSE_KEY = "x-error-response";
 
 function errorResponse(status: number, codes: ErrorCode[]) {
   // Any: the one schema every validator compiles to "accept", so Elysia's per-route setup has nothing to do.
-  return t.Any({ description: responseDescription(status, codes), [ERROR_RESPONSE_KEY]: { status, codes } }) as unknown as TUnsafe<Static<typeof ErrorEnvelope>>;
+  return t.Any({
+    description: responseDescription(status, codes),
+    [ERROR_RESPONSE_KEY]: { status, codes },
+  }) as unknown as TUnsafe<Static<typeof ErrorEnvelope>>;
 }
 export type ErrorResponseSchema = ReturnType<typeof errorResponse>;
 
@@ -84,7 +95,10 @@ export type ErrorResponseSchema = ReturnType<typeof errorResponse>;
  * Response schemas for the given codes, grouped by status. `headers` gives each status its documented
  * response headers (read by @elysiajs/openapi from a response schema's `headers`).
  */
-export function errorResponses(codes: readonly ErrorCode[], headers: (status: number) => Record<string, TSchema> | undefined = () => undefined) {
+export function errorResponses(
+  codes: readonly ErrorCode[],
+  headers: (status: number) => Record<string, TSchema> | undefined = () => undefined,
+) {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const c of new Set(codes)) byStatus.set(statusOf(c), [...(byStatus.get(statusOf(c)) ?? []), c]);
   // Typed as every status so Elysia sees a plain status → schema map; only the declared ones exist.

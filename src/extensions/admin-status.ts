@@ -13,7 +13,6 @@ import { errors } from "../errors/catalog";
 import type { ExtensionStatus } from "./model";
 import { markListedIfPublic } from "./service";
 
-
 function statusFromVersions(tx: Pick<Db, "select">, extensionId: string): ExtensionStatus {
   const row = tx
     .select({
@@ -41,7 +40,11 @@ export function createAdminStatusService(deps: { db: Db; clock: Clock }) {
 
   function setStatus(extensionId: string, next: (tx: Tx) => ExtensionStatus): AdminStatusResult {
     return db.transaction((tx: Tx) => {
-      const row = tx.select({ status: extensions.status, updatedAt: extensions.updatedAt }).from(extensions).where(eq(extensions.id, extensionId)).get();
+      const row = tx
+        .select({ status: extensions.status, updatedAt: extensions.updatedAt })
+        .from(extensions)
+        .where(eq(extensions.id, extensionId))
+        .get();
       if (!row) throw errors.extensionNotFound(extensionId);
       const status = next(tx);
       // Idempotent: the same status again changes nothing, updatedAt included.
@@ -57,8 +60,14 @@ export function createAdminStatusService(deps: { db: Db; clock: Clock }) {
     disable: (extensionId: string) => setStatus(extensionId, () => "disabled"),
     enable: (extensionId: string) =>
       setStatus(extensionId, (tx) => {
-        const current = tx.select({ status: extensions.status }).from(extensions).where(eq(extensions.id, extensionId)).get()!;
-        return current.status === "disabled" ? statusFromVersions(tx, extensionId) : (current.status as ExtensionStatus);
+        const current = tx
+          .select({ status: extensions.status })
+          .from(extensions)
+          .where(eq(extensions.id, extensionId))
+          .get()!;
+        return current.status === "disabled"
+          ? statusFromVersions(tx, extensionId)
+          : (current.status as ExtensionStatus);
       }),
   };
 }

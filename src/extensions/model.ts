@@ -1,5 +1,5 @@
 /** Extension schemas: request validation, response shapes, the OpenAPI document and tests all use these. */
-import { t, type Static } from "elysia";
+import { type Static, t } from "elysia";
 import { documentOnly, integer, named } from "../http/schema";
 
 export const VISIBILITIES = ["private", "unlisted", "public"] as const;
@@ -16,24 +16,37 @@ const Timestamp = t.String({ format: "date-time", examples: ["2026-11-22T10:00:0
  * Elysia's `t.UnionEnum` sets `default` to the first value, and Elysia fills body defaults before the
  * handler runs: a PATCH without `visibility` would silently reset it to "private". Enums here carry no default.
  */
-function enumWithoutDefault<const T extends readonly [string, ...string[]]>(values: T, options: { description: string; $id?: string }) {
+function enumWithoutDefault<const T extends readonly [string, ...string[]]>(
+  values: T,
+  options: { description: string; $id?: string },
+) {
   const schema = t.UnionEnum(values, options);
   delete (schema as { default?: unknown }).default;
   return schema;
 }
 
-const Visibility = enumWithoutDefault(VISIBILITIES, { description: "private (default), unlisted or public", ...named("Visibility") });
-const Status = t.UnionEnum(EXTENSION_STATUSES, { description: "Set by review and admins, never by the developer", ...named("ExtensionStatus") });
+const Visibility = enumWithoutDefault(VISIBILITIES, {
+  description: "private (default), unlisted or public",
+  ...named("Visibility"),
+});
+const Status = t.UnionEnum(EXTENSION_STATUSES, {
+  description: "Set by review and admins, never by the developer",
+  ...named("ExtensionStatus"),
+});
 
 export const Pricing = t.Object(
   { type: t.Literal("free", { description: "Only free is accepted" }) },
-  { additionalProperties: false, description: "Pricing; only {\"type\":\"free\"} is accepted", ...named("Pricing") },
+  { additionalProperties: false, description: 'Pricing; only {"type":"free"} is accepted', ...named("Pricing") },
 );
 export type Pricing = Static<typeof Pricing>;
 
 const createFields = {
   // No maxLength for the validator: the 80 count after trimming (decisions), which the service checks.
-  name: t.String({ minLength: 1, description: "1–80 characters after trimming", ...documentOnly({ maxLength: NAME_MAX }) }),
+  name: t.String({
+    minLength: 1,
+    description: "1–80 characters after trimming",
+    ...documentOnly({ maxLength: NAME_MAX }),
+  }),
   short_description: t.String({ maxLength: SHORT_DESCRIPTION_MAX, description: "Shown in search results" }),
   description: t.String({ maxLength: DESCRIPTION_MAX, description: "Markdown" }),
   pricing: Pricing,
@@ -78,7 +91,10 @@ export const ExtensionListItem = t.Object(
 );
 export type ExtensionListItem = Static<typeof ExtensionListItem>;
 
-export const ExtensionList = t.Object({ extensions: t.Array(ExtensionListItem) }, { additionalProperties: false, ...named("ExtensionList") });
+export const ExtensionList = t.Object(
+  { extensions: t.Array(ExtensionListItem) },
+  { additionalProperties: false, ...named("ExtensionList") },
+);
 
 export const ExtensionCreated = t.Object(
   {

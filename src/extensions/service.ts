@@ -12,8 +12,17 @@ import { extensions, installCounters, versions } from "../db/schema";
 import { errors } from "../errors/catalog";
 import { newId } from "../ids";
 import type { LimitsService } from "../limits/service";
+import type {
+  CreateExtensionInput,
+  Extension,
+  ExtensionCreated,
+  ExtensionListItem,
+  ExtensionStatus,
+  Pricing,
+  UpdateExtensionInput,
+  Visibility,
+} from "./model";
 import { NAME_MAX } from "./model";
-import type { CreateExtensionInput, Extension, ExtensionCreated, ExtensionListItem, ExtensionStatus, Pricing, UpdateExtensionInput, Visibility } from "./model";
 import { slugify, uniqueSlug } from "./slug";
 
 export type ExtensionRow = typeof extensions.$inferSelect;
@@ -26,7 +35,10 @@ export interface NewExtension extends CreateExtensionInput {
 
 // Written with qualified names on purpose: in a single-table select drizzle renders columns unqualified, so
 // `${installCounters.extensionId} = ${extensions.id}` would become "extension_id" = "id" and compare the table to itself.
-const installCount = sql<number>`(SELECT COALESCE(SUM("install_counters"."installed"), 0) FROM "install_counters" WHERE "install_counters"."extension_id" = "extensions"."id")`.mapWith(Number);
+const installCount =
+  sql<number>`(SELECT COALESCE(SUM("install_counters"."installed"), 0) FROM "install_counters" WHERE "install_counters"."extension_id" = "extensions"."id")`.mapWith(
+    Number,
+  );
 
 /** The length rule applies after trimming, so the schema leaves the maximum to this check. */
 function trimmedName(name: string): string {
@@ -36,7 +48,13 @@ function trimmedName(name: string): string {
   return trimmed;
 }
 
-export function createExtensionService(deps: { db: Db; clock: Clock; limits: LimitsService; blobs: BlobStore; generation: DbGeneration }) {
+export function createExtensionService(deps: {
+  db: Db;
+  clock: Clock;
+  limits: LimitsService;
+  blobs: BlobStore;
+  generation: DbGeneration;
+}) {
   const { db, clock, limits, blobs, generation } = deps;
 
   const listSelection = {
@@ -110,11 +128,18 @@ export function createExtensionService(deps: { db: Db; clock: Clock; limits: Lim
 
   // The write paths' statements, prepared once: drizzle's builder would build and prepare each query on every request.
   // bun:sqlite has one connection, so these run inside the caller's open transaction.
-  const countStmt = db.$client.prepare<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM extensions WHERE account_id = ?");
+  const countStmt = db.$client.prepare<{ n: number }, [string]>(
+    "SELECT COUNT(*) AS n FROM extensions WHERE account_id = ?",
+  );
   // Slugs are lowercase ASCII, so "starts with the prefix" is a range of the unique slug index (a LIKE would scan
   // every extension of every account on each create).
-  const slugsStmt = db.$client.prepare<{ slug: string }, [string, string]>("SELECT slug FROM extensions WHERE slug >= ? AND slug < ?");
-  const insertStmt = db.$client.prepare<never, [string, string, string, string, string, string, string, string, string, string | null, string, string]>(
+  const slugsStmt = db.$client.prepare<{ slug: string }, [string, string]>(
+    "SELECT slug FROM extensions WHERE slug >= ? AND slug < ?",
+  );
+  const insertStmt = db.$client.prepare<
+    never,
+    [string, string, string, string, string, string, string, string, string, string | null, string, string]
+  >(
     `INSERT INTO extensions (id, account_id, slug, name, short_description, description, pricing, visibility, status, current_version_id, rating_count, listed_at, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 0, ?, ?, ?)`,
   );
@@ -132,7 +157,8 @@ export function createExtensionService(deps: { db: Db; clock: Clock; limits: Lim
   function insert(accountId: string, input: NewExtension): ExtensionRow {
     const max = limits.resolve("max_extensions_per_account", { accountId }).value;
     const current = countStmt.get(accountId)?.n ?? 0;
-    if (current >= max) throw errors.limitExceeded("max_extensions_per_account", max, current, "extensions per account");
+    if (current >= max)
+      throw errors.limitExceeded("max_extensions_per_account", max, current, "extensions per account");
     const name = trimmedName(input.name);
     const base = slugify(name);
     const prefix = base.slice(0, 40);
@@ -154,7 +180,20 @@ export function createExtensionService(deps: { db: Db; clock: Clock; limits: Lim
       createdAt: now,
       updatedAt: now,
     };
-    insertStmt.run(row.id, row.accountId, row.slug, row.name, row.shortDescription, row.description, row.pricing, row.visibility, row.status, row.listedAt, row.createdAt, row.updatedAt);
+    insertStmt.run(
+      row.id,
+      row.accountId,
+      row.slug,
+      row.name,
+      row.shortDescription,
+      row.description,
+      row.pricing,
+      row.visibility,
+      row.status,
+      row.listedAt,
+      row.createdAt,
+      row.updatedAt,
+    );
     return row;
   }
 
@@ -165,9 +204,12 @@ export function createExtensionService(deps: { db: Db; clock: Clock; limits: Lim
     const current = findOwned(accountId, id);
     const next: Partial<ExtensionRow> = {};
     if (patch.name !== undefined && trimmedName(patch.name) !== current.name) next.name = trimmedName(patch.name);
-    if (patch.short_description !== undefined && patch.short_description !== current.shortDescription) next.shortDescription = patch.short_description;
-    if (patch.description !== undefined && patch.description !== current.description) next.description = patch.description;
-    if (patch.pricing !== undefined && JSON.stringify(patch.pricing) !== current.pricing) next.pricing = JSON.stringify(patch.pricing);
+    if (patch.short_description !== undefined && patch.short_description !== current.shortDescription)
+      next.shortDescription = patch.short_description;
+    if (patch.description !== undefined && patch.description !== current.description)
+      next.description = patch.description;
+    if (patch.pricing !== undefined && JSON.stringify(patch.pricing) !== current.pricing)
+      next.pricing = JSON.stringify(patch.pricing);
     if (patch.visibility !== undefined && patch.visibility !== current.visibility) next.visibility = patch.visibility;
     // updatedAt moves only when something really changed.
     if (Object.keys(next).length === 0) return toFull(current);
@@ -201,7 +243,13 @@ export function createExtensionService(deps: { db: Db; clock: Clock; limits: Lim
 
     create(accountId: string, input: CreateExtensionInput): ExtensionCreated["extension"] {
       const row = createTx(accountId, input);
-      return { id: row.id, slug: row.slug, name: row.name, status: row.status as ExtensionStatus, createdAt: row.createdAt };
+      return {
+        id: row.id,
+        slug: row.slug,
+        name: row.name,
+        status: row.status as ExtensionStatus,
+        createdAt: row.createdAt,
+      };
     },
 
     update(accountId: string, id: string, patch: UpdateExtensionInput): Extension {
@@ -212,7 +260,12 @@ export function createExtensionService(deps: { db: Db; clock: Clock; limits: Lim
       const blobIds = db.transaction((tx) => {
         const row = findOwned(accountId, id);
         if (row.listedAt) throw errors.extensionListed(id);
-        const ids = tx.select({ blob: versions.bundleBlobId }).from(versions).where(eq(versions.extensionId, id)).all().map((r) => r.blob);
+        const ids = tx
+          .select({ blob: versions.bundleBlobId })
+          .from(versions)
+          .where(eq(versions.extensionId, id))
+          .all()
+          .map((r) => r.blob);
         tx.delete(extensions).where(eq(extensions.id, id)).run();
         return ids;
       });
@@ -226,7 +279,14 @@ export function createExtensionService(deps: { db: Db; clock: Clock; limits: Lim
 export function markListedIfPublic(tx: Pick<Db, "update">, extensionId: string, nowIso: string): void {
   tx.update(extensions)
     .set({ listedAt: nowIso })
-    .where(and(eq(extensions.id, extensionId), sql`${extensions.listedAt} IS NULL`, eq(extensions.status, "approved"), eq(extensions.visibility, "public")))
+    .where(
+      and(
+        eq(extensions.id, extensionId),
+        sql`${extensions.listedAt} IS NULL`,
+        eq(extensions.status, "approved"),
+        eq(extensions.visibility, "public"),
+      ),
+    )
     .run();
 }
 

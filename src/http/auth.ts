@@ -8,11 +8,11 @@
  * of the hop.
  */
 import { Elysia } from "elysia";
-import type { AuthService, Principal } from "../auth/service";
 import { hasScope, type Scope } from "../auth/scopes";
+import type { AuthService, Principal } from "../auth/service";
 import { errors } from "../errors/catalog";
+import { type RateLimiter, rateGroupOf } from "../ratelimit/limiter";
 import { declaresMoreThan, JSON_BODY_MAX_BYTES, readJsonBody } from "./body-limit";
-import { rateGroupOf, type RateLimiter } from "../ratelimit/limiter";
 import type { RequestGate } from "./gates";
 import { isDeveloperApiPath } from "./paths";
 
@@ -28,7 +28,11 @@ export function principalOf(request: Request): Principal | undefined {
  * `isAdminToken` recognises the control plane's token so that sending it here gets a specific 401
  * (it never opens the developer API); it is consulted only after a key failed to authenticate.
  */
-export function apiGate(auth: AuthService, limiter: RateLimiter, isAdminToken?: (authorization: string | null) => boolean): RequestGate {
+export function apiGate(
+  auth: AuthService,
+  limiter: RateLimiter,
+  isAdminToken?: (authorization: string | null) => boolean,
+): RequestGate {
   const authenticate = (authorization: string | null): Principal => {
     try {
       return auth.authenticate(authorization);
@@ -50,7 +54,8 @@ export function apiGate(auth: AuthService, limiter: RateLimiter, isAdminToken?: 
       }
       // A JSON body over the cap is refused before it is read. It is counted first, like every authenticated
       // request whatever its outcome, so its 413 carries the rate headers too.
-      if (group !== "submit_version" && declaresMoreThan(request, JSON_BODY_MAX_BYTES)) throw errors.payloadTooLarge(JSON_BODY_MAX_BYTES);
+      if (group !== "submit_version" && declaresMoreThan(request, JSON_BODY_MAX_BYTES))
+        throw errors.payloadTooLarge(JSON_BODY_MAX_BYTES);
     },
   };
 }
@@ -76,7 +81,8 @@ export const apiAuth = new Elysia({ name: "api-auth" }).macro({
     parse: [
       ({ contentType }: { contentType: string }) => {
         // The media type itself, parameters (charset) aside: "application/jsonp" is not JSON.
-        if (contentType && contentType.split(";", 1)[0]!.trim().toLowerCase() !== "application/json") throw errors.unsupportedMediaType("application/json", contentType);
+        if (contentType && contentType.split(";", 1)[0]!.trim().toLowerCase() !== "application/json")
+          throw errors.unsupportedMediaType("application/json", contentType);
       },
       // Read and parsed here: a chunked body (no Content-Length) with a running cap, a declared one (checked by the
       // gate) at once; the text is kept for the request log.

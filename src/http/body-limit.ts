@@ -35,7 +35,10 @@ export function takeJsonBodyText(request: Request): string | undefined {
  * 400 envelope; an empty body is left to the route (undefined).
  */
 export async function readJsonBody(request: Request, max: number): Promise<unknown> {
-  const text = request.headers.get("content-length") === null && request.body ? await readCapped(request.body, max) : await request.text();
+  const text =
+    request.headers.get("content-length") === null && request.body
+      ? await readCapped(request.body, max)
+      : await request.text();
   (request as WithBodyText)[BODY_TEXT] = text;
   // No body at all: the route's own "json" parser decides, as it knows whether the body is optional.
   if (text === "") return undefined;

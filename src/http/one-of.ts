@@ -6,6 +6,9 @@
 import type { TLiteral, TUnion } from "@sinclair/typebox";
 import { t } from "elysia";
 
-export function oneOf<const V extends readonly string[]>(values: V, options: { description?: string } = {}): TUnion<TLiteral<V[number]>[]> {
+export function oneOf<const V extends readonly string[]>(
+  values: V,
+  options: { description?: string } = {},
+): TUnion<TLiteral<V[number]>[]> {
   return t.Union(values.map((v) => t.Literal(v)) as never, options) as never;
 }

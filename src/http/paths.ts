@@ -12,6 +12,6 @@ export function pathOf(url: string): string {
 export function isDeveloperApiPath(path: string): boolean {
   return (
     (path.startsWith(API_PREFIX) && (path.length === API_PREFIX.length || path[API_PREFIX.length] === "/")) ||
-    path.startsWith(DEPLOY_LIMITS_PREFIX + "/")
+    path.startsWith(`${DEPLOY_LIMITS_PREFIX}/`)
   );
 }

@@ -1,5 +1,5 @@
 /** Response helpers shared by the developer routes: the 204, and the documented responses of a route. */
-import { t, type TSchema } from "elysia";
+import { type TSchema, t } from "elysia";
 import { AUTHED_ERRORS, type ErrorCode } from "../errors/codes";
 import { errorResponses, withResponseHeaders } from "../errors/model";
 import { integer } from "./schema";
@@ -19,8 +19,12 @@ export const RATE_LIMIT_HEADERS = {
   "X-RateLimit-Remaining": integer({ minimum: 0, description: "Requests left in the current window" }),
   "X-RateLimit-Reset": integer({ minimum: 0, description: "When the window closes, in Unix seconds" }),
 };
-export const RETRY_AFTER_HEADER = { "Retry-After": integer({ minimum: 1, description: "Seconds until the window closes" }) };
-export const WWW_AUTHENTICATE_HEADER = { "WWW-Authenticate": t.String({ description: "The authentication scheme to use: Bearer" }) };
+export const RETRY_AFTER_HEADER = {
+  "Retry-After": integer({ minimum: 1, description: "Seconds until the window closes" }),
+};
+export const WWW_AUTHENTICATE_HEADER = {
+  "WWW-Authenticate": t.String({ description: "The authentication scheme to use: Bearer" }),
+};
 
 /** A 401 comes before the rate window is taken; every later answer carries the window's headers. */
 function developerHeaders(status: number): Record<string, TSchema> {
@@ -34,7 +38,9 @@ function developerHeaders(status: number): Record<string, TSchema> {
  * (`codes`, plus what every authenticated route can answer), with their headers.
  */
 export function apiResponses<S extends Record<number, TSchema>>(success: S, ...codes: ErrorCode[]) {
-  const ok = Object.fromEntries(Object.entries(success).map(([s, schema]) => [s, withResponseHeaders(schema as TSchema, RATE_LIMIT_HEADERS)])) as S;
+  const ok = Object.fromEntries(
+    Object.entries(success).map(([s, schema]) => [s, withResponseHeaders(schema as TSchema, RATE_LIMIT_HEADERS)]),
+  ) as S;
   return { ...ok, ...errorResponses([...AUTHED_ERRORS, ...codes], developerHeaders) };
 }
 

@@ -19,7 +19,14 @@ export function routeMethodIndex() {
         byPath.set(r.path, set);
       }
       patterns = [...byPath].map(([path, methods]) => ({
-        re: new RegExp("^" + path.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/:[^/]+/g, "[^/]+").replace(/\*/g, ".*") + "/?$"),
+        re: new RegExp(
+          "^" +
+            path
+              .replace(/[.+?^${}()|[\]\\]/g, "\\$&")
+              .replace(/:[^/]+/g, "[^/]+")
+              .replace(/\*/g, ".*") +
+            "/?$",
+        ),
         methods: [...methods].sort(),
       }));
     },

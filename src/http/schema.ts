@@ -2,7 +2,7 @@
  * Schema helpers shared by every model.ts, so validation, the OpenAPI document and tests keep using one
  * definition per model.
  */
-import { Type, type IntegerOptions } from "@sinclair/typebox";
+import { type IntegerOptions, Type } from "@sinclair/typebox";
 
 /**
  * A JSON integer. Elysia's `t.Integer` is a string-or-integer union that coerces query strings ("5" → 5):

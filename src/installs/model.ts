@@ -1,5 +1,5 @@
 /** Install statistics: aggregates only, never per-user data. Shared by the route, the OpenAPI document and tests. */
-import { t, type Static } from "elysia";
+import { type Static, t } from "elysia";
 import { integer, named } from "../http/schema";
 
 /** Most installs (or uninstalls, or moves) one call records: counters make any count cost the same. */
@@ -9,7 +9,10 @@ export const MAX_INSTALLS_PER_EXTENSION = 1_000_000_000_000;
 
 export const InstallStats = t.Object(
   {
-    total: integer({ minimum: 0, description: "Every install ever recorded, uninstalled ones included (= installCount)" }),
+    total: integer({
+      minimum: 0,
+      description: "Every install ever recorded, uninstalled ones included (= installCount)",
+    }),
     active: integer({ minimum: 0, description: "Installs not uninstalled" }),
     byVersion: t.Record(t.String(), integer({ minimum: 1 }), {
       description: "Active installs per version id; sums to active; versions without active installs are left out",

@@ -18,7 +18,8 @@ export function installRoutes(installs: InstallService) {
         tags,
         operationId: "getInstallStatistics",
         summary: "Install statistics",
-        description: "Aggregates only: total ever recorded, active now, and active per version id (byVersion sums to active).",
+        description:
+          "Aggregates only: total ever recorded, active now, and active per version id (byVersion sums to active).",
       },
     });
 }

@@ -14,12 +14,24 @@ import { extensions, installCounters, versions } from "../db/schema";
 import { errors } from "../errors/catalog";
 import type { ExtensionService } from "../extensions/service";
 import type { LimitsService } from "../limits/service";
-import { MAX_INSTALLS_PER_CALL, MAX_INSTALLS_PER_EXTENSION, type InstallOptions, type InstallStats, type RolloutOptions } from "./model";
+import {
+  type InstallOptions,
+  type InstallStats,
+  MAX_INSTALLS_PER_CALL,
+  MAX_INSTALLS_PER_EXTENSION,
+  type RolloutOptions,
+} from "./model";
 
 type Reader = Pick<Db, "select">;
 type VersionRow = typeof versions.$inferSelect;
 
-export function createInstallService(deps: { db: Db; clock: Clock; limits: LimitsService; extensions: ExtensionService; generation: DbGeneration }) {
+export function createInstallService(deps: {
+  db: Db;
+  clock: Clock;
+  limits: LimitsService;
+  extensions: ExtensionService;
+  generation: DbGeneration;
+}) {
   const { db, clock, limits, extensions: extensionService } = deps;
   const forAccountCache = createReadCache<InstallStats>(deps.generation);
 
@@ -30,14 +42,19 @@ export function createInstallService(deps: { db: Db; clock: Clock; limits: Limit
   }
 
   function versionOf(extensionId: string, versionId: string, tx: Reader): VersionRow {
-    const row = tx.select().from(versions).where(and(eq(versions.id, versionId), eq(versions.extensionId, extensionId))).get();
+    const row = tx
+      .select()
+      .from(versions)
+      .where(and(eq(versions.id, versionId), eq(versions.extensionId, extensionId)))
+      .get();
     if (!row) throw errors.versionNotFound(versionId);
     return row;
   }
 
   function checkedCount(count: number | undefined): number {
     const n = count ?? 1;
-    if (!Number.isInteger(n) || n < 1 || n > MAX_INSTALLS_PER_CALL) throw errors.installCountInvalid(MAX_INSTALLS_PER_CALL);
+    if (!Number.isInteger(n) || n < 1 || n > MAX_INSTALLS_PER_CALL)
+      throw errors.installCountInvalid(MAX_INSTALLS_PER_CALL);
     return n;
   }
 
@@ -46,7 +63,11 @@ export function createInstallService(deps: { db: Db; clock: Clock; limits: Limit
    * sound limit as it resolves now — the spec's install-time validation, since an override may have been
    * lowered after the upload was accepted.
    */
-  function installableVersion(ext: typeof extensions.$inferSelect, versionId: string | null | undefined, tx: Reader): VersionRow {
+  function installableVersion(
+    ext: typeof extensions.$inferSelect,
+    versionId: string | null | undefined,
+    tx: Reader,
+  ): VersionRow {
     if (!versionId) throw errors.noCurrentVersion(ext.id);
     const version = versionOf(ext.id, versionId, tx);
     if (version.status !== "approved") throw errors.versionNotInstallable(versionId, version.status);
@@ -81,12 +102,20 @@ export function createInstallService(deps: { db: Db; clock: Clock; limits: Limit
   // Prepared once: the statistics are read on every install route. bun:sqlite has one connection, so they
   // also see the writes of an open transaction.
   const countersStmt = db
-    .select({ versionId: installCounters.versionId, installed: installCounters.installed, active: installCounters.active })
+    .select({
+      versionId: installCounters.versionId,
+      installed: installCounters.installed,
+      active: installCounters.active,
+    })
     .from(installCounters)
     .where(eq(installCounters.extensionId, sql.placeholder("id")))
     .orderBy(asc(installCounters.versionId))
     .prepare();
-  const extensionExistsStmt = db.select({ id: extensions.id }).from(extensions).where(eq(extensions.id, sql.placeholder("id"))).prepare();
+  const extensionExistsStmt = db
+    .select({ id: extensions.id })
+    .from(extensions)
+    .where(eq(extensions.id, sql.placeholder("id")))
+    .prepare();
 
   /** The aggregates of an extension known to exist. */
   function aggregates(extensionId: string): InstallStats {
@@ -112,7 +141,10 @@ export function createInstallService(deps: { db: Db; clock: Clock; limits: Limit
       .values({ extensionId, versionId, installed: add.installed, active: add.active, firstInstalledAt: clock.iso() })
       .onConflictDoUpdate({
         target: [installCounters.extensionId, installCounters.versionId],
-        set: { installed: sql`${installCounters.installed} + ${add.installed}`, active: sql`${installCounters.active} + ${add.active}` },
+        set: {
+          installed: sql`${installCounters.installed} + ${add.installed}`,
+          active: sql`${installCounters.active} + ${add.active}`,
+        },
       })
       .run();
   }
@@ -121,10 +153,19 @@ export function createInstallService(deps: { db: Db; clock: Clock; limits: Limit
    * Takes `count` active installs away: from `fromVersionId` when given, else spread over the versions whose
    * first install is oldest. Refuses (changing nothing) when fewer are active. Returns what it took per version.
    */
-  function takeActive(tx: Tx, extensionId: string, count: number | undefined, fromVersionId: string | undefined, exceptVersionId?: string) {
+  function takeActive(
+    tx: Tx,
+    extensionId: string,
+    count: number | undefined,
+    fromVersionId: string | undefined,
+    exceptVersionId?: string,
+  ) {
     const action = exceptVersionId === undefined ? "uninstall" : "move";
     const rows = oldestFirst(extensionId, tx).filter(
-      (r) => r.active > 0 && r.versionId !== exceptVersionId && (fromVersionId === undefined || r.versionId === fromVersionId),
+      (r) =>
+        r.active > 0 &&
+        r.versionId !== exceptVersionId &&
+        (fromVersionId === undefined || r.versionId === fromVersionId),
     );
     const available = rows.reduce((n, r) => n + r.active, 0);
     const wanted = count ?? available;
@@ -159,7 +200,8 @@ export function createInstallService(deps: { db: Db; clock: Clock; limits: Limit
       return db.transaction((tx) => {
         const ext = extensionRow(extensionId, tx);
         const version = installableVersion(ext, opts.versionId ?? ext.currentVersionId, tx);
-        if (aggregates(extensionId).total + count > MAX_INSTALLS_PER_EXTENSION) throw errors.installTotalTooLarge(MAX_INSTALLS_PER_EXTENSION);
+        if (aggregates(extensionId).total + count > MAX_INSTALLS_PER_EXTENSION)
+          throw errors.installTotalTooLarge(MAX_INSTALLS_PER_EXTENSION);
         addTo(tx, extensionId, version.id, { installed: count, active: count });
         return aggregates(extensionId);
       });

@@ -1,7 +1,7 @@
 /** Limit increase requests (spec §8 "Requesting an increase"), as the control plane exposes them. */
-import { t, type Static } from "elysia";
-import { integer, named } from "../http/schema";
+import { type Static, t } from "elysia";
 import { oneOf } from "../http/one-of";
+import { named } from "../http/schema";
 import { LimitValues } from "../limits/overrides-model";
 
 const Timestamp = t.String({ format: "date-time", examples: ["2026-11-22T10:00:00.000Z"] });
@@ -15,7 +15,11 @@ export const CreateLimitRequestBody = t.Object(
     scope: oneOf(["account", "extension"], { description: "account: all its extensions; extension: one extension" }),
     extensionId: t.Optional(t.String({ description: "Required when scope is extension; must belong to the account" })),
     limits: LimitValues,
-    reason: t.String({ minLength: REASON_MIN, maxLength: 5000, description: "At least 20 characters (after trimming)" }),
+    reason: t.String({
+      minLength: REASON_MIN,
+      maxLength: 5000,
+      description: "At least 20 characters (after trimming)",
+    }),
   },
   { additionalProperties: false, ...named("LimitRequestCreate") },
 );
@@ -38,8 +42,14 @@ export const LimitRequest = t.Object(
 );
 export type LimitRequest = Static<typeof LimitRequest>;
 
-export const LimitRequestEnvelope = t.Object({ limitRequest: LimitRequest }, { additionalProperties: false, ...named("LimitRequestEnvelope") });
-export const LimitRequestList = t.Object({ limitRequests: t.Array(LimitRequest) }, { additionalProperties: false, ...named("LimitRequestList") });
+export const LimitRequestEnvelope = t.Object(
+  { limitRequest: LimitRequest },
+  { additionalProperties: false, ...named("LimitRequestEnvelope") },
+);
+export const LimitRequestList = t.Object(
+  { limitRequests: t.Array(LimitRequest) },
+  { additionalProperties: false, ...named("LimitRequestList") },
+);
 
 export const LimitRequestQuery = t.Object(
   {
@@ -50,5 +60,11 @@ export const LimitRequestQuery = t.Object(
 );
 export type LimitRequestQuery = Static<typeof LimitRequestQuery>;
 
-export const ApproveLimitRequestBody = t.Object({ reason: t.Optional(t.String({ maxLength: 2000 })) }, { additionalProperties: false });
-export const RejectLimitRequestBody = t.Object({ reason: t.String({ minLength: 1, maxLength: 2000 }) }, { additionalProperties: false });
+export const ApproveLimitRequestBody = t.Object(
+  { reason: t.Optional(t.String({ maxLength: 2000 })) },
+  { additionalProperties: false },
+);
+export const RejectLimitRequestBody = t.Object(
+  { reason: t.String({ minLength: 1, maxLength: 2000 }) },
+  { additionalProperties: false },
+);

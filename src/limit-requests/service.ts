@@ -11,7 +11,7 @@ import { accounts, extensions, limitRequests } from "../db/schema";
 import { errors } from "../errors/catalog";
 import { newId } from "../ids";
 import { checkLimitValues, type OverrideService } from "../limits/overrides";
-import { REASON_MIN, type CreateLimitRequestInput, type LimitRequest, type LimitRequestQuery } from "./model";
+import { type CreateLimitRequestInput, type LimitRequest, type LimitRequestQuery, REASON_MIN } from "./model";
 
 type Row = typeof limitRequests.$inferSelect;
 
@@ -50,15 +50,23 @@ export function createLimitRequestService(deps: { db: Db; clock: Clock; override
     create(input: CreateLimitRequestInput): LimitRequest {
       const reason = input.reason.trim();
       if (reason.length < REASON_MIN) throw errors.reasonTooShort(REASON_MIN);
-      if (Object.keys(input.limits).length === 0) throw errors.limitRequestTarget("limits", "name at least one limit and its desired value");
+      if (Object.keys(input.limits).length === 0)
+        throw errors.limitRequestTarget("limits", "name at least one limit and its desired value");
       const problems = checkLimitValues(input.limits, "limits");
       if (problems.length > 0) throw errors.limitValuesInvalid(problems);
-      if (input.scope === "extension" && !input.extensionId) throw errors.limitRequestTarget("extensionId", "required when scope is extension");
-      if (input.scope === "account" && input.extensionId) throw errors.limitRequestTarget("extensionId", "only allowed when scope is extension");
+      if (input.scope === "extension" && !input.extensionId)
+        throw errors.limitRequestTarget("extensionId", "required when scope is extension");
+      if (input.scope === "account" && input.extensionId)
+        throw errors.limitRequestTarget("extensionId", "only allowed when scope is extension");
       return db.transaction((tx: Tx) => {
-        if (!tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, input.accountId)).get()) throw errors.accountNotFound(input.accountId);
+        if (!tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, input.accountId)).get())
+          throw errors.accountNotFound(input.accountId);
         if (input.extensionId) {
-          const ext = tx.select({ accountId: extensions.accountId }).from(extensions).where(eq(extensions.id, input.extensionId)).get();
+          const ext = tx
+            .select({ accountId: extensions.accountId })
+            .from(extensions)
+            .where(eq(extensions.id, input.extensionId))
+            .get();
           // Another account's extension is reported like a missing one.
           if (!ext || ext.accountId !== input.accountId) throw errors.extensionNotFound(input.extensionId);
         }

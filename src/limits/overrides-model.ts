@@ -1,9 +1,9 @@
 /** Schemas of admin limit overrides (control plane). */
-import { t, type Static } from "elysia";
+import { type Static, t } from "elysia";
 import { integer, named } from "../http/schema";
 
 export const LimitValues = t.Record(t.String(), integer({ minimum: 0 }), {
-  description: "Limit key → value, e.g. {\"max_sounds_per_extension\": 80}. Keys as in the limits catalog.",
+  description: 'Limit key → value, e.g. {"max_sounds_per_extension": 80}. Keys as in the limits catalog.',
   examples: [{ max_sounds_per_extension: 80 }],
   // Said explicitly: Elysia closes a body schema that does not say, and the document must not depend on it.
   additionalProperties: false,

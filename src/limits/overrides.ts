@@ -24,19 +24,20 @@ export function checkLimitValues(values: Record<string, number>, at: string): Er
       continue;
     }
     const hard = limitDefinition(key).hardMax;
-    if (hard !== undefined && value > hard) problems.push({ field, message: `${key} cannot exceed its hard limit of ${hard} (got ${value})` });
+    if (hard !== undefined && value > hard)
+      problems.push({ field, message: `${key} cannot exceed its hard limit of ${hard} (got ${value})` });
     else if (value > LIMIT_VALUE_MAX) problems.push({ field, message: `${key} must be at most ${LIMIT_VALUE_MAX}` });
   }
   return problems;
 }
-
 
 export function createOverrideService(deps: { db: Db; clock: { iso(): string } }) {
   const { db, clock } = deps;
 
   function requireTarget(tx: Pick<Db, "select">, scope: OverrideScope, id: string): void {
     if (scope === "extension") {
-      if (!tx.select({ id: extensions.id }).from(extensions).where(eq(extensions.id, id)).get()) throw errors.extensionNotFound(id);
+      if (!tx.select({ id: extensions.id }).from(extensions).where(eq(extensions.id, id)).get())
+        throw errors.extensionNotFound(id);
     } else if (!tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, id)).get()) {
       throw errors.accountNotFound(id);
     }
@@ -45,8 +46,16 @@ export function createOverrideService(deps: { db: Db; clock: { iso(): string } }
   function read(tx: Pick<Db, "select">, scope: OverrideScope, id: string): Record<string, number> {
     const rows =
       scope === "extension"
-        ? tx.select({ key: extensionOverrides.limitKey, value: extensionOverrides.value }).from(extensionOverrides).where(eq(extensionOverrides.extensionId, id)).all()
-        : tx.select({ key: accountOverrides.limitKey, value: accountOverrides.value }).from(accountOverrides).where(eq(accountOverrides.accountId, id)).all();
+        ? tx
+            .select({ key: extensionOverrides.limitKey, value: extensionOverrides.value })
+            .from(extensionOverrides)
+            .where(eq(extensionOverrides.extensionId, id))
+            .all()
+        : tx
+            .select({ key: accountOverrides.limitKey, value: accountOverrides.value })
+            .from(accountOverrides)
+            .where(eq(accountOverrides.accountId, id))
+            .all();
     return Object.fromEntries(rows.map((r) => [r.key, r.value]));
   }
 
@@ -57,12 +66,18 @@ export function createOverrideService(deps: { db: Db; clock: { iso(): string } }
       if (scope === "extension") {
         tx.insert(extensionOverrides)
           .values({ extensionId: id, limitKey, value, updatedAt: now })
-          .onConflictDoUpdate({ target: [extensionOverrides.extensionId, extensionOverrides.limitKey], set: { value, updatedAt: now } })
+          .onConflictDoUpdate({
+            target: [extensionOverrides.extensionId, extensionOverrides.limitKey],
+            set: { value, updatedAt: now },
+          })
           .run();
       } else {
         tx.insert(accountOverrides)
           .values({ accountId: id, limitKey, value, updatedAt: now })
-          .onConflictDoUpdate({ target: [accountOverrides.accountId, accountOverrides.limitKey], set: { value, updatedAt: now } })
+          .onConflictDoUpdate({
+            target: [accountOverrides.accountId, accountOverrides.limitKey],
+            set: { value, updatedAt: now },
+          })
           .run();
       }
     }

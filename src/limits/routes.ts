@@ -10,16 +10,18 @@ import type { LimitsView } from "./view";
  * /v1/developer prefix the spec gives the deploy tool; same handler, same body, one operationId each.
  */
 export function limitsRoutes(view: LimitsView, operationId: "getLimits" | "getDeployLimits") {
-  return new Elysia().use(apiAuth).get("/extensions/:id/limits", ({ principal, params }) => view.forExtension(principal.accountId, params.id), {
-    auth: "extensions:read",
-    params: ExtensionIdParams,
-    response: apiResponses({ 200: LimitsResponse }, "extension_not_found"),
-    detail: {
-      operationId,
-      tags: ["Limits"],
-      summary: "Limits resolved for an extension",
-      description:
-        "Every limit of the catalogue with its value, source (extension_override | developer_override | platform_default), default, hard maximum and override key, grouped by category; `sounds.resolvedLimit` for the deploy tool; current usage.",
-    },
-  });
+  return new Elysia()
+    .use(apiAuth)
+    .get("/extensions/:id/limits", ({ principal, params }) => view.forExtension(principal.accountId, params.id), {
+      auth: "extensions:read",
+      params: ExtensionIdParams,
+      response: apiResponses({ 200: LimitsResponse }, "extension_not_found"),
+      detail: {
+        operationId,
+        tags: ["Limits"],
+        summary: "Limits resolved for an extension",
+        description:
+          "Every limit of the catalogue with its value, source (extension_override | developer_override | platform_default), default, hard maximum and override key, grouped by category; `sounds.resolvedLimit` for the deploy tool; current usage.",
+      },
+    });
 }

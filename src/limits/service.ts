@@ -4,7 +4,7 @@
  * and resolution clamps defensively.
  */
 import type { Db } from "../db/database";
-import { LIMITS, limitCeiling, limitDefinition, type LimitKey } from "./catalog";
+import { LIMITS, type LimitKey, limitCeiling, limitDefinition } from "./catalog";
 
 export type LimitSource = "extension_override" | "developer_override" | "platform_default";
 
@@ -37,8 +37,12 @@ export function createLimitsService(db: Db): LimitsService {
     return { key, value: limitDefinition(key).default, source: "platform_default" };
   };
   // Every override of the scope in two statements (the limits endpoint resolves the whole catalogue per request).
-  const extAllStmt = db.$client.prepare<{ limit_key: string; value: number }, [string]>("SELECT limit_key, value FROM extension_overrides WHERE extension_id = ?");
-  const accAllStmt = db.$client.prepare<{ limit_key: string; value: number }, [string]>("SELECT limit_key, value FROM account_overrides WHERE account_id = ?");
+  const extAllStmt = db.$client.prepare<{ limit_key: string; value: number }, [string]>(
+    "SELECT limit_key, value FROM extension_overrides WHERE extension_id = ?",
+  );
+  const accAllStmt = db.$client.prepare<{ limit_key: string; value: number }, [string]>(
+    "SELECT limit_key, value FROM account_overrides WHERE account_id = ?",
+  );
   const resolveAll: LimitsService["resolveAll"] = ({ accountId, extensionId }) => {
     const ext = new Map(extensionId ? extAllStmt.all(extensionId).map((r) => [r.limit_key, r.value]) : []);
     const acc = new Map(accAllStmt.all(accountId).map((r) => [r.limit_key, r.value]));
@@ -52,4 +56,3 @@ export function createLimitsService(db: Db): LimitsService {
   };
   return { resolve, resolveAll };
 }
-

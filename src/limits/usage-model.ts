@@ -1,5 +1,5 @@
 /** Schemas of the developer limits page (control plane): every limit of a scope with its usage. */
-import { t, type Static } from "elysia";
+import { type Static, t } from "elysia";
 import { integer, named } from "../http/schema";
 
 export const LimitUsageRow = t.Object(
@@ -26,6 +26,9 @@ export const LimitUsage = t.Object(
 );
 export type LimitUsage = Static<typeof LimitUsage>;
 export const LimitUsageQuery = t.Object(
-  { accountId: t.String({ description: "Account id" }), extensionId: t.Optional(t.String({ description: "One of its extensions; absent: the account scope" })) },
+  {
+    accountId: t.String({ description: "Account id" }),
+    extensionId: t.Optional(t.String({ description: "One of its extensions; absent: the account scope" })),
+  },
   { additionalProperties: false },
 );

@@ -1,20 +1,37 @@
 /** Builds the limits endpoint's body: the resolved catalogue grouped by category, the sound summary, usage. */
+
+import { membersWithOwner } from "../accounts/service";
 import { AUDIO_FORMATS } from "../bundles/audio-formats";
 import type { Db } from "../db/database";
 import type { DbGeneration } from "../db/generation";
 import { createReadCache } from "../db/read-cache";
-import { membersWithOwner } from "../accounts/service";
 import type { ExtensionService } from "../extensions/service";
 import { limitDefinition } from "./catalog";
 import type { LimitsResponse } from "./model";
 import type { LimitsService } from "./service";
 
-export function createLimitsView(deps: { db: Db; limits: LimitsService; extensions: ExtensionService; generation: DbGeneration }) {
+export function createLimitsView(deps: {
+  db: Db;
+  limits: LimitsService;
+  extensions: ExtensionService;
+  generation: DbGeneration;
+}) {
   const { db, limits } = deps;
   const cache = createReadCache<LimitsResponse>(deps.generation);
 
   // The usage counts in one statement: each statement outside a transaction opens its own read transaction.
-  const usageStmt = db.$client.prepare<{ extensions: number; versions: number; archived: number; secrets: number; keys: number; members: number; owners: number }, [string, string]>(
+  const usageStmt = db.$client.prepare<
+    {
+      extensions: number;
+      versions: number;
+      archived: number;
+      secrets: number;
+      keys: number;
+      members: number;
+      owners: number;
+    },
+    [string, string]
+  >(
     `SELECT (SELECT COUNT(*) FROM extensions WHERE account_id = ?1) AS extensions,
             (SELECT COUNT(*) FROM versions WHERE extension_id = ?2 AND status != 'archived') AS versions,
             (SELECT COUNT(*) FROM versions WHERE extension_id = ?2 AND status = 'archived') AS archived,

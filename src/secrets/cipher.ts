@@ -7,7 +7,17 @@
  * memory mode uses a random key per process, which dies with the data it protects.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
-import { chmodSync, closeSync, fsyncSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  fsyncSync,
+  linkSync,
+  openSync,
+  readFileSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 
 export const KEY_BYTES = 32;
 const IV_BYTES = 12;
@@ -50,7 +60,10 @@ export function createSecretCipher(key: Buffer): SecretCipher {
       const decipher = createDecipheriv("aes-256-gcm", key, iv);
       decipher.setAAD(aad(extensionId, name));
       decipher.setAuthTag(ciphertext.subarray(ciphertext.length - TAG_BYTES));
-      return Buffer.concat([decipher.update(ciphertext.subarray(0, ciphertext.length - TAG_BYTES)), decipher.final()]).toString("utf8");
+      return Buffer.concat([
+        decipher.update(ciphertext.subarray(0, ciphertext.length - TAG_BYTES)),
+        decipher.final(),
+      ]).toString("utf8");
     },
   };
 }
@@ -102,7 +115,9 @@ function readKey(path: string): LoadedKey | null {
     key = readFileSync(path);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw new SecretsKeyError(`cannot read the secrets key file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new SecretsKeyError(
+      `cannot read the secrets key file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
   }
   if (key.length !== KEY_BYTES) {
     throw new SecretsKeyError(

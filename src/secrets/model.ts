@@ -1,5 +1,5 @@
 /** Secret schemas: request validation, response shapes, the OpenAPI document and tests all use these. */
-import { t, type Static } from "elysia";
+import { type Static, t } from "elysia";
 import { named } from "../http/schema";
 
 export const SECRET_NAME_PATTERN = "^[A-Za-z_][A-Za-z0-9_]{0,127}$";
@@ -9,17 +9,30 @@ export const SECRET_VALUE_MAX_BYTES = 64 * 1024;
 
 export const SecretParams = t.Object({
   id: t.String({ description: "Extension id (ext_…)" }),
-  key: t.String({ pattern: SECRET_NAME_PATTERN, description: "Secret name: a letter or _, then up to 127 letters, digits or _" }),
+  key: t.String({
+    pattern: SECRET_NAME_PATTERN,
+    description: "Secret name: a letter or _, then up to 127 letters, digits or _",
+  }),
 });
 
 // No `examples` with a realistic value: the OpenAPI document must not teach anyone to paste a real secret.
 export const PutSecretBody = t.Object(
-  { value: t.String({ minLength: 1, maxLength: SECRET_VALUE_MAX_BYTES, description: "The secret value, 1 byte to 64 KB of UTF-8. Write-only: never returned." }) },
+  {
+    value: t.String({
+      minLength: 1,
+      maxLength: SECRET_VALUE_MAX_BYTES,
+      description: "The secret value, 1 byte to 64 KB of UTF-8. Write-only: never returned.",
+    }),
+  },
   { additionalProperties: false, ...named("SecretValue") },
 );
 
 export const SecretKeyList = t.Object(
-  { keys: t.Array(t.String({ examples: ["API_TOKEN"] }), { description: "Secret names, sorted; values are never returned" }) },
+  {
+    keys: t.Array(t.String({ examples: ["API_TOKEN"] }), {
+      description: "Secret names, sorted; values are never returned",
+    }),
+  },
   { additionalProperties: false, ...named("SecretKeys") },
 );
 export type SecretKeyList = Static<typeof SecretKeyList>;

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import { JSON_BODY_ERRORS } from "../errors/codes";
 import { ExtensionIdParams } from "../extensions/model";
 import { apiAuth } from "../http/auth";
-import { apiResponses, noContent, NoContent } from "../http/responses";
+import { apiResponses, NoContent, noContent } from "../http/responses";
 import { PutSecretBody, SecretKeyList, SecretParams } from "./model";
 import type { SecretService } from "./service";
 
@@ -15,7 +15,12 @@ export function secretRoutes(secrets: SecretService) {
       auth: "secrets:read",
       params: ExtensionIdParams,
       response: apiResponses({ 200: SecretKeyList }, "extension_not_found"),
-      detail: { tags, operationId: "listSecretKeys", summary: "List secret names", description: "Names only, sorted; values are write-only and never returned." },
+      detail: {
+        tags,
+        operationId: "listSecretKeys",
+        summary: "List secret names",
+        description: "Names only, sorted; values are write-only and never returned.",
+      },
     })
     .put(
       "/:id/secrets/:key",
@@ -28,7 +33,12 @@ export function secretRoutes(secrets: SecretService) {
         json: true,
         params: SecretParams,
         body: PutSecretBody,
-        response: apiResponses({ 204: NoContent("Stored (created or replaced)") }, "extension_not_found", ...JSON_BODY_ERRORS, "limit_exceeded"),
+        response: apiResponses(
+          { 204: NoContent("Stored (created or replaced)") },
+          "extension_not_found",
+          ...JSON_BODY_ERRORS,
+          "limit_exceeded",
+        ),
         detail: {
           tags,
           operationId: "putSecret",
@@ -47,8 +57,18 @@ export function secretRoutes(secrets: SecretService) {
       {
         auth: "secrets:write",
         params: SecretParams,
-        response: apiResponses({ 204: NoContent("Deleted") }, "extension_not_found", "secret_not_found", "validation_error"),
-        detail: { tags, operationId: "deleteSecret", summary: "Delete a secret", description: "404 secret_not_found when the name does not exist." },
+        response: apiResponses(
+          { 204: NoContent("Deleted") },
+          "extension_not_found",
+          "secret_not_found",
+          "validation_error",
+        ),
+        detail: {
+          tags,
+          operationId: "deleteSecret",
+          summary: "Delete a secret",
+          description: "404 secret_not_found when the name does not exist.",
+        },
       },
     );
 }

@@ -12,14 +12,22 @@ import type { LimitsService } from "../limits/service";
 import type { SealedValue, SecretCipher } from "./cipher";
 import { SECRET_NAME_RE, SECRET_VALUE_MAX_BYTES } from "./model";
 
-export function createSecretService(deps: { db: Db; clock: Clock; limits: LimitsService; extensions: ExtensionService; cipher: SecretCipher }) {
+export function createSecretService(deps: {
+  db: Db;
+  clock: Clock;
+  limits: LimitsService;
+  extensions: ExtensionService;
+  cipher: SecretCipher;
+}) {
   const { db, clock, limits, extensions, cipher } = deps;
   // PUT's statements, prepared once (drizzle's builder would build and prepare each on every request); they run
   // inside the transaction below, on the same connection.
   const replaceStmt = db.$client.prepare<never, [Uint8Array, Uint8Array, string, string, string]>(
     "UPDATE secrets SET ciphertext = ?, iv = ?, updated_at = ? WHERE extension_id = ? AND name = ?",
   );
-  const countStmt = db.$client.prepare<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM secrets WHERE extension_id = ?");
+  const countStmt = db.$client.prepare<{ n: number }, [string]>(
+    "SELECT COUNT(*) AS n FROM secrets WHERE extension_id = ?",
+  );
   const insertStmt = db.$client.prepare<never, [string, string, Uint8Array, Uint8Array, string, string]>(
     "INSERT INTO secrets (extension_id, name, ciphertext, iv, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
   );
@@ -29,16 +37,19 @@ export function createSecretService(deps: { db: Db; clock: Clock; limits: Limits
   }
 
   // A bun:sqlite transaction function made once (drizzle's `db.transaction` builds one on every call).
-  const putTx = db.$client.transaction((accountId: string, extensionId: string, name: string, sealed: SealedValue): { created: boolean } => {
-    extensions.findOwned(accountId, extensionId);
-    const now = clock.iso();
-    if (replaceStmt.run(sealed.ciphertext, sealed.iv, now, extensionId, name).changes > 0) return { created: false };
-    const max = limits.resolve("max_secrets_per_extension", { accountId, extensionId }).value;
-    const current = countStmt.get(extensionId)?.n ?? 0;
-    if (current >= max) throw errors.limitExceeded("max_secrets_per_extension", max, current, "secrets per extension");
-    insertStmt.run(extensionId, name, sealed.ciphertext, sealed.iv, now, now);
-    return { created: true };
-  });
+  const putTx = db.$client.transaction(
+    (accountId: string, extensionId: string, name: string, sealed: SealedValue): { created: boolean } => {
+      extensions.findOwned(accountId, extensionId);
+      const now = clock.iso();
+      if (replaceStmt.run(sealed.ciphertext, sealed.iv, now, extensionId, name).changes > 0) return { created: false };
+      const max = limits.resolve("max_secrets_per_extension", { accountId, extensionId }).value;
+      const current = countStmt.get(extensionId)?.n ?? 0;
+      if (current >= max)
+        throw errors.limitExceeded("max_secrets_per_extension", max, current, "secrets per extension");
+      insertStmt.run(extensionId, name, sealed.ciphertext, sealed.iv, now, now);
+      return { created: true };
+    },
+  );
 
   return {
     /** Names only, in byte order (uppercase before lowercase), as SQLite's BINARY collation sorts them. */

@@ -1,5 +1,5 @@
 /** Schemas of the dashboard's version views (control plane): the review queue and a version's bundle. */
-import { t, type Static } from "elysia";
+import { type Static, t } from "elysia";
 import type { AudioFormat } from "../bundles/audio-formats";
 import { integer, named, servedAs } from "../http/schema";
 
@@ -22,7 +22,10 @@ export const ReviewQueueItem = t.Object(
   { additionalProperties: false, ...named("ReviewQueueItem") },
 );
 export type ReviewQueueItem = Static<typeof ReviewQueueItem>;
-export const ReviewQueue = t.Object({ versions: t.Array(ReviewQueueItem) }, { additionalProperties: false, ...named("ReviewQueue") });
+export const ReviewQueue = t.Object(
+  { versions: t.Array(ReviewQueueItem) },
+  { additionalProperties: false, ...named("ReviewQueue") },
+);
 
 export const BundleContents = t.Object(
   {
@@ -35,7 +38,16 @@ export const BundleContents = t.Object(
     bundleSha256: t.String(),
     soundCount: integer({ minimum: 0 }),
     warnings: t.Array(t.String()),
-    files: t.Array(t.Object({ path: t.String(), size: integer({ minimum: 0 }), audio: t.Union([t.String(), t.Null()], { description: "Audio format by extension, or null" }) }, { additionalProperties: false, ...named("BundleFile") })),
+    files: t.Array(
+      t.Object(
+        {
+          path: t.String(),
+          size: integer({ minimum: 0 }),
+          audio: t.Union([t.String(), t.Null()], { description: "Audio format by extension, or null" }),
+        },
+        { additionalProperties: false, ...named("BundleFile") },
+      ),
+    ),
     truncated: t.Boolean({ description: `True when the archive has more than ${LISTING_MAX} files` }),
     manifest: t.Unknown({ description: "manifest.json parsed, or null" }),
   },

@@ -5,21 +5,23 @@
  */
 import { createReadStream } from "node:fs";
 import { eq } from "drizzle-orm";
+import type { BlobStore } from "../blobs/blob-store";
 import { audioFormatOfName } from "../bundles/audio-formats";
 import { READ_CAPS } from "../bundles/bundle-limits";
 import { MANIFEST_PATH, normaliseArchivePath } from "../bundles/manifest";
-import type { BlobStore } from "../blobs/blob-store";
 import type { Db } from "../db/database";
 import { extensions, versions } from "../db/schema";
 import { errors } from "../errors/catalog";
-import { LISTING_MAX, SOUND_MEDIA_TYPES, type BundleContents } from "./admin-model";
+import { type BundleContents, LISTING_MAX, SOUND_MEDIA_TYPES } from "./admin-model";
 
 /** The player serves sounds only, up to the platform's largest sound file. */
 export const PLAYABLE_MAX_BYTES = 10 * 1024 * 1024;
 
-
 /** Walks the archive's regular files; `visit` returns true to stop early. */
-async function walk(path: string, visit: (name: string, size: number, body: AsyncIterable<Buffer>) => Promise<boolean>): Promise<void> {
+async function walk(
+  path: string,
+  visit: (name: string, size: number, body: AsyncIterable<Buffer>) => Promise<boolean>,
+): Promise<void> {
   // Loaded on the first listing: not part of a cold start.
   const [{ createGunzip }, { default: tar }] = await Promise.all([import("node:zlib"), import("tar-stream")]);
   const extract = tar.extract();
@@ -31,7 +33,12 @@ async function walk(path: string, visit: (name: string, size: number, body: Asyn
   try {
     for await (const entry of extract) {
       const size = entry.header.size ?? 0;
-      if (++entries > READ_CAPS.maxEntries || (total += size) > READ_CAPS.maxUncompressedBytes || size > READ_CAPS.maxEntryBytes) break;
+      if (
+        ++entries > READ_CAPS.maxEntries ||
+        (total += size) > READ_CAPS.maxUncompressedBytes ||
+        size > READ_CAPS.maxEntryBytes
+      )
+        break;
       if (entry.header.type !== "file") {
         entry.resume();
         continue;

@@ -1,5 +1,5 @@
 /** Version schemas: the submit form's rules, response shapes, the OpenAPI document and tests all use these. */
-import { t, type Static } from "elysia";
+import { type Static, t } from "elysia";
 import { integer, named } from "../http/schema";
 
 export const VERSION_STATUSES = ["pending", "approved", "rejected", "archived"] as const;
@@ -11,15 +11,27 @@ export const VERSION_LABEL = /^[A-Za-z0-9][A-Za-z0-9.+_-]{0,63}$/;
 export const CHANGELOG_MAX = 10_000;
 
 const Timestamp = t.String({ format: "date-time", examples: ["2026-11-22T10:00:00.000Z"] });
-const Status = t.UnionEnum(VERSION_STATUSES, { description: "pending → approved | rejected (review); archived when pushed out by the version cap", ...named("VersionStatus") });
+const Status = t.UnionEnum(VERSION_STATUSES, {
+  description: "pending → approved | rejected (review); archived when pushed out by the version cap",
+  ...named("VersionStatus"),
+});
 
 /** The multipart form, for the OpenAPI document only (the route reads the body itself, streaming). */
 export const SubmitVersionForm = t.Object(
   {
-    version: t.String({ minLength: 1, maxLength: VERSION_LABEL_MAX, pattern: VERSION_LABEL.source, description: "Version label, unique per extension" }),
+    version: t.String({
+      minLength: 1,
+      maxLength: VERSION_LABEL_MAX,
+      pattern: VERSION_LABEL.source,
+      description: "Version label, unique per extension",
+    }),
     changelog: t.Optional(t.String({ maxLength: CHANGELOG_MAX, description: "Markdown" })),
     // A plain binary string: t.File would document a default of "File".
-    bundle: t.String({ format: "binary", contentMediaType: "application/gzip", description: ".tar.gz of the compiled output directory (see docs/bundle-layout.md)" }),
+    bundle: t.String({
+      format: "binary",
+      contentMediaType: "application/gzip",
+      description: ".tar.gz of the compiled output directory (see docs/bundle-layout.md)",
+    }),
   },
   { additionalProperties: false, ...named("VersionSubmission") },
 );
@@ -27,10 +39,19 @@ export const SubmitVersionForm = t.Object(
 export const VersionSubmitted = t.Object(
   {
     version: t.Object(
-      { id: t.String({ examples: ["ver_01jd2x7k3m9q8r4t5v6w7x8y9z"] }), version: t.String(), status: t.Literal("pending"), submittedAt: Timestamp },
+      {
+        id: t.String({ examples: ["ver_01jd2x7k3m9q8r4t5v6w7x8y9z"] }),
+        version: t.String(),
+        status: t.Literal("pending"),
+        submittedAt: Timestamp,
+      },
       { additionalProperties: false },
     ),
-    warnings: t.Optional(t.Array(t.String(), { description: "Present when the bundle is valid but has warnings (a sound over 5 MB, say)" })),
+    warnings: t.Optional(
+      t.Array(t.String(), {
+        description: "Present when the bundle is valid but has warnings (a sound over 5 MB, say)",
+      }),
+    ),
   },
   { additionalProperties: false, ...named("VersionSubmitted") },
 );
@@ -51,7 +72,10 @@ export const VersionListItem = t.Object(
 );
 export type VersionListItem = Static<typeof VersionListItem>;
 
-export const VersionList = t.Object({ versions: t.Array(VersionListItem) }, { additionalProperties: false, ...named("VersionList") });
+export const VersionList = t.Object(
+  { versions: t.Array(VersionListItem) },
+  { additionalProperties: false, ...named("VersionList") },
+);
 
 /**
  * Open, unlike bodies: an unknown query parameter is ignored here as on every other GET. Explicit, because

@@ -12,13 +12,24 @@ const tags = ["Versions"];
 export function versionRoutes(versions: VersionService, blobs: BlobStore) {
   return new Elysia({ prefix: "/extensions/:id/versions" })
     .use(apiAuth)
-    .get("", ({ principal, params, query }) => ({ versions: versions.list(principal.accountId, params.id, query.include === "archived") }), {
-      auth: "extensions:read",
-      params: ExtensionIdParams,
-      query: VersionListQuery,
-      response: apiResponses({ 200: VersionList }, "extension_not_found", "validation_error"),
-      detail: { tags, operationId: "listVersions", summary: "List an extension's versions", description: "Newest first. Archived versions only with ?include=archived." },
-    })
+    .get(
+      "",
+      ({ principal, params, query }) => ({
+        versions: versions.list(principal.accountId, params.id, query.include === "archived"),
+      }),
+      {
+        auth: "extensions:read",
+        params: ExtensionIdParams,
+        query: VersionListQuery,
+        response: apiResponses({ 200: VersionList }, "extension_not_found", "validation_error"),
+        detail: {
+          tags,
+          operationId: "listVersions",
+          summary: "List an extension's versions",
+          description: "Newest first. Archived versions only with ?include=archived.",
+        },
+      },
+    )
     .post(
       "",
       async ({ principal, params, request, set }) => {
@@ -76,7 +87,7 @@ export function versionRoutes(versions: VersionService, blobs: BlobStore) {
             "The bundle (.tar.gz) streams to disk and is inspected before the answer: any problem is a 422 bundle_invalid listing every one, by path. A body over the bundle total (+ form overhead) is a 413; a body that is not multipart is a 415. Every error answer past authentication (404, 409, 413, 415, 422, 500) closes the connection (Connection: close): the body may be unread in part. A 401, 403 or 429 is answered before the body is touched.",
           requestBody: {
             required: true,
-            content: { "multipart/form-data": { schema: SubmitVersionForm as any } },
+            content: { "multipart/form-data": { schema: SubmitVersionForm as unknown as Record<string, unknown> } },
           },
         },
       },

@@ -6,16 +6,23 @@
  */
 import { and, desc, eq, isNotNull, ne, sql } from "drizzle-orm";
 import type { BlobStore } from "../blobs/blob-store";
-import { bundleLimitsFrom, type BundleLimits } from "../bundles/bundle-limits";
+import { type BundleLimits, bundleLimitsFrom } from "../bundles/bundle-limits";
 import type { Clock } from "../clock";
 import type { Db, Tx } from "../db/database";
 import { extensions, versions } from "../db/schema";
 import type { ErrorDetail } from "../errors/api-error";
 import { errors } from "../errors/catalog";
-import { markListedIfPublic, type ExtensionService } from "../extensions/service";
+import { type ExtensionService, markListedIfPublic } from "../extensions/service";
 import { newId } from "../ids";
 import type { LimitsService } from "../limits/service";
-import { CHANGELOG_MAX, VERSION_LABEL, VERSION_LABEL_MAX, type VersionListItem, type VersionStatus, type VersionSubmitted } from "./model";
+import {
+  CHANGELOG_MAX,
+  VERSION_LABEL,
+  VERSION_LABEL_MAX,
+  type VersionListItem,
+  type VersionStatus,
+  type VersionSubmitted,
+} from "./model";
 import type { ReceivedUpload } from "./upload";
 
 export type Version = typeof versions.$inferSelect;
@@ -26,21 +33,37 @@ function validateFields(upload: ReceivedUpload): { version: string; changelog: s
   const problems: ErrorDetail[] = [];
   const { version, changelog } = upload.fields;
   if (version === undefined || version === "") problems.push({ field: "version", message: "version is required" });
-  else if (version.length > VERSION_LABEL_MAX) problems.push({ field: "version", message: `version must be at most ${VERSION_LABEL_MAX} characters` });
-  else if (!VERSION_LABEL.test(version)) problems.push({ field: "version", message: "version must start with a letter or digit and contain only letters, digits, '.', '+', '_' and '-'" });
+  else if (version.length > VERSION_LABEL_MAX)
+    problems.push({ field: "version", message: `version must be at most ${VERSION_LABEL_MAX} characters` });
+  else if (!VERSION_LABEL.test(version))
+    problems.push({
+      field: "version",
+      message: "version must start with a letter or digit and contain only letters, digits, '.', '+', '_' and '-'",
+    });
   // UTF-16 code units, like every other length of the API (docs/behaviour.md, Paths and formats).
-  if (changelog !== undefined && changelog.length > CHANGELOG_MAX) problems.push({ field: "changelog", message: `changelog must be at most ${CHANGELOG_MAX} characters` });
+  if (changelog !== undefined && changelog.length > CHANGELOG_MAX)
+    problems.push({ field: "changelog", message: `changelog must be at most ${CHANGELOG_MAX} characters` });
   if (!upload.bundle) problems.push({ field: "bundle", message: "bundle is required (a .tar.gz file part)" });
   if (problems.length > 0) throw errors.validation(problems);
   return { version: version!, changelog: changelog ?? "" };
 }
 
-export function createVersionService(deps: { db: Db; clock: Clock; limits: LimitsService; blobs: BlobStore; extensions: ExtensionService }) {
+export function createVersionService(deps: {
+  db: Db;
+  clock: Clock;
+  limits: LimitsService;
+  blobs: BlobStore;
+  extensions: ExtensionService;
+}) {
   const { db, clock, limits, blobs } = deps;
   const listeners: SubmittedListener[] = [];
 
   const labelTaken = (tx: Pick<Db, "select">, extensionId: string, label: string) =>
-    tx.select({ id: versions.id }).from(versions).where(and(eq(versions.extensionId, extensionId), eq(versions.version, label))).get() !== undefined;
+    tx
+      .select({ id: versions.id })
+      .from(versions)
+      .where(and(eq(versions.extensionId, extensionId), eq(versions.version, label)))
+      .get() !== undefined;
 
   function findById(versionId: string, tx: Pick<Db, "select"> = db): Version {
     const row = tx.select().from(versions).where(eq(versions.id, versionId)).get();
@@ -60,18 +83,38 @@ export function createVersionService(deps: { db: Db; clock: Clock; limits: Limit
   }
 
   /** Archives the oldest versions that are not current (nor the one just added) until at most `max` remain. */
-  function enforceVersionCap(tx: Tx, extensionId: string, keepId: string, currentId: string | null, max: number, now: string): void {
-    const live = tx.select({ n: sql<number>`COUNT(*)` }).from(versions).where(and(eq(versions.extensionId, extensionId), ne(versions.status, "archived"))).get()?.n ?? 0;
+  function enforceVersionCap(
+    tx: Tx,
+    extensionId: string,
+    keepId: string,
+    currentId: string | null,
+    max: number,
+    now: string,
+  ): void {
+    const live =
+      tx
+        .select({ n: sql<number>`COUNT(*)` })
+        .from(versions)
+        .where(and(eq(versions.extensionId, extensionId), ne(versions.status, "archived")))
+        .get()?.n ?? 0;
     const excess = live - max;
     if (excess <= 0) return;
     const oldest = tx
       .select({ id: versions.id })
       .from(versions)
-      .where(and(eq(versions.extensionId, extensionId), ne(versions.status, "archived"), ne(versions.id, keepId), currentId ? ne(versions.id, currentId) : undefined))
+      .where(
+        and(
+          eq(versions.extensionId, extensionId),
+          ne(versions.status, "archived"),
+          ne(versions.id, keepId),
+          currentId ? ne(versions.id, currentId) : undefined,
+        ),
+      )
       .orderBy(versions.seq)
       .limit(excess)
       .all();
-    for (const v of oldest) tx.update(versions).set({ status: "archived", archivedAt: now }).where(eq(versions.id, v.id)).run();
+    for (const v of oldest)
+      tx.update(versions).set({ status: "archived", archivedAt: now }).where(eq(versions.id, v.id)).run();
   }
 
   /** Points the extension at its newest approved version (or none). */
@@ -107,7 +150,9 @@ export function createVersionService(deps: { db: Db; clock: Clock; limits: Limit
       const rows = db
         .select()
         .from(versions)
-        .where(and(eq(versions.extensionId, extensionId), includeArchived ? undefined : ne(versions.status, "archived")))
+        .where(
+          and(eq(versions.extensionId, extensionId), includeArchived ? undefined : ne(versions.status, "archived")),
+        )
         .orderBy(desc(versions.seq))
         .all();
       return rows.map((r) => ({
@@ -147,7 +192,12 @@ export function createVersionService(deps: { db: Db; clock: Clock; limits: Limit
           const ext = deps.extensions.findOwned(accountId, extensionId);
           if (labelTaken(tx, extensionId, label)) throw errors.versionExists(label);
           const now = clock.iso();
-          const seq = (tx.select({ s: sql<number>`COALESCE(MAX(${versions.seq}), 0)` }).from(versions).where(eq(versions.extensionId, extensionId)).get()?.s ?? 0) + 1;
+          const seq =
+            (tx
+              .select({ s: sql<number>`COALESCE(MAX(${versions.seq}), 0)` })
+              .from(versions)
+              .where(eq(versions.extensionId, extensionId))
+              .get()?.s ?? 0) + 1;
           const inserted: Version = {
             id,
             extensionId,
@@ -167,10 +217,20 @@ export function createVersionService(deps: { db: Db; clock: Clock; limits: Limit
             archivedAt: null,
           };
           tx.insert(versions).values(inserted).run();
-          enforceVersionCap(tx, extensionId, id, ext.currentVersionId, limits.resolve("max_versions_per_extension", scope).value, now);
+          enforceVersionCap(
+            tx,
+            extensionId,
+            id,
+            ext.currentVersionId,
+            limits.resolve("max_versions_per_extension", scope).value,
+            now,
+          );
           // A first submission (or one after a rejection) puts the extension in review; approved and disabled stay.
           if (ext.status === "draft" || ext.status === "rejected") {
-            tx.update(extensions).set({ status: "in_review", updatedAt: now }).where(eq(extensions.id, extensionId)).run();
+            tx.update(extensions)
+              .set({ status: "in_review", updatedAt: now })
+              .where(eq(extensions.id, extensionId))
+              .run();
           }
           return inserted;
         });
@@ -193,7 +253,10 @@ export function createVersionService(deps: { db: Db; clock: Clock; limits: Limit
         tx.update(versions).set({ status: "approved", approvedAt: now }).where(eq(versions.id, versionId)).run();
         const ext = tx.select().from(extensions).where(eq(extensions.id, v.extensionId)).get()!;
         const status = ext.status === "disabled" ? "disabled" : "approved";
-        tx.update(extensions).set({ status, currentVersionId: refreshCurrent(tx, v.extensionId), updatedAt: now }).where(eq(extensions.id, v.extensionId)).run();
+        tx.update(extensions)
+          .set({ status, currentVersionId: refreshCurrent(tx, v.extensionId), updatedAt: now })
+          .where(eq(extensions.id, v.extensionId))
+          .run();
         markListedIfPublic(tx, v.extensionId, now);
         return findById(versionId, tx);
       });
@@ -204,11 +267,22 @@ export function createVersionService(deps: { db: Db; clock: Clock; limits: Limit
       return db.transaction((tx) => {
         const v = findPending(versionId, tx);
         const now = clock.iso();
-        tx.update(versions).set({ status: "rejected", rejectReason: reason, rejectedAt: now }).where(eq(versions.id, versionId)).run();
+        tx.update(versions)
+          .set({ status: "rejected", rejectReason: reason, rejectedAt: now })
+          .where(eq(versions.id, versionId))
+          .run();
         const ext = tx.select().from(extensions).where(eq(extensions.id, v.extensionId)).get()!;
-        const everApproved = tx.select({ id: versions.id }).from(versions).where(and(eq(versions.extensionId, v.extensionId), isNotNull(versions.approvedAt))).get() !== undefined;
+        const everApproved =
+          tx
+            .select({ id: versions.id })
+            .from(versions)
+            .where(and(eq(versions.extensionId, v.extensionId), isNotNull(versions.approvedAt)))
+            .get() !== undefined;
         const status = ext.status === "disabled" ? "disabled" : everApproved ? ext.status : "rejected";
-        tx.update(extensions).set({ status, currentVersionId: refreshCurrent(tx, v.extensionId), updatedAt: now }).where(eq(extensions.id, v.extensionId)).run();
+        tx.update(extensions)
+          .set({ status, currentVersionId: refreshCurrent(tx, v.extensionId), updatedAt: now })
+          .where(eq(extensions.id, v.extensionId))
+          .run();
         return findById(versionId, tx);
       });
     },

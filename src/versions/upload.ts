@@ -12,7 +12,7 @@ import type { ReadableStream as NodeWebReadableStream } from "node:stream/web";
 import Busboy from "@fastify/busboy";
 import { FlushingFile } from "../blobs/flushing-file";
 import type { BundleLimits } from "../bundles/bundle-limits";
-import { inspectArchiveStream, withArchiveSize, type InspectionResult } from "../bundles/inspect";
+import { type InspectionResult, inspectArchiveStream, withArchiveSize } from "../bundles/inspect";
 import { ApiError, type ErrorDetail } from "../errors/api-error";
 import { errors } from "../errors/catalog";
 
@@ -73,17 +73,30 @@ export async function receiveUpload(req: UploadRequest): Promise<ReceivedUpload>
   const open = new Set<NodeJS.ReadableStream & { destroy(e?: Error): void }>();
   let bundle: ReceivedBundle | null = null;
 
-  const parser = Busboy({ headers: { "content-type": req.contentType! }, limits: { fieldSize: MAX_FIELD_BYTES, parts: 20 } });
+  const parser = Busboy({
+    headers: { "content-type": req.contentType! },
+    limits: { fieldSize: MAX_FIELD_BYTES, parts: 20 },
+  });
   parser.on("field", (name, value, _nameTruncated, valueTruncated) => {
-    if (!(UPLOAD_FIELDS as readonly string[]).includes(name)) problems.push({ field: name, message: `Unknown field "${name}".` });
-    else if (name === "bundle") problems.push({ field: "bundle", message: "bundle must be a file part (a .tar.gz), not a text field" });
+    if (!(UPLOAD_FIELDS as readonly string[]).includes(name))
+      problems.push({ field: name, message: `Unknown field "${name}".` });
+    else if (name === "bundle")
+      problems.push({ field: "bundle", message: "bundle must be a file part (a .tar.gz), not a text field" });
     else if (name in fields) problems.push({ field: name, message: `${name} is given more than once` });
     else if (valueTruncated) problems.push({ field: name, message: `${name} is too long` });
     else fields[name as "version" | "changelog"] = value;
   });
   parser.on("file", (name, stream) => {
     if (name !== "bundle" || bundle) {
-      problems.push({ field: name, message: name === "bundle" ? "bundle is given more than once" : (UPLOAD_FIELDS as readonly string[]).includes(name) ? `${name} must be a text field` : `Unknown field "${name}".` });
+      problems.push({
+        field: name,
+        message:
+          name === "bundle"
+            ? "bundle is given more than once"
+            : (UPLOAD_FIELDS as readonly string[]).includes(name)
+              ? `${name} must be a text field`
+              : `Unknown field "${name}".`,
+      });
       // Drain it: nothing is kept. Its 'error' (a body cut off inside it) is the parser's too, which
       // answers it; without a listener here it would be an uncaught exception.
       stream.on("error", () => {}).resume();
@@ -98,7 +111,11 @@ export async function receiveUpload(req: UploadRequest): Promise<ReceivedUpload>
         received.bytes += chunk.length;
         hash.update(chunk);
         file.wrote(chunk.length);
-        if (Math.floor(received.bytes / COLLECT_EVERY_BYTES) !== Math.floor((received.bytes - chunk.length) / COLLECT_EVERY_BYTES)) Bun.gc(false);
+        if (
+          Math.floor(received.bytes / COLLECT_EVERY_BYTES) !==
+          Math.floor((received.bytes - chunk.length) / COLLECT_EVERY_BYTES)
+        )
+          Bun.gc(false);
         done(null, chunk);
       },
     });
@@ -114,7 +131,10 @@ export async function receiveUpload(req: UploadRequest): Promise<ReceivedUpload>
     // A failed write (disk full, temp dir gone) stops the parser too: otherwise it would wait for ever on
     // the dead part's backpressure, and the failure would surface nowhere.
     write.catch((e: Error) => parser.destroy(e));
-    writes.push(write, inspection.then((result) => void (received.inspection = result)));
+    writes.push(
+      write,
+      inspection.then((result) => void (received.inspection = result)),
+    );
   });
 
   let total = 0;
@@ -149,4 +169,3 @@ export async function receiveUpload(req: UploadRequest): Promise<ReceivedUpload>
   }
   return { fields, bundle };
 }
-

@@ -3,14 +3,23 @@
  * (with WWW-Authenticate), 403 naming the missing scope, a case-insensitive scheme, and keys that exist on
  * disk only as hashes.
  */
+
+import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Database } from "bun:sqlite";
 import { eq } from "drizzle-orm";
 import { hashApiKey } from "../../src/auth/keys";
 import { apiKeys } from "../../src/db/schema";
-import { baseFixture, DEMO_KEY, expectEnvelope, READ_KEY, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+import {
+  baseFixture,
+  DEMO_KEY,
+  expectEnvelope,
+  READ_KEY,
+  startTestEmulator,
+  stopTestEmulator,
+  type TestEmulator,
+} from "../helpers/emulator";
 
 const REVOKED_KEY = "ext_test_key_to_be_revoked_0123456789ab";
 const REVOKED_ELSEWHERE_KEY = "ext_test_key_revoked_elsewhere_0123456";
@@ -36,7 +45,14 @@ describe("GET /extensions (authentication)", () => {
   });
 
   test("malformed Authorization → 401 unauthorized", async () => {
-    for (const value of ["Basic dXNlcjpwYXNz", "Bearer", "Bearer ", `Token ${DEMO_KEY}`, `Bearer ${DEMO_KEY} extra`, DEMO_KEY]) {
+    for (const value of [
+      "Basic dXNlcjpwYXNz",
+      "Bearer",
+      "Bearer ",
+      `Token ${DEMO_KEY}`,
+      `Bearer ${DEMO_KEY} extra`,
+      DEMO_KEY,
+    ]) {
       expect401(await emu.api("GET", "/extensions", { key: null, headers: { authorization: value } }), /Malformed/);
     }
   });
@@ -44,15 +60,20 @@ describe("GET /extensions (authentication)", () => {
   test("unknown key → 401 unauthorized", async () => {
     expect401(await emu.api("GET", "/extensions", { key: "ext_not_a_real_key_at_all_000000000000" }), /Invalid/);
     // A near miss is as unknown as anything else.
-    expect401(await emu.api("GET", "/extensions", { key: DEMO_KEY.slice(0, -1) + "X" }), /Invalid/);
+    expect401(await emu.api("GET", "/extensions", { key: `${DEMO_KEY.slice(0, -1)}X` }), /Invalid/);
   });
 
   test("a key refused as unknown works at its next request once it exists (created here or by another process)", async () => {
     const keys = ["ext_test_key_created_later_here_012345", "ext_test_key_created_later_elsewhere_01"];
     // Twice each: the second refusal is answered from the server's memory of the unknown key.
-    for (const key of keys) for (let i = 0; i < 2; i++) expect401(await emu.api("GET", "/extensions", { key }), /Invalid/);
+    for (const key of keys)
+      for (let i = 0; i < 2; i++) expect401(await emu.api("GET", "/extensions", { key }), /Invalid/);
     const insertKey = (db: Database, key: string) =>
-      db.prepare("INSERT INTO api_keys (id, account_id, name, key_hash, key_prefix, scopes, created_at) SELECT ?, account_id, ?, ?, ?, '[\"*\"]', created_at FROM api_keys LIMIT 1").run(`key_${key.slice(-6)}`, key.slice(-12), hashApiKey(key), key.slice(0, 8));
+      db
+        .prepare(
+          "INSERT INTO api_keys (id, account_id, name, key_hash, key_prefix, scopes, created_at) SELECT ?, account_id, ?, ?, ?, '[\"*\"]', created_at FROM api_keys LIMIT 1",
+        )
+        .run(`key_${key.slice(-6)}`, key.slice(-12), hashApiKey(key), key.slice(0, 8));
     insertKey(emu.runtime.db.$client, keys[0]!);
     expect((await emu.api("GET", "/extensions", { key: keys[0] })).status).toBe(200);
     const other = new Database(join(emu.dataDir, "ext.sqlite"));
@@ -70,10 +91,13 @@ describe("GET /extensions (authentication)", () => {
 
   test("a key remembered by the server is refused at the next request once another process revokes it", async () => {
     // Twice: the second success is answered from the server's memory of the key.
-    for (let i = 0; i < 2; i++) expect((await emu.api("GET", "/extensions", { key: REVOKED_ELSEWHERE_KEY })).status).toBe(200);
+    for (let i = 0; i < 2; i++)
+      expect((await emu.api("GET", "/extensions", { key: REVOKED_ELSEWHERE_KEY })).status).toBe(200);
     const other = new Database(join(emu.dataDir, "ext.sqlite"));
     other.exec("PRAGMA busy_timeout = 5000");
-    other.prepare("UPDATE api_keys SET revoked_at = '2026-01-01T00:00:00.000Z' WHERE name = ?").run("revoked-elsewhere");
+    other
+      .prepare("UPDATE api_keys SET revoked_at = '2026-01-01T00:00:00.000Z' WHERE name = ?")
+      .run("revoked-elsewhere");
     other.close();
     expect401(await emu.api("GET", "/extensions", { key: REVOKED_ELSEWHERE_KEY }), /Invalid/);
   });
@@ -81,7 +105,8 @@ describe("GET /extensions (authentication)", () => {
   test("a key's first request sees another process's commit even when the list was cached through another key", async () => {
     const other = () => new Database(join(emu.dataDir, "ext.sqlite"));
     const id = (await emu.api("POST", "/extensions", { json: { name: "Seen By Both Keys" } })).body.extension.id;
-    const nameVia = async (key: string) => (await emu.api("GET", "/extensions", { key })).body.extensions.find((e: { id: string }) => e.id === id).name;
+    const nameVia = async (key: string) =>
+      (await emu.api("GET", "/extensions", { key })).body.extensions.find((e: { id: string }) => e.id === id).name;
     expect(await nameVia(DEMO_KEY)).toBe("Seen By Both Keys");
     const db = other();
     db.exec("PRAGMA busy_timeout = 5000");
@@ -93,14 +118,21 @@ describe("GET /extensions (authentication)", () => {
 
   test("the scheme is case-insensitive", async () => {
     for (const scheme of ["bearer", "BEARER", "BeArEr"]) {
-      const res = await emu.api("GET", "/extensions", { key: null, headers: { authorization: `${scheme} ${DEMO_KEY}` } });
+      const res = await emu.api("GET", "/extensions", {
+        key: null,
+        headers: { authorization: `${scheme} ${DEMO_KEY}` },
+      });
       expect(res.status).toBe(200);
       expect(res.body).toHaveProperty("extensions");
     }
   });
 
   test("a bad key is a 401 whatever the body (auth comes before parsing)", async () => {
-    const res = await emu.api("POST", "/extensions", { key: "ext_wrong_key_0000000000000000000000000", body: "{not json", headers: { "content-type": "application/json" } });
+    const res = await emu.api("POST", "/extensions", {
+      key: "ext_wrong_key_0000000000000000000000000",
+      body: "{not json",
+      headers: { "content-type": "application/json" },
+    });
     expect401(res, /Invalid/);
   });
 });
@@ -131,8 +163,16 @@ describe("scopes", () => {
 
   test("but after parsing: malformed JSON with a read-only key → 422, a wrong Content-Type → 415", async () => {
     const headers = { "content-type": "application/json" };
-    expectEnvelope(await emu.api("POST", "/extensions", { key: READ_KEY, body: "{oops", headers }), 422, "validation_error");
-    expectEnvelope(await emu.api("POST", "/extensions", { key: READ_KEY, body: "x", headers: { "content-type": "text/plain" } }), 415, "unsupported_media_type");
+    expectEnvelope(
+      await emu.api("POST", "/extensions", { key: READ_KEY, body: "{oops", headers }),
+      422,
+      "validation_error",
+    );
+    expectEnvelope(
+      await emu.api("POST", "/extensions", { key: READ_KEY, body: "x", headers: { "content-type": "text/plain" } }),
+      415,
+      "unsupported_media_type",
+    );
   });
 });
 
@@ -146,7 +186,10 @@ describe("key storage", () => {
     for (const r of rows) expect(r.keyHash).toMatch(/^[0-9a-f]{64}$/);
 
     const file = join(emu.dataDir, "ext.sqlite");
-    const bytes = [file, `${file}-wal`].filter(existsSync).map((f) => readFileSync(f).toString("latin1")).join("");
+    const bytes = [file, `${file}-wal`]
+      .filter(existsSync)
+      .map((f) => readFileSync(f).toString("latin1"))
+      .join("");
     expect(bytes.length).toBeGreaterThan(0);
     // The hash is there (proving we read the right bytes) and the plaintext is not.
     expect(bytes).toContain(hashApiKey(DEMO_KEY));

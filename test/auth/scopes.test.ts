@@ -6,10 +6,16 @@
  * route table is used to check that no authenticated route is missing here.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { SCOPES } from "../../src/auth/scopes";
 import { createApp } from "../../src/app";
+import { SCOPES } from "../../src/auth/scopes";
 import { isDeveloperApiPath } from "../../src/http/paths";
-import { baseFixture, expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+import {
+  baseFixture,
+  expectEnvelope,
+  startTestEmulator,
+  stopTestEmulator,
+  type TestEmulator,
+} from "../helpers/emulator";
 
 /** Every scope a key can hold except the wildcard. */
 const NAMED_SCOPES = SCOPES.filter((s) => s !== "*");
@@ -30,19 +36,100 @@ interface Row {
 // (POST/PATCH/DELETE extensions), `versions:write` (POST versions), `secrets:read` (GET secret names),
 // `secrets:write` (PUT/DELETE secrets). Both paths of the limits endpoint (api-decisions.md, Paths).
 const ROUTES: Row[] = [
-  { method: "GET", route: "/developer/v1/extensions", scope: "extensions:read", path: "/developer/v1/extensions", ok: 200 },
-  { method: "GET", route: "/developer/v1/extensions/:id", scope: "extensions:read", path: "/developer/v1/extensions/ext_scoped", ok: 200 },
-  { method: "POST", route: "/developer/v1/extensions", scope: "extensions:write", path: "/developer/v1/extensions", json: { name: "Made with a narrow key" }, ok: 201 },
-  { method: "PATCH", route: "/developer/v1/extensions/:id", scope: "extensions:write", path: "/developer/v1/extensions/ext_scoped", json: { name: "Renamed" }, ok: 200 },
-  { method: "DELETE", route: "/developer/v1/extensions/:id", scope: "extensions:write", path: "/developer/v1/extensions/ext_doomed", ok: 204 },
-  { method: "GET", route: "/developer/v1/extensions/:id/versions", scope: "extensions:read", path: "/developer/v1/extensions/ext_scoped/versions", ok: 200 },
-  { method: "POST", route: "/developer/v1/extensions/:id/versions", scope: "versions:write", path: "/developer/v1/extensions/ext_scoped/versions", ok: 415 },
-  { method: "GET", route: "/developer/v1/extensions/:id/installs", scope: "extensions:read", path: "/developer/v1/extensions/ext_scoped/installs", ok: 200 },
-  { method: "GET", route: "/developer/v1/extensions/:id/limits", scope: "extensions:read", path: "/developer/v1/extensions/ext_scoped/limits", ok: 200 },
-  { method: "GET", route: "/v1/developer/extensions/:id/limits", scope: "extensions:read", path: "/v1/developer/extensions/ext_scoped/limits", ok: 200 },
-  { method: "GET", route: "/developer/v1/extensions/:id/secrets", scope: "secrets:read", path: "/developer/v1/extensions/ext_scoped/secrets", ok: 200 },
-  { method: "PUT", route: "/developer/v1/extensions/:id/secrets/:key", scope: "secrets:write", path: "/developer/v1/extensions/ext_scoped/secrets/API_TOKEN", json: { value: "scoped-secret-value" }, ok: 204 },
-  { method: "DELETE", route: "/developer/v1/extensions/:id/secrets/:key", scope: "secrets:write", path: "/developer/v1/extensions/ext_scoped/secrets/API_TOKEN", ok: 204 },
+  {
+    method: "GET",
+    route: "/developer/v1/extensions",
+    scope: "extensions:read",
+    path: "/developer/v1/extensions",
+    ok: 200,
+  },
+  {
+    method: "GET",
+    route: "/developer/v1/extensions/:id",
+    scope: "extensions:read",
+    path: "/developer/v1/extensions/ext_scoped",
+    ok: 200,
+  },
+  {
+    method: "POST",
+    route: "/developer/v1/extensions",
+    scope: "extensions:write",
+    path: "/developer/v1/extensions",
+    json: { name: "Made with a narrow key" },
+    ok: 201,
+  },
+  {
+    method: "PATCH",
+    route: "/developer/v1/extensions/:id",
+    scope: "extensions:write",
+    path: "/developer/v1/extensions/ext_scoped",
+    json: { name: "Renamed" },
+    ok: 200,
+  },
+  {
+    method: "DELETE",
+    route: "/developer/v1/extensions/:id",
+    scope: "extensions:write",
+    path: "/developer/v1/extensions/ext_doomed",
+    ok: 204,
+  },
+  {
+    method: "GET",
+    route: "/developer/v1/extensions/:id/versions",
+    scope: "extensions:read",
+    path: "/developer/v1/extensions/ext_scoped/versions",
+    ok: 200,
+  },
+  {
+    method: "POST",
+    route: "/developer/v1/extensions/:id/versions",
+    scope: "versions:write",
+    path: "/developer/v1/extensions/ext_scoped/versions",
+    ok: 415,
+  },
+  {
+    method: "GET",
+    route: "/developer/v1/extensions/:id/installs",
+    scope: "extensions:read",
+    path: "/developer/v1/extensions/ext_scoped/installs",
+    ok: 200,
+  },
+  {
+    method: "GET",
+    route: "/developer/v1/extensions/:id/limits",
+    scope: "extensions:read",
+    path: "/developer/v1/extensions/ext_scoped/limits",
+    ok: 200,
+  },
+  {
+    method: "GET",
+    route: "/v1/developer/extensions/:id/limits",
+    scope: "extensions:read",
+    path: "/v1/developer/extensions/ext_scoped/limits",
+    ok: 200,
+  },
+  {
+    method: "GET",
+    route: "/developer/v1/extensions/:id/secrets",
+    scope: "secrets:read",
+    path: "/developer/v1/extensions/ext_scoped/secrets",
+    ok: 200,
+  },
+  {
+    method: "PUT",
+    route: "/developer/v1/extensions/:id/secrets/:key",
+    scope: "secrets:write",
+    path: "/developer/v1/extensions/ext_scoped/secrets/API_TOKEN",
+    json: { value: "scoped-secret-value" },
+    ok: 204,
+  },
+  {
+    method: "DELETE",
+    route: "/developer/v1/extensions/:id/secrets/:key",
+    scope: "secrets:write",
+    path: "/developer/v1/extensions/ext_scoped/secrets/API_TOKEN",
+    ok: 204,
+  },
 ];
 
 const allBut = (scope: string) => `ext_test_key_all_but_${scope.replace(":", "_")}_0123456789`;
@@ -53,7 +140,11 @@ beforeAll(async () => {
   const fixture = baseFixture();
   const acc = fixture.accounts[0]!;
   for (const scope of NAMED_SCOPES) {
-    acc.apiKeys!.push({ name: `all-but-${scope}`, key: allBut(scope), scopes: NAMED_SCOPES.filter((s) => s !== scope) });
+    acc.apiKeys!.push({
+      name: `all-but-${scope}`,
+      key: allBut(scope),
+      scopes: NAMED_SCOPES.filter((s) => s !== scope),
+    });
     acc.apiKeys!.push({ name: `only-${scope}`, key: only(scope), scopes: [scope as (typeof NAMED_SCOPES)[number]] });
   }
   acc.extensions = [
@@ -76,14 +167,20 @@ describe("scopes of the developer API", () => {
   });
 
   // Refusals first: a refused request changes nothing, so the real ids still exist for the second pass.
-  test.each(ROUTES.map((r) => [`${r.method} ${r.route}`, r] as const))("%s: every scope but the required one → 403 forbidden naming it", async (_, row) => {
-    const res = await emu.raw(row.method, row.path, { key: allBut(row.scope), json: row.json });
-    const error = expectEnvelope(res, 403, "forbidden");
-    expect(error.message).toContain(`"${row.scope}"`);
-  });
+  test.each(ROUTES.map((r) => [`${r.method} ${r.route}`, r] as const))(
+    "%s: every scope but the required one → 403 forbidden naming it",
+    async (_, row) => {
+      const res = await emu.raw(row.method, row.path, { key: allBut(row.scope), json: row.json });
+      const error = expectEnvelope(res, 403, "forbidden");
+      expect(error.message).toContain(`"${row.scope}"`);
+    },
+  );
 
-  test.each(ROUTES.map((r) => [`${r.method} ${r.route}`, r] as const))("%s: the required scope alone is enough", async (_, row) => {
-    const res = await emu.raw(row.method, row.path, { key: only(row.scope), json: row.json });
-    expect(res.status, `${row.method} ${row.path} → ${res.status} ${res.text}`).toBe(row.ok);
-  });
+  test.each(ROUTES.map((r) => [`${r.method} ${r.route}`, r] as const))(
+    "%s: the required scope alone is enough",
+    async (_, row) => {
+      const res = await emu.raw(row.method, row.path, { key: only(row.scope), json: row.json });
+      expect(res.status, `${row.method} ${row.path} → ${res.status} ${res.text}`).toBe(row.ok);
+    },
+  );
 });

@@ -3,9 +3,9 @@ import { describe, expect, test } from "bun:test";
 import { buildReport, checkTargets } from "../../bench/lib/report";
 import type { BenchResults } from "../../bench/lib/results";
 import { settingsFor } from "../../bench/lib/settings";
+import { percentile, summarize } from "../../bench/lib/stats";
 import { SECTIONS } from "../../bench/sections";
 import { slope } from "../../bench/sections/memory";
-import { percentile, summarize } from "../../bench/lib/stats";
 
 describe("bench stats (bench/lib/stats.ts)", () => {
   test("nearest-rank percentiles: no interpolation between runs", () => {
@@ -35,16 +35,56 @@ function results(sections: Record<string, unknown>): BenchResults {
   };
 }
 
-const load = (rps: number, cpu: number) => ({ connections: 64, durationS: 6, requests: rps * 6, rps, latencyP50Ms: 1, latencyP99Ms: 2, latencyAvgMs: 1, non2xx: 0, errors: 0, serverCpuUsPerReq: cpu });
-const row = (id: string, ext: number, ceiling: number) => ({ id, label: `route ${id}`, status: 200, ext: load(ext, 40), ceiling: load(ceiling, 20), ratio: ext / ceiling, cpuRatio: 0.5 });
-const routes = (...rows: ReturnType<typeof row>[]) => ({ connections: 64, durationS: 6, rows, listAtOne: { ext: load(8000, 80), ceiling: load(16000, 30) }, prism: null, listBodyBytes: 2000 });
+const load = (rps: number, cpu: number) => ({
+  connections: 64,
+  durationS: 6,
+  requests: rps * 6,
+  rps,
+  latencyP50Ms: 1,
+  latencyP99Ms: 2,
+  latencyAvgMs: 1,
+  non2xx: 0,
+  errors: 0,
+  serverCpuUsPerReq: cpu,
+});
+const row = (id: string, ext: number, ceiling: number) => ({
+  id,
+  label: `route ${id}`,
+  status: 200,
+  ext: load(ext, 40),
+  ceiling: load(ceiling, 20),
+  ratio: ext / ceiling,
+  cpuRatio: 0.5,
+});
+const routes = (...rows: ReturnType<typeof row>[]) => ({
+  connections: 64,
+  durationS: 6,
+  rows,
+  listAtOne: { ext: load(8000, 80), ceiling: load(16000, 30) },
+  prism: null,
+  listBodyBytes: 2000,
+});
 const target = (r: BenchResults, id: string) => checkTargets(r, SECTIONS).find((t) => t.id === id);
 
 describe("bench targets (bench/lib/report.ts)", () => {
   test("sections not run are neither met nor missed, and every target is listed", () => {
     const checks = checkTargets(results({}), SECTIONS);
     expect(checks.map((t) => t.met).every((m) => m === null)).toBe(true);
-    expect(checks.map((t) => t.id).sort()).toEqual(["cold_start", "get_ratio", "installs_data_dir", "installs_latency_flat", "installs_record_100m", "installs_rss", "node_start", "reset_bun", "reset_node", "route_floor", "rss_growth", "upload_rss", "upload_speed"]);
+    expect(checks.map((t) => t.id).sort()).toEqual([
+      "cold_start",
+      "get_ratio",
+      "installs_data_dir",
+      "installs_latency_flat",
+      "installs_record_100m",
+      "installs_rss",
+      "node_start",
+      "reset_bun",
+      "reset_node",
+      "route_floor",
+      "rss_growth",
+      "upload_rss",
+      "upload_speed",
+    ]);
   });
 
   test("a failed section reads 'not run' and its error is in the report", () => {
@@ -67,7 +107,9 @@ describe("bench targets (bench/lib/report.ts)", () => {
   test("every route must reach 30% of its ceiling: the lowest one decides and is named", () => {
     const r = results({ routes: routes(row("list", 7000, 10000), row("create", 2900, 10000)) });
     expect(target(r, "route_floor")).toMatchObject({ met: false, measured: "lowest: route create at 29%" });
-    expect(target(results({ routes: routes(row("list", 7000, 10000), row("create", 3000, 10000)) }), "route_floor")?.met).toBe(true);
+    expect(
+      target(results({ routes: routes(row("list", 7000, 10000), row("create", 3000, 10000)) }), "route_floor")?.met,
+    ).toBe(true);
   });
 
   test("cold start is judged on the emulator with an empty data dir, not on the fixture or Prism", () => {
@@ -94,7 +136,12 @@ describe("bench targets (bench/lib/report.ts)", () => {
   });
 
   test("RSS: growth once warm decides, within 1 MB per 10,000 requests", () => {
-    const memory = (steady: number) => ({ idleRssMB: 50, afterBatches: [], steadyGrowthMBPer10k: steady, firstBatchGrowthMB: 10 });
+    const memory = (steady: number) => ({
+      idleRssMB: 50,
+      afterBatches: [],
+      steadyGrowthMBPer10k: steady,
+      firstBatchGrowthMB: 10,
+    });
     expect(target(results({ memory: memory(0.8) }), "rss_growth")?.met).toBe(true);
     expect(target(results({ memory: memory(3) }), "rss_growth")?.met).toBe(false);
   });
@@ -102,8 +149,26 @@ describe("bench targets (bench/lib/report.ts)", () => {
 
 describe("bench memory slope (bench/sections/memory.ts)", () => {
   test("a steady leak gives its rate; GC noise around a flat line gives about zero", () => {
-    expect(slope([[1, 80], [2, 82], [3, 84], [4, 86]])).toBeCloseTo(2);
-    expect(Math.abs(slope([[2, 86], [3, 81], [4, 85], [5, 80], [6, 86], [7, 81]]))).toBeLessThan(1);
+    expect(
+      slope([
+        [1, 80],
+        [2, 82],
+        [3, 84],
+        [4, 86],
+      ]),
+    ).toBeCloseTo(2);
+    expect(
+      Math.abs(
+        slope([
+          [2, 86],
+          [3, 81],
+          [4, 85],
+          [5, 80],
+          [6, 86],
+          [7, 81],
+        ]),
+      ),
+    ).toBeLessThan(1);
     expect(slope([[1, 80]])).toBe(0);
   });
 });

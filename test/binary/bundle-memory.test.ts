@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HOSTILE_CORPUS } from "../../scripts/lib/hostile-corpus";
-import { BUILD_TIMEOUT_MS, buildBinary, serve, type Built, type ServedBinary } from "./helpers";
+import { BUILD_TIMEOUT_MS, type Built, buildBinary, type ServedBinary, serve } from "./helpers";
 
 const KEY = "ext_test_key_memory_0123456789abcdefgh";
 const MB = 1024;
@@ -18,7 +18,19 @@ const files: string[] = [];
 
 beforeAll(async () => {
   built = buildBinary();
-  writeFileSync(join(built.work, "fixture.json"), JSON.stringify({ accounts: [{ id: "acc_mem", name: "Mem", apiKeys: [{ name: "ci", key: KEY, scopes: ["*"] }], extensions: [{ id: "ext_mem", name: "Mem" }] }] }));
+  writeFileSync(
+    join(built.work, "fixture.json"),
+    JSON.stringify({
+      accounts: [
+        {
+          id: "acc_mem",
+          name: "Mem",
+          apiKeys: [{ name: "ci", key: KEY, scopes: ["*"] }],
+          extensions: [{ id: "ext_mem", name: "Mem" }],
+        },
+      ],
+    }),
+  );
   server = await serve(built.bin, ["--memory", "--seed", "fixture.json", "--no-rate-limits"], built.work);
   for (const c of HOSTILE_CORPUS) {
     const file = join(built.work, c.file);
@@ -31,7 +43,8 @@ afterAll(async () => {
   built?.cleanup();
 });
 
-const statusKb = (field: string) => Number(readFileSync(`/proc/${server.pid}/status`, "utf8").match(new RegExp(`^${field}:\\s+(\\d+)`, "m"))![1]);
+const statusKb = (field: string) =>
+  Number(readFileSync(`/proc/${server.pid}/status`, "utf8").match(new RegExp(`^${field}:\\s+(\\d+)`, "m"))![1]);
 
 /** RSS now, with the peak (VmHWM) reset to it. */
 function resetPeak(): number {
@@ -44,7 +57,11 @@ async function upload(file: string): Promise<number> {
   const body = new FormData();
   body.append("version", `1.0.${uploads++}`); // one accepted by mistake must not turn the rest into 409s
   body.append("bundle", Bun.file(file), "bundle.tar.gz");
-  const res = await fetch(`${server.baseUrl}/extensions/ext_mem/versions`, { method: "POST", headers: { authorization: `Bearer ${KEY}` }, body });
+  const res = await fetch(`${server.baseUrl}/extensions/ext_mem/versions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${KEY}` },
+    body,
+  });
   await res.arrayBuffer();
   return res.status;
 }
@@ -72,7 +89,11 @@ while not stop.is_set():
 /** Starts the probe, runs `work` once it has answered a first time, stops it; returns every probe's status and time. */
 async function whileProbing(work: () => Promise<unknown>): Promise<{ status: number; ms: number }[]> {
   const { hostname, port } = new URL(server.url);
-  const probe = Bun.spawn(["python3", "-c", PROBE, hostname, port], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
+  const probe = Bun.spawn(["python3", "-c", PROBE, hostname, port], {
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "inherit",
+  });
   const lines: string[] = [];
   let firstAnswer: () => void = () => {};
   const answered = new Promise<void>((resolve) => (firstAnswer = resolve));
@@ -106,7 +127,8 @@ describe("bundle inspection memory on the compiled binary", () => {
       const before = resetPeak();
       const status = await upload(file);
       const growthMb = Math.round((statusKb("VmHWM") - before) / MB);
-      if (status !== 422 || growthMb > 64) wrong.push({ file: file.slice(file.lastIndexOf("/") + 1), status, growthMb });
+      if (status !== 422 || growthMb > 64)
+        wrong.push({ file: file.slice(file.lastIndexOf("/") + 1), status, growthMb });
     }
     expect(wrong).toEqual([]);
   }, 120_000);
@@ -116,13 +138,23 @@ describe("bundle inspection memory on the compiled binary", () => {
     const bomb = files.find((f) => f.endsWith("gzip-bomb.tar.gz"))!;
     const heavy = files.filter((f) => f !== bomb && /huge|manifest/.test(f));
     const rest = files.filter((f) => f !== bomb && !heavy.includes(f));
-    const batches = [Array(8).fill(bomb), heavy.slice(0, 8), ...Array.from({ length: Math.ceil(rest.length / 8) }, (_, i) => rest.slice(i * 8, i * 8 + 8))];
+    const batches = [
+      Array(8).fill(bomb),
+      heavy.slice(0, 8),
+      ...Array.from({ length: Math.ceil(rest.length / 8) }, (_, i) => rest.slice(i * 8, i * 8 + 8)),
+    ];
     const all: { status: number; ms: number }[] = [];
     for (const [i, batch] of batches.entries()) {
       const before = resetPeak();
-      const probes = await whileProbing(async () => expect(await Promise.all(batch.map(upload))).toEqual(batch.map(() => 422)));
+      const probes = await whileProbing(async () =>
+        expect(await Promise.all(batch.map(upload))).toEqual(batch.map(() => 422)),
+      );
       const growthMb = (statusKb("VmHWM") - before) / MB;
-      expect({ batch: i, growthMb: Math.round(growthMb), over128Mb: growthMb > 128 }).toEqual({ batch: i, growthMb: Math.round(growthMb), over128Mb: false });
+      expect({ batch: i, growthMb: Math.round(growthMb), over128Mb: growthMb > 128 }).toEqual({
+        batch: i,
+        growthMb: Math.round(growthMb),
+        over128Mb: false,
+      });
       all.push(...probes);
     }
     // Every probe answered. The bound is on the 95th percentile: on a shared 2-core machine the OS alone delays
@@ -131,6 +163,10 @@ describe("bundle inspection memory on the compiled binary", () => {
     expect(all.filter((p) => p.status !== 200)).toEqual([]);
     const times = all.map((p) => p.ms).sort((a, b) => a - b);
     const p95 = times[Math.floor(times.length * 0.95)]!;
-    expect({ probes: times.length > 20, p95Within50Ms: p95 <= 50, slowestWithin1s: times.at(-1)! <= 1000 }).toEqual({ probes: true, p95Within50Ms: true, slowestWithin1s: true });
+    expect({ probes: times.length > 20, p95Within50Ms: p95 <= 50, slowestWithin1s: times.at(-1)! <= 1000 }).toEqual({
+      probes: true,
+      p95Within50Ms: true,
+      slowestWithin1s: true,
+    });
   }, 180_000);
 });

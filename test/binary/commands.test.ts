@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import pkg from "../../package.json" with { type: "json" };
 import { gitCommit } from "../../cli/lib/version";
-import { alive, buildBinary, cleanEnv, run, serve, type Built, BUILD_TIMEOUT_MS } from "./helpers";
+import pkg from "../../package.json" with { type: "json" };
+import { alive, BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, run, serve } from "./helpers";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const DEMO_KEY = "ext_demo_0123456789abcdefghijklmnopqrstuv";
@@ -22,7 +22,8 @@ beforeAll(() => {
 }, BUILD_TIMEOUT_MS);
 afterAll(() => built?.cleanup());
 
-const listExtensions = (baseUrl: string, key = DEMO_KEY) => fetch(`${baseUrl}/extensions`, { headers: { authorization: `Bearer ${key}` } });
+const listExtensions = (baseUrl: string, key = DEMO_KEY) =>
+  fetch(`${baseUrl}/extensions`, { headers: { authorization: `Bearer ${key}` } });
 
 describe("ext --help / --version", () => {
   test("--version prints the package version, the commit it was built from and its Bun version", async () => {
@@ -83,7 +84,12 @@ describe("ext serve", () => {
 
   test("the listening line names the real port", async () => {
     const ready = join(mkdtempSync(join(work, "r-")), "ready.json");
-    const proc = Bun.spawn([bin, "serve", "--memory", "--port", "0", "--ready-file", ready], { cwd: work, env: cleanEnv(), stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn([bin, "serve", "--memory", "--port", "0", "--ready-file", ready], {
+      cwd: work,
+      env: cleanEnv(),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const reader = proc.stdout.getReader();
     const first = new TextDecoder().decode((await reader.read()).value);
     const port = /listening on http:\/\/127\.0\.0\.1:(\d+)\//.exec(first)?.[1];
@@ -99,7 +105,21 @@ describe("ext seed FILE", () => {
   test("--data-dir seeds the SQLite file directly, prints created keys, and is idempotent", async () => {
     const dir = mkdtempSync(join(work, "data-"));
     const fixture = join(dir, "team.json");
-    writeFileSync(fixture, JSON.stringify({ accounts: [{ id: "acc_team", name: "Team", apiKeys: [{ name: "given", key: "ext_team_key_0123456789abcdef", scopes: ["*"] }, { name: "generated", scopes: ["extensions:read"] }] }] }));
+    writeFileSync(
+      fixture,
+      JSON.stringify({
+        accounts: [
+          {
+            id: "acc_team",
+            name: "Team",
+            apiKeys: [
+              { name: "given", key: "ext_team_key_0123456789abcdef", scopes: ["*"] },
+              { name: "generated", scopes: ["extensions:read"] },
+            ],
+          },
+        ],
+      }),
+    );
     const first = await run(bin, ["seed", fixture, "--data-dir", join(dir, "data")], { cwd: work });
     expect(first.code).toBe(0);
     expect(first.stdout).toContain("ext_team_key_0123456789abcdef");
@@ -140,7 +160,10 @@ describe("ext seed FILE", () => {
       expect(r.stdout).toContain(DEMO_KEY);
       expect((await listExtensions(s.baseUrl)).status).toBe(200);
       // `--target local` is EXT_LOCAL_URL; the demo is loaded already, so its keys are only counted.
-      const local = await run(bin, ["seed", "demo", "--target", "local", "--json"], { cwd: work, env: { EXT_LOCAL_URL: s.baseUrl } });
+      const local = await run(bin, ["seed", "demo", "--target", "local", "--json"], {
+        cwd: work,
+        env: { EXT_LOCAL_URL: s.baseUrl },
+      });
       expect(local.code).toBe(0);
       expect(JSON.parse(local.stdout)).toMatchObject({ accountsCreated: 0 });
     } finally {
@@ -170,8 +193,22 @@ describe("ext seed FILE", () => {
       expect((await listExtensions(s.baseUrl)).status).toBe(200);
 
       const dir = mkdtempSync(join(work, "seed-env-"));
-      writeFileSync(join(dir, "f.json"), JSON.stringify({ accounts: [{ id: "acc_env", name: "Env", apiKeys: [{ name: "k", key: "ext_env_seed_key_0123456789abcdef", scopes: ["*"] }] }] }));
-      const env = await run(bin, ["seed", join(dir, "f.json"), "--target", s.url, "--json"], { cwd: work, env: { EXT_ADMIN_TOKEN: token } });
+      writeFileSync(
+        join(dir, "f.json"),
+        JSON.stringify({
+          accounts: [
+            {
+              id: "acc_env",
+              name: "Env",
+              apiKeys: [{ name: "k", key: "ext_env_seed_key_0123456789abcdef", scopes: ["*"] }],
+            },
+          ],
+        }),
+      );
+      const env = await run(bin, ["seed", join(dir, "f.json"), "--target", s.url, "--json"], {
+        cwd: work,
+        env: { EXT_ADMIN_TOKEN: token },
+      });
       expect(env.stderr).toBe("");
       expect(env.code).toBe(0);
       expect(JSON.parse(env.stdout)).toMatchObject({ accountsCreated: 1 });
@@ -199,7 +236,8 @@ describe("ext exec -- CMD", () => {
   });
 
   test("the command reaches the seeded emulator with EXT_BASE_URL, EXT_API_KEY and EXT_ADMIN_URL", async () => {
-    const script = 'curl -fsS -H "Authorization: Bearer $EXT_API_KEY" "$EXT_BASE_URL/extensions" && echo && echo "$EXT_ADMIN_URL"';
+    const script =
+      'curl -fsS -H "Authorization: Bearer $EXT_API_KEY" "$EXT_BASE_URL/extensions" && echo && echo "$EXT_ADMIN_URL"';
     const r = await run(bin, ["exec", "--", "sh", "-c", script], { cwd: work });
     expect(r.code).toBe(0);
     const [body, admin] = r.stdout.trim().split("\n");
@@ -209,16 +247,41 @@ describe("ext exec -- CMD", () => {
 
   test("--seed FILE seeds that fixture and exports its first key", async () => {
     const dir = mkdtempSync(join(work, "exec-"));
-    writeFileSync(join(dir, "f.json"), JSON.stringify({ accounts: [{ id: "acc_x", name: "X", apiKeys: [{ name: "k", key: "ext_exec_key_0123456789abcdef", scopes: ["*"] }] }] }));
-    const r = await run(bin, ["exec", "--seed", join(dir, "f.json"), "--", "sh", "-c", 'echo "$EXT_API_KEY"'], { cwd: work });
+    writeFileSync(
+      join(dir, "f.json"),
+      JSON.stringify({
+        accounts: [
+          { id: "acc_x", name: "X", apiKeys: [{ name: "k", key: "ext_exec_key_0123456789abcdef", scopes: ["*"] }] },
+        ],
+      }),
+    );
+    const r = await run(bin, ["exec", "--seed", join(dir, "f.json"), "--", "sh", "-c", 'echo "$EXT_API_KEY"'], {
+      cwd: work,
+    });
     expect(r.code).toBe(0);
     expect(r.stdout.trim()).toBe("ext_exec_key_0123456789abcdef");
   });
 
   test("EXT_LOCAL_URL is the emulator too; a fixture without a plaintext key warns and sets no EXT_API_KEY", async () => {
     const dir = mkdtempSync(join(work, "exec-nokey-"));
-    writeFileSync(join(dir, "f.json"), JSON.stringify({ accounts: [{ id: "acc_nokey", name: "No Key", apiKeys: [{ name: "gen", scopes: ["*"] }] }] }));
-    const r = await run(bin, ["exec", "--seed", join(dir, "f.json"), "--", "sh", "-c", 'echo "${EXT_API_KEY-unset} $EXT_BASE_URL $EXT_LOCAL_URL"'], { cwd: work });
+    writeFileSync(
+      join(dir, "f.json"),
+      JSON.stringify({ accounts: [{ id: "acc_nokey", name: "No Key", apiKeys: [{ name: "gen", scopes: ["*"] }] }] }),
+    );
+    const r = await run(
+      bin,
+      [
+        "exec",
+        "--seed",
+        join(dir, "f.json"),
+        "--",
+        "sh",
+        "-c",
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, not a template.
+        'echo "${EXT_API_KEY-unset} $EXT_BASE_URL $EXT_LOCAL_URL"',
+      ],
+      { cwd: work },
+    );
     expect(r.code).toBe(0);
     const [key, base, local] = r.stdout.trim().split(" ");
     expect(key).toBe("unset");
@@ -233,7 +296,10 @@ describe("ext exec -- CMD", () => {
   });
 
   test("SIGTERM to ext is forwarded; ext exits with the command's code", async () => {
-    const proc = Bun.spawn([bin, "exec", "--", "sh", "-c", 'trap "exit 7" TERM; echo ready; while :; do sleep 0.05; done'], { cwd: work, env: cleanEnv(), stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn(
+      [bin, "exec", "--", "sh", "-c", 'trap "exit 7" TERM; echo ready; while :; do sleep 0.05; done'],
+      { cwd: work, env: cleanEnv(), stdout: "pipe", stderr: "pipe" },
+    );
     const reader = proc.stdout.getReader();
     expect(new TextDecoder().decode((await reader.read()).value)).toContain("ready");
     proc.kill("SIGTERM");
@@ -244,7 +310,10 @@ describe("ext exec -- CMD", () => {
     ["SIGINT", "INT", 5],
     ["SIGHUP", "HUP", 6],
   ] as const)("%s to ext is forwarded too; ext exits with the command's code", async (signal, trap, code) => {
-    const proc = Bun.spawn([bin, "exec", "--", "sh", "-c", `trap "exit ${code}" ${trap}; echo ready; while :; do sleep 0.05; done`], { cwd: work, env: cleanEnv(), stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn(
+      [bin, "exec", "--", "sh", "-c", `trap "exit ${code}" ${trap}; echo ready; while :; do sleep 0.05; done`],
+      { cwd: work, env: cleanEnv(), stdout: "pipe", stderr: "pipe" },
+    );
     const reader = proc.stdout.getReader();
     expect(new TextDecoder().decode((await reader.read()).value)).toContain("ready");
     proc.kill(signal);
@@ -258,7 +327,9 @@ describe("ext exec -- CMD", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("accounts[0].id");
     expect(r.stdout).not.toContain("ran");
-    const missing = await run(bin, ["exec", "--seed", join(dir, "missing.json"), "--", "sh", "-c", "echo ran"], { cwd: work });
+    const missing = await run(bin, ["exec", "--seed", join(dir, "missing.json"), "--", "sh", "-c", "echo ran"], {
+      cwd: work,
+    });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("cannot read fixture");
   });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildBinary, cleanEnv, run, serve, type Built, type ServedBinary, BUILD_TIMEOUT_MS } from "./helpers";
+import { BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, run, type ServedBinary, serve } from "./helpers";
 
 const KEY = "ext_output_test_key_0123456789abcdef";
 const FIXTURE = {
@@ -69,14 +69,23 @@ const DEVELOPER_TREE = {
 };
 const EXPECTED_FILES = [".well-known/assetlinks.json", "layer/index.js", "manifest.json", "sounds/ding.mp3"];
 
-const deploy = (args: string[]) => run(built.bin, ["deploy", ...args, "--api-key", KEY, "--target", server.baseUrl], { cwd: work });
+const deploy = (args: string[]) =>
+  run(built.bin, ["deploy", ...args, "--api-key", KEY, "--target", server.baseUrl], { cwd: work });
 
 /** The uploaded bundle, found in the data dir's blob store by its SHA-256, listed by GNU tar: regular files and sizes. */
 function uploadedFiles(sha256: string): { path: string; bytes: number }[] {
   const objects = join(dataDir, "blobs", "objects");
-  const blob = readdirSync(objects).find((f) => createHash("sha256").update(readFileSync(join(objects, f))).digest("hex") === sha256);
+  const blob = readdirSync(objects).find(
+    (f) =>
+      createHash("sha256")
+        .update(readFileSync(join(objects, f)))
+        .digest("hex") === sha256,
+  );
   expect(blob).toBeDefined();
-  const listing = Bun.spawnSync(["tar", "--numeric-owner", "-tvzf", join(objects, blob!)], { stdout: "pipe", stderr: "pipe" });
+  const listing = Bun.spawnSync(["tar", "--numeric-owner", "-tvzf", join(objects, blob!)], {
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   expect(listing.exitCode).toBe(0);
   // "-rw-r--r-- 0/0   24 2000-01-01 00:00 layer/index.js"
   return listing.stdout
@@ -95,7 +104,11 @@ describe("what ext deploy packs", () => {
     const dir = tree(DEVELOPER_TREE);
     const dry = await deploy([dir, "--extension", "ext_plain", "--version", "packed-1", "--dry-run", "--json"]);
     expect(dry.code).toBe(0);
-    const plan = JSON.parse(dry.stdout) as { files: { path: string; bytes: number }[]; excluded: { path: string; rule: string }[]; bundle: { sha256: string } };
+    const plan = JSON.parse(dry.stdout) as {
+      files: { path: string; bytes: number }[];
+      excluded: { path: string; rule: string }[];
+      bundle: { sha256: string };
+    };
     expect(plan.files.map((f) => f.path)).toEqual(EXPECTED_FILES);
     expect(plan.excluded).toEqual([
       { path: ".DS_Store", rule: "always (OS file): .DS_Store" },
@@ -135,7 +148,9 @@ describe("what ext deploy packs", () => {
     ]);
     expect(lines[8]).toBe("left out (7):");
     expect(lines).toContain("  notes/              .extignore line 3: notes/");
-    expect(r.stdout).toMatch(/^packed 4 files, 92 B \(archive \d+ B, sha256 [0-9a-f]{64}\); left out 7: \.DS_Store, \.env, \.extignore, \.git\/, assets\/\.DS_Store and 2 more \(see --dry-run\)$/m);
+    expect(r.stdout).toMatch(
+      /^packed 4 files, 92 B \(archive \d+ B, sha256 [0-9a-f]{64}\); left out 7: \.DS_Store, \.env, \.extignore, \.git\/, assets\/\.DS_Store and 2 more \(see --dry-run\)$/m,
+    );
     expect(r.stdout).toContain("dry run: ext_plain tree passes every check; nothing was uploaded");
   });
 
@@ -154,7 +169,13 @@ describe("what ext deploy packs", () => {
   });
 
   test("one sound over a limit of 0 reads '1 sound', not '1 sounds'", async () => {
-    const r = await deploy([tree({ "manifest.json": MANIFEST, "sounds/ding.mp3": MP3 }), "--extension", "ext_no_sounds", "--version", "one"]);
+    const r = await deploy([
+      tree({ "manifest.json": MANIFEST, "sounds/ding.mp3": MP3 }),
+      "--extension",
+      "ext_no_sounds",
+      "--version",
+      "one",
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("1 sound for this extension; the limit is 0");
     expect(r.stderr).not.toContain("1 sounds");
@@ -163,17 +184,38 @@ describe("what ext deploy packs", () => {
 
 /** Starts `ext deploy … --wait` in the background and returns it with the version id once the upload has made one. */
 async function deployWaiting(label: string, extra: string[], baseUrl = server.baseUrl) {
-  const proc = Bun.spawn([built.bin, "deploy", tree({ "manifest.json": MANIFEST, "sounds/ding.mp3": MP3, ".env": "X=1" }), "--extension", "ext_plain", "--version", label, "--api-key", KEY, "--target", baseUrl, "--wait", ...extra], {
-    cwd: work,
-    env: cleanEnv(),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const proc = Bun.spawn(
+    [
+      built.bin,
+      "deploy",
+      tree({ "manifest.json": MANIFEST, "sounds/ding.mp3": MP3, ".env": "X=1" }),
+      "--extension",
+      "ext_plain",
+      "--version",
+      label,
+      "--api-key",
+      KEY,
+      "--target",
+      baseUrl,
+      "--wait",
+      ...extra,
+    ],
+    {
+      cwd: work,
+      env: cleanEnv(),
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  );
   let versionId: string | undefined;
   for (let i = 0; i < 200 && !versionId && proc.exitCode === null; i++) {
     await Bun.sleep(25);
-    const res = await fetch(`${baseUrl}/extensions/ext_plain/versions`, { headers: { authorization: `Bearer ${KEY}` } });
-    versionId = ((await res.json()) as { versions: { id: string; version: string }[] }).versions.find((v) => v.version === label)?.id;
+    const res = await fetch(`${baseUrl}/extensions/ext_plain/versions`, {
+      headers: { authorization: `Bearer ${KEY}` },
+    });
+    versionId = ((await res.json()) as { versions: { id: string; version: string }[] }).versions.find(
+      (v) => v.version === label,
+    )?.id;
   }
   expect(versionId).toBeDefined();
   const finished = async () => {
@@ -184,7 +226,11 @@ async function deployWaiting(label: string, extra: string[], baseUrl = server.ba
 }
 
 const reject = (versionId: string, reason: string, adminUrl = server.adminUrl) =>
-  fetch(`${adminUrl}/versions/${versionId}/reject`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ reason }) });
+  fetch(`${adminUrl}/versions/${versionId}/reject`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ reason }),
+  });
 
 describe("every outcome keeps the summary: packed, uploaded, the version id, the review's reason", () => {
   const summary = /^packed 2 files, \d+ B \(archive (\d+) B, sha256 [0-9a-f]{64}\); left out 1: \.env$/m;
@@ -196,7 +242,9 @@ describe("every outcome keeps the summary: packed, uploaded, the version id, the
     expect(again.code).toBe(1);
     expect(again.stdout).toMatch(summary);
     expect(again.stdout).toContain("sounds: 1 of 50 (platform_default)");
-    expect(again.stdout).toContain(`uploaded ${again.stdout.match(summary)![1]} B to ${server.baseUrl}/extensions/ext_plain/versions`);
+    expect(again.stdout).toContain(
+      `uploaded ${again.stdout.match(summary)![1]} B to ${server.baseUrl}/extensions/ext_plain/versions`,
+    );
     expect(again.stdout).toContain("no version was created for twice of ext_plain");
     expect(again.stderr).toContain("409 version_exists");
     const json = await deploy([dir, "--extension", "ext_plain", "--version", "twice", "--json"]);
@@ -217,7 +265,9 @@ describe("every outcome keeps the summary: packed, uploaded, the version id, the
     const r = await finished();
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(summary);
-    expect(r.stdout).toContain(`version ${versionId} (to-reject) of ext_plain: rejected (reason: The sound clips at the start.)`);
+    expect(r.stdout).toContain(
+      `version ${versionId} (to-reject) of ext_plain: rejected (reason: The sound clips at the start.)`,
+    );
     expect(r.stderr).toContain(`error: version ${versionId} was rejected by review: The sound clips at the start.`);
   });
 
@@ -247,7 +297,12 @@ describe("every outcome keeps the summary: packed, uploaded, the version id, the
     const json = await deployWaiting("timeout-json", ["--timeout", "1", "--json"]);
     const j = await json.finished();
     expect(j.code).toBe(1);
-    expect(JSON.parse(j.stdout)).toMatchObject({ ok: false, versionId: json.versionId, status: "pending", upload: { url: `${server.baseUrl}/extensions/ext_plain/versions` } });
+    expect(JSON.parse(j.stdout)).toMatchObject({
+      ok: false,
+      versionId: json.versionId,
+      status: "pending",
+      upload: { url: `${server.baseUrl}/extensions/ext_plain/versions` },
+    });
   });
 
   test("the server goes away during --wait: the summary and the version id still reach stdout (exit 1)", async () => {

@@ -6,7 +6,16 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildBinary, cleanEnv, goneSoon, run, serve, type Built, type ServedBinary, BUILD_TIMEOUT_MS } from "./helpers";
+import {
+  BUILD_TIMEOUT_MS,
+  type Built,
+  buildBinary,
+  cleanEnv,
+  goneSoon,
+  run,
+  type ServedBinary,
+  serve,
+} from "./helpers";
 
 const KEY = "ext_deploy_test_key_0123456789abcdef";
 const BIG_KEY = "ext_deploy_big_key_0123456789abcdefg";
@@ -52,14 +61,24 @@ afterAll(async () => {
 });
 
 /** A compiled output directory: manifest.json plus `sounds` small MP3 files (and optional extra files). */
-function extensionDir(opts: { sounds?: number; soundBytes?: number; extra?: Record<string, Uint8Array | string>; manifest?: Record<string, unknown> } = {}): string {
+function extensionDir(
+  opts: {
+    sounds?: number;
+    soundBytes?: number;
+    extra?: Record<string, Uint8Array | string>;
+    manifest?: Record<string, unknown>;
+  } = {},
+): string {
   const dir = mkdtempSync(join(work, "ext-"));
   mkdirSync(join(dir, "sounds"));
   const sounds = [];
   for (let i = 0; i < (opts.sounds ?? 1); i++) {
     const file = `sounds/s${i}.mp3`;
     // "ID3" is the MP3 magic the server checks; random bytes so gzip cannot shrink a big one to nothing.
-    writeFileSync(join(dir, file), Buffer.concat([Buffer.from("ID3\x03\x00\x00\x00\x00\x00\x00"), randomBytes(opts.soundBytes ?? 64)]));
+    writeFileSync(
+      join(dir, file),
+      Buffer.concat([Buffer.from("ID3\x03\x00\x00\x00\x00\x00\x00"), randomBytes(opts.soundBytes ?? 64)]),
+    );
     sounds.push({ name: `s${i}`, file });
   }
   for (const [path, content] of Object.entries(opts.extra ?? {})) {
@@ -70,11 +89,14 @@ function extensionDir(opts: { sounds?: number; soundBytes?: number; extra?: Reco
   return dir;
 }
 
-const deploy = (args: string[], env: Record<string, string> = {}) => run(built.bin, ["deploy", ...args], { cwd: work, env });
+const deploy = (args: string[], env: Record<string, string> = {}) =>
+  run(built.bin, ["deploy", ...args], { cwd: work, env });
 const target = () => ["--target", server.baseUrl];
 
 async function versionsOf(extensionId: string, key = KEY): Promise<{ id: string; version: string; status: string }[]> {
-  const res = await fetch(`${server.baseUrl}/extensions/${extensionId}/versions`, { headers: { authorization: `Bearer ${key}` } });
+  const res = await fetch(`${server.baseUrl}/extensions/${extensionId}/versions`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
   return ((await res.json()) as { versions: { id: string; version: string; status: string }[] }).versions;
 }
 
@@ -86,17 +108,41 @@ async function uploadsLogged(extensionId: string): Promise<number> {
 
 describe("ext deploy DIR --target URL", () => {
   test("a real directory ends up as a pending version in the list", async () => {
-    const r = await deploy([extensionDir({ sounds: 3 }), "--extension", "ext_plain", "--version", "1.0.0", "--changelog", "first", "--api-key", KEY, ...target()]);
+    const r = await deploy([
+      extensionDir({ sounds: 3 }),
+      "--extension",
+      "ext_plain",
+      "--version",
+      "1.0.0",
+      "--changelog",
+      "first",
+      "--api-key",
+      KEY,
+      ...target(),
+    ]);
     expect(r.stderr).not.toContain("error");
     expect(r.code).toBe(0);
     const id = /version (ver_\S+) \(1\.0\.0\) of ext_plain: pending/.exec(r.stdout)?.[1];
     expect(id).toBeDefined();
-    expect((await versionsOf("ext_plain")).find((v) => v.id === id)).toMatchObject({ version: "1.0.0", status: "pending", changelog: "first" });
+    expect((await versionsOf("ext_plain")).find((v) => v.id === id)).toMatchObject({
+      version: "1.0.0",
+      status: "pending",
+      changelog: "first",
+    });
   });
 
   test("51 sounds stop before uploading with exit 2, naming the limit, its source and how to raise it", async () => {
     const before = await uploadsLogged("ext_plain");
-    const r = await deploy([extensionDir({ sounds: 51 }), "--extension", "ext_plain", "--version", "51.0.0", "--api-key", KEY, ...target()]);
+    const r = await deploy([
+      extensionDir({ sounds: 51 }),
+      "--extension",
+      "ext_plain",
+      "--version",
+      "51.0.0",
+      "--api-key",
+      KEY,
+      ...target(),
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("max_sounds_per_extension");
     expect(r.stderr).toContain("51 sounds for this extension; the limit is 50");
@@ -107,21 +153,49 @@ describe("ext deploy DIR --target URL", () => {
   });
 
   test("with a developer override of 80, 51 sounds deploy", async () => {
-    const r = await deploy([extensionDir({ sounds: 51 }), "--extension", "ext_big", "--version", "51.0.0", "--api-key", BIG_KEY, ...target()]);
+    const r = await deploy([
+      extensionDir({ sounds: 51 }),
+      "--extension",
+      "ext_big",
+      "--version",
+      "51.0.0",
+      "--api-key",
+      BIG_KEY,
+      ...target(),
+    ]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("sounds: 51 of 80 (developer_override)");
     expect((await versionsOf("ext_big", BIG_KEY)).map((v) => v.version)).toContain("51.0.0");
   });
 
   test("a 6 MB sound prints a warning and still deploys", async () => {
-    const r = await deploy([extensionDir({ sounds: 1, soundBytes: 6 * 1024 * 1024 }), "--extension", "ext_plain", "--version", "6mb", "--api-key", KEY, ...target()]);
+    const r = await deploy([
+      extensionDir({ sounds: 1, soundBytes: 6 * 1024 * 1024 }),
+      "--extension",
+      "ext_plain",
+      "--version",
+      "6mb",
+      "--api-key",
+      KEY,
+      ...target(),
+    ]);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/warning: sounds\/s0\.mp3: 6\.0 MB is over the 5\.0 MB sound warning threshold/);
   });
 
   test("--dry-run checks and packs but uploads nothing (request log)", async () => {
     const before = await uploadsLogged("ext_plain");
-    const r = await deploy([extensionDir(), "--extension", "ext_plain", "--version", "dry", "--api-key", KEY, ...target(), "--dry-run"]);
+    const r = await deploy([
+      extensionDir(),
+      "--extension",
+      "ext_plain",
+      "--version",
+      "dry",
+      "--api-key",
+      KEY,
+      ...target(),
+      "--dry-run",
+    ]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("nothing was uploaded");
     expect(await uploadsLogged("ext_plain")).toBe(before);
@@ -130,13 +204,34 @@ describe("ext deploy DIR --target URL", () => {
 
   test.each([
     ["a sound over 10 MB", { sounds: 1, soundBytes: 11 * 1024 * 1024 }, "over the sound file limit"],
-    ["an unknown sound format", { sounds: 0, extra: { "sounds/x.txt": "hello" }, manifest: { sounds: [{ name: "x", file: "sounds/x.txt" }] } }, "not a supported sound format"],
+    [
+      "an unknown sound format",
+      { sounds: 0, extra: { "sounds/x.txt": "hello" }, manifest: { sounds: [{ name: "x", file: "sounds/x.txt" }] } },
+      "not a supported sound format",
+    ],
     ["a component over 5 MB gzipped", { extra: { "layer/blob.bin": randomBytes(5 * 1024 * 1024 + 100_000) } }, "layer"],
-    ["too many allowHosts", { manifest: { allowHosts: Array.from({ length: 21 }, (_, i) => `h${i}.example.com`) } }, "max_allow_hosts"],
-    ["too many actions", { manifest: { actions: Array.from({ length: 51 }, (_, i) => ({ name: `a${i}` })) } }, "max_actions_per_extension"],
+    [
+      "too many allowHosts",
+      { manifest: { allowHosts: Array.from({ length: 21 }, (_, i) => `h${i}.example.com`) } },
+      "max_allow_hosts",
+    ],
+    [
+      "too many actions",
+      { manifest: { actions: Array.from({ length: 51 }, (_, i) => ({ name: `a${i}` })) } },
+      "max_actions_per_extension",
+    ],
   ])("%s stops with exit 2 before uploading", async (_name, opts, mention) => {
     const before = await uploadsLogged("ext_plain");
-    const r = await deploy([extensionDir(opts as Parameters<typeof extensionDir>[0]), "--extension", "ext_plain", "--version", "bad", "--api-key", KEY, ...target()]);
+    const r = await deploy([
+      extensionDir(opts as Parameters<typeof extensionDir>[0]),
+      "--extension",
+      "ext_plain",
+      "--version",
+      "bad",
+      "--api-key",
+      KEY,
+      ...target(),
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(mention as string);
     expect(await uploadsLogged("ext_plain")).toBe(before);
@@ -145,45 +240,100 @@ describe("ext deploy DIR --target URL", () => {
   // The same checks as the 50 MB total and the 20 MB of assets, at a size a test can afford: each extension
   // has its limit lowered by an override, and a bundle half that size deploys, so the refusal is that limit's.
   test.each([
-    ["the archive over bundle_total_bytes", "ext_tight_total", "bundle_total_bytes", TIGHT_TOTAL, (bytes: number) => ({ sounds: 1, soundBytes: bytes })],
-    ["assets/ over static_assets_bytes", "ext_tight_assets", "static_assets_bytes", TIGHT_ASSETS, (bytes: number) => ({ extra: { "assets/img.bin": randomBytes(bytes) } })],
-  ] as const)("%s stops with exit 2 before uploading, naming the limit and its override", async (_name, extensionId, limit, max, make) => {
-    const over = await deploy([extensionDir(make(max + 1024)), "--extension", extensionId, "--version", "over", "--api-key", KEY, ...target(), "--json"]);
-    expect(over.code).toBe(2);
-    expect(over.stderr).toContain("nothing was uploaded");
-    expect(over.stderr).toContain(limit);
-    const { ok, problems } = JSON.parse(over.stdout) as { ok: boolean; problems: { limit?: string; max?: number; current?: number; source?: string; message: string }[] };
-    expect(ok).toBe(false);
-    expect(problems).toEqual([expect.objectContaining({ limit, max, source: "extension_override", message: expect.stringContaining(`The ${limit} limit`) })]);
-    expect(problems[0]!.current).toBeGreaterThan(max);
-    expect(await uploadsLogged(extensionId)).toBe(0);
-    expect(await versionsOf(extensionId)).toEqual([]);
+    [
+      "the archive over bundle_total_bytes",
+      "ext_tight_total",
+      "bundle_total_bytes",
+      TIGHT_TOTAL,
+      (bytes: number) => ({ sounds: 1, soundBytes: bytes }),
+    ],
+    [
+      "assets/ over static_assets_bytes",
+      "ext_tight_assets",
+      "static_assets_bytes",
+      TIGHT_ASSETS,
+      (bytes: number) => ({ extra: { "assets/img.bin": randomBytes(bytes) } }),
+    ],
+  ] as const)(
+    "%s stops with exit 2 before uploading, naming the limit and its override",
+    async (_name, extensionId, limit, max, make) => {
+      const over = await deploy([
+        extensionDir(make(max + 1024)),
+        "--extension",
+        extensionId,
+        "--version",
+        "over",
+        "--api-key",
+        KEY,
+        ...target(),
+        "--json",
+      ]);
+      expect(over.code).toBe(2);
+      expect(over.stderr).toContain("nothing was uploaded");
+      expect(over.stderr).toContain(limit);
+      const { ok, problems } = JSON.parse(over.stdout) as {
+        ok: boolean;
+        problems: { limit?: string; max?: number; current?: number; source?: string; message: string }[];
+      };
+      expect(ok).toBe(false);
+      expect(problems).toEqual([
+        expect.objectContaining({
+          limit,
+          max,
+          source: "extension_override",
+          message: expect.stringContaining(`The ${limit} limit`),
+        }),
+      ]);
+      expect(problems[0]!.current).toBeGreaterThan(max);
+      expect(await uploadsLogged(extensionId)).toBe(0);
+      expect(await versionsOf(extensionId)).toEqual([]);
 
-    const under = await deploy([extensionDir(make(max / 2)), "--extension", extensionId, "--version", "under", "--api-key", KEY, ...target()]);
-    expect(under.stderr).not.toContain("error");
-    expect(under.code).toBe(0);
-    expect((await versionsOf(extensionId)).map((v) => v.version)).toEqual(["under"]);
-  });
+      const under = await deploy([
+        extensionDir(make(max / 2)),
+        "--extension",
+        extensionId,
+        "--version",
+        "under",
+        "--api-key",
+        KEY,
+        ...target(),
+      ]);
+      expect(under.stderr).not.toContain("error");
+      expect(under.code).toBe(0);
+      expect((await versionsOf(extensionId)).map((v) => v.version)).toEqual(["under"]);
+    },
+  );
 
   test("id and label from the manifest, key and URL from the environment (--target local)", async () => {
     const dir = extensionDir({ manifest: { extensionId: "ext_plain", version: "from-manifest" } });
     const r = await deploy([dir, "--json"], { EXT_API_KEY: KEY, EXT_LOCAL_URL: server.baseUrl });
     expect(r.code).toBe(0);
     const result = JSON.parse(r.stdout);
-    expect(result).toMatchObject({ ok: true, dryRun: false, extensionId: "ext_plain", version: "from-manifest", status: "pending" });
+    expect(result).toMatchObject({
+      ok: true,
+      dryRun: false,
+      extensionId: "ext_plain",
+      version: "from-manifest",
+      status: "pending",
+    });
     expect(result.versionId).toMatch(/^ver_/);
     expect(result.bundle.sha256).toMatch(/^[0-9a-f]{64}$/);
   });
 
   test("EXT_EXTENSION_ID names the extension", async () => {
-    const r = await deploy([extensionDir(), "--version", "env-id", ...target()], { EXT_API_KEY: KEY, EXT_EXTENSION_ID: "ext_plain" });
+    const r = await deploy([extensionDir(), "--version", "env-id", ...target()], {
+      EXT_API_KEY: KEY,
+      EXT_EXTENSION_ID: "ext_plain",
+    });
     expect(r.code).toBe(0);
     expect((await versionsOf("ext_plain")).map((v) => v.version)).toContain("env-id");
   });
 
   test("the server's error code and message are shown as they are (exit 1)", async () => {
     const dir = extensionDir();
-    expect((await deploy([dir, "--extension", "ext_plain", "--version", "dup", "--api-key", KEY, ...target()])).code).toBe(0);
+    expect(
+      (await deploy([dir, "--extension", "ext_plain", "--version", "dup", "--api-key", KEY, ...target()])).code,
+    ).toBe(0);
     const r = await deploy([dir, "--extension", "ext_plain", "--version", "dup", "--api-key", KEY, ...target()]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("409 version_exists");
@@ -199,14 +349,40 @@ describe("ext deploy DIR --target URL", () => {
       body: JSON.stringify({ method: "POST", path: "/extensions/ext_plain/versions", status: 429, times: 1 }),
     });
     expect(fault.status).toBeLessThan(300);
-    const r = await deploy([extensionDir(), "--extension", "ext_plain", "--version", "after-429", "--api-key", KEY, ...target()]);
+    const r = await deploy([
+      extensionDir(),
+      "--extension",
+      "ext_plain",
+      "--version",
+      "after-429",
+      "--api-key",
+      KEY,
+      ...target(),
+    ]);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain("rate limited; retrying");
     expect((await versionsOf("ext_plain")).map((v) => v.version)).toContain("after-429");
   });
 
   test("--wait returns once review approves the version", async () => {
-    const proc = Bun.spawn([built.bin, "deploy", extensionDir(), "--extension", "ext_plain", "--version", "waited", "--api-key", KEY, ...target(), "--wait", "--timeout", "30"], { cwd: work, env: cleanEnv(), stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn(
+      [
+        built.bin,
+        "deploy",
+        extensionDir(),
+        "--extension",
+        "ext_plain",
+        "--version",
+        "waited",
+        "--api-key",
+        KEY,
+        ...target(),
+        "--wait",
+        "--timeout",
+        "30",
+      ],
+      { cwd: work, env: cleanEnv(), stdout: "pipe", stderr: "pipe" },
+    );
     let version: { id: string } | undefined;
     for (let i = 0; i < 100 && !version; i++) {
       await Bun.sleep(50);
@@ -219,19 +395,46 @@ describe("ext deploy DIR --target URL", () => {
   });
 
   test("--wait: a rejected version is exit 1, and --json prints {ok:false,…} on stdout", async () => {
-    const proc = Bun.spawn([built.bin, "deploy", extensionDir(), "--extension", "ext_plain", "--version", "to-reject", "--api-key", KEY, ...target(), "--wait", "--timeout", "30", "--json"], { cwd: work, env: cleanEnv(), stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn(
+      [
+        built.bin,
+        "deploy",
+        extensionDir(),
+        "--extension",
+        "ext_plain",
+        "--version",
+        "to-reject",
+        "--api-key",
+        KEY,
+        ...target(),
+        "--wait",
+        "--timeout",
+        "30",
+        "--json",
+      ],
+      { cwd: work, env: cleanEnv(), stdout: "pipe", stderr: "pipe" },
+    );
     let version: { id: string } | undefined;
     for (let i = 0; i < 100 && !version; i++) {
       await Bun.sleep(50);
       version = (await versionsOf("ext_plain")).find((v) => v.version === "to-reject");
     }
     expect(version).toBeDefined();
-    const rejected = await fetch(`${server.adminUrl}/versions/${version!.id}/reject`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ reason: "Not this one, thanks." }) });
+    const rejected = await fetch(`${server.adminUrl}/versions/${version!.id}/reject`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ reason: "Not this one, thanks." }),
+    });
     expect(rejected.status).toBe(200);
     expect(await proc.exited).toBe(1);
     const stdout = await new Response(proc.stdout).text();
     expect(stdout.trim().split("\n")).toHaveLength(1);
-    expect(JSON.parse(stdout)).toMatchObject({ ok: false, error: { message: `version ${version!.id} was rejected by review: Not this one, thanks.` }, versionId: version!.id, status: "rejected" });
+    expect(JSON.parse(stdout)).toMatchObject({
+      ok: false,
+      error: { message: `version ${version!.id} was rejected by review: Not this one, thanks.` },
+      versionId: version!.id,
+      status: "rejected",
+    });
     expect(await new Response(proc.stderr).text()).toContain("rejected by review");
   });
 
@@ -245,11 +448,29 @@ describe("ext deploy DIR --target URL", () => {
     });
     const faultId = ((await fault.json()) as { fault: { id: string } }).fault.id;
     try {
-      const r = await deploy([extensionDir(), "--extension", "ext_plain", "--version", "slow-review", "--api-key", KEY, ...target(), "--wait", "--timeout", "1", "--json"]);
+      const r = await deploy([
+        extensionDir(),
+        "--extension",
+        "ext_plain",
+        "--version",
+        "slow-review",
+        "--api-key",
+        KEY,
+        ...target(),
+        "--wait",
+        "--timeout",
+        "1",
+        "--json",
+      ]);
       expect(r.code).toBe(1);
-      expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, error: { message: expect.stringMatching(/^version ver_\S+ is still pending after 1 s \(--timeout\)$/) } });
+      expect(JSON.parse(r.stdout)).toMatchObject({
+        ok: false,
+        error: { message: expect.stringMatching(/^version ver_\S+ is still pending after 1 s \(--timeout\)$/) },
+      });
       // The one poll it made is the one the rule delayed.
-      const rules = ((await (await fetch(`${server.adminUrl}/faults`)).json()) as { faults: { id: string; fired: number }[] }).faults;
+      const rules = (
+        (await (await fetch(`${server.adminUrl}/faults`)).json()) as { faults: { id: string; fired: number }[] }
+      ).faults;
       expect(rules.find((f) => f.id === faultId)?.fired).toBe(1);
     } finally {
       await fetch(`${server.adminUrl}/faults/${faultId}`, { method: "DELETE" });
@@ -260,12 +481,34 @@ describe("ext deploy DIR --target URL", () => {
     const dir = mkdtempSync(join(work, "src-"));
     const out = join(dir, "out");
     const build = `mkdir -p ${out}/sounds && printf 'ID3abc' > ${out}/sounds/a.mp3 && echo '{"sounds":[{"name":"a","file":"sounds/a.mp3"}]}' > ${out}/manifest.json`;
-    const ok = await deploy([out, "--extension", "ext_plain", "--version", "built", "--api-key", KEY, ...target(), "--build", build]);
+    const ok = await deploy([
+      out,
+      "--extension",
+      "ext_plain",
+      "--version",
+      "built",
+      "--api-key",
+      KEY,
+      ...target(),
+      "--build",
+      build,
+    ]);
     expect(ok.code).toBe(0);
     expect(ok.stdout).toContain("(built) of ext_plain: pending");
     // The build starts a process of its own: stopping the build must stop it too (the whole process group).
     const pidFile = join(dir, "sleep.pid");
-    const slow = await deploy([out, "--extension", "ext_slow", "--version", "slow", "--api-key", KEY, ...target(), "--build", `sleep 30 & echo $! > ${pidFile}; wait`]);
+    const slow = await deploy([
+      out,
+      "--extension",
+      "ext_slow",
+      "--version",
+      "slow",
+      "--api-key",
+      KEY,
+      ...target(),
+      "--build",
+      `sleep 30 & echo $! > ${pidFile}; wait`,
+    ]);
     expect(slow.code).toBe(1);
     expect(slow.stderr).toContain("build-time limit of 1 s (build_time_seconds)");
     // Killed with its group (a survivor would live 30 s).
@@ -274,7 +517,17 @@ describe("ext deploy DIR --target URL", () => {
 
   test("usage errors exit 2: no key, a target that is not an API base", async () => {
     expect((await deploy([extensionDir(), "--extension", "ext_plain", "--version", "u", ...target()])).code).toBe(2);
-    const r = await deploy([extensionDir(), "--extension", "ext_plain", "--version", "u", "--api-key", KEY, "--target", server.url]);
+    const r = await deploy([
+      extensionDir(),
+      "--extension",
+      "ext_plain",
+      "--version",
+      "u",
+      "--api-key",
+      KEY,
+      "--target",
+      server.url,
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("must end in /developer/v1");
   });

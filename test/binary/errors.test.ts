@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeReadOnly } from "../helpers/read-only-dir";
-import { buildBinary, cleanEnv, run, type Built, BUILD_TIMEOUT_MS } from "./helpers";
+import { BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, run } from "./helpers";
 
 let built: Built;
 let bin: string;
@@ -70,7 +70,12 @@ describe("fixture errors", () => {
     const r = await run(bin, ["seed", "team.json", "--data-dir", "data"], { cwd: d });
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
-      ["error: team.json:3:22: not valid JSON: property names take double quotes, e.g. \"name\"", '    3 |     { "id": "acc_a", name: "A" }', "      | " + " ".repeat(21) + "^", ""].join("\n"),
+      [
+        'error: team.json:3:22: not valid JSON: property names take double quotes, e.g. "name"',
+        '    3 |     { "id": "acc_a", name: "A" }',
+        `      | ${" ".repeat(21)}^`,
+        "",
+      ].join("\n"),
     );
     expect(existsSync(join(d, "data"))).toBe(false);
   });
@@ -87,10 +92,19 @@ describe("fixture errors", () => {
 
   test("validation problems in words, with what to write for a missing field; paths as in the control plane", async () => {
     const d = dir();
-    writeFileSync(join(d, "f.json"), JSON.stringify({ accounts: [{ id: "acc_a", name: "A", apiKeys: [{ name: "ci" }], overrides: { max_api_keys: -1 }, colour: "red" }] }));
+    writeFileSync(
+      join(d, "f.json"),
+      JSON.stringify({
+        accounts: [
+          { id: "acc_a", name: "A", apiKeys: [{ name: "ci" }], overrides: { max_api_keys: -1 }, colour: "red" },
+        ],
+      }),
+    );
     const r = await run(bin, ["serve", "--memory", "--port", "0", "--seed", "f.json"], { cwd: d });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("accounts[0].apiKeys[0].scopes: `scopes` is required: list the scopes of this key, e.g. [\"*\"]");
+    expect(r.stderr).toContain(
+      'accounts[0].apiKeys[0].scopes: `scopes` is required: list the scopes of this key, e.g. ["*"]',
+    );
     expect(r.stderr).toContain("accounts[0].overrides.max_api_keys: must be a whole number, 0 or more");
     expect(r.stderr).toContain("accounts[0].colour: unknown field `colour`; the fields here are id, name, apiKeys");
     expect(r.stderr).not.toMatch(/Expected|union/);
@@ -105,7 +119,8 @@ describe("fixture errors", () => {
 });
 
 describe("start-up errors of the machine: one line naming the setting, its value and what to do", () => {
-  const serve = (args: string[], cwd = work, env?: Record<string, string>) => run(bin, ["serve", "--port", "0", ...args], { cwd, env });
+  const serve = (args: string[], cwd = work, env?: Record<string, string>) =>
+    run(bin, ["serve", "--port", "0", ...args], { cwd, env });
   const oneLine = (stderr: string) => {
     expect(stderr.trimEnd().split("\n")).toHaveLength(1);
     expect(stderr).not.toMatch(ERRNO);
@@ -127,7 +142,9 @@ describe("start-up errors of the machine: one line naming the setting, its value
     const flag = await serve(["--data-dir", "data"], d);
     expect(flag.code).toBe(2);
     oneLine(flag.stderr);
-    expect(flag.stderr).toBe("error: --data-dir data: this is a file, not a directory; give a directory (it is created if missing), or run with --memory\n");
+    expect(flag.stderr).toBe(
+      "error: --data-dir data: this is a file, not a directory; give a directory (it is created if missing), or run with --memory\n",
+    );
     const env = await serve([], d, { EXT_DATA_DIR: "data/sub" });
     expect(env.code).toBe(2);
     oneLine(env.stderr);
@@ -146,7 +163,11 @@ describe("start-up errors of the machine: one line naming the setting, its value
     const locks = [makeReadOnly(filled), makeReadOnly(empty)];
     try {
       writeFileSync(join(d, "more.json"), JSON.stringify({ accounts: [{ id: "acc_more", name: "More" }] }));
-      for (const [dataDir, extra] of [[filled, ["--seed", "more.json"]], [filled, []], [empty, []]] as const) {
+      for (const [dataDir, extra] of [
+        [filled, ["--seed", "more.json"]],
+        [filled, []],
+        [empty, []],
+      ] as const) {
         const r = await serve(["--data-dir", dataDir, "--ready-file", join(d, "ready.json"), ...extra], d);
         expect(r.code).toBe(1);
         oneLine(r.stderr);
@@ -170,7 +191,9 @@ describe("--ready-file", () => {
     const ready = join(d, "ready.json");
     writeFileSync(ready, JSON.stringify({ url: "http://127.0.0.1:1", pid: 1 }));
     writeFileSync(join(d, "bad.json"), "{");
-    const r = await run(bin, ["serve", "--memory", "--port", "0", "--ready-file", ready, "--seed", "bad.json"], { cwd: d });
+    const r = await run(bin, ["serve", "--memory", "--port", "0", "--ready-file", ready, "--seed", "bad.json"], {
+      cwd: d,
+    });
     expect(r.code).toBe(2);
     expect(existsSync(ready)).toBe(false);
   });
@@ -179,7 +202,12 @@ describe("--ready-file", () => {
     const d = mkdtempSync(join(work, "ready-"));
     const ready = join(d, "ready.json");
     writeFileSync(ready, JSON.stringify({ url: "http://127.0.0.1:1", pid: 1 }));
-    const proc = Bun.spawn([bin, "serve", "--memory", "--port", "0", "--ready-file", ready], { cwd: d, env: cleanEnv(), stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn([bin, "serve", "--memory", "--port", "0", "--ready-file", ready], {
+      cwd: d,
+      env: cleanEnv(),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     // The banner is printed after the ready file is written.
     await proc.stdout.getReader().read();
     expect(JSON.parse(readFileSync(ready, "utf8")).pid).toBe(proc.pid);
@@ -193,10 +221,19 @@ describe("--log-level silent", () => {
   test("prints nothing: no banner, no shutdown line; the ready file still says where it listens", async () => {
     const d = mkdtempSync(join(work, "silent-"));
     const ready = join(d, "ready.json");
-    const proc = Bun.spawn([bin, "serve", "--memory", "--port", "0", "--seed", "demo", "--log-level", "silent", "--ready-file", ready], { cwd: d, env: cleanEnv(), stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn(
+      [bin, "serve", "--memory", "--port", "0", "--seed", "demo", "--log-level", "silent", "--ready-file", ready],
+      { cwd: d, env: cleanEnv(), stdout: "pipe", stderr: "pipe" },
+    );
     for (let i = 0; i < 400 && !existsSync(ready) && proc.exitCode === null; i++) await Bun.sleep(25);
     const { baseUrl } = JSON.parse(readFileSync(ready, "utf8"));
-    expect((await fetch(`${baseUrl}/extensions`, { headers: { authorization: "Bearer ext_demo_0123456789abcdefghijklmnopqrstuv" } })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${baseUrl}/extensions`, {
+          headers: { authorization: "Bearer ext_demo_0123456789abcdefghijklmnopqrstuv" },
+        })
+      ).status,
+    ).toBe(200);
     proc.kill("SIGTERM");
     expect(await proc.exited).toBe(0);
     expect(await new Response(proc.stdout).text()).toBe("");

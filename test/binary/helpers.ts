@@ -27,7 +27,11 @@ export const BUILD_TIMEOUT_MS = 60_000;
 export function buildBinary(): Built {
   const dir = mkdtempSync(join(tmpdir(), "ext-bin-"));
   const bin = join(dir, "bin", "ext");
-  const proc = Bun.spawnSync([BUN, "scripts/build.ts", "--outfile", bin], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawnSync([BUN, "scripts/build.ts", "--outfile", bin], {
+    cwd: ROOT,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   if (proc.exitCode !== 0 || !existsSync(bin)) throw new Error(`build failed: ${proc.stderr.toString()}`);
   const work = join(dir, "work");
   Bun.spawnSync(["mkdir", "-p", work]);
@@ -43,8 +47,18 @@ export interface RunResult {
   stderr: string;
 }
 
-export async function run(bin: string, args: string[], opts: { cwd: string; env?: Record<string, string> }): Promise<RunResult> {
-  const proc = Bun.spawn([bin, ...args], { cwd: opts.cwd, env: cleanEnv(opts.env), stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+export async function run(
+  bin: string,
+  args: string[],
+  opts: { cwd: string; env?: Record<string, string> },
+): Promise<RunResult> {
+  const proc = Bun.spawn([bin, ...args], {
+    cwd: opts.cwd,
+    env: cleanEnv(opts.env),
+    stdout: "pipe",
+    stderr: "pipe",
+    stdin: "ignore",
+  });
   const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
   await proc.exited;
   return { code: proc.exitCode ?? 128, stdout, stderr };
@@ -61,7 +75,12 @@ export interface ServedBinary {
 /** `ext serve --port 0 --ready-file …`, waiting for the ready file (never parsing logs). */
 export async function serve(bin: string, args: string[], cwd: string): Promise<ServedBinary> {
   const ready = join(mkdtempSync(join(tmpdir(), "ext-ready-")), "ready.json");
-  const proc = Bun.spawn([bin, "serve", "--port", "0", "--ready-file", ready, "--log-level", "warn", ...args], { cwd, env: cleanEnv(), stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([bin, "serve", "--port", "0", "--ready-file", ready, "--log-level", "warn", ...args], {
+    cwd,
+    env: cleanEnv(),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   for (let i = 0; i < 200 && !existsSync(ready); i++) {
     if (proc.exitCode !== null) break;
     await Bun.sleep(25);
@@ -70,7 +89,12 @@ export async function serve(bin: string, args: string[], cwd: string): Promise<S
     proc.kill("SIGKILL");
     throw new Error(`ext serve did not become ready: ${await new Response(proc.stderr).text()}`);
   }
-  const info = JSON.parse(readFileSync(ready, "utf8")) as { url: string; baseUrl: string; adminUrl: string; pid: number };
+  const info = JSON.parse(readFileSync(ready, "utf8")) as {
+    url: string;
+    baseUrl: string;
+    adminUrl: string;
+    pid: number;
+  };
   return {
     ...info,
     async stop() {

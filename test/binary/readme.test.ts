@@ -3,13 +3,22 @@
  * run, as written, with the compiled binary on PATH as `ext`, each in an empty directory.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { serveArgs } from "../../cli/commands/serve";
 import { parseServerConfig } from "../../src/config";
 import { startServer } from "../../src/server";
-import { buildBinary, cleanEnv, goneSoon, run, serve, type Built, BUILD_TIMEOUT_MS } from "./helpers";
+import { BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, goneSoon, run, serve } from "./helpers";
 
 const README = readFileSync(resolve(import.meta.dir, "../../README.md"), "utf8");
 
@@ -25,7 +34,7 @@ export function shellBlocks(markdown: string, section: string, lang = "sh"): { h
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     if (line.startsWith("### ")) heading = line.slice(4);
-    if (line.trim() !== "```" + lang) continue;
+    if (line.trim() !== `\`\`\`${lang}`) continue;
     const script: string[] = [];
     for (i++; i < lines.length && lines[i]!.trim() !== "```"; i++) script.push(lines[i]!);
     blocks.push({ heading, script: script.join("\n") });
@@ -52,10 +61,10 @@ describe("README: CLI reference", () => {
     const start = README.indexOf("\n## Configuration\n");
     const table = README.slice(start, README.indexOf("\n## ", start + 1));
     for (const [flag, def] of Object.entries(serveArgs)) {
-      expect(table).toMatch(new RegExp("^\\| `--(no-)?" + flag + "[ =\\[`]", "m"));
+      expect(table).toMatch(new RegExp(`^\\| \`--(no-)?${flag}[ =\\[\`]`, "m"));
       const env = /\(env (EXT_[A-Z_]+)\)/.exec(def.description)?.[1];
       expect(env).toBeDefined();
-      expect(table).toContain("`" + env);
+      expect(table).toContain(`\`${env}`);
     }
   });
 
@@ -66,15 +75,18 @@ describe("README: CLI reference", () => {
     const listed = root.slice(root.indexOf("\nCOMMANDS\n"), root.indexOf("\nUse ext <command>"));
     const commands = [...listed.matchAll(/^\s+([a-z]+)\s{2,}/gm)].map((m) => m[1]!);
     expect(commands).toContain("exec");
-    const flagNames = (text: string) => [...text.matchAll(/--([a-z][a-z0-9-]*)/g)].map((m) => m[1]!.replace(/^no-/, ""));
+    const flagNames = (text: string) =>
+      [...text.matchAll(/--([a-z][a-z0-9-]*)/g)].map((m) => m[1]!.replace(/^no-/, ""));
     for (const cmd of commands) {
       const help = await run(built.bin, [cmd, "--help"], { cwd: built.work });
       expect(help.code).toBe(0);
       const options = help.stdout.slice(help.stdout.indexOf("\nOPTIONS\n"), help.stdout.indexOf("\nEXAMPLES\n"));
-      const helpFlags = new Map(options.split("\n").flatMap((line) => {
-        const m = /^\s+--([a-z][a-z0-9-]*)\S*\s+(.*)$/.exec(line);
-        return m ? [[m[1]!, m[2]!] as const] : [];
-      }));
+      const helpFlags = new Map(
+        options.split("\n").flatMap((line) => {
+          const m = /^\s+--([a-z][a-z0-9-]*)\S*\s+(.*)$/.exec(line);
+          return m ? [[m[1]!, m[2]!] as const] : [];
+        }),
+      );
       const rows = readmeTableRows(cmd);
       expect(rows.length, `README has no flag table for ext ${cmd}`).toBeGreaterThan(0);
       const readmeFlags = new Set(rows.flatMap((row) => flagNames(row.split("|")[1] ?? "")));
@@ -95,11 +107,13 @@ describe("README: CLI reference", () => {
 
   test("the ready file is described as what it holds, in the README and in --help", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ext-ready-doc-"));
-    const server = startServer(parseServerConfig({ port: 0, memory: true, logLevel: "silent", readyFile: join(dir, "ready.json") }, {}));
+    const server = startServer(
+      parseServerConfig({ port: 0, memory: true, logLevel: "silent", readyFile: join(dir, "ready.json") }, {}),
+    );
     try {
       const fields = Object.keys(JSON.parse(readFileSync(join(dir, "ready.json"), "utf8")));
-      expect(README).toContain("`{" + fields.join(", ") + "}`");
-      expect(serveArgs["ready-file"].description).toContain("{" + fields.join(",") + "}");
+      expect(README).toContain(`\`{${fields.join(", ")}}\``);
+      expect(serveArgs["ready-file"].description).toContain(`{${fields.join(",")}}`);
     } finally {
       await server.stop(true);
       rmSync(dir, { recursive: true, force: true });
@@ -107,13 +121,19 @@ describe("README: CLI reference", () => {
   });
 
   // Twice in the same directory: what the first run leaves behind (a ready file, a data dir) must not break a re-run.
-  test.each(blocks.map((b, i) => [`${i + 1}: ${b.heading}`, b.script]))("example %s runs and exits 0, twice in a row", async (_name, script) => {
-    const cwd = mkdtempSync(join(built.work, "readme-"));
-    for (const run of ["first", "second"]) {
-      const { code, stdout, stderr } = await runExample(script, cwd);
-      if (code !== 0) throw new Error(`${run} run: exit ${code}\n--- script\n${script}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`);
-    }
-  });
+  test.each(blocks.map((b, i) => [`${i + 1}: ${b.heading}`, b.script]))(
+    "example %s runs and exits 0, twice in a row",
+    async (_name, script) => {
+      const cwd = mkdtempSync(join(built.work, "readme-"));
+      for (const run of ["first", "second"]) {
+        const { code, stdout, stderr } = await runExample(script, cwd);
+        if (code !== 0)
+          throw new Error(
+            `${run} run: exit ${code}\n--- script\n${script}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`,
+          );
+      }
+    },
+  );
 });
 
 /** The flag table of a command: under its "### `ext CMD" heading; `ext serve`'s is the Configuration table. */
@@ -129,10 +149,20 @@ function readmeTableRows(cmd: string): string[] {
  * Runs a script as the examples are run: `sh -e`, with `ext` on PATH (`binDir` first). Output goes to files,
  * not pipes, so a server the script leaves behind cannot hold the test up: it is found by pid instead.
  */
-async function runExample(script: string, cwd: string, binDir = dirname(built.bin)): Promise<{ code: number; stdout: string; stderr: string }> {
+async function runExample(
+  script: string,
+  cwd: string,
+  binDir = dirname(built.bin),
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const env = cleanEnv({ PATH: `${binDir}:${process.env.PATH ?? "/usr/bin:/bin"}` });
   const [out, errOut] = [join(cwd, ".stdout"), join(cwd, ".stderr")];
-  const proc = Bun.spawn(["sh", "-e", "-c", script], { cwd, env, stdout: Bun.file(out), stderr: Bun.file(errOut), stdin: "ignore" });
+  const proc = Bun.spawn(["sh", "-e", "-c", script], {
+    cwd,
+    env,
+    stdout: Bun.file(out),
+    stderr: Bun.file(errOut),
+    stdin: "ignore",
+  });
   const code = await proc.exited;
   return { code, stdout: readFileSync(out, "utf8"), stderr: readFileSync(errOut, "utf8") };
 }
@@ -144,7 +174,9 @@ describe("README: the `ext serve` example cleans up after itself", () => {
     const cwd = mkdtempSync(join(built.work, "readme-fail-"));
     // A key the demo does not have: `curl -f` fails with 22 on the 401, and `sh -e` stops there.
     // The server's pid is noted on the side: its ready file is gone once it has stopped.
-    const script = example().replace(/ext_demo_\w+/, "ext_not_a_demo_key_0123456789abcdefghij").replace("\ntrap ", "\necho $! > server.pid\ntrap ");
+    const script = example()
+      .replace(/ext_demo_\w+/, "ext_not_a_demo_key_0123456789abcdefghij")
+      .replace("\ntrap ", "\necho $! > server.pid\ntrap ");
     expect(script).not.toBe(example());
     expect(script).toContain("server.pid");
     const { code } = await runExample(script, cwd);
@@ -157,7 +189,7 @@ describe("README: the `ext serve` example cleans up after itself", () => {
     const cwd = mkdtempSync(join(built.work, "readme-hang-"));
     // An `ext` that starts but never writes the ready file; the 10 s bound shortened to 0.3 s for the test.
     const stubDir = mkdtempSync(join(built.work, "stub-"));
-    writeFileSync(join(stubDir, "ext"), '#!/bin/sh\necho $$ > stub.pid\nexec sleep 60\n');
+    writeFileSync(join(stubDir, "ext"), "#!/bin/sh\necho $$ > stub.pid\nexec sleep 60\n");
     chmodSync(join(stubDir, "ext"), 0o755);
     const script = example().replace("[ $i -lt 100 ]", "[ $i -lt 3 ]");
     expect(script).not.toBe(example());
@@ -177,11 +209,16 @@ describe("README: Control plane", () => {
     expect(block!.script).not.toMatch(/\b[a-z]+_123\b/);
     const cwd = mkdtempSync(join(built.work, "control-plane-"));
     mkdirSync(join(cwd, "fixtures"));
-    writeFileSync(join(cwd, "fixtures", "demo.json"), readFileSync(resolve(import.meta.dir, "../../fixtures/demo.json")));
+    writeFileSync(
+      join(cwd, "fixtures", "demo.json"),
+      readFileSync(resolve(import.meta.dir, "../../fixtures/demo.json")),
+    );
     const server = await serve(built.bin, ["--memory", "--seed", "demo"], cwd);
     try {
       // The one change: the server's free port for the default one. `curl -f` makes an HTTP error fail the script.
-      const script = 'curl() { command curl -fsS "$@"; echo; }\n' + block!.script.replace("H=http://127.0.0.1:4780 ", `H=${server.url} `);
+      const script =
+        'curl() { command curl -fsS "$@"; echo; }\n' +
+        block!.script.replace("H=http://127.0.0.1:4780 ", `H=${server.url} `);
       const { code, stdout, stderr } = await runExample(script, cwd);
       if (code !== 0) throw new Error(`exit ${code}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`);
       const answers = stdout.split("\n").filter((line) => line !== ""); // a DELETE answers 204, no body
@@ -202,7 +239,12 @@ describe("README: Use in tests", () => {
     mkdirSync(join(project, "node_modules"));
     symlinkSync(resolve(import.meta.dir, "../.."), join(project, "node_modules", "ext-emulator"));
     writeFileSync(join(project, "example.test.ts"), example!.script);
-    const proc = Bun.spawn([resolve(import.meta.dir, "../../node_modules/.bin/bun"), "test", "./example.test.ts"], { cwd: project, env: cleanEnv(), stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn([resolve(import.meta.dir, "../../node_modules/.bin/bun"), "test", "./example.test.ts"], {
+      cwd: project,
+      env: cleanEnv(),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const [, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
     expect(await proc.exited).toBe(0);
     expect(stderr).toContain("1 pass");

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildBinary, cleanEnv, run, type Built, BUILD_TIMEOUT_MS } from "./helpers";
+import { BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, run } from "./helpers";
 
 const KEY = "ext_secrets_test_key_0123456789abcdef";
 const READ_ONLY_KEY = "ext_secrets_read_key_0123456789abcdef";
@@ -42,12 +42,29 @@ beforeAll(async () => {
   serverLog = join(work, "server.log");
   writeFileSync(join(work, "fixture.json"), JSON.stringify(FIXTURE));
   const ready = join(mkdtempSync(join(tmpdir(), "ext-ready-")), "ready.json");
-  server = Bun.spawn([built.bin, "serve", "--port", "0", "--ready-file", ready, "--log-level", "debug", "--data-dir", dataDir, "--seed", "fixture.json", "--no-rate-limits"], {
-    cwd: work,
-    env: cleanEnv(),
-    stdout: Bun.file(serverLog),
-    stderr: Bun.file(join(work, "server.err")),
-  });
+  server = Bun.spawn(
+    [
+      built.bin,
+      "serve",
+      "--port",
+      "0",
+      "--ready-file",
+      ready,
+      "--log-level",
+      "debug",
+      "--data-dir",
+      dataDir,
+      "--seed",
+      "fixture.json",
+      "--no-rate-limits",
+    ],
+    {
+      cwd: work,
+      env: cleanEnv(),
+      stdout: Bun.file(serverLog),
+      stderr: Bun.file(join(work, "server.err")),
+    },
+  );
   for (let i = 0; i < 400 && !existsSync(ready) && server.exitCode === null; i++) await Bun.sleep(25);
   ({ baseUrl, adminUrl } = JSON.parse(readFileSync(ready, "utf8")));
 }, BUILD_TIMEOUT_MS);
@@ -57,11 +74,17 @@ afterAll(async () => {
   built?.cleanup();
 });
 
-const secrets = (args: string[], opts: { key?: string } = {}) => run(built.bin, ["secrets", ...args, "--extension", "ext_plain", "--api-key", opts.key ?? KEY, "--target", baseUrl], { cwd: work });
+const secrets = (args: string[], opts: { key?: string } = {}) =>
+  run(built.bin, ["secrets", ...args, "--extension", "ext_plain", "--api-key", opts.key ?? KEY, "--target", baseUrl], {
+    cwd: work,
+  });
 
 /** `ext secrets set NAME` with its stdin kept open until the test writes to it. */
 function setWithStdin(name: string) {
-  const proc = Bun.spawn([built.bin, "secrets", "set", name, "--extension", "ext_plain", "--api-key", KEY, "--target", baseUrl], { cwd: work, env: cleanEnv(), stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn(
+    [built.bin, "secrets", "set", name, "--extension", "ext_plain", "--api-key", KEY, "--target", baseUrl],
+    { cwd: work, env: cleanEnv(), stdin: "pipe", stdout: "pipe", stderr: "pipe" },
+  );
   return {
     proc,
     async finish(input: string) {
@@ -81,7 +104,7 @@ function filesUnder(dir: string): string[] {
 }
 
 describe("ext secrets", () => {
-  test("set reads the value from stdin (as `<<< \"$value\"` gives it); it is listed by name, never in arguments, output, logs or files", async () => {
+  test('set reads the value from stdin (as `<<< "$value"` gives it); it is listed by name, never in arguments, output, logs or files', async () => {
     const setting = setWithStdin("API_TOKEN");
     // While it waits on stdin, its arguments are all the process shows: the value is not among them.
     let cmdline = "";
@@ -89,7 +112,19 @@ describe("ext secrets", () => {
       cmdline = readFileSync(`/proc/${setting.proc.pid}/cmdline`, "utf8");
       if (!cmdline.includes("API_TOKEN")) await Bun.sleep(10);
     }
-    expect(cmdline.split("\0")).toEqual([built.bin, "secrets", "set", "API_TOKEN", "--extension", "ext_plain", "--api-key", KEY, "--target", baseUrl, ""]);
+    expect(cmdline.split("\0")).toEqual([
+      built.bin,
+      "secrets",
+      "set",
+      "API_TOKEN",
+      "--extension",
+      "ext_plain",
+      "--api-key",
+      KEY,
+      "--target",
+      baseUrl,
+      "",
+    ]);
     const r = await setting.finish(`${VALUE}\n`);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
@@ -98,22 +133,34 @@ describe("ext secrets", () => {
     const list = await secrets(["list"]);
     expect(list.code).toBe(0);
     expect(list.stdout).toBe("API_TOKEN\n");
-    expect(JSON.parse((await secrets(["list", "--json"])).stdout)).toEqual({ ok: true, extensionId: "ext_plain", keys: ["API_TOKEN"] });
+    expect(JSON.parse((await secrets(["list", "--json"])).stdout)).toEqual({
+      ok: true,
+      extensionId: "ext_plain",
+      keys: ["API_TOKEN"],
+    });
 
     const requests = await (await fetch(`${adminUrl}/requests?limit=500`)).text();
     expect(requests).toContain("/secrets/API_TOKEN");
     expect(requests).not.toContain(VALUE);
     expect(readFileSync(serverLog, "utf8")).toContain("secrets");
-    for (const file of [serverLog, join(work, "server.err"), ...filesUnder(dataDir)]) expect(readFileSync(file).includes(VALUE)).toBe(false);
+    for (const file of [serverLog, join(work, "server.err"), ...filesUnder(dataDir)])
+      expect(readFileSync(file).includes(VALUE)).toBe(false);
   });
 
   test("a hidden prompt on a terminal: what is typed is not echoed", async () => {
     // `script` gives the command a pseudo-terminal and types its own stdin into it.
     const inner = `${built.bin} secrets set PROMPTED --extension ext_plain --api-key ${KEY} --target ${baseUrl}`;
-    const proc = Bun.spawn(["script", "-qec", inner, "/dev/null"], { cwd: work, env: cleanEnv(), stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn(["script", "-qec", inner, "/dev/null"], {
+      cwd: work,
+      env: cleanEnv(),
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const output: string[] = [];
     const reader = (async () => {
-      for await (const chunk of proc.stdout as AsyncIterable<Uint8Array>) output.push(Buffer.from(chunk).toString("utf8"));
+      for await (const chunk of proc.stdout as AsyncIterable<Uint8Array>)
+        output.push(Buffer.from(chunk).toString("utf8"));
     })();
     for (let i = 0; i < 400 && !output.join("").includes("(not shown): "); i++) await Bun.sleep(10);
     expect(output.join("")).toContain("value of PROMPTED (not shown): ");
@@ -143,7 +190,11 @@ describe("ext secrets", () => {
     expect(asArgument.stderr).toContain("never given as an argument");
     expect(asArgument.stdout + asArgument.stderr).not.toContain(VALUE);
     // Every other way a value can be typed on the line is refused without echoing it either.
-    for (const args of [["set", `API_TOKEN=${VALUE}`], ["set", "API_TOKEN", `--value=${VALUE}`], ["set", "API_TOKEN", "words", "of", VALUE]]) {
+    for (const args of [
+      ["set", `API_TOKEN=${VALUE}`],
+      ["set", "API_TOKEN", `--value=${VALUE}`],
+      ["set", "API_TOKEN", "words", "of", VALUE],
+    ]) {
       const r = await secrets(args);
       expect({ args, code: r.code }).toEqual({ args, code: 2 });
       expect(r.stdout + r.stderr).not.toContain(VALUE);
@@ -156,13 +207,19 @@ describe("ext secrets", () => {
     const empty = await setWithStdin("EMPTY").finish("\n");
     expect(empty.code).toBe(2);
     expect(empty.stderr).toContain("the secret value is empty");
-    const noKey = await run(built.bin, ["secrets", "list", "--extension", "ext_plain", "--target", baseUrl], { cwd: work });
+    const noKey = await run(built.bin, ["secrets", "list", "--extension", "ext_plain", "--target", baseUrl], {
+      cwd: work,
+    });
     expect(noKey.code).toBe(2);
     expect((await secrets(["list"])).stdout).toBe("API_TOKEN\n");
   });
 
   test("a key without secrets:write gets the server's 403 (exit 1)", async () => {
-    const r = await run(built.bin, ["secrets", "delete", "API_TOKEN", "--extension", "ext_plain", "--api-key", READ_ONLY_KEY, "--target", baseUrl], { cwd: work });
+    const r = await run(
+      built.bin,
+      ["secrets", "delete", "API_TOKEN", "--extension", "ext_plain", "--api-key", READ_ONLY_KEY, "--target", baseUrl],
+      { cwd: work },
+    );
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/error: 403 \S+/);
   });

@@ -27,8 +27,13 @@ describe("the hostile corpus", () => {
     test(`${c.file}: refused (${c.description})`, async () => {
       const { problems } = await inspectCase(c);
       const { path, message } = c.refused!;
-      const hit = problems.find((p) => (typeof path === "string" ? p.path === path : path.test(p.path ?? "")) && message.test(p.message));
-      if (!hit) throw new Error(`expected a problem at ${path} matching ${message}, got ${JSON.stringify(problems).slice(0, 2000)}`);
+      const hit = problems.find(
+        (p) => (typeof path === "string" ? p.path === path : path.test(p.path ?? "")) && message.test(p.message),
+      );
+      if (!hit)
+        throw new Error(
+          `expected a problem at ${path} matching ${message}, got ${JSON.stringify(problems).slice(0, 2000)}`,
+        );
       expect(problems.length).toBeLessThanOrEqual(101);
     }, 30_000);
   }
@@ -43,11 +48,23 @@ describe("the hostile corpus", () => {
   });
   test("the manifest's shape check stops at the cap too, and says the rest were not listed", async () => {
     const file = join(dir, "shape-errors.tar.gz");
-    writeFileSync(file, gzipSync(Buffer.concat([entry({ name: "manifest.json" }, JSON.stringify({ sounds: Array(80).fill({}) })), END])));
-    const { problems } = await inspectBundle(file, { ...DEFAULT_BUNDLE_LIMITS, max_sounds_in_manifest: 1000, max_sounds_per_extension: 1000 });
+    writeFileSync(
+      file,
+      gzipSync(Buffer.concat([entry({ name: "manifest.json" }, JSON.stringify({ sounds: Array(80).fill({}) })), END])),
+    );
+    const { problems } = await inspectBundle(file, {
+      ...DEFAULT_BUNDLE_LIMITS,
+      max_sounds_in_manifest: 1000,
+      max_sounds_per_extension: 1000,
+    });
     expect(problems).toHaveLength(101);
-    expect(problems.slice(0, 100).every((p) => p.path === "manifest.json" && p.field?.startsWith("sounds["))).toBe(true);
-    expect(problems.at(-1)).toEqual({ path: "(archive)", message: "more than 100 problems; only the first 100 are listed" });
+    expect(problems.slice(0, 100).every((p) => p.path === "manifest.json" && p.field?.startsWith("sounds["))).toBe(
+      true,
+    );
+    expect(problems.at(-1)).toEqual({
+      path: "(archive)",
+      message: "more than 100 problems; only the first 100 are listed",
+    });
   });
 });
 

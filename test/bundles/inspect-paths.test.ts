@@ -23,7 +23,7 @@ function tarEntry(name: string, data: string, typeflag = "0"): Buffer {
   header.write("0000644\0", 100);
   header.write("0000000\0", 108);
   header.write("0000000\0", 116);
-  header.write(body.length.toString(8).padStart(11, "0") + "\0", 124);
+  header.write(`${body.length.toString(8).padStart(11, "0")}\0`, 124);
   header.write("00000000000\0", 136);
   header.write("        ", 148); // checksum field counts as spaces while summing
   header.write(typeflag, 156);
@@ -31,7 +31,7 @@ function tarEntry(name: string, data: string, typeflag = "0"): Buffer {
   header.write("00", 263);
   let sum = 0;
   for (const byte of header) sum += byte;
-  header.write(sum.toString(8).padStart(6, "0") + "\0 ", 148);
+  header.write(`${sum.toString(8).padStart(6, "0")}\0 `, 148);
   const padded = Buffer.alloc(Math.ceil(body.length / 512) * 512);
   body.copy(padded);
   return Buffer.concat([header, padded]);
@@ -53,28 +53,53 @@ describe("archive names", () => {
   });
 
   test("a second manifest hidden as .//manifest.json is a duplicate, not an unchecked file", async () => {
-    const { problems } = await inspect([tarEntry("manifest.json", "{}"), tarEntry(".//manifest.json", JSON.stringify({ allowHosts: Array(500).fill("h") }))]);
-    expect(problems).toContainEqual(expect.objectContaining({ path: "manifest.json", message: expect.stringContaining("duplicate entry") }));
+    const { problems } = await inspect([
+      tarEntry("manifest.json", "{}"),
+      tarEntry(".//manifest.json", JSON.stringify({ allowHosts: Array(500).fill("h") })),
+    ]);
+    expect(problems).toContainEqual(
+      expect.objectContaining({ path: "manifest.json", message: expect.stringContaining("duplicate entry") }),
+    );
   });
 
   test("layer//x.js and layer/./x.js are the same file: a duplicate", async () => {
-    const { problems } = await inspect([tarEntry("manifest.json", "{}"), tarEntry("layer//x.js", "a"), tarEntry("layer/./x.js", "b")]);
-    expect(problems).toContainEqual(expect.objectContaining({ path: "layer/x.js", message: expect.stringContaining("duplicate entry") }));
+    const { problems } = await inspect([
+      tarEntry("manifest.json", "{}"),
+      tarEntry("layer//x.js", "a"),
+      tarEntry("layer/./x.js", "b"),
+    ]);
+    expect(problems).toContainEqual(
+      expect.objectContaining({ path: "layer/x.js", message: expect.stringContaining("duplicate entry") }),
+    );
   });
 
   test("a sound path with a backslash or a trailing / is not a file Linux would open, even if the resolved name exists", async () => {
-    const sound = "ID3" + "\0".repeat(29);
+    const sound = `ID3${"\0".repeat(29)}`;
     for (const file of ["sounds\\a.mp3", "sounds/a.mp3/"]) {
-      const { problems } = await inspect([tarEntry("manifest.json", JSON.stringify({ sounds: [{ name: "a", file }] })), tarEntry("sounds/a.mp3", sound)]);
-      expect(problems).toEqual([{ path: file, field: "sounds[0].file", message: `${file}: not a file path inside the archive (folders are separated by /, and a file path does not end in /)` }]);
+      const { problems } = await inspect([
+        tarEntry("manifest.json", JSON.stringify({ sounds: [{ name: "a", file }] })),
+        tarEntry("sounds/a.mp3", sound),
+      ]);
+      expect(problems).toEqual([
+        {
+          path: file,
+          field: "sounds[0].file",
+          message: `${file}: not a file path inside the archive (folders are separated by /, and a file path does not end in /)`,
+        },
+      ]);
     }
-    const { problems } = await inspect([tarEntry("manifest.json", JSON.stringify({ sounds: [{ name: "a", file: "./sounds//a.mp3" }] })), tarEntry("sounds/a.mp3", sound)]);
+    const { problems } = await inspect([
+      tarEntry("manifest.json", JSON.stringify({ sounds: [{ name: "a", file: "./sounds//a.mp3" }] })),
+      tarEntry("sounds/a.mp3", sound),
+    ]);
     expect(problems).toEqual([]);
   });
 
   test("a manifest.json that is a directory is said to be one, once, not also missing", async () => {
     const { problems } = await inspect([tarEntry("manifest.json/", "", "5"), tarEntry("layer/x.js", "a")]);
-    expect(problems).toEqual([{ path: "manifest.json", message: "manifest.json is a directory in the archive; it must be a file" }]);
+    expect(problems).toEqual([
+      { path: "manifest.json", message: "manifest.json is a directory in the archive; it must be a file" },
+    ]);
   });
 
   test("a clean archive with ./ prefixes is still valid", async () => {
@@ -86,6 +111,8 @@ describe("archive names", () => {
 describe("entry types", () => {
   test("a GNU sparse entry ('S') is refused, not read as a file", async () => {
     const { problems } = await inspect([tarEntry("manifest.json", "{}"), tarEntry("layer/sparse.js", "abc", "S")]);
-    expect(problems).toContainEqual(expect.objectContaining({ path: "layer/sparse.js", message: expect.stringContaining("GNU sparse file") }));
+    expect(problems).toContainEqual(
+      expect.objectContaining({ path: "layer/sparse.js", message: expect.stringContaining("GNU sparse file") }),
+    );
   });
 });

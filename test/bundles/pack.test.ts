@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, chmodSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
@@ -16,10 +16,12 @@ let n = 0;
 /** A compiled output directory on disk, as the deploy tool finds it. */
 function makeOutputDir(sounds = 2): string {
   const dir = join(root, `out-${n++}`);
-  for (const sub of ["layer", "editor", "interactive", "assets", "sounds"]) mkdirSync(join(dir, sub), { recursive: true });
+  for (const sub of ["layer", "editor", "interactive", "assets", "sounds"])
+    mkdirSync(join(dir, sub), { recursive: true });
   const list = Array.from({ length: sounds }, (_, i) => ({ name: `s${i}`, file: `sounds/s${i}.ogg` }));
   writeFileSync(join(dir, "manifest.json"), JSON.stringify({ sounds: list, actions: [], allowHosts: [] }));
-  for (const c of ["layer", "editor", "interactive"]) writeFileSync(join(dir, c, "index.js"), `export const ${c} = 1;\n`);
+  for (const c of ["layer", "editor", "interactive"])
+    writeFileSync(join(dir, c, "index.js"), `export const ${c} = 1;\n`);
   writeFileSync(join(dir, "assets", "logo.svg"), "<svg/>");
   for (const s of list) writeFileSync(join(dir, s.file), audioFile("OGG", 300));
   return dir;
@@ -96,7 +98,11 @@ describe("inspectBundle on archives made by the system tar", () => {
     systemTar(dir, out);
     const { problems } = await inspectBundle(out, DEFAULT_BUNDLE_LIMITS);
     expect(problems.map((p) => p.path).sort()).toEqual(["./assets/m.json", "manifest.json"]);
-    expect(problems.find((p) => p.path === "manifest.json")).toMatchObject({ limit: "max_sounds_per_extension", max: 50, current: 51 });
+    expect(problems.find((p) => p.path === "manifest.json")).toMatchObject({
+      limit: "max_sounds_per_extension",
+      max: 50,
+      current: 51,
+    });
   });
 });
 
@@ -118,7 +124,7 @@ describe("what packDirectory leaves out", () => {
     ".env.production": "SECRET=2",
     "certs/server.pem": "-----BEGIN",
     "certs/server.key": "k",
-    "id_rsa": "k",
+    id_rsa: "k",
     ".npmrc": "//registry/:_authToken=x",
     ".git/config": "[core]",
     ".hg/hgrc": "x",
@@ -135,7 +141,14 @@ describe("what packDirectory leaves out", () => {
     const out = join(root, "litter.tar.gz");
     const r = await packDirectory(withExtras(LITTER), out);
     const names = (await headers(out)).map((h) => h.name);
-    expect(names.filter((n) => !n.endsWith("/"))).toEqual(["assets/logo.svg", "editor/index.js", "interactive/index.js", "layer/index.js", "manifest.json", "sounds/s0.ogg"]);
+    expect(names.filter((n) => !n.endsWith("/"))).toEqual([
+      "assets/logo.svg",
+      "editor/index.js",
+      "interactive/index.js",
+      "layer/index.js",
+      "manifest.json",
+      "sounds/s0.ogg",
+    ]);
     expect(r.files.map((f) => f.path)).toEqual(names.filter((n) => !n.endsWith("/")));
     expect(Object.fromEntries(r.excluded.map((e) => [e.path, e.rule]))).toEqual({
       ".DS_Store": "always (OS file): .DS_Store",
@@ -151,10 +164,13 @@ describe("what packDirectory leaves out", () => {
       "assets/._logo.svg": "always (OS file): ._*",
       "certs/server.key": "default (looks like a secret): *.key",
       "certs/server.pem": "default (looks like a secret): *.pem",
-      "id_rsa": "default (looks like a secret): id_rsa*",
+      id_rsa: "default (looks like a secret): id_rsa*",
       "layer/.eslintrc": "default (dotfile): .*",
     });
-    expect(r.secretLike).toEqual({ excluded: [".env", ".env.production", ".npmrc", "certs/server.key", "certs/server.pem", "id_rsa"], included: [] });
+    expect(r.secretLike).toEqual({
+      excluded: [".env", ".env.production", ".npmrc", "certs/server.key", "certs/server.pem", "id_rsa"],
+      included: [],
+    });
     // An empty certs/ stays as a directory entry, nothing in it.
     expect(names).toContain("certs/");
   });
@@ -206,7 +222,10 @@ describe("what packDirectory leaves out", () => {
     const dir = withExtras({ "layer/.extignore": "secret.json\n", "layer/secret.json": "{}" });
     const r = await packDirectory(dir, join(root, "nested-rules.tar.gz"));
     expect(r.files.map((f) => f.path)).toContain("layer/secret.json");
-    expect(r.excluded).toContainEqual({ path: "layer/.extignore", rule: "default (dotfile): .* (only the .extignore at the root is read: its rules were not applied)" });
+    expect(r.excluded).toContainEqual({
+      path: "layer/.extignore",
+      rule: "default (dotfile): .* (only the .extignore at the root is read: its rules were not applied)",
+    });
   });
 
   test("an .extignore over 64 KB is refused", async () => {
@@ -220,7 +239,11 @@ describe("what packDirectory leaves out", () => {
     const r = await packDirectory(dir, out);
     const layer = r.components.find((c) => c.path === "layer/")!.gzipBytes;
     expect(r.components.map((c) => c.path)).toEqual(["layer/", "editor/", "interactive/"]);
-    expect((await inspectBundle(out, { ...DEFAULT_BUNDLE_LIMITS, bundle_layer_gzip_bytes: layer })).problems).toEqual([]);
-    expect((await inspectBundle(out, { ...DEFAULT_BUNDLE_LIMITS, bundle_layer_gzip_bytes: layer - 1 })).problems).toEqual([expect.objectContaining({ path: "layer/", current: layer })]);
+    expect((await inspectBundle(out, { ...DEFAULT_BUNDLE_LIMITS, bundle_layer_gzip_bytes: layer })).problems).toEqual(
+      [],
+    );
+    expect(
+      (await inspectBundle(out, { ...DEFAULT_BUNDLE_LIMITS, bundle_layer_gzip_bytes: layer - 1 })).problems,
+    ).toEqual([expect.objectContaining({ path: "layer/", current: layer })]);
   });
 });

@@ -2,9 +2,9 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { SAMPLE_BUNDLES } from "../../scripts/lib/samples";
 import { DEFAULT_BUNDLE_LIMITS } from "../../src/bundles/bundle-limits";
 import { inspectBundle } from "../../src/bundles/inspect";
-import { SAMPLE_BUNDLES } from "../../scripts/lib/samples";
 
 const dir = mkdtempSync(join(tmpdir(), "ext-samples-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -22,7 +22,10 @@ describe("inspectBundle on the sample bundles (fixtures/bundles)", () => {
         return;
       }
       const hit = result.problems.find((p) => p.path === sample.expect!.path && sample.expect!.message.test(p.message));
-      if (!hit) throw new Error(`${sample.file}: expected ${sample.expect.path} ${sample.expect.message}, got ${JSON.stringify(result.problems)}`);
+      if (!hit)
+        throw new Error(
+          `${sample.file}: expected ${sample.expect.path} ${sample.expect.message}, got ${JSON.stringify(result.problems)}`,
+        );
     }, 20_000);
   }
 });

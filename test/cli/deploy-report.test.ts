@@ -69,6 +69,8 @@ describe("fileTree", () => {
 
   test("the summary names at most five excluded paths and counts the rest", () => {
     const excluded = ["a", "b", "c", "d", "e", "f", "g"].map((p) => ({ path: p, rule: "r" }));
-    expect(packedLine(report({ files: [{ path: "m.json", bytes: 1 }], excluded }))).toBe("packed 1 file, 1 B (archive 300 B, sha256 ab); left out 7: a, b, c, d, e and 2 more (see --dry-run)");
+    expect(packedLine(report({ files: [{ path: "m.json", bytes: 1 }], excluded }))).toBe(
+      "packed 1 file, 1 B (archive 300 B, sha256 ab); left out 7: a, b, c, d, e and 2 more (see --dry-run)",
+    );
   });
 });

@@ -3,8 +3,8 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { exitStatusOf } from "../../cli/commands/exec";
 import { deployArgs } from "../../cli/commands/deploy";
+import { exitStatusOf } from "../../cli/commands/exec";
 import { secretsArgs } from "../../cli/commands/secrets";
 import { ApiRequestError, endpointsFromAnyUrl, endpointsFromBaseUrl, requestJson } from "../../cli/lib/http";
 import { parseLimitsBody } from "../../cli/lib/limits";
@@ -15,7 +15,9 @@ import { DEMO_KEY, startTestEmulator, stopTestEmulator } from "../helpers/emulat
 
 describe("strayArguments (unknown flags are usage errors)", () => {
   test("known flags, their values, --no- booleans and the positional pass", () => {
-    expect(strayArguments(deployArgs, ["dist", "--extension", "ext_1", "--dry-run", "--no-wait", "--version=1.0.0"])).toEqual([]);
+    expect(
+      strayArguments(deployArgs, ["dist", "--extension", "ext_1", "--dry-run", "--no-wait", "--version=1.0.0"]),
+    ).toEqual([]);
   });
   test("an unknown flag, a second positional, and nothing after --", () => {
     expect(strayArguments(deployArgs, ["dist", "--bogus", "extra", "--", "--anything"])).toEqual(["--bogus", "extra"]);
@@ -39,7 +41,8 @@ describe("endpoints from a --target", () => {
     expect(() => endpointsFromBaseUrl("not a url")).toThrow(UsageError);
   });
   test("seed accepts the root, the API base or the control plane", () => {
-    for (const u of ["http://h:1", "http://h:1/developer/v1", "http://h:1/_emulator/"]) expect(endpointsFromAnyUrl(u).adminUrl).toBe("http://h:1/_emulator");
+    for (const u of ["http://h:1", "http://h:1/developer/v1", "http://h:1/_emulator/"])
+      expect(endpointsFromAnyUrl(u).adminUrl).toBe("http://h:1/_emulator");
   });
 });
 
@@ -47,7 +50,10 @@ describe("parseLimitsBody", () => {
   test("reads limits by category and the sounds summary, with sources", () => {
     const l = parseLimitsBody({
       sounds: { resolvedLimit: 80, source: "developer_override" },
-      limits: { build: { build_time_seconds: { value: 60, source: "extension_override" } }, sounds: { max_sounds_per_extension: { value: 80, source: "developer_override" } } },
+      limits: {
+        build: { build_time_seconds: { value: 60, source: "extension_override" } },
+        sounds: { max_sounds_per_extension: { value: 80, source: "developer_override" } },
+      },
     });
     expect(l.bundle.max_sounds_per_extension).toBe(80);
     expect(l.source("max_sounds_per_extension")).toBe("developer_override");
@@ -67,12 +73,19 @@ describe("multipartBody", () => {
     const dir = mkdtempSync(join(tmpdir(), "ext-mp-"));
     const file = join(dir, "b.tar.gz");
     writeFileSync(file, Buffer.alloc(200_000, 9));
-    const form = multipartBody({ version: "1.0.0", changelog: "héllo" }, { field: "bundle", path: file, filename: "bundle.tar.gz", contentType: "application/gzip" });
+    const form = multipartBody(
+      { version: "1.0.0", changelog: "héllo" },
+      { field: "bundle", path: file, filename: "bundle.tar.gz", contentType: "application/gzip" },
+    );
     const seen: number[] = [];
     const bytes = new Uint8Array(await new Response(form.stream((sent) => seen.push(sent))).arrayBuffer());
     expect(bytes.length).toBe(form.contentLength);
     expect(seen.at(-1)).toBe(200_000);
-    const parsed = await new Request("http://x/", { method: "POST", headers: { "content-type": form.contentType }, body: bytes }).formData();
+    const parsed = await new Request("http://x/", {
+      method: "POST",
+      headers: { "content-type": form.contentType },
+      body: bytes,
+    }).formData();
     expect(parsed.get("version")).toBe("1.0.0");
     expect(parsed.get("changelog")).toBe("héllo");
     expect((parsed.get("bundle") as File).size).toBe(200_000);

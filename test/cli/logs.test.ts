@@ -10,7 +10,13 @@ let emu: TestEmulator;
 beforeAll(async () => (emu = await startTestEmulator()));
 afterAll(() => stopTestEmulator(emu));
 
-const logs = (args: string[]) => Bun.spawn([BUN, "cli/main.ts", "logs", "--target", emu.url, ...args], { cwd: ROOT, env: cleanEnv(), stdout: "pipe", stderr: "pipe" });
+const logs = (args: string[]) =>
+  Bun.spawn([BUN, "cli/main.ts", "logs", "--target", emu.url, ...args], {
+    cwd: ROOT,
+    env: cleanEnv(),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
 
 test("prints the recent requests oldest first, as text or one JSON object per line", async () => {
   await emu.api("GET", "/extensions/ext_first");
@@ -25,7 +31,12 @@ test("prints the recent requests oldest first, as text or one JSON object per li
 
   const json = logs(["--limit", "1", "--json"]);
   const parsed = JSON.parse((await new Response(json.stdout).text()).trim());
-  expect(parsed).toMatchObject({ method: "GET", path: "/developer/v1/extensions/ext_second", status: 404, accountId: "acc_test" });
+  expect(parsed).toMatchObject({
+    method: "GET",
+    path: "/developer/v1/extensions/ext_second",
+    status: 404,
+    accountId: "acc_test",
+  });
 });
 
 test("--follow prints each new request as it completes", async () => {
@@ -53,7 +64,12 @@ test("--follow prints each new request as it completes", async () => {
 test("a bad --limit is a usage error (exit 2); an unreachable emulator exit 1", async () => {
   const bad = logs(["--limit", "x"]);
   expect(await bad.exited).toBe(2);
-  const gone = Bun.spawn([BUN, "cli/main.ts", "logs", "--target", "http://127.0.0.1:9"], { cwd: ROOT, env: cleanEnv(), stdout: "pipe", stderr: "pipe" });
+  const gone = Bun.spawn([BUN, "cli/main.ts", "logs", "--target", "http://127.0.0.1:9"], {
+    cwd: ROOT,
+    env: cleanEnv(),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   expect(await gone.exited).toBe(1);
   expect(await new Response(gone.stderr).text()).toContain("is the emulator running?");
 });

@@ -13,15 +13,23 @@ const ROOT = join(import.meta.dir, "../..");
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
 
 describe("npm start (README quick start)", () => {
-  test("serves the demo account; the README's curl answers 200 {\"extensions\":[]}", async () => {
+  test('serves the demo account; the README\'s curl answers 200 {"extensions":[]}', async () => {
     expect(README).toContain("npm ci && npm start");
-    const curl = /curl -H "Authorization: Bearer (\S+)" http:\/\/127\.0\.0\.1:4780(\/developer\/v1\/extensions)/.exec(README);
+    const curl = /curl -H "Authorization: Bearer (\S+)" http:\/\/127\.0\.0\.1:4780(\/developer\/v1\/extensions)/.exec(
+      README,
+    );
     expect(curl).not.toBeNull();
     const dir = mkdtempSync(join(tmpdir(), "ext-npm-start-"));
     const ready = join(dir, "ready.json");
     const proc = Bun.spawn(["npm", "start", "--silent"], {
       cwd: ROOT,
-      env: { ...cleanEnv(), EXT_PORT: "0", EXT_DATA_DIR: join(dir, "data"), EXT_READY_FILE: ready, EXT_LOG_LEVEL: "warn" },
+      env: {
+        ...cleanEnv(),
+        EXT_PORT: "0",
+        EXT_DATA_DIR: join(dir, "data"),
+        EXT_READY_FILE: ready,
+        EXT_LOG_LEVEL: "warn",
+      },
       stdout: "pipe",
       stderr: "pipe",
     });
@@ -34,7 +42,12 @@ describe("npm start (README quick start)", () => {
       // Stop the server itself (npm's child), then make sure nothing is left listening.
       process.kill(pid, "SIGTERM");
       expect(await proc.exited).toBe(0);
-      expect(await fetch(url + "/healthz").then(() => "up", () => "down")).toBe("down");
+      expect(
+        await fetch(`${url}/healthz`).then(
+          () => "up",
+          () => "down",
+        ),
+      ).toBe("down");
     } finally {
       if (proc.exitCode === null) proc.kill("SIGKILL");
       rmSync(dir, { recursive: true, force: true });

@@ -18,7 +18,12 @@ beforeAll(async () => {
 afterAll(() => stopTestEmulator(emu));
 
 async function ext(args: string[], readBytes?: number) {
-  const proc = Bun.spawn([join("node_modules/.bin/bun"), "cli/main.ts", ...args], { cwd: ROOT, env: cleanEnv({ EXT_PORT: "1", EXT_HOST: "0.0.0.0" }), stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([join("node_modules/.bin/bun"), "cli/main.ts", ...args], {
+    cwd: ROOT,
+    env: cleanEnv({ EXT_PORT: "1", EXT_HOST: "0.0.0.0" }),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   let stdout = "";
   if (readBytes === undefined) stdout = await new Response(proc.stdout).text();
   else {

@@ -5,7 +5,8 @@ import { serveArgs, serveFlags } from "../../cli/commands/serve";
 import { withOptionalValues } from "../../cli/lib/optional-value";
 import { parseServerConfig } from "../../src/config";
 
-const delay = (argv: string[]) => parseServerConfig(serveFlags(parseArgs(withOptionalValues(argv, serveArgs), serveArgs)), {}).autoApproveMs;
+const delay = (argv: string[]) =>
+  parseServerConfig(serveFlags(parseArgs(withOptionalValues(argv, serveArgs), serveArgs)), {}).autoApproveMs;
 
 describe("ext serve --auto-approve", () => {
   test("alone means at once; =N and a following number are the delay; absent means off", () => {

@@ -1,8 +1,8 @@
 /** readSecretValue on a pipe: the shell's one trailing newline dropped, everything else kept, bounded. */
 import { describe, expect, test } from "bun:test";
 import { Readable } from "node:stream";
-import { readSecretValue } from "../../cli/lib/secret-value";
 import { UsageError } from "../../cli/lib/runner";
+import { readSecretValue } from "../../cli/lib/secret-value";
 
 const piped = (...chunks: string[]) => Readable.from(chunks.map((c) => Buffer.from(c))) as unknown as NodeJS.ReadStream;
 
@@ -23,8 +23,12 @@ describe("readSecretValue from a pipe", () => {
   });
 
   test("64 KB is accepted; one byte more is refused, also when it arrives in many chunks", async () => {
-    expect((await readSecretValue("X", piped("a".repeat(64 * 1024) + "\n"))).length).toBe(64 * 1024);
-    await expect(readSecretValue("X", piped("a".repeat(64 * 1024 + 1)))).rejects.toThrow(/65537 bytes; the limit is 65536/);
-    await expect(readSecretValue("X", piped(...Array.from({ length: 100 }, () => "b".repeat(1024))))).rejects.toThrow(/over 65536 bytes/);
+    expect((await readSecretValue("X", piped(`${"a".repeat(64 * 1024)}\n`))).length).toBe(64 * 1024);
+    await expect(readSecretValue("X", piped("a".repeat(64 * 1024 + 1)))).rejects.toThrow(
+      /65537 bytes; the limit is 65536/,
+    );
+    await expect(readSecretValue("X", piped(...Array.from({ length: 100 }, () => "b".repeat(1024))))).rejects.toThrow(
+      /over 65536 bytes/,
+    );
   });
 });

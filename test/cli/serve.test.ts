@@ -12,7 +12,9 @@ import { readUntil } from "../helpers/read-until";
 
 const ROOT = join(import.meta.dir, "../..");
 const BUN = join(ROOT, "node_modules/.bin/bun");
-const DEMO_KEY = (JSON.parse(readFileSync(join(ROOT, "fixtures/demo.json"), "utf8")) as { accounts: { apiKeys: { key: string }[] }[] }).accounts[0]!.apiKeys[0]!.key;
+const DEMO_KEY = (
+  JSON.parse(readFileSync(join(ROOT, "fixtures/demo.json"), "utf8")) as { accounts: { apiKeys: { key: string }[] }[] }
+).accounts[0]!.apiKeys[0]!.key;
 
 const spawned: Subprocess[] = [];
 afterAll(() => {
@@ -21,7 +23,12 @@ afterAll(() => {
 
 function serve(...args: string[]) {
   // No EXT_* from the developer's shell: the flags alone decide.
-  const proc = Bun.spawn([BUN, "cli/main.ts", "serve", ...args], { cwd: ROOT, stdout: "pipe", stderr: "pipe", env: cleanEnv() });
+  const proc = Bun.spawn([BUN, "cli/main.ts", "serve", ...args], {
+    cwd: ROOT,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: cleanEnv(),
+  });
   spawned.push(proc);
   return proc;
 }
@@ -52,7 +59,9 @@ describe("ext serve", () => {
     expect(stderr).not.toMatch(/^\s+at /m);
 
     // The first server is still there, unharmed.
-    expect((await fetch(`${baseUrl}/extensions`, { headers: { Authorization: `Bearer ${DEMO_KEY}` } })).status).toBe(200);
+    expect((await fetch(`${baseUrl}/extensions`, { headers: { Authorization: `Bearer ${DEMO_KEY}` } })).status).toBe(
+      200,
+    );
 
     proc.kill("SIGTERM");
     expect(await proc.exited).toBe(0);
@@ -62,7 +71,12 @@ describe("ext serve", () => {
     const dir = mkdtempSync(join(tmpdir(), "ext-serve-gen-"));
     try {
       const fixture = join(dir, "fixture.json");
-      writeFileSync(fixture, JSON.stringify({ accounts: [{ id: "acc_gen", name: "Gen", apiKeys: [{ name: "ci", scopes: ["extensions:read"] }] }] }));
+      writeFileSync(
+        fixture,
+        JSON.stringify({
+          accounts: [{ id: "acc_gen", name: "Gen", apiKeys: [{ name: "ci", scopes: ["extensions:read"] }] }],
+        }),
+      );
       /** Starts, waits until it answers, stops with SIGTERM, and returns everything it printed. */
       const run = async (whileUp: (baseUrl: string) => Promise<void>) => {
         const proc = serve("--data-dir", join(dir, "data"), "--port", "0", "--seed", fixture, "--log-level", "warn");
@@ -78,7 +92,9 @@ describe("ext serve", () => {
       key = KEY_LINE.exec(first)?.[1] ?? "";
       expect(key).not.toBe("");
       const second = await run(async (baseUrl) => {
-        expect((await fetch(`${baseUrl}/extensions`, { headers: { Authorization: `Bearer ${key}` } })).status).toBe(200);
+        expect((await fetch(`${baseUrl}/extensions`, { headers: { Authorization: `Bearer ${key}` } })).status).toBe(
+          200,
+        );
       });
       expect(second).not.toContain("generated");
       expect(second).not.toContain(key);
@@ -87,36 +103,45 @@ describe("ext serve", () => {
     }
   });
 
-  test.each(["SIGTERM", "SIGINT"] as const)("%s lets an in-flight request finish, then closes the database cleanly (exit 0)", async (signal) => {
-    const dir = mkdtempSync(join(tmpdir(), "ext-serve-drain-"));
-    try {
-      const proc = serve("--data-dir", dir, "--port", "0", "--seed", "fixtures/demo.json", "--log-level", "warn");
-      const head = await readUntil(proc.stdout as ReadableStream<Uint8Array>, /listening on \S+\n/);
-      const baseUrl = /listening on (\S+)\n/.exec(head)![1]!;
-      const adminUrl = baseUrl.replace("/developer/v1", "/_emulator");
-      // A latency-only fault holds the next GET /extensions for 1.5 s: a request surely in flight.
-      const fault = await fetch(`${adminUrl}/faults`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ method: "GET", path: "/extensions", latencyMs: 1500, times: 1 }) });
-      expect(fault.status).toBe(201);
-      const inFlight = fetch(`${baseUrl}/extensions`, { headers: { Authorization: `Bearer ${DEMO_KEY}` } });
-      // Wait (bounded) until the rule has fired, i.e. the request is inside the server.
-      for (let i = 0; i < 100; i++) {
-        const rules = (await (await fetch(`${adminUrl}/faults`)).json()) as { faults: { fired: number }[] };
-        if (rules.faults[0]?.fired === 1) break;
-        await Bun.sleep(20);
+  test.each(["SIGTERM", "SIGINT"] as const)(
+    "%s lets an in-flight request finish, then closes the database cleanly (exit 0)",
+    async (signal) => {
+      const dir = mkdtempSync(join(tmpdir(), "ext-serve-drain-"));
+      try {
+        const proc = serve("--data-dir", dir, "--port", "0", "--seed", "fixtures/demo.json", "--log-level", "warn");
+        const head = await readUntil(proc.stdout as ReadableStream<Uint8Array>, /listening on \S+\n/);
+        const baseUrl = /listening on (\S+)\n/.exec(head)![1]!;
+        const adminUrl = baseUrl.replace("/developer/v1", "/_emulator");
+        // A latency-only fault holds the next GET /extensions for 1.5 s: a request surely in flight.
+        const fault = await fetch(`${adminUrl}/faults`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ method: "GET", path: "/extensions", latencyMs: 1500, times: 1 }),
+        });
+        expect(fault.status).toBe(201);
+        const inFlight = fetch(`${baseUrl}/extensions`, { headers: { Authorization: `Bearer ${DEMO_KEY}` } });
+        // Wait (bounded) until the rule has fired, i.e. the request is inside the server.
+        for (let i = 0; i < 100; i++) {
+          const rules = (await (await fetch(`${adminUrl}/faults`)).json()) as { faults: { fired: number }[] };
+          if (rules.faults[0]?.fired === 1) break;
+          await Bun.sleep(20);
+        }
+        proc.kill(signal);
+        const res = await inFlight;
+        expect(res.status).toBe(200);
+        expect(await res.text()).toBe('{"extensions":[]}');
+        expect(await proc.exited).toBe(0);
+        expect(await new Response(proc.stderr as ReadableStream).text()).toContain(
+          `[ext] ${signal}: draining requests`,
+        );
+        // SQLite removes the write-ahead log when the last connection closes cleanly.
+        expect(existsSync(join(dir, "ext.sqlite"))).toBe(true);
+        expect(existsSync(join(dir, "ext.sqlite-wal"))).toBe(false);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
       }
-      proc.kill(signal);
-      const res = await inFlight;
-      expect(res.status).toBe(200);
-      expect(await res.text()).toBe('{"extensions":[]}');
-      expect(await proc.exited).toBe(0);
-      expect(await new Response(proc.stderr as ReadableStream).text()).toContain(`[ext] ${signal}: draining requests`);
-      // SQLite removes the write-ahead log when the last connection closes cleanly.
-      expect(existsSync(join(dir, "ext.sqlite"))).toBe(true);
-      expect(existsSync(join(dir, "ext.sqlite-wal"))).toBe(false);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    },
+  );
 
   test("bound to a non-loopback address, a generated admin token is printed and opens the control plane", async () => {
     const proc = serve("--memory", "--host", "0.0.0.0", "--port", "0", "--log-level", "warn");

@@ -18,15 +18,27 @@ test("listen: a port that needs privileges names --port; an address that is not 
 
 test("SQLite: read-only is 'cannot write there'; a damaged file says so; both name the data dir", () => {
   const ro = describeStartupError(error({ name: "SQLiteError", code: "SQLITE_READONLY" }), config, flags)!;
-  expect(ro.message).toBe("--data-dir /srv/ext: cannot write there (the database file is read-only); give a writable directory with --data-dir, or run with --memory");
+  expect(ro.message).toBe(
+    "--data-dir /srv/ext: cannot write there (the database file is read-only); give a writable directory with --data-dir, or run with --memory",
+  );
   const bad = describeStartupError(error({ name: "SQLiteError", code: "SQLITE_NOTADB" }), config, flags)!;
   expect(bad.message).toContain("ext.sqlite there is damaged or not a SQLite database");
-  expect(describeStartupError(error({ code: "EROFS", path: "/srv/ext/blobs" }), parseServerConfig({ dataDir: "/srv/ext" }, { EXT_DATA_DIR: "/srv/ext" }), {})!.message).toStartWith(
-    "EXT_DATA_DIR=/srv/ext: cannot write there (it is on a read-only file system)",
-  );
+  expect(
+    describeStartupError(
+      error({ code: "EROFS", path: "/srv/ext/blobs" }),
+      parseServerConfig({ dataDir: "/srv/ext" }, { EXT_DATA_DIR: "/srv/ext" }),
+      {},
+    )!.message,
+  ).toStartWith("EXT_DATA_DIR=/srv/ext: cannot write there (it is on a read-only file system)");
 });
 
 test("anything else is left as it is", () => {
   expect(describeStartupError(new Error("something else"), config, flags)).toBeNull();
-  expect(describeStartupError(error({ name: "SQLiteError", code: "SQLITE_READONLY" }), parseServerConfig({ memory: true }, {}), {})).toBeNull();
+  expect(
+    describeStartupError(
+      error({ name: "SQLiteError", code: "SQLITE_READONLY" }),
+      parseServerConfig({ memory: true }, {}),
+      {},
+    ),
+  ).toBeNull();
 });

@@ -8,9 +8,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
+import { watchStdin } from "../../cli/lib/stdin-watch";
 import { parseServerConfig } from "../../src/config";
 import { alive, goneSoon } from "../binary/helpers";
-import { watchStdin } from "../../cli/lib/stdin-watch";
 import { cleanEnv } from "../helpers/clean-env";
 
 const ROOT = join(import.meta.dir, "../..");
@@ -31,11 +31,18 @@ process.stdout.write(child.pid + "\\n");
 setInterval(() => {}, 60_000);
 `;
 
-async function startParent(name: string, flags: string[]): Promise<{ parent: ReturnType<typeof Bun.spawn>; server: number }> {
+async function startParent(
+  name: string,
+  flags: string[],
+): Promise<{ parent: ReturnType<typeof Bun.spawn>; server: number }> {
   const script = join(dir, `${name}.cjs`);
   const ready = join(dir, `${name}.json`);
   writeFileSync(script, PARENT);
-  const parent = Bun.spawn([BUN, script, BUN, ROOT, ready, ...flags], { env: cleanEnv(), stdout: "pipe", stderr: "inherit" });
+  const parent = Bun.spawn([BUN, script, BUN, ROOT, ready, ...flags], {
+    env: cleanEnv(),
+    stdout: "pipe",
+    stderr: "inherit",
+  });
   pids.push(parent.pid);
   const reader = parent.stdout.getReader();
   let text = "";

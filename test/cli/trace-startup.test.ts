@@ -28,7 +28,12 @@ const PHASES = [
 ];
 
 async function traceOf(args: string[], extraEnv: Record<string, string> = {}): Promise<string[]> {
-  const proc = Bun.spawn([BUN, "cli/main.ts", "serve", "--memory", "--port", "0", "--log-level", "warn", ...args], { cwd: ROOT, stdout: "pipe", stderr: "pipe", env: cleanEnv(extraEnv) });
+  const proc = Bun.spawn([BUN, "cli/main.ts", "serve", "--memory", "--port", "0", "--log-level", "warn", ...args], {
+    cwd: ROOT,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: cleanEnv(extraEnv),
+  });
   spawned.push(proc);
   const out = await readUntil(proc.stdout as ReadableStream<Uint8Array>, /listening on (\S+)\n/);
   const baseUrl = /listening on (\S+)\n/.exec(out)![1]!;
@@ -53,7 +58,12 @@ describe("ext serve --trace-startup", () => {
 
   test("EXT_TRACE_STARTUP=1 does the same; without either, nothing is printed", async () => {
     expect((await traceOf([], { EXT_TRACE_STARTUP: "1" })).length).toBe(PHASES.length);
-    const proc = Bun.spawn([BUN, "cli/main.ts", "serve", "--memory", "--port", "0", "--log-level", "warn"], { cwd: ROOT, stdout: "pipe", stderr: "pipe", env: cleanEnv() });
+    const proc = Bun.spawn([BUN, "cli/main.ts", "serve", "--memory", "--port", "0", "--log-level", "warn"], {
+      cwd: ROOT,
+      stdout: "pipe",
+      stderr: "pipe",
+      env: cleanEnv(),
+    });
     spawned.push(proc);
     const out = await readUntil(proc.stdout as ReadableStream<Uint8Array>, /listening on (\S+)\n/);
     await (await fetch(/listening on (\S+)\n/.exec(out)![1]!.replace("/developer/v1", "/healthz"))).arrayBuffer();

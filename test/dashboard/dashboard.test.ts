@@ -5,12 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { networkInterfaces, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
-import { networkInterfaces, tmpdir } from "node:os";
-import { startTestEmulator, stopTestEmulator } from "../helpers/emulator";
-import { BUILD_TIMEOUT_MS, buildBinary, run, serve, type Built, type ServedBinary } from "../binary/helpers";
+import { BUILD_TIMEOUT_MS, type Built, buildBinary, run, type ServedBinary, serve } from "../binary/helpers";
 import { browserAvailable, describeViolations, launchBrowser, seriousViolations } from "../helpers/browser";
+import { startTestEmulator, stopTestEmulator } from "../helpers/emulator";
 
 const KEY = "ext_dashboard_test_key_0123456789abcdef";
 const FIXTURE = {
@@ -22,7 +22,11 @@ const FIXTURE = {
       teamMembers: [{ email: "dev@example.com", role: "developer" }],
       extensions: [{ id: "ext_board", name: "Sound Board" }],
     },
-    { id: "acc_other", name: "Other Account", apiKeys: [{ name: "ci", key: "ext_dashboard_other_key_0123456789abcd", scopes: ["*"] }] },
+    {
+      id: "acc_other",
+      name: "Other Account",
+      apiKeys: [{ name: "ci", key: "ext_dashboard_other_key_0123456789abcd", scopes: ["*"] }],
+    },
   ],
 };
 /**
@@ -30,7 +34,9 @@ const FIXTURE = {
  * docs/screenshots/; otherwise they go to a temp dir, so a test run never changes the checkout.
  */
 const UPDATE_SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === "1";
-const SHOTS = UPDATE_SCREENSHOTS ? resolve(import.meta.dir, "../../docs/screenshots") : mkdtempSync(join(tmpdir(), "ext-screenshots-"));
+const SHOTS = UPDATE_SCREENSHOTS
+  ? resolve(import.meta.dir, "../../docs/screenshots")
+  : mkdtempSync(join(tmpdir(), "ext-screenshots-"));
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 
@@ -103,196 +109,270 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
     const dir = mkdtempSync(join(built.work, "ext-"));
     mkdirSync(join(dir, "sounds"));
     const list = Array.from({ length: sounds }, (_, i) => ({ name: `s${i}`, file: `sounds/s${i}.mp3` }));
-    for (const s of list) writeFileSync(join(dir, s.file), Buffer.from(`ID3\x03\x00\x00\x00\x00\x00\x00sound ${s.name}`));
+    for (const s of list)
+      writeFileSync(join(dir, s.file), Buffer.from(`ID3\x03\x00\x00\x00\x00\x00\x00sound ${s.name}`));
     writeFileSync(join(dir, "manifest.json"), JSON.stringify({ version, sounds: list }));
-    return run(built.bin, ["deploy", dir, "--extension", "ext_board", "--api-key", KEY, "--target", server.baseUrl, "--changelog", `Release ${version}`], { cwd: built.work });
+    return run(
+      built.bin,
+      [
+        "deploy",
+        dir,
+        "--extension",
+        "ext_board",
+        "--api-key",
+        KEY,
+        "--target",
+        server.baseUrl,
+        "--changelog",
+        `Release ${version}`,
+      ],
+      { cwd: built.work },
+    );
   };
   const api = (path: string, init: RequestInit & { key?: string } = {}) =>
-    fetch(`${server.baseUrl}${path}`, { ...init, headers: { authorization: `Bearer ${init.key ?? KEY}`, "content-type": "application/json", ...(init.headers ?? {}) } });
+    fetch(`${server.baseUrl}${path}`, {
+      ...init,
+      headers: {
+        authorization: `Bearer ${init.key ?? KEY}`,
+        "content-type": "application/json",
+        ...(init.headers ?? {}),
+      },
+    });
 
-  test("a key created in the UI works with fetch, once; the plaintext is shown once", async () => {
-    await open("#/keys");
-    await textIs(page.getByTestId("key-usage"), /of 20/);
-    await page.getByLabel("Name", { exact: true }).fill("from the dashboard");
-    await page.getByRole("button", { name: "Create key" }).click();
-    const plaintext = (await page.getByTestId("plaintext").textContent())!;
-    expect(plaintext).toMatch(/^ext_[0-9A-Za-z]{40}$/);
-    expect((await api("/extensions", { key: plaintext })).status).toBe(200);
-    await page.getByRole("row", { name: /from the dashboard/ }).waitFor();
-    // The default scope was extensions:read only: a write is refused by the API.
-    expect((await api("/extensions", { key: plaintext, method: "POST", body: JSON.stringify({ name: "No" }) })).status).toBe(403);
-  }, STEP_TIMEOUT_MS);
+  test(
+    "a key created in the UI works with fetch, once; the plaintext is shown once",
+    async () => {
+      await open("#/keys");
+      await textIs(page.getByTestId("key-usage"), /of 20/);
+      await page.getByLabel("Name", { exact: true }).fill("from the dashboard");
+      await page.getByRole("button", { name: "Create key" }).click();
+      const plaintext = (await page.getByTestId("plaintext").textContent())!;
+      expect(plaintext).toMatch(/^ext_[0-9A-Za-z]{40}$/);
+      expect((await api("/extensions", { key: plaintext })).status).toBe(200);
+      await page.getByRole("row", { name: /from the dashboard/ }).waitFor();
+      // The default scope was extensions:read only: a write is refused by the API.
+      expect(
+        (await api("/extensions", { key: plaintext, method: "POST", body: JSON.stringify({ name: "No" }) })).status,
+      ).toBe(403);
+    },
+    STEP_TIMEOUT_MS,
+  );
 
-  test("sound limit raised to 80 by request + admin approval; a 60-sound deploy lands in the review queue; approval shows on the extension page live", async () => {
-    await open("#/limits");
-    await page.getByLabel("Scope").selectOption("ext_board");
-    await page.getByLabel("Request an increase of max_sounds_per_extension").check();
-    await page.getByRole("button", { name: "Next: desired values" }).click();
-    await page.getByLabel(/^max_sounds_per_extension/).fill("80");
-    await page.getByRole("button", { name: "Next: reason" }).click();
-    await page.getByLabel(/Why you need it/).fill("Our board ships sixty effects in the next release.");
-    await page.getByRole("button", { name: "Next: review" }).click();
-    await page.getByRole("button", { name: "Submit request" }).click();
-    await textIs(page.getByTestId("request-status").first(), "pending");
+  test(
+    "sound limit raised to 80 by request + admin approval; a 60-sound deploy lands in the review queue; approval shows on the extension page live",
+    async () => {
+      await open("#/limits");
+      await page.getByLabel("Scope").selectOption("ext_board");
+      await page.getByLabel("Request an increase of max_sounds_per_extension").check();
+      await page.getByRole("button", { name: "Next: desired values" }).click();
+      await page.getByLabel(/^max_sounds_per_extension/).fill("80");
+      await page.getByRole("button", { name: "Next: reason" }).click();
+      await page.getByLabel(/Why you need it/).fill("Our board ships sixty effects in the next release.");
+      await page.getByRole("button", { name: "Next: review" }).click();
+      await page.getByRole("button", { name: "Submit request" }).click();
+      await textIs(page.getByTestId("request-status").first(), "pending");
 
-    await open("#/admin");
-    await page.getByRole("button", { name: "Limit requests" }).click();
-    await page.getByRole("button", { name: /^Approve req_/ }).click();
-    await textIs(page.getByTestId("request-status").first(), "approved");
+      await open("#/admin");
+      await page.getByRole("button", { name: "Limit requests" }).click();
+      await page.getByRole("button", { name: /^Approve req_/ }).click();
+      await textIs(page.getByTestId("request-status").first(), "approved");
 
-    expect((await deploy(60, "2.0.0")).code).toBe(0);
+      expect((await deploy(60, "2.0.0")).code).toBe(0);
 
-    // The extension page, open in a second window (a background tab's timers would be throttled), before the decision.
-    const second = await browser.newContext({ viewport: DESKTOP });
-    const extPage = await second.newPage();
-    await open("#/extensions/ext_board", extPage);
-    const status = extPage.locator('tr[data-version="2.0.0"] [data-testid="version-status"]');
-    await textIs(status, "pending");
+      // The extension page, open in a second window (a background tab's timers would be throttled), before the decision.
+      const second = await browser.newContext({ viewport: DESKTOP });
+      const extPage = await second.newPage();
+      await open("#/extensions/ext_board", extPage);
+      const status = extPage.locator('tr[data-version="2.0.0"] [data-testid="version-status"]');
+      await textIs(status, "pending");
 
-    await page.getByRole("button", { name: "Review queue" }).click();
-    const row = page.locator('tr[data-queue-version="2.0.0"]');
-    await row.waitFor();
-    await textHas(row, "60 sounds");
-    await row.getByRole("button", { name: /^Approve/ }).click();
-    await countIs(row, 0);
+      await page.getByRole("button", { name: "Review queue" }).click();
+      const row = page.locator('tr[data-queue-version="2.0.0"]');
+      await row.waitFor();
+      await textHas(row, "60 sounds");
+      await row.getByRole("button", { name: /^Approve/ }).click();
+      await countIs(row, 0);
 
-    // No reload: the page notices the decision by itself.
-    await textIs(status, "approved", 15_000);
-    await second.close();
-  }, STEP_TIMEOUT_MS);
+      // No reload: the page notices the decision by itself.
+      await textIs(status, "approved", 15_000);
+      await second.close();
+    },
+    STEP_TIMEOUT_MS,
+  );
 
-  test("a request appears live in the Requests page; its detail masks the key", async () => {
-    await open("#/requests");
-    await textIs(page.getByTestId("live"), "live");
-    const res = await api("/extensions/ext_live_probe");
-    expect(res.status).toBe(404);
-    const row = page.locator('tr[data-request-path="/developer/v1/extensions/ext_live_probe"]');
-    await row.waitFor();
-    await textHas(row, "ci");
-    // The dashboard's own calls (its "dashboard" key) are hidden until asked for.
-    const own = page.getByRole("cell", { name: "dashboard", exact: true });
-    expect(await own.count()).toBe(0);
-    await page.getByLabel("Hide this dashboard's own requests").uncheck();
-    await own.first().waitFor();
-    await page.getByLabel("Hide this dashboard's own requests").check();
-    await row.getByRole("button").click();
-    const detail = page.locator(".detail");
-    await textHas(detail, "extension_not_found");
-    await textHas(detail, `Bearer ${KEY.slice(0, 8)}…`);
-    expect(await detail.textContent()).not.toContain(KEY);
-  }, STEP_TIMEOUT_MS);
+  test(
+    "a request appears live in the Requests page; its detail masks the key",
+    async () => {
+      await open("#/requests");
+      await textIs(page.getByTestId("live"), "live");
+      const res = await api("/extensions/ext_live_probe");
+      expect(res.status).toBe(404);
+      const row = page.locator('tr[data-request-path="/developer/v1/extensions/ext_live_probe"]');
+      await row.waitFor();
+      await textHas(row, "ci");
+      // The dashboard's own calls (its "dashboard" key) are hidden until asked for.
+      const own = page.getByRole("cell", { name: "dashboard", exact: true });
+      expect(await own.count()).toBe(0);
+      await page.getByLabel("Hide this dashboard's own requests").uncheck();
+      await own.first().waitFor();
+      await page.getByLabel("Hide this dashboard's own requests").check();
+      await row.getByRole("button").click();
+      const detail = page.locator(".detail");
+      await textHas(detail, "extension_not_found");
+      await textHas(detail, `Bearer ${KEY.slice(0, 8)}…`);
+      expect(await detail.textContent()).not.toContain(KEY);
+    },
+    STEP_TIMEOUT_MS,
+  );
 
-  test("an extension named like markup renders as text", async () => {
-    const name = "<img src=x onerror=alert(1)>";
-    expect((await api("/extensions", { method: "POST", body: JSON.stringify({ name }) })).status).toBe(201);
-    await open("#/extensions");
-    await page.getByRole("link", { name }).waitFor();
-    expect(await page.locator("main img").count()).toBe(0);
-    await page.getByRole("link", { name }).click();
-    await textIs(page.locator("h1"), name);
-    expect(await page.locator("main img").count()).toBe(0);
-    expect(dialogs).toEqual([]);
-  }, STEP_TIMEOUT_MS);
+  test(
+    "an extension named like markup renders as text",
+    async () => {
+      const name = "<img src=x onerror=alert(1)>";
+      expect((await api("/extensions", { method: "POST", body: JSON.stringify({ name }) })).status).toBe(201);
+      await open("#/extensions");
+      await page.getByRole("link", { name }).waitFor();
+      expect(await page.locator("main img").count()).toBe(0);
+      await page.getByRole("link", { name }).click();
+      await textIs(page.locator("h1"), name);
+      expect(await page.locator("main img").count()).toBe(0);
+      expect(dialogs).toEqual([]);
+    },
+    STEP_TIMEOUT_MS,
+  );
 
-  test("the 20-key cap is the API's own error; revoking frees a slot", async () => {
-    for (let i = 0; i < 19; i++) {
-      const res = await fetch(`${server.adminUrl}/accounts/acc_other/keys`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: `bulk ${i}`, scopes: ["*"] }) });
-      expect(res.status).toBe(201);
-    }
-    await open("#/keys");
-    await page.getByLabel("Account").selectOption("acc_other");
-    await textIs(page.getByTestId("key-usage"), "20 of 20");
-    await page.getByLabel("Name", { exact: true }).fill("one too many");
-    await page.getByRole("button", { name: "Create key" }).click();
-    await textHas(page.locator(".note.error"), "422 limit_exceeded");
-    await page.getByRole("button", { name: "Revoke bulk 0" }).click();
-    await textIs(page.getByTestId("key-usage"), "19 of 20");
-    await page.getByRole("button", { name: "Create key" }).click();
-    await page.getByTestId("plaintext").waitFor();
-    await page.getByLabel("Account").selectOption("acc_dev");
-  }, STEP_TIMEOUT_MS);
+  test(
+    "the 20-key cap is the API's own error; revoking frees a slot",
+    async () => {
+      for (let i = 0; i < 19; i++) {
+        const res = await fetch(`${server.adminUrl}/accounts/acc_other/keys`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ name: `bulk ${i}`, scopes: ["*"] }),
+        });
+        expect(res.status).toBe(201);
+      }
+      await open("#/keys");
+      await page.getByLabel("Account").selectOption("acc_other");
+      await textIs(page.getByTestId("key-usage"), "20 of 20");
+      await page.getByLabel("Name", { exact: true }).fill("one too many");
+      await page.getByRole("button", { name: "Create key" }).click();
+      await textHas(page.locator(".note.error"), "422 limit_exceeded");
+      await page.getByRole("button", { name: "Revoke bulk 0" }).click();
+      await textIs(page.getByTestId("key-usage"), "19 of 20");
+      await page.getByRole("button", { name: "Create key" }).click();
+      await page.getByTestId("plaintext").waitFor();
+      await page.getByLabel("Account").selectOption("acc_dev");
+    },
+    STEP_TIMEOUT_MS,
+  );
 
-  test("an extension's fields save through the API; secrets are write-only; installs simulate; a listed extension is not deleted, and the page says why", async () => {
-    await open("#/extensions/ext_board");
-    await page.locator("#f-short").fill("Sixty sounds");
-    await page.locator("#f-vis").selectOption("public");
-    await page.getByRole("button", { name: "Save changes" }).click();
-    await textIs(page.locator(".note.ok").first(), "Saved.");
-    const ext = (await (await api("/extensions/ext_board")).json()) as { short_description: string; visibility: string };
-    expect(ext).toMatchObject({ short_description: "Sixty sounds", visibility: "public" });
+  test(
+    "an extension's fields save through the API; secrets are write-only; installs simulate; a listed extension is not deleted, and the page says why",
+    async () => {
+      await open("#/extensions/ext_board");
+      await page.locator("#f-short").fill("Sixty sounds");
+      await page.locator("#f-vis").selectOption("public");
+      await page.getByRole("button", { name: "Save changes" }).click();
+      await textIs(page.locator(".note.ok").first(), "Saved.");
+      const ext = (await (await api("/extensions/ext_board")).json()) as {
+        short_description: string;
+        visibility: string;
+      };
+      expect(ext).toMatchObject({ short_description: "Sixty sounds", visibility: "public" });
 
-    await page.locator("#secret-name").fill("WEBHOOK_SECRET");
-    await page.locator("#secret-value").fill("typed-secret-value-7");
-    await page.getByRole("button", { name: "Set secret" }).click();
-    await page.getByRole("button", { name: "Delete secret WEBHOOK_SECRET" }).waitFor();
-    expect(await page.locator("main").textContent()).not.toContain("typed-secret-value-7");
-    expect(await page.locator("#secret-value").inputValue()).toBe("");
-    expect(((await (await api("/extensions/ext_board/secrets")).json()) as { keys: string[] }).keys).toContain("WEBHOOK_SECRET");
+      await page.locator("#secret-name").fill("WEBHOOK_SECRET");
+      await page.locator("#secret-value").fill("typed-secret-value-7");
+      await page.getByRole("button", { name: "Set secret" }).click();
+      await page.getByRole("button", { name: "Delete secret WEBHOOK_SECRET" }).waitFor();
+      expect(await page.locator("main").textContent()).not.toContain("typed-secret-value-7");
+      expect(await page.locator("#secret-value").inputValue()).toBe("");
+      expect(((await (await api("/extensions/ext_board/secrets")).json()) as { keys: string[] }).keys).toContain(
+        "WEBHOOK_SECRET",
+      );
 
-    await page.locator("#inst-count").fill("2");
-    await page.getByRole("button", { name: "Simulate installs" }).click();
-    await textHas(page.locator("figure.bars"), "2.0.0");
-    expect(((await (await api("/extensions/ext_board/installs")).json()) as { active: number }).active).toBe(2);
+      await page.locator("#inst-count").fill("2");
+      await page.getByRole("button", { name: "Simulate installs" }).click();
+      await textHas(page.locator("figure.bars"), "2.0.0");
+      expect(((await (await api("/extensions/ext_board/installs")).json()) as { active: number }).active).toBe(2);
 
-    await page.getByRole("button", { name: "Delete…" }).click();
-    await page.getByRole("button", { name: "Yes, delete" }).click();
-    await textHas(page.locator(".danger-zone .note.error"), "409 extension_listed");
-    await textHas(page.locator(".danger-zone .note.error"), "never been publicly listed");
-    expect((await api("/extensions/ext_board")).status).toBe(200);
-  }, STEP_TIMEOUT_MS);
+      await page.getByRole("button", { name: "Delete…" }).click();
+      await page.getByRole("button", { name: "Yes, delete" }).click();
+      await textHas(page.locator(".danger-zone .note.error"), "409 extension_listed");
+      await textHas(page.locator(".danger-zone .note.error"), "never been publicly listed");
+      expect((await api("/extensions/ext_board")).status).toBe(200);
+    },
+    STEP_TIMEOUT_MS,
+  );
 
-  test("admin: clock, faults, overrides and disable/enable act through the control plane", async () => {
-    await open("#/admin");
-    await page.getByRole("button", { name: "Clock", exact: true }).click();
-    await page.getByLabel("Advance by (seconds)").fill("7200");
-    await page.getByRole("button", { name: "Advance" }).click();
-    await textHas(page.getByTestId("clock-now"), "offset 7200 s");
-    await page.getByRole("button", { name: "Back to real time" }).click();
-    await textHas(page.getByTestId("clock-now"), "offset 0 s");
+  test(
+    "admin: clock, faults, overrides and disable/enable act through the control plane",
+    async () => {
+      await open("#/admin");
+      await page.getByRole("button", { name: "Clock", exact: true }).click();
+      await page.getByLabel("Advance by (seconds)").fill("7200");
+      await page.getByRole("button", { name: "Advance" }).click();
+      await textHas(page.getByTestId("clock-now"), "offset 7200 s");
+      await page.getByRole("button", { name: "Back to real time" }).click();
+      await textHas(page.getByTestId("clock-now"), "offset 0 s");
 
-    await page.getByRole("button", { name: "Faults", exact: true }).click();
-    await page.getByLabel("Path").fill("/extensions/ext_fault");
-    await page.getByRole("button", { name: "Add fault" }).click();
-    const remove = page.getByRole("button", { name: /^Remove fault flt_/ });
-    await remove.waitFor();
-    expect((await api("/extensions/ext_fault")).status).toBe(503);
-    await remove.click();
-    await countIs(remove, 0);
-    expect((await api("/extensions/ext_fault")).status).toBe(404);
+      await page.getByRole("button", { name: "Faults", exact: true }).click();
+      await page.getByLabel("Path").fill("/extensions/ext_fault");
+      await page.getByRole("button", { name: "Add fault" }).click();
+      const remove = page.getByRole("button", { name: /^Remove fault flt_/ });
+      await remove.waitFor();
+      expect((await api("/extensions/ext_fault")).status).toBe(503);
+      await remove.click();
+      await countIs(remove, 0);
+      expect((await api("/extensions/ext_fault")).status).toBe(404);
 
-    await page.getByRole("button", { name: "Overrides", exact: true }).click();
-    await page.getByLabel("Add a limit").selectOption("max_secrets_per_extension");
-    await page.getByRole("button", { name: "Add", exact: true }).click();
-    await page.locator("#ov-max_secrets_per_extension").fill("30");
-    await page.getByRole("button", { name: "Save overrides" }).click();
-    await textIs(page.locator(".note.ok").first(), "Overrides saved.");
-    expect(await (await fetch(`${server.adminUrl}/overrides/accounts/acc_dev`)).json()).toMatchObject({ overrides: { max_secrets_per_extension: 30 } });
-    await page.getByRole("button", { name: "Remove all" }).click();
-    await textIs(page.locator(".note.ok").first(), "Overrides removed.");
+      await page.getByRole("button", { name: "Overrides", exact: true }).click();
+      await page.getByLabel("Add a limit").selectOption("max_secrets_per_extension");
+      await page.getByRole("button", { name: "Add", exact: true }).click();
+      await page.locator("#ov-max_secrets_per_extension").fill("30");
+      await page.getByRole("button", { name: "Save overrides" }).click();
+      await textIs(page.locator(".note.ok").first(), "Overrides saved.");
+      expect(await (await fetch(`${server.adminUrl}/overrides/accounts/acc_dev`)).json()).toMatchObject({
+        overrides: { max_secrets_per_extension: 30 },
+      });
+      await page.getByRole("button", { name: "Remove all" }).click();
+      await textIs(page.locator(".note.ok").first(), "Overrides removed.");
 
-    await page.getByRole("button", { name: "Extension status", exact: true }).click();
-    await page.getByRole("button", { name: "Disable Sound Board" }).click();
-    await page.getByRole("button", { name: "Enable Sound Board" }).waitFor();
-    expect(((await (await api("/extensions/ext_board")).json()) as { status: string }).status).toBe("disabled");
-    await page.getByRole("button", { name: "Enable Sound Board" }).click();
-    await page.getByRole("button", { name: "Disable Sound Board" }).waitFor();
-    expect(((await (await api("/extensions/ext_board")).json()) as { status: string }).status).toBe("approved");
-  }, STEP_TIMEOUT_MS);
+      await page.getByRole("button", { name: "Extension status", exact: true }).click();
+      await page.getByRole("button", { name: "Disable Sound Board" }).click();
+      await page.getByRole("button", { name: "Enable Sound Board" }).waitFor();
+      expect(((await (await api("/extensions/ext_board")).json()) as { status: string }).status).toBe("disabled");
+      await page.getByRole("button", { name: "Enable Sound Board" }).click();
+      await page.getByRole("button", { name: "Disable Sound Board" }).waitFor();
+      expect(((await (await api("/extensions/ext_board")).json()) as { status: string }).status).toBe("approved");
+    },
+    STEP_TIMEOUT_MS,
+  );
 
-  test("keyboard only: skip link, navigation, and a form submitted with Enter", async () => {
-    await open("#/");
-    await page.keyboard.press("Tab");
-    expect(await page.evaluate<string | null>("document.activeElement?.textContent")).toBe("Skip to content");
-    // Tab to the "API keys" link and follow it.
-    for (let i = 0; i < 10 && (await page.evaluate<string | null>("document.activeElement?.textContent")) !== "API keys"; i++) await page.keyboard.press("Tab");
-    await page.keyboard.press("Enter");
-    await textIs(page.locator("h1"), "API keys");
-    for (let i = 0; i < 20 && (await page.evaluate<string | null>("document.activeElement?.id")) !== "key-name"; i++) await page.keyboard.press("Tab");
-    expect(await page.evaluate<string | null>("document.activeElement?.id")).toBe("key-name");
-    await page.keyboard.type("typed with keys");
-    await page.keyboard.press("Enter");
-    await page.getByTestId("plaintext").waitFor();
-  }, STEP_TIMEOUT_MS);
+  test(
+    "keyboard only: skip link, navigation, and a form submitted with Enter",
+    async () => {
+      await open("#/");
+      await page.keyboard.press("Tab");
+      expect(await page.evaluate<string | null>("document.activeElement?.textContent")).toBe("Skip to content");
+      // Tab to the "API keys" link and follow it.
+      for (
+        let i = 0;
+        i < 10 && (await page.evaluate<string | null>("document.activeElement?.textContent")) !== "API keys";
+        i++
+      )
+        await page.keyboard.press("Tab");
+      await page.keyboard.press("Enter");
+      await textIs(page.locator("h1"), "API keys");
+      for (let i = 0; i < 20 && (await page.evaluate<string | null>("document.activeElement?.id")) !== "key-name"; i++)
+        await page.keyboard.press("Tab");
+      expect(await page.evaluate<string | null>("document.activeElement?.id")).toBe("key-name");
+      await page.keyboard.type("typed with keys");
+      await page.keyboard.press("Enter");
+      await page.getByTestId("plaintext").waitFor();
+    },
+    STEP_TIMEOUT_MS,
+  );
 
   const PAGES = [
     { name: "overview", hash: "#/" },
@@ -304,96 +384,134 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
     { name: "requests", hash: "#/requests" },
   ];
 
-  test("every page: no serious or critical axe violation; readable at 1280×800 and 390×844; screenshots", async () => {
-    // Something in every list: an install, a pending version for the queue, a secret.
-    await fetch(`${server.adminUrl}/extensions/ext_board/installs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ count: 3 }) });
-    await api("/extensions/ext_board/secrets/API_TOKEN", { method: "PUT", body: JSON.stringify({ value: "value-never-shown-1" }) });
-    expect((await deploy(12, "2.1.0")).code).toBe(0);
-    for (const viewport of [DESKTOP, PHONE]) {
-      await page.setViewportSize(viewport);
-      for (const p of PAGES) {
-        await open(p.hash);
-        await countIs(page.locator("text=Loading…"), 0);
-        // axe once per page (its rules do not depend on the width); the layout check at both sizes.
-        if (viewport === DESKTOP) expect({ page: p.name, violations: describeViolations(await seriousViolations(page)) }).toEqual({ page: p.name, violations: [] });
-        // Nothing wider than the screen but the tables, which scroll inside their own region.
-        const overflow = await page.evaluate<string[]>(WIDER_THAN_SCREEN);
-        expect({ page: p.name, viewport, overflow }).toEqual({ page: p.name, viewport, overflow: [] });
-        if (viewport === DESKTOP || p.name === "overview" || p.name === "extension") {
-          await page.screenshot({ path: join(SHOTS, `${p.name}${viewport === PHONE ? "-phone" : ""}.png`), fullPage: viewport === DESKTOP });
+  test(
+    "every page: no serious or critical axe violation; readable at 1280×800 and 390×844; screenshots",
+    async () => {
+      // Something in every list: an install, a pending version for the queue, a secret.
+      await fetch(`${server.adminUrl}/extensions/ext_board/installs`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ count: 3 }),
+      });
+      await api("/extensions/ext_board/secrets/API_TOKEN", {
+        method: "PUT",
+        body: JSON.stringify({ value: "value-never-shown-1" }),
+      });
+      expect((await deploy(12, "2.1.0")).code).toBe(0);
+      for (const viewport of [DESKTOP, PHONE]) {
+        await page.setViewportSize(viewport);
+        for (const p of PAGES) {
+          await open(p.hash);
+          await countIs(page.locator("text=Loading…"), 0);
+          // axe once per page (its rules do not depend on the width); the layout check at both sizes.
+          if (viewport === DESKTOP)
+            expect({ page: p.name, violations: describeViolations(await seriousViolations(page)) }).toEqual({
+              page: p.name,
+              violations: [],
+            });
+          // Nothing wider than the screen but the tables, which scroll inside their own region.
+          const overflow = await page.evaluate<string[]>(WIDER_THAN_SCREEN);
+          expect({ page: p.name, viewport, overflow }).toEqual({ page: p.name, viewport, overflow: [] });
+          if (viewport === DESKTOP || p.name === "overview" || p.name === "extension") {
+            await page.screenshot({
+              path: join(SHOTS, `${p.name}${viewport === PHONE ? "-phone" : ""}.png`),
+              fullPage: viewport === DESKTOP,
+            });
+          }
         }
       }
-    }
-    await page.setViewportSize(DESKTOP);
-  }, STEP_TIMEOUT_MS);
+      await page.setViewportSize(DESKTOP);
+    },
+    STEP_TIMEOUT_MS,
+  );
 
-  test("the version's bundle: tree, manifest, and a sound that plays in <audio>", async () => {
-    const versions = (await (await api("/extensions/ext_board/versions")).json()) as { versions: { id: string; version: string }[] };
-    const v = versions.versions.find((x) => x.version === "2.0.0")!;
-    await open(`#/extensions/ext_board/versions/${v.id}`);
-    await textHas(page.locator("pre.manifest"), '"name": "s59"');
-    await page.getByRole("button", { name: "Play sounds/s0.mp3 (MP3)" }).click();
-    const audio = page.locator("audio").first();
-    await audio.waitFor();
-    expect(await audio.getAttribute("src")).toStartWith("blob:");
-    expect(describeViolations(await seriousViolations(page))).toEqual([]);
-    await page.screenshot({ path: join(SHOTS, "bundle.png") });
-    expect(existsSync(join(SHOTS, "bundle.png"))).toBe(true);
-  }, STEP_TIMEOUT_MS);
+  test(
+    "the version's bundle: tree, manifest, and a sound that plays in <audio>",
+    async () => {
+      const versions = (await (await api("/extensions/ext_board/versions")).json()) as {
+        versions: { id: string; version: string }[];
+      };
+      const v = versions.versions.find((x) => x.version === "2.0.0")!;
+      await open(`#/extensions/ext_board/versions/${v.id}`);
+      await textHas(page.locator("pre.manifest"), '"name": "s59"');
+      await page.getByRole("button", { name: "Play sounds/s0.mp3 (MP3)" }).click();
+      const audio = page.locator("audio").first();
+      await audio.waitFor();
+      expect(await audio.getAttribute("src")).toStartWith("blob:");
+      expect(describeViolations(await seriousViolations(page))).toEqual([]);
+      await page.screenshot({ path: join(SHOTS, "bundle.png") });
+      expect(existsSync(join(SHOTS, "bundle.png"))).toBe(true);
+    },
+    STEP_TIMEOUT_MS,
+  );
 
-  test("off loopback: the admin token is asked once, sent as a header, never as a cookie", async () => {
-    const address = Object.values(networkInterfaces())
-      .flat()
-      .find((a) => a && a.family === "IPv4" && !a.internal)?.address;
-    if (!address) {
-      console.warn("skipping the off-loopback dashboard check: this machine has no non-loopback IPv4 address");
-      return;
-    }
-    const token = "adm_dashboard_test_token_0123456789";
-    const remote = await startTestEmulator({ config: { host: address, adminToken: token } });
-    const ctx = await browser.newContext({ viewport: DESKTOP });
-    try {
-      const p = await ctx.newPage();
-      const sent: (string | null)[] = [];
-      p.on("request", (r) => r.url().includes("/_emulator/") && sent.push(r.headers()["authorization"] ?? null));
-      await p.goto(`${remote.url}/#/`);
-      await p.getByLabel("Admin token").fill("adm_wrong");
-      await p.getByRole("button", { name: "Open the dashboard" }).click();
-      await textHas(p.locator(".note.error"), "Wrong admin token");
-      await p.getByLabel("Admin token").fill(token);
-      await p.getByRole("button", { name: "Open the dashboard" }).click();
-      await textIs(p.locator("h1"), "Overview");
-      await p.getByRole("cell", { name: "Test Developer" }).waitFor();
-      // A new page load in the same tab does not ask again.
-      await p.reload();
-      await p.getByRole("cell", { name: "Test Developer" }).waitFor();
-      expect(sent.filter((h) => h === `Bearer ${token}`).length).toBeGreaterThan(2);
-      expect(await ctx.cookies()).toEqual([]);
-    } finally {
-      await ctx.close();
-      await stopTestEmulator(remote);
-    }
-  }, STEP_TIMEOUT_MS);
+  test(
+    "off loopback: the admin token is asked once, sent as a header, never as a cookie",
+    async () => {
+      const address = Object.values(networkInterfaces())
+        .flat()
+        .find((a) => a && a.family === "IPv4" && !a.internal)?.address;
+      if (!address) {
+        console.warn("skipping the off-loopback dashboard check: this machine has no non-loopback IPv4 address");
+        return;
+      }
+      const token = "adm_dashboard_test_token_0123456789";
+      const remote = await startTestEmulator({ config: { host: address, adminToken: token } });
+      const ctx = await browser.newContext({ viewport: DESKTOP });
+      try {
+        const p = await ctx.newPage();
+        const sent: (string | null)[] = [];
+        p.on("request", (r) => r.url().includes("/_emulator/") && sent.push(r.headers().authorization ?? null));
+        await p.goto(`${remote.url}/#/`);
+        await p.getByLabel("Admin token").fill("adm_wrong");
+        await p.getByRole("button", { name: "Open the dashboard" }).click();
+        await textHas(p.locator(".note.error"), "Wrong admin token");
+        await p.getByLabel("Admin token").fill(token);
+        await p.getByRole("button", { name: "Open the dashboard" }).click();
+        await textIs(p.locator("h1"), "Overview");
+        await p.getByRole("cell", { name: "Test Developer" }).waitFor();
+        // A new page load in the same tab does not ask again.
+        await p.reload();
+        await p.getByRole("cell", { name: "Test Developer" }).waitFor();
+        expect(sent.filter((h) => h === `Bearer ${token}`).length).toBeGreaterThan(2);
+        expect(await ctx.cookies()).toEqual([]);
+      } finally {
+        await ctx.close();
+        await stopTestEmulator(remote);
+      }
+    },
+    STEP_TIMEOUT_MS,
+  );
 
   // Last: it wipes the state the other tests built.
-  test("admin: load a fixture, then reset back to the start-up fixture", async () => {
-    await open("#/admin");
-    await page.getByRole("button", { name: "Reset and fixtures" }).click();
-    await page.getByLabel(/^Fixture/).fill(JSON.stringify({ accounts: [{ id: "acc_loaded", name: "Loaded From UI" }] }));
-    await page.getByRole("button", { name: "Load fixture" }).click();
-    await textIs(page.locator(".note.ok").first(), "Fixture loaded.");
-    await page.getByRole("option", { name: /Loaded From UI/ }).waitFor({ state: "attached" });
-    await page.getByLabel(/^Fixture/).fill("{ not json");
-    await page.getByRole("button", { name: "Load fixture" }).click();
-    await textIs(page.locator(".note.error p").first(), "The fixture is not valid JSON.");
-    await page.getByRole("button", { name: "Reset…" }).click();
-    await page.getByRole("button", { name: "Yes, reset" }).click();
-    await textIs(page.locator(".note.ok").first(), "Emulator reset.");
-    await countIs(page.getByRole("option", { name: /Loaded From UI/ }), 0);
-    const accounts = ((await (await fetch(`${server.adminUrl}/accounts`)).json()) as { accounts: { id: string; extensions: number }[] }).accounts;
-    expect(accounts.map((a) => [a.id, a.extensions]).sort()).toEqual([
-      ["acc_dev", 1],
-      ["acc_other", 0],
-    ]);
-  }, STEP_TIMEOUT_MS);
+  test(
+    "admin: load a fixture, then reset back to the start-up fixture",
+    async () => {
+      await open("#/admin");
+      await page.getByRole("button", { name: "Reset and fixtures" }).click();
+      await page
+        .getByLabel(/^Fixture/)
+        .fill(JSON.stringify({ accounts: [{ id: "acc_loaded", name: "Loaded From UI" }] }));
+      await page.getByRole("button", { name: "Load fixture" }).click();
+      await textIs(page.locator(".note.ok").first(), "Fixture loaded.");
+      await page.getByRole("option", { name: /Loaded From UI/ }).waitFor({ state: "attached" });
+      await page.getByLabel(/^Fixture/).fill("{ not json");
+      await page.getByRole("button", { name: "Load fixture" }).click();
+      await textIs(page.locator(".note.error p").first(), "The fixture is not valid JSON.");
+      await page.getByRole("button", { name: "Reset…" }).click();
+      await page.getByRole("button", { name: "Yes, reset" }).click();
+      await textIs(page.locator(".note.ok").first(), "Emulator reset.");
+      await countIs(page.getByRole("option", { name: /Loaded From UI/ }), 0);
+      const accounts = (
+        (await (await fetch(`${server.adminUrl}/accounts`)).json()) as {
+          accounts: { id: string; extensions: number }[];
+        }
+      ).accounts;
+      expect(accounts.map((a) => [a.id, a.extensions]).sort()).toEqual([
+        ["acc_dev", 1],
+        ["acc_other", 0],
+      ]);
+    },
+    STEP_TIMEOUT_MS,
+  );
 });

@@ -4,17 +4,18 @@
  * written, and a read inside a write transaction can never be matched, during it or after a rollback. Reading
  * the WAL-index header must never cost SQLite its lock on the -shm file.
  */
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+
 import { Database } from "bun:sqlite";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EmulatorClock } from "../../src/clock";
 import { parseServerConfig } from "../../src/config";
-import { openDatabase, type Db } from "../../src/db/database";
+import { type Db, openDatabase } from "../../src/db/database";
+import { createDbGeneration, type DbGeneration, openWalIndexHeader } from "../../src/db/generation";
 import { createLogger } from "../../src/logger";
 import { createRuntime } from "../../src/runtime";
-import { createDbGeneration, openWalIndexHeader, type DbGeneration } from "../../src/db/generation";
 
 const insertAccount = (sqlite: Database, id: string) =>
   sqlite.run("INSERT INTO accounts (id, name, created_at) VALUES (?, ?, ?)", [id, id, "2026-01-01T00:00:00.000Z"]);
@@ -97,14 +98,19 @@ function locksHeldOn(file: string): string[] | null {
 describe("the WAL-index header and SQLite's locks", () => {
   test("a runtime on a data directory keeps SQLite's lock on the -shm file while it serves (another process would rebuild the file otherwise)", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "ext-generation-locks-"));
-    const runtime = createRuntime(parseServerConfig({ dataDir, logLevel: "silent" }, {}), { logger: createLogger("silent"), clock: new EmulatorClock() });
+    const runtime = createRuntime(parseServerConfig({ dataDir, logLevel: "silent" }, {}), {
+      logger: createLogger("silent"),
+      clock: new EmulatorClock(),
+    });
     try {
       runtime.services.generation.current();
       const locks = locksHeldOn(join(dataDir, "ext.sqlite-shm"));
       if (locks === null) return; // no /proc/locks on this system
       expect(locks.length).toBeGreaterThan(0);
       // A second runtime's worth of reads and writes later, still held.
-      runtime.db.$client.run("INSERT INTO accounts (id, name, created_at) VALUES ('acc_lock', 'Lock', '2026-01-01T00:00:00.000Z')");
+      runtime.db.$client.run(
+        "INSERT INTO accounts (id, name, created_at) VALUES ('acc_lock', 'Lock', '2026-01-01T00:00:00.000Z')",
+      );
       runtime.services.generation.current();
       expect(locksHeldOn(join(dataDir, "ext.sqlite-shm"))!.length).toBeGreaterThan(0);
     } finally {

@@ -2,23 +2,28 @@
  * The migrations embedded in the binary are exactly drizzle-kit's output: same list, same order, same SQL; and
  * the runner that applies them leaves what drizzle's own migrator would.
  */
+
+import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createHash } from "node:crypto";
-import { openDatabase } from "../../src/db/database";
-import { Database } from "bun:sqlite";
 import { drizzle } from "drizzle-orm/bun-sqlite";
+import { openDatabase } from "../../src/db/database";
 import { applyMigrations, embeddedMigrations, migrationMetas } from "../../src/db/migrations";
 
 const DRIZZLE = join(import.meta.dir, "../../drizzle");
-const journal = JSON.parse(readFileSync(join(DRIZZLE, "meta/_journal.json"), "utf8")) as { entries: { tag: string; when: number }[] };
+const journal = JSON.parse(readFileSync(join(DRIZZLE, "meta/_journal.json"), "utf8")) as {
+  entries: { tag: string; when: number }[];
+};
 
 describe("embedded migrations", () => {
   test("one embedded migration per journal entry, and one journal entry per .sql file", () => {
     const tags = journal.entries.map((e) => e.tag);
     expect(Object.keys(embeddedMigrations).sort()).toEqual([...tags].sort());
-    const files = readdirSync(DRIZZLE).filter((f) => f.endsWith(".sql")).map((f) => f.replace(/\.sql$/, ""));
+    const files = readdirSync(DRIZZLE)
+      .filter((f) => f.endsWith(".sql"))
+      .map((f) => f.replace(/\.sql$/, ""));
     expect(files.sort()).toEqual([...tags].sort());
   });
 
@@ -35,11 +40,26 @@ describe("embedded migrations", () => {
 
   test("they build every table of the schema, and re-running them is a no-op", () => {
     const db = openDatabase(":memory:");
-    const tables = db.$client.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all().map((r) => r.name);
-    for (const t of ["accounts", "api_keys", "team_members", "account_overrides", "extensions", "extension_overrides", "versions", "secrets", "install_counters", "limit_requests"]) {
+    const tables = db.$client
+      .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+      .all()
+      .map((r) => r.name);
+    for (const t of [
+      "accounts",
+      "api_keys",
+      "team_members",
+      "account_overrides",
+      "extensions",
+      "extension_overrides",
+      "versions",
+      "secrets",
+      "install_counters",
+      "limit_requests",
+    ]) {
       expect(tables).toContain(t);
     }
-    const applied = () => db.$client.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM __drizzle_migrations").get()!.n;
+    const applied = () =>
+      db.$client.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM __drizzle_migrations").get()!.n;
     expect(applied()).toBe(journal.entries.length);
     (db as any).dialect.migrate(migrationMetas(), (db as any).session, {});
     expect(applied()).toBe(journal.entries.length);
@@ -52,7 +72,8 @@ describe("embedded migrations", () => {
       schema: sqlite.query("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name").all(),
       applied: sqlite.query('SELECT hash, created_at FROM "__drizzle_migrations" ORDER BY id').all(),
     });
-    const byDrizzle = (sqlite: Database, metas = migrationMetas()) => (drizzle({ client: sqlite }) as any).dialect.migrate(metas, (drizzle({ client: sqlite }) as any).session, {});
+    const byDrizzle = (sqlite: Database, metas = migrationMetas()) =>
+      (drizzle({ client: sqlite }) as any).dialect.migrate(metas, (drizzle({ client: sqlite }) as any).session, {});
     for (const start of [0, 1]) {
       const ours = new Database(":memory:");
       const theirs = new Database(":memory:");

@@ -24,7 +24,11 @@ describe("read cache", () => {
   test("what a computation throws is not kept", () => {
     const { generation } = handGeneration();
     const cache = createReadCache<string>(generation);
-    expect(() => cache.get("k", () => { throw new Error("not found"); })).toThrow("not found");
+    expect(() =>
+      cache.get("k", () => {
+        throw new Error("not found");
+      }),
+    ).toThrow("not found");
     expect(cache.get("k", () => "found")).toBe("found");
   });
 

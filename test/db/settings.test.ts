@@ -4,11 +4,12 @@
  * migrations in drizzle/ are what drizzle-kit would generate from src/db/schema.ts today: a schema edited
  * without `npm run db:generate` fails here.
  */
+
+import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
-import { Database } from "bun:sqlite";
 import { EmulatorClock } from "../../src/clock";
 import { parseServerConfig } from "../../src/config";
 import { createLogger } from "../../src/logger";
@@ -22,17 +23,24 @@ describe("database settings on a real file", () => {
   let runtime: Runtime;
   beforeAll(() => {
     dataDir = mkdtempSync(join(tmpdir(), "ext-db-settings-"));
-    runtime = createRuntime(parseServerConfig({ dataDir, logLevel: "silent" }, {}), { logger: createLogger("silent"), clock: new EmulatorClock() });
+    runtime = createRuntime(parseServerConfig({ dataDir, logLevel: "silent" }, {}), {
+      logger: createLogger("silent"),
+      clock: new EmulatorClock(),
+    });
   });
   afterAll(() => {
     runtime?.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const pragma = (name: string) => runtime.db.$client.query<Record<string, number | string>, []>(`PRAGMA ${name}`).get()!;
+  const pragma = (name: string) =>
+    runtime.db.$client.query<Record<string, number | string>, []>(`PRAGMA ${name}`).get()!;
 
   test("the runtime's connection is on ext.sqlite in the data directory", () => {
-    const main = runtime.db.$client.query<{ name: string; file: string }, []>("PRAGMA database_list").all().find((d) => d.name === "main")!;
+    const main = runtime.db.$client
+      .query<{ name: string; file: string }, []>("PRAGMA database_list")
+      .all()
+      .find((d) => d.name === "main")!;
     expect(resolve(main.file)).toBe(resolve(join(dataDir, "ext.sqlite")));
   });
 
@@ -46,7 +54,11 @@ describe("database settings on a real file", () => {
 
   test("foreign keys are enforced: a row pointing to no extension is refused", () => {
     const orphan = () =>
-      runtime.db.$client.prepare("INSERT INTO secrets (extension_id, name, ciphertext, iv, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)").run("ext_nowhere", "X", new Uint8Array([1]), new Uint8Array([1]), "t", "t");
+      runtime.db.$client
+        .prepare(
+          "INSERT INTO secrets (extension_id, name, ciphertext, iv, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .run("ext_nowhere", "X", new Uint8Array([1]), new Uint8Array([1]), "t", "t");
     expect(orphan).toThrow(/FOREIGN KEY/);
   });
 
@@ -67,16 +79,28 @@ describe("committed migrations match src/db/schema.ts", () => {
       cpSync(join(ROOT, "drizzle"), out, { recursive: true });
       // drizzle-kit prefixes --out with "./": give it a path relative to the project root.
       const proc = Bun.spawnSync(
-        [join(ROOT, "node_modules/.bin/drizzle-kit"), "generate", "--dialect", "sqlite", "--schema", "./src/db/schema.ts", "--out", relative(ROOT, out)],
+        [
+          join(ROOT, "node_modules/.bin/drizzle-kit"),
+          "generate",
+          "--dialect",
+          "sqlite",
+          "--schema",
+          "./src/db/schema.ts",
+          "--out",
+          relative(ROOT, out),
+        ],
         { cwd: ROOT, env: cleanEnv(), stdin: "ignore", stdout: "pipe", stderr: "pipe", timeout: 20_000 },
       );
       const output = `${proc.stdout.toString()}${proc.stderr.toString()}`;
       expect(proc.exitCode, output).toBe(0);
       expect(output).toContain("No schema changes");
       // And it wrote nothing: same files, same journal.
-      const list = (dir: string) => [...readdirSync(dir), ...readdirSync(join(dir, "meta")).map((f) => `meta/${f}`)].sort();
+      const list = (dir: string) =>
+        [...readdirSync(dir), ...readdirSync(join(dir, "meta")).map((f) => `meta/${f}`)].sort();
       expect(list(out)).toEqual(list(join(ROOT, "drizzle")));
-      expect(readFileSync(join(out, "meta/_journal.json"), "utf8")).toBe(readFileSync(join(ROOT, "drizzle/meta/_journal.json"), "utf8"));
+      expect(readFileSync(join(out, "meta/_journal.json"), "utf8")).toBe(
+        readFileSync(join(ROOT, "drizzle/meta/_journal.json"), "utf8"),
+      );
     } finally {
       rmSync(out, { recursive: true, force: true });
     }

@@ -5,12 +5,19 @@
  * added to a response but not to the document fails it; so does a documented status nothing can produce.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { API_PREFIX, DEPLOY_LIMITS_PREFIX } from "../../src/config";
-import { JSON_BODY_MAX_BYTES } from "../../src/http/body-limit";
 import { audioHeader } from "../../scripts/lib/archive-writer";
 import { validEntries } from "../../scripts/lib/samples";
-import { bundleDir, type BundleDir } from "../helpers/bundles";
-import { baseFixture, DEMO_KEY, startTestEmulator, stopTestEmulator, type TestEmulator, type TestResponse } from "../helpers/emulator";
+import { API_PREFIX, DEPLOY_LIMITS_PREFIX } from "../../src/config";
+import { JSON_BODY_MAX_BYTES } from "../../src/http/body-limit";
+import { type BundleDir, bundleDir } from "../helpers/bundles";
+import {
+  baseFixture,
+  DEMO_KEY,
+  startTestEmulator,
+  stopTestEmulator,
+  type TestEmulator,
+  type TestResponse,
+} from "../helpers/emulator";
 import { OpenApiContract, type Operation } from "../helpers/openapi-contract";
 
 const EXT_READ_ONLY = "ext_contract_extensions_read_only_0001";
@@ -72,20 +79,32 @@ async function send(method: string, path: string, call: Call = {}): Promise<Test
   observed.get(op.operationId)!.add(res.status);
   problems.push(...contract.responseProblems(op, res.status, res.headers, res.body, res.text));
   if (developer && res.status !== 401 && !call.injected) {
-    for (const h of ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]) if (!res.headers.has(h)) problems.push(`${method} ${path} → ${res.status}: no ${h}`);
+    for (const h of ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"])
+      if (!res.headers.has(h)) problems.push(`${method} ${path} → ${res.status}: no ${h}`);
   }
-  if (res.status === 401 && !res.headers.has("WWW-Authenticate") && !call.key) problems.push(`${method} ${path} → 401 without WWW-Authenticate`);
-  if (res.status === 429 && !/^\d+$/.test(res.headers.get("Retry-After") ?? "")) problems.push(`${method} ${path} → 429 without Retry-After`);
+  if (res.status === 401 && !res.headers.has("WWW-Authenticate") && !call.key)
+    problems.push(`${method} ${path} → 401 without WWW-Authenticate`);
+  if (res.status === 429 && !/^\d+$/.test(res.headers.get("Retry-After") ?? ""))
+    problems.push(`${method} ${path} → 429 without Retry-After`);
   if (res.status < 300) {
-    if (call.json !== undefined) problems.push(...contract.requestProblems(op, "application/json", call.json).map((p) => `request of ${method} ${path}: ${p}`));
-    if (call.form) problems.push(...contract.requestProblems(op, "multipart/form-data", call.form).map((p) => `request of ${method} ${path}: ${p}`));
+    if (call.json !== undefined)
+      problems.push(
+        ...contract.requestProblems(op, "application/json", call.json).map((p) => `request of ${method} ${path}: ${p}`),
+      );
+    if (call.form)
+      problems.push(
+        ...contract
+          .requestProblems(op, "multipart/form-data", call.form)
+          .map((p) => `request of ${method} ${path}: ${p}`),
+      );
   }
   return res;
 }
 
 async function expectStatus(status: number, method: string, path: string, call?: Call): Promise<TestResponse> {
   const res = await send(method, path, call);
-  if (res.status !== status) throw new Error(`${method} ${path}: expected ${status}, got ${res.status} ${res.text.slice(0, 300)}`);
+  if (res.status !== status)
+    throw new Error(`${method} ${path}: expected ${status}, got ${res.status} ${res.text.slice(0, 300)}`);
   return res;
 }
 
@@ -104,7 +123,8 @@ const isIntegerParam = (o: Operation, name: string) =>
 
 /** A concrete path for an operation: its parameters from `ids`, a valid but unknown one where none is given. */
 function pathOf(o: Operation, ids: Record<string, string> = {}): string {
-  const unknown = (name: string) => (isIntegerParam(o, name) ? UNKNOWN_INTEGER_ID : name === "key" ? "MISSING_KEY" : "missing_1");
+  const unknown = (name: string) =>
+    isIntegerParam(o, name) ? UNKNOWN_INTEGER_ID : name === "key" ? "MISSING_KEY" : "missing_1";
   return o.template.replace(/\{([^}]+)\}/g, (_, name: string) => ids[name] ?? unknown(name));
 }
 
@@ -126,34 +146,54 @@ async function firstEvent(path: string, model: string): Promise<{ event: string;
     if (done) throw new Error(`${path}: the stream ended before its first event: ${JSON.stringify(text)}`);
     text += decoder.decode(value, { stream: true });
     // Comment blocks (": connected", keep-alives) are not events.
-    block = text.split("\n\n").slice(0, -1).find((b) => b.split("\n").some((line) => line.startsWith("data:")));
+    block = text
+      .split("\n\n")
+      .slice(0, -1)
+      .find((b) => b.split("\n").some((line) => line.startsWith("data:")));
   }
   await reader.cancel();
-  const field = (name: string) => block!.split("\n").filter((l) => l.startsWith(`${name}:`)).map((l) => l.slice(name.length + 1).trimStart()).join("\n");
+  const field = (name: string) =>
+    block!
+      .split("\n")
+      .filter((l) => l.startsWith(`${name}:`))
+      .map((l) => l.slice(name.length + 1).trimStart())
+      .join("\n");
   const data = JSON.parse(field("data"));
   problems.push(...contract.responseProblems(op, res.status, res.headers, undefined, text));
   problems.push(...contract.modelProblems(model, data).map((p) => `${path} event data: ${p}`));
-  if (field("id") !== String(data.id)) problems.push(`${path}: event id ${field("id")} is not its entry's id ${data.id}`);
+  if (field("id") !== String(data.id))
+    problems.push(`${path}: event id ${field("id")} is not its entry's id ${data.id}`);
   return { event: field("event"), data };
 }
 
-const jsonBodyOps = () => contract.operations.filter((o) => o.op.requestBody?.content?.["application/json"]);
+const _jsonBodyOps = () => contract.operations.filter((o) => o.op.requestBody?.content?.["application/json"]);
 
 describe("every route, every documented status, against /openapi.json", () => {
   let ext = "";
   let version = "";
 
   test("the developer API's happy path, then its conflicts and refusals", async () => {
-    const created = await expectStatus(201, "POST", `${API_PREFIX}/extensions`, { json: { name: "Contract Board", short_description: "Sounds", pricing: { type: "free" } } });
+    const created = await expectStatus(201, "POST", `${API_PREFIX}/extensions`, {
+      json: { name: "Contract Board", short_description: "Sounds", pricing: { type: "free" } },
+    });
     ext = created.body.extension.id;
     await expectStatus(200, "GET", `${API_PREFIX}/extensions`);
     await expectStatus(200, "GET", `${API_PREFIX}/extensions/${ext}`);
-    await expectStatus(200, "PATCH", `${API_PREFIX}/extensions/${ext}`, { json: { description: "All the sounds", visibility: "public" } });
+    await expectStatus(200, "PATCH", `${API_PREFIX}/extensions/${ext}`, {
+      json: { description: "All the sounds", visibility: "public" },
+    });
     const first = await submission("1.0.0");
-    version = (await expectStatus(202, "POST", `${API_PREFIX}/extensions/${ext}/versions`, { body: first.body, form: first.form })).body.version.id;
+    version = (
+      await expectStatus(202, "POST", `${API_PREFIX}/extensions/${ext}/versions`, {
+        body: first.body,
+        form: first.form,
+      })
+    ).body.version.id;
     await expectStatus(200, "GET", `${API_PREFIX}/extensions/${ext}/versions?include=archived`);
     await expectStatus(200, "GET", `${API_PREFIX}/extensions/${ext}/installs`);
-    await expectStatus(204, "PUT", `${API_PREFIX}/extensions/${ext}/secrets/API_TOKEN`, { json: { value: "contract-secret-value-1" } });
+    await expectStatus(204, "PUT", `${API_PREFIX}/extensions/${ext}/secrets/API_TOKEN`, {
+      json: { value: "contract-secret-value-1" },
+    });
     await expectStatus(200, "GET", `${API_PREFIX}/extensions/${ext}/secrets`);
     await expectStatus(200, "GET", `${API_PREFIX}/extensions/${ext}/limits`);
     await expectStatus(200, "GET", `${DEPLOY_LIMITS_PREFIX}/extensions/${ext}/limits`);
@@ -169,14 +209,18 @@ describe("every route, every documented status, against /openapi.json", () => {
     await expectStatus(415, "POST", `${API_PREFIX}/extensions/${ext}/versions`, { json: { version: "2.0.0" } });
     // The extension's bundle cap lowered below the archive: refused before the upload is read.
     await expectStatus(200, "PUT", `/_emulator/overrides/extensions/${ext}`, { json: { bundle_total_bytes: 1024 } });
-    const big = await submission("3.0.0", await bundles.make([{ name: "noise.bin", generated: { size: 512 * 1024, fill: "random" } }]));
+    const big = await submission(
+      "3.0.0",
+      await bundles.make([{ name: "noise.bin", generated: { size: 512 * 1024, fill: "random" } }]),
+    );
     await expectStatus(413, "POST", `${API_PREFIX}/extensions/${ext}/versions`, { body: big.body });
     await expectStatus(204, "DELETE", `/_emulator/overrides/extensions/${ext}`);
 
     // Approved and public: listed, so it can no longer be deleted.
     await expectStatus(200, "POST", `/_emulator/versions/${version}/approve`);
     await expectStatus(409, "DELETE", `${API_PREFIX}/extensions/${ext}`);
-    const doomed = (await expectStatus(201, "POST", `${API_PREFIX}/extensions`, { json: { name: "Short Lived" } })).body.extension.id;
+    const doomed = (await expectStatus(201, "POST", `${API_PREFIX}/extensions`, { json: { name: "Short Lived" } })).body
+      .extension.id;
     await expectStatus(204, "DELETE", `${API_PREFIX}/extensions/${doomed}`);
   });
 
@@ -186,7 +230,11 @@ describe("every route, every documented status, against /openapi.json", () => {
     await expectStatus(200, "GET", "/_emulator/clock");
     await expectStatus(200, "POST", "/_emulator/clock", { json: { advanceSeconds: 1 } });
     await expectStatus(422, "POST", "/_emulator/clock", { json: {} });
-    const fault = (await expectStatus(201, "POST", "/_emulator/faults", { json: { method: "GET", path: "/nowhere/*", status: 503, times: 1 } })).body.fault.id;
+    const fault = (
+      await expectStatus(201, "POST", "/_emulator/faults", {
+        json: { method: "GET", path: "/nowhere/*", status: 503, times: 1 },
+      })
+    ).body.fault.id;
     await expectStatus(200, "GET", "/_emulator/faults");
     await expectStatus(204, "DELETE", `/_emulator/faults/${fault}`);
     await expectStatus(204, "DELETE", "/_emulator/faults");
@@ -194,24 +242,40 @@ describe("every route, every documented status, against /openapi.json", () => {
     await expectStatus(422, "GET", "/_emulator/requests?limit=0");
     await expectStatus(204, "DELETE", "/_emulator/requests");
 
-    const key = (await expectStatus(201, "POST", "/_emulator/accounts/acc_other/keys", { json: { name: "ci", scopes: ["extensions:read"] } })).body.apiKey.id;
+    const key = (
+      await expectStatus(201, "POST", "/_emulator/accounts/acc_other/keys", {
+        json: { name: "ci", scopes: ["extensions:read"] },
+      })
+    ).body.apiKey.id;
     await expectStatus(200, "GET", "/_emulator/accounts/acc_other/keys");
     await expectStatus(204, "DELETE", `/_emulator/accounts/acc_other/keys/${key}`);
-    const member = (await expectStatus(201, "POST", "/_emulator/accounts/acc_other/members", { json: { email: "dev@example.com", role: "developer" } })).body.member.id;
-    await expectStatus(409, "POST", "/_emulator/accounts/acc_other/members", { json: { email: "dev@example.com", role: "viewer" } });
+    const member = (
+      await expectStatus(201, "POST", "/_emulator/accounts/acc_other/members", {
+        json: { email: "dev@example.com", role: "developer" },
+      })
+    ).body.member.id;
+    await expectStatus(409, "POST", "/_emulator/accounts/acc_other/members", {
+      json: { email: "dev@example.com", role: "viewer" },
+    });
     await expectStatus(200, "GET", "/_emulator/accounts/acc_other/members");
     await expectStatus(204, "DELETE", `/_emulator/accounts/acc_other/members/${member}`);
 
-    await expectStatus(200, "PUT", "/_emulator/overrides/accounts/acc_other", { json: { max_sounds_per_extension: 80 } });
+    await expectStatus(200, "PUT", "/_emulator/overrides/accounts/acc_other", {
+      json: { max_sounds_per_extension: 80 },
+    });
     await expectStatus(200, "GET", "/_emulator/overrides/accounts/acc_other");
     await expectStatus(204, "DELETE", "/_emulator/overrides/accounts/acc_other");
-    await expectStatus(200, "PUT", `/_emulator/overrides/extensions/${ext}`, { json: { max_sounds_per_extension: 90 } });
+    await expectStatus(200, "PUT", `/_emulator/overrides/extensions/${ext}`, {
+      json: { max_sounds_per_extension: 90 },
+    });
     await expectStatus(200, "GET", `/_emulator/overrides/extensions/${ext}`);
 
     const reason = "We ship a large sound pack for schools.";
     const request = { accountId: "acc_test", scope: "account", limits: { max_sounds_per_extension: 80 }, reason };
-    const approved = (await expectStatus(201, "POST", "/_emulator/limit-requests", { json: request })).body.limitRequest.id;
-    const rejected = (await expectStatus(201, "POST", "/_emulator/limit-requests", { json: request })).body.limitRequest.id;
+    const approved = (await expectStatus(201, "POST", "/_emulator/limit-requests", { json: request })).body.limitRequest
+      .id;
+    const rejected = (await expectStatus(201, "POST", "/_emulator/limit-requests", { json: request })).body.limitRequest
+      .id;
     await expectStatus(200, "GET", "/_emulator/limit-requests?status=pending");
     await expectStatus(422, "GET", "/_emulator/limit-requests?status=maybe");
     await expectStatus(200, "GET", `/_emulator/limit-requests/${approved}`);
@@ -221,8 +285,15 @@ describe("every route, every documented status, against /openapi.json", () => {
     await expectStatus(409, "POST", `/_emulator/limit-requests/${rejected}/reject`, { json: { reason: "still not" } });
 
     const second = await submission("1.1.0");
-    const pending = (await expectStatus(202, "POST", `${API_PREFIX}/extensions/${ext}/versions`, { body: second.body, form: second.form })).body.version.id;
-    await expectStatus(200, "POST", `/_emulator/versions/${pending}/reject`, { json: { reason: "Clipping in two sounds" } });
+    const pending = (
+      await expectStatus(202, "POST", `${API_PREFIX}/extensions/${ext}/versions`, {
+        body: second.body,
+        form: second.form,
+      })
+    ).body.version.id;
+    await expectStatus(200, "POST", `/_emulator/versions/${pending}/reject`, {
+      json: { reason: "Clipping in two sounds" },
+    });
     await expectStatus(409, "POST", `/_emulator/versions/${pending}/reject`, { json: { reason: "again" } });
     await expectStatus(409, "POST", `/_emulator/versions/${version}/approve`);
 
@@ -230,11 +301,19 @@ describe("every route, every documented status, against /openapi.json", () => {
     await expectStatus(200, "POST", `/_emulator/extensions/${ext}/uninstalls`, { json: { count: 1 } });
     await expectStatus(409, "POST", `/_emulator/extensions/${ext}/uninstalls`, { json: { count: 50 } });
     const third = await submission("1.2.0");
-    const newer = (await expectStatus(202, "POST", `${API_PREFIX}/extensions/${ext}/versions`, { body: third.body, form: third.form })).body.version.id;
+    const newer = (
+      await expectStatus(202, "POST", `${API_PREFIX}/extensions/${ext}/versions`, {
+        body: third.body,
+        form: third.form,
+      })
+    ).body.version.id;
     await expectStatus(200, "POST", `/_emulator/versions/${newer}/approve`);
-    await expectStatus(200, "POST", `/_emulator/extensions/${ext}/rollouts`, { json: { fromVersionId: version, toVersionId: newer, count: 1 } });
+    await expectStatus(200, "POST", `/_emulator/extensions/${ext}/rollouts`, {
+      json: { fromVersionId: version, toVersionId: newer, count: 1 },
+    });
     await expectStatus(409, "POST", `/_emulator/extensions/${ext}/rollouts`, { json: { toVersionId: pending } });
-    const bare = (await expectStatus(201, "POST", `${API_PREFIX}/extensions`, { json: { name: "No Versions Yet" } })).body.extension.id;
+    const bare = (await expectStatus(201, "POST", `${API_PREFIX}/extensions`, { json: { name: "No Versions Yet" } }))
+      .body.extension.id;
     await expectStatus(409, "POST", `/_emulator/extensions/${bare}/installs`, {});
     await expectStatus(200, "POST", `/_emulator/extensions/${ext}/disable`);
     await expectStatus(200, "POST", `/_emulator/extensions/${ext}/enable`);
@@ -254,11 +333,22 @@ describe("every route, every documented status, against /openapi.json", () => {
     await expectStatus(204, "DELETE", "/_emulator/overrides/accounts/acc_test");
 
     // A sound over the player's 10 MB (the extension's sound cap raised so the upload takes it).
-    const board = (await expectStatus(201, "POST", `${API_PREFIX}/extensions`, { json: { name: "Dashboard Board" } })).body.extension.id;
-    await expectStatus(200, "PUT", `/_emulator/overrides/extensions/${board}`, { json: { sound_file_bytes: 12 * 1024 * 1024 } });
-    const big = { name: "sounds/big.wav", generated: { size: 11 * 1024 * 1024, fill: "zero" as const, prefix: audioHeader("WAV") } };
+    const board = (await expectStatus(201, "POST", `${API_PREFIX}/extensions`, { json: { name: "Dashboard Board" } }))
+      .body.extension.id;
+    await expectStatus(200, "PUT", `/_emulator/overrides/extensions/${board}`, {
+      json: { sound_file_bytes: 12 * 1024 * 1024 },
+    });
+    const big = {
+      name: "sounds/big.wav",
+      generated: { size: 11 * 1024 * 1024, fill: "zero" as const, prefix: audioHeader("WAV") },
+    };
     const upload = await submission("1.0.0", await bundles.make(validEntries({ entries: [big] })));
-    const pending = (await expectStatus(202, "POST", `${API_PREFIX}/extensions/${board}/versions`, { body: upload.body, form: upload.form })).body.version.id;
+    const pending = (
+      await expectStatus(202, "POST", `${API_PREFIX}/extensions/${board}/versions`, {
+        body: upload.body,
+        form: upload.form,
+      })
+    ).body.version.id;
     const queue = (await expectStatus(200, "GET", "/_emulator/review-queue")).body.versions;
     expect(queue.map((v: { versionId: string }) => v.versionId)).toContain(pending);
     await expectStatus(200, "GET", `/_emulator/versions/${pending}/bundle`);
@@ -285,23 +375,47 @@ describe("every route, every documented status, against /openapi.json", () => {
   test("what any route can answer: 401, 403, 404, 413, 415, 422, 429 and 500, route by route", async () => {
     const idsFor = (o: Operation) => ({
       ...(isIntegerParam(o, "id") ? {} : { id: o.template.includes("/overrides/accounts/") ? "acc_test" : ext }),
-      accountId: "acc_test", key: "API_TOKEN", versionId: version,
+      accountId: "acc_test",
+      key: "API_TOKEN",
+      versionId: version,
     });
     /** A body each JSON route accepts, so that only the thing under test is wrong. */
     const valid: Record<string, unknown> = {
-      createExtension: { name: "Valid" }, updateExtension: { name: "Valid" }, putSecret: { value: "contract-secret-value-2" },
-      seedEmulator: { accounts: [] }, changeClock: { advanceSeconds: 0 }, createFault: { path: "/nowhere" },
-      createApiKey: { name: "k", scopes: ["*"] }, addTeamMember: { email: "x@example.com", role: "viewer" },
-      setExtensionOverrides: {}, setAccountOverrides: {},
-      createLimitRequest: { accountId: "missing_1", scope: "account", limits: { max_sounds_per_extension: 80 }, reason: "A reason that is long enough." },
-      approveLimitRequest: {}, rejectLimitRequest: { reason: "no" }, rejectVersion: { reason: "no" }, recordInstalls: {}, recordUninstalls: {}, recordRollout: {},
+      createExtension: { name: "Valid" },
+      updateExtension: { name: "Valid" },
+      putSecret: { value: "contract-secret-value-2" },
+      seedEmulator: { accounts: [] },
+      changeClock: { advanceSeconds: 0 },
+      createFault: { path: "/nowhere" },
+      createApiKey: { name: "k", scopes: ["*"] },
+      addTeamMember: { email: "x@example.com", role: "viewer" },
+      setExtensionOverrides: {},
+      setAccountOverrides: {},
+      createLimitRequest: {
+        accountId: "missing_1",
+        scope: "account",
+        limits: { max_sounds_per_extension: 80 },
+        reason: "A reason that is long enough.",
+      },
+      approveLimitRequest: {},
+      rejectLimitRequest: { reason: "no" },
+      rejectVersion: { reason: "no" },
+      recordInstalls: {},
+      recordUninstalls: {},
+      recordRollout: {},
     };
     for (const o of contract.operations) {
       const documented = Object.keys(o.op.responses).map(Number);
       const developer = o.template.startsWith(API_PREFIX) || o.template.startsWith(DEPLOY_LIMITS_PREFIX);
       const method = o.method.toUpperCase();
       const jsonBody = o.op.requestBody?.content?.["application/json"] ? { json: valid[o.operationId] ?? {} } : {};
-      if (documented.includes(401)) await expectStatus(401, method, pathOf(o, idsFor(o)), developer ? { key: null } : { auth: "Bearer not-the-admin-token" });
+      if (documented.includes(401))
+        await expectStatus(
+          401,
+          method,
+          pathOf(o, idsFor(o)),
+          developer ? { key: null } : { auth: "Bearer not-the-admin-token" },
+        );
       if (documented.includes(403)) {
         if (developer) {
           const key = o.operationId === "listSecretKeys" ? EXT_READ_ONLY : SECRETS_READ_ONLY;
@@ -332,7 +446,9 @@ describe("every route, every documented status, against /openapi.json", () => {
       }
       if (developer) {
         for (const status of [429, 500].filter((s) => documented.includes(s))) {
-          await expectStatus(201, "POST", "/_emulator/faults", { json: { method, path: pathOf(o, idsFor(o)), status, times: 1 } });
+          await expectStatus(201, "POST", "/_emulator/faults", {
+            json: { method, path: pathOf(o, idsFor(o)), status, times: 1 },
+          });
           await expectStatus(status, method, pathOf(o, idsFor(o)), { ...jsonBody, injected: true });
         }
       }
@@ -351,7 +467,8 @@ describe("every route, every documented status, against /openapi.json", () => {
     const missing: string[] = [];
     for (const o of contract.operations) {
       for (const status of Object.keys(o.op.responses).map(Number)) {
-        if (status === 500 && !(o.template.startsWith(API_PREFIX) || o.template.startsWith(DEPLOY_LIMITS_PREFIX))) continue;
+        if (status === 500 && !(o.template.startsWith(API_PREFIX) || o.template.startsWith(DEPLOY_LIMITS_PREFIX)))
+          continue;
         if (!observed.get(o.operationId)?.has(status)) missing.push(`${o.operationId} ${status}`);
       }
     }
@@ -368,8 +485,12 @@ describe("every route, every documented status, against /openapi.json", () => {
     const o = contract.operations.find((x) => x.operationId === "getInstallStatistics")!;
     const headers = new Headers({ "content-type": "application/json" });
     expect(contract.responseProblems(o, 200, headers, { total: 1, active: 1, byVersion: {} }, "{}")).toEqual([]);
-    expect(contract.responseProblems(o, 200, headers, { total: 1, active: 1, byVersion: {}, perUser: [] }, "{}").length).toBeGreaterThan(0);
-    expect(contract.responseProblems(o, 200, headers, { total: "1", active: 1, byVersion: {} }, "{}").length).toBeGreaterThan(0);
+    expect(
+      contract.responseProblems(o, 200, headers, { total: 1, active: 1, byVersion: {}, perUser: [] }, "{}").length,
+    ).toBeGreaterThan(0);
+    expect(
+      contract.responseProblems(o, 200, headers, { total: "1", active: 1, byVersion: {} }, "{}").length,
+    ).toBeGreaterThan(0);
     expect(contract.responseProblems(o, 418, headers, {}, "{}").length).toBeGreaterThan(0);
   });
 });

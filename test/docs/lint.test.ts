@@ -32,18 +32,37 @@ afterAll(async () => {
 async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const proc = Bun.spawn(["node", ...args], {
     cwd: dir,
-    env: cleanEnv({ REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true", NO_UPDATE_NOTIFIER: "1", CI: "true" }),
+    env: cleanEnv({
+      REDOCLY_TELEMETRY: "off",
+      REDOCLY_SUPPRESS_UPDATE_NOTICE: "true",
+      NO_UPDATE_NOTIFIER: "1",
+      CI: "true",
+    }),
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { code, stdout, stderr };
 }
 
 test("Redocly (recommended rules): no error, no warning", async () => {
-  const { code, stdout, stderr } = await run([join(ROOT, "node_modules/@redocly/cli/bin/cli.js"), "lint", file, "--config", join(ROOT, "redocly.yaml"), "--format=json"]);
+  const { code, stdout, stderr } = await run([
+    join(ROOT, "node_modules/@redocly/cli/bin/cli.js"),
+    "lint",
+    file,
+    "--config",
+    join(ROOT, "redocly.yaml"),
+    "--format=json",
+  ]);
   const report = JSON.parse(stdout);
-  const problems = report.problems.map((p: { ruleId: string; severity: string; message: string; location: { pointer: string }[] }) => `${p.severity} ${p.ruleId} ${p.location[0]?.pointer}: ${p.message}`);
+  const problems = report.problems.map(
+    (p: { ruleId: string; severity: string; message: string; location: { pointer: string }[] }) =>
+      `${p.severity} ${p.ruleId} ${p.location[0]?.pointer}: ${p.message}`,
+  );
   expect(problems).toEqual([]);
   expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
   expect(code, stderr).toBe(0);
@@ -51,10 +70,20 @@ test("Redocly (recommended rules): no error, no warning", async () => {
 
 test("Spectral (spectral:oas): no error, no warning", async () => {
   const { code, stdout, stderr } = await run([
-    join(ROOT, "node_modules/@stoplight/spectral-cli/dist/index.js"), "lint", file, "--ruleset", join(ROOT, ".spectral.yaml"), "--format", "json", "--quiet",
+    join(ROOT, "node_modules/@stoplight/spectral-cli/dist/index.js"),
+    "lint",
+    file,
+    "--ruleset",
+    join(ROOT, ".spectral.yaml"),
+    "--format",
+    "json",
+    "--quiet",
   ]);
   const results = stdout.trim() ? JSON.parse(stdout) : [];
-  const problems = results.map((r: { code: string; severity: number; path: string[]; message: string }) => `${r.severity} ${r.code} ${r.path.join(".")}: ${r.message}`);
+  const problems = results.map(
+    (r: { code: string; severity: number; path: string[]; message: string }) =>
+      `${r.severity} ${r.code} ${r.path.join(".")}: ${r.message}`,
+  );
   expect(problems).toEqual([]);
   expect(code, stderr).toBe(0);
 }, 60_000);
@@ -65,10 +94,26 @@ test("the linters do fail a broken document (the checks above can fail)", async 
   delete doc.paths["/_emulator/clock"].get.responses["401"];
   const broken = join(dir, "broken.json");
   writeFileSync(broken, JSON.stringify(doc));
-  const redocly = await run([join(ROOT, "node_modules/@redocly/cli/bin/cli.js"), "lint", broken, "--config", join(ROOT, "redocly.yaml"), "--format=json"]);
+  const redocly = await run([
+    join(ROOT, "node_modules/@redocly/cli/bin/cli.js"),
+    "lint",
+    broken,
+    "--config",
+    join(ROOT, "redocly.yaml"),
+    "--format=json",
+  ]);
   const rules = JSON.parse(redocly.stdout).problems.map((p: { ruleId: string }) => p.ruleId);
   expect(rules).toContain("rule/operation-401-response");
   expect(redocly.code).not.toBe(0);
-  const spectral = await run([join(ROOT, "node_modules/@stoplight/spectral-cli/dist/index.js"), "lint", broken, "--ruleset", join(ROOT, ".spectral.yaml"), "--format", "json", "--quiet"]);
+  const spectral = await run([
+    join(ROOT, "node_modules/@stoplight/spectral-cli/dist/index.js"),
+    "lint",
+    broken,
+    "--ruleset",
+    join(ROOT, ".spectral.yaml"),
+    "--format",
+    "json",
+    "--quiet",
+  ]);
   expect(spectral.code).not.toBe(0);
 }, 60_000);

@@ -7,10 +7,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { openapi } from "@elysiajs/openapi";
 import { createApp } from "../../src/app";
+import { API_PREFIX, DEPLOY_LIMITS_PREFIX } from "../../src/config";
 import { documentation } from "../../src/docs/openapi";
 import { postProcessDocument } from "../../src/docs/post-process";
-import { ERROR_EXAMPLES, statusOf, type ErrorCode } from "../../src/errors/codes";
-import { API_PREFIX, DEPLOY_LIMITS_PREFIX } from "../../src/config";
+import { ERROR_EXAMPLES, type ErrorCode, statusOf } from "../../src/errors/codes";
 import { SOUND_MEDIA_TYPES } from "../../src/versions/admin-model";
 import { startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
@@ -24,7 +24,8 @@ beforeAll(async () => {
 });
 afterAll(() => stopTestEmulator(emu));
 
-const isDeveloperPath = (path: string) => path.startsWith(API_PREFIX + "/") || path.startsWith(DEPLOY_LIMITS_PREFIX + "/");
+const isDeveloperPath = (path: string) =>
+  path.startsWith(`${API_PREFIX}/`) || path.startsWith(`${DEPLOY_LIMITS_PREFIX}/`);
 
 /** Every route the app registers and does not hide, as OpenAPI paths. */
 function registeredRoutes(): { method: string; path: string }[] {
@@ -41,20 +42,24 @@ function operations(): { method: string; path: string; op: any }[] {
 }
 
 /** Follows a `$ref` into components. */
-const deref = (schema: any): any => (schema?.$ref ? doc.components.schemas[schema.$ref.replace("#/components/schemas/", "")] : schema);
+const deref = (schema: any): any =>
+  schema?.$ref ? doc.components.schemas[schema.$ref.replace("#/components/schemas/", "")] : schema;
 
 /** Every schema object of the document, with where it is. */
 function* schemas(node: unknown, where = "#"): Generator<[string, any]> {
   if (Array.isArray(node)) for (const [i, v] of node.entries()) yield* schemas(v, `${where}/${i}`);
   else if (node && typeof node === "object") {
     yield [where, node];
-    for (const [k, v] of Object.entries(node)) if (k !== "examples" && k !== "example") yield* schemas(v, `${where}/${k}`);
+    for (const [k, v] of Object.entries(node))
+      if (k !== "examples" && k !== "example") yield* schemas(v, `${where}/${k}`);
   }
 }
 
 describe("GET /openapi.json", () => {
   test("is what @elysiajs/openapi's own plugin makes of the same routes, post-processed and nothing else", async () => {
-    const withPlugin = createApp(emu.runtime).use(openapi({ path: "/plugin-docs", specPath: "/plugin-openapi.json", documentation: documentation as never }));
+    const withPlugin = createApp(emu.runtime).use(
+      openapi({ path: "/plugin-docs", specPath: "/plugin-openapi.json", documentation: documentation as never }),
+    );
     const res = await withPlugin.handle(new Request("http://localhost/plugin-openapi.json"));
     expect(res.status).toBe(200);
     const plugin = await res.json();
@@ -72,8 +77,12 @@ describe("GET /openapi.json", () => {
   });
 
   test("documents every registered route, and nothing else", () => {
-    const registered = registeredRoutes().map(({ method, path }) => `${method} ${path}`).sort();
-    const documented = operations().map(({ method, path }) => `${method} ${path}`).sort();
+    const registered = registeredRoutes()
+      .map(({ method, path }) => `${method} ${path}`)
+      .sort();
+    const documented = operations()
+      .map(({ method, path }) => `${method} ${path}`)
+      .sort();
     expect(registered.length).toBeGreaterThanOrEqual(45);
     expect(documented).toEqual(registered);
   });
@@ -89,18 +98,32 @@ describe("GET /openapi.json", () => {
       expect(op.tags?.length, `${where} tags`).toBe(1);
       expect(tagNames, `${where} tag`).toContain(op.tags[0]);
       expect(typeof op.summary, `${where} summary`).toBe("string");
-      const security = path === "/healthz" ? [] : isDeveloperPath(path) ? [{ bearerAuth: [] }] : [{}, { adminToken: [] }];
+      const security =
+        path === "/healthz" ? [] : isDeveloperPath(path) ? [{ bearerAuth: [] }] : [{}, { adminToken: [] }];
       expect(op.security, `${where} security`).toEqual(security);
       if (path.startsWith("/_emulator")) expect(op.tags, where).toEqual(["Emulator"]);
     }
   });
 
   test("the developer API's operations have the names a client generator shows", () => {
-    const ids = operations().filter(({ path }) => path.startsWith(API_PREFIX)).map(({ op }) => op.operationId).sort();
+    const ids = operations()
+      .filter(({ path }) => path.startsWith(API_PREFIX))
+      .map(({ op }) => op.operationId)
+      .sort();
     expect(ids).toEqual(
       [
-        "listExtensions", "getExtension", "createExtension", "updateExtension", "deleteExtension", "listVersions", "submitVersion",
-        "getInstallStatistics", "listSecretKeys", "putSecret", "deleteSecret", "getLimits",
+        "listExtensions",
+        "getExtension",
+        "createExtension",
+        "updateExtension",
+        "deleteExtension",
+        "listVersions",
+        "submitVersion",
+        "getInstallStatistics",
+        "listSecretKeys",
+        "putSecret",
+        "deleteSecret",
+        "getLimits",
       ].sort(),
     );
     expect(doc.paths[`${DEPLOY_LIMITS_PREFIX}/extensions/{id}/limits`].get.operationId).toBe("getDeployLimits");
@@ -114,7 +137,8 @@ describe("GET /openapi.json", () => {
   test("every error response lists exactly its codes as an enum, one valid example each, with the envelope as Error", () => {
     for (const { method, path, op } of operations()) {
       const errorStatuses = Object.keys(op.responses).filter((s) => Number(s) >= 400);
-      if (path !== "/healthz") expect(errorStatuses, `${method} ${path}`).toEqual(expect.arrayContaining(["401", "500"]));
+      if (path !== "/healthz")
+        expect(errorStatuses, `${method} ${path}`).toEqual(expect.arrayContaining(["401", "500"]));
       for (const status of errorStatuses) {
         const where = `${method.toUpperCase()} ${path} ${status}`;
         const schema = op.responses[status].content["application/json"].schema;
@@ -127,7 +151,10 @@ describe("GET /openapi.json", () => {
           expect(statusOf(code), `${where} ${code}`).toBe(Number(status));
         }
         expect(narrowed.status, where).toEqual({ type: "integer", const: Number(status) });
-        expect(schema.examples.map((e: any) => e.error.code), where).toEqual(codes);
+        expect(
+          schema.examples.map((e: any) => e.error.code),
+          where,
+        ).toEqual(codes);
         for (const e of schema.examples) {
           expect(e.error.status, where).toBe(Number(status));
           expect(typeof e.error.message, where).toBe("string");
@@ -146,9 +173,14 @@ describe("GET /openapi.json", () => {
         if (status === "401") expect(headers["WWW-Authenticate"]?.schema?.type, where).toBe("string");
         if (status === "429") expect(headers["Retry-After"]?.schema, where).toMatchObject({ ...integer, minimum: 1 });
         if (isDeveloperPath(path) && status !== "401") {
-          for (const h of ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]) expect(headers[h]?.schema, `${where} ${h}`).toMatchObject(integer);
+          for (const h of ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"])
+            expect(headers[h]?.schema, `${where} ${h}`).toMatchObject(integer);
         }
-        if (!isDeveloperPath(path)) expect(Object.keys(headers).filter((h) => h.startsWith("X-RateLimit")), where).toEqual([]);
+        if (!isDeveloperPath(path))
+          expect(
+            Object.keys(headers).filter((h) => h.startsWith("X-RateLimit")),
+            where,
+          ).toEqual([]);
       }
     }
   });
@@ -198,10 +230,34 @@ describe("GET /openapi.json", () => {
   test("the models are named components, referenced with $ref", () => {
     const names = Object.keys(doc.components.schemas);
     for (const name of [
-      "Extension", "ExtensionSummary", "ExtensionCreated", "ExtensionCreate", "ExtensionUpdate", "Pricing", "Version", "VersionSubmitted",
-      "InstallStatistics", "SecretKeys", "SecretValue", "Limits", "ResolvedLimit", "SoundLimits", "LimitUsage", "Error", "ErrorDetail",
-      "ClockState", "FaultRule", "EmulatorState", "ApiKey", "TeamMember", "LimitRequest", "LimitOverrides", "Fixture", "SeedReport",
-    ]) expect(names, name).toContain(name);
+      "Extension",
+      "ExtensionSummary",
+      "ExtensionCreated",
+      "ExtensionCreate",
+      "ExtensionUpdate",
+      "Pricing",
+      "Version",
+      "VersionSubmitted",
+      "InstallStatistics",
+      "SecretKeys",
+      "SecretValue",
+      "Limits",
+      "ResolvedLimit",
+      "SoundLimits",
+      "LimitUsage",
+      "Error",
+      "ErrorDetail",
+      "ClockState",
+      "FaultRule",
+      "EmulatorState",
+      "ApiKey",
+      "TeamMember",
+      "LimitRequest",
+      "LimitOverrides",
+      "Fixture",
+      "SeedReport",
+    ])
+      expect(names, name).toContain(name);
     const refs = new Set([...schemas(doc)].map(([, s]) => s.$ref).filter(Boolean));
     for (const name of names) expect(refs.has(`#/components/schemas/${name}`), `${name} is referenced`).toBe(true);
     const get = doc.paths[`${API_PREFIX}/extensions/{id}`].get;
@@ -234,20 +290,40 @@ describe("GET /openapi.json", () => {
     // The server trims first, so the validator has no maxLength; the document still tells clients the bound.
     expect(body.properties.name).toMatchObject({ type: "string", minLength: 1, maxLength: 80 });
     expect(Object.keys(create.responses).sort()).toEqual(["201", "401", "403", "413", "415", "422", "429", "500"]);
-    expect(create.responses["422"].content["application/json"].schema.allOf[1].properties.error.properties.code.enum).toEqual(["validation_error", "limit_exceeded"]);
+    expect(
+      create.responses["422"].content["application/json"].schema.allOf[1].properties.error.properties.code.enum,
+    ).toEqual(["validation_error", "limit_exceeded"]);
     const created = deref(create.responses["201"].content["application/json"].schema);
-    expect(Object.keys(created.properties.extension.properties).sort()).toEqual(["createdAt", "id", "name", "slug", "status"]);
+    expect(Object.keys(created.properties.extension.properties).sort()).toEqual([
+      "createdAt",
+      "id",
+      "name",
+      "slug",
+      "status",
+    ]);
 
     const patch = doc.paths[`${API_PREFIX}/extensions/{id}`].patch;
     const update = deref(patch.requestBody.content["application/json"].schema);
     expect(Object.keys(update.properties)).toContain("visibility");
     expect(update.required ?? []).toEqual([]);
     const del = doc.paths[`${API_PREFIX}/extensions/{id}`].delete.responses;
-    expect(del["409"].content["application/json"].schema.allOf[1].properties.error.properties.code.enum).toEqual(["extension_listed"]);
+    expect(del["409"].content["application/json"].schema.allOf[1].properties.error.properties.code.enum).toEqual([
+      "extension_listed",
+    ]);
     const list = deref(doc.paths[`${API_PREFIX}/extensions`].get.responses["200"].content["application/json"].schema);
     expect(list.properties.extensions.items).toEqual({ $ref: "#/components/schemas/ExtensionSummary" });
     const summary = doc.components.schemas.ExtensionSummary;
-    expect(Object.keys(summary.properties).sort()).toEqual(["createdAt", "currentVersionId", "id", "installCount", "name", "slug", "status", "updatedAt", "visibility"]);
+    expect(Object.keys(summary.properties).sort()).toEqual([
+      "createdAt",
+      "currentVersionId",
+      "id",
+      "installCount",
+      "name",
+      "slug",
+      "status",
+      "updatedAt",
+      "visibility",
+    ]);
     expect(summary.properties.installCount).toEqual({ type: "integer", minimum: 0 });
   });
 
@@ -279,7 +355,9 @@ describe("integers as the document types them", () => {
 describe("error codes", () => {
   test("every code the catalog can answer with has its example, of the same status", async () => {
     const source = await Bun.file(new URL("../../src/errors/catalog.ts", import.meta.url)).text();
-    const declared = [...source.matchAll(/new ApiError\(\s*(\d{3}),\s*"([a-z_]+)"/g)].map((m) => [m[2]!, Number(m[1])] as const);
+    const declared = [...source.matchAll(/new ApiError\(\s*(\d{3}),\s*"([a-z_]+)"/g)].map(
+      (m) => [m[2]!, Number(m[1])] as const,
+    );
     expect(declared.length).toBeGreaterThan(20);
     for (const [code, status] of declared) {
       expect(Object.keys(ERROR_EXAMPLES), code).toContain(code);
@@ -297,7 +375,13 @@ describe("GET /docs", () => {
     expect(res.text).toContain('src="/docs/scalar.js"');
     // None of Scalar's cloud features (they need its servers): no AI agent, no MCP generator, no deploy toolbar.
     const config = JSON.parse(/data-configuration='([^']*)'/.exec(res.text)![1]!);
-    expect(config).toMatchObject({ withDefaultFonts: false, telemetry: false, showDeveloperTools: "never", agent: { disabled: true }, mcp: { disabled: true } });
+    expect(config).toMatchObject({
+      withDefaultFonts: false,
+      telemetry: false,
+      showDeveloperTools: "never",
+      agent: { disabled: true },
+      mcp: { disabled: true },
+    });
     const scripts = [...res.text.matchAll(/<script[^>]*\ssrc="([^"]+)"/g)].map((m) => m[1]);
     expect(scripts).toEqual(["/docs/scalar.js"]);
     expect(res.text).not.toMatch(/(src|href)="https?:\/\//);

@@ -8,7 +8,15 @@ const ok = (schema: unknown) => ({ description: "ok", content: { "application/js
 describe("postProcessDocument", () => {
   test("moves every named schema to components and refers to it; the input is left as it was", () => {
     const input = {
-      paths: { "/a": { get: { responses: { 200: ok({ type: "object", properties: { list: { type: "array", items: Thing }, one: Thing } }) } } } },
+      paths: {
+        "/a": {
+          get: {
+            responses: {
+              200: ok({ type: "object", properties: { list: { type: "array", items: Thing }, one: Thing } }),
+            },
+          },
+        },
+      },
       components: { schemas: {} },
     };
     const before = structuredClone(input);
@@ -29,36 +37,84 @@ describe("postProcessDocument", () => {
 
   test("a nullable named schema becomes anyOf [$ref, null], keeping what the union itself said", () => {
     const nullable = { ...Thing, type: ["object", "null"], description: "or nothing" };
-    const doc: any = postProcessDocument({ paths: { "/a": { get: { responses: { 200: ok({ type: "object", properties: { x: nullable, y: Thing } }) } } } } });
+    const doc: any = postProcessDocument({
+      paths: { "/a": { get: { responses: { 200: ok({ type: "object", properties: { x: nullable, y: Thing } }) } } } },
+    });
     const props = doc.paths["/a"].get.responses[200].content["application/json"].schema.properties;
-    expect(props.x).toEqual({ description: "or nothing", anyOf: [{ $ref: "#/components/schemas/Thing" }, { type: "null" }] });
+    expect(props.x).toEqual({
+      description: "or nothing",
+      anyOf: [{ $ref: "#/components/schemas/Thing" }, { type: "null" }],
+    });
     expect(doc.components.schemas.Thing).toEqual({ type: "object", properties: { n: { type: "integer" } } });
   });
 
   test("refuses one name given to two different schemas", () => {
     const other = { ...Thing, properties: { n: { type: "string" } } };
-    expect(() => postProcessDocument({ paths: { "/a": { get: { responses: { 200: ok(Thing), 201: ok(other) } } } } })).toThrow(DocumentError);
+    expect(() =>
+      postProcessDocument({ paths: { "/a": { get: { responses: { 200: ok(Thing), 201: ok(other) } } } } }),
+    ).toThrow(DocumentError);
   });
 
   test("drops the content of a void response, keeps its description and headers", () => {
     const headers = { "X-RateLimit-Limit": { schema: { type: "integer" } } };
-    const doc: any = postProcessDocument({ paths: { "/a": { delete: { responses: { 204: { description: "Gone", headers, content: { type: "void", description: "Gone" } } } } } } });
+    const doc: any = postProcessDocument({
+      paths: {
+        "/a": {
+          delete: {
+            responses: { 204: { description: "Gone", headers, content: { type: "void", description: "Gone" } } },
+          },
+        },
+      },
+    });
     expect(doc.paths["/a"].delete.responses[204]).toEqual({ description: "Gone", headers });
   });
 
   test("documents a coercing query integer as the integer it stands for; leaves other unions alone", () => {
-    const coerced = { description: "Default 100", anyOf: [{ type: "string", format: "integer", default: 0 }, { type: "integer", minimum: 1, maximum: 500 }] };
+    const coerced = {
+      description: "Default 100",
+      anyOf: [
+        { type: "string", format: "integer", default: 0 },
+        { type: "integer", minimum: 1, maximum: 500 },
+      ],
+    };
     const union = { anyOf: [{ type: "string" }, { type: "integer" }] };
     const doc: any = postProcessDocument({
-      paths: { "/a": { get: { parameters: [{ name: "limit", in: "query", schema: coerced }, { name: "x", in: "query", schema: union }], responses: {} } } },
+      paths: {
+        "/a": {
+          get: {
+            parameters: [
+              { name: "limit", in: "query", schema: coerced },
+              { name: "x", in: "query", schema: union },
+            ],
+            responses: {},
+          },
+        },
+      },
     });
-    expect(doc.paths["/a"].get.parameters[0].schema).toEqual({ description: "Default 100", type: "integer", minimum: 1, maximum: 500 });
+    expect(doc.paths["/a"].get.parameters[0].schema).toEqual({
+      description: "Default 100",
+      type: "integer",
+      minimum: 1,
+      maximum: 500,
+    });
     expect(doc.paths["/a"].get.parameters[1].schema).toEqual(union);
   });
 
   test("documents a coercing path integer as the integer it stands for", () => {
-    const coerced = { minimum: 1, anyOf: [{ type: "string", format: "integer", default: 0 }, { type: "integer", minimum: 1 }] };
-    const doc: any = postProcessDocument({ paths: { "/a/{id}": { get: { parameters: [{ name: "id", in: "path", required: true, schema: coerced }], responses: {} } } } });
+    const coerced = {
+      minimum: 1,
+      anyOf: [
+        { type: "string", format: "integer", default: 0 },
+        { type: "integer", minimum: 1 },
+      ],
+    };
+    const doc: any = postProcessDocument({
+      paths: {
+        "/a/{id}": {
+          get: { parameters: [{ name: "id", in: "path", required: true, schema: coerced }], responses: {} },
+        },
+      },
+    });
     expect(doc.paths["/a/{id}"].get.parameters[0].schema).toEqual({ type: "integer", minimum: 1 });
   });
 
@@ -73,7 +129,9 @@ describe("postProcessDocument", () => {
         "/j": { get: { responses: { 200: ok(json) } } },
       },
     });
-    expect(doc.paths["/s"].get.responses[200].content).toEqual({ "text/event-stream": { schema: { type: "string", description: "events" } } });
+    expect(doc.paths["/s"].get.responses[200].content).toEqual({
+      "text/event-stream": { schema: { type: "string", description: "events" } },
+    });
     expect(doc.paths["/a"].get.responses[200].content).toEqual({
       "audio/mpeg": { schema: { type: "string", format: "binary" } },
       "audio/wav": { schema: { type: "string", format: "binary" } },
@@ -83,7 +141,20 @@ describe("postProcessDocument", () => {
 
   test("merges document-only keywords into their schema", () => {
     const name = { type: "string", minLength: 1, "x-document-only": { maxLength: 80 } };
-    const doc: any = postProcessDocument({ paths: { "/a": { post: { requestBody: { content: { "application/json": { schema: { type: "object", properties: { name } } } } }, responses: {} } } } });
-    expect(doc.paths["/a"].post.requestBody.content["application/json"].schema.properties.name).toEqual({ type: "string", minLength: 1, maxLength: 80 });
+    const doc: any = postProcessDocument({
+      paths: {
+        "/a": {
+          post: {
+            requestBody: { content: { "application/json": { schema: { type: "object", properties: { name } } } } },
+            responses: {},
+          },
+        },
+      },
+    });
+    expect(doc.paths["/a"].post.requestBody.content["application/json"].schema.properties.name).toEqual({
+      type: "string",
+      minLength: 1,
+      maxLength: 80,
+    });
   });
 });

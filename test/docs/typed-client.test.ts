@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { bundleDir, type BundleDir } from "../helpers/bundles";
+import { type BundleDir, bundleDir } from "../helpers/bundles";
 import { cleanEnv } from "../helpers/clean-env";
 import { DEMO_KEY, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
@@ -30,7 +30,11 @@ afterAll(async () => {
 
 async function run(cmd: string[], env: Record<string, string> = {}) {
   const proc = Bun.spawn(cmd, { cwd: EXAMPLE, env: cleanEnv(env), stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { stdout, stderr, code };
 }
 
@@ -38,12 +42,21 @@ test("the committed client types are what openapi-typescript makes of `ext opena
   const doc = await run([join(ROOT, "node_modules/.bin/bun"), join(ROOT, "cli/main.ts"), "openapi"]);
   expect(doc.code, doc.stderr).toBe(0);
   writeFileSync(join(dir, "openapi.json"), doc.stdout);
-  const gen = await run(["node", join(ROOT, "node_modules/openapi-typescript/bin/cli.js"), join(dir, "openapi.json"), "-o", join(dir, "api.d.ts")]);
+  const gen = await run([
+    "node",
+    join(ROOT, "node_modules/openapi-typescript/bin/cli.js"),
+    join(dir, "openapi.json"),
+    "-o",
+    join(dir, "api.d.ts"),
+  ]);
   expect(gen.code, gen.stderr).toBe(0);
   const fresh = readFileSync(join(dir, "api.d.ts"), "utf8");
   const committed = readFileSync(join(EXAMPLE, "src/api.d.ts"), "utf8");
   // Regenerate with: cd examples/typed-client && npm run generate
-  expect(committed === fresh, "examples/typed-client/src/api.d.ts is stale: run `npm run generate` in examples/typed-client").toBe(true);
+  expect(
+    committed === fresh,
+    "examples/typed-client/src/api.d.ts is stale: run `npm run generate` in examples/typed-client",
+  ).toBe(true);
 }, 120_000);
 
 test("the generated types have named schemas and no string-or-number integers", () => {
@@ -52,12 +65,17 @@ test("the generated types have named schemas and no string-or-number integers", 
   expect(types.includes("string | number")).toBe(false);
   expect(types.match(/installCount: number;/g)?.length).toBe(2);
   const schemas = types.slice(types.indexOf("export interface components {"));
-  for (const name of ["Extension", "ExtensionSummary", "InstallStatistics", "Limits", "Error"]) expect(schemas.includes(`\n        ${name}: {`), name).toBe(true);
+  for (const name of ["Extension", "ExtensionSummary", "InstallStatistics", "Limits", "Error"])
+    expect(schemas.includes(`\n        ${name}: {`), name).toBe(true);
 });
 
 test("the example type-checks with strict settings", async () => {
   const tsconfig = JSON.parse(readFileSync(join(EXAMPLE, "tsconfig.json"), "utf8"));
-  expect(tsconfig.compilerOptions).toMatchObject({ strict: true, noUncheckedIndexedAccess: true, exactOptionalPropertyTypes: true });
+  expect(tsconfig.compilerOptions).toMatchObject({
+    strict: true,
+    noUncheckedIndexedAccess: true,
+    exactOptionalPropertyTypes: true,
+  });
   const tsc = await run(["node", join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "."]);
   expect(tsc.stdout + tsc.stderr).toBe("");
   expect(tsc.code).toBe(0);
@@ -65,11 +83,19 @@ test("the example type-checks with strict settings", async () => {
 
 test("it creates, lists, submits a version, reads installs and limits, and manages a secret against a running emulator", async () => {
   const bundle = await bundles.make();
-  const res = await run([join(ROOT, "node_modules/.bin/bun"), "src/main.ts", bundle], { EXT_BASE_URL: emu.baseUrl, EXT_API_KEY: DEMO_KEY });
+  const res = await run([join(ROOT, "node_modules/.bin/bun"), "src/main.ts", bundle], {
+    EXT_BASE_URL: emu.baseUrl,
+    EXT_API_KEY: DEMO_KEY,
+  });
   expect(res.stderr).toBe("");
   expect(res.code).toBe(0);
   const tour = JSON.parse(res.stdout);
-  expect(tour).toMatchObject({ listed: 1, versionStatus: "pending", installs: { total: 0, active: 0 }, secretKeys: ["API_TOKEN"] });
+  expect(tour).toMatchObject({
+    listed: 1,
+    versionStatus: "pending",
+    installs: { total: 0, active: 0 },
+    secretKeys: ["API_TOKEN"],
+  });
   expect(tour.extension).toMatchObject({ name: "Typed Client Board", installCount: 0 });
   expect(typeof tour.soundLimit).toBe("number");
   const secrets = await emu.api("GET", `/extensions/${tour.extension.id}/secrets`);

@@ -28,7 +28,11 @@ describe("control plane on a loopback bind", () => {
   });
 
   test("a wrong admin token is told it is the wrong token, not that it is a developer key", async () => {
-    const wrong = expectEnvelope(await emu.raw("GET", "/_emulator/state", { key: "adm_not_the_right_token" }), 401, "unauthorized");
+    const wrong = expectEnvelope(
+      await emu.raw("GET", "/_emulator/state", { key: "adm_not_the_right_token" }),
+      401,
+      "unauthorized",
+    );
     expect(wrong.message).toStartWith("Wrong admin token");
     expect(wrong.message).not.toContain("developer API key");
     const malformed = await emu.raw("GET", "/_emulator/state", { headers: { authorization: "Basic abc" }, key: null });
@@ -61,13 +65,19 @@ describe("control plane on a non-loopback bind", () => {
 
   test("a developer key or a wrong token → 401", async () => {
     expectEnvelope(await emu.raw("GET", "/_emulator/state", { key: DEMO_KEY }), 401, "unauthorized");
-    expectEnvelope(await emu.raw("POST", "/_emulator/reset", { key: ADMIN + "x" }), 401, "unauthorized");
-    expectEnvelope(await emu.raw("GET", "/_emulator/state", { key: null, headers: { authorization: `Basic ${ADMIN}` } }), 401, "unauthorized");
+    expectEnvelope(await emu.raw("POST", "/_emulator/reset", { key: `${ADMIN}x` }), 401, "unauthorized");
+    expectEnvelope(
+      await emu.raw("GET", "/_emulator/state", { key: null, headers: { authorization: `Basic ${ADMIN}` } }),
+      401,
+      "unauthorized",
+    );
   });
 
   test("Bearer <admin token> (any scheme case) → 200", async () => {
     expect((await emu.raw("GET", "/_emulator/state", { key: ADMIN })).status).toBe(200);
-    expect((await emu.raw("GET", "/_emulator/state", { key: null, headers: { authorization: `bearer ${ADMIN}` } })).status).toBe(200);
+    expect(
+      (await emu.raw("GET", "/_emulator/state", { key: null, headers: { authorization: `bearer ${ADMIN}` } })).status,
+    ).toBe(200);
   });
 
   test("the developer API still works with developer keys", async () => {

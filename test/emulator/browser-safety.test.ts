@@ -3,8 +3,8 @@
  * Sec-Fetch-Site, or a non-loopback Host (DNS rebinding) is refused; the admin token still opens it.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { announce } from "../helpers/raw-http";
 import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { announce } from "../helpers/raw-http";
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -16,20 +16,30 @@ const accounts = async () => (await emu.raw("GET", "/_emulator/state", { key: nu
 
 describe("POST /_emulator/reset from a browser page", () => {
   test("a foreign Origin (cross-site request forgery) is a 403 and nothing is wiped", async () => {
-    const res = await emu.raw("POST", "/_emulator/reset", { key: null, headers: { origin: "http://evil.example", "content-type": "text/plain" } });
+    const res = await emu.raw("POST", "/_emulator/reset", {
+      key: null,
+      headers: { origin: "http://evil.example", "content-type": "text/plain" },
+    });
     expectEnvelope(res, 403, "forbidden");
     expect(await accounts()).toBe(2);
   });
 
   test("Sec-Fetch-Site: cross-site or same-site is a 403", async () => {
     for (const site of ["cross-site", "same-site"]) {
-      expectEnvelope(await emu.raw("POST", "/_emulator/reset", { key: null, headers: { "sec-fetch-site": site } }), 403, "forbidden");
+      expectEnvelope(
+        await emu.raw("POST", "/_emulator/reset", { key: null, headers: { "sec-fetch-site": site } }),
+        403,
+        "forbidden",
+      );
     }
     expect(await accounts()).toBe(2);
   });
 
   test("the server's own origin (the /docs page) is allowed", async () => {
-    const res = await emu.raw("GET", "/_emulator/state", { key: null, headers: { origin: emu.url, "sec-fetch-site": "same-origin" } });
+    const res = await emu.raw("GET", "/_emulator/state", {
+      key: null,
+      headers: { origin: emu.url, "sec-fetch-site": "same-origin" },
+    });
     expect(res.status).toBe(200);
   });
 

@@ -15,8 +15,11 @@ beforeEach(async () => {
 describe("POST /_emulator/clock", () => {
   test("advancing the clock an hour lets the 11th extension through", async () => {
     // Frozen, so every instant below is the emulator's and exact: nothing is compared with the machine's time.
-    const start = Date.parse((await emu.admin("POST", "/clock", { set: "2030-05-01T10:00:00.000Z", freeze: true })).body.now);
-    for (let i = 1; i <= 10; i++) expect((await emu.api("POST", "/extensions", { json: { name: `Ext ${i}` } })).status).toBe(201);
+    const start = Date.parse(
+      (await emu.admin("POST", "/clock", { set: "2030-05-01T10:00:00.000Z", freeze: true })).body.now,
+    );
+    for (let i = 1; i <= 10; i++)
+      expect((await emu.api("POST", "/extensions", { json: { name: `Ext ${i}` } })).status).toBe(201);
     const refused = await emu.api("POST", "/extensions", { json: { name: "Ext 11" } });
     expectEnvelope(refused, 429, "rate_limited");
     expect(Number(refused.headers.get("retry-after"))).toBe(3600);
@@ -33,7 +36,10 @@ describe("POST /_emulator/clock", () => {
     expect(pinned.body).toMatchObject({ now: "2030-01-01T00:00:00.000Z", mode: "frozen" });
     const created = await emu.api("POST", "/extensions", { json: { name: "Pinned" } });
     expect(created.body.extension.createdAt).toBe("2030-01-01T00:00:00.000Z");
-    expect((await emu.admin("POST", "/clock", { advanceSeconds: 90 })).body).toMatchObject({ now: "2030-01-01T00:01:30.000Z", mode: "frozen" });
+    expect((await emu.admin("POST", "/clock", { advanceSeconds: 90 })).body).toMatchObject({
+      now: "2030-01-01T00:01:30.000Z",
+      mode: "frozen",
+    });
     expect((await emu.admin("GET", "/clock")).body.now).toBe("2030-01-01T00:01:30.000Z");
     const real = await emu.admin("POST", "/clock", { mode: "real" });
     expect(real.body.mode).toBe("real");
@@ -53,7 +59,14 @@ describe("POST /_emulator/clock", () => {
   });
 
   test("anything but exactly one operation is a 422", async () => {
-    for (const body of [{}, { advanceSeconds: 1, mode: "real" }, { freeze: true }, { mode: "paused" }, { set: "yesterday" }, { advanceSeconds: "60" }]) {
+    for (const body of [
+      {},
+      { advanceSeconds: 1, mode: "real" },
+      { freeze: true },
+      { mode: "paused" },
+      { set: "yesterday" },
+      { advanceSeconds: "60" },
+    ]) {
       expectEnvelope(await emu.admin("POST", "/clock", body), 422, "validation_error");
     }
     expect((await emu.admin("GET", "/clock")).body.mode).toBe("real");
@@ -85,7 +98,9 @@ describe("POST /_emulator/clock", () => {
     expect((await emu.admin("GET", "/state")).status).toBe(200);
     expect((await emu.admin("GET", "/requests")).status).toBe(200);
     // The first instant is allowed too, and nothing goes before it.
-    expect((await emu.admin("POST", "/clock", { set: "1970-01-01T00:00:00.000Z", freeze: true })).body.now).toBe("1970-01-01T00:00:00.000Z");
+    expect((await emu.admin("POST", "/clock", { set: "1970-01-01T00:00:00.000Z", freeze: true })).body.now).toBe(
+      "1970-01-01T00:00:00.000Z",
+    );
     expectEnvelope(await emu.admin("POST", "/clock", { advanceSeconds: -0.001 }), 422, "validation_error");
   });
 

@@ -1,6 +1,6 @@
 /** The control-plane reads the dashboard is built on: accounts, its own key, review queue, bundles, limits, request detail, SSE. */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { bundleDir, createExtension, submitVersion, type BundleDir } from "../helpers/bundles";
+import { type BundleDir, bundleDir, createExtension, submitVersion } from "../helpers/bundles";
 import { DEMO_KEY, expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
 let emu: TestEmulator;
@@ -19,7 +19,11 @@ beforeEach(async () => {
 
 async function pendingVersion(): Promise<{ extensionId: string; versionId: string }> {
   const extensionId = await createExtension(emu, "Queue Board");
-  const res = await submitVersion(emu, extensionId, { version: "1.0.0", changelog: "first", bundle: await bundles.make() });
+  const res = await submitVersion(emu, extensionId, {
+    version: "1.0.0",
+    changelog: "first",
+    bundle: await bundles.make(),
+  });
   expect(res.status).toBe(202);
   return { extensionId, versionId: res.body.version.id };
 }
@@ -61,11 +65,14 @@ describe("accounts and the dashboard key", () => {
     expect(usedAt).toBeLessThanOrEqual(emu.clock.nowMs());
     expect(keys.find((k: any) => k.name === "read").lastUsedAt).toBeNull();
     await emu.admin("POST", "/reset");
-    expect((await emu.admin("GET", "/accounts/acc_test/keys")).body.apiKeys.every((k: any) => k.lastUsedAt === null)).toBe(true);
+    expect(
+      (await emu.admin("GET", "/accounts/acc_test/keys")).body.apiKeys.every((k: any) => k.lastUsedAt === null),
+    ).toBe(true);
   });
 
   test("an account at its key cap gets the API's limit_exceeded, naming the cap", async () => {
-    for (let i = 0; i < 18; i++) expect((await emu.admin("POST", "/accounts/acc_test/keys", { name: `k${i}`, scopes: ["*"] })).status).toBe(201);
+    for (let i = 0; i < 18; i++)
+      expect((await emu.admin("POST", "/accounts/acc_test/keys", { name: `k${i}`, scopes: ["*"] })).status).toBe(201);
     const err = expectEnvelope(await emu.admin("POST", "/accounts/acc_test/dashboard-key"), 422, "limit_exceeded");
     expect(err.message).toContain("20 active API keys");
   });
@@ -79,13 +86,26 @@ describe("review queue and bundles", () => {
   test("a pending version is in the queue; its bundle lists files, manifest and warnings; a sound plays", async () => {
     const { extensionId, versionId } = await pendingVersion();
     const queue = (await emu.admin("GET", "/review-queue")).body.versions;
-    expect(queue).toEqual([expect.objectContaining({ versionId, extensionId, extensionName: "Queue Board", accountId: "acc_test", version: "1.0.0", soundCount: 7 })]);
+    expect(queue).toEqual([
+      expect.objectContaining({
+        versionId,
+        extensionId,
+        extensionName: "Queue Board",
+        accountId: "acc_test",
+        version: "1.0.0",
+        soundCount: 7,
+      }),
+    ]);
 
     const bundle = await emu.admin("GET", `/versions/${versionId}/bundle`);
     expect(bundle.status).toBe(200);
     expect(bundle.body.manifest.name).toBe("sample");
     expect(bundle.body.files.map((f: any) => f.path)).toContain("sounds/s0.mp3");
-    expect(bundle.body.files.find((f: any) => f.path === "sounds/s0.mp3")).toEqual({ path: "sounds/s0.mp3", size: 256, audio: "MP3" });
+    expect(bundle.body.files.find((f: any) => f.path === "sounds/s0.mp3")).toEqual({
+      path: "sounds/s0.mp3",
+      size: 256,
+      audio: "MP3",
+    });
     expect(bundle.body.truncated).toBe(false);
 
     const sound = await fetch(`${emu.adminUrl}/versions/${versionId}/sound?path=sounds/s0.mp3`);
@@ -95,8 +115,16 @@ describe("review queue and bundles", () => {
     expect((await sound.arrayBuffer()).byteLength).toBe(256);
 
     // Not a sound: never served, so no bundle file can become a page on this origin.
-    expectEnvelope(await emu.admin("GET", `/versions/${versionId}/sound?path=assets/logo.svg`), 404, "bundle_file_not_found");
-    expectEnvelope(await emu.admin("GET", `/versions/${versionId}/sound?path=sounds/none.mp3`), 404, "bundle_file_not_found");
+    expectEnvelope(
+      await emu.admin("GET", `/versions/${versionId}/sound?path=assets/logo.svg`),
+      404,
+      "bundle_file_not_found",
+    );
+    expectEnvelope(
+      await emu.admin("GET", `/versions/${versionId}/sound?path=sounds/none.mp3`),
+      404,
+      "bundle_file_not_found",
+    );
     expectEnvelope(await emu.admin("GET", `/versions/ver_nope/bundle`), 404, "version_not_found");
 
     await emu.admin("POST", `/versions/${versionId}/approve`);
@@ -127,7 +155,11 @@ describe("GET /_emulator/limits", () => {
     expect(row("max_sounds_per_extension")).toMatchObject({ value: 80, source: "extension_override", usage: 7 });
     expect(row("max_versions_per_extension").usage).toBe(1);
     expect(row("max_secrets_per_extension").usage).toBe(1);
-    expectEnvelope(await emu.admin("GET", `/limits?accountId=acc_other&extensionId=${extensionId}`), 404, "extension_not_found");
+    expectEnvelope(
+      await emu.admin("GET", `/limits?accountId=acc_other&extensionId=${extensionId}`),
+      404,
+      "extension_not_found",
+    );
   });
 });
 
@@ -162,7 +194,11 @@ describe("request detail", () => {
 
   test("keeps the body of a small JSON write answered before the handler read it (a 401)", async () => {
     const sent = JSON.stringify({ name: "Never Authorized" });
-    const res = await fetch(`${emu.baseUrl}/extensions`, { method: "POST", headers: { authorization: "Bearer ext_unknown_key_0123456789abcdefghij", "content-type": "application/json" }, body: sent });
+    const res = await fetch(`${emu.baseUrl}/extensions`, {
+      method: "POST",
+      headers: { authorization: "Bearer ext_unknown_key_0123456789abcdefghij", "content-type": "application/json" },
+      body: sent,
+    });
     expect(res.status).toBe(401);
     const [entry] = (await emu.admin("GET", "/requests?limit=1")).body.requests;
     expect([entry.method, entry.status]).toEqual(["POST", 401]);
@@ -197,8 +233,19 @@ describe("GET /_emulator/requests/stream", () => {
     await emu.api("GET", "/extensions/ext_after");
     await waitFor("/extensions/ext_after");
     const events = text.split("\n\n").filter((e) => e.includes("event: request"));
-    const last = JSON.parse(events.at(-1)!.split("\n").find((l) => l.startsWith("data: "))!.slice(6));
-    expect(last).toMatchObject({ method: "GET", path: "/developer/v1/extensions/ext_after", status: 404, accountId: "acc_test" });
+    const last = JSON.parse(
+      events
+        .at(-1)!
+        .split("\n")
+        .find((l) => l.startsWith("data: "))!
+        .slice(6),
+    );
+    expect(last).toMatchObject({
+      method: "GET",
+      path: "/developer/v1/extensions/ext_after",
+      status: 404,
+      accountId: "acc_test",
+    });
     controller.abort();
   });
 });
@@ -209,7 +256,16 @@ describe("request stream bounds", () => {
     const { MAX_QUEUED_EVENTS, requestStream } = await import("../../src/emulator/request-stream");
     const log = new RequestLog(emu.clock);
     const res = requestStream(log, 0);
-    const entry = { method: "GET", path: "/developer/v1/extensions", status: 200, accountId: null, keyId: null, durationMs: 1, atMs: 0, detail: {} as never };
+    const entry = {
+      method: "GET",
+      path: "/developer/v1/extensions",
+      status: 200,
+      accountId: null,
+      keyId: null,
+      durationMs: 1,
+      atMs: 0,
+      detail: {} as never,
+    };
     for (let i = 0; i < MAX_QUEUED_EVENTS + 50; i++) log.record({ ...entry });
     const text = await res.text();
     const events = text.split("\n\n").filter((e) => e.includes("event: request")).length;

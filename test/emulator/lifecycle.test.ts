@@ -37,19 +37,30 @@ describe("extension life through /developer/v1 and /_emulator", () => {
     expect(listed[0]).toMatchObject({ id: v1Id, status: "approved", approvedAt: expect.any(String) });
 
     // Made public by the developer: now it has been publicly listed and cannot be deleted.
-    expect((await emu.api("PATCH", `/extensions/${id}`, { json: { visibility: "public" } })).body).toMatchObject({ visibility: "public", status: "approved" });
+    expect((await emu.api("PATCH", `/extensions/${id}`, { json: { visibility: "public" } })).body).toMatchObject({
+      visibility: "public",
+      status: "approved",
+    });
     expectEnvelope(await emu.api("DELETE", `/extensions/${id}`), 409, "extension_listed");
     expect((await emu.api("GET", `/extensions/${id}`)).status).toBe(200);
 
     // Installs, counted per version.
-    expect((await emu.admin("POST", `/extensions/${id}/installs`, { count: 3 })).body).toEqual({ total: 3, active: 3, byVersion: { [v1Id]: 3 } });
+    expect((await emu.admin("POST", `/extensions/${id}/installs`, { count: 3 })).body).toEqual({
+      total: 3,
+      active: 3,
+      byVersion: { [v1Id]: 3 },
+    });
     const v2 = await submitVersion(emu, id, { version: "1.1.0", bundle: await bundles.make() });
     const v2Id = v2.body.version.id as string;
     await emu.admin("POST", `/versions/${v2Id}/approve`);
     expect((await emu.api("GET", `/extensions/${id}`)).body.currentVersionId).toBe(v2Id);
     await emu.admin("POST", `/extensions/${id}/installs`, { count: 2 });
     await emu.admin("POST", `/extensions/${id}/uninstalls`, { versionId: v1Id, count: 1 });
-    expect((await emu.api("GET", `/extensions/${id}/installs`)).body).toEqual({ total: 5, active: 4, byVersion: { [v1Id]: 2, [v2Id]: 2 } });
+    expect((await emu.api("GET", `/extensions/${id}/installs`)).body).toEqual({
+      total: 5,
+      active: 4,
+      byVersion: { [v1Id]: 2, [v2Id]: 2 },
+    });
     expect((await emu.api("GET", `/extensions/${id}`)).body.installCount).toBe(5);
 
     // 60 sounds do not fit the default limit of 50 ...
@@ -66,8 +77,13 @@ describe("extension life through /developer/v1 and /_emulator", () => {
     });
     expect(request.status).toBe(201);
     const reqId = request.body.limitRequest.id as string;
-    expect((await emu.admin("GET", "/limit-requests?status=pending")).body.limitRequests.map((r: { id: string }) => r.id)).toEqual([reqId]);
-    expect((await emu.admin("POST", `/limit-requests/${reqId}/approve`)).body.limitRequest).toMatchObject({ status: "approved", decidedAt: expect.any(String) });
+    expect(
+      (await emu.admin("GET", "/limit-requests?status=pending")).body.limitRequests.map((r: { id: string }) => r.id),
+    ).toEqual([reqId]);
+    expect((await emu.admin("POST", `/limit-requests/${reqId}/approve`)).body.limitRequest).toMatchObject({
+      status: "approved",
+      decidedAt: expect.any(String),
+    });
     expect((await emu.api("GET", `/extensions/${id}/limits`)).text).toContain("80");
 
     // The deploy with more sounds is accepted now.

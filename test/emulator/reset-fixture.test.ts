@@ -38,7 +38,11 @@ const fixture: Fixture = {
         { name: "Derived Id", versions: [{ version: "0.1.0", status: "pending" }] },
       ],
     },
-    { id: "acc_plain", name: "Plain", apiKeys: [{ name: "k", key: "ext_reset_fixture_plain_0123456789abcdef", scopes: ["*"] }] },
+    {
+      id: "acc_plain",
+      name: "Plain",
+      apiKeys: [{ name: "k", key: "ext_reset_fixture_plain_0123456789abcdef", scopes: ["*"] }],
+    },
   ],
 };
 
@@ -64,20 +68,29 @@ function content(r: Runtime) {
   return {
     state: emulatorState(r).counts,
     accounts: all("SELECT id, name FROM accounts ORDER BY id"),
-    keys: all("SELECT account_id, name, scopes, revoked_at, CASE WHEN name = 'generated' THEN NULL ELSE key_hash END AS hash FROM api_keys ORDER BY account_id, name"),
+    keys: all(
+      "SELECT account_id, name, scopes, revoked_at, CASE WHEN name = 'generated' THEN NULL ELSE key_hash END AS hash FROM api_keys ORDER BY account_id, name",
+    ),
     members: all("SELECT account_id, email, role FROM team_members ORDER BY email"),
     accountOverrides: all("SELECT account_id, limit_key, value FROM account_overrides ORDER BY account_id, limit_key"),
     extensions: all(
       "SELECT e.id, e.slug, e.name, e.status, e.visibility, e.listed_at IS NOT NULL AS listed, v.version AS current FROM extensions e LEFT JOIN versions v ON v.id = e.current_version_id ORDER BY e.id",
     ),
-    extensionOverrides: all("SELECT extension_id, limit_key, value FROM extension_overrides ORDER BY extension_id, limit_key"),
-    versions: all("SELECT extension_id, seq, version, status, changelog, bundle_size_bytes, bundle_sha256 FROM versions ORDER BY extension_id, seq"),
-    installs: all("SELECT v.version, c.installed, c.active FROM install_counters c JOIN versions v ON v.id = c.version_id ORDER BY v.version"),
+    extensionOverrides: all(
+      "SELECT extension_id, limit_key, value FROM extension_overrides ORDER BY extension_id, limit_key",
+    ),
+    versions: all(
+      "SELECT extension_id, seq, version, status, changelog, bundle_size_bytes, bundle_sha256 FROM versions ORDER BY extension_id, seq",
+    ),
+    installs: all(
+      "SELECT v.version, c.installed, c.active FROM install_counters c JOIN versions v ON v.id = c.version_id ORDER BY v.version",
+    ),
   };
 }
 
 /** The load report without the generated key's plaintext, which is new on every load. */
-const shape = (report: SeedReport | null) => report && { ...report, keys: report.keys.map(({ key, ...k }) => ({ ...k, generatedKey: typeof key === "string" })) };
+const shape = (report: SeedReport | null) =>
+  report && { ...report, keys: report.keys.map(({ key, ...k }) => ({ ...k, generatedKey: typeof key === "string" })) };
 
 describe.each([
   ["in memory", true],
@@ -86,7 +99,16 @@ describe.each([
   test("each reset leaves what a fresh start left, and reports the same load", () => {
     const r = start(memory);
     const fresh = content(r);
-    expect(fresh.state).toMatchObject({ accounts: 2, apiKeys: 3, teamMembers: 1, extensions: 2, versions: 3, bundleFiles: 3, activeInstalls: 90, installs: 125 });
+    expect(fresh.state).toMatchObject({
+      accounts: 2,
+      apiKeys: 3,
+      teamMembers: 1,
+      extensions: 2,
+      versions: 3,
+      bundleFiles: 3,
+      activeInstalls: 90,
+      installs: 125,
+    });
     for (let i = 0; i < 3; i++) {
       r.services.extensions.create("acc_plain", { name: `Written ${i}` });
       const report = resetEmulator(r);

@@ -23,7 +23,11 @@ describe("POST /_emulator/versions/:versionId/reject", () => {
     const id = await createExtension(emu);
     const v = (await submitVersion(emu, id, { version: "1.0.0", bundle: await bundles.make() })).body.version.id;
     const res = await emu.admin("POST", `/versions/${v}/reject`, { reason: "Sounds are too loud." });
-    expect(res.body.version).toMatchObject({ status: "rejected", rejectReason: "Sounds are too loud.", approvedAt: null });
+    expect(res.body.version).toMatchObject({
+      status: "rejected",
+      rejectReason: "Sounds are too loud.",
+      approvedAt: null,
+    });
     expect(res.body.extension).toEqual({ id, status: "rejected", currentVersionId: null });
     expectEnvelope(await emu.admin("POST", `/versions/${v}/reject`, {}), 422, "validation_error");
     expectEnvelope(await emu.admin("POST", "/versions/ver_missing/approve"), 404, "version_not_found");
@@ -63,7 +67,10 @@ describe("POST /_emulator/extensions/:id/disable and /enable", () => {
     const second = await emu.admin("POST", `/extensions/${id}/disable`);
     expect(second.status).toBe(200);
     expect(second.body).toEqual(first);
-    expect((await emu.api("GET", `/extensions/${id}`)).body).toMatchObject({ status: "disabled", updatedAt: first.updatedAt });
+    expect((await emu.api("GET", `/extensions/${id}`)).body).toMatchObject({
+      status: "disabled",
+      updatedAt: first.updatedAt,
+    });
   });
 
   test("a pending submission comes back as in_review", async () => {
@@ -80,11 +87,18 @@ describe("POST /_emulator/extensions/:id/installs", () => {
     const v = (await submitVersion(emu, id, { version: "1.0.0", bundle: await bundles.make() })).body.version.id;
     expectEnvelope(await emu.admin("POST", `/extensions/${id}/installs`), 409, "no_current_version");
     await emu.admin("POST", `/versions/${v}/approve`);
-    expect((await emu.admin("POST", `/extensions/${id}/installs`)).body).toEqual({ total: 1, active: 1, byVersion: { [v]: 1 } });
+    expect((await emu.admin("POST", `/extensions/${id}/installs`)).body).toEqual({
+      total: 1,
+      active: 1,
+      byVersion: { [v]: 1 },
+    });
     // The sample bundle has 7 sounds; an admin lowers the limit to 5 after the upload was accepted.
     await emu.admin("PUT", `/overrides/extensions/${id}`, { max_sounds_per_extension: 5 });
     const refused = await emu.admin("POST", `/extensions/${id}/installs`);
-    expect(expectEnvelope(refused, 422, "limit_exceeded").details![0]).toMatchObject({ limit: "max_sounds_per_extension", max: 5 });
+    expect(expectEnvelope(refused, 422, "limit_exceeded").details![0]).toMatchObject({
+      limit: "max_sounds_per_extension",
+      max: 5,
+    });
     expect((await emu.api("GET", `/extensions/${id}/installs`)).body.total).toBe(1);
     expectEnvelope(await emu.admin("POST", `/extensions/${id}/installs`, { count: 0 }), 422, "validation_error");
   });
@@ -103,7 +117,10 @@ describe("ext serve --auto-approve", () => {
         status = (await auto.api("GET", `/extensions/${id}/versions`)).body.versions[0].status;
       }
       expect(status).toBe("approved");
-      expect((await auto.api("GET", `/extensions/${id}`)).body).toMatchObject({ status: "approved", currentVersionId: submitted.body.version.id });
+      expect((await auto.api("GET", `/extensions/${id}`)).body).toMatchObject({
+        status: "approved",
+        currentVersionId: submitted.body.version.id,
+      });
     } finally {
       await stopTestEmulator(auto);
     }

@@ -1,9 +1,12 @@
 import { describe, expect, test } from "bun:test";
-import { BUNDLE_DETAILS_MAX, NAME_ECHO_MAX, errors } from "../../src/errors/catalog";
+import { BUNDLE_DETAILS_MAX, errors, NAME_ECHO_MAX } from "../../src/errors/catalog";
 
 describe("errors.bundleInvalid", () => {
   test("counts every problem but lists at most BUNDLE_DETAILS_MAX, then says how many more", () => {
-    const details = Array.from({ length: 150 }, (_, i) => ({ path: `/abs${i}.js`, message: `/abs${i}.js: absolute path` }));
+    const details = Array.from({ length: 150 }, (_, i) => ({
+      path: `/abs${i}.js`,
+      message: `/abs${i}.js: absolute path`,
+    }));
     const body = errors.bundleInvalid(details).toBody().error;
     expect(body.message).toBe("The bundle failed inspection (150 problems).");
     expect(body.details).toHaveLength(BUNDLE_DETAILS_MAX + 1);
@@ -11,7 +14,7 @@ describe("errors.bundleInvalid", () => {
   });
 
   test("a kilobyte-long archive name is echoed cut short", () => {
-    const name = "a/".repeat(2000) + "x.js";
+    const name = `${"a/".repeat(2000)}x.js`;
     const body = errors.bundleInvalid([{ path: name, message: `${name}: absolute path` }]).toBody().error;
     expect(body.details![0]!.path!.length).toBe(NAME_ECHO_MAX + 1);
     expect(body.details![0]!.message.length).toBeLessThan(NAME_ECHO_MAX + 210);
@@ -21,8 +24,12 @@ describe("errors.bundleInvalid", () => {
 describe("errors.validation", () => {
   test("names the first problem and counts the rest", () => {
     expect(errors.validation([{ field: "a", message: "a: bad" }]).message).toBe("Request failed validation: a: bad");
-    expect(errors.validation([{ field: "a", message: "a: bad" }, { field: "b", message: "b: bad" }, { field: "c", message: "c: bad" }]).message).toBe(
-      "Request failed validation: a: bad (and 2 more)",
-    );
+    expect(
+      errors.validation([
+        { field: "a", message: "a: bad" },
+        { field: "b", message: "b: bad" },
+        { field: "c", message: "c: bad" },
+      ]).message,
+    ).toBe("Request failed validation: a: bad (and 2 more)");
   });
 });

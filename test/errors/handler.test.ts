@@ -63,14 +63,20 @@ describe("wrong method on a known path", () => {
 
 describe("request bodies", () => {
   test("malformed JSON → 422 validation_error", async () => {
-    const res = await emu.api("POST", "/extensions", { body: '{"name": "x",', headers: { "content-type": "application/json" } });
+    const res = await emu.api("POST", "/extensions", {
+      body: '{"name": "x",',
+      headers: { "content-type": "application/json" },
+    });
     const error = expectEnvelope(res, 422, "validation_error");
     expect(error.message).toMatch(/JSON/);
     expect(res.text).not.toMatch(/\n\s+at /);
   });
 
   test("JSON with a charset parameter is accepted", async () => {
-    const res = await emu.api("POST", "/extensions", { body: JSON.stringify({ name: "Charset" }), headers: { "content-type": "application/json; charset=utf-8" } });
+    const res = await emu.api("POST", "/extensions", {
+      body: JSON.stringify({ name: "Charset" }),
+      headers: { "content-type": "application/json; charset=utf-8" },
+    });
     expect(res.status).toBe(201);
   });
 
@@ -89,7 +95,11 @@ describe("request bodies", () => {
 
   test("a body with no Content-Type is read as JSON", async () => {
     const send = (body: string) =>
-      fetch(emu.baseUrl + "/extensions", { method: "POST", headers: { authorization: "Bearer ext_test_key_all_scopes_0123456789abcdef" }, body: new TextEncoder().encode(body) });
+      fetch(`${emu.baseUrl}/extensions`, {
+        method: "POST",
+        headers: { authorization: "Bearer ext_test_key_all_scopes_0123456789abcdef" },
+        body: new TextEncoder().encode(body),
+      });
     const ok = await send('{"name":"No Type"}');
     expect(ok.headers.get("content-type")).toContain("application/json");
     expect(ok.status).toBe(201);
@@ -106,12 +116,15 @@ describe("request bodies", () => {
   });
 
   test("a look-alike media type (application/jsonp) is a 415, not JSON", async () => {
-    const res = await emu.api("POST", "/extensions", { body: '{"name":"P"}', headers: { "content-type": "application/jsonp" } });
+    const res = await emu.api("POST", "/extensions", {
+      body: '{"name":"P"}',
+      headers: { "content-type": "application/jsonp" },
+    });
     expectEnvelope(res, 415, "unsupported_media_type");
   });
 
   test("a deeply nested body is a 422, not a 500", async () => {
-    const deep = '{"name":' + "[".repeat(200_000) + "]".repeat(200_000) + "}";
+    const deep = `{"name":${"[".repeat(200_000)}${"]".repeat(200_000)}}`;
     const res = await emu.api("POST", "/extensions", { body: deep, headers: { "content-type": "application/json" } });
     expectEnvelope(res, 422, "validation_error");
   });
@@ -122,14 +135,23 @@ describe("request bodies", () => {
   });
 
   test("no body at all on POST → 422 validation_error", async () => {
-    expectEnvelope(await emu.api("POST", "/extensions", { headers: { "content-type": "application/json" } }), 422, "validation_error");
+    expectEnvelope(
+      await emu.api("POST", "/extensions", { headers: { "content-type": "application/json" } }),
+      422,
+      "validation_error",
+    );
   });
 });
 
 describe("unexpected exceptions", () => {
   function tinyApp(lines: string[]) {
     return new Elysia()
-      .use(errorHandler(createLogger("error", (l) => lines.push(l)), () => []))
+      .use(
+        errorHandler(
+          createLogger("error", (l) => lines.push(l)),
+          () => [],
+        ),
+      )
       .get("/boom", () => {
         throw new Error("db password is hunter2 at /srv/app/secret.ts:12");
       })
@@ -147,7 +169,9 @@ describe("unexpected exceptions", () => {
     const res = await tinyApp(lines).handle(new Request("http://localhost/boom"));
     expect(res.status).toBe(500);
     const text = await res.text();
-    expect(JSON.parse(text)).toEqual({ error: { code: "internal_error", message: "Unexpected server error.", status: 500 } });
+    expect(JSON.parse(text)).toEqual({
+      error: { code: "internal_error", message: "Unexpected server error.", status: 500 },
+    });
     expect(text).not.toContain("hunter2");
     expect(text).not.toContain("secret.ts");
     expect(lines.join("\n")).toContain("hunter2");
@@ -167,7 +191,9 @@ describe("unexpected exceptions", () => {
     try {
       const res = await emu.api("GET", "/extensions");
       expect(res.status).toBe(500);
-      expect(JSON.parse(res.text)).toEqual({ error: { code: "internal_error", message: "Unexpected server error.", status: 500 } });
+      expect(JSON.parse(res.text)).toEqual({
+        error: { code: "internal_error", message: "Unexpected server error.", status: 500 },
+      });
       expect(res.text).not.toContain("no such table");
       expect(res.headers.get("content-type")).toContain("application/json");
     } finally {
@@ -185,7 +211,9 @@ describe("unexpected exceptions", () => {
   test("a thrown ApiError keeps its status and code", async () => {
     const res = await tinyApp([]).handle(new Request("http://localhost/typed"));
     expect(res.status).toBe(409);
-    expect(await res.json()).toEqual({ error: { code: "version_exists", message: errors.versionExists("1.0.0").message, status: 409 } });
+    expect(await res.json()).toEqual({
+      error: { code: "version_exists", message: errors.versionExists("1.0.0").message, status: 409 },
+    });
   });
 
   test("an unknown route on the tiny app (no known paths) is a 404 not_found", async () => {

@@ -4,15 +4,33 @@
  * between accounts and strict validation.
  */
 import { Database } from "bun:sqlite";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { extensionOverrides, extensions, installCounters, secrets, versions } from "../../src/db/schema";
 import { newId } from "../../src/ids";
-import { baseFixture, expectEnvelope, OTHER_KEY, READ_KEY, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+import {
+  baseFixture,
+  expectEnvelope,
+  OTHER_KEY,
+  READ_KEY,
+  startTestEmulator,
+  stopTestEmulator,
+  type TestEmulator,
+} from "../helpers/emulator";
 
-const LIST_KEYS = ["createdAt", "currentVersionId", "id", "installCount", "name", "slug", "status", "updatedAt", "visibility"];
+const LIST_KEYS = [
+  "createdAt",
+  "currentVersionId",
+  "id",
+  "installCount",
+  "name",
+  "slug",
+  "status",
+  "updatedAt",
+  "visibility",
+];
 const FULL_KEYS = [...LIST_KEYS, "description", "pricing", "ratingCount", "short_description"].sort();
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -36,7 +54,9 @@ async function create(body: Record<string, unknown>, key?: string) {
 
 describe("POST /extensions", () => {
   test("201 {extension:{id,slug,name,status:draft,createdAt}} and nothing else", async () => {
-    const res = await emu.api("POST", "/extensions", { json: { name: "  Sound Board  ", short_description: "Plays sounds" } });
+    const res = await emu.api("POST", "/extensions", {
+      json: { name: "  Sound Board  ", short_description: "Plays sounds" },
+    });
     expect(res.status).toBe(201);
     expect(Object.keys(res.body)).toEqual(["extension"]);
     const ext = res.body.extension;
@@ -88,7 +108,11 @@ describe("POST /extensions", () => {
   });
 
   test("status is not a create field → 422", async () => {
-    expectEnvelope(await emu.api("POST", "/extensions", { json: { name: "X", status: "approved" } }), 422, "validation_error");
+    expectEnvelope(
+      await emu.api("POST", "/extensions", { json: { name: "X", status: "approved" } }),
+      422,
+      "validation_error",
+    );
   });
 
   test("pricing type other than free → 422", async () => {
@@ -108,8 +132,14 @@ describe("POST /extensions", () => {
     const missing = expectEnvelope(await emu.api("POST", "/extensions", { json: {} }), 422, "validation_error");
     expect(missing.details).toEqual([{ field: "name", message: "name: required field is missing" }]);
     const { id } = await create({ name: "Enum Message" });
-    const bad = expectEnvelope(await emu.api("PATCH", `/extensions/${id}`, { json: { visibility: "secret" } }), 422, "validation_error");
-    expect(bad.details).toEqual([{ field: "visibility", message: "visibility: must be one of private, unlisted, public" }]);
+    const bad = expectEnvelope(
+      await emu.api("PATCH", `/extensions/${id}`, { json: { visibility: "secret" } }),
+      422,
+      "validation_error",
+    );
+    expect(bad.details).toEqual([
+      { field: "visibility", message: "visibility: must be one of private, unlisted, public" },
+    ]);
     expect(bad.message).not.toContain("secret");
   });
 
@@ -131,7 +161,9 @@ describe("POST /extensions", () => {
     expect((await emu.api("POST", "/extensions", { json: { name: "🎵".repeat(40) } })).status).toBe(201);
     expectEnvelope(await emu.api("POST", "/extensions", { json: { name: "🎵".repeat(41) } }), 422, "validation_error");
     // The maxima themselves are accepted.
-    const ok = await emu.api("POST", "/extensions", { json: { name: "n".repeat(80), short_description: "s".repeat(140), description: "d".repeat(20_000) } });
+    const ok = await emu.api("POST", "/extensions", {
+      json: { name: "n".repeat(80), short_description: "s".repeat(140), description: "d".repeat(20_000) },
+    });
     expect(ok.status).toBe(201);
   });
 
@@ -141,7 +173,11 @@ describe("POST /extensions", () => {
 
   test("a read-only key → 403 forbidden, nothing created", async () => {
     const before = (await emu.api("GET", "/extensions")).body.extensions.length;
-    const error = expectEnvelope(await emu.api("POST", "/extensions", { json: { name: "Nope" }, key: READ_KEY }), 403, "forbidden");
+    const error = expectEnvelope(
+      await emu.api("POST", "/extensions", { json: { name: "Nope" }, key: READ_KEY }),
+      403,
+      "forbidden",
+    );
     expect(error.message).toContain("extensions:write");
     expect((await emu.api("GET", "/extensions")).body.extensions.length).toBe(before);
   });
@@ -161,13 +197,22 @@ describe("GET /extensions", () => {
     expect(ids).not.toContain(other.id);
     expect(ids.indexOf(second.id)).toBeLessThan(ids.indexOf(first.id));
     const item = res.body.extensions.find((e: { id: string }) => e.id === first.id);
-    expect(item).toMatchObject({ id: first.id, slug: first.slug, name: "List One", visibility: "private", status: "draft", installCount: 0, currentVersionId: null });
+    expect(item).toMatchObject({
+      id: first.id,
+      slug: first.slug,
+      name: "List One",
+      visibility: "private",
+      status: "draft",
+      installCount: 0,
+      currentVersionId: null,
+    });
     expect(item.createdAt).toBe(first.createdAt);
   });
 
   test("the list is never stale: every write shows at once, from this server or another process", async () => {
     const ext = await create({ name: "Fresh List" });
-    const named = async () => (await emu.api("GET", "/extensions")).body.extensions.find((e: { id: string }) => e.id === ext.id);
+    const named = async () =>
+      (await emu.api("GET", "/extensions")).body.extensions.find((e: { id: string }) => e.id === ext.id);
     expect((await named()).name).toBe("Fresh List");
     // The same list twice (served from the cache), then a write through the API…
     expect((await named()).name).toBe("Fresh List");
@@ -191,15 +236,20 @@ describe("GET /extensions", () => {
       route: "GET /extensions/:id",
       path: (id: string) => `/extensions/${id}`,
       read: (b: any) => b.description,
-      write: (s: Database, id: string, n: number) => s.prepare("UPDATE extensions SET description = ? WHERE id = ?").run(`changed ${n}`, id),
+      write: (s: Database, id: string, n: number) =>
+        s.prepare("UPDATE extensions SET description = ? WHERE id = ?").run(`changed ${n}`, id),
     },
     {
       route: "GET /extensions/:id/installs",
       path: (id: string) => `/extensions/${id}/installs`,
       read: (b: any) => b.total,
       write: (s: Database, id: string, n: number) => {
-        s.prepare("INSERT INTO versions (id, extension_id, seq, version, status, bundle_blob_id, bundle_size_bytes, bundle_sha256, submitted_at) VALUES (?, ?, ?, ?, 'approved', 'b', 1, 's', ?)").run(`ver_${id}_${n}`, id, n, `1.0.${n}`, EPOCH);
-        s.prepare("INSERT INTO install_counters (extension_id, version_id, installed, active, first_installed_at) VALUES (?, ?, 1, 1, ?)").run(id, `ver_${id}_${n}`, EPOCH);
+        s.prepare(
+          "INSERT INTO versions (id, extension_id, seq, version, status, bundle_blob_id, bundle_size_bytes, bundle_sha256, submitted_at) VALUES (?, ?, ?, ?, 'approved', 'b', 1, 's', ?)",
+        ).run(`ver_${id}_${n}`, id, n, `1.0.${n}`, EPOCH);
+        s.prepare(
+          "INSERT INTO install_counters (extension_id, version_id, installed, active, first_installed_at) VALUES (?, ?, 1, 1, ?)",
+        ).run(id, `ver_${id}_${n}`, EPOCH);
       },
     },
     {
@@ -207,7 +257,11 @@ describe("GET /extensions", () => {
       path: (id: string) => `/extensions/${id}/limits`,
       read: (b: any) => b.limits.account.max_secrets_per_extension.value,
       write: (s: Database, id: string, n: number) =>
-        s.prepare("INSERT INTO extension_overrides (extension_id, limit_key, value, updated_at) VALUES (?, 'max_secrets_per_extension', ?, ?) ON CONFLICT DO UPDATE SET value = excluded.value").run(id, 40 + n, EPOCH),
+        s
+          .prepare(
+            "INSERT INTO extension_overrides (extension_id, limit_key, value, updated_at) VALUES (?, 'max_secrets_per_extension', ?, ?) ON CONFLICT DO UPDATE SET value = excluded.value",
+          )
+          .run(id, 40 + n, EPOCH),
     },
   ];
   for (const { route, path, read, write } of cachedReads) {
@@ -243,15 +297,36 @@ describe("GET /extensions/:id", () => {
     const res = await emu.api("GET", `/extensions/${id}`);
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(FULL_KEYS);
-    expect(res.body).toMatchObject({ id, name: "Full", short_description: "short", description: "# Long", pricing: { type: "free" } });
+    expect(res.body).toMatchObject({
+      id,
+      name: "Full",
+      short_description: "short",
+      description: "# Long",
+      pricing: { type: "free" },
+    });
   });
 
   test("installCount counts every install recorded, uninstalled ones included", async () => {
     const { id } = await create({ name: "Counted" });
     const now = emu.clock.iso();
     const versionId = newId("ver", emu.clock.nowMs());
-    emu.runtime.db.insert(versions).values({ id: versionId, extensionId: id, seq: 1, version: "1.0.0", bundleBlobId: "blob_none", bundleSizeBytes: 1, bundleSha256: "x", submittedAt: now }).run();
-    emu.runtime.db.insert(installCounters).values({ extensionId: id, versionId, installed: 2, active: 1, firstInstalledAt: now }).run();
+    emu.runtime.db
+      .insert(versions)
+      .values({
+        id: versionId,
+        extensionId: id,
+        seq: 1,
+        version: "1.0.0",
+        bundleBlobId: "blob_none",
+        bundleSizeBytes: 1,
+        bundleSha256: "x",
+        submittedAt: now,
+      })
+      .run();
+    emu.runtime.db
+      .insert(installCounters)
+      .values({ extensionId: id, versionId, installed: 2, active: 1, firstInstalledAt: now })
+      .run();
     expect((await emu.api("GET", `/extensions/${id}`)).body.installCount).toBe(2);
     const listed = (await emu.api("GET", "/extensions")).body.extensions.find((e: { id: string }) => e.id === id);
     expect(listed.installCount).toBe(2);
@@ -268,9 +343,21 @@ describe("PATCH /extensions/:id", () => {
     const res = await emu.api("PATCH", `/extensions/${id}`, { json: { description: "changed" } });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(FULL_KEYS);
-    expect(res.body).toMatchObject({ name: "Patch Me", short_description: "keep", description: "changed", visibility: "private" });
-    const again = await emu.api("PATCH", `/extensions/${id}`, { json: { visibility: "unlisted", short_description: "" } });
-    expect(again.body).toMatchObject({ name: "Patch Me", short_description: "", description: "changed", visibility: "unlisted" });
+    expect(res.body).toMatchObject({
+      name: "Patch Me",
+      short_description: "keep",
+      description: "changed",
+      visibility: "private",
+    });
+    const again = await emu.api("PATCH", `/extensions/${id}`, {
+      json: { visibility: "unlisted", short_description: "" },
+    });
+    expect(again.body).toMatchObject({
+      name: "Patch Me",
+      short_description: "",
+      description: "changed",
+      visibility: "unlisted",
+    });
     expect((await emu.api("GET", `/extensions/${id}`)).body).toEqual(again.body);
   });
 
@@ -278,7 +365,13 @@ describe("PATCH /extensions/:id", () => {
     const { id } = await create({ name: "Sticky", short_description: "s", description: "d" });
     await emu.api("PATCH", `/extensions/${id}`, { json: { visibility: "unlisted" } });
     const res = await emu.api("PATCH", `/extensions/${id}`, { json: { name: "Sticky 2" } });
-    expect(res.body).toMatchObject({ name: "Sticky 2", visibility: "unlisted", short_description: "s", description: "d", pricing: { type: "free" } });
+    expect(res.body).toMatchObject({
+      name: "Sticky 2",
+      visibility: "unlisted",
+      short_description: "s",
+      description: "d",
+      pricing: { type: "free" },
+    });
   });
 
   test("updatedAt moves only when something really changed", async () => {
@@ -299,14 +392,27 @@ describe("PATCH /extensions/:id", () => {
   test("strict: unknown field, status, bad visibility, blank name, other pricing → 422 and nothing changes", async () => {
     const { id } = await create({ name: "Strict" });
     const before = (await emu.api("GET", `/extensions/${id}`)).body;
-    const bodies = [{ colour: "red" }, { status: "approved" }, { visibility: "secret" }, { name: "  " }, { name: "n".repeat(81) }, { pricing: { type: "paid" } }, { name: "ok", bogus: 1 }];
-    for (const json of bodies) expectEnvelope(await emu.api("PATCH", `/extensions/${id}`, { json }), 422, "validation_error");
+    const bodies = [
+      { colour: "red" },
+      { status: "approved" },
+      { visibility: "secret" },
+      { name: "  " },
+      { name: "n".repeat(81) },
+      { pricing: { type: "paid" } },
+      { name: "ok", bogus: 1 },
+    ];
+    for (const json of bodies)
+      expectEnvelope(await emu.api("PATCH", `/extensions/${id}`, { json }), 422, "validation_error");
     expect((await emu.api("GET", `/extensions/${id}`)).body).toEqual(before);
   });
 
   test("another account's extension → 404 extension_not_found, unchanged", async () => {
     const { id } = await create({ name: "Private Thing" });
-    expectEnvelope(await emu.api("PATCH", `/extensions/${id}`, { json: { name: "Hijacked" }, key: OTHER_KEY }), 404, "extension_not_found");
+    expectEnvelope(
+      await emu.api("PATCH", `/extensions/${id}`, { json: { name: "Hijacked" }, key: OTHER_KEY }),
+      404,
+      "extension_not_found",
+    );
     expect((await emu.api("GET", `/extensions/${id}`)).body.name).toBe("Private Thing");
   });
 });
@@ -321,10 +427,34 @@ describe("DELETE /extensions/:id", () => {
     blobs.commit(temp, blobId);
     const now = clock.iso();
     const versionId = newId("ver", clock.nowMs());
-    db.insert(versions).values({ id: versionId, extensionId: id, seq: 1, version: "1.0.0", bundleBlobId: blobId, bundleSizeBytes: 12, bundleSha256: "x", submittedAt: now }).run();
-    db.insert(secrets).values({ extensionId: id, name: "TOKEN", ciphertext: Buffer.from([1, 2, 3]), iv: Buffer.from([4, 5, 6]), createdAt: now, updatedAt: now }).run();
-    db.insert(installCounters).values({ extensionId: id, versionId, installed: 1, active: 1, firstInstalledAt: now }).run();
-    db.insert(extensionOverrides).values({ extensionId: id, limitKey: "max_sounds_per_extension", value: 70, updatedAt: now }).run();
+    db.insert(versions)
+      .values({
+        id: versionId,
+        extensionId: id,
+        seq: 1,
+        version: "1.0.0",
+        bundleBlobId: blobId,
+        bundleSizeBytes: 12,
+        bundleSha256: "x",
+        submittedAt: now,
+      })
+      .run();
+    db.insert(secrets)
+      .values({
+        extensionId: id,
+        name: "TOKEN",
+        ciphertext: Buffer.from([1, 2, 3]),
+        iv: Buffer.from([4, 5, 6]),
+        createdAt: now,
+        updatedAt: now,
+      })
+      .run();
+    db.insert(installCounters)
+      .values({ extensionId: id, versionId, installed: 1, active: 1, firstInstalledAt: now })
+      .run();
+    db.insert(extensionOverrides)
+      .values({ extensionId: id, limitKey: "max_sounds_per_extension", value: 70, updatedAt: now })
+      .run();
     expect(existsSync(blobs.pathOf(blobId))).toBe(true);
     return blobId;
   }
@@ -371,8 +501,12 @@ describe("DELETE /extensions/:id", () => {
 
   test("once listed, always listed: approved + PATCH public, then back to private → still 409", async () => {
     const id = "ext_approved_private";
-    expect((await emu.api("PATCH", `/extensions/${id}`, { json: { visibility: "public" } })).body.visibility).toBe("public");
-    expect((await emu.api("PATCH", `/extensions/${id}`, { json: { visibility: "private" } })).body.visibility).toBe("private");
+    expect((await emu.api("PATCH", `/extensions/${id}`, { json: { visibility: "public" } })).body.visibility).toBe(
+      "public",
+    );
+    expect((await emu.api("PATCH", `/extensions/${id}`, { json: { visibility: "private" } })).body.visibility).toBe(
+      "private",
+    );
     expectEnvelope(await emu.api("DELETE", `/extensions/${id}`), 409, "extension_listed");
     expect((await emu.api("GET", `/extensions/${id}`)).status).toBe(200);
   });
@@ -393,8 +527,16 @@ describe("DELETE /extensions/:id", () => {
 describe("cross-account access", () => {
   test("GET of another account's extension → 404 extension_not_found, same as a missing one", async () => {
     const { id } = await create({ name: "Hidden" });
-    const theirs = expectEnvelope(await emu.api("GET", `/extensions/${id}`, { key: OTHER_KEY }), 404, "extension_not_found");
-    const missing = expectEnvelope(await emu.api("GET", "/extensions/ext_nope", { key: OTHER_KEY }), 404, "extension_not_found");
+    const theirs = expectEnvelope(
+      await emu.api("GET", `/extensions/${id}`, { key: OTHER_KEY }),
+      404,
+      "extension_not_found",
+    );
+    const missing = expectEnvelope(
+      await emu.api("GET", "/extensions/ext_nope", { key: OTHER_KEY }),
+      404,
+      "extension_not_found",
+    );
     expect(theirs.message.replace(id, "ID")).toBe(missing.message.replace("ext_nope", "ID"));
   });
 });
@@ -407,11 +549,17 @@ describe("POST /extensions (per-account cap)", () => {
         const res = await fresh.api("POST", "/extensions", { json: { name: `Ext ${i}` } });
         expect(res.status).toBe(201);
       }
-      const error = expectEnvelope(await fresh.api("POST", "/extensions", { json: { name: "Ext 26" } }), 422, "limit_exceeded");
+      const error = expectEnvelope(
+        await fresh.api("POST", "/extensions", { json: { name: "Ext 26" } }),
+        422,
+        "limit_exceeded",
+      );
       expect(error.details?.[0]).toMatchObject({ limit: "max_extensions_per_account", max: 25, current: 25 });
       expect((await fresh.api("GET", "/extensions")).body.extensions).toHaveLength(25);
       // Another account is not affected by this one's count.
-      expect((await fresh.api("POST", "/extensions", { json: { name: "Elsewhere" }, key: OTHER_KEY })).status).toBe(201);
+      expect((await fresh.api("POST", "/extensions", { json: { name: "Elsewhere" }, key: OTHER_KEY })).status).toBe(
+        201,
+      );
       // Deleting one frees a place.
       const first = (await fresh.api("GET", "/extensions")).body.extensions[0].id;
       expect((await fresh.api("DELETE", `/extensions/${first}`)).status).toBe(204);

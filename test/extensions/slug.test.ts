@@ -21,7 +21,7 @@ describe("slugify", () => {
 
   test("at most 64 characters, never ending in a dash", () => {
     expect(slugify("x".repeat(100))).toBe("x".repeat(SLUG_MAX));
-    const cut = slugify("a".repeat(63) + " tail");
+    const cut = slugify(`${"a".repeat(63)} tail`);
     expect(cut).toBe("a".repeat(63));
     expect(cut.length).toBeLessThanOrEqual(SLUG_MAX);
   });
@@ -44,18 +44,18 @@ describe("uniqueSlug", () => {
   test("a 64-character base is shortened to fit the suffix", () => {
     const base = "b".repeat(SLUG_MAX);
     const second = uniqueSlug(base, new Set([base]));
-    expect(second).toBe("b".repeat(SLUG_MAX - 2) + "-2");
+    expect(second).toBe(`${"b".repeat(SLUG_MAX - 2)}-2`);
     expect(second.length).toBe(SLUG_MAX);
     const taken = new Set([base]);
     for (let n = 2; n <= 10; n++) taken.add(uniqueSlug(base, taken));
-    expect(taken.has("b".repeat(SLUG_MAX - 3) + "-10")).toBe(true);
+    expect(taken.has(`${"b".repeat(SLUG_MAX - 3)}-10`)).toBe(true);
     const eleventh = uniqueSlug(base, taken);
-    expect(eleventh).toBe("b".repeat(SLUG_MAX - 3) + "-11");
+    expect(eleventh).toBe(`${"b".repeat(SLUG_MAX - 3)}-11`);
     expect(eleventh.length).toBe(SLUG_MAX);
   });
 
   test("shortening never leaves a double dash before the suffix", () => {
-    const base = "a".repeat(61) + "-bc"; // 64 chars; cut to 62 it ends in "-", which is dropped
-    expect(uniqueSlug(base, new Set([base]))).toBe("a".repeat(61) + "-2");
+    const base = `${"a".repeat(61)}-bc`; // 64 chars; cut to 62 it ends in "-", which is dropped
+    expect(uniqueSlug(base, new Set([base]))).toBe(`${"a".repeat(61)}-2`);
   });
 });

@@ -8,16 +8,27 @@
  * `npm test` runs a fixed seed and a few runs per route; `npm run fuzz` (scripts/fuzz.ts) runs many more
  * with a printed seed. Replay a failure with EXT_FUZZ_SEED=<seed> (and EXT_FUZZ_PATH=<path> from the report).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+
 import { Database } from "bun:sqlite";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { createApp } from "../../src/app";
 import { isDeveloperApiPath } from "../../src/http/paths";
 import { bundleDir, submitVersion } from "../helpers/bundles";
-import { assertNoSecretValue, baseFixture, rememberSecretValue, DEMO_KEY, OTHER_KEY, READ_KEY, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
-import { requestArb, type FuzzRequest, type FuzzRoute, type Pools } from "./requests";
+import {
+  assertNoSecretValue,
+  baseFixture,
+  DEMO_KEY,
+  OTHER_KEY,
+  READ_KEY,
+  rememberSecretValue,
+  startTestEmulator,
+  stopTestEmulator,
+  type TestEmulator,
+} from "../helpers/emulator";
+import { type FuzzRequest, type FuzzRoute, type Pools, requestArb } from "./requests";
 import { isHostileConstant } from "./schema-arbitrary";
 
 // Test files may read the environment (the rule is for src/ and cli/): this is how `npm run fuzz` steers it.
@@ -82,7 +93,13 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   if (process.env.EXT_FUZZ_SEED) {
-    for (const [route, byStatus] of seen) console.log(`  ${route}: ${[...byStatus].sort(([a], [b]) => a - b).map(([status, n]) => `${status}×${n}`).join(" ")}`);
+    for (const [route, byStatus] of seen)
+      console.log(
+        `  ${route}: ${[...byStatus]
+          .sort(([a], [b]) => a - b)
+          .map(([status, n]) => `${status}×${n}`)
+          .join(" ")}`,
+      );
   }
   await stopTestEmulator(emu);
   bundles.cleanup();
@@ -99,12 +116,19 @@ async function send(route: FuzzRoute, req: FuzzRequest): Promise<{ status: numbe
     try {
       const json = JSON.parse(new TextDecoder().decode(req.body));
       const value = json?.value;
-      if (typeof value === "string" && value.length >= 12 && new Set(value).size >= 6 && !isHostileConstant(value)) rememberSecretValue(req.method, req.url.split("?")[0]!, json);
+      if (typeof value === "string" && value.length >= 12 && new Set(value).size >= 6 && !isHostileConstant(value))
+        rememberSecretValue(req.method, req.url.split("?")[0]!, json);
     } catch {
       // not JSON: nothing was stored
     }
   }
-  const res = await fetch(emu.url + req.url, { method: req.method, headers: req.headers, body: req.body, redirect: "manual", signal: AbortSignal.timeout(ANSWER_WITHIN_MS) });
+  const res = await fetch(emu.url + req.url, {
+    method: req.method,
+    headers: req.headers,
+    body: req.body,
+    redirect: "manual",
+    signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
+  });
   // A stream (server-sent events) never ends by itself: its status and headers are the answer.
   if (res.ok && /^text\/event-stream/i.test(res.headers.get("content-type") ?? "")) {
     await res.body?.cancel();
@@ -142,7 +166,8 @@ function checkAnswer(req: FuzzRequest, res: { status: number; text: string }) {
   // Bun answers a request line or headers past its size limit itself, without the envelope
   // (docs/behaviour.md, Errors): a 10 KB id with a 10 KB query string gets there.
   if (res.status === 431 && res.text === "") return;
-  if (res.status < 300 && res.text !== "" && !res.text.startsWith("{")) fail("a success answer that is not a JSON object");
+  if (res.status < 300 && res.text !== "" && !res.text.startsWith("{"))
+    fail("a success answer that is not a JSON object");
   if (res.status < 300 && res.text !== "") {
     // A number the API hands back must survive a round trip: an integer past 2^53 (a limit of 1e300) does not.
     const unsafe = findUnsafeNumber(JSON.parse(res.text));
@@ -156,7 +181,8 @@ function checkAnswer(req: FuzzRequest, res: { status: number; text: string }) {
       fail("an error answer that is not JSON");
     }
     const e = body?.error;
-    if (!e || typeof e.code !== "string" || typeof e.message !== "string" || e.status !== res.status) fail("an error answer without the envelope");
+    if (!e || typeof e.code !== "string" || typeof e.message !== "string" || e.status !== res.status)
+      fail("an error answer without the envelope");
     if (Object.keys(body).length !== 1) fail("an error envelope with extra top-level fields");
   }
 }
@@ -167,7 +193,10 @@ function checkConsistency() {
   try {
     expect(db.query<{ integrity_check: string }, []>("PRAGMA integrity_check").get()!.integrity_check).toBe("ok");
     expect(db.query("PRAGMA foreign_key_check").all()).toEqual([]);
-    const blobIds = db.query<{ id: string }, []>("SELECT bundle_blob_id AS id FROM versions").all().map((r) => r.id);
+    const blobIds = db
+      .query<{ id: string }, []>("SELECT bundle_blob_id AS id FROM versions")
+      .all()
+      .map((r) => r.id);
     expect(readdirSync(emu.runtime.blobs.objectsDir).sort()).toEqual([...blobIds].sort());
   } finally {
     db.close();
@@ -193,12 +222,15 @@ describe("request fuzzing (every registered developer-API and control-plane rout
           const res = await send(route, req);
           checkAnswer(req, res);
           // A fault rule would make the next developer-API answers its injected status (a 5xx among them).
-          if (route.path === "/_emulator/faults" && route.method === "POST" && res.status === 201) await fetch(`${emu.adminUrl}/faults`, { method: "DELETE", headers: { authorization: `Bearer ${ADMIN}` } });
+          if (route.path === "/_emulator/faults" && route.method === "POST" && res.status === 201)
+            await fetch(`${emu.adminUrl}/faults`, { method: "DELETE", headers: { authorization: `Bearer ${ADMIN}` } });
         }),
         { seed, numRuns: RUNS, ...(PATH ? { path: PATH } : {}), endOnFailure: true },
       );
       if (result.failed) {
-        throw new Error(`${route.method} ${route.path}: replay with EXT_FUZZ_SEED=${SEED} (route seed ${seed}, path ${result.counterexamplePath})\n${String(result.errorInstance)}`);
+        throw new Error(
+          `${route.method} ${route.path}: replay with EXT_FUZZ_SEED=${SEED} (route seed ${seed}, path ${result.counterexamplePath})\n${String(result.errorInstance)}`,
+        );
       }
       const health = await fetch(`${emu.url}/healthz`);
       expect(health.status).toBe(200);

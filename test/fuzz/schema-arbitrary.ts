@@ -69,7 +69,10 @@ function patterned(pattern: string, minLength: number, maxLength: number): fc.Ar
 function stringArb(s: Schema): fc.Arbitrary<string> {
   const minLength = s.minLength ?? 0;
   const maxLength = Math.min(s.maxLength ?? 200, 2_000);
-  if (s.format === "date-time") return fc.date({ min: new Date(0), max: new Date(Date.UTC(9999, 11, 31)), noInvalidDate: true }).map((d) => d.toISOString());
+  if (s.format === "date-time")
+    return fc
+      .date({ min: new Date(0), max: new Date(Date.UTC(9999, 11, 31)), noInvalidDate: true })
+      .map((d) => d.toISOString());
   if (s.format === "integer" || s.format === "numeric") return fc.integer({ min: -10, max: 100_000 }).map(String);
   if (s.format === "email") return fc.emailAddress();
   if (s.pattern) return patterned(s.pattern, minLength, maxLength);
@@ -87,7 +90,10 @@ function stringArb(s: Schema): fc.Arbitrary<string> {
 export function fromSchema(schema: Schema | undefined, depth = 3, hostileWeight = 1): fc.Arbitrary<unknown> {
   const conforming = conformingArb(schema, depth, hostileWeight);
   if (hostileWeight <= 0) return conforming;
-  return fc.oneof({ weight: 10 - hostileWeight, arbitrary: conforming }, { weight: hostileWeight, arbitrary: hostileScalar });
+  return fc.oneof(
+    { weight: 10 - hostileWeight, arbitrary: conforming },
+    { weight: hostileWeight, arbitrary: hostileScalar },
+  );
 }
 
 function conformingArb(s: Schema | undefined, depth: number, hostileWeight: number): fc.Arbitrary<unknown> {
@@ -95,23 +101,38 @@ function conformingArb(s: Schema | undefined, depth: number, hostileWeight: numb
   // The schema's own examples are values the server knows (real limit keys, real paths): use them too.
   if (Array.isArray(s.examples) && s.examples.length > 0) {
     const { examples, ...rest } = s;
-    return fc.oneof({ weight: 1, arbitrary: fc.constantFrom(...(examples as unknown[])) }, { weight: 2, arbitrary: conformingArb({ ...rest, exampleKeysFrom: examples }, depth, hostileWeight) });
+    return fc.oneof(
+      { weight: 1, arbitrary: fc.constantFrom(...(examples as unknown[])) },
+      { weight: 2, arbitrary: conformingArb({ ...rest, exampleKeysFrom: examples }, depth, hostileWeight) },
+    );
   }
   if ("const" in s) return fc.constant(s.const);
   if (Array.isArray(s.enum)) return fc.constantFrom(...s.enum);
   const union = s.anyOf ?? s.oneOf;
-  if (Array.isArray(union) && union.length > 0) return fc.oneof(...union.map((u: Schema) => conformingArb({ ...u, ...pick(s, ["minimum", "maximum"]) }, depth, hostileWeight)));
+  if (Array.isArray(union) && union.length > 0)
+    return fc.oneof(
+      ...union.map((u: Schema) => conformingArb({ ...u, ...pick(s, ["minimum", "maximum"]) }, depth, hostileWeight)),
+    );
   switch (s.type) {
     case "string":
       return stringArb(s);
     case "integer":
       return fc.oneof(
-        { weight: 3, arbitrary: fc.integer({ min: Math.max(s.minimum ?? -1_000, -1e9), max: Math.min(s.maximum ?? 1_000_000, 1e9) }) },
+        {
+          weight: 3,
+          arbitrary: fc.integer({
+            min: Math.max(s.minimum ?? -1_000, -1e9),
+            max: Math.min(s.maximum ?? 1_000_000, 1e9),
+          }),
+        },
         { weight: 1, arbitrary: boundaryNumbers(s) },
       );
     case "number":
       return fc.oneof(
-        { weight: 3, arbitrary: fc.double({ min: s.minimum ?? -1e6, max: s.maximum ?? 1e6, noNaN: true, noDefaultInfinity: true }) },
+        {
+          weight: 3,
+          arbitrary: fc.double({ min: s.minimum ?? -1e6, max: s.maximum ?? 1e6, noNaN: true, noDefaultInfinity: true }),
+        },
         { weight: 1, arbitrary: boundaryNumbers(s) },
       );
     case "boolean":
@@ -119,7 +140,10 @@ function conformingArb(s: Schema | undefined, depth: number, hostileWeight: numb
     case "null":
       return fc.constant(null);
     case "array":
-      return fc.array(fromSchema(s.items, depth - 1, hostileWeight), { minLength: s.minItems ?? 0, maxLength: Math.min(s.maxItems ?? 4, 6) });
+      return fc.array(fromSchema(s.items, depth - 1, hostileWeight), {
+        minLength: s.minItems ?? 0,
+        maxLength: Math.min(s.maxItems ?? 4, 6),
+      });
     case "object":
       return objectArb(s, depth, hostileWeight);
     default:
@@ -130,7 +154,10 @@ function conformingArb(s: Schema | undefined, depth: number, hostileWeight: numb
 /** An edge of a field's schema: its numeric bounds and beyond, or a hostile value. */
 function edgeValue(s: Schema): fc.Arbitrary<unknown> {
   const union = s.anyOf ?? s.oneOf;
-  const numeric = s.type === "integer" || s.type === "number" || (Array.isArray(union) && union.some((u: Schema) => u.type === "integer" || u.type === "number"));
+  const numeric =
+    s.type === "integer" ||
+    s.type === "number" ||
+    (Array.isArray(union) && union.some((u: Schema) => u.type === "integer" || u.type === "number"));
   return numeric ? fc.oneof(boundaryNumbers(s), hostileScalar) : hostileScalar;
 }
 
@@ -151,8 +178,16 @@ function objectArb(s: Schema, depth: number, hostileWeight: number): fc.Arbitrar
   if (s.patternProperties && Object.keys(props).length === 0) {
     const [pattern, value] = Object.entries(s.patternProperties as Record<string, Schema>)[0]!;
     // Keys from the examples (a record's keys are usually a closed set the pattern does not spell out).
-    const exampleKeys = (s.exampleKeysFrom ?? []).flatMap((e: unknown) => (e && typeof e === "object" ? Object.keys(e) : []));
-    const key = exampleKeys.length > 0 ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...exampleKeys) }, { weight: 1, arbitrary: patterned(pattern, 1, 40) }) : patterned(pattern, 1, 40);
+    const exampleKeys = (s.exampleKeysFrom ?? []).flatMap((e: unknown) =>
+      e && typeof e === "object" ? Object.keys(e) : [],
+    );
+    const key =
+      exampleKeys.length > 0
+        ? fc.oneof(
+            { weight: 3, arbitrary: fc.constantFrom(...exampleKeys) },
+            { weight: 1, arbitrary: patterned(pattern, 1, 40) },
+          )
+        : patterned(pattern, 1, 40);
     return fc.dictionary(key, fromSchema(value, depth - 1, hostileWeight), { maxKeys: 4 });
   }
   const record = fc.record(
@@ -165,13 +200,27 @@ function objectArb(s: Schema, depth: number, hostileWeight: number): fc.Arbitrar
   const keys = Object.keys(props);
   const single =
     keys.length > 0
-      ? fc.constantFrom(...keys).chain((k) => fc.oneof(edgeValue(props[k]!), conformingArb(props[k], depth - 1, hostileWeight)).map((v) => ({ [k]: v })))
+      ? fc
+          .constantFrom(...keys)
+          .chain((k) =>
+            fc.oneof(edgeValue(props[k]!), conformingArb(props[k], depth - 1, hostileWeight)).map((v) => ({ [k]: v })),
+          )
       : record;
   // Now and then a field the schema does not know, or a required one missing.
   return fc.oneof(
     { weight: 6, arbitrary: record },
     { weight: 2, arbitrary: single },
-    { weight: 1, arbitrary: fc.tuple(record, fc.constantFrom("__proto__", "constructor", "unknownField", "toString"), hostileScalar).map(([r, k, v]) => ({ ...r, ...JSON.parse(JSON.stringify({ [k]: v ?? null })) })) },
-    { weight: 1, arbitrary: fc.tuple(record, fc.constantFrom(...(required.length > 0 ? required : ["_"]))).map(([r, k]) => Object.fromEntries(Object.entries(r).filter(([key]) => key !== k))) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(record, fc.constantFrom("__proto__", "constructor", "unknownField", "toString"), hostileScalar)
+        .map(([r, k, v]) => ({ ...r, ...JSON.parse(JSON.stringify({ [k]: v ?? null })) })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(record, fc.constantFrom(...(required.length > 0 ? required : ["_"])))
+        .map(([r, k]) => Object.fromEntries(Object.entries(r).filter(([key]) => key !== k))),
+    },
   );
 }

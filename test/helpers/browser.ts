@@ -5,7 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { type Browser, chromium, type Page } from "playwright-core";
 
 export const CHROMIUM = process.env.EXT_TEST_CHROMIUM ?? "/usr/bin/chromium";
 export const IN_CI = process.env.CI === "true";
@@ -13,13 +13,27 @@ export const IN_CI = process.env.CI === "true";
 /** True when the browser tests can run; prints the one skip line otherwise; throws under CI. */
 export function browserAvailable(): boolean {
   if (existsSync(CHROMIUM)) return true;
-  if (IN_CI) throw new Error(`${CHROMIUM} is missing: CI runs the dashboard's browser tests (.ci/run installs chromium with apt-get)`);
-  console.warn(`skipping the dashboard browser tests: no Chromium at ${CHROMIUM} (apt-get install -y chromium to run them)`);
+  if (IN_CI)
+    throw new Error(
+      `${CHROMIUM} is missing: CI runs the dashboard's browser tests (.ci/run installs chromium with apt-get)`,
+    );
+  console.warn(
+    `skipping the dashboard browser tests: no Chromium at ${CHROMIUM} (apt-get install -y chromium to run them)`,
+  );
   return false;
 }
 
 /** Flags for a closed network: without the background ones Chromium keeps dialling hosts it cannot reach. */
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: ARGS });
@@ -42,4 +56,5 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
 }
 
 /** "color-contrast on .badge (2 nodes)": readable in a failed expectation. */
-export const describeViolations = (vs: AxeViolation[]) => vs.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+export const describeViolations = (vs: AxeViolation[]) =>
+  vs.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);

@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { writeTarGz, type RawEntry } from "../../scripts/lib/archive-writer";
+import { type RawEntry, writeTarGz } from "../../scripts/lib/archive-writer";
 import { validEntries } from "../../scripts/lib/samples";
 import type { TestEmulator, TestResponse } from "./emulator";
 
@@ -26,7 +26,12 @@ export function bundleDir(): BundleDir {
 }
 
 /** POST /extensions/:id/versions as a real multipart upload of a file on disk. */
-export function submitVersion(emu: TestEmulator, extensionId: string, form: { version?: string; changelog?: string; bundle?: string; extra?: Record<string, string> }, key?: string): Promise<TestResponse> {
+export function submitVersion(
+  emu: TestEmulator,
+  extensionId: string,
+  form: { version?: string; changelog?: string; bundle?: string; extra?: Record<string, string> },
+  key?: string,
+): Promise<TestResponse> {
   const body = new FormData();
   if (form.version !== undefined) body.append("version", form.version);
   if (form.changelog !== undefined) body.append("changelog", form.changelog);

@@ -9,7 +9,7 @@ import { EmulatorClock } from "../../src/clock";
 import { parseServerConfig, type ServerConfig } from "../../src/config";
 import type { Fixture } from "../../src/fixtures/model";
 import { createLogger } from "../../src/logger";
-import { startServer, type RunningEmulator } from "../../src/server";
+import { type RunningEmulator, startServer } from "../../src/server";
 
 export const DEMO_KEY = "ext_test_key_all_scopes_0123456789abcdef";
 export const READ_KEY = "ext_test_key_read_only_0123456789abcdefg";
@@ -80,23 +80,32 @@ const SECRET_PATH = /\/extensions\/[^/]+\/secrets\/[^/]+$/;
 
 export function rememberSecretValue(method: string, path: string, json: unknown): void {
   const value = (json as { value?: unknown } | undefined)?.value;
-  if (method === "PUT" && SECRET_PATH.test(path) && typeof value === "string" && value.length >= 8) sentSecretValues.add(value);
+  if (method === "PUT" && SECRET_PATH.test(path) && typeof value === "string" && value.length >= 8)
+    sentSecretValues.add(value);
 }
 
 export function assertNoSecretValue(request: string, text: string, headers: Headers): void {
   if (sentSecretValues.size === 0) return;
   const everything = `${[...headers].map(([k, v]) => `${k}: ${v}`).join("\n")}\n${text}`;
   for (const value of sentSecretValues) {
-    if (everything.includes(value)) throw new Error(`a secret value sent earlier in the suite came back in the response to ${request}`);
+    if (everything.includes(value))
+      throw new Error(`a secret value sent earlier in the suite came back in the response to ${request}`);
   }
 }
 
 export async function startTestEmulator(options: StartOptions = {}): Promise<TestEmulator> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "ext-test-"));
-  const config: ServerConfig = { ...parseServerConfig({ port: 0, dataDir, logLevel: "silent", rateLimits: false }, {}), ...options.config };
+  const config: ServerConfig = {
+    ...parseServerConfig({ port: 0, dataDir, logLevel: "silent", rateLimits: false }, {}),
+    ...options.config,
+  };
   const clock = new EmulatorClock();
   const fixture = options.fixture === undefined ? baseFixture() : options.fixture;
-  const emulator = startServer(config, { clock, logger: createLogger("silent"), ...(fixture ? { seedFixture: fixture } : {}) });
+  const emulator = startServer(config, {
+    clock,
+    logger: createLogger("silent"),
+    ...(fixture ? { seedFixture: fixture } : {}),
+  });
   const send = async (base: string, method: string, path: string, opts: RequestOptions = {}): Promise<TestResponse> => {
     const headers: Record<string, string> = { ...opts.headers };
     const key = opts.key === undefined ? DEMO_KEY : opts.key;
@@ -123,7 +132,8 @@ export async function startTestEmulator(options: StartOptions = {}): Promise<Tes
     clock,
     api: (m: string, p: string, o?: RequestOptions) => send(emulator.baseUrl, m, p, o),
     raw: (m: string, p: string, o?: RequestOptions) => send(emulator.url, m, p, o),
-    admin: (m: string, p: string, json?: unknown, o?: Omit<RequestOptions, "json">) => send(emulator.adminUrl, m, p, { key: null, ...o, ...(json !== undefined ? { json } : {}) }),
+    admin: (m: string, p: string, json?: unknown, o?: Omit<RequestOptions, "json">) =>
+      send(emulator.adminUrl, m, p, { key: null, ...o, ...(json !== undefined ? { json } : {}) }),
   });
 }
 
@@ -136,7 +146,12 @@ export async function stopTestEmulator(emulator: TestEmulator | undefined, keepD
 
 /** Asserts the error envelope shape and returns its `error` object. */
 export function expectEnvelope(res: TestResponse, status: number, code: string) {
-  if (res.status !== status || res.body?.error?.code !== code || res.body?.error?.status !== status || typeof res.body?.error?.message !== "string") {
+  if (
+    res.status !== status ||
+    res.body?.error?.code !== code ||
+    res.body?.error?.status !== status ||
+    typeof res.body?.error?.message !== "string"
+  ) {
     throw new Error(`expected ${status} ${code}, got ${res.status} ${res.text}`);
   }
   return res.body.error as { code: string; message: string; status: number; details?: any[] };

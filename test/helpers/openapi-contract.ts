@@ -16,7 +16,7 @@ export interface Operation {
   op: any;
 }
 
-const pointer = (...parts: string[]) => "#/" + parts.map((p) => p.replace(/~/g, "~0").replace(/\//g, "~1")).join("/");
+const pointer = (...parts: string[]) => `#/${parts.map((p) => p.replace(/~/g, "~0").replace(/\//g, "~1")).join("/")}`;
 
 export class OpenApiContract {
   readonly operations: Operation[];
@@ -47,7 +47,9 @@ export class OpenApiContract {
     const candidates = this.operations.filter((o) => {
       if (o.method !== method.toLowerCase()) return false;
       const t = o.template.split("/");
-      return t.length === segments.length && t.every((s, i) => (s.startsWith("{") ? segments[i] !== "" : s === segments[i]));
+      return (
+        t.length === segments.length && t.every((s, i) => (s.startsWith("{") ? segments[i] !== "" : s === segments[i]))
+      );
     });
     const literals = (o: Operation) => o.template.split("/").filter((s) => !s.startsWith("{")).length;
     return candidates.sort((a, b) => literals(b) - literals(a))[0];
@@ -59,7 +61,9 @@ export class OpenApiContract {
       validate = this.ajv.compile({ $ref: DOC_ID + ref });
       this.compiled.set(ref, validate);
     }
-    return validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message} ${JSON.stringify(e.params)}`);
+    return validate(value)
+      ? []
+      : (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message} ${JSON.stringify(e.params)}`);
   }
 
   /** Problems of a value against a named model of the document (`components.schemas[name]`). */
@@ -73,7 +77,10 @@ export class OpenApiContract {
     let checked = 0;
     const problems: string[] = [];
     const walk = (node: unknown, path: string[]): void => {
-      if (Array.isArray(node)) return node.forEach((v, i) => walk(v, [...path, String(i)]));
+      if (Array.isArray(node)) {
+        for (const [i, v] of node.entries()) walk(v, [...path, String(i)]);
+        return;
+      }
       if (!node || typeof node !== "object") return;
       const record = node as Record<string, unknown>;
       if (Array.isArray(record.examples) && path.at(-1) !== "properties") {
@@ -106,13 +113,24 @@ export class OpenApiContract {
       const type = (headers.get("content-type") ?? "").split(";")[0]!.trim();
       if (!response.content[type]) problems.push(`${o.operationId} ${status}: content type ${type} is not documented`);
       // A JSON body is checked parsed; any other (an event stream, audio bytes) as the text it is.
-      else problems.push(...this.check(pointer("paths", o.template, o.method, "responses", String(status), "content", type, "schema"), type === "application/json" ? body : text));
+      else
+        problems.push(
+          ...this.check(
+            pointer("paths", o.template, o.method, "responses", String(status), "content", type, "schema"),
+            type === "application/json" ? body : text,
+          ),
+        );
     }
     for (const [name, header] of Object.entries((response.headers ?? {}) as Record<string, any>)) {
       const raw = headers.get(name);
       if (raw === null) continue;
       const value = header.schema?.type === "integer" && /^-?\d+$/.test(raw) ? Number(raw) : raw;
-      problems.push(...this.check(pointer("paths", o.template, o.method, "responses", String(status), "headers", name, "schema"), value).map((p) => `header ${name}: ${p}`));
+      problems.push(
+        ...this.check(
+          pointer("paths", o.template, o.method, "responses", String(status), "headers", name, "schema"),
+          value,
+        ).map((p) => `header ${name}: ${p}`),
+      );
     }
     return problems.map((p) => `${o.method.toUpperCase()} ${o.template} → ${status}: ${p}`);
   }

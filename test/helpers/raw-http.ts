@@ -4,7 +4,13 @@ import { connect } from "node:net";
  * Sends only a request's head over a raw socket — announcing a Content-Length without sending the body —
  * and returns the status and parsed JSON body of the answer. fetch() cannot do this: it sets the length itself.
  */
-export function announce(port: number, method: string, path: string, headers: Record<string, string>, contentLength: number): Promise<{ status: number; body: any; headers: Headers }> {
+export function announce(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  contentLength: number,
+): Promise<{ status: number; body: any; headers: Headers }> {
   return new Promise((resolve, reject) => {
     const head = Object.entries({ Host: "localhost", ...headers, "Content-Length": String(contentLength) })
       .map(([k, v]) => `${k}: ${v}\r\n`)

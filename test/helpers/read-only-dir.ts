@@ -10,7 +10,12 @@ export function makeReadOnly(dir: string): { technique: string; undo(): void } {
   const entries = readdirSync(dir).map((name) => join(dir, name));
   if (process.getuid?.() !== 0) {
     for (const path of [...entries, dir]) chmodSync(path, 0o555);
-    return { technique: "chmod", undo: () => [dir, ...entries].forEach((p) => chmodSync(p, 0o755)) };
+    return {
+      technique: "chmod",
+      undo: () => {
+        for (const p of [dir, ...entries]) chmodSync(p, 0o755);
+      },
+    };
   }
   const run = (cmd: string[]) => Bun.spawnSync(cmd, { stdout: "pipe", stderr: "pipe" });
   if (run(["chattr", "+i", ...entries, dir]).exitCode === 0) {
@@ -18,8 +23,11 @@ export function makeReadOnly(dir: string): { technique: string; undo(): void } {
   }
   run(["chattr", "-i", dir, ...entries]); // a partial success must not be left behind
   if (run(["mount", "--bind", dir, dir]).exitCode === 0) {
-    if (run(["mount", "-o", "remount,bind,ro", dir]).exitCode === 0) return { technique: "read-only bind mount", undo: () => void run(["umount", dir]) };
+    if (run(["mount", "-o", "remount,bind,ro", dir]).exitCode === 0)
+      return { technique: "read-only bind mount", undo: () => void run(["umount", dir]) };
     run(["umount", dir]);
   }
-  throw new Error("cannot make a read-only directory here: running as root, with neither chattr +i nor mount available");
+  throw new Error(
+    "cannot make a read-only directory here: running as root, with neither chattr +i nor mount available",
+  );
 }

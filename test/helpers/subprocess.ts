@@ -28,14 +28,34 @@ export function writeFixture(dir: string, fixture: Fixture): string {
  * `shell` stands for the environment the tests run in; only PATH and HOME pass from it (see cleanEnv), so a
  * developer's EXT_* variables never reach the server.
  */
-export async function spawnServer(dataDir: string, seedFile: string, opts: { shell?: Record<string, string | undefined> } = {}): Promise<ServerProcess> {
+export async function spawnServer(
+  dataDir: string,
+  seedFile: string,
+  opts: { shell?: Record<string, string | undefined> } = {},
+): Promise<ServerProcess> {
   const readyFile = join(mkdtempSync(join(tmpdir(), "ext-ready-")), "ready.json");
   const proc = Bun.spawn(
-    [join(ROOT, "node_modules/.bin/bun"), "cli/main.ts", "serve", "--port", "0", "--data-dir", dataDir, "--seed", seedFile, "--ready-file", readyFile, "--no-rate-limits", "--log-level", "silent"],
+    [
+      join(ROOT, "node_modules/.bin/bun"),
+      "cli/main.ts",
+      "serve",
+      "--port",
+      "0",
+      "--data-dir",
+      dataDir,
+      "--seed",
+      seedFile,
+      "--ready-file",
+      readyFile,
+      "--no-rate-limits",
+      "--log-level",
+      "silent",
+    ],
     { cwd: ROOT, env: cleanEnv({}, opts.shell), stdout: "ignore", stderr: "pipe" },
   );
   for (let i = 0; i < 200 && !existsSync(readyFile); i++) {
-    if (proc.exitCode !== null) throw new Error(`server exited ${proc.exitCode}: ${await new Response(proc.stderr as ReadableStream).text()}`);
+    if (proc.exitCode !== null)
+      throw new Error(`server exited ${proc.exitCode}: ${await new Response(proc.stderr as ReadableStream).text()}`);
     await Bun.sleep(50);
   }
   if (!existsSync(readyFile)) throw new Error("server did not become ready");
@@ -46,7 +66,9 @@ export async function spawnServer(dataDir: string, seedFile: string, opts: { she
     baseUrl: ready.baseUrl,
     pid: proc.pid,
     memKb(field) {
-      const line = readFileSync(`/proc/${proc.pid}/status`, "utf8").split("\n").find((l) => l.startsWith(field + ":"));
+      const line = readFileSync(`/proc/${proc.pid}/status`, "utf8")
+        .split("\n")
+        .find((l) => l.startsWith(`${field}:`));
       return Number(line?.match(/(\d+)/)?.[1] ?? NaN);
     },
     async stop(signal = "SIGTERM") {

@@ -4,7 +4,7 @@
  * machine that runs the suite; a tool that stops with an error keeps what it listed before it.
  */
 import { DEFAULT_BUNDLE_LIMITS } from "../../src/bundles/bundle-limits";
-import { inspectBundle, type InspectionResult } from "../../src/bundles/inspect";
+import { type InspectionResult, inspectBundle } from "../../src/bundles/inspect";
 
 export interface Listed {
   path: string;
@@ -21,7 +21,16 @@ export interface Listing {
 
 const trimSlash = (p: string) => (p.length > 1 ? p.replace(/\/+$/, "") : p);
 
-const GNU_TYPES: Record<string, string> = { "-": "file", d: "directory", l: "symlink", h: "link", c: "character-device", b: "block-device", p: "fifo", C: "contiguous-file" };
+const GNU_TYPES: Record<string, string> = {
+  "-": "file",
+  d: "directory",
+  l: "symlink",
+  h: "link",
+  c: "character-device",
+  b: "block-device",
+  p: "fifo",
+  C: "contiguous-file",
+};
 
 /** Reverses GNU tar's C quoting (LC_ALL=C, so every byte outside printable ASCII is an octal escape). */
 function unquoteC(text: string): string {
@@ -38,14 +47,22 @@ function unquoteC(text: string): string {
 }
 
 export async function gnuTarListing(file: string): Promise<Listing> {
-  const proc = Bun.spawn(["tar", "--quoting-style=c", "-tvzf", file], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LC_ALL: "C" }, stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn(["tar", "--quoting-style=c", "-tvzf", file], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LC_ALL: "C" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
   const code = await proc.exited;
   const entries: Listed[] = [];
   for (const line of out.split("\n").filter(Boolean)) {
     const m = /^(\S)\S*\s+\S+\s+(\S+)\s+\S+\s+\S+\s+"((?:[^"\\]|\\.)*)"/.exec(line);
     if (!m) throw new Error(`unexpected tar -tv line: ${line}`);
-    entries.push({ path: trimSlash(unquoteC(m[3]!)), type: GNU_TYPES[m[1]!] ?? `other:${m[1]}`, size: m[2]!.includes(",") ? 0 : Number(m[2]) });
+    entries.push({
+      path: trimSlash(unquoteC(m[3]!)),
+      type: GNU_TYPES[m[1]!] ?? `other:${m[1]}`,
+      size: m[2]!.includes(",") ? 0 : Number(m[2]),
+    });
   }
   return { entries, ok: code === 0, ...(code === 0 ? {} : { error: err.trim() }) };
 }
@@ -70,13 +87,19 @@ export async function tarfileListing(file: string): Promise<Listing> {
   const out = await new Response(proc.stdout).text();
   await proc.exited;
   const parsed = JSON.parse(out) as Listing;
-  return { ...parsed, entries: parsed.entries.map((e) => ({ ...e, path: trimSlash(Buffer.from(e.path, "hex").toString("utf8")) })) };
+  return {
+    ...parsed,
+    entries: parsed.entries.map((e) => ({ ...e, path: trimSlash(Buffer.from(e.path, "hex").toString("utf8")) })),
+  };
 }
 
 /** The inspector's result, the entries it read, and whether it read the archive to its end. */
 export async function inspectorListing(file: string): Promise<{ result: InspectionResult; listing: Listing }> {
   const entries: Listed[] = [];
   let ok = false;
-  const result = await inspectBundle(file, DEFAULT_BUNDLE_LIMITS, { entry: (e) => entries.push({ path: trimSlash(e.path), type: e.type, size: e.size }), end: () => (ok = true) });
+  const result = await inspectBundle(file, DEFAULT_BUNDLE_LIMITS, {
+    entry: (e) => entries.push({ path: trimSlash(e.path), type: e.type, size: e.size }),
+    end: () => (ok = true),
+  });
   return { result, listing: { entries, ok } };
 }

@@ -35,7 +35,13 @@ function chunkedJson(bytes: number): ReadableStream<Uint8Array> {
 
 describe("POST /extensions (JSON body cap)", () => {
   test("a body declared over 1 MiB is a 413 before a byte is read; counted like any authenticated request, with the rate headers", async () => {
-    const answer = await announce(emu.port, "POST", "/developer/v1/extensions", { Authorization: `Bearer ${DEMO_KEY}`, "Content-Type": "application/json" }, JSON_BODY_MAX_BYTES + 1);
+    const answer = await announce(
+      emu.port,
+      "POST",
+      "/developer/v1/extensions",
+      { Authorization: `Bearer ${DEMO_KEY}`, "Content-Type": "application/json" },
+      JSON_BODY_MAX_BYTES + 1,
+    );
     expect(answer.status).toBe(413);
     expect(answer.body.error).toMatchObject({ code: "payload_too_large", status: 413 });
     expect(answer.headers.get("x-ratelimit-limit")).toBe("10");
@@ -62,11 +68,21 @@ describe("POST /extensions (JSON body cap)", () => {
       body: chunkedJson(10),
     });
     // ~64 KB name: read whole, then refused by validation (at most 80 characters), not by the cap.
-    expectEnvelope({ status: res.status, body: await res.json(), headers: res.headers, text: "" }, 422, "validation_error");
+    expectEnvelope(
+      { status: res.status, body: await res.json(), headers: res.headers, text: "" },
+      422,
+      "validation_error",
+    );
   });
 
   test("without a key, an oversized request is a 401 first", async () => {
-    const answer = await announce(emu.port, "POST", "/developer/v1/extensions", { "Content-Type": "application/json" }, 5 * JSON_BODY_MAX_BYTES);
+    const answer = await announce(
+      emu.port,
+      "POST",
+      "/developer/v1/extensions",
+      { "Content-Type": "application/json" },
+      5 * JSON_BODY_MAX_BYTES,
+    );
     expect(answer.status).toBe(401);
     expect(answer.body.error.code).toBe("unauthorized");
   });
@@ -75,7 +91,13 @@ describe("POST /extensions (JSON body cap)", () => {
 describe("POST /extensions/:id/versions (far over the bundle cap)", () => {
   test("a 200 MB announcement still gets the envelope, not the HTTP server's bare 413", async () => {
     const id = (await emu.api("POST", "/extensions", { json: { name: "Huge Upload" } })).body.extension.id;
-    const answer = await announce(emu.port, "POST", `/developer/v1/extensions/${id}/versions`, { Authorization: `Bearer ${DEMO_KEY}`, "Content-Type": "multipart/form-data; boundary=x" }, 200_000_000);
+    const answer = await announce(
+      emu.port,
+      "POST",
+      `/developer/v1/extensions/${id}/versions`,
+      { Authorization: `Bearer ${DEMO_KEY}`, "Content-Type": "multipart/form-data; boundary=x" },
+      200_000_000,
+    );
     expect(answer.status).toBe(413);
     expect(answer.body.error).toMatchObject({ code: "payload_too_large", status: 413 });
   });
@@ -84,7 +106,13 @@ describe("POST /extensions/:id/versions (far over the bundle cap)", () => {
 describe("PUT /extensions/:id/secrets/:key (JSON body cap)", () => {
   test("a body declared over 1 MiB is a 413", async () => {
     const id = (await emu.api("POST", "/extensions", { json: { name: "Secret Cap" } })).body.extension.id;
-    const answer = await announce(emu.port, "PUT", `/developer/v1/extensions/${id}/secrets/TOKEN`, { Authorization: `Bearer ${DEMO_KEY}`, "Content-Type": "application/json" }, 2 * JSON_BODY_MAX_BYTES);
+    const answer = await announce(
+      emu.port,
+      "PUT",
+      `/developer/v1/extensions/${id}/secrets/TOKEN`,
+      { Authorization: `Bearer ${DEMO_KEY}`, "Content-Type": "application/json" },
+      2 * JSON_BODY_MAX_BYTES,
+    );
     expect(answer.status).toBe(413);
     expect(answer.body.error.code).toBe("payload_too_large");
   });

@@ -4,10 +4,10 @@
  * and uninstalls without a version come off the versions installed first. Over a real socket.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { installCounters, versions } from "../../src/db/schema";
 import { eq } from "drizzle-orm";
-import { addVersion as insertVersion, newExtension as createExtension, ok } from "./version-rows";
+import { installCounters, versions } from "../../src/db/schema";
 import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { newExtension as createExtension, addVersion as insertVersion, ok } from "./version-rows";
 
 let emu: TestEmulator;
 
@@ -17,21 +17,32 @@ beforeAll(async () => {
 afterAll(() => stopTestEmulator(emu));
 
 const newExtension = (name: string) => createExtension(emu, name);
-const addVersion = (extensionId: string, label: string, opts?: Parameters<typeof insertVersion>[3]) => insertVersion(emu, extensionId, label, opts);
+const addVersion = (extensionId: string, label: string, opts?: Parameters<typeof insertVersion>[3]) =>
+  insertVersion(emu, extensionId, label, opts);
 
-const post = (id: string, what: "installs" | "uninstalls" | "rollouts", body: Record<string, unknown> = {}) => emu.admin("POST", `/extensions/${id}/${what}`, body);
+const post = (id: string, what: "installs" | "uninstalls" | "rollouts", body: Record<string, unknown> = {}) =>
+  emu.admin("POST", `/extensions/${id}/${what}`, body);
 const stats = async (id: string) => (await emu.api("GET", `/extensions/${id}/installs`)).body;
-const counterRows = (id: string) => emu.runtime.db.select().from(installCounters).where(eq(installCounters.extensionId, id)).all();
+const counterRows = (id: string) =>
+  emu.runtime.db.select().from(installCounters).where(eq(installCounters.extensionId, id)).all();
 
 describe("counters", () => {
   test("100,000,000 installs in one call are one row; every read shows them; installCount follows", async () => {
     const id = await newExtension("Hit Extension");
     const v1 = addVersion(id, "1.0.0");
     const v2 = addVersion(id, "2.0.0", { current: true });
-    expect(await ok(post(id, "installs", { versionId: v1, count: 100_000_000 }))).toEqual({ total: 100_000_000, active: 100_000_000, byVersion: { [v1]: 100_000_000 } });
+    expect(await ok(post(id, "installs", { versionId: v1, count: 100_000_000 }))).toEqual({
+      total: 100_000_000,
+      active: 100_000_000,
+      byVersion: { [v1]: 100_000_000 },
+    });
     await ok(post(id, "installs", { count: 100_000_000 }));
     await ok(post(id, "uninstalls", { versionId: v2, count: 25_000_000 }));
-    expect(await stats(id)).toEqual({ total: 200_000_000, active: 175_000_000, byVersion: { [v1]: 100_000_000, [v2]: 75_000_000 } });
+    expect(await stats(id)).toEqual({
+      total: 200_000_000,
+      active: 175_000_000,
+      byVersion: { [v1]: 100_000_000, [v2]: 75_000_000 },
+    });
     expect(counterRows(id)).toHaveLength(2);
     expect((await emu.api("GET", `/extensions/${id}`)).body.installCount).toBe(200_000_000);
     const listed = (await emu.api("GET", "/extensions")).body.extensions.find((e: { id: string }) => e.id === id);
@@ -52,14 +63,27 @@ describe("counters", () => {
     await emu.admin("POST", "/clock", { advanceSeconds: 60 });
     await ok(post(id, "installs", { versionId: v3, count: 10 }));
     // v2 was installed first, then v1: 45 uninstalls take all 30 of v2 and 15 of v1.
-    expect(await ok(post(id, "uninstalls", { count: 45 }))).toEqual({ total: 60, active: 15, byVersion: { [v1]: 5, [v3]: 10 } });
+    expect(await ok(post(id, "uninstalls", { count: 45 }))).toEqual({
+      total: 60,
+      active: 15,
+      byVersion: { [v1]: 5, [v3]: 10 },
+    });
   });
 
   test("an extension records at most 10^12 installs in all; nothing changes past it", async () => {
     const id = await newExtension("Capped Installs");
     addVersion(id, "1.0.0", { current: true });
     const v = emu.runtime.db.select().from(versions).where(eq(versions.extensionId, id)).get()!.id;
-    emu.runtime.db.insert(installCounters).values({ extensionId: id, versionId: v, installed: 999_999_999_999, active: 1, firstInstalledAt: emu.clock.iso() }).run();
+    emu.runtime.db
+      .insert(installCounters)
+      .values({
+        extensionId: id,
+        versionId: v,
+        installed: 999_999_999_999,
+        active: 1,
+        firstInstalledAt: emu.clock.iso(),
+      })
+      .run();
     const before = await stats(id);
     expectEnvelope(await post(id, "installs", { count: 2 }), 422, "validation_error");
     expect(await stats(id)).toEqual(before);
@@ -79,7 +103,11 @@ describe("POST /_emulator/extensions/:id/rollouts", () => {
       byVersion: { [v1]: 6_000_000, [v2]: 4_000_000 },
     });
     // Defaults: every other version's installs, onto the current version.
-    expect(await ok(post(id, "rollouts"))).toEqual({ total: 10_000_000, active: 10_000_000, byVersion: { [v2]: 10_000_000 } });
+    expect(await ok(post(id, "rollouts"))).toEqual({
+      total: 10_000_000,
+      active: 10_000_000,
+      byVersion: { [v2]: 10_000_000 },
+    });
     expect((await emu.api("GET", `/extensions/${id}`)).body.installCount).toBe(10_000_000);
   });
 
@@ -90,16 +118,36 @@ describe("POST /_emulator/extensions/:id/rollouts", () => {
     const loud = addVersion(id, "2.0.0", { soundCount: 60 });
     await ok(post(id, "installs", { count: 5 }));
     const before = await stats(id);
-    const reCheck = expectEnvelope(await post(id, "rollouts", { fromVersionId: v1, toVersionId: loud, count: 1 }), 422, "limit_exceeded");
+    const reCheck = expectEnvelope(
+      await post(id, "rollouts", { fromVersionId: v1, toVersionId: loud, count: 1 }),
+      422,
+      "limit_exceeded",
+    );
     expect(reCheck.message).toContain("Install-time re-check");
     const v3 = addVersion(id, "3.0.0");
-    expect(expectEnvelope(await post(id, "rollouts", { fromVersionId: v1, toVersionId: v3, count: 6 }), 409, "not_enough_installs").message).toBe(
-      "Cannot move 6: only 5 active installs match.",
-    );
+    expect(
+      expectEnvelope(
+        await post(id, "rollouts", { fromVersionId: v1, toVersionId: v3, count: 6 }),
+        409,
+        "not_enough_installs",
+      ).message,
+    ).toBe("Cannot move 6: only 5 active installs match.");
     expectEnvelope(await post(id, "rollouts", { fromVersionId: v1, toVersionId: v1 }), 422, "validation_error");
-    expectEnvelope(await post(id, "rollouts", { fromVersionId: v1, toVersionId: pending }), 409, "version_not_installable");
-    expectEnvelope(await post(id, "rollouts", { fromVersionId: v1, toVersionId: "ver_nope" }), 404, "version_not_found");
-    expectEnvelope(await post(id, "rollouts", { fromVersionId: "ver_nope", toVersionId: v3 }), 404, "version_not_found");
+    expectEnvelope(
+      await post(id, "rollouts", { fromVersionId: v1, toVersionId: pending }),
+      409,
+      "version_not_installable",
+    );
+    expectEnvelope(
+      await post(id, "rollouts", { fromVersionId: v1, toVersionId: "ver_nope" }),
+      404,
+      "version_not_found",
+    );
+    expectEnvelope(
+      await post(id, "rollouts", { fromVersionId: "ver_nope", toVersionId: v3 }),
+      404,
+      "version_not_found",
+    );
     expectEnvelope(await post(id, "rollouts", { toVersionId: v3, count: 0 }), 422, "validation_error");
     expectEnvelope(await post("ext_missing", "rollouts"), 404, "extension_not_found");
     expect(await stats(id)).toEqual(before);

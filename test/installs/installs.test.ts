@@ -4,9 +4,16 @@
  * inserted as rows directly, so these tests do not depend on the versions API.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { extensionOverrides, accountOverrides } from "../../src/db/schema";
-import { addVersion as insertVersion, newExtension as createExtension, ok } from "./version-rows";
-import { expectEnvelope, OTHER_KEY, READ_KEY, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { accountOverrides, extensionOverrides } from "../../src/db/schema";
+import {
+  expectEnvelope,
+  OTHER_KEY,
+  READ_KEY,
+  startTestEmulator,
+  stopTestEmulator,
+  type TestEmulator,
+} from "../helpers/emulator";
+import { newExtension as createExtension, addVersion as insertVersion, ok } from "./version-rows";
 
 let emu: TestEmulator;
 
@@ -16,11 +23,14 @@ beforeAll(async () => {
 afterAll(() => stopTestEmulator(emu));
 
 const newExtension = (name: string) => createExtension(emu, name);
-const addVersion = (extensionId: string, label: string, opts?: Parameters<typeof insertVersion>[3]) => insertVersion(emu, extensionId, label, opts);
+const addVersion = (extensionId: string, label: string, opts?: Parameters<typeof insertVersion>[3]) =>
+  insertVersion(emu, extensionId, label, opts);
 
 /** POST /_emulator/extensions/:id/installs (or /uninstalls), as the end users' side of the platform. */
-const install = (id: string, body: { versionId?: string; count?: number } = {}) => emu.admin("POST", `/extensions/${id}/installs`, body);
-const uninstall = (id: string, body: { versionId?: string; count?: number } = {}) => emu.admin("POST", `/extensions/${id}/uninstalls`, body);
+const install = (id: string, body: { versionId?: string; count?: number } = {}) =>
+  emu.admin("POST", `/extensions/${id}/installs`, body);
+const uninstall = (id: string, body: { versionId?: string; count?: number } = {}) =>
+  emu.admin("POST", `/extensions/${id}/uninstalls`, body);
 
 const stats = async (id: string, key?: string) => {
   const res = await emu.api("GET", `/extensions/${id}/installs`, { key });
@@ -89,7 +99,8 @@ describe("POST /_emulator/extensions/:id/installs", () => {
   test("count is an integer from 1 to 100,000,000", async () => {
     const id = await newExtension("Install Counts");
     addVersion(id, "1.0.0", { current: true });
-    for (const count of [0, -1, 1.5, 100_000_001]) expectEnvelope(await install(id, { count }), 422, "validation_error");
+    for (const count of [0, -1, 1.5, 100_000_001])
+      expectEnvelope(await install(id, { count }), 422, "validation_error");
     expect((await ok(install(id, { count: 100_000_000 }))).active).toBe(100_000_000);
   });
 
@@ -100,7 +111,10 @@ describe("POST /_emulator/extensions/:id/installs", () => {
 
     // An admin lowers the per-extension limit after the upload was accepted.
     const now = emu.clock.iso();
-    emu.runtime.db.insert(extensionOverrides).values({ extensionId: id, limitKey: "max_sounds_per_extension", value: 20, updatedAt: now }).run();
+    emu.runtime.db
+      .insert(extensionOverrides)
+      .values({ extensionId: id, limitKey: "max_sounds_per_extension", value: 20, updatedAt: now })
+      .run();
     const err = expectEnvelope(await install(id, { versionId: v, count: 3 }), 422, "limit_exceeded");
     expect(err.message).toContain("Install-time re-check");
     expect(err.details?.[0]).toMatchObject({ limit: "max_sounds_per_extension", max: 20, current: 30 });
@@ -111,10 +125,19 @@ describe("POST /_emulator/extensions/:id/installs", () => {
     const id = await newExtension("Priority Sounds");
     addVersion(id, "1.0.0", { soundCount: 30, current: true });
     const now = emu.clock.iso();
-    emu.runtime.db.insert(accountOverrides).values({ accountId: "acc_test", limitKey: "max_sounds_per_extension", value: 10, updatedAt: now }).run();
+    emu.runtime.db
+      .insert(accountOverrides)
+      .values({ accountId: "acc_test", limitKey: "max_sounds_per_extension", value: 10, updatedAt: now })
+      .run();
     try {
-      expect(expectEnvelope(await install(id), 422, "limit_exceeded").details?.[0]).toMatchObject({ max: 10, current: 30 });
-      emu.runtime.db.insert(extensionOverrides).values({ extensionId: id, limitKey: "max_sounds_per_extension", value: 40, updatedAt: now }).run();
+      expect(expectEnvelope(await install(id), 422, "limit_exceeded").details?.[0]).toMatchObject({
+        max: 10,
+        current: 30,
+      });
+      emu.runtime.db
+        .insert(extensionOverrides)
+        .values({ extensionId: id, limitKey: "max_sounds_per_extension", value: 40, updatedAt: now })
+        .run();
       expect((await ok(install(id))).active).toBe(1);
     } finally {
       emu.runtime.db.$client.prepare("DELETE FROM account_overrides WHERE account_id = 'acc_test'").run();

@@ -15,7 +15,12 @@ export async function newExtension(emu: TestEmulator, name: string): Promise<str
 }
 
 /** A version row as review would leave it; `current` also points the extension at it. */
-export function addVersion(emu: TestEmulator, extensionId: string, label: string, opts: { status?: string; soundCount?: number; current?: boolean } = {}): string {
+export function addVersion(
+  emu: TestEmulator,
+  extensionId: string,
+  label: string,
+  opts: { status?: string; soundCount?: number; current?: boolean } = {},
+): string {
   const id = `ver_test_${label.replace(/\W/g, "_")}_${++seq}`;
   const now = emu.clock.iso();
   const status = opts.status ?? "approved";
@@ -35,7 +40,8 @@ export function addVersion(emu: TestEmulator, extensionId: string, label: string
       approvedAt: status === "approved" ? now : null,
     })
     .run();
-  if (opts.current) emu.runtime.db.$client.prepare("UPDATE extensions SET current_version_id = ? WHERE id = ?").run(id, extensionId);
+  if (opts.current)
+    emu.runtime.db.$client.prepare("UPDATE extensions SET current_version_id = ? WHERE id = ?").run(id, extensionId);
   return id;
 }
 

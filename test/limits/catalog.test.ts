@@ -70,7 +70,14 @@ const SPEC: Record<string, SpecLimit> = {
 
 describe("limits catalogue = spec section 8", () => {
   test("the reader of the spec's amounts", () => {
-    expect([amount("100 MB"), amount("64 KB"), amount("10,000"), amount("5 minutes"), amount("120 seconds"), amount("25")]).toEqual([104_857_600, 65_536, 10_000, 300, 120, 25]);
+    expect([
+      amount("100 MB"),
+      amount("64 KB"),
+      amount("10,000"),
+      amount("5 minutes"),
+      amount("120 seconds"),
+      amount("25"),
+    ]).toEqual([104_857_600, 65_536, 10_000, 300, 120, 25]);
   });
 
   test("exactly the spec's limits, no more, no fewer", () => {

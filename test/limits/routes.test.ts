@@ -1,11 +1,20 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { validEntries } from "../../scripts/lib/samples";
-import { LIMITS } from "../../src/limits/catalog";
 import { parseLimitsBody } from "../../cli/lib/limits";
+import { validEntries } from "../../scripts/lib/samples";
 import { DEFAULT_BUNDLE_LIMITS } from "../../src/bundles/bundle-limits";
 import type { Fixture } from "../../src/fixtures/model";
-import { DEMO_KEY, OTHER_KEY, READ_KEY, baseFixture, expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { LIMITS } from "../../src/limits/catalog";
 import { bundleDir, submitVersion } from "../helpers/bundles";
+import {
+  baseFixture,
+  DEMO_KEY,
+  expectEnvelope,
+  OTHER_KEY,
+  READ_KEY,
+  startTestEmulator,
+  stopTestEmulator,
+  type TestEmulator,
+} from "../helpers/emulator";
 
 // acc_test has a developer override of 80 sounds; ext_override also has its own override of 60 (it wins)
 // and of 5 allowHosts; ext_plain has none. acc_other has no override at all.
@@ -32,7 +41,9 @@ afterAll(async () => {
 });
 
 const limitsAt = (prefix: "api" | "deploy", id: string, key = DEMO_KEY) =>
-  prefix === "api" ? emu.api("GET", `/extensions/${id}/limits`, { key }) : emu.raw("GET", `/v1/developer/extensions/${id}/limits`, { key });
+  prefix === "api"
+    ? emu.api("GET", `/extensions/${id}/limits`, { key })
+    : emu.raw("GET", `/v1/developer/extensions/${id}/limits`, { key });
 
 describe("GET /extensions/:id/limits", () => {
   test("answers the same body at /developer/v1 and /v1/developer", async () => {
@@ -46,9 +57,18 @@ describe("GET /extensions/:id/limits", () => {
   test("the whole catalogue, grouped by category, with value, source, default, hardMax and overrideKey", async () => {
     const { body } = await limitsAt("api", "ext_plain");
     for (const def of LIMITS) {
-      expect(body.limits[def.category][def.key]).toMatchObject({ default: def.default, hardMax: "hardMax" in def ? def.hardMax : null, overrideKey: def.key, source: expect.any(String) });
+      expect(body.limits[def.category][def.key]).toMatchObject({
+        default: def.default,
+        hardMax: "hardMax" in def ? def.hardMax : null,
+        overrideKey: def.key,
+        source: expect.any(String),
+      });
     }
-    expect(body.limits.account.max_versions_per_extension).toMatchObject({ value: 100, hardMax: 500, source: "platform_default" });
+    expect(body.limits.account.max_versions_per_extension).toMatchObject({
+      value: 100,
+      hardMax: 500,
+      source: "platform_default",
+    });
     // What `ext deploy` inspects against, read from this very body by the CLI's parser.
     expect(parseLimitsBody(body).bundle).toEqual({ ...DEFAULT_BUNDLE_LIMITS, max_sounds_per_extension: 80 });
     const overridden = parseLimitsBody((await limitsAt("deploy", "ext_override")).body);
@@ -57,9 +77,18 @@ describe("GET /extensions/:id/limits", () => {
   });
 
   test("sounds.resolvedLimit and its source follow the spec's priority", async () => {
-    expect((await limitsAt("api", "ext_plain")).body.sounds).toMatchObject({ resolvedLimit: 80, source: "developer_override" });
-    expect((await limitsAt("deploy", "ext_override")).body.sounds).toMatchObject({ resolvedLimit: 60, source: "extension_override" });
-    expect((await limitsAt("api", "ext_other", OTHER_KEY)).body.sounds).toMatchObject({ resolvedLimit: 50, source: "platform_default" });
+    expect((await limitsAt("api", "ext_plain")).body.sounds).toMatchObject({
+      resolvedLimit: 80,
+      source: "developer_override",
+    });
+    expect((await limitsAt("deploy", "ext_override")).body.sounds).toMatchObject({
+      resolvedLimit: 60,
+      source: "extension_override",
+    });
+    expect((await limitsAt("api", "ext_other", OTHER_KEY)).body.sounds).toMatchObject({
+      resolvedLimit: 50,
+      source: "platform_default",
+    });
   });
 
   test("an override never passes a hard limit", async () => {
@@ -91,22 +120,38 @@ describe("GET /extensions/:id/limits", () => {
   test("404 for another account's extension at both paths; 401 without a key", async () => {
     expectEnvelope(await limitsAt("api", "ext_other"), 404, "extension_not_found");
     expectEnvelope(await limitsAt("deploy", "ext_other"), 404, "extension_not_found");
-    expectEnvelope(await emu.raw("GET", "/v1/developer/extensions/ext_plain/limits", { key: null }), 401, "unauthorized");
+    expectEnvelope(
+      await emu.raw("GET", "/v1/developer/extensions/ext_plain/limits", { key: null }),
+      401,
+      "unauthorized",
+    );
   });
 });
 
 describe("POST /extensions/:id/versions against the resolved sound limit", () => {
   test("51 sounds fail with the default limit and pass with a developer override of 80", async () => {
     const file = await bundles.make(validEntries({ sounds: 51 }));
-    const refused = expectEnvelope(await submitVersion(emu, "ext_other", { version: "1", bundle: file }, OTHER_KEY), 422, "bundle_invalid");
-    expect(refused.details).toEqual([expect.objectContaining({ path: "manifest.json", limit: "max_sounds_per_extension", max: 50, current: 51 })]);
+    const refused = expectEnvelope(
+      await submitVersion(emu, "ext_other", { version: "1", bundle: file }, OTHER_KEY),
+      422,
+      "bundle_invalid",
+    );
+    expect(refused.details).toEqual([
+      expect.objectContaining({ path: "manifest.json", limit: "max_sounds_per_extension", max: 50, current: 51 }),
+    ]);
     expect((await submitVersion(emu, "ext_plain", { version: "51-sounds", bundle: file })).status).toBe(202);
   });
 
   test("an extension override beats the developer override", async () => {
     const file = await bundles.make(validEntries({ sounds: 61 }));
     expect((await submitVersion(emu, "ext_plain", { version: "61-sounds", bundle: file })).status).toBe(202); // 61 ≤ 80
-    const refused = expectEnvelope(await submitVersion(emu, "ext_override", { version: "1", bundle: file }), 422, "bundle_invalid");
-    expect(refused.details).toEqual([expect.objectContaining({ limit: "max_sounds_per_extension", max: 60, current: 61 })]);
+    const refused = expectEnvelope(
+      await submitVersion(emu, "ext_override", { version: "1", bundle: file }),
+      422,
+      "bundle_invalid",
+    );
+    expect(refused.details).toEqual([
+      expect.objectContaining({ limit: "max_sounds_per_extension", max: 60, current: 61 }),
+    ]);
   });
 });

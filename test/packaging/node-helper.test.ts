@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { alive, buildBinary, cleanEnv, goneSoon, type Built, BUILD_TIMEOUT_MS } from "../binary/helpers";
+import { alive, BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, goneSoon } from "../binary/helpers";
 
 const PKG = resolve(import.meta.dir, "../../packaging/npm");
 const INDEX = pathToFileURL(join(PKG, "index.mjs")).href;
@@ -29,7 +29,12 @@ interface NodeRun {
 function node(script: string, env: Record<string, string> = {}): NodeRun {
   const dir = mkdtempSync(join(built.work, "node-"));
   writeFileSync(join(dir, "script.mjs"), `import * as ext from ${JSON.stringify(INDEX)};\n${script}`);
-  const proc = Bun.spawn(["node", "script.mjs"], { cwd: dir, env: cleanEnv({ EXT_BINARY: built.bin, ...env }), stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn(["node", "script.mjs"], {
+    cwd: dir,
+    env: cleanEnv({ EXT_BINARY: built.bin, ...env }),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   async function* lines() {
     let buf = "";
     for await (const chunk of proc.stdout as ReadableStream<Uint8Array>) {
@@ -45,14 +50,23 @@ function node(script: string, env: Record<string, string> = {}): NodeRun {
 
 async function nextLine(run: NodeRun): Promise<string> {
   const { value, done } = await run.lines.next();
-  if (done) throw new Error(`node exited (${await run.proc.exited}) before printing: ${await new Response(run.proc.stderr as ReadableStream).text()}`);
+  if (done)
+    throw new Error(
+      `node exited (${await run.proc.exited}) before printing: ${await new Response(run.proc.stderr as ReadableStream).text()}`,
+    );
   return value;
 }
 
 /** Runs a script to its end; its last stdout line is JSON. */
-async function nodeResult(script: string, env: Record<string, string> = {}): Promise<{ code: number; result: any; stderr: string }> {
+async function nodeResult(
+  script: string,
+  env: Record<string, string> = {},
+): Promise<{ code: number; result: any; stderr: string }> {
   const run = node(script, env);
-  const [stdout, stderr] = await Promise.all([new Response(run.proc.stdout as ReadableStream).text(), new Response(run.proc.stderr as ReadableStream).text()]);
+  const [stdout, stderr] = await Promise.all([
+    new Response(run.proc.stdout as ReadableStream).text(),
+    new Response(run.proc.stderr as ReadableStream).text(),
+  ]);
   const code = await run.proc.exited;
   const last = stdout.trim().split("\n").pop() ?? "";
   let result: unknown;
@@ -67,7 +81,8 @@ async function nodeResult(script: string, env: Record<string, string> = {}): Pro
 describe("startEmulator() under Node", () => {
   test("creates and lists an extension, drives the control plane, stops (twice) and leaves no process or temp file", async () => {
     const tmp = mkdtempSync(join(built.work, "tmp-"));
-    const { code, result, stderr } = await nodeResult(`
+    const { code, result, stderr } = await nodeResult(
+      `
       const emu = await ext.startEmulator();
       const h = { authorization: "Bearer " + emu.apiKey, "content-type": "application/json" };
       const created = await (await fetch(emu.baseUrl + "/extensions", { method: "POST", headers: h, body: JSON.stringify({ name: "Sound Board" }) })).json();
@@ -89,14 +104,21 @@ describe("startEmulator() under Node", () => {
       await emu.stop();
       console.log(JSON.stringify({ pid: emu.pid, port: emu.port, url: emu.url, baseUrl: emu.baseUrl, adminUrl: emu.adminUrl, apiKey: emu.apiKey, env: emu.env,
         listed: listed.extensions.map((e) => e.name), override, limits, fault, faulted, clock: Date.parse(after) - Date.parse(before), requests, approveError, afterReset }));
-    `, { TMPDIR: tmp });
+    `,
+      { TMPDIR: tmp },
+    );
     expect(stderr).toBe("");
     expect(code).toBe(0);
     expect(result.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/developer\/v1$/);
     expect(result.url).toBe(`http://127.0.0.1:${result.port}`);
-    expect(result.adminUrl).toBe(result.url + "/_emulator");
+    expect(result.adminUrl).toBe(`${result.url}/_emulator`);
     expect(result.apiKey).toBe("ext_demo_0123456789abcdefghijklmnopqrstuv");
-    expect(result.env).toMatchObject({ EXT_BASE_URL: result.baseUrl, EXT_LOCAL_URL: result.baseUrl, EXT_ADMIN_URL: result.adminUrl, EXT_API_KEY: result.apiKey });
+    expect(result.env).toMatchObject({
+      EXT_BASE_URL: result.baseUrl,
+      EXT_LOCAL_URL: result.baseUrl,
+      EXT_ADMIN_URL: result.adminUrl,
+      EXT_API_KEY: result.apiKey,
+    });
     expect(result.listed).toEqual(["Sound Board"]);
     expect(result.override.overrides).toEqual({ max_sounds_per_extension: 80 });
     expect(JSON.stringify(result.limits)).toContain("extension_override");
@@ -112,7 +134,14 @@ describe("startEmulator() under Node", () => {
 
   test("a fixture object: its first plaintext key, its data; approve, reject and installs through the control plane", async () => {
     const fixture = {
-      accounts: [{ id: "acc_a", name: "A", apiKeys: [{ name: "k", key: "ext_test_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", scopes: ["*"] }], extensions: [{ id: "ext_one", name: "One" }] }],
+      accounts: [
+        {
+          id: "acc_a",
+          name: "A",
+          apiKeys: [{ name: "k", key: "ext_test_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", scopes: ["*"] }],
+          extensions: [{ id: "ext_one", name: "One" }],
+        },
+      ],
     };
     const { code, result, stderr } = await nodeResult(`
       const emu = await ext.startEmulator({ fixture: ${JSON.stringify(fixture)}, rateLimits: false });
@@ -127,7 +156,12 @@ describe("startEmulator() under Node", () => {
     `);
     expect(stderr).toBe("");
     expect(code).toBe(0);
-    expect(result).toEqual({ apiKey: "ext_test_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", listed: ["ext_one"], rejectError: 404, installError: 409 });
+    expect(result).toEqual({
+      apiKey: "ext_test_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+      listed: ["ext_one"],
+      rejectError: 404,
+      installError: 409,
+    });
   }, 30_000);
 
   test("EXT_* variables of the calling process do not reach the server", async () => {
@@ -158,7 +192,9 @@ describe("startEmulator() under Node", () => {
     expect(result.badFixture).toStartWith("StartEmulatorError: ext serve exited (code 2)");
     expect(result.badFixture).toContain("scopes[0]");
     expect(result.noKey).toContain('no API key with a plaintext "key"');
-    expect(result.unknownOption).toBe('TypeError: startEmulator: unknown option "fixtrue" (known: fixture, dataDir, port, host, rateLimits, autoApproveMs, logLevel, binary, startTimeoutMs)');
+    expect(result.unknownOption).toBe(
+      'TypeError: startEmulator: unknown option "fixtrue" (known: fixture, dataDir, port, host, rateLimits, autoApproveMs, logLevel, binary, startTimeoutMs)',
+    );
     expect(result.missingFile).toStartWith("StartEmulatorError: cannot read the fixture");
     expect(result.badBinary).toStartWith("StartEmulatorError: could not run /nonexistent/ext");
   }, 30_000);
@@ -173,7 +209,9 @@ describe("startEmulator() under Node", () => {
   }, 30_000);
 
   test("a script that forgets stop() still ends (its idle control-plane connection included), and takes the server with it", async () => {
-    const { code, result } = await nodeResult(`const emu = await ext.startEmulator(); await emu.reset(); await emu.reset(); console.log(JSON.stringify({ pid: emu.pid }));`);
+    const { code, result } = await nodeResult(
+      `const emu = await ext.startEmulator(); await emu.reset(); await emu.reset(); console.log(JSON.stringify({ pid: emu.pid }));`,
+    );
     expect(code).toBe(0);
     expect(await goneSoon(result.pid)).toBe(true);
   }, 30_000);
@@ -204,14 +242,25 @@ describe("startEmulator() under Node", () => {
       console.log(JSON.stringify({ error, adminUrl: emu.adminUrl }));
     `);
     expect(code).toBe(0);
-    expect(result.error.message).toBe(`POST ${result.adminUrl}/reset: no answer from the emulator (${result.error.message.match(/\((.*)\)$/)[1]})`);
+    expect(result.error.message).toBe(
+      `POST ${result.adminUrl}/reset: no answer from the emulator (${result.error.message.match(/\((.*)\)$/)[1]})`,
+    );
     expect(result.error.cause).toBe("ECONNREFUSED");
     expect(result.error.controlPlane).toBe(false);
   }, 30_000);
 
   test("require() gets the same API (the CommonJS entry)", async () => {
-    const proc = Bun.spawn(["node", "-e", `const m = require(${JSON.stringify(join(PKG, "index.cjs"))}); console.log(Object.keys(m).sort().join(","))`], { env: cleanEnv(), stdout: "pipe" });
-    expect((await new Response(proc.stdout).text()).trim()).toBe("BinaryNotFoundError,ControlPlaneError,StartEmulatorError,binaryPath,connectEmulator,startEmulator");
+    const proc = Bun.spawn(
+      [
+        "node",
+        "-e",
+        `const m = require(${JSON.stringify(join(PKG, "index.cjs"))}); console.log(Object.keys(m).sort().join(","))`,
+      ],
+      { env: cleanEnv(), stdout: "pipe" },
+    );
+    expect((await new Response(proc.stdout).text()).trim()).toBe(
+      "BinaryNotFoundError,ControlPlaneError,StartEmulatorError,binaryPath,connectEmulator,startEmulator",
+    );
     expect(await proc.exited).toBe(0);
   });
 });
@@ -222,7 +271,9 @@ describe("the ext launcher (bin/ext.cjs)", () => {
 
   test("runs the binary with the arguments given and passes its exit code on", async () => {
     const version = launch(["--version"]);
-    expect(await new Response(version.stdout).text()).toMatch(/^\d+\.\d+\.\d+ \(commit [0-9a-f]+(-dirty)?, bun \d+\.\d+\.\d+\)\n$/);
+    expect(await new Response(version.stdout).text()).toMatch(
+      /^\d+\.\d+\.\d+ \(commit [0-9a-f]+(-dirty)?, bun \d+\.\d+\.\d+\)\n$/,
+    );
     expect(await version.exited).toBe(0);
     expect(await launch(["exec", "--", "sh", "-c", "exit 3"]).exited).toBe(3);
     expect(await launch(["no-such-command"]).exited).toBe(2);
@@ -230,7 +281,12 @@ describe("the ext launcher (bin/ext.cjs)", () => {
 
   test("a SIGTERM to the launcher reaches the binary, and the launcher ends as the binary did", async () => {
     const dir = mkdtempSync(join(built.work, "launcher-"));
-    const proc = Bun.spawn(["node", LAUNCHER, "exec", "--", "sh", "-c", `echo $$ > ${dir}/pid; exec sleep 60`], { cwd: dir, env: cleanEnv({ EXT_BINARY: built.bin }), stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn(["node", LAUNCHER, "exec", "--", "sh", "-c", `echo $$ > ${dir}/pid; exec sleep 60`], {
+      cwd: dir,
+      env: cleanEnv({ EXT_BINARY: built.bin }),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const pidFile = join(dir, "pid");
     const written = () => existsSync(pidFile) && readFileSync(pidFile, "utf8").endsWith("\n");
     for (let i = 0; i < 400 && !written(); i++) await Bun.sleep(25);
@@ -246,6 +302,8 @@ describe("the ext launcher (bin/ext.cjs)", () => {
     const proc = launch(["--version"], {});
     const stderr = await new Response(proc.stderr).text();
     expect(await proc.exited).toBe(1);
-    expect(stderr).toBe(`ext-emulator: the package @ext-emulator/${process.platform}-${process.arch} is missing; install it with: npm i -D @ext-emulator/${process.platform}-${process.arch}@0.0.0 (or set EXT_BINARY)\n`);
+    expect(stderr).toBe(
+      `ext-emulator: the package @ext-emulator/${process.platform}-${process.arch} is missing; install it with: npm i -D @ext-emulator/${process.platform}-${process.arch}@0.0.0 (or set EXT_BINARY)\n`,
+    );
   });
 });

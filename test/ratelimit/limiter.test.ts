@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { EmulatorClock } from "../../src/clock";
 import { ApiError } from "../../src/errors/api-error";
-import { RATE_GROUPS, RateLimiter, rateGroupOf, type RateGroup } from "../../src/ratelimit/limiter";
+import { RATE_GROUPS, type RateGroup, RateLimiter, rateGroupOf } from "../../src/ratelimit/limiter";
 
 const T0 = 1_800_000_000_500; // half a second past a whole second: Reset must round up
 
@@ -61,20 +61,29 @@ describe("RateLimiter.take", () => {
   test("counts down, then refuses with the true wait in whole seconds", () => {
     const { clock, limiter } = setup();
     const first = limiter.take("acc_a", "get")!;
-    expect(first).toEqual({ "X-RateLimit-Limit": "120", "X-RateLimit-Remaining": "119", "X-RateLimit-Reset": String(Math.ceil((T0 + 60_000) / 1000)) });
+    expect(first).toEqual({
+      "X-RateLimit-Limit": "120",
+      "X-RateLimit-Remaining": "119",
+      "X-RateLimit-Reset": String(Math.ceil((T0 + 60_000) / 1000)),
+    });
     for (let i = 2; i <= 120; i++) expect(limiter.take("acc_a", "get")!["X-RateLimit-Remaining"]).toBe(String(120 - i));
     clock.advance(17.25);
     const err = refusal(() => limiter.take("acc_a", "get"));
     expect([err.status, err.code]).toEqual([429, "rate_limited"]);
     // 60 - 17.25 = 42.75 s left: Retry-After rounds up, never down.
-    expect(err.headers).toMatchObject({ "Retry-After": "43", "X-RateLimit-Limit": "120", "X-RateLimit-Remaining": "0" });
+    expect(err.headers).toMatchObject({
+      "Retry-After": "43",
+      "X-RateLimit-Limit": "120",
+      "X-RateLimit-Remaining": "0",
+    });
   });
 
   test("a refused request consumes nothing and does not push the window out", () => {
     const { clock, limiter } = setup();
     for (let i = 0; i < 10; i++) limiter.take("acc_a", "create_extension");
     clock.advance(600);
-    for (let i = 0; i < 5; i++) expect(refusal(() => limiter.take("acc_a", "create_extension")).headers?.["Retry-After"]).toBe("3000");
+    for (let i = 0; i < 5; i++)
+      expect(refusal(() => limiter.take("acc_a", "create_extension")).headers?.["Retry-After"]).toBe("3000");
     clock.advance(2999.5);
     expect(refusal(() => limiter.take("acc_a", "create_extension")).headers?.["Retry-After"]).toBe("1");
     clock.advance(0.5);

@@ -3,7 +3,15 @@
  * X-RateLimit-Reset can be checked to the second.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { expectEnvelope, OTHER_KEY, READ_KEY, startTestEmulator, stopTestEmulator, type TestEmulator, type TestResponse } from "../helpers/emulator";
+import {
+  expectEnvelope,
+  OTHER_KEY,
+  READ_KEY,
+  startTestEmulator,
+  stopTestEmulator,
+  type TestEmulator,
+  type TestResponse,
+} from "../helpers/emulator";
 
 let emu: TestEmulator;
 let extId: string;
@@ -32,21 +40,30 @@ function rateHeaders(res: TestResponse) {
 async function repeat(n: number, fn: () => Promise<TestResponse>, expected: number) {
   for (let i = 0; i < n; i++) {
     const res = await fn();
-    if (res.status !== expected) throw new Error(`request ${i + 1}: expected ${expected}, got ${res.status} ${res.text}`);
+    if (res.status !== expected)
+      throw new Error(`request ${i + 1}: expected ${expected}, got ${res.status} ${res.text}`);
   }
 }
 
 describe("rate limits: GET endpoints (120 per minute)", () => {
   test("the 121st GET is a 429 whose Retry-After is the real remaining wait; the request after that wait succeeds", async () => {
     const first = await emu.api("GET", "/extensions");
-    expect(rateHeaders(first)).toEqual({ limit: "120", remaining: "119", reset: String(Math.ceil((t0 + 60_000) / 1000)) });
+    expect(rateHeaders(first)).toEqual({
+      limit: "120",
+      remaining: "119",
+      reset: String(Math.ceil((t0 + 60_000) / 1000)),
+    });
     await repeat(119, () => emu.api("GET", `/extensions/${extId}`), 200);
     emu.clock.advance(17);
 
     const refused = await emu.api("GET", "/extensions");
     expectEnvelope(refused, 429, "rate_limited");
     expect(refused.headers.get("retry-after")).toBe("43");
-    expect(rateHeaders(refused)).toEqual({ limit: "120", remaining: "0", reset: String(Math.ceil((t0 + 60_000) / 1000)) });
+    expect(rateHeaders(refused)).toEqual({
+      limit: "120",
+      remaining: "0",
+      reset: String(Math.ceil((t0 + 60_000) / 1000)),
+    });
 
     // Same account, other key: still refused. Refusals consume nothing and do not push the window out.
     expectEnvelope(await emu.api("GET", "/extensions", { key: READ_KEY }), 429, "rate_limited");
@@ -114,18 +131,37 @@ describe("rate limits: PUT and PATCH (shared, 60 per minute)", () => {
       expect(res.status).toBe(i % 2 === 0 ? 204 : 200);
       expect(rateHeaders(res)).toMatchObject({ limit: "60", remaining: String(60 - i) });
     }
-    expectEnvelope(await emu.api("PATCH", `/extensions/${extId}`, { json: { short_description: "no" } }), 429, "rate_limited");
-    expectEnvelope(await emu.api("PUT", `/extensions/${extId}/secrets/S`, { json: { value: "no" } }), 429, "rate_limited");
+    expectEnvelope(
+      await emu.api("PATCH", `/extensions/${extId}`, { json: { short_description: "no" } }),
+      429,
+      "rate_limited",
+    );
+    expectEnvelope(
+      await emu.api("PUT", `/extensions/${extId}/secrets/S`, { json: { value: "no" } }),
+      429,
+      "rate_limited",
+    );
     expect((await emu.api("GET", `/extensions/${extId}`)).body.short_description).toBe("d59");
   });
 });
 
 describe("rate limits: POST /extensions/:id/versions (30 per hour)", () => {
   test("version submissions have their own window, apart from extension creation", async () => {
-    const res = await emu.api("POST", `/extensions/${extId}/versions`, { body: "x", headers: { "content-type": "text/plain" } });
+    const res = await emu.api("POST", `/extensions/${extId}/versions`, {
+      body: "x",
+      headers: { "content-type": "text/plain" },
+    });
     expect(rateHeaders(res)).toMatchObject({ limit: "30", remaining: "29" });
-    await repeat(29, () => emu.api("POST", `/extensions/${extId}/versions`, { body: "x", headers: { "content-type": "text/plain" } }), res.status);
-    expectEnvelope(await emu.api("POST", `/extensions/${extId}/versions`, { body: "x", headers: { "content-type": "text/plain" } }), 429, "rate_limited");
+    await repeat(
+      29,
+      () => emu.api("POST", `/extensions/${extId}/versions`, { body: "x", headers: { "content-type": "text/plain" } }),
+      res.status,
+    );
+    expectEnvelope(
+      await emu.api("POST", `/extensions/${extId}/versions`, { body: "x", headers: { "content-type": "text/plain" } }),
+      429,
+      "rate_limited",
+    );
     const create = await emu.api("POST", "/extensions", { json: { name: "Not Blocked" } });
     expect(create.status).toBe(201);
     expect(rateHeaders(create)).toMatchObject({ limit: "10", remaining: "9" });
@@ -143,15 +179,26 @@ describe("rate limits: X-RateLimit-* headers", () => {
       ["404 secret_not_found", await emu.api("DELETE", `/extensions/${extId}/secrets/H`)],
       ["404 not_found", await emu.api("GET", "/no-such-route")],
       ["405 method_not_allowed", await emu.api("PUT", `/extensions/${extId}`, { json: {} })],
-      ["403 forbidden", await emu.api("PUT", `/extensions/${extId}/secrets/H`, { key: READ_KEY, json: { value: "v" } })],
-      ["415 unsupported_media_type", await emu.api("PATCH", `/extensions/${extId}`, { body: "x", headers: { "content-type": "text/plain" } })],
+      [
+        "403 forbidden",
+        await emu.api("PUT", `/extensions/${extId}/secrets/H`, { key: READ_KEY, json: { value: "v" } }),
+      ],
+      [
+        "415 unsupported_media_type",
+        await emu.api("PATCH", `/extensions/${extId}`, { body: "x", headers: { "content-type": "text/plain" } }),
+      ],
       ["422 validation_error", await emu.api("PATCH", `/extensions/${extId}`, { json: { nope: 1 } })],
       ["limits path of the deploy tool", await emu.raw("GET", `/v1/developer/extensions/${extId}/limits`)],
     ];
     for (const [label, res] of responses) {
       const h = rateHeaders(res);
       const periodMs = h.limit === "10" ? 3_600_000 : 60_000; // only the create window is hourly here
-      expect({ label, ...h }).toEqual({ label, limit: expect.stringMatching(/^(10|30|60|120)$/), remaining: expect.stringMatching(/^\d+$/), reset: String(Math.ceil((t0 + periodMs) / 1000)) });
+      expect({ label, ...h }).toEqual({
+        label,
+        limit: expect.stringMatching(/^(10|30|60|120)$/),
+        remaining: expect.stringMatching(/^\d+$/),
+        reset: String(Math.ceil((t0 + periodMs) / 1000)),
+      });
     }
     const unauthenticated = await emu.api("GET", "/extensions", { key: null });
     expectEnvelope(unauthenticated, 401, "unauthorized");

@@ -34,7 +34,9 @@ async function createWithSecret(emu: TestEmulator, name: string, value: string):
 
 function secretRow(emu: TestEmulator, extensionId: string, name: string) {
   return emu.runtime.db.$client
-    .prepare<{ ciphertext: Uint8Array; iv: Uint8Array }, [string, string]>("SELECT ciphertext, iv FROM secrets WHERE extension_id = ? AND name = ?")
+    .prepare<{ ciphertext: Uint8Array; iv: Uint8Array }, [string, string]>(
+      "SELECT ciphertext, iv FROM secrets WHERE extension_id = ? AND name = ?",
+    )
     .get(extensionId, name)!;
 }
 
@@ -54,7 +56,9 @@ describe("PUT /extensions/:id/secrets/:key (at rest)", () => {
     const row = secretRow(emu, extId, "DB_PASSWORD");
     const key = readFileSync(join(emu.dataDir, "secrets.key"));
     const cipher = createSecretCipher(key);
-    expect(cipher.open(extId, "DB_PASSWORD", { ciphertext: Buffer.from(row.ciphertext), iv: Buffer.from(row.iv) })).toBe(value);
+    expect(
+      cipher.open(extId, "DB_PASSWORD", { ciphertext: Buffer.from(row.ciphertext), iv: Buffer.from(row.iv) }),
+    ).toBe(value);
   });
 
   test("a restart reuses the key file: stored secrets stay readable and listed", async () => {
@@ -66,7 +70,12 @@ describe("PUT /extensions/:id/secrets/:key (at rest)", () => {
     expect(readFileSync(join(second.dataDir, "secrets.key")).equals(keyBefore)).toBe(true);
     expect((await second.api("GET", `/extensions/${extId}/secrets`)).body).toEqual({ keys: ["KEEP_ME"] });
     const row = secretRow(second, extId, "KEEP_ME");
-    expect(createSecretCipher(keyBefore).open(extId, "KEEP_ME", { ciphertext: Buffer.from(row.ciphertext), iv: Buffer.from(row.iv) })).toBe(MARK);
+    expect(
+      createSecretCipher(keyBefore).open(extId, "KEEP_ME", {
+        ciphertext: Buffer.from(row.ciphertext),
+        iv: Buffer.from(row.iv),
+      }),
+    ).toBe(MARK);
   });
 
   test("a key file of the wrong size refuses to start with a clear error", async () => {
@@ -93,12 +102,26 @@ describe("PUT /extensions/:id/secrets/:key (at rest)", () => {
     chmodSync(join(emu.dataDir, "secrets.key"), 0o644); // makes start-up log a warning: the capture works
     const lines: string[] = [];
     const config = parseServerConfig({ port: 0, dataDir: emu.dataDir, logLevel: "debug", rateLimits: false }, {});
-    const server = startServer(config, { logger: createLogger("debug", (l) => lines.push(l)), seedFixture: baseFixture() });
+    const server = startServer(config, {
+      logger: createLogger("debug", (l) => lines.push(l)),
+      seedFixture: baseFixture(),
+    });
     try {
       const h = { authorization: `Bearer ${DEMO_KEY}`, "content-type": "application/json" };
-      const ext = (await (await fetch(`${server.baseUrl}/extensions`, { method: "POST", headers: h, body: JSON.stringify({ name: "Logged" }) })).json()) as { extension: { id: string } };
+      const ext = (await (
+        await fetch(`${server.baseUrl}/extensions`, {
+          method: "POST",
+          headers: h,
+          body: JSON.stringify({ name: "Logged" }),
+        })
+      ).json()) as { extension: { id: string } };
       const path = `${server.baseUrl}/extensions/${ext.extension.id}/secrets/LOGGED`;
-      for (const body of [{ value: MARK }, { value: [MARK] }, { value: MARK, x: MARK }, { value: MARK + "x".repeat(70_000) }]) {
+      for (const body of [
+        { value: MARK },
+        { value: [MARK] },
+        { value: MARK, x: MARK },
+        { value: MARK + "x".repeat(70_000) },
+      ]) {
         await fetch(path, { method: "PUT", headers: h, body: JSON.stringify(body) });
       }
       await fetch(path, { method: "PUT", headers: h, body: `{"value":"${MARK}` });

@@ -2,7 +2,13 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createSecretCipher, ephemeralKey, KEY_BYTES, loadOrCreateKeyFile, SecretsKeyError } from "../../src/secrets/cipher";
+import {
+  createSecretCipher,
+  ephemeralKey,
+  KEY_BYTES,
+  loadOrCreateKeyFile,
+  SecretsKeyError,
+} from "../../src/secrets/cipher";
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -18,7 +24,7 @@ describe("secret cipher (AES-256-GCM)", () => {
   const cipher = createSecretCipher(ephemeralKey());
 
   test("round-trips UTF-8 and never stores the plaintext bytes", () => {
-    const value = "pässwörd-🔑-" + "x".repeat(100);
+    const value = `pässwörd-🔑-${"x".repeat(100)}`;
     const sealed = cipher.seal("ext_a", "TOKEN", value);
     expect(sealed.iv.length).toBe(12);
     expect(sealed.ciphertext.length).toBe(Buffer.byteLength(value) + 16);

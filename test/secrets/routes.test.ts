@@ -5,7 +5,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { PutSecretBody } from "../../src/secrets/model";
-import { expectEnvelope, OTHER_KEY, READ_KEY, startTestEmulator, stopTestEmulator, type RequestOptions, type TestEmulator, type TestResponse } from "../helpers/emulator";
+import {
+  expectEnvelope,
+  OTHER_KEY,
+  READ_KEY,
+  type RequestOptions,
+  startTestEmulator,
+  stopTestEmulator,
+  type TestEmulator,
+  type TestResponse,
+} from "../helpers/emulator";
 
 let emu: TestEmulator;
 let extId: string;
@@ -22,7 +31,8 @@ async function call(method: string, path: string, opts?: RequestOptions): Promis
 }
 
 const secretPath = (name: string, id = extId) => `/extensions/${id}/secrets/${name}`;
-const put = (name: string, value: unknown, opts: RequestOptions = {}) => call("PUT", secretPath(name), { json: { value }, ...opts });
+const put = (name: string, value: unknown, opts: RequestOptions = {}) =>
+  call("PUT", secretPath(name), { json: { value }, ...opts });
 const names = async (id = extId) => (await call("GET", `/extensions/${id}/secrets`)).body.keys as string[];
 
 async function newExtension(name: string): Promise<string> {
@@ -53,13 +63,15 @@ describe("PUT /extensions/:id/secrets/:key", () => {
   });
 
   test("names: a letter or _ first, then letters, digits, _; at most 128 characters", async () => {
-    for (const good of ["a", "_", "_9", "Z".repeat(128), "snake_CASE_01"]) expect((await put(good, "v")).status).toBe(204);
+    for (const good of ["a", "_", "_9", "Z".repeat(128), "snake_CASE_01"])
+      expect((await put(good, "v")).status).toBe(204);
     for (const bad of ["1abc", "a-b", "a.b", "Z".repeat(129), "caf%C3%A9"]) {
       const err = expectEnvelope(await put(bad, VALUE), 422, "validation_error");
       expect(err.details?.[0]?.field).toBe("key");
       expectEnvelope(await call("DELETE", secretPath(bad)), 422, "validation_error");
     }
-    for (const good of ["a", "_", "_9", "Z".repeat(128), "snake_CASE_01"]) expect((await call("DELETE", secretPath(good))).status).toBe(204);
+    for (const good of ["a", "_", "_9", "Z".repeat(128), "snake_CASE_01"])
+      expect((await call("DELETE", secretPath(good))).status).toBe(204);
   });
 
   test("values: 1 byte to 64 KB counted in UTF-8 bytes", async () => {
@@ -73,25 +85,42 @@ describe("PUT /extensions/:id/secrets/:key", () => {
     expect(multiByte.message).toContain("65538 bytes");
     expect((await put("SIZE", "é".repeat(32_768))).status).toBe(204);
     // A lone surrogate (sent as a JSON escape) cannot be stored as UTF-8 without turning into U+FFFD.
-    const lone = await call("PUT", secretPath("SIZE"), { body: '{"value":"a\\ud800b"}', headers: { "content-type": "application/json" } });
+    const lone = await call("PUT", secretPath("SIZE"), {
+      body: '{"value":"a\\ud800b"}',
+      headers: { "content-type": "application/json" },
+    });
     expect(expectEnvelope(lone, 422, "validation_error").details?.[0]?.field).toBe("value");
     expect((await call("DELETE", secretPath("SIZE"))).status).toBe(204);
   });
 
   test("a body that is not a JSON object with one string value is refused without echoing it", async () => {
-    for (const json of [{ value: [VALUE] }, { value: { nested: VALUE } }, { value: 42 }, { value: VALUE, extra: VALUE }, {}]) {
+    for (const json of [
+      { value: [VALUE] },
+      { value: { nested: VALUE } },
+      { value: 42 },
+      { value: VALUE, extra: VALUE },
+      {},
+    ]) {
       const err = expectEnvelope(await call("PUT", secretPath("BAD_BODY"), { json }), 422, "validation_error");
       expect(JSON.stringify(err)).not.toContain(MARK);
     }
-    const notJson = await call("PUT", secretPath("BAD_BODY"), { body: VALUE, headers: { "content-type": "text/plain" } });
+    const notJson = await call("PUT", secretPath("BAD_BODY"), {
+      body: VALUE,
+      headers: { "content-type": "text/plain" },
+    });
     expectEnvelope(notJson, 415, "unsupported_media_type");
-    const malformed = await call("PUT", secretPath("BAD_BODY"), { body: `{"value":"${VALUE}`, headers: { "content-type": "application/json" } });
+    const malformed = await call("PUT", secretPath("BAD_BODY"), {
+      body: `{"value":"${VALUE}`,
+      headers: { "content-type": "application/json" },
+    });
     expectEnvelope(malformed, 422, "validation_error");
     expect(await names()).not.toContain("BAD_BODY");
   });
 
   test("validation messages of other routes never echo the received value either", async () => {
-    const res = await call("PATCH", `/extensions/${extId}`, { json: { name: [VALUE], visibility: VALUE, description: { v: VALUE } } });
+    const res = await call("PATCH", `/extensions/${extId}`, {
+      json: { name: [VALUE], visibility: VALUE, description: { v: VALUE } },
+    });
     const err = expectEnvelope(res, 422, "validation_error");
     expect(err.details?.length).toBeGreaterThan(0);
     expect(res.text).not.toContain(MARK);
@@ -99,8 +128,13 @@ describe("PUT /extensions/:id/secrets/:key", () => {
 
   test("the 21st distinct name is a 422 limit_exceeded; replacing one of the 20 is not", async () => {
     const id = await newExtension("Twenty Secrets");
-    for (let i = 1; i <= 20; i++) expect((await call("PUT", secretPath(`K${i}`, id), { json: { value: `${VALUE}${i}` } })).status).toBe(204);
-    const err = expectEnvelope(await call("PUT", secretPath("K21", id), { json: { value: VALUE } }), 422, "limit_exceeded");
+    for (let i = 1; i <= 20; i++)
+      expect((await call("PUT", secretPath(`K${i}`, id), { json: { value: `${VALUE}${i}` } })).status).toBe(204);
+    const err = expectEnvelope(
+      await call("PUT", secretPath("K21", id), { json: { value: VALUE } }),
+      422,
+      "limit_exceeded",
+    );
     expect(err.details?.[0]).toMatchObject({ limit: "max_secrets_per_extension", max: 20, current: 20 });
     expect((await call("PUT", secretPath("K7", id), { json: { value: VALUE2 } })).status).toBe(204);
     expect((await names(id)).length).toBe(20);
@@ -109,10 +143,15 @@ describe("PUT /extensions/:id/secrets/:key", () => {
     expect((await names(id)).length).toBe(20);
     // An admin override of the limit key raises the cap for this extension.
     emu.runtime.db.$client
-      .prepare("INSERT INTO extension_overrides (extension_id, limit_key, value, updated_at) VALUES (?, 'max_secrets_per_extension', 21, ?)")
+      .prepare(
+        "INSERT INTO extension_overrides (extension_id, limit_key, value, updated_at) VALUES (?, 'max_secrets_per_extension', 21, ?)",
+      )
       .run(id, emu.clock.iso());
     expect((await call("PUT", secretPath("K22", id), { json: { value: VALUE } })).status).toBe(204);
-    expect(expectEnvelope(await call("PUT", secretPath("K23", id), { json: { value: VALUE } }), 422, "limit_exceeded").details?.[0]).toMatchObject({ max: 21, current: 21 });
+    expect(
+      expectEnvelope(await call("PUT", secretPath("K23", id), { json: { value: VALUE } }), 422, "limit_exceeded")
+        .details?.[0],
+    ).toMatchObject({ max: 21, current: 21 });
   });
 });
 
@@ -120,7 +159,8 @@ describe("GET /extensions/:id/secrets", () => {
   test("names are sorted in byte order and the list is empty for a new extension", async () => {
     const id = await newExtension("Sorted Secrets");
     expect(await names(id)).toEqual([]);
-    for (const n of ["beta", "Alpha", "_under", "alpha", "Zeta"]) await call("PUT", secretPath(n, id), { json: { value: VALUE } });
+    for (const n of ["beta", "Alpha", "_under", "alpha", "Zeta"])
+      await call("PUT", secretPath(n, id), { json: { value: VALUE } });
     expect(await names(id)).toEqual(["Alpha", "Zeta", "_under", "alpha", "beta"]);
   });
 });
@@ -141,7 +181,10 @@ describe("DELETE /extensions/:id", () => {
     const id = await newExtension("Short Lived");
     await put("GONE", VALUE);
     await call("PUT", secretPath("GONE", id), { json: { value: VALUE } });
-    const rows = () => emu.runtime.db.$client.prepare<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM secrets WHERE extension_id = ?").get(id)!.n;
+    const rows = () =>
+      emu.runtime.db.$client
+        .prepare<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM secrets WHERE extension_id = ?")
+        .get(id)!.n;
     expect(rows()).toBe(1);
     expect((await call("DELETE", `/extensions/${id}`)).status).toBe(204);
     expect(rows()).toBe(0);
@@ -153,7 +196,9 @@ describe("secrets: scopes and ownership", () => {
   test("a read-only key lists names but gets 403 on PUT and DELETE, changing nothing", async () => {
     const list = await call("GET", `/extensions/${extId}/secrets`, { key: READ_KEY });
     expect(list.body.keys).toContain("API_TOKEN");
-    expect(expectEnvelope(await put("API_TOKEN", VALUE, { key: READ_KEY }), 403, "forbidden").message).toContain("secrets:write");
+    expect(expectEnvelope(await put("API_TOKEN", VALUE, { key: READ_KEY }), 403, "forbidden").message).toContain(
+      "secrets:write",
+    );
     expectEnvelope(await put("NEW_ONE", VALUE, { key: READ_KEY }), 403, "forbidden");
     expectEnvelope(await call("DELETE", secretPath("API_TOKEN"), { key: READ_KEY }), 403, "forbidden");
     expect(await names()).toContain("API_TOKEN");
@@ -164,7 +209,11 @@ describe("secrets: scopes and ownership", () => {
     for (const key of [OTHER_KEY, undefined]) {
       const id = key ? extId : "ext_missing";
       expectEnvelope(await call("GET", `/extensions/${id}/secrets`, { key }), 404, "extension_not_found");
-      expectEnvelope(await call("PUT", secretPath("API_TOKEN", id), { key, json: { value: VALUE } }), 404, "extension_not_found");
+      expectEnvelope(
+        await call("PUT", secretPath("API_TOKEN", id), { key, json: { value: VALUE } }),
+        404,
+        "extension_not_found",
+      );
       expectEnvelope(await call("DELETE", secretPath("API_TOKEN", id), { key }), 404, "extension_not_found");
     }
     expect(await names()).toContain("API_TOKEN");
@@ -200,7 +249,8 @@ describe("secret values never leave the server", () => {
     expect(doc.paths["/developer/v1/extensions/{id}/secrets/{key}"].put.tags).toEqual(["Secrets"]);
     expect(doc.paths["/developer/v1/extensions/{id}/secrets"].get.tags).toEqual(["Secrets"]);
     // The request body schema the document shows for `value` carries no example to copy a real secret into.
-    const body = doc.paths["/developer/v1/extensions/{id}/secrets/{key}"].put.requestBody.content["application/json"].schema;
+    const body =
+      doc.paths["/developer/v1/extensions/{id}/secrets/{key}"].put.requestBody.content["application/json"].schema;
     expect(body).toEqual({ $ref: "#/components/schemas/SecretValue" });
     const documented = doc.components.schemas.SecretValue.properties.value;
     for (const value of [documented, PutSecretBody.properties.value as Record<string, unknown>]) {

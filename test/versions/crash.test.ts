@@ -1,12 +1,12 @@
-import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
+import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { validEntries } from "../../scripts/lib/samples";
-import { baseFixture, DEMO_KEY } from "../helpers/emulator";
 import { bundleDir } from "../helpers/bundles";
-import { spawnServer, writeFixture, type ServerProcess } from "../helpers/subprocess";
+import { baseFixture, DEMO_KEY } from "../helpers/emulator";
+import { type ServerProcess, spawnServer, writeFixture } from "../helpers/subprocess";
 
 const dir = mkdtempSync(join(tmpdir(), "ext-crash-"));
 const dataDir = join(dir, "data");
@@ -18,10 +18,14 @@ afterAll(async () => {
   bundles.cleanup();
 });
 
-function upload(baseUrl: string, label: string, body: Bun.BodyInit | ReadableStream<Uint8Array>, boundary?: string) {
+function upload(baseUrl: string, _label: string, body: Bun.BodyInit | ReadableStream<Uint8Array>, boundary?: string) {
   const headers: Record<string, string> = { authorization: `Bearer ${DEMO_KEY}` };
   if (boundary) headers["content-type"] = `multipart/form-data; boundary=${boundary}`;
-  return fetch(`${baseUrl}/extensions/ext_crash/versions`, { method: "POST", headers, body: body as Bun.BodyInit }).catch(() => null);
+  return fetch(`${baseUrl}/extensions/ext_crash/versions`, {
+    method: "POST",
+    headers,
+    body: body as Bun.BodyInit,
+  }).catch(() => null);
 }
 
 function form(label: string, file: string): FormData {
@@ -38,7 +42,11 @@ function stalledBody(label: string, boundary: string): ReadableStream<Uint8Array
     async pull(controller) {
       if (sent) return new Promise(() => {}); // never more
       sent = true;
-      controller.enqueue(new TextEncoder().encode(`--${boundary}\r\nContent-Disposition: form-data; name="version"\r\n\r\n${label}\r\n--${boundary}\r\nContent-Disposition: form-data; name="bundle"; filename="b.tar.gz"\r\n\r\n`));
+      controller.enqueue(
+        new TextEncoder().encode(
+          `--${boundary}\r\nContent-Disposition: form-data; name="version"\r\n\r\n${label}\r\n--${boundary}\r\nContent-Disposition: form-data; name="bundle"; filename="b.tar.gz"\r\n\r\n`,
+        ),
+      );
       controller.enqueue(new Uint8Array(512 * 1024).fill(7));
     },
   });
@@ -46,7 +54,10 @@ function stalledBody(label: string, boundary: string): ReadableStream<Uint8Array
 
 function consistency() {
   const db = new Database(join(dataDir, "ext.sqlite"), { readonly: true });
-  const rows = db.query<{ bundle_blob_id: string }, []>("SELECT bundle_blob_id FROM versions").all().map((r) => r.bundle_blob_id);
+  const rows = db
+    .query<{ bundle_blob_id: string }, []>("SELECT bundle_blob_id FROM versions")
+    .all()
+    .map((r) => r.bundle_blob_id);
   db.close();
   const objects = readdirSync(join(dataDir, "blobs", "objects"));
   return { rows, objects, temps: readdirSync(join(dataDir, "blobs", "tmp")) };
@@ -59,11 +70,14 @@ describe("POST /extensions/:id/versions across a SIGKILL", () => {
     const seed = writeFixture(dir, fixture);
     server = await spawnServer(dataDir, seed);
     const small = await bundles.make();
-    const large = await bundles.make(validEntries({ entries: [{ name: "assets/noise.bin", generated: { size: 3 * 1024 * 1024, fill: "random" } }] }));
+    const large = await bundles.make(
+      validEntries({ entries: [{ name: "assets/noise.bin", generated: { size: 3 * 1024 * 1024, fill: "random" } }] }),
+    );
 
-    for (const label of ["1", "2", "3"]) expect((await upload(server.baseUrl, label, form(label, small)))?.status).toBe(202);
+    for (const label of ["1", "2", "3"])
+      expect((await upload(server.baseUrl, label, form(label, small)))?.status).toBe(202);
     const inFlight = [
-      ...["s1", "s2", "s3"].map((l) => upload(server!.baseUrl, l, stalledBody(l, "B" + l), "B" + l)),
+      ...["s1", "s2", "s3"].map((l) => upload(server!.baseUrl, l, stalledBody(l, `B${l}`), `B${l}`)),
       ...["l1", "l2", "l3", "l4", "l5", "l6"].map((l) => upload(server!.baseUrl, l, form(l, large))),
     ];
     // Kill once uploads are visibly mid-stream (temp files exist), and some of the large ones may be committing.
@@ -75,7 +89,11 @@ describe("POST /extensions/:id/versions across a SIGKILL", () => {
 
     // Restart on the same data directory: the start-up sweep runs, then stop cleanly and look at the disk.
     server = await spawnServer(dataDir, seed);
-    const listed = (await (await fetch(`${server.baseUrl}/extensions/ext_crash/versions`, { headers: { authorization: `Bearer ${DEMO_KEY}` } })).json()) as { versions: unknown[] };
+    const listed = (await (
+      await fetch(`${server.baseUrl}/extensions/ext_crash/versions`, {
+        headers: { authorization: `Bearer ${DEMO_KEY}` },
+      })
+    ).json()) as { versions: unknown[] };
     await server.stop("SIGTERM");
     server = undefined;
 

@@ -25,7 +25,9 @@ const BOUNDARY = "half-close-boundary";
 function submission(extensionId: string, label: string, bundle: Buffer): Buffer {
   const body = Buffer.concat([
     Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="version"\r\n\r\n${label}\r\n`),
-    Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="bundle"; filename="b.tar.gz"\r\nContent-Type: application/gzip\r\n\r\n`),
+    Buffer.from(
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="bundle"; filename="b.tar.gz"\r\nContent-Type: application/gzip\r\n\r\n`,
+    ),
     bundle,
     Buffer.from(`\r\n--${BOUNDARY}--\r\n`),
   ]);
@@ -50,7 +52,11 @@ function sendThenHalfClose(port: number, request: Buffer): Promise<string> {
 async function submissionsLogged(extensionId: string, n: number) {
   const path = `/developer/v1/extensions/${extensionId}/versions`;
   for (;;) {
-    const entries = (await emu.admin("GET", "/requests")).body.requests as { method: string; path: string; status: number }[];
+    const entries = (await emu.admin("GET", "/requests")).body.requests as {
+      method: string;
+      path: string;
+      status: number;
+    }[];
     const mine = entries.filter((e) => e.method === "POST" && e.path === path);
     if (mine.length >= n) return mine;
     await Bun.sleep(20);
@@ -89,6 +95,8 @@ describe("POST /extensions/:id/versions from a client that half-closes after sen
     );
     const answer = await sendThenHalfClose(emu.port, request);
     expect(answer).toStartWith("HTTP/1.1 201 ");
-    expect((await emu.api("GET", "/extensions")).body.extensions.map((e: { name: string }) => e.name)).toEqual(["Half Closed"]);
+    expect((await emu.api("GET", "/extensions")).body.extensions.map((e: { name: string }) => e.name)).toEqual([
+      "Half Closed",
+    ]);
   });
 });

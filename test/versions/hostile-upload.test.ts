@@ -8,8 +8,8 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HOSTILE_CORPUS } from "../../scripts/lib/hostile-corpus";
-import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { createExtension, submitVersion } from "../helpers/bundles";
+import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
 let emu: TestEmulator;
 let id: string;
@@ -35,10 +35,20 @@ describe("the hostile corpus over a real socket", () => {
       writeFileSync(file, await c.build());
       const checkout = listing(process.cwd());
       const objects = listing(join(emu.dataDir, "blobs", "objects"));
-      const err = expectEnvelope(await submitVersion(emu, id, { version: "1.0.0", bundle: file }), 422, "bundle_invalid");
+      const err = expectEnvelope(
+        await submitVersion(emu, id, { version: "1.0.0", bundle: file }),
+        422,
+        "bundle_invalid",
+      );
       const { path, message } = c.refused!;
-      const hit = err.details!.find((d: { path?: string; message: string }) => (typeof path === "string" ? d.path === path : path.test(d.path ?? "")) && message.test(d.message));
-      if (!hit) throw new Error(`expected a detail at ${path} matching ${message}, got ${JSON.stringify(err.details).slice(0, 2000)}`);
+      const hit = err.details!.find(
+        (d: { path?: string; message: string }) =>
+          (typeof path === "string" ? d.path === path : path.test(d.path ?? "")) && message.test(d.message),
+      );
+      if (!hit)
+        throw new Error(
+          `expected a detail at ${path} matching ${message}, got ${JSON.stringify(err.details).slice(0, 2000)}`,
+        );
       expect((await emu.raw("GET", "/healthz")).status).toBe(200);
       expect(listing(join(emu.dataDir, "blobs", "tmp"))).toEqual([]);
       expect(listing(join(emu.dataDir, "blobs", "objects"))).toEqual(objects);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { bundleDir, createExtension, submitVersion } from "../helpers/bundles";
+import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
 let emu: TestEmulator;
 const bundles = bundleDir();
@@ -15,7 +15,8 @@ afterAll(async () => {
 });
 
 const ext = async (id: string) => (await emu.api("GET", `/extensions/${id}`)).body;
-const submit = async (id: string, v: string) => (await submitVersion(emu, id, { version: v, bundle: tiny })).body.version.id as string;
+const submit = async (id: string, v: string) =>
+  (await submitVersion(emu, id, { version: v, bundle: tiny })).body.version.id as string;
 
 describe("version review (domain operations used by the control plane)", () => {
   test("approve: version approved with approvedAt, extension approved, current = newest approved", async () => {
@@ -40,7 +41,10 @@ describe("version review (domain operations used by the control plane)", () => {
   test("reject: extension rejected only if it never had an approved version", async () => {
     const id = await createExtension(emu, "Reject Me");
     const v1 = await submit(id, "1");
-    expect(emu.runtime.services.versions.rejectVersion(v1, "crashes on load")).toMatchObject({ status: "rejected", rejectReason: "crashes on load" });
+    expect(emu.runtime.services.versions.rejectVersion(v1, "crashes on load")).toMatchObject({
+      status: "rejected",
+      rejectReason: "crashes on load",
+    });
     expect((await ext(id)).status).toBe("rejected");
     // A new submission puts it back in review; once approved, a later rejection leaves it approved.
     const v2 = await submit(id, "2");
@@ -83,24 +87,41 @@ describe("version review (domain operations used by the control plane)", () => {
       [() => versions.approveVersion(rejected.id), "rejected"],
       [() => versions.rejectVersion(rejected.id, "again"), "rejected"],
     ] as const) {
-      expect(call).toThrow(expect.objectContaining({ code: "version_not_pending", status: 409, message: expect.stringContaining(status) }));
+      expect(call).toThrow(
+        expect.objectContaining({ code: "version_not_pending", status: 409, message: expect.stringContaining(status) }),
+      );
     }
     expect({ ext: await ext(id), v1: versions.findById(v1), v2: versions.findById(rejected.id) }).toEqual(before);
     expect(before.ext).toMatchObject({ status: "approved", currentVersionId: v1 });
     expect(approved.approvedAt).toEqual(expect.any(String));
     // Over the control plane, the same 409 envelope.
-    expectEnvelope(await emu.raw("POST", `/_emulator/versions/${v1}/reject`, { key: null, json: { reason: "changed my mind" } }), 409, "version_not_pending");
+    expectEnvelope(
+      await emu.raw("POST", `/_emulator/versions/${v1}/reject`, { key: null, json: { reason: "changed my mind" } }),
+      409,
+      "version_not_pending",
+    );
   });
 
   test("approving or rejecting an archived version is a 409 version_archived", async () => {
     const { versions } = emu.runtime.services;
     const id = await createExtension(emu, "Archived");
-    expect((await emu.raw("PUT", `/_emulator/overrides/extensions/${id}`, { key: null, json: { max_versions_per_extension: 1 } })).status).toBe(200);
+    expect(
+      (
+        await emu.raw("PUT", `/_emulator/overrides/extensions/${id}`, {
+          key: null,
+          json: { max_versions_per_extension: 1 },
+        })
+      ).status,
+    ).toBe(200);
     const v1 = await submit(id, "1");
     await submit(id, "2"); // the cap of 1 archives v1
     expect(versions.findById(v1).status).toBe("archived");
-    expect(() => versions.approveVersion(v1)).toThrow(expect.objectContaining({ code: "version_archived", status: 409 }));
-    expect(() => versions.rejectVersion(v1, "too old")).toThrow(expect.objectContaining({ code: "version_archived", status: 409 }));
+    expect(() => versions.approveVersion(v1)).toThrow(
+      expect.objectContaining({ code: "version_archived", status: 409 }),
+    );
+    expect(() => versions.rejectVersion(v1, "too old")).toThrow(
+      expect.objectContaining({ code: "version_archived", status: 409 }),
+    );
     expectEnvelope(await emu.raw("POST", `/_emulator/versions/${v1}/approve`, { key: null }), 409, "version_archived");
     expect(versions.findById(v1)).toMatchObject({ status: "archived", approvedAt: null, rejectedAt: null });
   });
@@ -115,6 +136,8 @@ describe("version review (domain operations used by the control plane)", () => {
   });
 
   test("findById of an unknown version throws version_not_found", () => {
-    expect(() => emu.runtime.services.versions.findById("ver_nope")).toThrow(expect.objectContaining({ code: "version_not_found", status: 404 }));
+    expect(() => emu.runtime.services.versions.findById("ver_nope")).toThrow(
+      expect.objectContaining({ code: "version_not_found", status: 404 }),
+    );
   });
 });

@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { baseFixture, DEMO_KEY } from "../helpers/emulator";
-import { spawnServer, writeFixture, type ServerProcess } from "../helpers/subprocess";
+import { type ServerProcess, spawnServer, writeFixture } from "../helpers/subprocess";
 
 const MB = 1024 * 1024;
 let dir: string;
@@ -28,7 +28,11 @@ function sixtyMegabyteUpload(boundary: string): ReadableStream<Uint8Array> {
   return new ReadableStream({
     pull(controller) {
       if (stage === 0) {
-        controller.enqueue(new TextEncoder().encode(`--${boundary}\r\nContent-Disposition: form-data; name="version"\r\n\r\n1.0.0\r\n--${boundary}\r\nContent-Disposition: form-data; name="bundle"; filename="b.tar.gz"\r\nContent-Type: application/gzip\r\n\r\n`));
+        controller.enqueue(
+          new TextEncoder().encode(
+            `--${boundary}\r\nContent-Disposition: form-data; name="version"\r\n\r\n1.0.0\r\n--${boundary}\r\nContent-Disposition: form-data; name="bundle"; filename="b.tar.gz"\r\nContent-Type: application/gzip\r\n\r\n`,
+          ),
+        );
         stage = 1;
       } else if (sent < 60 * MB) {
         controller.enqueue(chunk);

@@ -3,9 +3,17 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { audioFile } from "../../scripts/lib/archive-writer";
 import { validEntries } from "../../scripts/lib/samples";
-import { announce } from "../helpers/raw-http";
-import { DEMO_KEY, OTHER_KEY, READ_KEY, expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { bundleDir, createExtension, submitVersion } from "../helpers/bundles";
+import {
+  DEMO_KEY,
+  expectEnvelope,
+  OTHER_KEY,
+  READ_KEY,
+  startTestEmulator,
+  stopTestEmulator,
+  type TestEmulator,
+} from "../helpers/emulator";
+import { announce } from "../helpers/raw-http";
 
 let emu: TestEmulator;
 const bundles = bundleDir();
@@ -28,10 +36,17 @@ describe("POST /extensions/:id/versions", () => {
     const res = await submitVersion(emu, id, { version: "1.0.0", changelog: "First", bundle: valid });
     expect(res.status).toBe(202);
     expect(Object.keys(res.body)).toEqual(["version"]);
-    expect(res.body.version).toEqual({ id: expect.stringMatching(/^ver_/), version: "1.0.0", status: "pending", submittedAt: expect.any(String) });
+    expect(res.body.version).toEqual({
+      id: expect.stringMatching(/^ver_/),
+      version: "1.0.0",
+      status: "pending",
+      submittedAt: expect.any(String),
+    });
     expect((await emu.api("GET", `/extensions/${id}`)).body.status).toBe("in_review");
     const row = emu.runtime.services.versions.findById(res.body.version.id);
-    expect(row.bundleSha256).toBe(new Bun.CryptoHasher("sha256").update(await Bun.file(valid).arrayBuffer()).digest("hex"));
+    expect(row.bundleSha256).toBe(
+      new Bun.CryptoHasher("sha256").update(await Bun.file(valid).arrayBuffer()).digest("hex"),
+    );
     expect(row.bundleSizeBytes).toBe(Bun.file(valid).size);
     expect(emu.runtime.blobs.exists(row.bundleBlobId)).toBe(true);
     expect(tempFiles()).toEqual([]);
@@ -41,7 +56,12 @@ describe("POST /extensions/:id/versions", () => {
 
   test("a sound over 5 MB is accepted with warnings", async () => {
     const id = await createExtension(emu, "Warned");
-    const big = await bundles.make(validEntries({ manifest: { sounds: [{ name: "big", file: "sounds/big.wav" }] }, entries: [{ name: "sounds/big.wav", data: audioFile("WAV", 5.5 * 1024 * 1024) }] }));
+    const big = await bundles.make(
+      validEntries({
+        manifest: { sounds: [{ name: "big", file: "sounds/big.wav" }] },
+        entries: [{ name: "sounds/big.wav", data: audioFile("WAV", 5.5 * 1024 * 1024) }],
+      }),
+    );
     const res = await submitVersion(emu, id, { version: "1.0.0", bundle: big });
     expect(res.status).toBe(202);
     expect(res.body.warnings).toEqual([expect.stringContaining("sounds/big.wav")]);
@@ -65,7 +85,11 @@ describe("POST /extensions/:id/versions", () => {
 
   test("422 bundle_invalid lists every problem by path; nothing stored", async () => {
     const id = await createExtension(emu, "Bad Bundle");
-    const bad = await bundles.make([...validEntries({ sounds: 51 }), { name: "../escape.js", data: "x" }, { name: "assets/l", type: "symlink", linkname: "/etc" }]);
+    const bad = await bundles.make([
+      ...validEntries({ sounds: 51 }),
+      { name: "../escape.js", data: "x" },
+      { name: "assets/l", type: "symlink", linkname: "/etc" },
+    ]);
     const blobs = blobFiles().length;
     const err = expectEnvelope(await submitVersion(emu, id, { version: "1.0.0", bundle: bad }), 422, "bundle_invalid");
     expect(err.details!.map((d: any) => d.path).sort()).toEqual(["../escape.js", "assets/l", "manifest.json"]);
@@ -78,27 +102,51 @@ describe("POST /extensions/:id/versions", () => {
   test("422 validation_error on version label rules, each naming the field", async () => {
     const id = await createExtension(emu, "Labels");
     for (const label of ["", "-1.0", ".x", "1.0 beta", "a".repeat(65), "1/2", "é1"]) {
-      const err = expectEnvelope(await submitVersion(emu, id, { version: label, bundle: valid }), 422, "validation_error");
+      const err = expectEnvelope(
+        await submitVersion(emu, id, { version: label, bundle: valid }),
+        422,
+        "validation_error",
+      );
       expect(err.details).toEqual([expect.objectContaining({ field: "version" })]);
     }
     for (const label of ["1", "1.0.0-beta.1+build.5", "v2_final", "a".repeat(64)]) {
       expect((await submitVersion(emu, id, { version: label, bundle: valid })).status).toBe(202);
     }
     // UTF-16 code units, like every length of the API: 5,000 emoji are 10,000 units and fit, one more does not.
-    expect((await submitVersion(emu, id, { version: "9.9.8", changelog: "🎵".repeat(5_000), bundle: valid })).status).toBe(202);
-    expectEnvelope(await submitVersion(emu, id, { version: "9.9.7", changelog: "🎵".repeat(5_001), bundle: valid }), 422, "validation_error");
-    const long = expectEnvelope(await submitVersion(emu, id, { version: "9.9.9", changelog: "x".repeat(10_001), bundle: valid }), 422, "validation_error");
+    expect(
+      (await submitVersion(emu, id, { version: "9.9.8", changelog: "🎵".repeat(5_000), bundle: valid })).status,
+    ).toBe(202);
+    expectEnvelope(
+      await submitVersion(emu, id, { version: "9.9.7", changelog: "🎵".repeat(5_001), bundle: valid }),
+      422,
+      "validation_error",
+    );
+    const long = expectEnvelope(
+      await submitVersion(emu, id, { version: "9.9.9", changelog: "x".repeat(10_001), bundle: valid }),
+      422,
+      "validation_error",
+    );
     expect(long.details).toEqual([expect.objectContaining({ field: "changelog" })]);
     expect(tempFiles()).toEqual([]);
   });
 
   test("422 when the bundle is missing, or an unknown part is sent", async () => {
     const id = await createExtension(emu, "Parts");
-    expect(expectEnvelope(await submitVersion(emu, id, { version: "1.0.0" }), 422, "validation_error").details).toEqual([expect.objectContaining({ field: "bundle" })]);
+    expect(expectEnvelope(await submitVersion(emu, id, { version: "1.0.0" }), 422, "validation_error").details).toEqual(
+      [expect.objectContaining({ field: "bundle" })],
+    );
     // Field problems come together, in one 422.
-    const all = expectEnvelope(await submitVersion(emu, id, { version: "-bad", changelog: "x".repeat(10_001) }), 422, "validation_error");
+    const all = expectEnvelope(
+      await submitVersion(emu, id, { version: "-bad", changelog: "x".repeat(10_001) }),
+      422,
+      "validation_error",
+    );
     expect(all.details!.map((d) => d.field)).toEqual(["version", "changelog", "bundle"]);
-    const unknown = expectEnvelope(await submitVersion(emu, id, { version: "1.0.0", bundle: valid, extra: { notes: "hi" } }), 422, "validation_error");
+    const unknown = expectEnvelope(
+      await submitVersion(emu, id, { version: "1.0.0", bundle: valid, extra: { notes: "hi" } }),
+      422,
+      "validation_error",
+    );
     expect(unknown.details).toEqual([expect.objectContaining({ field: "notes" })]);
     expect(tempFiles()).toEqual([]);
   });
@@ -110,14 +158,26 @@ describe("POST /extensions/:id/versions", () => {
     // Duplicate label + bad bundle: the label is checked before the archive is inspected.
     expectEnvelope(await submitVersion(emu, id, { version: "1.0.0", bundle: bad }), 409, "version_exists");
     // Bad form + duplicate label: the form is checked first (an unknown part, or a field rule).
-    expect(expectEnvelope(await submitVersion(emu, id, { version: "1.0.0", bundle: valid, extra: { notes: "hi" } }), 422, "validation_error").details).toEqual([
-      expect.objectContaining({ field: "notes" }),
-    ]);
-    expect(expectEnvelope(await submitVersion(emu, id, { version: "1.0.0", changelog: "x".repeat(10_001), bundle: valid }), 422, "validation_error").details).toEqual([
-      expect.objectContaining({ field: "changelog" }),
-    ]);
+    expect(
+      expectEnvelope(
+        await submitVersion(emu, id, { version: "1.0.0", bundle: valid, extra: { notes: "hi" } }),
+        422,
+        "validation_error",
+      ).details,
+    ).toEqual([expect.objectContaining({ field: "notes" })]);
+    expect(
+      expectEnvelope(
+        await submitVersion(emu, id, { version: "1.0.0", changelog: "x".repeat(10_001), bundle: valid }),
+        422,
+        "validation_error",
+      ).details,
+    ).toEqual([expect.objectContaining({ field: "changelog" })]);
     // Bad form + bad bundle: the form's 422, not the bundle's.
-    expectEnvelope(await submitVersion(emu, id, { version: "2.0.0", changelog: "x".repeat(10_001), bundle: bad }), 422, "validation_error");
+    expectEnvelope(
+      await submitVersion(emu, id, { version: "2.0.0", changelog: "x".repeat(10_001), bundle: bad }),
+      422,
+      "validation_error",
+    );
     // Only a good form with a new label reaches the inspection.
     expectEnvelope(await submitVersion(emu, id, { version: "2.0.0", bundle: bad }), 422, "bundle_invalid");
     expect(tempFiles()).toEqual([]);
@@ -129,20 +189,30 @@ describe("POST /extensions/:id/versions", () => {
     const post = async (build: (form: FormData) => void) => {
       const form = new FormData();
       build(form);
-      return expectEnvelope(await emu.api("POST", `/extensions/${id}/versions`, { body: form }), 422, "validation_error").details;
+      return expectEnvelope(
+        await emu.api("POST", `/extensions/${id}/versions`, { body: form }),
+        422,
+        "validation_error",
+      ).details;
     };
-    expect(await post((f) => (f.append("version", "1.0.0"), f.append("version", "1.0.1"), f.append("bundle", file(), "b.tar.gz")))).toEqual([
-      { field: "version", message: expect.stringContaining("more than once") },
-    ]);
-    expect(await post((f) => (f.append("version", "1.0.0"), f.append("bundle", file(), "a.tar.gz"), f.append("bundle", file(), "b.tar.gz")))).toEqual([
-      { field: "bundle", message: expect.stringContaining("more than once") },
-    ]);
+    expect(
+      await post(
+        (f) => (f.append("version", "1.0.0"), f.append("version", "1.0.1"), f.append("bundle", file(), "b.tar.gz")),
+      ),
+    ).toEqual([{ field: "version", message: expect.stringContaining("more than once") }]);
+    expect(
+      await post(
+        (f) => (
+          f.append("version", "1.0.0"), f.append("bundle", file(), "a.tar.gz"), f.append("bundle", file(), "b.tar.gz")
+        ),
+      ),
+    ).toEqual([{ field: "bundle", message: expect.stringContaining("more than once") }]);
     expect(await post((f) => (f.append("version", "1.0.0"), f.append("bundle", "H4sIAAAA")))).toEqual([
       { field: "bundle", message: expect.stringContaining("not a text field") },
     ]);
-    expect(await post((f) => (f.append("version", new Blob(["1.0.0"]), "v.txt"), f.append("bundle", file(), "b.tar.gz")))).toEqual([
-      { field: "version", message: expect.stringContaining("text field") },
-    ]);
+    expect(
+      await post((f) => (f.append("version", new Blob(["1.0.0"]), "v.txt"), f.append("bundle", file(), "b.tar.gz"))),
+    ).toEqual([{ field: "version", message: expect.stringContaining("text field") }]);
     expect((await emu.api("GET", `/extensions/${id}/versions`)).body.versions).toEqual([]);
     expect(tempFiles()).toEqual([]);
   });
@@ -150,10 +220,24 @@ describe("POST /extensions/:id/versions", () => {
   test("an archive over bundle_total_bytes that fits in the form overhead is a 422 bundle_invalid at (archive)", async () => {
     const id = await createExtension(emu, "Just Over");
     const size = Bun.file(valid).size;
-    const cap = async (bytes: number) => expect((await emu.raw("PUT", `/_emulator/overrides/extensions/${id}`, { key: null, json: { bundle_total_bytes: bytes } })).status).toBe(200);
+    const cap = async (bytes: number) =>
+      expect(
+        (
+          await emu.raw("PUT", `/_emulator/overrides/extensions/${id}`, {
+            key: null,
+            json: { bundle_total_bytes: bytes },
+          })
+        ).status,
+      ).toBe(200);
     await cap(size - 1);
-    const err = expectEnvelope(await submitVersion(emu, id, { version: "1.0.0", bundle: valid }), 422, "bundle_invalid");
-    expect(err.details).toEqual([expect.objectContaining({ path: "(archive)", limit: "bundle_total_bytes", max: size - 1, current: size })]);
+    const err = expectEnvelope(
+      await submitVersion(emu, id, { version: "1.0.0", bundle: valid }),
+      422,
+      "bundle_invalid",
+    );
+    expect(err.details).toEqual([
+      expect.objectContaining({ path: "(archive)", limit: "bundle_total_bytes", max: size - 1, current: size }),
+    ]);
     expect(tempFiles()).toEqual([]);
     await cap(size); // exactly at the limit is allowed
     expect((await submitVersion(emu, id, { version: "1.0.0", bundle: valid })).status).toBe(202);
@@ -163,24 +247,49 @@ describe("POST /extensions/:id/versions", () => {
     const id = await createExtension(emu, "Broken Form");
     const headers = { "content-type": "multipart/form-data; boundary=x" };
     const cut = '--x\r\nContent-Disposition: form-data; name="version"\r\n\r\n1.0';
-    const malformed = expectEnvelope(await emu.api("POST", `/extensions/${id}/versions`, { body: cut, headers }), 422, "validation_error");
+    const malformed = expectEnvelope(
+      await emu.api("POST", `/extensions/${id}/versions`, { body: cut, headers }),
+      422,
+      "validation_error",
+    );
     expect(malformed.details).toEqual([{ field: "body", message: "the multipart/form-data body could not be parsed" }]);
     expect(malformed.message).toBe("Request failed validation: the multipart/form-data body could not be parsed");
-    const empty = expectEnvelope(await emu.api("POST", `/extensions/${id}/versions`, { body: "", headers }), 422, "validation_error");
+    const empty = expectEnvelope(
+      await emu.api("POST", `/extensions/${id}/versions`, { body: "", headers }),
+      422,
+      "validation_error",
+    );
     expect(empty.details).toEqual([{ field: "bundle", message: "bundle is required (the multipart body is empty)" }]);
     expect(tempFiles()).toEqual([]);
   });
 
   test("415 when the body is not multipart", async () => {
     const id = await createExtension(emu, "Not Multipart");
-    expectEnvelope(await emu.api("POST", `/extensions/${id}/versions`, { json: { version: "1.0.0" } }), 415, "unsupported_media_type");
-    expectEnvelope(await emu.api("POST", `/extensions/${id}/versions`, { body: await Bun.file(valid).arrayBuffer(), headers: { "content-type": "application/gzip" } }), 415, "unsupported_media_type");
+    expectEnvelope(
+      await emu.api("POST", `/extensions/${id}/versions`, { json: { version: "1.0.0" } }),
+      415,
+      "unsupported_media_type",
+    );
+    expectEnvelope(
+      await emu.api("POST", `/extensions/${id}/versions`, {
+        body: await Bun.file(valid).arrayBuffer(),
+        headers: { "content-type": "application/gzip" },
+      }),
+      415,
+      "unsupported_media_type",
+    );
   });
 
   test("413 when Content-Length announces more than the cap, answered before the body is sent", async () => {
     const id = await createExtension(emu, "Too Big");
     // Announce 60 MB, send only the headers, and read the answer without sending a byte of body.
-    const answer = await announce(emu.port, "POST", `/developer/v1/extensions/${id}/versions`, { Authorization: `Bearer ${DEMO_KEY}`, "Content-Type": "multipart/form-data; boundary=x" }, 60 * 1024 * 1024);
+    const answer = await announce(
+      emu.port,
+      "POST",
+      `/developer/v1/extensions/${id}/versions`,
+      { Authorization: `Bearer ${DEMO_KEY}`, "Content-Type": "multipart/form-data; boundary=x" },
+      60 * 1024 * 1024,
+    );
     expect(answer.status).toBe(413);
     expect(answer.body.error).toMatchObject({ code: "payload_too_large", status: 413 });
   });
@@ -188,7 +297,13 @@ describe("POST /extensions/:id/versions", () => {
   test("404 for another account's extension, 403 without versions:write", async () => {
     const id = await createExtension(emu, "Mine");
     // The extension is looked up before a byte of the body is read: answered with only the head sent.
-    const early = await announce(emu.port, "POST", `/developer/v1/extensions/${id}/versions`, { Authorization: `Bearer ${OTHER_KEY}`, "Content-Type": "multipart/form-data; boundary=x" }, 1024);
+    const early = await announce(
+      emu.port,
+      "POST",
+      `/developer/v1/extensions/${id}/versions`,
+      { Authorization: `Bearer ${OTHER_KEY}`, "Content-Type": "multipart/form-data; boundary=x" },
+      1024,
+    );
     expect(early.body.error).toMatchObject({ code: "extension_not_found", status: 404 });
     const missing = await submitVersion(emu, id, { version: "1.0.0", bundle: valid }, OTHER_KEY);
     expectEnvelope(missing, 404, "extension_not_found");
@@ -204,14 +319,27 @@ describe("GET /extensions/:id/versions", () => {
   test("newest first, with the list fields; approvedAt only on approved ones", async () => {
     const id = await createExtension(emu, "Listing");
     const ids: string[] = [];
-    for (const v of ["1.0.0", "1.1.0", "2.0.0"]) ids.push((await submitVersion(emu, id, { version: v, changelog: `cl ${v}`, bundle: valid })).body.version.id);
+    for (const v of ["1.0.0", "1.1.0", "2.0.0"])
+      ids.push((await submitVersion(emu, id, { version: v, changelog: `cl ${v}`, bundle: valid })).body.version.id);
     emu.runtime.services.versions.approveVersion(ids[1]!);
     const res = await emu.api("GET", `/extensions/${id}/versions`, { key: READ_KEY });
     expect(res.status).toBe(200);
     expect(res.body.versions.map((v: any) => v.version)).toEqual(["2.0.0", "1.1.0", "1.0.0"]);
     const [newest, approved] = res.body.versions;
-    expect(Object.keys(newest).sort()).toEqual(["bundleSizeBytes", "changelog", "id", "status", "submittedAt", "version"]);
-    expect(approved).toMatchObject({ status: "approved", approvedAt: expect.any(String), changelog: "cl 1.1.0", bundleSizeBytes: Bun.file(valid).size });
+    expect(Object.keys(newest).sort()).toEqual([
+      "bundleSizeBytes",
+      "changelog",
+      "id",
+      "status",
+      "submittedAt",
+      "version",
+    ]);
+    expect(approved).toMatchObject({
+      status: "approved",
+      approvedAt: expect.any(String),
+      changelog: "cl 1.1.0",
+      bundleSizeBytes: Bun.file(valid).size,
+    });
   });
 
   test("unknown query parameters are ignored, as on every GET; a bad include is still a 422", async () => {
@@ -223,9 +351,10 @@ describe("GET /extensions/:id/versions", () => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual(plain.body);
     }
-    expect(expectEnvelope(await emu.api("GET", `/extensions/${id}/versions?include=everything`), 422, "validation_error").details).toEqual([
-      expect.objectContaining({ field: "include" }),
-    ]);
+    expect(
+      expectEnvelope(await emu.api("GET", `/extensions/${id}/versions?include=everything`), 422, "validation_error")
+        .details,
+    ).toEqual([expect.objectContaining({ field: "include" })]);
   });
 
   test("404 for another account's extension", async () => {
@@ -251,6 +380,8 @@ describe("GET /extensions/:id/versions", () => {
     const all = (await emu.api("GET", `/extensions/${id}/versions?include=archived`)).body.versions;
     expect(all.length).toBe(101);
     expect(all.find((v: any) => v.id === second).status).toBe("archived");
-    expect(existsSync(emu.runtime.blobs.pathOf(emu.runtime.services.versions.findById(second).bundleBlobId))).toBe(true);
+    expect(existsSync(emu.runtime.blobs.pathOf(emu.runtime.services.versions.findById(second).bundleBlobId))).toBe(
+      true,
+    );
   }, 30_000);
 });

@@ -45,8 +45,21 @@ function inPieces(body: ReadableStream<Uint8Array>, size: number): ReadableStrea
   });
 }
 
-function request(body: ReadableStream<Uint8Array>, contentType: string, over: Partial<UploadRequest> = {}): UploadRequest {
-  return { contentType, contentLength: null, body, maxBytes: 64 << 20, limits: DEFAULT_BUNDLE_LIMITS, tempPath: () => join(temp, `upload-${n++}`), discard: () => {}, ...over };
+function request(
+  body: ReadableStream<Uint8Array>,
+  contentType: string,
+  over: Partial<UploadRequest> = {},
+): UploadRequest {
+  return {
+    contentType,
+    contentLength: null,
+    body,
+    maxBytes: 64 << 20,
+    limits: DEFAULT_BUNDLE_LIMITS,
+    tempPath: () => join(temp, `upload-${n++}`),
+    discard: () => {},
+    ...over,
+  };
 }
 
 describe("receiveUpload", () => {
@@ -71,21 +84,34 @@ describe("receiveUpload", () => {
     // The inspection let go of the part stream it shares with the temp file: the file still has every byte.
     expect(readFileSync(upload.bundle!.tempFile).equals(junk)).toBe(true);
     expect(upload.bundle!.sha256).toBe(createHash("sha256").update(junk).digest("hex"));
-    expect(upload.bundle!.inspection.problems).toEqual([{ path: "(archive)", message: "not a gzip file: the bundle must be a .tar.gz archive" }]);
+    expect(upload.bundle!.inspection.problems).toEqual([
+      { path: "(archive)", message: "not a gzip file: the bundle must be a .tar.gz archive" },
+    ]);
   });
 
   test("the archive's total is checked against the limit once every byte has arrived", async () => {
     const file = await bundles.make();
     const { body, contentType } = multipart(readFileSync(file));
-    const upload = await receiveUpload(request(body, contentType, { limits: { ...DEFAULT_BUNDLE_LIMITS, bundle_total_bytes: 100 } }));
-    expect(upload.bundle!.inspection.problems).toEqual([expect.objectContaining({ path: "(archive)", limit: "bundle_total_bytes", max: 100, current: upload.bundle!.bytes })]);
+    const upload = await receiveUpload(
+      request(body, contentType, { limits: { ...DEFAULT_BUNDLE_LIMITS, bundle_total_bytes: 100 } }),
+    );
+    expect(upload.bundle!.inspection.problems).toEqual([
+      expect.objectContaining({
+        path: "(archive)",
+        limit: "bundle_total_bytes",
+        max: 100,
+        current: upload.bundle!.bytes,
+      }),
+    ]);
   });
 
   test("a body cut off over the cap ends the inspection too, and the temp file is discarded", async () => {
     const file = await bundles.make();
     const { body, contentType } = multipart(readFileSync(file));
     const discarded: string[] = [];
-    const error = await receiveUpload(request(inPieces(body, 256), contentType, { maxBytes: 1024, discard: (f) => discarded.push(f) })).catch((e) => e);
+    const error = await receiveUpload(
+      request(inPieces(body, 256), contentType, { maxBytes: 1024, discard: (f) => discarded.push(f) }),
+    ).catch((e) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).code).toBe("payload_too_large");
     expect(discarded).toHaveLength(1);
@@ -103,7 +129,12 @@ describe("receiveUpload", () => {
     // Big enough that the parser waits on the failed write's backpressure: the failure must reach it.
     const { body, contentType } = multipart(new Uint8Array(8 << 20).fill(1));
     const discarded: string[] = [];
-    const attempt = receiveUpload(request(body, contentType, { tempPath: () => "/nonexistent-dir/for/ext/upload", discard: (f) => discarded.push(f) }));
+    const attempt = receiveUpload(
+      request(body, contentType, {
+        tempPath: () => "/nonexistent-dir/for/ext/upload",
+        discard: (f) => discarded.push(f),
+      }),
+    );
     const timeout = new Promise((resolve) => setTimeout(() => resolve("hung"), 5000));
     const error = await Promise.race([attempt.catch((e) => e), timeout]);
     expect((error as NodeJS.ErrnoException).code).toBe("ENOENT");
@@ -111,13 +142,19 @@ describe("receiveUpload", () => {
   });
 
   test("a body cut off inside an ignored extra file part is a 422 validation_error, not a crash", async () => {
-    const whole = "--x\r\n" + 'Content-Disposition: form-data; name="version"\r\n\r\n1.0.0\r\n' + "--x\r\n" +
-      'Content-Disposition: form-data; name="other"; filename="o.bin"\r\nContent-Type: application/octet-stream\r\n\r\n' + "z".repeat(100_000);
+    const whole =
+      "--x\r\n" +
+      'Content-Disposition: form-data; name="version"\r\n\r\n1.0.0\r\n' +
+      "--x\r\n" +
+      'Content-Disposition: form-data; name="other"; filename="o.bin"\r\nContent-Type: application/octet-stream\r\n\r\n' +
+      "z".repeat(100_000);
     const uncaught: unknown[] = [];
     const onUncaught = (e: unknown) => uncaught.push(e);
     process.on("uncaughtException", onUncaught);
     try {
-      const error = await receiveUpload(request(new Response(whole).body!, "multipart/form-data; boundary=x")).catch((e) => e);
+      const error = await receiveUpload(request(new Response(whole).body!, "multipart/form-data; boundary=x")).catch(
+        (e) => e,
+      );
       await new Promise((r) => setTimeout(r, 50)); // an unheard 'error' would surface on a later tick
       expect(error).toBeInstanceOf(ApiError);
       expect((error as ApiError).code).toBe("validation_error");

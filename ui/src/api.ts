@@ -44,7 +44,7 @@ async function send<T>(url: string, init: RequestInit & { json?: unknown }, auth
   const res = await fetch(url, { ...init, headers, body, credentials: "omit" });
   if (res.status === 204) return undefined as T;
   const text = await res.text();
-  let parsed: any = undefined;
+  let parsed: { error?: { code?: string; message?: string; details?: ApiFailure["details"] } } | undefined;
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {
@@ -53,7 +53,12 @@ async function send<T>(url: string, init: RequestInit & { json?: unknown }, auth
   if (!res.ok) {
     const e = parsed?.error;
     if (res.status === 401 && url.startsWith(CONTROL)) for (const l of tokenListeners) l();
-    throw new ApiFailure(res.status, e?.code ?? "http_error", e?.message ?? `${res.status} ${res.statusText}`, e?.details ?? []);
+    throw new ApiFailure(
+      res.status,
+      e?.code ?? "http_error",
+      e?.message ?? `${res.status} ${res.statusText}`,
+      e?.details ?? [],
+    );
   }
   return parsed as T;
 }
@@ -70,7 +75,9 @@ const dashboardKeys = new Map<string, Promise<string>>();
 function keyOf(accountId: string): Promise<string> {
   let key = dashboardKeys.get(accountId);
   if (!key) {
-    key = admin<{ plaintext: string }>("POST", `/accounts/${encodeURIComponent(accountId)}/dashboard-key`).then((r) => r.plaintext);
+    key = admin<{ plaintext: string }>("POST", `/accounts/${encodeURIComponent(accountId)}/dashboard-key`).then(
+      (r) => r.plaintext,
+    );
     key.catch(() => dashboardKeys.delete(accountId));
     dashboardKeys.set(accountId, key);
   }
@@ -79,7 +86,8 @@ function keyOf(accountId: string): Promise<string> {
 
 /** A developer-API call as `accountId`. */
 export async function asAccount<T>(accountId: string, method: string, path: string, json?: unknown): Promise<T> {
-  const call = async () => send<T>(API + path, { method, ...(json !== undefined ? { json } : {}) }, bearer(await keyOf(accountId)));
+  const call = async () =>
+    send<T>(API + path, { method, ...(json !== undefined ? { json } : {}) }, bearer(await keyOf(accountId)));
   try {
     return await call();
   } catch (e) {
@@ -99,7 +107,10 @@ export async function soundUrl(versionId: string, path: string): Promise<string>
   const headers: Record<string, string> = {};
   const token = adminToken.get();
   if (token) headers.authorization = `Bearer ${token}`;
-  const res = await fetch(`${CONTROL}/versions/${encodeURIComponent(versionId)}/sound?path=${encodeURIComponent(path)}`, { headers, credentials: "omit" });
+  const res = await fetch(
+    `${CONTROL}/versions/${encodeURIComponent(versionId)}/sound?path=${encodeURIComponent(path)}`,
+    { headers, credentials: "omit" },
+  );
   if (!res.ok) throw new ApiFailure(res.status, "http_error", `The sound could not be loaded (${res.status}).`);
   return URL.createObjectURL(await res.blob());
 }
@@ -111,7 +122,11 @@ export function streamRequests(onEntry: (entry: RequestEntry) => void, onState: 
     const headers: Record<string, string> = { accept: "text/event-stream" };
     const token = adminToken.get();
     if (token) headers.authorization = `Bearer ${token}`;
-    const res = await fetch(`${CONTROL}/requests/stream?recent=200`, { headers, signal: controller.signal, credentials: "omit" });
+    const res = await fetch(`${CONTROL}/requests/stream?recent=200`, {
+      headers,
+      signal: controller.signal,
+      credentials: "omit",
+    });
     if (!res.ok || !res.body) throw new Error(`stream ${res.status}`);
     onState(true);
     const reader = res.body.getReader();
@@ -137,9 +152,28 @@ export function streamRequests(onEntry: (entry: RequestEntry) => void, onState: 
 }
 
 // ---- Shapes of the answers the dashboard reads ----------------------------------------------------
-export interface Account { id: string; name: string; createdAt: string; extensions: number; activeApiKeys: number }
-export interface ApiKey { id: string; accountId: string; name: string; keyPrefix: string; scopes: string[]; createdAt: string; revokedAt: string | null; lastUsedAt?: string | null }
-export interface Clock { now: string; mode: "real" | "frozen"; offsetMs: number }
+export interface Account {
+  id: string;
+  name: string;
+  createdAt: string;
+  extensions: number;
+  activeApiKeys: number;
+}
+export interface ApiKey {
+  id: string;
+  accountId: string;
+  name: string;
+  keyPrefix: string;
+  scopes: string[];
+  createdAt: string;
+  revokedAt: string | null;
+  lastUsedAt?: string | null;
+}
+export interface Clock {
+  now: string;
+  mode: "real" | "frozen";
+  offsetMs: number;
+}
 export interface State {
   counts: Record<string, number>;
   faults: number;
@@ -148,23 +182,121 @@ export interface State {
   autoApproveMs: number | null;
   clock: Clock;
 }
-export interface ExtensionItem { id: string; slug: string; name: string; visibility: string; status: string; installCount: number; currentVersionId: string | null; createdAt: string; updatedAt: string }
-export interface Extension extends ExtensionItem { short_description: string; description: string; pricing: { type: string }; ratingCount: number }
-export interface Version { id: string; version: string; status: string; changelog: string; bundleSizeBytes: number; submittedAt: string; approvedAt?: string }
-export interface InstallStats { total: number; active: number; byVersion: Record<string, number> }
-export interface BundleFile { path: string; size: number; audio: string | null }
+export interface ExtensionItem {
+  id: string;
+  slug: string;
+  name: string;
+  visibility: string;
+  status: string;
+  installCount: number;
+  currentVersionId: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+export interface Extension extends ExtensionItem {
+  short_description: string;
+  description: string;
+  pricing: { type: string };
+  ratingCount: number;
+}
+export interface Version {
+  id: string;
+  version: string;
+  status: string;
+  changelog: string;
+  bundleSizeBytes: number;
+  submittedAt: string;
+  approvedAt?: string;
+}
+export interface InstallStats {
+  total: number;
+  active: number;
+  byVersion: Record<string, number>;
+}
+export interface BundleFile {
+  path: string;
+  size: number;
+  audio: string | null;
+}
 export interface Bundle {
-  versionId: string; extensionId: string; accountId: string; version: string; status: string; bundleSizeBytes: number; bundleSha256: string;
-  soundCount: number; warnings: string[]; files: BundleFile[]; truncated: boolean; manifest: unknown;
+  versionId: string;
+  extensionId: string;
+  accountId: string;
+  version: string;
+  status: string;
+  bundleSizeBytes: number;
+  bundleSha256: string;
+  soundCount: number;
+  warnings: string[];
+  files: BundleFile[];
+  truncated: boolean;
+  manifest: unknown;
 }
-export interface LimitRow { key: string; category: string; description: string; unit: string; value: number; source: string; default: number; hardMax: number | null; usage: number | null }
+export interface LimitRow {
+  key: string;
+  category: string;
+  description: string;
+  unit: string;
+  value: number;
+  source: string;
+  default: number;
+  hardMax: number | null;
+  usage: number | null;
+}
 export interface LimitRequest {
-  id: string; accountId: string; scope: "account" | "extension"; extensionId: string | null; limits: Record<string, number>; reason: string;
-  status: string; decisionReason: string | null; createdAt: string; decidedAt: string | null;
+  id: string;
+  accountId: string;
+  scope: "account" | "extension";
+  extensionId: string | null;
+  limits: Record<string, number>;
+  reason: string;
+  status: string;
+  decisionReason: string | null;
+  createdAt: string;
+  decidedAt: string | null;
 }
-export interface QueueItem { versionId: string; version: string; changelog: string; bundleSizeBytes: number; soundCount: number; warnings: string[]; submittedAt: string; extensionId: string; extensionName: string; accountId: string }
-export interface Fault { id: string; method: string | null; path: string; status: number | null; code: string | null; message: string | null; latencyMs: number; times: number | null; probability: number; fired: number; createdAt: string }
-export interface RequestEntry { id: number; method: string; path: string; status: number; accountId: string | null; keyId: string | null; durationMs: number; at: string }
+export interface QueueItem {
+  versionId: string;
+  version: string;
+  changelog: string;
+  bundleSizeBytes: number;
+  soundCount: number;
+  warnings: string[];
+  submittedAt: string;
+  extensionId: string;
+  extensionName: string;
+  accountId: string;
+}
+export interface Fault {
+  id: string;
+  method: string | null;
+  path: string;
+  status: number | null;
+  code: string | null;
+  message: string | null;
+  latencyMs: number;
+  times: number | null;
+  probability: number;
+  fired: number;
+  createdAt: string;
+}
+export interface RequestEntry {
+  id: number;
+  method: string;
+  path: string;
+  status: number;
+  accountId: string | null;
+  keyId: string | null;
+  durationMs: number;
+  at: string;
+}
 export interface RequestDetail extends RequestEntry {
-  detail: { query: string; requestHeaders: Record<string, string>; requestBody: string | null; requestBodyNote: string | null; responseHeaders: Record<string, string>; responseBody: string | null };
+  detail: {
+    query: string;
+    requestHeaders: Record<string, string>;
+    requestBody: string | null;
+    requestBodyNote: string | null;
+    responseHeaders: Record<string, string>;
+    responseBody: string | null;
+  };
 }

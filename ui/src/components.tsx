@@ -23,7 +23,12 @@ export function Status({ message }: { message: { kind: "ok" | "error"; text: str
 
 /** Loading, failed or ready. */
 export function Loading<T>({ state, children }: { state: Loaded<T>; children: (data: T) => ComponentChildren }) {
-  if (state.error) return <div class="note error" role="alert">{state.error.message}</div>;
+  if (state.error)
+    return (
+      <div class="note error" role="alert">
+        {state.error.message}
+      </div>
+    );
   if (state.data === undefined) return <p class="muted">Loading…</p>;
   return <>{children(state.data)}</>;
 }
@@ -90,17 +95,34 @@ export function Code({ text, label }: { text: string; label: string }) {
 }
 
 export const when = (iso: string | null | undefined) => (iso ? iso.replace("T", " ").replace(/\.\d+Z$/, "Z") : "—");
-export const bytes = (n: number) => (n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KB` : `${n} B`);
+export const bytes = (n: number) =>
+  n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KB` : `${n} B`;
 
 export function Badge({ value }: { value: string }) {
   return <span class={`badge badge-${value.replace(/[^a-z_]/g, "")}`}>{value}</span>;
 }
 
-export function Tabs<T extends string>({ tabs, current, onSelect, label }: { tabs: { id: T; label: string }[]; current: T; onSelect: (id: T) => void; label: string }) {
+export function Tabs<T extends string>({
+  tabs,
+  current,
+  onSelect,
+  label,
+}: {
+  tabs: { id: T; label: string }[];
+  current: T;
+  onSelect: (id: T) => void;
+  label: string;
+}) {
   return (
     <div class="tabs" role="group" aria-label={label}>
       {tabs.map((t) => (
-        <button type="button" key={t.id} class={t.id === current ? "tab active" : "tab"} aria-pressed={t.id === current} onClick={() => onSelect(t.id)}>
+        <button
+          type="button"
+          key={t.id}
+          class={t.id === current ? "tab active" : "tab"}
+          aria-pressed={t.id === current}
+          onClick={() => onSelect(t.id)}
+        >
           {t.label}
         </button>
       ))}

@@ -20,7 +20,7 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
       (data) => mine === seq.current && setState({ data, loading: false }),
       (error: Error) => mine === seq.current && setState({ error, loading: false }),
     );
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // The caller names what the load depends on; the load function itself is new on every render.
   }, [...deps, tick]);
   const reload = useCallback(() => setTick((n) => n + 1), []);
   return { data: state.data, error: state.error, loading: state.loading, reload };
@@ -39,7 +39,11 @@ export function useAction() {
       return true;
     } catch (e) {
       const details = e instanceof ApiFailure ? e.details.map((d) => d.message) : [];
-      setMessage({ kind: "error", text: e instanceof ApiFailure ? `${e.status} ${e.code}: ${e.message}` : String((e as Error).message), details });
+      setMessage({
+        kind: "error",
+        text: e instanceof ApiFailure ? `${e.status} ${e.code}: ${e.message}` : String((e as Error).message),
+        details,
+      });
       return false;
     } finally {
       setBusy(false);

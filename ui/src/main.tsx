@@ -1,14 +1,14 @@
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { admin, adminToken, ApiFailure, forgetDashboardKeys, onTokenNeeded, type Account } from "./api";
+import { type Account, ApiFailure, admin, adminToken, forgetDashboardKeys, onTokenNeeded } from "./api";
 import { useLoad } from "./hooks";
-import { href, useRoute } from "./router";
-import { OverviewPage } from "./pages/overview";
-import { KeysPage } from "./pages/keys";
-import { ExtensionsPage } from "./pages/extensions";
-import { LimitsPage } from "./pages/limits";
 import { AdminPage } from "./pages/admin";
+import { ExtensionsPage } from "./pages/extensions";
+import { KeysPage } from "./pages/keys";
+import { LimitsPage } from "./pages/limits";
+import { OverviewPage } from "./pages/overview";
 import { RequestsPage } from "./pages/requests";
+import { href, useRoute } from "./router";
 import "./styles.css";
 
 const NAV = [
@@ -28,7 +28,11 @@ function TokenPrompt({ onDone }: { onDone: () => void }) {
   return (
     <main id="main" class="narrow">
       <h1>Admin token</h1>
-      <p>This emulator is not bound to a loopback address, so its control plane needs the admin token that <code>ext serve</code> printed (or <code>--admin-token</code>). It is kept for this tab only and sent as a header, never as a cookie.</p>
+      <p>
+        This emulator is not bound to a loopback address, so its control plane needs the admin token that{" "}
+        <code>ext serve</code> printed (or <code>--admin-token</code>). It is kept for this tab only and sent as a
+        header, never as a cookie.
+      </p>
       <form
         onSubmit={async (e) => {
           e.preventDefault();
@@ -44,10 +48,19 @@ function TokenPrompt({ onDone }: { onDone: () => void }) {
         }}
       >
         <label for="admin-token">Admin token</label>
-        <input id="admin-token" type="password" autocomplete="off" value={value} onInput={(e) => setValue(e.currentTarget.value)} required />
+        <input
+          id="admin-token"
+          type="password"
+          autocomplete="off"
+          value={value}
+          onInput={(e) => setValue(e.currentTarget.value)}
+          required
+        />
         <button type="submit">Open the dashboard</button>
       </form>
-      <div role="status" aria-live="polite">{error && <p class="note error">{error}</p>}</div>
+      <div role="status" aria-live="polite">
+        {error && <p class="note error">{error}</p>}
+      </div>
     </main>
   );
 }
@@ -57,17 +70,35 @@ function App() {
   const [needToken, setNeedToken] = useState(false);
   const [generation, setGeneration] = useState(0);
   useEffect(() => onTokenNeeded(() => setNeedToken(true)), []);
-  const accounts = useLoad(() => admin<{ accounts: Account[] }>("GET", "/accounts").then((r) => r.accounts), [generation]);
+  const accounts = useLoad(
+    () => admin<{ accounts: Account[] }>("GET", "/accounts").then((r) => r.accounts),
+    [generation],
+  );
   const [account, setAccount] = useState<string>(() => sessionStorage.getItem(ACCOUNT_KEY) ?? "");
   const list = accounts.data ?? [];
   const current = list.some((a) => a.id === account) ? account : (list[0]?.id ?? "");
   const section = route[0] ?? "";
 
-  if (needToken) return <TokenPrompt onDone={() => (setNeedToken(false), setGeneration((g) => g + 1))} />;
+  if (needToken)
+    return (
+      <TokenPrompt
+        onDone={() => {
+          setNeedToken(false);
+          setGeneration((g) => g + 1);
+        }}
+      />
+    );
   const props = { account: current, accounts: list, refreshAccounts: accounts.reload, route };
   return (
     <>
-      <a class="skip" href="#main" onClick={(e) => (e.preventDefault(), document.getElementById("main")?.focus())}>
+      <a
+        class="skip"
+        href="#main"
+        onClick={(e) => {
+          e.preventDefault();
+          document.getElementById("main")?.focus();
+        }}
+      >
         Skip to content
       </a>
       <header class="top">

@@ -12,5 +12,5 @@ export function useRoute(): string[] {
   return route;
 }
 
-export const href = (...parts: string[]) => "#/" + parts.map(encodeURIComponent).join("/");
+export const href = (...parts: string[]) => `#/${parts.map(encodeURIComponent).join("/")}`;
 export const go = (...parts: string[]) => (location.hash = href(...parts));

@@ -1,5 +1,5 @@
-import { test } from "node:test";
 import assert from "node:assert/strict";
+import { test } from "node:test";
 import { api, deploy, extensionDir, useEmulator } from "../emulator.js";
 
 const emulator = useEmulator();

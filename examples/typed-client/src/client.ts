@@ -20,7 +20,8 @@ export interface Tour {
 /** Fails with the API's own error code and message. */
 function check<T>(result: { data?: T; error?: { error: { code: string; message: string } }; response: Response }): T {
   if (result.data !== undefined) return result.data;
-  if (result.error) throw new Error(`${result.response.status} ${result.error.error.code}: ${result.error.error.message}`);
+  if (result.error)
+    throw new Error(`${result.response.status} ${result.error.error.code}: ${result.error.error.message}`);
   if (result.response.ok) return undefined as T;
   throw new Error(`HTTP ${result.response.status}`);
 }
@@ -29,7 +30,11 @@ function check<T>(result: { data?: T; error?: { error: { code: string; message: 
 export async function tour(origin: string, apiKey: string, bundle: Blob): Promise<Tour> {
   const api = createClient<paths>({ baseUrl: origin, headers: { Authorization: `Bearer ${apiKey}` } });
 
-  const { extension: created } = check(await api.POST("/developer/v1/extensions", { body: { name: "Typed Client Board", short_description: "Made by the typed client" } }));
+  const { extension: created } = check(
+    await api.POST("/developer/v1/extensions", {
+      body: { name: "Typed Client Board", short_description: "Made by the typed client" },
+    }),
+  );
   const id = created.id;
   const list = check(await api.GET("/developer/v1/extensions"));
   const extension = check(await api.GET("/developer/v1/extensions/{id}", { params: { path: { id } } }));
@@ -54,9 +59,16 @@ export async function tour(origin: string, apiKey: string, bundle: Blob): Promis
   const stats = check(await api.GET("/developer/v1/extensions/{id}/installs", { params: { path: { id } } }));
   const limits = check(await api.GET("/developer/v1/extensions/{id}/limits", { params: { path: { id } } }));
 
-  check(await api.PUT("/developer/v1/extensions/{id}/secrets/{key}", { params: { path: { id, key: "API_TOKEN" } }, body: { value: "typed-client-secret" } }));
+  check(
+    await api.PUT("/developer/v1/extensions/{id}/secrets/{key}", {
+      params: { path: { id, key: "API_TOKEN" } },
+      body: { value: "typed-client-secret" },
+    }),
+  );
   const { keys } = check(await api.GET("/developer/v1/extensions/{id}/secrets", { params: { path: { id } } }));
-  check(await api.DELETE("/developer/v1/extensions/{id}/secrets/{key}", { params: { path: { id, key: "API_TOKEN" } } }));
+  check(
+    await api.DELETE("/developer/v1/extensions/{id}/secrets/{key}", { params: { path: { id, key: "API_TOKEN" } } }),
+  );
 
   return {
     extension: { ...extension, installCount },

@@ -19,7 +19,10 @@ try {
 
 const child = spawn(bin, process.argv.slice(2), { stdio: "inherit", windowsHide: true });
 /** @type {NodeJS.Signals[]} */
-const FORWARDED = process.platform === "win32" ? ["SIGINT", "SIGTERM", "SIGBREAK"] : ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2"];
+const FORWARDED =
+  process.platform === "win32"
+    ? ["SIGINT", "SIGTERM", "SIGBREAK"]
+    : ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2"];
 // A terminal's Ctrl-C reaches both processes (one process group); the binary handles a repeated signal.
 for (const signal of FORWARDED) process.on(signal, () => child.kill(signal));
 

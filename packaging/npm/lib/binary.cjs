@@ -42,23 +42,31 @@ function platformPackage(platform = process.platform, arch = process.arch) {
  */
 function binaryPath(env = process.env) {
   if (env.EXT_BINARY) {
-    if (!existsSync(env.EXT_BINARY)) throw new BinaryNotFoundError(`EXT_BINARY is set to ${env.EXT_BINARY}, which does not exist`);
+    if (!existsSync(env.EXT_BINARY))
+      throw new BinaryNotFoundError(`EXT_BINARY is set to ${env.EXT_BINARY}, which does not exist`);
     return env.EXT_BINARY;
   }
   const pkg = platformPackage();
   if (!pkg) {
     const known = Object.keys(PLATFORM_PACKAGES).join(", ");
-    throw new BinaryNotFoundError(`ext-emulator has no binary for ${process.platform}-${process.arch} (built for ${known}); set EXT_BINARY to an ext executable`);
+    throw new BinaryNotFoundError(
+      `ext-emulator has no binary for ${process.platform}-${process.arch} (built for ${known}); set EXT_BINARY to an ext executable`,
+    );
   }
   const file = process.platform === "win32" ? "ext.exe" : "ext";
   let dir;
   try {
     dir = join(require.resolve(`${pkg}/package.json`), "..");
   } catch {
-    throw new BinaryNotFoundError(`ext-emulator: the package ${pkg} is missing; install it with: npm i -D ${pkg}@${ownVersion()} (or set EXT_BINARY)`);
+    throw new BinaryNotFoundError(
+      `ext-emulator: the package ${pkg} is missing; install it with: npm i -D ${pkg}@${ownVersion()} (or set EXT_BINARY)`,
+    );
   }
   const bin = join(dir, "bin", file);
-  if (!existsSync(bin)) throw new BinaryNotFoundError(`ext-emulator: ${pkg} has no bin/${file}; reinstall it with: npm i -D ${pkg}@${ownVersion()}`);
+  if (!existsSync(bin))
+    throw new BinaryNotFoundError(
+      `ext-emulator: ${pkg} has no bin/${file}; reinstall it with: npm i -D ${pkg}@${ownVersion()}`,
+    );
   return bin;
 }
 

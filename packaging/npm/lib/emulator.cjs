@@ -20,7 +20,17 @@ const { httpClient } = require("./http.cjs");
 /** @typedef {import("../index").EmulatorEnv} EmulatorEnv */
 /** @typedef {import("../index").Fixture} Fixture */
 
-const OPTIONS = ["fixture", "dataDir", "port", "host", "rateLimits", "autoApproveMs", "logLevel", "binary", "startTimeoutMs"];
+const OPTIONS = [
+  "fixture",
+  "dataDir",
+  "port",
+  "host",
+  "rateLimits",
+  "autoApproveMs",
+  "logLevel",
+  "binary",
+  "startTimeoutMs",
+];
 /** What start-up failures quote from the server's stderr, at most. */
 const STDERR_CAP = 16 * 1024;
 /** How long stop() lets the server drain (it cuts in-flight requests after 5 s itself) before SIGKILL. */
@@ -46,7 +56,8 @@ class ControlPlaneError extends Error {
 
 /** The first API key written in the fixture with a plaintext, as the Bun startEmulator() picks it. @param {Fixture} fixture */
 function firstPlaintextKey(fixture) {
-  for (const account of fixture?.accounts ?? []) for (const k of account?.apiKeys ?? []) if (typeof k?.key === "string" && k.key) return k.key;
+  for (const account of fixture?.accounts ?? [])
+    for (const k of account?.apiKeys ?? []) if (typeof k?.key === "string" && k.key) return k.key;
   return null;
 }
 
@@ -64,7 +75,8 @@ function demoFixture() {
  * @param {Fixture | string | undefined} fixture @param {string} work
  */
 function seedOf(fixture, work) {
-  if (fixture === undefined || (fixture === "demo" && !existsSync(resolve("demo")))) return { seed: "demo", apiKey: firstPlaintextKey(demoFixture()) };
+  if (fixture === undefined || (fixture === "demo" && !existsSync(resolve("demo"))))
+    return { seed: "demo", apiKey: firstPlaintextKey(demoFixture()) };
   if (typeof fixture === "string") {
     const file = resolve(fixture);
     let parsed;
@@ -75,7 +87,8 @@ function seedOf(fixture, work) {
     }
     return { seed: file, apiKey: firstPlaintextKey(parsed) };
   }
-  if (typeof fixture !== "object" || fixture === null) throw new TypeError("startEmulator: fixture must be a fixture object, a file path or \"demo\"");
+  if (typeof fixture !== "object" || fixture === null)
+    throw new TypeError('startEmulator: fixture must be a fixture object, a file path or "demo"');
   // It may hold plaintext keys: written inside our own temp directory (mode 0700), removed by stop().
   const file = join(work, "fixture.json");
   writeFileSync(file, JSON.stringify(fixture), { mode: 0o600 });
@@ -84,7 +97,18 @@ function seedOf(fixture, work) {
 
 /** `ext serve` arguments for these options. @param {StartEmulatorOptions} o @param {string} seed @param {string} ready */
 function serveArgs(o, seed, ready) {
-  const args = ["serve", "--port", String(o.port ?? 0), "--host", o.host ?? "127.0.0.1", "--seed", seed, "--ready-file", ready, "--exit-with-stdin"];
+  const args = [
+    "serve",
+    "--port",
+    String(o.port ?? 0),
+    "--host",
+    o.host ?? "127.0.0.1",
+    "--seed",
+    seed,
+    "--ready-file",
+    ready,
+    "--exit-with-stdin",
+  ];
   args.push(...(o.dataDir === undefined ? ["--memory"] : ["--data-dir", resolve(o.dataDir)]));
   args.push("--log-level", o.logLevel ?? "silent");
   if (o.rateLimits === false) args.push("--no-rate-limits");
@@ -119,7 +143,10 @@ function controlClient(at, send) {
       res = await send(method, at.adminUrl + path, headers, body === undefined ? undefined : JSON.stringify(body));
     } catch (e) {
       // No answer at all (the server is gone, a wrong URL): say where, keep the socket error as the cause.
-      throw new Error(`${method} ${at.adminUrl}${path}: no answer from the emulator (${/** @type {Error} */ (e).message})`, { cause: e });
+      throw new Error(
+        `${method} ${at.adminUrl}${path}: no answer from the emulator (${/** @type {Error} */ (e).message})`,
+        { cause: e },
+      );
     }
     const text = res.text;
     /** @type {any} */
@@ -129,7 +156,14 @@ function controlClient(at, send) {
     } catch {
       json = undefined;
     }
-    if (!res.ok) throw new ControlPlaneError(method, path, res.status, json?.error?.code ?? "unknown", json?.error?.message ?? text.slice(0, 300));
+    if (!res.ok)
+      throw new ControlPlaneError(
+        method,
+        path,
+        res.status,
+        json?.error?.code ?? "unknown",
+        json?.error?.message ?? text.slice(0, 300),
+      );
     return json;
   };
   const id = (/** @type {string} */ s) => encodeURIComponent(s);
@@ -139,17 +173,27 @@ function controlClient(at, send) {
     adminUrl: at.adminUrl,
     apiKey: at.apiKey,
     adminToken: at.adminToken,
-    env: { EXT_BASE_URL: at.baseUrl, EXT_LOCAL_URL: at.baseUrl, EXT_ADMIN_URL: at.adminUrl, EXT_API_KEY: at.apiKey, EXT_ADMIN_TOKEN: at.adminToken },
+    env: {
+      EXT_BASE_URL: at.baseUrl,
+      EXT_LOCAL_URL: at.baseUrl,
+      EXT_ADMIN_URL: at.adminUrl,
+      EXT_API_KEY: at.apiKey,
+      EXT_ADMIN_TOKEN: at.adminToken,
+    },
     control,
     reset: async () => void (await control("POST", "/reset", {})),
     advanceClock: async (seconds) => void (await control("POST", "/clock", { advanceSeconds: seconds })),
     approveVersion: (versionId) => control("POST", `/versions/${id(versionId)}/approve`),
     rejectVersion: (versionId, reason) => control("POST", `/versions/${id(versionId)}/reject`, { reason }),
-    addInstalls: (extensionId, what = {}) => control("POST", `/extensions/${id(extensionId)}/installs`, typeof what === "number" ? { count: what } : what),
+    addInstalls: (extensionId, what = {}) =>
+      control("POST", `/extensions/${id(extensionId)}/installs`, typeof what === "number" ? { count: what } : what),
     setOverride: (target, limits) =>
-      "extensionId" in target ? control("PUT", `/overrides/extensions/${id(target.extensionId)}`, limits) : control("PUT", `/overrides/accounts/${id(target.accountId)}`, limits),
+      "extensionId" in target
+        ? control("PUT", `/overrides/extensions/${id(target.extensionId)}`, limits)
+        : control("PUT", `/overrides/accounts/${id(target.accountId)}`, limits),
     injectFault: async (rule) => (await control("POST", "/faults", rule)).fault,
-    requests: async (limit) => (await control("GET", `/requests${limit === undefined ? "" : `?limit=${limit}`}`)).requests,
+    requests: async (limit) =>
+      (await control("GET", `/requests${limit === undefined ? "" : `?limit=${limit}`}`)).requests,
   };
 }
 
@@ -161,9 +205,20 @@ function controlClient(at, send) {
  */
 function connectEmulator(env = process.env) {
   const { EXT_BASE_URL: baseUrl, EXT_ADMIN_URL: adminUrl, EXT_API_KEY: apiKey, EXT_ADMIN_TOKEN: adminToken } = env;
-  const missing = Object.entries({ EXT_BASE_URL: baseUrl, EXT_ADMIN_URL: adminUrl, EXT_API_KEY: apiKey }).filter(([, v]) => !v).map(([k]) => k);
-  if (missing.length) throw new StartEmulatorError(`connectEmulator: ${missing.join(", ")} not set; pass emulator.env from startEmulator() (or run under ext exec)`);
-  const at = { url: String(adminUrl).replace(/\/_emulator$/, ""), baseUrl: String(baseUrl), adminUrl: String(adminUrl), apiKey: String(apiKey), adminToken: adminToken ?? "" };
+  const missing = Object.entries({ EXT_BASE_URL: baseUrl, EXT_ADMIN_URL: adminUrl, EXT_API_KEY: apiKey })
+    .filter(([, v]) => !v)
+    .map(([k]) => k);
+  if (missing.length)
+    throw new StartEmulatorError(
+      `connectEmulator: ${missing.join(", ")} not set; pass emulator.env from startEmulator() (or run under ext exec)`,
+    );
+  const at = {
+    url: String(adminUrl).replace(/\/_emulator$/, ""),
+    baseUrl: String(baseUrl),
+    adminUrl: String(adminUrl),
+    apiKey: String(apiKey),
+    adminToken: adminToken ?? "",
+  };
   return controlClient(at, httpClient().send);
 }
 
@@ -175,7 +230,9 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  * @returns {Promise<Emulator>}
  */
 async function startEmulator(options = {}) {
-  for (const key of Object.keys(options)) if (!OPTIONS.includes(key)) throw new TypeError(`startEmulator: unknown option "${key}" (known: ${OPTIONS.join(", ")})`);
+  for (const key of Object.keys(options))
+    if (!OPTIONS.includes(key))
+      throw new TypeError(`startEmulator: unknown option "${key}" (known: ${OPTIONS.join(", ")})`);
   const bin = options.binary ?? binaryPath();
   const work = mkdtempSync(join(tmpdir(), "ext-emulator-"));
   const cleanup = () => rmSync(work, { recursive: true, force: true });
@@ -188,11 +245,17 @@ async function startEmulator(options = {}) {
   }
   if (!seed.apiKey) {
     cleanup();
-    throw new StartEmulatorError('the fixture has no API key with a plaintext "key"; add one so startEmulator can return it');
+    throw new StartEmulatorError(
+      'the fixture has no API key with a plaintext "key"; add one so startEmulator can return it',
+    );
   }
   const ready = join(work, "ready.json");
   const adminToken = randomBytes(24).toString("base64url");
-  const child = spawn(bin, serveArgs(options, seed.seed, ready), { env: childEnv(adminToken), stdio: ["pipe", "ignore", "pipe"], windowsHide: true });
+  const child = spawn(bin, serveArgs(options, seed.seed, ready), {
+    env: childEnv(adminToken),
+    stdio: ["pipe", "ignore", "pipe"],
+    windowsHide: true,
+  });
   let stderr = "";
   let started = false;
   const forward = options.logLevel !== undefined && options.logLevel !== "silent";
@@ -262,7 +325,10 @@ async function startEmulator(options = {}) {
 
   const client = httpClient();
   return {
-    ...controlClient({ url: info.url, baseUrl: info.baseUrl, adminUrl: info.adminUrl, apiKey: seed.apiKey, adminToken }, client.send),
+    ...controlClient(
+      { url: info.url, baseUrl: info.baseUrl, adminUrl: info.adminUrl, apiKey: seed.apiKey, adminToken },
+      client.send,
+    ),
     port: info.port,
     pid: info.pid,
     stop,

@@ -21,7 +21,10 @@ const IDLE_SOCKET_MS = 4_000;
 
 /** @returns {{ send: HttpSend; close(): void }} */
 function httpClient() {
-  const agents = { http: new http.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }), https: new https.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }) };
+  const agents = {
+    http: new http.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
+    https: new https.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
+  };
   /** @type {HttpSend} */
   const send = (method, url, headers, body) =>
     new Promise((resolve, reject) => {
@@ -29,16 +32,20 @@ function httpClient() {
       const secure = target.protocol === "https:";
       if (!secure && target.protocol !== "http:") return reject(new TypeError(`unsupported protocol in ${url}`));
       const all = body === undefined ? headers : { ...headers, "content-length": String(Buffer.byteLength(body)) };
-      const req = (secure ? https : http).request(target, { method, headers: all, agent: secure ? agents.https : agents.http }, (res) => {
-        /** @type {Buffer[]} */
-        const chunks = [];
-        res.on("data", (c) => chunks.push(c));
-        res.on("error", reject);
-        res.on("end", () => {
-          const status = res.statusCode ?? 0;
-          resolve({ status, ok: status >= 200 && status < 300, text: Buffer.concat(chunks).toString("utf8") });
-        });
-      });
+      const req = (secure ? https : http).request(
+        target,
+        { method, headers: all, agent: secure ? agents.https : agents.http },
+        (res) => {
+          /** @type {Buffer[]} */
+          const chunks = [];
+          res.on("data", (c) => chunks.push(c));
+          res.on("error", reject);
+          res.on("end", () => {
+            const status = res.statusCode ?? 0;
+            resolve({ status, ok: status >= 200 && status < 300, text: Buffer.concat(chunks).toString("utf8") });
+          });
+        },
+      );
       req.on("error", reject);
       req.end(body);
     });

@@ -1,5 +1,13 @@
 import { useEffect, useState } from "preact/hooks";
-import { admin, asAccount, forgetDashboardKeys, type Clock, type ExtensionItem, type Fault, type LimitRow } from "../api";
+import {
+  admin,
+  asAccount,
+  type Clock,
+  type ExtensionItem,
+  type Fault,
+  forgetDashboardKeys,
+  type LimitRow,
+} from "../api";
 import { Loading, Status, TableHead, TableWrap, when } from "../components";
 import { useAction, useLoad } from "../hooks";
 import type { PageProps } from "../page";
@@ -7,12 +15,31 @@ import type { PageProps } from "../page";
 export function OverridesPanel({ account }: PageProps) {
   const [target, setTarget] = useState("");
   const extensions = useLoad(
-    () => (account ? asAccount<{ extensions: ExtensionItem[] }>(account, "GET", "/extensions").then((r) => r.extensions) : Promise.resolve([])),
+    () =>
+      account
+        ? asAccount<{ extensions: ExtensionItem[] }>(account, "GET", "/extensions").then((r) => r.extensions)
+        : Promise.resolve([]),
     [account],
   );
-  const scopePath = target ? `/overrides/extensions/${encodeURIComponent(target)}` : `/overrides/accounts/${encodeURIComponent(account)}`;
-  const current = useLoad(() => (account ? admin<{ overrides: Record<string, number> }>("GET", scopePath).then((r) => r.overrides) : Promise.resolve({})), [scopePath]);
-  const keys = useLoad(() => (account ? admin<{ limits: LimitRow[] }>("GET", `/limits?accountId=${encodeURIComponent(account)}`).then((r) => r.limits.map((l) => l.key)) : Promise.resolve([])), [account]);
+  const scopePath = target
+    ? `/overrides/extensions/${encodeURIComponent(target)}`
+    : `/overrides/accounts/${encodeURIComponent(account)}`;
+  const current = useLoad(
+    () =>
+      account
+        ? admin<{ overrides: Record<string, number> }>("GET", scopePath).then((r) => r.overrides)
+        : Promise.resolve({}),
+    [scopePath],
+  );
+  const keys = useLoad(
+    () =>
+      account
+        ? admin<{ limits: LimitRow[] }>("GET", `/limits?accountId=${encodeURIComponent(account)}`).then((r) =>
+            r.limits.map((l) => l.key),
+          )
+        : Promise.resolve([]),
+    [account],
+  );
   const [rows, setRows] = useState<[string, string][]>([]);
   useEffect(() => setRows(Object.entries(current.data ?? {}).map(([k, v]) => [k, String(v)])), [current.data]);
   const [newKey, setNewKey] = useState("max_sounds_per_extension");
@@ -38,19 +65,35 @@ export function OverridesPanel({ account }: PageProps) {
             onSubmit={async (e) => {
               e.preventDefault();
               await action.run(async () => {
-                await admin("PUT", scopePath, Object.fromEntries(rows.map(([k, v]) => [k, v === "" ? null : Number(v)])));
+                await admin(
+                  "PUT",
+                  scopePath,
+                  Object.fromEntries(rows.map(([k, v]) => [k, v === "" ? null : Number(v)])),
+                );
                 current.reload();
               }, "Overrides saved.");
             }}
           >
-            {rows.length === 0 && <p>No overrides: every limit has its platform default (or the account's override).</p>}
+            {rows.length === 0 && (
+              <p>No overrides: every limit has its platform default (or the account's override).</p>
+            )}
             {rows.map(([k, v], i) => (
               <div class="inline" key={k}>
                 <label for={`ov-${k}`}>
                   <code>{k}</code>
                 </label>
-                <input id={`ov-${k}`} type="number" value={v} onInput={(e) => setRows(rows.map((r, j) => (j === i ? [k, e.currentTarget.value] : r)))} />
-                <button type="button" class="secondary small" aria-label={`Drop ${k}`} onClick={() => setRows(rows.filter((_, j) => j !== i))}>
+                <input
+                  id={`ov-${k}`}
+                  type="number"
+                  value={v}
+                  onInput={(e) => setRows(rows.map((r, j) => (j === i ? [k, e.currentTarget.value] : r)))}
+                />
+                <button
+                  type="button"
+                  class="secondary small"
+                  aria-label={`Drop ${k}`}
+                  onClick={() => setRows(rows.filter((_, j) => j !== i))}
+                >
                   Drop
                 </button>
               </div>
@@ -64,7 +107,11 @@ export function OverridesPanel({ account }: PageProps) {
                   </option>
                 ))}
               </select>
-              <button type="button" class="secondary" onClick={() => !rows.some(([k]) => k === newKey) && setRows([...rows, [newKey, ""]])}>
+              <button
+                type="button"
+                class="secondary"
+                onClick={() => !rows.some(([k]) => k === newKey) && setRows([...rows, [newKey, ""]])}
+              >
                 Add
               </button>
             </div>
@@ -75,10 +122,12 @@ export function OverridesPanel({ account }: PageProps) {
               <button
                 type="button"
                 class="danger"
-                onClick={() => action.run(async () => {
-                  await admin("DELETE", scopePath);
-                  current.reload();
-                }, "Overrides removed.")}
+                onClick={() =>
+                  action.run(async () => {
+                    await admin("DELETE", scopePath);
+                    current.reload();
+                  }, "Overrides removed.")
+                }
               >
                 Remove all
               </button>
@@ -112,14 +161,31 @@ export function ClockPanel() {
           </p>
         )}
       </Loading>
-      <form class="inline" onSubmit={(e) => (e.preventDefault(), post({ advanceSeconds: Number(seconds) }, "Clock moved."))}>
+      <form
+        class="inline"
+        onSubmit={(e) => {
+          e.preventDefault();
+          post({ advanceSeconds: Number(seconds) }, "Clock moved.");
+        }}
+      >
         <label for="clock-adv">Advance by (seconds)</label>
         <input id="clock-adv" type="number" value={seconds} onInput={(e) => setSeconds(e.currentTarget.value)} />
         <button type="submit">Advance</button>
       </form>
-      <form class="inline" onSubmit={(e) => (e.preventDefault(), post({ set: at, freeze }, "Clock set."))}>
+      <form
+        class="inline"
+        onSubmit={(e) => {
+          e.preventDefault();
+          post({ set: at, freeze }, "Clock set.");
+        }}
+      >
         <label for="clock-set">Set to (ISO 8601)</label>
-        <input id="clock-set" placeholder="2030-01-01T00:00:00.000Z" value={at} onInput={(e) => setAt(e.currentTarget.value)} />
+        <input
+          id="clock-set"
+          placeholder="2030-01-01T00:00:00.000Z"
+          value={at}
+          onInput={(e) => setAt(e.currentTarget.value)}
+        />
         <label class="check">
           <input type="checkbox" checked={freeze} onChange={(e) => setFreeze(e.currentTarget.checked)} /> freeze
         </label>
@@ -140,9 +206,17 @@ export function ClockPanel() {
 
 export function FaultsPanel() {
   const faults = useLoad(() => admin<{ faults: Fault[] }>("GET", "/faults").then((r) => r.faults), []);
-  const [form, setForm] = useState({ method: "", path: "/extensions", status: "503", code: "", times: "", latencyMs: "" });
+  const [form, setForm] = useState({
+    method: "",
+    path: "/extensions",
+    status: "503",
+    code: "",
+    times: "",
+    latencyMs: "",
+  });
   const action = useAction();
-  const set = (k: keyof typeof form) => (e: { currentTarget: { value: string } }) => setForm({ ...form, [k]: e.currentTarget.value });
+  const set = (k: keyof typeof form) => (e: { currentTarget: { value: string } }) =>
+    setForm({ ...form, [k]: e.currentTarget.value });
   return (
     <section aria-labelledby="faults-h">
       <h2 id="faults-h">Faults</h2>
@@ -209,10 +283,12 @@ export function FaultsPanel() {
                         type="button"
                         class="danger small"
                         aria-label={`Remove fault ${f.id}`}
-                        onClick={() => action.run(async () => {
-                          await admin("DELETE", `/faults/${encodeURIComponent(f.id)}`);
-                          faults.reload();
-                        }, "Fault removed.")}
+                        onClick={() =>
+                          action.run(async () => {
+                            await admin("DELETE", `/faults/${encodeURIComponent(f.id)}`);
+                            faults.reload();
+                          }, "Fault removed.")
+                        }
                       >
                         Remove
                       </button>
@@ -228,10 +304,12 @@ export function FaultsPanel() {
         <button
           type="button"
           class="danger"
-          onClick={() => action.run(async () => {
-            await admin("DELETE", "/faults");
-            faults.reload();
-          }, "Every fault removed.")}
+          onClick={() =>
+            action.run(async () => {
+              await admin("DELETE", "/faults");
+              faults.reload();
+            }, "Every fault removed.")
+          }
         >
           Remove all faults
         </button>
@@ -247,7 +325,10 @@ export function StatePanel({ refreshAccounts }: PageProps) {
   return (
     <section aria-labelledby="reset-h">
       <h2 id="reset-h">Reset</h2>
-      <p>Wipes every row, bundle, rate window, fault, the request log and the clock, then loads the start-up fixture again.</p>
+      <p>
+        Wipes every row, bundle, rate window, fault, the request log and the clock, then loads the start-up fixture
+        again.
+      </p>
       {!confirm ? (
         <button type="button" class="danger" onClick={() => setConfirm(true)}>
           Reset…
@@ -292,7 +373,13 @@ export function StatePanel({ refreshAccounts }: PageProps) {
         }}
       >
         <label for="fixture">Fixture (JSON, the format of --seed)</label>
-        <textarea id="fixture" rows={8} value={fixture} onInput={(e) => setFixture(e.currentTarget.value)} placeholder='{"accounts":[{"id":"acc_new","name":"New","apiKeys":[{"name":"ci","scopes":["*"]}]}]}' />
+        <textarea
+          id="fixture"
+          rows={8}
+          value={fixture}
+          onInput={(e) => setFixture(e.currentTarget.value)}
+          placeholder='{"accounts":[{"id":"acc_new","name":"New","apiKeys":[{"name":"ci","scopes":["*"]}]}]}'
+        />
         <button type="submit">Load fixture</button>
       </form>
       <Status message={action.message} />

@@ -80,10 +80,12 @@ function ReviewQueue() {
                         type="button"
                         aria-label={`Approve ${v.extensionName} ${v.version}`}
                         disabled={action.busy}
-                        onClick={() => action.run(async () => {
-                          await admin("POST", `/versions/${encodeURIComponent(v.versionId)}/approve`);
-                          queue.reload();
-                        }, `${v.extensionName} ${v.version} approved.`)}
+                        onClick={() =>
+                          action.run(async () => {
+                            await admin("POST", `/versions/${encodeURIComponent(v.versionId)}/approve`);
+                            queue.reload();
+                          }, `${v.extensionName} ${v.version} approved.`)
+                        }
                       >
                         Approve
                       </button>
@@ -92,7 +94,9 @@ function ReviewQueue() {
                         onSubmit={(e) => {
                           e.preventDefault();
                           void action.run(async () => {
-                            await admin("POST", `/versions/${encodeURIComponent(v.versionId)}/reject`, { reason: reasons[v.versionId] ?? "" });
+                            await admin("POST", `/versions/${encodeURIComponent(v.versionId)}/reject`, {
+                              reason: reasons[v.versionId] ?? "",
+                            });
                             queue.reload();
                           }, `${v.extensionName} ${v.version} rejected.`);
                         }}
@@ -100,7 +104,12 @@ function ReviewQueue() {
                         <label for={`rej-${v.versionId}`} class="sr-only">
                           Reason to reject {v.version}
                         </label>
-                        <input id={`rej-${v.versionId}`} placeholder="Reason" value={reasons[v.versionId] ?? ""} onInput={(e) => setReasons({ ...reasons, [v.versionId]: e.currentTarget.value })} />
+                        <input
+                          id={`rej-${v.versionId}`}
+                          placeholder="Reason"
+                          value={reasons[v.versionId] ?? ""}
+                          onInput={(e) => setReasons({ ...reasons, [v.versionId]: e.currentTarget.value })}
+                        />
                         <button type="submit" class="danger" disabled={action.busy}>
                           Reject
                         </button>
@@ -118,7 +127,10 @@ function ReviewQueue() {
 }
 
 function LimitRequests() {
-  const list = useLoad(() => admin<{ limitRequests: LimitRequest[] }>("GET", "/limit-requests").then((r) => r.limitRequests), []);
+  const list = useLoad(
+    () => admin<{ limitRequests: LimitRequest[] }>("GET", "/limit-requests").then((r) => r.limitRequests),
+    [],
+  );
   const [reasons, setReasons] = useState<Record<string, string>>({});
   const action = useAction();
   return (
@@ -136,10 +148,12 @@ function LimitRequests() {
                   <button
                     type="button"
                     aria-label={`Approve ${r.id}`}
-                    onClick={() => action.run(async () => {
-                      await admin("POST", `/limit-requests/${encodeURIComponent(r.id)}/approve`, {});
-                      list.reload();
-                    }, `${r.id} approved: the new values apply now.`)}
+                    onClick={() =>
+                      action.run(async () => {
+                        await admin("POST", `/limit-requests/${encodeURIComponent(r.id)}/approve`, {});
+                        list.reload();
+                      }, `${r.id} approved: the new values apply now.`)
+                    }
                   >
                     Approve
                   </button>
@@ -148,7 +162,9 @@ function LimitRequests() {
                     onSubmit={(e) => {
                       e.preventDefault();
                       void action.run(async () => {
-                        await admin("POST", `/limit-requests/${encodeURIComponent(r.id)}/reject`, { reason: reasons[r.id] ?? "" });
+                        await admin("POST", `/limit-requests/${encodeURIComponent(r.id)}/reject`, {
+                          reason: reasons[r.id] ?? "",
+                        });
                         list.reload();
                       }, `${r.id} rejected.`);
                     }}
@@ -156,7 +172,12 @@ function LimitRequests() {
                     <label for={`lrr-${r.id}`} class="sr-only">
                       Reason to reject {r.id}
                     </label>
-                    <input id={`lrr-${r.id}`} placeholder="Reason" value={reasons[r.id] ?? ""} onInput={(e) => setReasons({ ...reasons, [r.id]: e.currentTarget.value })} />
+                    <input
+                      id={`lrr-${r.id}`}
+                      placeholder="Reason"
+                      value={reasons[r.id] ?? ""}
+                      onInput={(e) => setReasons({ ...reasons, [r.id]: e.currentTarget.value })}
+                    />
                     <button type="submit" class="danger">
                       Reject
                     </button>
@@ -173,7 +194,10 @@ function LimitRequests() {
 
 function ExtensionStatus({ account }: PageProps) {
   const list = useLoad(
-    () => (account ? asAccount<{ extensions: ExtensionItem[] }>(account, "GET", "/extensions").then((r) => r.extensions) : Promise.resolve([])),
+    () =>
+      account
+        ? asAccount<{ extensions: ExtensionItem[] }>(account, "GET", "/extensions").then((r) => r.extensions)
+        : Promise.resolve([]),
     [account],
   );
   const action = useAction();
@@ -203,10 +227,18 @@ function ExtensionStatus({ account }: PageProps) {
                         <button
                           type="button"
                           class={disabled ? "" : "danger"}
-                          onClick={() => action.run(async () => {
-                            await admin("POST", `/extensions/${encodeURIComponent(e.id)}/${disabled ? "enable" : "disable"}`);
-                            list.reload();
-                          }, `${e.name} ${disabled ? "enabled" : "disabled"}.`)}
+                          onClick={() =>
+                            action.run(
+                              async () => {
+                                await admin(
+                                  "POST",
+                                  `/extensions/${encodeURIComponent(e.id)}/${disabled ? "enable" : "disable"}`,
+                                );
+                                list.reload();
+                              },
+                              `${e.name} ${disabled ? "enabled" : "disabled"}.`,
+                            )
+                          }
                         >
                           {disabled ? "Enable" : "Disable"} {e.name}
                         </button>

@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { admin, soundUrl, type Bundle } from "../api";
+import { admin, type Bundle, soundUrl } from "../api";
 import { Badge, bytes, Loading, TableHead, TableWrap } from "../components";
 import { useLoad } from "../hooks";
 import type { PageProps } from "../page";
@@ -12,11 +12,13 @@ export function BundlePage({ extensionId, versionId }: PageProps & { extensionId
       {(b) => (
         <>
           <p class="crumbs">
-            <a href={href("extensions")}>Extensions</a> › <a href={href("extensions", extensionId)}>{extensionId}</a> › {b.version}
+            <a href={href("extensions")}>Extensions</a> › <a href={href("extensions", extensionId)}>{extensionId}</a> ›{" "}
+            {b.version}
           </p>
           <h1>Bundle of {b.version}</h1>
           <p>
-            <Badge value={b.status} /> · {bytes(b.bundleSizeBytes)} · {b.soundCount} sounds · SHA-256 <code class="wrap">{b.bundleSha256}</code>
+            <Badge value={b.status} /> · {bytes(b.bundleSizeBytes)} · {b.soundCount} sounds · SHA-256{" "}
+            <code class="wrap">{b.bundleSha256}</code>
           </p>
           <section aria-labelledby="warn-h">
             <h2 id="warn-h">Inspection warnings</h2>

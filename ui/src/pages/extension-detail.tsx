@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { admin, asAccount, ApiFailure, type Extension, type InstallStats, type QueueItem, type Version } from "../api";
+import { ApiFailure, admin, asAccount, type Extension, type InstallStats, type QueueItem, type Version } from "../api";
 import { Badge, bytes, Loading, Status, TableHead, TableWrap, when } from "../components";
 import { useAction, useInterval, useLoad } from "../hooks";
 import type { PageProps } from "../page";
@@ -28,12 +28,20 @@ export function ExtensionDetail({ account, extensionId, refreshAccounts }: PageP
   // reload: the control plane's review queue is polled (it is not in the request log), and when this
   // extension's pending versions there differ from the ones shown, the page's data is loaded again.
   const shownPending = useRef("");
-  shownPending.current = (state.data?.versions ?? []).filter((v) => v.status === "pending").map((v) => v.id).sort().join(",");
+  shownPending.current = (state.data?.versions ?? [])
+    .filter((v) => v.status === "pending")
+    .map((v) => v.id)
+    .sort()
+    .join(",");
   useInterval(async () => {
     if (!state.data || state.loading) return;
     try {
       const queue = await admin<{ versions: QueueItem[] }>("GET", "/review-queue");
-      const pending = queue.versions.filter((v) => v.extensionId === extensionId).map((v) => v.versionId).sort().join(",");
+      const pending = queue.versions
+        .filter((v) => v.extensionId === extensionId)
+        .map((v) => v.versionId)
+        .sort()
+        .join(",");
       if (pending !== shownPending.current) state.reload();
     } catch {
       // the next tick tries again
@@ -49,13 +57,21 @@ export function ExtensionDetail({ account, extensionId, refreshAccounts }: PageP
           </p>
           <h1>{d.extension.name}</h1>
           <p>
-            Status <Badge value={d.extension.status} /> · {d.extension.visibility} · current version <code>{d.extension.currentVersionId ?? "none"}</code>
+            Status <Badge value={d.extension.status} /> · {d.extension.visibility} · current version{" "}
+            <code>{d.extension.currentVersionId ?? "none"}</code>
           </p>
           <DetailsForm account={account} extension={d.extension} onSaved={state.reload} />
           <Versions extensionId={extensionId} versions={d.versions} />
           <Installs extensionId={extensionId} installs={d.installs} versions={d.versions} onChange={state.reload} />
           <Secrets account={account} extensionId={extensionId} names={d.secrets} onChange={state.reload} />
-          <Danger account={account} extensionId={extensionId} onDeleted={() => (refreshAccounts(), go("extensions"))} />
+          <Danger
+            account={account}
+            extensionId={extensionId}
+            onDeleted={() => {
+              refreshAccounts();
+              go("extensions");
+            }}
+          />
         </>
       )}
     </Loading>
@@ -63,21 +79,63 @@ export function ExtensionDetail({ account, extensionId, refreshAccounts }: PageP
 }
 
 function DetailsForm({ account, extension, onSaved }: { account: string; extension: Extension; onSaved(): void }) {
-  const [form, setForm] = useState({ name: extension.name, short_description: extension.short_description, description: extension.description, visibility: extension.visibility });
-  useEffect(() => setForm({ name: extension.name, short_description: extension.short_description, description: extension.description, visibility: extension.visibility }), [extension.updatedAt]);
+  const [form, setForm] = useState({
+    name: extension.name,
+    short_description: extension.short_description,
+    description: extension.description,
+    visibility: extension.visibility,
+  });
+  useEffect(
+    () =>
+      setForm({
+        name: extension.name,
+        short_description: extension.short_description,
+        description: extension.description,
+        visibility: extension.visibility,
+      }),
+    [extension.updatedAt],
+  );
   const action = useAction();
-  const field = (k: keyof typeof form) => ({ value: form[k], onInput: (e: { currentTarget: { value: string } }) => setForm({ ...form, [k]: e.currentTarget.value }) });
+  const field = (k: keyof typeof form) => ({
+    value: form[k],
+    onInput: (e: { currentTarget: { value: string } }) => setForm({ ...form, [k]: e.currentTarget.value }),
+  });
   return (
     <section aria-labelledby="details-h">
       <h2 id="details-h">Details</h2>
       <dl class="facts">
-        <div><dt>Id</dt><dd><code>{extension.id}</code></dd></div>
-        <div><dt>Slug</dt><dd><code>{extension.slug}</code></dd></div>
-        <div><dt>Pricing</dt><dd>{extension.pricing.type}</dd></div>
-        <div><dt>Installs</dt><dd>{extension.installCount}</dd></div>
-        <div><dt>Ratings</dt><dd>{extension.ratingCount}</dd></div>
-        <div><dt>Created</dt><dd>{when(extension.createdAt)}</dd></div>
-        <div><dt>Updated</dt><dd>{when(extension.updatedAt)}</dd></div>
+        <div>
+          <dt>Id</dt>
+          <dd>
+            <code>{extension.id}</code>
+          </dd>
+        </div>
+        <div>
+          <dt>Slug</dt>
+          <dd>
+            <code>{extension.slug}</code>
+          </dd>
+        </div>
+        <div>
+          <dt>Pricing</dt>
+          <dd>{extension.pricing.type}</dd>
+        </div>
+        <div>
+          <dt>Installs</dt>
+          <dd>{extension.installCount}</dd>
+        </div>
+        <div>
+          <dt>Ratings</dt>
+          <dd>{extension.ratingCount}</dd>
+        </div>
+        <div>
+          <dt>Created</dt>
+          <dd>{when(extension.createdAt)}</dd>
+        </div>
+        <div>
+          <dt>Updated</dt>
+          <dd>{when(extension.updatedAt)}</dd>
+        </div>
       </dl>
       <form
         class="stack"
@@ -99,7 +157,11 @@ function DetailsForm({ account, extension, onSaved }: { account: string; extensi
         <label for="f-desc">Description</label>
         <textarea id="f-desc" rows={4} {...field("description")} />
         <label for="f-vis">Visibility</label>
-        <select id="f-vis" value={form.visibility} onChange={(e) => setForm({ ...form, visibility: e.currentTarget.value })}>
+        <select
+          id="f-vis"
+          value={form.visibility}
+          onChange={(e) => setForm({ ...form, visibility: e.currentTarget.value })}
+        >
           <option value="private">private</option>
           <option value="unlisted">unlisted</option>
           <option value="public">public</option>
@@ -118,7 +180,9 @@ function Versions({ extensionId, versions }: { extensionId: string; versions: Ve
     <section aria-labelledby="versions-h">
       <h2 id="versions-h">Versions</h2>
       {versions.length === 0 ? (
-        <p>No versions yet: deploy one with <code>ext deploy</code>.</p>
+        <p>
+          No versions yet: deploy one with <code>ext deploy</code>.
+        </p>
       ) : (
         <TableWrap label="Versions">
           <TableHead columns={["Version", "Status", "Size", "Submitted", "Approved", "Changelog"]} />
@@ -144,19 +208,32 @@ function Versions({ extensionId, versions }: { extensionId: string; versions: Ve
   );
 }
 
-function Installs({ extensionId, installs, versions, onChange }: { extensionId: string; installs: InstallStats; versions: Version[]; onChange(): void }) {
+function Installs({
+  extensionId,
+  installs,
+  versions,
+  onChange,
+}: {
+  extensionId: string;
+  installs: InstallStats;
+  versions: Version[];
+  onChange(): void;
+}) {
   const [count, setCount] = useState("1");
   const [versionId, setVersionId] = useState("");
   const action = useAction();
   const labelOf = (id: string) => versions.find((v) => v.id === id)?.version ?? id;
   const max = Math.max(1, ...Object.values(installs.byVersion));
   const simulate = (what: "installs" | "uninstalls") =>
-    action.run(async () => {
-      const body: Record<string, unknown> = { count: Number(count) };
-      if (versionId) body.versionId = versionId;
-      await admin("POST", `/extensions/${encodeURIComponent(extensionId)}/${what}`, body);
-      onChange();
-    }, what === "installs" ? "Installs recorded." : "Uninstalls recorded.");
+    action.run(
+      async () => {
+        const body: Record<string, unknown> = { count: Number(count) };
+        if (versionId) body.versionId = versionId;
+        await admin("POST", `/extensions/${encodeURIComponent(extensionId)}/${what}`, body);
+        onChange();
+      },
+      what === "installs" ? "Installs recorded." : "Uninstalls recorded.",
+    );
   return (
     <section aria-labelledby="installs-h">
       <h2 id="installs-h">Installs</h2>
@@ -179,17 +256,25 @@ function Installs({ extensionId, installs, versions, onChange }: { extensionId: 
           </ul>
         )}
       </figure>
-      <form class="inline" onSubmit={(e) => (e.preventDefault(), simulate("installs"))}>
+      <form
+        class="inline"
+        onSubmit={(e) => {
+          e.preventDefault();
+          simulate("installs");
+        }}
+      >
         <label for="inst-count">How many</label>
         <input id="inst-count" type="number" min={1} value={count} onInput={(e) => setCount(e.currentTarget.value)} />
         <label for="inst-version">Version</label>
         <select id="inst-version" value={versionId} onChange={(e) => setVersionId(e.currentTarget.value)}>
           <option value="">current version</option>
-          {versions.filter((v) => v.status === "approved").map((v) => (
-            <option key={v.id} value={v.id}>
-              {v.version}
-            </option>
-          ))}
+          {versions
+            .filter((v) => v.status === "approved")
+            .map((v) => (
+              <option key={v.id} value={v.id}>
+                {v.version}
+              </option>
+            ))}
         </select>
         <button type="submit" disabled={action.busy}>
           Simulate installs
@@ -203,7 +288,17 @@ function Installs({ extensionId, installs, versions, onChange }: { extensionId: 
   );
 }
 
-function Secrets({ account, extensionId, names, onChange }: { account: string; extensionId: string; names: string[]; onChange(): void }) {
+function Secrets({
+  account,
+  extensionId,
+  names,
+  onChange,
+}: {
+  account: string;
+  extensionId: string;
+  names: string[];
+  onChange(): void;
+}) {
   const [name, setName] = useState("");
   const [value, setValue] = useState("");
   const action = useAction();
@@ -223,10 +318,12 @@ function Secrets({ account, extensionId, names, onChange }: { account: string; e
                 type="button"
                 class="danger small"
                 aria-label={`Delete secret ${n}`}
-                onClick={() => action.run(async () => {
-                  await asAccount(account, "DELETE", `${base}/${encodeURIComponent(n)}`);
-                  onChange();
-                }, `Secret ${n} deleted.`)}
+                onClick={() =>
+                  action.run(async () => {
+                    await asAccount(account, "DELETE", `${base}/${encodeURIComponent(n)}`);
+                    onChange();
+                  }, `Secret ${n} deleted.`)
+                }
               >
                 Delete
               </button>
@@ -249,7 +346,13 @@ function Secrets({ account, extensionId, names, onChange }: { account: string; e
         <label for="secret-name">Name</label>
         <input id="secret-name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
         <label for="secret-value">Value</label>
-        <input id="secret-value" type="password" autocomplete="new-password" value={value} onInput={(e) => setValue(e.currentTarget.value)} />
+        <input
+          id="secret-value"
+          type="password"
+          autocomplete="new-password"
+          value={value}
+          onInput={(e) => setValue(e.currentTarget.value)}
+        />
         <button type="submit" disabled={action.busy}>
           Set secret
         </button>
@@ -284,7 +387,9 @@ function Danger({ account, extensionId, onDeleted }: { account: string; extensio
                   e instanceof ApiFailure && e.status === 409
                     ? " The platform deletes an extension only if it has never been publicly listed (approved while public); this one was, so it stays: make it private or unlisted instead."
                     : "";
-                setError(`${e instanceof ApiFailure ? `${e.status} ${e.code}: ` : ""}${(e as Error).message}${explain}`);
+                setError(
+                  `${e instanceof ApiFailure ? `${e.status} ${e.code}: ` : ""}${(e as Error).message}${explain}`,
+                );
                 setConfirm(false);
               }
             }}
@@ -296,7 +401,9 @@ function Danger({ account, extensionId, onDeleted }: { account: string; extensio
           </button>
         </p>
       )}
-      <div role="status" aria-live="polite">{error && <p class="note error">{error}</p>}</div>
+      <div role="status" aria-live="polite">
+        {error && <p class="note error">{error}</p>}
+      </div>
     </section>
   );
 }

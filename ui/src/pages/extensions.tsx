@@ -16,7 +16,10 @@ export function ExtensionsPage(props: PageProps) {
 
 function ExtensionList({ account, refreshAccounts }: PageProps) {
   const list = useLoad(
-    () => (account ? asAccount<{ extensions: ExtensionItem[] }>(account, "GET", "/extensions").then((r) => r.extensions) : Promise.resolve([])),
+    () =>
+      account
+        ? asAccount<{ extensions: ExtensionItem[] }>(account, "GET", "/extensions").then((r) => r.extensions)
+        : Promise.resolve([]),
     [account],
   );
   const [name, setName] = useState("");

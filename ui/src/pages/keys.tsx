@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { admin, type ApiKey, type LimitRow } from "../api";
+import { type ApiKey, admin, type LimitRow } from "../api";
 import { Badge, CopyButton, Loading, Status, TableHead, TableWrap, when } from "../components";
 import { useAction, useLoad } from "../hooks";
 import type { PageProps } from "../page";
@@ -8,9 +8,17 @@ const SCOPES = ["extensions:read", "extensions:write", "versions:write", "secret
 
 export function KeysPage({ account, refreshAccounts }: PageProps) {
   const base = `/accounts/${encodeURIComponent(account)}`;
-  const keys = useLoad(() => (account ? admin<{ apiKeys: ApiKey[] }>("GET", `${base}/keys`).then((r) => r.apiKeys) : Promise.resolve([])), [account]);
+  const keys = useLoad(
+    () => (account ? admin<{ apiKeys: ApiKey[] }>("GET", `${base}/keys`).then((r) => r.apiKeys) : Promise.resolve([])),
+    [account],
+  );
   const cap = useLoad(
-    () => (account ? admin<{ limits: LimitRow[] }>("GET", `/limits?accountId=${encodeURIComponent(account)}`).then((r) => r.limits.find((l) => l.key === "max_api_keys")) : Promise.resolve(undefined)),
+    () =>
+      account
+        ? admin<{ limits: LimitRow[] }>("GET", `/limits?accountId=${encodeURIComponent(account)}`).then((r) =>
+            r.limits.find((l) => l.key === "max_api_keys"),
+          )
+        : Promise.resolve(undefined),
     [account],
   );
   const [name, setName] = useState("");
@@ -26,9 +34,13 @@ export function KeysPage({ account, refreshAccounts }: PageProps) {
   return (
     <>
       <h1>API keys</h1>
-      <p class="crumbs">Account › Security › API Keys — <code>{account}</code></p>
+      <p class="crumbs">
+        Account › Security › API Keys — <code>{account}</code>
+      </p>
       <p>
-        Active keys: <strong data-testid="key-usage">{cap.data ? `${cap.data.usage ?? 0} of ${cap.data.value}` : "…"}</strong>. Revoked keys stop working on the next request.
+        Active keys:{" "}
+        <strong data-testid="key-usage">{cap.data ? `${cap.data.usage ?? 0} of ${cap.data.value}` : "…"}</strong>.
+        Revoked keys stop working on the next request.
       </p>
       <section aria-labelledby="create-h">
         <h2 id="create-h">Create a key</h2>
@@ -71,7 +83,8 @@ export function KeysPage({ account, refreshAccounts }: PageProps) {
               The key <strong>{created.name}</strong> — shown this once; only its hash is kept:
             </p>
             <p class="secret">
-              <code data-testid="plaintext">{created.plaintext}</code> <CopyButton text={created.plaintext} label="Copy key" />
+              <code data-testid="plaintext">{created.plaintext}</code>{" "}
+              <CopyButton text={created.plaintext} label="Copy key" />
             </p>
           </div>
         )}
@@ -102,10 +115,12 @@ export function KeysPage({ account, refreshAccounts }: PageProps) {
                           type="button"
                           class="danger"
                           aria-label={`Revoke ${k.name}`}
-                          onClick={() => action.run(async () => {
-                            await admin("DELETE", `${base}/keys/${encodeURIComponent(k.id)}`);
-                            refresh();
-                          }, `Key ${k.name} revoked.`)}
+                          onClick={() =>
+                            action.run(async () => {
+                              await admin("DELETE", `${base}/keys/${encodeURIComponent(k.id)}`);
+                              refresh();
+                            }, `Key ${k.name} revoked.`)
+                          }
                         >
                           Revoke
                         </button>

@@ -4,13 +4,17 @@ import { Badge, bytes, Loading, Status, TableHead, TableWrap, Tabs, when } from 
 import { useAction, useLoad } from "../hooks";
 import type { PageProps } from "../page";
 
-const show = (row: Pick<LimitRow, "unit">, n: number | null) => (n === null ? "—" : row.unit === "bytes" ? bytes(n) : String(n));
+const show = (row: Pick<LimitRow, "unit">, n: number | null) =>
+  n === null ? "—" : row.unit === "bytes" ? bytes(n) : String(n);
 
 export function LimitsPage({ account }: PageProps) {
   const [tab, setTab] = useState<"limits" | "requests">("limits");
   const [scope, setScope] = useState("");
   const extensions = useLoad(
-    () => (account ? asAccount<{ extensions: ExtensionItem[] }>(account, "GET", "/extensions").then((r) => r.extensions) : Promise.resolve([])),
+    () =>
+      account
+        ? asAccount<{ extensions: ExtensionItem[] }>(account, "GET", "/extensions").then((r) => r.extensions)
+        : Promise.resolve([]),
     [account],
   );
   const scopeValid = scope === "" || (extensions.data ?? []).some((e) => e.id === scope);
@@ -18,7 +22,9 @@ export function LimitsPage({ account }: PageProps) {
   return (
     <>
       <h1>Developer limits</h1>
-      <p class="crumbs">Account › Developer limits — <code>{account}</code></p>
+      <p class="crumbs">
+        Account › Developer limits — <code>{account}</code>
+      </p>
       <div class="inline">
         <label for="scope">Scope</label>
         <select id="scope" value={extensionId} onChange={(e) => setScope(e.currentTarget.value)}>
@@ -30,17 +36,40 @@ export function LimitsPage({ account }: PageProps) {
           ))}
         </select>
       </div>
-      <Tabs label="Limits views" current={tab} onSelect={setTab} tabs={[{ id: "limits", label: "Limits" }, { id: "requests", label: "Requests" }]} />
-      {tab === "limits" ? <LimitsTab account={account} extensionId={extensionId} onSubmitted={() => setTab("requests")} /> : <RequestsTab account={account} />}
+      <Tabs
+        label="Limits views"
+        current={tab}
+        onSelect={setTab}
+        tabs={[
+          { id: "limits", label: "Limits" },
+          { id: "requests", label: "Requests" },
+        ]}
+      />
+      {tab === "limits" ? (
+        <LimitsTab account={account} extensionId={extensionId} onSubmitted={() => setTab("requests")} />
+      ) : (
+        <RequestsTab account={account} />
+      )}
     </>
   );
 }
 
 type Step = "select" | "values" | "reason" | "review";
 
-function LimitsTab({ account, extensionId, onSubmitted }: { account: string; extensionId: string; onSubmitted(): void }) {
+function LimitsTab({
+  account,
+  extensionId,
+  onSubmitted,
+}: {
+  account: string;
+  extensionId: string;
+  onSubmitted(): void;
+}) {
   const query = `/limits?accountId=${encodeURIComponent(account)}${extensionId ? `&extensionId=${encodeURIComponent(extensionId)}` : ""}`;
-  const limits = useLoad(() => (account ? admin<{ limits: LimitRow[] }>("GET", query).then((r) => r.limits) : Promise.resolve([])), [query]);
+  const limits = useLoad(
+    () => (account ? admin<{ limits: LimitRow[] }>("GET", query).then((r) => r.limits) : Promise.resolve([])),
+    [query],
+  );
   const [selected, setSelected] = useState<string[]>([]);
   const [values, setValues] = useState<Record<string, string>>({});
   const [reason, setReason] = useState("");
@@ -65,7 +94,11 @@ function LimitsTab({ account, extensionId, onSubmitted }: { account: string; ext
                       id={`pick-${r.key}`}
                       aria-label={`Request an increase of ${r.key}`}
                       checked={selected.includes(r.key)}
-                      onChange={(e) => setSelected(e.currentTarget.checked ? [...selected, r.key] : selected.filter((k) => k !== r.key))}
+                      onChange={(e) =>
+                        setSelected(
+                          e.currentTarget.checked ? [...selected, r.key] : selected.filter((k) => k !== r.key),
+                        )
+                      }
                     />
                   </td>
                   <td>
@@ -89,27 +122,47 @@ function LimitsTab({ account, extensionId, onSubmitted }: { account: string; ext
       <ol class="steps" aria-label="Steps">
         {(["select", "values", "reason", "review"] as Step[]).map((s, i) => (
           <li key={s} aria-current={s === step ? "step" : undefined}>
-            {i + 1}. {s === "select" ? "Select limits" : s === "values" ? "Desired values" : s === "reason" ? "Reason" : "Review and submit"}
+            {i + 1}.{" "}
+            {s === "select"
+              ? "Select limits"
+              : s === "values"
+                ? "Desired values"
+                : s === "reason"
+                  ? "Reason"
+                  : "Review and submit"}
           </li>
         ))}
       </ol>
       {step === "select" && (
         <p>
-          {chosen.length === 0 ? "Tick the limits to raise in the table." : `Selected: ${chosen.map((c) => c.key).join(", ")}.`}{" "}
+          {chosen.length === 0
+            ? "Tick the limits to raise in the table."
+            : `Selected: ${chosen.map((c) => c.key).join(", ")}.`}{" "}
           <button type="button" disabled={chosen.length === 0} onClick={() => setStep("values")}>
             Next: desired values
           </button>
         </p>
       )}
       {step === "values" && (
-        <form class="stack" onSubmit={(e) => (e.preventDefault(), setStep("reason"))}>
+        <form
+          class="stack"
+          onSubmit={(e) => {
+            e.preventDefault();
+            setStep("reason");
+          }}
+        >
           {chosen.map((c) => (
             <div key={c.key}>
               <label for={`want-${c.key}`}>
                 {c.key} (now {show(c, c.value)}
                 {c.hardMax !== null ? `, hard max ${show(c, c.hardMax)}` : ""})
               </label>
-              <input id={`want-${c.key}`} type="number" value={values[c.key] ?? ""} onInput={(e) => setValues({ ...values, [c.key]: e.currentTarget.value })} />
+              <input
+                id={`want-${c.key}`}
+                type="number"
+                value={values[c.key] ?? ""}
+                onInput={(e) => setValues({ ...values, [c.key]: e.currentTarget.value })}
+              />
             </div>
           ))}
           <p>
@@ -121,9 +174,21 @@ function LimitsTab({ account, extensionId, onSubmitted }: { account: string; ext
         </form>
       )}
       {step === "reason" && (
-        <form class="stack" onSubmit={(e) => (e.preventDefault(), setStep("review"))}>
+        <form
+          class="stack"
+          onSubmit={(e) => {
+            e.preventDefault();
+            setStep("review");
+          }}
+        >
           <label for="reason">Why you need it (at least 20 characters)</label>
-          <textarea id="reason" rows={3} value={reason} onInput={(e) => setReason(e.currentTarget.value)} aria-describedby="reason-count" />
+          <textarea
+            id="reason"
+            rows={3}
+            value={reason}
+            onInput={(e) => setReason(e.currentTarget.value)}
+            aria-describedby="reason-count"
+          />
           <p id="reason-count" class="muted small">
             {reason.trim().length} characters
           </p>
@@ -169,7 +234,12 @@ function LimitsTab({ account, extensionId, onSubmitted }: { account: string; ext
                       accountId: account,
                       scope: extensionId ? "extension" : "account",
                       ...(extensionId ? { extensionId } : {}),
-                      limits: Object.fromEntries(chosen.map((c) => [c.key, values[c.key] === undefined || values[c.key] === "" ? null : Number(values[c.key])])),
+                      limits: Object.fromEntries(
+                        chosen.map((c) => [
+                          c.key,
+                          values[c.key] === undefined || values[c.key] === "" ? null : Number(values[c.key]),
+                        ]),
+                      ),
                       reason,
                     }),
                   "Request submitted: see the Requests tab.",
@@ -194,7 +264,13 @@ function LimitsTab({ account, extensionId, onSubmitted }: { account: string; ext
 }
 
 function RequestsTab({ account }: { account: string }) {
-  const list = useLoad(() => admin<{ limitRequests: LimitRequest[] }>("GET", `/limit-requests?accountId=${encodeURIComponent(account)}`).then((r) => r.limitRequests), [account]);
+  const list = useLoad(
+    () =>
+      admin<{ limitRequests: LimitRequest[] }>("GET", `/limit-requests?accountId=${encodeURIComponent(account)}`).then(
+        (r) => r.limitRequests,
+      ),
+    [account],
+  );
   return (
     <section aria-labelledby="lr-h">
       <h2 id="lr-h">Requests</h2>
@@ -203,7 +279,13 @@ function RequestsTab({ account }: { account: string }) {
   );
 }
 
-export function LimitRequestTable({ items, actions }: { items: LimitRequest[]; actions?: (r: LimitRequest) => preact.ComponentChildren }) {
+export function LimitRequestTable({
+  items,
+  actions,
+}: {
+  items: LimitRequest[];
+  actions?: (r: LimitRequest) => preact.ComponentChildren;
+}) {
   if (items.length === 0) return <p>No limit requests.</p>;
   return (
     <TableWrap label="Limit requests">
@@ -213,7 +295,9 @@ export function LimitRequestTable({ items, actions }: { items: LimitRequest[]; a
           <tr key={r.id} data-request={r.id}>
             <td>
               <code>{r.id}</code>
-              <div class="muted small">{r.scope === "extension" ? `extension ${r.extensionId}` : `account ${r.accountId}`}</div>
+              <div class="muted small">
+                {r.scope === "extension" ? `extension ${r.extensionId}` : `account ${r.accountId}`}
+              </div>
               <div class="small">{r.reason}</div>
             </td>
             <td>

@@ -18,7 +18,15 @@ const COUNT_LABELS: [string, string][] = [
 export function OverviewPage({ account, accounts }: PageProps) {
   const state = useLoad(() => admin<State>("GET", "/state"), []);
   const faults = useLoad(() => admin<{ faults: Fault[] }>("GET", "/faults").then((r) => r.faults), []);
-  const key = useLoad(() => (account ? admin<{ plaintext: string }>("POST", `/accounts/${encodeURIComponent(account)}/dashboard-key`).then((r) => r.plaintext) : Promise.resolve("")), [account]);
+  const key = useLoad(
+    () =>
+      account
+        ? admin<{ plaintext: string }>("POST", `/accounts/${encodeURIComponent(account)}/dashboard-key`).then(
+            (r) => r.plaintext,
+          )
+        : Promise.resolve(""),
+    [account],
+  );
   const origin = location.origin;
   const apiKey = key.data || "<your API key>";
   return (
@@ -37,7 +45,9 @@ export function OverviewPage({ account, accounts }: PageProps) {
               </div>
               <div>
                 <dt>Active faults</dt>
-                <dd>{(faults.data ?? []).filter((f) => f.times === null || f.fired < f.times).length} of {s.faults}</dd>
+                <dd>
+                  {(faults.data ?? []).filter((f) => f.times === null || f.fired < f.times).length} of {s.faults}
+                </dd>
               </div>
               <div>
                 <dt>Auto-approve</dt>
@@ -86,13 +96,19 @@ export function OverviewPage({ account, accounts }: PageProps) {
       <section aria-labelledby="snippets-h">
         <h2 id="snippets-h">Use it</h2>
         <p>
-          These use this server's address and the dashboard key of <code>{account || "—"}</code> (a key named <q>dashboard</q> in its key list; create your own under{" "}
-          <a href={href("keys")}>API keys</a>).
+          These use this server's address and the dashboard key of <code>{account || "—"}</code> (a key named{" "}
+          <q>dashboard</q> in its key list; create your own under <a href={href("keys")}>API keys</a>).
         </p>
         <h3>curl</h3>
-        <Code label="curl command" text={`curl -H "Authorization: Bearer ${apiKey}" ${origin}/developer/v1/extensions`} />
+        <Code
+          label="curl command"
+          text={`curl -H "Authorization: Bearer ${apiKey}" ${origin}/developer/v1/extensions`}
+        />
         <h3>ext deploy</h3>
-        <Code label="deploy command" text={`ext deploy ./dist --extension <extension id> --api-key ${apiKey} --target ${origin}/developer/v1`} />
+        <Code
+          label="deploy command"
+          text={`ext deploy ./dist --extension <extension id> --api-key ${apiKey} --target ${origin}/developer/v1`}
+        />
         <h3>startEmulator (tests)</h3>
         <Code
           label="startEmulator example"

@@ -1,5 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import { admin, streamRequests, type ApiKey, type RequestDetail, type RequestEntry } from "../api";
+import { type ApiKey, admin, type RequestDetail, type RequestEntry, streamRequests } from "../api";
 import { Loading, TableHead, TableWrap, when } from "../components";
 import { useLoad } from "../hooks";
 import type { PageProps } from "../page";
@@ -12,18 +12,24 @@ const KEY_LOOKUP_ACCOUNTS = 50;
 /** key id → key name, for every account's keys: which key made a request, and which were the dashboard's own. */
 function useKeyNames(accountIds: string[], entries: RequestEntry[]): Map<string, string> {
   const [names, setNames] = useState(new Map<string, string>());
-  const unknown = [...new Set(entries.filter((e) => e.keyId !== null && !names.has(e.keyId)).map((e) => e.keyId))].sort().join(",");
+  const unknown = [...new Set(entries.filter((e) => e.keyId !== null && !names.has(e.keyId)).map((e) => e.keyId))]
+    .sort()
+    .join(",");
   useEffect(() => {
     if (unknown === "") return;
     let live = true;
     Promise.all(
-      accountIds.slice(0, KEY_LOOKUP_ACCOUNTS).map((id) => admin<{ apiKeys: ApiKey[] }>("GET", `/accounts/${encodeURIComponent(id)}/keys`).then((r) => r.apiKeys, () => [] as ApiKey[])),
+      accountIds.slice(0, KEY_LOOKUP_ACCOUNTS).map((id) =>
+        admin<{ apiKeys: ApiKey[] }>("GET", `/accounts/${encodeURIComponent(id)}/keys`).then(
+          (r) => r.apiKeys,
+          () => [] as ApiKey[],
+        ),
+      ),
     ).then((lists) => live && setNames(new Map(lists.flat().map((k) => [k.id, k.name]))));
     return () => {
       live = false;
     };
     // Looked up again only when requests come from a key not seen yet.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [unknown, accountIds.join(",")]);
   return names;
 }
@@ -55,13 +61,17 @@ export function RequestsPage({ accounts }: PageProps) {
       (!filter.path || e.path.includes(filter.path)) &&
       (!filter.status || String(e.status).startsWith(filter.status)),
   );
-  const set = (k: keyof typeof filter) => (e: { currentTarget: { value: string } }) => setFilter({ ...filter, [k]: e.currentTarget.value });
+  const set = (k: keyof typeof filter) => (e: { currentTarget: { value: string } }) =>
+    setFilter({ ...filter, [k]: e.currentTarget.value });
   return (
     <>
       <h1>Requests</h1>
       <p>
-        Developer-API requests as they happen <span class={live ? "badge badge-approved" : "badge badge-rejected"} data-testid="live">{live ? "live" : "not connected"}</span>. The same stream:{" "}
-        <code>ext logs --follow</code>.
+        Developer-API requests as they happen{" "}
+        <span class={live ? "badge badge-approved" : "badge badge-rejected"} data-testid="live">
+          {live ? "live" : "not connected"}
+        </span>
+        . The same stream: <code>ext logs --follow</code>.
       </p>
       <form class="grid filters" onSubmit={(e) => e.preventDefault()} aria-label="Filters">
         <label for="fl-account">Account</label>
@@ -87,7 +97,8 @@ export function RequestsPage({ accounts }: PageProps) {
       </form>
       <p>
         <label class="check">
-          <input type="checkbox" checked={hideOwn} onChange={(e) => setHideOwn(e.currentTarget.checked)} /> Hide this dashboard's own requests (its "dashboard" keys)
+          <input type="checkbox" checked={hideOwn} onChange={(e) => setHideOwn(e.currentTarget.checked)} /> Hide this
+          dashboard's own requests (its "dashboard" keys)
         </label>
       </p>
       {open !== null && <Detail id={open} onClose={() => setOpen(null)} />}
