@@ -19,6 +19,7 @@ export const main = defineCommand({
     secrets: () => import("./commands/secrets").then((m) => m.default),
     openapi: () => import("./commands/openapi").then((m) => m.default),
     logs: () => import("./commands/logs").then((m) => m.default),
+    health: () => import("./commands/health").then((m) => m.default),
   },
 });
 

@@ -3,6 +3,7 @@
  * This is the only module that reads `process.env`; everything else receives a typed object.
  */
 import type { LogLevel } from "./logger";
+import { isMountPoint } from "./mount-point";
 
 export const DEFAULT_HOST = "127.0.0.1";
 export const DEFAULT_PORT = 4780;
@@ -101,6 +102,7 @@ export function parseServerConfig(flags: ServerFlags = {}, env: Env = process.en
     const v = pick(flags, env, k);
     return v === undefined || v === null || v === "" ? null : String(v);
   };
+  const dataDir = String(pick(flags, env, "dataDir") ?? DEFAULT_DATA_DIR);
   let autoApproveMs: number | null = null;
   if (autoRaw !== undefined && autoRaw !== null && autoRaw !== false) {
     // `--auto-approve` alone means "at once"; a number is the delay in milliseconds.
@@ -112,8 +114,8 @@ export function parseServerConfig(flags: ServerFlags = {}, env: Env = process.en
   return {
     host,
     port,
-    dataDir: String(pick(flags, env, "dataDir") ?? DEFAULT_DATA_DIR),
-    memory: memoryRaw === undefined || memoryRaw === null ? false : toBool("memory", memoryRaw),
+    dataDir,
+    memory: memoryOf(memoryRaw, dataDir),
     seed: str("seed"),
     rateLimits: rateRaw === undefined || rateRaw === null ? true : toBool("rate limits", rateRaw),
     adminToken: str("adminToken"),
@@ -123,6 +125,13 @@ export function parseServerConfig(flags: ServerFlags = {}, env: Env = process.en
     exitWithStdin: stdinRaw === undefined || stdinRaw === null ? false : toBool("exit with stdin", stdinRaw),
     traceStartup: traceRaw === undefined || traceRaw === null ? false : toBool("trace startup", traceRaw),
   };
+}
+
+/** `auto` (the container image's default): in memory unless the data dir is a mounted volume. */
+function memoryOf(raw: string | number | boolean | null | undefined, dataDir: string): boolean {
+  if (raw === undefined || raw === null) return false;
+  if (String(raw).toLowerCase() === "auto") return !isMountPoint(dataDir);
+  return toBool("memory", raw);
 }
 
 /** Loopback binds leave the control plane open; anything else requires the admin token. */

@@ -32,6 +32,7 @@ export const EXAMPLES: Record<string, string[]> = {
     "ext secrets list --extension ext_123 --json",
     "ext secrets delete API_TOKEN --extension ext_123 --target https://api.example.com/developer/v1",
   ],
+  health: ["ext health", "ext health --url http://127.0.0.1:4780", "EXT_PORT=5000 ext health --timeout 500"],
   openapi: [
     "ext openapi > openapi.json",
     "ext openapi --yaml > openapi.yaml",
