@@ -72,6 +72,7 @@ describe("bench targets (bench/lib/report.ts)", () => {
     expect(checks.map((t) => t.met).every((m) => m === null)).toBe(true);
     expect(checks.map((t) => t.id).sort()).toEqual([
       "cold_start",
+      "cold_vs_floor",
       "get_ratio",
       "installs_data_dir",
       "installs_latency_flat",
@@ -84,6 +85,7 @@ describe("bench targets (bench/lib/report.ts)", () => {
       "rss_growth",
       "upload_rss",
       "upload_speed",
+      "write_ratio",
     ]);
   });
 
@@ -110,6 +112,39 @@ describe("bench targets (bench/lib/report.ts)", () => {
     expect(
       target(results({ routes: routes(row("list", 7000, 10000), row("create", 3000, 10000)) }), "route_floor")?.met,
     ).toBe(true);
+  });
+
+  test("writes are judged against the fair write ceiling (≥ 50%), not the bare one; the worst write decides", () => {
+    const write = (id: string, ext: number, writeCeiling: number) => ({
+      ...row(id, ext, 100_000),
+      writeCeiling: load(writeCeiling, 60),
+      writeRatio: ext / writeCeiling,
+    });
+    const r = (patch: number) =>
+      results({ routes: routes(row("list", 7000, 10000), write("create", 500, 1000), write("patch", patch, 1000)) });
+    expect(target(r(500), "write_ratio")).toMatchObject({ met: true, measured: "route 50%, route 50%" });
+    expect(target(r(490), "write_ratio")?.met).toBe(false);
+    // A write's bare-ceiling ratio (here 0.5%) no longer decides the read floor.
+    expect(target(r(500), "route_floor")?.met).toBe(true);
+  });
+
+  test("cold start against the floor program: ≤ 3× its median, with an empty data dir and with the demo fixture", () => {
+    const summary = (median: number) => ({ n: 20, median, p95: median, min: median, max: median });
+    const cold = (empty: number, demo: number) => ({
+      rows: [
+        { target: "ext (compiled), empty data dir", summary: summary(empty) },
+        { target: "ext (compiled), demo fixture", summary: summary(demo) },
+        {
+          target:
+            "floor: the smallest compiled Bun.serve (bun build --compile --bytecode), alternating with each ext row",
+          summary: summary(10),
+        },
+      ],
+      trace: [],
+    });
+    expect(target(results({ cold: cold(30, 30) }), "cold_vs_floor")?.met).toBe(true);
+    expect(target(results({ cold: cold(30, 31) }), "cold_vs_floor")?.met).toBe(false);
+    expect(target(results({ cold: cold(31, 20) }), "cold_vs_floor")?.met).toBe(false);
   });
 
   test("cold start is judged on the emulator with an empty data dir, not on the fixture or Prism", () => {
