@@ -13,6 +13,7 @@ import { errorHandler } from "./errors/handler";
 import { extensionRoutes } from "./extensions/routes";
 import { apiGate } from "./http/auth";
 import { requestGates } from "./http/gates";
+import { quietBodySchemas } from "./http/quiet-validation";
 import { routeMethodIndex } from "./http/route-index";
 import { installRoutes } from "./installs/routes";
 import { limitsRoutes } from "./limits/routes";
@@ -72,6 +73,7 @@ export function createApp(runtime: Runtime) {
     // The literal path the spec gives the deploy tool for the limits endpoint; same body.
     .group(DEPLOY_LIMITS_PREFIX, (deploy) => deploy.use(limitsRoutes(services.limitsView, "getDeployLimits")));
   methods.load(app.routes);
+  quietBodySchemas(app.routes);
   return app;
 }
 
