@@ -199,6 +199,12 @@ export const errors = {
   adminTokenOnApi: () =>
     new ApiError(401, "unauthorized", "The admin token opens the control plane only; use a developer API key here."),
   // Control plane.
+  foreignHost: (host: string) =>
+    new ApiError(
+      403,
+      "forbidden",
+      `Host "${clip(host, 100)}" is not a loopback name: this server is bound to a loopback address and answers only requests addressed to localhost, 127.0.0.1 or [::1] (a page of another site reaching it by DNS rebinding is refused).`,
+    ),
   adminCrossSite: (why: string) =>
     new ApiError(
       403,
