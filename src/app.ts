@@ -3,7 +3,7 @@
  * and the server (src/server.ts) can listen on a real socket with the same code.
  */
 import { Elysia, t } from "elysia";
-import { API_PREFIX, DEPLOY_LIMITS_PREFIX } from "./config";
+import { API_PREFIX, DEPLOY_LIMITS_PREFIX, isLoopback } from "./config";
 import { dashboardRoutes } from "./dashboard/routes";
 import { docsPlugin } from "./docs/openapi";
 import { adminGate } from "./emulator/admin-auth";
@@ -13,6 +13,8 @@ import { errorHandler } from "./errors/handler";
 import { extensionRoutes } from "./extensions/routes";
 import { apiGate } from "./http/auth";
 import { requestGates } from "./http/gates";
+import { hostGate } from "./http/host-check";
+import { quietBodySchemas } from "./http/quiet-validation";
 import { routeMethodIndex } from "./http/route-index";
 import { installRoutes } from "./installs/routes";
 import { limitsRoutes } from "./limits/routes";
@@ -52,6 +54,8 @@ export function createApp(runtime: Runtime) {
     .use(dashboardRoutes())
     .use(
       requestGates(
+        // Bound to loopback: the Host check first, on every route (DNS rebinding).
+        ...(isLoopback(runtime.config.host) ? [hostGate()] : []),
         adminGate({
           adminToken: control.adminToken,
           openWithoutToken: control.openWithoutToken,
@@ -72,6 +76,7 @@ export function createApp(runtime: Runtime) {
     // The literal path the spec gives the deploy tool for the limits endpoint; same body.
     .group(DEPLOY_LIMITS_PREFIX, (deploy) => deploy.use(limitsRoutes(services.limitsView, "getDeployLimits")));
   methods.load(app.routes);
+  quietBodySchemas(app.routes);
   return app;
 }
 

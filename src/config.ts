@@ -2,6 +2,7 @@
  * Configuration, parsed once: command-line flags win over environment variables, which win over defaults.
  * This is the only module that reads `process.env`; everything else receives a typed object.
  */
+import { isLoopbackHostname } from "./http/loopback";
 import type { LogLevel } from "./logger";
 import { isMountPoint } from "./mount-point";
 
@@ -136,7 +137,7 @@ function memoryOf(raw: string | number | boolean | null | undefined, dataDir: st
 
 /** Loopback binds leave the control plane open; anything else requires the admin token. */
 export function isLoopback(host: string): boolean {
-  return host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
+  return host === "::1" || isLoopbackHostname(host);
 }
 
 /** The CLI's client commands (`ext deploy`, `ext seed --target`): what they may take from the environment. Flags win. */
