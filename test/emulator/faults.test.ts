@@ -182,9 +182,16 @@ describe("fault path patterns", () => {
 
 describe("GET /_emulator/requests", () => {
   test("records method, path, status, account and duration of developer-API requests, newest first; never the control plane", async () => {
-    await emu.api("GET", "/extensions?limit=1");
-    await emu.api("POST", "/extensions", { json: { name: "Logged" }, key: OTHER_KEY });
-    await emu.api("GET", "/extensions", { key: "nope" });
+    // Each request timed from the client's side too: the server's duration lies within it.
+    const clientMs: number[] = [];
+    const timed = async (send: () => Promise<unknown>) => {
+      const started = performance.now();
+      await send();
+      clientMs.unshift(performance.now() - started);
+    };
+    await timed(() => emu.api("GET", "/extensions?limit=1"));
+    await timed(() => emu.api("POST", "/extensions", { json: { name: "Logged" }, key: OTHER_KEY }));
+    await timed(() => emu.api("GET", "/extensions", { key: "nope" }));
     await emu.admin("GET", "/state");
     const res = await emu.admin("GET", "/requests");
     expect(res.status).toBe(200);
@@ -194,8 +201,10 @@ describe("GET /_emulator/requests", () => {
       ["POST", "/developer/v1/extensions", 201, "acc_other"],
       ["GET", "/developer/v1/extensions", 200, "acc_test"],
     ]);
-    for (const e of entries) {
+    for (const [i, e] of entries.entries()) {
+      // Rounded to 0.01 ms by the server; the floor the duration guarantees is tested with a latency rule above.
       expect(e.durationMs).toBeGreaterThanOrEqual(0);
+      expect(e.durationMs).toBeLessThanOrEqual(clientMs[i]! + 0.01);
       expect(Object.keys(e).sort()).toEqual([
         "accountId",
         "at",
