@@ -9,6 +9,7 @@ import {
   stopTestEmulator,
   type TestEmulator,
 } from "../helpers/emulator";
+import { waitFor } from "../helpers/wait-for";
 
 let emu: TestEmulator;
 
@@ -84,6 +85,22 @@ describe("POST /_emulator/faults", () => {
       latencyMs: 150,
       fired: 1,
     });
+  });
+
+  test("a latency rule's delay ends when the client goes away, and the request then proceeds", async () => {
+    // The longest delay a rule may have: longer than this test may run.
+    expect((await emu.admin("POST", "/faults", { path: "/extensions", latencyMs: 60_000, times: 1 })).status).toBe(201);
+    const client = new AbortController();
+    const gone = fetch(`${emu.baseUrl}/extensions`, {
+      headers: { authorization: `Bearer ${DEMO_KEY}` },
+      signal: client.signal,
+    }).catch((e: Error) => e.name);
+    await waitFor(async () => (await emu.admin("GET", "/faults")).body.faults[0].fired === 1, "the rule to fire");
+    client.abort();
+    expect(await gone).toBe("AbortError");
+    // Long before the rule's minute is over, the request has run and is in the log.
+    const logged = await waitFor(async () => (await emu.admin("GET", "/requests")).body.requests[0], "the log entry");
+    expect(logged).toMatchObject({ method: "GET", path: "/developer/v1/extensions", status: 200 });
   });
 
   test("rules are tried in creation order: the first that matches fires", async () => {
