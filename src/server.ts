@@ -16,10 +16,16 @@ import { markStartup } from "./startup-trace";
 export const MAX_REQUEST_BODY_BYTES = 1024 * 1024 * 1024;
 
 /**
- * How long a graceful stop waits for in-flight requests before it cuts the connections still open. Without
- * a bound, one client that stalls in the middle of an upload keeps `ext serve` from exiting on SIGTERM.
+ * How long a graceful stop waits for in-flight requests before it cuts the connections still open, unless
+ * `drainMs` says otherwise. Without a bound, one client that stalls in the middle of an upload keeps
+ * `ext serve` from exiting on SIGTERM.
  */
 export const DRAIN_LIMIT_MS = 5_000;
+
+export interface ServerOptions extends RuntimeOptions {
+  /** The graceful stop's bound on waiting for in-flight requests; DRAIN_LIMIT_MS by default. */
+  drainMs?: number;
+}
 
 export interface RunningEmulator {
   runtime: Runtime;
@@ -30,7 +36,7 @@ export interface RunningEmulator {
   baseUrl: string;
   /** The control plane base, ending in /_emulator. */
   adminUrl: string;
-  /** Drains in-flight requests for up to DRAIN_LIMIT_MS (or cuts them at once with force), then closes the database. */
+  /** Drains in-flight requests for up to `drainMs` (or cuts them at once with force), then closes the database. */
   stop(force?: boolean): Promise<void>;
 }
 
@@ -43,7 +49,8 @@ function urlHost(host: string): string {
   return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
 }
 
-export function startServer(config: ServerConfig, options: RuntimeOptions = {}): RunningEmulator {
+export function startServer(config: ServerConfig, options: ServerOptions = {}): RunningEmulator {
+  const drainMs = options.drainMs ?? DRAIN_LIMIT_MS;
   // A ready file left by an earlier run would tell a waiting script the old URL: gone before anything else.
   if (config.readyFile) rmSync(config.readyFile, { force: true });
   const runtime = createRuntime(config, options);
@@ -81,11 +88,11 @@ export function startServer(config: ServerConfig, options: RuntimeOptions = {}):
     async stop(force = false) {
       if (stopped) return;
       stopped = true;
-      // An open dashboard's event stream would otherwise hold the drain until DRAIN_LIMIT_MS.
+      // An open dashboard's event stream would otherwise hold the drain until its limit.
       closeRequestStreams(runtime.control.requestLog);
       try {
         if (force) await server.stop(true);
-        else if (!(await settlesWithin(server.stop(false), DRAIN_LIMIT_MS))) await server.stop(true);
+        else if (!(await settlesWithin(server.stop(false), drainMs))) await server.stop(true);
       } finally {
         runtime.close(); // the database is closed (WAL checkpointed) even if the listener fails to stop
         if (readyFile) removeReadyFile(readyFile);

@@ -191,6 +191,23 @@ export class FaultInjector {
 type Handle = (request: Request) => Response | Promise<Response>;
 
 /**
+ * A rule's delay. It ends as soon as the client goes away: no one waits for the answer any more, and the
+ * request then proceeds as a real server's would, seeing a closed connection.
+ */
+function latency(ms: number, client: AbortSignal): Promise<void> {
+  if (client.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    client.addEventListener("abort", done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      client.removeEventListener("abort", done);
+      resolve();
+    }
+  });
+}
+
+/**
  * For `app.wrap`, registered before the request log's wrap (so the log, outermost, records the injected
  * response). Elysia calls it per request with the same inner handler: the wrapped function is built once.
  */
@@ -206,7 +223,7 @@ export function faultWrapper(faults: FaultInjector): (inner: Function, request: 
       if (!rule) return next(request);
       const response = FaultInjector.responseFor(rule);
       if (rule.latencyMs <= 0) return response ?? next(request);
-      return Bun.sleep(rule.latencyMs).then(() => response ?? next(request));
+      return latency(rule.latencyMs, request.signal).then(() => response ?? next(request));
     };
   return (fn) => {
     if (fn !== inner) {
