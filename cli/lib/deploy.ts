@@ -143,7 +143,7 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
   extensionId ??= str(manifest.extensionId);
   if (!extensionId)
     throw new UsageError(
-      "no extension id: give --extension, set EXT_EXTENSION_ID, or put extensionId in manifest.json",
+      "no extension id: give --extension, set EXT_EXTENSION_ID, or put extensionId in manifest.json (`ext extensions create --name NAME` makes one and prints its id)",
     );
   const version = o.version ?? str(manifest.version);
   if (!version) throw new UsageError("no version label: give --version or put version in manifest.json");
