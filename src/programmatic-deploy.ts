@@ -10,6 +10,7 @@ import type { DeployedVersion, DeployOptions } from "../client/emulator";
 import { submittedVersion } from "../client/emulator-methods";
 import { type ApiClient, unwrap, versionUpload } from "../client/index";
 import { packDirectory } from "./bundles/pack";
+import { secretWarnings } from "./bundles/secret-warnings";
 
 export async function deployFolder(
   client: ApiClient,
@@ -19,14 +20,17 @@ export async function deployFolder(
   const work = mkdtempSync(join(tmpdir(), "ext-deploy-"));
   try {
     const archive = join(work, "bundle.tar.gz");
-    await packDirectory(resolve(folder), archive);
+    const packed = await packDirectory(resolve(folder), archive);
     const submitted = unwrap(
       await client.POST("/developer/v1/extensions/{id}/versions", {
         params: { path: { id: options.extensionId } },
         ...versionUpload({ version: options.version, changelog: options.changelog, bundle: Bun.file(archive) }),
       }),
     );
-    return await submittedVersion(client, options.extensionId, submitted.version.id, submitted.warnings ?? []);
+    return await submittedVersion(client, options.extensionId, submitted.version.id, [
+      ...secretWarnings(packed),
+      ...(submitted.warnings ?? []),
+    ]);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
