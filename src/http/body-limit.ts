@@ -5,6 +5,7 @@
  * (src/versions/upload.ts).
  */
 import { errors } from "../errors/catalog";
+import { requestContextOf } from "./request-context";
 
 export const JSON_BODY_MAX_BYTES = 1024 * 1024;
 
@@ -12,21 +13,6 @@ export const JSON_BODY_MAX_BYTES = 1024 * 1024;
 export function declaresMoreThan(request: Request, max: number): boolean {
   const declared = request.headers.get("content-length");
   return declared !== null && Number(declared) > max;
-}
-
-/**
- * The text of a JSON body read by `readJsonBody`, kept on the Request (a symbol-keyed property) until the
- * request log takes it: the log records a small write's body without reading the stream a second time (a
- * clone tees the stream, which costs more than the rest of a small request).
- */
-const BODY_TEXT = Symbol("ext.jsonBodyText");
-type WithBodyText = Request & { [BODY_TEXT]?: string };
-
-/** The JSON text `readJsonBody` read for this request, handed over once; undefined when it read none. */
-export function takeJsonBodyText(request: Request): string | undefined {
-  const text = (request as WithBodyText)[BODY_TEXT];
-  if (text !== undefined) (request as WithBodyText)[BODY_TEXT] = undefined;
-  return text;
 }
 
 /**
@@ -39,7 +25,9 @@ export async function readJsonBody(request: Request, max: number): Promise<unkno
     request.headers.get("content-length") === null && request.body
       ? await readCapped(request.body, max)
       : await request.text();
-  (request as WithBodyText)[BODY_TEXT] = text;
+  // Kept for the request log, which records a small write's body without reading the stream a second time.
+  const context = requestContextOf(request);
+  if (context) context.jsonBodyText = text;
   // No body at all: the route's own "json" parser decides, as it knows whether the body is optional.
   if (text === "") return undefined;
   try {

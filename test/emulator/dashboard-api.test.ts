@@ -254,7 +254,7 @@ describe("request stream bounds", () => {
   test("a client that does not read is cut off once MAX_QUEUED_EVENTS are waiting, instead of growing the queue", async () => {
     const { RequestLog } = await import("../../src/emulator/request-log");
     const { MAX_QUEUED_EVENTS, requestStream } = await import("../../src/emulator/request-stream");
-    const log = new RequestLog(emu.clock);
+    const log = new RequestLog();
     const res = requestStream(log, 0);
     const entry = {
       method: "GET",
