@@ -59,7 +59,7 @@ export function createApp(runtime: Runtime) {
           openWithoutToken: control.openWithoutToken,
           isDeveloperKey: services.auth.isKey,
         }),
-        apiGate(services.auth, runtime.rateLimiter, control.isAdminToken),
+        apiGate(services.auth, runtime.rateLimiter, methods.reaches, control.isAdminToken),
       ),
     )
     .use(controlPlaneRoutes(runtime))
