@@ -9,6 +9,7 @@
  * duration on the machine, which the control plane's time travel must never move. It takes no part in what
  * the emulator answers. Marks are cheap and taken on every start; they are printed only when asked.
  */
+import type { AnswerObserver } from "./http/request-context";
 
 interface Mark {
   phase: string;
@@ -54,7 +55,7 @@ export function startupTrace(): string[] {
  * (Elysia composes each route's handler on its first request, so that first one is part of the start-up's
  * cost), then steps aside.
  */
-export function firstResponseObserver(): (answer: { context: { path: string }; status: number }) => undefined {
+export function firstResponseObserver(): AnswerObserver {
   return ({ context, status }) => {
     if (firstResponseSeen) return;
     firstResponseSeen = true;

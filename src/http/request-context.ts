@@ -39,7 +39,7 @@ export interface Answer {
 }
 
 /** Hears of an answer before it is sent; a promise it returns holds the answer back until it settles. */
-export type AnswerObserver = (answer: Answer) => Promise<void> | undefined;
+export type AnswerObserver = (answer: Answer) => Promise<void> | void;
 
 const contexts = new WeakMap<Request, RequestContext>();
 
@@ -48,8 +48,7 @@ export function requestContextOf(request: Request): RequestContext | undefined {
   return contexts.get(request);
 }
 
-/** Opens a request's context; `requestLifecycle` does it for every request, tests may for a bare Request. */
-export function openRequestContext(request: Request, path: string, atMs: number): RequestContext {
+function openRequestContext(request: Request, path: string, atMs: number): RequestContext {
   const context: RequestContext = {
     path,
     startedMs: performance.now(),
