@@ -62,7 +62,7 @@ function tryLock(dir: string): Database | null {
   const file = join(dir, LOCK_FILE);
   // Created through node:fs first: a directory we cannot write fails here with the usual errno error
   // (EACCES, EROFS, …) that start-up reports, not with SQLite's "unable to open database file".
-  closeSync(openSync(file, "a"));
+  closeSync(openSync(file, "a", 0o600));
   for (let attempt = 0; ; attempt++) {
     const db = new Database(file, { create: true });
     try {
@@ -85,7 +85,7 @@ export function lockDataDir(dir: string): DirLock {
   if (!db) throw new DataDirInUseError(dir, readPid(dir));
   // Written whole, then renamed: a second server reading it never sees half a PID.
   const temp = join(dir, `${PID_FILE}.${process.pid}`);
-  writeFileSync(temp, `${process.pid}\n`);
+  writeFileSync(temp, `${process.pid}\n`, { mode: 0o600 });
   renameSync(temp, join(dir, PID_FILE));
   held.add(db);
   return {
