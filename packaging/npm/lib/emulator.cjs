@@ -8,10 +8,10 @@
 "use strict";
 const { spawn } = require("node:child_process");
 const { randomBytes } = require("node:crypto");
-const { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } = require("node:fs");
-const { tmpdir } = require("node:os");
+const { existsSync, readFileSync, rmSync, writeFileSync } = require("node:fs");
 const { join, resolve } = require("node:path");
 const { binaryPath } = require("./binary.cjs");
+const { createWorkDir } = require("./temp-dirs.cjs");
 const { httpClient } = require("./http.cjs");
 
 /** @typedef {import("../index").StartEmulatorOptions} StartEmulatorOptions */
@@ -234,7 +234,7 @@ async function startEmulator(options = {}) {
     if (!OPTIONS.includes(key))
       throw new TypeError(`startEmulator: unknown option "${key}" (known: ${OPTIONS.join(", ")})`);
   const bin = options.binary ?? binaryPath();
-  const work = mkdtempSync(join(tmpdir(), "ext-emulator-"));
+  const work = createWorkDir();
   const cleanup = () => rmSync(work, { recursive: true, force: true });
   let seed;
   try {
