@@ -13,6 +13,8 @@ export const PRIVATE_FILE_MODE = 0o600;
 export function makeDataDirPrivate(dir: string): string[] {
   mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   const fixed: string[] = [];
+  // Windows reports no POSIX modes (chmod only toggles read-only): its ACLs are not ours to change.
+  if (process.platform === "win32") return fixed;
   const tighten = (path: string, depth: number) => {
     let st: ReturnType<typeof lstatSync>;
     try {

@@ -28,8 +28,10 @@ function processAlive(pid) {
 function ownPrivateDir(path) {
   try {
     const st = lstatSync(path);
-    if (!st.isDirectory() || (st.mode & 0o077) !== 0) return false;
-    return typeof process.getuid !== "function" || st.uid === process.getuid();
+    if (!st.isDirectory()) return false;
+    // Windows has neither POSIX modes nor uids: the folder being a real one in this user's temp dir is all.
+    if (typeof process.getuid !== "function") return true;
+    return (st.mode & 0o077) === 0 && st.uid === process.getuid();
   } catch {
     return false;
   }
