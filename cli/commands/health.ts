@@ -1,6 +1,6 @@
 import { defineCommand } from "citty";
 import { DEFAULT_PORT, parseServerConfig, urlHost } from "../../src/config";
-import { fail } from "../output";
+import { fail, out } from "../output";
 
 /** The address a server started with the same environment listens on, as seen from this machine. */
 function localRoot(): string {
@@ -30,7 +30,7 @@ export default defineCommand({
       const res = await fetch(`${root}/healthz`, { signal: AbortSignal.timeout(timeoutMs) });
       const body = (await res.json()) as { status?: string };
       if (res.ok && body.status === "ok") {
-        process.stdout.write(`ok: ${root}\n`);
+        out(`ok: ${root}`);
         return;
       }
       problem = `${root}/healthz answered ${res.status}`;

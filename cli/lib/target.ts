@@ -13,6 +13,7 @@
 import { lstatSync, readFileSync } from "node:fs";
 import { type ClientEnv, DEFAULT_HOST, DEFAULT_PORT, parseClientEnv } from "../../src/config";
 import { serverFilePath } from "../../src/server-file";
+import { err } from "../output";
 import { ApiRequestError, type Endpoints, endpointsFromAnyUrl, requestJson } from "./http";
 import { UsageError } from "./runner";
 
@@ -168,7 +169,7 @@ async function accountKey({ endpoints, adminToken }: ServerTarget): Promise<stri
     if (e instanceof ApiRequestError) throw noKey(e.message);
     throw e;
   }
-  process.stderr.write(`using account ${first.id} (${first.name}) on ${endpoints.root}\n`);
+  err(`using account ${first.id} (${first.name}) on ${endpoints.root}`);
   return plaintext;
 }
 
