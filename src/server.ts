@@ -2,10 +2,12 @@
  * Listening: one runtime, one app, one Bun server. Used by `ext serve`, `ext exec` and `startEmulator()`.
  */
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { createApp } from "./app";
 import { API_PREFIX, CONTROL_PREFIX, type ServerConfig } from "./config";
 import { closeRequestStreams } from "./emulator/request-stream";
 import { createRuntime, type Runtime, type RuntimeOptions } from "./runtime";
+import { publishServerAddress } from "./server-address";
 import { markStartup } from "./startup-trace";
 
 /**
@@ -87,11 +89,16 @@ export function startServer(config: ServerConfig, options: RuntimeOptions = {}):
         if (force) await server.stop(true);
         else if (!(await settlesWithin(server.stop(false), DRAIN_LIMIT_MS))) await server.stop(true);
       } finally {
+        unpublishAddress?.();
         runtime.close(); // the database is closed (WAL checkpointed) even if the listener fails to stop
         if (readyFile) removeReadyFile(readyFile);
       }
     },
   };
+  // `ext seed --data-dir` beside this server sends its fixture here (src/server-address.ts).
+  const unpublishAddress = config.memory
+    ? null
+    : publishServerAddress(resolve(config.dataDir), { adminUrl: emulator.adminUrl, pid: process.pid });
   const readyFile = config.readyFile ? writeReadyFile(config.readyFile, emulator) : null;
   return emulator;
 }

@@ -8,7 +8,7 @@
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { generateApiKey, hashApiKey, keyPrefix } from "../auth/keys";
 import type { Clock } from "../clock";
-import type { Db, Tx } from "../db/database";
+import type { Db } from "../db/database";
 import { accounts, apiKeys, teamMembers } from "../db/schema";
 import { errors } from "../errors/catalog";
 import { newId } from "../ids";
@@ -74,7 +74,7 @@ export function createAccountService(deps: { db: Db; clock: Clock; limits: Limit
 
     createKey(accountId: string, input: CreateApiKeyInput): { apiKey: ApiKey; plaintext: string } {
       const plaintext = generateApiKey();
-      const row = db.transaction((tx: Tx) => {
+      const row = db.write((tx) => {
         requireAccount(tx, accountId);
         const max = limits.resolve("max_api_keys", { accountId }).value;
         const active = Number(
@@ -115,7 +115,7 @@ export function createAccountService(deps: { db: Db; clock: Clock; limits: Limit
 
     /** Idempotent: revoking a revoked key keeps its first revokedAt. */
     revokeKey(accountId: string, keyId: string): void {
-      db.transaction((tx: Tx) => {
+      db.write((tx) => {
         requireAccount(tx, accountId);
         const row = tx
           .select()
@@ -145,7 +145,7 @@ export function createAccountService(deps: { db: Db; clock: Clock; limits: Limit
 
     addMember(accountId: string, input: AddMemberInput): TeamMember {
       const email = input.email.trim().toLowerCase();
-      return db.transaction((tx: Tx) => {
+      return db.write((tx) => {
         requireAccount(tx, accountId);
         const dup = tx
           .select({ id: teamMembers.id })
@@ -170,7 +170,7 @@ export function createAccountService(deps: { db: Db; clock: Clock; limits: Limit
     },
 
     removeMember(accountId: string, memberId: string): void {
-      db.transaction((tx: Tx) => {
+      db.write((tx) => {
         requireAccount(tx, accountId);
         const found = tx
           .select({ id: teamMembers.id })
