@@ -13,6 +13,7 @@ import type { Db } from "../db/database";
 import type { DbGeneration } from "../db/generation";
 import { createReadCache } from "../db/read-cache";
 import { errors } from "../errors/catalog";
+import { bearerToken } from "./bearer";
 import { hashApiKey } from "./keys";
 
 export interface Principal {
@@ -30,8 +31,6 @@ export interface AuthService {
   /** Whether the header carries a live (not revoked) developer API key; never throws. */
   isKey(authorization: string): boolean;
 }
-
-const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
 
 /** Distinct keys remembered at once; past it the memory starts over (a test suite uses a handful). */
 export const PRINCIPAL_CACHE_MAX = 256;
@@ -54,9 +53,9 @@ export function createAuthService(db: Db, generation: DbGeneration): AuthService
     authenticate(authorization) {
       if (!authorization) throw errors.unauthorized("missing");
       const found = known.get(authorization, () => {
-        const match = BEARER.exec(authorization);
-        if (!match) return "malformed";
-        const row = lookup.get(hashApiKey(match[1]!));
+        const token = bearerToken(authorization);
+        if (token === null) return "malformed";
+        const row = lookup.get(hashApiKey(token));
         if (!row) return "invalid";
         return Object.freeze({ accountId: row.account_id, keyId: row.id, scopes: scopesOf(row.scopes) });
       });
@@ -64,8 +63,8 @@ export function createAuthService(db: Db, generation: DbGeneration): AuthService
       return found;
     },
     isKey(authorization) {
-      const match = BEARER.exec(authorization);
-      return match !== null && Boolean(lookup.get(hashApiKey(match[1]!)));
+      const token = bearerToken(authorization);
+      return token !== null && Boolean(lookup.get(hashApiKey(token)));
     },
   };
 }
