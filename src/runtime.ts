@@ -4,6 +4,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { count, eq, sql } from "drizzle-orm";
 import { createDashboardKeys } from "./accounts/dashboard-key";
 import { createAccountService } from "./accounts/service";
 import { createAuthService } from "./auth/service";
@@ -12,6 +13,7 @@ import { EmulatorClock } from "./clock";
 import type { ServerConfig } from "./config";
 import { createMemoryDir, lockDataDir } from "./data-dir-lock";
 import { type Db, openDatabase } from "./db/database";
+import { versions } from "./db/schema";
 import { startAutoApprove } from "./emulator/auto-approve";
 import { type ControlPlane, createControlPlane } from "./emulator/control";
 import { createEmulatorStore } from "./emulator/store";
@@ -173,11 +175,13 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
   const rateLimiter = new RateLimiter(clock, config.rateLimits);
 
   // Crash recovery: a blob no version row points to, or a temp file, is a leftover of an interrupted upload.
-  const referenced = db.$client.prepare<{ n: number }, [string]>(
-    "SELECT COUNT(*) AS n FROM versions WHERE bundle_blob_id = ?",
-  );
+  const referenced = db
+    .select({ n: count() })
+    .from(versions)
+    .where(eq(versions.bundleBlobId, sql.placeholder("blobId")))
+    .prepare();
   // Safe to sweep: this runtime holds the data directory's lock, so no live server has an upload under way.
-  const swept = blobs.sweep((id) => (referenced.get(id)?.n ?? 0) > 0);
+  const swept = blobs.sweep((blobId) => (referenced.get({ blobId })?.n ?? 0) > 0);
   if (swept.blobs.length > 0 || swept.temps > 0)
     logger.info("removed upload leftovers", { blobs: swept.blobs.length, temps: swept.temps });
 

@@ -9,7 +9,7 @@ import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { generateApiKey, hashApiKey, keyPrefix } from "../auth/keys";
 import type { Clock } from "../clock";
 import type { Db } from "../db/database";
-import { accounts, apiKeys, teamMembers } from "../db/schema";
+import { accounts, apiKeys, extensions, teamMembers } from "../db/schema";
 import { errors } from "../errors/catalog";
 import { newId } from "../ids";
 import type { LimitsService } from "../limits/service";
@@ -58,13 +58,18 @@ export function createAccountService(deps: { db: Db; clock: Clock; limits: Limit
   return {
     /** Every account, oldest first, with what the dashboard's overview counts. */
     listAccounts(): AccountSummary[] {
-      return db.$client
-        .prepare<AccountSummary, []>(
-          `SELECT a.id, a.name, a.created_at AS createdAt,
-             (SELECT COUNT(*) FROM extensions e WHERE e.account_id = a.id) AS extensions,
-             (SELECT COUNT(*) FROM api_keys k WHERE k.account_id = a.id AND k.revoked_at IS NULL) AS activeApiKeys
-           FROM accounts a ORDER BY a.created_at, a.id`,
-        )
+      // Correlated subqueries name "accounts"."id" in full: drizzle renders a one-table select's columns
+      // unqualified, which inside the subquery would mean the inner table's own id.
+      return db
+        .select({
+          id: accounts.id,
+          name: accounts.name,
+          createdAt: accounts.createdAt,
+          extensions: sql<number>`(SELECT COUNT(*) FROM ${extensions} WHERE ${extensions.accountId} = "accounts"."id")`,
+          activeApiKeys: sql<number>`(SELECT COUNT(*) FROM ${apiKeys} WHERE ${apiKeys.accountId} = "accounts"."id" AND ${apiKeys.revokedAt} IS NULL)`,
+        })
+        .from(accounts)
+        .orderBy(asc(accounts.createdAt), asc(accounts.id))
         .all();
     },
 

@@ -9,9 +9,11 @@
  * client retrying a wrong key does not pay the hash either; the memory is bounded, so a stream of invented
  * keys cannot grow it.
  */
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/database";
 import type { DbGeneration } from "../db/generation";
 import { createReadCache } from "../db/read-cache";
+import { apiKeys } from "../db/schema";
 import { errors } from "../errors/catalog";
 import { bearerToken } from "./bearer";
 import { hashApiKey } from "./keys";
@@ -36,9 +38,12 @@ export interface AuthService {
 export const PRINCIPAL_CACHE_MAX = 256;
 
 export function createAuthService(db: Db, generation: DbGeneration): AuthService {
-  const lookup = db.$client.prepare<{ id: string; account_id: string; scopes: string }, [string]>(
-    "SELECT id, account_id, scopes FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL",
-  );
+  const lookupStmt = db
+    .select({ id: apiKeys.id, accountId: apiKeys.accountId, scopes: apiKeys.scopes })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.keyHash, sql.placeholder("hash")), isNull(apiKeys.revokedAt)))
+    .prepare();
+  const lookup = (hash: string) => lookupStmt.get({ hash });
   // Accounts have a handful of distinct scope sets: parse each JSON text once, not on every request.
   const parsedScopes = new Map<string, readonly string[]>();
   const scopesOf = (text: string) => {
@@ -55,16 +60,16 @@ export function createAuthService(db: Db, generation: DbGeneration): AuthService
       const found = known.get(authorization, () => {
         const token = bearerToken(authorization);
         if (token === null) return "malformed";
-        const row = lookup.get(hashApiKey(token));
+        const row = lookup(hashApiKey(token));
         if (!row) return "invalid";
-        return Object.freeze({ accountId: row.account_id, keyId: row.id, scopes: scopesOf(row.scopes) });
+        return Object.freeze({ accountId: row.accountId, keyId: row.id, scopes: scopesOf(row.scopes) });
       });
       if (typeof found === "string") throw errors.unauthorized(found);
       return found;
     },
     isKey(authorization) {
       const token = bearerToken(authorization);
-      return token !== null && Boolean(lookup.get(hashApiKey(token)));
+      return token !== null && Boolean(lookup(hashApiKey(token)));
     },
   };
 }

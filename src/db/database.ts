@@ -2,13 +2,16 @@
  * The emulator's one SQLite connection, wrapped by drizzle.
  *
  * Data access goes through drizzle: its query builder, with `.prepare()`d statements made once on the hot
- * paths. Raw SQL on `$client` is kept to what drizzle does not model: PRAGMAs and the migration runner here,
- * and the data directory's lock file (src/data-dir-lock.ts), which is not this database.
+ * paths, and `sql` fragments inside a query for what the builder does not say (a correlated count). Raw SQL
+ * on `$client` is kept to what drizzle does not model: PRAGMAs and the migration runner here, and the data
+ * directory's lock file (src/data-dir-lock.ts), which is not this database. test/db/data-access.test.ts holds
+ * the tree to it.
  *
  * Every write goes through `db.write` / `db.writer`: one place that begins the transaction IMMEDIATE (a
  * deferred one that reads first cannot take the write lock once another connection has committed: SQLITE_BUSY,
  * which busy_timeout does not retry) and bumps the generation the read caches compare (src/db/generation.ts).
- * Callbacks stay synchronous (stack notes): bun:sqlite commits at the first `await`.
+ * A read that needs one snapshot across statements uses `db.read`. Callbacks stay synchronous (stack notes):
+ * bun:sqlite commits at the first `await`.
  */
 import { Database } from "bun:sqlite";
 import { sql } from "drizzle-orm";
@@ -20,6 +23,8 @@ import * as schema from "./schema";
 interface DbWrites {
   /** Moves after every write transaction; what the read caches compare. */
   generation: DbGeneration;
+  /** Runs `fn` in one read transaction: a consistent picture across its statements. Never write in it. */
+  read<R>(fn: () => R): R;
   /** Runs `fn` in an IMMEDIATE write transaction (a savepoint when one is already open) and returns its result. */
   write<R>(fn: (tx: Db) => R): R;
   /** `write` made once for a hot path: the transaction function is built here, not on every call. */
@@ -54,6 +59,7 @@ export function openDatabase(filename: string): Db {
   const db = drizzle({ client: sqlite, schema }) as BunSQLiteDatabase<typeof schema> & { $client: Database };
   const writes: DbWrites = {
     generation,
+    read: (fn) => sqlite.transaction(fn).deferred(),
     write: (fn) => writer(() => fn(db as Db))(),
     writer,
   };
