@@ -34,7 +34,7 @@ const GET_PROFILE =
   "Where the list's time goes now (perf record -e cpu-clock on the compiled server under wrk at 64 connections): ~45% of the server's CPU is the kernel's " +
   "loopback TCP work and ~44% the binary's own native code (Bun's HTTP server, the Request/Headers/Response objects, JavaScriptCore's runtime and interpreter), which the ceiling pays too; " +
   "JIT-compiled JavaScript is ~5%. Removed from the path in this issue, each measured by alternating builds: the SQLite statements (the database " +
-  "generation is a memory-mapped compare of the WAL-index header, src/db/generation.ts; keys, unknown ones included, and the list are kept until it " +
+  "generation is an in-process counter that every write transaction moves, src/db/generation.ts; keys, unknown ones included, and the list are kept until it " +
   "moves, src/db/read-cache.ts), the request log's per-request header copies and masking (read only when a detail is asked for), the WeakMaps that " +
   "carried the principal, one of the two onRequest gates (src/http/gates.ts), and the list body's encoding on every request (each 200 is a clone of a " +
   "Response built once per body, src/http/responses.ts). What is left that is ours: the request log's entry — a build without the log answers ~10% " +
