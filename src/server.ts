@@ -96,11 +96,21 @@ export function startServer(config: ServerConfig, options: RuntimeOptions = {}):
     },
   };
   // `ext seed --data-dir` beside this server sends its fixture here (src/server-address.ts).
-  const unpublishAddress = config.memory
-    ? null
-    : publishServerAddress(resolve(config.dataDir), { adminUrl: emulator.adminUrl, pid: process.pid });
+  const unpublishAddress = config.memory ? null : publishAddress(runtime, emulator.adminUrl);
   const readyFile = config.readyFile ? writeReadyFile(config.readyFile, emulator) : null;
   return emulator;
+}
+
+/** A server that cannot write its address still serves; only `ext seed --data-dir` beside it is refused. */
+function publishAddress(runtime: Runtime, adminUrl: string): (() => void) | null {
+  try {
+    return publishServerAddress(resolve(runtime.config.dataDir), { adminUrl, pid: process.pid });
+  } catch (e) {
+    runtime.logger.warn("could not write the server's address for ext seed --data-dir", {
+      error: (e as Error).message,
+    });
+    return null;
+  }
 }
 
 /** True when `work` settles within `ms`; the timer does not outlive it. */
