@@ -11,7 +11,7 @@ async function refusal(call: Promise<unknown>) {
   try {
     await call;
   } catch (e) {
-    if (!(e instanceof ApiCallError)) return { notAnApiCallError: String(e) };
+    if (!(e instanceof ApiCallError)) return { error: e instanceof Error, apiCallError: false };
     return {
       status: e.status,
       code: e.code,
@@ -50,6 +50,7 @@ export async function contract(folder: string) {
     const requests = await emu.requests(1);
     const refused = {
       approveMissing: await refusal(emu.approveVersion("ver_missing")),
+      deployMissingFolder: await refusal(emu.deploy(`${folder}/missing`, { extensionId: id, version: "9.0.0" })),
       deployMissingExtension: await refusal(emu.deploy(folder, { extensionId: "ext_missing", version: "9.0.0" })),
       deployExistingVersion: await refusal(emu.deploy(folder, { extensionId: id, version: "1.0.0" })),
       deployOverLimit: await emu

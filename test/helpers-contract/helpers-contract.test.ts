@@ -128,6 +128,7 @@ test("the Bun helper and the Node helper give the same answers to every method",
     // Every refusal is an ApiCallError with the API's status and code, a deploy's included.
     refused: {
       approveMissing: { status: 404, code: "version_not_found", limits: [] },
+      deployMissingFolder: { error: true, apiCallError: false },
       deployMissingExtension: { status: 404, code: "extension_not_found", limits: [] },
       deployExistingVersion: { status: 409, code: "version_exists", limits: [] },
       deployOverLimit: { status: 422, code: "bundle_invalid", limits: ["max_sounds_per_extension"] },
