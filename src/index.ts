@@ -1,4 +1,5 @@
 /** Programmatic entry point of the package. */
+export { unwrap } from "../client/index";
 export { type App, createApp } from "./app";
 export { parseServerConfig, type ServerConfig } from "./config";
 export type { Fixture } from "./fixtures/model";
