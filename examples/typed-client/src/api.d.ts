@@ -927,7 +927,7 @@ export interface components {
             freeze?: boolean;
             /** @enum {string} */
             mode?: "real" | "frozen";
-        };
+        } & (unknown | unknown | unknown);
         ClockState: {
             /**
              * Format: date-time
@@ -1003,9 +1003,11 @@ export interface components {
             name: string;
             short_description: string;
             description: string;
-            pricing: components["schemas"]["Pricing"];
-            visibility: components["schemas"]["Visibility"];
-            status: components["schemas"]["ExtensionStatus"];
+            pricing: components["schemas"]["PricingInfo"];
+            /** @description private, unlisted or public. The platform's full set is not published: expect others. */
+            visibility: ("private" | "unlisted" | "public") | string;
+            /** @description Set by review and admins, never by the developer. The platform's full set is not published: expect others. */
+            status: ("draft" | "in_review" | "approved" | "rejected" | "disabled") | string;
             installCount: number;
             currentVersionId: string | null;
             ratingCount: number;
@@ -1021,7 +1023,7 @@ export interface components {
             updatedAt: string;
         };
         ExtensionCreate: {
-            /** @description 1–80 characters after trimming */
+            /** @description 1–80 characters after trimming; not blank */
             name: string;
             /** @description Shown in search results */
             short_description?: string;
@@ -1034,7 +1036,11 @@ export interface components {
                 id: string;
                 slug: string;
                 name: string;
-                status: components["schemas"]["ExtensionStatus"];
+                /**
+                 * @description A new extension is always a draft
+                 * @constant
+                 */
+                status: "draft";
                 /**
                  * Format: date-time
                  * @example 2026-11-22T10:00:00.000Z
@@ -1045,20 +1051,16 @@ export interface components {
         ExtensionList: {
             extensions: components["schemas"]["ExtensionSummary"][];
         };
-        /**
-         * @description Set by review and admins, never by the developer
-         * @default draft
-         * @enum {string}
-         */
-        ExtensionStatus: "draft" | "in_review" | "approved" | "rejected" | "disabled";
         /** @description An extension as the list shows it */
         ExtensionSummary: {
             /** @example ext_01jd2x7k3m9q8r4t5v6w7x8y9z */
             id: string;
             slug: string;
             name: string;
-            visibility: components["schemas"]["Visibility"];
-            status: components["schemas"]["ExtensionStatus"];
+            /** @description private, unlisted or public. The platform's full set is not published: expect others. */
+            visibility: ("private" | "unlisted" | "public") | string;
+            /** @description Set by review and admins, never by the developer. The platform's full set is not published: expect others. */
+            status: ("draft" | "in_review" | "approved" | "rejected" | "disabled") | string;
             installCount: number;
             currentVersionId: string | null;
             /**
@@ -1073,7 +1075,7 @@ export interface components {
             updatedAt: string;
         };
         ExtensionUpdate: {
-            /** @description 1–80 characters after trimming */
+            /** @description 1–80 characters after trimming; not blank */
             name?: string;
             /** @description Shown in search results */
             short_description?: string;
@@ -1337,6 +1339,13 @@ export interface components {
              */
             type: "free";
         };
+        /** @description Pricing; the platform may add fields */
+        PricingInfo: {
+            /** @description free here; the platform's other pricing types are not published */
+            type: "free" | string;
+        } & {
+            [key: string]: unknown;
+        };
         RequestLogDetail: {
             /** @description Increasing; never reused, a reset included */
             id: number;
@@ -1530,7 +1539,8 @@ export interface components {
         Version: {
             id: string;
             version: string;
-            status: components["schemas"]["VersionStatus"];
+            /** @description pending → approved | rejected (review); archived when pushed out by the version cap. The platform's full set is not published: expect others. */
+            status: ("pending" | "approved" | "rejected" | "archived") | string;
             changelog: string;
             /** @description Bytes of the uploaded archive */
             bundleSizeBytes: number;
@@ -1553,12 +1563,6 @@ export interface components {
         VersionRejection: {
             reason: string;
         };
-        /**
-         * @description pending → approved | rejected (review); archived when pushed out by the version cap
-         * @default pending
-         * @enum {string}
-         */
-        VersionStatus: "pending" | "approved" | "rejected" | "archived";
         VersionSubmission: {
             /** @description Version label, unique per extension */
             version: string;
@@ -7048,7 +7052,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;
@@ -7235,7 +7239,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;
@@ -7374,7 +7378,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;
@@ -7534,7 +7538,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;
@@ -7746,7 +7750,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;
@@ -7885,7 +7889,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;
@@ -8096,7 +8100,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;
@@ -8257,7 +8261,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;
@@ -8396,7 +8400,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;
@@ -8560,7 +8564,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;
@@ -8795,7 +8799,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;
@@ -8934,7 +8938,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;
@@ -9073,7 +9077,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;
