@@ -3,10 +3,11 @@ import { parseClientEnv } from "../../src/config";
 import type { InstallStats } from "../../src/installs/model";
 import { MAX_INSTALLS_PER_CALL } from "../../src/installs/model";
 import { onlyWith, pickAction, wholeNumber } from "../lib/actions";
+import { errorJson } from "../lib/api-error";
 import { controlCalls, developerCalls } from "../lib/calls";
 import { UsageError } from "../lib/runner";
 import { fieldLines, tableLines } from "../lib/table";
-import { errorJson, extensionArg, jsonArg, resolveApi, resolveServer, targetArgs } from "../lib/target";
+import { extensionArg, jsonArg, resolveApi, resolveServer, targetArgs } from "../lib/target";
 import { out } from "../output";
 
 const ACTIONS = ["show", "add"] as const;

@@ -1,11 +1,12 @@
 import { defineCommand } from "citty";
+import type { Fixture as ClientFixture } from "../../client";
 import { parseServerConfig } from "../../src/config";
 import type { Fixture, SeedReport } from "../../src/fixtures/model";
 import { FixtureError } from "../../src/fixtures/validate";
 import { createLogger } from "../../src/logger";
 import { createRuntime } from "../../src/runtime";
 import { readFixtureArgument } from "../lib/fixture-arg";
-import { requestJson } from "../lib/http";
+import { adminClient, call } from "../lib/http";
 import { UsageError } from "../lib/runner";
 import { checkDataDir, describeStartupError } from "../lib/startup-errors";
 import { resolveServer, targetArgs } from "../lib/target";
@@ -77,11 +78,10 @@ export default defineCommand({
     let report: SeedReport;
     if (args.target !== undefined) {
       const { endpoints, adminToken } = await resolveServer(args);
-      report = await requestJson<SeedReport>(`${endpoints.adminUrl}/seed`, {
-        method: "POST",
-        json: fixture,
-        token: adminToken,
-      });
+      const admin = adminClient(endpoints, adminToken);
+      // Checked against the fixture format when read; the document's type marks the fields that have defaults required.
+      const body = fixture as ClientFixture;
+      report = await call(() => admin.POST("/_emulator/seed", { body }));
     } else {
       // Straight into the SQLite file: the same loader the server uses, in one transaction.
       const flags = { dataDir: args["data-dir"] };
