@@ -38,7 +38,6 @@ const MIGRATING: Record<string, string> = {
   "cli/lib/http.ts": "the CLI's request helper (CLI migration)",
   "cli/commands/logs.ts": "ext logs --follow's stream (CLI migration)",
   "packaging/npm/lib/http.cjs": "the Node helper's control-plane transport (helpers migration)",
-  "ui/src/api.ts": "the dashboard's transport (dashboard migration)",
 };
 
 test("no API call outside client/ in cli/, ui/ and packaging/", () => {
