@@ -118,6 +118,22 @@ describe("GET /openapi.json", () => {
     }
     for (const body of [{ advanceSeconds: 1 }, { set: "2030-01-01T00:00:00.000Z", freeze: true }, { mode: "real" }])
       expect(ajv.validate(clock, body), JSON.stringify(body)).toBe(true);
+
+    // Its `limits` is a reference into the document: the validator is given the components to follow it.
+    ajv.addSchema({ $id: "doc", components: doc.components });
+    const request = { $ref: "doc#/components/schemas/LimitRequestCreate" };
+    const reason = "Launch week needs more sounds";
+    const base = { accountId: "acc_test", limits: { max_sounds_per_extension: 60 } };
+    const refused = [
+      { ...base, scope: "extension", reason },
+      { ...base, scope: "account", extensionId: "ext_x", reason },
+      { ...base, scope: "account", reason: ` ${" ".repeat(18)}x${" ".repeat(5)}` },
+    ];
+    for (const body of refused) {
+      expect(ajv.validate(request, body), JSON.stringify(body)).toBe(false);
+      expect((await emu.admin("POST", "/limit-requests", body)).status, JSON.stringify(body)).toBe(422);
+    }
+    expect(ajv.validate(request, { ...base, scope: "account", reason: `  ${reason}  ` })).toBe(true);
   });
 
   test("is an OpenAPI 3.1 document with info (version, license), the local server and both security schemes", () => {

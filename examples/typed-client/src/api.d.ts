@@ -1264,7 +1264,15 @@ export interface components {
             limits: components["schemas"]["LimitValues"];
             /** @description At least 20 characters (after trimming) */
             reason: string;
-        };
+        } & ({
+            /** @constant */
+            scope: "extension";
+            extensionId: string;
+        } | {
+            /** @constant */
+            scope: "account";
+            extensionId?: never;
+        });
         LimitRequestEnvelope: {
             limitRequest: components["schemas"]["LimitRequest"];
         };

@@ -240,8 +240,7 @@ function LimitsTab({
                       c.POST("/_emulator/limit-requests", {
                         body: {
                           accountId: account,
-                          scope: extensionId ? "extension" : "account",
-                          ...(extensionId ? { extensionId } : {}),
+                          ...(extensionId ? { scope: "extension", extensionId } : { scope: "account" }),
                           // An empty value goes as null on purpose: the server's refusal names the field.
                           limits: Object.fromEntries(
                             chosen.map((c) => [
