@@ -1,5 +1,6 @@
 import { defineCommand } from "citty";
 import { type AdminClient, type RequestLogEntry, readEvents } from "../../client";
+import { printable } from "../../src/printable";
 import { adminClient, call, send } from "../lib/http";
 import { UsageError } from "../lib/runner";
 import { resolveServer, targetArgs } from "../lib/target";
@@ -20,7 +21,7 @@ const logsArgs = {
 const line = (e: RequestLogEntry, json: boolean) =>
   json
     ? JSON.stringify(e)
-    : `${e.at}  ${e.method.padEnd(6)} ${String(e.status)}  ${e.path}  ${e.accountId ?? "-"}  ${e.durationMs} ms`;
+    : `${e.at}  ${printable(e.method).padEnd(6)} ${String(e.status)}  ${printable(e.path)}  ${e.accountId ?? "-"}  ${e.durationMs} ms`;
 
 /** Reads the server's event stream and prints each `request` event until it ends. */
 async function follow(admin: AdminClient, recent: number, json: boolean): Promise<void> {
