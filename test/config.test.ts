@@ -1,5 +1,8 @@
 /** Configuration: flags > environment > defaults, and clear errors for bad values. */
 import { describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import {
   ConfigError,
   DEFAULT_DATA_DIR,
@@ -124,5 +127,27 @@ describe("isLoopback", () => {
   test("everything else", () => {
     for (const h of ["0.0.0.0", "::", "192.168.1.10", "10.0.0.1", "example.com", "127.0.0.1.example.com"])
       expect(isLoopback(h)).toBe(false);
+  });
+});
+
+describe("EXT_MEMORY=auto (the container image's default)", () => {
+  const memoryFor = (dataDir: string) => parseServerConfig({}, { EXT_MEMORY: "auto", EXT_DATA_DIR: dataDir }).memory;
+  test("in memory when the data dir is a plain folder, or missing", () => {
+    const dir = mkdtempSync(join(tmpdir(), "ext-auto-"));
+    try {
+      expect(memoryFor(dir)).toBe(true);
+      expect(memoryFor(join(dir, "missing"))).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true });
+    }
+  });
+  test("on disk when the data dir is a mount point (a volume)", () => {
+    // /proc is a mount of its own on every Linux machine and container.
+    expect(memoryFor("/proc")).toBe(false);
+  });
+  test("other values are still on or off", () => {
+    expect(() => parseServerConfig({}, { EXT_MEMORY: "sometimes" })).toThrow(
+      'memory must be on or off (got "sometimes")',
+    );
   });
 });

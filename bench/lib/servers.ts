@@ -104,6 +104,13 @@ export async function startCeiling(responses: Record<string, CeilingResponse>): 
   return spawnServer({ cmd: [BUN, join(BENCH_DIR, "ceiling.ts"), String(port), file], port });
 }
 
+/** The fair write ceiling (bench/write-ceiling.ts): bare Bun.serve + bun:sqlite doing the same writes. */
+export async function startWriteCeiling(): Promise<Server> {
+  const port = freePort();
+  const dir = tempDir("ext-bench-write-ceiling-");
+  return spawnServer({ cmd: [BUN, join(BENCH_DIR, "write-ceiling.ts"), String(port), dir], port });
+}
+
 /**
  * Prism 5 in one process (no cluster fork, so the pid we measure is the server), logging errors only:
  * its default per-request info logging would cost it throughput a user could switch off too.

@@ -6,9 +6,10 @@
  * the app itself composes (a control-plane read). One more run with EXT_TRACE_STARTUP=1 records where the
  * time goes, phase by phase (the server's own trace), up to that first answer.
  */
+import { join } from "node:path";
 import { table } from "../lib/markdown";
-import { DEMO_FIXTURE } from "../lib/paths";
-import { type Server, stopServer } from "../lib/proc";
+import { BENCH_DIR, BUN, DEMO_FIXTURE, ROOT, WORK_DIR } from "../lib/paths";
+import { freePort, type Server, spawnServer, stopServer } from "../lib/proc";
 import type { BenchSection, TargetCheck } from "../lib/results";
 import { startEmulator, startPrism, stopEmulator } from "../lib/servers";
 import { round, type Summary, summarize } from "../lib/stats";
@@ -26,22 +27,52 @@ export interface ColdStartResult {
   trace: string[];
 }
 
+type Starter = () => Promise<{ server: Server; stop: () => Promise<void> }>;
+
+/** Runs `start` (and `floor`, when given, alternately: A B A B …, so both see the same machine) `runs` times. */
 async function measure(
   runs: number,
   budgetMs: number,
-  start: () => Promise<{ server: Server; stop: () => Promise<void> }>,
-): Promise<{ times: number[]; cut: boolean }> {
+  start: Starter,
+  floor?: Starter,
+): Promise<{ times: number[]; floorTimes: number[]; cut: boolean }> {
   await (await start()).stop();
+  if (floor) await (await floor()).stop();
   const times: number[] = [];
+  const floorTimes: number[] = [];
   const t0 = performance.now();
   for (let i = 0; i < runs; i++) {
-    if (performance.now() - t0 > budgetMs) return { times, cut: true };
-    const { server, stop } = await start();
-    times.push(server.startMs);
-    await stop();
+    if (performance.now() - t0 > budgetMs) return { times, floorTimes, cut: true };
+    for (const [starter, into] of [[start, times], ...(floor ? [[floor, floorTimes]] : [])] as [Starter, number[]][]) {
+      const { server, stop } = await starter();
+      into.push(server.startMs);
+      await stop();
+    }
   }
-  return { times, cut: false };
+  return { times, floorTimes, cut: false };
 }
+
+const FLOOR_BINARY = join(WORK_DIR, "floor");
+
+/** bench/floor.ts compiled with the emulator's own flags (scripts/lib/compile.ts). */
+function buildFloor(): void {
+  const args = ["build", "--compile", "--minify-whitespace", "--minify-syntax", "--sourcemap=none", "--bytecode"];
+  const proc = Bun.spawnSync([BUN, ...args, "--format=esm", join(BENCH_DIR, "floor.ts"), "--outfile", FLOOR_BINARY], {
+    cwd: ROOT,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  if (proc.exitCode !== 0) throw new Error(`building the floor program failed: ${proc.stderr.toString()}`);
+}
+
+const startFloor: Starter = async () => {
+  const port = freePort();
+  const server = await spawnServer({ cmd: [FLOOR_BINARY, String(port)], port });
+  return { server, stop: () => stopServer(server) };
+};
+
+const FLOOR_TARGET =
+  "floor: the smallest compiled Bun.serve (bun build --compile --bytecode), alternating with each ext row";
 
 function roundSummary(s: Summary): Summary {
   return { n: s.n, median: round(s.median), p95: round(s.p95), min: round(s.min), max: round(s.max) };
@@ -64,15 +95,24 @@ export const coldStart: BenchSection<ColdStartResult> = {
   label: "cold start",
   async run({ settings, openapiFile, log }) {
     const rows: ColdStartRow[] = [];
+    buildFloor();
+    const floorTimes: number[] = [];
     for (const [target, seed, readyPath] of [
       ["ext (compiled), empty data dir", null, undefined],
       ["ext (compiled), demo fixture", DEMO_FIXTURE, undefined],
       [`ext (compiled), empty data dir, to the app's first answer (GET ${FIRST_APP_PATH})`, null, FIRST_APP_PATH],
     ] as const) {
-      const { times, cut } = await measure(settings.coldRuns, 60_000, async () => {
-        const emu = await startEmulator({ seed, readyPath });
-        return { server: emu, stop: () => stopEmulator(emu) };
-      });
+      const measured = await measure(
+        settings.coldRuns,
+        60_000,
+        async () => {
+          const emu = await startEmulator({ seed, readyPath });
+          return { server: emu, stop: () => stopEmulator(emu) };
+        },
+        startFloor,
+      );
+      const { times, cut } = measured;
+      floorTimes.push(...measured.floorTimes);
       rows.push({
         target,
         summary: roundSummary(summarize(times)),
@@ -80,6 +120,8 @@ export const coldStart: BenchSection<ColdStartResult> = {
       });
       log(`  ${target}: median ${rows.at(-1)!.summary.median} ms`);
     }
+    rows.push({ target: FLOOR_TARGET, summary: roundSummary(summarize(floorTimes)) });
+    log(`  floor: median ${rows.at(-1)!.summary.median} ms`);
     const trace = await traceOnce();
     for (const line of trace) log(`  ${line}`);
     if (settings.prismColdRuns > 0) {
@@ -140,6 +182,18 @@ export const coldStart: BenchSection<ColdStartResult> = {
         : "not run",
       met: empty ? empty.summary.median < 50 : null,
     };
-    return [check];
+    const floor = result?.rows.find((row) => row.target === FLOOR_TARGET);
+    const demo = cold?.find((c) => c.target.endsWith("demo fixture"));
+    const times = (c: ColdStartRow | undefined) => (c && floor ? c.summary.median / floor.summary.median : null);
+    const vsFloor: TargetCheck = {
+      id: "cold_vs_floor",
+      target: "cold start ≤ 3× the floor program's (medians, measured alternately), empty data dir and demo fixture",
+      measured:
+        empty && demo && floor
+          ? `empty ${times(empty)!.toFixed(1)}×, demo ${times(demo)!.toFixed(1)}× (floor ${floor.summary.median} ms)`
+          : "not run",
+      met: empty && demo && floor ? times(empty)! <= 3 && times(demo)! <= 3 : null,
+    };
+    return [check, vsFloor];
   },
 };

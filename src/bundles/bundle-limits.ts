@@ -2,6 +2,8 @@
  * The resolved limits a bundle is inspected against. Keys are the catalogue's (src/limits/catalog.ts), so the
  * server fills them from LimitsService and the CLI from the limits endpoint's body, with the same names.
  */
+
+import { JSON_DEPTH_MAX } from "../http/json-shape";
 import { type LimitKey, limitDefinition } from "../limits/catalog";
 
 export const BUNDLE_LIMIT_KEYS = [
@@ -47,7 +49,7 @@ export const READ_CAPS = {
   maxManifestBytes: 1024 * 1024,
   /** JSON items (containers and list elements) in manifest.json: far above any real manifest, far below a costly one. */
   maxManifestItems: 10_000,
-  maxManifestDepth: 32,
+  maxManifestDepth: JSON_DEPTH_MAX,
   /** Problems listed for one bundle; past it the inspection stops. */
   maxProblems: 100,
   /** All entry names together, in bytes: bounds what the walk keeps per upload. */

@@ -6,6 +6,7 @@
 import { Value } from "@sinclair/typebox/value";
 import { type Static, t } from "elysia";
 import type { ErrorDetail } from "../errors/api-error";
+import { jsonSize } from "../http/json-shape";
 import { AUDIO_FORMATS, audioFormatOfName, matchesMagic } from "./audio-formats";
 import { type BundleLimits, READ_CAPS } from "./bundle-limits";
 import type { ProblemList } from "./problem-list";
@@ -95,31 +96,6 @@ function countProblem(
  * check (over the cap, or a directory by that name), so it is not also reported missing.
  */
 export type ManifestInput = Buffer | "reported" | null;
-
-/**
- * How many JSON items (containers and list elements) the text holds, and how deep it nests, counted on the
- * raw bytes before parsing: the text is parsed only when both are small, so no manifest under the byte cap
- * can become a huge object graph (or a huge list of schema errors).
- */
-export function jsonSize(bytes: Uint8Array): { items: number; depth: number } {
-  let items = 0;
-  let depth = 0;
-  let maxDepth = 0;
-  let inString = false;
-  for (let i = 0; i < bytes.length; i++) {
-    const c = bytes[i];
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) {
-      items++;
-      maxDepth = Math.max(maxDepth, ++depth);
-    } else if (c === 0x7d || c === 0x5d) depth--;
-    else if (c === 0x2c) items++;
-  }
-  return { items, depth: maxDepth };
-}
 
 /**
  * Parses and checks the manifest against the archive's files and the limits. Adds problems and warnings;

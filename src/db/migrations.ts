@@ -2,9 +2,10 @@
  * Migrations embedded in the bundle. drizzle's file-based `migrate()` reads `drizzle/` from disk at run
  * time, which does not exist inside a compiled binary, so each SQL file is imported as text here and applied
  * in journal order by `applyMigrations`: drizzle's own migrator step for step (its bookkeeping table, its rule
- * for what is pending, one transaction), with each statement handed to SQLite as it is instead of through
- * drizzle's query builder, which was most of an empty data directory's start. `test/db/migrations.test.ts`
- * checks this list matches the journal and that both runners leave the same database.
+ * for what is pending, one transaction), with each statement handed to SQLite as it is: building each DDL
+ * statement through drizzle's query builder would dominate an empty data directory's start.
+ * `test/db/migrations.test.ts` checks this list matches the journal and that both runners leave the same
+ * database.
  * After `npm run db:generate`, add the new file below.
  */
 
@@ -42,20 +43,26 @@ const MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS "__drizzle_migrations" (
 				created_at numeric
 			)`;
 
-/** Applies the migrations newer than the last one recorded, in one transaction, as drizzle's migrator does. */
+/**
+ * Applies the migrations newer than the last one recorded, in one transaction, as drizzle's migrator does.
+ * The transaction begins IMMEDIATE, before the read of the last applied migration: two processes opening the
+ * same file then take turns instead of both reading, and one failing to upgrade its read to a write.
+ */
 export function applyMigrations(sqlite: Database, metas: MigrationMeta[] = migrationMetas()): void {
-  sqlite.run(MIGRATIONS_TABLE);
-  const last = sqlite
-    .query<{ created_at: number | string | null }, []>(
-      'SELECT id, hash, created_at FROM "__drizzle_migrations" ORDER BY created_at DESC LIMIT 1',
-    )
-    .get();
-  const record = sqlite.prepare('INSERT INTO "__drizzle_migrations" ("hash", "created_at") VALUES(?, ?)');
-  sqlite.transaction(() => {
-    for (const migration of metas) {
-      if (last && Number(last.created_at) >= migration.folderMillis) continue;
-      for (const statement of migration.sql) sqlite.run(statement);
-      record.run(migration.hash, migration.folderMillis);
-    }
-  })();
+  sqlite
+    .transaction(() => {
+      sqlite.run(MIGRATIONS_TABLE);
+      const last = sqlite
+        .query<{ created_at: number | string | null }, []>(
+          'SELECT id, hash, created_at FROM "__drizzle_migrations" ORDER BY created_at DESC LIMIT 1',
+        )
+        .get();
+      const record = sqlite.prepare('INSERT INTO "__drizzle_migrations" ("hash", "created_at") VALUES(?, ?)');
+      for (const migration of metas) {
+        if (last && Number(last.created_at) >= migration.folderMillis) continue;
+        for (const statement of migration.sql) sqlite.run(statement);
+        record.run(migration.hash, migration.folderMillis);
+      }
+    })
+    .immediate();
 }

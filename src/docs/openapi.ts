@@ -10,10 +10,11 @@
  */
 
 // The page template only: a small module, unlike the package's main entry.
+import { createHash } from "node:crypto";
 import { ScalarRender } from "@elysiajs/openapi/scalar";
 import { Elysia } from "elysia";
 import pkg from "../../package.json" with { type: "json" };
-import { API_PREFIX, DEFAULT_HOST, DEFAULT_PORT } from "../config";
+import { API_PREFIX, DEFAULT_HOST, DEFAULT_PORT, urlHost } from "../config";
 import { postProcessDocument } from "./post-process";
 
 export const OPENAPI_PATH = "/openapi.json";
@@ -111,8 +112,39 @@ function docsPage(): string {
   );
 }
 
+/**
+ * /docs may not be framed: a page that framed it would send requests the control plane counts as same-origin.
+ * The Scalar page needs its inline style blocks (and injects more); its scripts are /docs/scalar.js and the
+ * page's own inline elements, allowed by their hashes only.
+ */
+function docsHeaders(page: string): Record<string, string> {
+  const inline = [...page.matchAll(/<script(?![^>]*\ssrc=)[^>]*>([\s\S]*?)<\/script>/g)].map(
+    (m) => `'sha256-${createHash("sha256").update(m[1]!).digest("base64")}'`,
+  );
+  const csp = [
+    "default-src 'none'",
+    ["script-src 'self'", ...inline].join(" "),
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self' data:",
+    "connect-src 'self'",
+    "worker-src 'self' blob:",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+  return {
+    "content-type": "text/html; charset=utf8",
+    "content-security-policy": csp,
+    "x-frame-options": "DENY",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+  };
+}
+
 export function docsPlugin() {
   const page = docsPage();
+  const headers = docsHeaders(page);
   let cached: { routes: number; body: unknown } | null = null;
   const plugin = new Elysia({ name: "docs" });
   return plugin
@@ -124,12 +156,12 @@ export function docsPlugin() {
         }),
       { detail: { hide: true } },
     )
-    .get(DOCS_PATH, () => new Response(page, { headers: { "content-type": "text/html; charset=utf8" } }), {
+    .get(DOCS_PATH, () => new Response(page, { headers }), {
       detail: { hide: true },
     })
     .get(
       OPENAPI_PATH,
-      async () => {
+      async ({ server }) => {
         // Rebuilt only if routes were added since (none are, once listening): the plugin's own cache rule.
         const routes = plugin.routes.length;
         if (cached?.routes !== routes) {
@@ -137,7 +169,11 @@ export function docsPlugin() {
           const { paths, components } = toOpenAPISchema(plugin, undefined, undefined, undefined, OPENAPI_VERSION);
           cached = { routes, body: postProcessDocument(pluginDocument(paths, components.schemas)) };
         }
-        return cached.body;
+        // A listening server names its own address, so the docs UI's "try it" reaches it on any port; the
+        // document built in process (`ext openapi`) keeps the default one.
+        if (!server?.port) return cached.body;
+        const url = `http://${urlHost(server.hostname ?? DEFAULT_HOST)}:${server.port}`;
+        return { ...(cached.body as object), servers: [{ url, description: "This emulator" }] };
       },
       { detail: { hide: true } },
     );

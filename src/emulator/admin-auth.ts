@@ -7,11 +7,11 @@
  * Checked as a request gate (src/http/gates.ts), before parsing and validation, like the developer API's gate.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { CONTROL_PREFIX, isLoopback } from "../config";
+import { bearerToken } from "../auth/bearer";
+import { CONTROL_PREFIX } from "../config";
 import { errors } from "../errors/catalog";
 import type { RequestGate } from "../http/gates";
-
-const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
+import { hostOf } from "../http/host-check";
 
 /** `adm_` + 43 base64url characters (256 bits). */
 export function generateAdminToken(): string {
@@ -34,21 +34,20 @@ export function adminBearerCheck(adminToken: string): (authorization: string | n
   const expected = digestOf(adminToken);
   return (authorization) => {
     if (!authorization) return false;
-    const match = BEARER.exec(authorization);
-    return match !== null && timingSafeEqual(digestOf(match[1]!), expected);
+    const token = bearerToken(authorization);
+    return token !== null && timingSafeEqual(digestOf(token), expected);
   };
 }
 
 /**
  * Open without a token means open to scripts on this machine — not to every web page its user visits.
  * A browser marks its requests: a foreign `Origin`, or `Sec-Fetch-Site` other than same-origin/none, is a
- * page elsewhere (cross-site request forgery: a no-cors POST to /reset needs no preflight); a `Host` that
- * is not a loopback name is a DNS-rebinding page reading the answers. Those are refused.
+ * page elsewhere (cross-site request forgery: a no-cors POST to /reset needs no preflight). Those are
+ * refused. A DNS-rebinding page (a `Host` that is not a loopback name) is refused before this, on every
+ * route, by the Host check (src/http/host-check.ts).
  */
 export function browserRefusal(request: Request): string | null {
-  const host = request.headers.get("host") ?? "";
-  const hostname = host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : host.split(":")[0]!;
-  if (!isLoopback(hostname)) return `Host "${host}" is not a loopback name`;
+  const host = hostOf(request);
   const origin = request.headers.get("origin");
   if (origin !== null && origin !== `http://${host}`) return `Origin "${origin}" is not this server`;
   const site = request.headers.get("sec-fetch-site");
@@ -76,7 +75,7 @@ export function adminGate(options: AdminGateOptions): RequestGate {
         return;
       }
       if (isAdmin(authorization)) return;
-      if (!BEARER.test(authorization)) throw errors.adminMalformed();
+      if (bearerToken(authorization) === null) throw errors.adminMalformed();
       throw options.isDeveloperKey(authorization) ? errors.developerKeyOnControlPlane() : errors.adminWrongToken();
     },
   };

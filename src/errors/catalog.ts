@@ -7,6 +7,16 @@ import { ApiError, type ErrorDetail } from "./api-error";
 /** How many bundle problems an error lists, and how much of an archive name it echoes. */
 export const BUNDLE_DETAILS_MAX = 100;
 export const NAME_ECHO_MAX = 256;
+/**
+ * How many problems a validation error lists. Past it the list is cut and one closing detail says so: a body
+ * (or fixture) with 60,000 bad fields must not turn the error into a multi-megabyte response.
+ */
+export const DETAILS_MAX = 100;
+export const MORE_PROBLEMS = `…and more problems: only the first ${DETAILS_MAX} are listed`;
+const capDetails = (details: ErrorDetail[]) =>
+  details.length <= DETAILS_MAX ? details : [...details.slice(0, DETAILS_MAX), { message: MORE_PROBLEMS }];
+const andMore = (details: ErrorDetail[]) =>
+  details.length > DETAILS_MAX ? " (and more)" : details.length > 1 ? ` (and ${details.length - 1} more)` : "";
 const clip = (text: string, max = NAME_ECHO_MAX) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
 export const errors = {
@@ -58,8 +68,8 @@ export const errors = {
     new ApiError(
       422,
       "validation_error",
-      `Request failed validation: ${details[0]?.message ?? "invalid request"}${details.length > 1 ? ` (and ${details.length - 1} more)` : ""}`,
-      details,
+      `Request failed validation: ${details[0]?.message ?? "invalid request"}${andMore(details)}`,
+      capDetails(details),
     ),
   secretValueEmpty: () => errors.validation([{ field: "value", message: "value must be at least 1 byte" }]),
   secretValueNotUnicode: () =>
@@ -97,7 +107,8 @@ export const errors = {
       shown,
     );
   },
-  bodyTooDeep: () => errors.validation([{ field: "body", message: "the JSON body is nested too deeply" }]),
+  bodyTooDeep: (maxDepth: number) =>
+    errors.validation([{ field: "body", message: `the JSON body nests deeper than ${maxDepth} levels` }]),
   /** `context` says where the cap was checked when that is not obvious (e.g. the install-time re-check). */
   limitExceeded: (limit: string, max: number, current: number, what: string, context?: string) =>
     new ApiError(
@@ -188,6 +199,12 @@ export const errors = {
   adminTokenOnApi: () =>
     new ApiError(401, "unauthorized", "The admin token opens the control plane only; use a developer API key here."),
   // Control plane.
+  foreignHost: (host: string) =>
+    new ApiError(
+      403,
+      "forbidden",
+      `Host "${clip(host, 100)}" is not a loopback name: this server is bound to a loopback address and answers only requests addressed to localhost, 127.0.0.1 or [::1] (a page of another site reaching it by DNS rebinding is refused).`,
+    ),
   adminCrossSite: (why: string) =>
     new ApiError(
       403,
@@ -239,6 +256,12 @@ export const errors = {
     new ApiError(404, "member_not_found", `Team member "${id}" does not exist on this account.`),
   memberExists: (email: string) =>
     new ApiError(409, "member_exists", `"${email}" is already a member of this account.`),
+  tooManyStreams: (max: number) =>
+    new ApiError(
+      503,
+      "too_many_streams",
+      `${max} request-log streams are already open; close one (a dashboard tab, an \`ext logs --follow\`) and retry.`,
+    ),
   requestLogEntryNotFound: (id: number) =>
     new ApiError(404, "request_not_found", `Request ${id} is not in the request log (it keeps the last 500 requests).`),
   bundleFileNotFound: (versionId: string, path: string) =>
@@ -294,5 +317,10 @@ export const errors = {
       [{ field, message: `${field} must leave the clock between 1970-01-01 and 9999-12-31` }],
     ),
   fixtureInvalid: (details: ErrorDetail[]) =>
-    new ApiError(422, "validation_error", `Fixture failed validation: ${details[0]?.message ?? "invalid"}`, details),
+    new ApiError(
+      422,
+      "validation_error",
+      `Fixture failed validation: ${details[0]?.message ?? "invalid"}`,
+      capDetails(details),
+    ),
 };

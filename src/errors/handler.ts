@@ -3,10 +3,11 @@
  * not-found errors, anything unexpected — leaves as `{error:{code,message,status}}`. Unexpected errors are
  * logged (with stack) for the operator and answered as a bare 500: nothing internal reaches the client.
  */
-import { Elysia } from "elysia";
+import { Value } from "@sinclair/typebox/value";
+import { Elysia, type TSchema, type ValidationError } from "elysia";
 import type { Logger } from "../logger";
 import { ApiError, type ErrorDetail } from "./api-error";
-import { errors } from "./catalog";
+import { DETAILS_MAX, errors } from "./catalog";
 
 interface ValueErrorLike {
   path?: string;
@@ -50,6 +51,18 @@ export function validationDetails(
   return details;
 }
 
+/** TypeBox's own errors of a failed validation, at most DETAILS_MAX + 1: never Elysia's `all`, whose summaries quote the value. */
+function valueErrorsOf(error: ValidationError): ValueErrorLike[] {
+  const { validator, value } = error;
+  const iterator = "Errors" in validator ? validator.Errors(value) : Value.Errors(validator as TSchema, value);
+  const out: ValueErrorLike[] = [];
+  for (const e of iterator as Iterable<ValueErrorLike>) {
+    out.push(e);
+    if (out.length > DETAILS_MAX) break;
+  }
+  return out;
+}
+
 export function toApiError(
   code: string | number,
   error: unknown,
@@ -69,7 +82,7 @@ export function toApiError(
       // Where the value came from names a problem that has no path (a coerced query number is "property").
       const on = (error as { type?: string }).type;
       const root = on === "property" ? "query" : (on ?? "body");
-      const details = validationDetails((error as { all?: ValueErrorLike[] }).all, root);
+      const details = validationDetails(valueErrorsOf(error as ValidationError), root);
       return errors.validation(details);
     }
     case "NOT_FOUND": {
@@ -79,27 +92,22 @@ export function toApiError(
         : errors.notFound(method, path);
     }
     default:
-      // A deeply nested JSON body overflows the stack while Elysia builds its validation error: the client's doing.
-      if (error instanceof RangeError && /call stack/i.test(error.message)) return errors.bodyTooDeep();
       return null;
   }
 }
 
-/** The envelope text of each error response made here, so the request log copies it without cloning the body. */
-const envelopeTexts = new WeakMap<Response, string>();
+const JSON_TYPE = "application/json; charset=utf-8";
 
-export function envelopeTextOf(response: Response): string | undefined {
-  return envelopeTexts.get(response);
-}
-
-export function errorResponse(err: ApiError, extraHeaders?: Record<string, unknown>): Response {
-  const headers: Record<string, string> = { "content-type": "application/json; charset=utf-8" };
-  if (extraHeaders) for (const [k, v] of Object.entries(extraHeaders)) if (typeof v === "string") headers[k] = v;
-  if (err.headers) Object.assign(headers, err.headers);
-  const text = JSON.stringify(err.toBody());
-  const response = new Response(text, { status: err.status, headers });
-  envelopeTexts.set(response, text);
-  return response;
+/**
+ * Puts the error's status and headers on the response state and returns its envelope as a value: the framework
+ * serializes it, and the response passes through the mapResponse hook (src/http/request-context.ts) where the
+ * request log sees it, as every answer does.
+ */
+function answerError(err: ApiError, set: { status?: number | string; headers: Record<string, unknown> }) {
+  set.status = err.status;
+  set.headers["content-type"] = JSON_TYPE;
+  if (err.headers) Object.assign(set.headers, err.headers);
+  return err.toBody();
 }
 
 export function errorHandler(logger: Logger, allowedMethods: (path: string) => string[]) {
@@ -116,6 +124,6 @@ export function errorHandler(logger: Logger, allowedMethods: (path: string) => s
         err = errors.internal();
       }
       // Headers already set on this request (X-RateLimit-*) travel with the error too.
-      return errorResponse(err, set.headers as Record<string, unknown>);
+      return answerError(err, set as { status?: number | string; headers: Record<string, unknown> });
     });
 }

@@ -5,6 +5,8 @@
  * (src/versions/upload.ts).
  */
 import { errors } from "../errors/catalog";
+import { JSON_DEPTH_MAX, jsonSize } from "./json-shape";
+import { requestContextOf } from "./request-context";
 
 export const JSON_BODY_MAX_BYTES = 1024 * 1024;
 
@@ -15,31 +17,24 @@ export function declaresMoreThan(request: Request, max: number): boolean {
 }
 
 /**
- * The text of a JSON body read by `readJsonBody`, kept on the Request (a symbol-keyed property) until the
- * request log takes it: the log records a small write's body without reading the stream a second time (a
- * clone tees the stream, which costs more than the rest of a small request).
- */
-const BODY_TEXT = Symbol("ext.jsonBodyText");
-type WithBodyText = Request & { [BODY_TEXT]?: string };
-
-/** The JSON text `readJsonBody` read for this request, handed over once; undefined when it read none. */
-export function takeJsonBodyText(request: Request): string | undefined {
-  const text = (request as WithBodyText)[BODY_TEXT];
-  if (text !== undefined) (request as WithBodyText)[BODY_TEXT] = undefined;
-  return text;
-}
-
-/**
- * Reads a JSON request body and parses it: with a declared length (already checked against `max` before the
- * request got here) in one read; without one, chunk by chunk, stopping at `max` bytes. Malformed JSON is the
- * 400 envelope; an empty body is left to the route (undefined).
+ * Reads a JSON request body and parses it. A declared length over `max` is refused before a byte is read (the
+ * developer API's gate has already refused it there; this covers every other JSON route); without one, the
+ * body is read chunk by chunk, stopping at `max` bytes. Nesting past JSON_DEPTH_MAX is refused on the raw
+ * bytes, before anything parses, validates or formats the value. Malformed JSON is the 422 envelope; an empty
+ * body is left to the route (undefined).
  */
 export async function readJsonBody(request: Request, max: number): Promise<unknown> {
-  const text =
+  if (declaresMoreThan(request, max)) throw errors.payloadTooLarge(max);
+  const bytes =
     request.headers.get("content-length") === null && request.body
       ? await readCapped(request.body, max)
-      : await request.text();
-  (request as WithBodyText)[BODY_TEXT] = text;
+      : new Uint8Array(await request.arrayBuffer());
+  if (jsonSize(bytes).depth > JSON_DEPTH_MAX) throw errors.bodyTooDeep(JSON_DEPTH_MAX);
+  // TextDecoder drops a leading byte-order mark, as Request.text() does.
+  const text = utf8.decode(bytes);
+  // Kept for the request log, which records a small write's body without reading the stream a second time.
+  const context = requestContextOf(request);
+  if (context) context.jsonBodyText = text;
   // No body at all: the route's own "json" parser decides, as it knows whether the body is optional.
   if (text === "") return undefined;
   try {
@@ -49,7 +44,9 @@ export async function readJsonBody(request: Request, max: number): Promise<unkno
   }
 }
 
-async function readCapped(body: ReadableStream<Uint8Array>, max: number): Promise<string> {
+const utf8 = new TextDecoder();
+
+async function readCapped(body: ReadableStream<Uint8Array>, max: number): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let total = 0;
   for await (const chunk of body) {
@@ -57,5 +54,5 @@ async function readCapped(body: ReadableStream<Uint8Array>, max: number): Promis
     if (total > max) throw errors.payloadTooLarge(max);
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 }

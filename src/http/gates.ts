@@ -1,7 +1,8 @@
 /**
  * The request gates: who may call what, decided before a route parses or validates anything. Each gate
- * owns a part of the URL space (the developer API, the control plane); one `onRequest` hook finds the gate
- * of a request's path, computed once, and runs it. A gate refuses by throwing (the one `onError` answers).
+ * owns a part of the URL space (the whole of it for the Host check, the developer API, the control plane);
+ * one `onRequest` hook runs, in order, every gate whose part holds the request's path, computed once. A gate
+ * refuses by throwing (the one `onError` answers).
  */
 import { Elysia } from "elysia";
 import { pathOf } from "./paths";
@@ -16,10 +17,7 @@ export function requestGates(...gates: RequestGate[]) {
   return new Elysia({ name: "request-gates" }).onRequest(({ request, set }) => {
     const path = pathOf(request.url);
     for (const gate of gates) {
-      if (gate.matches(path)) {
-        gate.check(request, set as { headers: Record<string, unknown> }, path);
-        return;
-      }
+      if (gate.matches(path)) gate.check(request, set as { headers: Record<string, unknown> }, path);
     }
   });
 }

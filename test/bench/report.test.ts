@@ -1,5 +1,7 @@
 /** The bench's arithmetic and verdicts: a wrong percentile or a target judged backwards would mislead. */
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { explainGap, GAPS_FILE, parseGaps } from "../../bench/lib/gaps";
 import { buildReport, checkTargets } from "../../bench/lib/report";
 import type { BenchResults } from "../../bench/lib/results";
 import { settingsFor } from "../../bench/lib/settings";
@@ -72,7 +74,9 @@ describe("bench targets (bench/lib/report.ts)", () => {
     expect(checks.map((t) => t.met).every((m) => m === null)).toBe(true);
     expect(checks.map((t) => t.id).sort()).toEqual([
       "cold_start",
+      "cold_vs_floor",
       "get_ratio",
+      "hostile_healthz",
       "installs_data_dir",
       "installs_latency_flat",
       "installs_record_100m",
@@ -84,6 +88,7 @@ describe("bench targets (bench/lib/report.ts)", () => {
       "rss_growth",
       "upload_rss",
       "upload_speed",
+      "write_ratio",
     ]);
   });
 
@@ -110,6 +115,39 @@ describe("bench targets (bench/lib/report.ts)", () => {
     expect(
       target(results({ routes: routes(row("list", 7000, 10000), row("create", 3000, 10000)) }), "route_floor")?.met,
     ).toBe(true);
+  });
+
+  test("writes are judged against the fair write ceiling (≥ 50%), not the bare one; the worst write decides", () => {
+    const write = (id: string, ext: number, writeCeiling: number) => ({
+      ...row(id, ext, 100_000),
+      writeCeiling: load(writeCeiling, 60),
+      writeRatio: ext / writeCeiling,
+    });
+    const r = (patch: number) =>
+      results({ routes: routes(row("list", 7000, 10000), write("create", 500, 1000), write("patch", patch, 1000)) });
+    expect(target(r(500), "write_ratio")).toMatchObject({ met: true, measured: "route 50%, route 50%" });
+    expect(target(r(490), "write_ratio")?.met).toBe(false);
+    // A write's bare-ceiling ratio (here 0.5%) no longer decides the read floor.
+    expect(target(r(500), "route_floor")?.met).toBe(true);
+  });
+
+  test("cold start against the floor program: ≤ 3× its median, with an empty data dir and with the demo fixture", () => {
+    const summary = (median: number) => ({ n: 20, median, p95: median, min: median, max: median });
+    const cold = (empty: number, demo: number) => ({
+      rows: [
+        { target: "ext (compiled), empty data dir", summary: summary(empty) },
+        { target: "ext (compiled), demo fixture", summary: summary(demo) },
+        {
+          target:
+            "floor: the smallest compiled Bun.serve (bun build --compile --bytecode), alternating with each ext row",
+          summary: summary(10),
+        },
+      ],
+      trace: [],
+    });
+    expect(target(results({ cold: cold(30, 30) }), "cold_vs_floor")?.met).toBe(true);
+    expect(target(results({ cold: cold(30, 31) }), "cold_vs_floor")?.met).toBe(false);
+    expect(target(results({ cold: cold(31, 20) }), "cold_vs_floor")?.met).toBe(false);
   });
 
   test("cold start is judged on the emulator with an empty data dir, not on the fixture or Prism", () => {
@@ -170,5 +208,42 @@ describe("bench memory slope (bench/sections/memory.ts)", () => {
       ),
     ).toBeLessThan(1);
     expect(slope([[1, 80]])).toBe(0);
+  });
+});
+
+describe("bench gap texts (bench/results/gaps.md, read by bench/lib/gaps.ts)", () => {
+  test("`## key` sections, each paragraph joined to one line; the preface is not a section", () => {
+    const parsed = parseGaps(
+      "# Title\n\npreface\n\n## get_ratio\n\nFirst line\n  second line.\n\n## route create\n\nNote.\n",
+    );
+    expect([...parsed]).toEqual([
+      ["get_ratio", "First line second line."],
+      ["route create", "Note."],
+    ]);
+  });
+
+  test("every target the report can explain finds its text, the run's figures first", () => {
+    const sections = parseGaps(readFileSync(GAPS_FILE, "utf8"));
+    const r = results({
+      routes: { rows: [row("list", 5000, 10000), row("create", 2000, 10000)] },
+      memory: { afterBatches: [{ rssMB: 50 }, { rssMB: 52 }] },
+    });
+    for (const id of [
+      "cold_start",
+      "get_ratio",
+      "route_floor",
+      "upload_speed",
+      "upload_rss",
+      "rss_growth",
+      "reset_bun",
+      "reset_node",
+      "node_start",
+    ])
+      expect(explainGap(id, r)).not.toBe("No explanation recorded for this target.");
+    expect(explainGap("get_ratio", r)).toBe(
+      `route list: 40 µs of server CPU per request against the ceiling's 20 µs. ${sections.get("get_ratio")}`,
+    );
+    expect(explainGap("route_floor", r)).toContain(sections.get("route create")!);
+    expect(explainGap("rss_growth", r)).toStartWith("RSS after each batch: 50 MB → 52 MB. ");
   });
 });

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Ajv2020 from "ajv/dist/2020";
 import { createApp } from "../../src/app";
 import { API_PREFIX, DEPLOY_LIMITS_PREFIX } from "../../src/config";
+import { documentation } from "../../src/docs/openapi";
 import { ERROR_EXAMPLES, type ErrorCode, statusOf } from "../../src/errors/codes";
 import { SOUND_MEDIA_TYPES } from "../../src/versions/admin-model";
 import { startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
@@ -54,6 +55,13 @@ function* schemas(node: unknown, where = "#"): Generator<[string, any]> {
 }
 
 describe("GET /openapi.json", () => {
+  test('names the address the server listens on, so the docs UI\'s "try it" reaches it; in process, the default', async () => {
+    expect(emu.url).not.toBe("http://127.0.0.1:4780");
+    expect(doc.servers).toEqual([{ url: emu.url, description: "This emulator" }]);
+    const inProcess = await (await createApp(emu.runtime).handle(new Request("http://localhost/openapi.json"))).json();
+    expect((inProcess as { servers: unknown }).servers).toEqual(documentation.servers);
+  });
+
   test("the sets the spec leaves open stay open in answers: known values listed, any other string accepted", () => {
     const ajv = new Ajv2020({ strict: false });
     const accepts = (schema: unknown, value: unknown) => ajv.validate({ ...(schema as object), $defs: {} }, value);
@@ -132,7 +140,7 @@ describe("GET /openapi.json", () => {
     expect(String(doc.openapi)).toMatch(/^3\.1\./);
     expect(doc.info.version).toMatch(/^\d+\.\d+\.\d+/);
     expect(typeof doc.info.license.name).toBe("string");
-    expect(doc.servers).toEqual([expect.objectContaining({ url: "http://127.0.0.1:4780" })]);
+    expect(doc.servers).toEqual([expect.objectContaining({ url: emu.url })]);
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
     expect(doc.components.securitySchemes.adminToken).toMatchObject({ type: "http", scheme: "bearer" });
   });

@@ -132,6 +132,8 @@ function rawJsonBodies(valid: fc.Arbitrary<string>): fc.Arbitrary<{ bytes: Uint8
     fc.constantFrom(
       { bytes: utf8("[".repeat(5_000) + "]".repeat(5_000)), kind: "deep array" },
       { bytes: utf8(`${'{"a":'.repeat(3_000)}1${"}".repeat(3_000)}`), kind: "deep object" },
+      { bytes: utf8("[".repeat(20_000) + "]".repeat(20_000)), kind: "40 KB of nested brackets" },
+      { bytes: utf8(`{"a":"${"[{".repeat(5_000)}"}`), kind: "brackets inside a string" },
       { bytes: utf8(JSON.stringify(Array.from({ length: 20_000 }, () => 1))), kind: "wide array" },
       { bytes: utf8(""), kind: "empty" },
       { bytes: utf8("null"), kind: "null" },

@@ -117,3 +117,16 @@ describe("PUT /extensions/:id/secrets/:key (JSON body cap)", () => {
     expect(answer.body.error.code).toBe("payload_too_large");
   });
 });
+
+describe("control-plane JSON bodies (the same 1 MiB cap)", () => {
+  test("a body declared at 100 MB to POST /_emulator/clock or /_emulator/seed is a 413 before a byte is sent", async () => {
+    for (const path of ["/_emulator/clock", "/_emulator/seed", "/_emulator/faults"]) {
+      const answer = await announce(emu.port, "POST", path, { "Content-Type": "application/json" }, 100_000_000);
+      expect({ path, status: answer.status, code: answer.body.error.code }).toEqual({
+        path,
+        status: 413,
+        code: "payload_too_large",
+      });
+    }
+  });
+});

@@ -1,0 +1,117 @@
+/**
+ * DNS rebinding: bound to loopback, the server answers only requests addressed to it by a loopback name or
+ * address (any port), on every route; a page whose name was re-pointed at 127.0.0.1 gets the 403 envelope,
+ * even with the published demo key. Bound elsewhere, the Host is not checked.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { isLoopback } from "../../src/config";
+import { isLoopbackHostname } from "../../src/http/loopback";
+import { DEMO_KEY, expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+
+const REBOUND = "rebind.example:4780";
+
+let emu: TestEmulator;
+beforeAll(async () => {
+  emu = await startTestEmulator();
+});
+afterAll(() => stopTestEmulator(emu));
+
+const extensionCount = async () => (await emu.api("GET", "/extensions")).body.extensions.length as number;
+
+describe("a rebinding page on a loopback bind", () => {
+  test("lists nothing and creates nothing with the demo key: 403 forbidden in the envelope", async () => {
+    const before = await extensionCount();
+    const list = await emu.api("GET", "/extensions", { headers: { host: REBOUND } });
+    const error = expectEnvelope(list, 403, "forbidden");
+    expect(error.message).toContain(`Host "${REBOUND}" is not a loopback name`);
+    expectEnvelope(
+      await emu.api("POST", "/extensions", { json: { name: "Rebound" }, headers: { host: REBOUND } }),
+      403,
+      "forbidden",
+    );
+    expect(await extensionCount()).toBe(before);
+  });
+
+  test("every route is refused, whatever the key: developer API, control plane, docs, dashboard, unknown paths", async () => {
+    const paths = [
+      "/developer/v1/extensions",
+      "/v1/developer/extensions/ext_x/limits",
+      "/_emulator/state",
+      "/openapi.json",
+      "/docs",
+      "/",
+      "/no/such/route",
+    ];
+    for (const path of paths) {
+      for (const key of [DEMO_KEY, null, emu.runtime.control.adminToken]) {
+        const res = await emu.raw("GET", path, { key, headers: { host: REBOUND } });
+        expect({ path, key, status: res.status, code: res.body?.error?.code }).toEqual({
+          path,
+          key,
+          status: 403,
+          code: "forbidden",
+        });
+      }
+    }
+  });
+
+  test("names that only resolve here are let in, on any port; /healthz answers whatever the Host", async () => {
+    for (const host of [
+      "localhost",
+      "localhost:1",
+      "LOCALHOST:4780",
+      "app.localhost:80",
+      "127.0.0.1",
+      "127.8.9.10:4780",
+      "[::1]:4780",
+    ]) {
+      const res = await emu.api("GET", "/extensions", { headers: { host } });
+      expect({ host, status: res.status }).toEqual({ host, status: 200 });
+    }
+    expect((await emu.raw("GET", "/healthz", { key: null, headers: { host: REBOUND } })).status).toBe(200);
+  });
+
+  test("look-alikes are not loopback names", async () => {
+    for (const host of [
+      "localhost.evil.example",
+      "127.0.0.1.evil.example",
+      "evil-localhost",
+      "128.0.0.1",
+      "[::2]",
+      "0.0.0.0",
+      "",
+    ]) {
+      const res = await emu.api("GET", "/extensions", { headers: { host } });
+      expect({ host, status: res.status }).toEqual({ host, status: 403 });
+    }
+  });
+});
+
+describe("loopback names", () => {
+  test("isLoopbackHostname: localhost and its subdomains, 127.0.0.0/8, [::1]", () => {
+    for (const h of ["localhost", "Localhost", "a.b.localhost", "127.0.0.1", "127.255.255.255", "[::1]"])
+      expect({ h, ok: isLoopbackHostname(h) }).toEqual({ h, ok: true });
+    for (const h of [".localhost", "localhost.", "127.256.0.1", "127.0.0", "::1", "[::ffff:127.0.0.1]", "1.2.3.4"])
+      expect({ h, ok: isLoopbackHostname(h) }).toEqual({ h, ok: false });
+  });
+
+  test("a bind address is loopback by the same rule (plus a bare ::1)", () => {
+    expect(isLoopback("::1")).toBe(true);
+    expect(isLoopback("127.0.0.2")).toBe(true);
+    expect(isLoopback("0.0.0.0")).toBe(false);
+  });
+});
+
+describe("a server bound to every interface", () => {
+  test("does not check the Host: the developer API answers a name of the network", async () => {
+    const open = await startTestEmulator({ config: { host: "0.0.0.0" } });
+    try {
+      const res = await fetch(`${open.baseUrl.replace("0.0.0.0", "127.0.0.1")}/extensions`, {
+        headers: { authorization: `Bearer ${DEMO_KEY}`, host: "build-box.lan:4780" },
+      });
+      expect(res.status).toBe(200);
+    } finally {
+      await stopTestEmulator(open);
+    }
+  });
+});
