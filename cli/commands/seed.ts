@@ -1,7 +1,8 @@
 import { resolve } from "node:path";
 import { defineCommand } from "citty";
+import type { Fixture as ClientFixture } from "../../client";
 import { EmulatorClock } from "../../src/clock";
-import { CONTROL_PREFIX, parseClientEnv, parseServerConfig } from "../../src/config";
+import { parseClientEnv, parseServerConfig } from "../../src/config";
 import { DataDirInUseError } from "../../src/data-dir-lock";
 import type { Fixture, SeedReport } from "../../src/fixtures/model";
 import { FixtureError } from "../../src/fixtures/validate";
@@ -9,7 +10,7 @@ import { createLogger } from "../../src/logger";
 import { createRuntime } from "../../src/runtime";
 import { readServerFile } from "../../src/server-file";
 import { readFixtureArgument } from "../lib/fixture-arg";
-import { requestJson } from "../lib/http";
+import { adminClient, call, type Endpoints, endpointsFromAnyUrl } from "../lib/http";
 import { UsageError } from "../lib/runner";
 import { checkDataDir, describeStartupError } from "../lib/startup-errors";
 import { resolveServer, targetArgs } from "../lib/target";
@@ -67,6 +68,14 @@ function printReport(fixture: Fixture, report: SeedReport, json: boolean): void 
   if (kept > 0) out(`  ${kept} key(s) already existed and were left as they are`);
 }
 
+/** Through a running server's control plane. */
+function seedThrough(endpoints: Endpoints, adminToken: string | null, fixture: Fixture): Promise<SeedReport> {
+  const admin = adminClient(endpoints, adminToken);
+  // Checked against the fixture format when read; the document's type marks the fields that have defaults required.
+  const body = fixture as ClientFixture;
+  return call(() => admin.POST("/_emulator/seed", { body }));
+}
+
 /** How long `ext seed --data-dir` waits for a data directory whose holder has not published its address yet. */
 const HOLDER_WAIT_MS = 10_000;
 const HOLDER_POLL_MS = 50;
@@ -92,11 +101,7 @@ async function seedDataDir(fixture: Fixture, dataDir: string | undefined, token:
       if (e instanceof DataDirInUseError) {
         const server = readServerFile(dir);
         if (server && (e.pid === null || server.pid === e.pid))
-          return await requestJson<SeedReport>(`${server.url}${CONTROL_PREFIX}/seed`, {
-            method: "POST",
-            json: fixture,
-            token,
-          });
+          return await seedThrough(endpointsFromAnyUrl(server.url), token ?? null, fixture);
         if (clock.nowMs() < deadline) {
           await Bun.sleep(HOLDER_POLL_MS);
           continue;
@@ -137,11 +142,7 @@ export default defineCommand({
     let report: SeedReport;
     if (args.target !== undefined) {
       const { endpoints, adminToken } = await resolveServer(args);
-      report = await requestJson<SeedReport>(`${endpoints.adminUrl}/seed`, {
-        method: "POST",
-        json: fixture,
-        token: adminToken,
-      });
+      report = await seedThrough(endpoints, adminToken, fixture);
     } else {
       report = await seedDataDir(
         fixture,

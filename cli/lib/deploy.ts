@@ -3,9 +3,10 @@
  * limits → pack → inspect locally with the server's own inspector → upload as a stream → (wait). Every
  * check the server would make happens before a byte is uploaded; a refusal names the limit and its source.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { type BundleStream, versionUpload } from "../../client";
 import { inspectBundle } from "../../src/bundles/inspect";
 import { normaliseArchivePath } from "../../src/bundles/manifest";
 import { type ExcludedPath, PackError, type PackedFile, type PackResult, packDirectory } from "../../src/bundles/pack";
@@ -15,9 +16,8 @@ import type { ErrorDetail } from "../../src/errors/api-error";
 import { isLimitKey } from "../../src/limits/catalog";
 import { printable } from "../../src/printable";
 import { runBuild } from "./build-step";
-import { type Endpoints, requestJson } from "./http";
+import { apiClient, call, type Endpoints } from "./http";
 import { explainLimit, parseLimitsBody, type ResolvedLimits } from "./limits";
-import { multipartBody } from "./multipart";
 import { createProgress } from "./progress";
 import { UsageError } from "./runner";
 
@@ -109,10 +109,13 @@ function readManifest(dir: string): LocalManifest | null {
 const str = (v: unknown) => (typeof v === "string" && v.length > 0 ? v : null);
 
 async function fetchLimits(o: DeployOptions, extensionId: string): Promise<ResolvedLimits> {
-  const body = await requestJson(o.endpoints.limitsUrl(extensionId), {
-    token: o.apiKey,
-    onRetry: (s) => o.note(`rate limited; retrying in ${s} s`),
-  });
+  const api = apiClient(o.endpoints, o.apiKey);
+  const body = await call(
+    () => api.GET("/v1/developer/extensions/{id}/limits", { params: { path: { id: extensionId } } }),
+    {
+      onRetry: (s) => o.note(`rate limited; retrying in ${s} s`),
+    },
+  );
   return parseLimitsBody(body);
 }
 
@@ -212,26 +215,42 @@ const COMPONENT_LIMITS = {
 /** Uploads, then (--wait) follows the review, writing what it learns into `report` as it goes. */
 async function upload(o: DeployOptions, archive: string, report: DeployReport): Promise<void> {
   const url = `${o.endpoints.baseUrl}/extensions/${encodeURIComponent(report.extensionId)}/versions`;
-  const form = multipartBody(
-    { version: report.version, changelog: o.changelog },
-    { field: "bundle", path: archive, filename: "bundle.tar.gz", contentType: "application/gzip" },
-  );
+  const api = apiClient(o.endpoints, o.apiKey);
   const progress = createProgress("uploading", o.tty);
   const sent = (report.upload = { url, sent: 0, total: report.bundle.bytes });
-  const submitted = await requestJson<{ version: { id: string; status: string } }>(url, {
-    method: "POST",
-    token: o.apiKey,
-    headers: { "content-type": form.contentType, "content-length": String(form.contentLength) },
-    body: () =>
-      form.stream((bytes, total) => {
-        sent.sent = bytes;
-        progress.update(bytes, total);
+  // A fresh stream of the archive for each attempt (a 429 is retried; a stream can be read only once).
+  const submit = () =>
+    api.POST("/developer/v1/extensions/{id}/versions", {
+      params: { path: { id: report.extensionId } },
+      ...versionUpload({
+        version: report.version,
+        changelog: o.changelog,
+        bundle: fileStream(archive, (bytes, total) => {
+          sent.sent = bytes;
+          progress.update(bytes, total);
+        }),
       }),
-    onRetry: (s) => o.note(`rate limited; retrying in ${s} s`),
-  }).finally(() => progress.done());
+    });
+  const submitted = await call(submit, { onRetry: (s) => o.note(`rate limited; retrying in ${s} s`) }).finally(() =>
+    progress.done(),
+  );
   report.versionId = submitted.version.id;
   report.status = submitted.version.status;
   if (o.wait) await waitForReview(o, report);
+}
+
+/** The archive read from disk chunk by chunk (never held in memory), `onBytes` seeing its bytes go by. */
+function fileStream(path: string, onBytes: (sent: number, total: number) => void): BundleStream {
+  const size = statSync(path).size;
+  let sent = 0;
+  const counter = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      sent += chunk.length;
+      onBytes(sent, size);
+      controller.enqueue(chunk);
+    },
+  });
+  return { stream: (Bun.file(path).stream() as ReadableStream<Uint8Array>).pipeThrough(counter), size };
 }
 
 /** The packed files that manifest.json names as sounds. */
@@ -256,7 +275,7 @@ const POLL_MS = 1000;
  * still unanswered one poll interval past the deadline is cut, so --wait ends by timeout + 1 s.
  */
 async function waitForReview(o: DeployOptions, report: DeployReport): Promise<void> {
-  const url = `${o.endpoints.baseUrl}/extensions/${encodeURIComponent(report.extensionId)}/versions`;
+  const api = apiClient(o.endpoints, o.apiKey);
   const versionId = report.versionId!;
   const clock = new EmulatorClock();
   const deadline = clock.nowMs() + o.timeoutSeconds * 1000;
@@ -268,11 +287,14 @@ async function waitForReview(o: DeployOptions, report: DeployReport): Promise<vo
     const cut = new AbortController();
     const timer = setTimeout(() => cut.abort(timedOut()), Math.max(deadline - clock.nowMs(), 0) + POLL_MS);
     try {
-      const list = await requestJson<{ versions: { id: string; status: string; rejectReason?: string }[] }>(url, {
-        token: o.apiKey,
-        signal: cut.signal,
-        onRetry: (s) => o.note(`rate limited; retrying in ${s} s`),
-      });
+      const list = await call(
+        () =>
+          api.GET("/developer/v1/extensions/{id}/versions", {
+            params: { path: { id: report.extensionId } },
+            signal: cut.signal,
+          }),
+        { signal: cut.signal, onRetry: (s) => o.note(`rate limited; retrying in ${s} s`) },
+      );
       const found = list.versions.find((v) => v.id === versionId);
       if (found) {
         report.status = found.status;
