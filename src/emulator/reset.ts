@@ -6,6 +6,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { errors } from "../errors/catalog";
+import type { BundleDir } from "../fixtures/exact";
 import type { Fixture, SeedReport } from "../fixtures/model";
 import { FixtureError, validateFixture } from "../fixtures/validate";
 import type { Runtime } from "../runtime";
@@ -37,18 +38,34 @@ function deleteAll(client: Database): void {
   run();
 }
 
+/** What lives outside the rows and bundle files: cleared by a reset and by a snapshot's restore alike. */
+function clearTransientState(runtime: Runtime): void {
+  const { control } = runtime;
+  runtime.rateLimiter.clear();
+  control.faults.clear();
+  control.requestLog.clear();
+  runtime.services.dashboardKeys.clear();
+}
+
 export function resetEmulator(runtime: Runtime): ResetReport {
   const { db, control } = runtime;
   control.cancelTimers();
   // One synchronous transaction: nothing is half-deleted if it fails.
   deleteAll(db.$client);
   runtime.blobs.clear();
-  runtime.rateLimiter.clear();
-  control.faults.clear();
-  control.requestLog.clear();
-  runtime.services.dashboardKeys.clear();
+  clearTransientState(runtime);
   runtime.clock.reset();
-  return { seed: runtime.startupFixture ? runtime.seed(runtime.startupFixture) : null };
+  return { seed: runtime.startupFixture ? runtime.seed(runtime.startupFixture, runtime.startupBundleDir) : null };
+}
+
+/**
+ * Back to a snapshot: its rows, bundle files and clock, with the rest as a fresh start leaves it (no rate
+ * windows, fault rules, request log or pending auto-approvals).
+ */
+export function restoreSnapshot(runtime: Runtime, id: string): void {
+  runtime.control.cancelTimers();
+  runtime.snapshots.restore(id);
+  clearTransientState(runtime);
 }
 
 /** A seed body checked as `--seed` checks a file: a 422 with the fixture's own messages and paths. */
@@ -61,11 +78,11 @@ export function checkSeedBody(data: unknown): void {
   }
 }
 
-/** Loads a fixture given as parsed JSON: same format and checks as `--seed`, idempotent. */
-export function seedEmulator(runtime: Runtime, data: unknown): SeedReport {
+/** Loads a fixture given as parsed JSON (an export's bundles from `bundleDir`): same checks as `--seed`, idempotent. */
+export function seedEmulator(runtime: Runtime, data: unknown, bundleDir: BundleDir = null): SeedReport {
   try {
     const fixture: Fixture = validateFixture(data, "seed body");
-    return runtime.seed(fixture);
+    return runtime.seed(fixture, bundleDir);
   } catch (e) {
     if (e instanceof FixtureError) throw fixtureError(e);
     throw e;

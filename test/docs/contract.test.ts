@@ -4,11 +4,13 @@
  * submission included — checked against the served /openapi.json by a real OpenAPI validator. A field
  * added to a response but not to the document fails it; so does a documented status nothing can produce.
  */
+
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { audioHeader } from "../../scripts/lib/archive-writer";
 import { validEntries } from "../../scripts/lib/samples";
 import { API_PREFIX, DEPLOY_LIMITS_PREFIX } from "../../src/config";
 import { JSON_BODY_MAX_BYTES } from "../../src/http/body-limit";
+import { SNAPSHOTS_MAX } from "../../src/snapshots/store";
 import { type BundleDir, bundleDir } from "../helpers/bundles";
 import {
   baseFixture,
@@ -320,6 +322,16 @@ describe("every route, every documented status, against /openapi.json", () => {
 
     await expectStatus(200, "POST", "/_emulator/seed", { json: { accounts: [{ id: "acc_seeded", name: "Seeded" }] } });
     await expectStatus(422, "POST", "/_emulator/seed", { json: { accounts: "none" } });
+
+    const exported = await expectStatus(200, "GET", "/_emulator/export");
+    expect(exported.headers.get("content-type")).toBe("application/x-tar");
+    await expectStatus(422, "GET", "/_emulator/export?includeSecretValues=maybe");
+    const snapshots: string[] = [];
+    for (let i = 0; i < SNAPSHOTS_MAX; i++)
+      snapshots.push((await expectStatus(201, "POST", "/_emulator/snapshots")).body.snapshot.id);
+    await expectStatus(422, "POST", "/_emulator/snapshots");
+    await expectStatus(204, "POST", `/_emulator/snapshots/${snapshots[0]}/restore`);
+    for (const id of snapshots) await expectStatus(204, "DELETE", `/_emulator/snapshots/${id}`);
   });
 
   test("the dashboard's control plane: accounts, its key, the review queue, a bundle and its sounds, limits, the request log live", async () => {
