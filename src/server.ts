@@ -3,9 +3,10 @@
  */
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createApp } from "./app";
-import { API_PREFIX, CONTROL_PREFIX, type ServerConfig } from "./config";
+import { API_PREFIX, CONTROL_PREFIX, type ServerConfig, urlHost } from "./config";
 import { closeRequestStreams } from "./emulator/request-stream";
 import { createRuntime, type Runtime, type RuntimeOptions } from "./runtime";
+import { removeServerFile, writeServerFile } from "./server-file";
 import { markStartup } from "./startup-trace";
 
 /**
@@ -16,10 +17,16 @@ import { markStartup } from "./startup-trace";
 export const MAX_REQUEST_BODY_BYTES = 1024 * 1024 * 1024;
 
 /**
- * How long a graceful stop waits for in-flight requests before it cuts the connections still open. Without
- * a bound, one client that stalls in the middle of an upload keeps `ext serve` from exiting on SIGTERM.
+ * How long a graceful stop waits for in-flight requests before it cuts the connections still open, unless
+ * `drainMs` says otherwise. Without a bound, one client that stalls in the middle of an upload keeps
+ * `ext serve` from exiting on SIGTERM.
  */
 export const DRAIN_LIMIT_MS = 5_000;
+
+export interface ServerOptions extends RuntimeOptions {
+  /** The graceful stop's bound on waiting for in-flight requests; DRAIN_LIMIT_MS by default. */
+  drainMs?: number;
+}
 
 export interface RunningEmulator {
   runtime: Runtime;
@@ -30,7 +37,7 @@ export interface RunningEmulator {
   baseUrl: string;
   /** The control plane base, ending in /_emulator. */
   adminUrl: string;
-  /** Drains in-flight requests for up to DRAIN_LIMIT_MS (or cuts them at once with force), then closes the database. */
+  /** Drains in-flight requests for up to `drainMs` (or cuts them at once with force), then closes the database. */
   stop(force?: boolean): Promise<void>;
 }
 
@@ -38,12 +45,8 @@ export class PortInUseError extends Error {
   override name = "PortInUseError";
 }
 
-function urlHost(host: string): string {
-  if (host === "0.0.0.0" || host === "::") return "127.0.0.1";
-  return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
-}
-
-export function startServer(config: ServerConfig, options: RuntimeOptions = {}): RunningEmulator {
+export function startServer(config: ServerConfig, options: ServerOptions = {}): RunningEmulator {
+  const drainMs = options.drainMs ?? DRAIN_LIMIT_MS;
   // A ready file left by an earlier run would tell a waiting script the old URL: gone before anything else.
   if (config.readyFile) rmSync(config.readyFile, { force: true });
   const runtime = createRuntime(config, options);
@@ -81,19 +84,34 @@ export function startServer(config: ServerConfig, options: RuntimeOptions = {}):
     async stop(force = false) {
       if (stopped) return;
       stopped = true;
-      // An open dashboard's event stream would otherwise hold the drain until DRAIN_LIMIT_MS.
+      // An open dashboard's event stream would otherwise hold the drain until its limit.
       closeRequestStreams(runtime.control.requestLog);
       try {
         if (force) await server.stop(true);
-        else if (!(await settlesWithin(server.stop(false), DRAIN_LIMIT_MS))) await server.stop(true);
+        else if (!(await settlesWithin(server.stop(false), drainMs))) await server.stop(true);
       } finally {
         runtime.close(); // the database is closed (WAL checkpointed) even if the listener fails to stop
         if (readyFile) removeReadyFile(readyFile);
+        if (serverFile) removeServerFile(serverFile);
       }
     },
   };
   const readyFile = config.readyFile ? writeReadyFile(config.readyFile, emulator) : null;
+  // A memory-mode server leaves nothing on disk, so it cannot be found this way (its ready file or URL can be given).
+  const serverFile = config.memory ? null : advertise(runtime, url);
   return emulator;
+}
+
+/** server.json in the data directory; a server that cannot write it still serves, it is only not found by folder. */
+function advertise(runtime: Runtime, url: string): ReturnType<typeof writeServerFile> | null {
+  try {
+    return writeServerFile(runtime.config.dataDir, { url, pid: process.pid });
+  } catch (e) {
+    runtime.logger.warn("could not write server.json; commands in this folder will not find this server by it", {
+      error: (e as Error).message,
+    });
+    return null;
+  }
 }
 
 /** True when `work` settles within `ms`; the timer does not outlive it. */

@@ -5,6 +5,7 @@
 import type { BenchSection } from "../lib/results";
 import { coldStart } from "./cold-start";
 import { dashboard } from "./dashboard";
+import { hostileUploads } from "./hostile-uploads";
 import { installsScale } from "./installs-scale";
 import { memory } from "./memory";
 import { routes } from "./routes";
@@ -16,6 +17,7 @@ export const SECTIONS: BenchSection[] = [
   coldStart,
   routes,
   upload,
+  hostileUploads,
   memory,
   testLoopBun,
   testLoopNode,

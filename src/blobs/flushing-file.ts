@@ -1,9 +1,8 @@
 /**
  * A temp file's write stream that has the kernel write it out every FLUSH_EVERY_BYTES while it is still
  * being written (fdatasync, on the thread pool). Without it the whole upload sits dirty in the page cache
- * until BlobStore.commit's fsync, which then blocks for as long as the disk takes to write all of it
- * (~60 ms for a 48 MB bundle on the bench machine); with it the disk works while the CPU parses and
- * inspects, and the final fsync finds almost nothing left. Durability is unchanged: commit still fsyncs
+ * until BlobStore.commit's fsync, which then blocks for as long as the disk takes to write all of it; with
+ * it the disk works while the CPU parses and inspects, and the final fsync finds almost nothing left. Durability is unchanged: commit still fsyncs
  * the file before the rename. This only moves the disk's work earlier.
  *
  * The flushes go through a descriptor of our own (fdatasync flushes the file, whichever descriptor wrote

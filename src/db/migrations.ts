@@ -2,9 +2,10 @@
  * Migrations embedded in the bundle. drizzle's file-based `migrate()` reads `drizzle/` from disk at run
  * time, which does not exist inside a compiled binary, so each SQL file is imported as text here and applied
  * in journal order by `applyMigrations`: drizzle's own migrator step for step (its bookkeeping table, its rule
- * for what is pending, one transaction), with each statement handed to SQLite as it is instead of through
- * drizzle's query builder, which was most of an empty data directory's start. `test/db/migrations.test.ts`
- * checks this list matches the journal and that both runners leave the same database.
+ * for what is pending, one transaction), with each statement handed to SQLite as it is: building each DDL
+ * statement through drizzle's query builder would dominate an empty data directory's start.
+ * `test/db/migrations.test.ts` checks this list matches the journal and that both runners leave the same
+ * database.
  * After `npm run db:generate`, add the new file below.
  */
 

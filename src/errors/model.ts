@@ -78,7 +78,7 @@ const responseDescription = (status: number, codes: readonly ErrorCode[]) =>
  * Where a route's error response names its status and codes for the document. Errors are answered by the
  * one `onError` as ready Responses, never validated against a route's schema, so a route carries only this
  * marker; src/docs/post-process.ts puts `errorResponseSchema(status, codes)` in its place when the document
- * is made. Building and registering the full schemas for every route weighed on every cold start.
+ * is made. Building and registering the full schemas for every route would weigh on every cold start.
  */
 export const ERROR_RESPONSE_KEY = "x-error-response";
 

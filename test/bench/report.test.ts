@@ -1,5 +1,7 @@
 /** The bench's arithmetic and verdicts: a wrong percentile or a target judged backwards would mislead. */
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { explainGap, GAPS_FILE, parseGaps } from "../../bench/lib/gaps";
 import { buildReport, checkTargets } from "../../bench/lib/report";
 import type { BenchResults } from "../../bench/lib/results";
 import { settingsFor } from "../../bench/lib/settings";
@@ -74,6 +76,7 @@ describe("bench targets (bench/lib/report.ts)", () => {
       "cold_start",
       "cold_vs_floor",
       "get_ratio",
+      "hostile_healthz",
       "installs_data_dir",
       "installs_latency_flat",
       "installs_record_100m",
@@ -205,5 +208,42 @@ describe("bench memory slope (bench/sections/memory.ts)", () => {
       ),
     ).toBeLessThan(1);
     expect(slope([[1, 80]])).toBe(0);
+  });
+});
+
+describe("bench gap texts (bench/results/gaps.md, read by bench/lib/gaps.ts)", () => {
+  test("`## key` sections, each paragraph joined to one line; the preface is not a section", () => {
+    const parsed = parseGaps(
+      "# Title\n\npreface\n\n## get_ratio\n\nFirst line\n  second line.\n\n## route create\n\nNote.\n",
+    );
+    expect([...parsed]).toEqual([
+      ["get_ratio", "First line second line."],
+      ["route create", "Note."],
+    ]);
+  });
+
+  test("every target the report can explain finds its text, the run's figures first", () => {
+    const sections = parseGaps(readFileSync(GAPS_FILE, "utf8"));
+    const r = results({
+      routes: { rows: [row("list", 5000, 10000), row("create", 2000, 10000)] },
+      memory: { afterBatches: [{ rssMB: 50 }, { rssMB: 52 }] },
+    });
+    for (const id of [
+      "cold_start",
+      "get_ratio",
+      "route_floor",
+      "upload_speed",
+      "upload_rss",
+      "rss_growth",
+      "reset_bun",
+      "reset_node",
+      "node_start",
+    ])
+      expect(explainGap(id, r)).not.toBe("No explanation recorded for this target.");
+    expect(explainGap("get_ratio", r)).toBe(
+      `route list: 40 µs of server CPU per request against the ceiling's 20 µs. ${sections.get("get_ratio")}`,
+    );
+    expect(explainGap("route_floor", r)).toContain(sections.get("route create")!);
+    expect(explainGap("rss_growth", r)).toStartWith("RSS after each batch: 50 MB → 52 MB. ");
   });
 });

@@ -9,6 +9,7 @@ import {
   stopTestEmulator,
   type TestEmulator,
 } from "../helpers/emulator";
+import { waitFor } from "../helpers/wait-for";
 
 let emu: TestEmulator;
 
@@ -84,6 +85,22 @@ describe("POST /_emulator/faults", () => {
       latencyMs: 150,
       fired: 1,
     });
+  });
+
+  test("a latency rule's delay ends when the client goes away, and the request then proceeds", async () => {
+    // The longest delay a rule may have: longer than this test may run.
+    expect((await emu.admin("POST", "/faults", { path: "/extensions", latencyMs: 60_000, times: 1 })).status).toBe(201);
+    const client = new AbortController();
+    const gone = fetch(`${emu.baseUrl}/extensions`, {
+      headers: { authorization: `Bearer ${DEMO_KEY}` },
+      signal: client.signal,
+    }).catch((e: Error) => e.name);
+    await waitFor(async () => (await emu.admin("GET", "/faults")).body.faults[0].fired === 1, "the rule to fire");
+    client.abort();
+    expect(await gone).toBe("AbortError");
+    // Long before the rule's minute is over, the request has run and is in the log.
+    const logged = await waitFor(async () => (await emu.admin("GET", "/requests")).body.requests[0], "the log entry");
+    expect(logged).toMatchObject({ method: "GET", path: "/developer/v1/extensions", status: 200 });
   });
 
   test("rules are tried in creation order: the first that matches fires", async () => {
@@ -182,9 +199,16 @@ describe("fault path patterns", () => {
 
 describe("GET /_emulator/requests", () => {
   test("records method, path, status, account and duration of developer-API requests, newest first; never the control plane", async () => {
-    await emu.api("GET", "/extensions?limit=1");
-    await emu.api("POST", "/extensions", { json: { name: "Logged" }, key: OTHER_KEY });
-    await emu.api("GET", "/extensions", { key: "nope" });
+    // Each request timed from the client's side too: the server's duration lies within it.
+    const clientMs: number[] = [];
+    const timed = async (send: () => Promise<unknown>) => {
+      const started = performance.now();
+      await send();
+      clientMs.unshift(performance.now() - started);
+    };
+    await timed(() => emu.api("GET", "/extensions?limit=1"));
+    await timed(() => emu.api("POST", "/extensions", { json: { name: "Logged" }, key: OTHER_KEY }));
+    await timed(() => emu.api("GET", "/extensions", { key: "nope" }));
     await emu.admin("GET", "/state");
     const res = await emu.admin("GET", "/requests");
     expect(res.status).toBe(200);
@@ -194,8 +218,10 @@ describe("GET /_emulator/requests", () => {
       ["POST", "/developer/v1/extensions", 201, "acc_other"],
       ["GET", "/developer/v1/extensions", 200, "acc_test"],
     ]);
-    for (const e of entries) {
+    for (const [i, e] of entries.entries()) {
+      // Rounded to 0.01 ms by the server; the floor the duration guarantees is tested with a latency rule above.
       expect(e.durationMs).toBeGreaterThanOrEqual(0);
+      expect(e.durationMs).toBeLessThanOrEqual(clientMs[i]! + 0.01);
       expect(Object.keys(e).sort()).toEqual([
         "accountId",
         "at",

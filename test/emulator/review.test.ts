@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { bundleDir, createExtension, submitVersion } from "../helpers/bundles";
 import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { waitFor } from "../helpers/wait-for";
 
 let emu: TestEmulator;
 const bundles = bundleDir();
@@ -111,12 +112,10 @@ describe("ext serve --auto-approve", () => {
       const id = await createExtension(auto);
       const submitted = await submitVersion(auto, id, { version: "1.0.0", bundle: await bundles.make() });
       expect(submitted.body.version.status).toBe("pending");
-      let status = "pending";
-      for (let i = 0; i < 100 && status !== "approved"; i++) {
-        await Bun.sleep(10);
-        status = (await auto.api("GET", `/extensions/${id}/versions`)).body.versions[0].status;
-      }
-      expect(status).toBe("approved");
+      await waitFor(
+        async () => (await auto.api("GET", `/extensions/${id}/versions`)).body.versions[0].status === "approved",
+        "the auto-approval",
+      );
       expect((await auto.api("GET", `/extensions/${id}`)).body).toMatchObject({
         status: "approved",
         currentVersionId: submitted.body.version.id,
@@ -135,12 +134,10 @@ describe("ext serve --auto-approve", () => {
       // A day of emulator time later, the real-time timer is still waiting.
       expect(auto.runtime.control.timers.size).toBe(1);
       expect((await auto.api("GET", `/extensions/${id}/versions`)).body.versions[0].status).toBe("pending");
-      let status = "pending";
-      for (let i = 0; i < 100 && status !== "approved"; i++) {
-        await Bun.sleep(50);
-        status = (await auto.api("GET", `/extensions/${id}/versions`)).body.versions[0].status;
-      }
-      expect(status).toBe("approved");
+      await waitFor(
+        async () => (await auto.api("GET", `/extensions/${id}/versions`)).body.versions[0].status === "approved",
+        "the auto-approval after its real-time delay",
+      );
     } finally {
       await stopTestEmulator(auto);
     }

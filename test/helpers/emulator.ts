@@ -67,6 +67,8 @@ export interface StartOptions {
   config?: Partial<ServerConfig>;
   /** Reuse a data directory (restart tests); a fresh temp dir otherwise. */
   dataDir?: string;
+  /** The graceful stop's drain limit (the server's default otherwise). */
+  drainMs?: number;
 }
 
 /**
@@ -105,6 +107,7 @@ export async function startTestEmulator(options: StartOptions = {}): Promise<Tes
     clock,
     logger: createLogger("silent"),
     ...(fixture ? { seedFixture: fixture } : {}),
+    ...(options.drainMs !== undefined ? { drainMs: options.drainMs } : {}),
   });
   const send = async (base: string, method: string, path: string, opts: RequestOptions = {}): Promise<TestResponse> => {
     const headers: Record<string, string> = { ...opts.headers };

@@ -1,27 +1,52 @@
 /**
  * The checkout's own package.json is not what users install (that is generated into dist/npm/): it stays
  * private and has no `bin`, since `npm install /path/to/checkout` would otherwise chmod its target (a file
- * in the checkout) to 755.
+ * in the checkout) to 755. The main package's template is checked against what the README promises a
+ * project ("Install" and the Node helper): `npm i -D ext-emulator`, `npx ext`, Node ≥ 20, and
+ * `startEmulator`/`connectEmulator` from both `import` and `require` — resolved by Node itself.
  */
-import { expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { afterAll, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import rootPkg from "../../package.json" with { type: "json" };
+import { cleanEnv } from "../helpers/clean-env";
 
-const ROOT = resolve(import.meta.dir, "../..");
+const TEMPLATE = resolve(import.meta.dir, "../../packaging/npm");
+const project = mkdtempSync(join(tmpdir(), "ext-root-package-"));
+afterAll(() => rmSync(project, { recursive: true, force: true }));
 
 test("the root package is private and has no bin", () => {
   expect(rootPkg.private).toBe(true);
   expect("bin" in rootPkg).toBe(false);
 });
 
-test("the main package's template names the launcher and both module entries, typed", () => {
-  const main = JSON.parse(readFileSync(resolve(ROOT, "packaging/npm/package.json"), "utf8"));
+test("the main package's template: the README's name, command and Node version", () => {
+  const main = JSON.parse(readFileSync(join(TEMPLATE, "package.json"), "utf8"));
   expect(main.name).toBe("ext-emulator");
-  expect(main.bin).toEqual({ ext: "bin/ext.cjs" });
-  expect(main.exports["."]).toEqual({
-    import: { types: "./index.d.mts", default: "./index.mjs" },
-    require: { types: "./index.d.cts", default: "./index.cjs" },
-  });
-  expect(main.engines.node).toBe(">=20");
+  expect(Object.keys(main.bin)).toEqual(["ext"]);
+  expect(readFileSync(join(TEMPLATE, main.bin.ext), "utf8").split("\n")[0]).toBe("#!/usr/bin/env node");
+  expect(main.engines).toEqual({ node: ">=20" });
+});
+
+test("a Node project gets the same startEmulator and connectEmulator through import and require", () => {
+  mkdirSync(join(project, "node_modules"));
+  symlinkSync(TEMPLATE, join(project, "node_modules/ext-emulator"), "dir");
+  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "user-project", private: true }));
+  writeFileSync(
+    join(project, "check.mjs"),
+    [
+      'import * as esm from "ext-emulator";',
+      'import { createRequire } from "node:module";',
+      'const cjs = createRequire(import.meta.url)("ext-emulator");',
+      "const names = ['startEmulator', 'connectEmulator'];",
+      "console.log(JSON.stringify(names.map((n) => [n, typeof esm[n], esm[n] === cjs[n]])));",
+    ].join("\n"),
+  );
+  const run = Bun.spawnSync(["node", "check.mjs"], { cwd: project, env: cleanEnv(), stderr: "pipe" });
+  expect(run.stderr.toString()).toBe("");
+  expect(JSON.parse(run.stdout.toString())).toEqual([
+    ["startEmulator", "function", true],
+    ["connectEmulator", "function", true],
+  ]);
 });

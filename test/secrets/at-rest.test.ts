@@ -4,8 +4,8 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { parseServerConfig } from "../../src/config";
 import { createLogger } from "../../src/logger";
 import { createSecretCipher, SecretsKeyError } from "../../src/secrets/cipher";
@@ -91,7 +91,13 @@ describe("PUT /extensions/:id/secrets/:key (at rest)", () => {
     const emu = await start({ config: { memory: true } });
     await createWithSecret(emu, "IN_MEMORY", MARK);
     expect((await emu.api("GET", "/extensions")).status).toBe(200);
-    expect(existsSync(join(emu.dataDir, "secrets.key"))).toBe(false);
+    // Memory mode's files live in its own temp directory (the blob store's parent); the configured data
+    // directory stays untouched. Both are searched, and the first is known to hold files.
+    const memoryDir = dirname(emu.runtime.blobs.root);
+    const memoryFiles = readdirSync(memoryDir, { recursive: true }).map(String);
+    expect(memoryFiles).toContain("blobs");
+    expect(memoryFiles.filter((f) => basename(f) === "secrets.key")).toEqual([]);
+    expect(readdirSync(emu.dataDir)).toEqual([]);
     const row = emu.runtime.db.$client.prepare<{ ciphertext: Uint8Array }, []>("SELECT ciphertext FROM secrets").get()!;
     expect(Buffer.from(row.ciphertext).includes(Buffer.from(MARK))).toBe(false);
   });

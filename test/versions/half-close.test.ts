@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import { connect } from "node:net";
 import { bundleDir, createExtension } from "../helpers/bundles";
 import { DEMO_KEY, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { waitFor } from "../helpers/wait-for";
 
 let emu: TestEmulator;
 const bundles = bundleDir();
@@ -51,16 +52,15 @@ function sendThenHalfClose(port: number, request: Buffer): Promise<string> {
 /** Waits until the request log holds `n` submissions to this extension (the handler has finished). */
 async function submissionsLogged(extensionId: string, n: number) {
   const path = `/developer/v1/extensions/${extensionId}/versions`;
-  for (;;) {
+  return waitFor(async () => {
     const entries = (await emu.admin("GET", "/requests")).body.requests as {
       method: string;
       path: string;
       status: number;
     }[];
     const mine = entries.filter((e) => e.method === "POST" && e.path === path);
-    if (mine.length >= n) return mine;
-    await Bun.sleep(20);
-  }
+    return mine.length >= n ? mine : null;
+  }, `${n} logged submissions`);
 }
 
 describe("POST /extensions/:id/versions from a client that half-closes after sending", () => {
@@ -68,9 +68,11 @@ describe("POST /extensions/:id/versions from a client that half-closes after sen
     await emu.admin("POST", "/reset");
     const id = await createExtension(emu);
     const bundle = readFileSync(await bundles.make());
-    // The handler starts only after the client's FIN has arrived (a latency fault delays it), so Bun has
-    // closed the connection by the time the answer is ready: the case this test is about, every time.
-    await emu.admin("POST", "/faults", { path: "/extensions/:id/versions", method: "POST", latencyMs: 300, times: 1 });
+    // The handler starts only once Bun has closed the connection on the client's FIN: a latency rule holds
+    // it, for longer than the test may run, and its delay ends when the client goes away. So the answer
+    // is ready only after the close: the case this test is about, every time.
+    const rule = { path: "/extensions/:id/versions", method: "POST", latencyMs: 60_000, times: 1 };
+    expect((await emu.admin("POST", "/faults", rule)).status).toBe(201);
     const answer = await sendThenHalfClose(emu.port, submission(id, "1.0.0", bundle));
     expect(answer).toBe("");
     const [logged] = await submissionsLogged(id, 1);

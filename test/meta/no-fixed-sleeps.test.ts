@@ -1,0 +1,131 @@
+/**
+ * No test waits a fixed time to order events or to prove that something did not happen: on a busy machine
+ * such a test fails (or passes) for reasons of speed. Waiting for a condition (test/helpers/wait-for.ts) or
+ * for an observable event is the way. This scans every file under test/ for `Bun.sleep(N)` and
+ * `setTimeout(…, N)` with N ≥ 100 ms (a literal, or a constant of the same file), and for Playwright's
+ * `waitForTimeout(`. Shorter sleeps are the poll interval of a condition-waiting loop and pass.
+ */
+import { describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+
+const ROOT = resolve(import.meta.dir, "../..");
+const TEST_DIR = join(ROOT, "test");
+const THRESHOLD_MS = 100;
+
+/**
+ * The few that are not fixed sleeps, each with why. An entry that no longer matches anything fails the test,
+ * so the list cannot outlive its reasons.
+ */
+const ALLOWED: { file: string; call: string; why: string }[] = [
+  {
+    file: "test/cli/logs.test.ts",
+    call: "Bun.sleep(100)",
+    why: "raced against the stream's next read while the test sends a request per turn until one is printed: a turn's length, not a wait",
+  },
+  {
+    file: "test/helpers/raw-http.ts",
+    call: "setTimeout(…, 5000)",
+    why: "a deadline that fails the request with what arrived so far; a prompt answer never waits for it",
+  },
+];
+
+export interface Finding {
+  file: string;
+  line: number;
+  call: string;
+}
+
+/** The argument list of the call whose `(` is at `open`, split at its top-level commas. */
+function argumentsAt(source: string, open: number): string[] {
+  const args: string[] = [];
+  let depth = 0;
+  let start = open + 1;
+  for (let i = open; i < source.length; i++) {
+    const c = source[i];
+    if (c === "(" || c === "[" || c === "{") depth++;
+    else if (c === ")" || c === "]" || c === "}") {
+      depth--;
+      if (depth === 0) {
+        args.push(source.slice(start, i).trim());
+        return args;
+      }
+    } else if (c === "," && depth === 1) {
+      args.push(source.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  return args;
+}
+
+/** A number literal (`1_000`), or the value of `const NAME = <number>` in the same source; null otherwise. */
+function millis(arg: string | undefined, source: string): number | null {
+  if (!arg) return null;
+  if (/^[\d_]+$/.test(arg)) return Number(arg.replaceAll("_", ""));
+  if (/^[A-Za-z_$][\w$]*$/.test(arg)) {
+    const constant = new RegExp(`const\\s+${arg}\\s*=\\s*([\\d_]+)\\s*;`).exec(source);
+    if (constant) return Number(constant[1]!.replaceAll("_", ""));
+  }
+  return null;
+}
+
+export function fixedSleeps(file: string, source: string): Finding[] {
+  const found: Finding[] = [];
+  const lineOf = (at: number) => source.slice(0, at).split("\n").length;
+  const calls = /\bBun\.sleep\(|\bsetTimeout\(|\bwaitForTimeout\(/g;
+  for (const m of source.matchAll(calls)) {
+    const open = m.index! + m[0].length - 1;
+    const name = m[0].slice(0, -1);
+    const args = argumentsAt(source, open);
+    if (name === "waitForTimeout") {
+      found.push({ file, line: lineOf(m.index!), call: `waitForTimeout(${args.join(", ")})` });
+      continue;
+    }
+    const ms = millis(name === "Bun.sleep" ? args[0] : args[1], source);
+    if (ms !== null && ms >= THRESHOLD_MS)
+      found.push({
+        file,
+        line: lineOf(m.index!),
+        call: name === "Bun.sleep" ? `Bun.sleep(${ms})` : `setTimeout(…, ${ms})`,
+      });
+  }
+  return found;
+}
+
+function sourcesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true })
+    .map(String)
+    .filter((f) => /\.(ts|tsx|js|mjs|cjs)$/.test(f))
+    .map((f) => join(dir, f));
+}
+
+describe("no fixed sleeps in tests", () => {
+  test("the scan finds each kind of fixed sleep, and leaves a condition's poll interval alone", () => {
+    const sample = [
+      "await Bun.sleep(200);",
+      "await new Promise((r) => setTimeout(r, 1_000));",
+      "setTimeout(() => {\n  done(f(1, 2));\n}, WAIT);",
+      "const WAIT = 250;",
+      "await page.waitForTimeout(10);",
+      "for (;;) { if (ready()) break; await Bun.sleep(5); }",
+      "setTimeout(r, 50);",
+    ].join("\n");
+    expect(fixedSleeps("sample.ts", sample)).toEqual([
+      { file: "sample.ts", line: 1, call: "Bun.sleep(200)" },
+      { file: "sample.ts", line: 2, call: "setTimeout(…, 1000)" },
+      { file: "sample.ts", line: 3, call: "setTimeout(…, 250)" },
+      { file: "sample.ts", line: 7, call: "waitForTimeout(10)" },
+    ]);
+  });
+
+  test("no test under test/ sleeps a fixed time, apart from the allowed ones", () => {
+    // This file's own samples above are fixed sleeps on purpose.
+    const found = sourcesUnder(TEST_DIR)
+      .filter((path) => path !== import.meta.path)
+      .flatMap((path) => fixedSleeps(relative(ROOT, path), readFileSync(path, "utf8")));
+    const allowed = (f: Finding) => ALLOWED.some((a) => a.file === f.file && a.call === f.call);
+    expect(found.filter((f) => !allowed(f))).toEqual([]);
+    const stale = ALLOWED.filter((a) => !found.some((f) => f.file === a.file && f.call === a.call));
+    expect(stale).toEqual([]);
+  });
+});
