@@ -1,10 +1,11 @@
 import { defineCommand } from "citty";
 import { parseServerConfig } from "../../src/config";
+import { directoryArchive, EXPORT_MEDIA_TYPE } from "../../src/exports/archive";
 import type { Fixture, SeedReport } from "../../src/fixtures/model";
 import { FixtureError } from "../../src/fixtures/validate";
 import { createLogger } from "../../src/logger";
 import { createRuntime } from "../../src/runtime";
-import { readFixtureArgument } from "../lib/fixture-arg";
+import { readFixtureSource } from "../lib/fixture-arg";
 import { requestJson } from "../lib/http";
 import { UsageError } from "../lib/runner";
 import { checkDataDir, describeStartupError } from "../lib/startup-errors";
@@ -62,6 +63,22 @@ function printReport(fixture: Fixture, report: SeedReport, json: boolean): void 
   if (kept > 0) out(`  ${kept} key(s) already existed and were left as they are`);
 }
 
+/** POSTs an export archive; the server's refusal is thrown as requestJson throws it. */
+async function sendArchive(
+  url: string,
+  archive: AsyncGenerator<Uint8Array>,
+  token: string | null,
+): Promise<SeedReport> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of archive) chunks.push(chunk);
+  return requestJson<SeedReport>(url, {
+    method: "POST",
+    body: () => Buffer.concat(chunks),
+    headers: { "content-type": EXPORT_MEDIA_TYPE },
+    token,
+  });
+}
+
 export default defineCommand({
   meta: {
     name: "seed",
@@ -73,15 +90,18 @@ export default defineCommand({
     if (!args.file) throw new UsageError("give the fixture FILE (or `demo`)");
     if (args.target !== undefined && args["data-dir"] !== undefined)
       throw new UsageError("give --data-dir or --target, not both");
-    const fixture = readFixtureArgument(args.file);
+    const { fixture, bundleDir } = readFixtureSource(args.file);
     let report: SeedReport;
     if (args.target !== undefined) {
       const { endpoints, adminToken } = await resolveServer(args);
-      report = await requestJson<SeedReport>(`${endpoints.adminUrl}/seed`, {
-        method: "POST",
-        json: fixture,
-        token: adminToken,
-      });
+      // An export directory travels as the archive GET /_emulator/export writes, its bundles with it.
+      report = bundleDir
+        ? await sendArchive(`${endpoints.adminUrl}/seed`, directoryArchive(bundleDir.dir), adminToken)
+        : await requestJson<SeedReport>(`${endpoints.adminUrl}/seed`, {
+            method: "POST",
+            json: fixture,
+            token: adminToken,
+          });
     } else {
       // Straight into the SQLite file: the same loader the server uses, in one transaction.
       const flags = { dataDir: args["data-dir"] };
@@ -98,7 +118,7 @@ export default defineCommand({
         throw new Error(known.message);
       }
       try {
-        report = runtime.seed(fixture);
+        report = runtime.seed(fixture, bundleDir);
       } catch (e) {
         if (e instanceof FixtureError) throw new UsageError(e.message, false);
         throw e;

@@ -16,6 +16,7 @@ import {
   mkdirSync,
   openSync,
   readdirSync,
+  readFileSync,
   renameSync,
   rmSync,
   statSync,
@@ -63,11 +64,31 @@ export function pinBundles(state: ExportedState, pathOf: (blobId: string) => str
 }
 
 /** The archive's bytes, streamed: `fixture.json`, then each pinned bundle file. */
-export async function* exportArchive(state: ExportedState, pinned: string[]): AsyncGenerator<Uint8Array> {
+export function exportArchive(state: ExportedState, pinned: string[]): AsyncGenerator<Uint8Array> {
+  return archiveOf(json(state), pinned);
+}
+
+/** An export directory (`ext seed DIR --target`) as the archive `POST /_emulator/seed` takes. */
+export function directoryArchive(dir: string): AsyncGenerator<Uint8Array> {
+  const bundleDir = join(dir, "bundles");
+  let names: string[] = [];
+  try {
+    names = readdirSync(bundleDir).filter((n) => BUNDLE_ENTRY.test(`bundles/${n}`));
+  } catch {
+    // No bundles folder: an export of a state without versions.
+  }
+  return archiveOf(
+    readFileSync(join(dir, EXPORT_FIXTURE_FILE)),
+    names.map((n) => join(bundleDir, n)),
+  );
+}
+
+async function* archiveOf(fixture: Buffer, files: string[]): AsyncGenerator<Uint8Array> {
   const pack = tar.pack();
   const common = { mtime: new Date(0), uid: 0, gid: 0, uname: "", gname: "", mode: 0o644 };
+  const pinned = files;
   const writing = (async () => {
-    pack.entry({ ...common, name: EXPORT_FIXTURE_FILE }, json(state));
+    pack.entry({ ...common, name: EXPORT_FIXTURE_FILE }, fixture);
     for (const file of pinned) {
       const size = statSync(file).size;
       await new Promise<void>((resolve, reject) => {
@@ -193,4 +214,16 @@ export function stagingDirFor(dir: string): string {
   const staging = `${dir.replace(/\/+$/, "")}.tmp-${randomBytes(4).toString("hex")}`;
   mkdirSync(staging, { recursive: false, mode: 0o700 });
   return staging;
+}
+
+/** Writes an export directory at `dir` (built beside it, then put in its place: never half an export there). */
+export function writeExportDir(state: ExportedState, pathOf: (blobId: string) => string, dir: string): void {
+  const staging = stagingDirFor(dir);
+  try {
+    writeExportFiles(state, pathOf, staging);
+    replaceExportDir(staging, dir);
+  } catch (e) {
+    rmSync(staging, { recursive: true, force: true });
+    throw e;
+  }
 }
