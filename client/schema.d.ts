@@ -1226,7 +1226,7 @@ export interface components {
                     scopes: ("extensions:read" | "extensions:write" | "versions:write" | "secrets:read" | "secrets:write" | "*")[];
                     /** @description Letters, digits, _ and -; 1–64 characters */
                     id?: string;
-                    /** @description SHA-256 of the key (export): the key as stored */
+                    /** @description The key as stored (export): its keyed hash, valid only with the data directory it came from */
                     keyHash?: string;
                     keyPrefix?: string;
                     /** @description ISO 8601 UTC instant with milliseconds (export) */

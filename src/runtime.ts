@@ -2,20 +2,24 @@
  * Everything a running emulator owns — config, clock, database, blob store, rate windows and the services
  * built on them — created once and passed down. Routes, CLI commands and tests all go through this.
  */
-import { mkdirSync } from "node:fs";
+import { closeSync, openSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { count, eq, sql } from "drizzle-orm";
 import { createDashboardKeys } from "./accounts/dashboard-key";
 import { createAccountService } from "./accounts/service";
 import { type StarterAccount, starterFixture } from "./accounts/starter";
+import { createKeyHasher, type KeyHasher } from "./auth/keys";
 import { createAuthService } from "./auth/service";
 import { BlobStore } from "./blobs/blob-store";
 import { EmulatorClock } from "./clock";
 import type { ServerConfig } from "./config";
 import { createMemoryDir, lockDataDir } from "./data-dir-lock";
+import { makeDataDirPrivate, PRIVATE_FILE_MODE } from "./data-dir-modes";
 import { type Db, openDatabase } from "./db/database";
-import { createDbGeneration, openWalIndexHeader, type WalIndexHeader } from "./db/generation";
+import { versions } from "./db/schema";
 import { startAutoApprove } from "./emulator/auto-approve";
 import { type ControlPlane, createControlPlane } from "./emulator/control";
+import { createEmulatorStore } from "./emulator/store";
 import { createAdminStatusService } from "./extensions/admin-status";
 import { createExtensionService } from "./extensions/service";
 import type { BundleDir } from "./fixtures/exact";
@@ -42,6 +46,7 @@ import { createSecretService } from "./secrets/service";
 import { createSnapshotStore, type SnapshotStore } from "./snapshots/store";
 import { markStartup } from "./startup-trace";
 import { createBundleContents } from "./versions/bundle-contents";
+import { createReviewQueue } from "./versions/review-queue";
 import { createVersionService } from "./versions/service";
 
 export interface RuntimeOptions {
@@ -51,28 +56,19 @@ export interface RuntimeOptions {
   seedFixture?: Fixture;
   /** The export directory `seedFixture` came from, whose bundle files it names. */
   seedBundleDir?: BundleDir;
-  /**
-   * The data directory may belong to a running server (`ext seed --data-dir`): take no lock and sweep
-   * nothing, only read and write rows. A server always takes the lock.
-   */
-  sharedDataDir?: boolean;
   /** With no start-up fixture and no account in the database, create the starter account (`ext serve`). */
   starterAccount?: boolean;
 }
 
 interface Storage {
   db: Db;
-  /** Opened before the database (src/db/generation.ts says why); handed to the generation. */
-  walIndex: WalIndexHeader | null;
   blobRoot: string;
   secretKey: Buffer;
-  /** Whether this runtime holds the directory's lock (and so may remove upload leftovers). */
-  exclusive: boolean;
   release(): void;
 }
 
 /** The database, blob root and secrets key, in memory or in the data directory, behind its lock. */
-function openStorage(config: ServerConfig, logger: Logger, shared: boolean): Storage {
+function openStorage(config: ServerConfig, logger: Logger): Storage {
   if (config.memory) {
     const memoryDir = createMemoryDir();
     if (memoryDir.swept.length > 0)
@@ -80,63 +76,49 @@ function openStorage(config: ServerConfig, logger: Logger, shared: boolean): Sto
     // Memory mode: the key dies with the process, like the data it protects.
     return {
       db: openDatabase(":memory:"),
-      walIndex: null,
       blobRoot: join(memoryDir.dir, "blobs"),
       secretKey: ephemeralKey(),
-      exclusive: true,
       release: memoryDir.release,
     };
   }
   const dir = resolve(config.dataDir);
-  mkdirSync(dir, { recursive: true });
-  const lock = shared ? null : lockDataDir(dir);
+  const tightened = makeDataDirPrivate(dir);
+  if (tightened.length > 0)
+    logger.warn("made the data directory private (others could read it): folders 0700, files 0600", {
+      dir,
+      changed: tightened.length,
+    });
+  // The only writer of its data directory: what the read caches rely on (src/db/generation.ts).
+  const lock = lockDataDir(dir);
   try {
     // Before the database opens: a damaged key file refuses the start (SecretsKeyError) and leaves nothing open.
     const loaded = loadOrCreateKeyFile(join(dir, SECRETS_KEY_FILE));
-    if (loaded.looseMode)
-      logger.warn("the secrets key file is readable by group or others; chmod 600 it", {
-        file: join(dir, SECRETS_KEY_FILE),
-      });
     const file = join(dir, "ext.sqlite");
-    const walIndex = openWalIndexHeader(file);
-    let db: Db;
-    try {
-      db = openDatabase(file);
-    } catch (e) {
-      walIndex?.close();
-      throw e;
-    }
+    // Created 0600 before SQLite opens it: its WAL and shared-memory files take the database file's mode.
+    closeSync(openSync(file, "a", PRIVATE_FILE_MODE));
     return {
-      db,
-      walIndex,
+      db: openDatabase(file),
       blobRoot: join(dir, "blobs"),
       secretKey: loaded.key,
-      exclusive: lock !== null,
-      release: () => lock?.release(),
+      release: lock.release,
     };
   } catch (e) {
-    lock?.release();
+    lock.release();
     throw e;
   }
 }
 
-function buildServices(
-  db: Db,
-  walIndex: WalIndexHeader | null,
-  clock: EmulatorClock,
-  blobs: BlobStore,
-  cipher: SecretCipher,
-) {
+function buildServices(db: Db, clock: EmulatorClock, blobs: BlobStore, cipher: SecretCipher, keyHasher: KeyHasher) {
   const limits = createLimitsService(db);
-  const generation = createDbGeneration(db, walIndex);
-  const auth = createAuthService(db, generation);
+  const { generation } = db;
+  const auth = createAuthService(db, generation, keyHasher);
   const extensions = createExtensionService({ db, clock, limits, blobs, generation });
   const secrets = createSecretService({ db, clock, limits, extensions, cipher });
   const installs = createInstallService({ db, clock, limits, extensions, generation });
   const versions = createVersionService({ db, clock, limits, blobs, extensions });
   const limitsView = createLimitsView({ db, limits, extensions, generation });
   // Control-plane domain services.
-  const accounts = createAccountService({ db, clock, limits });
+  const accounts = createAccountService({ db, clock, limits, keyHasher });
   const overrides = createOverrideService({ db, clock });
   const limitRequests = createLimitRequestService({ db, clock, overrides });
   const adminStatus = createAdminStatusService({ db, clock });
@@ -144,6 +126,9 @@ function buildServices(
   const dashboardKeys = createDashboardKeys({ db, accounts, limits });
   const bundleContents = createBundleContents({ db, blobs });
   const limitUsage = createLimitUsage({ db, limits });
+  const reviewQueue = createReviewQueue(db);
+  // The control plane's whole-database reads and writes (state counts, reset).
+  const store = createEmulatorStore(db);
   return {
     limits,
     generation,
@@ -160,6 +145,8 @@ function buildServices(
     dashboardKeys,
     bundleContents,
     limitUsage,
+    reviewQueue,
+    store,
   };
 }
 
@@ -205,16 +192,18 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
       : null;
   const startupFixture = startup?.fixture ?? null;
 
-  const storage = openStorage(config, logger, options.sharedDataDir ?? false);
+  const storage = openStorage(config, logger);
   const { db, blobRoot, secretKey } = storage;
   markStartup("data directory, secrets key, SQLite opened and migrated");
   const blobs = new BlobStore(blobRoot);
-  const services = buildServices(db, storage.walIndex, clock, blobs, createSecretCipher(secretKey));
+  const keyHasher = createKeyHasher(secretKey);
+  const services = buildServices(db, clock, blobs, createSecretCipher(secretKey), keyHasher);
   const rateLimiter = new RateLimiter(clock, config.rateLimits);
   const cipher = createSecretCipher(secretKey);
   const fixturePlaintexts = new Map<string, string>();
   const loadFixture = createFixtureLoader({
     db,
+    keyHasher,
     clock,
     limits: services.limits,
     extensions: services.extensions,
@@ -225,15 +214,15 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
   });
 
   // Crash recovery: a blob no version row points to, or a temp file, is a leftover of an interrupted upload.
-  const referenced = db.$client.prepare<{ n: number }, [string]>(
-    "SELECT COUNT(*) AS n FROM versions WHERE bundle_blob_id = ?",
-  );
-  // Only the data directory's lock holder sweeps: temp files of a live server are never anyone else's to remove.
-  if (storage.exclusive) {
-    const swept = blobs.sweep((id) => (referenced.get(id)?.n ?? 0) > 0);
-    if (swept.blobs.length > 0 || swept.temps > 0)
-      logger.info("removed upload leftovers", { blobs: swept.blobs.length, temps: swept.temps });
-  }
+  const referenced = db
+    .select({ n: count() })
+    .from(versions)
+    .where(eq(versions.bundleBlobId, sql.placeholder("blobId")))
+    .prepare();
+  // Safe to sweep: this runtime holds the data directory's lock, so no live server has an upload under way.
+  const swept = blobs.sweep((blobId) => (referenced.get({ blobId })?.n ?? 0) > 0);
+  if (swept.blobs.length > 0 || swept.temps > 0)
+    logger.info("removed upload leftovers", { blobs: swept.blobs.length, temps: swept.temps });
 
   const runtime: Runtime = {
     config,
@@ -248,7 +237,7 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
     startupBundleDir: startup?.bundleDir ?? null,
     cipher,
     fixturePlaintexts,
-    snapshots: createSnapshotStore({ client: db.$client, blobs, clock, exclusive: storage.exclusive }),
+    snapshots: createSnapshotStore({ db, blobs, clock }),
     startupSeedReport: null,
     starter: null,
     seed(fixture, bundleDir = null) {
@@ -264,8 +253,6 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
       runtime.control.cancelTimers();
       runtime.snapshots.clear();
       db.$client.close();
-      // After the database: closing the -shm file's descriptor first would drop SQLite's lock on it.
-      services.generation.close();
       storage.release();
     },
   };

@@ -1,10 +1,15 @@
+import { resolve } from "node:path";
 import { defineCommand } from "citty";
-import { parseServerConfig } from "../../src/config";
+import { EmulatorClock } from "../../src/clock";
+import { CONTROL_PREFIX, parseClientEnv, parseServerConfig } from "../../src/config";
+import { DataDirInUseError } from "../../src/data-dir-lock";
 import { directoryArchive, EXPORT_MEDIA_TYPE } from "../../src/exports/archive";
+import type { BundleDir } from "../../src/fixtures/exact";
 import type { Fixture, SeedReport } from "../../src/fixtures/model";
 import { FixtureError } from "../../src/fixtures/validate";
 import { createLogger } from "../../src/logger";
 import { createRuntime } from "../../src/runtime";
+import { readServerFile } from "../../src/server-file";
 import { readFixtureSource } from "../lib/fixture-arg";
 import { requestJson } from "../lib/http";
 import { UsageError } from "../lib/runner";
@@ -20,7 +25,8 @@ const seedArgs = {
   },
   "data-dir": {
     type: "string",
-    description: "Seed this data directory directly (env EXT_DATA_DIR; default ./.ext-data)",
+    description:
+      "Seed this data directory (env EXT_DATA_DIR; default ./.ext-data); through its server when one is running",
     valueHint: "DIR",
   },
   target: {
@@ -63,20 +69,78 @@ function printReport(fixture: Fixture, report: SeedReport, json: boolean): void 
   if (kept > 0) out(`  ${kept} key(s) already existed and were left as they are`);
 }
 
-/** POSTs an export archive; the server's refusal is thrown as requestJson throws it. */
-async function sendArchive(
+/** POSTs a fixture to a control plane; an export directory travels as the archive GET /_emulator/export writes. */
+async function postFixture(
   url: string,
-  archive: AsyncGenerator<Uint8Array>,
-  token: string | null,
+  fixture: Fixture,
+  bundleDir: BundleDir,
+  token: string | null | undefined,
 ): Promise<SeedReport> {
+  if (!bundleDir) return requestJson<SeedReport>(url, { method: "POST", json: fixture, token });
   const chunks: Uint8Array[] = [];
-  for await (const chunk of archive) chunks.push(chunk);
+  for await (const chunk of directoryArchive(bundleDir.dir)) chunks.push(chunk);
   return requestJson<SeedReport>(url, {
     method: "POST",
     body: () => Buffer.concat(chunks),
     headers: { "content-type": EXPORT_MEDIA_TYPE },
     token,
   });
+}
+
+/** How long `ext seed --data-dir` waits for a data directory whose holder has not published its address yet. */
+const HOLDER_WAIT_MS = 10_000;
+const HOLDER_POLL_MS = 50;
+
+/**
+ * Into the data directory: straight into the SQLite file (taking the directory's lock, so no server starts on
+ * it meanwhile), or, when a server holds it, through that server's control plane: the server is the only
+ * writer of its database (it says where it listens in server.json: src/server-file.ts). A holder without an address (a server still starting,
+ * another seed) is waited for.
+ */
+async function seedDataDir(
+  fixture: Fixture,
+  bundleDir: BundleDir,
+  dataDir: string | undefined,
+  token: string | undefined,
+) {
+  const flags = { dataDir };
+  const config = parseServerConfig({ ...flags, logLevel: "warn", seed: null, memory: false });
+  const dir = resolve(config.dataDir);
+  const clock = new EmulatorClock();
+  const deadline = clock.nowMs() + HOLDER_WAIT_MS;
+  for (;;) {
+    let runtime: ReturnType<typeof createRuntime>;
+    try {
+      checkDataDir(config, flags);
+      runtime = createRuntime(config, { logger: createLogger("warn") });
+    } catch (e) {
+      if (e instanceof DataDirInUseError) {
+        const server = readServerFile(dir);
+        if (server && (e.pid === null || server.pid === e.pid))
+          return await postFixture(`${server.url}${CONTROL_PREFIX}/seed`, fixture, bundleDir, token);
+        if (clock.nowMs() < deadline) {
+          await Bun.sleep(HOLDER_POLL_MS);
+          continue;
+        }
+        throw new Error(
+          `data directory ${dir} is in use (${e.pid === null ? "PID unknown" : `PID ${e.pid}`}) and no running ext serve answers for it; seed it once that process has ended, or use --target`,
+        );
+      }
+      // A data dir that is a file or cannot be written: one line naming it, never errno text.
+      const known = describeStartupError(e, config, flags);
+      if (!known) throw e;
+      if (known.exitCode === EXIT.usage) throw new UsageError(known.message, false);
+      throw new Error(known.message);
+    }
+    try {
+      return runtime.seed(fixture, bundleDir);
+    } catch (e) {
+      if (e instanceof FixtureError) throw new UsageError(e.message, false);
+      throw e;
+    } finally {
+      runtime.close();
+    }
+  }
 }
 
 export default defineCommand({
@@ -94,37 +158,14 @@ export default defineCommand({
     let report: SeedReport;
     if (args.target !== undefined) {
       const { endpoints, adminToken } = await resolveServer(args);
-      // An export directory travels as the archive GET /_emulator/export writes, its bundles with it.
-      report = bundleDir
-        ? await sendArchive(`${endpoints.adminUrl}/seed`, directoryArchive(bundleDir.dir), adminToken)
-        : await requestJson<SeedReport>(`${endpoints.adminUrl}/seed`, {
-            method: "POST",
-            json: fixture,
-            token: adminToken,
-          });
+      report = await postFixture(`${endpoints.adminUrl}/seed`, fixture, bundleDir, adminToken);
     } else {
-      // Straight into the SQLite file: the same loader the server uses, in one transaction.
-      const flags = { dataDir: args["data-dir"] };
-      const config = parseServerConfig({ ...flags, logLevel: "warn", seed: null, memory: false });
-      let runtime: ReturnType<typeof createRuntime>;
-      try {
-        checkDataDir(config, flags);
-        runtime = createRuntime(config, { logger: createLogger("warn"), sharedDataDir: true });
-      } catch (e) {
-        // A data dir that is a file or cannot be written: one line naming it, never errno text.
-        const known = describeStartupError(e, config, flags);
-        if (!known) throw e;
-        if (known.exitCode === EXIT.usage) throw new UsageError(known.message, false);
-        throw new Error(known.message);
-      }
-      try {
-        report = runtime.seed(fixture, bundleDir);
-      } catch (e) {
-        if (e instanceof FixtureError) throw new UsageError(e.message, false);
-        throw e;
-      } finally {
-        runtime.close();
-      }
+      report = await seedDataDir(
+        fixture,
+        bundleDir,
+        args["data-dir"],
+        args["admin-token"] || parseClientEnv().adminToken || undefined,
+      );
     }
     printReport(fixture, report, Boolean(args.json));
   },

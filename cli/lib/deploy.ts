@@ -13,6 +13,7 @@ import { secretWarnings } from "../../src/bundles/secret-warnings";
 import { EmulatorClock } from "../../src/clock";
 import type { ErrorDetail } from "../../src/errors/api-error";
 import { isLimitKey } from "../../src/limits/catalog";
+import { printable } from "../../src/printable";
 import { runBuild } from "./build-step";
 import { type Endpoints, requestJson } from "./http";
 import { explainLimit, parseLimitsBody, type ResolvedLimits } from "./limits";
@@ -76,7 +77,9 @@ export class DeployFailure extends Error {
 export class LocalValidationError extends Error {
   override name = "LocalValidationError";
   constructor(readonly problems: ErrorDetail[]) {
-    super(`the bundle would be refused; nothing was uploaded:\n${problems.map((p) => `  - ${p.message}`).join("\n")}`);
+    super(
+      `the bundle would be refused; nothing was uploaded:\n${problems.map((p) => `  - ${printable(p.message)}`).join("\n")}`,
+    );
   }
 }
 
@@ -162,7 +165,7 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
     // The server's own inspector, with the limits the server resolved for this extension.
     const inspection = await inspectBundle(archive, limits.bundle);
     const warnings = [...secretWarnings(packed), ...inspection.warnings];
-    for (const w of warnings) o.note(`warning: ${w}`);
+    for (const w of warnings) o.note(`warning: ${printable(w)}`);
     const report: DeployReport = {
       dryRun: o.dryRun,
       extensionId,

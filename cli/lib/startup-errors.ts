@@ -80,7 +80,7 @@ export function checkDataDir(config: ServerConfig, flags: ServerFlags): void {
     );
   }
   try {
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (e) {
     if (codeOf(e) === "ENOTDIR" || codeOf(e) === "EEXIST") {
       throw new StartupError(

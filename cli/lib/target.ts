@@ -10,9 +10,8 @@
  *    line on stderr saying which account the command acts as;
  *  - the admin token: `--admin-token`, else EXT_ADMIN_TOKEN (only a non-loopback emulator needs one).
  */
-import { lstatSync, readFileSync } from "node:fs";
 import { type ClientEnv, DEFAULT_HOST, DEFAULT_PORT, parseClientEnv } from "../../src/config";
-import { serverFilePath } from "../../src/server-file";
+import { readServerFile } from "../../src/server-file";
 import { ApiRequestError, type Endpoints, endpointsFromAnyUrl, requestJson } from "./http";
 import { UsageError } from "./runner";
 
@@ -92,27 +91,11 @@ async function localUrl(env: ClientEnv): Promise<string> {
  * link), names a live process and that server answers /healthz; null otherwise (no server, or a stale file).
  */
 export async function runningServer(dataDir: string): Promise<string | null> {
-  const path = serverFilePath(dataDir);
-  let info: { url?: unknown; pid?: unknown };
+  const info = readServerFile(dataDir);
+  if (!info || !processAlive(info.pid)) return null;
   try {
-    const stat = lstatSync(path);
-    if (!stat.isFile() || (stat.mode & 0o022) !== 0) return null;
-    if (process.getuid && stat.uid !== process.getuid()) return null;
-    info = JSON.parse(readFileSync(path, "utf8"));
-  } catch {
-    return null;
-  }
-  if (typeof info.url !== "string" || !Number.isSafeInteger(info.pid) || (info.pid as number) <= 0) return null;
-  let url: URL;
-  try {
-    url = new URL(info.url);
-  } catch {
-    return null;
-  }
-  if (url.protocol !== "http:" || !processAlive(info.pid as number)) return null;
-  try {
-    await requestJson(`${url.origin}/healthz`, { retries: 0, signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS) });
-    return url.origin;
+    await requestJson(`${info.url}/healthz`, { retries: 0, signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS) });
+    return info.url;
   } catch {
     return null;
   }

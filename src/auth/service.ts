@@ -1,7 +1,8 @@
 /**
- * Authentication of developer API keys. The presented key is hashed (SHA-256) and the hash is looked up
- * through a unique index: the plaintext is never compared, so lookup time does not depend on how much of
- * a guessed key is right. One prepared statement, no JSON work beyond the scopes array.
+ * Authentication of developer API keys. The presented key is hashed (keyed: src/auth/keys.ts) and the hash is
+ * looked up through a unique index: the plaintext is never compared, so lookup time does not depend on how
+ * much of a guessed key is right. A row still holding the legacy unsalted hash is found by that one and
+ * upgraded to the keyed hash on the spot.
  *
  * A key that authenticated is remembered (by the header as sent, in process memory only) until the database
  * generation moves: a repeated request then costs neither the hash nor the lookup, and a revoked key, a
@@ -9,11 +10,14 @@
  * client retrying a wrong key does not pay the hash either; the memory is bounded, so a stream of invented
  * keys cannot grow it.
  */
-import type { Db } from "../db/database";
+import { and, eq, isNull, sql } from "drizzle-orm";
+import { type Db, param } from "../db/database";
 import type { DbGeneration } from "../db/generation";
 import { createReadCache } from "../db/read-cache";
+import { apiKeys } from "../db/schema";
 import { errors } from "../errors/catalog";
-import { hashApiKey } from "./keys";
+import { bearerToken } from "./bearer";
+import { type KeyHasher, legacyKeyHash } from "./keys";
 
 export interface Principal {
   accountId: string;
@@ -31,15 +35,36 @@ export interface AuthService {
   isKey(authorization: string): boolean;
 }
 
-const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
-
 /** Distinct keys remembered at once; past it the memory starts over (a test suite uses a handful). */
 export const PRINCIPAL_CACHE_MAX = 256;
 
-export function createAuthService(db: Db, generation: DbGeneration): AuthService {
-  const lookup = db.$client.prepare<{ id: string; account_id: string; scopes: string }, [string]>(
-    "SELECT id, account_id, scopes FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL",
-  );
+export function createAuthService(db: Db, generation: DbGeneration, hasher: KeyHasher): AuthService {
+  const lookupStmt = db
+    .select({ id: apiKeys.id, accountId: apiKeys.accountId, scopes: apiKeys.scopes })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.keyHash, sql.placeholder("hash")), isNull(apiKeys.revokedAt)))
+    .prepare();
+  const lookup = (hash: string) => lookupStmt.get({ hash });
+  const upgradeStmt = db
+    .update(apiKeys)
+    .set({ keyHash: param("hash") })
+    .where(eq(apiKeys.id, sql.placeholder("id")))
+    .prepare();
+  const upgrade = db.writer((hash: string, id: string) => upgradeStmt.run({ hash, id }));
+  const find = (plaintext: string) => {
+    const keyed = hasher.hash(plaintext);
+    const row = lookup(keyed);
+    if (row) return row;
+    const legacy = lookup(legacyKeyHash(plaintext));
+    if (legacy) {
+      try {
+        upgrade(keyed, legacy.id);
+      } catch {
+        // A read-only or busy database: the key still authenticates; the upgrade waits for its next use.
+      }
+    }
+    return legacy;
+  };
   // Accounts have a handful of distinct scope sets: parse each JSON text once, not on every request.
   const parsedScopes = new Map<string, readonly string[]>();
   const scopesOf = (text: string) => {
@@ -54,18 +79,18 @@ export function createAuthService(db: Db, generation: DbGeneration): AuthService
     authenticate(authorization) {
       if (!authorization) throw errors.unauthorized("missing");
       const found = known.get(authorization, () => {
-        const match = BEARER.exec(authorization);
-        if (!match) return "malformed";
-        const row = lookup.get(hashApiKey(match[1]!));
+        const token = bearerToken(authorization);
+        if (token === null) return "malformed";
+        const row = find(token);
         if (!row) return "invalid";
-        return Object.freeze({ accountId: row.account_id, keyId: row.id, scopes: scopesOf(row.scopes) });
+        return Object.freeze({ accountId: row.accountId, keyId: row.id, scopes: scopesOf(row.scopes) });
       });
       if (typeof found === "string") throw errors.unauthorized(found);
       return found;
     },
     isKey(authorization) {
-      const match = BEARER.exec(authorization);
-      return match !== null && Boolean(lookup.get(hashApiKey(match[1]!)));
+      const token = bearerToken(authorization);
+      return token !== null && Boolean(find(token));
     },
   };
 }

@@ -6,11 +6,12 @@
  * costs nothing). A restore empties the tables (one cascading DELETE) and inserts the rows back in one
  * transaction, then makes the blob folder hold exactly the snapshot's files again.
  */
-import type { Database, Statement } from "bun:sqlite";
+import type { Statement } from "bun:sqlite";
 import { copyFileSync, linkSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { BlobStore } from "../blobs/blob-store";
 import type { ClockSetting, EmulatorClock } from "../clock";
+import type { Db } from "../db/database";
 import { errors } from "../errors/catalog";
 import { newId } from "../ids";
 
@@ -52,16 +53,13 @@ export interface SnapshotStore {
   clear(): void;
 }
 
-export function createSnapshotStore(deps: {
-  client: Database;
-  blobs: BlobStore;
-  clock: EmulatorClock;
-  /** This process holds the data directory's lock: snapshot folders left there belong to a process that is gone. */
-  exclusive: boolean;
-}): SnapshotStore {
-  const { client, blobs, clock } = deps;
-  const root = join(blobs.root, "snapshots", String(process.pid));
-  if (deps.exclusive) rmSync(join(blobs.root, "snapshots"), { recursive: true, force: true });
+export function createSnapshotStore(deps: { db: Db; blobs: BlobStore; clock: EmulatorClock }): SnapshotStore {
+  const { db, blobs, clock } = deps;
+  // Copying every table whole is what drizzle's builder does not say: plain SELECT * / INSERT per table.
+  const client = db.$client;
+  // Whoever opens the blob store holds the data directory's lock: folders left here are of a process that is gone.
+  const root = join(blobs.root, "snapshots");
+  rmSync(root, { recursive: true, force: true });
   const snapshots = new Map<string, Snapshot>();
   let prepared: { selects: Statement[]; inserts: Statement[]; restoreRows: (rows: Value[][][]) => void } | null = null;
 
@@ -73,7 +71,8 @@ export function createSnapshotStore(deps: {
       return client.prepare(`INSERT INTO ${t} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`);
     });
     const deleteAll = client.prepare("DELETE FROM accounts");
-    const restoreRows = client.transaction((rows: Value[][][]) => {
+    // Through db.writer: an IMMEDIATE transaction that moves the read caches' generation.
+    const restoreRows = db.writer((rows: Value[][][]) => {
       deleteAll.run();
       rows.forEach((tableRows, i) => {
         const insert = inserts[i]!;
@@ -95,7 +94,7 @@ export function createSnapshotStore(deps: {
       if (snapshots.size >= SNAPSHOTS_MAX) throw errors.snapshotsFull(SNAPSHOTS_MAX);
       const { selects } = statements();
       const id = newId("snap", clock.nowMs());
-      const rows = client.transaction(() => selects.map((s) => s.values() as Value[][]))();
+      const rows = db.read(() => selects.map((s) => s.values() as Value[][]));
       const dir = join(root, id);
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       const blobIds = new Set(blobs.list());

@@ -139,7 +139,8 @@ async function send(route: FuzzRoute, req: FuzzRequest): Promise<{ status: numbe
   // An export is a tar, not JSON; it holds secret values only when the request asked for them in plain text.
   if (res.ok && /^application\/x-tar/i.test(res.headers.get("content-type") ?? "")) {
     const archive = Buffer.from(await res.arrayBuffer()).toString("latin1");
-    if (!/includeSecretValues=(true|1)/i.test(req.url)) assertNoSecretValue(`${req.method} ${req.url}`, archive, res.headers);
+    if (!/includeSecretValues=(true|1)/i.test(req.url))
+      assertNoSecretValue(`${req.method} ${req.url}`, archive, res.headers);
     return { status: res.status, text: "", headers: res.headers };
   }
   const text = await res.text();
