@@ -15,6 +15,7 @@ export const main = defineCommand({
     serve: () => import("./commands/serve").then((m) => m.default),
     deploy: () => import("./commands/deploy").then((m) => m.default),
     seed: () => import("./commands/seed").then((m) => m.default),
+    export: () => import("./commands/export").then((m) => m.default),
     exec: () => import("./commands/exec").then((m) => m.default),
     secrets: () => import("./commands/secrets").then((m) => m.default),
     openapi: () => import("./commands/openapi").then((m) => m.default),

@@ -64,6 +64,10 @@ export function emulatorCalls(client: ApiClient, admin: AdminClient): EmulatorCa
     reset: async () => {
       unwrap(await admin.POST("/_emulator/reset", {}));
     },
+    snapshot: async () => ({ id: unwrap(await admin.POST("/_emulator/snapshots", {})).snapshot.id }),
+    restore: async (snapshot) => {
+      unwrap(await admin.POST("/_emulator/snapshots/{id}/restore", { params: { path: { id: snapshot.id } } }));
+    },
   };
 }
 

@@ -92,6 +92,18 @@ export interface EmulatorConnection {
   requests(limit?: number): Promise<RequestLogEntry[]>;
   /** Wipes every row, bundle, rate window, fault and clock change, and re-applies the start-up fixture. */
   reset(): Promise<void>;
+  /** Remembers the whole state (rows, bundles, clock) in the emulator; `restore(handle)` returns to it. */
+  snapshot(): Promise<EmulatorSnapshot>;
+  /**
+   * Exactly the state `snapshot()` saw again, with no rate windows, fault rules or logged requests (as after a
+   * reset). The snapshot stays: restore it before every test.
+   */
+  restore(snapshot: EmulatorSnapshot): Promise<void>;
+}
+
+/** What `snapshot()` returns: the id of a snapshot kept by the emulator until it stops. */
+export interface EmulatorSnapshot {
+  readonly id: string;
 }
 
 /** An emulator this process started: a connection that also owns the server. */

@@ -8,6 +8,20 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         Fixture: {
+            /** @description 1 when absent; 2 adds the exported fields (ids, timestamps, statuses, hashes, bundles) */
+            formatVersion?: number;
+            /** @description ISO 8601 UTC instant with milliseconds (export) */
+            exportedAt?: string;
+            /** @description The clock to set once loaded (export): now, running or frozen */
+            clock?: {
+                /** @description ISO 8601 UTC instant with milliseconds (export) */
+                now?: string;
+                /**
+                 * @default real
+                 * @enum {string}
+                 */
+                mode?: "real" | "frozen";
+            };
             accounts: {
                 /** @description Letters, digits, _ and -; 1–64 characters */
                 id: string;
@@ -17,6 +31,15 @@ export interface components {
                     /** @description Plaintext key; generated (and printed once) when absent */
                     key?: string;
                     scopes: ("extensions:read" | "extensions:write" | "versions:write" | "secrets:read" | "secrets:write" | "*")[];
+                    /** @description Letters, digits, _ and -; 1–64 characters */
+                    id?: string;
+                    /** @description The key as stored (export): its keyed hash, valid only with the data directory it came from */
+                    keyHash?: string;
+                    keyPrefix?: string;
+                    /** @description ISO 8601 UTC instant with milliseconds (export) */
+                    createdAt?: string;
+                    /** @description ISO 8601 UTC instant with milliseconds (export) */
+                    revokedAt?: string;
                 }[];
                 overrides?: {
                     [key: string]: number;
@@ -24,6 +47,10 @@ export interface components {
                 teamMembers?: {
                     email: string;
                     role: string;
+                    /** @description Letters, digits, _ and -; 1–64 characters */
+                    id?: string;
+                    /** @description ISO 8601 UTC instant with milliseconds (export) */
+                    createdAt?: string;
                 }[];
                 extensions?: {
                     /** @description Letters, digits, _ and -; 1–64 characters */
@@ -54,7 +81,28 @@ export interface components {
                          * @default approved
                          * @enum {string}
                          */
-                        status?: "approved" | "pending";
+                        status?: "approved" | "pending" | "rejected" | "archived";
+                        /** @description Letters, digits, _ and -; 1–64 characters */
+                        id?: string;
+                        /** @description The uploaded bundle (export); a placeholder when absent */
+                        bundle?: {
+                            /** @description SHA-256, 64 lowercase hex digits */
+                            sha256: string;
+                            sizeBytes: number;
+                            /** @description bundles/<sha256>.tar.gz in the export */
+                            file?: string;
+                        };
+                        soundCount?: number;
+                        warnings?: string[];
+                        rejectReason?: string;
+                        /** @description ISO 8601 UTC instant with milliseconds (export) */
+                        submittedAt?: string;
+                        /** @description ISO 8601 UTC instant with milliseconds (export) */
+                        approvedAt?: string;
+                        /** @description ISO 8601 UTC instant with milliseconds (export) */
+                        rejectedAt?: string;
+                        /** @description ISO 8601 UTC instant with milliseconds (export) */
+                        archivedAt?: string;
                     }[];
                     /** @description Replaces the extension's install statistics */
                     installs?: {
@@ -65,6 +113,59 @@ export interface components {
                         /** @description How many are still installed (default all); the oldest versions lose theirs first */
                         active?: number;
                     };
+                    slug?: string;
+                    /** @description Letters, digits, _ and -; 1–64 characters */
+                    currentVersionId?: string;
+                    ratingCount?: number;
+                    /** @description ISO 8601 UTC instant with milliseconds (export) */
+                    listedAt?: string;
+                    /** @description ISO 8601 UTC instant with milliseconds (export) */
+                    createdAt?: string;
+                    /** @description ISO 8601 UTC instant with milliseconds (export) */
+                    updatedAt?: string;
+                    installCounters?: {
+                        version: string;
+                        installed: number;
+                        active: number;
+                        /** @description ISO 8601 UTC instant with milliseconds (export) */
+                        firstInstalledAt: string;
+                    }[];
+                    secrets?: {
+                        name: string;
+                        /** @description Only in an export asked for with secret values */
+                        value?: string;
+                        /** @description ISO 8601 UTC instant with milliseconds (export) */
+                        createdAt?: string;
+                        /** @description ISO 8601 UTC instant with milliseconds (export) */
+                        updatedAt?: string;
+                    }[];
+                }[];
+                /** @description ISO 8601 UTC instant with milliseconds (export) */
+                createdAt?: string;
+                limitRequests?: {
+                    /** @description Letters, digits, _ and -; 1–64 characters */
+                    id: string;
+                    /**
+                     * @default account
+                     * @enum {string}
+                     */
+                    scope: "account" | "extension";
+                    /** @description Letters, digits, _ and -; 1–64 characters */
+                    extensionId?: string;
+                    limits: {
+                        [key: string]: number;
+                    };
+                    reason: string;
+                    /**
+                     * @default pending
+                     * @enum {string}
+                     */
+                    status: "pending" | "approved" | "rejected";
+                    decisionReason?: string;
+                    /** @description ISO 8601 UTC instant with milliseconds (export) */
+                    createdAt: string;
+                    /** @description ISO 8601 UTC instant with milliseconds (export) */
+                    decidedAt?: string;
                 }[];
             }[];
         };

@@ -34,6 +34,11 @@ export interface ClockState {
   offsetMs: number;
 }
 
+export interface ClockSetting {
+  offsetMs: number;
+  frozenAt: number | null;
+}
+
 export class EmulatorClock implements Clock {
   private offsetMs = 0;
   private frozenAt: number | null = null;
@@ -77,6 +82,16 @@ export class EmulatorClock implements Clock {
   reset(): void {
     this.offsetMs = 0;
     this.frozenAt = null;
+  }
+
+  /** What `restoreSetting` needs to put the clock back as it is now (an offset keeps running, as it did). */
+  setting(): ClockSetting {
+    return { offsetMs: this.offsetMs, frozenAt: this.frozenAt };
+  }
+
+  restoreSetting(setting: ClockSetting): void {
+    this.offsetMs = setting.offsetMs;
+    this.frozenAt = setting.frozenAt;
   }
 
   state(): ClockState {

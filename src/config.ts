@@ -41,6 +41,8 @@ export interface ServerConfig {
   exitWithStdin: boolean;
   /** Print each start-up phase's time on stderr (src/startup-trace.ts). */
   traceStartup: boolean;
+  /** On a clean stop, write the whole state here as an export directory (fixture.json + bundles/). */
+  exportOnExit: string | null;
 }
 
 /** The raw values a user can give as flags; every field optional. */
@@ -66,6 +68,7 @@ export const ENV_NAMES: Record<keyof ServerConfig, string> = {
   readyFile: "EXT_READY_FILE",
   exitWithStdin: "EXT_EXIT_WITH_STDIN",
   traceStartup: "EXT_TRACE_STARTUP",
+  exportOnExit: "EXT_EXPORT_ON_EXIT",
 };
 
 function pick(flags: ServerFlags, env: Env, key: keyof ServerConfig): string | number | boolean | null | undefined {
@@ -133,6 +136,7 @@ export function parseServerConfig(flags: ServerFlags = {}, env: Env = process.en
     readyFile: str("readyFile"),
     exitWithStdin: stdinRaw === undefined || stdinRaw === null ? false : toBool("exit with stdin", stdinRaw),
     traceStartup: traceRaw === undefined || traceRaw === null ? false : toBool("trace startup", traceRaw),
+    exportOnExit: str("exportOnExit"),
   };
 }
 

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 
 const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"; // Crockford base32: sorts like the time it encodes
 
-export type IdPrefix = "acc" | "ext" | "ver" | "key" | "mem" | "ins" | "req" | "blob" | "flt";
+export type IdPrefix = "acc" | "ext" | "ver" | "key" | "mem" | "ins" | "req" | "blob" | "flt" | "snap";
 
 /** Opaque prefixed id, roughly sortable by creation: 10 chars of time then 16 random chars. */
 export function newId(prefix: IdPrefix, nowMs: number): string {

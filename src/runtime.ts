@@ -22,9 +22,10 @@ import { type ControlPlane, createControlPlane } from "./emulator/control";
 import { createEmulatorStore } from "./emulator/store";
 import { createAdminStatusService } from "./extensions/admin-status";
 import { createExtensionService } from "./extensions/service";
+import type { BundleDir } from "./fixtures/exact";
 import { createFixtureLoader } from "./fixtures/loader";
 import type { Fixture, SeedReport } from "./fixtures/model";
-import { resolveFixture } from "./fixtures/resolve";
+import { resolveFixtureSource } from "./fixtures/resolve";
 import { validateFixture } from "./fixtures/validate";
 import { createInstallService } from "./installs/service";
 import { createLimitRequestService } from "./limit-requests/service";
@@ -42,6 +43,7 @@ import {
   type SecretCipher,
 } from "./secrets/cipher";
 import { createSecretService } from "./secrets/service";
+import { createSnapshotStore, type SnapshotStore } from "./snapshots/store";
 import { markStartup } from "./startup-trace";
 import { createBundleContents } from "./versions/bundle-contents";
 import { createReviewQueue } from "./versions/review-queue";
@@ -52,6 +54,8 @@ export interface RuntimeOptions {
   clock?: EmulatorClock;
   /** A fixture given as an object (programmatic start) instead of `config.seed`. */
   seedFixture?: Fixture;
+  /** The export directory `seedFixture` came from, whose bundle files it names. */
+  seedBundleDir?: BundleDir;
   /** With no start-up fixture and no account in the database, create the starter account (`ext serve`). */
   starterAccount?: boolean;
 }
@@ -160,11 +164,20 @@ export interface Runtime {
   control: ControlPlane;
   /** The fixture applied at start (re-applied by a reset), if any. */
   startupFixture: Fixture | null;
+  /** In-process snapshots (src/snapshots/store.ts). */
+  snapshots: SnapshotStore;
+  /** The secrets cipher (an export with secret values opens them). */
+  cipher: SecretCipher;
+  /** Key hash → plaintext of the keys fixtures gave in plaintext (src/fixtures/loader.ts). */
+  fixturePlaintexts: ReadonlyMap<string, string>;
+  /** The export directory of the start-up fixture, if it is one (its bundles are read again by a reset). */
+  startupBundleDir: BundleDir;
   /** What applying the start-up fixture did: `ext serve` shows the keys it generated, once. */
   startupSeedReport: SeedReport | null;
   /** The starter account this start created, with its key's plaintext; null when none was made. */
   starter: StarterAccount | null;
-  seed(fixture: Fixture): SeedReport;
+  /** Loads a fixture (an export's bundles from `bundleDir`); an export's clock is set once it has loaded. */
+  seed(fixture: Fixture, bundleDir?: BundleDir): SeedReport;
   close(): void;
 }
 
@@ -172,11 +185,12 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? new EmulatorClock();
   // A fixture given as an object gets the same checks as a file (override keys, hard limits, duplicates).
-  const startupFixture = options.seedFixture
-    ? validateFixture(options.seedFixture, "seedFixture")
+  const startup = options.seedFixture
+    ? { fixture: validateFixture(options.seedFixture, "seedFixture"), bundleDir: options.seedBundleDir ?? null }
     : config.seed
-      ? resolveFixture(config.seed)
+      ? resolveFixtureSource(config.seed)
       : null;
+  const startupFixture = startup?.fixture ?? null;
 
   const storage = openStorage(config, logger);
   const { db, blobRoot, secretKey } = storage;
@@ -185,6 +199,19 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
   const keyHasher = createKeyHasher(secretKey);
   const services = buildServices(db, clock, blobs, createSecretCipher(secretKey), keyHasher);
   const rateLimiter = new RateLimiter(clock, config.rateLimits);
+  const cipher = createSecretCipher(secretKey);
+  const fixturePlaintexts = new Map<string, string>();
+  const loadFixture = createFixtureLoader({
+    db,
+    keyHasher,
+    clock,
+    limits: services.limits,
+    extensions: services.extensions,
+    blobs,
+    installs: services.installs,
+    cipher,
+    fixturePlaintexts,
+  });
 
   // Crash recovery: a blob no version row points to, or a temp file, is a leftover of an interrupted upload.
   const referenced = db
@@ -207,26 +234,31 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
     control: createControlPlane(config, clock),
     services,
     startupFixture,
+    startupBundleDir: startup?.bundleDir ?? null,
+    cipher,
+    fixturePlaintexts,
+    snapshots: createSnapshotStore({ db, blobs, clock }),
     startupSeedReport: null,
     starter: null,
-    seed: createFixtureLoader({
-      db,
-      keyHasher,
-      clock,
-      limits: services.limits,
-      extensions: services.extensions,
-      blobs,
-      installs: services.installs,
-    }),
+    seed(fixture, bundleDir = null) {
+      const report = loadFixture(fixture, bundleDir);
+      if (fixture.clock)
+        clock.set(
+          fixture.clock.now === undefined ? clock.nowMs() : Date.parse(fixture.clock.now),
+          fixture.clock.mode === "frozen",
+        );
+      return report;
+    },
     close() {
       runtime.control.cancelTimers();
+      runtime.snapshots.clear();
       db.$client.close();
       storage.release();
     },
   };
   if (startupFixture) {
     try {
-      runtime.startupSeedReport = runtime.seed(startupFixture);
+      runtime.startupSeedReport = runtime.seed(startupFixture, runtime.startupBundleDir);
     } catch (e) {
       // A refused start-up fixture must not leave the database open or a memory-mode temp dir behind.
       runtime.close();

@@ -4,6 +4,8 @@
 import { createApp } from "./app";
 import { API_PREFIX, CONTROL_PREFIX, type ServerConfig, urlHost } from "./config";
 import { closeRequestStreams } from "./emulator/request-stream";
+import { writeExportDir } from "./exports/archive";
+import { exportState } from "./exports/document";
 import { removeReadyFile, removeStaleReadyFile, writeReadyFile } from "./ready-file";
 import { createRuntime, type Runtime, type RuntimeOptions } from "./runtime";
 import { removeServerFile, writeServerFile } from "./server-file";
@@ -90,6 +92,7 @@ export function startServer(config: ServerConfig, options: ServerOptions = {}): 
         if (force) await server.stop(true);
         else if (!(await settlesWithin(server.stop(false), drainMs))) await server.stop(true);
       } finally {
+        if (config.exportOnExit) exportOnExit(runtime, config.exportOnExit);
         runtime.close(); // the database is closed (WAL checkpointed) even if the listener fails to stop
         if (readyFile) removeReadyFile(readyFile.path, readyFile.text);
         if (serverFile) removeServerFile(serverFile);
@@ -121,6 +124,16 @@ function advertise(runtime: Runtime, url: string): ReturnType<typeof writeServer
       error: (e as Error).message,
     });
     return null;
+  }
+}
+
+/** `--export-on-exit`: the state as it is once the last request has drained; a failure is logged, not thrown. */
+function exportOnExit(runtime: Runtime, dir: string): void {
+  try {
+    writeExportDir(exportState(runtime), (id) => runtime.blobs.pathOf(id), dir);
+    runtime.logger.info("state exported", { dir });
+  } catch (e) {
+    runtime.logger.error("could not export the state on exit", { dir, error: (e as Error).message });
   }
 }
 

@@ -9,6 +9,7 @@ import { hostileUploads } from "./hostile-uploads";
 import { installsScale } from "./installs-scale";
 import { memory } from "./memory";
 import { routes } from "./routes";
+import { snapshots } from "./snapshots";
 import { testLoopBun } from "./test-loop-bun";
 import { testLoopNode } from "./test-loop-node";
 import { upload } from "./upload";
@@ -21,6 +22,7 @@ export const SECTIONS: BenchSection[] = [
   memory,
   testLoopBun,
   testLoopNode,
+  snapshots,
   installsScale,
   dashboard,
 ];

@@ -4,12 +4,14 @@ import type { Fixture as ClientFixture } from "../../client";
 import { EmulatorClock } from "../../src/clock";
 import { parseClientEnv, parseServerConfig } from "../../src/config";
 import { DataDirInUseError } from "../../src/data-dir-lock";
+import { directoryArchive, EXPORT_MEDIA_TYPE } from "../../src/exports/archive";
+import type { BundleDir } from "../../src/fixtures/exact";
 import type { Fixture, SeedReport } from "../../src/fixtures/model";
 import { FixtureError } from "../../src/fixtures/validate";
 import { createLogger } from "../../src/logger";
 import { createRuntime } from "../../src/runtime";
 import { readServerFile } from "../../src/server-file";
-import { readFixtureArgument } from "../lib/fixture-arg";
+import { readFixtureSource } from "../lib/fixture-arg";
 import { adminClient, call, type Endpoints, endpointsFromAnyUrl } from "../lib/http";
 import { UsageError } from "../lib/runner";
 import { checkDataDir, describeStartupError } from "../lib/startup-errors";
@@ -68,12 +70,27 @@ function printReport(fixture: Fixture, report: SeedReport, json: boolean): void 
   if (kept > 0) out(`  ${kept} key(s) already existed and were left as they are`);
 }
 
-/** Through a running server's control plane. */
-function seedThrough(endpoints: Endpoints, adminToken: string | null, fixture: Fixture): Promise<SeedReport> {
+/** Through a running server's control plane; an export directory travels as the archive GET /_emulator/export writes. */
+async function seedThrough(
+  endpoints: Endpoints,
+  adminToken: string | null,
+  fixture: Fixture,
+  bundleDir: BundleDir,
+): Promise<SeedReport> {
   const admin = adminClient(endpoints, adminToken);
   // Checked against the fixture format when read; the document's type marks the fields that have defaults required.
   const body = fixture as ClientFixture;
-  return call(() => admin.POST("/_emulator/seed", { body }));
+  if (!bundleDir) return call(() => admin.POST("/_emulator/seed", { body }));
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of directoryArchive(bundleDir.dir)) chunks.push(chunk);
+  const archive = Buffer.concat(chunks);
+  return call(() =>
+    admin.POST("/_emulator/seed", {
+      body,
+      bodySerializer: () => archive,
+      headers: { "content-type": EXPORT_MEDIA_TYPE },
+    }),
+  );
 }
 
 /** How long `ext seed --data-dir` waits for a data directory whose holder has not published its address yet. */
@@ -86,7 +103,12 @@ const HOLDER_POLL_MS = 50;
  * writer of its database (it says where it listens in server.json: src/server-file.ts). A holder without an address (a server still starting,
  * another seed) is waited for.
  */
-async function seedDataDir(fixture: Fixture, dataDir: string | undefined, token: string | undefined) {
+async function seedDataDir(
+  fixture: Fixture,
+  bundleDir: BundleDir,
+  dataDir: string | undefined,
+  token: string | undefined,
+) {
   const flags = { dataDir };
   const config = parseServerConfig({ ...flags, logLevel: "warn", seed: null, memory: false });
   const dir = resolve(config.dataDir);
@@ -101,7 +123,7 @@ async function seedDataDir(fixture: Fixture, dataDir: string | undefined, token:
       if (e instanceof DataDirInUseError) {
         const server = readServerFile(dir);
         if (server && (e.pid === null || server.pid === e.pid))
-          return await seedThrough(endpointsFromAnyUrl(server.url), token ?? null, fixture);
+          return await seedThrough(endpointsFromAnyUrl(server.url), token ?? null, fixture, bundleDir);
         if (clock.nowMs() < deadline) {
           await Bun.sleep(HOLDER_POLL_MS);
           continue;
@@ -117,7 +139,7 @@ async function seedDataDir(fixture: Fixture, dataDir: string | undefined, token:
       throw new Error(known.message);
     }
     try {
-      return runtime.seed(fixture);
+      return runtime.seed(fixture, bundleDir);
     } catch (e) {
       if (e instanceof FixtureError) throw new UsageError(e.message, false);
       throw e;
@@ -138,14 +160,15 @@ export default defineCommand({
     if (!args.file) throw new UsageError("give the fixture FILE (or `demo`)");
     if (args.target !== undefined && args["data-dir"] !== undefined)
       throw new UsageError("give --data-dir or --target, not both");
-    const fixture = readFixtureArgument(args.file);
+    const { fixture, bundleDir } = readFixtureSource(args.file);
     let report: SeedReport;
     if (args.target !== undefined) {
       const { endpoints, adminToken } = await resolveServer(args);
-      report = await seedThrough(endpoints, adminToken, fixture);
+      report = await seedThrough(endpoints, adminToken, fixture, bundleDir);
     } else {
       report = await seedDataDir(
         fixture,
+        bundleDir,
         args["data-dir"],
         args["admin-token"] || parseClientEnv().adminToken || undefined,
       );

@@ -60,6 +60,12 @@ export const serveArgs = {
     type: "boolean",
     description: "Stop when standard input closes: a parent that holds a pipe to it died (env EXT_EXIT_WITH_STDIN)",
   },
+  "export-on-exit": {
+    type: "string",
+    description:
+      "On SIGINT/SIGTERM, write the whole state to DIR (fixture.json + bundles/; load it with --seed DIR) (env EXT_EXPORT_ON_EXIT)",
+    valueHint: "DIR",
+  },
   "trace-startup": {
     type: "boolean",
     description: "Print each start-up phase's time on stderr (env EXT_TRACE_STARTUP)",
@@ -83,6 +89,7 @@ export function serveFlags(args: Record<string, unknown>): ServerFlags {
     ["auto-approve", "autoApproveMs"],
     ["exit-with-stdin", "exitWithStdin"],
     ["trace-startup", "traceStartup"],
+    ["export-on-exit", "exportOnExit"],
   ];
   for (const [arg, key] of map) if (args[arg] !== undefined) flags[key] = args[arg] as string | boolean;
   return flags;

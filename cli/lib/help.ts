@@ -26,6 +26,11 @@ export const EXAMPLES: Record<string, string[]> = {
     "ext deploy ./dist --dry-run --json",
     'ext deploy ./dist --target https://api.example.com/developer/v1 --api-key "$EXT_API_KEY"',
   ],
+  export: [
+    "ext export ./state",
+    "ext export ./state --target http://127.0.0.1:4780 --include-secret-values",
+    "ext serve --memory --seed ./state --export-on-exit ./state",
+  ],
   seed: [
     "ext seed fixtures/demo.json --data-dir ./.ext-data",
     "ext seed demo --target http://127.0.0.1:4780",

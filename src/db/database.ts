@@ -3,9 +3,11 @@
  *
  * Data access goes through drizzle: its query builder, with `.prepare()`d statements made once on the hot
  * paths, and `sql` fragments inside a query for what the builder does not say (a correlated count). Raw SQL
- * on `$client` is kept to what drizzle does not model: PRAGMAs and the migration runner here, and the data
- * directory's lock file (src/data-dir-lock.ts), which is not this database. test/db/data-access.test.ts holds
- * the tree to it.
+ * on `$client` is kept to what drizzle does not model: PRAGMAs and the migration runner here, the data
+ * directory's lock file (src/data-dir-lock.ts), which is not this database, and the whole-state copies — the
+ * export (src/exports/document.ts), the exact load of an export (src/fixtures/exact.ts) and snapshots
+ * (src/snapshots/store.ts) — which move every column of every table as stored, ids and timestamps included,
+ * inside `db.read` / `db.write`. test/db/data-access.test.ts holds the tree to it.
  *
  * Every write goes through `db.write` / `db.writer`: one place that begins the transaction IMMEDIATE (a
  * deferred one that reads first cannot take the write lock once another connection has committed: SQLITE_BUSY,

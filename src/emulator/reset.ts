@@ -4,6 +4,7 @@
  * then the start-up fixture, if any, is loaded again. The rows go through the store (src/emulator/store.ts).
  */
 import { errors } from "../errors/catalog";
+import type { BundleDir } from "../fixtures/exact";
 import type { Fixture, SeedReport } from "../fixtures/model";
 import { FixtureError, validateFixture } from "../fixtures/validate";
 import type { Runtime } from "../runtime";
@@ -19,17 +20,33 @@ function fixtureError(e: FixtureError) {
   return errors.fixtureInvalid(e.problems.map((p) => ({ field: p.path, message: p.message })));
 }
 
+/** What lives outside the rows and bundle files: cleared by a reset and by a snapshot's restore alike. */
+function clearTransientState(runtime: Runtime): void {
+  const { control } = runtime;
+  runtime.rateLimiter.clear();
+  control.faults.clear();
+  control.requestLog.clear();
+  runtime.services.dashboardKeys.clear();
+}
+
 export function resetEmulator(runtime: Runtime): ResetReport {
   const { control } = runtime;
   control.cancelTimers();
   runtime.services.store.deleteAll();
   runtime.blobs.clear();
-  runtime.rateLimiter.clear();
-  control.faults.clear();
-  control.requestLog.clear();
-  runtime.services.dashboardKeys.clear();
+  clearTransientState(runtime);
   runtime.clock.reset();
-  return { seed: runtime.startupFixture ? runtime.seed(runtime.startupFixture) : null };
+  return { seed: runtime.startupFixture ? runtime.seed(runtime.startupFixture, runtime.startupBundleDir) : null };
+}
+
+/**
+ * Back to a snapshot: its rows, bundle files and clock, with the rest as a fresh start leaves it (no rate
+ * windows, fault rules, request log or pending auto-approvals).
+ */
+export function restoreSnapshot(runtime: Runtime, id: string): void {
+  runtime.control.cancelTimers();
+  runtime.snapshots.restore(id);
+  clearTransientState(runtime);
 }
 
 /** A seed body checked as `--seed` checks a file: a 422 with the fixture's own messages and paths. */
@@ -42,11 +59,11 @@ export function checkSeedBody(data: unknown): void {
   }
 }
 
-/** Loads a fixture given as parsed JSON: same format and checks as `--seed`, idempotent. */
-export function seedEmulator(runtime: Runtime, data: unknown): SeedReport {
+/** Loads a fixture given as parsed JSON (an export's bundles from `bundleDir`): same checks as `--seed`, idempotent. */
+export function seedEmulator(runtime: Runtime, data: unknown, bundleDir: BundleDir = null): SeedReport {
   try {
     const fixture: Fixture = validateFixture(data, "seed body");
-    return runtime.seed(fixture);
+    return runtime.seed(fixture, bundleDir);
   } catch (e) {
     if (e instanceof FixtureError) throw fixtureError(e);
     throw e;

@@ -8,6 +8,7 @@ import type { Runtime } from "../runtime";
 import { accountRoutes } from "./accounts";
 import { clockRoutes } from "./clock";
 import { dashboardDataRoutes } from "./dashboard";
+import { exportRoutes } from "./exports";
 import { faultRoutes } from "./faults";
 import { installControlRoutes } from "./installs";
 import { limitRequestRoutes } from "./limit-requests";
@@ -20,6 +21,7 @@ export function controlPlaneRoutes(runtime: Runtime) {
   const { services } = runtime;
   return new Elysia({ prefix: CONTROL_PREFIX, name: "control-plane" })
     .use(stateRoutes(runtime))
+    .use(exportRoutes(runtime))
     .use(clockRoutes(runtime))
     .use(faultRoutes(runtime))
     .use(requestLogRoutes(runtime))

@@ -1,7 +1,11 @@
 import { Elysia, t } from "elysia";
+import { errors } from "../errors/catalog";
+import { EXPORT_MEDIA_TYPE } from "../exports/archive";
 import { Fixture, SeedReport } from "../fixtures/model";
 import { apiAuth } from "../http/auth";
+import { JSON_BODY_MAX_BYTES, readJsonBody } from "../http/body-limit";
 import type { Runtime } from "../runtime";
+import { discardStaged, stagedBundleDir, stageSeedArchive } from "./exports";
 import { StateSummary } from "./model";
 import { checkSeedBody, emulatorState, resetEmulator, seedEmulator } from "./reset";
 import { controlResponses, security, tags } from "./route-kit";
@@ -28,8 +32,19 @@ export function stateRoutes(runtime: Runtime) {
           "Rows, bundle files, rate-limit windows, fault rules, the request log, pending auto-approvals and the clock.",
       },
     })
-    .post("/seed", ({ body }) => seedEmulator(runtime, body), {
-      json: true,
+    .post("/seed", ({ body, request }) => seedEmulator(runtime, body, stagedBundleDir(request)), {
+      // A JSON fixture, as the developer API's JSON routes read one, or an export archive (GET /export).
+      parse: [
+        ({ request, contentType }: { request: Request; contentType: string }) => {
+          const type = contentType ? contentType.split(";", 1)[0]!.trim().toLowerCase() : "";
+          if (type === EXPORT_MEDIA_TYPE) return stageSeedArchive(runtime, request);
+          if (type && type !== "application/json")
+            throw errors.unsupportedMediaType(`application/json or ${EXPORT_MEDIA_TYPE}`, contentType);
+          return readJsonBody(request, JSON_BODY_MAX_BYTES);
+        },
+        "json" as never,
+      ],
+      afterResponse: ({ request }) => discardStaged(request),
       // Before the schema check: the fixture's own messages and paths, the same as `ext seed` prints.
       transform: ({ body }) => checkSeedBody(body),
       body: Fixture,
@@ -43,8 +58,8 @@ export function stateRoutes(runtime: Runtime) {
         tags,
         security,
         operationId: "seedEmulator",
-        summary: "Load a fixture (same format as --seed), idempotently",
-        description: "What already exists is left as it is. Generated keys are returned once, in keys[].key.",
+        summary: "Load a fixture or an export (same formats as --seed), idempotently",
+        description: `A fixture as JSON, or an export archive (GET /export) as ${EXPORT_MEDIA_TYPE}: a newer format, a truncated archive or a bundle that does not match its digest is refused naming the entry, and nothing changes. What already exists is left as it is. Generated keys are returned once, in keys[].key.`,
       },
     })
     .get("/state", () => emulatorState(runtime), {

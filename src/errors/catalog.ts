@@ -250,6 +250,23 @@ export const errors = {
       status === 429 ? { "Retry-After": "1" } : undefined,
     ),
   faultNotFound: (id: string) => new ApiError(404, "fault_not_found", `Fault rule "${id}" does not exist.`),
+  snapshotNotFound: (id: string) =>
+    new ApiError(
+      404,
+      "snapshot_not_found",
+      `Snapshot "${clip(id, 80)}" does not exist (a restart, or DELETE /_emulator/snapshots/:id, removes snapshots).`,
+    ),
+  snapshotsFull: (max: number) =>
+    new ApiError(
+      422,
+      "limit_exceeded",
+      `An emulator keeps at most ${max} snapshots: delete one (DELETE /_emulator/snapshots/:id) before taking another.`,
+      [{ field: "snapshots", message: `snapshots is ${max}`, limit: "snapshots", max, current: max }],
+    ),
+  exportInvalid: (message: string) =>
+    new ApiError(422, "validation_error", `Export refused, nothing was changed: ${clip(message, 1000)}`, [
+      { field: "body", message: clip(message, 1000) },
+    ]),
   apiKeyNotFound: (id: string) =>
     new ApiError(404, "api_key_not_found", `API key "${id}" does not exist on this account.`),
   memberNotFound: (id: string) =>

@@ -19,6 +19,7 @@ export const ERROR_EXAMPLES = {
   secret_not_found: () => errors.secretNotFound("API_TOKEN"),
   account_not_found: () => errors.accountNotFound("acc_demo"),
   fault_not_found: () => errors.faultNotFound("flt_01jd2x7k3m9q8r4t5v6w7x8y9z"),
+  snapshot_not_found: () => errors.snapshotNotFound("snap_01jd2x7k3m9q8r4t5v6w7x8y9z"),
   api_key_not_found: () => errors.apiKeyNotFound("key_01jd2x7k3m9q8r4t5v6w7x8y9z"),
   member_not_found: () => errors.memberNotFound("mem_01jd2x7k3m9q8r4t5v6w7x8y9z"),
   request_not_found: () => errors.requestLogEntryNotFound(42),

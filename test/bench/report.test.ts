@@ -84,6 +84,7 @@ describe("bench targets (bench/lib/report.ts)", () => {
       "node_start",
       "reset_bun",
       "reset_node",
+      "restore_bun",
       "route_floor",
       "rss_growth",
       "upload_rss",

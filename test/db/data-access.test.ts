@@ -30,6 +30,20 @@ test("raw SQL on the connection only in the database module and the migration ru
   expect(offenders(sqlOnClient, ["src/db/database.ts", "src/db/migrations.ts"])).toEqual([]);
 });
 
+test("the SQLite driver itself only where raw SQL is allowed (a statement prepared on any handle, not only $client)", () => {
+  const allowed = [
+    "src/db/database.ts",
+    "src/db/migrations.ts",
+    "src/db/generation.ts",
+    "src/data-dir-lock.ts",
+    "src/exports/document.ts",
+    "src/fixtures/exact.ts",
+    "src/snapshots/store.ts",
+  ];
+  expect(offenders(/from\s+"bun:sqlite"/, allowed)).toEqual([]);
+  expect(offenders(/\.prepare(<[^(]*>)?\(\s*["'`]/, allowed)).toEqual([]);
+});
+
 test("transactions only through db.write / db.writer / db.read", () => {
   expect(offenders(/\.transaction\s*\(/, ["src/db/database.ts", "src/db/migrations.ts"])).toEqual([]);
 });

@@ -12,6 +12,7 @@ import { validEntries } from "../../scripts/lib/samples";
 import { API_PREFIX, DEPLOY_LIMITS_PREFIX } from "../../src/config";
 import { MAX_REQUEST_STREAMS, openRequestStreams } from "../../src/emulator/request-stream";
 import { JSON_BODY_MAX_BYTES } from "../../src/http/body-limit";
+import { SNAPSHOTS_MAX } from "../../src/snapshots/store";
 import { type BundleDir, bundleDir } from "../helpers/bundles";
 import {
   baseFixture,
@@ -331,6 +332,16 @@ describe("every route, every documented status, against /openapi.json", () => {
 
     await expectStatus(200, "POST", "/_emulator/seed", { json: { accounts: [{ id: "acc_seeded", name: "Seeded" }] } });
     await expectStatus(422, "POST", "/_emulator/seed", { json: { accounts: "none" } });
+
+    const exported = await expectStatus(200, "GET", "/_emulator/export");
+    expect(exported.headers.get("content-type")).toBe("application/x-tar");
+    await expectStatus(422, "GET", "/_emulator/export?includeSecretValues=maybe");
+    const snapshots: string[] = [];
+    for (let i = 0; i < SNAPSHOTS_MAX; i++)
+      snapshots.push((await expectStatus(201, "POST", "/_emulator/snapshots")).body.snapshot.id);
+    await expectStatus(422, "POST", "/_emulator/snapshots");
+    await expectStatus(204, "POST", `/_emulator/snapshots/${snapshots[0]}/restore`);
+    for (const id of snapshots) await expectStatus(204, "DELETE", `/_emulator/snapshots/${id}`);
   });
 
   test("the dashboard's control plane: accounts, its key, the review queue, a bundle and its sounds, limits, the request log live", async () => {

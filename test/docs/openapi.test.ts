@@ -254,10 +254,11 @@ describe("GET /openapi.json", () => {
     }
   });
 
-  test("a 204 has no content; every other success has a JSON schema, but the two that are not JSON, under their own media types", () => {
-    // The request stream is Server-Sent Events; a sound is audio bytes. Nothing else may leave JSON.
+  test("a 204 has no content; every other success has a JSON schema, but the three that are not JSON, under their own media types", () => {
+    // The request stream is Server-Sent Events; a sound is audio bytes; an export is a tar. Nothing else may leave JSON.
     const notJson: Record<string, { types: string[]; schema: object }> = {
       streamRequests: { types: ["text/event-stream"], schema: { type: "string" } },
+      exportState: { types: ["application/x-tar"], schema: { type: "string" } },
       getVersionSound: { types: Object.values(SOUND_MEDIA_TYPES), schema: { type: "string", format: "binary" } },
     };
     let noContent = 0;

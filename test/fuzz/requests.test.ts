@@ -136,6 +136,13 @@ async function send(route: FuzzRoute, req: FuzzRequest): Promise<{ status: numbe
   }
   const byStatus = seen.get(`${route.method} ${route.path}`) ?? new Map<number, number>();
   seen.set(`${route.method} ${route.path}`, byStatus.set(res.status, (byStatus.get(res.status) ?? 0) + 1));
+  // An export is a tar, not JSON; it holds secret values only when the request asked for them in plain text.
+  if (res.ok && /^application\/x-tar/i.test(res.headers.get("content-type") ?? "")) {
+    const archive = Buffer.from(await res.arrayBuffer()).toString("latin1");
+    if (!/includeSecretValues=(true|1)/i.test(req.url))
+      assertNoSecretValue(`${req.method} ${req.url}`, archive, res.headers);
+    return { status: res.status, text: "", headers: res.headers };
+  }
   const text = await res.text();
   assertNoSecretValue(`${req.method} ${req.url}`, text, res.headers);
   return { status: res.status, text, headers: res.headers };

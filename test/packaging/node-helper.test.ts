@@ -181,6 +181,29 @@ describe("startEmulator() under Node", () => {
     });
   }, 30_000);
 
+  test("snapshot() and restore() through the control plane: the state at the snapshot, again and again", async () => {
+    const { code, result, stderr } = await nodeResult(`
+      const emu = await ext.startEmulator({ rateLimits: false });
+      const h = { authorization: "Bearer " + emu.apiKey };
+      const list = async () => (await fetch(emu.baseUrl + "/extensions", { headers: h })).text();
+      await emu.createExtension({ name: "Kept" });
+      const at = await list();
+      const snap = await emu.snapshot();
+      await emu.createExtension({ name: "Dropped" });
+      const changed = (await list()) !== at;
+      await emu.restore(snap);
+      const first = (await list()) === at;
+      await emu.createExtension({ name: "Dropped Again" });
+      await emu.restore(snap);
+      const second = (await list()) === at;
+      await emu.stop();
+      console.log(JSON.stringify({ id: snap.id.slice(0, 5), changed, first, second }));
+    `);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    expect(result).toEqual({ id: "snap_", changed: true, first: true, second: true });
+  }, 30_000);
+
   test("EXT_* variables of the calling process do not reach the server", async () => {
     const { code, result } = await nodeResult(
       `const emu = await ext.startEmulator();

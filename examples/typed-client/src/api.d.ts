@@ -51,8 +51,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Load a fixture (same format as --seed), idempotently
-         * @description What already exists is left as it is. Generated keys are returned once, in keys[].key.
+         * Load a fixture or an export (same formats as --seed), idempotently
+         * @description A fixture as JSON, or an export archive (GET /export) as application/x-tar: a newer format, a truncated archive or a bundle that does not match its digest is refused naming the entry, and nothing changes. What already exists is left as it is. Generated keys are returned once, in keys[].key.
          */
         post: operations["seedEmulator"];
         delete?: never;
@@ -73,6 +73,83 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_emulator/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The whole state as an archive (fixture.json + bundles), loadable by POST /seed and --seed
+         * @description Accounts, keys (as hashes; plaintext only where a fixture gave one), members, extensions, versions with statuses and timestamps, install counters, overrides, limit requests, secret names and the clock; each distinct bundle once. Secret values only with includeSecretValues=true.
+         */
+        get: operations["exportState"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_emulator/snapshots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remember the current state (rows, bundles, clock) in memory
+         * @description Gone on restart. At most 32 at a time; restore with POST /snapshots/{id}/restore, free with DELETE.
+         */
+        post: operations["createSnapshot"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_emulator/snapshots/{id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Return to a snapshot
+         * @description Its rows, bundle files and clock; rate windows, fault rules, the request log and pending auto-approvals are cleared, as by a reset. The snapshot stays, to be restored again.
+         */
+        post: operations["restoreSnapshot"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_emulator/snapshots/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Forget a snapshot */
+        delete: operations["deleteSnapshot"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1126,6 +1203,20 @@ export interface components {
             probability?: number;
         };
         Fixture: {
+            /** @description 1 when absent; 2 adds the exported fields (ids, timestamps, statuses, hashes, bundles) */
+            formatVersion?: number;
+            /** @description ISO 8601 UTC instant with milliseconds (export) */
+            exportedAt?: string;
+            /** @description The clock to set once loaded (export): now, running or frozen */
+            clock?: {
+                /** @description ISO 8601 UTC instant with milliseconds (export) */
+                now?: string;
+                /**
+                 * @default real
+                 * @enum {string}
+                 */
+                mode: "real" | "frozen";
+            };
             accounts: {
                 /** @description Letters, digits, _ and -; 1–64 characters */
                 id: string;
@@ -1135,6 +1226,15 @@ export interface components {
                     /** @description Plaintext key; generated (and printed once) when absent */
                     key?: string;
                     scopes: ("extensions:read" | "extensions:write" | "versions:write" | "secrets:read" | "secrets:write" | "*")[];
+                    /** @description Letters, digits, _ and -; 1–64 characters */
+                    id?: string;
+                    /** @description The key as stored (export): its keyed hash, valid only with the data directory it came from */
+                    keyHash?: string;
+                    keyPrefix?: string;
+                    /** @description ISO 8601 UTC instant with milliseconds (export) */
+                    createdAt?: string;
+                    /** @description ISO 8601 UTC instant with milliseconds (export) */
+                    revokedAt?: string;
                 }[];
                 overrides?: {
                     [key: string]: number;
@@ -1142,6 +1242,10 @@ export interface components {
                 teamMembers?: {
                     email: string;
                     role: string;
+                    /** @description Letters, digits, _ and -; 1–64 characters */
+                    id?: string;
+                    /** @description ISO 8601 UTC instant with milliseconds (export) */
+                    createdAt?: string;
                 }[];
                 extensions?: {
                     /** @description Letters, digits, _ and -; 1–64 characters */
@@ -1172,7 +1276,28 @@ export interface components {
                          * @default approved
                          * @enum {string}
                          */
-                        status: "approved" | "pending";
+                        status: "approved" | "pending" | "rejected" | "archived";
+                        /** @description Letters, digits, _ and -; 1–64 characters */
+                        id?: string;
+                        /** @description The uploaded bundle (export); a placeholder when absent */
+                        bundle?: {
+                            /** @description SHA-256, 64 lowercase hex digits */
+                            sha256: string;
+                            sizeBytes: number;
+                            /** @description bundles/<sha256>.tar.gz in the export */
+                            file?: string;
+                        };
+                        soundCount?: number;
+                        warnings?: string[];
+                        rejectReason?: string;
+                        /** @description ISO 8601 UTC instant with milliseconds (export) */
+                        submittedAt?: string;
+                        /** @description ISO 8601 UTC instant with milliseconds (export) */
+                        approvedAt?: string;
+                        /** @description ISO 8601 UTC instant with milliseconds (export) */
+                        rejectedAt?: string;
+                        /** @description ISO 8601 UTC instant with milliseconds (export) */
+                        archivedAt?: string;
                     }[];
                     /** @description Replaces the extension's install statistics */
                     installs?: {
@@ -1183,6 +1308,59 @@ export interface components {
                         /** @description How many are still installed (default all); the oldest versions lose theirs first */
                         active?: number;
                     };
+                    slug?: string;
+                    /** @description Letters, digits, _ and -; 1–64 characters */
+                    currentVersionId?: string;
+                    ratingCount?: number;
+                    /** @description ISO 8601 UTC instant with milliseconds (export) */
+                    listedAt?: string;
+                    /** @description ISO 8601 UTC instant with milliseconds (export) */
+                    createdAt?: string;
+                    /** @description ISO 8601 UTC instant with milliseconds (export) */
+                    updatedAt?: string;
+                    installCounters?: {
+                        version: string;
+                        installed: number;
+                        active: number;
+                        /** @description ISO 8601 UTC instant with milliseconds (export) */
+                        firstInstalledAt: string;
+                    }[];
+                    secrets?: {
+                        name: string;
+                        /** @description Only in an export asked for with secret values */
+                        value?: string;
+                        /** @description ISO 8601 UTC instant with milliseconds (export) */
+                        createdAt?: string;
+                        /** @description ISO 8601 UTC instant with milliseconds (export) */
+                        updatedAt?: string;
+                    }[];
+                }[];
+                /** @description ISO 8601 UTC instant with milliseconds (export) */
+                createdAt?: string;
+                limitRequests?: {
+                    /** @description Letters, digits, _ and -; 1–64 characters */
+                    id: string;
+                    /**
+                     * @default account
+                     * @enum {string}
+                     */
+                    scope: "account" | "extension";
+                    /** @description Letters, digits, _ and -; 1–64 characters */
+                    extensionId?: string;
+                    limits: {
+                        [key: string]: number;
+                    };
+                    reason: string;
+                    /**
+                     * @default pending
+                     * @enum {string}
+                     */
+                    status: "pending" | "approved" | "rejected";
+                    decisionReason?: string;
+                    /** @description ISO 8601 UTC instant with milliseconds (export) */
+                    createdAt: string;
+                    /** @description ISO 8601 UTC instant with milliseconds (export) */
+                    decidedAt?: string;
                 }[];
             }[];
         };
@@ -1917,6 +2095,417 @@ export interface operations {
                             code: "forbidden";
                             /** @constant */
                             status: 403;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Unexpected server error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @constant */
+                            status: 500;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+        };
+    };
+    exportState: {
+        parameters: {
+            query?: {
+                includeSecretValues?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A tar of fixture.json (fixture format 2) and bundles/<sha256>.tar.gz */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-tar": string;
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @constant */
+                            status: 401;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not allowed: `forbidden` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            /** @constant */
+                            status: 403;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Validation failed: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            /** @constant */
+                            status: 422;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Unexpected server error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @constant */
+                            status: 500;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+        };
+    };
+    createSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        snapshot: {
+                            /** @description snap_… */
+                            id: string;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @constant */
+                            status: 401;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not allowed: `forbidden` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            /** @constant */
+                            status: 403;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Validation failed: `limit_exceeded` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "limit_exceeded";
+                            /** @constant */
+                            status: 422;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Unexpected server error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @constant */
+                            status: 500;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+        };
+    };
+    restoreSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description State restored */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @constant */
+                            status: 401;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not allowed: `forbidden` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            /** @constant */
+                            status: 403;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not found: `snapshot_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "snapshot_not_found";
+                            /** @constant */
+                            status: 404;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Unexpected server error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @constant */
+                            status: 500;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+        };
+    };
+    deleteSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Snapshot removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @constant */
+                            status: 401;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not allowed: `forbidden` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            /** @constant */
+                            status: 403;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not found: `snapshot_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "snapshot_not_found";
+                            /** @constant */
+                            status: 404;
                         } & {
                             [key: string]: unknown;
                         };

@@ -1,0 +1,49 @@
+import { rmSync } from "node:fs";
+import { defineCommand } from "citty";
+import { createAdminClient } from "../../client/index";
+import { ExportArchiveError, readExportArchive, replaceExportDir, stagingDirFor } from "../../src/exports/archive";
+import { UsageError } from "../lib/runner";
+import { resolveServer, targetArgs } from "../lib/target";
+import { err, out } from "../output";
+
+export default defineCommand({
+  meta: {
+    name: "export",
+    description: "Write a running emulator's whole state to DIR (fixture.json + bundles/), loadable by --seed DIR",
+  },
+  args: {
+    dir: { type: "positional", description: "Directory to write (new, empty, or an earlier export)", valueHint: "DIR" },
+    target: targetArgs.target,
+    "admin-token": targetArgs["admin-token"],
+    "include-secret-values": {
+      type: "boolean",
+      description: "Also write secret values, in plain text, into fixture.json (default: names only)",
+    },
+  },
+  async run({ args }) {
+    if (!args.dir) throw new UsageError("give the DIR to write the export to");
+    const { endpoints, adminToken } = await resolveServer(args);
+    const includeSecretValues = Boolean(args["include-secret-values"]);
+    if (includeSecretValues)
+      err("[ext] warning: secret values are written in plain text to fixture.json; keep this export private");
+    const admin = createAdminClient({ url: endpoints.adminUrl.replace(/\/_emulator$/, ""), adminToken });
+    const { response } = await admin.GET("/_emulator/export", {
+      params: { query: includeSecretValues ? { includeSecretValues: true } : {} },
+      parseAs: "stream",
+    });
+    if (!response.ok || !response.body)
+      throw new Error(
+        `${endpoints.adminUrl}/export answered ${response.status}: ${(await response.text()).slice(0, 300)}`,
+      );
+    const staging = stagingDirFor(args.dir);
+    try {
+      await readExportArchive(response.body, staging, `${endpoints.adminUrl}/export`);
+      replaceExportDir(staging, args.dir);
+    } catch (e) {
+      rmSync(staging, { recursive: true, force: true });
+      if (e instanceof ExportArchiveError) throw new Error(e.message);
+      throw e;
+    }
+    out(`exported to ${args.dir}`);
+  },
+});

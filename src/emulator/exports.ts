@@ -1,0 +1,174 @@
+/**
+ * State out and back in: `GET /export` (the whole state as an archive), the archive form of `POST /seed`
+ * (staging below), and in-process snapshots (`/snapshots`).
+ */
+import { readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { Elysia, t } from "elysia";
+import { errors } from "../errors/catalog";
+import {
+  EXPORT_MEDIA_TYPE,
+  ExportArchiveError,
+  exportArchive,
+  pinBundles,
+  readExportArchive,
+} from "../exports/archive";
+import { exportState } from "../exports/document";
+import type { BundleDir } from "../fixtures/exact";
+import { EXPORT_FIXTURE_FILE } from "../fixtures/resolve";
+import { FixtureError, parseFixtureText } from "../fixtures/validate";
+import { apiAuth } from "../http/auth";
+import { servedAs } from "../http/schema";
+import type { Runtime } from "../runtime";
+import { restoreSnapshot } from "./reset";
+import { controlResponses, NoContent, noContent, security, tags } from "./route-kit";
+
+const ARCHIVE_LABEL = "uploaded archive";
+
+/** The folder an uploaded archive was staged in, kept on its Request until the response is sent. */
+const STAGED = Symbol("ext.stagedExport");
+type WithStaged = Request & { [STAGED]?: string };
+
+/**
+ * Reads an uploaded export archive into a fresh folder under the blob store's tmp/ (swept at start if the
+ * process dies) and returns its parsed fixture document. A refusal is the 422 envelope naming the entry.
+ */
+export async function stageSeedArchive(runtime: Runtime, request: Request): Promise<unknown> {
+  const dir = runtime.blobs.tempPath("seed");
+  (request as WithStaged)[STAGED] = dir;
+  if (!request.body) throw errors.exportInvalid(`the ${ARCHIVE_LABEL} is empty`);
+  try {
+    await readExportArchive(request.body, dir, `the ${ARCHIVE_LABEL}`);
+    return parseFixtureText(
+      readFileSync(join(dir, EXPORT_FIXTURE_FILE), "utf8"),
+      `${EXPORT_FIXTURE_FILE} (${ARCHIVE_LABEL})`,
+    );
+  } catch (e) {
+    if (e instanceof ExportArchiveError) throw errors.exportInvalid(e.message);
+    if (e instanceof FixtureError)
+      throw errors.fixtureInvalid(e.problems.map((p) => ({ field: p.path, message: p.message })));
+    throw e;
+  }
+}
+
+/** Where the archive of this request was staged (for the loader), or null for a JSON body. */
+export function stagedBundleDir(request: Request): BundleDir {
+  const dir = (request as WithStaged)[STAGED];
+  return dir === undefined ? null : { dir, label: ARCHIVE_LABEL };
+}
+
+export function discardStaged(request: Request): void {
+  const dir = (request as WithStaged)[STAGED];
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+}
+
+const ExportQuery = t.Object(
+  {
+    includeSecretValues: t.Optional(
+      t.Boolean({ description: "true: write secret values in plain text in fixture.json (default: names only)" }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const SnapshotCreated = t.Object(
+  { snapshot: t.Object({ id: t.String({ description: "snap_…" }) }, { additionalProperties: false }) },
+  { additionalProperties: false },
+);
+
+export function exportRoutes(runtime: Runtime) {
+  return new Elysia()
+    .use(apiAuth)
+    .get(
+      "/export",
+      ({ query }) => {
+        const includeSecretValues = query.includeSecretValues === true;
+        if (includeSecretValues) runtime.logger.warn("exporting secret values in plain text, as asked");
+        const state = exportState(runtime, { includeSecretValues });
+        const pinDir = runtime.blobs.tempPath("export");
+        const pinned = pinBundles(state, (id) => runtime.blobs.pathOf(id), pinDir);
+        async function* body() {
+          try {
+            yield* exportArchive(state, pinned);
+          } finally {
+            rmSync(pinDir, { recursive: true, force: true });
+          }
+        }
+        return new Response(body(), {
+          headers: {
+            "content-type": EXPORT_MEDIA_TYPE,
+            "content-disposition": 'attachment; filename="ext-export.tar"',
+          },
+        });
+      },
+      {
+        query: ExportQuery,
+        response: controlResponses(
+          {
+            200: t.String({
+              description: "A tar of fixture.json (fixture format 2) and bundles/<sha256>.tar.gz",
+              ...servedAs(EXPORT_MEDIA_TYPE),
+            }),
+          },
+          "validation_error",
+        ),
+        detail: {
+          tags,
+          security,
+          operationId: "exportState",
+          summary: "The whole state as an archive (fixture.json + bundles), loadable by POST /seed and --seed",
+          description:
+            "Accounts, keys (as hashes; plaintext only where a fixture gave one), members, extensions, versions with statuses and timestamps, install counters, overrides, limit requests, secret names and the clock; each distinct bundle once. Secret values only with includeSecretValues=true.",
+        },
+      },
+    )
+    .post(
+      "/snapshots",
+      ({ set }) => {
+        set.status = 201;
+        return { snapshot: { id: runtime.snapshots.take() } };
+      },
+      {
+        response: controlResponses({ 201: SnapshotCreated }, "limit_exceeded"),
+        detail: {
+          tags,
+          security,
+          operationId: "createSnapshot",
+          summary: "Remember the current state (rows, bundles, clock) in memory",
+          description:
+            "Gone on restart. At most 32 at a time; restore with POST /snapshots/{id}/restore, free with DELETE.",
+        },
+      },
+    )
+    .post(
+      "/snapshots/:id/restore",
+      ({ params }) => {
+        restoreSnapshot(runtime, params.id);
+        return noContent();
+      },
+      {
+        params: t.Object({ id: t.String({ maxLength: 200 }) }),
+        response: controlResponses({ 204: NoContent("State restored") }, "snapshot_not_found"),
+        detail: {
+          tags,
+          security,
+          operationId: "restoreSnapshot",
+          summary: "Return to a snapshot",
+          description:
+            "Its rows, bundle files and clock; rate windows, fault rules, the request log and pending auto-approvals are cleared, as by a reset. The snapshot stays, to be restored again.",
+        },
+      },
+    )
+    .delete(
+      "/snapshots/:id",
+      ({ params }) => {
+        runtime.snapshots.remove(params.id);
+        return noContent();
+      },
+      {
+        params: t.Object({ id: t.String({ maxLength: 200 }) }),
+        response: controlResponses({ 204: NoContent("Snapshot removed") }, "snapshot_not_found"),
+        detail: { tags, security, operationId: "deleteSnapshot", summary: "Forget a snapshot" },
+      },
+    );
+}

@@ -1,0 +1,229 @@
+/**
+ * An export on the wire and on disk. The archive (`GET /_emulator/export`, `POST /_emulator/seed` with
+ * `application/x-tar`) is a plain tar of the export directory: `fixture.json` first, then
+ * `bundles/<sha256>.tar.gz`, one per distinct bundle. Reading one is strict and bounded: only those names,
+ * regular files, each bundle's bytes hashed as they arrive and refused unless they match the digest in their
+ * name; a truncated archive is refused naming the entry it stopped in. Nothing is read into the emulator from
+ * here: the entries land in a fresh directory, which the fixture loader then reads like any export directory.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import {
+  closeSync,
+  constants,
+  copyFileSync,
+  createReadStream,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
+import { basename, dirname, join } from "node:path";
+import tar from "tar-stream";
+import { readTar, TarRefusal } from "../bundles/tar-reader";
+import { bundleFileName } from "../fixtures/exact";
+import { EXPORT_FIXTURE_FILE } from "../fixtures/resolve";
+import type { ExportedState } from "./document";
+
+export const EXPORT_MEDIA_TYPE = "application/x-tar";
+/** The largest fixture document an archive may carry. */
+export const EXPORT_FIXTURE_MAX_BYTES = 256 * 1024 * 1024;
+/** The largest bundle entry (far above the 50 MB bundle cap and the hard override). */
+export const EXPORT_BUNDLE_MAX_BYTES = 512 * 1024 * 1024;
+/** At most this many entries: 25 extensions × 500 versions per account is far below for any sane state. */
+export const EXPORT_ENTRIES_MAX = 100_000;
+
+const BUNDLE_ENTRY = /^bundles\/([0-9a-f]{64})\.tar\.gz$/;
+
+export class ExportArchiveError extends Error {
+  override name = "ExportArchiveError";
+}
+
+const json = (state: ExportedState) => Buffer.from(`${JSON.stringify(state.document, null, 2)}\n`, "utf8");
+
+/**
+ * Hard links to the bundle files an export names, taken at once (synchronously, with the document): a
+ * version deleted while the archive streams cannot cut it short. Blobs are never rewritten, only removed,
+ * so a link is as good as a copy.
+ */
+export function pinBundles(state: ExportedState, pathOf: (blobId: string) => string, dir: string): string[] {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return [...state.bundles].map(([sha256, blobId]) => {
+    const pinned = join(dir, `${sha256}.tar.gz`);
+    try {
+      linkSync(pathOf(blobId), pinned);
+    } catch {
+      copyFileSync(pathOf(blobId), pinned);
+    }
+    return pinned;
+  });
+}
+
+/** The archive's bytes, streamed: `fixture.json`, then each pinned bundle file. */
+export function exportArchive(state: ExportedState, pinned: string[]): AsyncGenerator<Uint8Array> {
+  return archiveOf(json(state), pinned);
+}
+
+/** An export directory (`ext seed DIR --target`) as the archive `POST /_emulator/seed` takes. */
+export function directoryArchive(dir: string): AsyncGenerator<Uint8Array> {
+  const bundleDir = join(dir, "bundles");
+  let names: string[] = [];
+  try {
+    names = readdirSync(bundleDir).filter((n) => BUNDLE_ENTRY.test(`bundles/${n}`));
+  } catch {
+    // No bundles folder: an export of a state without versions.
+  }
+  return archiveOf(
+    readFileSync(join(dir, EXPORT_FIXTURE_FILE)),
+    names.map((n) => join(bundleDir, n)),
+  );
+}
+
+async function* archiveOf(fixture: Buffer, files: string[]): AsyncGenerator<Uint8Array> {
+  const pack = tar.pack();
+  const common = { mtime: new Date(0), uid: 0, gid: 0, uname: "", gname: "", mode: 0o644 };
+  const pinned = files;
+  const writing = (async () => {
+    pack.entry({ ...common, name: EXPORT_FIXTURE_FILE }, fixture);
+    for (const file of pinned) {
+      const size = statSync(file).size;
+      await new Promise<void>((resolve, reject) => {
+        const sink = pack.entry({ ...common, name: `bundles/${basename(file)}`, size }, (err) =>
+          err ? reject(err) : resolve(),
+        );
+        (async () => {
+          for await (const chunk of createReadStream(file)) {
+            if (!sink.write(chunk as Buffer)) await new Promise((r) => sink.once("drain", () => r(undefined)));
+          }
+          (sink as unknown as { end(): void }).end();
+        })().catch(reject);
+      });
+    }
+    pack.finalize();
+  })();
+  writing.catch((e) => pack.destroy(e));
+  for await (const chunk of pack) yield chunk as Uint8Array;
+  await writing;
+}
+
+/** Writes the export directory (`fixture.json` + `bundles/`) into `dir`, which must be new and empty. */
+export function writeExportFiles(state: ExportedState, pathOf: (blobId: string) => string, dir: string): void {
+  mkdirSync(join(dir, "bundles"), { recursive: true });
+  writeNew(join(dir, EXPORT_FIXTURE_FILE), json(state));
+  for (const [sha256, blobId] of state.bundles) copyFileSync(pathOf(blobId), join(dir, bundleFileName(sha256)));
+}
+
+function writeNew(path: string, bytes: Buffer): void {
+  const fd = openSync(path, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW, 0o644);
+  try {
+    writeSync(fd, bytes);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Reads an export archive into `dir` (new and empty), checking every entry. `source` names the archive in
+ * messages. Throws ExportArchiveError naming the entry at fault; the caller removes `dir` then.
+ */
+export async function readExportArchive(
+  chunks: AsyncIterable<Uint8Array>,
+  dir: string,
+  source = "export archive",
+): Promise<void> {
+  mkdirSync(join(dir, "bundles"), { recursive: true });
+  let current = "(start)";
+  let entries = 0;
+  let sawFixture = false;
+  const buffers = (async function* () {
+    for await (const c of chunks) yield Buffer.from(c.buffer, c.byteOffset, c.byteLength);
+  })();
+  try {
+    for await (const { entry, body } of readTar(buffers)) {
+      current = entry.path;
+      if (++entries > EXPORT_ENTRIES_MAX) throw new ExportArchiveError(`more than ${EXPORT_ENTRIES_MAX} entries`);
+      if (entry.type === "directory" && entry.path.replace(/\/$/, "") === "bundles") continue;
+      const bundle = BUNDLE_ENTRY.exec(entry.path);
+      if (entry.type !== "file" || (entry.path !== EXPORT_FIXTURE_FILE && !bundle))
+        throw new ExportArchiveError(
+          `unexpected entry ${JSON.stringify(entry.path.slice(0, 200))}: an export holds ${EXPORT_FIXTURE_FILE} and bundles/<sha256>.tar.gz only`,
+        );
+      const max = bundle ? EXPORT_BUNDLE_MAX_BYTES : EXPORT_FIXTURE_MAX_BYTES;
+      if (entry.size > max) throw new ExportArchiveError(`${entry.path} is larger than ${max} bytes`);
+      if (!bundle && sawFixture) throw new ExportArchiveError(`${EXPORT_FIXTURE_FILE} appears twice`);
+      sawFixture ||= !bundle;
+      const hash = createHash("sha256");
+      const fd = openSync(
+        join(dir, entry.path),
+        constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW,
+        0o644,
+      );
+      try {
+        for await (const chunk of body) {
+          hash.update(chunk);
+          writeSync(fd, chunk);
+        }
+      } finally {
+        closeSync(fd);
+      }
+      const digest = hash.digest("hex");
+      if (bundle && digest !== bundle[1])
+        throw new ExportArchiveError(`${entry.path} does not match its digest (its bytes have SHA-256 ${digest})`);
+    }
+  } catch (e) {
+    if (e instanceof ExportArchiveError) throw new ExportArchiveError(`${source}: ${e.message}`);
+    if (e instanceof TarRefusal || (e as NodeJS.ErrnoException).code === "EEXIST")
+      throw new ExportArchiveError(
+        `${source} is truncated or damaged in entry ${JSON.stringify(current.slice(0, 200))}: ${(e as Error).message}`,
+      );
+    throw e;
+  }
+  if (!sawFixture) throw new ExportArchiveError(`${source} has no ${EXPORT_FIXTURE_FILE}`);
+}
+
+/**
+ * Puts a finished export directory `fresh` in place of `dir`: a missing or empty `dir`, or an earlier export
+ * (it holds fixture.json), is replaced whole; anything else is refused, so no unrelated folder is lost.
+ */
+export function replaceExportDir(fresh: string, dir: string): void {
+  let existing: string[] | null = null;
+  try {
+    existing = readdirSync(dir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+  }
+  if (existing && existing.length > 0 && !existing.includes(EXPORT_FIXTURE_FILE))
+    throw new ExportArchiveError(`${dir} is not empty and holds no earlier export; choose an empty or new directory`);
+  if (existing === null) {
+    mkdirSync(dirname(dir), { recursive: true });
+    renameSync(fresh, dir);
+    return;
+  }
+  const old = `${dir}.old-${randomBytes(4).toString("hex")}`;
+  renameSync(dir, old);
+  renameSync(fresh, dir);
+  rmSync(old, { recursive: true, force: true });
+}
+
+/** A fresh sibling of `dir` to build an export in before it replaces `dir`. */
+export function stagingDirFor(dir: string): string {
+  const staging = `${dir.replace(/\/+$/, "")}.tmp-${randomBytes(4).toString("hex")}`;
+  mkdirSync(staging, { recursive: false, mode: 0o700 });
+  return staging;
+}
+
+/** Writes an export directory at `dir` (built beside it, then put in its place: never half an export there). */
+export function writeExportDir(state: ExportedState, pathOf: (blobId: string) => string, dir: string): void {
+  const staging = stagingDirFor(dir);
+  try {
+    writeExportFiles(state, pathOf, staging);
+    replaceExportDir(staging, dir);
+  } catch (e) {
+    rmSync(staging, { recursive: true, force: true });
+    throw e;
+  }
+}
