@@ -56,11 +56,20 @@ const EXIT_CODES: Record<string, string> = {
 // biome-ignore lint/suspicious/noControlCharactersInRegex: it matches ANSI colour escapes, which start with ESC.
 const ANSI = /\x1b\[[0-9;]*m/g;
 
+/** Help is fitted to the terminal; a pipe or a file gets the conventional 80 columns. */
+export const DEFAULT_HELP_WIDTH = 80;
+
+/** Lines narrower than this are not worth wrapping into: the text would be a column of single words. */
+const MIN_HELP_WIDTH = 40;
+/** A table row keeps its description column only while that column has this much room. */
+const MIN_DESCRIPTION_WIDTH = 20;
+
 export async function helpText(
   cmd: AnyCommand,
   parent: AnyCommand | undefined,
   name: string,
   color: boolean,
+  width: number = DEFAULT_HELP_WIDTH,
 ): Promise<string> {
   let text = await renderUsage(cmd, parent);
   const tail = USAGE_TAIL[name];
@@ -69,5 +78,47 @@ export async function helpText(
   if (examples?.length) text += `\n\nEXAMPLES\n\n${examples.map((e) => `  ${e}`).join("\n")}`;
   text += `\n\nEXIT CODES\n\n  ${EXIT_CODES[name] ?? EXIT_CODES.default}`;
   // citty colours by environment variables only; a pipe or a file gets plain text.
-  return color ? text : text.replace(ANSI, "");
+  return wrapText(color ? text : text.replace(ANSI, ""), width);
+}
+
+/**
+ * Every line cut to `width` columns at spaces, with no trailing spaces (citty pads its tables to the widest
+ * row). A table row continues under its description column; any other line two columns in from its own
+ * indent. A word is never broken: one too long for the column starts further left, and one wider than the
+ * whole line (a long URL) is left whole.
+ */
+export function wrapText(text: string, width: number): string {
+  const columns = Math.max(MIN_HELP_WIDTH, Math.floor(width) || DEFAULT_HELP_WIDTH);
+  return text
+    .split("\n")
+    .flatMap((line) => wrapLine(trimEnd(line), columns))
+    .join("\n");
+}
+
+const visibleLength = (s: string) => s.replace(ANSI, "").length;
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: spaces before a closing colour escape are trailing too.
+const trimEnd = (line: string) => line.trimEnd().replace(/ +((?:\x1b\[[0-9;]*m)+)$/, "$1");
+
+function wrapLine(line: string, width: number): string[] {
+  const plain = line.replace(ANSI, "");
+  if (plain.length <= width) return [line];
+  const lead = /^ */.exec(plain)![0].length;
+  // A table row: its first cell is one word followed by two or more spaces.
+  const cell = /^( *\S+ {2,})(?=\S)/.exec(plain)?.[1]?.length;
+  const hanging = " ".repeat(lead + 2);
+  const indent = cell !== undefined && cell <= width - MIN_DESCRIPTION_WIDTH ? " ".repeat(cell) : hanging;
+  const lines: string[] = [];
+  const words = line.split(" ");
+  // Runs of spaces are empty words: kept inside a line, trimmed where a line ends.
+  let current = words[0]!;
+  for (const word of words.slice(1)) {
+    if (word !== "" && current.trim() !== "" && visibleLength(current) + 1 + visibleLength(word) > width) {
+      lines.push(trimEnd(current));
+      // A word too long for the description column (a URL) starts further left instead.
+      current = (indent.length + visibleLength(word) > width ? hanging : indent) + word;
+    } else current += ` ${word}`;
+  }
+  lines.push(trimEnd(current));
+  return lines;
 }

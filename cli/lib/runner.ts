@@ -136,8 +136,11 @@ export async function runCli(root: AnyCommand, rawArgs: string[]): Promise<void>
     const match = closest(unknown, subs);
     usageFail(`unknown command "${unknown}"${match ? `; did you mean \`${match}\`?` : ""}`);
   }
-  if (beforeDashes.includes("--help") || beforeDashes.includes("-h")) {
-    process.stdout.write(`${await helpText(cmd, parent, name, Boolean(process.stdout.isTTY))}\n`);
+  // A bare `ext` is a request for the help, as in most CLIs.
+  if (rawArgs.length === 0 || beforeDashes.includes("--help") || beforeDashes.includes("-h")) {
+    const tty = Boolean(process.stdout.isTTY);
+    const width = tty ? process.stdout.columns : undefined;
+    process.stdout.write(`${await helpText(cmd, parent, name, tty, width)}\n`);
     process.exit(EXIT.ok);
   }
   if (cmd === root && (rawArgs[0] === "--version" || rawArgs[0] === "-v") && rawArgs.length === 1) {
@@ -147,11 +150,7 @@ export async function runCli(root: AnyCommand, rawArgs: string[]): Promise<void>
   }
   if (cmd === root) {
     const guess = rawArgs[0]?.startsWith("--") ? closest(rawArgs[0].slice(2), ["help", "version"]) : null;
-    usageFail(
-      rawArgs.length
-        ? `unknown option "${rawArgs[0]}"${guess ? `; did you mean \`--${guess}\`?` : ""}`
-        : "no command given",
-    );
+    usageFail(`unknown option "${rawArgs[0]}"${guess ? `; did you mean \`--${guess}\`?` : ""}`);
   }
   const argsDef = await resolve(cmd.args ?? {});
   // A bare `--auto-approve` (a flag marked optionalValue) must not swallow the next option.
