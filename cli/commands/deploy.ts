@@ -1,6 +1,6 @@
 import { defineCommand } from "citty";
 import { apiTargetArgs, errorJson, resolveApiTarget } from "../lib/api-target";
-import { DeployFailure, deploy, LocalValidationError } from "../lib/deploy";
+import { DeployFailure, deploy, LocalValidationError, UploadCancelled } from "../lib/deploy";
 import { reportLines } from "../lib/deploy-report";
 import { UsageError } from "../lib/runner";
 import { EXIT, err, out } from "../output";
@@ -68,6 +68,10 @@ export default defineCommand({
         process.exit(EXIT.usage);
       }
       if (json) out(JSON.stringify({ ok: false, error: errorJson(cause), ...report }));
+      if (cause instanceof UploadCancelled) {
+        err(cause.message);
+        process.exit(EXIT.interrupted);
+      }
       throw cause;
     }
   },
