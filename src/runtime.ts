@@ -2,7 +2,7 @@
  * Everything a running emulator owns — config, clock, database, blob store, rate windows and the services
  * built on them — created once and passed down. Routes, CLI commands and tests all go through this.
  */
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createDashboardKeys } from "./accounts/dashboard-key";
 import { createAccountService } from "./accounts/service";
@@ -10,6 +10,7 @@ import { createAuthService } from "./auth/service";
 import { BlobStore } from "./blobs/blob-store";
 import { EmulatorClock } from "./clock";
 import type { ServerConfig } from "./config";
+import { ignoreInVersionControl } from "./data-dir-ignore";
 import { createMemoryDir, lockDataDir } from "./data-dir-lock";
 import { type Db, openDatabase } from "./db/database";
 import { createDbGeneration, openWalIndexHeader, type WalIndexHeader } from "./db/generation";
@@ -81,8 +82,10 @@ function openStorage(config: ServerConfig, logger: Logger, shared: boolean): Sto
     };
   }
   const dir = resolve(config.dataDir);
+  const created = !existsSync(dir);
   mkdirSync(dir, { recursive: true });
   const lock = shared ? null : lockDataDir(dir);
+  if (created) ignoreInVersionControl(dir);
   try {
     // Before the database opens: a damaged key file refuses the start (SecretsKeyError) and leaves nothing open.
     const loaded = loadOrCreateKeyFile(join(dir, SECRETS_KEY_FILE));
