@@ -20,6 +20,11 @@ export const main = defineCommand({
     openapi: () => import("./commands/openapi").then((m) => m.default),
     logs: () => import("./commands/logs").then((m) => m.default),
     health: () => import("./commands/health").then((m) => m.default),
+    init: () => import("./commands/init").then((m) => m.default),
+    extensions: () => import("./commands/extensions").then((m) => m.default),
+    versions: () => import("./commands/versions").then((m) => m.default),
+    installs: () => import("./commands/installs").then((m) => m.default),
+    limits: () => import("./commands/limits").then((m) => m.default),
   },
 });
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The packed npm packages as a new user meets them: in an empty directory, with no bun on PATH,
-# `npm i dist/npm/*.tgz`, then `npx ext --version`, `npx ext serve` with a ready file, a Node ESM script
+# `npm i dist/npm/*.tgz`, then `npx ext --version`, `npx ext serve` with a ready file, the first-run flow with
+# no flags (serve, extensions create, init, deploy, versions approve, installs add/show, the scaffold's test), a Node ESM script
 # using startEmulator() that leaves no process behind, and a SIGKILLed script whose emulator is gone within
 # 2 s. Also: installing never changes a file in the checkout. Needs `npm run package` first.
 set -euo pipefail
@@ -33,6 +34,29 @@ kill -TERM "$server"
 wait "$launcher" || { echo "smoke: npx ext serve exited $? after SIGTERM" >&2; exit 1; }
 # Gone, or a zombie waiting for its reaper.
 gone() { for _ in $(seq 1 40); do kill -0 "$1" 2>/dev/null || return 0; [ "$(ps -o stat= -p "$1" 2>/dev/null | cut -c1)" = Z ] && return 0; sleep 0.05; done; return 1; }
+
+# 2b. The first minute, with no flags: a bare `npx ext serve` on a new folder prints a key that works; in
+#     another shell in the same folder every command finds it (any port) and acts as its account; `ext init`
+#     makes a folder that `ext deploy` submits, and its sample test passes with the Node helper.
+mkdir first && cd first
+npx ext serve --port 0 >serve.log 2>&1 &
+launcher=$!; pids+=("$launcher")
+for _ in $(seq 1 200); do grep -q 'EXT_API_KEY=' serve.log 2>/dev/null && break; sleep 0.05; done
+key=$(sed -nE 's/.*EXT_API_KEY=([^ ]+).*/\1/p' serve.log)
+[ -n "$key" ] || { cat serve.log; echo "smoke: a bare npx ext serve printed no key" >&2; exit 1; }
+url=$(sed -E 's/.*"url":"([^"]+)".*/\1/' .ext-data/server.json)
+curl -fsS -H "Authorization: Bearer $key" "$url/developer/v1/extensions" | grep -q '"extensions"'
+id=$(npx ext extensions create --name X --json | sed -E 's/.*"id":"([^"]+)".*/\1/')
+npx ext init my-ext >/dev/null
+vid=$(npx ext deploy my-ext --extension "$id" --version 1.0.0 --json | sed -E 's/.*"versionId":"([^"]+)".*/\1/')
+npx ext versions approve "$vid" --json | grep -q '"status":"approved"'
+npx ext installs add --extension "$id" --count 2 --json >/dev/null
+npx ext installs show --extension "$id" --json | grep -q '"active":2'
+kill -TERM "$(sed -E 's/.*"pid":([0-9]+).*/\1/' .ext-data/server.json)"
+wait "$launcher" || { echo "smoke: npx ext serve exited $? after SIGTERM" >&2; exit 1; }
+(cd my-ext && npm install --no-audit --no-fund --loglevel=error "${tarballs[@]}" && npm test >test.log 2>&1) ||
+  { cat my-ext/test.log; echo "smoke: the test ext init wrote does not pass" >&2; exit 1; }
+cd "$work"
 
 # 3. startEmulator() from plain Node: create and list an extension, stop, nothing left running.
 cat > use.mjs <<'JS'

@@ -6,10 +6,11 @@
  * dependency; npm installs the one whose `os`/`cpu` match.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import rootPkg from "../package.json" with { type: "json" };
 import { compileBinary, hostPlatform, PLATFORMS, type Platform, prepareDashboard, ROOT } from "./lib/compile";
+import { buildNodeHelper } from "./lib/node-helper";
 
 const OUT = resolve(ROOT, "dist/npm");
 const STAGE = join(OUT, ".stage");
@@ -46,18 +47,14 @@ function stagePlatform(p: Platform): string {
   return dir;
 }
 
-/** The main package: packaging/npm/ as it is, plus its version, the optional dependencies and generated files. */
-function stageMain(): string {
+/** The main package: packaging/npm/ built (scripts/lib/node-helper.ts), plus its version and the optional dependencies. */
+async function stageMain(): Promise<string> {
   const dir = join(STAGE, "main");
-  cpSync(join(PACKAGING, "npm"), dir, { recursive: true });
+  await buildNodeHelper(dir);
   const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
   pkg.version = rootPkg.version;
   pkg.optionalDependencies = Object.fromEntries(PLATFORMS.map((p) => [platformPackageName(p), rootPkg.version]));
   writeFileSync(join(dir, "package.json"), `${JSON.stringify(pkg, null, 2)}\n`);
-  // startEmulator() returns the demo fixture's key; the fixture itself is embedded in the binary.
-  copyFileSync(join(ROOT, "fixtures/demo.json"), join(dir, "lib/demo-fixture.json"));
-  // One set of declarations, under the names TypeScript looks for beside index.mjs and index.cjs.
-  for (const name of ["index.d.mts", "index.d.cts"]) copyFileSync(join(dir, "index.d.ts"), join(dir, name));
   chmodSync(join(dir, "bin/ext.cjs"), 0o755);
   return dir;
 }
@@ -74,7 +71,7 @@ if (import.meta.main) {
   rmSync(STAGE, { recursive: true, force: true });
   try {
     await prepareDashboard();
-    const tarballs = [npmPack(stageMain()), ...(all ? PLATFORMS : [host!]).map((p) => npmPack(stagePlatform(p)))];
+    const tarballs = [npmPack(await stageMain()), ...(all ? PLATFORMS : [host!]).map((p) => npmPack(stagePlatform(p)))];
     for (const t of tarballs) console.log(`dist/npm/${t}`);
   } catch (e) {
     console.error((e as Error).message);

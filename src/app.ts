@@ -7,7 +7,7 @@ import { API_PREFIX, DEPLOY_LIMITS_PREFIX, isLoopback } from "./config";
 import { dashboardRoutes } from "./dashboard/routes";
 import { docsPlugin } from "./docs/openapi";
 import { adminGate } from "./emulator/admin-auth";
-import { faultWrapper } from "./emulator/fault-injector";
+import { faultHook } from "./emulator/fault-injector";
 import { controlPlaneRoutes } from "./emulator/routes";
 import { errorHandler } from "./errors/handler";
 import { extensionRoutes } from "./extensions/routes";
@@ -15,12 +15,13 @@ import { apiGate } from "./http/auth";
 import { requestGates } from "./http/gates";
 import { hostGate } from "./http/host-check";
 import { quietBodySchemas } from "./http/quiet-validation";
+import { type AnswerObserver, requestLifecycle } from "./http/request-context";
 import { routeMethodIndex } from "./http/route-index";
 import { installRoutes } from "./installs/routes";
 import { limitsRoutes } from "./limits/routes";
 import type { Runtime } from "./runtime";
 import { secretRoutes } from "./secrets/routes";
-import { firstResponseWrapper } from "./startup-trace";
+import { firstResponseObserver } from "./startup-trace";
 import { versionRoutes } from "./versions/routes";
 
 const HEALTH = { status: "ok" as const };
@@ -33,18 +34,19 @@ export function createApp(runtime: Runtime) {
   // response schema has a transform).
   // Bun answers /healthz itself once listening (a static route: no app code runs), so a liveness probe never
   // waits for a route to be composed; the route below is what the document and `app.handle` see, same body.
-  const base = new Elysia({
+  // Every answer is reported before it is sent: to the request log, and, when tracing, the first one to the
+  // start-up trace (src/startup-trace.ts).
+  const observers: AnswerObserver[] = [control.requestLog.observe];
+  if (runtime.config.traceStartup) observers.push(firstResponseObserver());
+  const app = new Elysia({
     normalize: false,
     encodeSchema: false,
     serve: { routes: { "/healthz": { GET: Response.json(HEALTH) } } },
-  });
-  // Innermost wrap, only when tracing: the first response is part of the start-up (src/startup-trace.ts).
-  if (runtime.config.traceStartup) base.wrap(firstResponseWrapper());
-  const app = base
-    // Fault injection wraps the whole handler, so an injected fault can stand in for any response, a 401 or 429
-    // included; the request log wraps that (a later wrap is the outer one) and sees every final status.
-    .wrap(faultWrapper(control.faults))
-    .wrap(control.requestLog.wrapper())
+  })
+    // onRequest hooks run in this order: the request's context, then faults (so an injected fault can stand in
+    // for any response, a 401 or 429 included), then the request gates below.
+    .use(requestLifecycle(runtime.clock, observers))
+    .use(faultHook(control.faults))
     .use(errorHandler(logger, methods.allowed))
     .use(docsPlugin())
     .get("/healthz", () => HEALTH, {
@@ -61,7 +63,7 @@ export function createApp(runtime: Runtime) {
           openWithoutToken: control.openWithoutToken,
           isDeveloperKey: services.auth.isKey,
         }),
-        apiGate(services.auth, runtime.rateLimiter, control.isAdminToken),
+        apiGate(services.auth, runtime.rateLimiter, methods.reaches, control.isAdminToken),
       ),
     )
     .use(controlPlaneRoutes(runtime))

@@ -24,6 +24,11 @@ export interface ServerConfig {
   memory: boolean;
   /** Fixture file loaded at start (and re-applied by reset). */
   seed: string | null;
+  /**
+   * `ext serve` on a data directory with no account creates a starter account and prints its key, so a first
+   * run leads somewhere; true starts with no account at all.
+   */
+  empty: boolean;
   rateLimits: boolean;
   /** Token for the control plane when bound to a non-loopback address; generated when null there. */
   adminToken: string | null;
@@ -53,6 +58,7 @@ export const ENV_NAMES: Record<keyof ServerConfig, string> = {
   dataDir: "EXT_DATA_DIR",
   memory: "EXT_MEMORY",
   seed: "EXT_SEED",
+  empty: "EXT_EMPTY",
   rateLimits: "EXT_RATE_LIMITS",
   adminToken: "EXT_ADMIN_TOKEN",
   autoApproveMs: "EXT_AUTO_APPROVE",
@@ -96,6 +102,7 @@ export function parseServerConfig(flags: ServerFlags = {}, env: Env = process.en
   const autoRaw = pick(flags, env, "autoApproveMs");
   const stdinRaw = pick(flags, env, "exitWithStdin");
   const traceRaw = pick(flags, env, "traceStartup");
+  const emptyRaw = pick(flags, env, "empty");
   const logRaw = String(pick(flags, env, "logLevel") ?? "info") as LogLevel;
   if (!LOG_LEVELS.includes(logRaw))
     throw new ConfigError(`log level must be one of ${LOG_LEVELS.join(", ")} (got "${logRaw}")`);
@@ -118,6 +125,7 @@ export function parseServerConfig(flags: ServerFlags = {}, env: Env = process.en
     dataDir,
     memory: memoryOf(memoryRaw, dataDir),
     seed: str("seed"),
+    empty: emptyRaw === undefined || emptyRaw === null ? false : toBool("empty", emptyRaw),
     rateLimits: rateRaw === undefined || rateRaw === null ? true : toBool("rate limits", rateRaw),
     adminToken: str("adminToken"),
     autoApproveMs,
@@ -135,6 +143,12 @@ function memoryOf(raw: string | number | boolean | null | undefined, dataDir: st
   return toBool("memory", raw);
 }
 
+/** The host part of a URL for a bound address: a wildcard bind is reached on loopback; IPv6 gets brackets. */
+export function urlHost(host: string): string {
+  if (host === "0.0.0.0" || host === "::") return DEFAULT_HOST;
+  return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+}
+
 /** Loopback binds leave the control plane open; anything else requires the admin token. */
 export function isLoopback(host: string): boolean {
   return host === "::1" || isLoopbackHostname(host);
@@ -146,21 +160,25 @@ export interface ClientEnv {
   extensionId: string | null;
   /** EXT_API_KEY */
   apiKey: string | null;
-  /** EXT_LOCAL_URL: what `--target local` means; the emulator's default address otherwise. */
-  localUrl: string;
+  /** EXT_LOCAL_URL: what `--target local` means; null leaves it to this folder's `ext serve` or the default address. */
+  localUrl: string | null;
   /** EXT_ADMIN_TOKEN: for the control plane of a non-loopback emulator. */
   adminToken: string | null;
+  /** EXT_BASE_URL: the emulator `ext exec` (or the user) points at; any of its URLs. */
+  baseUrl: string | null;
+  /** EXT_DATA_DIR, else ./.ext-data: where this folder's `ext serve` says where it listens. */
+  dataDir: string;
 }
-
-export const DEFAULT_LOCAL_URL = `http://${DEFAULT_HOST}:${DEFAULT_PORT}${API_PREFIX}`;
 
 export function parseClientEnv(env: Env = process.env): ClientEnv {
   const get = (name: string) => (env[name] === undefined || env[name] === "" ? null : env[name]!);
   return {
     extensionId: get("EXT_EXTENSION_ID"),
     apiKey: get("EXT_API_KEY"),
-    localUrl: get("EXT_LOCAL_URL") ?? DEFAULT_LOCAL_URL,
+    localUrl: get("EXT_LOCAL_URL"),
     adminToken: get("EXT_ADMIN_TOKEN"),
+    baseUrl: get("EXT_BASE_URL"),
+    dataDir: get("EXT_DATA_DIR") ?? DEFAULT_DATA_DIR,
   };
 }
 

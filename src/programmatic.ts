@@ -3,50 +3,30 @@
  * default; each call has its own database, blob directory, clock and rate windows, so several run at once
  * without seeing each other.
  */
+import type { Emulator as SharedEmulator, StartEmulatorCommonOptions } from "../client/emulator";
+import { emulatorCalls } from "../client/emulator-methods";
+import { createAdminClient, createApiClient } from "../client/index";
 import { parseServerConfig, type ServerConfig } from "./config";
 import { demoFixture, firstPlaintextKey } from "./fixtures/demo";
 import type { Fixture } from "./fixtures/model";
 import { resolveFixture } from "./fixtures/resolve";
 import { validateFixture } from "./fixtures/validate";
 import { createLogger, type LogLevel } from "./logger";
+import { deployFolder } from "./programmatic-deploy";
 import type { Runtime } from "./runtime";
-import { type RunningEmulator, startServer } from "./server";
+import { startServer } from "./server";
 
-export interface StartEmulatorOptions {
+export interface StartEmulatorOptions extends Omit<StartEmulatorCommonOptions, "fixture" | "logLevel"> {
   /** A fixture object, a fixture file path, or "demo" (the default: the embedded demo fixture). */
   fixture?: Fixture | string;
-  /** Keep the data in this directory (a restart finds it again); in memory when absent. */
-  dataDir?: string;
-  /** 0 (the default) picks a free port. */
-  port?: number;
-  /** Default 127.0.0.1. */
-  host?: string;
-  /** Enforce the spec's rate limits (default true, as `ext serve`). */
-  rateLimits?: boolean;
-  /** Approve every valid submission by itself after this many ms; off by default. */
-  autoApproveMs?: number | null;
   /** Server log level on stderr (default "silent"). */
   logLevel?: LogLevel;
 }
 
-export interface Emulator {
-  /** The developer API base, ending in /developer/v1. */
-  baseUrl: string;
-  /** The first API key of the fixture written with a plaintext `key`. */
-  apiKey: string;
-  /** The control plane, ending in /_emulator. */
-  adminUrl: string;
-  /** http://host:port */
-  url: string;
-  port: number;
+/** The shared `Emulator` (client/emulator.ts), plus what only an in-process emulator can give. */
+export interface Emulator extends SharedEmulator {
   /** The emulator's internals, for assertions a test cannot make over HTTP. */
   runtime: Runtime;
-  /** Wipes every row, bundle, rate window, fault and clock change, and re-applies the start-up fixture. */
-  reset(): Promise<void>;
-  /** Moves the emulator's clock forward (timestamps and rate windows follow it; the auto-approve delay is real time). */
-  advanceClock(seconds: number): Promise<void>;
-  /** Stops listening, closes the database and removes the memory mode's temporary files. Idempotent. */
-  stop(): Promise<void>;
 }
 
 export class StartEmulatorError extends Error {
@@ -57,14 +37,6 @@ function fixtureOf(fixture: Fixture | string | undefined): Fixture {
   if (fixture === undefined) return demoFixture();
   if (typeof fixture === "string") return resolveFixture(fixture);
   return validateFixture(structuredClone(fixture), "startEmulator fixture");
-}
-
-async function controlPlane(server: RunningEmulator, path: string, body: unknown): Promise<void> {
-  // The admin token is always accepted; off loopback (host "0.0.0.0") it is the only way in.
-  const headers = { "content-type": "application/json", authorization: `Bearer ${server.runtime.control.adminToken}` };
-  const res = await fetch(server.adminUrl + path, { method: "POST", headers, body: JSON.stringify(body) });
-  const text = await res.text();
-  if (!res.ok) throw new StartEmulatorError(`${path} failed: ${res.status} ${text.slice(0, 300)}`);
 }
 
 export async function startEmulator(options: StartEmulatorOptions = {}): Promise<Emulator> {
@@ -89,16 +61,31 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   // Not from the environment: a test's emulator must not change because a developer exported EXT_PORT.
   const config: ServerConfig = parseServerConfig(flags, {});
   const server = startServer(config, { seedFixture: fixture, logger: createLogger(config.logLevel) });
-  return {
+  const adminToken = server.runtime.control.adminToken;
+  // The admin token is always accepted; off loopback (host "0.0.0.0") it is the only way in.
+  const client = createApiClient({ baseUrl: server.url, apiKey });
+  const admin = createAdminClient({ url: server.url, adminToken });
+  const emulator: Emulator = {
     baseUrl: server.baseUrl,
     apiKey,
     adminUrl: server.adminUrl,
     url: server.url,
     port: server.port,
+    adminToken,
+    env: {
+      EXT_BASE_URL: server.baseUrl,
+      EXT_LOCAL_URL: server.baseUrl,
+      EXT_ADMIN_URL: server.adminUrl,
+      EXT_API_KEY: apiKey,
+      EXT_ADMIN_TOKEN: adminToken,
+    },
+    client,
+    admin,
     runtime: server.runtime,
     // Through the control plane, so a reset is exactly what POST /_emulator/reset does for anyone else.
-    reset: () => controlPlane(server, "/reset", {}),
-    advanceClock: (seconds) => controlPlane(server, "/clock", { advanceSeconds: seconds }),
+    ...emulatorCalls(client, admin),
+    deploy: (folder, options) => deployFolder(client, folder, options),
     stop: () => server.stop(true),
   };
+  return emulator;
 }

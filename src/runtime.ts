@@ -6,6 +6,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createDashboardKeys } from "./accounts/dashboard-key";
 import { createAccountService } from "./accounts/service";
+import { type StarterAccount, starterFixture } from "./accounts/starter";
 import { createAuthService } from "./auth/service";
 import { BlobStore } from "./blobs/blob-store";
 import { EmulatorClock } from "./clock";
@@ -52,6 +53,8 @@ export interface RuntimeOptions {
    * nothing, only read and write rows. A server always takes the lock.
    */
   sharedDataDir?: boolean;
+  /** With no start-up fixture and no account in the database, create the starter account (`ext serve`). */
+  starterAccount?: boolean;
 }
 
 interface Storage {
@@ -175,6 +178,8 @@ export interface Runtime {
   startupFixture: Fixture | null;
   /** What applying the start-up fixture did: `ext serve` shows the keys it generated, once. */
   startupSeedReport: SeedReport | null;
+  /** The starter account this start created, with its key's plaintext; null when none was made. */
+  starter: StarterAccount | null;
   seed(fixture: Fixture): SeedReport;
   close(): void;
 }
@@ -218,6 +223,7 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
     services,
     startupFixture,
     startupSeedReport: null,
+    starter: null,
     seed: createFixtureLoader({
       db,
       clock,
@@ -243,8 +249,23 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
       throw e;
     }
   }
+  if (options.starterAccount && !startupFixture && services.accounts.listAccounts().length === 0) {
+    try {
+      runtime.starter = createStarter(runtime);
+    } catch (e) {
+      runtime.close();
+      throw e;
+    }
+  }
   markStartup(startupFixture ? "services built, fixture applied" : "services built");
   if (config.autoApproveMs !== null)
     startAutoApprove({ versions: services.versions, control: runtime.control, logger }, config.autoApproveMs);
   return runtime;
+}
+
+function createStarter(runtime: Runtime): StarterAccount | null {
+  const fixture = starterFixture();
+  const account = fixture.accounts[0]!;
+  const key = runtime.seed(fixture).keys.find((k) => k.accountId === account.id && k.key)?.key;
+  return key ? { accountId: account.id, name: account.name, key } : null;
 }

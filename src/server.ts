@@ -3,9 +3,10 @@
  */
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createApp } from "./app";
-import { API_PREFIX, CONTROL_PREFIX, type ServerConfig } from "./config";
+import { API_PREFIX, CONTROL_PREFIX, type ServerConfig, urlHost } from "./config";
 import { closeRequestStreams } from "./emulator/request-stream";
 import { createRuntime, type Runtime, type RuntimeOptions } from "./runtime";
+import { removeServerFile, writeServerFile } from "./server-file";
 import { markStartup } from "./startup-trace";
 
 /**
@@ -42,11 +43,6 @@ export interface RunningEmulator {
 
 export class PortInUseError extends Error {
   override name = "PortInUseError";
-}
-
-function urlHost(host: string): string {
-  if (host === "0.0.0.0" || host === "::") return "127.0.0.1";
-  return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
 }
 
 export function startServer(config: ServerConfig, options: ServerOptions = {}): RunningEmulator {
@@ -96,11 +92,26 @@ export function startServer(config: ServerConfig, options: ServerOptions = {}): 
       } finally {
         runtime.close(); // the database is closed (WAL checkpointed) even if the listener fails to stop
         if (readyFile) removeReadyFile(readyFile);
+        if (serverFile) removeServerFile(serverFile);
       }
     },
   };
   const readyFile = config.readyFile ? writeReadyFile(config.readyFile, emulator) : null;
+  // A memory-mode server leaves nothing on disk, so it cannot be found this way (its ready file or URL can be given).
+  const serverFile = config.memory ? null : advertise(runtime, url);
   return emulator;
+}
+
+/** server.json in the data directory; a server that cannot write it still serves, it is only not found by folder. */
+function advertise(runtime: Runtime, url: string): ReturnType<typeof writeServerFile> | null {
+  try {
+    return writeServerFile(runtime.config.dataDir, { url, pid: process.pid });
+  } catch (e) {
+    runtime.logger.warn("could not write server.json; commands in this folder will not find this server by it", {
+      error: (e as Error).message,
+    });
+    return null;
+  }
 }
 
 /** True when `work` settles within `ms`; the timer does not outlive it. */

@@ -9,6 +9,7 @@
  * duration on the machine, which the control plane's time travel must never move. It takes no part in what
  * the emulator answers. Marks are cheap and taken on every start; they are printed only when asked.
  */
+import type { AnswerObserver } from "./http/request-context";
 
 interface Mark {
   phase: string;
@@ -49,22 +50,15 @@ export function startupTrace(): string[] {
   return marks.map((m, i) => format(m, marks[i - 1]));
 }
 
-type Handle = (request: Request) => Response | Promise<Response>;
-
 /**
- * For `app.wrap`, only when tracing: marks the first response the server produced (Elysia composes each
- * route's handler on its first request, so that first one is part of the start-up's cost), then steps aside.
+ * An answer observer (src/http/request-context.ts), only when tracing: marks the first answer the app gave
+ * (Elysia composes each route's handler on its first request, so that first one is part of the start-up's
+ * cost), then steps aside.
  */
-// biome-ignore lint/complexity/noBannedTypes: the signature Elysia's wrap hands over.
-export function firstResponseWrapper(): (inner: Function, request: Request) => Handle {
-  return (inner) => (request) => {
-    const result = (inner as Handle)(request);
-    if (firstResponseSeen) return result;
+export function firstResponseObserver(): AnswerObserver {
+  return ({ context, status }) => {
+    if (firstResponseSeen) return;
     firstResponseSeen = true;
-    const mark = (response: Response) => {
-      markStartup(`first response (${new URL(request.url).pathname} ${response.status})`);
-      return response;
-    };
-    return result instanceof Promise ? result.then(mark) : mark(result);
+    markStartup(`first response (${context.path} ${status})`);
   };
 }

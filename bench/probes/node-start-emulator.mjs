@@ -1,13 +1,12 @@
 // The Node test loop, measured through the npm package's own Node helper (packaging/npm): startEmulator()
 // spawns the binary with `serve --memory --port 0 --ready-file …` and resolves once it is ready; reset() is
 // one POST /_emulator/reset; stop() ends it.
-// Usage: node bench/probes/node-start-emulator.mjs <ext binary> <starts> <resets>; prints one JSON line (ms).
-import { startEmulator as startHelper } from "../../packaging/npm/index.mjs";
-
-export const startEmulator = (binary) => startHelper({ binary, fixture: "demo", logLevel: "warn" });
-
+// Usage: node bench/probes/node-start-emulator.mjs <ext binary> <starts> <resets> <built package's index.mjs>;
+// prints one JSON line (ms). The package is built by scripts/lib/node-helper.ts (the helper is bundled).
 if (import.meta.url === `file://${process.argv[1]}`) {
   const [binary, starts, resets] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4])];
+  const { startEmulator: startHelper } = await import(process.argv[5]);
+  const startEmulator = (binary) => startHelper({ binary, fixture: "demo", logLevel: "warn" });
   const startMs = [];
   const resetMs = [];
   // One untimed start: the binary's pages in the cache, as on any machine that ran a test before.

@@ -3,7 +3,11 @@
  * with the demo fixture and waiting until it is ready, then its `reset()` through the control plane
  * (bench/probes/node-start-emulator.mjs).
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { buildNodeHelper } from "../../scripts/lib/node-helper";
 import { BENCH_DIR, EXT_BINARY } from "../lib/paths";
 import type { BenchSection, TargetCheck } from "../lib/results";
 import { renderTestLoop, runProbe, summarizeMs, type TestLoopResult } from "./test-loop-bun";
@@ -12,13 +16,21 @@ export const testLoopNode: BenchSection<TestLoopResult> = {
   id: "testloop-node",
   label: "test loop: Node startEmulator() from the npm package (spawn → ready)",
   async run({ settings, log }) {
-    const raw = await runProbe([
-      "node",
-      join(BENCH_DIR, "probes", "node-start-emulator.mjs"),
-      EXT_BINARY,
-      String(settings.testLoopStarts),
-      String(settings.testLoopResets),
-    ]);
+    const pkg = mkdtempSync(join(tmpdir(), "ext-bench-helper-"));
+    let raw: Awaited<ReturnType<typeof runProbe>>;
+    try {
+      await buildNodeHelper(pkg);
+      raw = await runProbe([
+        "node",
+        join(BENCH_DIR, "probes", "node-start-emulator.mjs"),
+        EXT_BINARY,
+        String(settings.testLoopStarts),
+        String(settings.testLoopResets),
+        pathToFileURL(join(pkg, "index.mjs")).href,
+      ]);
+    } finally {
+      rmSync(pkg, { recursive: true, force: true });
+    }
     const result: TestLoopResult = {
       firstStartMs: raw.startMs[0]!,
       starts: summarizeMs(raw.startMs.slice(1)),

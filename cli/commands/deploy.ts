@@ -1,8 +1,9 @@
 import { defineCommand } from "citty";
-import { apiTargetArgs, errorJson, resolveApiTarget } from "../lib/api-target";
+import { parseClientEnv } from "../../src/config";
 import { DeployFailure, deploy, LocalValidationError, UploadCancelled } from "../lib/deploy";
 import { reportLines } from "../lib/deploy-report";
 import { UsageError } from "../lib/runner";
+import { errorJson, extensionArg, jsonArg, resolveApi, targetArgs } from "../lib/target";
 import { EXIT, err, out } from "../output";
 
 export const deployArgs = {
@@ -13,18 +14,17 @@ export const deployArgs = {
     description: "The compiled output directory (with manifest.json at its root)",
     valueHint: "DIR",
   },
-  extension: apiTargetArgs.extension,
+  extension: { ...extensionArg, description: "Extension id (env EXT_EXTENSION_ID; else extensionId in manifest.json)" },
   version: { type: "string", description: "Version label (else version in manifest.json)", valueHint: "LABEL" },
   changelog: { type: "string", description: "Changelog of this version", valueHint: "TEXT" },
-  "api-key": apiTargetArgs["api-key"],
-  target: apiTargetArgs.target,
+  ...targetArgs,
   build: {
     type: "string",
     description: "Run this build command first, stopped past the build-time limit",
     valueHint: "CMD",
   },
   "dry-run": { type: "boolean", description: "Do every check and the packing, upload nothing" },
-  json: apiTargetArgs.json,
+  json: { ...jsonArg, description: "Print one JSON object (progress and warnings stay on stderr)" },
   wait: { type: "boolean", description: "Wait until the version is approved or rejected" },
   timeout: { type: "string", description: "Seconds --wait waits (default 600)", valueHint: "S" },
 } as const;
@@ -36,10 +36,12 @@ export default defineCommand({
   },
   args: deployArgs,
   async run({ args }) {
-    const { apiKey, endpoints, extensionId, json } = resolveApiTarget(args);
+    const json = Boolean(args.json);
     const timeoutSeconds = args.timeout === undefined ? 600 : Number(args.timeout);
     if (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 1)
       throw new UsageError(`--timeout must be a whole number of seconds ≥ 1 (got "${args.timeout}")`);
+    const { apiKey, endpoints } = await resolveApi(args);
+    const extensionId = args.extension || parseClientEnv().extensionId;
     try {
       const result = await deploy({
         dir: args.dir || ".",

@@ -36,7 +36,7 @@ export default defineCommand({
   meta: {
     name: "exec",
     description:
-      "Run a command against a fresh in-memory emulator (EXT_BASE_URL, EXT_API_KEY, EXT_ADMIN_URL set); exit with its code",
+      "Run a command against a fresh in-memory emulator (EXT_BASE_URL, EXT_API_KEY, EXT_ADMIN_URL, EXT_ADMIN_TOKEN set); exit with its code",
   },
   args: execArgs,
   async run({ args, rawArgs }) {
@@ -77,6 +77,8 @@ export default defineCommand({
       EXT_BASE_URL: emulator.baseUrl,
       EXT_LOCAL_URL: emulator.baseUrl,
       EXT_ADMIN_URL: emulator.adminUrl,
+      // Accepted on loopback too, so the command's control-plane calls work the same wherever it runs.
+      EXT_ADMIN_TOKEN: emulator.runtime.control.adminToken,
       ...(apiKey ? { EXT_API_KEY: apiKey } : {}),
     });
 

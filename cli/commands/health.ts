@@ -1,13 +1,11 @@
 import { defineCommand } from "citty";
-import { DEFAULT_PORT, parseServerConfig } from "../../src/config";
+import { DEFAULT_PORT, parseServerConfig, urlHost } from "../../src/config";
 import { fail } from "../output";
 
 /** The address a server started with the same environment listens on, as seen from this machine. */
 function localRoot(): string {
   const { host, port } = parseServerConfig({});
-  const reachable = host === "0.0.0.0" || host === "::" || host === "[::]" ? "127.0.0.1" : host;
-  const bracketed = reachable.includes(":") && !reachable.startsWith("[") ? `[${reachable}]` : reachable;
-  return `http://${bracketed}:${port || DEFAULT_PORT}`;
+  return `http://${urlHost(host)}:${port || DEFAULT_PORT}`;
 }
 
 export default defineCommand({

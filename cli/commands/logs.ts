@@ -1,21 +1,13 @@
 import { defineCommand } from "citty";
-import { parseClientEnv } from "../../src/config";
 import type { RequestLogEntry } from "../../src/emulator/model";
-import { ApiRequestError, type ErrorBody, endpointsFromAnyUrl, requestJson } from "../lib/http";
+import { ApiRequestError, type ErrorBody, requestJson } from "../lib/http";
 import { UsageError } from "../lib/runner";
+import { resolveServer, targetArgs } from "../lib/target";
 import { err, out } from "../output";
 
 const logsArgs = {
-  target: {
-    type: "string",
-    description:
-      "The emulator (its URL, API base or /_emulator URL; default `local` = env EXT_LOCAL_URL or http://127.0.0.1:4780)",
-    valueHint: "local|URL",
-  },
-  "admin-token": {
-    type: "string",
-    description: "Control-plane token of a non-loopback emulator (env EXT_ADMIN_TOKEN)",
-  },
+  target: targetArgs.target,
+  "admin-token": targetArgs["admin-token"],
   follow: { type: "boolean", description: "Keep printing requests as they happen (Ctrl-C to stop)" },
   json: { type: "boolean", description: "One JSON object per line" },
   limit: {
@@ -75,11 +67,8 @@ export default defineCommand({
     const limit = args.limit === undefined ? 20 : Number(args.limit);
     if (!Number.isInteger(limit) || limit < 0 || limit > 500)
       throw new UsageError("--limit must be a whole number from 0 to 500");
-    const env = parseClientEnv();
-    const target = args.target === undefined || args.target === "local" ? env.localUrl : args.target;
-    if (!target) throw new UsageError("--target needs a URL");
-    const { adminUrl } = endpointsFromAnyUrl(target);
-    const token = args["admin-token"] || env.adminToken || null;
+    const { endpoints, adminToken: token } = await resolveServer(args);
+    const { adminUrl } = endpoints;
     const json = Boolean(args.json);
     if (args.follow) return follow(adminUrl, limit, token, json);
     if (limit === 0) return;

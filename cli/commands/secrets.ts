@@ -1,9 +1,10 @@
 import { defineCommand } from "citty";
+import { parseClientEnv } from "../../src/config";
 import { SECRET_NAME_PATTERN, SECRET_NAME_RE } from "../../src/secrets/model";
-import { apiTargetArgs, errorJson, resolveApiTarget } from "../lib/api-target";
 import { requestJson } from "../lib/http";
 import { UsageError } from "../lib/runner";
 import { readSecretValue } from "../lib/secret-value";
+import { errorJson, extensionArg, jsonArg, resolveApi, targetArgs } from "../lib/target";
 import { out } from "../output";
 
 const ACTIONS = ["list", "set", "delete"] as const;
@@ -31,10 +32,9 @@ export const secretsArgs = {
     valueHint: "never",
     sensitive: true,
   },
-  extension: { ...apiTargetArgs.extension, description: "Extension id (env EXT_EXTENSION_ID)" },
-  "api-key": apiTargetArgs["api-key"],
-  target: apiTargetArgs.target,
-  json: { ...apiTargetArgs.json, description: "Print one JSON object" },
+  extension: extensionArg,
+  ...targetArgs,
+  json: { ...jsonArg, description: "Print one JSON object" },
 } as const;
 
 export default defineCommand({
@@ -67,11 +67,13 @@ export default defineCommand({
           `"${name}" is not a secret name (${SECRET_NAME_PATTERN}): a letter or _, then up to 127 letters, digits or _`,
         );
     }
-    const { apiKey, endpoints, extensionId, json } = resolveApiTarget(args);
+    const json = Boolean(args.json);
+    const extensionId = args.extension || parseClientEnv().extensionId;
     if (!extensionId) throw new UsageError("no extension id: give --extension or set EXT_EXTENSION_ID");
-    const base = `${endpoints.baseUrl}/extensions/${encodeURIComponent(extensionId)}/secrets`;
     // Read before any request: a prompt must not wait on a slow server, and a bad value sends nothing.
     const value = action === "set" ? await readSecretValue(name!) : null;
+    const { apiKey, endpoints } = await resolveApi(args);
+    const base = `${endpoints.baseUrl}/extensions/${encodeURIComponent(extensionId)}/secrets`;
     try {
       if (action === "list") {
         const { keys } = await requestJson<{ keys: string[] }>(base, { token: apiKey });

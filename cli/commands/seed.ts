@@ -1,13 +1,14 @@
 import { defineCommand } from "citty";
-import { parseClientEnv, parseServerConfig } from "../../src/config";
+import { parseServerConfig } from "../../src/config";
 import type { Fixture, SeedReport } from "../../src/fixtures/model";
 import { FixtureError } from "../../src/fixtures/validate";
 import { createLogger } from "../../src/logger";
 import { createRuntime } from "../../src/runtime";
 import { readFixtureArgument } from "../lib/fixture-arg";
-import { endpointsFromAnyUrl, requestJson } from "../lib/http";
+import { requestJson } from "../lib/http";
 import { UsageError } from "../lib/runner";
 import { checkDataDir, describeStartupError } from "../lib/startup-errors";
+import { resolveServer, targetArgs } from "../lib/target";
 import { EXIT, out } from "../output";
 
 const seedArgs = {
@@ -22,16 +23,11 @@ const seedArgs = {
     valueHint: "DIR",
   },
   target: {
-    type: "string",
+    ...targetArgs.target,
     description:
-      "Seed a running emulator instead, through its control plane (its URL, API base or /_emulator URL; `local` = env EXT_LOCAL_URL)",
-    valueHint: "local|URL",
+      "Seed a running emulator instead, through its control plane: `local` (env EXT_LOCAL_URL, else this folder's `ext serve`) or its URL, API base or /_emulator URL",
   },
-  "admin-token": {
-    type: "string",
-    description: "Control-plane token of a non-loopback emulator (env EXT_ADMIN_TOKEN)",
-    valueHint: "TOKEN",
-  },
+  "admin-token": targetArgs["admin-token"],
   json: { type: "boolean", description: "Print the seed report as one JSON object" },
 } as const;
 
@@ -80,13 +76,11 @@ export default defineCommand({
     const fixture = readFixtureArgument(args.file);
     let report: SeedReport;
     if (args.target !== undefined) {
-      if (!args.target) throw new UsageError("--target needs a URL");
-      const env = parseClientEnv();
-      const { adminUrl } = endpointsFromAnyUrl(args.target === "local" ? env.localUrl : args.target);
-      report = await requestJson<SeedReport>(`${adminUrl}/seed`, {
+      const { endpoints, adminToken } = await resolveServer(args);
+      report = await requestJson<SeedReport>(`${endpoints.adminUrl}/seed`, {
         method: "POST",
         json: fixture,
-        token: args["admin-token"] || env.adminToken,
+        token: adminToken,
       });
     } else {
       // Straight into the SQLite file: the same loader the server uses, in one transaction.

@@ -1,5 +1,7 @@
 import { defineCommand } from "citty";
+import { STARTER_KEY_NAME } from "../../src/accounts/starter";
 import { ConfigError, parseServerConfig, type ServerConfig, type ServerFlags } from "../../src/config";
+import { firstPlaintextKey } from "../../src/fixtures/demo";
 import { FixtureError } from "../../src/fixtures/validate";
 import { type RunningEmulator, startServer } from "../../src/server";
 import { markStartup, traceStartupTo } from "../../src/startup-trace";
@@ -20,6 +22,11 @@ export const serveArgs = {
     type: "string",
     description: "Fixture file loaded at start, idempotently, or `demo` for the embedded demo fixture (env EXT_SEED)",
     valueHint: "FILE",
+  },
+  empty: {
+    type: "boolean",
+    description:
+      "Start with no account even on a new data directory (else one is created and its key printed) (env EXT_EMPTY)",
   },
   "rate-limits": {
     type: "boolean",
@@ -68,6 +75,7 @@ export function serveFlags(args: Record<string, unknown>): ServerFlags {
     ["data-dir", "dataDir"],
     ["memory", "memory"],
     ["seed", "seed"],
+    ["empty", "empty"],
     ["rate-limits", "rateLimits"],
     ["admin-token", "adminToken"],
     ["log-level", "logLevel"],
@@ -111,12 +119,14 @@ export default defineCommand({
       if (e instanceof ConfigError) fail(e.message, EXIT.usage);
       throw e;
     }
+    if (config.empty && config.seed)
+      fail("--empty starts with no account and --seed loads some: give one of them", EXIT.usage);
     quiet = config.logLevel === "silent";
     if (config.traceStartup) traceStartupTo(err);
     try {
       checkDataDir(config, flags);
       // `--seed demo` (or EXT_SEED=demo) is the embedded demo fixture: createRuntime resolves it.
-      emulator = startServer(config);
+      emulator = startServer(config, { starterAccount: !config.empty });
       if (config.exitWithStdin) watchStdin(() => void shutdown("standard input closed"));
     } catch (e) {
       if (e instanceof FixtureError) fail(e.message, EXIT.usage);
@@ -140,5 +150,36 @@ export default defineCommand({
     // A key the fixture left to be generated is stored as a hash only: this is the one time it is shown.
     for (const k of runtime.startupSeedReport?.keys ?? [])
       if (k.key) out(`  api key:       ${k.key}  (account ${k.accountId}, "${k.name}", generated)`);
+    const { starter } = runtime;
+    if (starter)
+      out(`  api key:       ${starter.key}  (account ${starter.accountId}, "${STARTER_KEY_NAME}", new; shown once)`);
+    for (const line of exportLines(emulator)) out(line);
   },
 });
+
+/**
+ * What another shell exports to use this server: the key shown above, else the dashboard's key of the first
+ * account (what a command in this folder would use too); with no account, what to do next.
+ */
+function exportLines(emulator: RunningEmulator): string[] {
+  const { runtime } = emulator;
+  const first = runtime.services.accounts.listAccounts()[0];
+  if (!first)
+    return [
+      "  no account yet: create one in the dashboard, or load the demo:",
+      `    ext seed demo --target ${emulator.url}`,
+    ];
+  let key = runtime.starter?.key ?? (runtime.startupFixture ? firstPlaintextKey(runtime.startupFixture) : null);
+  if (!key) {
+    try {
+      key = runtime.services.dashboardKeys.forAccount(first.id).plaintext;
+    } catch (e) {
+      return [`  no key to export for ${first.id}: ${(e as Error).message}`];
+    }
+  }
+  const vars = [`EXT_BASE_URL=${emulator.baseUrl}`, `EXT_API_KEY=${key}`];
+  if (!runtime.control.openWithoutToken && runtime.control.adminTokenGenerated)
+    vars.push(`EXT_ADMIN_TOKEN=${runtime.control.adminToken}`);
+  const note = runtime.config.memory ? "" : "  (commands run in this folder find this server by themselves)";
+  return [`  other shells:${note}`, `    export ${vars.join(" ")}`];
+}

@@ -9,7 +9,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { inspectBundle } from "../../src/bundles/inspect";
 import { normaliseArchivePath } from "../../src/bundles/manifest";
 import { type ExcludedPath, PackError, type PackedFile, type PackResult, packDirectory } from "../../src/bundles/pack";
-import { EXTIGNORE } from "../../src/bundles/pack-rules";
+import { secretWarnings } from "../../src/bundles/secret-warnings";
 import { EmulatorClock } from "../../src/clock";
 import type { ErrorDetail } from "../../src/errors/api-error";
 import { jsonSyntaxProblem } from "../../src/fixtures/json-syntax";
@@ -210,7 +210,7 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
   extensionId ??= str(manifest.extensionId);
   if (!extensionId)
     throw new UsageError(
-      "no extension id: give --extension, set EXT_EXTENSION_ID, or put extensionId in manifest.json",
+      "no extension id: give --extension, set EXT_EXTENSION_ID, or put extensionId in manifest.json (`ext extensions create --name NAME` makes one and prints its id)",
     );
   const version = o.version ?? str(manifest.version);
   if (!version) throw new UsageError("no version label: give --version or put version in manifest.json");
@@ -315,22 +315,6 @@ function labelMismatch(label: string, manifest: LocalManifest): string[] {
   return [
     `the version label ${label} (--version) differs from version ${JSON.stringify(own)} in manifest.json; the bundle keeps its manifest as it is`,
   ];
-}
-
-/** Where secret values belong, said once for all the secret-looking files the rules left out (or let in). */
-function secretWarnings(packed: PackResult): string[] {
-  const out: string[] = [];
-  const { excluded, included } = packed.secretLike;
-  if (excluded.length > 0) {
-    out.push(
-      `left out ${excluded.length === 1 ? "a file that looks like a secret" : `${excluded.length} files that look like secrets`}: ${excluded.join(", ")}. Secret values do not belong in a bundle: store each with \`ext secrets set NAME\` (the value read from standard input)`,
-    );
-  }
-  for (const path of included)
-    out.push(
-      `${path} looks like a secret and is packed (re-included by ${EXTIGNORE}); everything in a bundle is public`,
-    );
-  return out;
 }
 
 /** The packed files that manifest.json names as sounds. */

@@ -8,7 +8,13 @@ import { type CommandDef, renderUsage } from "citty";
 export type AnyCommand = CommandDef<any>;
 
 export const EXAMPLES: Record<string, string[]> = {
-  ext: ["ext serve --seed demo", "ext exec -- npm test", "ext deploy ./dist --target local", "ext <command> --help"],
+  ext: [
+    "ext serve",
+    "ext init my-extension && ext extensions create --name 'My extension'",
+    "ext deploy my-extension --extension ext_123 --version 1.0.0",
+    "ext exec -- npm test",
+    "ext <command> --help",
+  ],
   serve: [
     "ext serve --seed demo",
     "ext serve --memory --port 0 --ready-file /tmp/ext.json",
@@ -39,6 +45,25 @@ export const EXAMPLES: Record<string, string[]> = {
     "ext openapi > openapi.json && npx openapi-typescript openapi.json -o api.d.ts",
   ],
   logs: ["ext logs", "ext logs --follow", "ext logs --follow --json --limit 0 --target http://127.0.0.1:4780"],
+  init: ["ext init my-extension", "ext init my-extension --name 'Sound Board'"],
+  extensions: [
+    "ext extensions create --name 'Sound Board' --short-description 'Short sounds'",
+    "ext extensions list --json",
+    "ext extensions get ext_123",
+    "ext extensions update ext_123 --visibility public",
+    "ext extensions delete ext_123",
+  ],
+  versions: [
+    "ext versions list --extension ext_123",
+    "ext versions approve ver_123",
+    "ext versions reject ver_123 --reason 'Sounds are clipped.'",
+  ],
+  installs: [
+    "ext installs show --extension ext_123 --json",
+    "ext installs add --extension ext_123 --count 1000",
+    "ext installs add --extension ext_123 --count 5 --version ver_123",
+  ],
+  limits: ["ext limits show --extension ext_123", "ext limits show --extension ext_123 --json"],
   exec: [
     "ext exec -- npm test",
     'ext exec --seed fixtures/demo.json -- sh -c \'curl -fsS -H "Authorization: Bearer $EXT_API_KEY" "$EXT_BASE_URL/extensions"\'',

@@ -13,7 +13,7 @@
 import { ScalarRender } from "@elysiajs/openapi/scalar";
 import { Elysia } from "elysia";
 import pkg from "../../package.json" with { type: "json" };
-import { API_PREFIX, DEFAULT_HOST, DEFAULT_PORT } from "../config";
+import { API_PREFIX, DEFAULT_HOST, DEFAULT_PORT, urlHost } from "../config";
 import { postProcessDocument } from "./post-process";
 
 export const OPENAPI_PATH = "/openapi.json";
@@ -129,7 +129,7 @@ export function docsPlugin() {
     })
     .get(
       OPENAPI_PATH,
-      async () => {
+      async ({ server }) => {
         // Rebuilt only if routes were added since (none are, once listening): the plugin's own cache rule.
         const routes = plugin.routes.length;
         if (cached?.routes !== routes) {
@@ -137,7 +137,11 @@ export function docsPlugin() {
           const { paths, components } = toOpenAPISchema(plugin, undefined, undefined, undefined, OPENAPI_VERSION);
           cached = { routes, body: postProcessDocument(pluginDocument(paths, components.schemas)) };
         }
-        return cached.body;
+        // A listening server names its own address, so the docs UI's "try it" reaches it on any port; the
+        // document built in process (`ext openapi`) keeps the default one.
+        if (!server?.port) return cached.body;
+        const url = `http://${urlHost(server.hostname ?? DEFAULT_HOST)}:${server.port}`;
+        return { ...(cached.body as object), servers: [{ url, description: "This emulator" }] };
       },
       { detail: { hide: true } },
     );

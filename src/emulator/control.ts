@@ -32,7 +32,7 @@ export function createControlPlane(config: ServerConfig, clock: Clock): ControlP
     openWithoutToken: isLoopback(config.host),
     isAdminToken: adminBearerCheck(adminToken),
     faults: new FaultInjector(clock),
-    requestLog: new RequestLog(clock),
+    requestLog: new RequestLog(),
     timers,
     cancelTimers() {
       for (const timer of timers) clearTimeout(timer);

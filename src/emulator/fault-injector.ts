@@ -1,15 +1,14 @@
 /**
  * Fault injection for developer-API requests. A rule matches on method and path pattern and then either
  * answers with a chosen error (in the usual envelope) or delays the request and lets it proceed — for the
- * next N matching requests, with a probability, or both. It wraps Elysia's whole handler (inside the request
- * log's wrap), so it runs before the API key is checked and a fault can stand in for any response, a 401
- * included. A wrap rather than an async onRequest hook: an async hook would make every request's handler
- * async; with no rule armed the wrap costs one array-length check and adds no promise.
+ * next N matching requests, with a probability, or both. It runs before the API key is checked, so a fault
+ * can stand in for any response, a 401 included.
  */
+import { Elysia } from "elysia";
 import type { Clock } from "../clock";
 import { API_PREFIX, DEPLOY_LIMITS_PREFIX } from "../config";
+import type { ApiError } from "../errors/api-error";
 import { errors } from "../errors/catalog";
-import { errorResponse } from "../errors/handler";
 import { pathOf } from "../http/paths";
 import { newId } from "../ids";
 import type { FaultRule, FaultRuleInput } from "./model";
@@ -179,16 +178,13 @@ export class FaultInjector {
     return null;
   }
 
-  /** The response a failing rule sends; null for a latency-only rule. */
-  static responseFor(rule: FaultRule): Response | null {
+  /** The error a failing rule answers with; null for a latency-only rule. */
+  static errorFor(rule: FaultRule): ApiError | null {
     if (rule.status === null) return null;
     const code = rule.code ?? CODE_BY_STATUS[rule.status] ?? "injected_fault";
-    const err = errors.injectedFault(rule.status, code, rule.message, rule.id);
-    return errorResponse(err);
+    return errors.injectedFault(rule.status, code, rule.message, rule.id);
   }
 }
-
-type Handle = (request: Request) => Response | Promise<Response>;
 
 /**
  * A rule's delay. It ends as soon as the client goes away: no one waits for the answer any more, and the
@@ -208,28 +204,17 @@ function latency(ms: number, client: AbortSignal): Promise<void> {
 }
 
 /**
- * For `app.wrap`, registered before the request log's wrap (so the log, outermost, records the injected
- * response). Elysia calls it per request with the same inner handler: the wrapped function is built once.
+ * The onRequest hook, registered before the request gates: a fault is thrown like any refusal (the one onError
+ * answers it, the request log records it), so it can stand in for any response, a 401 or 429 included.
+ * Async because a rule's latency holds the request; with no rule armed it returns at once.
  */
-// biome-ignore lint/complexity/noBannedTypes: the signature Elysia's wrap hands over.
-export function faultWrapper(faults: FaultInjector): (inner: Function, request: Request) => Handle {
-  let inner: Handle | null = null;
-  let wrapped: Handle | null = null;
-  const withFaults =
-    (next: Handle): Handle =>
-    (request) => {
-      if (faults.armedCount === 0) return next(request);
-      const rule = faults.take(request.method, pathOf(request.url));
-      if (!rule) return next(request);
-      const response = FaultInjector.responseFor(rule);
-      if (rule.latencyMs <= 0) return response ?? next(request);
-      return latency(rule.latencyMs, request.signal).then(() => response ?? next(request));
-    };
-  return (fn) => {
-    if (fn !== inner) {
-      inner = fn as Handle;
-      wrapped = withFaults(inner);
-    }
-    return wrapped!;
-  };
+export function faultHook(faults: FaultInjector) {
+  return new Elysia({ name: "fault-injection" }).onRequest(async ({ request }) => {
+    if (faults.armedCount === 0) return;
+    const rule = faults.take(request.method, pathOf(request.url));
+    if (!rule) return;
+    if (rule.latencyMs > 0) await latency(rule.latencyMs, request.signal);
+    const fault = FaultInjector.errorFor(rule);
+    if (fault) throw fault;
+  });
 }

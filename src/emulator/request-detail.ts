@@ -9,7 +9,6 @@
  *    so the hot GET path never clones a response.
  */
 import { keyPrefix } from "../auth/keys";
-import { envelopeTextOf } from "../errors/handler";
 
 export const DETAIL_TEXT_MAX = 4096;
 
@@ -64,11 +63,11 @@ function pick(headers: Headers, names: readonly string[]): Record<string, string
 const isSecretPath = (path: string) => path.includes("/secrets/");
 
 /**
- * What is kept while a request is served: references to the request's and the response's headers (read
- * only when the detail is; neither the request nor the response itself is kept), the URL, and the bodies
- * that must be read at once (a clone's stream is gone after the response). The allowlists,
- * the masking and the clipping are applied when the detail is read (`detailOf`), so serving a request never
- * pays for a detail nobody asks for.
+ * What is kept while a request is served: references to the request's headers and to the answer's headers
+ * and error envelope (read only when the detail is; neither the request nor a response itself is kept), the
+ * URL, and the bodies that must be read at once (a clone's stream is gone after the response). The
+ * allowlists, the masking, the clipping and the envelope's text are applied when the detail is read
+ * (`detailOf`), so serving a request never pays for a detail nobody asks for.
  */
 export interface CapturedDetail {
   url: string;
@@ -77,8 +76,26 @@ export interface CapturedDetail {
   keepBody: boolean;
   requestBody: string | null;
   requestBodyNote: string | null;
+  /** The headers of an answer that was a Response. */
   responseHeaders: Headers | null;
+  /** Headers set while the request was served (rate-limit headers, an error's own). */
+  setHeaders: Record<string, unknown> | null;
+  /** True when the answer was a value the framework serialized as JSON. */
+  jsonAnswer: boolean;
+  /** The envelope of an error answer, serialized when the detail is read. */
+  errorValue: unknown;
   responseBody: string | null;
+}
+
+const JSON_ANSWER_TYPE = "application/json;charset=utf-8";
+
+/** The answer's headers as they went out: the framework adds the ones set while serving, and a JSON type. */
+function answerHeaders(captured: CapturedDetail): Headers {
+  const headers = new Headers(captured.responseHeaders ?? undefined);
+  for (const [name, value] of Object.entries(captured.setHeaders ?? {}))
+    if (typeof value === "string") headers.set(name, value);
+  if (captured.jsonAnswer && !headers.has("content-type")) headers.set("content-type", JSON_ANSWER_TYPE);
+  return headers;
 }
 
 /** The detail as the control plane shows it: allowlisted headers, the key masked, texts clipped. */
@@ -89,8 +106,8 @@ export function detailOf(captured: CapturedDetail): RequestDetail {
     requestHeaders: pick(captured.requestHeaders, REQUEST_HEADERS),
     requestBody: captured.requestBody,
     requestBodyNote: captured.requestBodyNote,
-    responseHeaders: captured.responseHeaders ? pick(captured.responseHeaders, RESPONSE_HEADERS) : {},
-    responseBody: captured.responseBody,
+    responseHeaders: pick(answerHeaders(captured), RESPONSE_HEADERS),
+    responseBody: captured.errorValue !== undefined ? clip(JSON.stringify(captured.errorValue)) : captured.responseBody,
   };
 }
 
@@ -106,6 +123,9 @@ export function captureRequest(request: Request, url: string, path: string): Cap
     requestBody: null,
     requestBodyNote: null,
     responseHeaders: null,
+    setHeaders: null,
+    jsonAnswer: false,
+    errorValue: undefined,
     responseBody: null,
   };
   const method = request.method;
@@ -145,18 +165,27 @@ export function keepRequestBody(
   );
 }
 
-/** Called with the final response. An error body is taken from the envelope text it was made of, else copied from a clone, so the client's stream is untouched. */
-export function captureResponse(detail: CapturedDetail, response: Response): Promise<void> | null {
-  detail.responseHeaders = response.headers;
-  if (response.status < 400 || response.body === null) return null;
-  const envelope = envelopeTextOf(response);
-  if (envelope !== undefined) {
-    detail.responseBody = clip(envelope);
+/**
+ * Called with the answer, before it is sent. An error envelope is kept as the value it is (serialized when
+ * the detail is read); the body of an error Response is copied from a clone, so the client's stream is untouched.
+ */
+export function captureAnswer(
+  detail: CapturedDetail,
+  value: unknown,
+  status: number,
+  setHeaders: Record<string, unknown>,
+): Promise<void> | null {
+  detail.setHeaders = setHeaders;
+  if (!(value instanceof Response)) {
+    detail.jsonAnswer = typeof value === "object" && value !== null;
+    if (status >= 400) detail.errorValue = value;
     return null;
   }
-  const length = Number(response.headers.get("content-length") ?? 0);
+  detail.responseHeaders = value.headers;
+  if (status < 400 || value.body === null) return null;
+  const length = Number(value.headers.get("content-length") ?? 0);
   if (length > DETAIL_TEXT_MAX) return null;
-  return response
+  return value
     .clone()
     .text()
     .then(

@@ -3,18 +3,17 @@
  * string), final status, calling account, duration, plus a bounded detail with no secret in it
  * (request-detail.ts). A fixed-size ring buffer; subscribers (the SSE stream) hear of each entry.
  *
- * It is recorded by wrapping Elysia's whole request handler (`app.wrap`), because only there is the final
- * response known for every outcome: a handler result, an error envelope, an injected fault, a 404.
+ * It is recorded as each answer is reported (src/http/request-context.ts), before the answer is sent: every
+ * outcome passes there — a handler's result, an error envelope, an injected fault, a 404.
  */
-import { type Clock, isoOf } from "../clock";
-import { principalOf } from "../http/auth";
-import { takeJsonBodyText } from "../http/body-limit";
-import { isDeveloperApiPath, pathOf } from "../http/paths";
+import { isoOf } from "../clock";
+import { isDeveloperApiPath } from "../http/paths";
+import type { Answer } from "../http/request-context";
 import type { RequestLogEntry } from "./model";
 import {
   type CapturedDetail,
+  captureAnswer,
   captureRequest,
-  captureResponse,
   detailOf,
   keepRequestBody,
   type RequestDetail,
@@ -36,8 +35,6 @@ interface Entry {
 
 export type RequestLogListener = (entry: RequestLogEntry) => void;
 
-type Handle = (request: Request) => Response | Promise<Response>;
-
 export class RequestLog {
   private readonly entries: (Entry | undefined)[];
   /** Index the next entry goes to. */
@@ -48,10 +45,7 @@ export class RequestLog {
   /** Key id → when it last authenticated a request (the key list's "last used"; memory only). */
   private readonly keyLastUsed = new Map<string, number>();
 
-  constructor(
-    private readonly clock: Clock,
-    readonly capacity = REQUEST_LOG_CAPACITY,
-  ) {
+  constructor(readonly capacity = REQUEST_LOG_CAPACITY) {
     this.entries = new Array(capacity);
   }
 
@@ -111,65 +105,33 @@ export class RequestLog {
   }
 
   /**
-   * For `app.wrap`: returns the handler wrapped with logging. Elysia calls this per request with the same
-   * inner handler, so the wrapped function is built once and reused (no closure per request).
+   * The answer observer: records a developer-API request. Returns a promise only when a small JSON body
+   * still has to be read (a request answered before its body was, a 401 say): it is read before the answer
+   * goes out, as an unread body is gone once it has.
    */
-  // biome-ignore lint/complexity/noBannedTypes: the signature Elysia's wrap hands over.
-  wrapper(): (inner: Function, request: Request) => Handle {
-    let inner: Handle | null = null;
-    let wrapped: Handle | null = null;
-    return (fn) => {
-      if (fn !== inner) {
-        inner = fn as Handle;
-        wrapped = this.logged(inner);
-      }
-      return wrapped!;
-    };
-  }
-
-  private logged(inner: Handle): Handle {
-    return (request) => {
-      const url = request.url;
-      const path = pathOf(url);
-      if (!isDeveloperApiPath(path)) return inner(request);
-      // A duration is real elapsed time, not the emulator's clock (a frozen or moved clock would distort it).
-      const started = performance.now();
-      const atMs = this.clock.nowMs();
-      const detail = captureRequest(request, url, path);
-      const result = inner(request);
-      // No closure on the synchronous path (most requests): the hot path allocates what the entry keeps.
-      return result instanceof Promise
-        ? result.then((response) => this.finish(request, path, response, detail, started, atMs))
-        : this.finish(request, path, result, detail, started, atMs);
-    };
-  }
-
-  private finish(
-    request: Request,
-    path: string,
-    response: Response,
-    detail: CapturedDetail,
-    started: number,
-    atMs: number,
-  ): Response | Promise<Response> {
-    // Taken whatever happens, so the text never outlives the request in the parser's hands.
-    const parsedText = takeJsonBodyText(request);
+  readonly observe = (answer: Answer): Promise<void> | undefined => {
+    const { request, context } = answer;
+    if (!isDeveloperApiPath(context.path)) return undefined;
+    const detail = captureRequest(request, request.url, context.path);
+    const parsedText = context.jsonBodyText;
+    context.jsonBodyText = undefined;
     const bodyRead = detail.keepBody ? keepRequestBody(detail, request, parsedText) : null;
-    captureResponse(detail, response);
-    const principal = principalOf(request);
-    if (principal) this.keyLastUsed.set(principal.keyId, atMs);
+    captureAnswer(detail, answer.value, answer.status, answer.headers);
+    const principal = context.principal;
+    if (principal) this.keyLastUsed.set(principal.keyId, context.atMs);
     this.record({
       method: request.method,
-      path,
-      status: response.status,
+      path: context.path,
+      status: answer.status,
       accountId: principal?.accountId ?? null,
       keyId: principal?.keyId ?? null,
-      durationMs: Math.round((performance.now() - started) * 100) / 100,
-      atMs,
+      // Machine time, not the emulator's clock (a frozen or moved clock would distort it).
+      durationMs: Math.round((performance.now() - context.startedMs) * 100) / 100,
+      atMs: context.atMs,
       detail,
     });
-    return bodyRead ? bodyRead.then(() => response) : response;
-  }
+    return bodyRead ?? undefined;
+  };
 }
 
 function summaryOf(e: Entry): RequestLogEntry {

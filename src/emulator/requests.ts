@@ -5,7 +5,7 @@ import { named, servedAs } from "../http/schema";
 import type { Runtime } from "../runtime";
 import { RequestLogDetail, RequestLogEntry } from "./model";
 import { REQUEST_LOG_CAPACITY } from "./request-log";
-import { requestStream } from "./request-stream";
+import { MAX_QUEUED_BYTES, MAX_REQUEST_STREAMS, requestStream } from "./request-stream";
 import { controlResponses, NoContent, noContent, security, tags } from "./route-kit";
 
 const RecentQuery = t.Object(
@@ -58,14 +58,14 @@ export function requestLogRoutes(runtime: Runtime) {
           }),
         },
         "validation_error",
+        "too_many_streams",
       ),
       detail: {
         operationId: "streamRequests",
         tags,
         security,
         summary: "The request log, live (Server-Sent Events)",
-        description:
-          "Each developer-API request as it completes: `id:` the entry id, `event: request`, `data:` the entry. A comment line every 15 s keeps the stream open.",
+        description: `Each developer-API request as it completes: \`id:\` the entry id, \`event: request\`, \`data:\` the entry. A comment line every 15 s keeps the stream open. At most ${MAX_REQUEST_STREAMS} streams are open at once (503 \`too_many_streams\` past it); a client that leaves more than ${MAX_QUEUED_BYTES} bytes unread is dropped, after a last comment line saying so.`,
       },
     })
     .get(

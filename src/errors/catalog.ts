@@ -271,6 +271,12 @@ export const errors = {
     new ApiError(404, "member_not_found", `Team member "${id}" does not exist on this account.`),
   memberExists: (email: string) =>
     new ApiError(409, "member_exists", `"${email}" is already a member of this account.`),
+  tooManyStreams: (max: number) =>
+    new ApiError(
+      503,
+      "too_many_streams",
+      `${max} request-log streams are already open; close one (a dashboard tab, an \`ext logs --follow\`) and retry.`,
+    ),
   requestLogEntryNotFound: (id: number) =>
     new ApiError(404, "request_not_found", `Request ${id} is not in the request log (it keeps the last 500 requests).`),
   bundleFileNotFound: (versionId: string, path: string) =>

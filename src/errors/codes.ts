@@ -40,6 +40,7 @@ export const ERROR_EXAMPLES = {
   bundle_invalid: () => errors.bundleInvalid([{ path: "manifest.json", message: "manifest.json is missing" }]),
   rate_limited: () => errors.rateLimited(42, "GET endpoints"),
   internal_error: () => errors.internal(),
+  too_many_streams: () => errors.tooManyStreams(32),
   // Only ever in the request log: the client that would receive it has gone. No route documents it.
   client_closed_request: () => errors.clientClosed(),
 } satisfies Record<string, () => ApiError>;

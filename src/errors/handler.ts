@@ -96,21 +96,18 @@ export function toApiError(
   }
 }
 
-/** The envelope text of each error response made here, so the request log copies it without cloning the body. */
-const envelopeTexts = new WeakMap<Response, string>();
+const JSON_TYPE = "application/json; charset=utf-8";
 
-export function envelopeTextOf(response: Response): string | undefined {
-  return envelopeTexts.get(response);
-}
-
-export function errorResponse(err: ApiError, extraHeaders?: Record<string, unknown>): Response {
-  const headers: Record<string, string> = { "content-type": "application/json; charset=utf-8" };
-  if (extraHeaders) for (const [k, v] of Object.entries(extraHeaders)) if (typeof v === "string") headers[k] = v;
-  if (err.headers) Object.assign(headers, err.headers);
-  const text = JSON.stringify(err.toBody());
-  const response = new Response(text, { status: err.status, headers });
-  envelopeTexts.set(response, text);
-  return response;
+/**
+ * Puts the error's status and headers on the response state and returns its envelope as a value: the framework
+ * serializes it, and the response passes through the mapResponse hook (src/http/request-context.ts) where the
+ * request log sees it, as every answer does.
+ */
+function answerError(err: ApiError, set: { status?: number | string; headers: Record<string, unknown> }) {
+  set.status = err.status;
+  set.headers["content-type"] = JSON_TYPE;
+  if (err.headers) Object.assign(set.headers, err.headers);
+  return err.toBody();
 }
 
 export function errorHandler(logger: Logger, allowedMethods: (path: string) => string[]) {
@@ -127,6 +124,6 @@ export function errorHandler(logger: Logger, allowedMethods: (path: string) => s
         err = errors.internal();
       }
       // Headers already set on this request (X-RateLimit-*) travel with the error too.
-      return errorResponse(err, set.headers as Record<string, unknown>);
+      return answerError(err, set as { status?: number | string; headers: Record<string, unknown> });
     });
 }

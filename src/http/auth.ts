@@ -3,9 +3,8 @@
  *  1. `apiGate` (a request gate, src/http/gates.ts: before body parsing and validation): who is calling — the key is checked and the
  *     account's rate window is taken, so a bad key is a 401 whatever the body, and a 429 costs no parsing.
  *  2. the `auth` macro (transform, before validation): may this key call this route — its scope.
- * The principal travels from 1 to 2 on the Request itself (a symbol-keyed property no one else reads), so
- * nothing is looked up twice; a WeakMap entry per request would cost the garbage collector more than the rest
- * of the hop.
+ * The principal travels from 1 to 2 in the request's context (src/http/request-context.ts), so nothing is
+ * looked up twice.
  */
 import { Elysia } from "elysia";
 import { hasScope, type Scope } from "../auth/scopes";
@@ -15,22 +14,21 @@ import { type RateLimiter, rateGroupOf } from "../ratelimit/limiter";
 import { declaresMoreThan, JSON_BODY_MAX_BYTES, readJsonBody } from "./body-limit";
 import type { RequestGate } from "./gates";
 import { isDeveloperApiPath } from "./paths";
+import { requestContextOf } from "./request-context";
 
-const PRINCIPAL = Symbol("ext.principal");
-type WithPrincipal = Request & { [PRINCIPAL]?: Principal };
-
-/** The account behind a developer-API request once the gate has authenticated it (request log, control plane). */
-export function principalOf(request: Request): Principal | undefined {
-  return (request as WithPrincipal)[PRINCIPAL];
+/** The account behind a developer-API request once the gate has authenticated it. */
+function principalOf(request: Request): Principal | null {
+  return requestContextOf(request)?.principal ?? null;
 }
 
 /**
- * `isAdminToken` recognises the control plane's token so that sending it here gets a specific 401
+ * `reachesRoute` tells whether a route answers the request (src/http/route-index.ts). `isAdminToken` recognises the control plane's token so that sending it here gets a specific 401
  * (it never opens the developer API); it is consulted only after a key failed to authenticate.
  */
 export function apiGate(
   auth: AuthService,
   limiter: RateLimiter,
+  reachesRoute: (method: string, path: string) => boolean,
   isAdminToken?: (authorization: string | null) => boolean,
 ): RequestGate {
   const authenticate = (authorization: string | null): Principal => {
@@ -46,10 +44,15 @@ export function apiGate(
     check(request, set, path) {
       const principal = authenticate(request.headers.get("authorization"));
       // Known before the rate check, so a 429 is still attributed to its account in the request log.
-      (request as WithPrincipal)[PRINCIPAL] = principal;
+      const context = requestContextOf(request);
+      if (context) context.principal = principal;
       const group = rateGroupOf(request.method, path);
       if (group) {
-        const headers = limiter.take(principal.accountId, group);
+        // Only a request that reaches a route spends the window; one that reaches none (its 404 or 405) is told
+        // where the window stands, and is answered even when the window is full.
+        const headers = reachesRoute(request.method, path)
+          ? limiter.take(principal.accountId, group)
+          : limiter.peek(principal.accountId, group);
         if (headers) Object.assign(set.headers, headers);
       }
       // A JSON body over the cap is refused before it is read. It is counted first, like every authenticated

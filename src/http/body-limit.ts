@@ -6,6 +6,7 @@
  */
 import { errors } from "../errors/catalog";
 import { JSON_DEPTH_MAX, jsonSize } from "./json-shape";
+import { requestContextOf } from "./request-context";
 
 export const JSON_BODY_MAX_BYTES = 1024 * 1024;
 
@@ -13,21 +14,6 @@ export const JSON_BODY_MAX_BYTES = 1024 * 1024;
 export function declaresMoreThan(request: Request, max: number): boolean {
   const declared = request.headers.get("content-length");
   return declared !== null && Number(declared) > max;
-}
-
-/**
- * The text of a JSON body read by `readJsonBody`, kept on the Request (a symbol-keyed property) until the
- * request log takes it: the log records a small write's body without reading the stream a second time (a
- * clone tees the stream, which costs more than the rest of a small request).
- */
-const BODY_TEXT = Symbol("ext.jsonBodyText");
-type WithBodyText = Request & { [BODY_TEXT]?: string };
-
-/** The JSON text `readJsonBody` read for this request, handed over once; undefined when it read none. */
-export function takeJsonBodyText(request: Request): string | undefined {
-  const text = (request as WithBodyText)[BODY_TEXT];
-  if (text !== undefined) (request as WithBodyText)[BODY_TEXT] = undefined;
-  return text;
 }
 
 /**
@@ -46,7 +32,9 @@ export async function readJsonBody(request: Request, max: number): Promise<unkno
   if (jsonSize(bytes).depth > JSON_DEPTH_MAX) throw errors.bodyTooDeep(JSON_DEPTH_MAX);
   // TextDecoder drops a leading byte-order mark, as Request.text() does.
   const text = utf8.decode(bytes);
-  (request as WithBodyText)[BODY_TEXT] = text;
+  // Kept for the request log, which records a small write's body without reading the stream a second time.
+  const context = requestContextOf(request);
+  if (context) context.jsonBodyText = text;
   // No body at all: the route's own "json" parser decides, as it knows whether the body is optional.
   if (text === "") return undefined;
   try {

@@ -80,9 +80,8 @@ export class RateLimiter {
     const { limit, periodMs, label } = RATE_GROUPS[group];
     const now = this.clock.nowMs();
     const key = `${accountId}\u0000${group}`;
-    let w = this.windows.get(key);
-    // A clock moved backwards past the window's start also opens a new window.
-    if (!w || now >= w.startMs + periodMs || now < w.startMs) {
+    let w = this.current(key, periodMs, now);
+    if (!w) {
       w = { startMs: now, count: 0 };
       this.windows.set(key, w);
     }
@@ -95,6 +94,26 @@ export class RateLimiter {
     }
     w.count++;
     return headers(limit, limit - w.count, resetMs);
+  }
+
+  /**
+   * Where the window stands, counting nothing and never refusing: for a request that reaches no route. With no
+   * open window, one that would open now.
+   */
+  peek(accountId: string, group: RateGroup): RateHeaders | null {
+    if (!this.enabled) return null;
+    const { limit, periodMs } = RATE_GROUPS[group];
+    const now = this.clock.nowMs();
+    const w = this.current(`${accountId}\u0000${group}`, periodMs, now);
+    return w
+      ? headers(limit, Math.max(0, limit - w.count), w.startMs + periodMs)
+      : headers(limit, limit, now + periodMs);
+  }
+
+  /** The open window of a key; a clock moved backwards past a window's start closes it too. */
+  private current(key: string, periodMs: number, now: number): Window | null {
+    const w = this.windows.get(key);
+    return w && now < w.startMs + periodMs && now >= w.startMs ? w : null;
   }
 
   /** Forgets every window (control-plane reset). */

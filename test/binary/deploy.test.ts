@@ -515,20 +515,14 @@ describe("ext deploy DIR --target URL", () => {
     expect(await goneSoon(Number(readFileSync(pidFile, "utf8")))).toBe(true);
   });
 
-  test("usage errors exit 2: no key, a target that is not an API base", async () => {
-    expect((await deploy([extensionDir(), "--extension", "ext_plain", "--version", "u", ...target()])).code).toBe(2);
-    const r = await deploy([
-      extensionDir(),
-      "--extension",
-      "ext_plain",
-      "--version",
-      "u",
-      "--api-key",
-      KEY,
-      "--target",
-      server.url,
-    ]);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain("must end in /developer/v1");
+  test("the target may be the server's root URL; with no key, the emulator's own key for its first account is used and named", async () => {
+    // The server's first account: both were made at the same instant, so by id, acc_big.
+    const r = await deploy([extensionDir(), "--extension", "ext_big", "--version", "root-url", "--target", server.url]);
+    expect(r.stderr).toContain(`using account acc_big (Big) on ${server.url}`);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/version ver_\w+ \(root-url\) of ext_big: pending/);
+    const bad = await deploy([extensionDir(), "--extension", "ext_plain", "--version", "u", "--target", "not a url"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("is not a URL");
   });
 });

@@ -72,7 +72,19 @@ afterAll(() => built?.cleanup());
 
 describe("README: CLI reference", () => {
   test("documents every command with at least one example", () => {
-    for (const cmd of ["serve", "deploy", "secrets", "seed", "exec", "openapi"]) {
+    for (const cmd of [
+      "serve",
+      "init",
+      "extensions",
+      "versions",
+      "installs",
+      "limits",
+      "deploy",
+      "secrets",
+      "seed",
+      "exec",
+      "openapi",
+    ]) {
       expect(blocks.some((b) => b.heading.startsWith(`\`ext ${cmd}`) && b.script.includes(`ext ${cmd}`))).toBe(true);
     }
   });

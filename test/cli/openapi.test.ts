@@ -14,6 +14,12 @@ beforeAll(async () => {
   // they are open, and the printed document (a fresh process, nothing compiled) must not differ.
   for (const route of createApp(emu.runtime).routes) route.compile();
   served = (await emu.raw("GET", "/openapi.json", { key: null })).body;
+  expect((served as { servers: unknown }).servers).toEqual([{ url: emu.url, description: "This emulator" }]);
+  // Printed without a server, the document names the default address; the rest is the same.
+  served = {
+    ...(served as object),
+    servers: [{ url: "http://127.0.0.1:4780", description: "`ext serve` with its default address" }],
+  };
 });
 afterAll(() => stopTestEmulator(emu));
 

@@ -4,10 +4,12 @@
  * submission included — checked against the served /openapi.json by a real OpenAPI validator. A field
  * added to a response but not to the document fails it; so does a documented status nothing can produce.
  */
+
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { audioHeader } from "../../scripts/lib/archive-writer";
 import { validEntries } from "../../scripts/lib/samples";
 import { API_PREFIX, DEPLOY_LIMITS_PREFIX } from "../../src/config";
+import { MAX_REQUEST_STREAMS, openRequestStreams } from "../../src/emulator/request-stream";
 import { JSON_BODY_MAX_BYTES } from "../../src/http/body-limit";
 import { type BundleDir, bundleDir } from "../helpers/bundles";
 import {
@@ -370,6 +372,23 @@ describe("every route, every documented status, against /openapi.json", () => {
     const first = await firstEvent("/_emulator/requests/stream?recent=1", "RequestLogEntry");
     expect(first.event).toBe("request");
     expect(first.data.id).toBe(latest.id);
+    // Every stream the server allows open at once, then one more.
+    const streams: AbortController[] = [];
+    try {
+      for (let i = 0; i < MAX_REQUEST_STREAMS; i++) {
+        const controller = new AbortController();
+        streams.push(controller);
+        const res = await fetch(`${emu.url}/_emulator/requests/stream`, { signal: controller.signal });
+        const reader = res.body!.getReader();
+        await reader.read();
+        reader.releaseLock();
+      }
+      await expectStatus(503, "GET", "/_emulator/requests/stream");
+    } finally {
+      for (const controller of streams) controller.abort();
+      const log = emu.runtime.control.requestLog;
+      for (let i = 0; i < 2_000 && openRequestStreams(log) > 0; i++) await Bun.sleep(5);
+    }
   }, 60_000);
 
   test("what any route can answer: 401, 403, 404, 413, 415, 422, 429 and 500, route by route", async () => {

@@ -56,6 +56,13 @@ function* schemas(node: unknown, where = "#"): Generator<[string, any]> {
 }
 
 describe("GET /openapi.json", () => {
+  test('names the address the server listens on, so the docs UI\'s "try it" reaches it; in process, the default', async () => {
+    expect(emu.url).not.toBe("http://127.0.0.1:4780");
+    expect(doc.servers).toEqual([{ url: emu.url, description: "This emulator" }]);
+    const inProcess = await (await createApp(emu.runtime).handle(new Request("http://localhost/openapi.json"))).json();
+    expect((inProcess as { servers: unknown }).servers).toEqual(documentation.servers);
+  });
+
   test("is what @elysiajs/openapi's own plugin makes of the same routes, post-processed and nothing else", async () => {
     const withPlugin = createApp(emu.runtime).use(
       openapi({ path: "/plugin-docs", specPath: "/plugin-openapi.json", documentation: documentation as never }),
@@ -64,14 +71,15 @@ describe("GET /openapi.json", () => {
     expect(res.status).toBe(200);
     const plugin = await res.json();
     expect(plugin).not.toEqual(doc);
-    expect(postProcessDocument(plugin as object)).toEqual(doc);
+    // The servers entry aside: a listening emulator names its own address there.
+    expect(postProcessDocument(plugin as object)).toEqual({ ...doc, servers: documentation.servers });
   });
 
   test("is an OpenAPI 3.1 document with info (version, license), the local server and both security schemes", () => {
     expect(String(doc.openapi)).toMatch(/^3\.1\./);
     expect(doc.info.version).toMatch(/^\d+\.\d+\.\d+/);
     expect(typeof doc.info.license.name).toBe("string");
-    expect(doc.servers).toEqual([expect.objectContaining({ url: "http://127.0.0.1:4780" })]);
+    expect(doc.servers).toEqual([expect.objectContaining({ url: emu.url })]);
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
     expect(doc.components.securitySchemes.adminToken).toMatchObject({ type: "http", scheme: "bearer" });
   });

@@ -5,17 +5,23 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { buildNodeHelper } from "../../scripts/lib/node-helper";
 import { alive, BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, goneSoon } from "../binary/helpers";
 
-const PKG = resolve(import.meta.dir, "../../packaging/npm");
-const INDEX = pathToFileURL(join(PKG, "index.mjs")).href;
-const LAUNCHER = join(PKG, "bin/ext.cjs");
+let PKG: string;
+let INDEX: string;
+let LAUNCHER: string;
 let built: Built;
 
-beforeAll(() => {
+beforeAll(async () => {
   built = buildBinary();
+  // The package as `npm run package` builds it: the helper bundled from packaging/npm/src, its declarations.
+  PKG = join(built.work, "ext-emulator");
+  await buildNodeHelper(PKG);
+  INDEX = pathToFileURL(join(PKG, "index.mjs")).href;
+  LAUNCHER = join(PKG, "bin/ext.cjs");
 }, BUILD_TIMEOUT_MS);
 afterAll(() => built?.cleanup());
 
@@ -126,7 +132,7 @@ describe("startEmulator() under Node", () => {
     expect(result.faulted).toBe(503);
     expect(result.clock).toBeGreaterThanOrEqual(3_599_000);
     expect(result.requests.map((r: { status: number }) => r.status)).toEqual([503, 200]);
-    expect(result.approveError).toEqual({ name: "ControlPlaneError", status: 404, code: expect.any(String) });
+    expect(result.approveError).toEqual({ name: "ApiCallError", status: 404, code: "version_not_found" });
     expect(result.afterReset).toEqual({ extensions: [] });
     expect(await goneSoon(result.pid)).toBe(true);
     expect(readdirSync(tmp)).toEqual([]);
@@ -238,7 +244,7 @@ describe("startEmulator() under Node", () => {
       const client = ext.connectEmulator(emu.env);
       await emu.stop();
       let error;
-      try { await client.reset(); } catch (e) { error = { message: e.message, cause: e.cause?.code, controlPlane: e instanceof ext.ControlPlaneError }; }
+      try { await client.reset(); } catch (e) { error = { message: e.message, cause: e.cause?.code, controlPlane: e instanceof ext.ApiCallError }; }
       console.log(JSON.stringify({ error, adminUrl: emu.adminUrl }));
     `);
     expect(code).toBe(0);
@@ -259,7 +265,7 @@ describe("startEmulator() under Node", () => {
       { env: cleanEnv(), stdout: "pipe" },
     );
     expect((await new Response(proc.stdout).text()).trim()).toBe(
-      "BinaryNotFoundError,ControlPlaneError,StartEmulatorError,binaryPath,connectEmulator,startEmulator",
+      "ApiCallError,BinaryNotFoundError,ControlPlaneError,StartEmulatorError,binaryPath,connectEmulator,createAdminClient,createApiClient,readEvents,startEmulator,unwrap",
     );
     expect(await proc.exited).toBe(0);
   });

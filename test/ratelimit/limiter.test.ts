@@ -117,3 +117,27 @@ describe("RateLimiter.take", () => {
     expect(limiter.take("acc_a", "get")!["X-RateLimit-Remaining"]).toBe("119");
   });
 });
+
+describe("RateLimiter.peek", () => {
+  test("tells where the window stands without counting, and never refuses, even when the window is full", () => {
+    const { clock, limiter } = setup();
+    const reset = String(Math.ceil((T0 + 60_000) / 1000));
+    expect(limiter.peek("acc", "get")).toEqual({
+      "X-RateLimit-Limit": "120",
+      "X-RateLimit-Remaining": "120",
+      "X-RateLimit-Reset": reset,
+    });
+    limiter.take("acc", "get");
+    clock.advance(10);
+    expect(limiter.peek("acc", "get")?.["X-RateLimit-Remaining"]).toBe("119");
+    expect(limiter.take("acc", "get")?.["X-RateLimit-Remaining"]).toBe("118");
+    for (let i = 0; i < 118; i++) limiter.take("acc", "get");
+    expect(limiter.peek("acc", "get")).toEqual({
+      "X-RateLimit-Limit": "120",
+      "X-RateLimit-Remaining": "0",
+      "X-RateLimit-Reset": reset,
+    });
+    expect(refusal(() => limiter.take("acc", "get")).status).toBe(429);
+    expect(setup(false).limiter.peek("acc", "get")).toBeNull();
+  });
+});

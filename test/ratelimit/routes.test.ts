@@ -168,6 +168,31 @@ describe("rate limits: POST /extensions/:id/versions (30 per hour)", () => {
   });
 });
 
+describe("rate limits: only a request that reaches a route counts", () => {
+  test("404s and 405s spend nothing; once the window is full an unknown route is still a 404, a wrong method a 405", async () => {
+    await repeat(130, () => emu.api("GET", "/no-such-route"), 404);
+    await repeat(70, () => emu.api("PUT", "/extensions", { json: {} }), 405);
+    expect(rateHeaders(await emu.api("GET", "/extensions")).remaining).toBe("119");
+    const patched = await emu.api("PATCH", `/extensions/${extId}`, { json: { name: "Rate Target" } });
+    expect(patched.status).toBe(200);
+    expect(rateHeaders(patched).remaining).toBe("59");
+
+    await repeat(119, () => emu.api("GET", `/extensions/${extId}`), 200);
+    expectEnvelope(await emu.api("GET", "/extensions"), 429, "rate_limited");
+    const unknown = await emu.api("GET", `/extensions/${extId}/no-such-thing`);
+    expectEnvelope(unknown, 404, "not_found");
+    // Told where the window stands, without spending it.
+    expect(rateHeaders(unknown)).toEqual({
+      limit: "120",
+      remaining: "0",
+      reset: String(Math.ceil((t0 + 60_000) / 1000)),
+    });
+    expect((await emu.api("HEAD", "/no-such-route")).status).toBe(404);
+    // Under /developer/v1 the key still comes first: without one, an unknown path is a 401.
+    expectEnvelope(await emu.api("GET", "/no-such-route", { key: null }), 401, "unauthorized");
+  });
+});
+
 describe("rate limits: X-RateLimit-* headers", () => {
   test("are on every authenticated response, errors included, and absent on a 401", async () => {
     const responses: [string, TestResponse][] = [

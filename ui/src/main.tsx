@@ -3,6 +3,7 @@ import { useEffect, useState } from "preact/hooks";
 import { type Account, ApiFailure, admin, adminToken, forgetDashboardKeys, onTokenNeeded } from "./api";
 import { useLoad } from "./hooks";
 import { AdminPage } from "./pages/admin";
+import { EmptyState } from "./pages/empty-state";
 import { ExtensionsPage } from "./pages/extensions";
 import { KeysPage } from "./pages/keys";
 import { LimitsPage } from "./pages/limits";
@@ -10,6 +11,9 @@ import { OverviewPage } from "./pages/overview";
 import { RequestsPage } from "./pages/requests";
 import { href, useRoute } from "./router";
 import "./styles.css";
+
+/** The pages that act as the chosen account. */
+const ACCOUNT_PAGES = ["", "keys", "extensions", "limits"];
 
 const NAV = [
   { id: "", label: "Overview" },
@@ -89,6 +93,7 @@ function App() {
       />
     );
   const props = { account: current, accounts: list, refreshAccounts: accounts.reload, route };
+  const noAccount = accounts.data !== undefined && accounts.data !== null && list.length === 0;
   return (
     <>
       <a
@@ -133,10 +138,12 @@ function App() {
         </div>
       </header>
       <main id="main" tabIndex={-1}>
-        {section === "" && <OverviewPage {...props} />}
-        {section === "keys" && <KeysPage {...props} />}
-        {section === "extensions" && <ExtensionsPage {...props} />}
-        {section === "limits" && <LimitsPage {...props} />}
+        {/* The account pages need an account: with none, they would call the API with an empty id. */}
+        {noAccount && ACCOUNT_PAGES.includes(section) && <EmptyState onCreated={accounts.reload} />}
+        {!noAccount && section === "" && <OverviewPage {...props} />}
+        {!noAccount && section === "keys" && <KeysPage {...props} />}
+        {!noAccount && section === "extensions" && <ExtensionsPage {...props} />}
+        {!noAccount && section === "limits" && <LimitsPage {...props} />}
         {section === "admin" && <AdminPage {...props} />}
         {section === "requests" && <RequestsPage {...props} />}
         {!NAV.some((n) => n.id === section) && (

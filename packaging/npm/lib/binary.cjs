@@ -70,4 +70,7 @@ function binaryPath(env = process.env) {
   return bin;
 }
 
-module.exports = { binaryPath, platformPackage, BinaryNotFoundError, PLATFORM_PACKAGES };
+/** The installed package's root folder (the bundled helper asks here: a bundler fixes its own __dirname). */
+const packageDir = join(__dirname, "..");
+
+module.exports = { binaryPath, platformPackage, packageDir, BinaryNotFoundError, PLATFORM_PACKAGES };

@@ -1,0 +1,53 @@
+import { mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { defineCommand } from "citty";
+import { UsageError } from "../lib/runner";
+import { scaffoldFiles } from "../lib/scaffold";
+import { out } from "../output";
+
+export default defineCommand({
+  meta: {
+    name: "init",
+    description: "Make a deployable extension folder: manifest, a sample sound, .extignore, README and a test",
+  },
+  args: {
+    dir: {
+      type: "positional",
+      required: false,
+      default: ".",
+      description: "The folder to make (default: the current one); it must be new or empty",
+      valueHint: "DIR",
+    },
+    name: {
+      type: "string",
+      description: "The extension's name in the manifest (default: the folder's name)",
+      valueHint: "TEXT",
+    },
+  },
+  async run({ args }) {
+    const dir = resolve(args.dir || ".");
+    let existing: string[] = [];
+    try {
+      if (!statSync(dir).isDirectory()) throw new UsageError(`${args.dir} exists and is not a folder`);
+      existing = readdirSync(dir);
+    } catch (e) {
+      if (e instanceof UsageError) throw e;
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    }
+    // Nothing of the user's is ever overwritten: a folder with anything in it is refused whole.
+    if (existing.length > 0)
+      throw new UsageError(`${args.dir} is not empty: give a new folder, e.g. ext init my-extension`);
+    const name = args.name || basename(dir);
+    for (const [path, content] of Object.entries(scaffoldFiles(name))) {
+      const file = join(dir, path);
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, content, { flag: "wx" });
+      out(`created ${join(args.dir || ".", path)}`);
+    }
+    const shown = args.dir || ".";
+    out("");
+    out("next:");
+    out(`  ext extensions create --name "${name}"     (prints the extension's id)`);
+    out(`  ext deploy ${shown} --extension ID --version 1.0.0`);
+  },
+});

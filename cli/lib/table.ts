@@ -1,0 +1,22 @@
+/** Human output of the resource commands: aligned columns for lists, aligned `label  value` lines for one item. */
+
+/** A header row and the rows under it, each column as wide as its widest cell; the last column is not padded. */
+export function tableLines(headers: string[], rows: string[][]): string[] {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join("  ")
+      .trimEnd();
+  return [line(headers), ...rows.map(line)];
+}
+
+/** `label:  value` lines with the values lined up. */
+export function fieldLines(fields: [string, string][]): string[] {
+  const width = Math.max(...fields.map(([label]) => label.length)) + 1;
+  return fields.map(([label, value]) => `${`${label}:`.padEnd(width)}  ${value}`);
+}
+
+/** A value as a cell: absent is "-". */
+export const cell = (value: string | number | null | undefined): string =>
+  value === null || value === undefined || value === "" ? "-" : String(value);

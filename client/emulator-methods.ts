@@ -1,0 +1,83 @@
+/**
+ * The `Emulator` methods that are plain API calls, written once on the typed clients for both helpers: the
+ * Bun one (in process) and the Node one (a child process) differ only in how they start, stop and deploy.
+ */
+import type { CreatedExtension, DeployedVersion, EmulatorConnection } from "./emulator";
+import { type AdminClient, type ApiClient, type ClockState, unwrap } from "./index";
+
+/** Everything of EmulatorConnection that is a call on `client` or `admin`. */
+export type EmulatorCalls = Omit<
+  EmulatorConnection,
+  "baseUrl" | "apiKey" | "adminUrl" | "url" | "adminToken" | "env" | "client" | "admin" | "deploy"
+>;
+
+export function emulatorCalls(client: ApiClient, admin: AdminClient): EmulatorCalls {
+  const clock = async (body: { advanceSeconds: number } | { set: string; freeze?: boolean }): Promise<ClockState> =>
+    unwrap(await admin.POST("/_emulator/clock", { body }));
+  return {
+    createExtension: async (input): Promise<CreatedExtension> =>
+      unwrap(await client.POST("/developer/v1/extensions", { body: input })).extension,
+    approveVersion: async (versionId) =>
+      unwrap(await admin.POST("/_emulator/versions/{versionId}/approve", { params: { path: { versionId } } })),
+    rejectVersion: async (versionId, reason) =>
+      unwrap(
+        await admin.POST("/_emulator/versions/{versionId}/reject", {
+          params: { path: { versionId } },
+          body: { reason },
+        }),
+      ),
+    addInstalls: async (extensionId, what = {}) =>
+      unwrap(
+        await admin.POST("/_emulator/extensions/{id}/installs", {
+          params: { path: { id: extensionId } },
+          body: typeof what === "number" ? { count: what } : what,
+        }),
+      ),
+    rollout: async (extensionId, what = {}) =>
+      unwrap(
+        await admin.POST("/_emulator/extensions/{id}/rollouts", { params: { path: { id: extensionId } }, body: what }),
+      ),
+    setOverride: async (target, limits) =>
+      "extensionId" in target
+        ? unwrap(
+            await admin.PUT("/_emulator/overrides/extensions/{id}", {
+              params: { path: { id: target.extensionId } },
+              body: limits,
+            }),
+          )
+        : unwrap(
+            await admin.PUT("/_emulator/overrides/accounts/{id}", {
+              params: { path: { id: target.accountId } },
+              body: limits,
+            }),
+          ),
+    injectFault: async (rule) => unwrap(await admin.POST("/_emulator/faults", { body: rule })).fault,
+    advanceClock: (seconds) => clock({ advanceSeconds: seconds }),
+    setClock: (at, options = {}) =>
+      clock({
+        set: typeof at === "string" ? at : at.toISOString(),
+        ...(options.freeze === undefined ? {} : { freeze: options.freeze }),
+      }),
+    requests: async (limit) =>
+      unwrap(await admin.GET("/_emulator/requests", { params: { query: limit === undefined ? {} : { limit } } }))
+        .requests,
+    reset: async () => {
+      unwrap(await admin.POST("/_emulator/reset", {}));
+    },
+  };
+}
+
+/** The submitted version as the versions list shows it, with the deploy's warnings. */
+export async function submittedVersion(
+  client: ApiClient,
+  extensionId: string,
+  versionId: string,
+  warnings: string[],
+): Promise<DeployedVersion> {
+  const { versions } = unwrap(
+    await client.GET("/developer/v1/extensions/{id}/versions", { params: { path: { id: extensionId } } }),
+  );
+  const found = versions.find((v) => v.id === versionId);
+  if (!found) throw new Error(`version ${versionId} was submitted but is not in the versions of ${extensionId}`);
+  return { ...found, warnings };
+}

@@ -1,0 +1,120 @@
+/**
+ * The `Emulator` interface: ONE declaration that both test helpers implement and are type-checked against,
+ * the Bun one (src/programmatic.ts, in process) and the Node one (packaging/npm/src, a child process of the
+ * binary). Types only: every model is taken from the generated schema, never copied by hand.
+ */
+import type { components as FixtureModels } from "./fixture";
+import type { AdminClient, ApiClient } from "./index";
+import type {
+  ClockState,
+  ExtensionCreate,
+  ExtensionCreated,
+  FaultRule,
+  FaultRuleInput,
+  InstallChange,
+  InstallRollout,
+  InstallStatistics,
+  LimitOverrides,
+  RequestLogEntry,
+  ReviewedVersion,
+  Version,
+} from "./models";
+
+/**
+ * The fixture format of `ext serve --seed` (README, "Fixture format"), as both helpers accept it: fields with
+ * a default are optional here (client/fixture.d.ts), unlike in the response-side models.
+ */
+export type FixtureInput = FixtureModels["schemas"]["Fixture"];
+/** What POST /extensions answers with: id, slug, name, status (draft) and createdAt. */
+export type CreatedExtension = ExtensionCreated["extension"];
+/** A submitted version as the versions list shows it, plus the warnings the deploy gave. */
+export type DeployedVersion = Version & { warnings: string[] };
+
+export interface DeployOptions {
+  extensionId: string;
+  /** The version label. */
+  version: string;
+  changelog?: string;
+}
+
+/** An extension's limit overrides, or an account's. */
+export type OverrideTarget = { extensionId: string } | { accountId: string };
+
+/** The variables `ext exec` sets for its command; `connectEmulator()` reads them back. */
+export interface EmulatorEnv {
+  EXT_BASE_URL: string;
+  /** Same as EXT_BASE_URL: `ext deploy --target local` goes to this emulator. */
+  EXT_LOCAL_URL: string;
+  EXT_ADMIN_URL: string;
+  EXT_API_KEY: string;
+  EXT_ADMIN_TOKEN: string;
+}
+
+/** An emulator reached over HTTP: what a test drives, whoever started the server. */
+export interface EmulatorConnection {
+  /** The developer API base, ending in /developer/v1. */
+  baseUrl: string;
+  /** The fixture's first API key written with a plaintext `key`. */
+  apiKey: string;
+  /** The control plane, ending in /_emulator. */
+  adminUrl: string;
+  /** http://host:port */
+  url: string;
+  /** Sent with every control-plane call, so they work off loopback too. */
+  adminToken: string;
+  /** EXT_BASE_URL, EXT_LOCAL_URL, EXT_ADMIN_URL, EXT_API_KEY, EXT_ADMIN_TOKEN: for a child process or test workers. */
+  env: EmulatorEnv;
+  /** The developer API, typed from the OpenAPI document, authenticated with `apiKey`. */
+  client: ApiClient;
+  /** The control plane (/_emulator), typed from the OpenAPI document. */
+  admin: AdminClient;
+
+  /** POST /extensions with `apiKey`. */
+  createExtension(input: ExtensionCreate): Promise<CreatedExtension>;
+  /** What `ext deploy FOLDER --extension ID --version V` does: pack (default exclusions and `.extignore`), upload. */
+  deploy(folder: string, options: DeployOptions): Promise<DeployedVersion>;
+  /** What a platform reviewer does: a pending version becomes approved. */
+  approveVersion(versionId: string): Promise<ReviewedVersion>;
+  rejectVersion(versionId: string, reason: string): Promise<ReviewedVersion>;
+  /** End users install the extension: `count` installs (default 1) of `versionId` (default its current version). */
+  addInstalls(extensionId: string, what?: number | InstallChange): Promise<InstallStatistics>;
+  /** Moves active installs to another version (default: all of them onto the current version). */
+  rollout(extensionId: string, what?: InstallRollout): Promise<InstallStatistics>;
+  /** Replaces the limit overrides of an extension or an account (keys of GET …/limits). */
+  setOverride(target: OverrideTarget, limits: Record<string, number>): Promise<LimitOverrides>;
+  /** Makes matching developer-API requests fail or slow down. */
+  injectFault(rule: FaultRuleInput): Promise<FaultRule>;
+  /** Moves the emulator's clock forward (timestamps and rate windows follow it; the auto-approve delay is real time). */
+  advanceClock(seconds: number): Promise<ClockState>;
+  /** Jumps the clock to an instant (ISO 8601 or a Date); `freeze` keeps it there. */
+  setClock(at: string | Date, options?: { freeze?: boolean }): Promise<ClockState>;
+  /** Recent developer-API requests, newest first (default 100). */
+  requests(limit?: number): Promise<RequestLogEntry[]>;
+  /** Wipes every row, bundle, rate window, fault and clock change, and re-applies the start-up fixture. */
+  reset(): Promise<void>;
+}
+
+/** An emulator this process started: a connection that also owns the server. */
+export interface Emulator extends EmulatorConnection {
+  port: number;
+  /** Stops the server and removes its temporary files. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/** The options both helpers' `startEmulator()` take. */
+export interface StartEmulatorCommonOptions {
+  /** A fixture object, a fixture file path, or "demo" (the default: the demo fixture). */
+  fixture?: FixtureInput | string;
+  /** Keep the data in this directory (a restart finds it again); in memory when absent. */
+  dataDir?: string;
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Enforce the spec's rate limits (default true, as `ext serve`). */
+  rateLimits?: boolean;
+  /** Approve every valid submission by itself after this many ms; off by default. */
+  autoApproveMs?: number | null;
+  /** The server's log level on stderr (default "silent"). */
+  logLevel?: "debug" | "info" | "warn" | "error" | "silent";
+}

@@ -1,0 +1,93 @@
+/**
+ * The one client of the emulator's HTTP API, typed by client/schema.d.ts (generated from the OpenAPI
+ * document: `npm run client:generate`). The CLI, the dashboard and both test helpers call the server
+ * through it. It imports nothing from the server: it runs in Node, Bun and the browser.
+ *
+ *   const api = createApiClient({ baseUrl: "http://127.0.0.1:4780", apiKey });
+ *   const { extensions } = unwrap(await api.GET("/developer/v1/extensions"));
+ */
+import createClient, { type Client, type Middleware } from "openapi-fetch";
+import { rememberOrigin } from "./errors";
+import type { paths } from "./schema";
+
+export { ApiCallError, type CallResult, unwrap } from "./errors";
+export { type ReadEventsOptions, readEvents } from "./events";
+export type * from "./models";
+export type { components, operations, paths } from "./schema";
+export { type BundleStream, type VersionUpload, type VersionUploadInput, versionUpload } from "./upload";
+
+type WithPrefix<P, Prefix extends string> = {
+  [K in keyof P as K extends `${Prefix}${string}` ? K : never]: P[K];
+};
+
+/** The developer API (`/developer/v1/…`, and the limits path the spec gives the deploy tool). */
+export type DeveloperPaths = WithPrefix<paths, "/developer/v1/"> & WithPrefix<paths, "/v1/developer/">;
+/** The emulator's control plane (`/_emulator/…`) and `/healthz`. */
+export type ControlPaths = WithPrefix<paths, "/_emulator/"> & Pick<paths, "/healthz">;
+
+export type ApiClient = Client<DeveloperPaths>;
+export type AdminClient = Client<ControlPaths>;
+
+/** What the clients call instead of the global fetch (a test's, a proxy's). */
+export type FetchFunction = (request: Request) => Promise<Response>;
+
+export interface ApiClientOptions {
+  /** The server's origin, e.g. `http://127.0.0.1:4780`; `""` in a page served by the emulator itself. */
+  baseUrl: string;
+  /** A developer API key, sent as `Authorization: Bearer …`. */
+  apiKey: string;
+  fetch?: FetchFunction;
+}
+
+export interface AdminClientOptions {
+  /** The server's origin, e.g. `http://127.0.0.1:4780`; `""` in a page served by the emulator itself. */
+  url: string;
+  /** The control plane's token (needed off loopback only); a function is asked before each request. */
+  adminToken?: string | null | (() => string | null | undefined);
+  fetch?: FetchFunction;
+}
+
+/** `http://host:port` from an origin, or from a URL ending in one of the API's own prefixes. */
+function origin(url: string): string {
+  return url.replace(/\/+$/, "").replace(/\/(developer\/v1|_emulator)$/, "");
+}
+
+const recordOrigin: Middleware = {
+  onResponse({ request, response }) {
+    rememberOrigin(request, response);
+  },
+};
+
+function bearer(token: () => string | null | undefined): Middleware {
+  return {
+    onRequest({ request }) {
+      const value = token();
+      if (value) request.headers.set("authorization", `Bearer ${value}`);
+    },
+  };
+}
+
+export function createApiClient(options: ApiClientOptions): ApiClient {
+  const client = createClient<DeveloperPaths>({
+    baseUrl: origin(options.baseUrl),
+    // Keys travel in a header only: no cookie is ever needed or sent.
+    credentials: "omit",
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  client.use(
+    bearer(() => options.apiKey),
+    recordOrigin,
+  );
+  return client;
+}
+
+export function createAdminClient(options: AdminClientOptions): AdminClient {
+  const token = options.adminToken;
+  const client = createClient<ControlPaths>({
+    baseUrl: origin(options.url),
+    credentials: "omit",
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  client.use(bearer(typeof token === "function" ? token : () => token), recordOrigin);
+  return client;
+}

@@ -1,0 +1,278 @@
+/**
+ * `startEmulator()` for Node (and any runtime with child processes): spawns the native `ext serve` in memory
+ * mode on a free port, resolves once its ready file appears, and drives it through the typed clients. No Bun
+ * needed. The server gets `--exit-with-stdin` and a pipe as stdin that this process never writes: when this
+ * process ends, however it ends, the server stops too.
+ */
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type {
+  EmulatorConnection,
+  EmulatorEnv,
+  Emulator as SharedEmulator,
+  StartEmulatorCommonOptions,
+} from "../../../client/emulator";
+import { emulatorCalls } from "../../../client/emulator-methods";
+import { createAdminClient, createApiClient } from "../../../client/index";
+import { binaryPath, packageDir } from "../lib/binary.cjs";
+import { deployWithBinary } from "./deploy";
+import { StartEmulatorError } from "./errors";
+import { keepAliveFetch } from "./keep-alive-fetch";
+
+export interface StartEmulatorOptions extends StartEmulatorCommonOptions {
+  /** The `ext` executable to run; default `EXT_BINARY`, else the installed platform package's. */
+  binary?: string;
+  /** Give up (and kill the server) when it is not ready after this long; default 30000. */
+  startTimeoutMs?: number;
+}
+
+/** The shared `Emulator` (client/emulator.ts), plus the server process. */
+export interface Emulator extends SharedEmulator {
+  /** The server process. */
+  pid: number;
+}
+
+type Fixture = NonNullable<StartEmulatorOptions["fixture"]>;
+
+const OPTIONS = [
+  "fixture",
+  "dataDir",
+  "port",
+  "host",
+  "rateLimits",
+  "autoApproveMs",
+  "logLevel",
+  "binary",
+  "startTimeoutMs",
+];
+/** What start-up failures quote from the server's stderr, at most. */
+const STDERR_CAP = 16 * 1024;
+/** How long stop() lets the server drain (it cuts in-flight requests after 5 s itself) before SIGKILL. */
+const STOP_GRACE_MS = 10_000;
+
+/** The first API key written in the fixture with a plaintext, as the Bun startEmulator() picks it. */
+function firstPlaintextKey(fixture: unknown): string | null {
+  const accounts = (fixture as { accounts?: unknown } | null)?.accounts;
+  for (const account of Array.isArray(accounts) ? accounts : []) {
+    const keys = (account as { apiKeys?: unknown } | null)?.apiKeys;
+    for (const k of Array.isArray(keys) ? keys : []) {
+      const key = (k as { key?: unknown } | null)?.key;
+      if (typeof key === "string" && key) return key;
+    }
+  }
+  return null;
+}
+
+/** The demo fixture: shipped beside the bundle in the package, read from the checkout when run from there. */
+function demoFixture(): unknown {
+  const file = join(packageDir, "lib/demo-fixture.json");
+  if (existsSync(file)) return JSON.parse(readFileSync(file, "utf8"));
+  throw new StartEmulatorError("the demo fixture is missing from the ext-emulator package; reinstall it");
+}
+
+/**
+ * The `--seed` argument and the API key it yields. A string is a file path, or "demo" (the fixture embedded
+ * in the binary) unless a file really named "demo" exists: the rule of `ext serve --seed`.
+ */
+function seedOf(fixture: Fixture | undefined, work: string): { seed: string; apiKey: string | null } {
+  if (fixture === undefined || (fixture === "demo" && !existsSync(resolve("demo"))))
+    return { seed: "demo", apiKey: firstPlaintextKey(demoFixture()) };
+  if (typeof fixture === "string") {
+    const file = resolve(fixture);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(file, "utf8"));
+    } catch (e) {
+      throw new StartEmulatorError(`cannot read the fixture ${file}: ${(e as Error).message}`);
+    }
+    return { seed: file, apiKey: firstPlaintextKey(parsed) };
+  }
+  if (typeof fixture !== "object" || fixture === null)
+    throw new TypeError('startEmulator: fixture must be a fixture object, a file path or "demo"');
+  // It may hold plaintext keys: written inside our own temp directory (mode 0700), removed by stop().
+  const file = join(work, "fixture.json");
+  writeFileSync(file, JSON.stringify(fixture), { mode: 0o600 });
+  return { seed: file, apiKey: firstPlaintextKey(fixture) };
+}
+
+/** `ext serve` arguments for these options. */
+function serveArgs(o: StartEmulatorOptions, seed: string, ready: string): string[] {
+  const args = ["serve", "--port", String(o.port ?? 0), "--host", o.host ?? "127.0.0.1"];
+  args.push("--seed", seed, "--ready-file", ready, "--exit-with-stdin");
+  args.push(...(o.dataDir === undefined ? ["--memory"] : ["--data-dir", resolve(o.dataDir)]));
+  args.push("--log-level", o.logLevel ?? "silent");
+  if (o.rateLimits === false) args.push("--no-rate-limits");
+  if (o.autoApproveMs !== undefined && o.autoApproveMs !== null) args.push(`--auto-approve=${o.autoApproveMs}`);
+  return args;
+}
+
+/** Our environment without EXT_* settings (flags alone decide, as for the Bun startEmulator()), plus the admin token. */
+function childEnv(adminToken: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("EXT_")) env[k] = v;
+  // An environment variable, not --admin-token: a flag shows in `ps`.
+  env.EXT_ADMIN_TOKEN = adminToken;
+  return env;
+}
+
+interface Address {
+  url: string;
+  baseUrl: string;
+  adminUrl: string;
+  apiKey: string;
+  adminToken: string;
+}
+
+/** The typed clients and every call, for an emulator this process started or one it reaches by URL. */
+function connection(at: Address, fetch: (request: Request) => Promise<Response>, binary?: string): EmulatorConnection {
+  const client = createApiClient({ baseUrl: at.url, apiKey: at.apiKey, fetch });
+  const admin = createAdminClient({ url: at.url, adminToken: at.adminToken, fetch });
+  const env: EmulatorEnv = {
+    EXT_BASE_URL: at.baseUrl,
+    EXT_LOCAL_URL: at.baseUrl,
+    EXT_ADMIN_URL: at.adminUrl,
+    EXT_API_KEY: at.apiKey,
+    EXT_ADMIN_TOKEN: at.adminToken,
+  };
+  return {
+    ...at,
+    env,
+    client,
+    admin,
+    ...emulatorCalls(client, admin),
+    deploy: (folder, options) =>
+      deployWithBinary({ baseUrl: at.baseUrl, apiKey: at.apiKey, client, binary }, folder, options),
+  };
+}
+
+/**
+ * An emulator started elsewhere (a test runner's global setup), from the variables of `emulator.env` (the
+ * names `ext exec` sets): EXT_BASE_URL, EXT_ADMIN_URL, EXT_API_KEY, EXT_ADMIN_TOKEN.
+ */
+export function connectEmulator(
+  env: Partial<EmulatorEnv> | Record<string, string | undefined> = process.env,
+): EmulatorConnection {
+  const { EXT_BASE_URL: baseUrl, EXT_ADMIN_URL: adminUrl, EXT_API_KEY: apiKey, EXT_ADMIN_TOKEN: adminToken } = env;
+  const missing = Object.entries({ EXT_BASE_URL: baseUrl, EXT_ADMIN_URL: adminUrl, EXT_API_KEY: apiKey })
+    .filter(([, v]) => !v)
+    .map(([k]) => k);
+  if (!baseUrl || !adminUrl || !apiKey)
+    throw new StartEmulatorError(
+      `connectEmulator: ${missing.join(", ")} not set; pass emulator.env from startEmulator() (or run under ext exec)`,
+    );
+  const url = adminUrl.replace(/\/_emulator$/, "");
+  return connection({ url, baseUrl, adminUrl, apiKey, adminToken: adminToken ?? "" }, keepAliveFetch().fetch);
+}
+
+/**
+ * Spawns `ext serve --memory --port 0` (options permitting) and resolves once it is listening. The server
+ * stops when this process exits, even by SIGKILL; `stop()` ends it sooner. Environment variables EXT_* are
+ * not passed to it: the options alone decide.
+ */
+export async function startEmulator(options: StartEmulatorOptions = {}): Promise<Emulator> {
+  for (const key of Object.keys(options))
+    if (!OPTIONS.includes(key))
+      throw new TypeError(`startEmulator: unknown option "${key}" (known: ${OPTIONS.join(", ")})`);
+  const bin = options.binary ?? binaryPath();
+  const work = mkdtempSync(join(tmpdir(), "ext-emulator-"));
+  const cleanup = () => rmSync(work, { recursive: true, force: true });
+  let seed: { seed: string; apiKey: string | null };
+  try {
+    seed = seedOf(options.fixture, work);
+  } catch (e) {
+    cleanup();
+    throw e;
+  }
+  const apiKey = seed.apiKey;
+  if (!apiKey) {
+    cleanup();
+    throw new StartEmulatorError(
+      'the fixture has no API key with a plaintext "key"; add one so startEmulator can return it',
+    );
+  }
+  const ready = join(work, "ready.json");
+  const adminToken = randomBytes(24).toString("base64url");
+  const child = spawn(bin, serveArgs(options, seed.seed, ready), {
+    env: childEnv(adminToken),
+    stdio: ["pipe", "ignore", "pipe"],
+    windowsHide: true,
+  });
+  let stderr = "";
+  let started = false;
+  const forward = options.logLevel !== undefined && options.logLevel !== "silent";
+  child.stderr?.on("data", (chunk) => {
+    if (!started) stderr = (stderr + chunk).slice(0, STDERR_CAP);
+    else if (forward) process.stderr.write(chunk);
+  });
+  /** Set by the child's events; an object, so the loop below sees what the callbacks wrote. */
+  const state: { exited: { code: number | null; signal: NodeJS.Signals | null } | null; spawnError: Error | null } = {
+    exited: null,
+    spawnError: null,
+  };
+  const exit = new Promise<void>((done) => {
+    child.on("exit", (code, signal) => {
+      state.exited = { code, signal };
+      done();
+    });
+    child.on("error", (e) => {
+      state.spawnError = e;
+      state.exited ??= { code: null, signal: null };
+      done();
+    });
+  });
+  // The stdin pipe is the parent-death signal: an EPIPE from a server that already stopped is no error here.
+  child.stdin?.on("error", () => {});
+
+  const timeoutMs = options.startTimeoutMs ?? 30_000;
+  const deadline = performance.now() + timeoutMs;
+  while (!existsSync(ready)) {
+    if (state.exited || performance.now() > deadline) {
+      const timedOut = !state.exited;
+      if (timedOut) child.kill("SIGKILL");
+      await exit;
+      cleanup();
+      // Let the stderr pipe deliver what the server said before it exited.
+      await new Promise((r) => (child.stderr && !child.stderr.closed ? child.stderr.once("close", r) : r(undefined)));
+      const { exited, spawnError } = state;
+      const why = spawnError
+        ? `could not run ${bin}: ${spawnError.message}`
+        : timedOut
+          ? `ext serve was not ready after ${timeoutMs} ms`
+          : `ext serve exited (${exited?.signal ?? `code ${exited?.code}`})`;
+      throw new StartEmulatorError(`${why}${stderr.trim() ? `: ${stderr.trim()}` : ""}`);
+    }
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  started = true;
+  const info = JSON.parse(readFileSync(ready, "utf8")) as {
+    url: string;
+    baseUrl: string;
+    adminUrl: string;
+    port: number;
+    pid: number;
+  };
+  // A test that forgets stop() must not keep its process alive; the server still stops when it exits.
+  child.unref();
+  (child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+  (child.stderr as unknown as { unref?: () => void } | null)?.unref?.();
+
+  const transport = keepAliveFetch();
+  let stopping: Promise<void> | null = null;
+  const stop = () =>
+    (stopping ??= (async () => {
+      if (!state.exited) {
+        child.ref(); // keep the process alive while we wait for the server
+        child.kill("SIGTERM");
+        const timer = setTimeout(() => child.kill("SIGKILL"), STOP_GRACE_MS);
+        await exit;
+        clearTimeout(timer);
+      }
+      transport.close();
+      cleanup();
+    })());
+  const at = { url: info.url, baseUrl: info.baseUrl, adminUrl: info.adminUrl, apiKey, adminToken };
+  return { ...connection(at, transport.fetch, bin), port: info.port, pid: info.pid, stop };
+}

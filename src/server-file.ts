@@ -1,0 +1,44 @@
+/**
+ * `server.json` in the data directory: where the `ext serve` that owns the directory listens, so a command run
+ * in the same folder finds it on any port. It holds no secret (the CLI asks the server itself for a key) and
+ * is private to the user all the same (0600). Written under a fresh name and renamed into place, so a reader
+ * never sees half of it and a link planted at the final name is replaced, not followed; removed on stop.
+ */
+import { closeSync, constants, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
+import { join, resolve } from "node:path";
+
+export const SERVER_FILE = "server.json";
+
+export interface ServerFile {
+  /** http://host:port */
+  url: string;
+  pid: number;
+}
+
+export function serverFilePath(dataDir: string): string {
+  return join(resolve(dataDir), SERVER_FILE);
+}
+
+/** Returns what was written, so that removal can tell the file is still this server's. */
+export function writeServerFile(dataDir: string, info: ServerFile): { path: string; text: string } {
+  const path = serverFilePath(dataDir);
+  const text = `${JSON.stringify({ url: info.url, pid: info.pid })}\n`;
+  const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  const fd = openSync(tmp, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW, 0o600);
+  try {
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, path);
+  return { path, text };
+}
+
+/** Removed unless another server has written its own there since. */
+export function removeServerFile({ path, text }: { path: string; text: string }): void {
+  try {
+    if (readFileSync(path, "utf8") === text) rmSync(path, { force: true });
+  } catch {
+    // Already gone: nothing of ours to remove.
+  }
+}

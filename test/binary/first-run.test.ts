@@ -1,0 +1,235 @@
+/**
+ * The first minute with the compiled `ext`, as a new user meets it: a bare `ext serve` on a new folder prints a
+ * key that works; in "another shell" (a separate process, same folder, no flags, no EXT_* variables) every
+ * command finds that server on its port and acts as its first account: create an extension, scaffold a
+ * folder, deploy it, approve the version, record and read installs, read limits and the request log.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { readUntil } from "../helpers/read-until";
+import { alive, BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, run } from "./helpers";
+
+let built: Built;
+beforeAll(() => {
+  built = buildBinary();
+}, BUILD_TIMEOUT_MS);
+afterAll(() => built?.cleanup());
+
+interface Serving {
+  proc: ReturnType<typeof Bun.spawn>;
+  banner: string;
+  url: string;
+  stop(): Promise<number | null>;
+}
+
+/** `ext serve` in `cwd` on a free port, as typed: its banner read up to the export line. */
+async function serveIn(cwd: string, args: string[] = []): Promise<Serving> {
+  const proc = Bun.spawn([built.bin, "serve", "--port", "0", ...args], {
+    cwd,
+    env: cleanEnv(),
+    stdout: "pipe",
+    stderr: "pipe",
+    stdin: "ignore",
+  });
+  const banner = await readUntil(proc.stdout, /(export EXT_BASE_URL=\S+ EXT_API_KEY=\S+|ext seed demo --target \S+)\n/);
+  const url = /listening on (http:\/\/127\.0\.0\.1:\d+)\/developer\/v1/.exec(banner)?.[1];
+  if (!url) throw new Error(`no banner: ${banner}\n${await new Response(proc.stderr).text()}`);
+  return {
+    proc,
+    banner,
+    url,
+    async stop() {
+      proc.kill("SIGTERM");
+      return await proc.exited;
+    },
+  };
+}
+
+const ext = (cwd: string, args: string[], env: Record<string, string> = {}) => run(built.bin, args, { cwd, env });
+
+describe("a bare `ext serve` on a new folder, then commands with no flags in the same folder", () => {
+  let cwd: string;
+  let server: Serving;
+  beforeAll(async () => {
+    cwd = mkdtempSync(join(built.work, "first-run-"));
+    server = await serveIn(cwd);
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  test("the banner prints the new account's key once, and the line to export for other shells; the key works", async () => {
+    const key = /api key: +(ext_\S+) +\(account acc_local, "local", new; shown once\)/.exec(server.banner)?.[1];
+    expect(key).toBeDefined();
+    expect(server.banner).toContain(`export EXT_BASE_URL=${server.url}/developer/v1 EXT_API_KEY=${key}`);
+    const res = await fetch(`${server.url}/developer/v1/extensions`, { headers: { authorization: `Bearer ${key}` } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ extensions: [] });
+  });
+
+  test("the server says where it listens in .ext-data/server.json, private to the user and holding no key", () => {
+    const file = join(cwd, ".ext-data", "server.json");
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const info = JSON.parse(readFileSync(file, "utf8"));
+    expect(info).toEqual({ url: server.url, pid: server.proc.pid });
+  });
+
+  test("create → init → deploy → approve → installs → limits → logs, each finding the server by itself", async () => {
+    const created = await ext(cwd, ["extensions", "create", "--name", "X", "--json"]);
+    expect(created.code).toBe(0);
+    expect(created.stderr).toContain(`using account acc_local (Local Developer) on ${server.url}`);
+    const { extension } = JSON.parse(created.stdout) as { extension: { id: string; status: string } };
+    expect(extension.id).toMatch(/^ext_/);
+    expect(extension.status).toBe("draft");
+
+    const init = await ext(cwd, ["init", "my-ext"]);
+    expect(init.code).toBe(0);
+    for (const f of ["manifest.json", "sounds/beep.wav", ".extignore", "README.md", "test/extension.test.mjs"])
+      expect(existsSync(join(cwd, "my-ext", f))).toBe(true);
+
+    const deployed = await ext(cwd, ["deploy", "my-ext", "--extension", extension.id, "--version", "1.0.0", "--json"]);
+    expect(deployed.code).toBe(0);
+    const report = JSON.parse(deployed.stdout) as { versionId: string; status: string; files: { path: string }[] };
+    expect(report.status).toBe("pending");
+    // The project's own files stay out of the bundle: only the manifest and the sound are uploaded.
+    expect(report.files.map((f) => f.path).sort()).toEqual(["manifest.json", "sounds/beep.wav"]);
+
+    const listed = await ext(cwd, ["versions", "list", "--extension", extension.id, "--json"]);
+    expect(JSON.parse(listed.stdout).versions.map((v: { id: string }) => v.id)).toEqual([report.versionId]);
+
+    const approved = await ext(cwd, ["versions", "approve", report.versionId, "--json"]);
+    expect(approved.code).toBe(0);
+    expect(JSON.parse(approved.stdout).version.status).toBe("approved");
+
+    const added = await ext(cwd, ["installs", "add", "--extension", extension.id, "--count", "3", "--json"]);
+    expect(added.code).toBe(0);
+    const shown = await ext(cwd, ["installs", "show", "--extension", extension.id, "--json"]);
+    expect(JSON.parse(shown.stdout)).toEqual({ total: 3, active: 3, byVersion: { [report.versionId]: 3 } });
+
+    const limits = await ext(cwd, ["limits", "show", "--extension", extension.id, "--json"]);
+    expect(JSON.parse(limits.stdout).extensionId).toBe(extension.id);
+
+    const logs = await ext(cwd, ["logs", "--json", "--limit", "50"]);
+    expect(logs.code).toBe(0);
+    expect(logs.stdout).toContain(`"path":"/developer/v1/extensions/${extension.id}/installs"`);
+  });
+
+  test("human output: aligned tables and fields; an unknown action gets a guess (exit 2)", async () => {
+    const list = await ext(cwd, ["extensions", "list"]);
+    expect(list.code).toBe(0);
+    const [header, row] = list.stdout.split("\n");
+    expect(header).toMatch(/^ID +NAME +STATUS +VISIBILITY +CURRENT VERSION$/);
+    expect(row!.indexOf("X ")).toBe(header!.indexOf("NAME"));
+    const typo = await ext(cwd, ["extensions", "craete", "--name", "Y"]);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain("did you mean `create`?");
+  });
+
+  test("EXT_BASE_URL and EXT_API_KEY win over the folder's server; flags win over both", async () => {
+    const other = mkdtempSync(join(built.work, "other-"));
+    const elsewhere = await serveIn(other, ["--empty"]);
+    try {
+      // The folder's server is `server`; the variables point at `elsewhere`, which has no account.
+      const viaEnv = await ext(cwd, ["extensions", "list", "--json"], {
+        EXT_BASE_URL: elsewhere.url,
+        EXT_API_KEY: "ext_not_a_key_of_that_server_0123456789",
+      });
+      expect(viaEnv.code).toBe(1);
+      expect(viaEnv.stderr).toContain("401");
+      const viaFlag = await ext(cwd, ["extensions", "list", "--json", "--target", server.url], {
+        EXT_BASE_URL: elsewhere.url,
+      });
+      expect(viaFlag.code).toBe(0);
+    } finally {
+      await elsewhere.stop();
+    }
+  });
+
+  test("a server that stopped removes its server.json; a stale one (dead pid) is not used", async () => {
+    const dir = mkdtempSync(join(built.work, "stale-"));
+    const s = await serveIn(dir);
+    const file = join(dir, ".ext-data", "server.json");
+    expect(existsSync(file)).toBe(true);
+    expect(await s.stop()).toBe(0);
+    expect(existsSync(file)).toBe(false);
+    // Left by a server killed outright: its pid is gone, so the command does not trust the URL in it.
+    writeFileSync(file, JSON.stringify({ url: server.url, pid: s.proc.pid }), { mode: 0o600 });
+    expect(alive(s.proc.pid)).toBe(false);
+    const r = await ext(dir, ["extensions", "list"]);
+    // It falls back to the default address (where nothing of this test listens) instead.
+    expect(r.stderr).not.toContain(server.url);
+    expect(r.stdout).not.toContain("ID  ");
+  });
+});
+
+describe("restarts and --empty", () => {
+  test("a restart on the same folder makes no second account and prints a key that works", async () => {
+    const cwd = mkdtempSync(join(built.work, "restart-"));
+    const first = await serveIn(cwd);
+    expect(await first.stop()).toBe(0);
+    const again = await serveIn(cwd);
+    try {
+      expect(again.banner).not.toContain("shown once");
+      const key = /EXT_API_KEY=(\S+)/.exec(again.banner)![1];
+      const res = await fetch(`${again.url}/_emulator/accounts`);
+      expect(((await res.json()) as { accounts: unknown[] }).accounts).toHaveLength(1);
+      const api = await fetch(`${again.url}/developer/v1/extensions`, { headers: { authorization: `Bearer ${key}` } });
+      expect(api.status).toBe(200);
+    } finally {
+      await again.stop();
+    }
+  });
+
+  test("--empty starts with no account and says what to do; a command says the same instead of a 404", async () => {
+    const cwd = mkdtempSync(join(built.work, "empty-"));
+    const s = await serveIn(cwd, ["--empty"]);
+    try {
+      expect(s.banner).not.toContain("api key:");
+      expect(s.banner).toContain(`ext seed demo --target ${s.url}`);
+      const r = await ext(cwd, ["extensions", "list"]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`the emulator at ${s.url} has no account yet`);
+      expect(r.stderr).not.toContain("404");
+      // What it suggests works, and then so does the command.
+      expect((await ext(cwd, ["seed", "demo", "--target", "local"])).code).toBe(0);
+      const after = await ext(cwd, ["extensions", "list", "--json"]);
+      expect(after.code).toBe(0);
+      expect(after.stderr).toContain("using account acc_demo");
+    } finally {
+      await s.stop();
+    }
+  });
+
+  test("--empty with --seed is a usage error", async () => {
+    const r = await ext(mkdtempSync(join(built.work, "both-")), ["serve", "--empty", "--seed", "demo", "--port", "0"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("--empty");
+  });
+});
+
+describe("ext exec and ext init", () => {
+  test("ext exec sets EXT_ADMIN_TOKEN, and a command inside it acts on that emulator with no flags", async () => {
+    const cwd = mkdtempSync(join(built.work, "exec-"));
+    const r = await ext(cwd, [
+      "exec",
+      "--",
+      "sh",
+      "-ec",
+      `printf '%s\\n' "$EXT_ADMIN_TOKEN"; "${built.bin}" extensions create --name Inside --json`,
+    ]);
+    expect(r.code).toBe(0);
+    const [token, json] = r.stdout.trim().split("\n");
+    expect(token).toMatch(/^adm_[\w-]{43}$/);
+    expect(JSON.parse(json!).extension.name).toBe("Inside");
+  });
+
+  test("ext init refuses a folder that is not empty, and writes nothing into it", async () => {
+    const cwd = mkdtempSync(join(built.work, "init-"));
+    writeFileSync(join(cwd, "keep.txt"), "mine");
+    const r = await ext(cwd, ["init", "."]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("is not empty");
+    expect(existsSync(join(cwd, "manifest.json"))).toBe(false);
+  });
+});

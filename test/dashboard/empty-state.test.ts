@@ -1,0 +1,72 @@
+/**
+ * The dashboard of an emulator with no account (`ext serve --empty`), in a real headless Chromium against the
+ * compiled binary: it says what to do next and offers it, and never calls the API with an empty account id.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Browser, Page } from "playwright-core";
+import { BUILD_TIMEOUT_MS, type Built, buildBinary, type ServedBinary, serve } from "../binary/helpers";
+import { browserAvailable, describeViolations, launchBrowser, seriousViolations } from "../helpers/browser";
+
+const enabled = browserAvailable();
+const STEP_TIMEOUT_MS = 60_000;
+
+describe.skipIf(!enabled)("dashboard with no account", () => {
+  let built: Built;
+  let browser: Browser;
+  beforeAll(async () => {
+    built = buildBinary();
+    browser = await launchBrowser();
+  }, BUILD_TIMEOUT_MS);
+  afterAll(async () => {
+    await browser?.close();
+    built?.cleanup();
+  });
+
+  /** A fresh `--empty` server and a page on its dashboard, with every request URL the page makes. */
+  async function emptyDashboard(): Promise<{ server: ServedBinary; page: Page; requested: string[] }> {
+    const server = await serve(built.bin, ["--memory", "--empty"], built.work);
+    // bypassCSP: axe-core is injected as an inline script, which the dashboard's policy refuses.
+    const page = await browser.newPage({ bypassCSP: true });
+    const requested: string[] = [];
+    page.on("request", (r) => requested.push(r.url()));
+    await page.goto(`${server.url}/`);
+    await page.getByRole("heading", { name: "No account yet" }).waitFor();
+    return { server, page, requested };
+  }
+
+  test(
+    "says what to do next; creating an account leads to the overview; no call with an empty account id",
+    async () => {
+      const { server, page, requested } = await emptyDashboard();
+      try {
+        expect(describeViolations(await seriousViolations(page))).toEqual([]);
+        await page.getByLabel("Account name").fill("My Studio");
+        await page.getByRole("button", { name: "Create account" }).click();
+        await page.getByRole("heading", { name: "Overview" }).waitFor();
+        expect(await page.locator("#account option").first().textContent()).toContain("My Studio");
+        expect(requested.some((u) => u.includes("/accounts//"))).toBe(false);
+      } finally {
+        await page.close();
+        await server.stop();
+      }
+    },
+    STEP_TIMEOUT_MS,
+  );
+
+  test(
+    "loads the demo account on request",
+    async () => {
+      const { server, page } = await emptyDashboard();
+      try {
+        await page.getByRole("button", { name: "Load the demo" }).click();
+        await page.getByRole("heading", { name: "Overview" }).waitFor();
+        const res = await fetch(`${server.adminUrl}/accounts`);
+        expect(((await res.json()) as { accounts: { id: string }[] }).accounts.map((a) => a.id)).toContain("acc_demo");
+      } finally {
+        await page.close();
+        await server.stop();
+      }
+    },
+    STEP_TIMEOUT_MS,
+  );
+});

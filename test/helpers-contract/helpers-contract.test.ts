@@ -1,0 +1,136 @@
+/**
+ * test/helpers-contract/contract.ts against both helpers: type-checked with tsc --strict against the Bun
+ * helper's types and against the built Node package's declarations, then run with each (Bun in process;
+ * Node on the bundle, spawning the compiled binary). Both must give the same answers.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { buildNodeHelper } from "../../scripts/lib/node-helper";
+import { BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv } from "../binary/helpers";
+
+const ROOT = resolve(import.meta.dir, "../..");
+const CONTRACT = join(import.meta.dir, "contract.ts");
+let built: Built;
+let pkg: string;
+
+beforeAll(async () => {
+  built = buildBinary();
+  pkg = join(built.work, "node_modules/ext-emulator");
+  await buildNodeHelper(pkg);
+  // The package's declarations name openapi-fetch (a dependency of the package): found as npm would place it.
+  for (const dep of ["openapi-fetch", "openapi-typescript-helpers"])
+    symlinkSync(join(ROOT, "node_modules", dep), join(built.work, "node_modules", dep));
+}, BUILD_TIMEOUT_MS);
+afterAll(() => built?.cleanup());
+
+function extensionFolder(): string {
+  const dir = mkdtempSync(join(built.work, "ext-"));
+  mkdirSync(join(dir, "sounds"));
+  writeFileSync(join(dir, "sounds/a.mp3"), Buffer.from("ID3\x03\x00\x00\x00\x00\x00\x00contract-sound"));
+  writeFileSync(join(dir, "manifest.json"), JSON.stringify({ sounds: [{ name: "a", file: "sounds/a.mp3" }] }));
+  // Left out by the default rules, as `ext deploy` leaves it out.
+  writeFileSync(join(dir, ".env"), "TOKEN=not-packed\n");
+  return dir;
+}
+
+async function tsc(helperTypes: string): Promise<string> {
+  const config = join(mkdtempSync(join(built.work, "tsc-")), "tsconfig.json");
+  writeFileSync(
+    config,
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        noEmit: true,
+        target: "ES2022",
+        module: "Preserve",
+        moduleResolution: "bundler",
+        lib: ["ES2022", "DOM"],
+        types: ["node"],
+        typeRoots: [join(ROOT, "node_modules/@types")],
+        skipLibCheck: true,
+        allowImportingTsExtensions: true,
+        paths: { "emulator-helper": [helperTypes] },
+      },
+      files: [CONTRACT],
+    }),
+  );
+  const proc = Bun.spawn(["node", join(ROOT, "node_modules/typescript/bin/tsc"), "-p", config], {
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [out, err] = [await new Response(proc.stdout).text(), await new Response(proc.stderr).text()];
+  await proc.exited;
+  return out + err;
+}
+
+test("the contract type-checks (tsc --strict) against the Node package's declarations", async () => {
+  expect(await tsc(join(pkg, "index.d.ts"))).toBe("");
+}, 120_000);
+
+test("the contract type-checks (tsc --strict) against the Bun helper's types", async () => {
+  const out = await tsc(join(ROOT, "src/programmatic.ts"));
+  // The Bun helper's own sources are checked with the root settings by `npm run typecheck`; here the contract.
+  expect(out.split("\n").filter((l) => l.includes("contract.ts"))).toEqual([]);
+}, 120_000);
+
+test("the Bun helper and the Node helper give the same answers to every method", async () => {
+  const { contract } = await import("./contract");
+  const bun = await contract(extensionFolder());
+
+  const bundled = join(built.work, "contract.mjs");
+  const result = await Bun.build({
+    entrypoints: [CONTRACT],
+    target: "node",
+    format: "esm",
+    outdir: built.work,
+    naming: "contract.mjs",
+    plugins: [
+      {
+        name: "node-helper",
+        setup(build) {
+          build.onResolve({ filter: /^emulator-helper$/ }, () => ({
+            path: pathToFileURL(join(pkg, "index.mjs")).href,
+            external: true,
+          }));
+        },
+      },
+    ],
+  });
+  expect(result.success).toBe(true);
+  const script = `import { contract } from ${JSON.stringify(pathToFileURL(bundled).href)};
+    console.log(JSON.stringify(await contract(${JSON.stringify(extensionFolder())})));`;
+  const proc = Bun.spawn(["node", "--input-type=module", "-e", script], {
+    cwd: built.work,
+    env: cleanEnv({ EXT_BINARY: built.bin }),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr] = [await new Response(proc.stdout).text(), await new Response(proc.stderr).text()];
+  expect(stderr).toBe("");
+  expect(await proc.exited).toBe(0);
+  const node = JSON.parse(stdout);
+
+  expect(bun).toMatchObject({
+    created: { status: "draft" },
+    first: { version: "1.0.0", status: "pending", changelog: "first" },
+    approved: { status: "approved", current: true },
+    installs: { total: 3, active: 3 },
+    rolled: { active: 3, onSecond: 3 },
+    rejected: { status: "rejected", reason: "not this one" },
+    override: { max_sounds_per_extension: 80 },
+    fault: { status: 503, times: 1 },
+    faulted: 503,
+    set: { now: "2030-01-01T00:00:00.000Z", mode: "frozen" },
+    advanced: "2030-01-01T00:01:00.000Z",
+    requests: [{ status: 503, keyId: "object", id: "number" }],
+    adminState: 1,
+    afterReset: 0,
+  });
+  // Ids differ between the two emulators; everything else is the same.
+  const { created: _b, installs: bunInstalls, ...bunRest } = bun;
+  const { created: _n, installs: nodeInstalls, ...nodeRest } = node;
+  expect(nodeInstalls).toEqual(bunInstalls);
+  expect(nodeRest).toEqual(bunRest);
+}, 120_000);
