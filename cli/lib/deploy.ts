@@ -20,6 +20,7 @@ import { explainLimit, parseLimitsBody, type ResolvedLimits } from "./limits";
 import { multipartBody } from "./multipart";
 import { createProgress } from "./progress";
 import { UsageError } from "./runner";
+import { showElapsed, waitNotice } from "./wait-notice";
 
 export interface DeployOptions {
   dir: string;
@@ -85,11 +86,22 @@ export class LocalValidationError extends Error {
   }
 }
 
-/** Ctrl-C during the upload: the request is cut, so the server keeps no version and no bundle (exit 130). */
-export class UploadCancelled extends Error {
-  override name = "UploadCancelled";
+/** Ctrl-C stopped the deploy; the message says what became of it (exit 130). */
+export class Interrupted extends Error {
+  override name = "Interrupted";
+}
+
+/** Ctrl-C during the upload: the request is cut, so the server keeps no version and no bundle. */
+export class UploadCancelled extends Interrupted {
   constructor() {
     super("upload cancelled; nothing was submitted");
+  }
+}
+
+/** Ctrl-C during --wait: the version was submitted and stays as it is. */
+class WaitStopped extends Interrupted {
+  constructor(report: DeployReport) {
+    super(`stopped waiting; version ${report.versionId} (${report.version}) is still ${report.status}`);
   }
 }
 
@@ -345,6 +357,36 @@ async function waitForReview(o: DeployOptions, report: DeployReport): Promise<vo
   const deadline = clock.nowMs() + o.timeoutSeconds * 1000;
   const timedOut = () =>
     new DeployOutcomeError(`version ${versionId} is still ${report.status} after ${o.timeoutSeconds} s (--timeout)`);
+  let onInterrupt = () => {};
+  const stopped = new Promise<never>((_, reject) => {
+    onInterrupt = () => reject(new WaitStopped(report));
+  });
+  // Before the notice: whoever reads "Ctrl-C stops waiting" and presses it must find the handler there.
+  process.once("SIGINT", onInterrupt);
+  const subject = { root: o.endpoints.root, versionId, label: report.version, timeoutSeconds: o.timeoutSeconds };
+  for (const line of waitNotice(subject)) o.note(line);
+  const elapsed = showElapsed(clock, o.timeoutSeconds, o.tty);
+  try {
+    await Promise.race([pollReview(o, report, url, clock, deadline, timedOut), stopped]);
+  } finally {
+    process.off("SIGINT", onInterrupt);
+    elapsed.stop();
+  }
+  if (report.status === "rejected")
+    throw new DeployOutcomeError(
+      `version ${versionId} was rejected by review${report.reason ? `: ${report.reason}` : ""}`,
+    );
+}
+
+async function pollReview(
+  o: DeployOptions,
+  report: DeployReport,
+  url: string,
+  clock: EmulatorClock,
+  deadline: number,
+  timedOut: () => Error,
+): Promise<void> {
+  const versionId = report.versionId!;
   while (report.status !== "approved" && report.status !== "rejected") {
     if (deadline - clock.nowMs() <= 0) throw timedOut();
     await Bun.sleep(Math.min(POLL_MS, deadline - clock.nowMs()));
@@ -365,8 +407,4 @@ async function waitForReview(o: DeployOptions, report: DeployReport): Promise<vo
       clearTimeout(timer);
     }
   }
-  if (report.status === "rejected")
-    throw new DeployOutcomeError(
-      `version ${versionId} was rejected by review${report.reason ? `: ${report.reason}` : ""}`,
-    );
 }

@@ -76,7 +76,7 @@ const USAGE_TAIL: Record<string, string> = { exec: " -- CMD…" };
 const EXIT_CODES: Record<string, string> = {
   default: "0 success, 1 API or runtime error, 2 usage or local validation error",
   deploy:
-    "0 success, 1 API or runtime error, 2 usage or local validation error, 130 Ctrl-C stopped the upload (nothing was submitted)",
+    "0 success, 1 API or runtime error, 2 usage or local validation error, 130 Ctrl-C stopped the upload (nothing was submitted) or the --wait",
   exec: "the exit code of CMD (128 + n when signal n ended it; 127 when it could not be started);\n  2 usage error or invalid --seed fixture (CMD is not run); 1 the emulator could not start",
 };
 
