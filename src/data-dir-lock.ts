@@ -5,24 +5,23 @@
  * needs judging — a lock file left behind is simply taken over. SQLite also sees two connections of one
  * process, so two runtimes in one process conflict too. `<dir>/ext.pid` names the holder for the message.
  *
- * `--memory` directories live under one parent in the temp dir, each locked the same way; a memory start
- * removes the siblings nobody holds any more (left by a kill -9).
+ * `--memory` directories are private mkdtemp directories in the temp dir, each locked the same way; a memory
+ * start removes those of ours nobody holds any more (left by a kill -9), never following a symlink.
  */
 import { Database } from "bun:sqlite";
 import {
   closeSync,
-  mkdirSync,
+  lstatSync,
   mkdtempSync,
   openSync,
   readdirSync,
   readFileSync,
   renameSync,
-  rmdirSync,
   rmSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 
 export const LOCK_FILE = "ext.lock";
 export const PID_FILE = "ext.pid";
@@ -63,7 +62,7 @@ function tryLock(dir: string): Database | null {
   const file = join(dir, LOCK_FILE);
   // Created through node:fs first: a directory we cannot write fails here with the usual errno error
   // (EACCES, EROFS, …) that start-up reports, not with SQLite's "unable to open database file".
-  closeSync(openSync(file, "a"));
+  closeSync(openSync(file, "a", 0o600));
   for (let attempt = 0; ; attempt++) {
     const db = new Database(file, { create: true });
     try {
@@ -86,7 +85,7 @@ export function lockDataDir(dir: string): DirLock {
   if (!db) throw new DataDirInUseError(dir, readPid(dir));
   // Written whole, then renamed: a second server reading it never sees half a PID.
   const temp = join(dir, `${PID_FILE}.${process.pid}`);
-  writeFileSync(temp, `${process.pid}\n`);
+  writeFileSync(temp, `${process.pid}\n`, { mode: 0o600 });
   renameSync(temp, join(dir, PID_FILE));
   held.add(db);
   return {
@@ -99,9 +98,12 @@ export function lockDataDir(dir: string): DirLock {
   };
 }
 
-/** The parent of every `--memory` directory: one per user, since the temp dir may be shared. */
-export function memoryParentDir(): string {
-  return join(tmpdir(), `ext-memory${typeof process.getuid === "function" ? `-${process.getuid()}` : ""}`);
+/**
+ * Every `--memory` directory is a fresh mkdtemp (0700) directly in the temp dir, named with this prefix:
+ * there is no shared parent that another local user could create first and so read or replace the bundles.
+ */
+export function memoryDirPrefix(dir = tmpdir()): string {
+  return join(dir, `ext-memory-${typeof process.getuid === "function" ? `${process.getuid()}-` : ""}`);
 }
 
 function processAlive(pid: number): boolean {
@@ -114,25 +116,45 @@ function processAlive(pid: number): boolean {
   }
 }
 
-const CREATING = ".new-";
+const CREATING = "new-";
+
+/**
+ * A real directory (not a symlink) owned by this user and closed to everyone else: only such a one can
+ * be a memory directory of ours. Anything else under the name was put there by someone else: left alone.
+ */
+function ownPrivateDir(path: string): boolean {
+  try {
+    const st = lstatSync(path);
+    if (!st.isDirectory()) return false;
+    // Windows has neither POSIX modes nor uids: the folder being a real one in this user's temp dir is all.
+    if (typeof process.getuid !== "function") return true;
+    return (st.mode & 0o077) === 0 && st.uid === process.getuid();
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Removes the memory directories whose server is gone (their lock is free). A directory is created under a
- * `.new-<pid>-…` name and renamed only once locked, so a sweep never mistakes one being created for a
- * dead one; a `.new-` directory is removed only when the PID in its name is gone.
+ * `new-<pid>-…` name and renamed only once locked, so a sweep never mistakes one being created for a
+ * dead one; a `new-` directory is removed only when the PID in its name is gone. Returns the names removed.
  */
-export function sweepMemoryDirs(parent = memoryParentDir()): string[] {
+export function sweepMemoryDirs(prefix = memoryDirPrefix()): string[] {
   const removed: string[] = [];
+  const parent = dirname(prefix);
+  const start = basename(prefix);
   let entries: string[];
   try {
-    entries = readdirSync(parent);
+    entries = readdirSync(parent).filter((name) => name.startsWith(start));
   } catch {
     return removed;
   }
   for (const name of entries) {
     const dir = join(parent, name);
-    if (name.startsWith(CREATING)) {
-      const pid = Number(name.slice(CREATING.length).split("-")[0]);
+    if (!ownPrivateDir(dir)) continue;
+    const rest = name.slice(start.length);
+    if (rest.startsWith(CREATING)) {
+      const pid = Number(rest.slice(CREATING.length).split("-")[0]);
       if (Number.isSafeInteger(pid) && pid > 0 && processAlive(pid)) continue;
     } else {
       let db: Database | null;
@@ -144,6 +166,7 @@ export function sweepMemoryDirs(parent = memoryParentDir()): string[] {
       if (!db) continue;
       db.close();
     }
+    // rm never follows a symbolic link inside the tree: it removes the link itself.
     rmSync(dir, { recursive: true, force: true });
     removed.push(name);
   }
@@ -151,13 +174,13 @@ export function sweepMemoryDirs(parent = memoryParentDir()): string[] {
 }
 
 /** A fresh, locked `--memory` directory (after sweeping the dead ones); `release` unlocks and removes it. */
-export function createMemoryDir(): { dir: string; swept: string[]; release(): void } {
-  const parent = memoryParentDir();
-  const swept = sweepMemoryDirs(parent);
-  const creating = freshDirIn(parent, `${CREATING}${process.pid}-`);
+export function createMemoryDir(prefix = memoryDirPrefix()): { dir: string; swept: string[]; release(): void } {
+  const swept = sweepMemoryDirs(prefix);
+  // mkdtemp makes the directory 0700 under a random name it created itself (O_EXCL semantics).
+  const creating = mkdtempSync(`${prefix}${CREATING}${process.pid}-`);
   const lock = lockDataDir(creating);
   // The lock lives on the file, not its name: it holds through the rename.
-  const dir = join(parent, `${process.pid}-${creating.slice(creating.lastIndexOf("-") + 1)}`);
+  const dir = `${prefix}${process.pid}-${creating.slice(creating.lastIndexOf("-") + 1)}`;
   renameSync(creating, dir);
   return {
     dir,
@@ -165,22 +188,6 @@ export function createMemoryDir(): { dir: string; swept: string[]; release(): vo
     release() {
       lock.release();
       rmSync(dir, { recursive: true, force: true });
-      // The last server out leaves no trace in the temp dir; a non-empty parent stays.
-      try {
-        rmdirSync(parent);
-      } catch {}
     },
   };
-}
-
-/** mkdtemp under `parent`, creating it; once more if another server's release removed it in between. */
-function freshDirIn(parent: string, prefix: string): string {
-  for (let attempt = 0; ; attempt++) {
-    mkdirSync(parent, { recursive: true, mode: 0o700 });
-    try {
-      return mkdtempSync(join(parent, prefix));
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "ENOENT" || attempt >= 2) throw e;
-    }
-  }
 }

@@ -2,17 +2,19 @@
  * Everything a running emulator owns — config, clock, database, blob store, rate windows and the services
  * built on them — created once and passed down. Routes, CLI commands and tests all go through this.
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { closeSync, existsSync, openSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createDashboardKeys } from "./accounts/dashboard-key";
 import { createAccountService } from "./accounts/service";
 import { type StarterAccount, starterFixture } from "./accounts/starter";
+import { createKeyHasher, type KeyHasher } from "./auth/keys";
 import { createAuthService } from "./auth/service";
 import { BlobStore } from "./blobs/blob-store";
 import { EmulatorClock } from "./clock";
 import type { ServerConfig } from "./config";
 import { ignoreInVersionControl } from "./data-dir-ignore";
 import { createMemoryDir, lockDataDir } from "./data-dir-lock";
+import { makeDataDirPrivate, PRIVATE_FILE_MODE } from "./data-dir-modes";
 import { type Db, openDatabase } from "./db/database";
 import { createDbGeneration, openWalIndexHeader, type WalIndexHeader } from "./db/generation";
 import { startAutoApprove } from "./emulator/auto-approve";
@@ -86,17 +88,20 @@ function openStorage(config: ServerConfig, logger: Logger, shared: boolean): Sto
   }
   const dir = resolve(config.dataDir);
   const created = !existsSync(dir);
-  mkdirSync(dir, { recursive: true });
+  const tightened = makeDataDirPrivate(dir);
+  if (tightened.length > 0)
+    logger.warn("made the data directory private (others could read it): folders 0700, files 0600", {
+      dir,
+      changed: tightened.length,
+    });
   const lock = shared ? null : lockDataDir(dir);
   if (created) ignoreInVersionControl(dir);
   try {
     // Before the database opens: a damaged key file refuses the start (SecretsKeyError) and leaves nothing open.
     const loaded = loadOrCreateKeyFile(join(dir, SECRETS_KEY_FILE));
-    if (loaded.looseMode)
-      logger.warn("the secrets key file is readable by group or others; chmod 600 it", {
-        file: join(dir, SECRETS_KEY_FILE),
-      });
     const file = join(dir, "ext.sqlite");
+    // Created 0600 before SQLite opens it: its -wal and -shm files take the database file's mode.
+    closeSync(openSync(file, "a", PRIVATE_FILE_MODE));
     const walIndex = openWalIndexHeader(file);
     let db: Db;
     try {
@@ -125,17 +130,18 @@ function buildServices(
   clock: EmulatorClock,
   blobs: BlobStore,
   cipher: SecretCipher,
+  keyHasher: KeyHasher,
 ) {
   const limits = createLimitsService(db);
   const generation = createDbGeneration(db, walIndex);
-  const auth = createAuthService(db, generation);
+  const auth = createAuthService(db, generation, keyHasher);
   const extensions = createExtensionService({ db, clock, limits, blobs, generation });
   const secrets = createSecretService({ db, clock, limits, extensions, cipher });
   const installs = createInstallService({ db, clock, limits, extensions, generation });
   const versions = createVersionService({ db, clock, limits, blobs, extensions });
   const limitsView = createLimitsView({ db, limits, extensions, generation });
   // Control-plane domain services.
-  const accounts = createAccountService({ db, clock, limits });
+  const accounts = createAccountService({ db, clock, limits, keyHasher });
   const overrides = createOverrideService({ db, clock });
   const limitRequests = createLimitRequestService({ db, clock, overrides });
   const adminStatus = createAdminStatusService({ db, clock });
@@ -198,7 +204,8 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
   const { db, blobRoot, secretKey } = storage;
   markStartup("data directory, secrets key, SQLite opened and migrated");
   const blobs = new BlobStore(blobRoot);
-  const services = buildServices(db, storage.walIndex, clock, blobs, createSecretCipher(secretKey));
+  const keyHasher = createKeyHasher(secretKey);
+  const services = buildServices(db, storage.walIndex, clock, blobs, createSecretCipher(secretKey), keyHasher);
   const rateLimiter = new RateLimiter(clock, config.rateLimits);
 
   // Crash recovery: a blob no version row points to, or a temp file, is a leftover of an interrupted upload.
@@ -226,6 +233,7 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
     starter: null,
     seed: createFixtureLoader({
       db,
+      keyHasher,
       clock,
       limits: services.limits,
       extensions: services.extensions,

@@ -1,10 +1,10 @@
 /**
  * Listening: one runtime, one app, one Bun server. Used by `ext serve`, `ext exec` and `startEmulator()`.
  */
-import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createApp } from "./app";
 import { API_PREFIX, CONTROL_PREFIX, type ServerConfig, urlHost } from "./config";
 import { closeRequestStreams } from "./emulator/request-stream";
+import { removeReadyFile, removeStaleReadyFile, writeReadyFile } from "./ready-file";
 import { createRuntime, type Runtime, type RuntimeOptions } from "./runtime";
 import { removeServerFile, writeServerFile } from "./server-file";
 import { markStartup } from "./startup-trace";
@@ -48,7 +48,7 @@ export class PortInUseError extends Error {
 export function startServer(config: ServerConfig, options: ServerOptions = {}): RunningEmulator {
   const drainMs = options.drainMs ?? DRAIN_LIMIT_MS;
   // A ready file left by an earlier run would tell a waiting script the old URL: gone before anything else.
-  if (config.readyFile) rmSync(config.readyFile, { force: true });
+  if (config.readyFile) removeStaleReadyFile(config.readyFile);
   const runtime = createRuntime(config, options);
   const app = createApp(runtime);
   markStartup("app built (routes, schemas, hooks)");
@@ -91,12 +91,22 @@ export function startServer(config: ServerConfig, options: ServerOptions = {}): 
         else if (!(await settlesWithin(server.stop(false), drainMs))) await server.stop(true);
       } finally {
         runtime.close(); // the database is closed (WAL checkpointed) even if the listener fails to stop
-        if (readyFile) removeReadyFile(readyFile);
+        if (readyFile) removeReadyFile(readyFile.path, readyFile.text);
         if (serverFile) removeServerFile(serverFile);
       }
     },
   };
-  const readyFile = config.readyFile ? writeReadyFile(config.readyFile, emulator) : null;
+  const readyFile = config.readyFile ? { path: config.readyFile, text: readyText(emulator) } : null;
+  if (readyFile) {
+    try {
+      writeReadyFile(readyFile.path, readyFile.text);
+    } catch (e) {
+      // Nobody can learn the URL: the server must not stay up (nor keep the data directory locked).
+      void server.stop(true);
+      runtime.close();
+      throw e;
+    }
+  }
   // A memory-mode server leaves nothing on disk, so it cannot be found this way (its ready file or URL can be given).
   const serverFile = config.memory ? null : advertise(runtime, url);
   return emulator;
@@ -125,26 +135,12 @@ async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolea
   }
 }
 
-/** Written to a temp name and renamed, so a reader never sees half a file. */
-function writeReadyFile(path: string, emulator: RunningEmulator): { path: string; text: string } {
-  const tmp = `${path}.${process.pid}.tmp`;
-  const text = `${JSON.stringify({
+function readyText(emulator: RunningEmulator): string {
+  return `${JSON.stringify({
     url: emulator.url,
     baseUrl: emulator.baseUrl,
     adminUrl: emulator.adminUrl,
     port: emulator.port,
     pid: process.pid,
   })}\n`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, path);
-  return { path, text };
-}
-
-/** Removed on stop, unless another emulator has written its own there since. */
-function removeReadyFile({ path, text }: { path: string; text: string }): void {
-  try {
-    if (readFileSync(path, "utf8") === text) rmSync(path, { force: true });
-  } catch {
-    // Already gone (or unreadable): nothing of ours to remove.
-  }
 }

@@ -4,16 +4,28 @@
  * server's upload temp files.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { parseServerConfig } from "../src/config";
 import {
   createMemoryDir,
   DataDirInUseError,
   LOCK_FILE,
   lockDataDir,
-  memoryParentDir,
+  memoryDirPrefix,
   PID_FILE,
 } from "../src/data-dir-lock";
 import { createLogger } from "../src/logger";
@@ -116,26 +128,30 @@ describe("data directory lock", () => {
 });
 
 describe("--memory directories", () => {
-  test("live under one parent; a start removes those of dead servers and keeps the live ones", async () => {
-    const parent = memoryParentDir();
+  test("are private directories in the temp dir; a start removes those of dead servers and keeps the live ones", async () => {
+    const prefix = join(tempDir(), "ext-memory-");
+    const P = JSON.stringify(prefix);
     // One alive in another process, one alive here (each start sweeps: these come first).
-    const live = await childHolding(`const m = lock.createMemoryDir(); console.log("DIR " + m.dir);`);
+    const live = await childHolding(`const m = lock.createMemoryDir(${P}); console.log("DIR " + m.dir);`);
     const liveDir = /DIR (.+)\n/.exec(live.out)![1]!;
-    const ours = createMemoryDir();
+    const ours = createMemoryDir(prefix);
     // A server killed with -9 leaves its directory (and its bundles) behind; so does one killed mid-creation.
     const dead = await childHolding(
-      `const m = lock.createMemoryDir(); require("node:fs").mkdirSync(m.dir + "/blobs/objects", { recursive: true }); console.log("DIR " + m.dir);`,
+      `const m = lock.createMemoryDir(${P}); require("node:fs").mkdirSync(m.dir + "/blobs/objects", { recursive: true }); console.log("DIR " + m.dir);`,
     );
     const deadDir = /DIR (.+)\n/.exec(dead.out)![1]!;
     dead.proc.kill("SIGKILL");
     await dead.proc.exited;
-    const halfMade = join(parent, `.new-${await deadPid()}-abcdef`);
-    mkdirSync(halfMade);
-    for (const d of [deadDir, liveDir, ours.dir]) expect(d.startsWith(`${parent}/`)).toBe(true);
+    const halfMade = `${prefix}new-${await deadPid()}-abcdef`;
+    mkdirSync(halfMade, { mode: 0o700 });
+    for (const d of [deadDir, liveDir, ours.dir]) {
+      expect(d.startsWith(prefix)).toBe(true);
+      expect(statSync(d).mode & 0o777).toBe(0o700);
+    }
     expect(existsSync(deadDir)).toBe(true);
 
-    const next = createMemoryDir();
-    expect(next.swept).toContain(deadDir.slice(parent.length + 1));
+    const next = createMemoryDir(prefix);
+    expect(next.swept).toContain(basename(deadDir));
     expect(existsSync(deadDir)).toBe(false);
     expect(existsSync(halfMade)).toBe(false);
     expect(existsSync(liveDir)).toBe(true);
@@ -148,11 +164,54 @@ describe("--memory directories", () => {
     await live.proc.exited;
   });
 
-  test("a memory runtime's bundles live in its own directory under the parent, removed on close", () => {
+  test("the sweep follows no symlink and leaves what another user (or an open mode) says is not ours", () => {
+    const tmp = tempDir();
+    const prefix = join(tmp, "ext-memory-");
+    // A victim's folder, and a planted link named like a dead server's directory pointing at it.
+    const victim = join(tmp, "victim");
+    mkdirSync(victim);
+    writeFileSync(join(victim, "precious"), "x");
+    symlinkSync(victim, `${prefix}1-planted`);
+    // A dead server's directory with a link inside: rm removes the link, not what it points to.
+    const dead = `${prefix}2-dead`;
+    mkdirSync(dead, { mode: 0o700 });
+    symlinkSync(victim, join(dead, "blobs"));
+    // Named like ours, but open to everyone: someone else's, not judged.
+    const open = `${prefix}3-open`;
+    mkdirSync(open);
+    chmodSync(open, 0o777);
+    const made = createMemoryDir(prefix);
+    try {
+      expect(made.swept).toEqual([basename(dead)]);
+      expect(readFileSync(join(victim, "precious"), "utf8")).toBe("x");
+      expect(lstatSync(`${prefix}1-planted`).isSymbolicLink()).toBe(true);
+      expect(existsSync(open)).toBe(true);
+    } finally {
+      made.release();
+    }
+  });
+
+  test.skipIf(process.getuid?.() !== 0)(
+    "a directory another user owns is never swept (run as root: the test chowns one)",
+    () => {
+      const tmp = tempDir();
+      const prefix = join(tmp, "ext-memory-");
+      const theirs = `${prefix}4-theirs`;
+      mkdirSync(theirs, { mode: 0o700 });
+      writeFileSync(join(theirs, "bundle"), "theirs");
+      chownSync(theirs, 65534, 65534);
+      const made = createMemoryDir(prefix);
+      made.release();
+      expect(made.swept).toEqual([]);
+      expect(readFileSync(join(theirs, "bundle"), "utf8")).toBe("theirs");
+    },
+  );
+
+  test("a memory runtime's bundles live in its own private directory in the temp dir, removed on close", () => {
     const runtime = createRuntime(parseServerConfig({ memory: true, logLevel: "silent", seed: null }, {}), silent);
     const root = runtime.blobs.objectsDir;
-    expect(root.startsWith(`${memoryParentDir()}/`)).toBe(true);
-    expect(readdirSync(memoryParentDir()).length).toBeGreaterThan(0);
+    expect(root.startsWith(memoryDirPrefix())).toBe(true);
+    expect(statSync(join(root, "../..")).mode & 0o777).toBe(0o700);
     runtime.close();
     expect(existsSync(root)).toBe(false);
   });

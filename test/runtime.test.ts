@@ -5,9 +5,9 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { parseServerConfig } from "../src/config";
-import { memoryParentDir } from "../src/data-dir-lock";
+import { memoryDirPrefix } from "../src/data-dir-lock";
 import { versions } from "../src/db/schema";
 import { newId } from "../src/ids";
 import { createRuntime } from "../src/runtime";
@@ -134,8 +134,8 @@ describe("start-up sweep", () => {
 describe("start-up fixture given as an object", () => {
   test("gets the file fixture's checks, and a refusal leaves no temp directory behind", () => {
     const memoryDirs = () =>
-      (existsSync(memoryParentDir()) ? readdirSync(memoryParentDir()) : []).filter((f) =>
-        f.startsWith(`${process.pid}-`),
+      readdirSync(dirname(memoryDirPrefix())).filter((f) =>
+        f.startsWith(`${basename(memoryDirPrefix())}${process.pid}-`),
       ).length;
     const before = memoryDirs();
     const fixture = { accounts: [{ id: "acc_x", name: "X", overrides: { max_versions_per_extension: 900 } }] };

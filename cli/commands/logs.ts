@@ -1,5 +1,6 @@
 import { defineCommand } from "citty";
 import type { RequestLogEntry } from "../../src/emulator/model";
+import { printable } from "../../src/printable";
 import { ApiRequestError, type ErrorBody, requestJson } from "../lib/http";
 import { UsageError } from "../lib/runner";
 import { resolveServer, targetArgs } from "../lib/target";
@@ -20,7 +21,7 @@ const logsArgs = {
 const line = (e: RequestLogEntry, json: boolean) =>
   json
     ? JSON.stringify(e)
-    : `${e.at}  ${e.method.padEnd(6)} ${String(e.status)}  ${e.path}  ${e.accountId ?? "-"}  ${e.durationMs} ms`;
+    : `${e.at}  ${printable(e.method).padEnd(6)} ${String(e.status)}  ${printable(e.path)}  ${e.accountId ?? "-"}  ${e.durationMs} ms`;
 
 /** Reads the server's event stream and prints each `request` event until it ends. */
 async function follow(adminUrl: string, recent: number, token: string | null, json: boolean): Promise<void> {

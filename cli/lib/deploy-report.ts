@@ -3,6 +3,8 @@
  * line otherwise), what was left out and why, what was uploaded, the version and, for a rejection, the
  * review's reason. A failure after packing prints the same lines before its error, so nothing learnt is lost.
  */
+
+import { printable } from "../../src/printable";
 import type { DeployReport } from "./deploy";
 import { formatBytes, plural } from "./format";
 
@@ -15,7 +17,7 @@ export function packedLine(r: DeployReport): string {
   const total = r.files.reduce((sum, f) => sum + f.bytes, 0);
   let line = `packed ${plural(r.files.length, "file")}, ${formatBytes(total)} (archive ${formatBytes(r.bundle.bytes)}, sha256 ${r.bundle.sha256})`;
   if (r.excluded.length > 0) {
-    const named = r.excluded.slice(0, SUMMARY_EXCLUDED_NAMES).map((e) => e.path);
+    const named = r.excluded.slice(0, SUMMARY_EXCLUDED_NAMES).map((e) => printable(e.path));
     const more = r.excluded.length - named.length;
     line += `; left out ${r.excluded.length}: ${named.join(", ")}${more > 0 ? ` and ${more} more (see --dry-run)` : ""}`;
   }
@@ -29,7 +31,7 @@ export function fileTree(r: DeployReport): string[] {
   const rows: { label: string; size: string; note: string }[] = [];
   let open: string[] = [];
   for (const file of r.files) {
-    const parts = file.path.split("/");
+    const parts = printable(file.path).split("/");
     const dirs = parts.slice(0, -1);
     let same = 0;
     while (same < open.length && same < dirs.length && open[same] === dirs[same]) same++;
@@ -54,9 +56,10 @@ export function fileTree(r: DeployReport): string[] {
       `  ${row.label.padEnd(width)} ${row.size.padStart(SIZE_WIDTH)}${row.note ? `  ${row.note}` : ""}`.trimEnd(),
     );
   if (r.excluded.length > 0) {
-    const w = Math.max(...r.excluded.map((e) => e.path.length));
-    lines.push(`left out (${r.excluded.length}):`);
-    for (const e of r.excluded) lines.push(`  ${e.path.padEnd(w)}  ${e.rule}`);
+    const excluded = r.excluded.map((e) => ({ path: printable(e.path), rule: printable(e.rule) }));
+    const w = Math.max(...excluded.map((e) => e.path.length));
+    lines.push(`left out (${excluded.length}):`);
+    for (const e of excluded) lines.push(`  ${e.path.padEnd(w)}  ${e.rule}`);
   }
   return lines;
 }
@@ -74,7 +77,7 @@ function outcomeLines(r: DeployReport): string[] {
   // Nothing uploaded is a failure before the upload, whose own error says so: said once, there.
   if (r.versionId !== null)
     lines.push(
-      `version ${r.versionId} (${r.version}) of ${r.extensionId}: ${r.status}${r.reason ? ` (reason: ${r.reason})` : ""}`,
+      `version ${r.versionId} (${r.version}) of ${r.extensionId}: ${r.status}${r.reason ? ` (reason: ${printable(r.reason)})` : ""}`,
     );
   return lines;
 }

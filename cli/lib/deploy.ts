@@ -14,6 +14,7 @@ import { EmulatorClock } from "../../src/clock";
 import type { ErrorDetail } from "../../src/errors/api-error";
 import { jsonSyntaxProblem } from "../../src/fixtures/json-syntax";
 import { isLimitKey } from "../../src/limits/catalog";
+import { printable } from "../../src/printable";
 import { runBuild } from "./build-step";
 import { type Endpoints, requestJson } from "./http";
 import { explainLimit, parseLimitsBody, type ResolvedLimits } from "./limits";
@@ -80,11 +81,16 @@ export class LocalValidationError extends Error {
   constructor(readonly problems: ErrorDetail[]) {
     super(
       `the bundle would be refused; nothing was uploaded:\n${problems
-        .map((p) => `  - ${p.message}${typeof p.excerpt === "string" && p.excerpt ? `\n${p.excerpt}` : ""}`)
+        .map(
+          (p) =>
+            `  - ${printable(p.message)}${typeof p.excerpt === "string" && p.excerpt ? `\n${printableLines(p.excerpt)}` : ""}`,
+        )
         .join("\n")}`,
     );
   }
 }
+
+const printableLines = (text: string) => text.split("\n").map(printable).join("\n");
 
 /** Ctrl-C stopped the deploy; the message says what became of it (exit 130). */
 export class Interrupted extends Error {
@@ -242,7 +248,7 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
     // The server's own inspector, with the limits the server resolved for this extension.
     const inspection = await inspectBundle(archive, limits.bundle);
     const warnings = [...labelWarnings, ...secretWarnings(packed), ...inspection.warnings];
-    for (const w of warnings) o.note(`warning: ${w}`);
+    for (const w of warnings) o.note(`warning: ${printable(w)}`);
     const report: DeployReport = {
       dryRun: o.dryRun,
       extensionId,

@@ -127,6 +127,22 @@ const visibleLength = (s: string) => s.replace(ANSI, "").length;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: spaces before a closing colour escape are trailing too.
 const trimEnd = (line: string) => line.trimEnd().replace(/ +((?:\x1b\[[0-9;]*m)+)$/, "$1");
 
+/** `a|b|c` cut after its bars into pieces of at most `room` columns where it can be; any other word whole. */
+function pieces(word: string, room: number): string[] {
+  if (visibleLength(word) <= room || !word.includes("|")) return [word];
+  const out: string[] = [];
+  let piece = "";
+  for (const part of word.split(/(?<=\|)/)) {
+    if (piece !== "" && visibleLength(piece) + visibleLength(part) > room) {
+      out.push(piece);
+      piece = "";
+    }
+    piece += part;
+  }
+  out.push(piece);
+  return out;
+}
+
 function wrapLine(line: string, width: number): string[] {
   const plain = line.replace(ANSI, "");
   if (plain.length <= width) return [line];
@@ -136,15 +152,19 @@ function wrapLine(line: string, width: number): string[] {
   const hanging = " ".repeat(lead + 2);
   const indent = cell !== undefined && cell <= width - MIN_DESCRIPTION_WIDTH ? " ".repeat(cell) : hanging;
   const lines: string[] = [];
-  const words = line.split(" ");
-  // Runs of spaces are empty words: kept inside a line, trimmed where a line ends.
-  let current = words[0]!;
-  for (const word of words.slice(1)) {
-    if (word !== "" && current.trim() !== "" && visibleLength(current) + 1 + visibleLength(word) > width) {
+  // Runs of spaces are empty words: kept inside a line, trimmed where a line ends. A word longer than a
+  // whole line (the root's `serve|deploy|…` list) is cut after its `|`s, its pieces joined without a space.
+  const tokens = line
+    .split(" ")
+    .flatMap((word, i) => pieces(word, width - hanging.length).map((text, j) => ({ text, space: i > 0 && j === 0 })));
+  let current = tokens[0]!.text;
+  for (const { text, space } of tokens.slice(1)) {
+    const gap = space ? 1 : 0;
+    if (text !== "" && current.trim() !== "" && visibleLength(current) + gap + visibleLength(text) > width) {
       lines.push(trimEnd(current));
       // A word too long for the description column (a URL) starts further left instead.
-      current = (indent.length + visibleLength(word) > width ? hanging : indent) + word;
-    } else current += ` ${word}`;
+      current = (indent.length + visibleLength(text) > width ? hanging : indent) + text;
+    } else current += space ? ` ${text}` : text;
   }
   lines.push(trimEnd(current));
   return lines;

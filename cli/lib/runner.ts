@@ -6,6 +6,7 @@
  * `--help`: the whole help would bury the line that matters.
  */
 import { type ArgsDef, runCommand } from "citty";
+import { printable } from "../../src/printable";
 import { EXIT, err } from "../output";
 import { closest } from "./did-you-mean";
 import { type AnyCommand, helpText } from "./help";
@@ -85,6 +86,15 @@ export function strayArguments(argsDef: ArgsDef, args: string[]): string[] {
 }
 
 /**
+ * An unknown flag as a message may show it: its name only. `--name=value` → `--name=…`; a short flag with
+ * its value attached (`-vhunter2`, as getopt reads it) → `-v…`.
+ */
+export function flagPart(arg: string): string {
+  if (arg.startsWith("--")) return printable(arg.includes("=") ? `${arg.slice(0, arg.indexOf("="))}=…` : arg);
+  return printable(arg.length > 2 ? `${arg.slice(0, 2)}…` : arg);
+}
+
+/**
  * Stray arguments as a usage error shows them. An unknown flag's value is never echoed (`--value=…`): the
  * name is what the user needs to see, and the value may be a secret. In a command that declares a positional
  * `sensitive` (the value `ext secrets set` refuses as an argument), stray positionals are only counted: the
@@ -95,9 +105,7 @@ export function shownStrays(argsDef: ArgsDef, stray: string[]): string {
     (def) => def.type === "positional" && (def as { sensitive?: boolean }).sensitive === true,
   );
   const isFlag = (a: string) => a.startsWith("-") && a !== "-";
-  const shown = stray
-    .filter((a) => !sensitive || isFlag(a))
-    .map((a) => (isFlag(a) && a.includes("=") ? `${a.slice(0, a.indexOf("="))}=…` : a));
+  const shown = stray.filter((a) => !sensitive || isFlag(a)).map((a) => (isFlag(a) ? flagPart(a) : printable(a)));
   const hidden = stray.length - shown.length;
   if (hidden > 0) shown.push(`(${hidden} word${hidden === 1 ? "" : "s"} not shown: they may be a secret value)`);
   return shown.join(" ");
@@ -134,7 +142,7 @@ export async function runCli(root: AnyCommand, rawArgs: string[]): Promise<void>
   if (unknown !== undefined) {
     const subs = Object.keys((await resolve(root.subCommands)) ?? {});
     const match = closest(unknown, subs);
-    usageFail(`unknown command "${unknown}"${match ? `; did you mean \`${match}\`?` : ""}`);
+    usageFail(`unknown command "${printable(unknown)}"${match ? `; did you mean \`${match}\`?` : ""}`);
   }
   // A bare `ext` is a request for the help, as in most CLIs.
   if (rawArgs.length === 0 || beforeDashes.includes("--help") || beforeDashes.includes("-h")) {
@@ -150,7 +158,10 @@ export async function runCli(root: AnyCommand, rawArgs: string[]): Promise<void>
   }
   if (cmd === root) {
     const guess = rawArgs[0]?.startsWith("--") ? closest(rawArgs[0].slice(2), ["help", "version"]) : null;
-    usageFail(`unknown option "${rawArgs[0]}"${guess ? `; did you mean \`--${guess}\`?` : ""}`);
+    const first = rawArgs[0]!;
+    usageFail(
+      `unknown option "${first.startsWith("-") ? flagPart(first) : printable(first)}"${guess ? `; did you mean \`--${guess}\`?` : ""}`,
+    );
   }
   const argsDef = await resolve(cmd.args ?? {});
   // A bare `--auto-approve` (a flag marked optionalValue) must not swallow the next option.

@@ -82,7 +82,7 @@ export function checkDataDir(config: ServerConfig, flags: ServerFlags): void {
   }
   const created = !existsSync(dir);
   try {
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     if (created) ignoreInVersionControl(dir);
   } catch (e) {
     if (codeOf(e) === "ENOTDIR" || codeOf(e) === "EEXIST") {

@@ -6,7 +6,7 @@
  * `max_team_members` (the owner included).
  */
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
-import { generateApiKey, hashApiKey, keyPrefix } from "../auth/keys";
+import { generateApiKey, type KeyHasher, keyPrefix } from "../auth/keys";
 import type { Clock } from "../clock";
 import type { Db, Tx } from "../db/database";
 import { accounts, apiKeys, teamMembers } from "../db/schema";
@@ -47,7 +47,7 @@ export function membersWithOwner(members: number, owners: number): number {
   return members + (owners > 0 ? 0 : 1);
 }
 
-export function createAccountService(deps: { db: Db; clock: Clock; limits: LimitsService }) {
+export function createAccountService(deps: { db: Db; clock: Clock; limits: LimitsService; keyHasher: KeyHasher }) {
   const { db, clock, limits } = deps;
 
   function requireAccount(tx: Pick<Db, "select">, accountId: string): void {
@@ -89,7 +89,7 @@ export function createAccountService(deps: { db: Db; clock: Clock; limits: Limit
           id: newId("key", clock.nowMs()),
           accountId,
           name: input.name,
-          keyHash: hashApiKey(plaintext),
+          keyHash: deps.keyHasher.hash(plaintext),
           keyPrefix: keyPrefix(plaintext),
           scopes: JSON.stringify(input.scopes),
           createdAt: clock.iso(),

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, createHmac, randomBytes } from "node:crypto";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
@@ -14,8 +14,27 @@ export function generateApiKey(): string {
   return `ext_${out}`;
 }
 
-/** Keys are stored and looked up by this hash only. */
-export function hashApiKey(plaintext: string): string {
+/**
+ * Keys are stored and looked up by a keyed hash only (HMAC-SHA256, marked `hmac:`), so the database alone
+ * (a copied file, a backup) cannot be used to test guesses of a short fixture key. The hashing key is
+ * derived from the data directory's secrets key (a random one per process in memory mode).
+ */
+export interface KeyHasher {
+  hash(plaintext: string): string;
+}
+
+export const KEYED_HASH_PREFIX = "hmac:";
+
+export function createKeyHasher(secretsKey: Buffer): KeyHasher {
+  const hashKey = createHmac("sha256", secretsKey).update("ext api key hash v1").digest();
+  return { hash: (plaintext) => KEYED_HASH_PREFIX + createHmac("sha256", hashKey).update(plaintext).digest("hex") };
+}
+
+/**
+ * The unsalted SHA-256 that data directories made before keyed hashes hold: still accepted, and replaced by
+ * the keyed hash the first time the key authenticates (it cannot be rehashed without the plaintext).
+ */
+export function legacyKeyHash(plaintext: string): string {
   return createHash("sha256").update(plaintext).digest("hex");
 }
 

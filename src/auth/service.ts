@@ -1,7 +1,8 @@
 /**
- * Authentication of developer API keys. The presented key is hashed (SHA-256) and the hash is looked up
- * through a unique index: the plaintext is never compared, so lookup time does not depend on how much of
- * a guessed key is right. One prepared statement, no JSON work beyond the scopes array.
+ * Authentication of developer API keys. The presented key is hashed (keyed: src/auth/keys.ts) and the hash is
+ * looked up through a unique index: the plaintext is never compared, so lookup time does not depend on how
+ * much of a guessed key is right. A row still holding the legacy unsalted hash is found by that one and
+ * upgraded to the keyed hash on the spot.
  *
  * A key that authenticated is remembered (by the header as sent, in process memory only) until the database
  * generation moves: a repeated request then costs neither the hash nor the lookup, and a revoked key, a
@@ -13,7 +14,7 @@ import type { Db } from "../db/database";
 import type { DbGeneration } from "../db/generation";
 import { createReadCache } from "../db/read-cache";
 import { errors } from "../errors/catalog";
-import { hashApiKey } from "./keys";
+import { type KeyHasher, legacyKeyHash } from "./keys";
 
 export interface Principal {
   accountId: string;
@@ -36,10 +37,25 @@ const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
 /** Distinct keys remembered at once; past it the memory starts over (a test suite uses a handful). */
 export const PRINCIPAL_CACHE_MAX = 256;
 
-export function createAuthService(db: Db, generation: DbGeneration): AuthService {
+export function createAuthService(db: Db, generation: DbGeneration, hasher: KeyHasher): AuthService {
   const lookup = db.$client.prepare<{ id: string; account_id: string; scopes: string }, [string]>(
     "SELECT id, account_id, scopes FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL",
   );
+  const upgrade = db.$client.prepare<unknown, [string, string]>("UPDATE api_keys SET key_hash = ? WHERE id = ?");
+  const find = (plaintext: string) => {
+    const keyed = hasher.hash(plaintext);
+    const row = lookup.get(keyed);
+    if (row) return row;
+    const legacy = lookup.get(legacyKeyHash(plaintext));
+    if (legacy) {
+      try {
+        upgrade.run(keyed, legacy.id);
+      } catch {
+        // A read-only or busy database: the key still authenticates; the upgrade waits for its next use.
+      }
+    }
+    return legacy;
+  };
   // Accounts have a handful of distinct scope sets: parse each JSON text once, not on every request.
   const parsedScopes = new Map<string, readonly string[]>();
   const scopesOf = (text: string) => {
@@ -56,7 +72,7 @@ export function createAuthService(db: Db, generation: DbGeneration): AuthService
       const found = known.get(authorization, () => {
         const match = BEARER.exec(authorization);
         if (!match) return "malformed";
-        const row = lookup.get(hashApiKey(match[1]!));
+        const row = find(match[1]!);
         if (!row) return "invalid";
         return Object.freeze({ accountId: row.account_id, keyId: row.id, scopes: scopesOf(row.scopes) });
       });
@@ -65,7 +81,7 @@ export function createAuthService(db: Db, generation: DbGeneration): AuthService
     },
     isKey(authorization) {
       const match = BEARER.exec(authorization);
-      return match !== null && Boolean(lookup.get(hashApiKey(match[1]!)));
+      return match !== null && Boolean(find(match[1]!));
     },
   };
 }

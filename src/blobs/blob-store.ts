@@ -18,8 +18,8 @@ export class BlobStore {
   constructor(readonly root: string) {
     this.objectsDir = join(root, "objects");
     this.tmpDir = join(root, "tmp");
-    mkdirSync(this.objectsDir, { recursive: true });
-    mkdirSync(this.tmpDir, { recursive: true });
+    mkdirSync(this.objectsDir, { recursive: true, mode: 0o700 });
+    mkdirSync(this.tmpDir, { recursive: true, mode: 0o700 });
   }
 
   /** A fresh path inside tmp/ (same filesystem as objects/, so the final rename is atomic). */
@@ -103,7 +103,7 @@ function entriesOrCreate(dir: string): string[] {
     return readdirSync(dir);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     return [];
   }
 }

@@ -25,7 +25,7 @@ export class FlushingFile {
   private closed = false;
 
   constructor(private readonly path: string) {
-    this.stream = createWriteStream(path);
+    this.stream = createWriteStream(path, { mode: 0o600 });
     this.stream.once("open", () => {
       if (this.closed) return;
       try {

@@ -24,7 +24,42 @@ export const ALWAYS_EXCLUDED: readonly { pattern: string; kind: string }[] = [
 ];
 
 /** Names that usually hold credentials. */
-export const SECRET_PATTERNS: readonly string[] = [".env", ".env.*", "*.pem", "*.key", "id_rsa*", ".npmrc"];
+export const SECRET_PATTERNS: readonly string[] = [
+  // Environment files (the last matching pattern names the rule: the most specific comes last)
+  "*.env",
+  ".env",
+  ".env.*",
+  // Private keys (PEM, SSH, PuTTY) and key stores (PKCS#12, Java)
+  "*.pem",
+  "*.key",
+  "id_rsa*",
+  "id_dsa*",
+  "id_ecdsa*",
+  "id_ed25519*",
+  "*.ppk",
+  "*.p12",
+  "*.pfx",
+  "*.jks",
+  "*.keystore",
+  // Package-registry and cloud credentials
+  ".npmrc",
+  ".pypirc",
+  ".netrc",
+  "credentials",
+  "credentials.json",
+  "client_secret*.json",
+  "service-account*.json",
+];
+
+/**
+ * A name as a secret pattern should see it: without trailing spaces and dots, which some systems drop when
+ * the file is opened ("x.pem " is x.pem). Null when nothing is left.
+ */
+function trimmedName(path: string): string | null {
+  const dir = path.endsWith("/") ? "/" : "";
+  const trimmed = path.slice(0, path.length - dir.length).replace(/[ .]+$/, "");
+  return trimmed === "" || trimmed.endsWith("/") ? null : trimmed + dir;
+}
 
 /** Left out unless a `!pattern` in `.extignore` re-includes them (the last matching rule wins, as in git). */
 const DEFAULT_RULES = [
@@ -55,9 +90,19 @@ export function loadPackRules(root: string): PackRules {
     const r = ig.test(path);
     return r.ignored ? (r.rule?.mark ?? r.rule?.pattern ?? "excluded") : null;
   };
+  // A name with trailing spaces or dots is also judged as the name it stands for, unless a rule let it in.
+  const alsoTrimmed = (ig: Ignore, path: string) => {
+    const trimmed = trimmedName(path);
+    return trimmed !== null && trimmed !== path && !ig.test(path).unignored ? firstRule(ig, trimmed) : null;
+  };
+  const looksSecret = (path: string) => {
+    const file = path.endsWith("/") ? path.slice(0, -1) : path;
+    const trimmed = trimmedName(file);
+    return secret.ignores(file) || (trimmed !== null && secret.ignores(trimmed));
+  };
   return {
-    exclusion: (path) => firstRule(always, path) ?? firstRule(rules, path),
-    looksSecret: (path) => secret.ignores(path.endsWith("/") ? path.slice(0, -1) : path),
+    exclusion: (path) => firstRule(always, path) ?? firstRule(rules, path) ?? alsoTrimmed(rules, path),
+    looksSecret,
   };
 }
 

@@ -11,6 +11,7 @@ import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGzip } from "node:zlib";
 import tar from "tar-stream";
+import { printable } from "../printable";
 import { GzipMeter } from "./gzip-meter";
 import { EXTIGNORE, loadPackRules, PackRulesError } from "./pack-rules";
 
@@ -108,7 +109,7 @@ export function planPack(root: string): PackPlan {
       } else {
         const what = st.isSymbolicLink() ? "symbolic link (links are never followed)" : "special file";
         throw new PackError(
-          `${rel}: only regular files and directories can be packed (found a ${what}); replace it with the file, or leave it out in ${EXTIGNORE}`,
+          `${printable(rel)}: only regular files and directories can be packed (found a ${what}); replace it with the file, or leave it out in ${EXTIGNORE}`,
         );
       }
     }

@@ -53,7 +53,7 @@ export function openWalIndexHeader(dbFile: string): WalIndexHeader | null {
   try {
     // A file to map must not be empty; SQLite, the first to open the database, truncates and rebuilds it.
     if (!existsSync(shm)) {
-      const fd = openSync(shm, "a");
+      const fd = openSync(shm, "a", 0o600);
       try {
         writeSync(fd, Buffer.alloc(WAL_INDEX_HEADER_BYTES));
       } finally {

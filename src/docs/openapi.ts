@@ -10,6 +10,7 @@
  */
 
 // The page template only: a small module, unlike the package's main entry.
+import { createHash } from "node:crypto";
 import { ScalarRender } from "@elysiajs/openapi/scalar";
 import { Elysia } from "elysia";
 import pkg from "../../package.json" with { type: "json" };
@@ -111,8 +112,39 @@ function docsPage(): string {
   );
 }
 
+/**
+ * /docs may not be framed: a page that framed it would send requests the control plane counts as same-origin.
+ * The Scalar page needs its inline style blocks (and injects more); its scripts are /docs/scalar.js and the
+ * page's own inline elements, allowed by their hashes only.
+ */
+function docsHeaders(page: string): Record<string, string> {
+  const inline = [...page.matchAll(/<script(?![^>]*\ssrc=)[^>]*>([\s\S]*?)<\/script>/g)].map(
+    (m) => `'sha256-${createHash("sha256").update(m[1]!).digest("base64")}'`,
+  );
+  const csp = [
+    "default-src 'none'",
+    ["script-src 'self'", ...inline].join(" "),
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self' data:",
+    "connect-src 'self'",
+    "worker-src 'self' blob:",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+  return {
+    "content-type": "text/html; charset=utf8",
+    "content-security-policy": csp,
+    "x-frame-options": "DENY",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+  };
+}
+
 export function docsPlugin() {
   const page = docsPage();
+  const headers = docsHeaders(page);
   let cached: { routes: number; body: unknown } | null = null;
   const plugin = new Elysia({ name: "docs" });
   return plugin
@@ -124,7 +156,7 @@ export function docsPlugin() {
         }),
       { detail: { hide: true } },
     )
-    .get(DOCS_PATH, () => new Response(page, { headers: { "content-type": "text/html; charset=utf8" } }), {
+    .get(DOCS_PATH, () => new Response(page, { headers }), {
       detail: { hide: true },
     })
     .get(

@@ -1,6 +1,6 @@
 /** /_emulator/accounts/:accountId/keys and /members: the dashboard's API keys and team pages. */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { hashApiKey } from "../../src/auth/keys";
+import { legacyKeyHash } from "../../src/auth/keys";
 import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
 let emu: TestEmulator;
@@ -34,7 +34,8 @@ describe("POST /_emulator/accounts/:accountId/keys", () => {
     const row = emu.runtime.db.$client
       .prepare<{ key_hash: string }, [string]>("SELECT key_hash FROM api_keys WHERE id = ?")
       .get(apiKey.id)!;
-    expect(row.key_hash).toBe(hashApiKey(plaintext));
+    expect(row.key_hash).toMatch(/^hmac:[0-9a-f]{64}$/);
+    expect(row.key_hash).not.toBe(legacyKeyHash(plaintext));
   });
 
   test("unknown account → 404 account_not_found; bad scopes or missing name → 422", async () => {

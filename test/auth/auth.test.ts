@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
-import { hashApiKey } from "../../src/auth/keys";
+import { legacyKeyHash } from "../../src/auth/keys";
 import { apiKeys } from "../../src/db/schema";
 import {
   baseFixture,
@@ -73,7 +73,7 @@ describe("GET /extensions (authentication)", () => {
         .prepare(
           "INSERT INTO api_keys (id, account_id, name, key_hash, key_prefix, scopes, created_at) SELECT ?, account_id, ?, ?, ?, '[\"*\"]', created_at FROM api_keys LIMIT 1",
         )
-        .run(`key_${key.slice(-6)}`, key.slice(-12), hashApiKey(key), key.slice(0, 8));
+        .run(`key_${key.slice(-6)}`, key.slice(-12), legacyKeyHash(key), key.slice(0, 8));
     insertKey(emu.runtime.db.$client, keys[0]!);
     expect((await emu.api("GET", "/extensions", { key: keys[0] })).status).toBe(200);
     const other = new Database(join(emu.dataDir, "ext.sqlite"));
@@ -177,13 +177,15 @@ describe("scopes", () => {
 });
 
 describe("key storage", () => {
-  test("only SHA-256 hashes are stored; no plaintext key in the SQLite file or its WAL", async () => {
+  const hashOf = (e: TestEmulator, name: string) =>
+    e.runtime.db.$client
+      .prepare<{ key_hash: string }, [string]>("SELECT key_hash FROM api_keys WHERE name = ?")
+      .get(name)!.key_hash;
+
+  test("only keyed hashes (HMAC-SHA256) are stored; no plaintext key nor its bare SHA-256 in the SQLite file or its WAL", async () => {
     const rows = emu.runtime.db.select().from(apiKeys).all();
     expect(rows.length).toBeGreaterThanOrEqual(3);
-    const hashes = rows.map((r) => r.keyHash);
-    expect(hashes).toContain(hashApiKey(DEMO_KEY));
-    expect(hashes).toContain(hashApiKey(READ_KEY));
-    for (const r of rows) expect(r.keyHash).toMatch(/^[0-9a-f]{64}$/);
+    for (const r of rows) expect(r.keyHash).toMatch(/^hmac:[0-9a-f]{64}$/);
 
     const file = join(emu.dataDir, "ext.sqlite");
     const bytes = [file, `${file}-wal`]
@@ -191,8 +193,33 @@ describe("key storage", () => {
       .map((f) => readFileSync(f).toString("latin1"))
       .join("");
     expect(bytes.length).toBeGreaterThan(0);
-    // The hash is there (proving we read the right bytes) and the plaintext is not.
-    expect(bytes).toContain(hashApiKey(DEMO_KEY));
-    for (const key of [DEMO_KEY, READ_KEY, REVOKED_KEY]) expect(bytes).not.toContain(key);
+    // The stored hash is there (proving we read the right bytes); the plaintext and its unsalted hash are not.
+    expect(bytes).toContain(hashOf(emu, "full"));
+    for (const key of [DEMO_KEY, READ_KEY, REVOKED_KEY]) {
+      expect(bytes).not.toContain(key);
+      expect(bytes).not.toContain(legacyKeyHash(key));
+    }
+  });
+
+  test("the hash is keyed by the data directory's secret: the same key hashes differently in another one", async () => {
+    const other = await startTestEmulator();
+    try {
+      expect((await other.api("GET", "/extensions", { key: DEMO_KEY })).status).toBe(200);
+      expect(hashOf(other, "full")).not.toBe(hashOf(emu, "full"));
+    } finally {
+      await stopTestEmulator(other);
+    }
+  });
+
+  test("a key stored by an earlier version (unsalted SHA-256) still authenticates, and is rehashed keyed on that use", async () => {
+    const key = "ext_test_key_stored_by_an_old_version_01";
+    emu.runtime.db.$client
+      .prepare(
+        "INSERT INTO api_keys (id, account_id, name, key_hash, key_prefix, scopes, created_at) SELECT 'key_legacy', account_id, 'legacy', ?, ?, '[\"*\"]', created_at FROM api_keys LIMIT 1",
+      )
+      .run(legacyKeyHash(key), key.slice(0, 8));
+    expect((await emu.api("GET", "/extensions", { key })).status).toBe(200);
+    expect(hashOf(emu, "legacy")).toMatch(/^hmac:[0-9a-f]{64}$/);
+    expect((await emu.api("GET", "/extensions", { key })).status).toBe(200);
   });
 });

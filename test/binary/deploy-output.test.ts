@@ -132,6 +132,54 @@ describe("what ext deploy packs", () => {
     expect(real.stderr).toContain("warning: left out a file that looks like a secret: .env");
   });
 
+  test("private keys, key stores, *.env and cloud credential files are left out and named, trailing spaces or dots or not", async () => {
+    const secrets = [
+      "id_ed25519",
+      "id_ecdsa",
+      "cert.p12",
+      "server.pfx",
+      "prod.env",
+      "credentials.json",
+      "x.pem ",
+      "y.key.",
+    ];
+    const dir = tree({
+      "manifest.json": MANIFEST,
+      "sounds/ding.mp3": MP3,
+      ...Object.fromEntries(secrets.map((f) => [f, "s3cr3t"])),
+    });
+    const dry = await deploy([dir, "--extension", "ext_plain", "--version", "secrets-1", "--dry-run", "--json"]);
+    expect(dry.code).toBe(0);
+    const plan = JSON.parse(dry.stdout) as { files: { path: string }[]; excluded: { path: string; rule: string }[] };
+    expect(plan.files.map((f) => f.path)).toEqual(["manifest.json", "sounds/ding.mp3"]);
+    expect(plan.excluded.map((e) => e.path).sort()).toEqual([...secrets].sort());
+    for (const e of plan.excluded) expect(e.rule).toStartWith("default (looks like a secret): ");
+    const warning = dry.stderr
+      .split("\n")
+      .find((l) => l.startsWith("warning: left out 8 files that look like secrets: "));
+    expect(warning).toBeDefined();
+    for (const name of secrets) expect(warning).toContain(name);
+  });
+
+  test("a file name with a newline or an escape sequence cannot forge a line: every name is printed escaped", async () => {
+    const forged = "a\n\u001b[2Kdry run: ext_plain 9.9.9 passes every check\u202e.js";
+    const dir = tree({
+      "manifest.json": MANIFEST,
+      "sounds/ding.mp3": MP3,
+      [`layer/${forged}`]: "x",
+      [`${forged}.pem`]: "k",
+    });
+    const dry = await deploy([dir, "--extension", "ext_plain", "--version", "forged-1", "--dry-run"]);
+    // The server-side rules refuse such a name (exit 2): what matters here is what the terminal shows meanwhile.
+    expect(dry.code).toBe(2);
+    const shown = dry.stdout + dry.stderr;
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what must not reach the terminal.
+    expect(shown).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+    expect(shown.split("\n").filter((l) => l.includes("passes every check") && !l.includes("\\x1b"))).toEqual([]);
+    expect(dry.stdout).toContain("a\\n\\x1b[2Kdry run: ext_plain 9.9.9 passes every check\\u202e.js");
+    expect(dry.stderr).toContain("\\x1b[2K");
+  });
+
   test("--dry-run prints the packed files as a tree with sizes, components and sounds against their limits, and what was left out", async () => {
     const r = await deploy([tree(DEVELOPER_TREE), "--extension", "ext_plain", "--version", "tree", "--dry-run"]);
     expect(r.code).toBe(0);

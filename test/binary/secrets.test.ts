@@ -194,11 +194,18 @@ describe("ext secrets", () => {
       ["set", `API_TOKEN=${VALUE}`],
       ["set", "API_TOKEN", `--value=${VALUE}`],
       ["set", "API_TOKEN", "words", "of", VALUE],
+      // A short flag with its value attached (getopt style): only the flag is named.
+      ["set", "API_TOKEN", `-v${VALUE}`],
     ]) {
       const r = await secrets(args);
       expect({ args, code: r.code }).toEqual({ args, code: 2 });
       expect(r.stdout + r.stderr).not.toContain(VALUE);
     }
+    const attached = await secrets(["set", "API_TOKEN", `-v${VALUE}`]);
+    expect(attached.stderr).toStartWith("error: unknown argument: -v…\n");
+    const atRoot = await run(built.bin, [`-v${VALUE}`], { cwd: work });
+    expect(atRoot.code).toBe(2);
+    expect(atRoot.stderr).toStartWith('error: unknown option "-v…"\n');
     const badName = await secrets(["set", "9lives"]);
     expect(badName.code).toBe(2);
     expect(badName.stderr).toContain('"9lives" is not a secret name');

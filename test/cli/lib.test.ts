@@ -24,6 +24,8 @@ describe("strayArguments (unknown flags are usage errors)", () => {
   });
   test("the usage error names an unknown flag without its value, which may be a secret", () => {
     expect(shownStrays(deployArgs, ["--bogus", "--value=tok_secret", "extra"])).toBe("--bogus --value=… extra");
+    // A short flag with its value attached, as getopt reads `-vhunter2`: the flag part only.
+    expect(shownStrays(deployArgs, ["-vhunter2", "-x"])).toBe("-v… -x");
   });
   test("`ext secrets` never echoes stray words: an unquoted value's words land there", () => {
     const stray = strayArguments(secretsArgs, ["set", "API_TOKEN", "my", "secret", "phrase", "--value=tok_secret"]);

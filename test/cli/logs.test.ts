@@ -73,3 +73,32 @@ test("a bad --limit is a usage error (exit 2); an unreachable emulator exit 1", 
   expect(await gone.exited).toBe(1);
   expect(await new Response(gone.stderr).text()).toContain("is the emulator running?");
 });
+
+test("a request path with control characters is printed escaped, never raw", async () => {
+  // A stand-in emulator on a real socket: the real one never logs such a path, `ext logs` must not trust that.
+  const entry = {
+    id: "req_1",
+    at: "2026-01-01T00:00:00.000Z",
+    method: "GET",
+    path: "/developer/v1/extensions/x\n\u001b[2K2026-01-01  GET 200  /forged",
+    status: 404,
+    accountId: null,
+    durationMs: 1,
+  };
+  const stub = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => Response.json({ requests: [entry] }) });
+  try {
+    const proc = Bun.spawn([BUN, "cli/main.ts", "logs", "--target", `http://127.0.0.1:${stub.port}`], {
+      cwd: ROOT,
+      env: cleanEnv(),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const out = await new Response(proc.stdout).text();
+    expect(await proc.exited).toBe(0);
+    expect(out.trim().split("\n")).toHaveLength(1);
+    expect(out).not.toContain("\u001b");
+    expect(out).toContain("/x\\n\\x1b[2K2026-01-01");
+  } finally {
+    stub.stop(true);
+  }
+});

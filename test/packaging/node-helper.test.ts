@@ -4,7 +4,18 @@
  * errors, and the `ext` launcher (arguments, exit codes, signals, the one-line hint when no binary is found).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { buildNodeHelper } from "../../scripts/lib/node-helper";
@@ -214,6 +225,39 @@ describe("startEmulator() under Node", () => {
     expect(await goneSoon(pid)).toBe(true);
   }, 30_000);
 
+  test("a Node process killed without stop() leaves its private folder (fixture keys) behind: the next start removes it", async () => {
+    const tmp = mkdtempSync(join(built.work, "tmp-"));
+    const run = node(
+      `const fixture = { accounts: [{ id: "acc_k", name: "K", apiKeys: [{ name: "ci", key: "ext_helper_left_key_0123456789abcdef", scopes: ["*"] }] }] };
+      const emu = await ext.startEmulator({ fixture }); console.log(JSON.stringify({ pid: emu.pid })); setInterval(() => {}, 60_000);`,
+      { TMPDIR: tmp },
+    );
+    const { pid } = JSON.parse(await nextLine(run));
+    const left = readdirSync(tmp).filter((f) => f.startsWith("ext-emulator-"));
+    expect(left).toHaveLength(1);
+    const folder = join(tmp, left[0]!);
+    expect(statSync(folder).mode & 0o777).toBe(0o700);
+    expect(statSync(join(folder, "fixture.json")).mode & 0o777).toBe(0o600);
+    run.proc.kill("SIGKILL");
+    await run.proc.exited;
+    expect(await goneSoon(pid)).toBe(true);
+    expect(existsSync(folder)).toBe(true);
+    // Named like one, but not ours to judge: a symlink, and a folder open to others.
+    const victim = mkdtempSync(join(built.work, "victim-"));
+    symlinkSync(victim, join(tmp, "ext-emulator-1-planted"));
+    mkdirSync(join(tmp, "ext-emulator-1-open"), { mode: 0o777 });
+    chmodSync(join(tmp, "ext-emulator-1-open"), 0o777);
+
+    const { code, result } = await nodeResult(
+      `const emu = await ext.startEmulator(); await emu.stop(); console.log(JSON.stringify({ ok: true }));`,
+      { TMPDIR: tmp },
+    );
+    expect({ code, result }).toEqual({ code: 0, result: { ok: true } });
+    expect(existsSync(folder)).toBe(false);
+    expect(readdirSync(tmp).sort()).toEqual(["ext-emulator-1-open", "ext-emulator-1-planted"]);
+    expect(existsSync(victim)).toBe(true);
+  }, 30_000);
+
   test("a script that forgets stop() still ends (its idle control-plane connection included), and takes the server with it", async () => {
     const { code, result } = await nodeResult(
       `const emu = await ext.startEmulator(); await emu.reset(); await emu.reset(); console.log(JSON.stringify({ pid: emu.pid }));`,
@@ -302,6 +346,35 @@ describe("the ext launcher (bin/ext.cjs)", () => {
     expect(await proc.exited).toBe(143);
     expect(proc.signalCode).toBeNull();
     expect(await goneSoon(command)).toBe(true);
+  }, 30_000);
+
+  test("EXT_BINARY=ext with a file ./ext and the launcher on PATH: resolved against the working directory, never run through PATH", async () => {
+    // node_modules/.bin/ext is the launcher: a bare name looked up on PATH would run it again, forever.
+    const dir = mkdtempSync(join(built.work, "loop-"));
+    mkdirSync(join(dir, "node_modules/.bin"), { recursive: true });
+    symlinkSync(LAUNCHER, join(dir, "node_modules/.bin/ext"));
+    copyFileSync(built.bin, join(dir, "ext"));
+    const env = (extra: Record<string, string>) =>
+      cleanEnv({ PATH: `${join(dir, "node_modules/.bin")}:${process.env.PATH}`, ...extra });
+    const viaFile = Bun.spawn(["node", LAUNCHER, "--version"], {
+      cwd: dir,
+      env: env({ EXT_BINARY: "ext" }),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    expect(await new Response(viaFile.stdout).text()).toMatch(/^\d+\.\d+\.\d+ \(commit /);
+    expect(await viaFile.exited).toBe(0);
+    // EXT_BINARY naming the launcher itself (through its link) is refused in one line.
+    const self = Bun.spawn(["node", LAUNCHER, "--version"], {
+      cwd: dir,
+      env: env({ EXT_BINARY: "node_modules/.bin/ext" }),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    expect(await new Response(self.stderr).text()).toBe(
+      "EXT_BINARY is set to node_modules/.bin/ext, which is this package's ext launcher, not the ext executable; point it at the binary\n",
+    );
+    expect(await self.exited).toBe(1);
   }, 30_000);
 
   test("no platform package and no EXT_BINARY: one line naming the package to install, exit 1", async () => {

@@ -5,15 +5,19 @@
  * project ("Install" and the Node helper): `npm i -D ext-emulator`, `npx ext`, Node ≥ 20, and
  * `startEmulator`/`connectEmulator` from both `import` and `require` — resolved by Node itself.
  */
-import { afterAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import rootPkg from "../../package.json" with { type: "json" };
+import { buildNodeHelper } from "../../scripts/lib/node-helper";
 import { cleanEnv } from "../helpers/clean-env";
 
 const TEMPLATE = resolve(import.meta.dir, "../../packaging/npm");
 const project = mkdtempSync(join(tmpdir(), "ext-root-package-"));
+/** The main package as `npm run package` builds it from the template (the Node helper is bundled then). */
+const built = join(project, "built");
+beforeAll(() => buildNodeHelper(built), 60_000);
 afterAll(() => rmSync(project, { recursive: true, force: true }));
 
 test("the root package is private and has no bin", () => {
@@ -31,7 +35,7 @@ test("the main package's template: the README's name, command and Node version",
 
 test("a Node project gets the same startEmulator and connectEmulator through import and require", () => {
   mkdirSync(join(project, "node_modules"));
-  symlinkSync(TEMPLATE, join(project, "node_modules/ext-emulator"), "dir");
+  symlinkSync(built, join(project, "node_modules/ext-emulator"), "dir");
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "user-project", private: true }));
   writeFileSync(
     join(project, "check.mjs"),

@@ -105,7 +105,7 @@ describe("PUT /extensions/:id/secrets/:key (at rest)", () => {
   test("no log line carries a secret value, even at debug level", async () => {
     const emu = await start();
     await emu.stop(true);
-    chmodSync(join(emu.dataDir, "secrets.key"), 0o644); // makes start-up log a warning: the capture works
+    chmodSync(join(emu.dataDir, "secrets.key"), 0o644); // makes start-up log a note (modes tightened): the capture works
     const lines: string[] = [];
     const config = parseServerConfig({ port: 0, dataDir: emu.dataDir, logLevel: "debug", rateLimits: false }, {});
     const server = startServer(config, {
@@ -134,7 +134,7 @@ describe("PUT /extensions/:id/secrets/:key (at rest)", () => {
     } finally {
       await server.stop(true);
     }
-    expect(lines.some((l) => l.includes("secrets key file is readable"))).toBe(true);
+    expect(lines.some((l) => l.includes("made the data directory private"))).toBe(true);
     expect(lines.filter((l) => l.includes(MARK))).toEqual([]);
   });
 });

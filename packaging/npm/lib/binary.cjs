@@ -5,8 +5,11 @@
  * chosen by its `os`/`cpu` fields, the way esbuild and Biome ship theirs).
  */
 "use strict";
-const { existsSync, readFileSync } = require("node:fs");
-const { join } = require("node:path");
+const { existsSync, readFileSync, realpathSync } = require("node:fs");
+const { join, resolve } = require("node:path");
+
+/** This package's own launcher: EXT_BINARY naming it (or a link to it) would make `ext` run itself forever. */
+const LAUNCHER = join(__dirname, "../bin/ext.cjs");
 
 /** `${process.platform}-${process.arch}` → the package holding that platform's binary. */
 const PLATFORM_PACKAGES = {
@@ -42,9 +45,14 @@ function platformPackage(platform = process.platform, arch = process.arch) {
  */
 function binaryPath(env = process.env) {
   if (env.EXT_BINARY) {
-    if (!existsSync(env.EXT_BINARY))
-      throw new BinaryNotFoundError(`EXT_BINARY is set to ${env.EXT_BINARY}, which does not exist`);
-    return env.EXT_BINARY;
+    // Absolute: a bare name would be looked up on PATH by spawn, where node_modules/.bin/ext is this launcher.
+    const bin = resolve(env.EXT_BINARY);
+    if (!existsSync(bin)) throw new BinaryNotFoundError(`EXT_BINARY is set to ${env.EXT_BINARY}, which does not exist`);
+    if (realpathSync(bin) === realpathSync(LAUNCHER))
+      throw new BinaryNotFoundError(
+        `EXT_BINARY is set to ${env.EXT_BINARY}, which is this package's ext launcher, not the ext executable; point it at the binary`,
+      );
+    return bin;
   }
   const pkg = platformPackage();
   if (!pkg) {

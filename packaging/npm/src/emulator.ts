@@ -6,8 +6,7 @@
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type {
   EmulatorConnection,
@@ -18,6 +17,7 @@ import type {
 import { emulatorCalls } from "../../../client/emulator-methods";
 import { createAdminClient, createApiClient } from "../../../client/index";
 import { binaryPath, packageDir } from "../lib/binary.cjs";
+import { createWorkDir } from "../lib/temp-dirs.cjs";
 import { deployWithBinary } from "./deploy";
 import { StartEmulatorError } from "./errors";
 import { keepAliveFetch } from "./keep-alive-fetch";
@@ -177,7 +177,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     if (!OPTIONS.includes(key))
       throw new TypeError(`startEmulator: unknown option "${key}" (known: ${OPTIONS.join(", ")})`);
   const bin = options.binary ?? binaryPath();
-  const work = mkdtempSync(join(tmpdir(), "ext-emulator-"));
+  const work = createWorkDir();
   const cleanup = () => rmSync(work, { recursive: true, force: true });
   let seed: { seed: string; apiKey: string | null };
   try {

@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import { printable } from "../../../src/printable";
 import { admin, type Bundle, soundUrl } from "../api";
 import { Badge, bytes, Loading, TableHead, TableWrap } from "../components";
 import { useLoad } from "../hooks";
@@ -42,7 +43,7 @@ export function BundlePage({ extensionId, versionId }: PageProps & { extensionId
                   <tr key={f.path}>
                     <td>
                       <span class="tree" style={{ paddingLeft: `${(f.path.split("/").length - 1) * 1.25}rem` }}>
-                        {f.path}
+                        {printable(f.path)}
                       </span>
                     </td>
                     <td>{bytes(f.size)}</td>

@@ -1,4 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
+import { printable } from "../../../src/printable";
 import { type ApiKey, admin, type RequestDetail, type RequestEntry, streamRequests } from "../api";
 import { Loading, TableHead, TableWrap, when } from "../components";
 import { useLoad } from "../hooks";
@@ -110,7 +111,7 @@ export function RequestsPage({ accounts }: PageProps) {
               <td class="small">{when(e.at)}</td>
               <td>
                 <button type="button" class="link" onClick={() => setOpen(e.id)}>
-                  {e.method} {e.path}
+                  {printable(e.method)} {printable(e.path)}
                 </button>
               </td>
               <td>
@@ -140,8 +141,8 @@ function Detail({ id, onClose }: { id: number; onClose(): void }) {
           <>
             <p>
               <strong>
-                {d.method} {d.path}
-                {d.detail.query ? `?${d.detail.query}` : ""}
+                {printable(d.method)} {printable(d.path)}
+                {d.detail.query ? `?${printable(d.detail.query)}` : ""}
               </strong>{" "}
               → {d.status} in {d.durationMs} ms, {when(d.at)}, account {d.accountId ?? "none"}
             </p>

@@ -1,0 +1,19 @@
+/**
+ * Names from outside (file names, request paths, patterns) printed to a terminal or shown in the dashboard:
+ * a newline or an escape sequence in one could forge output lines ("passes every check") or drive the
+ * terminal, and a bidirectional override makes "a\u202Egpj.js" read as "ajs.jpg". Every such character is
+ * shown as an escape instead. Shared by the CLI and the dashboard, so it uses no Node API.
+ */
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this escapes.
+const UNPRINTABLE = /[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+const SHORT: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+
+/** `text` with each control or bidirectional-formatting character written as `\n`, `\x1b`, `\u202e`. */
+export function printable(text: string): string {
+  return text.replace(UNPRINTABLE, (c) => {
+    const code = c.charCodeAt(0);
+    return SHORT[c] ?? (code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16)}`);
+  });
+}
