@@ -168,7 +168,7 @@ export interface paths {
         };
         /**
          * The request log, live (Server-Sent Events)
-         * @description Each developer-API request as it completes: `id:` the entry id, `event: request`, `data:` the entry. A comment line every 15 s keeps the stream open.
+         * @description Each developer-API request as it completes: `id:` the entry id, `event: request`, `data:` the entry. A comment line every 15 s keeps the stream open. At most 32 streams are open at once (503 `too_many_streams` past it); a client that leaves more than 262144 bytes unread is dropped, after a last comment line saying so.
          */
         get: operations["streamRequests"];
         put?: never;
@@ -2847,6 +2847,26 @@ export interface operations {
                             code: "internal_error";
                             /** @constant */
                             status: 500;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Error: `too_many_streams` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "too_many_streams";
+                            /** @constant */
+                            status: 503;
                         } & {
                             [key: string]: unknown;
                         };
