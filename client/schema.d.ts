@@ -927,7 +927,7 @@ export interface components {
             freeze?: boolean;
             /** @enum {string} */
             mode?: "real" | "frozen";
-        };
+        } & (unknown | unknown | unknown);
         ClockState: {
             /**
              * Format: date-time
@@ -1003,9 +1003,11 @@ export interface components {
             name: string;
             short_description: string;
             description: string;
-            pricing: components["schemas"]["Pricing"];
-            visibility: components["schemas"]["Visibility"];
-            status: components["schemas"]["ExtensionStatus"];
+            pricing: components["schemas"]["PricingInfo"];
+            /** @description private, unlisted or public. The platform's full set is not published: expect others. */
+            visibility: ("private" | "unlisted" | "public") | string;
+            /** @description Set by review and admins, never by the developer. The platform's full set is not published: expect others. */
+            status: ("draft" | "in_review" | "approved" | "rejected" | "disabled") | string;
             installCount: number;
             currentVersionId: string | null;
             ratingCount: number;
@@ -1021,7 +1023,7 @@ export interface components {
             updatedAt: string;
         };
         ExtensionCreate: {
-            /** @description 1–80 characters after trimming */
+            /** @description 1–80 characters after trimming; not blank */
             name: string;
             /** @description Shown in search results */
             short_description?: string;
@@ -1034,7 +1036,11 @@ export interface components {
                 id: string;
                 slug: string;
                 name: string;
-                status: components["schemas"]["ExtensionStatus"];
+                /**
+                 * @description A new extension is always a draft
+                 * @constant
+                 */
+                status: "draft";
                 /**
                  * Format: date-time
                  * @example 2026-11-22T10:00:00.000Z
@@ -1045,20 +1051,16 @@ export interface components {
         ExtensionList: {
             extensions: components["schemas"]["ExtensionSummary"][];
         };
-        /**
-         * @description Set by review and admins, never by the developer
-         * @default draft
-         * @enum {string}
-         */
-        ExtensionStatus: "draft" | "in_review" | "approved" | "rejected" | "disabled";
         /** @description An extension as the list shows it */
         ExtensionSummary: {
             /** @example ext_01jd2x7k3m9q8r4t5v6w7x8y9z */
             id: string;
             slug: string;
             name: string;
-            visibility: components["schemas"]["Visibility"];
-            status: components["schemas"]["ExtensionStatus"];
+            /** @description private, unlisted or public. The platform's full set is not published: expect others. */
+            visibility: ("private" | "unlisted" | "public") | string;
+            /** @description Set by review and admins, never by the developer. The platform's full set is not published: expect others. */
+            status: ("draft" | "in_review" | "approved" | "rejected" | "disabled") | string;
             installCount: number;
             currentVersionId: string | null;
             /**
@@ -1073,7 +1075,7 @@ export interface components {
             updatedAt: string;
         };
         ExtensionUpdate: {
-            /** @description 1–80 characters after trimming */
+            /** @description 1–80 characters after trimming; not blank */
             name?: string;
             /** @description Shown in search results */
             short_description?: string;
@@ -1262,7 +1264,15 @@ export interface components {
             limits: components["schemas"]["LimitValues"];
             /** @description At least 20 characters (after trimming) */
             reason: string;
-        };
+        } & ({
+            /** @constant */
+            scope: "extension";
+            extensionId: string;
+        } | {
+            /** @constant */
+            scope: "account";
+            extensionId?: never;
+        });
         LimitRequestEnvelope: {
             limitRequest: components["schemas"]["LimitRequest"];
         };
@@ -1336,6 +1346,13 @@ export interface components {
              * @constant
              */
             type: "free";
+        };
+        /** @description Pricing; the platform may add fields */
+        PricingInfo: {
+            /** @description free here; the platform's other pricing types are not published */
+            type: "free" | string;
+        } & {
+            [key: string]: unknown;
         };
         RequestLogDetail: {
             /** @description Increasing; never reused, a reset included */
@@ -1534,7 +1551,8 @@ export interface components {
         Version: {
             id: string;
             version: string;
-            status: components["schemas"]["VersionStatus"];
+            /** @description pending → approved | rejected (review); archived when pushed out by the version cap. The platform's full set is not published: expect others. */
+            status: ("pending" | "approved" | "rejected" | "archived") | string;
             changelog: string;
             /** @description Bytes of the uploaded archive */
             bundleSizeBytes: number;
@@ -1557,12 +1575,6 @@ export interface components {
         VersionRejection: {
             reason: string;
         };
-        /**
-         * @description pending → approved | rejected (review); archived when pushed out by the version cap
-         * @default pending
-         * @enum {string}
-         */
-        VersionStatus: "pending" | "approved" | "rejected" | "archived";
         VersionSubmission: {
             /** @description Version label, unique per extension */
             version: string;
@@ -7072,7 +7084,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;
@@ -7259,7 +7271,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;
@@ -7398,7 +7410,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;
@@ -7558,7 +7570,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;
@@ -7770,7 +7782,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;
@@ -7909,7 +7921,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;
@@ -8120,7 +8132,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;
@@ -8281,7 +8293,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;
@@ -8420,7 +8432,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;
@@ -8584,7 +8596,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;
@@ -8819,7 +8831,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;
@@ -8958,7 +8970,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;
@@ -9097,7 +9109,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;

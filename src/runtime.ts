@@ -4,6 +4,7 @@
  */
 import { closeSync, existsSync, openSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { count, eq, sql } from "drizzle-orm";
 import { createDashboardKeys } from "./accounts/dashboard-key";
 import { createAccountService } from "./accounts/service";
 import { type StarterAccount, starterFixture } from "./accounts/starter";
@@ -16,9 +17,10 @@ import { ignoreInVersionControl } from "./data-dir-ignore";
 import { createMemoryDir, lockDataDir } from "./data-dir-lock";
 import { makeDataDirPrivate, PRIVATE_FILE_MODE } from "./data-dir-modes";
 import { type Db, openDatabase } from "./db/database";
-import { createDbGeneration, openWalIndexHeader, type WalIndexHeader } from "./db/generation";
+import { versions } from "./db/schema";
 import { startAutoApprove } from "./emulator/auto-approve";
 import { type ControlPlane, createControlPlane } from "./emulator/control";
+import { createEmulatorStore } from "./emulator/store";
 import { createAdminStatusService } from "./extensions/admin-status";
 import { createExtensionService } from "./extensions/service";
 import { createFixtureLoader } from "./fixtures/loader";
@@ -43,6 +45,7 @@ import {
 import { createSecretService } from "./secrets/service";
 import { markStartup } from "./startup-trace";
 import { createBundleContents } from "./versions/bundle-contents";
+import { createReviewQueue } from "./versions/review-queue";
 import { createVersionService } from "./versions/service";
 
 export interface RuntimeOptions {
@@ -50,28 +53,19 @@ export interface RuntimeOptions {
   clock?: EmulatorClock;
   /** A fixture given as an object (programmatic start) instead of `config.seed`. */
   seedFixture?: Fixture;
-  /**
-   * The data directory may belong to a running server (`ext seed --data-dir`): take no lock and sweep
-   * nothing, only read and write rows. A server always takes the lock.
-   */
-  sharedDataDir?: boolean;
   /** With no start-up fixture and no account in the database, create the starter account (`ext serve`). */
   starterAccount?: boolean;
 }
 
 interface Storage {
   db: Db;
-  /** Opened before the database (src/db/generation.ts says why); handed to the generation. */
-  walIndex: WalIndexHeader | null;
   blobRoot: string;
   secretKey: Buffer;
-  /** Whether this runtime holds the directory's lock (and so may remove upload leftovers). */
-  exclusive: boolean;
   release(): void;
 }
 
 /** The database, blob root and secrets key, in memory or in the data directory, behind its lock. */
-function openStorage(config: ServerConfig, logger: Logger, shared: boolean): Storage {
+function openStorage(config: ServerConfig, logger: Logger): Storage {
   if (config.memory) {
     const memoryDir = createMemoryDir();
     if (memoryDir.swept.length > 0)
@@ -79,10 +73,8 @@ function openStorage(config: ServerConfig, logger: Logger, shared: boolean): Sto
     // Memory mode: the key dies with the process, like the data it protects.
     return {
       db: openDatabase(":memory:"),
-      walIndex: null,
       blobRoot: join(memoryDir.dir, "blobs"),
       secretKey: ephemeralKey(),
-      exclusive: true,
       release: memoryDir.release,
     };
   }
@@ -94,7 +86,8 @@ function openStorage(config: ServerConfig, logger: Logger, shared: boolean): Sto
       dir,
       changed: tightened.length,
     });
-  const lock = shared ? null : lockDataDir(dir);
+  // The only writer of its data directory: what the read caches rely on (src/db/generation.ts).
+  const lock = lockDataDir(dir);
   if (created) ignoreInVersionControl(dir);
   try {
     // Before the database opens: a damaged key file refuses the start (SecretsKeyError) and leaves nothing open.
@@ -102,38 +95,21 @@ function openStorage(config: ServerConfig, logger: Logger, shared: boolean): Sto
     const file = join(dir, "ext.sqlite");
     // Created 0600 before SQLite opens it: its -wal and -shm files take the database file's mode.
     closeSync(openSync(file, "a", PRIVATE_FILE_MODE));
-    const walIndex = openWalIndexHeader(file);
-    let db: Db;
-    try {
-      db = openDatabase(file);
-    } catch (e) {
-      walIndex?.close();
-      throw e;
-    }
     return {
-      db,
-      walIndex,
+      db: openDatabase(file),
       blobRoot: join(dir, "blobs"),
       secretKey: loaded.key,
-      exclusive: lock !== null,
-      release: () => lock?.release(),
+      release: lock.release,
     };
   } catch (e) {
-    lock?.release();
+    lock.release();
     throw e;
   }
 }
 
-function buildServices(
-  db: Db,
-  walIndex: WalIndexHeader | null,
-  clock: EmulatorClock,
-  blobs: BlobStore,
-  cipher: SecretCipher,
-  keyHasher: KeyHasher,
-) {
+function buildServices(db: Db, clock: EmulatorClock, blobs: BlobStore, cipher: SecretCipher, keyHasher: KeyHasher) {
   const limits = createLimitsService(db);
-  const generation = createDbGeneration(db, walIndex);
+  const { generation } = db;
   const auth = createAuthService(db, generation, keyHasher);
   const extensions = createExtensionService({ db, clock, limits, blobs, generation });
   const secrets = createSecretService({ db, clock, limits, extensions, cipher });
@@ -149,6 +125,9 @@ function buildServices(
   const dashboardKeys = createDashboardKeys({ db, accounts, limits });
   const bundleContents = createBundleContents({ db, blobs });
   const limitUsage = createLimitUsage({ db, limits });
+  const reviewQueue = createReviewQueue(db);
+  // The control plane's whole-database reads and writes (state counts, reset).
+  const store = createEmulatorStore(db);
   return {
     limits,
     generation,
@@ -165,6 +144,8 @@ function buildServices(
     dashboardKeys,
     bundleContents,
     limitUsage,
+    reviewQueue,
+    store,
   };
 }
 
@@ -200,24 +181,24 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
       ? resolveFixture(config.seed)
       : null;
 
-  const storage = openStorage(config, logger, options.sharedDataDir ?? false);
+  const storage = openStorage(config, logger);
   const { db, blobRoot, secretKey } = storage;
   markStartup("data directory, secrets key, SQLite opened and migrated");
   const blobs = new BlobStore(blobRoot);
   const keyHasher = createKeyHasher(secretKey);
-  const services = buildServices(db, storage.walIndex, clock, blobs, createSecretCipher(secretKey), keyHasher);
+  const services = buildServices(db, clock, blobs, createSecretCipher(secretKey), keyHasher);
   const rateLimiter = new RateLimiter(clock, config.rateLimits);
 
   // Crash recovery: a blob no version row points to, or a temp file, is a leftover of an interrupted upload.
-  const referenced = db.$client.prepare<{ n: number }, [string]>(
-    "SELECT COUNT(*) AS n FROM versions WHERE bundle_blob_id = ?",
-  );
-  // Only the data directory's lock holder sweeps: temp files of a live server are never anyone else's to remove.
-  if (storage.exclusive) {
-    const swept = blobs.sweep((id) => (referenced.get(id)?.n ?? 0) > 0);
-    if (swept.blobs.length > 0 || swept.temps > 0)
-      logger.info("removed upload leftovers", { blobs: swept.blobs.length, temps: swept.temps });
-  }
+  const referenced = db
+    .select({ n: count() })
+    .from(versions)
+    .where(eq(versions.bundleBlobId, sql.placeholder("blobId")))
+    .prepare();
+  // Safe to sweep: this runtime holds the data directory's lock, so no live server has an upload under way.
+  const swept = blobs.sweep((blobId) => (referenced.get({ blobId })?.n ?? 0) > 0);
+  if (swept.blobs.length > 0 || swept.temps > 0)
+    logger.info("removed upload leftovers", { blobs: swept.blobs.length, temps: swept.temps });
 
   const runtime: Runtime = {
     config,
@@ -243,8 +224,6 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
     close() {
       runtime.control.cancelTimers();
       db.$client.close();
-      // After the database: closing the -shm file's descriptor first would drop SQLite's lock on it.
-      services.generation.close();
       storage.release();
     },
   };

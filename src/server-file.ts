@@ -4,7 +4,7 @@
  * is private to the user all the same (0600). Written under a fresh name and renamed into place, so a reader
  * never sees half of it and a link planted at the final name is replaced, not followed; removed on stop.
  */
-import { closeSync, constants, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, constants, lstatSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 export const SERVER_FILE = "server.json";
@@ -40,5 +40,31 @@ export function removeServerFile({ path, text }: { path: string; text: string })
     if (readFileSync(path, "utf8") === text) rmSync(path, { force: true });
   } catch {
     // Already gone: nothing of ours to remove.
+  }
+}
+
+/**
+ * What the data directory's server.json says, if it is this user's own regular file that nobody else can
+ * write (not a link) and names an http URL and a pid; null otherwise. Whether that process still runs and
+ * answers is the reader's to check.
+ */
+export function readServerFile(dataDir: string): ServerFile | null {
+  const path = serverFilePath(dataDir);
+  let info: { url?: unknown; pid?: unknown };
+  try {
+    const stat = lstatSync(path);
+    if (!stat.isFile() || (stat.mode & 0o022) !== 0) return null;
+    if (process.getuid && stat.uid !== process.getuid()) return null;
+    info = JSON.parse(readFileSync(path, "utf8"));
+  } catch {
+    return null;
+  }
+  if (typeof info.url !== "string" || !Number.isSafeInteger(info.pid) || (info.pid as number) <= 0) return null;
+  try {
+    const url = new URL(info.url);
+    if (url.protocol !== "http:") return null;
+    return { url: url.origin, pid: info.pid as number };
+  } catch {
+    return null;
   }
 }

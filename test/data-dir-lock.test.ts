@@ -112,14 +112,13 @@ describe("data directory lock", () => {
     }
   });
 
-  test("`ext seed --data-dir` beside a running server (shared) sweeps nothing: an upload's temp file survives", () => {
+  test("a runtime refused a held directory (`ext seed --data-dir` tries one first) sweeps nothing", () => {
     const dir = tempDir();
     const server = createRuntime(config(dir), silent);
     try {
       const inFlight = server.blobs.tempPath();
       writeFileSync(inFlight, "half an upload, still arriving");
-      const seeder = createRuntime(config(dir), { ...silent, sharedDataDir: true });
-      seeder.close();
+      expect(() => createRuntime(config(dir), silent)).toThrow(DataDirInUseError);
       expect(existsSync(inFlight)).toBe(true);
     } finally {
       server.close();

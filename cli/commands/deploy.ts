@@ -1,9 +1,10 @@
 import { defineCommand } from "citty";
 import { parseClientEnv } from "../../src/config";
+import { errorJson } from "../lib/api-error";
 import { DeployFailure, deploy, Interrupted, LocalValidationError } from "../lib/deploy";
 import { reportLines } from "../lib/deploy-report";
 import { UsageError } from "../lib/runner";
-import { errorJson, extensionArg, jsonArg, resolveApi, targetArgs } from "../lib/target";
+import { extensionArg, jsonArg, resolveApi, targetArgs } from "../lib/target";
 import { EXIT, err, out } from "../output";
 
 /** How long --wait waits by default: a review on the emulator is someone's action, minutes at most. */

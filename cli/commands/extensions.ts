@@ -1,10 +1,12 @@
 import { defineCommand } from "citty";
-import { type Extension, VISIBILITIES } from "../../src/extensions/model";
+import type { Extension } from "../../client";
+import { VISIBILITIES } from "../../src/extensions/model";
 import { idFor, onlyWith, pickAction } from "../lib/actions";
+import { errorJson } from "../lib/api-error";
 import { developerCalls } from "../lib/calls";
 import { UsageError } from "../lib/runner";
 import { cell, fieldLines, tableLines } from "../lib/table";
-import { errorJson, jsonArg, resolveApi, targetArgs } from "../lib/target";
+import { jsonArg, resolveApi, targetArgs } from "../lib/target";
 import { out } from "../output";
 
 const ACTIONS = ["list", "create", "get", "update", "delete"] as const;

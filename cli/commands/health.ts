@@ -1,4 +1,5 @@
 import { defineCommand } from "citty";
+import { createAdminClient } from "../../client";
 import { DEFAULT_PORT, parseServerConfig, urlHost } from "../../src/config";
 import { fail } from "../output";
 
@@ -27,9 +28,9 @@ export default defineCommand({
     if (!Number.isInteger(timeoutMs) || timeoutMs < 1) fail(`--timeout must be a positive whole number of ms`, 2);
     let problem: string;
     try {
-      const res = await fetch(`${root}/healthz`, { signal: AbortSignal.timeout(timeoutMs) });
-      const body = (await res.json()) as { status?: string };
-      if (res.ok && body.status === "ok") {
+      const health = createAdminClient({ url: root });
+      const { data, response: res } = await health.GET("/healthz", { signal: AbortSignal.timeout(timeoutMs) });
+      if (res.ok && data?.status === "ok") {
         process.stdout.write(`ok: ${root}\n`);
         return;
       }

@@ -1,12 +1,13 @@
 import { defineCommand } from "citty";
+import type { InstallStatistics } from "../../client";
 import { parseClientEnv } from "../../src/config";
-import type { InstallStats } from "../../src/installs/model";
 import { MAX_INSTALLS_PER_CALL } from "../../src/installs/model";
 import { onlyWith, pickAction, wholeNumber } from "../lib/actions";
+import { errorJson } from "../lib/api-error";
 import { controlCalls, developerCalls } from "../lib/calls";
 import { UsageError } from "../lib/runner";
 import { fieldLines, tableLines } from "../lib/table";
-import { errorJson, extensionArg, jsonArg, resolveApi, resolveServer, targetArgs } from "../lib/target";
+import { extensionArg, jsonArg, resolveApi, resolveServer, targetArgs } from "../lib/target";
 import { out } from "../output";
 
 const ACTIONS = ["show", "add"] as const;
@@ -29,7 +30,7 @@ const installsArgs = {
   json: jsonArg,
 } as const;
 
-function statsLines(extensionId: string, s: InstallStats): string[] {
+function statsLines(extensionId: string, s: InstallStatistics): string[] {
   const lines = fieldLines([
     ["extension", extensionId],
     ["total", String(s.total)],

@@ -1,10 +1,11 @@
 import { defineCommand } from "citty";
 import { parseClientEnv } from "../../src/config";
 import { pickAction } from "../lib/actions";
+import { errorJson } from "../lib/api-error";
 import { developerCalls } from "../lib/calls";
 import { UsageError } from "../lib/runner";
 import { cell, tableLines } from "../lib/table";
-import { errorJson, extensionArg, jsonArg, resolveApi, targetArgs } from "../lib/target";
+import { extensionArg, jsonArg, resolveApi, targetArgs } from "../lib/target";
 import { out } from "../output";
 
 const limitsArgs = {

@@ -1,7 +1,7 @@
 import { defineCommand } from "citty";
-import type { RequestLogEntry } from "../../src/emulator/model";
+import { type AdminClient, type RequestLogEntry, readEvents } from "../../client";
 import { printable } from "../../src/printable";
-import { ApiRequestError, type ErrorBody, requestJson } from "../lib/http";
+import { adminClient, call, send } from "../lib/http";
 import { UsageError } from "../lib/runner";
 import { resolveServer, targetArgs } from "../lib/target";
 import { err, out } from "../output";
@@ -24,40 +24,17 @@ const line = (e: RequestLogEntry, json: boolean) =>
     : `${e.at}  ${printable(e.method).padEnd(6)} ${String(e.status)}${e.errorCode ? ` ${printable(e.errorCode)}` : ""}  ${printable(e.path)}  ${e.accountId ?? "-"}  ${e.durationMs} ms`;
 
 /** Reads the server's event stream and prints each `request` event until it ends. */
-async function follow(adminUrl: string, recent: number, token: string | null, json: boolean): Promise<void> {
-  const headers: Record<string, string> = { accept: "text/event-stream" };
-  if (token) headers.authorization = `Bearer ${token}`;
-  let res: Response;
-  try {
-    res = await fetch(`${adminUrl}/requests/stream?recent=${recent}`, { headers });
-  } catch (e) {
-    throw new Error(`cannot reach ${new URL(adminUrl).origin} (${(e as Error).message}); is the emulator running?`);
-  }
-  if (!res.ok || !res.body) {
-    // The same error line as every other command: the server's envelope as it is.
-    const text = await res.text();
-    let envelope: ErrorBody | null = null;
-    try {
-      envelope = (JSON.parse(text) as { error?: ErrorBody }).error ?? null;
-    } catch {
-      envelope = null;
-    }
-    throw new ApiRequestError(res.status, envelope, text);
-  }
-  const decoder = new TextDecoder();
-  let buffer = "";
-  for await (const chunk of res.body) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let end: number;
-    while ((end = buffer.indexOf("\n\n")) >= 0) {
-      const data = buffer
-        .slice(0, end)
-        .split("\n")
-        .find((l) => l.startsWith("data: "));
-      buffer = buffer.slice(end + 2);
-      if (data) out(line(JSON.parse(data.slice(6)) as RequestLogEntry, json));
-    }
-  }
+async function follow(admin: AdminClient, recent: number, json: boolean): Promise<void> {
+  const { response } = await send(
+    () =>
+      admin.GET("/_emulator/requests/stream", {
+        params: { query: { recent } },
+        headers: { accept: "text/event-stream" },
+        parseAs: "stream",
+      }),
+    { retries: 0 },
+  );
+  for await (const entry of readEvents<RequestLogEntry>(response)) out(line(entry, json));
   err("the emulator closed the request stream");
 }
 
@@ -68,14 +45,12 @@ export default defineCommand({
     const limit = args.limit === undefined ? 20 : Number(args.limit);
     if (!Number.isInteger(limit) || limit < 0 || limit > 500)
       throw new UsageError("--limit must be a whole number from 0 to 500");
-    const { endpoints, adminToken: token } = await resolveServer(args);
-    const { adminUrl } = endpoints;
+    const { endpoints, adminToken } = await resolveServer(args);
+    const admin = adminClient(endpoints, adminToken);
     const json = Boolean(args.json);
-    if (args.follow) return follow(adminUrl, limit, token, json);
+    if (args.follow) return follow(admin, limit, json);
     if (limit === 0) return;
-    const { requests } = await requestJson<{ requests: RequestLogEntry[] }>(`${adminUrl}/requests?limit=${limit}`, {
-      token,
-    });
+    const { requests } = await call(() => admin.GET("/_emulator/requests", { params: { query: { limit } } }));
     for (const e of requests.reverse()) out(line(e, json));
   },
 });

@@ -1,10 +1,11 @@
 import { defineCommand } from "citty";
 import { parseClientEnv } from "../../src/config";
 import { SECRET_NAME_PATTERN, SECRET_NAME_RE } from "../../src/secrets/model";
-import { requestJson } from "../lib/http";
+import { errorJson } from "../lib/api-error";
+import { apiClient, call } from "../lib/http";
 import { UsageError } from "../lib/runner";
 import { readSecretValue } from "../lib/secret-value";
-import { errorJson, extensionArg, jsonArg, resolveApi, targetArgs } from "../lib/target";
+import { extensionArg, jsonArg, resolveApi, targetArgs } from "../lib/target";
 import { out } from "../output";
 
 const ACTIONS = ["list", "set", "delete"] as const;
@@ -73,18 +74,22 @@ export default defineCommand({
     // Read before any request: a prompt must not wait on a slow server, and a bad value sends nothing.
     const value = action === "set" ? await readSecretValue(name!) : null;
     const { apiKey, endpoints } = await resolveApi(args);
-    const base = `${endpoints.baseUrl}/extensions/${encodeURIComponent(extensionId)}/secrets`;
+    const api = apiClient(endpoints, apiKey);
+    const id = extensionId;
     try {
       if (action === "list") {
-        const { keys } = await requestJson<{ keys: string[] }>(base, { token: apiKey });
+        const { keys } = await call(() =>
+          api.GET("/developer/v1/extensions/{id}/secrets", { params: { path: { id } } }),
+        );
         if (json) out(JSON.stringify({ ok: true, extensionId, keys }));
         else if (keys.length === 0) out(`no secrets for ${extensionId}`);
         else for (const key of keys) out(key);
         return;
       }
-      const url = `${base}/${encodeURIComponent(name!)}`;
-      if (action === "set") await requestJson(url, { method: "PUT", token: apiKey, json: { value } });
-      else await requestJson(url, { method: "DELETE", token: apiKey });
+      const path = { params: { path: { id, key: name! } } };
+      if (action === "set")
+        await call(() => api.PUT("/developer/v1/extensions/{id}/secrets/{key}", { ...path, body: { value: value! } }));
+      else await call(() => api.DELETE("/developer/v1/extensions/{id}/secrets/{key}", path));
       if (json) out(JSON.stringify({ ok: true, extensionId, name, [action === "set" ? "stored" : "deleted"]: true }));
       else
         out(

@@ -1,11 +1,16 @@
+import { resolve } from "node:path";
 import { defineCommand } from "citty";
-import { parseServerConfig } from "../../src/config";
+import type { Fixture as ClientFixture } from "../../client";
+import { EmulatorClock } from "../../src/clock";
+import { parseClientEnv, parseServerConfig } from "../../src/config";
+import { DataDirInUseError } from "../../src/data-dir-lock";
 import type { Fixture, SeedReport } from "../../src/fixtures/model";
 import { FixtureError } from "../../src/fixtures/validate";
 import { createLogger } from "../../src/logger";
 import { createRuntime } from "../../src/runtime";
+import { readServerFile } from "../../src/server-file";
 import { readFixtureArgument } from "../lib/fixture-arg";
-import { requestJson } from "../lib/http";
+import { adminClient, call, type Endpoints, endpointsFromAnyUrl } from "../lib/http";
 import { UsageError } from "../lib/runner";
 import { checkDataDir, describeStartupError } from "../lib/startup-errors";
 import { resolveServer, targetArgs } from "../lib/target";
@@ -19,7 +24,8 @@ const seedArgs = {
   },
   "data-dir": {
     type: "string",
-    description: "Seed this data directory directly (env EXT_DATA_DIR; default ./.ext-data)",
+    description:
+      "Seed this data directory (env EXT_DATA_DIR; default ./.ext-data); through its server when one is running",
     valueHint: "DIR",
   },
   target: {
@@ -62,6 +68,65 @@ function printReport(fixture: Fixture, report: SeedReport, json: boolean): void 
   if (kept > 0) out(`  ${kept} key(s) already existed and were left as they are`);
 }
 
+/** Through a running server's control plane. */
+function seedThrough(endpoints: Endpoints, adminToken: string | null, fixture: Fixture): Promise<SeedReport> {
+  const admin = adminClient(endpoints, adminToken);
+  // Checked against the fixture format when read; the document's type marks the fields that have defaults required.
+  const body = fixture as ClientFixture;
+  return call(() => admin.POST("/_emulator/seed", { body }));
+}
+
+/** How long `ext seed --data-dir` waits for a data directory whose holder has not published its address yet. */
+const HOLDER_WAIT_MS = 10_000;
+const HOLDER_POLL_MS = 50;
+
+/**
+ * Into the data directory: straight into the SQLite file (taking the directory's lock, so no server starts on
+ * it meanwhile), or, when a server holds it, through that server's control plane: the server is the only
+ * writer of its database (it says where it listens in server.json: src/server-file.ts). A holder without an address (a server still starting,
+ * another seed) is waited for.
+ */
+async function seedDataDir(fixture: Fixture, dataDir: string | undefined, token: string | undefined) {
+  const flags = { dataDir };
+  const config = parseServerConfig({ ...flags, logLevel: "warn", seed: null, memory: false });
+  const dir = resolve(config.dataDir);
+  const clock = new EmulatorClock();
+  const deadline = clock.nowMs() + HOLDER_WAIT_MS;
+  for (;;) {
+    let runtime: ReturnType<typeof createRuntime>;
+    try {
+      checkDataDir(config, flags);
+      runtime = createRuntime(config, { logger: createLogger("warn") });
+    } catch (e) {
+      if (e instanceof DataDirInUseError) {
+        const server = readServerFile(dir);
+        if (server && (e.pid === null || server.pid === e.pid))
+          return await seedThrough(endpointsFromAnyUrl(server.url), token ?? null, fixture);
+        if (clock.nowMs() < deadline) {
+          await Bun.sleep(HOLDER_POLL_MS);
+          continue;
+        }
+        throw new Error(
+          `data directory ${dir} is in use (${e.pid === null ? "PID unknown" : `PID ${e.pid}`}) and no running ext serve answers for it; seed it once that process has ended, or use --target`,
+        );
+      }
+      // A data dir that is a file or cannot be written: one line naming it, never errno text.
+      const known = describeStartupError(e, config, flags);
+      if (!known) throw e;
+      if (known.exitCode === EXIT.usage) throw new UsageError(known.message, false);
+      throw new Error(known.message);
+    }
+    try {
+      return runtime.seed(fixture);
+    } catch (e) {
+      if (e instanceof FixtureError) throw new UsageError(e.message, false);
+      throw e;
+    } finally {
+      runtime.close();
+    }
+  }
+}
+
 export default defineCommand({
   meta: {
     name: "seed",
@@ -77,34 +142,13 @@ export default defineCommand({
     let report: SeedReport;
     if (args.target !== undefined) {
       const { endpoints, adminToken } = await resolveServer(args);
-      report = await requestJson<SeedReport>(`${endpoints.adminUrl}/seed`, {
-        method: "POST",
-        json: fixture,
-        token: adminToken,
-      });
+      report = await seedThrough(endpoints, adminToken, fixture);
     } else {
-      // Straight into the SQLite file: the same loader the server uses, in one transaction.
-      const flags = { dataDir: args["data-dir"] };
-      const config = parseServerConfig({ ...flags, logLevel: "warn", seed: null, memory: false });
-      let runtime: ReturnType<typeof createRuntime>;
-      try {
-        checkDataDir(config, flags);
-        runtime = createRuntime(config, { logger: createLogger("warn"), sharedDataDir: true });
-      } catch (e) {
-        // A data dir that is a file or cannot be written: one line naming it, never errno text.
-        const known = describeStartupError(e, config, flags);
-        if (!known) throw e;
-        if (known.exitCode === EXIT.usage) throw new UsageError(known.message, false);
-        throw new Error(known.message);
-      }
-      try {
-        report = runtime.seed(fixture);
-      } catch (e) {
-        if (e instanceof FixtureError) throw new UsageError(e.message, false);
-        throw e;
-      } finally {
-        runtime.close();
-      }
+      report = await seedDataDir(
+        fixture,
+        args["data-dir"],
+        args["admin-token"] || parseClientEnv().adminToken || undefined,
+      );
     }
     printReport(fixture, report, Boolean(args.json));
   },

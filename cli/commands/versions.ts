@@ -1,10 +1,11 @@
 import { defineCommand } from "citty";
 import { parseClientEnv } from "../../src/config";
 import { idFor, onlyWith, pickAction } from "../lib/actions";
+import { errorJson } from "../lib/api-error";
 import { controlCalls, developerCalls } from "../lib/calls";
 import { UsageError } from "../lib/runner";
 import { cell, fieldLines, tableLines } from "../lib/table";
-import { errorJson, extensionArg, jsonArg, resolveApi, resolveServer, targetArgs } from "../lib/target";
+import { extensionArg, jsonArg, resolveApi, resolveServer, targetArgs } from "../lib/target";
 import { out } from "../output";
 
 const ACTIONS = ["list", "approve", "reject"] as const;

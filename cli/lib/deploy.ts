@@ -6,6 +6,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
+import { type ApiClient, type BundleStream, versionUpload } from "../../client";
 import { inspectBundle } from "../../src/bundles/inspect";
 import { normaliseArchivePath } from "../../src/bundles/manifest";
 import { type ExcludedPath, PackError, type PackedFile, type PackResult, packDirectory } from "../../src/bundles/pack";
@@ -16,9 +17,8 @@ import { jsonSyntaxProblem } from "../../src/fixtures/json-syntax";
 import { isLimitKey } from "../../src/limits/catalog";
 import { printable } from "../../src/printable";
 import { runBuild } from "./build-step";
-import { type Endpoints, requestJson } from "./http";
+import { apiClient, call, type Endpoints } from "./http";
 import { explainLimit, parseLimitsBody, type ResolvedLimits } from "./limits";
-import { multipartBody } from "./multipart";
 import { createProgress } from "./progress";
 import { UsageError } from "./runner";
 import { showElapsed, waitNotice } from "./wait-notice";
@@ -189,10 +189,13 @@ function missingManifest(dir: string, shown: string): LocalValidationError {
 const str = (v: unknown) => (typeof v === "string" && v.length > 0 ? v : null);
 
 async function fetchLimits(o: DeployOptions, extensionId: string): Promise<ResolvedLimits> {
-  const body = await requestJson(o.endpoints.limitsUrl(extensionId), {
-    token: o.apiKey,
-    onRetry: (s) => o.note(`rate limited; retrying in ${s} s`),
-  });
+  const api = apiClient(o.endpoints, o.apiKey);
+  const body = await call(
+    () => api.GET("/v1/developer/extensions/{id}/limits", { params: { path: { id: extensionId } } }),
+    {
+      onRetry: (s) => o.note(`rate limited; retrying in ${s} s`),
+    },
+  );
   return parseLimitsBody(body);
 }
 
@@ -295,10 +298,7 @@ const COMPONENT_LIMITS = {
 /** Uploads, then (--wait) follows the review, writing what it learns into `report` as it goes. */
 async function upload(o: DeployOptions, archive: string, report: DeployReport): Promise<void> {
   const url = `${o.endpoints.baseUrl}/extensions/${encodeURIComponent(report.extensionId)}/versions`;
-  const form = multipartBody(
-    { version: report.version, changelog: o.changelog },
-    { field: "bundle", path: archive, filename: "bundle.tar.gz", contentType: "application/gzip" },
-  );
+  const api = apiClient(o.endpoints, o.apiKey);
   const progress = createProgress("uploading", o.tty);
   const sent = (report.upload = { url, sent: 0, total: report.bundle.bytes });
   // Ctrl-C cuts the request instead of the process, so the user hears what became of the upload; a second
@@ -306,15 +306,21 @@ async function upload(o: DeployOptions, archive: string, report: DeployReport): 
   const cancel = new AbortController();
   const onInterrupt = () => cancel.abort(new UploadCancelled());
   process.once("SIGINT", onInterrupt);
-  const submitted = await requestJson<{ version: { id: string; status: string } }>(url, {
-    method: "POST",
-    token: o.apiKey,
-    headers: { "content-type": form.contentType, "content-length": String(form.contentLength) },
-    body: () =>
-      form.stream((bytes, total) => {
-        sent.sent = bytes;
-        progress.update(bytes, total);
+  // A fresh stream of the archive for each attempt (a 429 is retried; a stream can be read only once).
+  const submit = () =>
+    api.POST("/developer/v1/extensions/{id}/versions", {
+      params: { path: { id: report.extensionId } },
+      ...versionUpload({
+        version: report.version,
+        changelog: o.changelog,
+        bundle: fileStream(archive, (bytes, total) => {
+          sent.sent = bytes;
+          progress.update(bytes, total);
+        }),
       }),
+      signal: cancel.signal,
+    });
+  const submitted = await call(submit, {
     onRetry: (s) => o.note(`rate limited; retrying in ${s} s`),
     signal: cancel.signal,
   }).finally(() => {
@@ -333,6 +339,20 @@ function labelMismatch(label: string, manifest: LocalManifest): string[] {
   return [
     `the version label ${label} (--version) differs from version ${JSON.stringify(own)} in manifest.json; the bundle keeps its manifest as it is`,
   ];
+}
+
+/** The archive read from disk chunk by chunk (never held in memory), `onBytes` seeing its bytes go by. */
+function fileStream(path: string, onBytes: (sent: number, total: number) => void): BundleStream {
+  const size = statSync(path).size;
+  let sent = 0;
+  const counter = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      sent += chunk.length;
+      onBytes(sent, size);
+      controller.enqueue(chunk);
+    },
+  });
+  return { stream: (Bun.file(path).stream() as ReadableStream<Uint8Array>).pipeThrough(counter), size };
 }
 
 /** The packed files that manifest.json names as sounds. */
@@ -357,7 +377,7 @@ const POLL_MS = 1000;
  * still unanswered one poll interval past the deadline is cut, so --wait ends by timeout + 1 s.
  */
 async function waitForReview(o: DeployOptions, report: DeployReport): Promise<void> {
-  const url = `${o.endpoints.baseUrl}/extensions/${encodeURIComponent(report.extensionId)}/versions`;
+  const api = apiClient(o.endpoints, o.apiKey);
   const versionId = report.versionId!;
   const clock = new EmulatorClock();
   const deadline = clock.nowMs() + o.timeoutSeconds * 1000;
@@ -373,7 +393,7 @@ async function waitForReview(o: DeployOptions, report: DeployReport): Promise<vo
   for (const line of waitNotice(subject)) o.note(line);
   const elapsed = showElapsed(clock, o.timeoutSeconds, o.tty);
   try {
-    await Promise.race([pollReview(o, report, url, clock, deadline, timedOut), stopped]);
+    await Promise.race([pollReview(o, report, api, clock, deadline, timedOut), stopped]);
   } finally {
     process.off("SIGINT", onInterrupt);
     elapsed.stop();
@@ -387,7 +407,7 @@ async function waitForReview(o: DeployOptions, report: DeployReport): Promise<vo
 async function pollReview(
   o: DeployOptions,
   report: DeployReport,
-  url: string,
+  api: ApiClient,
   clock: EmulatorClock,
   deadline: number,
   timedOut: () => Error,
@@ -399,11 +419,14 @@ async function pollReview(
     const cut = new AbortController();
     const timer = setTimeout(() => cut.abort(timedOut()), Math.max(deadline - clock.nowMs(), 0) + POLL_MS);
     try {
-      const list = await requestJson<{ versions: { id: string; status: string; rejectReason?: string }[] }>(url, {
-        token: o.apiKey,
-        signal: cut.signal,
-        onRetry: (s) => o.note(`rate limited; retrying in ${s} s`),
-      });
+      const list = await call(
+        () =>
+          api.GET("/developer/v1/extensions/{id}/versions", {
+            params: { path: { id: report.extensionId } },
+            signal: cut.signal,
+          }),
+        { signal: cut.signal, onRetry: (s) => o.note(`rate limited; retrying in ${s} s`) },
+      );
       const found = list.versions.find((v) => v.id === versionId);
       if (found) {
         report.status = found.status;

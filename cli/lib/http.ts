@@ -1,40 +1,21 @@
 /**
- * The CLI's HTTP client for the developer API and the control plane. The server's error code and message
- * are shown as they are (`422 bundle_invalid: …` plus one line per detail); a 429 is retried after its
- * Retry-After, a bounded number of times.
+ * How the CLI calls the server: through client/ (the typed clients bound here to a target), with what the
+ * CLI adds on top: a 429 is retried after its Retry-After, a bounded number of times; a server that does
+ * not answer is named with a hint; the server's error code and message are shown as they are (api-error.ts).
  */
+import {
+  type AdminClient,
+  type ApiClient,
+  type CallResult,
+  createAdminClient,
+  createApiClient,
+  unwrap,
+} from "../../client";
 import { API_PREFIX, CONTROL_PREFIX, DEPLOY_LIMITS_PREFIX } from "../../src/config";
+import { recordRefusal } from "./api-error";
 import { UsageError } from "./runner";
 
-export interface ErrorBody {
-  code: string;
-  message: string;
-  status: number;
-  details?: { field?: string; path?: string; message: string }[];
-}
-
-/** The server refused: carries its envelope. */
-export class ApiRequestError extends Error {
-  override name = "ApiRequestError";
-  constructor(
-    readonly status: number,
-    readonly body: ErrorBody | null,
-    text: string,
-  ) {
-    super(body ? `${status} ${body.code}: ${body.message}` : `HTTP ${status}${text ? `: ${text.slice(0, 200)}` : ""}`);
-  }
-
-  /** The message plus one line per detail, as the server wrote them. */
-  describe(): string {
-    const lines = [this.message];
-    for (const d of this.body?.details ?? []) {
-      const where = d.path ?? d.field;
-      const rest = Object.entries(d).filter(([k]) => !["path", "field", "message"].includes(k));
-      lines.push(`  - ${where ? `${where}: ` : ""}${d.message ?? JSON.stringify(Object.fromEntries(rest))}`);
-    }
-    return lines.join("\n");
-  }
-}
+type Middleware = Parameters<ApiClient["use"]>[number];
 
 /** Nothing answered (connection refused, DNS, reset). */
 class UnreachableError extends Error {
@@ -91,20 +72,38 @@ function endpoints(root: string): Endpoints {
   };
 }
 
-export interface RequestOptions {
-  method?: string;
-  token?: string | null;
-  json?: unknown;
-  /** A body factory, so a 429 retry can send it again (a stream can be read only once). */
-  body?: () => NonNullable<RequestInit["body"]>;
-  headers?: Record<string, string>;
+/** A failed connection becomes one line naming the server; a cut request keeps its signal's reason. */
+const unreachable: Middleware = {
+  onError({ request, error }) {
+    if (request.signal.aborted) return request.signal.reason instanceof Error ? request.signal.reason : undefined;
+    return new UnreachableError(
+      `cannot reach ${new URL(request.url).origin} (${(error as Error)?.message ?? String(error)}); is the emulator running?`,
+    );
+  },
+};
+
+/** The developer API at `endpoints`, as `apiKey`. */
+export function apiClient(endpoints: Endpoints, apiKey: string): ApiClient {
+  const client = createApiClient({ baseUrl: endpoints.root, apiKey });
+  client.use(unreachable);
+  return client;
+}
+
+/** The control plane at `endpoints` (the token is needed off loopback only). */
+export function adminClient(endpoints: Endpoints, adminToken: string | null): AdminClient {
+  const client = createAdminClient({ url: endpoints.root, adminToken });
+  client.use(unreachable);
+  return client;
+}
+
+export interface CallOptions {
   /** How many times a 429 is retried after its Retry-After (default 3). */
   retries?: number;
   /** Told before each wait, e.g. to print "rate limited, retrying in 4 s". */
   onRetry?: (seconds: number, attempt: number) => void;
   /** Longest single Retry-After honoured, in seconds (default 120). */
   maxWaitSeconds?: number;
-  /** Cuts the request, or a Retry-After wait, short; the call then throws the signal's reason. */
+  /** Cuts a Retry-After wait short (the call then throws the signal's reason); give it to the request too. */
   signal?: AbortSignal;
 }
 
@@ -125,41 +124,40 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-export async function requestJson<T = unknown>(url: string, opts: RequestOptions = {}): Promise<T> {
+/**
+ * Sends (again after each 429, so a body is built afresh: a stream can be read only once) and returns the
+ * successful result; a refusal is thrown as an ApiCallError.
+ */
+export async function send<D>(request: () => Promise<CallResult<D>>, opts: CallOptions = {}): Promise<CallResult<D>> {
   const retries = opts.retries ?? 3;
   for (let attempt = 0; ; attempt++) {
-    const headers: Record<string, string> = { accept: "application/json", ...opts.headers };
-    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-    let body: RequestInit["body"] | undefined = opts.body?.();
-    if (opts.json !== undefined) {
-      body = JSON.stringify(opts.json);
-      headers["content-type"] = "application/json";
-    }
-    let res: Response;
-    let text: string;
+    let result: CallResult<D>;
     try {
-      res = await fetch(url, { method: opts.method ?? "GET", headers, body, signal: opts.signal });
-      text = await res.text();
+      result = await request();
     } catch (e) {
+      // Cut while its answer was being read: the reason the caller gave, as for a cut connection.
       if (opts.signal?.aborted) throw opts.signal.reason;
-      throw new UnreachableError(
-        `cannot reach ${new URL(url).origin} (${(e as Error).message}); is the emulator running?`,
-      );
+      throw e;
     }
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    if (res.ok) return parsed as T;
-    if (res.status === 429 && attempt < retries) {
-      const wait = Math.min(Math.max(Number(res.headers.get("retry-after")) || 1, 1), opts.maxWaitSeconds ?? 120);
+    const { response } = result;
+    if (response.ok) return result;
+    if (response.status === 429 && attempt < retries) {
+      const retryAfter = Number(response.headers.get("retry-after")) || 1;
+      const wait = Math.min(Math.max(retryAfter, 1), opts.maxWaitSeconds ?? 120);
       opts.onRetry?.(wait, attempt + 1);
       await sleep(wait * 1000, opts.signal);
       continue;
     }
-    const envelope = (parsed as { error?: ErrorBody } | undefined)?.error;
-    throw new ApiRequestError(res.status, envelope && typeof envelope.code === "string" ? envelope : null, text);
+    try {
+      unwrap(result);
+    } catch (e) {
+      throw recordRefusal(e, result.error);
+    }
+    return result;
   }
+}
+
+/** The answer's data (see `send`). */
+export async function call<D>(request: () => Promise<CallResult<D>>, opts: CallOptions = {}): Promise<D> {
+  return (await send(request, opts)).data as D;
 }

@@ -8,6 +8,7 @@
 import { type ArgsDef, runCommand } from "citty";
 import { printable } from "../../src/printable";
 import { EXIT, err } from "../output";
+import { describeError } from "./api-error";
 import { closest } from "./did-you-mean";
 import { type AnyCommand, helpText } from "./help";
 import { withOptionalValues } from "./optional-value";
@@ -177,9 +178,8 @@ export async function runCli(root: AnyCommand, rawArgs: string[]): Promise<void>
     // citty's CLIError (a missing required argument) and ours are both usage errors.
     if (e instanceof UsageError || (e as Error)?.name === "CLIError")
       usageFail((e as Error).message, !(e instanceof UsageError) || e.helpHint);
-    // The API client's errors describe themselves with the server's code, message and details.
-    const describe = (e as { describe?: () => string })?.describe;
-    err(`error: ${typeof describe === "function" ? describe.call(e) : ((e as Error)?.message ?? String(e))}`);
+    // A refusal is shown with the server's code, message and details.
+    err(`error: ${describeError(e)}`);
     process.exit(EXIT.runtime);
   }
 }

@@ -10,10 +10,11 @@
  *    line on stderr saying which account the command acts as;
  *  - the admin token: `--admin-token`, else EXT_ADMIN_TOKEN (only a non-loopback emulator needs one).
  */
-import { lstatSync, readFileSync } from "node:fs";
+import { type Account, ApiCallError } from "../../client";
 import { type ClientEnv, DEFAULT_HOST, DEFAULT_PORT, parseClientEnv } from "../../src/config";
-import { serverFilePath } from "../../src/server-file";
-import { ApiRequestError, type Endpoints, endpointsFromAnyUrl, requestJson } from "./http";
+import { readServerFile } from "../../src/server-file";
+import { headline } from "./api-error";
+import { adminClient, call, type Endpoints, endpointsFromAnyUrl } from "./http";
 import { UsageError } from "./runner";
 
 export const targetArgs = {
@@ -92,27 +93,12 @@ async function localUrl(env: ClientEnv): Promise<string> {
  * link), names a live process and that server answers /healthz; null otherwise (no server, or a stale file).
  */
 export async function runningServer(dataDir: string): Promise<string | null> {
-  const path = serverFilePath(dataDir);
-  let info: { url?: unknown; pid?: unknown };
+  const info = readServerFile(dataDir);
+  if (!info || !processAlive(info.pid)) return null;
   try {
-    const stat = lstatSync(path);
-    if (!stat.isFile() || (stat.mode & 0o022) !== 0) return null;
-    if (process.getuid && stat.uid !== process.getuid()) return null;
-    info = JSON.parse(readFileSync(path, "utf8"));
-  } catch {
-    return null;
-  }
-  if (typeof info.url !== "string" || !Number.isSafeInteger(info.pid) || (info.pid as number) <= 0) return null;
-  let url: URL;
-  try {
-    url = new URL(info.url);
-  } catch {
-    return null;
-  }
-  if (url.protocol !== "http:" || !processAlive(info.pid as number)) return null;
-  try {
-    await requestJson(`${url.origin}/healthz`, { retries: 0, signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS) });
-    return url.origin;
+    const health = adminClient(endpointsFromAnyUrl(info.url), null);
+    await call(() => health.GET("/healthz", { signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS) }), { retries: 0 });
+    return info.url;
   } catch {
     return null;
   }
@@ -128,11 +114,6 @@ function processAlive(pid: number): boolean {
   }
 }
 
-interface AccountSummary {
-  id: string;
-  name: string;
-}
-
 /**
  * The emulator's key for its first account (the one the dashboard uses for it), said on stderr. A server
  * that is not an emulator, or refuses the control plane, leaves the user to give a key.
@@ -140,17 +121,14 @@ interface AccountSummary {
 async function accountKey({ endpoints, adminToken }: ServerTarget): Promise<string> {
   const noKey = (why: string) =>
     new UsageError(`no API key: give --api-key or set EXT_API_KEY (${endpoints.root} gave none: ${why})`);
-  let first: AccountSummary | undefined;
+  const admin = adminClient(endpoints, adminToken);
+  let first: Account | undefined;
   try {
-    const { accounts } = await requestJson<{ accounts: AccountSummary[] }>(`${endpoints.adminUrl}/accounts`, {
-      token: adminToken,
-      retries: 0,
-    });
-    first = accounts[0];
+    first = (await call(() => admin.GET("/_emulator/accounts"), { retries: 0 })).accounts[0];
   } catch (e) {
-    if (e instanceof ApiRequestError) {
+    if (e instanceof ApiCallError) {
       const hint = e.status === 401 && !adminToken ? "; its control plane needs --admin-token or EXT_ADMIN_TOKEN" : "";
-      throw noKey(`${e.message}${hint}`);
+      throw noKey(`${headline(e)}${hint}`);
     }
     throw e;
   }
@@ -158,22 +136,17 @@ async function accountKey({ endpoints, adminToken }: ServerTarget): Promise<stri
     throw new UsageError(
       `the emulator at ${endpoints.root} has no account yet: create one in its dashboard (${endpoints.root}/) or load the demo with \`ext seed demo --target ${endpoints.root}\``,
     );
+  const accountId = first.id;
   let plaintext: string;
   try {
-    ({ plaintext } = await requestJson<{ plaintext: string }>(
-      `${endpoints.adminUrl}/accounts/${encodeURIComponent(first.id)}/dashboard-key`,
-      { method: "POST", token: adminToken, retries: 0 },
+    ({ plaintext } = await call(
+      () => admin.POST("/_emulator/accounts/{accountId}/dashboard-key", { params: { path: { accountId } } }),
+      { retries: 0 },
     ));
   } catch (e) {
-    if (e instanceof ApiRequestError) throw noKey(e.message);
+    if (e instanceof ApiCallError) throw noKey(headline(e));
     throw e;
   }
   process.stderr.write(`using account ${first.id} (${first.name}) on ${endpoints.root}\n`);
   return plaintext;
-}
-
-/** An error as --json prints it: the server's envelope as it came (it carries its HTTP status), else the message. */
-export function errorJson(e: unknown): unknown {
-  if (e instanceof ApiRequestError) return e.body ?? { message: e.message, status: e.status };
-  return { message: (e as Error)?.message ?? String(e) };
 }

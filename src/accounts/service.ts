@@ -8,8 +8,8 @@
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { generateApiKey, type KeyHasher, keyPrefix } from "../auth/keys";
 import type { Clock } from "../clock";
-import type { Db, Tx } from "../db/database";
-import { accounts, apiKeys, teamMembers } from "../db/schema";
+import type { Db } from "../db/database";
+import { accounts, apiKeys, extensions, teamMembers } from "../db/schema";
 import { errors } from "../errors/catalog";
 import { newId } from "../ids";
 import type { LimitsService } from "../limits/service";
@@ -58,13 +58,18 @@ export function createAccountService(deps: { db: Db; clock: Clock; limits: Limit
   return {
     /** Every account, oldest first, with what the dashboard's overview counts. */
     listAccounts(): AccountSummary[] {
-      return db.$client
-        .prepare<AccountSummary, []>(
-          `SELECT a.id, a.name, a.created_at AS createdAt,
-             (SELECT COUNT(*) FROM extensions e WHERE e.account_id = a.id) AS extensions,
-             (SELECT COUNT(*) FROM api_keys k WHERE k.account_id = a.id AND k.revoked_at IS NULL) AS activeApiKeys
-           FROM accounts a ORDER BY a.created_at, a.id`,
-        )
+      // Correlated subqueries name "accounts"."id" in full: drizzle renders a one-table select's columns
+      // unqualified, which inside the subquery would mean the inner table's own id.
+      return db
+        .select({
+          id: accounts.id,
+          name: accounts.name,
+          createdAt: accounts.createdAt,
+          extensions: sql<number>`(SELECT COUNT(*) FROM ${extensions} WHERE ${extensions.accountId} = "accounts"."id")`,
+          activeApiKeys: sql<number>`(SELECT COUNT(*) FROM ${apiKeys} WHERE ${apiKeys.accountId} = "accounts"."id" AND ${apiKeys.revokedAt} IS NULL)`,
+        })
+        .from(accounts)
+        .orderBy(asc(accounts.createdAt), asc(accounts.id))
         .all();
     },
 
@@ -74,7 +79,7 @@ export function createAccountService(deps: { db: Db; clock: Clock; limits: Limit
 
     createKey(accountId: string, input: CreateApiKeyInput): { apiKey: ApiKey; plaintext: string } {
       const plaintext = generateApiKey();
-      const row = db.transaction((tx: Tx) => {
+      const row = db.write((tx) => {
         requireAccount(tx, accountId);
         const max = limits.resolve("max_api_keys", { accountId }).value;
         const active = Number(
@@ -115,7 +120,7 @@ export function createAccountService(deps: { db: Db; clock: Clock; limits: Limit
 
     /** Idempotent: revoking a revoked key keeps its first revokedAt. */
     revokeKey(accountId: string, keyId: string): void {
-      db.transaction((tx: Tx) => {
+      db.write((tx) => {
         requireAccount(tx, accountId);
         const row = tx
           .select()
@@ -145,7 +150,7 @@ export function createAccountService(deps: { db: Db; clock: Clock; limits: Limit
 
     addMember(accountId: string, input: AddMemberInput): TeamMember {
       const email = input.email.trim().toLowerCase();
-      return db.transaction((tx: Tx) => {
+      return db.write((tx) => {
         requireAccount(tx, accountId);
         const dup = tx
           .select({ id: teamMembers.id })
@@ -170,7 +175,7 @@ export function createAccountService(deps: { db: Db; clock: Clock; limits: Limit
     },
 
     removeMember(accountId: string, memberId: string): void {
-      db.transaction((tx: Tx) => {
+      db.write((tx) => {
         requireAccount(tx, accountId);
         const found = tx
           .select({ id: teamMembers.id })

@@ -10,10 +10,13 @@
  * client retrying a wrong key does not pay the hash either; the memory is bounded, so a stream of invented
  * keys cannot grow it.
  */
-import type { Db } from "../db/database";
+import { and, eq, isNull, sql } from "drizzle-orm";
+import { type Db, param } from "../db/database";
 import type { DbGeneration } from "../db/generation";
 import { createReadCache } from "../db/read-cache";
+import { apiKeys } from "../db/schema";
 import { errors } from "../errors/catalog";
+import { bearerToken } from "./bearer";
 import { type KeyHasher, legacyKeyHash } from "./keys";
 
 export interface Principal {
@@ -32,24 +35,30 @@ export interface AuthService {
   isKey(authorization: string): boolean;
 }
 
-const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
-
 /** Distinct keys remembered at once; past it the memory starts over (a test suite uses a handful). */
 export const PRINCIPAL_CACHE_MAX = 256;
 
 export function createAuthService(db: Db, generation: DbGeneration, hasher: KeyHasher): AuthService {
-  const lookup = db.$client.prepare<{ id: string; account_id: string; scopes: string }, [string]>(
-    "SELECT id, account_id, scopes FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL",
-  );
-  const upgrade = db.$client.prepare<unknown, [string, string]>("UPDATE api_keys SET key_hash = ? WHERE id = ?");
+  const lookupStmt = db
+    .select({ id: apiKeys.id, accountId: apiKeys.accountId, scopes: apiKeys.scopes })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.keyHash, sql.placeholder("hash")), isNull(apiKeys.revokedAt)))
+    .prepare();
+  const lookup = (hash: string) => lookupStmt.get({ hash });
+  const upgradeStmt = db
+    .update(apiKeys)
+    .set({ keyHash: param("hash") })
+    .where(eq(apiKeys.id, sql.placeholder("id")))
+    .prepare();
+  const upgrade = db.writer((hash: string, id: string) => upgradeStmt.run({ hash, id }));
   const find = (plaintext: string) => {
     const keyed = hasher.hash(plaintext);
-    const row = lookup.get(keyed);
+    const row = lookup(keyed);
     if (row) return row;
-    const legacy = lookup.get(legacyKeyHash(plaintext));
+    const legacy = lookup(legacyKeyHash(plaintext));
     if (legacy) {
       try {
-        upgrade.run(keyed, legacy.id);
+        upgrade(keyed, legacy.id);
       } catch {
         // A read-only or busy database: the key still authenticates; the upgrade waits for its next use.
       }
@@ -70,18 +79,18 @@ export function createAuthService(db: Db, generation: DbGeneration, hasher: KeyH
     authenticate(authorization) {
       if (!authorization) throw errors.unauthorized("missing");
       const found = known.get(authorization, () => {
-        const match = BEARER.exec(authorization);
-        if (!match) return "malformed";
-        const row = find(match[1]!);
+        const token = bearerToken(authorization);
+        if (token === null) return "malformed";
+        const row = find(token);
         if (!row) return "invalid";
-        return Object.freeze({ accountId: row.account_id, keyId: row.id, scopes: scopesOf(row.scopes) });
+        return Object.freeze({ accountId: row.accountId, keyId: row.id, scopes: scopesOf(row.scopes) });
       });
       if (typeof found === "string") throw errors.unauthorized(found);
       return found;
     },
     isKey(authorization) {
-      const match = BEARER.exec(authorization);
-      return match !== null && Boolean(find(match[1]!));
+      const token = bearerToken(authorization);
+      return token !== null && Boolean(find(token));
     },
   };
 }

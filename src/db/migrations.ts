@@ -43,20 +43,26 @@ const MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS "__drizzle_migrations" (
 				created_at numeric
 			)`;
 
-/** Applies the migrations newer than the last one recorded, in one transaction, as drizzle's migrator does. */
+/**
+ * Applies the migrations newer than the last one recorded, in one transaction, as drizzle's migrator does.
+ * The transaction begins IMMEDIATE, before the read of the last applied migration: two processes opening the
+ * same file then take turns instead of both reading, and one failing to upgrade its read to a write.
+ */
 export function applyMigrations(sqlite: Database, metas: MigrationMeta[] = migrationMetas()): void {
-  sqlite.run(MIGRATIONS_TABLE);
-  const last = sqlite
-    .query<{ created_at: number | string | null }, []>(
-      'SELECT id, hash, created_at FROM "__drizzle_migrations" ORDER BY created_at DESC LIMIT 1',
-    )
-    .get();
-  const record = sqlite.prepare('INSERT INTO "__drizzle_migrations" ("hash", "created_at") VALUES(?, ?)');
-  sqlite.transaction(() => {
-    for (const migration of metas) {
-      if (last && Number(last.created_at) >= migration.folderMillis) continue;
-      for (const statement of migration.sql) sqlite.run(statement);
-      record.run(migration.hash, migration.folderMillis);
-    }
-  })();
+  sqlite
+    .transaction(() => {
+      sqlite.run(MIGRATIONS_TABLE);
+      const last = sqlite
+        .query<{ created_at: number | string | null }, []>(
+          'SELECT id, hash, created_at FROM "__drizzle_migrations" ORDER BY created_at DESC LIMIT 1',
+        )
+        .get();
+      const record = sqlite.prepare('INSERT INTO "__drizzle_migrations" ("hash", "created_at") VALUES(?, ?)');
+      for (const migration of metas) {
+        if (last && Number(last.created_at) >= migration.folderMillis) continue;
+        for (const statement of migration.sql) sqlite.run(statement);
+        record.run(migration.hash, migration.folderMillis);
+      }
+    })
+    .immediate();
 }

@@ -7,12 +7,11 @@
  * Checked as a request gate (src/http/gates.ts), before parsing and validation, like the developer API's gate.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { bearerToken } from "../auth/bearer";
 import { CONTROL_PREFIX } from "../config";
 import { errors } from "../errors/catalog";
 import type { RequestGate } from "../http/gates";
 import { hostOf } from "../http/host-check";
-
-const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
 
 /** `adm_` + 43 base64url characters (256 bits). */
 export function generateAdminToken(): string {
@@ -35,8 +34,8 @@ export function adminBearerCheck(adminToken: string): (authorization: string | n
   const expected = digestOf(adminToken);
   return (authorization) => {
     if (!authorization) return false;
-    const match = BEARER.exec(authorization);
-    return match !== null && timingSafeEqual(digestOf(match[1]!), expected);
+    const token = bearerToken(authorization);
+    return token !== null && timingSafeEqual(digestOf(token), expected);
   };
 }
 
@@ -76,7 +75,7 @@ export function adminGate(options: AdminGateOptions): RequestGate {
         return;
       }
       if (isAdmin(authorization)) return;
-      if (!BEARER.test(authorization)) throw errors.adminMalformed();
+      if (bearerToken(authorization) === null) throw errors.adminMalformed();
       throw options.isDeveloperKey(authorization) ? errors.developerKeyOnControlPlane() : errors.adminWrongToken();
     },
   };

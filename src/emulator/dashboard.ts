@@ -6,14 +6,14 @@ import { Elysia, t } from "elysia";
 import { AccountList, AccountParams, DashboardKey } from "../accounts/model";
 import { apiAuth } from "../http/auth";
 import { LimitUsage, LimitUsageQuery } from "../limits/usage-model";
-import type { Runtime } from "../runtime";
+import type { Services } from "../runtime";
 import { BundleContents, ReviewQueue, SoundBytes } from "../versions/admin-model";
-import { listPendingVersions } from "../versions/review-queue";
 import { VersionIdParams } from "./model";
 import { controlResponses, security, tags } from "./route-kit";
 
-export function dashboardRoutes(runtime: Runtime) {
-  const { accounts, dashboardKeys, bundleContents, limitUsage } = runtime.services;
+/** The control plane's routes for the dashboard's pages (the dashboard's own files: src/dashboard/routes.ts). */
+export function dashboardDataRoutes(services: Services) {
+  const { accounts, dashboardKeys, bundleContents, limitUsage, reviewQueue } = services;
   return new Elysia()
     .use(apiAuth)
     .get("/accounts", () => ({ accounts: accounts.listAccounts() }), {
@@ -37,7 +37,7 @@ export function dashboardRoutes(runtime: Runtime) {
           'An ordinary key named "dashboard" with scope *, made on first use (it counts against the 20 active keys and shows in the key list) and reused while it is active; the dashboard calls the developer API with it when it acts as the account. 422 limit_exceeded when the account already has its maximum of active keys.',
       },
     })
-    .get("/review-queue", () => ({ versions: listPendingVersions(runtime.db) }), {
+    .get("/review-queue", () => ({ versions: reviewQueue.listPending() }), {
       response: controlResponses({ 200: ReviewQueue }),
       detail: {
         operationId: "listReviewQueue",

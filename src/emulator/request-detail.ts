@@ -8,6 +8,7 @@
  *  - the body of an error response (the envelope, up to DETAIL_TEXT_MAX); success bodies are not copied,
  *    so the hot GET path never clones a response.
  */
+import { bearerToken } from "../auth/bearer";
 import { keyPrefix } from "../auth/keys";
 
 export const DETAIL_TEXT_MAX = 4096;
@@ -29,7 +30,6 @@ const RESPONSE_HEADERS = [
   "x-ratelimit-reset",
   "location",
 ] as const;
-const BEARER = /^(bearer)[ \t]+(\S+)/i;
 
 export interface RequestDetail {
   query: string;
@@ -43,10 +43,10 @@ export interface RequestDetail {
 
 /** `Bearer ext_AbCd…`: enough to tell keys apart, as much as a key listing shows. */
 export function maskAuthorization(value: string): string {
-  const match = BEARER.exec(value);
-  if (!match) return "(masked)";
-  const token = match[2]!;
-  return `${match[1]} ${token.startsWith("ext_") ? keyPrefix(token) : token.slice(0, 4)}…`;
+  const token = bearerToken(value);
+  if (token === null) return "(masked)";
+  // The scheme as sent: bearerToken has checked it is "bearer" in some case.
+  return `${value.slice(0, 6)} ${token.startsWith("ext_") ? keyPrefix(token) : token.slice(0, 4)}…`;
 }
 
 const clip = (text: string) => (text.length > DETAIL_TEXT_MAX ? `${text.slice(0, DETAIL_TEXT_MAX)}…` : text);

@@ -1,10 +1,8 @@
 /**
- * Reset, seed and the state summary. A reset leaves the emulator as a fresh start would: no rows (every
- * table hangs off `accounts` with ON DELETE CASCADE, so one DELETE empties them all), no bundle files,
+ * Reset, seed and the state summary. A reset leaves the emulator as a fresh start would: no rows, no bundle files,
  * no rate windows, no fault rules, an empty request log, no pending auto-approvals, the real clock —
- * then the start-up fixture, if any, is loaded again.
+ * then the start-up fixture, if any, is loaded again. The rows go through the store (src/emulator/store.ts).
  */
-import type { Database } from "bun:sqlite";
 import { errors } from "../errors/catalog";
 import type { Fixture, SeedReport } from "../fixtures/model";
 import { FixtureError, validateFixture } from "../fixtures/validate";
@@ -21,27 +19,10 @@ function fixtureError(e: FixtureError) {
   return errors.fixtureInvalid(e.problems.map((p) => ({ field: p.path, message: p.message })));
 }
 
-/**
- * Prepared once per database (preparing this DELETE compiles the cascade into every table below `accounts`),
- * in a bun:sqlite transaction of its own: no drizzle transaction object to build for one statement.
- */
-const deleteAllOf = new WeakMap<Database, () => void>();
-
-function deleteAll(client: Database): void {
-  let run = deleteAllOf.get(client);
-  if (!run) {
-    const stmt = client.prepare("DELETE FROM accounts");
-    run = client.transaction(() => void stmt.run());
-    deleteAllOf.set(client, run);
-  }
-  run();
-}
-
 export function resetEmulator(runtime: Runtime): ResetReport {
-  const { db, control } = runtime;
+  const { control } = runtime;
   control.cancelTimers();
-  // One synchronous transaction: nothing is half-deleted if it fails.
-  deleteAll(db.$client);
+  runtime.services.store.deleteAll();
   runtime.blobs.clear();
   runtime.rateLimiter.clear();
   control.faults.clear();
@@ -73,29 +54,9 @@ export function seedEmulator(runtime: Runtime, data: unknown): SeedReport {
 }
 
 export function emulatorState(runtime: Runtime): StateSummary {
-  const { db, control } = runtime;
-  // Table and column names are literals here, never input.
-  const count = (from: string) =>
-    db.$client.prepare<{ n: number }, []>(`SELECT COUNT(*) AS n FROM ${from}`).get()?.n ?? 0;
-  const sum = (column: string) =>
-    db.$client.prepare<{ n: number }, []>(`SELECT COALESCE(SUM(${column}), 0) AS n FROM install_counters`).get()?.n ??
-    0;
+  const { control } = runtime;
   return {
-    counts: {
-      accounts: count("accounts"),
-      apiKeys: count("api_keys WHERE revoked_at IS NULL"),
-      revokedApiKeys: count("api_keys WHERE revoked_at IS NOT NULL"),
-      teamMembers: count("team_members"),
-      extensions: count("extensions"),
-      versions: count("versions"),
-      secrets: count("secrets"),
-      activeInstalls: sum("active"),
-      installs: sum("installed"),
-      accountOverrides: count("account_overrides"),
-      extensionOverrides: count("extension_overrides"),
-      limitRequests: count("limit_requests"),
-      bundleFiles: runtime.blobs.list().length,
-    },
+    counts: { ...runtime.services.store.rowCounts(), bundleFiles: runtime.blobs.list().length },
     faults: control.faults.list().length,
     requestsLogged: control.requestLog.count,
     rateLimits: runtime.rateLimiter.isEnabled,

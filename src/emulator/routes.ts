@@ -7,7 +7,7 @@ import { CONTROL_PREFIX } from "../config";
 import type { Runtime } from "../runtime";
 import { accountRoutes } from "./accounts";
 import { clockRoutes } from "./clock";
-import { dashboardRoutes } from "./dashboard";
+import { dashboardDataRoutes } from "./dashboard";
 import { faultRoutes } from "./faults";
 import { installControlRoutes } from "./installs";
 import { limitRequestRoutes } from "./limit-requests";
@@ -28,5 +28,5 @@ export function controlPlaneRoutes(runtime: Runtime) {
     .use(limitRequestRoutes(services.limitRequests))
     .use(reviewRoutes(runtime))
     .use(installControlRoutes(services.installs))
-    .use(dashboardRoutes(runtime));
+    .use(dashboardDataRoutes(services));
 }

@@ -39,7 +39,7 @@ export function createAdminStatusService(deps: { db: Db; clock: Clock }) {
   const { db, clock } = deps;
 
   function setStatus(extensionId: string, next: (tx: Tx) => ExtensionStatus): AdminStatusResult {
-    return db.transaction((tx: Tx) => {
+    return db.write((tx) => {
       const row = tx
         .select({ status: extensions.status, updatedAt: extensions.updatedAt })
         .from(extensions)

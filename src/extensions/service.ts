@@ -2,10 +2,10 @@
  * Extensions: the developer-facing operations. Plain arguments in, plain objects out; the caller's account
  * id scopes every read, and an extension of another account is reported exactly like a missing one.
  */
-import { and, desc, eq, getTableColumns, sql } from "drizzle-orm";
+import { and, count, desc, eq, getTableColumns, gte, isNull, lt, sql } from "drizzle-orm";
 import type { BlobStore } from "../blobs/blob-store";
 import type { Clock } from "../clock";
-import type { Db } from "../db/database";
+import { type Db, param } from "../db/database";
 import type { DbGeneration } from "../db/generation";
 import { createReadCache } from "../db/read-cache";
 import { extensions, installCounters, versions } from "../db/schema";
@@ -126,45 +126,66 @@ export function createExtensionService(deps: {
     };
   }
 
-  // The write paths' statements, prepared once: drizzle's builder would build and prepare each query on every request.
-  // bun:sqlite has one connection, so these run inside the caller's open transaction.
-  const countStmt = db.$client.prepare<{ n: number }, [string]>(
-    "SELECT COUNT(*) AS n FROM extensions WHERE account_id = ?",
-  );
+  // The write paths' statements, prepared once: drizzle's builder would build and prepare each query on every
+  // request. bun:sqlite has one connection, so these run inside the caller's open transaction.
+  const countStmt = db
+    .select({ n: count() })
+    .from(extensions)
+    .where(eq(extensions.accountId, sql.placeholder("accountId")))
+    .prepare();
   // Slugs are lowercase ASCII, so "starts with the prefix" is a range of the unique slug index (a LIKE would scan
   // every extension of every account on each create).
-  const slugsStmt = db.$client.prepare<{ slug: string }, [string, string]>(
-    "SELECT slug FROM extensions WHERE slug >= ? AND slug < ?",
-  );
-  const insertStmt = db.$client.prepare<
-    never,
-    [string, string, string, string, string, string, string, string, string, string | null, string, string]
-  >(
-    `INSERT INTO extensions (id, account_id, slug, name, short_description, description, pricing, visibility, status, current_version_id, rating_count, listed_at, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 0, ?, ?, ?)`,
-  );
-  const updateStmt = db.$client.prepare<never, [string, string, string, string, string, string, string]>(
-    "UPDATE extensions SET name = ?, short_description = ?, description = ?, pricing = ?, visibility = ?, updated_at = ? WHERE id = ?",
-  );
-  const markListedStmt = db.$client.prepare<never, [string, string]>(
-    "UPDATE extensions SET listed_at = ? WHERE id = ? AND listed_at IS NULL AND status = 'approved' AND visibility = 'public'",
-  );
+  const slugsStmt = db
+    .select({ slug: extensions.slug })
+    .from(extensions)
+    .where(and(gte(extensions.slug, sql.placeholder("from")), lt(extensions.slug, sql.placeholder("to"))))
+    .prepare();
+  const insertStmt = db
+    .insert(extensions)
+    .values({
+      id: sql.placeholder("id"),
+      accountId: sql.placeholder("accountId"),
+      slug: sql.placeholder("slug"),
+      name: sql.placeholder("name"),
+      shortDescription: sql.placeholder("shortDescription"),
+      description: sql.placeholder("description"),
+      pricing: sql.placeholder("pricing"),
+      visibility: sql.placeholder("visibility"),
+      status: sql.placeholder("status"),
+      createdAt: sql.placeholder("createdAt"),
+      updatedAt: sql.placeholder("updatedAt"),
+    })
+    .prepare();
+  const updateStmt = db
+    .update(extensions)
+    .set({
+      name: param("name"),
+      shortDescription: param("shortDescription"),
+      description: param("description"),
+      pricing: param("pricing"),
+      visibility: param("visibility"),
+      updatedAt: param("updatedAt"),
+    })
+    .where(eq(extensions.id, param("id")))
+    .prepare();
+  const markListedStmt = markListedQuery(db);
 
   /**
    * Inserts inside an open transaction (the caller's: the prepared statements above share its connection),
    * enforcing the per-account cap and slug uniqueness.
    */
-  function insert(accountId: string, input: NewExtension): ExtensionRow {
+  function insert(accountId: string, input: NewExtension): Omit<ExtensionRow, "listedAt"> {
     const max = limits.resolve("max_extensions_per_account", { accountId }).value;
-    const current = countStmt.get(accountId)?.n ?? 0;
+    const current = countStmt.get({ accountId })?.n ?? 0;
     if (current >= max)
       throw errors.limitExceeded("max_extensions_per_account", max, current, "extensions per account");
     const name = trimmedName(input.name);
     const base = slugify(name);
     const prefix = base.slice(0, 40);
-    const taken = new Set(slugsStmt.all(prefix, `${prefix}\uffff`).map((r) => r.slug));
+    const taken = new Set(slugsStmt.all({ from: prefix, to: `${prefix}\uffff` }).map((r) => r.slug));
     const now = clock.iso();
-    const row: ExtensionRow = {
+    // listed_at is left to markListedStmt, the rule's one home; no caller reads it from here.
+    const row: Omit<ExtensionRow, "listedAt"> = {
       id: input.id ?? newId("ext", clock.nowMs()),
       accountId,
       slug: uniqueSlug(base, taken),
@@ -176,31 +197,19 @@ export function createExtensionService(deps: {
       status: input.status ?? "draft",
       currentVersionId: null,
       ratingCount: 0,
-      listedAt: input.status === "approved" && input.visibility === "public" ? now : null,
       createdAt: now,
       updatedAt: now,
     };
-    insertStmt.run(
-      row.id,
-      row.accountId,
-      row.slug,
-      row.name,
-      row.shortDescription,
-      row.description,
-      row.pricing,
-      row.visibility,
-      row.status,
-      row.listedAt,
-      row.createdAt,
-      row.updatedAt,
-    );
+    insertStmt.run(row);
+    // A fixture may create an extension already approved and public: listed from its first instant.
+    markListedStmt.run({ id: row.id, now });
     return row;
   }
 
-  // The routes' write transactions, as bun:sqlite transaction functions made once (drizzle's `db.transaction`
-  // builds one on every call); the answer is read inside, so the write and its read-back share one transaction.
-  const createTx = db.$client.transaction((accountId: string, input: CreateExtensionInput) => insert(accountId, input));
-  const updateTx = db.$client.transaction((accountId: string, id: string, patch: UpdateExtensionInput): Extension => {
+  // The routes' write transactions, made once (db.writer); the answer is read inside, so the write and its
+  // read-back share one transaction.
+  const createTx = db.writer((accountId: string, input: CreateExtensionInput) => insert(accountId, input));
+  const updateTx = db.writer((accountId: string, id: string, patch: UpdateExtensionInput): Extension => {
     const current = findOwned(accountId, id);
     const next: Partial<ExtensionRow> = {};
     if (patch.name !== undefined && trimmedName(patch.name) !== current.name) next.name = trimmedName(patch.name);
@@ -215,8 +224,8 @@ export function createExtensionService(deps: {
     if (Object.keys(next).length === 0) return toFull(current);
     const updatedAt = clock.iso();
     const row: ExtensionRow = { ...current, ...next, updatedAt };
-    updateStmt.run(row.name, row.shortDescription, row.description, row.pricing, row.visibility, updatedAt, id);
-    markListedStmt.run(updatedAt, id);
+    updateStmt.run(row);
+    markListedStmt.run({ id, now: updatedAt });
     // listed_at is not part of the answer, so the row is complete without reading it back.
     return toFull(row);
   });
@@ -247,7 +256,8 @@ export function createExtensionService(deps: {
         id: row.id,
         slug: row.slug,
         name: row.name,
-        status: row.status as ExtensionStatus,
+        // createTx inserts every extension as a draft (spec §3, rule 1); the response schema holds it to that.
+        status: "draft",
         createdAt: row.createdAt,
       };
     },
@@ -257,7 +267,7 @@ export function createExtensionService(deps: {
     },
 
     remove(accountId: string, id: string): void {
-      const blobIds = db.transaction((tx) => {
+      const blobIds = db.write((tx) => {
         const row = findOwned(accountId, id);
         if (row.listedAt) throw errors.extensionListed(id);
         const ids = tx
@@ -275,19 +285,29 @@ export function createExtensionService(deps: {
   };
 }
 
-/** Records, once and for good, that an extension is publicly listed (approved and public at the same time). */
-export function markListedIfPublic(tx: Pick<Db, "update">, extensionId: string, nowIso: string): void {
-  tx.update(extensions)
-    .set({ listedAt: nowIso })
+/**
+ * The spec's "publicly listed" rule, its one home: approved and public at the same time. The first instant it
+ * holds is recorded for good (`listed_at`, never cleared), so every write that can change status or visibility
+ * runs this after it. Parameters: `id`, `now`.
+ */
+function markListedQuery(db: Pick<Db, "update">) {
+  return db
+    .update(extensions)
+    .set({ listedAt: param("now") })
     .where(
       and(
-        eq(extensions.id, extensionId),
-        sql`${extensions.listedAt} IS NULL`,
+        eq(extensions.id, sql.placeholder("id")),
+        isNull(extensions.listedAt),
         eq(extensions.status, "approved"),
         eq(extensions.visibility, "public"),
       ),
     )
-    .run();
+    .prepare();
+}
+
+/** markListedQuery for the other services' writes (review, admin status, fixtures). */
+export function markListedIfPublic(tx: Pick<Db, "update">, extensionId: string, nowIso: string): void {
+  markListedQuery(tx).run({ id: extensionId, now: nowIso });
 }
 
 export type ExtensionService = ReturnType<typeof createExtensionService>;

@@ -197,7 +197,7 @@ export function createInstallService(deps: {
     /** Records `count` installs of an approved version (default: the current one), after the re-check. */
     recordInstall(extensionId: string, opts: InstallOptions = {}): InstallStats {
       const count = checkedCount(opts.count);
-      return db.transaction((tx) => {
+      return db.write((tx) => {
         const ext = extensionRow(extensionId, tx);
         const version = installableVersion(ext, opts.versionId ?? ext.currentVersionId, tx);
         if (aggregates(extensionId).total + count > MAX_INSTALLS_PER_EXTENSION)
@@ -210,7 +210,7 @@ export function createInstallService(deps: {
     /** Uninstalls `count` active installs: of `versionId` when given, else of the versions installed first. */
     recordUninstall(extensionId: string, opts: InstallOptions = {}): InstallStats {
       const count = checkedCount(opts.count);
-      return db.transaction((tx) => {
+      return db.write((tx) => {
         extensionRow(extensionId, tx);
         if (opts.versionId !== undefined) versionOf(extensionId, opts.versionId, tx);
         takeActive(tx, extensionId, count, opts.versionId);
@@ -225,7 +225,7 @@ export function createInstallService(deps: {
      */
     recordRollout(extensionId: string, opts: RolloutOptions = {}): InstallStats {
       const count = opts.count === undefined ? undefined : checkedCount(opts.count);
-      return db.transaction((tx) => {
+      return db.write((tx) => {
         const ext = extensionRow(extensionId, tx);
         const target = installableVersion(ext, opts.toVersionId ?? ext.currentVersionId, tx);
         if (opts.fromVersionId !== undefined) {

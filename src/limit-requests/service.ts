@@ -58,7 +58,7 @@ export function createLimitRequestService(deps: { db: Db; clock: Clock; override
         throw errors.limitRequestTarget("extensionId", "required when scope is extension");
       if (input.scope === "account" && input.extensionId)
         throw errors.limitRequestTarget("extensionId", "only allowed when scope is extension");
-      return db.transaction((tx: Tx) => {
+      return db.write((tx) => {
         if (!tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, input.accountId)).get())
           throw errors.accountNotFound(input.accountId);
         if (input.extensionId) {
@@ -106,7 +106,7 @@ export function createLimitRequestService(deps: { db: Db; clock: Clock; override
     },
 
     approve(id: string, reason?: string): LimitRequest {
-      return db.transaction((tx: Tx) => {
+      return db.write((tx) => {
         const row = pending(tx, id);
         const limits = JSON.parse(row.limits) as Record<string, number>;
         if (row.scope === "extension") overrides.upsert(tx, "extension", row.extensionId!, limits);
@@ -118,7 +118,7 @@ export function createLimitRequestService(deps: { db: Db; clock: Clock; override
     },
 
     reject(id: string, reason: string): LimitRequest {
-      return db.transaction((tx: Tx) => {
+      return db.write((tx) => {
         const row = pending(tx, id);
         const decided = { status: "rejected", decisionReason: reason.trim(), decidedAt: clock.iso() };
         tx.update(limitRequests).set(decided).where(eq(limitRequests.id, id)).run();

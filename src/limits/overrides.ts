@@ -99,7 +99,7 @@ export function createOverrideService(deps: { db: Db; clock: { iso(): string } }
     /** Replaces the scope's overrides with `values` (keys not named lose their override). */
     replace(scope: OverrideScope, id: string, values: Record<string, number>): OverridesView {
       const problems = checkLimitValues(values, "");
-      return db.transaction((tx: Tx) => {
+      return db.write((tx) => {
         requireTarget(tx, scope, id);
         if (problems.length > 0) throw errors.limitValuesInvalid(problems);
         clear(tx, scope, id);
@@ -109,7 +109,7 @@ export function createOverrideService(deps: { db: Db; clock: { iso(): string } }
     },
 
     remove(scope: OverrideScope, id: string): void {
-      db.transaction((tx: Tx) => {
+      db.write((tx) => {
         requireTarget(tx, scope, id);
         clear(tx, scope, id);
       });

@@ -3,8 +3,12 @@
  * resolved value, source, default, hard maximum and — where the emulator counts it — current usage, the
  * very counts the caps are checked against.
  */
+
+import { and, count, eq, isNull, ne, type SQL } from "drizzle-orm";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { memberCount } from "../accounts/service";
 import type { Db } from "../db/database";
+import { accounts, apiKeys, extensions, secrets, versions } from "../db/schema";
 import { errors } from "../errors/catalog";
 import { LIMITS } from "./catalog";
 import type { LimitsService } from "./service";
@@ -12,33 +16,32 @@ import type { LimitUsage } from "./usage-model";
 
 export function createLimitUsage(deps: { db: Db; limits: LimitsService }) {
   const { db, limits } = deps;
-  const one = (sql: string, param: string) =>
-    Number(db.$client.prepare<{ n: number }, [string]>(sql).get(param)?.n ?? 0);
+  const rows = (table: SQLiteTable, where: SQL | undefined) =>
+    db.select({ n: count() }).from(table).where(where).get()?.n ?? 0;
 
   return {
     forScope(accountId: string, extensionId: string | null): LimitUsage {
-      if (one("SELECT COUNT(*) AS n FROM accounts WHERE id = ?", accountId) === 0)
-        throw errors.accountNotFound(accountId);
+      if (rows(accounts, eq(accounts.id, accountId)) === 0) throw errors.accountNotFound(accountId);
       let sounds: number | null = null;
       if (extensionId) {
-        const ext = db.$client
-          .prepare<{ current: string | null }, [string, string]>(
-            "SELECT current_version_id AS current FROM extensions WHERE id = ? AND account_id = ?",
-          )
-          .get(extensionId, accountId);
+        const ext = db
+          .select({ current: extensions.currentVersionId })
+          .from(extensions)
+          .where(and(eq(extensions.id, extensionId), eq(extensions.accountId, accountId)))
+          .get();
         if (!ext) throw errors.extensionNotFound(extensionId);
-        sounds = ext.current ? one("SELECT sound_count AS n FROM versions WHERE id = ?", ext.current) : 0;
+        sounds = ext.current
+          ? (db.select({ n: versions.soundCount }).from(versions).where(eq(versions.id, ext.current)).get()?.n ?? 0)
+          : 0;
       }
       const usage: Record<string, number | null> = {
-        max_extensions_per_account: one("SELECT COUNT(*) AS n FROM extensions WHERE account_id = ?", accountId),
-        max_api_keys: one("SELECT COUNT(*) AS n FROM api_keys WHERE account_id = ? AND revoked_at IS NULL", accountId),
+        max_extensions_per_account: rows(extensions, eq(extensions.accountId, accountId)),
+        max_api_keys: rows(apiKeys, and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt))),
         max_team_members: memberCount(db, accountId),
         max_versions_per_extension: extensionId
-          ? one("SELECT COUNT(*) AS n FROM versions WHERE extension_id = ? AND status <> 'archived'", extensionId)
+          ? rows(versions, and(eq(versions.extensionId, extensionId), ne(versions.status, "archived")))
           : null,
-        max_secrets_per_extension: extensionId
-          ? one("SELECT COUNT(*) AS n FROM secrets WHERE extension_id = ?", extensionId)
-          : null,
+        max_secrets_per_extension: extensionId ? rows(secrets, eq(secrets.extensionId, extensionId)) : null,
         max_sounds_per_extension: sounds,
       };
       return {

@@ -1,10 +1,13 @@
 /** Builds the limits endpoint's body: the resolved catalogue grouped by category, the sound summary, usage. */
 
+import { and, eq, isNull, ne, type SQL, sql } from "drizzle-orm";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { membersWithOwner } from "../accounts/service";
 import { AUDIO_FORMATS } from "../bundles/audio-formats";
 import type { Db } from "../db/database";
 import type { DbGeneration } from "../db/generation";
 import { createReadCache } from "../db/read-cache";
+import { accounts, apiKeys, extensions, secrets, teamMembers, versions } from "../db/schema";
 import type { ExtensionService } from "../extensions/service";
 import { limitDefinition } from "./catalog";
 import type { LimitsResponse } from "./model";
@@ -20,26 +23,23 @@ export function createLimitsView(deps: {
   const cache = createReadCache<LimitsResponse>(deps.generation);
 
   // The usage counts in one statement: each statement outside a transaction opens its own read transaction.
-  const usageStmt = db.$client.prepare<
-    {
-      extensions: number;
-      versions: number;
-      archived: number;
-      secrets: number;
-      keys: number;
-      members: number;
-      owners: number;
-    },
-    [string, string]
-  >(
-    `SELECT (SELECT COUNT(*) FROM extensions WHERE account_id = ?1) AS extensions,
-            (SELECT COUNT(*) FROM versions WHERE extension_id = ?2 AND status != 'archived') AS versions,
-            (SELECT COUNT(*) FROM versions WHERE extension_id = ?2 AND status = 'archived') AS archived,
-            (SELECT COUNT(*) FROM secrets WHERE extension_id = ?2) AS secrets,
-            (SELECT COUNT(*) FROM api_keys WHERE account_id = ?1 AND revoked_at IS NULL) AS keys,
-            (SELECT COUNT(*) FROM team_members WHERE account_id = ?1) AS members,
-            (SELECT COALESCE(SUM(role = 'owner'), 0) FROM team_members WHERE account_id = ?1) AS owners`,
-  );
+  // Each subquery names only its own table's columns (drizzle renders them unqualified in a one-table select).
+  const accountId = sql.placeholder("accountId");
+  const extensionId = sql.placeholder("extensionId");
+  const countOf = (table: SQLiteTable, where: SQL) => sql<number>`(SELECT COUNT(*) FROM ${table} WHERE ${where})`;
+  const usageStmt = db
+    .select({
+      extensions: countOf(extensions, eq(extensions.accountId, accountId)),
+      versions: countOf(versions, and(eq(versions.extensionId, extensionId), ne(versions.status, "archived"))!),
+      archived: countOf(versions, and(eq(versions.extensionId, extensionId), eq(versions.status, "archived"))!),
+      secrets: countOf(secrets, eq(secrets.extensionId, extensionId)),
+      keys: countOf(apiKeys, and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt))!),
+      members: countOf(teamMembers, eq(teamMembers.accountId, accountId)),
+      owners: sql<number>`(SELECT COALESCE(SUM(${teamMembers.role} = 'owner'), 0) FROM ${teamMembers} WHERE ${eq(teamMembers.accountId, accountId)})`,
+    })
+    .from(accounts)
+    .where(eq(accounts.id, accountId))
+    .prepare();
 
   return {
     forExtension(accountId: string, extensionId: string): LimitsResponse {
@@ -49,7 +49,7 @@ export function createLimitsView(deps: {
 
   function build(accountId: string, extensionId: string): LimitsResponse {
     // One read transaction for the whole body: a consistent picture, and one set of locks instead of one per statement.
-    return db.transaction(() => {
+    return db.read(() => {
       deps.extensions.findOwned(accountId, extensionId);
       const scope = { accountId, extensionId };
       const grouped: Record<string, Record<string, LimitsResponse["limits"]["account"][string]>> = {};
@@ -68,7 +68,7 @@ export function createLimitsView(deps: {
         };
       }
       const v = (key: string) => resolved.get(key)!.value;
-      const usage = usageStmt.get(accountId, extensionId)!;
+      const usage = usageStmt.get({ accountId, extensionId })!;
       return {
         extensionId,
         sounds: {

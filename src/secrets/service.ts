@@ -2,9 +2,9 @@
  * Secrets of an extension: names are listed, values are written and deleted, never read back. A value is
  * sealed (src/secrets/cipher.ts) before it reaches the database and is never logged or echoed in an error.
  */
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, count, eq, sql } from "drizzle-orm";
 import type { Clock } from "../clock";
-import type { Db } from "../db/database";
+import { type Db, param } from "../db/database";
 import { secrets } from "../db/schema";
 import { errors } from "../errors/catalog";
 import type { ExtensionService } from "../extensions/service";
@@ -22,31 +22,49 @@ export function createSecretService(deps: {
   const { db, clock, limits, extensions, cipher } = deps;
   // PUT's statements, prepared once (drizzle's builder would build and prepare each on every request); they run
   // inside the transaction below, on the same connection.
-  const replaceStmt = db.$client.prepare<never, [Uint8Array, Uint8Array, string, string, string]>(
-    "UPDATE secrets SET ciphertext = ?, iv = ?, updated_at = ? WHERE extension_id = ? AND name = ?",
+  const thisSecret = and(
+    eq(secrets.extensionId, sql.placeholder("extensionId")),
+    eq(secrets.name, sql.placeholder("name")),
   );
-  const countStmt = db.$client.prepare<{ n: number }, [string]>(
-    "SELECT COUNT(*) AS n FROM secrets WHERE extension_id = ?",
-  );
-  const insertStmt = db.$client.prepare<never, [string, string, Uint8Array, Uint8Array, string, string]>(
-    "INSERT INTO secrets (extension_id, name, ciphertext, iv, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
-  );
+  const replaceStmt = db
+    .update(secrets)
+    .set({ ciphertext: param("ciphertext"), iv: param("iv"), updatedAt: param("now") })
+    .where(thisSecret)
+    .returning({ name: secrets.name })
+    .prepare();
+  const countStmt = db
+    .select({ n: count() })
+    .from(secrets)
+    .where(eq(secrets.extensionId, sql.placeholder("extensionId")))
+    .prepare();
+  const insertStmt = db
+    .insert(secrets)
+    .values({
+      extensionId: sql.placeholder("extensionId"),
+      name: sql.placeholder("name"),
+      ciphertext: sql.placeholder("ciphertext"),
+      iv: sql.placeholder("iv"),
+      createdAt: sql.placeholder("now"),
+      updatedAt: sql.placeholder("now"),
+    })
+    .prepare();
 
   function checkName(name: string): void {
     if (!SECRET_NAME_RE.test(name)) throw errors.secretNameInvalid();
   }
 
-  // A bun:sqlite transaction function made once (drizzle's `db.transaction` builds one on every call).
-  const putTx = db.$client.transaction(
+  // Made once (db.writer), not on every call.
+  const putTx = db.writer(
     (accountId: string, extensionId: string, name: string, sealed: SealedValue): { created: boolean } => {
       extensions.findOwned(accountId, extensionId);
       const now = clock.iso();
-      if (replaceStmt.run(sealed.ciphertext, sealed.iv, now, extensionId, name).changes > 0) return { created: false };
+      const values = { extensionId, name, ciphertext: sealed.ciphertext, iv: sealed.iv, now };
+      if (replaceStmt.get(values)) return { created: false };
       const max = limits.resolve("max_secrets_per_extension", { accountId, extensionId }).value;
-      const current = countStmt.get(extensionId)?.n ?? 0;
+      const current = countStmt.get({ extensionId })?.n ?? 0;
       if (current >= max)
         throw errors.limitExceeded("max_secrets_per_extension", max, current, "secrets per extension");
-      insertStmt.run(extensionId, name, sealed.ciphertext, sealed.iv, now, now);
+      insertStmt.run(values);
       return { created: true };
     },
   );
@@ -77,7 +95,7 @@ export function createSecretService(deps: {
     },
 
     remove(accountId: string, extensionId: string, name: string): void {
-      db.transaction((tx) => {
+      db.write((tx) => {
         extensions.findOwned(accountId, extensionId);
         const deleted = tx
           .delete(secrets)

@@ -188,7 +188,7 @@ export function createVersionService(deps: {
       blobs.commit(bundle.tempFile, blobId);
       let row: Version;
       try {
-        row = db.transaction((tx) => {
+        row = db.write((tx) => {
           const ext = deps.extensions.findOwned(accountId, extensionId);
           if (labelTaken(tx, extensionId, label)) throw errors.versionExists(label);
           const now = clock.iso();
@@ -247,7 +247,7 @@ export function createVersionService(deps: {
 
     /** Review approves a pending version: it is approved, the extension approved (unless disabled) and current = newest approved. */
     approveVersion(versionId: string): Version {
-      return db.transaction((tx) => {
+      return db.write((tx) => {
         const v = findPending(versionId, tx);
         const now = clock.iso();
         tx.update(versions).set({ status: "approved", approvedAt: now }).where(eq(versions.id, versionId)).run();
@@ -264,7 +264,7 @@ export function createVersionService(deps: {
 
     /** Review rejects a pending version: the extension becomes rejected only if it never had an approved version. */
     rejectVersion(versionId: string, reason: string): Version {
-      return db.transaction((tx) => {
+      return db.write((tx) => {
         const v = findPending(versionId, tx);
         const now = clock.iso();
         tx.update(versions)

@@ -1,16 +1,13 @@
-/** The CLI's building blocks, in process: argument checking, the limits body, multipart, progress, exit codes. */
+/** The CLI's building blocks, in process: argument checking, the limits body, calls through client/, progress, exit codes. */
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { deployArgs } from "../../cli/commands/deploy";
 import { exitStatusOf } from "../../cli/commands/exec";
 import { secretsArgs } from "../../cli/commands/secrets";
-import { ApiRequestError, endpointsFromAnyUrl, endpointsFromBaseUrl, requestJson } from "../../cli/lib/http";
+import { apiClient, call, endpointsFromAnyUrl, endpointsFromBaseUrl } from "../../cli/lib/http";
 import { parseLimitsBody } from "../../cli/lib/limits";
-import { multipartBody } from "../../cli/lib/multipart";
 import { createProgress } from "../../cli/lib/progress";
 import { shownStrays, strayArguments, UsageError } from "../../cli/lib/runner";
+import { ApiCallError } from "../../client";
 import { DEMO_KEY, startTestEmulator, stopTestEmulator } from "../helpers/emulator";
 
 describe("strayArguments (unknown flags are usage errors)", () => {
@@ -70,30 +67,6 @@ describe("parseLimitsBody", () => {
   });
 });
 
-describe("multipartBody", () => {
-  test("announces the exact length and parses back as the same form", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "ext-mp-"));
-    const file = join(dir, "b.tar.gz");
-    writeFileSync(file, Buffer.alloc(200_000, 9));
-    const form = multipartBody(
-      { version: "1.0.0", changelog: "héllo" },
-      { field: "bundle", path: file, filename: "bundle.tar.gz", contentType: "application/gzip" },
-    );
-    const seen: number[] = [];
-    const bytes = new Uint8Array(await new Response(form.stream((sent) => seen.push(sent))).arrayBuffer());
-    expect(bytes.length).toBe(form.contentLength);
-    expect(seen.at(-1)).toBe(200_000);
-    const parsed = await new Request("http://x/", {
-      method: "POST",
-      headers: { "content-type": form.contentType },
-      body: bytes,
-    }).formData();
-    expect(parsed.get("version")).toBe("1.0.0");
-    expect(parsed.get("changelog")).toBe("héllo");
-    expect((parsed.get("bundle") as File).size).toBe(200_000);
-  });
-});
-
 describe("createProgress", () => {
   test("plain lines at each quarter when not a terminal", () => {
     const lines: string[] = [];
@@ -121,24 +94,27 @@ describe("exitStatusOf", () => {
   });
 });
 
-describe("requestJson", () => {
+describe("the CLI's calls through client/", () => {
   test("a 429 is retried 3 times after its Retry-After, then reported; a signal cuts a Retry-After wait", async () => {
     const emu = await startTestEmulator();
     try {
-      const url = `${emu.baseUrl}/extensions`;
+      const api = apiClient(endpointsFromBaseUrl(emu.baseUrl), DEMO_KEY);
+      const list = () => api.GET("/developer/v1/extensions");
       await emu.admin("POST", "/faults", { path: "/extensions", status: 429, times: 4 });
       const waits: number[] = [];
-      const refused = await requestJson(url, { token: DEMO_KEY, onRetry: (s) => waits.push(s) }).catch((e) => e);
-      expect(refused).toBeInstanceOf(ApiRequestError);
-      expect((refused as ApiRequestError).status).toBe(429);
+      const refused = await call(list, { onRetry: (s) => waits.push(s) }).catch((e) => e);
+      expect(refused).toBeInstanceOf(ApiCallError);
+      expect((refused as ApiCallError).status).toBe(429);
       expect(waits).toEqual([1, 1, 1]);
       await emu.admin("DELETE", "/faults");
 
       await emu.admin("POST", "/faults", { path: "/extensions", status: 429, times: 1 });
       const cut = new AbortController();
       const reason = new Error("deadline");
-      const pending = requestJson(url, { token: DEMO_KEY, signal: cut.signal, onRetry: () => cut.abort(reason) });
+      const pending = call(list, { signal: cut.signal, onRetry: () => cut.abort(reason) });
       await expect(pending).rejects.toBe(reason);
+      await emu.admin("DELETE", "/faults");
+      expect(Array.isArray((await call(list)).extensions)).toBe(true);
     } finally {
       await stopTestEmulator(emu);
     }

@@ -1,121 +1,107 @@
 /**
- * The database generation behind the list and key caches (src/db/generation.ts), on a real WAL file and in
- * memory: it moves on every commit, this connection's or another process's, stays put when nothing was
- * written, and a read inside a write transaction can never be matched, during it or after a rollback. Reading
- * the WAL-index header must never cost SQLite its lock on the -shm file.
+ * The database generation behind the read caches (src/db/generation.ts) and the write helper that moves it
+ * (`db.write`, src/db/database.ts), on a real WAL file and in memory: reads leave it alone, every write
+ * transaction moves it once it has ended, a read inside a write transaction never matches, and a write
+ * transaction begins IMMEDIATE, so a read at its start cannot lose the write lock to another connection.
  */
-
 import { Database } from "bun:sqlite";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { EmulatorClock } from "../../src/clock";
-import { parseServerConfig } from "../../src/config";
+import { count } from "drizzle-orm";
 import { type Db, openDatabase } from "../../src/db/database";
-import { createDbGeneration, type DbGeneration, openWalIndexHeader } from "../../src/db/generation";
-import { createLogger } from "../../src/logger";
-import { createRuntime } from "../../src/runtime";
+import { accounts } from "../../src/db/schema";
 
-const insertAccount = (sqlite: Database, id: string) =>
-  sqlite.run("INSERT INTO accounts (id, name, created_at) VALUES (?, ?, ?)", [id, id, "2026-01-01T00:00:00.000Z"]);
+const EPOCH = "2026-01-01T00:00:00.000Z";
+const insertAccount = (db: Db, id: string) => db.insert(accounts).values({ id, name: id, createdAt: EPOCH }).run();
+const accountCount = (db: Db) => db.select({ n: count() }).from(accounts).get()!.n;
 
 for (const mode of ["file", "memory"] as const) {
   describe(`database generation (${mode})`, () => {
     let dir: string;
     let db: Db;
-    let generation: DbGeneration;
     beforeEach(() => {
       dir = mkdtempSync(join(tmpdir(), "ext-generation-"));
-      const file = mode === "file" ? join(dir, "ext.sqlite") : ":memory:";
-      // As the runtime does it: the header first, then the database (src/db/generation.ts says why).
-      const header = openWalIndexHeader(file);
-      db = openDatabase(file);
-      generation = createDbGeneration(db, header);
+      db = openDatabase(mode === "file" ? join(dir, "ext.sqlite") : ":memory:");
     });
     afterEach(() => {
       db.$client.close();
-      generation.close();
       rmSync(dir, { recursive: true, force: true });
     });
 
-    test("stays put while nothing is written, moves on this connection's commit", () => {
-      const g = generation.current();
-      expect(generation.current()).toBe(g);
-      db.$client.prepare("SELECT COUNT(*) FROM accounts").get();
-      expect(generation.current()).toBe(g);
-      insertAccount(db.$client, "acc_1");
-      const after = generation.current();
+    test("stays put while only reads happen, moves once a write transaction has committed", () => {
+      const g = db.generation.current();
+      accountCount(db);
+      expect(db.generation.current()).toBe(g);
+      db.write((tx) => insertAccount(tx, "acc_1"));
+      const after = db.generation.current();
       expect(after).not.toBe(g);
-      expect(generation.current()).toBe(after);
+      expect(db.generation.current()).toBe(after);
+      // A writer made once moves it the same way.
+      const add = db.writer((id: string) => insertAccount(db, id));
+      add("acc_2");
+      expect(db.generation.current()).not.toBe(after);
     });
 
-    test("a read inside a write transaction never matches, and nothing it saw is matched after a rollback", () => {
-      const before = generation.current();
+    test("a read inside a write transaction never matches, during it or after a rollback", () => {
+      const before = db.generation.current();
       const seenInside: number[] = [];
       expect(() =>
-        db.$client.transaction(() => {
-          insertAccount(db.$client, "acc_rolled_back");
-          seenInside.push(generation.current(), generation.current());
+        db.write((tx) => {
+          insertAccount(tx, "acc_rolled_back");
+          seenInside.push(db.generation.current(), db.generation.current());
           throw new Error("roll back");
-        })(),
+        }),
       ).toThrow("roll back");
+      expect(accountCount(db)).toBe(0);
       expect(seenInside[0]).not.toBe(seenInside[1]);
-      const after = generation.current();
+      const after = db.generation.current();
       expect(seenInside).not.toContain(after);
       expect(seenInside).not.toContain(before);
     });
 
-    if (mode === "file") {
-      test("moves on another connection's commit (another process, as ext seed --data-dir)", () => {
-        const g = generation.current();
-        const other = new Database(join(dir, "ext.sqlite"));
-        try {
-          other.exec("PRAGMA busy_timeout = 5000;");
-          insertAccount(other, "acc_other");
-        } finally {
-          other.close();
-        }
-        expect(generation.current()).not.toBe(g);
+    test("a nested write is part of the outer one: the generation moves when the outer one ends", () => {
+      const before = db.generation.current();
+      let insideAfterNested = before;
+      db.write((tx) => {
+        tx.write((inner) => insertAccount(inner, "acc_nested"));
+        insideAfterNested = db.generation.current();
+        insertAccount(tx, "acc_outer");
       });
-    }
+      expect(insideAfterNested).toBeLessThan(0);
+      expect(db.generation.current()).toBe(before + 1);
+      expect(accountCount(db)).toBe(2);
+    });
   });
 }
 
-/** The POSIX locks this process holds on `file` (Linux's /proc/locks), or null where there is no such table. */
-function locksHeldOn(file: string): string[] | null {
-  if (!existsSync("/proc/locks")) return null;
-  const inode = statSync(file).ino;
-  return readFileSync("/proc/locks", "utf8")
-    .split("\n")
-    .filter((line) => {
-      const f = line.trim().split(/\s+/);
-      // "1: POSIX  ADVISORY  READ 1234 fd:01:5678 128 128"
-      return f[1] === "POSIX" && Number(f[4]) === process.pid && Number(f[5]?.split(":")[2]) === inode;
-    });
-}
-
-describe("the WAL-index header and SQLite's locks", () => {
-  test("a runtime on a data directory keeps SQLite's lock on the -shm file while it serves (another process would rebuild the file otherwise)", () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "ext-generation-locks-"));
-    const runtime = createRuntime(parseServerConfig({ dataDir, logLevel: "silent" }, {}), {
-      logger: createLogger("silent"),
-      clock: new EmulatorClock(),
-    });
+describe("write transactions begin IMMEDIATE", () => {
+  test("a write that reads first keeps the write lock: another connection's write waits, it does not win", () => {
+    const dir = mkdtempSync(join(tmpdir(), "ext-immediate-"));
+    const file = join(dir, "ext.sqlite");
+    const db = openDatabase(file);
+    const other = new Database(file);
     try {
-      runtime.services.generation.current();
-      const locks = locksHeldOn(join(dataDir, "ext.sqlite-shm"));
-      if (locks === null) return; // no /proc/locks on this system
-      expect(locks.length).toBeGreaterThan(0);
-      // A second runtime's worth of reads and writes later, still held.
-      runtime.db.$client.run(
-        "INSERT INTO accounts (id, name, created_at) VALUES ('acc_lock', 'Lock', '2026-01-01T00:00:00.000Z')",
-      );
-      runtime.services.generation.current();
-      expect(locksHeldOn(join(dataDir, "ext.sqlite-shm"))!.length).toBeGreaterThan(0);
+      other.exec("PRAGMA busy_timeout = 0");
+      let otherError: unknown = null;
+      db.write((tx) => {
+        // Read first: a deferred transaction would now hold only a read snapshot.
+        accountCount(tx);
+        try {
+          other.run("INSERT INTO accounts (id, name, created_at) VALUES ('acc_other', 'other', ?)", [EPOCH]);
+        } catch (e) {
+          otherError = e;
+        }
+        // With a deferred begin this write would fail (SQLITE_BUSY_SNAPSHOT): the other connection committed.
+        insertAccount(tx, "acc_ours");
+      });
+      expect(String((otherError as { code?: string } | null)?.code)).toMatch(/^SQLITE_BUSY/);
+      expect(db.select({ id: accounts.id }).from(accounts).all()).toEqual([{ id: "acc_ours" }]);
     } finally {
-      runtime.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      other.close();
+      db.$client.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -5,7 +5,7 @@ import { createReadCache } from "../../src/db/read-cache";
 
 function handGeneration() {
   let n = 1;
-  const generation: DbGeneration = { current: () => n, close() {} };
+  const generation: DbGeneration = { current: () => n };
   return { generation, move: () => n++ };
 }
 

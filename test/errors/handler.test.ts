@@ -187,7 +187,7 @@ describe("unexpected exceptions", () => {
 
   test("over a real socket: a database failure in a real route is the 500 envelope, nothing of SQLite's message", async () => {
     const sqlite = emu.runtime.db.$client;
-    sqlite.exec("ALTER TABLE extensions RENAME TO extensions_gone");
+    emu.runtime.db.write(() => sqlite.exec("ALTER TABLE extensions RENAME TO extensions_gone"));
     try {
       const res = await emu.api("GET", "/extensions");
       expect(res.status).toBe(500);
@@ -197,7 +197,7 @@ describe("unexpected exceptions", () => {
       expect(res.text).not.toContain("no such table");
       expect(res.headers.get("content-type")).toContain("application/json");
     } finally {
-      sqlite.exec("ALTER TABLE extensions_gone RENAME TO extensions");
+      emu.runtime.db.write(() => sqlite.exec("ALTER TABLE extensions_gone RENAME TO extensions"));
     }
     expect((await emu.api("GET", "/extensions")).status).toBe(200);
   });

@@ -74,16 +74,18 @@ describe("counters", () => {
     const id = await newExtension("Capped Installs");
     addVersion(id, "1.0.0", { current: true });
     const v = emu.runtime.db.select().from(versions).where(eq(versions.extensionId, id)).get()!.id;
-    emu.runtime.db
-      .insert(installCounters)
-      .values({
-        extensionId: id,
-        versionId: v,
-        installed: 999_999_999_999,
-        active: 1,
-        firstInstalledAt: emu.clock.iso(),
-      })
-      .run();
+    emu.runtime.db.write((tx) =>
+      tx
+        .insert(installCounters)
+        .values({
+          extensionId: id,
+          versionId: v,
+          installed: 999_999_999_999,
+          active: 1,
+          firstInstalledAt: emu.clock.iso(),
+        })
+        .run(),
+    );
     const before = await stats(id);
     expectEnvelope(await post(id, "installs", { count: 2 }), 422, "validation_error");
     expect(await stats(id)).toEqual(before);

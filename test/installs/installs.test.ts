@@ -111,10 +111,12 @@ describe("POST /_emulator/extensions/:id/installs", () => {
 
     // An admin lowers the per-extension limit after the upload was accepted.
     const now = emu.clock.iso();
-    emu.runtime.db
-      .insert(extensionOverrides)
-      .values({ extensionId: id, limitKey: "max_sounds_per_extension", value: 20, updatedAt: now })
-      .run();
+    emu.runtime.db.write((tx) =>
+      tx
+        .insert(extensionOverrides)
+        .values({ extensionId: id, limitKey: "max_sounds_per_extension", value: 20, updatedAt: now })
+        .run(),
+    );
     const err = expectEnvelope(await install(id, { versionId: v, count: 3 }), 422, "limit_exceeded");
     expect(err.message).toContain("Install-time re-check");
     expect(err.details?.[0]).toMatchObject({ limit: "max_sounds_per_extension", max: 20, current: 30 });
@@ -125,22 +127,27 @@ describe("POST /_emulator/extensions/:id/installs", () => {
     const id = await newExtension("Priority Sounds");
     addVersion(id, "1.0.0", { soundCount: 30, current: true });
     const now = emu.clock.iso();
-    emu.runtime.db
-      .insert(accountOverrides)
-      .values({ accountId: "acc_test", limitKey: "max_sounds_per_extension", value: 10, updatedAt: now })
-      .run();
+    emu.runtime.db.write((tx) =>
+      tx
+        .insert(accountOverrides)
+        .values({ accountId: "acc_test", limitKey: "max_sounds_per_extension", value: 10, updatedAt: now })
+        .run(),
+    );
     try {
       expect(expectEnvelope(await install(id), 422, "limit_exceeded").details?.[0]).toMatchObject({
         max: 10,
         current: 30,
       });
-      emu.runtime.db
-        .insert(extensionOverrides)
-        .values({ extensionId: id, limitKey: "max_sounds_per_extension", value: 40, updatedAt: now })
-        .run();
+      emu.runtime.db.write((tx) =>
+        tx
+          .insert(extensionOverrides)
+          .values({ extensionId: id, limitKey: "max_sounds_per_extension", value: 40, updatedAt: now })
+          .run(),
+      );
       expect((await ok(install(id))).active).toBe(1);
     } finally {
-      emu.runtime.db.$client.prepare("DELETE FROM account_overrides WHERE account_id = 'acc_test'").run();
+      const { db } = emu.runtime;
+      db.write(() => db.$client.prepare("DELETE FROM account_overrides WHERE account_id = 'acc_test'").run());
     }
   });
 });

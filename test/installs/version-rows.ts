@@ -24,24 +24,28 @@ export function addVersion(
   const id = `ver_test_${label.replace(/\W/g, "_")}_${++seq}`;
   const now = emu.clock.iso();
   const status = opts.status ?? "approved";
-  emu.runtime.db
-    .insert(versions)
-    .values({
-      id,
-      extensionId,
-      seq,
-      version: label,
-      status,
-      bundleBlobId: `blob_none_${seq}`,
-      bundleSizeBytes: 100,
-      bundleSha256: "0".repeat(64),
-      soundCount: opts.soundCount ?? 0,
-      submittedAt: now,
-      approvedAt: status === "approved" ? now : null,
-    })
-    .run();
+  emu.runtime.db.write((tx) =>
+    tx
+      .insert(versions)
+      .values({
+        id,
+        extensionId,
+        seq,
+        version: label,
+        status,
+        bundleBlobId: `blob_none_${seq}`,
+        bundleSizeBytes: 100,
+        bundleSha256: "0".repeat(64),
+        soundCount: opts.soundCount ?? 0,
+        submittedAt: now,
+        approvedAt: status === "approved" ? now : null,
+      })
+      .run(),
+  );
   if (opts.current)
-    emu.runtime.db.$client.prepare("UPDATE extensions SET current_version_id = ? WHERE id = ?").run(id, extensionId);
+    emu.runtime.db.write(() =>
+      emu.runtime.db.$client.prepare("UPDATE extensions SET current_version_id = ? WHERE id = ?").run(id, extensionId),
+    );
   return id;
 }
 

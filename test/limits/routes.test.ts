@@ -93,9 +93,12 @@ describe("GET /extensions/:id/limits", () => {
 
   test("an override never passes a hard limit", async () => {
     // Writers refuse such a value (fixtures, control plane); a row stored out of band is clamped on read.
-    emu.runtime.db.$client
-      .prepare("INSERT INTO extension_overrides (extension_id, limit_key, value, updated_at) VALUES (?, ?, ?, ?)")
-      .run("ext_override", "max_versions_per_extension", 900, emu.clock.iso());
+    const { db } = emu.runtime;
+    db.write(() =>
+      db.$client
+        .prepare("INSERT INTO extension_overrides (extension_id, limit_key, value, updated_at) VALUES (?, ?, ?, ?)")
+        .run("ext_override", "max_versions_per_extension", 900, emu.clock.iso()),
+    );
     const { body } = await limitsAt("api", "ext_override");
     expect(body.limits.account.max_versions_per_extension).toMatchObject({ value: 500, source: "extension_override" });
   });

@@ -142,11 +142,13 @@ describe("PUT /extensions/:id/secrets/:key", () => {
     expect((await call("PUT", secretPath("K21", id), { json: { value: VALUE } })).status).toBe(204);
     expect((await names(id)).length).toBe(20);
     // An admin override of the limit key raises the cap for this extension.
-    emu.runtime.db.$client
-      .prepare(
-        "INSERT INTO extension_overrides (extension_id, limit_key, value, updated_at) VALUES (?, 'max_secrets_per_extension', 21, ?)",
-      )
-      .run(id, emu.clock.iso());
+    emu.runtime.db.write(() =>
+      emu.runtime.db.$client
+        .prepare(
+          "INSERT INTO extension_overrides (extension_id, limit_key, value, updated_at) VALUES (?, 'max_secrets_per_extension', 21, ?)",
+        )
+        .run(id, emu.clock.iso()),
+    );
     expect((await call("PUT", secretPath("K22", id), { json: { value: VALUE } })).status).toBe(204);
     expect(
       expectEnvelope(await call("PUT", secretPath("K23", id), { json: { value: VALUE } }), 422, "limit_exceeded")

@@ -65,7 +65,9 @@ describe("version review (domain operations used by the control plane)", () => {
 
   test("a disabled extension keeps status disabled through submit, approve and reject", async () => {
     const id = await createExtension(emu, "Disabled");
-    emu.runtime.db.$client.prepare("UPDATE extensions SET status = 'disabled' WHERE id = ?").run(id);
+    emu.runtime.db.write(() =>
+      emu.runtime.db.$client.prepare("UPDATE extensions SET status = 'disabled' WHERE id = ?").run(id),
+    );
     const v1 = await submit(id, "1");
     expect((await ext(id)).status).toBe("disabled");
     emu.runtime.services.versions.approveVersion(v1);
