@@ -19,6 +19,7 @@ import { printable } from "../../src/printable";
 import { runBuild } from "./build-step";
 import { apiClient, call, type Endpoints } from "./http";
 import { explainLimit, parseLimitsBody, type ResolvedLimits } from "./limits";
+import { preflight } from "./preflight";
 import { createProgress } from "./progress";
 import { UsageError } from "./runner";
 import { showElapsed, waitNotice } from "./wait-notice";
@@ -237,6 +238,9 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
   if (!version) throw new UsageError("no version label: give --version or put version in manifest.json");
   const labelWarnings = labelMismatch(version, manifest);
   limits ??= await fetchLimits(o, extensionId);
+  const refusals = await preflight(apiClient(o.endpoints, o.apiKey), { extensionId, label: version, limits }, (s) =>
+    o.note(`rate limited; retrying in ${s} s`),
+  );
 
   const work = mkdtempSync(join(tmpdir(), "ext-deploy-"));
   try {
@@ -250,7 +254,7 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
     }
     // The server's own inspector, with the limits the server resolved for this extension.
     const inspection = await inspectBundle(archive, limits.bundle);
-    const warnings = [...labelWarnings, ...secretWarnings(packed), ...inspection.warnings];
+    const warnings = [...labelWarnings, ...refusals.warnings, ...secretWarnings(packed), ...inspection.warnings];
     for (const w of warnings) o.note(`warning: ${printable(w)}`);
     const report: DeployReport = {
       dryRun: o.dryRun,
@@ -277,8 +281,8 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
       upload: null,
     };
     try {
-      if (inspection.problems.length > 0)
-        throw new LocalValidationError(inspection.problems.map((p) => explain(p, limits)));
+      const problems = [...refusals.problems, ...inspection.problems.map((p) => explain(p, limits))];
+      if (problems.length > 0) throw new LocalValidationError(problems);
       if (!o.dryRun) await upload(o, archive, report);
     } catch (e) {
       throw new DeployFailure(e, report);
