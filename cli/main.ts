@@ -31,5 +31,6 @@ export const main = defineCommand({
 if (import.meta.main) {
   markStartup("CLI modules loaded");
   // Not citty's runMain: usage errors must exit 2, unknown flags must be refused (cli/lib/runner.ts).
-  await runCli(main, process.argv.slice(2));
+  // Not awaited at the top level: the binary is built as CommonJS (scripts/lib/compile.ts), which has none.
+  void runCli(main, process.argv.slice(2));
 }

@@ -1,6 +1,10 @@
-/** What CLI commands print: results to stdout, diagnostics to stderr, one line each. */
-export const out = (line: string) => process.stdout.write(`${line}\n`);
-export const err = (line: string) => process.stderr.write(`${line}\n`);
+/**
+ * What CLI commands print: results to stdout, diagnostics to stderr, one line each. Through the console (a
+ * single string argument is printed as it is, `%` included): the first touch of `process.stdout` or
+ * `process.stderr` builds Node's stream machinery, about as costly as the rest of `ext serve`'s start.
+ */
+export const out = (line: string) => console.log(line);
+export const err = (line: string) => console.error(line);
 
 /**
  * Exit codes (README, "CLI reference"): 0 success, 1 API or runtime error, 2 usage or local validation error;

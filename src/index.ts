@@ -1,7 +1,14 @@
 /** Programmatic entry point of the package. */
+export { unwrap } from "../client/index";
 export { type App, createApp } from "./app";
 export { parseServerConfig, type ServerConfig } from "./config";
 export type { Fixture } from "./fixtures/model";
-export { type Emulator, StartEmulatorError, type StartEmulatorOptions, startEmulator } from "./programmatic";
+export {
+  ApiCallError,
+  type Emulator,
+  StartEmulatorError,
+  type StartEmulatorOptions,
+  startEmulator,
+} from "./programmatic";
 export { createRuntime, type Runtime } from "./runtime";
 export { type RunningEmulator, startServer } from "./server";

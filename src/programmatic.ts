@@ -16,6 +16,9 @@ import { deployFolder } from "./programmatic-deploy";
 import type { Runtime } from "./runtime";
 import { startServer } from "./server";
 
+/** What every refused call rejects with, as in the Node package: `status`, `code`, `message`, `details`. */
+export { ApiCallError } from "../client/errors";
+
 export interface StartEmulatorOptions extends Omit<StartEmulatorCommonOptions, "fixture" | "logLevel"> {
   /** A fixture object, a fixture file path, or "demo" (the default: the embedded demo fixture). */
   fixture?: Fixture | string;

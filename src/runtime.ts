@@ -93,7 +93,7 @@ function openStorage(config: ServerConfig, logger: Logger): Storage {
     // Before the database opens: a damaged key file refuses the start (SecretsKeyError) and leaves nothing open.
     const loaded = loadOrCreateKeyFile(join(dir, SECRETS_KEY_FILE));
     const file = join(dir, "ext.sqlite");
-    // Created 0600 before SQLite opens it: its -wal and -shm files take the database file's mode.
+    // Created 0600 before SQLite opens it: its WAL and shared-memory files take the database file's mode.
     closeSync(openSync(file, "a", PRIVATE_FILE_MODE));
     return {
       db: openDatabase(file),

@@ -57,7 +57,7 @@ const FLOOR_BINARY = join(WORK_DIR, "floor");
 /** bench/floor.ts compiled with the emulator's own flags (scripts/lib/compile.ts). */
 function buildFloor(): void {
   const args = ["build", "--compile", "--minify-whitespace", "--minify-syntax", "--sourcemap=none", "--bytecode"];
-  const proc = Bun.spawnSync([BUN, ...args, "--format=esm", join(BENCH_DIR, "floor.ts"), "--outfile", FLOOR_BINARY], {
+  const proc = Bun.spawnSync([BUN, ...args, "--format=cjs", join(BENCH_DIR, "floor.ts"), "--outfile", FLOOR_BINARY], {
     cwd: ROOT,
     stdout: "pipe",
     stderr: "pipe",

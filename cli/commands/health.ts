@@ -1,7 +1,7 @@
 import { defineCommand } from "citty";
 import { createAdminClient } from "../../client";
 import { DEFAULT_PORT, parseServerConfig, urlHost } from "../../src/config";
-import { fail } from "../output";
+import { fail, out } from "../output";
 
 /** The address a server started with the same environment listens on, as seen from this machine. */
 function localRoot(): string {
@@ -31,7 +31,7 @@ export default defineCommand({
       const health = createAdminClient({ url: root });
       const { data, response: res } = await health.GET("/healthz", { signal: AbortSignal.timeout(timeoutMs) });
       if (res.ok && data?.status === "ok") {
-        process.stdout.write(`ok: ${root}\n`);
+        out(`ok: ${root}`);
         return;
       }
       problem = `${root}/healthz answered ${res.status}`;

@@ -7,7 +7,7 @@
  */
 import { type ArgsDef, runCommand } from "citty";
 import { printable } from "../../src/printable";
-import { EXIT, err } from "../output";
+import { EXIT, err, out } from "../output";
 import { describeError } from "./api-error";
 import { closest } from "./did-you-mean";
 import { type AnyCommand, helpText } from "./help";
@@ -154,7 +154,7 @@ export async function runCli(root: AnyCommand, rawArgs: string[]): Promise<void>
   }
   if (cmd === root && (rawArgs[0] === "--version" || rawArgs[0] === "-v") && rawArgs.length === 1) {
     const meta = await resolve(root.meta);
-    process.stdout.write(`${versionLine(meta?.version ?? "unknown")}\n`);
+    out(versionLine(meta?.version ?? "unknown"));
     process.exit(EXIT.ok);
   }
   if (cmd === root) {

@@ -4,10 +4,12 @@
  * SIGKILL, which no handler can catch — the operating system closes its end of the pipe and the server reads
  * end-of-file: the one signal of a parent's death that works alike on Linux, macOS and Windows.
  */
-import type { Readable } from "node:stream";
-
-/** Calls `onEnd` once, when `input` ends or fails; whatever is written to it is read and dropped. */
-export function watchStdin(onEnd: () => void, input: Readable = process.stdin): void {
+/**
+ * Calls `onEnd` once, when `input` ends or fails; whatever is written to it is read and dropped. Standard
+ * input is read through Bun's own stream: `process.stdin` builds Node's stream machinery, which costs a
+ * start-up several milliseconds.
+ */
+export function watchStdin(onEnd: () => void, input: ReadableStream<Uint8Array> = Bun.stdin.stream()): void {
   let fired = false;
   const fire = () => {
     if (fired) return;
@@ -17,9 +19,9 @@ export function watchStdin(onEnd: () => void, input: Readable = process.stdin): 
     for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {});
     onEnd();
   };
-  input.on("end", fire);
-  input.on("close", fire);
-  input.on("error", fire);
-  input.on("data", () => {});
-  input.resume();
+  const reader = input.getReader();
+  const drain = async () => {
+    while (!(await reader.read()).done) {}
+  };
+  drain().then(fire, fire);
 }

@@ -13,6 +13,7 @@
 import { type Account, ApiCallError } from "../../client";
 import { type ClientEnv, DEFAULT_HOST, DEFAULT_PORT, parseClientEnv } from "../../src/config";
 import { readServerFile } from "../../src/server-file";
+import { err } from "../output";
 import { headline } from "./api-error";
 import { adminClient, call, type Endpoints, endpointsFromAnyUrl } from "./http";
 import { UsageError } from "./runner";
@@ -147,6 +148,6 @@ async function accountKey({ endpoints, adminToken }: ServerTarget): Promise<stri
     if (e instanceof ApiCallError) throw noKey(headline(e));
     throw e;
   }
-  process.stderr.write(`using account ${first.id} (${first.name}) on ${endpoints.root}\n`);
+  err(`using account ${first.id} (${first.name}) on ${endpoints.root}`);
   return plaintext;
 }

@@ -1,35 +1,43 @@
-const { connectEmulator } = require("ext-emulator");
-const { deploy, extensionDir } = require("./deploy");
+const { join } = require("node:path");
+const { ApiCallError, connectEmulator, unwrap } = require("ext-emulator");
 
 // EXT_BASE_URL, EXT_ADMIN_URL, EXT_API_KEY, EXT_ADMIN_TOKEN: set by global-setup.js.
 const emulator = connectEmulator();
-const api = (path, init = {}) =>
-  fetch(emulator.baseUrl + path, {
-    ...init,
-    headers: { authorization: `Bearer ${emulator.apiKey}`, "content-type": "application/json" },
-  });
+// A compiled extension as `ext deploy` takes it: manifest.json at its root.
+const myExtension = join(__dirname, "my-extension");
 
 beforeEach(() => emulator.reset());
 
 test("create an extension, deploy it, approve it, read its installs", async () => {
-  const created = await api("/extensions", { method: "POST", body: JSON.stringify({ name: "Sound Board" }) });
-  expect(created.status).toBe(201);
-  const { extension } = await created.json();
+  const extension = await emulator.createExtension({ name: "Sound Board" });
+  expect(extension.status).toBe("draft");
 
-  deploy(extensionDir("1.0.0"), extension.id);
-  const { versions } = await (await api(`/extensions/${extension.id}/versions`)).json();
-  expect(versions).toHaveLength(1);
-  expect(versions[0]).toMatchObject({ version: "1.0.0", status: "pending" });
+  const version = await emulator.deploy(myExtension, {
+    extensionId: extension.id,
+    version: "1.0.0",
+    changelog: "First release",
+  });
+  expect(version).toMatchObject({ version: "1.0.0", status: "pending" });
 
-  const reviewed = await emulator.approveVersion(versions[0].id);
-  expect(reviewed.extension).toMatchObject({ status: "approved", currentVersionId: versions[0].id });
+  const reviewed = await emulator.approveVersion(version.id);
+  expect(reviewed.extension).toMatchObject({ status: "approved", currentVersionId: version.id });
 
-  await emulator.addInstalls(extension.id, 3);
-  const installs = await (await api(`/extensions/${extension.id}/installs`)).json();
-  expect(installs).toMatchObject({ total: 3, active: 3 });
+  const added = await emulator.addInstalls(extension.id, 3);
+  expect(added).toMatchObject({ total: 3, active: 3 });
+  // The developer API itself; unwrap() throws a refusal as an ApiCallError.
+  const installs = unwrap(
+    await emulator.client.GET("/developer/v1/extensions/{id}/installs", { params: { path: { id: extension.id } } }),
+  );
+  expect(installs.byVersion[version.id]).toBe(3);
+});
+
+test("a refusal is an ApiCallError with the API's status and code", async () => {
+  const refused = emulator.approveVersion("ver_missing");
+  await expect(refused).rejects.toBeInstanceOf(ApiCallError);
+  await expect(refused).rejects.toMatchObject({ status: 404, code: "version_not_found" });
 });
 
 test("each test starts from the fixture alone", async () => {
-  const { extensions } = await (await api("/extensions")).json();
+  const { extensions } = unwrap(await emulator.client.GET("/developer/v1/extensions"));
   expect(extensions).toEqual([]);
 });

@@ -1,36 +1,44 @@
-import { connectEmulator } from "ext-emulator";
+import { fileURLToPath } from "node:url";
+import { ApiCallError, connectEmulator, unwrap } from "ext-emulator";
 import { beforeEach, expect, inject, test } from "vitest";
-import { deploy, extensionDir } from "./deploy.js";
 
-const env = inject("emulator");
-const emulator = connectEmulator(env);
-const api = (path: string, init: RequestInit = {}) =>
-  fetch(emulator.baseUrl + path, {
-    ...init,
-    headers: { authorization: `Bearer ${emulator.apiKey}`, "content-type": "application/json" },
-  });
+// The emulator global-setup.ts started, reached from this test file's process.
+const emulator = connectEmulator(inject("emulator"));
+// A compiled extension as `ext deploy` takes it: manifest.json at its root.
+const myExtension = fileURLToPath(new URL("./my-extension", import.meta.url));
 
 beforeEach(() => emulator.reset());
 
 test("create an extension, deploy it, approve it, read its installs", async () => {
-  const created = await api("/extensions", { method: "POST", body: JSON.stringify({ name: "Sound Board" }) });
-  expect(created.status).toBe(201);
-  const { extension } = await created.json();
+  const extension = await emulator.createExtension({ name: "Sound Board" });
+  expect(extension.status).toBe("draft");
 
-  deploy(env, extensionDir("1.0.0"), extension.id);
-  const { versions } = await (await api(`/extensions/${extension.id}/versions`)).json();
-  expect(versions).toHaveLength(1);
-  expect(versions[0]).toMatchObject({ version: "1.0.0", status: "pending" });
+  const version = await emulator.deploy(myExtension, {
+    extensionId: extension.id,
+    version: "1.0.0",
+    changelog: "First release",
+  });
+  expect(version).toMatchObject({ version: "1.0.0", status: "pending" });
 
-  const reviewed = await emulator.approveVersion(versions[0].id);
-  expect(reviewed.extension).toMatchObject({ status: "approved", currentVersionId: versions[0].id });
+  const reviewed = await emulator.approveVersion(version.id);
+  expect(reviewed.extension).toMatchObject({ status: "approved", currentVersionId: version.id });
 
-  await emulator.addInstalls(extension.id, 3);
-  const installs = await (await api(`/extensions/${extension.id}/installs`)).json();
-  expect(installs).toMatchObject({ total: 3, active: 3 });
+  const added = await emulator.addInstalls(extension.id, 3);
+  expect(added).toMatchObject({ total: 3, active: 3 });
+  // The developer API itself, typed (paths, parameters, answers); unwrap() throws a refusal as an ApiCallError.
+  const installs = unwrap(
+    await emulator.client.GET("/developer/v1/extensions/{id}/installs", { params: { path: { id: extension.id } } }),
+  );
+  expect(installs.byVersion[version.id]).toBe(3);
+});
+
+test("a refusal is an ApiCallError with the API's status and code", async () => {
+  const refused = emulator.approveVersion("ver_missing");
+  await expect(refused).rejects.toBeInstanceOf(ApiCallError);
+  await expect(refused).rejects.toMatchObject({ status: 404, code: "version_not_found" });
 });
 
 test("each test starts from the fixture alone", async () => {
-  const { extensions } = await (await api("/extensions")).json();
+  const { extensions } = unwrap(await emulator.client.GET("/developer/v1/extensions"));
   expect(extensions).toEqual([]);
 });

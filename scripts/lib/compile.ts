@@ -54,9 +54,12 @@ export function compileBinary(outfile: string, target?: string): void {
     "--minify-syntax",
     "--sourcemap=none",
     // JavaScriptCore bytecode compiled at build time: the binary starts without parsing its bundle (a large part
-    // of its cold start). Bytecode needs the ESM output format for the CLI's top-level await.
+    // of its cold start).
     "--bytecode",
-    "--format=esm",
+    // CommonJS output: a built-in module (node:zlib, node:stream, …) is then required where the module using it
+    // is first evaluated, so a command or a route loaded lazily brings its built-ins with it. ESM output hoists
+    // every import to the top of the bundle, so every start paid for all of them. (No top-level await then.)
+    "--format=cjs",
     // A user's .env or bunfig.toml in the working directory must not change the binary's behaviour.
     "--no-compile-autoload-dotenv",
     "--no-compile-autoload-bunfig",

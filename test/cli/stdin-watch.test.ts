@@ -7,7 +7,6 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import { watchStdin } from "../../cli/lib/stdin-watch";
 import { parseServerConfig } from "../../src/config";
 import { alive, goneSoon } from "../binary/helpers";
@@ -76,15 +75,20 @@ describe("ext serve --exit-with-stdin", () => {
 
 describe("watchStdin", () => {
   test("fires once when the input ends, not before; data written to it is dropped", async () => {
-    const input = new PassThrough();
+    const pipe = new TransformStream<Uint8Array, Uint8Array>();
     let calls = 0;
-    watchStdin(() => calls++, input);
-    input.write("anything");
-    await Bun.sleep(0);
+    let ended: () => void = () => {};
+    const fired = new Promise<void>((resolve) => (ended = resolve));
+    watchStdin(() => {
+      calls++;
+      ended();
+    }, pipe.readable);
+    const writer = pipe.writable.getWriter();
+    // Resolves once the watcher has read it.
+    await writer.write(new TextEncoder().encode("anything"));
     expect(calls).toBe(0);
-    const ended = new Promise((resolve) => input.on("close", resolve));
-    input.end();
-    await ended;
+    await writer.close();
+    await fired;
     expect(calls).toBe(1);
   });
 

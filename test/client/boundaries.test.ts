@@ -29,7 +29,7 @@ const DIRECT_CALL = [
 const EXCEPTIONS: Record<string, string> = {
   "ui/src/pages/overview.tsx": "the text of a code sample shown to the user, not a call",
   "packaging/npm/src/keep-alive-fetch.ts":
-    "the Node helper's transport under the typed client (a fetch on node:http with kept-alive sockets)",
+    "the Node helper's transport: a fetch on kept-alive node:http sockets, handed to client/ as its `fetch`",
 };
 
 /**

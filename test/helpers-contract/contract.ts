@@ -4,7 +4,22 @@
  * bundle), by tsconfig paths and by the runner in helpers-contract.test.ts. The @ts-expect-error lines
  * prove the types refuse a misspelt field and an unknown API path: an unused one fails the type check.
  */
-import { startEmulator } from "emulator-helper";
+import { ApiCallError, startEmulator } from "emulator-helper";
+
+/** What a rejected call rejected with: an ApiCallError's status, code and the limits its details name. */
+async function refusal(call: Promise<unknown>) {
+  try {
+    await call;
+  } catch (e) {
+    if (!(e instanceof ApiCallError)) return { error: e instanceof Error, apiCallError: false };
+    return {
+      status: e.status,
+      code: e.code,
+      limits: e.details.flatMap((d) => (typeof d.limit === "string" ? [d.limit] : [])),
+    };
+  }
+  return { resolved: true };
+}
 
 export async function contract(folder: string) {
   const emu = await startEmulator({ rateLimits: false });
@@ -33,6 +48,15 @@ export async function contract(folder: string) {
     const set = await emu.setClock("2030-01-01T00:00:00.000Z", { freeze: true });
     const advanced = await emu.advanceClock(60);
     const requests = await emu.requests(1);
+    const refused = {
+      approveMissing: await refusal(emu.approveVersion("ver_missing")),
+      deployMissingFolder: await refusal(emu.deploy(`${folder}/missing`, { extensionId: id, version: "9.0.0" })),
+      deployMissingExtension: await refusal(emu.deploy(folder, { extensionId: "ext_missing", version: "9.0.0" })),
+      deployExistingVersion: await refusal(emu.deploy(folder, { extensionId: id, version: "1.0.0" })),
+      deployOverLimit: await emu
+        .setOverride({ extensionId: id }, { max_sounds_per_extension: 0 })
+        .then(() => refusal(emu.deploy(folder, { extensionId: id, version: "9.0.0" }))),
+    };
     const adminState = (await emu.admin.GET("/_emulator/state")).data?.counts.extensions;
     await emu.reset();
     const afterReset = (await emu.client.GET("/developer/v1/extensions")).data?.extensions.length;
@@ -49,6 +73,7 @@ export async function contract(folder: string) {
       set: { now: set.now, mode: set.mode },
       advanced: advanced.now,
       requests: requests.map((r) => ({ status: r.status, keyId: typeof r.keyId, id: typeof r.id })),
+      refused,
       adminState,
       afterReset,
     };

@@ -125,6 +125,14 @@ test("the Bun helper and the Node helper give the same answers to every method",
     set: { now: "2030-01-01T00:00:00.000Z", mode: "frozen" },
     advanced: "2030-01-01T00:01:00.000Z",
     requests: [{ status: 503, keyId: "object", id: "number" }],
+    // Every refusal is an ApiCallError with the API's status and code, a deploy's included.
+    refused: {
+      approveMissing: { status: 404, code: "version_not_found", limits: [] },
+      deployMissingFolder: { error: true, apiCallError: false },
+      deployMissingExtension: { status: 404, code: "extension_not_found", limits: [] },
+      deployExistingVersion: { status: 409, code: "version_exists", limits: [] },
+      deployOverLimit: { status: 422, code: "bundle_invalid", limits: ["max_sounds_per_extension"] },
+    },
     adminState: 1,
     afterReset: 0,
   });

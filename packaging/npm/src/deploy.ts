@@ -17,7 +17,8 @@ interface DeployJson {
   versionId?: string | null;
   warnings?: string[];
   problems?: ErrorDetail[];
-  error?: { error?: { code?: string; message?: string; status?: number; details?: ErrorDetail[] }; message?: string };
+  /** The server's refusal (`{code, message, status, details?}`), or `{message}` for a failure of its own. */
+  error?: { code?: string; message?: string; status?: number; details?: ErrorDetail[] };
 }
 
 /** Our environment without EXT_* settings: the arguments alone decide where the deploy goes. */
@@ -75,7 +76,7 @@ export async function deployWithBinary(
       method: "POST",
       path,
     });
-  const envelope = result?.error?.error;
+  const envelope = result?.error;
   if (envelope?.code && typeof envelope.status === "number")
     throw new ApiCallError({
       status: envelope.status,

@@ -4,6 +4,7 @@
  * as `ext seed`, so the account made is an ordinary one.
  */
 import { useState } from "preact/hooks";
+// The JSON import types scopes as string[]; the server validates the fixture like any other.
 import demo from "../../../fixtures/demo.json";
 import { admin, type Fixture } from "../api";
 
