@@ -6,8 +6,11 @@
 export const out = (line: string) => console.log(line);
 export const err = (line: string) => console.error(line);
 
-/** Exit codes (README, "CLI reference"): 0 success, 1 API or runtime error, 2 usage or local validation error. */
-export const EXIT = { ok: 0, runtime: 1, usage: 2 } as const;
+/**
+ * Exit codes (README, "CLI reference"): 0 success, 1 API or runtime error, 2 usage or local validation error;
+ * 130 (128 + SIGINT, as a shell reports it) when Ctrl-C stopped an upload.
+ */
+export const EXIT = { ok: 0, runtime: 1, usage: 2, interrupted: 130 } as const;
 
 export function fail(message: string, code: number = EXIT.runtime): never {
   err(`error: ${message}`);

@@ -1539,6 +1539,8 @@ export interface components {
             /** @description Without the query string */
             path: string;
             status: number;
+            /** @description The error envelope's code of a 4xx or 5xx answer (e.g. version_exists); null otherwise */
+            errorCode: string | null;
             /** @description null when the request was not authenticated */
             accountId: string | null;
             /** @description The API key that authenticated it (key_…), or null */
@@ -1574,6 +1576,8 @@ export interface components {
             /** @description Without the query string */
             path: string;
             status: number;
+            /** @description The error envelope's code of a 4xx or 5xx answer (e.g. version_exists); null otherwise */
+            errorCode: string | null;
             /** @description null when the request was not authenticated */
             accountId: string | null;
             /** @description The API key that authenticated it (key_…), or null */

@@ -39,7 +39,7 @@ export class DataDirInUseError extends Error {
 }
 
 export interface DirLock {
-  /** Drops the lock (the files stay: the next holder takes them over). */
+  /** Removes `ext.pid` (while still holding the lock) and drops the lock; the lock file stays for the next holder. */
   release(): void;
 }
 
@@ -91,6 +91,8 @@ export function lockDataDir(dir: string): DirLock {
   return {
     release() {
       if (!held.delete(db)) return;
+      // Still ours while the lock is held: nobody else can have written it since.
+      if (readPid(dir) === process.pid) rmSync(join(dir, PID_FILE), { force: true });
       db.close();
     },
   };

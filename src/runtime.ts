@@ -2,7 +2,7 @@
  * Everything a running emulator owns — config, clock, database, blob store, rate windows and the services
  * built on them — created once and passed down. Routes, CLI commands and tests all go through this.
  */
-import { closeSync, openSync } from "node:fs";
+import { closeSync, existsSync, openSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { count, eq, sql } from "drizzle-orm";
 import { createDashboardKeys } from "./accounts/dashboard-key";
@@ -13,6 +13,7 @@ import { createAuthService } from "./auth/service";
 import { BlobStore } from "./blobs/blob-store";
 import { EmulatorClock } from "./clock";
 import type { ServerConfig } from "./config";
+import { ignoreInVersionControl } from "./data-dir-ignore";
 import { createMemoryDir, lockDataDir } from "./data-dir-lock";
 import { makeDataDirPrivate, PRIVATE_FILE_MODE } from "./data-dir-modes";
 import { type Db, openDatabase } from "./db/database";
@@ -82,6 +83,7 @@ function openStorage(config: ServerConfig, logger: Logger): Storage {
     };
   }
   const dir = resolve(config.dataDir);
+  const created = !existsSync(dir);
   const tightened = makeDataDirPrivate(dir);
   if (tightened.length > 0)
     logger.warn("made the data directory private (others could read it): folders 0700, files 0600", {
@@ -90,6 +92,7 @@ function openStorage(config: ServerConfig, logger: Logger): Storage {
     });
   // The only writer of its data directory: what the read caches rely on (src/db/generation.ts).
   const lock = lockDataDir(dir);
+  if (created) ignoreInVersionControl(dir);
   try {
     // Before the database opens: a damaged key file refuses the start (SecretsKeyError) and leaves nothing open.
     const loaded = loadOrCreateKeyFile(join(dir, SECRETS_KEY_FILE));

@@ -3,7 +3,7 @@
  * on disk, and the start-up sweep removes upload leftovers (temp files, unreferenced bundle files).
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { parseServerConfig } from "../src/config";
@@ -149,5 +149,23 @@ describe("start-up fixture given as an object", () => {
     };
     expect(() => createRuntime(config, { seedFixture: tooMany })).toThrow(/at most 25 extensions/);
     expect(memoryDirs()).toBe(before);
+  });
+});
+
+describe("a data directory the runtime creates", () => {
+  test("gets a .gitignore of `*` (a programmatic start too); one that existed does not; ext.pid goes at close", () => {
+    const parent = mkdtempSync(join(tmpdir(), "ext-ignore-"));
+    try {
+      const fresh = join(parent, "nested", ".ext-data");
+      const runtime = createRuntime(parseServerConfig({ dataDir: fresh, logLevel: "silent" }, {}));
+      expect(readFileSync(join(fresh, ".gitignore"), "utf8")).toBe("*\n");
+      expect(existsSync(join(fresh, "ext.pid"))).toBe(true);
+      runtime.close();
+      expect(existsSync(join(fresh, "ext.pid"))).toBe(false);
+      createRuntime(parseServerConfig({ dataDir: parent, logLevel: "silent" }, {})).close();
+      expect(existsSync(join(parent, ".gitignore"))).toBe(false);
+    } finally {
+      rmSync(parent, { recursive: true, force: true });
+    }
   });
 });

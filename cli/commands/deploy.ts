@@ -1,11 +1,14 @@
 import { defineCommand } from "citty";
 import { parseClientEnv } from "../../src/config";
 import { errorJson } from "../lib/api-error";
-import { DeployFailure, deploy, LocalValidationError } from "../lib/deploy";
+import { DeployFailure, deploy, Interrupted, LocalValidationError } from "../lib/deploy";
 import { reportLines } from "../lib/deploy-report";
 import { UsageError } from "../lib/runner";
 import { extensionArg, jsonArg, resolveApi, targetArgs } from "../lib/target";
 import { EXIT, err, out } from "../output";
+
+/** How long --wait waits by default: a review on the emulator is someone's action, minutes at most. */
+const DEFAULT_WAIT_SECONDS = 120;
 
 export const deployArgs = {
   dir: {
@@ -27,7 +30,11 @@ export const deployArgs = {
   "dry-run": { type: "boolean", description: "Do every check and the packing, upload nothing" },
   json: { ...jsonArg, description: "Print one JSON object (progress and warnings stay on stderr)" },
   wait: { type: "boolean", description: "Wait until the version is approved or rejected" },
-  timeout: { type: "string", description: "Seconds --wait waits (default 600)", valueHint: "S" },
+  timeout: {
+    type: "string",
+    description: `Seconds --wait waits (default ${DEFAULT_WAIT_SECONDS})`,
+    valueHint: "S",
+  },
 } as const;
 
 export default defineCommand({
@@ -38,7 +45,7 @@ export default defineCommand({
   args: deployArgs,
   async run({ args }) {
     const json = Boolean(args.json);
-    const timeoutSeconds = args.timeout === undefined ? 600 : Number(args.timeout);
+    const timeoutSeconds = args.timeout === undefined ? DEFAULT_WAIT_SECONDS : Number(args.timeout);
     if (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 1)
       throw new UsageError(`--timeout must be a whole number of seconds ≥ 1 (got "${args.timeout}")`);
     const { apiKey, endpoints } = await resolveApi(args);
@@ -71,6 +78,10 @@ export default defineCommand({
         process.exit(EXIT.usage);
       }
       if (json) out(JSON.stringify({ ok: false, error: errorJson(cause), ...report }));
+      if (cause instanceof Interrupted) {
+        err(cause.message);
+        process.exit(EXIT.interrupted);
+      }
       throw cause;
     }
   },

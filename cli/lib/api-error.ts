@@ -1,12 +1,62 @@
 /**
  * How the CLI shows a refusal: `422 bundle_invalid: …` plus one line per detail, as the server wrote them;
- * with --json, the server's envelope as it came. A refusal without the envelope (another server, a proxy)
- * shows its status and the start of its text.
+ * with --json, the server's envelope as it came. An answer that is not the API's (another server at that
+ * address, a proxy's page) is said to be so, with what was found there, never its raw HTML.
  */
 import { ApiCallError } from "../../client";
+import { printable } from "../../src/printable";
 
-/** The body of refusals that carried no error envelope, kept to be shown as it came. */
-const unenveloped = new WeakMap<ApiCallError, string>();
+/** What a server that is not ext answered, as the CLI describes it. */
+export interface ForeignAnswer {
+  /** The request's URL (its origin and path are named). */
+  url: string;
+  method: string;
+  status: number;
+  contentType: string;
+  /** The `Server` header, when there is one (nginx, Apache, a dev server's name). */
+  server: string;
+  body: string;
+}
+
+/** How much of a foreign body is looked at, and shown. */
+const FOREIGN_BODY_SCAN = 4096;
+const FOREIGN_SNIPPET = 80;
+
+const snippet = (text: string) => {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return printable(flat.length > FOREIGN_SNIPPET ? `${flat.slice(0, FOREIGN_SNIPPET)}…` : flat);
+};
+
+/** What the body is: an HTML page (with its title), JSON without the envelope, nothing, or some text. */
+function whatWasFound(a: ForeignAnswer): string {
+  const body = a.body.slice(0, FOREIGN_BODY_SCAN);
+  if (/html/i.test(a.contentType) || /^\s*<(!doctype|html|head|body)/i.test(body)) {
+    const title = /<title[^>]*>([^<]*)<\/title>/i.exec(body)?.[1];
+    return `an HTML page${title?.trim() ? ` titled "${snippet(title)}"` : ""}`;
+  }
+  if (body.trim() === "") return "an empty answer";
+  if (/json/i.test(a.contentType)) return `JSON that is not the API's (${snippet(body)})`;
+  return `${a.contentType ? `${printable(a.contentType.split(";")[0]!)} ` : ""}text (${snippet(body)})`;
+}
+
+/** "http://127.0.0.1:8080 did not answer as an ext emulator: GET /developer/v1/… got 404 with an HTML page …" */
+export function describeForeign(a: ForeignAnswer): string {
+  let origin = a.url;
+  let path = "";
+  try {
+    const u = new URL(a.url);
+    origin = u.origin;
+    path = u.pathname;
+  } catch {}
+  return (
+    `${origin} did not answer as an ext emulator: ${a.method} ${printable(path)} got ${a.status} with ${whatWasFound(a)}` +
+    `${a.server ? ` from ${printable(a.server.slice(0, FOREIGN_SNIPPET))}` : ""}. ` +
+    "Is --target (or EXT_BASE_URL) the address `ext serve` printed?"
+  );
+}
+
+/** Refusals that carried no error envelope: what was found instead, to be described. */
+const unenveloped = new WeakMap<ApiCallError, ForeignAnswer>();
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
 
@@ -15,18 +65,24 @@ function envelopeOf(body: unknown): Record<string, unknown> | null {
   return isObject(error) && typeof error.code === "string" ? error : null;
 }
 
-/** Notes the refused body of `e` when it is not the API's envelope; returns `e`. */
-export function recordRefusal(e: unknown, body: unknown): unknown {
+/** Notes what a refusal without the API's envelope carried (`response` says from where); returns `e`. */
+export function recordRefusal(e: unknown, body: unknown, response: Response): unknown {
   if (e instanceof ApiCallError && !envelopeOf(body))
-    unenveloped.set(e, typeof body === "string" ? body : body === undefined ? "" : JSON.stringify(body));
+    unenveloped.set(e, {
+      url: response.url,
+      method: e.method,
+      status: e.status,
+      contentType: response.headers.get("content-type") ?? "",
+      server: response.headers.get("server") ?? "",
+      body: typeof body === "string" ? body : body === undefined ? "" : JSON.stringify(body),
+    });
   return e;
 }
 
-/** `422 validation_error: …`, or `HTTP 502: <text>` for a refusal that is not the API's. */
+/** `422 validation_error: …`, or what was found, for a refusal that is not the API's. */
 export function headline(e: ApiCallError): string {
-  const text = unenveloped.get(e);
-  if (text === undefined) return e.summary;
-  return `HTTP ${e.status}${text ? `: ${text.slice(0, 200)}` : ""}`;
+  const foreign = unenveloped.get(e);
+  return foreign === undefined ? e.summary : describeForeign(foreign);
 }
 
 /** The headline plus one line per detail, as the server wrote them. */

@@ -73,9 +73,8 @@ function outcomeLines(r: DeployReport): string[] {
       `uploaded ${formatBytes(r.upload.sent)}${whole ? "" : ` of ${formatBytes(r.upload.total)}`} to ${r.upload.url}${whole ? "" : " (incomplete)"}`,
     );
     if (r.versionId === null) lines.push(`no version was created for ${r.version} of ${r.extensionId}`);
-  } else {
-    lines.push("nothing was uploaded");
   }
+  // Nothing uploaded is a failure before the upload, whose own error says so: said once, there.
   if (r.versionId !== null)
     lines.push(
       `version ${r.versionId} (${r.version}) of ${r.extensionId}: ${r.status}${r.reason ? ` (reason: ${printable(r.reason)})` : ""}`,
@@ -92,7 +91,7 @@ export function reportLines(r: DeployReport, passed: boolean): string[] {
   lines.push(`sounds: ${r.soundLimit.used} of ${r.soundLimit.value} (${r.soundLimit.source})`);
   if (r.dryRun)
     lines.push(
-      `dry run: ${r.extensionId} ${r.version} ${passed ? "passes every check" : "would be refused"}; nothing was uploaded`,
+      `dry run: ${r.extensionId} ${r.version} ${passed ? "passes every check; nothing was uploaded" : "would be refused"}`,
     );
   else lines.push(...outcomeLines(r));
   return lines;

@@ -3,23 +3,26 @@
  * limits → pack → inspect locally with the server's own inspector → upload as a stream → (wait). Every
  * check the server would make happens before a byte is uploaded; a refusal names the limit and its source.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { type BundleStream, versionUpload } from "../../client";
+import { basename, dirname, join, resolve } from "node:path";
+import { type ApiClient, type BundleStream, versionUpload } from "../../client";
 import { inspectBundle } from "../../src/bundles/inspect";
 import { normaliseArchivePath } from "../../src/bundles/manifest";
 import { type ExcludedPath, PackError, type PackedFile, type PackResult, packDirectory } from "../../src/bundles/pack";
 import { secretWarnings } from "../../src/bundles/secret-warnings";
 import { EmulatorClock } from "../../src/clock";
 import type { ErrorDetail } from "../../src/errors/api-error";
+import { jsonSyntaxProblem } from "../../src/fixtures/json-syntax";
 import { isLimitKey } from "../../src/limits/catalog";
 import { printable } from "../../src/printable";
 import { runBuild } from "./build-step";
 import { apiClient, call, type Endpoints } from "./http";
 import { explainLimit, parseLimitsBody, type ResolvedLimits } from "./limits";
+import { preflight } from "./preflight";
 import { createProgress } from "./progress";
 import { UsageError } from "./runner";
+import { showElapsed, waitNotice } from "./wait-notice";
 
 export interface DeployOptions {
   dir: string;
@@ -73,13 +76,39 @@ export class DeployFailure extends Error {
   }
 }
 
-/** The bundle breaks a rule: exit 2, nothing uploaded. */
+/** The bundle breaks a rule: exit 2, nothing uploaded. A problem's `excerpt` (lines of a file) follows it. */
 export class LocalValidationError extends Error {
   override name = "LocalValidationError";
   constructor(readonly problems: ErrorDetail[]) {
     super(
-      `the bundle would be refused; nothing was uploaded:\n${problems.map((p) => `  - ${printable(p.message)}`).join("\n")}`,
+      `the bundle would be refused; nothing was uploaded:\n${problems
+        .map(
+          (p) =>
+            `  - ${printable(p.message)}${typeof p.excerpt === "string" && p.excerpt ? `\n${printableLines(p.excerpt)}` : ""}`,
+        )
+        .join("\n")}`,
     );
+  }
+}
+
+const printableLines = (text: string) => text.split("\n").map(printable).join("\n");
+
+/** Ctrl-C stopped the deploy; the message says what became of it (exit 130). */
+export class Interrupted extends Error {
+  override name = "Interrupted";
+}
+
+/** Ctrl-C during the upload: the request is cut, so the server keeps no version and no bundle. */
+export class UploadCancelled extends Interrupted {
+  constructor() {
+    super("upload cancelled; nothing was submitted");
+  }
+}
+
+/** Ctrl-C during --wait: the version was submitted and stays as it is. */
+class WaitStopped extends Interrupted {
+  constructor(report: DeployReport) {
+    super(`stopped waiting; version ${report.versionId} (${report.version}) is still ${report.status}`);
   }
 }
 
@@ -93,17 +122,69 @@ interface LocalManifest {
   version?: unknown;
 }
 
-function readManifest(dir: string): LocalManifest | null {
+/** manifest.json of `dir` (`shown` is the folder as the user wrote it), null when there is none. */
+function readManifest(dir: string, shown: string): LocalManifest | null {
   const path = join(dir, "manifest.json");
   if (!existsSync(path)) return null;
+  const raw = readFileSync(path, "utf8");
+  // A byte-order mark (some editors write one) is not the user's mistake.
+  const text = raw.startsWith("\uFEFF") ? raw.slice(1) : raw;
   try {
-    const data = JSON.parse(readFileSync(path, "utf8"));
+    const data = JSON.parse(text);
     return data && typeof data === "object" && !Array.isArray(data) ? data : {};
   } catch (e) {
+    // Where it breaks, as fixture errors say it: FILE:LINE:COLUMN, the line and a caret.
+    const syntax = jsonSyntaxProblem(text);
+    const file = join(shown, "manifest.json");
     throw new LocalValidationError([
-      { path: "manifest.json", message: `manifest.json is not valid JSON: ${(e as Error).message}` },
+      syntax
+        ? {
+            path: "manifest.json",
+            line: syntax.line,
+            column: syntax.column,
+            message: `${file}:${syntax.line}:${syntax.column}: not valid JSON: ${syntax.message}`,
+            excerpt: syntax.excerpt,
+          }
+        : { path: "manifest.json", message: `${file} is not valid JSON: ${(e as Error).message}` },
     ]);
   }
+}
+
+/** A file given where the folder belongs: say so, and name the folder when the file is its manifest.json. */
+function refuseFile(dir: string, shown: string): void {
+  if (!statSync(dir, { throwIfNoEntry: false })?.isFile()) return;
+  const folder = basename(dir) === "manifest.json" ? dirname(shown) : null;
+  throw new UsageError(
+    `${shown} is a file; ext deploy takes the folder that holds manifest.json${folder ? ` (here: ext deploy ${folder})` : ""}`,
+    false,
+  );
+}
+
+/** Entries of a folder looked at for a manifest one level down: a project root can hold many. */
+const MAX_ENTRIES_SEARCHED = 1000;
+
+/** The subfolders of `dir` (not dot-folders or node_modules) that hold a manifest.json: a build's output folder. */
+function manifestsOneLevelDown(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir, { withFileTypes: true })
+      .slice(0, MAX_ENTRIES_SEARCHED)
+      .filter((e) => e.isDirectory() && !e.name.startsWith(".") && e.name !== "node_modules")
+      .map((e) => e.name);
+  } catch {
+    return [];
+  }
+  return names.filter((name) => existsSync(join(dir, name, "manifest.json"))).sort();
+}
+
+function missingManifest(dir: string, shown: string): LocalValidationError {
+  const below = manifestsOneLevelDown(dir);
+  let message = `manifest.json is missing in ${shown}`;
+  if (below.length > 0) {
+    const found = below.slice(0, 3).map((name) => join(shown, name, "manifest.json"));
+    message += `; found ${found.join(", ")}${below.length > 3 ? ` and ${below.length - 3} more` : ""} one level down: deploy that folder (ext deploy ${join(shown, below[0]!)})`;
+  }
+  return new LocalValidationError([{ path: "manifest.json", message }]);
 }
 
 const str = (v: unknown) => (typeof v === "string" && v.length > 0 ? v : null);
@@ -133,19 +214,21 @@ function explain(problem: ErrorDetail, limits: ResolvedLimits): ErrorDetail {
 
 export async function deploy(o: DeployOptions): Promise<DeployResult> {
   const dir = resolve(o.dir);
-  let manifest = readManifest(dir);
+  refuseFile(dir, o.dir);
+  let manifest = readManifest(dir, o.dir);
   let extensionId = o.extensionId ?? str(manifest?.extensionId);
-  let limits = extensionId ? await fetchLimits(o, extensionId) : null;
+  // The build's time limit is the server's; every other local check comes before any request.
+  let limits = o.build && extensionId ? await fetchLimits(o, extensionId) : null;
 
   if (o.build) {
     const seconds = limits?.buildTimeSeconds ?? 300;
     o.note(`building: ${o.build} (limit ${seconds} s)`);
     await runBuild(o.build, seconds);
-    manifest = readManifest(dir);
+    refuseFile(dir, o.dir);
+    manifest = readManifest(dir, o.dir);
   }
   if (!existsSync(dir)) throw new UsageError(`${o.dir} does not exist`);
-  if (!manifest)
-    throw new LocalValidationError([{ path: "manifest.json", message: `manifest.json is missing in ${o.dir}` }]);
+  if (!manifest) throw missingManifest(dir, o.dir);
   extensionId ??= str(manifest.extensionId);
   if (!extensionId)
     throw new UsageError(
@@ -153,7 +236,11 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
     );
   const version = o.version ?? str(manifest.version);
   if (!version) throw new UsageError("no version label: give --version or put version in manifest.json");
+  const labelWarnings = labelMismatch(version, manifest);
   limits ??= await fetchLimits(o, extensionId);
+  const refusals = await preflight(apiClient(o.endpoints, o.apiKey), { extensionId, label: version, limits }, (s) =>
+    o.note(`rate limited; retrying in ${s} s`),
+  );
 
   const work = mkdtempSync(join(tmpdir(), "ext-deploy-"));
   try {
@@ -167,7 +254,7 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
     }
     // The server's own inspector, with the limits the server resolved for this extension.
     const inspection = await inspectBundle(archive, limits.bundle);
-    const warnings = [...secretWarnings(packed), ...inspection.warnings];
+    const warnings = [...labelWarnings, ...refusals.warnings, ...secretWarnings(packed), ...inspection.warnings];
     for (const w of warnings) o.note(`warning: ${printable(w)}`);
     const report: DeployReport = {
       dryRun: o.dryRun,
@@ -194,8 +281,8 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
       upload: null,
     };
     try {
-      if (inspection.problems.length > 0)
-        throw new LocalValidationError(inspection.problems.map((p) => explain(p, limits)));
+      const problems = [...refusals.problems, ...inspection.problems.map((p) => explain(p, limits))];
+      if (problems.length > 0) throw new LocalValidationError(problems);
       if (!o.dryRun) await upload(o, archive, report);
     } catch (e) {
       throw new DeployFailure(e, report);
@@ -218,6 +305,11 @@ async function upload(o: DeployOptions, archive: string, report: DeployReport): 
   const api = apiClient(o.endpoints, o.apiKey);
   const progress = createProgress("uploading", o.tty);
   const sent = (report.upload = { url, sent: 0, total: report.bundle.bytes });
+  // Ctrl-C cuts the request instead of the process, so the user hears what became of the upload; a second
+  // Ctrl-C is the default one.
+  const cancel = new AbortController();
+  const onInterrupt = () => cancel.abort(new UploadCancelled());
+  process.once("SIGINT", onInterrupt);
   // A fresh stream of the archive for each attempt (a 429 is retried; a stream can be read only once).
   const submit = () =>
     api.POST("/developer/v1/extensions/{id}/versions", {
@@ -230,13 +322,27 @@ async function upload(o: DeployOptions, archive: string, report: DeployReport): 
           progress.update(bytes, total);
         }),
       }),
+      signal: cancel.signal,
     });
-  const submitted = await call(submit, { onRetry: (s) => o.note(`rate limited; retrying in ${s} s`) }).finally(() =>
-    progress.done(),
-  );
+  const submitted = await call(submit, {
+    onRetry: (s) => o.note(`rate limited; retrying in ${s} s`),
+    signal: cancel.signal,
+  }).finally(() => {
+    process.off("SIGINT", onInterrupt);
+    progress.done();
+  });
   report.versionId = submitted.version.id;
   report.status = submitted.version.status;
   if (o.wait) await waitForReview(o, report);
+}
+
+/** A --version label other than the manifest's own `version`: the bundle would say one thing, the version another. */
+function labelMismatch(label: string, manifest: LocalManifest): string[] {
+  const own = str(manifest.version);
+  if (own === null || own === label) return [];
+  return [
+    `the version label ${label} (--version) differs from version ${JSON.stringify(own)} in manifest.json; the bundle keeps its manifest as it is`,
+  ];
 }
 
 /** The archive read from disk chunk by chunk (never held in memory), `onBytes` seeing its bytes go by. */
@@ -281,6 +387,36 @@ async function waitForReview(o: DeployOptions, report: DeployReport): Promise<vo
   const deadline = clock.nowMs() + o.timeoutSeconds * 1000;
   const timedOut = () =>
     new DeployOutcomeError(`version ${versionId} is still ${report.status} after ${o.timeoutSeconds} s (--timeout)`);
+  let onInterrupt = () => {};
+  const stopped = new Promise<never>((_, reject) => {
+    onInterrupt = () => reject(new WaitStopped(report));
+  });
+  // Before the notice: whoever reads "Ctrl-C stops waiting" and presses it must find the handler there.
+  process.once("SIGINT", onInterrupt);
+  const subject = { root: o.endpoints.root, versionId, label: report.version, timeoutSeconds: o.timeoutSeconds };
+  for (const line of waitNotice(subject)) o.note(line);
+  const elapsed = showElapsed(clock, o.timeoutSeconds, o.tty);
+  try {
+    await Promise.race([pollReview(o, report, api, clock, deadline, timedOut), stopped]);
+  } finally {
+    process.off("SIGINT", onInterrupt);
+    elapsed.stop();
+  }
+  if (report.status === "rejected")
+    throw new DeployOutcomeError(
+      `version ${versionId} was rejected by review${report.reason ? `: ${report.reason}` : ""}`,
+    );
+}
+
+async function pollReview(
+  o: DeployOptions,
+  report: DeployReport,
+  api: ApiClient,
+  clock: EmulatorClock,
+  deadline: number,
+  timedOut: () => Error,
+): Promise<void> {
+  const versionId = report.versionId!;
   while (report.status !== "approved" && report.status !== "rejected") {
     if (deadline - clock.nowMs() <= 0) throw timedOut();
     await Bun.sleep(Math.min(POLL_MS, deadline - clock.nowMs()));
@@ -304,8 +440,4 @@ async function waitForReview(o: DeployOptions, report: DeployReport): Promise<vo
       clearTimeout(timer);
     }
   }
-  if (report.status === "rejected")
-    throw new DeployOutcomeError(
-      `version ${versionId} was rejected by review${report.reason ? `: ${report.reason}` : ""}`,
-    );
 }

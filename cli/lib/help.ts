@@ -80,17 +80,28 @@ const USAGE_TAIL: Record<string, string> = { exec: " -- CMD…" };
 
 const EXIT_CODES: Record<string, string> = {
   default: "0 success, 1 API or runtime error, 2 usage or local validation error",
+  deploy:
+    "0 success, 1 API or runtime error, 2 usage or local validation error, 130 Ctrl-C stopped the upload (nothing was submitted) or the --wait",
   exec: "the exit code of CMD (128 + n when signal n ended it; 127 when it could not be started);\n  2 usage error or invalid --seed fixture (CMD is not run); 1 the emulator could not start",
 };
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: it matches ANSI colour escapes, which start with ESC.
 const ANSI = /\x1b\[[0-9;]*m/g;
 
+/** Help is fitted to the terminal; a pipe or a file gets the conventional 80 columns. */
+export const DEFAULT_HELP_WIDTH = 80;
+
+/** Lines narrower than this are not worth wrapping into: the text would be a column of single words. */
+const MIN_HELP_WIDTH = 40;
+/** A table row keeps its description column only while that column has this much room. */
+const MIN_DESCRIPTION_WIDTH = 20;
+
 export async function helpText(
   cmd: AnyCommand,
   parent: AnyCommand | undefined,
   name: string,
   color: boolean,
+  width: number = DEFAULT_HELP_WIDTH,
 ): Promise<string> {
   let text = await renderUsage(cmd, parent);
   const tail = USAGE_TAIL[name];
@@ -99,5 +110,67 @@ export async function helpText(
   if (examples?.length) text += `\n\nEXAMPLES\n\n${examples.map((e) => `  ${e}`).join("\n")}`;
   text += `\n\nEXIT CODES\n\n  ${EXIT_CODES[name] ?? EXIT_CODES.default}`;
   // citty colours by environment variables only; a pipe or a file gets plain text.
-  return color ? text : text.replace(ANSI, "");
+  return wrapText(color ? text : text.replace(ANSI, ""), width);
+}
+
+/**
+ * Every line cut to `width` columns at spaces, with no trailing spaces (citty pads its tables to the widest
+ * row). A table row continues under its description column; any other line two columns in from its own
+ * indent. A word is never broken: one too long for the column starts further left, and one wider than the
+ * whole line (a long URL) is left whole.
+ */
+export function wrapText(text: string, width: number): string {
+  const columns = Math.max(MIN_HELP_WIDTH, Math.floor(width) || DEFAULT_HELP_WIDTH);
+  return text
+    .split("\n")
+    .flatMap((line) => wrapLine(trimEnd(line), columns))
+    .join("\n");
+}
+
+const visibleLength = (s: string) => s.replace(ANSI, "").length;
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: spaces before a closing colour escape are trailing too.
+const trimEnd = (line: string) => line.trimEnd().replace(/ +((?:\x1b\[[0-9;]*m)+)$/, "$1");
+
+/** `a|b|c` cut after its bars into pieces of at most `room` columns where it can be; any other word whole. */
+function pieces(word: string, room: number): string[] {
+  if (visibleLength(word) <= room || !word.includes("|")) return [word];
+  const out: string[] = [];
+  let piece = "";
+  for (const part of word.split(/(?<=\|)/)) {
+    if (piece !== "" && visibleLength(piece) + visibleLength(part) > room) {
+      out.push(piece);
+      piece = "";
+    }
+    piece += part;
+  }
+  out.push(piece);
+  return out;
+}
+
+function wrapLine(line: string, width: number): string[] {
+  const plain = line.replace(ANSI, "");
+  if (plain.length <= width) return [line];
+  const lead = /^ */.exec(plain)![0].length;
+  // A table row: its first cell is one word followed by two or more spaces.
+  const cell = /^( *\S+ {2,})(?=\S)/.exec(plain)?.[1]?.length;
+  const hanging = " ".repeat(lead + 2);
+  const indent = cell !== undefined && cell <= width - MIN_DESCRIPTION_WIDTH ? " ".repeat(cell) : hanging;
+  const lines: string[] = [];
+  // Runs of spaces are empty words: kept inside a line, trimmed where a line ends. A word longer than a
+  // whole line (the root's `serve|deploy|…` list) is cut after its `|`s, its pieces joined without a space.
+  const tokens = line
+    .split(" ")
+    .flatMap((word, i) => pieces(word, width - hanging.length).map((text, j) => ({ text, space: i > 0 && j === 0 })));
+  let current = tokens[0]!.text;
+  for (const { text, space } of tokens.slice(1)) {
+    const gap = space ? 1 : 0;
+    if (text !== "" && current.trim() !== "" && visibleLength(current) + gap + visibleLength(text) > width) {
+      lines.push(trimEnd(current));
+      // A word too long for the description column (a URL) starts further left instead.
+      current = (indent.length + visibleLength(text) > width ? hanging : indent) + text;
+    } else current += space ? ` ${text}` : text;
+  }
+  lines.push(trimEnd(current));
+  return lines;
 }

@@ -12,7 +12,7 @@ import {
   unwrap,
 } from "../../client";
 import { API_PREFIX, CONTROL_PREFIX, DEPLOY_LIMITS_PREFIX } from "../../src/config";
-import { recordRefusal } from "./api-error";
+import { describeForeign, recordRefusal } from "./api-error";
 import { UsageError } from "./runner";
 
 type Middleware = Parameters<ApiClient["use"]>[number];
@@ -82,17 +82,37 @@ const unreachable: Middleware = {
   },
 };
 
+/**
+ * A success that is an HTML page is another server's (a web server or dev server on that port, a login
+ * page): the API never answers HTML. Said as such instead of a JSON parse error.
+ */
+const htmlIsForeign: Middleware = {
+  async onResponse({ request, response }) {
+    if (!response.ok || !/text\/html/i.test(response.headers.get("content-type") ?? "")) return undefined;
+    throw new Error(
+      describeForeign({
+        url: response.url || request.url,
+        method: request.method,
+        status: response.status,
+        contentType: response.headers.get("content-type") ?? "",
+        server: response.headers.get("server") ?? "",
+        body: await response.text(),
+      }),
+    );
+  },
+};
+
 /** The developer API at `endpoints`, as `apiKey`. */
 export function apiClient(endpoints: Endpoints, apiKey: string): ApiClient {
   const client = createApiClient({ baseUrl: endpoints.root, apiKey });
-  client.use(unreachable);
+  client.use(unreachable, htmlIsForeign);
   return client;
 }
 
 /** The control plane at `endpoints` (the token is needed off loopback only). */
 export function adminClient(endpoints: Endpoints, adminToken: string | null): AdminClient {
   const client = createAdminClient({ url: endpoints.root, adminToken });
-  client.use(unreachable);
+  client.use(unreachable, htmlIsForeign);
   return client;
 }
 
@@ -151,7 +171,7 @@ export async function send<D>(request: () => Promise<CallResult<D>>, opts: CallO
     try {
       unwrap(result);
     } catch (e) {
-      throw recordRefusal(e, result.error);
+      throw recordRefusal(e, result.error, response);
     }
     return result;
   }

@@ -13,6 +13,8 @@ export interface ResolvedLimits {
   /** Where each value came from: extension_override, developer_override or platform_default. */
   source(key: LimitKey): LimitSource;
   buildTimeSeconds: number;
+  /** Any limit's resolved value (the platform default when the endpoint does not give it). */
+  value(key: LimitKey): number;
 }
 
 interface Entry {
@@ -73,6 +75,7 @@ export function parseLimitsBody(body: unknown): ResolvedLimits {
     bundle: bundleLimitsFrom((k: BundleLimitKey) => get(k).value),
     source: (key) => get(key).source,
     buildTimeSeconds: get("build_time_seconds").value,
+    value: (key) => get(key).value,
   };
 }
 

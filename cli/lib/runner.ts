@@ -145,8 +145,11 @@ export async function runCli(root: AnyCommand, rawArgs: string[]): Promise<void>
     const match = closest(unknown, subs);
     usageFail(`unknown command "${printable(unknown)}"${match ? `; did you mean \`${match}\`?` : ""}`);
   }
-  if (beforeDashes.includes("--help") || beforeDashes.includes("-h")) {
-    process.stdout.write(`${await helpText(cmd, parent, name, Boolean(process.stdout.isTTY))}\n`);
+  // A bare `ext` is a request for the help, as in most CLIs.
+  if (rawArgs.length === 0 || beforeDashes.includes("--help") || beforeDashes.includes("-h")) {
+    const tty = Boolean(process.stdout.isTTY);
+    const width = tty ? process.stdout.columns : undefined;
+    process.stdout.write(`${await helpText(cmd, parent, name, tty, width)}\n`);
     process.exit(EXIT.ok);
   }
   if (cmd === root && (rawArgs[0] === "--version" || rawArgs[0] === "-v") && rawArgs.length === 1) {
@@ -156,10 +159,9 @@ export async function runCli(root: AnyCommand, rawArgs: string[]): Promise<void>
   }
   if (cmd === root) {
     const guess = rawArgs[0]?.startsWith("--") ? closest(rawArgs[0].slice(2), ["help", "version"]) : null;
+    const first = rawArgs[0]!;
     usageFail(
-      rawArgs.length
-        ? `unknown option "${rawArgs[0]!.startsWith("-") ? flagPart(rawArgs[0]!) : printable(rawArgs[0]!)}"${guess ? `; did you mean \`--${guess}\`?` : ""}`
-        : "no command given",
+      `unknown option "${first.startsWith("-") ? flagPart(first) : printable(first)}"${guess ? `; did you mean \`--${guess}\`?` : ""}`,
     );
   }
   const argsDef = await resolve(cmd.args ?? {});

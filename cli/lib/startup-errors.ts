@@ -14,6 +14,7 @@ import {
   type ServerConfig,
   type ServerFlags,
 } from "../../src/config";
+import { ignoreInVersionControl } from "../../src/data-dir-ignore";
 import { EXIT } from "../output";
 
 /** A start-up failure of the machine or of a setting's value; `exitCode` 2 when the value is the problem. */
@@ -79,8 +80,10 @@ export function checkDataDir(config: ServerConfig, flags: ServerFlags): void {
       EXIT.usage,
     );
   }
+  const created = !existsSync(dir);
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (created) ignoreInVersionControl(dir);
   } catch (e) {
     if (codeOf(e) === "ENOTDIR" || codeOf(e) === "EEXIST") {
       throw new StartupError(

@@ -26,6 +26,7 @@ interface Entry {
   method: string;
   path: string;
   status: number;
+  errorCode: string | null;
   accountId: string | null;
   keyId: string | null;
   durationMs: number;
@@ -123,6 +124,7 @@ export class RequestLog {
       method: request.method,
       path: context.path,
       status: answer.status,
+      errorCode: answer.status >= 400 ? errorCodeOf(answer.value) : null,
       accountId: principal?.accountId ?? null,
       keyId: principal?.keyId ?? null,
       // Machine time, not the emulator's clock (a frozen or moved clock would distort it).
@@ -134,12 +136,19 @@ export class RequestLog {
   };
 }
 
+/** The code of an error envelope answered as a value (`{error: {code}}`), the way every refusal is answered. */
+function errorCodeOf(value: unknown): string | null {
+  const code = (value as { error?: { code?: unknown } } | null)?.error?.code;
+  return typeof code === "string" ? code : null;
+}
+
 function summaryOf(e: Entry): RequestLogEntry {
   return {
     id: e.id,
     method: e.method,
     path: e.path,
     status: e.status,
+    errorCode: e.errorCode,
     accountId: e.accountId,
     keyId: e.keyId,
     durationMs: e.durationMs,

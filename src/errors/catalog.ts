@@ -17,6 +17,9 @@ const capDetails = (details: ErrorDetail[]) =>
   details.length <= DETAILS_MAX ? details : [...details.slice(0, DETAILS_MAX), { message: MORE_PROBLEMS }];
 const andMore = (details: ErrorDetail[]) =>
   details.length > DETAILS_MAX ? " (and more)" : details.length > 1 ? ` (and ${details.length - 1} more)` : "";
+/** Byte limits as people read them (MB as 1024 × 1024 bytes, as the CLI counts them); the exact count goes beside. */
+const megabytes = (bytes: number) =>
+  bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(1)} MB` : `${Math.round(bytes / 1024)} KB`;
 const clip = (text: string, max = NAME_ECHO_MAX) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
 export const errors = {
@@ -59,8 +62,20 @@ export const errors = {
     new ApiError(409, "version_archived", `Version "${id}" is archived and can no longer be reviewed.`),
   versionNotPending: (id: string, status: string) =>
     new ApiError(409, "version_not_pending", `Version "${id}" is ${status}; review decides only pending versions.`),
+  /** A JSON body over its cap (the developer API and the control plane take small bodies only). */
   payloadTooLarge: (maxBytes: number) =>
-    new ApiError(413, "payload_too_large", `Request body exceeds the limit of ${maxBytes} bytes.`),
+    new ApiError(
+      413,
+      "payload_too_large",
+      `Request body exceeds the limit of ${megabytes(maxBytes)} (${maxBytes} bytes) for a JSON request body.`,
+    ),
+  /** A version submission over its cap: the bundle limit, which it names, plus room for the form's fields. */
+  uploadTooLarge: (maxBytes: number, bundleBytes: number) =>
+    new ApiError(
+      413,
+      "payload_too_large",
+      `Request body exceeds the limit of ${megabytes(maxBytes)} (${maxBytes} bytes) for a version upload: the bundle_total_bytes limit of ${megabytes(bundleBytes)} plus ${megabytes(maxBytes - bundleBytes)} for the form's other fields.`,
+    ),
   unsupportedMediaType: (expected: string, got: string | null) =>
     new ApiError(415, "unsupported_media_type", `Expected Content-Type ${expected}${got ? `, got ${got}` : ""}.`),
   /** One message for every validation failure: the first problem, and how many more `details` holds. */

@@ -54,16 +54,20 @@ export interface UploadRequest {
   discard: (tempFile: string) => void;
 }
 
+/** The 413 of an upload: the cap, and the bundle limit it is made of. */
+const tooLarge = (req: UploadRequest) =>
+  errors.uploadTooLarge(req.maxBytes, Math.min(req.limits.bundle_total_bytes, req.maxBytes));
+
 /** Refuses a body that is not multipart, or announced over the cap, before reading a byte of it. */
-export function precheckUpload(contentType: string | null, contentLength: string | null, maxBytes: number): void {
-  if (!contentType || !/^multipart\/form-data\s*;.*boundary=/i.test(contentType)) {
-    throw errors.unsupportedMediaType("multipart/form-data (with a boundary)", contentType);
+function precheckUpload(req: UploadRequest): void {
+  if (!req.contentType || !/^multipart\/form-data\s*;.*boundary=/i.test(req.contentType)) {
+    throw errors.unsupportedMediaType("multipart/form-data (with a boundary)", req.contentType);
   }
-  if (contentLength !== null && Number(contentLength) > maxBytes) throw errors.payloadTooLarge(maxBytes);
+  if (req.contentLength !== null && Number(req.contentLength) > req.maxBytes) throw tooLarge(req);
 }
 
 export async function receiveUpload(req: UploadRequest): Promise<ReceivedUpload> {
-  precheckUpload(req.contentType, req.contentLength, req.maxBytes);
+  precheckUpload(req);
   if (!req.body) throw errors.multipartEmpty();
 
   const fields: ReceivedUpload["fields"] = {};
@@ -142,7 +146,7 @@ export async function receiveUpload(req: UploadRequest): Promise<ReceivedUpload>
     transform(chunk: Buffer, _enc, done) {
       total += chunk.length;
       // A chunked (or lying) body that passes the cap: stop reading here.
-      done(total > req.maxBytes ? errors.payloadTooLarge(req.maxBytes) : null, chunk);
+      done(total > req.maxBytes ? tooLarge(req) : null, chunk);
     },
   });
 

@@ -57,7 +57,6 @@ describe("usage errors exit 2", () => {
   test.each([
     [["serve", "--bogus"], "--bogus"],
     [["frobnicate"], "frobnicate"],
-    [[], "no command"],
     [["seed"], "FILE"],
     [["seed", "a.json", "b.json"], "b.json"],
     [["exec"], "--"],

@@ -286,25 +286,41 @@ describe("every outcome keeps the summary: packed, uploaded, the version id, the
   test("409 version_exists: the summary on stdout, the upload, no version created; --json has the report too", async () => {
     const dir = tree({ "manifest.json": MANIFEST, "sounds/ding.mp3": MP3, ".env": "X=1" });
     expect((await deploy([dir, "--extension", "ext_plain", "--version", "twice"])).code).toBe(0);
-    const again = await deploy([dir, "--extension", "ext_plain", "--version", "twice"]);
-    expect(again.code).toBe(1);
-    expect(again.stdout).toMatch(summary);
-    expect(again.stdout).toContain("sounds: 1 of 50 (platform_default)");
-    expect(again.stdout).toContain(
-      `uploaded ${again.stdout.match(summary)![1]} B to ${server.baseUrl}/extensions/ext_plain/versions`,
-    );
-    expect(again.stdout).toContain("no version was created for twice of ext_plain");
-    expect(again.stderr).toContain("409 version_exists");
-    const json = await deploy([dir, "--extension", "ext_plain", "--version", "twice", "--json"]);
-    expect(json.code).toBe(1);
-    expect(JSON.parse(json.stdout)).toMatchObject({
-      ok: false,
-      error: { code: "version_exists", status: 409 },
-      versionId: null,
-      files: [{ path: "manifest.json" }, { path: "sounds/ding.mp3" }],
-      excluded: [{ path: ".env" }],
-      upload: { sent: expect.any(Number), total: expect.any(Number) },
+    // A taken label is refused before the upload; a 409 from the submission itself (another deploy of the
+    // same label in between) is made here by a fault rule, which answers before reading the body.
+    const rule = await fetch(`${server.adminUrl}/faults`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        method: "POST",
+        path: "/extensions/ext_plain/versions",
+        status: 409,
+        code: "version_exists",
+      }),
     });
+    expect(rule.status).toBe(201);
+    const ruleId = ((await rule.json()) as { fault: { id: string } }).fault.id;
+    try {
+      const again = await deploy([dir, "--extension", "ext_plain", "--version", "twice-more"]);
+      expect(again.code).toBe(1);
+      expect(again.stdout).toMatch(summary);
+      expect(again.stdout).toContain("sounds: 1 of 50 (platform_default)");
+      expect(again.stdout).toMatch(/\nuploaded \d+ B( of \d+ B)? to \S+\/extensions\/ext_plain\/versions/);
+      expect(again.stdout).toContain("no version was created for twice-more of ext_plain");
+      expect(again.stderr).toContain("409 version_exists");
+      const json = await deploy([dir, "--extension", "ext_plain", "--version", "twice-more", "--json"]);
+      expect(json.code).toBe(1);
+      expect(JSON.parse(json.stdout)).toMatchObject({
+        ok: false,
+        error: { code: "version_exists", status: 409 },
+        versionId: null,
+        files: [{ path: "manifest.json" }, { path: "sounds/ding.mp3" }],
+        excluded: [{ path: ".env" }],
+        upload: { sent: expect.any(Number), total: expect.any(Number) },
+      });
+    } finally {
+      await fetch(`${server.adminUrl}/faults/${ruleId}`, { method: "DELETE" });
+    }
   });
 
   test("--wait rejected: the version line carries the review's reason, on stdout and in the error (exit 1)", async () => {

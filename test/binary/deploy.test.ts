@@ -334,8 +334,9 @@ describe("ext deploy DIR --target URL", () => {
     expect(
       (await deploy([dir, "--extension", "ext_plain", "--version", "dup", "--api-key", KEY, ...target()])).code,
     ).toBe(0);
+    // A label already taken is known before the upload (exit 2), with the code the server would answer.
     const r = await deploy([dir, "--extension", "ext_plain", "--version", "dup", "--api-key", KEY, ...target()]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toContain("409 version_exists");
     const other = await deploy([dir, "--extension", "ext_nope", "--version", "x", "--api-key", KEY, ...target()]);
     expect(other.code).toBe(1);
@@ -440,11 +441,12 @@ describe("ext deploy DIR --target URL", () => {
 
   test("--wait --timeout is kept when the server is slow: a poll still unanswered a second past the deadline is cut (exit 1)", async () => {
     // The first poll of the versions list takes 20 s: counting polls instead of reading a clock, --timeout 1
-    // would end only after that poll answered, far past this test's own 10 s limit.
+    // would end only after that poll answered, far past this test's own 10 s limit. The deploy's check before
+    // the upload reads the list first (it gives up after 3 s and goes on): the rule delays both.
     const fault = await fetch(`${server.adminUrl}/faults`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ method: "GET", path: "/extensions/ext_plain/versions", latencyMs: 20_000, times: 1 }),
+      body: JSON.stringify({ method: "GET", path: "/extensions/ext_plain/versions", latencyMs: 20_000, times: 2 }),
     });
     const faultId = ((await fault.json()) as { fault: { id: string } }).fault.id;
     try {
@@ -467,11 +469,11 @@ describe("ext deploy DIR --target URL", () => {
         ok: false,
         error: { message: expect.stringMatching(/^version ver_\S+ is still pending after 1 s \(--timeout\)$/) },
       });
-      // The one poll it made is the one the rule delayed.
+      // The check before the upload and the one poll it made are the two the rule delayed.
       const rules = (
         (await (await fetch(`${server.adminUrl}/faults`)).json()) as { faults: { id: string; fired: number }[] }
       ).faults;
-      expect(rules.find((f) => f.id === faultId)?.fired).toBe(1);
+      expect(rules.find((f) => f.id === faultId)?.fired).toBe(2);
     } finally {
       await fetch(`${server.adminUrl}/faults/${faultId}`, { method: "DELETE" });
     }

@@ -29,7 +29,6 @@ describe("usage errors: the error, then one line pointing at --help", () => {
     [["serve", "--prot", "0"], "did you mean `--port`?", "Run `ext serve --help` to see its flags and examples."],
     [["deploy", "--dryrun"], "did you mean `--dry-run`?", "Run `ext deploy --help`"],
     [["exec"], "give the command to run after --", "Run `ext exec --help`"],
-    [[], "no command given", "Run `ext --help`"],
     [["--verison"], "did you mean `--version`?", "Run `ext --help`"],
   ])("ext %p", async (args, error, hint) => {
     const r = await run(bin, args as string[], { cwd: work });

@@ -43,6 +43,26 @@ export function shellBlocks(markdown: string, section: string, lang = "sh"): { h
 }
 
 const blocks = shellBlocks(README, "CLI reference");
+
+/**
+ * The rows of a help table, each wrapped row joined back into one line: a row's continuation lines start
+ * at its description column, right of where any row's first cell starts.
+ */
+function unwrapTable(text: string): string[] {
+  const rows: string[] = [];
+  let column = Number.POSITIVE_INFINITY;
+  for (const line of text.split("\n")) {
+    const lead = line.search(/\S/);
+    if (lead >= column && rows.length > 0) {
+      rows[rows.length - 1] += ` ${line.trim()}`;
+      continue;
+    }
+    rows.push(line);
+    const row = /^ *\S+ {2,}(?=\S)/.exec(line);
+    column = row ? row[0].length : Number.POSITIVE_INFINITY;
+  }
+  return rows;
+}
 let built: Built;
 
 beforeAll(() => {
@@ -85,7 +105,7 @@ describe("README: CLI reference", () => {
   test("each command's --help flags are the README's table rows for it", async () => {
     const root = (await run(built.bin, ["--help"], { cwd: built.work })).stdout;
     const listed = root.slice(root.indexOf("\nCOMMANDS\n"), root.indexOf("\nUse ext <command>"));
-    const commands = [...listed.matchAll(/^\s+([a-z]+)\s{2,}/gm)].map((m) => m[1]!);
+    const commands = unwrapTable(listed).flatMap((row) => /^\s+([a-z]+) {2,}/.exec(row)?.[1] ?? []);
     expect(commands).toContain("exec");
     const flagNames = (text: string) =>
       [...text.matchAll(/--([a-z][a-z0-9-]*)/g)].map((m) => m[1]!.replace(/^no-/, ""));
@@ -94,7 +114,7 @@ describe("README: CLI reference", () => {
       expect(help.code).toBe(0);
       const options = help.stdout.slice(help.stdout.indexOf("\nOPTIONS\n"), help.stdout.indexOf("\nEXAMPLES\n"));
       const helpFlags = new Map(
-        options.split("\n").flatMap((line) => {
+        unwrapTable(options).flatMap((line) => {
           const m = /^\s+--([a-z][a-z0-9-]*)\S*\s+(.*)$/.exec(line);
           return m ? [[m[1]!, m[2]!] as const] : [];
         }),

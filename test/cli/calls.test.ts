@@ -124,11 +124,12 @@ describe("a refusal as the CLI prints it", () => {
     });
   });
 
-  test("another server's answer: its status and the start of its text", async () => {
+  test("another server's answer: what was found at that address, not its raw HTML", async () => {
     const api = apiClient(endpointsFromAnyUrl(root), "ext_test_key");
     const e = await call(() => api.GET("/developer/v1/extensions")).catch((x) => x);
-    expect(describeError(e)).toBe("HTTP 502: <html>Bad Gateway</html>");
-    expect(errorJson(e)).toEqual({ message: "HTTP 502: <html>Bad Gateway</html>", status: 502 });
+    const said = `${root} did not answer as an ext emulator: GET /developer/v1/extensions got 502 with an HTML page. Is --target (or EXT_BASE_URL) the address \`ext serve\` printed?`;
+    expect(describeError(e)).toBe(said);
+    expect(errorJson(e)).toEqual({ message: said, status: 502 });
   });
 
   test("nothing listening: one line naming the server", async () => {

@@ -26,7 +26,8 @@ test("prints the recent requests oldest first, as text or one JSON object per li
   expect(await text.exited).toBe(0);
   const lines = out.trim().split("\n");
   expect(lines).toHaveLength(2);
-  expect(lines[0]).toMatch(/GET +404 {2}\/developer\/v1\/extensions\/ext_first {2}acc_test/);
+  // A refusal shows its error code beside its status.
+  expect(lines[0]).toMatch(/GET +404 extension_not_found {2}\/developer\/v1\/extensions\/ext_first {2}acc_test/);
   expect(lines[1]).toContain("/extensions/ext_second");
 
   const json = logs(["--limit", "1", "--json"]);
@@ -35,6 +36,7 @@ test("prints the recent requests oldest first, as text or one JSON object per li
     method: "GET",
     path: "/developer/v1/extensions/ext_second",
     status: 404,
+    errorCode: "extension_not_found",
     accountId: "acc_test",
   });
 });

@@ -213,10 +213,10 @@ describe("GET /_emulator/requests", () => {
     const res = await emu.admin("GET", "/requests");
     expect(res.status).toBe(200);
     const entries = res.body.requests;
-    expect(entries.map((e: any) => [e.method, e.path, e.status, e.accountId])).toEqual([
-      ["GET", "/developer/v1/extensions", 401, null],
-      ["POST", "/developer/v1/extensions", 201, "acc_other"],
-      ["GET", "/developer/v1/extensions", 200, "acc_test"],
+    expect(entries.map((e: any) => [e.method, e.path, e.status, e.errorCode, e.accountId])).toEqual([
+      ["GET", "/developer/v1/extensions", 401, "unauthorized", null],
+      ["POST", "/developer/v1/extensions", 201, null, "acc_other"],
+      ["GET", "/developer/v1/extensions", 200, null, "acc_test"],
     ]);
     for (const [i, e] of entries.entries()) {
       // Rounded to 0.01 ms by the server; the floor the duration guarantees is tested with a latency rule above.
@@ -226,6 +226,7 @@ describe("GET /_emulator/requests", () => {
         "accountId",
         "at",
         "durationMs",
+        "errorCode",
         "id",
         "keyId",
         "method",
@@ -260,7 +261,10 @@ describe("GET /_emulator/requests", () => {
     await emu.api("GET", "/extensions");
     await emu.api("GET", "/extensions");
     const two = (await emu.admin("GET", "/requests?limit=2")).body.requests;
-    expect(two.map((e: any) => e.status)).toEqual([200, 503]);
+    expect(two.map((e: any) => [e.status, e.errorCode])).toEqual([
+      [200, null],
+      [503, "service_unavailable"],
+    ]);
     expect((await emu.admin("GET", "/requests?limit=1")).body.requests).toHaveLength(1);
     expectEnvelope(await emu.admin("GET", "/requests?limit=0"), 422, "validation_error");
     expect((await emu.admin("DELETE", "/requests")).status).toBe(204);

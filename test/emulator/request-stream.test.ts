@@ -26,6 +26,7 @@ const bulkyEntry = () => ({
   method: "GET",
   path: `/developer/v1/extensions/${"x".repeat(1_000)}`,
   status: 200,
+  errorCode: null,
   accountId: null,
   keyId: null,
   durationMs: 1,

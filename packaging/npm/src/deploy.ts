@@ -67,6 +67,15 @@ export async function deployWithBinary(
   }
   if (code === 0 && result?.ok && result.versionId)
     return submittedVersion(at.client, options.extensionId, result.versionId, result.warnings ?? []);
+  // A label already taken is found before the upload (the CLI asks the server first): the server's own 409.
+  if (result?.problems?.some((p) => p.code === "version_exists"))
+    throw new ApiCallError({
+      status: 409,
+      code: "version_exists",
+      message: `Version "${options.version}" already exists for this extension.`,
+      method: "POST",
+      path,
+    });
   if (result?.problems)
     throw new ApiCallError({
       status: 422,
