@@ -50,7 +50,9 @@ describe("help lines fit the terminal", () => {
     // The root's command list, one word longer than a line, is cut after its bars, not dropped.
     const root = (await run(built.bin, ["--help"], { cwd: built.work })).stdout;
     const usage = root.slice(root.indexOf("USAGE"), root.indexOf("\n\n", root.indexOf("USAGE")));
-    expect(usage.replace(/\s+/g, "")).toContain("serve|deploy|seed|exec|secrets|openapi|logs|health");
+    expect(usage.replace(/\s+/g, "")).toContain(
+      "serve|deploy|seed|export|exec|secrets|openapi|logs|health|init|extensions|versions|installs|limits",
+    );
   });
 
   test("on a terminal: its width (a 60-column pseudo-terminal)", async () => {
