@@ -927,7 +927,7 @@ export interface components {
             freeze?: boolean;
             /** @enum {string} */
             mode?: "real" | "frozen";
-        };
+        } & (unknown | unknown | unknown);
         ClockState: {
             /**
              * Format: date-time
@@ -1003,9 +1003,11 @@ export interface components {
             name: string;
             short_description: string;
             description: string;
-            pricing: components["schemas"]["Pricing"];
-            visibility: components["schemas"]["Visibility"];
-            status: components["schemas"]["ExtensionStatus"];
+            pricing: components["schemas"]["PricingInfo"];
+            /** @description private, unlisted or public. The platform's full set is not published: expect others. */
+            visibility: ("private" | "unlisted" | "public") | string;
+            /** @description Set by review and admins, never by the developer. The platform's full set is not published: expect others. */
+            status: ("draft" | "in_review" | "approved" | "rejected" | "disabled") | string;
             installCount: number;
             currentVersionId: string | null;
             ratingCount: number;
@@ -1021,7 +1023,7 @@ export interface components {
             updatedAt: string;
         };
         ExtensionCreate: {
-            /** @description 1–80 characters after trimming */
+            /** @description 1–80 characters after trimming; not blank */
             name: string;
             /** @description Shown in search results */
             short_description?: string;
@@ -1034,7 +1036,11 @@ export interface components {
                 id: string;
                 slug: string;
                 name: string;
-                status: components["schemas"]["ExtensionStatus"];
+                /**
+                 * @description A new extension is always a draft
+                 * @constant
+                 */
+                status: "draft";
                 /**
                  * Format: date-time
                  * @example 2026-11-22T10:00:00.000Z
@@ -1045,20 +1051,16 @@ export interface components {
         ExtensionList: {
             extensions: components["schemas"]["ExtensionSummary"][];
         };
-        /**
-         * @description Set by review and admins, never by the developer
-         * @default draft
-         * @enum {string}
-         */
-        ExtensionStatus: "draft" | "in_review" | "approved" | "rejected" | "disabled";
         /** @description An extension as the list shows it */
         ExtensionSummary: {
             /** @example ext_01jd2x7k3m9q8r4t5v6w7x8y9z */
             id: string;
             slug: string;
             name: string;
-            visibility: components["schemas"]["Visibility"];
-            status: components["schemas"]["ExtensionStatus"];
+            /** @description private, unlisted or public. The platform's full set is not published: expect others. */
+            visibility: ("private" | "unlisted" | "public") | string;
+            /** @description Set by review and admins, never by the developer. The platform's full set is not published: expect others. */
+            status: ("draft" | "in_review" | "approved" | "rejected" | "disabled") | string;
             installCount: number;
             currentVersionId: string | null;
             /**
@@ -1073,7 +1075,7 @@ export interface components {
             updatedAt: string;
         };
         ExtensionUpdate: {
-            /** @description 1–80 characters after trimming */
+            /** @description 1–80 characters after trimming; not blank */
             name?: string;
             /** @description Shown in search results */
             short_description?: string;
@@ -1262,7 +1264,15 @@ export interface components {
             limits: components["schemas"]["LimitValues"];
             /** @description At least 20 characters (after trimming) */
             reason: string;
-        };
+        } & ({
+            /** @constant */
+            scope: "extension";
+            extensionId: string;
+        } | {
+            /** @constant */
+            scope: "account";
+            extensionId?: never;
+        });
         LimitRequestEnvelope: {
             limitRequest: components["schemas"]["LimitRequest"];
         };
@@ -1336,6 +1346,13 @@ export interface components {
              * @constant
              */
             type: "free";
+        };
+        /** @description Pricing; the platform may add fields */
+        PricingInfo: {
+            /** @description free here; the platform's other pricing types are not published */
+            type: "free" | string;
+        } & {
+            [key: string]: unknown;
         };
         RequestLogDetail: {
             /** @description Increasing; never reused, a reset included */
@@ -1530,7 +1547,8 @@ export interface components {
         Version: {
             id: string;
             version: string;
-            status: components["schemas"]["VersionStatus"];
+            /** @description pending → approved | rejected (review); archived when pushed out by the version cap. The platform's full set is not published: expect others. */
+            status: ("pending" | "approved" | "rejected" | "archived") | string;
             changelog: string;
             /** @description Bytes of the uploaded archive */
             bundleSizeBytes: number;
@@ -1553,12 +1571,6 @@ export interface components {
         VersionRejection: {
             reason: string;
         };
-        /**
-         * @description pending → approved | rejected (review); archived when pushed out by the version cap
-         * @default pending
-         * @enum {string}
-         */
-        VersionStatus: "pending" | "approved" | "rejected" | "archived";
         VersionSubmission: {
             /** @description Version label, unique per extension */
             version: string;
@@ -7068,7 +7080,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;
@@ -7255,7 +7267,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;
@@ -7394,7 +7406,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;
@@ -7554,7 +7566,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;
@@ -7766,7 +7778,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;
@@ -7905,7 +7917,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;
@@ -8116,7 +8128,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;
@@ -8277,7 +8289,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;
@@ -8416,7 +8428,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;
@@ -8580,7 +8592,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;
@@ -8815,7 +8827,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;
@@ -8954,7 +8966,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;
@@ -9093,7 +9105,7 @@ export interface operations {
             /** @description Rate limit window full; see Retry-After: `rate_limited` */
             429: {
                 headers: {
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     "X-RateLimit-Limit"?: number;
                     "X-RateLimit-Remaining"?: number;
                     "X-RateLimit-Reset"?: number;

@@ -10,13 +10,22 @@
  *  - a success that is not JSON (`servedAs(...)`) is documented under its own media types, not the
  *    generator's `text/plain`;
  *  - document-only keywords (`documentOnly(...)`) are merged into their schema;
+ *  - a field whose values the spec leaves open (`openInDocument()`) becomes "the known values, or any
+ *    other string", the known ones also listed as `x-known-values`;
+ *  - a response header marked `requiredHeader()` is documented as required;
  *  - an error response's marker (src/errors/model.ts) becomes its full schema: the envelope, the codes the
  *    route declares for that status, one example per code.
  */
 
 import type { ErrorCode } from "../errors/codes";
 import { ERROR_RESPONSE_KEY, errorResponseSchema } from "../errors/model";
-import { DOCUMENT_ONLY_KEY, MEDIA_TYPES_KEY, SCHEMA_ID_PREFIX } from "../http/schema";
+import {
+  DOCUMENT_ONLY_KEY,
+  MEDIA_TYPES_KEY,
+  OPEN_VALUES_KEY,
+  REQUIRED_HEADER_KEY,
+  SCHEMA_ID_PREFIX,
+} from "../http/schema";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -47,6 +56,7 @@ export function postProcessDocument<D extends object>(generated: D): D {
       Object.assign(out, out[DOCUMENT_ONLY_KEY]);
       delete out[DOCUMENT_ONLY_KEY];
     }
+    if (out[OPEN_VALUES_KEY] === true) return openValues(out);
     const id = out.$id;
     if (typeof id !== "string" || !id.startsWith(SCHEMA_ID_PREFIX)) return out;
     const { $id: _id, ...schema } = out;
@@ -94,6 +104,7 @@ export function postProcessDocument<D extends object>(generated: D): D {
     for (const op of Object.values(item)) {
       if (!isObject(op)) continue;
       for (const response of Object.values(isObject(op.responses) ? op.responses : {})) {
+        if (isObject(response) && isObject(response.headers)) markRequiredHeaders(response.headers);
         if (!isObject(response) || !isObject(response.content)) continue;
         if (typeof response.content.type === "string") delete response.content;
         else response.content = withMediaTypes(response.content);
@@ -136,4 +147,25 @@ function asUrlInteger(schema: JsonObject): JsonObject {
     return schema;
   const { anyOf: _anyOf, ...outer } = schema;
   return { ...outer, ...int };
+}
+
+/** `{type: string, enum: [...]}` (or a `const`) → any string, the known values first. */
+function openValues(schema: JsonObject): JsonObject {
+  const { [OPEN_VALUES_KEY]: _open, description, default: _default, examples, ...closed } = schema;
+  const known = Array.isArray(closed.enum) ? closed.enum : closed.const !== undefined ? [closed.const] : [];
+  return {
+    ...(description !== undefined ? { description } : {}),
+    anyOf: [closed, { type: "string" }],
+    "x-known-values": known,
+    ...(examples !== undefined ? { examples } : {}),
+  };
+}
+
+/** A header whose schema carries the required marker: the marker moves to the header object. */
+function markRequiredHeaders(headers: JsonObject): void {
+  for (const header of Object.values(headers)) {
+    if (!isObject(header) || !isObject(header.schema) || header.schema[REQUIRED_HEADER_KEY] !== true) continue;
+    delete header.schema[REQUIRED_HEADER_KEY];
+    header.required = true;
+  }
 }

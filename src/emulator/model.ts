@@ -1,7 +1,7 @@
 /** Schemas of the control plane (/_emulator): validation, the OpenAPI document and tests use these. */
 import { type Static, t } from "elysia";
 import { oneOf } from "../http/one-of";
-import { integer, named } from "../http/schema";
+import { documentOnly, integer, named } from "../http/schema";
 import { MAX_INSTALLS_PER_CALL } from "../installs/model";
 
 const Timestamp = t.String({ format: "date-time", examples: ["2026-11-22T10:00:00.000Z"] });
@@ -30,6 +30,10 @@ export const ClockBody = t.Object(
   {
     additionalProperties: false,
     description: "Exactly one of advanceSeconds, set (with optional freeze) or mode",
+    ...documentOnly({
+      minProperties: 1,
+      oneOf: [{ required: ["advanceSeconds"] }, { required: ["set"] }, { required: ["mode"] }],
+    }),
     ...named("ClockChange"),
   },
 );

@@ -1,6 +1,6 @@
 /** Extension schemas: request validation, response shapes, the OpenAPI document and tests all use these. */
 import { type Static, t } from "elysia";
-import { documentOnly, integer, named } from "../http/schema";
+import { documentOnly, integer, named, openInDocument } from "../http/schema";
 
 export const VISIBILITIES = ["private", "unlisted", "public"] as const;
 export const EXTENSION_STATUSES = ["draft", "in_review", "approved", "rejected", "disabled"] as const;
@@ -30,9 +30,15 @@ const Visibility = enumWithoutDefault(VISIBILITIES, {
   ...named("Visibility"),
 });
 const Status = t.UnionEnum(EXTENSION_STATUSES, {
-  description: "Set by review and admins, never by the developer",
-  ...named("ExtensionStatus"),
+  description:
+    "Set by review and admins, never by the developer. The platform's full set is not published: expect others.",
+  ...openInDocument(),
 });
+/** In answers: the values this emulator gives, other strings allowed (the spec does not list them all). */
+const VisibilityAnswer = enumWithoutDefault(VISIBILITIES, {
+  description: "private, unlisted or public. The platform's full set is not published: expect others.",
+});
+Object.assign(VisibilityAnswer, openInDocument());
 
 export const Pricing = t.Object(
   { type: t.Literal("free", { description: "Only free is accepted" }) },
@@ -40,12 +46,28 @@ export const Pricing = t.Object(
 );
 export type Pricing = Static<typeof Pricing>;
 
+/** Pricing in answers: `type` is `free` here; the platform's other types and fields are not published. */
+const PricingAnswer = t.Object(
+  {
+    type: t.Literal("free", {
+      description: "free here; the platform's other pricing types are not published",
+      ...openInDocument(),
+    }),
+  },
+  {
+    additionalProperties: false,
+    description: "Pricing; the platform may add fields",
+    ...documentOnly({ additionalProperties: true }),
+    ...named("PricingInfo"),
+  },
+);
+
 const createFields = {
   // No maxLength for the validator: the 80 count after trimming (decisions), which the service checks.
   name: t.String({
     minLength: 1,
-    description: "1–80 characters after trimming",
-    ...documentOnly({ maxLength: NAME_MAX }),
+    description: "1–80 characters after trimming; not blank",
+    ...documentOnly({ maxLength: NAME_MAX, pattern: "\\S" }),
   }),
   short_description: t.String({ maxLength: SHORT_DESCRIPTION_MAX, description: "Shown in search results" }),
   description: t.String({ maxLength: DESCRIPTION_MAX, description: "Markdown" }),
@@ -80,7 +102,7 @@ export const ExtensionListItem = t.Object(
     id: t.String({ examples: ["ext_01jd2x7k3m9q8r4t5v6w7x8y9z"] }),
     slug: t.String(),
     name: t.String(),
-    visibility: Visibility,
+    visibility: VisibilityAnswer,
     status: Status,
     installCount: integer({ minimum: 0 }),
     currentVersionId: t.Union([t.String(), t.Null()]),
@@ -99,7 +121,13 @@ export const ExtensionList = t.Object(
 export const ExtensionCreated = t.Object(
   {
     extension: t.Object(
-      { id: t.String(), slug: t.String(), name: t.String(), status: Status, createdAt: Timestamp },
+      {
+        id: t.String(),
+        slug: t.String(),
+        name: t.String(),
+        status: t.Literal("draft", { description: "A new extension is always a draft" }),
+        createdAt: Timestamp,
+      },
       { additionalProperties: false },
     ),
   },
@@ -114,8 +142,8 @@ export const Extension = t.Object(
     name: t.String(),
     short_description: t.String(),
     description: t.String(),
-    pricing: Pricing,
-    visibility: Visibility,
+    pricing: PricingAnswer,
+    visibility: VisibilityAnswer,
     status: Status,
     installCount: integer({ minimum: 0 }),
     currentVersionId: t.Union([t.String(), t.Null()]),

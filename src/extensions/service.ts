@@ -256,7 +256,8 @@ export function createExtensionService(deps: {
         id: row.id,
         slug: row.slug,
         name: row.name,
-        status: row.status as ExtensionStatus,
+        // createTx inserts every extension as a draft (spec §3, rule 1); the response schema holds it to that.
+        status: "draft",
         createdAt: row.createdAt,
       };
     },

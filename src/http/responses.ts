@@ -2,7 +2,7 @@
 import { type TSchema, t } from "elysia";
 import { AUTHED_ERRORS, type ErrorCode } from "../errors/codes";
 import { errorResponses, withResponseHeaders } from "../errors/model";
-import { integer } from "./schema";
+import { integer, requiredHeader } from "./schema";
 
 /**
  * A 204 with no body at all. Built as a bare Response on purpose: Elysia's string form `status("No Content")`
@@ -20,7 +20,7 @@ export const RATE_LIMIT_HEADERS = {
   "X-RateLimit-Reset": integer({ minimum: 0, description: "When the window closes, in Unix seconds" }),
 };
 export const RETRY_AFTER_HEADER = {
-  "Retry-After": integer({ minimum: 1, description: "Seconds until the window closes" }),
+  "Retry-After": integer({ minimum: 1, description: "Seconds until the window closes", ...requiredHeader() }),
 };
 export const WWW_AUTHENTICATE_HEADER = {
   "WWW-Authenticate": t.String({ description: "The authentication scheme to use: Bearer" }),

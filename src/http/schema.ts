@@ -36,3 +36,15 @@ export const documentOnly = (keywords: Record<string, unknown>) => ({ [DOCUMENT_
  */
 export const MEDIA_TYPES_KEY = "x-media-types";
 export const servedAs = (...mediaTypes: [string, ...string[]]) => ({ [MEDIA_TYPES_KEY]: mediaTypes });
+
+/**
+ * A response field whose full set of values the spec leaves open ("not shown"): the validator still holds
+ * the emulator to the values it knows, while the document says "one of these, or another string", so a
+ * client generated from it keeps working when the real platform answers a value not listed.
+ */
+export const OPEN_VALUES_KEY = "x-open-values";
+export const openInDocument = () => ({ [OPEN_VALUES_KEY]: true });
+
+/** A response header that is always sent with its response (`Retry-After` on a 429): required in the document. */
+export const REQUIRED_HEADER_KEY = "x-required-header";
+export const requiredHeader = () => ({ [REQUIRED_HEADER_KEY]: true });

@@ -1,7 +1,7 @@
 /** Limit increase requests (spec §8 "Requesting an increase"), as the control plane exposes them. */
 import { type Static, t } from "elysia";
 import { oneOf } from "../http/one-of";
-import { named } from "../http/schema";
+import { documentOnly, named } from "../http/schema";
 import { LimitValues } from "../limits/overrides-model";
 
 const Timestamp = t.String({ format: "date-time", examples: ["2026-11-22T10:00:00.000Z"] });
@@ -19,9 +19,24 @@ export const CreateLimitRequestBody = t.Object(
       minLength: REASON_MIN,
       maxLength: 5000,
       description: "At least 20 characters (after trimming)",
+      // The trimmed text is what counts: from the first to the last non-blank character, 20 or more.
+      ...documentOnly({ pattern: `^\\s*\\S[\\s\\S]{${REASON_MIN - 2},}\\S\\s*$` }),
     }),
   },
-  { additionalProperties: false, ...named("LimitRequestCreate") },
+  {
+    additionalProperties: false,
+    // extensionId goes with scope extension, and only with it.
+    ...documentOnly({
+      oneOf: [
+        {
+          properties: { scope: { const: "extension" }, extensionId: { type: "string" } },
+          required: ["scope", "extensionId"],
+        },
+        { properties: { scope: { const: "account" }, extensionId: false }, required: ["scope"] },
+      ],
+    }),
+    ...named("LimitRequestCreate"),
+  },
 );
 export type CreateLimitRequestInput = Static<typeof CreateLimitRequestBody>;
 

@@ -1,6 +1,6 @@
 /** Version schemas: the submit form's rules, response shapes, the OpenAPI document and tests all use these. */
 import { type Static, t } from "elysia";
-import { integer, named } from "../http/schema";
+import { integer, named, openInDocument } from "../http/schema";
 
 export const VERSION_STATUSES = ["pending", "approved", "rejected", "archived"] as const;
 export type VersionStatus = (typeof VERSION_STATUSES)[number];
@@ -12,8 +12,9 @@ export const CHANGELOG_MAX = 10_000;
 
 const Timestamp = t.String({ format: "date-time", examples: ["2026-11-22T10:00:00.000Z"] });
 const Status = t.UnionEnum(VERSION_STATUSES, {
-  description: "pending → approved | rejected (review); archived when pushed out by the version cap",
-  ...named("VersionStatus"),
+  description:
+    "pending → approved | rejected (review); archived when pushed out by the version cap. The platform's full set is not published: expect others.",
+  ...openInDocument(),
 });
 
 /** The multipart form, for the OpenAPI document only (the route reads the body itself, streaming). */

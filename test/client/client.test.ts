@@ -41,7 +41,7 @@ test("creates, reads and lists extensions with typed data", async () => {
   const { extensions } = unwrap(await api().GET("/developer/v1/extensions"));
   expect(extensions.map((e) => e.id)).toContain(extension.id);
   // A 204 unwraps to nothing.
-  expect(
+  await expect(
     unwrap(await api().DELETE("/developer/v1/extensions/{id}", { params: { path: { id: extension.id } } })),
   ).toBeUndefined();
 });
@@ -70,12 +70,12 @@ test("a refusal is an ApiCallError with the server's code, message, details, met
   expect((await invalid).details.length).toBeGreaterThan(0);
 
   const wrongKey = createApiClient({ baseUrl: emu.url, apiKey: "ext_not_a_real_key_0000000000000000000" });
-  expect(catchError(async () => unwrap(await wrongKey.GET("/developer/v1/extensions")))).resolves.toMatchObject({
+  await expect(catchError(async () => unwrap(await wrongKey.GET("/developer/v1/extensions")))).resolves.toMatchObject({
     status: 401,
     code: "unauthorized",
   });
   const readOnly = createApiClient({ baseUrl: emu.url, apiKey: READ_KEY });
-  expect(
+  await expect(
     catchError(async () => unwrap(await readOnly.POST("/developer/v1/extensions", { body: { name: "No" } }))),
   ).resolves.toMatchObject({ status: 403, code: "forbidden", path: "/developer/v1/extensions" });
 });

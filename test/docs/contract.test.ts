@@ -1,7 +1,8 @@
 /**
  * The contract: a run through every route and every status each one documents, over a real socket with
  * rate limits on, every response (status, body, headers) and every accepted request body — the multipart
- * submission included — checked against the served /openapi.json by a real OpenAPI validator. A field
+ * submission included — checked against the served /openapi.json by a real OpenAPI validator, and every
+ * developer-API response also against the spec's own field tables (test/helpers/spec-fields.ts). A field
  * added to a response but not to the document fails it; so does a documented status nothing can produce.
  */
 
@@ -21,6 +22,7 @@ import {
   type TestResponse,
 } from "../helpers/emulator";
 import { OpenApiContract, type Operation } from "../helpers/openapi-contract";
+import { specProblems } from "../helpers/spec-fields";
 
 const EXT_READ_ONLY = "ext_contract_extensions_read_only_0001";
 const SECRETS_READ_ONLY = "ext_contract_secrets_read_only_000001";
@@ -80,6 +82,13 @@ async function send(method: string, path: string, call: Call = {}): Promise<Test
   if (!observed.has(op.operationId)) observed.set(op.operationId, new Set());
   observed.get(op.operationId)!.add(res.status);
   problems.push(...contract.responseProblems(op, res.status, res.headers, res.body, res.text));
+  // The document is the emulator's own: the spec's field tables are checked too, where they speak.
+  if (path.startsWith(`${API_PREFIX}/`))
+    problems.push(
+      ...specProblems(method, path.slice(API_PREFIX.length), res.status, res.headers, res.body, res.text, {
+        injected: call.injected ?? false,
+      }),
+    );
   if (developer && res.status !== 401 && !call.injected) {
     for (const h of ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"])
       if (!res.headers.has(h)) problems.push(`${method} ${path} → ${res.status}: no ${h}`);

@@ -157,4 +157,38 @@ describe("postProcessDocument", () => {
       maxLength: 80,
     });
   });
+  test("an open-values field becomes its known values or any other string; other enums are left closed", () => {
+    const status = {
+      type: "string",
+      enum: ["draft", "approved"],
+      default: "draft",
+      description: "d",
+      "x-open-values": true,
+    };
+    const plain = { type: "string", enum: ["a", "b"] };
+    const doc: any = postProcessDocument({
+      paths: { "/a": { get: { responses: { 200: ok({ type: "object", properties: { status, plain } }) } } } },
+    });
+    const props = doc.paths["/a"].get.responses[200].content["application/json"].schema.properties;
+    expect(props.status).toEqual({
+      description: "d",
+      anyOf: [{ type: "string", enum: ["draft", "approved"] }, { type: "string" }],
+      "x-known-values": ["draft", "approved"],
+    });
+    expect(props.plain).toEqual(plain);
+  });
+
+  test("a header marked required is documented as required, the marker dropped; others stay optional", () => {
+    const headers = {
+      "Retry-After": { schema: { type: "integer", "x-required-header": true } },
+      "X-Other": { schema: { type: "integer" } },
+    };
+    const doc: any = postProcessDocument({
+      paths: { "/a": { get: { responses: { 429: { description: "slow down", headers } } } } },
+    });
+    expect(doc.paths["/a"].get.responses[429].headers).toEqual({
+      "Retry-After": { schema: { type: "integer" }, required: true },
+      "X-Other": { schema: { type: "integer" } },
+    });
+  });
 });

@@ -1,9 +1,9 @@
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
-import { ApiFailure } from "./api";
+import { ApiCallError } from "./api";
 
 export interface Loaded<T> {
   data: T | undefined;
-  error: ApiFailure | Error | undefined;
+  error: ApiCallError | Error | undefined;
   loading: boolean;
   reload(): void;
 }
@@ -38,10 +38,10 @@ export function useAction() {
       if (done) setMessage({ kind: "ok", text: done });
       return true;
     } catch (e) {
-      const details = e instanceof ApiFailure ? e.details.map((d) => d.message) : [];
+      const details = e instanceof ApiCallError ? e.details.map((d) => d.message) : [];
       setMessage({
         kind: "error",
-        text: e instanceof ApiFailure ? `${e.status} ${e.code}: ${e.message}` : String((e as Error).message),
+        text: e instanceof ApiCallError ? e.summary : String((e as Error).message),
         details,
       });
       return false;

@@ -1,6 +1,6 @@
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { type Account, ApiFailure, admin, adminToken, forgetDashboardKeys, onTokenNeeded } from "./api";
+import { ApiCallError, admin, adminToken, forgetDashboardKeys, onTokenNeeded } from "./api";
 import { useLoad } from "./hooks";
 import { AdminPage } from "./pages/admin";
 import { EmptyState } from "./pages/empty-state";
@@ -42,12 +42,12 @@ function TokenPrompt({ onDone }: { onDone: () => void }) {
           e.preventDefault();
           adminToken.set(value.trim());
           try {
-            await admin("GET", "/state");
+            await admin((c) => c.GET("/_emulator/state"));
             forgetDashboardKeys();
             onDone();
           } catch (err) {
             adminToken.clear();
-            setError(err instanceof ApiFailure ? err.message : String(err));
+            setError(err instanceof ApiCallError ? err.message : String(err));
           }
         }}
       >
@@ -74,10 +74,7 @@ function App() {
   const [needToken, setNeedToken] = useState(false);
   const [generation, setGeneration] = useState(0);
   useEffect(() => onTokenNeeded(() => setNeedToken(true)), []);
-  const accounts = useLoad(
-    () => admin<{ accounts: Account[] }>("GET", "/accounts").then((r) => r.accounts),
-    [generation],
-  );
+  const accounts = useLoad(() => admin((c) => c.GET("/_emulator/accounts")).then((r) => r.accounts), [generation]);
   const [account, setAccount] = useState<string>(() => sessionStorage.getItem(ACCOUNT_KEY) ?? "");
   const list = accounts.data ?? [];
   const current = list.some((a) => a.id === account) ? account : (list[0]?.id ?? "");

@@ -1,12 +1,12 @@
 import { useEffect, useState } from "preact/hooks";
 import {
+  type AdminClient,
   admin,
   asAccount,
-  type Clock,
-  type ExtensionItem,
-  type Fault,
+  type ClockChange,
+  type FaultRuleInput,
+  type Fixture,
   forgetDashboardKeys,
-  type LimitRow,
 } from "../api";
 import { Loading, Status, TableHead, TableWrap, when } from "../components";
 import { useAction, useLoad } from "../hooks";
@@ -17,24 +17,33 @@ export function OverridesPanel({ account }: PageProps) {
   const extensions = useLoad(
     () =>
       account
-        ? asAccount<{ extensions: ExtensionItem[] }>(account, "GET", "/extensions").then((r) => r.extensions)
+        ? asAccount(account, (api) => api.GET("/developer/v1/extensions")).then((r) => r.extensions)
         : Promise.resolve([]),
     [account],
   );
-  const scopePath = target
-    ? `/overrides/extensions/${encodeURIComponent(target)}`
-    : `/overrides/accounts/${encodeURIComponent(account)}`;
+  // The extension's overrides, or the account's when no extension is chosen.
+  const scope = {
+    get: (c: AdminClient) =>
+      target
+        ? c.GET("/_emulator/overrides/extensions/{id}", { params: { path: { id: target } } })
+        : c.GET("/_emulator/overrides/accounts/{id}", { params: { path: { id: account } } }),
+    put: (c: AdminClient, body: Record<string, number>) =>
+      target
+        ? c.PUT("/_emulator/overrides/extensions/{id}", { params: { path: { id: target } }, body })
+        : c.PUT("/_emulator/overrides/accounts/{id}", { params: { path: { id: account } }, body }),
+    remove: (c: AdminClient) =>
+      target
+        ? c.DELETE("/_emulator/overrides/extensions/{id}", { params: { path: { id: target } } })
+        : c.DELETE("/_emulator/overrides/accounts/{id}", { params: { path: { id: account } } }),
+  };
   const current = useLoad(
-    () =>
-      account
-        ? admin<{ overrides: Record<string, number> }>("GET", scopePath).then((r) => r.overrides)
-        : Promise.resolve({}),
-    [scopePath],
+    () => (account ? admin(scope.get).then((r) => r.overrides) : Promise.resolve({})),
+    [account, target],
   );
   const keys = useLoad(
     () =>
       account
-        ? admin<{ limits: LimitRow[] }>("GET", `/limits?accountId=${encodeURIComponent(account)}`).then((r) =>
+        ? admin((c) => c.GET("/_emulator/limits", { params: { query: { accountId: account } } })).then((r) =>
             r.limits.map((l) => l.key),
           )
         : Promise.resolve([]),
@@ -65,11 +74,9 @@ export function OverridesPanel({ account }: PageProps) {
             onSubmit={async (e) => {
               e.preventDefault();
               await action.run(async () => {
-                await admin(
-                  "PUT",
-                  scopePath,
-                  Object.fromEntries(rows.map(([k, v]) => [k, v === "" ? null : Number(v)])),
-                );
+                // An empty value goes as null on purpose: the server's refusal names the limit.
+                const values = Object.fromEntries(rows.map(([k, v]) => [k, v === "" ? null : Number(v)]));
+                await admin((c) => scope.put(c, values as Record<string, number>));
                 current.reload();
               }, "Overrides saved.");
             }}
@@ -124,7 +131,7 @@ export function OverridesPanel({ account }: PageProps) {
                 class="danger"
                 onClick={() =>
                   action.run(async () => {
-                    await admin("DELETE", scopePath);
+                    await admin(scope.remove);
                     current.reload();
                   }, "Overrides removed.")
                 }
@@ -141,14 +148,14 @@ export function OverridesPanel({ account }: PageProps) {
 }
 
 export function ClockPanel() {
-  const clock = useLoad(() => admin<Clock>("GET", "/clock"), []);
+  const clock = useLoad(() => admin((c) => c.GET("/_emulator/clock")), []);
   const [seconds, setSeconds] = useState("3600");
   const [at, setAt] = useState("");
   const [freeze, setFreeze] = useState(true);
   const action = useAction();
-  const post = (body: unknown, done: string) =>
+  const post = (body: ClockChange, done: string) =>
     action.run(async () => {
-      await admin("POST", "/clock", body);
+      await admin((c) => c.POST("/_emulator/clock", { body }));
       clock.reload();
     }, done);
   return (
@@ -205,7 +212,7 @@ export function ClockPanel() {
 }
 
 export function FaultsPanel() {
-  const faults = useLoad(() => admin<{ faults: Fault[] }>("GET", "/faults").then((r) => r.faults), []);
+  const faults = useLoad(() => admin((c) => c.GET("/_emulator/faults")).then((r) => r.faults), []);
   const [form, setForm] = useState({
     method: "",
     path: "/extensions",
@@ -224,14 +231,15 @@ export function FaultsPanel() {
         class="grid"
         onSubmit={async (e) => {
           e.preventDefault();
-          const body: Record<string, unknown> = { path: form.path };
-          if (form.method) body.method = form.method;
+          const body: FaultRuleInput = { path: form.path };
+          // The select offers the methods the API knows; the server refuses anything else.
+          if (form.method) body.method = form.method as NonNullable<FaultRuleInput["method"]>;
           if (form.status) body.status = Number(form.status);
           if (form.code) body.code = form.code;
           if (form.times) body.times = Number(form.times);
           if (form.latencyMs) body.latencyMs = Number(form.latencyMs);
           await action.run(async () => {
-            await admin("POST", "/faults", body);
+            await admin((c) => c.POST("/_emulator/faults", { body }));
             faults.reload();
           }, "Fault added.");
         }}
@@ -285,7 +293,7 @@ export function FaultsPanel() {
                         aria-label={`Remove fault ${f.id}`}
                         onClick={() =>
                           action.run(async () => {
-                            await admin("DELETE", `/faults/${encodeURIComponent(f.id)}`);
+                            await admin((c) => c.DELETE("/_emulator/faults/{id}", { params: { path: { id: f.id } } }));
                             faults.reload();
                           }, "Fault removed.")
                         }
@@ -306,7 +314,7 @@ export function FaultsPanel() {
           class="danger"
           onClick={() =>
             action.run(async () => {
-              await admin("DELETE", "/faults");
+              await admin((c) => c.DELETE("/_emulator/faults"));
               faults.reload();
             }, "Every fault removed.")
           }
@@ -342,7 +350,7 @@ export function StatePanel({ refreshAccounts }: PageProps) {
             onClick={() => {
               setConfirm(false);
               void action.run(async () => {
-                await admin("POST", "/reset");
+                await admin((c) => c.POST("/_emulator/reset"));
                 forgetDashboardKeys();
                 refreshAccounts();
               }, "Emulator reset.");
@@ -367,7 +375,8 @@ export function StatePanel({ refreshAccounts }: PageProps) {
             } catch {
               throw new Error("The fixture is not valid JSON.");
             }
-            await admin("POST", "/seed", parsed);
+            // The server validates the fixture whole and names each bad field.
+            await admin((c) => c.POST("/_emulator/seed", { body: parsed as Fixture }));
             refreshAccounts();
           }, "Fixture loaded.");
         }}

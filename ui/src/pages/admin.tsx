@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { admin, asAccount, type ExtensionItem, type LimitRequest, type QueueItem } from "../api";
+import { admin, asAccount } from "../api";
 import { Badge, bytes, Loading, Status, TableHead, TableWrap, Tabs, when } from "../components";
 import { useAction, useInterval, useLoad } from "../hooks";
 import type { PageProps } from "../page";
@@ -41,7 +41,7 @@ export function AdminPage(props: PageProps) {
 }
 
 function ReviewQueue() {
-  const queue = useLoad(() => admin<{ versions: QueueItem[] }>("GET", "/review-queue").then((r) => r.versions), []);
+  const queue = useLoad(() => admin((c) => c.GET("/_emulator/review-queue")).then((r) => r.versions), []);
   // New submissions (an `ext deploy` in a terminal) appear while the page is open.
   useInterval(queue.reload, 2000);
   const [reasons, setReasons] = useState<Record<string, string>>({});
@@ -82,7 +82,11 @@ function ReviewQueue() {
                         disabled={action.busy}
                         onClick={() =>
                           action.run(async () => {
-                            await admin("POST", `/versions/${encodeURIComponent(v.versionId)}/approve`);
+                            await admin((c) =>
+                              c.POST("/_emulator/versions/{versionId}/approve", {
+                                params: { path: { versionId: v.versionId } },
+                              }),
+                            );
                             queue.reload();
                           }, `${v.extensionName} ${v.version} approved.`)
                         }
@@ -94,9 +98,12 @@ function ReviewQueue() {
                         onSubmit={(e) => {
                           e.preventDefault();
                           void action.run(async () => {
-                            await admin("POST", `/versions/${encodeURIComponent(v.versionId)}/reject`, {
-                              reason: reasons[v.versionId] ?? "",
-                            });
+                            await admin((c) =>
+                              c.POST("/_emulator/versions/{versionId}/reject", {
+                                params: { path: { versionId: v.versionId } },
+                                body: { reason: reasons[v.versionId] ?? "" },
+                              }),
+                            );
                             queue.reload();
                           }, `${v.extensionName} ${v.version} rejected.`);
                         }}
@@ -127,10 +134,7 @@ function ReviewQueue() {
 }
 
 function LimitRequests() {
-  const list = useLoad(
-    () => admin<{ limitRequests: LimitRequest[] }>("GET", "/limit-requests").then((r) => r.limitRequests),
-    [],
-  );
+  const list = useLoad(() => admin((c) => c.GET("/_emulator/limit-requests")).then((r) => r.limitRequests), []);
   const [reasons, setReasons] = useState<Record<string, string>>({});
   const action = useAction();
   return (
@@ -150,7 +154,12 @@ function LimitRequests() {
                     aria-label={`Approve ${r.id}`}
                     onClick={() =>
                       action.run(async () => {
-                        await admin("POST", `/limit-requests/${encodeURIComponent(r.id)}/approve`, {});
+                        await admin((c) =>
+                          c.POST("/_emulator/limit-requests/{id}/approve", {
+                            params: { path: { id: r.id } },
+                            body: {},
+                          }),
+                        );
                         list.reload();
                       }, `${r.id} approved: the new values apply now.`)
                     }
@@ -162,9 +171,12 @@ function LimitRequests() {
                     onSubmit={(e) => {
                       e.preventDefault();
                       void action.run(async () => {
-                        await admin("POST", `/limit-requests/${encodeURIComponent(r.id)}/reject`, {
-                          reason: reasons[r.id] ?? "",
-                        });
+                        await admin((c) =>
+                          c.POST("/_emulator/limit-requests/{id}/reject", {
+                            params: { path: { id: r.id } },
+                            body: { reason: reasons[r.id] ?? "" },
+                          }),
+                        );
                         list.reload();
                       }, `${r.id} rejected.`);
                     }}
@@ -196,7 +208,7 @@ function ExtensionStatus({ account }: PageProps) {
   const list = useLoad(
     () =>
       account
-        ? asAccount<{ extensions: ExtensionItem[] }>(account, "GET", "/extensions").then((r) => r.extensions)
+        ? asAccount(account, (api) => api.GET("/developer/v1/extensions")).then((r) => r.extensions)
         : Promise.resolve([]),
     [account],
   );
@@ -230,9 +242,11 @@ function ExtensionStatus({ account }: PageProps) {
                           onClick={() =>
                             action.run(
                               async () => {
-                                await admin(
-                                  "POST",
-                                  `/extensions/${encodeURIComponent(e.id)}/${disabled ? "enable" : "disable"}`,
+                                const params = { params: { path: { id: e.id } } };
+                                await admin((c) =>
+                                  disabled
+                                    ? c.POST("/_emulator/extensions/{id}/enable", params)
+                                    : c.POST("/_emulator/extensions/{id}/disable", params),
                                 );
                                 list.reload();
                               },

@@ -1,13 +1,16 @@
 import { useState } from "preact/hooks";
 import { printable } from "../../../src/printable";
-import { admin, type Bundle, soundUrl } from "../api";
+import { admin, soundUrl } from "../api";
 import { Badge, bytes, Loading, TableHead, TableWrap } from "../components";
 import { useLoad } from "../hooks";
 import type { PageProps } from "../page";
 import { href } from "../router";
 
 export function BundlePage({ extensionId, versionId }: PageProps & { extensionId: string; versionId: string }) {
-  const bundle = useLoad(() => admin<Bundle>("GET", `/versions/${encodeURIComponent(versionId)}/bundle`), [versionId]);
+  const bundle = useLoad(
+    () => admin((c) => c.GET("/_emulator/versions/{versionId}/bundle", { params: { path: { versionId } } })),
+    [versionId],
+  );
   return (
     <Loading state={bundle}>
       {(b) => (

@@ -4,8 +4,9 @@
  * as `ext seed`, so the account made is an ordinary one.
  */
 import { useState } from "preact/hooks";
+// The JSON import types scopes as string[]; the server validates the fixture like any other.
 import demo from "../../../fixtures/demo.json";
-import { admin } from "../api";
+import { admin, type Fixture } from "../api";
 
 /** An account id from a name: letters, digits, _ and - (the fixture format's rule), with a random tail. */
 function accountId(name: string): string {
@@ -21,11 +22,11 @@ export function EmptyState({ onCreated }: { onCreated: () => void }) {
   const [name, setName] = useState("");
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
-  const seed = async (fixture: unknown) => {
+  const seed = async (fixture: Fixture) => {
     setBusy(true);
     setError("");
     try {
-      await admin("POST", "/seed", fixture);
+      await admin((c) => c.POST("/_emulator/seed", { body: fixture }));
       onCreated();
     } catch (e) {
       setError((e as Error).message);
@@ -52,7 +53,7 @@ export function EmptyState({ onCreated }: { onCreated: () => void }) {
         <button type="submit" disabled={busy}>
           Create account
         </button>{" "}
-        <button type="button" disabled={busy} onClick={() => void seed(demo)}>
+        <button type="button" disabled={busy} onClick={() => void seed(demo as Fixture)}>
           Load the demo
         </button>
       </form>

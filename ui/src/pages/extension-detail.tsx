@@ -1,5 +1,13 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { ApiFailure, admin, asAccount, type Extension, type InstallStats, type QueueItem, type Version } from "../api";
+import {
+  ApiCallError,
+  admin,
+  asAccount,
+  type Extension,
+  type ExtensionUpdate,
+  type InstallStatistics,
+  type Version,
+} from "../api";
 import { Badge, bytes, Loading, Status, TableHead, TableWrap, when } from "../components";
 import { useAction, useInterval, useLoad } from "../hooks";
 import type { PageProps } from "../page";
@@ -8,18 +16,22 @@ import { go, href } from "../router";
 interface Loaded {
   extension: Extension;
   versions: Version[];
-  installs: InstallStats;
+  installs: InstallStatistics;
   secrets: string[];
 }
 
 export function ExtensionDetail({ account, extensionId, refreshAccounts }: PageProps & { extensionId: string }) {
-  const path = `/extensions/${encodeURIComponent(extensionId)}`;
+  const params = { params: { path: { id: extensionId } } };
   const state = useLoad<Loaded>(async () => {
     const [ext, versions, installs, secrets] = await Promise.all([
-      asAccount<Extension>(account, "GET", path),
-      asAccount<{ versions: Version[] }>(account, "GET", `${path}/versions?include=archived`),
-      asAccount<InstallStats>(account, "GET", `${path}/installs`),
-      asAccount<{ keys: string[] }>(account, "GET", `${path}/secrets`),
+      asAccount(account, (api) => api.GET("/developer/v1/extensions/{id}", params)),
+      asAccount(account, (api) =>
+        api.GET("/developer/v1/extensions/{id}/versions", {
+          params: { path: { id: extensionId }, query: { include: "archived" } },
+        }),
+      ),
+      asAccount(account, (api) => api.GET("/developer/v1/extensions/{id}/installs", params)),
+      asAccount(account, (api) => api.GET("/developer/v1/extensions/{id}/secrets", params)),
     ]);
     return { extension: ext, versions: versions.versions, installs, secrets: secrets.keys };
   }, [account, extensionId]);
@@ -36,7 +48,7 @@ export function ExtensionDetail({ account, extensionId, refreshAccounts }: PageP
   useInterval(async () => {
     if (!state.data || state.loading) return;
     try {
-      const queue = await admin<{ versions: QueueItem[] }>("GET", "/review-queue");
+      const queue = await admin((c) => c.GET("/_emulator/review-queue"));
       const pending = queue.versions
         .filter((v) => v.extensionId === extensionId)
         .map((v) => v.versionId)
@@ -145,7 +157,13 @@ function DetailsForm({ account, extension, onSaved }: { account: string; extensi
           const patch: Record<string, string> = {};
           for (const k of Object.keys(form) as (keyof typeof form)[]) if (form[k] !== extension[k]) patch[k] = form[k];
           await action.run(async () => {
-            await asAccount(account, "PATCH", `/extensions/${encodeURIComponent(extension.id)}`, patch);
+            await asAccount(account, (api) =>
+              api.PATCH("/developer/v1/extensions/{id}", {
+                params: { path: { id: extension.id } },
+                // The form's fields are the update's; a value the API refuses comes back as its 422.
+                body: patch as ExtensionUpdate,
+              }),
+            );
             onSaved();
           }, "Saved.");
         }}
@@ -215,7 +233,7 @@ function Installs({
   onChange,
 }: {
   extensionId: string;
-  installs: InstallStats;
+  installs: InstallStatistics;
   versions: Version[];
   onChange(): void;
 }) {
@@ -227,9 +245,15 @@ function Installs({
   const simulate = (what: "installs" | "uninstalls") =>
     action.run(
       async () => {
-        const body: Record<string, unknown> = { count: Number(count) };
-        if (versionId) body.versionId = versionId;
-        await admin("POST", `/extensions/${encodeURIComponent(extensionId)}/${what}`, body);
+        const options = {
+          params: { path: { id: extensionId } },
+          body: { count: Number(count), ...(versionId ? { versionId } : {}) },
+        };
+        await admin((c) =>
+          what === "installs"
+            ? c.POST("/_emulator/extensions/{id}/installs", options)
+            : c.POST("/_emulator/extensions/{id}/uninstalls", options),
+        );
         onChange();
       },
       what === "installs" ? "Installs recorded." : "Uninstalls recorded.",
@@ -302,7 +326,6 @@ function Secrets({
   const [name, setName] = useState("");
   const [value, setValue] = useState("");
   const action = useAction();
-  const base = `/extensions/${encodeURIComponent(extensionId)}/secrets`;
   return (
     <section aria-labelledby="secrets-h">
       <h2 id="secrets-h">Secrets</h2>
@@ -320,7 +343,11 @@ function Secrets({
                 aria-label={`Delete secret ${n}`}
                 onClick={() =>
                   action.run(async () => {
-                    await asAccount(account, "DELETE", `${base}/${encodeURIComponent(n)}`);
+                    await asAccount(account, (api) =>
+                      api.DELETE("/developer/v1/extensions/{id}/secrets/{key}", {
+                        params: { path: { id: extensionId, key: n } },
+                      }),
+                    );
                     onChange();
                   }, `Secret ${n} deleted.`)
                 }
@@ -336,7 +363,12 @@ function Secrets({
         onSubmit={async (e) => {
           e.preventDefault();
           const ok = await action.run(async () => {
-            await asAccount(account, "PUT", `${base}/${encodeURIComponent(name)}`, { value });
+            await asAccount(account, (api) =>
+              api.PUT("/developer/v1/extensions/{id}/secrets/{key}", {
+                params: { path: { id: extensionId, key: name } },
+                body: { value },
+              }),
+            );
             onChange();
           }, `Secret ${name} set.`);
           setValue("");
@@ -380,15 +412,17 @@ function Danger({ account, extensionId, onDeleted }: { account: string; extensio
             class="danger"
             onClick={async () => {
               try {
-                await asAccount(account, "DELETE", `/extensions/${encodeURIComponent(extensionId)}`);
+                await asAccount(account, (api) =>
+                  api.DELETE("/developer/v1/extensions/{id}", { params: { path: { id: extensionId } } }),
+                );
                 onDeleted();
               } catch (e) {
                 const explain =
-                  e instanceof ApiFailure && e.status === 409
+                  e instanceof ApiCallError && e.status === 409
                     ? " The platform deletes an extension only if it has never been publicly listed (approved while public); this one was, so it stays: make it private or unlisted instead."
                     : "";
                 setError(
-                  `${e instanceof ApiFailure ? `${e.status} ${e.code}: ` : ""}${(e as Error).message}${explain}`,
+                  `${e instanceof ApiCallError ? `${e.status} ${e.code}: ` : ""}${(e as Error).message}${explain}`,
                 );
                 setConfirm(false);
               }

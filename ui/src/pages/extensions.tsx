@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { asAccount, type ExtensionItem } from "../api";
+import { asAccount } from "../api";
 import { Badge, Loading, Status, TableHead, TableWrap, when } from "../components";
 import { useAction, useLoad } from "../hooks";
 import type { PageProps } from "../page";
@@ -18,7 +18,7 @@ function ExtensionList({ account, refreshAccounts }: PageProps) {
   const list = useLoad(
     () =>
       account
-        ? asAccount<{ extensions: ExtensionItem[] }>(account, "GET", "/extensions").then((r) => r.extensions)
+        ? asAccount(account, (api) => api.GET("/developer/v1/extensions")).then((r) => r.extensions)
         : Promise.resolve([]),
     [account],
   );
@@ -66,7 +66,7 @@ function ExtensionList({ account, refreshAccounts }: PageProps) {
           onSubmit={async (e) => {
             e.preventDefault();
             await action.run(async () => {
-              const res = await asAccount<{ extension: { id: string } }>(account, "POST", "/extensions", { name });
+              const res = await asAccount(account, (api) => api.POST("/developer/v1/extensions", { body: { name } }));
               setName("");
               refreshAccounts();
               go("extensions", res.extension.id);

@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { type ApiKey, admin, type LimitRow } from "../api";
+import { admin } from "../api";
 import { Badge, CopyButton, Loading, Status, TableHead, TableWrap, when } from "../components";
 import { useAction, useLoad } from "../hooks";
 import type { PageProps } from "../page";
@@ -7,22 +7,25 @@ import type { PageProps } from "../page";
 const SCOPES = ["extensions:read", "extensions:write", "versions:write", "secrets:read", "secrets:write", "*"] as const;
 
 export function KeysPage({ account, refreshAccounts }: PageProps) {
-  const base = `/accounts/${encodeURIComponent(account)}`;
+  const accountPath = { path: { accountId: account } };
   const keys = useLoad(
-    () => (account ? admin<{ apiKeys: ApiKey[] }>("GET", `${base}/keys`).then((r) => r.apiKeys) : Promise.resolve([])),
+    () =>
+      account
+        ? admin((c) => c.GET("/_emulator/accounts/{accountId}/keys", { params: accountPath })).then((r) => r.apiKeys)
+        : Promise.resolve([]),
     [account],
   );
   const cap = useLoad(
     () =>
       account
-        ? admin<{ limits: LimitRow[] }>("GET", `/limits?accountId=${encodeURIComponent(account)}`).then((r) =>
+        ? admin((c) => c.GET("/_emulator/limits", { params: { query: { accountId: account } } })).then((r) =>
             r.limits.find((l) => l.key === "max_api_keys"),
           )
         : Promise.resolve(undefined),
     [account],
   );
   const [name, setName] = useState("");
-  const [scopes, setScopes] = useState<string[]>(["extensions:read"]);
+  const [scopes, setScopes] = useState<(typeof SCOPES)[number][]>(["extensions:read"]);
   const [created, setCreated] = useState<{ name: string; plaintext: string } | null>(null);
   const action = useAction();
   const refresh = () => {
@@ -50,7 +53,9 @@ export function KeysPage({ account, refreshAccounts }: PageProps) {
             e.preventDefault();
             setCreated(null);
             await action.run(async () => {
-              const res = await admin<{ apiKey: ApiKey; plaintext: string }>("POST", `${base}/keys`, { name, scopes });
+              const res = await admin((c) =>
+                c.POST("/_emulator/accounts/{accountId}/keys", { params: accountPath, body: { name, scopes } }),
+              );
               setCreated({ name: res.apiKey.name, plaintext: res.plaintext });
               setName("");
               refresh();
@@ -117,7 +122,11 @@ export function KeysPage({ account, refreshAccounts }: PageProps) {
                           aria-label={`Revoke ${k.name}`}
                           onClick={() =>
                             action.run(async () => {
-                              await admin("DELETE", `${base}/keys/${encodeURIComponent(k.id)}`);
+                              await admin((c) =>
+                                c.DELETE("/_emulator/accounts/{accountId}/keys/{keyId}", {
+                                  params: { path: { accountId: account, keyId: k.id } },
+                                }),
+                              );
                               refresh();
                             }, `Key ${k.name} revoked.`)
                           }

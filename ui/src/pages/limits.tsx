@@ -1,10 +1,10 @@
 import { useState } from "preact/hooks";
-import { admin, asAccount, type ExtensionItem, type LimitRequest, type LimitRow } from "../api";
+import { admin, asAccount, type LimitRequest, type ScopeLimitUsageRow } from "../api";
 import { Badge, bytes, Loading, Status, TableHead, TableWrap, Tabs, when } from "../components";
 import { useAction, useLoad } from "../hooks";
 import type { PageProps } from "../page";
 
-const show = (row: Pick<LimitRow, "unit">, n: number | null) =>
+const show = (row: Pick<ScopeLimitUsageRow, "unit">, n: number | null) =>
   n === null ? "—" : row.unit === "bytes" ? bytes(n) : String(n);
 
 export function LimitsPage({ account }: PageProps) {
@@ -13,7 +13,7 @@ export function LimitsPage({ account }: PageProps) {
   const extensions = useLoad(
     () =>
       account
-        ? asAccount<{ extensions: ExtensionItem[] }>(account, "GET", "/extensions").then((r) => r.extensions)
+        ? asAccount(account, (api) => api.GET("/developer/v1/extensions")).then((r) => r.extensions)
         : Promise.resolve([]),
     [account],
   );
@@ -65,10 +65,16 @@ function LimitsTab({
   extensionId: string;
   onSubmitted(): void;
 }) {
-  const query = `/limits?accountId=${encodeURIComponent(account)}${extensionId ? `&extensionId=${encodeURIComponent(extensionId)}` : ""}`;
   const limits = useLoad(
-    () => (account ? admin<{ limits: LimitRow[] }>("GET", query).then((r) => r.limits) : Promise.resolve([])),
-    [query],
+    () =>
+      account
+        ? admin((c) =>
+            c.GET("/_emulator/limits", {
+              params: { query: { accountId: account, ...(extensionId ? { extensionId } : {}) } },
+            }),
+          ).then((r) => r.limits)
+        : Promise.resolve([]),
+    [account, extensionId],
   );
   const [selected, setSelected] = useState<string[]>([]);
   const [values, setValues] = useState<Record<string, string>>({});
@@ -230,18 +236,22 @@ function LimitsTab({
               onClick={async () => {
                 const ok = await action.run(
                   () =>
-                    admin("POST", "/limit-requests", {
-                      accountId: account,
-                      scope: extensionId ? "extension" : "account",
-                      ...(extensionId ? { extensionId } : {}),
-                      limits: Object.fromEntries(
-                        chosen.map((c) => [
-                          c.key,
-                          values[c.key] === undefined || values[c.key] === "" ? null : Number(values[c.key]),
-                        ]),
-                      ),
-                      reason,
-                    }),
+                    admin((c) =>
+                      c.POST("/_emulator/limit-requests", {
+                        body: {
+                          accountId: account,
+                          ...(extensionId ? { scope: "extension", extensionId } : { scope: "account" }),
+                          // An empty value goes as null on purpose: the server's refusal names the field.
+                          limits: Object.fromEntries(
+                            chosen.map((c) => [
+                              c.key,
+                              values[c.key] === undefined || values[c.key] === "" ? null : Number(values[c.key]),
+                            ]),
+                          ) as Record<string, number>,
+                          reason,
+                        },
+                      }),
+                    ),
                   "Request submitted: see the Requests tab.",
                 );
                 if (ok) {
@@ -266,7 +276,7 @@ function LimitsTab({
 function RequestsTab({ account }: { account: string }) {
   const list = useLoad(
     () =>
-      admin<{ limitRequests: LimitRequest[] }>("GET", `/limit-requests?accountId=${encodeURIComponent(account)}`).then(
+      admin((c) => c.GET("/_emulator/limit-requests", { params: { query: { accountId: account } } })).then(
         (r) => r.limitRequests,
       ),
     [account],

@@ -1,10 +1,10 @@
-import { admin, type Fault, type State } from "../api";
+import { admin, type EmulatorState } from "../api";
 import { Code, Loading, TableHead, TableWrap, when } from "../components";
 import { useLoad } from "../hooks";
 import type { PageProps } from "../page";
 import { href } from "../router";
 
-const COUNT_LABELS: [string, string][] = [
+const COUNT_LABELS: [keyof EmulatorState["counts"], string][] = [
   ["accounts", "Accounts"],
   ["apiKeys", "Active API keys"],
   ["extensions", "Extensions"],
@@ -16,14 +16,14 @@ const COUNT_LABELS: [string, string][] = [
 ];
 
 export function OverviewPage({ account, accounts }: PageProps) {
-  const state = useLoad(() => admin<State>("GET", "/state"), []);
-  const faults = useLoad(() => admin<{ faults: Fault[] }>("GET", "/faults").then((r) => r.faults), []);
+  const state = useLoad(() => admin((c) => c.GET("/_emulator/state")), []);
+  const faults = useLoad(() => admin((c) => c.GET("/_emulator/faults")).then((r) => r.faults), []);
   const key = useLoad(
     () =>
       account
-        ? admin<{ plaintext: string }>("POST", `/accounts/${encodeURIComponent(account)}/dashboard-key`).then(
-            (r) => r.plaintext,
-          )
+        ? admin((c) =>
+            c.POST("/_emulator/accounts/{accountId}/dashboard-key", { params: { path: { accountId: account } } }),
+          ).then((r) => r.plaintext)
         : Promise.resolve(""),
     [account],
   );

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { printable } from "../../../src/printable";
-import { type ApiKey, admin, type RequestDetail, type RequestEntry, streamRequests } from "../api";
+import { type ApiKey, admin, type RequestLogEntry, streamRequests } from "../api";
 import { Loading, TableHead, TableWrap, when } from "../components";
 import { useLoad } from "../hooks";
 import type { PageProps } from "../page";
@@ -11,7 +11,7 @@ const KEEP = 500;
 const KEY_LOOKUP_ACCOUNTS = 50;
 
 /** key id → key name, for every account's keys: which key made a request, and which were the dashboard's own. */
-function useKeyNames(accountIds: string[], entries: RequestEntry[]): Map<string, string> {
+function useKeyNames(accountIds: string[], entries: RequestLogEntry[]): Map<string, string> {
   const [names, setNames] = useState(new Map<string, string>());
   const unknown = [...new Set(entries.filter((e) => e.keyId !== null && !names.has(e.keyId)).map((e) => e.keyId))]
     .sort()
@@ -21,7 +21,7 @@ function useKeyNames(accountIds: string[], entries: RequestEntry[]): Map<string,
     let live = true;
     Promise.all(
       accountIds.slice(0, KEY_LOOKUP_ACCOUNTS).map((id) =>
-        admin<{ apiKeys: ApiKey[] }>("GET", `/accounts/${encodeURIComponent(id)}/keys`).then(
+        admin((c) => c.GET("/_emulator/accounts/{accountId}/keys", { params: { path: { accountId: id } } })).then(
           (r) => r.apiKeys,
           () => [] as ApiKey[],
         ),
@@ -36,7 +36,7 @@ function useKeyNames(accountIds: string[], entries: RequestEntry[]): Map<string,
 }
 
 export function RequestsPage({ accounts }: PageProps) {
-  const [entries, setEntries] = useState<RequestEntry[]>([]);
+  const [entries, setEntries] = useState<RequestLogEntry[]>([]);
   const [live, setLive] = useState(false);
   const [filter, setFilter] = useState({ account: "", method: "", path: "", status: "" });
   const [open, setOpen] = useState<number | null>(null);
@@ -45,7 +45,7 @@ export function RequestsPage({ accounts }: PageProps) {
     accounts.map((a) => a.id),
     entries,
   );
-  const isOwn = (e: RequestEntry) => e.keyId !== null && keyNames.get(e.keyId) === "dashboard";
+  const isOwn = (e: RequestLogEntry) => e.keyId !== null && keyNames.get(e.keyId) === "dashboard";
   useEffect(
     () =>
       streamRequests(
@@ -130,7 +130,7 @@ export function RequestsPage({ accounts }: PageProps) {
 }
 
 function Detail({ id, onClose }: { id: number; onClose(): void }) {
-  const detail = useLoad(() => admin<RequestDetail>("GET", `/requests/${id}`), [id]);
+  const detail = useLoad(() => admin((c) => c.GET("/_emulator/requests/{id}", { params: { path: { id } } })), [id]);
   return (
     <section class="detail" aria-labelledby="detail-h">
       <h2 id="detail-h" tabIndex={-1} ref={(el) => el?.focus()}>
