@@ -1,15 +1,46 @@
 import { useState } from "preact/hooks";
 import { admin, asAccount, type LimitRequest, type ScopeLimitUsageRow } from "../api";
-import { Badge, bytes, Loading, Status, TableHead, TableWrap, Tabs, when } from "../components";
+import {
+  Badge,
+  bytes,
+  Crumbs,
+  FieldError,
+  invalidProps,
+  Loading,
+  Status,
+  TableHead,
+  TableWrap,
+  TabPanel,
+  Tabs,
+  useTitle,
+  when,
+} from "../components";
+import { checkField, rulesOf } from "../field-rules";
 import { useAction, useLoad } from "../hooks";
 import type { PageProps } from "../page";
+import { go, href } from "../router";
 
 const show = (row: Pick<ScopeLimitUsageRow, "unit">, n: number | null) =>
   n === null ? "—" : row.unit === "bytes" ? bytes(n) : String(n);
 
-export function LimitsPage({ account }: PageProps) {
-  const [tab, setTab] = useState<"limits" | "requests">("limits");
-  const [scope, setScope] = useState("");
+/** A requested value's problem: a whole number, above the value in force (the API refuses a decrease), within the hard max. */
+function wantedProblem(row: ScopeLimitUsageRow, text: string): string | null {
+  const label = `The new ${row.key}`;
+  if (text.trim() === "") return `${label} is required.`;
+  const n = Number(text);
+  if (!Number.isInteger(n)) return `${label} must be a whole number.`;
+  if (n <= row.value)
+    return `${label} must be above the current ${show(row, row.value)}: a request can only raise a limit.`;
+  if (row.hardMax !== null && n > row.hardMax) return `${label} can be at most the hard max ${show(row, row.hardMax)}.`;
+  return null;
+}
+
+/** #/limits/<tab>/<extension id>: the tab and the scope live in the URL. */
+export function LimitsPage({ account, accounts, route }: PageProps) {
+  const tab = route[1] === "requests" ? "requests" : "limits";
+  const scope = route[2] ?? "";
+  const setTab = (t: "limits" | "requests") => go("limits", t, ...(scope ? [scope] : []));
+  const setScope = (s: string) => go("limits", tab, ...(s ? [s] : []));
   const extensions = useLoad(
     () =>
       account
@@ -19,12 +50,19 @@ export function LimitsPage({ account }: PageProps) {
   );
   const scopeValid = scope === "" || (extensions.data ?? []).some((e) => e.id === scope);
   const extensionId = scopeValid ? scope : "";
+  const extensionName = (extensions.data ?? []).find((e) => e.id === extensionId)?.name;
+  const accountName = accounts.find((a) => a.id === account)?.name ?? account;
+  useTitle(extensionName ? `Limits of ${extensionName}` : "Developer limits");
   return (
     <>
       <h1>Developer limits</h1>
-      <p class="crumbs">
-        Account › Developer limits — <code>{account}</code>
-      </p>
+      <Crumbs
+        items={[
+          { label: accountName },
+          { label: "Developer limits", href: href("limits", tab) },
+          ...(extensionName ? [{ label: extensionName }] : []),
+        ]}
+      />
       <div class="inline">
         <label for="scope">Scope</label>
         <select id="scope" value={extensionId} onChange={(e) => setScope(e.currentTarget.value)}>
@@ -38,6 +76,7 @@ export function LimitsPage({ account }: PageProps) {
       </div>
       <Tabs
         label="Limits views"
+        idPrefix="limits"
         current={tab}
         onSelect={setTab}
         tabs={[
@@ -45,11 +84,18 @@ export function LimitsPage({ account }: PageProps) {
           { id: "requests", label: "Requests" },
         ]}
       />
-      {tab === "limits" ? (
-        <LimitsTab account={account} extensionId={extensionId} onSubmitted={() => setTab("requests")} />
-      ) : (
-        <RequestsTab account={account} />
-      )}
+      <TabPanel idPrefix="limits" current={tab}>
+        {tab === "limits" ? (
+          <LimitsTab
+            account={account}
+            extensionId={extensionId}
+            extensionName={extensionName}
+            onSubmitted={() => setTab("requests")}
+          />
+        ) : (
+          <RequestsTab account={account} />
+        )}
+      </TabPanel>
     </>
   );
 }
@@ -59,10 +105,12 @@ type Step = "select" | "values" | "reason" | "review";
 function LimitsTab({
   account,
   extensionId,
+  extensionName,
   onSubmitted,
 }: {
   account: string;
   extensionId: string;
+  extensionName: string | undefined;
   onSubmitted(): void;
 }) {
   const limits = useLoad(
@@ -80,13 +128,14 @@ function LimitsTab({
   const [values, setValues] = useState<Record<string, string>>({});
   const [reason, setReason] = useState("");
   const [step, setStep] = useState<Step>("select");
+  const [problems, setProblems] = useState<Record<string, string>>({});
   const action = useAction();
   const rows = limits.data ?? [];
   const chosen = rows.filter((r) => selected.includes(r.key));
 
   return (
     <section aria-labelledby="limits-h">
-      <h2 id="limits-h">{extensionId ? `Limits of ${extensionId}` : "Limits of the account"}</h2>
+      <h2 id="limits-h">{extensionId ? `Limits of ${extensionName ?? extensionId}` : "Limits of the account"}</h2>
       <Loading state={limits}>
         {(list) => (
           <TableWrap label="Limits">
@@ -154,6 +203,14 @@ function LimitsTab({
           class="stack"
           onSubmit={(e) => {
             e.preventDefault();
+            const found: Record<string, string> = {};
+            for (const c of chosen) {
+              const problem = wantedProblem(c, values[c.key] ?? "");
+              if (problem) found[c.key] = problem;
+            }
+            setProblems(found);
+            const first = chosen.find((c) => found[c.key]);
+            if (first) return document.getElementById(`want-${first.key}`)?.focus();
             setStep("reason");
           }}
         >
@@ -168,7 +225,9 @@ function LimitsTab({
                 type="number"
                 value={values[c.key] ?? ""}
                 onInput={(e) => setValues({ ...values, [c.key]: e.currentTarget.value })}
+                {...invalidProps(`want-${c.key}-error`, problems[c.key])}
               />
+              <FieldError id={`want-${c.key}-error`} problem={problems[c.key]} />
             </div>
           ))}
           <p>
@@ -184,6 +243,9 @@ function LimitsTab({
           class="stack"
           onSubmit={(e) => {
             e.preventDefault();
+            const problem = checkField(rulesOf("LimitRequestCreate").reason, "The reason", reason);
+            setProblems(problem ? { reason: problem } : {});
+            if (problem) return document.getElementById("reason")?.focus();
             setStep("review");
           }}
         >
@@ -193,8 +255,10 @@ function LimitsTab({
             rows={3}
             value={reason}
             onInput={(e) => setReason(e.currentTarget.value)}
-            aria-describedby="reason-count"
+            aria-describedby={problems.reason ? "reason-error reason-count" : "reason-count"}
+            aria-invalid={problems.reason ? true : undefined}
           />
+          <FieldError id="reason-error" problem={problems.reason} />
           <p id="reason-count" class="muted small">
             {reason.trim().length} characters
           </p>
@@ -211,13 +275,13 @@ function LimitsTab({
           <dl class="facts">
             <div>
               <dt>Scope</dt>
-              <dd>{extensionId ? `extension ${extensionId}` : `account ${account}`}</dd>
+              <dd>{extensionId ? `extension ${extensionName ?? extensionId}` : `account ${account}`}</dd>
             </div>
             {chosen.map((c) => (
               <div key={c.key}>
                 <dt>{c.key}</dt>
-                <dd>
-                  {show(c, c.value)} → {values[c.key] || "(empty)"}
+                <dd data-testid={`review-${c.key}`}>
+                  {show(c, c.value)} → {show(c, Number(values[c.key]))}
                 </dd>
               </div>
             ))}
@@ -241,13 +305,7 @@ function LimitsTab({
                         body: {
                           accountId: account,
                           ...(extensionId ? { scope: "extension", extensionId } : { scope: "account" }),
-                          // An empty value goes as null on purpose: the server's refusal names the field.
-                          limits: Object.fromEntries(
-                            chosen.map((c) => [
-                              c.key,
-                              values[c.key] === undefined || values[c.key] === "" ? null : Number(values[c.key]),
-                            ]),
-                          ) as Record<string, number>,
+                          limits: Object.fromEntries(chosen.map((c) => [c.key, Number(values[c.key])])),
                           reason,
                         },
                       }),

@@ -1,9 +1,10 @@
 import { useEffect, useState } from "preact/hooks";
 import { printable } from "../../../src/printable";
 import { type ApiKey, admin, type RequestLogEntry, streamRequests } from "../api";
-import { Loading, TableHead, TableWrap, when } from "../components";
+import { Loading, TableHead, TableWrap, useTitle, when } from "../components";
 import { useLoad } from "../hooks";
 import type { PageProps } from "../page";
+import { go, href } from "../router";
 
 /** As many rows as the server keeps. */
 const KEEP = 500;
@@ -35,11 +36,13 @@ function useKeyNames(accountIds: string[], entries: RequestLogEntry[]): Map<stri
   return names;
 }
 
-export function RequestsPage({ accounts }: PageProps) {
+/** #/requests/<id> opens a request's detail: a reload or a shared link shows the same one. */
+export function RequestsPage({ accounts, route }: PageProps) {
   const [entries, setEntries] = useState<RequestLogEntry[]>([]);
   const [live, setLive] = useState(false);
   const [filter, setFilter] = useState({ account: "", method: "", path: "", status: "" });
-  const [open, setOpen] = useState<number | null>(null);
+  const open = route[1] !== undefined && /^\d{1,15}$/.test(route[1]) ? Number(route[1]) : null;
+  useTitle(open === null ? "Requests" : `Request ${open}`);
   const [hideOwn, setHideOwn] = useState(true);
   const keyNames = useKeyNames(
     accounts.map((a) => a.id),
@@ -102,7 +105,7 @@ export function RequestsPage({ accounts }: PageProps) {
           dashboard's own requests (its "dashboard" keys)
         </label>
       </p>
-      {open !== null && <Detail id={open} onClose={() => setOpen(null)} />}
+      {open !== null && <Detail id={open} onClose={() => go("requests")} />}
       <TableWrap label="Requests">
         <TableHead columns={["Time", "Request", "Status", "Account", "Key", "Duration"]} />
         <tbody>
@@ -110,9 +113,9 @@ export function RequestsPage({ accounts }: PageProps) {
             <tr key={e.id} data-request-path={e.path}>
               <td class="small">{when(e.at)}</td>
               <td>
-                <button type="button" class="link" onClick={() => setOpen(e.id)}>
+                <a class="request-link" href={href("requests", String(e.id))}>
                   {printable(e.method)} {printable(e.path)}
-                </button>
+                </a>
               </td>
               <td>
                 <span class={e.status >= 400 ? "status-bad" : "status-good"}>{e.status}</span>
