@@ -139,6 +139,25 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
       },
     });
 
+  // First: it needs the server as it started (no dashboard key made yet).
+  test(
+    "the first load's key count is the one the API keys page lists (the dashboard key included)",
+    async () => {
+      await open("#/");
+      const count = page.locator(".counts li", { hasText: "Active API keys" }).locator(".count");
+      await count.waitFor();
+      const state = (await (await fetch(`${server.adminUrl}/state`)).json()) as { counts: { apiKeys: number } };
+      expect(Number(await count.textContent())).toBe(state.counts.apiKeys);
+      const devKeys = page.getByRole("row", { name: /Dev Studio/ });
+      const listed = (await (await fetch(`${server.adminUrl}/accounts/acc_dev/keys`)).json()) as {
+        apiKeys: { revokedAt: string | null }[];
+      };
+      // The accounts table's "Active keys" column.
+      await textIs(devKeys.locator("td, th").nth(3), String(listed.apiKeys.filter((k) => !k.revokedAt).length));
+    },
+    STEP_TIMEOUT_MS,
+  );
+
   test(
     "a key created in the UI works with fetch, once; the plaintext is shown once",
     async () => {
@@ -259,8 +278,25 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
   );
 
   test(
-    "the increase wizard refuses a short reason and a decrease, reviews current → requested, and the API refuses a decrease too",
+    "limits grouped as the spec groups them, each with its source; the increase wizard refuses a short reason and a decrease, reviews current → requested, and the API refuses a decrease too",
     async () => {
+      // ext_board's sound limit was raised by the approved request above: an extension override.
+      await open("#/limits/limits/ext_board");
+      const sources = (key: string) => page.locator(`tr[data-limit="${key}"] [data-testid="limit-source"]`);
+      await textIs(sources("max_sounds_per_extension"), "extension override");
+      await textIs(sources("max_api_keys"), "default");
+      expect(await page.locator("main h3").allTextContents()).toEqual([
+        "API rate limits",
+        "Per-account limits",
+        "Per-extension storage",
+        "Server functions",
+        "Real-time",
+        "Bundled sounds",
+        "Build limits",
+        "Hard limits (cannot be raised on any plan)",
+        "Request an increase",
+      ]);
+      await textHas(page.locator('tr[data-rate-group="get"]'), "120 per minute");
       await open("#/limits");
       await page.getByLabel("Request an increase of max_api_keys").check();
       await page.getByLabel("Request an increase of max_team_members").check();
@@ -532,6 +568,8 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
     STEP_TIMEOUT_MS,
   );
 
+  /** The pages also shot in the dark scheme for the README. */
+  const DARK_SHOTS = ["overview", "requests", "limits"];
   const PAGES = [
     { name: "overview", hash: "#/" },
     { name: "api-keys", hash: "#/keys" },
@@ -539,6 +577,7 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
     { name: "extension", hash: "#/extensions/ext_board" },
     { name: "limits", hash: "#/limits" },
     { name: "admin", hash: "#/admin" },
+    { name: "admin-faults", hash: "#/admin/faults" },
     { name: "requests", hash: "#/requests" },
   ];
 
@@ -556,28 +595,52 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
         body: JSON.stringify({ value: "value-never-shown-1" }),
       });
       expect((await deploy(12, "2.1.0")).code).toBe(0);
-      for (const viewport of [DESKTOP, PHONE]) {
-        await page.setViewportSize(viewport);
-        for (const p of PAGES) {
-          await open(p.hash);
-          await countIs(page.locator("text=Loading…"), 0);
-          // axe once per page (its rules do not depend on the width); the layout check at both sizes.
-          if (viewport === DESKTOP)
-            expect({ page: p.name, violations: describeViolations(await seriousViolations(page)) }).toEqual({
-              page: p.name,
-              violations: [],
+      const versions = (await (await api("/extensions/ext_board/versions")).json()) as {
+        versions: { id: string; version: string }[];
+      };
+      const bundle = versions.versions.find((v) => v.version === "2.1.0")!;
+      const pages = [...PAGES, { name: "bundle", hash: `#/extensions/ext_board/versions/${bundle.id}` }];
+      for (const scheme of ["light", "dark"] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        for (const viewport of [DESKTOP, PHONE]) {
+          await page.setViewportSize(viewport);
+          for (const p of pages) {
+            const seen = watch();
+            await open(p.hash);
+            await countIs(page.locator("text=Loading…"), 0);
+            const where = { page: p.name, scheme, viewport };
+            // axe once per page and scheme (its rules do not depend on the width); the layout check at both sizes.
+            if (viewport === DESKTOP)
+              expect({ ...where, violations: describeViolations(await seriousViolations(page)) }).toEqual({
+                ...where,
+                violations: [],
+              });
+            // Nothing wider than the screen but the tables, which scroll inside their own region.
+            const overflow = await page.evaluate<string[]>(WIDER_THAN_SCREEN);
+            expect({ ...where, overflow }).toEqual({ ...where, overflow: [] });
+            expect(await page.locator("body").textContent()).not.toMatch(RAW_VALIDATOR);
+            seen.stop();
+            expect({ ...where, console: seen.consoleErrors, failed: seen.failed }).toEqual({
+              ...where,
+              console: [],
+              failed: [],
             });
-          // Nothing wider than the screen but the tables, which scroll inside their own region.
-          const overflow = await page.evaluate<string[]>(WIDER_THAN_SCREEN);
-          expect({ page: p.name, viewport, overflow }).toEqual({ page: p.name, viewport, overflow: [] });
-          if (viewport === DESKTOP || p.name === "overview" || p.name === "extension") {
-            await page.screenshot({
-              path: join(SHOTS, `${p.name}${viewport === PHONE ? "-phone" : ""}.png`),
-              fullPage: viewport === DESKTOP,
-            });
+            const shot =
+              scheme === "light"
+                ? viewport === DESKTOP || p.name === "overview" || p.name === "extension"
+                : viewport === DESKTOP && DARK_SHOTS.includes(p.name);
+            if (shot)
+              await page.screenshot({
+                path: join(
+                  SHOTS,
+                  `${p.name}${viewport === PHONE ? "-phone" : ""}${scheme === "dark" ? "-dark" : ""}.png`,
+                ),
+                fullPage: viewport === DESKTOP,
+              });
           }
         }
       }
+      await page.emulateMedia({ colorScheme: "light" });
       await page.setViewportSize(DESKTOP);
     },
     STEP_TIMEOUT_MS,

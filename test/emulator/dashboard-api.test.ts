@@ -143,6 +143,14 @@ describe("GET /_emulator/limits", () => {
     expect(row("max_team_members")).toMatchObject({ value: 10, usage: 1 });
     expect(row("max_secrets_per_extension").usage).toBeNull();
     expect(row("max_versions_per_extension")).toMatchObject({ hardMax: 500 });
+    // The spec's rate-limit groups, as the limiter enforces them.
+    expect(res.body.rateLimits).toContainEqual({ group: "get", label: "GET endpoints", limit: 120, periodSeconds: 60 });
+    expect(res.body.rateLimits).toContainEqual({
+      group: "create_extension",
+      label: "POST /extensions",
+      limit: 10,
+      periodSeconds: 3600,
+    });
   });
 
   test("extension scope: versions, secrets and the current version's sounds against the resolved sound limit", async () => {

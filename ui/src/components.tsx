@@ -105,8 +105,9 @@ export const when = (iso: string | null | undefined) => (iso ? iso.replace("T", 
 export const bytes = (n: number) =>
   n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KB` : `${n} B`;
 
-export function Badge({ value }: { value: string }) {
-  return <span class={`badge badge-${value.replace(/[^a-z_]/g, "")}`}>{value}</span>;
+/** A status as a coloured pill: `value` picks the colour, `label` (default the value) is what it says. */
+export function Badge({ value, label }: { value: string; label?: string }) {
+  return <span class={`badge badge-${value.replace(/[^a-z_]/g, "")}`}>{label ?? value}</span>;
 }
 
 /**

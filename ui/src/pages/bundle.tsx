@@ -64,8 +64,11 @@ export function BundlePage(props: PageProps & { extensionId: string; versionId: 
                 {b.files.map((f) => (
                   <tr key={f.path}>
                     <td>
-                      <span class="tree" style={{ paddingLeft: `${(f.path.split("/").length - 1) * 1.25}rem` }}>
-                        {printable(f.path)}
+                      <span class="tree">
+                        {f.path.includes("/") && (
+                          <span class="muted">{printable(f.path.slice(0, f.path.lastIndexOf("/") + 1))}</span>
+                        )}
+                        {printable(f.path.slice(f.path.lastIndexOf("/") + 1))}
                       </span>
                     </td>
                     <td>{bytes(f.size)}</td>

@@ -336,7 +336,10 @@ function Installs({
             {Object.entries(installs.byVersion).map(([id, n]) => (
               <li key={id}>
                 <span class="bar-label">{labelOf(id)}</span>
-                <span class="bar" style={{ width: `${Math.max(2, (n / max) * 100)}%` }} aria-hidden="true" />
+                {/* An SVG attribute, not a style attribute: the page's policy refuses inline styles. */}
+                <svg class="bar" viewBox="0 0 100 1" preserveAspectRatio="none" aria-hidden="true">
+                  <rect width={Math.max(2, (n / max) * 100)} height="1" />
+                </svg>
                 <span class="bar-value">{n}</span>
               </li>
             ))}

@@ -100,6 +100,25 @@ export function LimitsPage({ account, accounts, route }: PageProps) {
   );
 }
 
+/** The spec's groups of section 8, in its order (rate limits first and hard limits last have their own tables). */
+const GROUPS = [
+  { category: "account", label: "Per-account limits" },
+  { category: "storage", label: "Per-extension storage" },
+  { category: "serverFunctions", label: "Server functions" },
+  { category: "realtime", label: "Real-time" },
+  { category: "sounds", label: "Bundled sounds" },
+  { category: "build", label: "Build limits" },
+];
+
+const SOURCE_WORDS: Record<ScopeLimitUsageRow["source"], string> = {
+  platform_default: "default",
+  developer_override: "account override",
+  extension_override: "extension override",
+};
+
+const period = (seconds: number) =>
+  seconds === 60 ? "minute" : seconds === 3600 ? "hour" : seconds === 1 ? "second" : `${seconds} s`;
+
 type Step = "select" | "values" | "reason" | "review";
 
 function LimitsTab({
@@ -120,8 +139,8 @@ function LimitsTab({
             c.GET("/_emulator/limits", {
               params: { query: { accountId: account, ...(extensionId ? { extensionId } : {}) } },
             }),
-          ).then((r) => r.limits)
-        : Promise.resolve([]),
+          )
+        : Promise.resolve({ accountId: "", extensionId: null, limits: [], rateLimits: [] }),
     [account, extensionId],
   );
   const [selected, setSelected] = useState<string[]>([]);
@@ -130,46 +149,91 @@ function LimitsTab({
   const [step, setStep] = useState<Step>("select");
   const [problems, setProblems] = useState<Record<string, string>>({});
   const action = useAction();
-  const rows = limits.data ?? [];
+  const rows = limits.data?.limits ?? [];
   const chosen = rows.filter((r) => selected.includes(r.key));
 
   return (
     <section aria-labelledby="limits-h">
       <h2 id="limits-h">{extensionId ? `Limits of ${extensionName ?? extensionId}` : "Limits of the account"}</h2>
       <Loading state={limits}>
-        {(list) => (
-          <TableWrap label="Limits">
-            <TableHead columns={["Request", "Limit", "Value", "Source", "Hard max", "Usage"]} />
-            <tbody>
-              {list.map((r) => (
-                <tr key={r.key} data-limit={r.key}>
-                  <td>
-                    <input
-                      type="checkbox"
-                      id={`pick-${r.key}`}
-                      aria-label={`Request an increase of ${r.key}`}
-                      checked={selected.includes(r.key)}
-                      onChange={(e) =>
-                        setSelected(
-                          e.currentTarget.checked ? [...selected, r.key] : selected.filter((k) => k !== r.key),
-                        )
-                      }
-                    />
-                  </td>
-                  <td>
-                    <code>{r.key}</code>
-                    <div class="muted small">{r.description}</div>
-                  </td>
-                  <td data-testid="limit-value">{show(r, r.value)}</td>
-                  <td>
-                    <Badge value={r.source} />
-                  </td>
-                  <td>{show(r, r.hardMax)}</td>
-                  <td>{r.usage === null ? "—" : `${r.usage} of ${r.value}`}</td>
-                </tr>
-              ))}
-            </tbody>
-          </TableWrap>
+        {(usage) => (
+          <>
+            <section aria-labelledby="group-rate">
+              <h3 id="group-rate">API rate limits</h3>
+              <TableWrap label="API rate limits">
+                <TableHead columns={["Requests", "Limit"]} />
+                <tbody>
+                  {usage.rateLimits.map((r) => (
+                    <tr key={r.group} data-rate-group={r.group}>
+                      <td>{r.label}</td>
+                      <td>
+                        {r.limit} per {period(r.periodSeconds)}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </TableWrap>
+            </section>
+            {GROUPS.map((g) => {
+              const rows = usage.limits.filter((r) => r.category === g.category);
+              return rows.length === 0 ? null : (
+                <section key={g.category} aria-labelledby={`group-${g.category}`} data-limit-group={g.category}>
+                  <h3 id={`group-${g.category}`}>{g.label}</h3>
+                  <TableWrap label={g.label}>
+                    <TableHead columns={["Request", "Limit", "Value", "Source", "Hard max", "Usage"]} />
+                    <tbody>
+                      {rows.map((r) => (
+                        <tr key={r.key} data-limit={r.key}>
+                          <td>
+                            <input
+                              type="checkbox"
+                              id={`pick-${r.key}`}
+                              aria-label={`Request an increase of ${r.key}`}
+                              checked={selected.includes(r.key)}
+                              onChange={(e) =>
+                                setSelected(
+                                  e.currentTarget.checked ? [...selected, r.key] : selected.filter((k) => k !== r.key),
+                                )
+                              }
+                            />
+                          </td>
+                          <td>
+                            <code>{r.key}</code>
+                            <div class="muted small">{r.description}</div>
+                          </td>
+                          <td data-testid="limit-value">{show(r, r.value)}</td>
+                          <td data-testid="limit-source">
+                            <Badge value={r.source} label={SOURCE_WORDS[r.source]} />
+                          </td>
+                          <td>{show(r, r.hardMax)}</td>
+                          <td>{r.usage === null ? "—" : `${r.usage} of ${r.value}`}</td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </TableWrap>
+                </section>
+              );
+            })}
+            <section aria-labelledby="group-hard">
+              <h3 id="group-hard">Hard limits (cannot be raised on any plan)</h3>
+              <TableWrap label="Hard limits">
+                <TableHead columns={["Limit", "Hard limit"]} />
+                <tbody>
+                  {usage.limits
+                    .filter((r) => r.hardMax !== null)
+                    .map((r) => (
+                      <tr key={r.key}>
+                        <td>
+                          <code>{r.key}</code>
+                          <div class="muted small">{r.description}</div>
+                        </td>
+                        <td>{show(r, r.hardMax)}</td>
+                      </tr>
+                    ))}
+                </tbody>
+              </TableWrap>
+            </section>
+          </>
         )}
       </Loading>
 

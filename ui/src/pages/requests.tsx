@@ -114,7 +114,7 @@ export function RequestsPage({ accounts, route }: PageProps) {
               <td class="small">{when(e.at)}</td>
               <td>
                 <a class="request-link" href={href("requests", String(e.id))}>
-                  {printable(e.method)} {printable(e.path)}
+                  {printable(e.method)} <BreakAtSlashes text={printable(e.path)} />
                 </a>
               </td>
               <td>
@@ -187,5 +187,21 @@ function HeaderList({ headers, label }: { headers: Record<string, string>; label
         </div>
       ))}
     </dl>
+  );
+}
+
+/** A path that a narrow screen wraps after a slash, never inside a segment. */
+function BreakAtSlashes({ text }: { text: string }) {
+  const parts = text.split("/");
+  return (
+    <>
+      {parts.map((part, i) => (
+        <span key={i}>
+          {i > 0 && "/"}
+          {part}
+          {i < parts.length - 1 && <wbr />}
+        </span>
+      ))}
+    </>
   );
 }
