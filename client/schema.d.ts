@@ -1370,6 +1370,8 @@ export interface components {
             /** @description Without the query string */
             path: string;
             status: number;
+            /** @description The error envelope's code of a refused request (e.g. extension_not_found); null otherwise */
+            code: string | null;
             /** @description null when the request was not authenticated */
             accountId: string | null;
             /** @description The API key that authenticated it (key_…), or null */
@@ -1405,6 +1407,8 @@ export interface components {
             /** @description Without the query string */
             path: string;
             status: number;
+            /** @description The error envelope's code of a refused request (e.g. extension_not_found); null otherwise */
+            code: string | null;
             /** @description null when the request was not authenticated */
             accountId: string | null;
             /** @description The API key that authenticated it (key_…), or null */

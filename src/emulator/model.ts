@@ -111,6 +111,9 @@ export const RequestLogEntry = t.Object(
     method: t.String(),
     path: t.String({ description: "Without the query string" }),
     status: integer(),
+    code: t.Union([t.String(), t.Null()], {
+      description: "The error envelope's code of a refused request (e.g. extension_not_found); null otherwise",
+    }),
     accountId: t.Union([t.String(), t.Null()], { description: "null when the request was not authenticated" }),
     keyId: t.Union([t.String(), t.Null()], { description: "The API key that authenticated it (key_…), or null" }),
     durationMs: t.Number(),

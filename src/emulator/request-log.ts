@@ -140,9 +140,19 @@ function summaryOf(e: Entry): RequestLogEntry {
     method: e.method,
     path: e.path,
     status: e.status,
+    code: errorCodeOf(e.detail.errorValue),
     accountId: e.accountId,
     keyId: e.keyId,
     durationMs: e.durationMs,
     at: isoOf(e.atMs),
   };
+}
+
+/** The code of an error envelope (`{ error: { code } }`), or null for anything else. */
+function errorCodeOf(value: unknown): string | null {
+  if (typeof value !== "object" || value === null) return null;
+  const error = (value as { error?: unknown }).error;
+  if (typeof error !== "object" || error === null) return null;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === "string" ? code : null;
 }

@@ -401,6 +401,13 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
       const row = page.locator('tr[data-request-path="/developer/v1/extensions/ext_live_probe"]');
       await row.waitFor();
       await textHas(row, "ci");
+      // The list shows the error code; the chart counts the 404 among the last minutes' 4xx.
+      await textHas(row, "extension_not_found");
+      await until("the chart to count a 4xx", async () => {
+        const text = (await page.getByTestId("chart-total-4xx").textContent()) ?? "";
+        return Number(text.replace(/\D+/g, " ").trim().split(" ").pop()) >= 1;
+      });
+      expect(await page.getByTestId("request-chart").locator("svg rect.rate-4xx").count()).toBeGreaterThan(0);
       // The dashboard's own calls (its "dashboard" key) are hidden until asked for.
       const own = page.getByRole("cell", { name: "dashboard", exact: true });
       expect(await own.count()).toBe(0);

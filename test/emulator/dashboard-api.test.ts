@@ -200,6 +200,30 @@ describe("request detail", () => {
     expectEnvelope(await emu.admin("GET", "/requests/999999"), 404, "request_not_found");
   });
 
+  test("keeps a JSON success answer too; credentials in any kept body are masked like the header", async () => {
+    const extensionId = await createExtension(emu, "Answered");
+    const generated = `ext_${"Ab1".repeat(13)}x`;
+    await emu.api("PATCH", `/extensions/${extensionId}`, {
+      json: { short_description: `pasted ${DEMO_KEY}`, description: generated },
+    });
+    // Refused (no such field), but its body is kept: the token must be masked there too.
+    await emu.api("PATCH", `/extensions/${extensionId}`, { json: { token: "tok-1234567" } });
+    const [refused, patch] = (await emu.admin("GET", "/requests")).body.requests;
+
+    const patched = (await emu.admin("GET", `/requests/${patch.id}`)).body.detail;
+    expect(JSON.parse(patched.responseBody)).toMatchObject({ id: extensionId, name: "Answered" });
+    const sent = JSON.parse(patched.requestBody);
+    expect(sent).toEqual({
+      short_description: `pasted ${DEMO_KEY.slice(0, 8)}…`,
+      description: `${generated.slice(0, 8)}…`,
+    });
+    expect(JSON.stringify(patched)).not.toContain(generated);
+    expect(JSON.stringify(patched)).not.toContain(DEMO_KEY);
+    const refusedDetail = (await emu.admin("GET", `/requests/${refused.id}`)).body.detail;
+    expect(JSON.parse(refusedDetail.requestBody)).toEqual({ token: "tok-…" });
+    expect(JSON.stringify(refusedDetail)).not.toContain("tok-1234567");
+  });
+
   test("keeps the body of a small JSON write answered before the handler read it (a 401)", async () => {
     const sent = JSON.stringify({ name: "Never Authorized" });
     const res = await fetch(`${emu.baseUrl}/extensions`, {

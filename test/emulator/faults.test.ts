@@ -213,10 +213,10 @@ describe("GET /_emulator/requests", () => {
     const res = await emu.admin("GET", "/requests");
     expect(res.status).toBe(200);
     const entries = res.body.requests;
-    expect(entries.map((e: any) => [e.method, e.path, e.status, e.accountId])).toEqual([
-      ["GET", "/developer/v1/extensions", 401, null],
-      ["POST", "/developer/v1/extensions", 201, "acc_other"],
-      ["GET", "/developer/v1/extensions", 200, "acc_test"],
+    expect(entries.map((e: any) => [e.method, e.path, e.status, e.code, e.accountId])).toEqual([
+      ["GET", "/developer/v1/extensions", 401, "unauthorized", null],
+      ["POST", "/developer/v1/extensions", 201, null, "acc_other"],
+      ["GET", "/developer/v1/extensions", 200, null, "acc_test"],
     ]);
     for (const [i, e] of entries.entries()) {
       // Rounded to 0.01 ms by the server; the floor the duration guarantees is tested with a latency rule above.
@@ -225,6 +225,7 @@ describe("GET /_emulator/requests", () => {
       expect(Object.keys(e).sort()).toEqual([
         "accountId",
         "at",
+        "code",
         "durationMs",
         "id",
         "keyId",

@@ -5,6 +5,7 @@ import { Loading, TableHead, TableWrap, useTitle, when } from "../components";
 import { useLoad } from "../hooks";
 import type { PageProps } from "../page";
 import { go, href } from "../router";
+import { RequestChart } from "./request-chart";
 
 /** As many rows as the server keeps. */
 const KEEP = 500;
@@ -77,6 +78,7 @@ export function RequestsPage({ accounts, route }: PageProps) {
         </span>
         . The same stream: <code>ext logs --follow</code>.
       </p>
+      <RequestChart entries={entries} />
       <form class="grid filters" onSubmit={(e) => e.preventDefault()} aria-label="Filters">
         <label for="fl-account">Account</label>
         <select id="fl-account" value={filter.account} onChange={set("account")}>
@@ -119,6 +121,7 @@ export function RequestsPage({ accounts, route }: PageProps) {
               </td>
               <td>
                 <span class={e.status >= 400 ? "status-bad" : "status-good"}>{e.status}</span>
+                {e.code && <div class="small">{e.code}</div>}
               </td>
               <td>{e.accountId ?? "—"}</td>
               <td>{e.keyId ? (keyNames.get(e.keyId) ?? e.keyId) : "—"}</td>
@@ -161,7 +164,7 @@ function Detail({ id, onClose }: { id: number; onClose(): void }) {
                 <h3>Response</h3>
                 <HeaderList headers={d.detail.responseHeaders} label="Response headers" />
                 <pre tabIndex={0} aria-label="Response body">
-                  <code>{d.detail.responseBody ?? "(success bodies are not kept)"}</code>
+                  <code>{d.detail.responseBody ?? "(no body kept)"}</code>
                 </pre>
               </div>
             </div>
