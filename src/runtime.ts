@@ -123,7 +123,7 @@ function buildServices(db: Db, clock: EmulatorClock, blobs: BlobStore, cipher: S
   // Control-plane domain services.
   const accounts = createAccountService({ db, clock, limits, keyHasher });
   const overrides = createOverrideService({ db, clock });
-  const limitRequests = createLimitRequestService({ db, clock, overrides });
+  const limitRequests = createLimitRequestService({ db, clock, overrides, limits });
   const adminStatus = createAdminStatusService({ db, clock });
   // The dashboard's reads (src/emulator/dashboard.ts).
   const dashboardKeys = createDashboardKeys({ db, accounts, limits });

@@ -18,6 +18,10 @@ export interface DashboardAssets {
 
 export const UI_PREFIX = "/ui/";
 
+const FAVICON = `data:image/svg+xml,${encodeURIComponent(
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#0b5cad"/><path d="M9 10h14M9 16h10M9 22h14" stroke="#fff" stroke-width="3" stroke-linecap="round"/></svg>',
+)}`;
+
 const TYPES: Record<string, string> = { ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8" };
 
 export async function buildDashboard(root: string): Promise<DashboardAssets> {
@@ -50,6 +54,8 @@ export async function buildDashboard(root: string): Promise<DashboardAssets> {
     '<meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     "<title>ext emulator dashboard</title>",
+    // Inline, so no request for /favicon.ico (which would 404 in every console); the policy allows data: images.
+    `<link rel="icon" href="${FAVICON}">`,
     ...styles.map((href) => `<link rel="stylesheet" href="${href}">`),
     ...scripts.map((src) => `<script type="module" src="${src}"></script>`),
     "</head>",

@@ -5,8 +5,12 @@
  *  - a short allowlist of headers; `Authorization` is masked down to its scheme and the key's prefix;
  *  - the body of a small JSON write (POST/PUT/PATCH with a declared length up to DETAIL_TEXT_MAX), except
  *    under `/secrets/`, whose body is a secret value and is never read;
- *  - the body of an error response (the envelope, up to DETAIL_TEXT_MAX); success bodies are not copied,
- *    so the hot GET path never clones a response.
+ *  - the body of an error response (the envelope, up to DETAIL_TEXT_MAX), and of a JSON success answer (the
+ *    value is kept by reference and serialized only when the detail is read, so serving never pays for it;
+ *    an answer that is a Response is not cloned);
+ *  - in every kept body, the caller's key, anything shaped like a generated key and the values of fields
+ *    named like secrets are masked as the Authorization header is (`ext_AbCd…`). Nothing under `/secrets/`
+ *    is kept at all.
  */
 import { bearerToken } from "../auth/bearer";
 import { keyPrefix } from "../auth/keys";
@@ -84,6 +88,10 @@ export interface CapturedDetail {
   jsonAnswer: boolean;
   /** The envelope of an error answer, serialized when the detail is read. */
   errorValue: unknown;
+  /** A JSON success answer, serialized (masked, clipped) when the detail is read; never under /secrets/. */
+  answerValue: unknown;
+  /** False under /secrets/: no body of such a request or its answer is kept. */
+  keepAnswer: boolean;
   responseBody: string | null;
 }
 
@@ -101,14 +109,49 @@ function answerHeaders(captured: CapturedDetail): Headers {
 /** The detail as the control plane shows it: allowlisted headers, the key masked, texts clipped. */
 export function detailOf(captured: CapturedDetail): RequestDetail {
   const q = captured.url.indexOf("?");
+  const caller = bearerToken(captured.requestHeaders.get("authorization") ?? "");
+  const answer = captured.errorValue !== undefined ? captured.errorValue : captured.answerValue;
   return {
     query: q < 0 ? "" : clip(captured.url.slice(q + 1)),
     requestHeaders: pick(captured.requestHeaders, REQUEST_HEADERS),
-    requestBody: captured.requestBody,
+    requestBody: captured.requestBody === null ? null : clip(maskText(captured.requestBody, caller)),
     requestBodyNote: captured.requestBodyNote,
     responseHeaders: pick(answerHeaders(captured), RESPONSE_HEADERS),
-    responseBody: captured.errorValue !== undefined ? clip(JSON.stringify(captured.errorValue)) : captured.responseBody,
+    responseBody:
+      answer !== undefined
+        ? clip(JSON.stringify(maskValue(answer, caller)))
+        : captured.responseBody === null
+          ? null
+          : clip(maskText(captured.responseBody, caller)),
   };
+}
+
+/** Fields whose string value is a credential wherever they appear in a body. */
+const SECRET_FIELDS = new Set(["plaintext", "apikey", "api_key", "token", "secret", "password", "authorization"]);
+/** A generated key: `ext_` and 40 base62 characters (extension ids are lower-case and shorter). */
+const GENERATED_KEY = /^ext_[0-9A-Za-z]{40}$/;
+
+const maskKey = (key: string) => `${key.startsWith("ext_") ? keyPrefix(key) : key.slice(0, 4)}…`;
+
+/** A copy of a JSON value with every credential masked; depth is bounded by the server's own nesting check. */
+function maskValue(value: unknown, caller: string | null, field = ""): unknown {
+  if (typeof value === "string") {
+    if (SECRET_FIELDS.has(field.toLowerCase()) || GENERATED_KEY.test(value)) return maskKey(value);
+    return caller && value.includes(caller) ? value.split(caller).join(maskKey(caller)) : value;
+  }
+  if (Array.isArray(value)) return value.map((v) => maskValue(v, caller));
+  if (typeof value === "object" && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskValue(v, caller, k)]));
+  return value;
+}
+
+/** A kept body's text, masked: as JSON when it parses, else only the caller's key is replaced. */
+function maskText(text: string, caller: string | null): string {
+  try {
+    return JSON.stringify(maskValue(JSON.parse(text), caller));
+  } catch {
+    return caller ? text.split(caller).join(maskKey(caller)) : text;
+  }
 }
 
 /**
@@ -126,11 +169,13 @@ export function captureRequest(request: Request, url: string, path: string): Cap
     setHeaders: null,
     jsonAnswer: false,
     errorValue: undefined,
+    answerValue: undefined,
+    keepAnswer: !isSecretPath(path),
     responseBody: null,
   };
   const method = request.method;
   if (method !== "POST" && method !== "PUT" && method !== "PATCH") return detail;
-  if (isSecretPath(path)) {
+  if (!detail.keepAnswer) {
     detail.requestBodyNote = "not kept: a secret value is never recorded";
     return detail;
   }
@@ -179,6 +224,7 @@ export function captureAnswer(
   if (!(value instanceof Response)) {
     detail.jsonAnswer = typeof value === "object" && value !== null;
     if (status >= 400) detail.errorValue = value;
+    else if (detail.jsonAnswer && detail.keepAnswer) detail.answerValue = value;
     return null;
   }
   detail.responseHeaders = value.headers;

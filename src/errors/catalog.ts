@@ -332,6 +332,15 @@ export const errors = {
       `Request failed validation: reason must be at least ${min} characters (not counting surrounding spaces).`,
       [{ field: "reason", message: `reason must be at least ${min} characters` }],
     ),
+  limitRequestNotIncrease: (limits: { key: string; wanted: number; current: number }[]) =>
+    new ApiError(
+      422,
+      "validation_error",
+      `Request failed validation: a limit request can only raise a limit; ${limits
+        .map((l) => `${l.key} is ${l.current} now, so ${l.wanted} is not an increase`)
+        .join("; ")}.`,
+      limits.map((l) => ({ field: `limits.${l.key}`, message: `must be above the current value ${l.current}` })),
+    ),
   limitRequestTarget: (field: string, message: string) =>
     new ApiError(422, "validation_error", `Request failed validation: ${field}: ${message}`, [{ field, message }]),
   clockBodyInvalid: () =>

@@ -10,7 +10,9 @@ import type { Db, Tx } from "../db/database";
 import { accounts, extensions, limitRequests } from "../db/schema";
 import { errors } from "../errors/catalog";
 import { newId } from "../ids";
+import { isLimitKey } from "../limits/catalog";
 import { checkLimitValues, type OverrideService } from "../limits/overrides";
+import type { LimitsService } from "../limits/service";
 import { type CreateLimitRequestInput, type LimitRequest, type LimitRequestQuery, REASON_MIN } from "./model";
 
 type Row = typeof limitRequests.$inferSelect;
@@ -30,8 +32,13 @@ function toView(row: Row): LimitRequest {
   };
 }
 
-export function createLimitRequestService(deps: { db: Db; clock: Clock; overrides: OverrideService }) {
-  const { db, clock, overrides } = deps;
+export function createLimitRequestService(deps: {
+  db: Db;
+  clock: Clock;
+  overrides: OverrideService;
+  limits: LimitsService;
+}) {
+  const { db, clock, overrides, limits } = deps;
 
   function find(tx: Pick<Db, "select">, id: string): Row {
     const row = tx.select().from(limitRequests).where(eq(limitRequests.id, id)).get();
@@ -70,6 +77,14 @@ export function createLimitRequestService(deps: { db: Db; clock: Clock; override
           // Another account's extension is reported like a missing one.
           if (!ext || ext.accountId !== input.accountId) throw errors.extensionNotFound(input.extensionId);
         }
+        // An increase request raises: a value at or below the one in force now is refused, every such limit named.
+        const scope = { accountId: input.accountId, extensionId: input.extensionId ?? null };
+        const notAbove = Object.entries(input.limits).flatMap(([key, wanted]) => {
+          if (!isLimitKey(key)) return [];
+          const current = limits.resolve(key, scope).value;
+          return wanted > current ? [] : [{ key, wanted, current }];
+        });
+        if (notAbove.length > 0) throw errors.limitRequestNotIncrease(notAbove);
         const row: Row = {
           id: newId("req", clock.nowMs()),
           accountId: input.accountId,

@@ -16,11 +16,22 @@ export const LimitUsageRow = t.Object(
   },
   { additionalProperties: false, ...named("ScopeLimitUsageRow") },
 );
+/** One rate-limit group of spec §8: per account, the same for every scope (no override raises it). */
+export const RateLimitRow = t.Object(
+  {
+    group: t.String({ description: "The group's key, e.g. get or create_extension" }),
+    label: t.String({ description: "Which requests it counts, e.g. GET endpoints" }),
+    limit: integer({ description: "Requests allowed per period" }),
+    periodSeconds: integer(),
+  },
+  { additionalProperties: false, ...named("RateLimitRow") },
+);
 export const LimitUsage = t.Object(
   {
     accountId: t.String(),
     extensionId: t.Union([t.String(), t.Null()]),
     limits: t.Array(LimitUsageRow),
+    rateLimits: t.Array(RateLimitRow, { description: "The API rate limits of the account's keys" }),
   },
   { additionalProperties: false, ...named("ScopeLimitUsage") },
 );

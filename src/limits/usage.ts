@@ -10,6 +10,7 @@ import { memberCount } from "../accounts/service";
 import type { Db } from "../db/database";
 import { accounts, apiKeys, extensions, secrets, versions } from "../db/schema";
 import { errors } from "../errors/catalog";
+import { RATE_GROUPS } from "../ratelimit/limiter";
 import { LIMITS } from "./catalog";
 import type { LimitsService } from "./service";
 import type { LimitUsage } from "./usage-model";
@@ -61,6 +62,12 @@ export function createLimitUsage(deps: { db: Db; limits: LimitsService }) {
             usage: usage[def.key] ?? null,
           };
         }),
+        rateLimits: Object.entries(RATE_GROUPS).map(([group, g]) => ({
+          group,
+          label: g.label,
+          limit: g.limit,
+          periodSeconds: g.periodMs / 1000,
+        })),
       };
     },
   };

@@ -139,6 +139,25 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
       },
     });
 
+  // First: it needs the server as it started (no dashboard key made yet).
+  test(
+    "the first load's key count is the one the API keys page lists (the dashboard key included)",
+    async () => {
+      await open("#/");
+      const count = page.locator(".counts li", { hasText: "Active API keys" }).locator(".count");
+      await count.waitFor();
+      const state = (await (await fetch(`${server.adminUrl}/state`)).json()) as { counts: { apiKeys: number } };
+      expect(Number(await count.textContent())).toBe(state.counts.apiKeys);
+      const devKeys = page.getByRole("row", { name: /Dev Studio/ });
+      const listed = (await (await fetch(`${server.adminUrl}/accounts/acc_dev/keys`)).json()) as {
+        apiKeys: { revokedAt: string | null }[];
+      };
+      // The accounts table's "Active keys" column.
+      await textIs(devKeys.locator("td, th").nth(3), String(listed.apiKeys.filter((k) => !k.revokedAt).length));
+    },
+    STEP_TIMEOUT_MS,
+  );
+
   test(
     "a key created in the UI works with fetch, once; the plaintext is shown once",
     async () => {
@@ -173,7 +192,7 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
       await textIs(page.getByTestId("request-status").first(), "pending");
 
       await open("#/admin");
-      await page.getByRole("button", { name: "Limit requests" }).click();
+      await page.getByRole("tab", { name: "Limit requests" }).click();
       await page.getByRole("button", { name: /^Approve req_/ }).click();
       await textIs(page.getByTestId("request-status").first(), "approved");
 
@@ -186,7 +205,7 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
       const status = extPage.locator('tr[data-version="2.0.0"] [data-testid="version-status"]');
       await textIs(status, "pending");
 
-      await page.getByRole("button", { name: "Review queue" }).click();
+      await page.getByRole("tab", { name: "Review queue" }).click();
       const row = page.locator('tr[data-queue-version="2.0.0"]');
       await row.waitFor();
       await textHas(row, "60 sounds");
@@ -196,6 +215,178 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
       // No reload: the page notices the decision by itself.
       await textIs(status, "approved", 15_000);
       await second.close();
+    },
+    STEP_TIMEOUT_MS,
+  );
+
+  /** Every request the page sends and every console error, from now on; `stop` detaches the listeners. */
+  const watch = (p = page) => {
+    const requests: string[] = [];
+    const consoleErrors: string[] = [];
+    const failed: string[] = [];
+    const onRequest = (r: { method(): string; url(): string }) =>
+      requests.push(`${r.method()} ${new URL(r.url()).pathname}`);
+    const onConsole = (m: { type(): string; text(): string }) => m.type() === "error" && consoleErrors.push(m.text());
+    const onResponse = (r: { status(): number; url(): string }) =>
+      r.status() >= 400 && failed.push(`${r.status()} ${r.url()}`);
+    p.on("request", onRequest);
+    p.on("console", onConsole);
+    p.on("response", onResponse);
+    const stop = () => {
+      p.off("request", onRequest);
+      p.off("console", onConsole);
+      p.off("response", onResponse);
+    };
+    return { requests, consoleErrors, failed, stop };
+  };
+  /** The validator's own wording, which no page may show. */
+  const RAW_VALIDATOR = /Expected (string|number|integer)|greater or equal|Request failed validation/;
+
+  test(
+    "forms check the API's rules before sending: one human message per field, no request, no console error",
+    async () => {
+      await open("#/keys");
+      await textIs(page.getByTestId("key-usage"), /of 20/);
+      const seen = watch();
+      await page.getByLabel("Name", { exact: true }).fill("   ");
+      await page.getByRole("button", { name: "Create key" }).click();
+      await textIs(page.locator("#key-name-error"), "Name is required.");
+      expect(await page.locator("#key-name").getAttribute("aria-invalid")).toBe("true");
+      await page.getByLabel("Name", { exact: true }).fill("x".repeat(101));
+      await page.getByRole("button", { name: "Create key" }).click();
+      await textIs(page.locator("#key-name-error"), "Name can have at most 100 characters (101 now).");
+
+      await open("#/extensions");
+      await page.getByRole("button", { name: "Create" }).click();
+      await textIs(page.locator("#new-ext-name-error"), "Name is required.");
+
+      await open("#/admin/faults");
+      await page.getByLabel("Code").fill("Not-A-Code");
+      await page.getByLabel("Status").fill("200");
+      await page.getByRole("button", { name: "Add fault" }).click();
+      await textHas(page.locator(".note.error"), "Status must be at least 400.");
+      await textHas(page.locator(".note.error"), "Code must start with a lower-case letter");
+      expect(await page.getByText("/extensions/:id/versions").count()).toBe(1);
+      seen.stop();
+      // A page load fetches the account's dashboard key; no form's own request goes out.
+      expect(seen.requests.filter((r) => r.startsWith("POST") && !r.endsWith("/dashboard-key"))).toEqual([]);
+      expect(seen.consoleErrors).toEqual([]);
+      expect(seen.failed).toEqual([]);
+      expect(await page.locator("body").textContent()).not.toMatch(RAW_VALIDATOR);
+    },
+    STEP_TIMEOUT_MS,
+  );
+
+  test(
+    "limits grouped as the spec groups them, each with its source; the increase wizard refuses a short reason and a decrease, reviews current → requested, and the API refuses a decrease too",
+    async () => {
+      // ext_board's sound limit was raised by the approved request above: an extension override.
+      await open("#/limits/limits/ext_board");
+      const sources = (key: string) => page.locator(`tr[data-limit="${key}"] [data-testid="limit-source"]`);
+      await textIs(sources("max_sounds_per_extension"), "extension override");
+      await textIs(sources("max_api_keys"), "default");
+      expect(await page.locator("main h3").allTextContents()).toEqual([
+        "API rate limits",
+        "Per-account limits",
+        "Per-extension storage",
+        "Server functions",
+        "Real-time",
+        "Bundled sounds",
+        "Build limits",
+        "Hard limits (cannot be raised on any plan)",
+        "Request an increase",
+      ]);
+      await textHas(page.locator('tr[data-rate-group="get"]'), "120 per minute");
+      await open("#/limits");
+      await page.getByLabel("Request an increase of max_api_keys").check();
+      await page.getByLabel("Request an increase of max_team_members").check();
+      await page.getByRole("button", { name: "Next: desired values" }).click();
+      await page.getByLabel(/^max_api_keys/).fill("15");
+      await page.getByLabel(/^max_team_members/).fill("12");
+      await page.getByRole("button", { name: "Next: reason" }).click();
+      await textIs(
+        page.locator("#want-max_api_keys-error"),
+        "The new max_api_keys must be above the current 20: a request can only raise a limit.",
+      );
+      expect(await page.locator("#want-max_team_members-error").count()).toBe(0);
+      await page.getByLabel(/^max_api_keys/).fill("30");
+      await page.getByRole("button", { name: "Next: reason" }).click();
+      await page.getByLabel(/Why you need it/).fill("Need more.");
+      await page.getByRole("button", { name: "Next: review" }).click();
+      await textIs(page.locator("#reason-error"), "The reason needs at least 20 characters (10 now).");
+      expect(await page.getByRole("button", { name: "Submit request" }).count()).toBe(0);
+      await page.getByLabel(/Why you need it/).fill("Twenty CI pipelines run in parallel now.");
+      await page.getByRole("button", { name: "Next: review" }).click();
+      await textIs(page.getByTestId("review-max_api_keys"), "20 → 30");
+      await textIs(page.getByTestId("review-max_team_members"), "10 → 12");
+      expect(await page.locator("body").textContent()).not.toMatch(RAW_VALIDATOR);
+
+      // The API's own refusal, shown once with its code.
+      const res = await fetch(`${server.adminUrl}/limit-requests`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          accountId: "acc_dev",
+          scope: "account",
+          limits: { max_api_keys: 10 },
+          reason: "Twenty CI pipelines run in parallel now.",
+        }),
+      });
+      expect(res.status).toBe(422);
+      expect(((await res.json()) as { error: { message: string } }).error.message).toContain("not an increase");
+    },
+    STEP_TIMEOUT_MS,
+  );
+
+  test(
+    "URL state: every page, admin tab, extension section and request detail survives a reload; names in crumbs and titles",
+    async () => {
+      const crumbs = page.getByRole("navigation", { name: "Breadcrumb" });
+      await open("#/admin");
+      const selected = page.locator('[role="tab"][aria-selected="true"]');
+      await textIs(selected, "Review queue");
+      await selected.focus();
+      await page.keyboard.press("ArrowRight");
+      await textIs(selected, "Limit requests");
+      expect(await page.evaluate<string | null>("document.activeElement?.textContent")).toBe("Limit requests");
+      expect(new URL(page.url()).hash).toBe("#/admin/limits");
+      await page.keyboard.press("End");
+      await textIs(selected, "Reset and fixtures");
+      await page.keyboard.press("ArrowRight");
+      await textIs(selected, "Review queue");
+      await page.keyboard.press("ArrowLeft");
+      await page.reload();
+      await textIs(selected, "Reset and fixtures");
+      expect(await page.getByRole("tabpanel").count()).toBe(1);
+
+      await open("#/limits/requests/ext_board");
+      await page.reload();
+      await textIs(page.locator('[role="tab"][aria-selected="true"]'), "Requests");
+      await until(
+        "the scope to be ext_board",
+        async () => (await page.getByLabel("Scope").inputValue()) === "ext_board",
+      );
+      await textIs(crumbs, /^Dev Studio.*Developer limits.*Sound Board$/);
+
+      await open("#/extensions/ext_board/secrets");
+      await page.reload();
+      await textIs(page.locator("h1"), "Sound Board");
+      await textIs(crumbs, /^Dev Studio\s*Extensions\s*Sound Board$/);
+      expect(await page.title()).toStartWith("Sound Board");
+      await textHas(page.locator(".id-card"), "ext_board");
+      await page.getByRole("button", { name: "Copy extension id" }).waitFor();
+      expect(await page.locator('[aria-current="location"]').textContent()).toBe("Secrets");
+
+      await open("#/requests");
+      await textIs(page.getByTestId("live"), "live");
+      expect((await api("/extensions/ext_url_probe")).status).toBe(404);
+      const row = page.locator('tr[data-request-path="/developer/v1/extensions/ext_url_probe"]');
+      await row.getByRole("link").click();
+      await textHas(page.locator(".detail"), "extension_not_found");
+      expect(new URL(page.url()).hash).toMatch(/^#\/requests\/\d+$/);
+      await page.reload();
+      await textHas(page.locator(".detail"), "extension_not_found");
+      expect(await page.title()).toStartWith("Request ");
     },
     STEP_TIMEOUT_MS,
   );
@@ -210,13 +401,20 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
       const row = page.locator('tr[data-request-path="/developer/v1/extensions/ext_live_probe"]');
       await row.waitFor();
       await textHas(row, "ci");
+      // The list shows the error code; the chart counts the 404 among the last minutes' 4xx.
+      await textHas(row, "extension_not_found");
+      await until("the chart to count a 4xx", async () => {
+        const text = (await page.getByTestId("chart-total-4xx").textContent()) ?? "";
+        return Number(text.replace(/\D+/g, " ").trim().split(" ").pop()) >= 1;
+      });
+      expect(await page.getByTestId("request-chart").locator("svg rect.rate-4xx").count()).toBeGreaterThan(0);
       // The dashboard's own calls (its "dashboard" key) are hidden until asked for.
       const own = page.getByRole("cell", { name: "dashboard", exact: true });
       expect(await own.count()).toBe(0);
       await page.getByLabel("Hide this dashboard's own requests").uncheck();
       await own.first().waitFor();
       await page.getByLabel("Hide this dashboard's own requests").check();
-      await row.getByRole("button").click();
+      await row.getByRole("link").click();
       const detail = page.locator(".detail");
       await textHas(detail, "extension_not_found");
       await textHas(detail, `Bearer ${KEY.slice(0, 8)}…`);
@@ -258,6 +456,9 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
       await page.getByLabel("Name", { exact: true }).fill("one too many");
       await page.getByRole("button", { name: "Create key" }).click();
       await textHas(page.locator(".note.error"), "422 limit_exceeded");
+      // Code and message once: no second copy of the details.
+      expect(await page.locator(".note.error").count()).toBe(1);
+      expect(await page.locator(".note.error li").count()).toBe(0);
       await page.getByRole("button", { name: "Revoke bulk 0" }).click();
       await textIs(page.getByTestId("key-usage"), "19 of 20");
       await page.getByRole("button", { name: "Create key" }).click();
@@ -309,14 +510,14 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
     "admin: clock, faults, overrides and disable/enable act through the control plane",
     async () => {
       await open("#/admin");
-      await page.getByRole("button", { name: "Clock", exact: true }).click();
+      await page.getByRole("tab", { name: "Clock", exact: true }).click();
       await page.getByLabel("Advance by (seconds)").fill("7200");
       await page.getByRole("button", { name: "Advance" }).click();
       await textHas(page.getByTestId("clock-now"), "offset 7200 s");
       await page.getByRole("button", { name: "Back to real time" }).click();
       await textHas(page.getByTestId("clock-now"), "offset 0 s");
 
-      await page.getByRole("button", { name: "Faults", exact: true }).click();
+      await page.getByRole("tab", { name: "Faults", exact: true }).click();
       await page.getByLabel("Path").fill("/extensions/ext_fault");
       await page.getByRole("button", { name: "Add fault" }).click();
       const remove = page.getByRole("button", { name: /^Remove fault flt_/ });
@@ -326,7 +527,7 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
       await countIs(remove, 0);
       expect((await api("/extensions/ext_fault")).status).toBe(404);
 
-      await page.getByRole("button", { name: "Overrides", exact: true }).click();
+      await page.getByRole("tab", { name: "Overrides", exact: true }).click();
       await page.getByLabel("Add a limit").selectOption("max_secrets_per_extension");
       await page.getByRole("button", { name: "Add", exact: true }).click();
       await page.locator("#ov-max_secrets_per_extension").fill("30");
@@ -338,7 +539,7 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
       await page.getByRole("button", { name: "Remove all" }).click();
       await textIs(page.locator(".note.ok").first(), "Overrides removed.");
 
-      await page.getByRole("button", { name: "Extension status", exact: true }).click();
+      await page.getByRole("tab", { name: "Extension status", exact: true }).click();
       await page.getByRole("button", { name: "Disable Sound Board" }).click();
       await page.getByRole("button", { name: "Enable Sound Board" }).waitFor();
       expect(((await (await api("/extensions/ext_board")).json()) as { status: string }).status).toBe("disabled");
@@ -374,6 +575,8 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
     STEP_TIMEOUT_MS,
   );
 
+  /** The pages also shot in the dark scheme for the README. */
+  const DARK_SHOTS = ["overview", "requests", "limits"];
   const PAGES = [
     { name: "overview", hash: "#/" },
     { name: "api-keys", hash: "#/keys" },
@@ -381,6 +584,7 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
     { name: "extension", hash: "#/extensions/ext_board" },
     { name: "limits", hash: "#/limits" },
     { name: "admin", hash: "#/admin" },
+    { name: "admin-faults", hash: "#/admin/faults" },
     { name: "requests", hash: "#/requests" },
   ];
 
@@ -398,28 +602,52 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
         body: JSON.stringify({ value: "value-never-shown-1" }),
       });
       expect((await deploy(12, "2.1.0")).code).toBe(0);
-      for (const viewport of [DESKTOP, PHONE]) {
-        await page.setViewportSize(viewport);
-        for (const p of PAGES) {
-          await open(p.hash);
-          await countIs(page.locator("text=Loading…"), 0);
-          // axe once per page (its rules do not depend on the width); the layout check at both sizes.
-          if (viewport === DESKTOP)
-            expect({ page: p.name, violations: describeViolations(await seriousViolations(page)) }).toEqual({
-              page: p.name,
-              violations: [],
+      const versions = (await (await api("/extensions/ext_board/versions")).json()) as {
+        versions: { id: string; version: string }[];
+      };
+      const bundle = versions.versions.find((v) => v.version === "2.1.0")!;
+      const pages = [...PAGES, { name: "bundle", hash: `#/extensions/ext_board/versions/${bundle.id}` }];
+      for (const scheme of ["light", "dark"] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        for (const viewport of [DESKTOP, PHONE]) {
+          await page.setViewportSize(viewport);
+          for (const p of pages) {
+            const seen = watch();
+            await open(p.hash);
+            await countIs(page.locator("text=Loading…"), 0);
+            const where = { page: p.name, scheme, viewport };
+            // axe once per page and scheme (its rules do not depend on the width); the layout check at both sizes.
+            if (viewport === DESKTOP)
+              expect({ ...where, violations: describeViolations(await seriousViolations(page)) }).toEqual({
+                ...where,
+                violations: [],
+              });
+            // Nothing wider than the screen but the tables, which scroll inside their own region.
+            const overflow = await page.evaluate<string[]>(WIDER_THAN_SCREEN);
+            expect({ ...where, overflow }).toEqual({ ...where, overflow: [] });
+            expect(await page.locator("body").textContent()).not.toMatch(RAW_VALIDATOR);
+            seen.stop();
+            expect({ ...where, console: seen.consoleErrors, failed: seen.failed }).toEqual({
+              ...where,
+              console: [],
+              failed: [],
             });
-          // Nothing wider than the screen but the tables, which scroll inside their own region.
-          const overflow = await page.evaluate<string[]>(WIDER_THAN_SCREEN);
-          expect({ page: p.name, viewport, overflow }).toEqual({ page: p.name, viewport, overflow: [] });
-          if (viewport === DESKTOP || p.name === "overview" || p.name === "extension") {
-            await page.screenshot({
-              path: join(SHOTS, `${p.name}${viewport === PHONE ? "-phone" : ""}.png`),
-              fullPage: viewport === DESKTOP,
-            });
+            const shot =
+              scheme === "light"
+                ? viewport === DESKTOP || p.name === "overview" || p.name === "extension"
+                : viewport === DESKTOP && DARK_SHOTS.includes(p.name);
+            if (shot)
+              await page.screenshot({
+                path: join(
+                  SHOTS,
+                  `${p.name}${viewport === PHONE ? "-phone" : ""}${scheme === "dark" ? "-dark" : ""}.png`,
+                ),
+                fullPage: viewport === DESKTOP,
+              });
           }
         }
       }
+      await page.emulateMedia({ colorScheme: "light" });
       await page.setViewportSize(DESKTOP);
     },
     STEP_TIMEOUT_MS,
@@ -488,7 +716,7 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
     "admin: load a fixture, then reset back to the start-up fixture",
     async () => {
       await open("#/admin");
-      await page.getByRole("button", { name: "Reset and fixtures" }).click();
+      await page.getByRole("tab", { name: "Reset and fixtures" }).click();
       await page
         .getByLabel(/^Fixture/)
         .fill(JSON.stringify({ accounts: [{ id: "acc_loaded", name: "Loaded From UI" }] }));

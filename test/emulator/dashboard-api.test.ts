@@ -143,6 +143,14 @@ describe("GET /_emulator/limits", () => {
     expect(row("max_team_members")).toMatchObject({ value: 10, usage: 1 });
     expect(row("max_secrets_per_extension").usage).toBeNull();
     expect(row("max_versions_per_extension")).toMatchObject({ hardMax: 500 });
+    // The spec's rate-limit groups, as the limiter enforces them.
+    expect(res.body.rateLimits).toContainEqual({ group: "get", label: "GET endpoints", limit: 120, periodSeconds: 60 });
+    expect(res.body.rateLimits).toContainEqual({
+      group: "create_extension",
+      label: "POST /extensions",
+      limit: 10,
+      periodSeconds: 3600,
+    });
   });
 
   test("extension scope: versions, secrets and the current version's sounds against the resolved sound limit", async () => {
@@ -190,6 +198,30 @@ describe("request detail", () => {
     expect(JSON.parse(failed.detail.responseBody).error.code).toBe("validation_error");
 
     expectEnvelope(await emu.admin("GET", "/requests/999999"), 404, "request_not_found");
+  });
+
+  test("keeps a JSON success answer too; credentials in any kept body are masked like the header", async () => {
+    const extensionId = await createExtension(emu, "Answered");
+    const generated = `ext_${"Ab1".repeat(13)}x`;
+    await emu.api("PATCH", `/extensions/${extensionId}`, {
+      json: { short_description: `pasted ${DEMO_KEY}`, description: generated },
+    });
+    // Refused (no such field), but its body is kept: the token must be masked there too.
+    await emu.api("PATCH", `/extensions/${extensionId}`, { json: { token: "tok-1234567" } });
+    const [refused, patch] = (await emu.admin("GET", "/requests")).body.requests;
+
+    const patched = (await emu.admin("GET", `/requests/${patch.id}`)).body.detail;
+    expect(JSON.parse(patched.responseBody)).toMatchObject({ id: extensionId, name: "Answered" });
+    const sent = JSON.parse(patched.requestBody);
+    expect(sent).toEqual({
+      short_description: `pasted ${DEMO_KEY.slice(0, 8)}…`,
+      description: `${generated.slice(0, 8)}…`,
+    });
+    expect(JSON.stringify(patched)).not.toContain(generated);
+    expect(JSON.stringify(patched)).not.toContain(DEMO_KEY);
+    const refusedDetail = (await emu.admin("GET", `/requests/${refused.id}`)).body.detail;
+    expect(JSON.parse(refusedDetail.requestBody)).toEqual({ token: "tok-…" });
+    expect(JSON.stringify(refusedDetail)).not.toContain("tok-1234567");
   });
 
   test("keeps the body of a small JSON write answered before the handler read it (a 401)", async () => {

@@ -145,6 +145,43 @@ describe("POST /_emulator/limit-requests", () => {
     );
   });
 
+  test("a decrease, or the value in force, is refused with each limit named; an extension's own override counts", async () => {
+    const ext = await createExtension(emu, "Lowered");
+    await emu.admin("PUT", `/overrides/extensions/${ext}`, { max_secrets_per_extension: 50 });
+    const cases: [Record<string, unknown>, string[]][] = [
+      // Default max_api_keys is 20: 20 is not above it, 10 is below.
+      [{ scope: "account", limits: { max_api_keys: 20 } }, ["max_api_keys is 20 now, so 20 is not an increase"]],
+      [
+        { scope: "account", limits: { max_api_keys: 10, max_team_members: 30 } },
+        ["max_api_keys is 20 now, so 10 is not an increase"],
+      ],
+      [
+        { scope: "extension", extensionId: ext, limits: { max_secrets_per_extension: 40 } },
+        ["max_secrets_per_extension is 50 now, so 40 is not an increase"],
+      ],
+    ];
+    for (const [body, parts] of cases) {
+      const res = await emu.admin("POST", "/limit-requests", { accountId: "acc_test", reason: REASON, ...body });
+      expectEnvelope(res, 422, "validation_error");
+      for (const part of parts) expect(res.body.error.message).toContain(part);
+      expect(res.body.error.details.map((d: { field: string }) => d.field)).toEqual(
+        Object.keys(body.limits as object)
+          .filter((k) => k !== "max_team_members")
+          .map((k) => `limits.${k}`),
+      );
+    }
+    expect((await emu.admin("GET", "/limit-requests")).body.limitRequests).toEqual([]);
+    // Above the value in force is accepted.
+    const ok = await emu.admin("POST", "/limit-requests", {
+      accountId: "acc_test",
+      scope: "extension",
+      extensionId: ext,
+      limits: { max_secrets_per_extension: 51 },
+      reason: REASON,
+    });
+    expect(ok.status).toBe(201);
+  });
+
   test("refused: short reason, no limits, unknown key, above the hard limit, scope/extension mismatch, another account's extension", async () => {
     const other = await createExtension(emu, "Not Mine", OTHER_KEY);
     const bad: [unknown, number, string][] = [

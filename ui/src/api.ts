@@ -84,6 +84,7 @@ function clientOf(accountId: string): Promise<ApiClient> {
 
 /** A developer-API call as `accountId`. */
 export async function asAccount<D>(accountId: string, call: (client: ApiClient) => Promise<CallResult<D>>): Promise<D> {
+  if (!accountId) throw new Error("No account is selected.");
   const result = await call(await clientOf(accountId));
   // The dashboard key was revoked (or wiped by a reset): get a new one, once.
   if (result.response.status === 401) {

@@ -1,32 +1,39 @@
 import type { ComponentChildren } from "preact";
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { describeError } from "./errors";
 import type { Loaded } from "./hooks";
 
-export function Status({ message }: { message: { kind: "ok" | "error"; text: string; details?: string[] } | null }) {
+export function Status({ message }: { message: { kind: "ok" | "error"; text: string } | null }) {
   return (
     <div class="status-region" role="status" aria-live="polite">
       {message && (
         <div class={message.kind === "ok" ? "note ok" : "note error"}>
           <p>{message.text}</p>
-          {message.details && message.details.length > 0 && (
-            <ul>
-              {message.details.map((d) => (
-                <li key={d}>{d}</li>
-              ))}
-            </ul>
-          )}
         </div>
       )}
     </div>
   );
 }
 
+/** A field's own problem, under it; the input names it with aria-describedby and aria-invalid. */
+export function FieldError({ id, problem }: { id: string; problem: string | undefined }) {
+  return problem ? (
+    <p id={id} class="field-error">
+      {problem}
+    </p>
+  ) : null;
+}
+
+/** The attributes that tie an input to its FieldError. */
+export const invalidProps = (errorId: string, problem: string | undefined) =>
+  problem ? { "aria-invalid": true, "aria-describedby": errorId } : {};
+
 /** Loading, failed or ready. */
 export function Loading<T>({ state, children }: { state: Loaded<T>; children: (data: T) => ComponentChildren }) {
   if (state.error)
     return (
       <div class="note error" role="alert">
-        {state.error.message}
+        {describeError(state.error)}
       </div>
     );
   if (state.data === undefined) return <p class="muted">Loading…</p>;
@@ -98,34 +105,119 @@ export const when = (iso: string | null | undefined) => (iso ? iso.replace("T", 
 export const bytes = (n: number) =>
   n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KB` : `${n} B`;
 
-export function Badge({ value }: { value: string }) {
-  return <span class={`badge badge-${value.replace(/[^a-z_]/g, "")}`}>{value}</span>;
+/** A status as a coloured pill: `value` picks the colour, `label` (default the value) is what it says. */
+export function Badge({ value, label }: { value: string; label?: string }) {
+  return <span class={`badge badge-${value.replace(/[^a-z_]/g, "")}`}>{label ?? value}</span>;
 }
 
+/**
+ * ARIA tabs: one tab stop for the list (the selected tab), arrow keys, Home and End move between tabs. The
+ * caller keeps the choice in the URL, so `onSelect` usually navigates.
+ */
 export function Tabs<T extends string>({
   tabs,
   current,
   onSelect,
   label,
+  idPrefix,
 }: {
   tabs: { id: T; label: string }[];
   current: T;
   onSelect: (id: T) => void;
   label: string;
+  idPrefix: string;
 }) {
+  const refs = useRef<(HTMLButtonElement | null)[]>([]);
+  const moveTo = (i: number) => {
+    const next = (i + tabs.length) % tabs.length;
+    onSelect(tabs[next]!.id);
+    refs.current[next]?.focus();
+  };
+  const keys: Record<string, (i: number) => number> = {
+    ArrowRight: (i) => i + 1,
+    ArrowLeft: (i) => i - 1,
+    Home: () => 0,
+    End: () => tabs.length - 1,
+  };
   return (
-    <div class="tabs" role="group" aria-label={label}>
-      {tabs.map((t) => (
+    <div class="tabs" role="tablist" aria-label={label}>
+      {tabs.map((t, i) => (
         <button
           type="button"
+          role="tab"
           key={t.id}
+          id={`${idPrefix}-tab-${t.id}`}
+          ref={(el) => {
+            refs.current[i] = el;
+          }}
           class={t.id === current ? "tab active" : "tab"}
-          aria-pressed={t.id === current}
+          aria-selected={t.id === current}
+          aria-controls={`${idPrefix}-panel`}
+          tabIndex={t.id === current ? 0 : -1}
           onClick={() => onSelect(t.id)}
+          onKeyDown={(e) => {
+            const step = keys[e.key];
+            if (!step) return;
+            e.preventDefault();
+            moveTo(step(i));
+          }}
         >
           {t.label}
         </button>
       ))}
     </div>
+  );
+}
+
+/** The panel of a Tabs list with the same `idPrefix`. */
+export function TabPanel({
+  idPrefix,
+  current,
+  children,
+}: {
+  idPrefix: string;
+  current: string;
+  children: ComponentChildren;
+}) {
+  return (
+    <div role="tabpanel" id={`${idPrefix}-panel`} aria-labelledby={`${idPrefix}-tab-${current}`}>
+      {children}
+    </div>
+  );
+}
+
+/** The browser tab's title: the page's own name first. */
+export function useTitle(title: string | undefined) {
+  useEffect(() => {
+    if (title) document.title = `${title} · ext emulator`;
+  }, [title]);
+}
+
+/** Where a page sits, by names; the last item is the page itself. */
+export function Crumbs({ items }: { items: { label: string; href?: string }[] }) {
+  return (
+    <nav class="crumbs" aria-label="Breadcrumb">
+      <ol>
+        {items.map((item, i) => (
+          <li key={`${i}-${item.label}`}>
+            {item.href && i < items.length - 1 ? (
+              <a href={item.href}>{item.label}</a>
+            ) : (
+              <span aria-current={i === items.length - 1 ? "page" : undefined}>{item.label}</span>
+            )}
+          </li>
+        ))}
+      </ol>
+    </nav>
+  );
+}
+
+/** An id shown whole (never broken mid-word) with a button that copies it. */
+export function IdCard({ label, id }: { label: string; id: string }) {
+  return (
+    <p class="id-card">
+      <span class="id-label">{label}</span> <code class="id-value">{id}</code>{" "}
+      <CopyButton text={id} label={`Copy ${label.toLowerCase()}`} />
+    </p>
   );
 }

@@ -1,5 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
-import { ApiCallError } from "./api";
+import type { ApiCallError } from "./api";
+import { describeError } from "./errors";
+import { checkFields } from "./field-rules";
 
 export interface Loaded<T> {
   data: T | undefined;
@@ -26,9 +28,9 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
   return { data: state.data, error: state.error, loading: state.loading, reload };
 }
 
-/** An action's outcome, for the live region: what happened, or the API's refusal as it is. */
+/** An action's outcome, for the live region: what happened, or the API's refusal (code and message, once). */
 export function useAction() {
-  const [message, setMessage] = useState<{ kind: "ok" | "error"; text: string; details?: string[] } | null>(null);
+  const [message, setMessage] = useState<{ kind: "ok" | "error"; text: string } | null>(null);
   const [busy, setBusy] = useState(false);
   const run = useCallback(async (work: () => Promise<unknown>, done?: string) => {
     setBusy(true);
@@ -38,18 +40,15 @@ export function useAction() {
       if (done) setMessage({ kind: "ok", text: done });
       return true;
     } catch (e) {
-      const details = e instanceof ApiCallError ? e.details.map((d) => d.message) : [];
-      setMessage({
-        kind: "error",
-        text: e instanceof ApiCallError ? e.summary : String((e as Error).message),
-        details,
-      });
+      setMessage({ kind: "error", text: describeError(e) });
       return false;
     } finally {
       setBusy(false);
     }
   }, []);
-  return { message, busy, run, clear: () => setMessage(null) };
+  /** A problem found before sending (a form's own check): shown like a refusal, no request made. */
+  const refuse = useCallback((text: string) => setMessage({ kind: "error", text }), []);
+  return { message, busy, run, refuse, clear: () => setMessage(null) };
 }
 
 /** Re-runs `tick` every `ms` while the page is open (status changes made elsewhere show up without a reload). */
@@ -60,4 +59,23 @@ export function useInterval(tick: () => void, ms: number) {
     const id = setInterval(() => saved.current(), ms);
     return () => clearInterval(id);
   }, [ms]);
+}
+
+/**
+ * A form's own check against the API's rules for `schema`: `check` records each field's problem, moves focus
+ * to the first one, and says whether the form may be sent.
+ */
+export function useFieldCheck(schema: string) {
+  const [problems, setProblems] = useState<Record<string, string>>({});
+  const check = useCallback(
+    (fields: Record<string, { id: string; label: string; value: string }>, extra: Record<string, string> = {}) => {
+      const found = { ...checkFields(schema, fields), ...extra };
+      setProblems(found);
+      const first = Object.keys(fields).find((f) => found[f]);
+      if (first) document.getElementById(fields[first]!.id)?.focus();
+      return Object.keys(found).length === 0;
+    },
+    [schema],
+  );
+  return { problems, check, clear: () => setProblems({}) };
 }

@@ -91,6 +91,8 @@ function App() {
     );
   const props = { account: current, accounts: list, refreshAccounts: accounts.reload, route };
   const noAccount = accounts.data !== undefined && accounts.data !== null && list.length === 0;
+  // The account pages wait for the account list: before it, they would call the API with an empty id.
+  const accountsPending = accounts.data === undefined && !accounts.error;
   return (
     <>
       <a
@@ -136,11 +138,12 @@ function App() {
       </header>
       <main id="main" tabIndex={-1}>
         {/* The account pages need an account: with none, they would call the API with an empty id. */}
+        {accountsPending && ACCOUNT_PAGES.includes(section) && <p class="muted">Loading…</p>}
         {noAccount && ACCOUNT_PAGES.includes(section) && <EmptyState onCreated={accounts.reload} />}
-        {!noAccount && section === "" && <OverviewPage {...props} />}
-        {!noAccount && section === "keys" && <KeysPage {...props} />}
-        {!noAccount && section === "extensions" && <ExtensionsPage {...props} />}
-        {!noAccount && section === "limits" && <LimitsPage {...props} />}
+        {!noAccount && !accountsPending && section === "" && <OverviewPage {...props} />}
+        {!noAccount && !accountsPending && section === "keys" && <KeysPage {...props} />}
+        {!noAccount && !accountsPending && section === "extensions" && <ExtensionsPage {...props} />}
+        {!noAccount && !accountsPending && section === "limits" && <LimitsPage {...props} />}
         {section === "admin" && <AdminPage {...props} />}
         {section === "requests" && <RequestsPage {...props} />}
         {!NAV.some((n) => n.id === section) && (

@@ -7,3 +7,7 @@ export interface PageProps {
   refreshAccounts(): void;
   route: string[];
 }
+
+/** The selected account's name (its id until the list has loaded). */
+export const accountName = (p: Pick<PageProps, "account" | "accounts">) =>
+  p.accounts.find((a) => a.id === p.account)?.name ?? p.account;

@@ -1532,6 +1532,15 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        RateLimitRow: {
+            /** @description The group's key, e.g. get or create_extension */
+            group: string;
+            /** @description Which requests it counts, e.g. GET endpoints */
+            label: string;
+            /** @description Requests allowed per period */
+            limit: number;
+            periodSeconds: number;
+        };
         RequestLogDetail: {
             /** @description Increasing; never reused, a reset included */
             id: number;
@@ -1656,6 +1665,8 @@ export interface components {
             accountId: string;
             extensionId: string | null;
             limits: components["schemas"]["ScopeLimitUsageRow"][];
+            /** @description The API rate limits of the account's keys */
+            rateLimits: components["schemas"]["RateLimitRow"][];
         };
         ScopeLimitUsageRow: {
             key: string;

@@ -9,6 +9,7 @@ import {
   forgetDashboardKeys,
 } from "../api";
 import { Loading, Status, TableHead, TableWrap, when } from "../components";
+import { checkFields } from "../field-rules";
 import { useAction, useLoad } from "../hooks";
 import type { PageProps } from "../page";
 
@@ -231,6 +232,15 @@ export function FaultsPanel() {
         class="grid"
         onSubmit={async (e) => {
           e.preventDefault();
+          action.clear();
+          const problems = checkFields("FaultRuleInput", {
+            path: { label: "Path", value: form.path },
+            status: { label: "Status", value: form.status },
+            code: { label: "Code", value: form.code },
+            times: { label: "Times", value: form.times },
+            latencyMs: { label: "Latency", value: form.latencyMs },
+          });
+          if (Object.keys(problems).length > 0) return action.refuse(Object.values(problems).join(" "));
           const body: FaultRuleInput = { path: form.path };
           // The select offers the methods the API knows; the server refuses anything else.
           if (form.method) body.method = form.method as NonNullable<FaultRuleInput["method"]>;
@@ -252,7 +262,13 @@ export function FaultsPanel() {
           ))}
         </select>
         <label for="ft-path">Path</label>
-        <input id="ft-path" value={form.path} onInput={set("path")} />
+        <div>
+          <input id="ft-path" value={form.path} onInput={set("path")} aria-describedby="ft-path-hint" />
+          <p id="ft-path-hint" class="hint">
+            Relative to <code>/developer/v1</code>: exact segments, <code>:param</code> for one segment, <code>*</code>{" "}
+            for anything — e.g. <code>/extensions/:id/versions</code>
+          </p>
+        </div>
         <label for="ft-status">Status</label>
         <input id="ft-status" type="number" value={form.status} onInput={set("status")} />
         <label for="ft-code">Code</label>

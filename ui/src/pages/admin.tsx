@@ -1,34 +1,44 @@
 import { useState } from "preact/hooks";
 import { admin, asAccount } from "../api";
-import { Badge, bytes, Loading, Status, TableHead, TableWrap, Tabs, when } from "../components";
+import { Badge, bytes, Loading, Status, TableHead, TableWrap, TabPanel, Tabs, useTitle, when } from "../components";
+import { checkField, rulesOf } from "../field-rules";
 import { useAction, useInterval, useLoad } from "../hooks";
 import type { PageProps } from "../page";
-import { href } from "../router";
+import { go, href } from "../router";
 import { ClockPanel, FaultsPanel, OverridesPanel, StatePanel } from "./admin-system";
 import { LimitRequestTable } from "./limits";
 
-type Tab = "review" | "limits" | "overrides" | "status" | "clock" | "faults" | "state";
+const TABS = [
+  { id: "review", label: "Review queue" },
+  { id: "limits", label: "Limit requests" },
+  { id: "overrides", label: "Overrides" },
+  { id: "status", label: "Extension status" },
+  { id: "clock", label: "Clock" },
+  { id: "faults", label: "Faults" },
+  { id: "state", label: "Reset and fixtures" },
+] as const;
+type Tab = (typeof TABS)[number]["id"];
 
 export function AdminPage(props: PageProps) {
-  const [tab, setTab] = useState<Tab>("review");
+  // The tab lives in the URL (#/admin/faults): a reload or a shared link opens the same one.
+  const tab: Tab = TABS.find((t) => t.id === props.route[1])?.id ?? "review";
+  const label = TABS.find((t) => t.id === tab)!.label;
+  useTitle(`${label} · Admin`);
   return (
     <>
       <h1>Admin</h1>
       <p class="muted">What the platform's reviewers and admins do, which no real platform lets a developer touch.</p>
-      <Tabs
-        label="Admin sections"
-        current={tab}
-        onSelect={setTab}
-        tabs={[
-          { id: "review", label: "Review queue" },
-          { id: "limits", label: "Limit requests" },
-          { id: "overrides", label: "Overrides" },
-          { id: "status", label: "Extension status" },
-          { id: "clock", label: "Clock" },
-          { id: "faults", label: "Faults" },
-          { id: "state", label: "Reset and fixtures" },
-        ]}
-      />
+      <Tabs label="Admin sections" idPrefix="admin" current={tab} onSelect={(id) => go("admin", id)} tabs={[...TABS]} />
+      <TabPanel idPrefix="admin" current={tab}>
+        <AdminTab tab={tab} props={props} />
+      </TabPanel>
+    </>
+  );
+}
+
+function AdminTab({ tab, props }: { tab: Tab; props: PageProps }) {
+  return (
+    <>
       {tab === "review" && <ReviewQueue />}
       {tab === "limits" && <LimitRequests />}
       {tab === "overrides" && <OverridesPanel {...props} />}
@@ -97,6 +107,9 @@ function ReviewQueue() {
                         class="inline"
                         onSubmit={(e) => {
                           e.preventDefault();
+                          const reason = reasons[v.versionId] ?? "";
+                          const problem = checkField(rulesOf("VersionRejection").reason, "A reason to reject", reason);
+                          if (problem) return action.refuse(problem);
                           void action.run(async () => {
                             await admin((c) =>
                               c.POST("/_emulator/versions/{versionId}/reject", {
@@ -170,6 +183,12 @@ function LimitRequests() {
                     class="inline"
                     onSubmit={(e) => {
                       e.preventDefault();
+                      const problem = checkField(
+                        rulesOf("POST /_emulator/limit-requests/{id}/reject").reason,
+                        "A reason to reject",
+                        reasons[r.id] ?? "",
+                      );
+                      if (problem) return action.refuse(problem);
                       void action.run(async () => {
                         await admin((c) =>
                           c.POST("/_emulator/limit-requests/{id}/reject", {

@@ -1,25 +1,44 @@
 import { useState } from "preact/hooks";
 import { printable } from "../../../src/printable";
-import { admin, soundUrl } from "../api";
-import { Badge, bytes, Loading, TableHead, TableWrap } from "../components";
+import { admin, asAccount, soundUrl } from "../api";
+import { Badge, bytes, Crumbs, IdCard, Loading, TableHead, TableWrap, useTitle } from "../components";
 import { useLoad } from "../hooks";
-import type { PageProps } from "../page";
+import { accountName, type PageProps } from "../page";
 import { href } from "../router";
 
-export function BundlePage({ extensionId, versionId }: PageProps & { extensionId: string; versionId: string }) {
+export function BundlePage(props: PageProps & { extensionId: string; versionId: string }) {
+  const { extensionId, versionId } = props;
   const bundle = useLoad(
     () => admin((c) => c.GET("/_emulator/versions/{versionId}/bundle", { params: { path: { versionId } } })),
     [versionId],
   );
+  // The crumbs name the extension: asked as the bundle's own account, which may not be the one selected.
+  const owner = bundle.data?.accountId;
+  const extension = useLoad(
+    () =>
+      owner
+        ? asAccount(owner, (api) => api.GET("/developer/v1/extensions/{id}", { params: { path: { id: extensionId } } }))
+        : Promise.resolve(undefined),
+    [owner, extensionId],
+  );
+  const extensionName = extension.data?.name;
+  useTitle(bundle.data ? `${extensionName ?? extensionId} ${bundle.data.version}` : undefined);
   return (
     <Loading state={bundle}>
       {(b) => (
         <>
-          <p class="crumbs">
-            <a href={href("extensions")}>Extensions</a> › <a href={href("extensions", extensionId)}>{extensionId}</a> ›{" "}
-            {b.version}
-          </p>
-          <h1>Bundle of {b.version}</h1>
+          <Crumbs
+            items={[
+              { label: accountName({ account: b.accountId, accounts: props.accounts }) },
+              { label: "Extensions", href: href("extensions") },
+              { label: extensionName ?? "…", href: href("extensions", extensionId) },
+              { label: `Version ${b.version}` },
+            ]}
+          />
+          <h1>
+            Bundle of {extensionName ?? "…"} {b.version}
+          </h1>
+          <IdCard label="Version ID" id={b.versionId} />
           <p>
             <Badge value={b.status} /> · {bytes(b.bundleSizeBytes)} · {b.soundCount} sounds · SHA-256{" "}
             <code class="wrap">{b.bundleSha256}</code>
@@ -45,8 +64,11 @@ export function BundlePage({ extensionId, versionId }: PageProps & { extensionId
                 {b.files.map((f) => (
                   <tr key={f.path}>
                     <td>
-                      <span class="tree" style={{ paddingLeft: `${(f.path.split("/").length - 1) * 1.25}rem` }}>
-                        {printable(f.path)}
+                      <span class="tree">
+                        {f.path.includes("/") && (
+                          <span class="muted">{printable(f.path.slice(0, f.path.lastIndexOf("/") + 1))}</span>
+                        )}
+                        {printable(f.path.slice(f.path.lastIndexOf("/") + 1))}
                       </span>
                     </td>
                     <td>{bytes(f.size)}</td>

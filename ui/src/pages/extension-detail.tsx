@@ -8,9 +8,22 @@ import {
   type InstallStatistics,
   type Version,
 } from "../api";
-import { Badge, bytes, Loading, Status, TableHead, TableWrap, when } from "../components";
-import { useAction, useInterval, useLoad } from "../hooks";
-import type { PageProps } from "../page";
+import {
+  Badge,
+  bytes,
+  Crumbs,
+  FieldError,
+  IdCard,
+  invalidProps,
+  Loading,
+  Status,
+  TableHead,
+  TableWrap,
+  useTitle,
+  when,
+} from "../components";
+import { useAction, useFieldCheck, useInterval, useLoad } from "../hooks";
+import { accountName, type PageProps } from "../page";
 import { go, href } from "../router";
 
 interface Loaded {
@@ -20,7 +33,18 @@ interface Loaded {
   secrets: string[];
 }
 
-export function ExtensionDetail({ account, extensionId, refreshAccounts }: PageProps & { extensionId: string }) {
+/** The page's sections; #/extensions/<id>/<section> scrolls to one, so a link can point at it. */
+const SECTIONS = [
+  { id: "details", label: "Details" },
+  { id: "versions", label: "Versions" },
+  { id: "installs", label: "Installs" },
+  { id: "secrets", label: "Secrets" },
+  { id: "danger", label: "Delete" },
+] as const;
+
+export function ExtensionDetail(props: PageProps & { extensionId: string }) {
+  const { account, extensionId, refreshAccounts, route } = props;
+  const section = SECTIONS.find((s) => s.id === route[2])?.id;
   const params = { params: { path: { id: extensionId } } };
   const state = useLoad<Loaded>(async () => {
     const [ext, versions, installs, secrets] = await Promise.all([
@@ -60,14 +84,40 @@ export function ExtensionDetail({ account, extensionId, refreshAccounts }: PageP
     }
   }, 1500);
 
+  const name = state.data?.extension.name;
+  useTitle(name);
+  const loaded = state.data !== undefined;
+  useEffect(() => {
+    if (loaded && section) document.getElementById(`${section}-h`)?.scrollIntoView();
+  }, [loaded, section]);
+
   return (
     <Loading state={state}>
       {(d) => (
         <>
-          <p class="crumbs">
-            <a href={href("extensions")}>Extensions</a> › <code>{d.extension.id}</code>
-          </p>
+          <Crumbs
+            items={[
+              { label: accountName(props) },
+              { label: "Extensions", href: href("extensions") },
+              { label: d.extension.name },
+            ]}
+          />
           <h1>{d.extension.name}</h1>
+          <IdCard label="Extension ID" id={d.extension.id} />
+          <nav aria-label="Sections of this extension" class="section-nav">
+            <ul>
+              {SECTIONS.map((s) => (
+                <li key={s.id}>
+                  <a
+                    href={href("extensions", extensionId, s.id)}
+                    aria-current={s.id === section ? "location" : undefined}
+                  >
+                    {s.label}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </nav>
           <p>
             Status <Badge value={d.extension.status} /> · {d.extension.visibility} · current version{" "}
             <code>{d.extension.currentVersionId ?? "none"}</code>
@@ -108,9 +158,12 @@ function DetailsForm({ account, extension, onSaved }: { account: string; extensi
     [extension.updatedAt],
   );
   const action = useAction();
-  const field = (k: keyof typeof form) => ({
+  const checks = useFieldCheck("ExtensionUpdate");
+  const field = (k: keyof typeof form, id: string) => ({
+    id,
     value: form[k],
     onInput: (e: { currentTarget: { value: string } }) => setForm({ ...form, [k]: e.currentTarget.value }),
+    ...invalidProps(`${id}-error`, checks.problems[k]),
   });
   return (
     <section aria-labelledby="details-h">
@@ -156,6 +209,13 @@ function DetailsForm({ account, extension, onSaved }: { account: string; extensi
           // Only what changed is sent; the API decides what is acceptable.
           const patch: Record<string, string> = {};
           for (const k of Object.keys(form) as (keyof typeof form)[]) if (form[k] !== extension[k]) patch[k] = form[k];
+          action.clear();
+          const valid = checks.check({
+            name: { id: "f-name", label: "Name", value: form.name },
+            short_description: { id: "f-short", label: "Short description", value: form.short_description },
+            description: { id: "f-desc", label: "Description", value: form.description },
+          });
+          if (!valid) return;
           await action.run(async () => {
             await asAccount(account, (api) =>
               api.PATCH("/developer/v1/extensions/{id}", {
@@ -169,11 +229,14 @@ function DetailsForm({ account, extension, onSaved }: { account: string; extensi
         }}
       >
         <label for="f-name">Name</label>
-        <input id="f-name" {...field("name")} />
+        <input {...field("name", "f-name")} />
+        <FieldError id="f-name-error" problem={checks.problems.name} />
         <label for="f-short">Short description</label>
-        <input id="f-short" {...field("short_description")} />
+        <input {...field("short_description", "f-short")} />
+        <FieldError id="f-short-error" problem={checks.problems.short_description} />
         <label for="f-desc">Description</label>
-        <textarea id="f-desc" rows={4} {...field("description")} />
+        <textarea rows={4} {...field("description", "f-desc")} />
+        <FieldError id="f-desc-error" problem={checks.problems.description} />
         <label for="f-vis">Visibility</label>
         <select
           id="f-vis"
@@ -273,7 +336,10 @@ function Installs({
             {Object.entries(installs.byVersion).map(([id, n]) => (
               <li key={id}>
                 <span class="bar-label">{labelOf(id)}</span>
-                <span class="bar" style={{ width: `${Math.max(2, (n / max) * 100)}%` }} aria-hidden="true" />
+                {/* An SVG attribute, not a style attribute: the page's policy refuses inline styles. */}
+                <svg class="bar" viewBox="0 0 100 1" preserveAspectRatio="none" aria-hidden="true">
+                  <rect width={Math.max(2, (n / max) * 100)} height="1" />
+                </svg>
                 <span class="bar-value">{n}</span>
               </li>
             ))}

@@ -1,8 +1,19 @@
 import { useState } from "preact/hooks";
 import { asAccount } from "../api";
-import { Badge, Loading, Status, TableHead, TableWrap, when } from "../components";
-import { useAction, useLoad } from "../hooks";
-import type { PageProps } from "../page";
+import {
+  Badge,
+  Crumbs,
+  FieldError,
+  invalidProps,
+  Loading,
+  Status,
+  TableHead,
+  TableWrap,
+  useTitle,
+  when,
+} from "../components";
+import { useAction, useFieldCheck, useLoad } from "../hooks";
+import { accountName, type PageProps } from "../page";
 import { go, href } from "../router";
 import { BundlePage } from "./bundle";
 import { ExtensionDetail } from "./extension-detail";
@@ -14,7 +25,9 @@ export function ExtensionsPage(props: PageProps) {
   return <ExtensionList {...props} />;
 }
 
-function ExtensionList({ account, refreshAccounts }: PageProps) {
+function ExtensionList(props: PageProps) {
+  const { account, refreshAccounts } = props;
+  useTitle("Extensions");
   const list = useLoad(
     () =>
       account
@@ -24,12 +37,11 @@ function ExtensionList({ account, refreshAccounts }: PageProps) {
   );
   const [name, setName] = useState("");
   const action = useAction();
+  const form = useFieldCheck("ExtensionCreate");
   return (
     <>
       <h1>Extensions</h1>
-      <p class="crumbs">
-        Extensions of <code>{account}</code>
-      </p>
+      <Crumbs items={[{ label: accountName(props) }, { label: "Extensions" }]} />
       <Loading state={list}>
         {(items) =>
           items.length === 0 ? (
@@ -65,6 +77,8 @@ function ExtensionList({ account, refreshAccounts }: PageProps) {
           class="inline"
           onSubmit={async (e) => {
             e.preventDefault();
+            action.clear();
+            if (!form.check({ name: { id: "new-ext-name", label: "Name", value: name } })) return;
             await action.run(async () => {
               const res = await asAccount(account, (api) => api.POST("/developer/v1/extensions", { body: { name } }));
               setName("");
@@ -74,11 +88,17 @@ function ExtensionList({ account, refreshAccounts }: PageProps) {
           }}
         >
           <label for="new-ext-name">Name</label>
-          <input id="new-ext-name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          <input
+            id="new-ext-name"
+            value={name}
+            onInput={(e) => setName(e.currentTarget.value)}
+            {...invalidProps("new-ext-name-error", form.problems.name)}
+          />
           <button type="submit" disabled={action.busy}>
             Create
           </button>
         </form>
+        <FieldError id="new-ext-name-error" problem={form.problems.name} />
         <Status message={action.message} />
       </section>
     </>

@@ -1,12 +1,26 @@
 import { useState } from "preact/hooks";
 import { admin } from "../api";
-import { Badge, CopyButton, Loading, Status, TableHead, TableWrap, when } from "../components";
-import { useAction, useLoad } from "../hooks";
-import type { PageProps } from "../page";
+import {
+  Badge,
+  CopyButton,
+  Crumbs,
+  FieldError,
+  invalidProps,
+  Loading,
+  Status,
+  TableHead,
+  TableWrap,
+  useTitle,
+  when,
+} from "../components";
+import { useAction, useFieldCheck, useLoad } from "../hooks";
+import { accountName, type PageProps } from "../page";
 
 const SCOPES = ["extensions:read", "extensions:write", "versions:write", "secrets:read", "secrets:write", "*"] as const;
 
-export function KeysPage({ account, refreshAccounts }: PageProps) {
+export function KeysPage(props: PageProps) {
+  const { account, refreshAccounts } = props;
+  useTitle("API keys");
   const accountPath = { path: { accountId: account } };
   const keys = useLoad(
     () =>
@@ -28,6 +42,7 @@ export function KeysPage({ account, refreshAccounts }: PageProps) {
   const [scopes, setScopes] = useState<(typeof SCOPES)[number][]>(["extensions:read"]);
   const [created, setCreated] = useState<{ name: string; plaintext: string } | null>(null);
   const action = useAction();
+  const form = useFieldCheck("ApiKeyCreate");
   const refresh = () => {
     keys.reload();
     cap.reload();
@@ -37,9 +52,7 @@ export function KeysPage({ account, refreshAccounts }: PageProps) {
   return (
     <>
       <h1>API keys</h1>
-      <p class="crumbs">
-        Account › Security › API Keys — <code>{account}</code>
-      </p>
+      <Crumbs items={[{ label: accountName(props) }, { label: "Security" }, { label: "API keys" }]} />
       <p>
         Active keys:{" "}
         <strong data-testid="key-usage">{cap.data ? `${cap.data.usage ?? 0} of ${cap.data.value}` : "…"}</strong>.
@@ -52,6 +65,12 @@ export function KeysPage({ account, refreshAccounts }: PageProps) {
           onSubmit={async (e) => {
             e.preventDefault();
             setCreated(null);
+            action.clear();
+            const valid = form.check(
+              { name: { id: "key-name", label: "Name", value: name } },
+              scopes.length === 0 ? { scopes: "Choose at least one scope." } : {},
+            );
+            if (!valid) return;
             await action.run(async () => {
               const res = await admin((c) =>
                 c.POST("/_emulator/accounts/{accountId}/keys", { params: accountPath, body: { name, scopes } }),
@@ -63,8 +82,14 @@ export function KeysPage({ account, refreshAccounts }: PageProps) {
           }}
         >
           <label for="key-name">Name</label>
-          <input id="key-name" value={name} onInput={(e) => setName(e.currentTarget.value)} maxLength={100} />
-          <fieldset>
+          <input
+            id="key-name"
+            value={name}
+            onInput={(e) => setName(e.currentTarget.value)}
+            {...invalidProps("key-name-error", form.problems.name)}
+          />
+          <FieldError id="key-name-error" problem={form.problems.name} />
+          <fieldset aria-describedby={form.problems.scopes ? "key-scopes-error" : undefined}>
             <legend>Scopes</legend>
             {SCOPES.map((s) => (
               <label class="check" key={s}>
@@ -76,6 +101,7 @@ export function KeysPage({ account, refreshAccounts }: PageProps) {
                 <code>{s}</code>
               </label>
             ))}
+            <FieldError id="key-scopes-error" problem={form.problems.scopes} />
           </fieldset>
           <button type="submit" disabled={action.busy}>
             Create key

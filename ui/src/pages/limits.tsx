@@ -1,15 +1,46 @@
 import { useState } from "preact/hooks";
 import { admin, asAccount, type LimitRequest, type ScopeLimitUsageRow } from "../api";
-import { Badge, bytes, Loading, Status, TableHead, TableWrap, Tabs, when } from "../components";
+import {
+  Badge,
+  bytes,
+  Crumbs,
+  FieldError,
+  invalidProps,
+  Loading,
+  Status,
+  TableHead,
+  TableWrap,
+  TabPanel,
+  Tabs,
+  useTitle,
+  when,
+} from "../components";
+import { checkField, rulesOf } from "../field-rules";
 import { useAction, useLoad } from "../hooks";
 import type { PageProps } from "../page";
+import { go, href } from "../router";
 
 const show = (row: Pick<ScopeLimitUsageRow, "unit">, n: number | null) =>
   n === null ? "—" : row.unit === "bytes" ? bytes(n) : String(n);
 
-export function LimitsPage({ account }: PageProps) {
-  const [tab, setTab] = useState<"limits" | "requests">("limits");
-  const [scope, setScope] = useState("");
+/** A requested value's problem: a whole number, above the value in force (the API refuses a decrease), within the hard max. */
+function wantedProblem(row: ScopeLimitUsageRow, text: string): string | null {
+  const label = `The new ${row.key}`;
+  if (text.trim() === "") return `${label} is required.`;
+  const n = Number(text);
+  if (!Number.isInteger(n)) return `${label} must be a whole number.`;
+  if (n <= row.value)
+    return `${label} must be above the current ${show(row, row.value)}: a request can only raise a limit.`;
+  if (row.hardMax !== null && n > row.hardMax) return `${label} can be at most the hard max ${show(row, row.hardMax)}.`;
+  return null;
+}
+
+/** #/limits/<tab>/<extension id>: the tab and the scope live in the URL. */
+export function LimitsPage({ account, accounts, route }: PageProps) {
+  const tab = route[1] === "requests" ? "requests" : "limits";
+  const scope = route[2] ?? "";
+  const setTab = (t: "limits" | "requests") => go("limits", t, ...(scope ? [scope] : []));
+  const setScope = (s: string) => go("limits", tab, ...(s ? [s] : []));
   const extensions = useLoad(
     () =>
       account
@@ -19,12 +50,19 @@ export function LimitsPage({ account }: PageProps) {
   );
   const scopeValid = scope === "" || (extensions.data ?? []).some((e) => e.id === scope);
   const extensionId = scopeValid ? scope : "";
+  const extensionName = (extensions.data ?? []).find((e) => e.id === extensionId)?.name;
+  const accountName = accounts.find((a) => a.id === account)?.name ?? account;
+  useTitle(extensionName ? `Limits of ${extensionName}` : "Developer limits");
   return (
     <>
       <h1>Developer limits</h1>
-      <p class="crumbs">
-        Account › Developer limits — <code>{account}</code>
-      </p>
+      <Crumbs
+        items={[
+          { label: accountName },
+          { label: "Developer limits", href: href("limits", tab) },
+          ...(extensionName ? [{ label: extensionName }] : []),
+        ]}
+      />
       <div class="inline">
         <label for="scope">Scope</label>
         <select id="scope" value={extensionId} onChange={(e) => setScope(e.currentTarget.value)}>
@@ -38,6 +76,7 @@ export function LimitsPage({ account }: PageProps) {
       </div>
       <Tabs
         label="Limits views"
+        idPrefix="limits"
         current={tab}
         onSelect={setTab}
         tabs={[
@@ -45,24 +84,52 @@ export function LimitsPage({ account }: PageProps) {
           { id: "requests", label: "Requests" },
         ]}
       />
-      {tab === "limits" ? (
-        <LimitsTab account={account} extensionId={extensionId} onSubmitted={() => setTab("requests")} />
-      ) : (
-        <RequestsTab account={account} />
-      )}
+      <TabPanel idPrefix="limits" current={tab}>
+        {tab === "limits" ? (
+          <LimitsTab
+            account={account}
+            extensionId={extensionId}
+            extensionName={extensionName}
+            onSubmitted={() => setTab("requests")}
+          />
+        ) : (
+          <RequestsTab account={account} />
+        )}
+      </TabPanel>
     </>
   );
 }
+
+/** The spec's groups of section 8, in its order (rate limits first and hard limits last have their own tables). */
+const GROUPS = [
+  { category: "account", label: "Per-account limits" },
+  { category: "storage", label: "Per-extension storage" },
+  { category: "serverFunctions", label: "Server functions" },
+  { category: "realtime", label: "Real-time" },
+  { category: "sounds", label: "Bundled sounds" },
+  { category: "build", label: "Build limits" },
+];
+
+const SOURCE_WORDS: Record<ScopeLimitUsageRow["source"], string> = {
+  platform_default: "default",
+  developer_override: "account override",
+  extension_override: "extension override",
+};
+
+const period = (seconds: number) =>
+  seconds === 60 ? "minute" : seconds === 3600 ? "hour" : seconds === 1 ? "second" : `${seconds} s`;
 
 type Step = "select" | "values" | "reason" | "review";
 
 function LimitsTab({
   account,
   extensionId,
+  extensionName,
   onSubmitted,
 }: {
   account: string;
   extensionId: string;
+  extensionName: string | undefined;
   onSubmitted(): void;
 }) {
   const limits = useLoad(
@@ -72,55 +139,101 @@ function LimitsTab({
             c.GET("/_emulator/limits", {
               params: { query: { accountId: account, ...(extensionId ? { extensionId } : {}) } },
             }),
-          ).then((r) => r.limits)
-        : Promise.resolve([]),
+          )
+        : Promise.resolve({ accountId: "", extensionId: null, limits: [], rateLimits: [] }),
     [account, extensionId],
   );
   const [selected, setSelected] = useState<string[]>([]);
   const [values, setValues] = useState<Record<string, string>>({});
   const [reason, setReason] = useState("");
   const [step, setStep] = useState<Step>("select");
+  const [problems, setProblems] = useState<Record<string, string>>({});
   const action = useAction();
-  const rows = limits.data ?? [];
+  const rows = limits.data?.limits ?? [];
   const chosen = rows.filter((r) => selected.includes(r.key));
 
   return (
     <section aria-labelledby="limits-h">
-      <h2 id="limits-h">{extensionId ? `Limits of ${extensionId}` : "Limits of the account"}</h2>
+      <h2 id="limits-h">{extensionId ? `Limits of ${extensionName ?? extensionId}` : "Limits of the account"}</h2>
       <Loading state={limits}>
-        {(list) => (
-          <TableWrap label="Limits">
-            <TableHead columns={["Request", "Limit", "Value", "Source", "Hard max", "Usage"]} />
-            <tbody>
-              {list.map((r) => (
-                <tr key={r.key} data-limit={r.key}>
-                  <td>
-                    <input
-                      type="checkbox"
-                      id={`pick-${r.key}`}
-                      aria-label={`Request an increase of ${r.key}`}
-                      checked={selected.includes(r.key)}
-                      onChange={(e) =>
-                        setSelected(
-                          e.currentTarget.checked ? [...selected, r.key] : selected.filter((k) => k !== r.key),
-                        )
-                      }
-                    />
-                  </td>
-                  <td>
-                    <code>{r.key}</code>
-                    <div class="muted small">{r.description}</div>
-                  </td>
-                  <td data-testid="limit-value">{show(r, r.value)}</td>
-                  <td>
-                    <Badge value={r.source} />
-                  </td>
-                  <td>{show(r, r.hardMax)}</td>
-                  <td>{r.usage === null ? "—" : `${r.usage} of ${r.value}`}</td>
-                </tr>
-              ))}
-            </tbody>
-          </TableWrap>
+        {(usage) => (
+          <>
+            <section aria-labelledby="group-rate">
+              <h3 id="group-rate">API rate limits</h3>
+              <TableWrap label="API rate limits">
+                <TableHead columns={["Requests", "Limit"]} />
+                <tbody>
+                  {usage.rateLimits.map((r) => (
+                    <tr key={r.group} data-rate-group={r.group}>
+                      <td>{r.label}</td>
+                      <td>
+                        {r.limit} per {period(r.periodSeconds)}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </TableWrap>
+            </section>
+            {GROUPS.map((g) => {
+              const rows = usage.limits.filter((r) => r.category === g.category);
+              return rows.length === 0 ? null : (
+                <section key={g.category} aria-labelledby={`group-${g.category}`} data-limit-group={g.category}>
+                  <h3 id={`group-${g.category}`}>{g.label}</h3>
+                  <TableWrap label={g.label}>
+                    <TableHead columns={["Request", "Limit", "Value", "Source", "Hard max", "Usage"]} />
+                    <tbody>
+                      {rows.map((r) => (
+                        <tr key={r.key} data-limit={r.key}>
+                          <td>
+                            <input
+                              type="checkbox"
+                              id={`pick-${r.key}`}
+                              aria-label={`Request an increase of ${r.key}`}
+                              checked={selected.includes(r.key)}
+                              onChange={(e) =>
+                                setSelected(
+                                  e.currentTarget.checked ? [...selected, r.key] : selected.filter((k) => k !== r.key),
+                                )
+                              }
+                            />
+                          </td>
+                          <td>
+                            <code>{r.key}</code>
+                            <div class="muted small">{r.description}</div>
+                          </td>
+                          <td data-testid="limit-value">{show(r, r.value)}</td>
+                          <td data-testid="limit-source">
+                            <Badge value={r.source} label={SOURCE_WORDS[r.source]} />
+                          </td>
+                          <td>{show(r, r.hardMax)}</td>
+                          <td>{r.usage === null ? "—" : `${r.usage} of ${r.value}`}</td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </TableWrap>
+                </section>
+              );
+            })}
+            <section aria-labelledby="group-hard">
+              <h3 id="group-hard">Hard limits (cannot be raised on any plan)</h3>
+              <TableWrap label="Hard limits">
+                <TableHead columns={["Limit", "Hard limit"]} />
+                <tbody>
+                  {usage.limits
+                    .filter((r) => r.hardMax !== null)
+                    .map((r) => (
+                      <tr key={r.key}>
+                        <td>
+                          <code>{r.key}</code>
+                          <div class="muted small">{r.description}</div>
+                        </td>
+                        <td>{show(r, r.hardMax)}</td>
+                      </tr>
+                    ))}
+                </tbody>
+              </TableWrap>
+            </section>
+          </>
         )}
       </Loading>
 
@@ -154,6 +267,14 @@ function LimitsTab({
           class="stack"
           onSubmit={(e) => {
             e.preventDefault();
+            const found: Record<string, string> = {};
+            for (const c of chosen) {
+              const problem = wantedProblem(c, values[c.key] ?? "");
+              if (problem) found[c.key] = problem;
+            }
+            setProblems(found);
+            const first = chosen.find((c) => found[c.key]);
+            if (first) return document.getElementById(`want-${first.key}`)?.focus();
             setStep("reason");
           }}
         >
@@ -168,7 +289,9 @@ function LimitsTab({
                 type="number"
                 value={values[c.key] ?? ""}
                 onInput={(e) => setValues({ ...values, [c.key]: e.currentTarget.value })}
+                {...invalidProps(`want-${c.key}-error`, problems[c.key])}
               />
+              <FieldError id={`want-${c.key}-error`} problem={problems[c.key]} />
             </div>
           ))}
           <p>
@@ -184,6 +307,9 @@ function LimitsTab({
           class="stack"
           onSubmit={(e) => {
             e.preventDefault();
+            const problem = checkField(rulesOf("LimitRequestCreate").reason, "The reason", reason);
+            setProblems(problem ? { reason: problem } : {});
+            if (problem) return document.getElementById("reason")?.focus();
             setStep("review");
           }}
         >
@@ -193,8 +319,10 @@ function LimitsTab({
             rows={3}
             value={reason}
             onInput={(e) => setReason(e.currentTarget.value)}
-            aria-describedby="reason-count"
+            aria-describedby={problems.reason ? "reason-error reason-count" : "reason-count"}
+            aria-invalid={problems.reason ? true : undefined}
           />
+          <FieldError id="reason-error" problem={problems.reason} />
           <p id="reason-count" class="muted small">
             {reason.trim().length} characters
           </p>
@@ -211,13 +339,13 @@ function LimitsTab({
           <dl class="facts">
             <div>
               <dt>Scope</dt>
-              <dd>{extensionId ? `extension ${extensionId}` : `account ${account}`}</dd>
+              <dd>{extensionId ? `extension ${extensionName ?? extensionId}` : `account ${account}`}</dd>
             </div>
             {chosen.map((c) => (
               <div key={c.key}>
                 <dt>{c.key}</dt>
-                <dd>
-                  {show(c, c.value)} → {values[c.key] || "(empty)"}
+                <dd data-testid={`review-${c.key}`}>
+                  {show(c, c.value)} → {show(c, Number(values[c.key]))}
                 </dd>
               </div>
             ))}
@@ -241,13 +369,7 @@ function LimitsTab({
                         body: {
                           accountId: account,
                           ...(extensionId ? { scope: "extension", extensionId } : { scope: "account" }),
-                          // An empty value goes as null on purpose: the server's refusal names the field.
-                          limits: Object.fromEntries(
-                            chosen.map((c) => [
-                              c.key,
-                              values[c.key] === undefined || values[c.key] === "" ? null : Number(values[c.key]),
-                            ]),
-                          ) as Record<string, number>,
+                          limits: Object.fromEntries(chosen.map((c) => [c.key, Number(values[c.key])])),
                           reason,
                         },
                       }),

@@ -1,5 +1,6 @@
+import { useEffect } from "preact/hooks";
 import { admin, type EmulatorState } from "../api";
-import { Code, Loading, TableHead, TableWrap, when } from "../components";
+import { Code, Loading, TableHead, TableWrap, useTitle, when } from "../components";
 import { useLoad } from "../hooks";
 import type { PageProps } from "../page";
 import { href } from "../router";
@@ -15,8 +16,7 @@ const COUNT_LABELS: [keyof EmulatorState["counts"], string][] = [
   ["teamMembers", "Team members"],
 ];
 
-export function OverviewPage({ account, accounts }: PageProps) {
-  const state = useLoad(() => admin((c) => c.GET("/_emulator/state")), []);
+export function OverviewPage({ account, accounts, refreshAccounts }: PageProps) {
   const faults = useLoad(() => admin((c) => c.GET("/_emulator/faults")).then((r) => r.faults), []);
   const key = useLoad(
     () =>
@@ -27,6 +27,18 @@ export function OverviewPage({ account, accounts }: PageProps) {
         : Promise.resolve(""),
     [account],
   );
+  // The counts are read once the account's dashboard key exists (the first call of a fresh server creates it),
+  // so they agree with the API keys page.
+  const keyReady = account !== "" && !key.loading;
+  const state = useLoad(
+    // Until then the load stays pending: the page shows "Loading…" rather than a count about to change.
+    () => (keyReady ? admin((c) => c.GET("/_emulator/state")) : new Promise<never>(() => undefined)),
+    [keyReady],
+  );
+  useEffect(() => {
+    if (keyReady) refreshAccounts();
+  }, [keyReady]);
+  useTitle("Overview");
   const origin = location.origin;
   const apiKey = key.data || "<your API key>";
   return (

@@ -1,9 +1,11 @@
 import { useEffect, useState } from "preact/hooks";
 import { printable } from "../../../src/printable";
 import { type ApiKey, admin, type RequestLogEntry, streamRequests } from "../api";
-import { Loading, TableHead, TableWrap, when } from "../components";
+import { Loading, TableHead, TableWrap, useTitle, when } from "../components";
 import { useLoad } from "../hooks";
 import type { PageProps } from "../page";
+import { go, href } from "../router";
+import { RequestChart } from "./request-chart";
 
 /** As many rows as the server keeps. */
 const KEEP = 500;
@@ -35,11 +37,13 @@ function useKeyNames(accountIds: string[], entries: RequestLogEntry[]): Map<stri
   return names;
 }
 
-export function RequestsPage({ accounts }: PageProps) {
+/** #/requests/<id> opens a request's detail: a reload or a shared link shows the same one. */
+export function RequestsPage({ accounts, route }: PageProps) {
   const [entries, setEntries] = useState<RequestLogEntry[]>([]);
   const [live, setLive] = useState(false);
   const [filter, setFilter] = useState({ account: "", method: "", path: "", status: "" });
-  const [open, setOpen] = useState<number | null>(null);
+  const open = route[1] !== undefined && /^\d{1,15}$/.test(route[1]) ? Number(route[1]) : null;
+  useTitle(open === null ? "Requests" : `Request ${open}`);
   const [hideOwn, setHideOwn] = useState(true);
   const keyNames = useKeyNames(
     accounts.map((a) => a.id),
@@ -74,6 +78,7 @@ export function RequestsPage({ accounts }: PageProps) {
         </span>
         . The same stream: <code>ext logs --follow</code>.
       </p>
+      <RequestChart entries={entries} />
       <form class="grid filters" onSubmit={(e) => e.preventDefault()} aria-label="Filters">
         <label for="fl-account">Account</label>
         <select id="fl-account" value={filter.account} onChange={set("account")}>
@@ -102,7 +107,7 @@ export function RequestsPage({ accounts }: PageProps) {
           dashboard's own requests (its "dashboard" keys)
         </label>
       </p>
-      {open !== null && <Detail id={open} onClose={() => setOpen(null)} />}
+      {open !== null && <Detail id={open} onClose={() => go("requests")} />}
       <TableWrap label="Requests">
         <TableHead columns={["Time", "Request", "Status", "Account", "Key", "Duration"]} />
         <tbody>
@@ -110,12 +115,13 @@ export function RequestsPage({ accounts }: PageProps) {
             <tr key={e.id} data-request-path={e.path}>
               <td class="small">{when(e.at)}</td>
               <td>
-                <button type="button" class="link" onClick={() => setOpen(e.id)}>
-                  {printable(e.method)} {printable(e.path)}
-                </button>
+                <a class="request-link" href={href("requests", String(e.id))}>
+                  {printable(e.method)} <BreakAtSlashes text={printable(e.path)} />
+                </a>
               </td>
               <td>
                 <span class={e.status >= 400 ? "status-bad" : "status-good"}>{e.status}</span>
+                {e.errorCode && <div class="small">{e.errorCode}</div>}
               </td>
               <td>{e.accountId ?? "—"}</td>
               <td>{e.keyId ? (keyNames.get(e.keyId) ?? e.keyId) : "—"}</td>
@@ -158,7 +164,7 @@ function Detail({ id, onClose }: { id: number; onClose(): void }) {
                 <h3>Response</h3>
                 <HeaderList headers={d.detail.responseHeaders} label="Response headers" />
                 <pre tabIndex={0} aria-label="Response body">
-                  <code>{d.detail.responseBody ?? "(success bodies are not kept)"}</code>
+                  <code>{d.detail.responseBody ?? "(no body kept)"}</code>
                 </pre>
               </div>
             </div>
@@ -184,5 +190,21 @@ function HeaderList({ headers, label }: { headers: Record<string, string>; label
         </div>
       ))}
     </dl>
+  );
+}
+
+/** A path that a narrow screen wraps after a slash, never inside a segment. */
+function BreakAtSlashes({ text }: { text: string }) {
+  const parts = text.split("/");
+  return (
+    <>
+      {parts.map((part, i) => (
+        <span key={i}>
+          {i > 0 && "/"}
+          {part}
+          {i < parts.length - 1 && <wbr />}
+        </span>
+      ))}
+    </>
   );
 }
