@@ -225,7 +225,6 @@ describe("GET /_emulator/requests", () => {
       expect(Object.keys(e).sort()).toEqual([
         "accountId",
         "at",
-        "code",
         "durationMs",
         "errorCode",
         "id",
