@@ -49,7 +49,8 @@ big=$(find "$work/root" -type f -size +5M ! -path "$work/root/ext" -printf '%P %
 echo "image check: root $(du -sh "$work/root" | cut -f1), binary $(du -h "$work/root/ext" | cut -f1)"
 
 # Inside: a private network with a non-loopback address (198.18.0.1, a benchmarking range) on lo, /proc,
-# then the entrypoint with the image's environment and nothing else.
+# then the entrypoint with the image's environment and nothing else. A private PID namespace too: when the
+# script ends, the kernel ends every process it started, servers included.
 cat > "$work/inside.sh" <<'SH'
 set -euo pipefail
 root=$1 envfile=$2
@@ -81,6 +82,6 @@ for _ in $(seq 1 100); do in_image /ext health >/dev/null 2>&1 && break; sleep 0
 in_image /ext health >/dev/null
 [ -f "$root/data/ext.sqlite" ] || { echo "image check: nothing was kept in a volume mounted at /data" >&2; exit 1; }
 SH
-unshare --net --mount --fork bash "$work/inside.sh" "$work/root" "$work/env" ||
+unshare --net --mount --pid --fork bash "$work/inside.sh" "$work/root" "$work/env" ||
   { echo "image check: the server's log:" >&2; cat "$work/serve.log" >&2 || :; exit 1; }
 echo "image check: passed"
