@@ -27,7 +27,6 @@ const DIRECT_CALL = [
 
 /** Files allowed a direct call, each for a reason. */
 const EXCEPTIONS: Record<string, string> = {
-  "ui/src/pages/overview.tsx": "the text of a code sample shown to the user, not a call",
   "packaging/npm/src/keep-alive-fetch.ts":
     "the Node helper's transport: a fetch on kept-alive node:http sockets, handed to client/ as its `fetch`",
 };

@@ -124,7 +124,7 @@ export function OverviewPage({ account, accounts, refreshAccounts }: PageProps) 
         <h3>startEmulator (tests)</h3>
         <Code
           label="startEmulator example"
-          text={`import { startEmulator } from "ext-emulator";\n\nconst emu = await startEmulator({ fixture: "demo" });\nconst res = await fetch(\`\${emu.baseUrl}/extensions\`, {\n  headers: { authorization: \`Bearer \${emu.apiKey}\` },\n});\nawait emu.stop();`}
+          text={`import { startEmulator, unwrap } from "ext-emulator";\n\nconst emu = await startEmulator({ fixture: "demo" });\nconst { extensions } = unwrap(await emu.client.GET("/developer/v1/extensions"));\nawait emu.stop();`}
         />
       </section>
     </>
