@@ -6,9 +6,10 @@
  *
  * A key that authenticated is remembered (by the header as sent, in process memory only) until the database
  * generation moves: a repeated request then costs neither the hash nor the lookup, and a revoked key, a
- * deleted account or a reset is seen at the next request. A key that failed is remembered the same way, so a
- * client retrying a wrong key does not pay the hash either; the memory is bounded, so a stream of invented
- * keys cannot grow it.
+ * deleted account or a reset is seen at the next request. After a commit only the lookup runs again: the
+ * keyed hash of a key depends on the key alone, so it is computed once per distinct key. A key that failed
+ * is remembered the same way, so a client retrying a wrong key does not pay the hash either; the memory is
+ * bounded, so a stream of invented keys cannot grow it.
  */
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { type Db, param } from "../db/database";
@@ -51,8 +52,18 @@ export function createAuthService(db: Db, generation: DbGeneration, hasher: KeyH
     .where(eq(apiKeys.id, sql.placeholder("id")))
     .prepare();
   const upgrade = db.writer((hash: string, id: string) => upgradeStmt.run({ hash, id }));
+  // Kept across commits (bounded like the principals): the keyed hash of a key depends on the key alone.
+  const keyedHashes = new Map<string, string>();
+  const keyedHashOf = (plaintext: string) => {
+    let keyed = keyedHashes.get(plaintext);
+    if (keyed === undefined) {
+      if (keyedHashes.size >= PRINCIPAL_CACHE_MAX) keyedHashes.clear();
+      keyedHashes.set(plaintext, (keyed = hasher.hash(plaintext)));
+    }
+    return keyed;
+  };
   const find = (plaintext: string) => {
-    const keyed = hasher.hash(plaintext);
+    const keyed = keyedHashOf(plaintext);
     const row = lookup(keyed);
     if (row) return row;
     const legacy = lookup(legacyKeyHash(plaintext));

@@ -2,7 +2,7 @@
  * Extensions: the developer-facing operations. Plain arguments in, plain objects out; the caller's account
  * id scopes every read, and an extension of another account is reported exactly like a missing one.
  */
-import { and, count, desc, eq, getTableColumns, gte, isNull, lt, sql } from "drizzle-orm";
+import { and, count, desc, eq, exists, getTableColumns, gte, isNull, lt, type SQLWrapper, sql } from "drizzle-orm";
 import type { BlobStore } from "../blobs/blob-store";
 import type { Clock } from "../clock";
 import { type Db, param } from "../db/database";
@@ -210,7 +210,10 @@ export function createExtensionService(deps: {
   // read-back share one transaction.
   const createTx = db.writer((accountId: string, input: CreateExtensionInput) => insert(accountId, input));
   const updateTx = db.writer((accountId: string, id: string, patch: UpdateExtensionInput): Extension => {
-    const current = findOwned(accountId, id);
+    // The row and its install count in one statement: a PATCH changes neither the count nor who owns the row.
+    const found = ownedWithCountStmt.get({ id, accountId });
+    if (!found) throw errors.extensionNotFound(id);
+    const current = found.row;
     const next: Partial<ExtensionRow> = {};
     if (patch.name !== undefined && trimmedName(patch.name) !== current.name) next.name = trimmedName(patch.name);
     if (patch.short_description !== undefined && patch.short_description !== current.shortDescription)
@@ -221,13 +224,13 @@ export function createExtensionService(deps: {
       next.pricing = JSON.stringify(patch.pricing);
     if (patch.visibility !== undefined && patch.visibility !== current.visibility) next.visibility = patch.visibility;
     // updatedAt moves only when something really changed.
-    if (Object.keys(next).length === 0) return toFull(current);
+    if (Object.keys(next).length === 0) return toFull(current, found.installCount);
     const updatedAt = clock.iso();
     const row: ExtensionRow = { ...current, ...next, updatedAt };
     updateStmt.run(row);
     markListedStmt.run({ id, now: updatedAt });
     // listed_at is not part of the answer, so the row is complete without reading it back.
-    return toFull(row);
+    return toFull(row, found.installCount);
   });
 
   return {
@@ -303,6 +306,19 @@ function markListedQuery(db: Pick<Db, "update">) {
       ),
     )
     .prepare();
+}
+
+/**
+ * Ownership, the rule findOwned reads, as a condition inside another table's statement: the extension exists and
+ * belongs to the account. Lets a write check it in the same statement instead of reading the row first.
+ */
+export function ownedExtension(db: Pick<Db, "select">, extensionId: SQLWrapper, accountId: SQLWrapper) {
+  return exists(
+    db
+      .select({ id: extensions.id })
+      .from(extensions)
+      .where(and(eq(extensions.id, extensionId), eq(extensions.accountId, accountId))),
+  );
 }
 
 /** markListedQuery for the other services' writes (review, admin status, fixtures). */

@@ -7,7 +7,7 @@ import type { Clock } from "../clock";
 import { type Db, param } from "../db/database";
 import { secrets } from "../db/schema";
 import { errors } from "../errors/catalog";
-import type { ExtensionService } from "../extensions/service";
+import { type ExtensionService, ownedExtension } from "../extensions/service";
 import type { LimitsService } from "../limits/service";
 import type { SealedValue, SecretCipher } from "./cipher";
 import { SECRET_NAME_RE, SECRET_VALUE_MAX_BYTES } from "./model";
@@ -26,10 +26,11 @@ export function createSecretService(deps: {
     eq(secrets.extensionId, sql.placeholder("extensionId")),
     eq(secrets.name, sql.placeholder("name")),
   );
+  // Replaces a secret of an extension the caller owns: the ownership check is part of the statement.
   const replaceStmt = db
     .update(secrets)
     .set({ ciphertext: param("ciphertext"), iv: param("iv"), updatedAt: param("now") })
-    .where(thisSecret)
+    .where(and(thisSecret, ownedExtension(db, sql.placeholder("extensionId"), sql.placeholder("accountId"))))
     .returning({ name: secrets.name })
     .prepare();
   const countStmt = db
@@ -56,10 +57,11 @@ export function createSecretService(deps: {
   // Made once (db.writer), not on every call.
   const putTx = db.writer(
     (accountId: string, extensionId: string, name: string, sealed: SealedValue): { created: boolean } => {
-      extensions.findOwned(accountId, extensionId);
       const now = clock.iso();
       const values = { extensionId, name, ciphertext: sealed.ciphertext, iv: sealed.iv, now };
-      if (replaceStmt.get(values)) return { created: false };
+      if (replaceStmt.get({ ...values, accountId })) return { created: false };
+      // Nothing replaced: a new name, or an extension that is missing or another account's (404).
+      extensions.findOwned(accountId, extensionId);
       const max = limits.resolve("max_secrets_per_extension", { accountId, extensionId }).value;
       const current = countStmt.get({ extensionId })?.n ?? 0;
       if (current >= max)

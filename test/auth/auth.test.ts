@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
-import { legacyKeyHash } from "../../src/auth/keys";
+import { createKeyHasher, legacyKeyHash } from "../../src/auth/keys";
+import { createAuthService } from "../../src/auth/service";
 import { apiKeys } from "../../src/db/schema";
 import {
   baseFixture,
@@ -84,6 +85,31 @@ describe("GET /extensions (authentication)", () => {
       tx.update(apiKeys).set({ revokedAt: emu.clock.iso() }).where(eq(apiKeys.name, "revoked")).run(),
     );
     expect401(await emu.api("GET", "/extensions", { key: REVOKED_KEY }), /Invalid/);
+  });
+
+  test("a key is hashed once, not after every commit; each commit still looks it up, so revocation is seen", () => {
+    const key = "ext_test_key_hashed_once_0123456789abcd";
+    const { db } = emu.runtime;
+    const keyed = createKeyHasher(readFileSync(join(emu.dataDir, "secrets.key")));
+    let hashed = 0;
+    const auth = createAuthService(db, db.generation, { hash: (plaintext) => (hashed++, keyed.hash(plaintext)) });
+    db.write(() =>
+      db.$client
+        .prepare(
+          "INSERT INTO api_keys (id, account_id, name, key_hash, key_prefix, scopes, created_at) SELECT 'key_hashed_once', account_id, 'hashed once', ?, ?, '[\"*\"]', created_at FROM api_keys LIMIT 1",
+        )
+        .run(keyed.hash(key), key.slice(0, 8)),
+    );
+    for (let i = 0; i < 3; i++) {
+      expect(auth.authenticate(`Bearer ${key}`).keyId).toBe("key_hashed_once");
+      db.write(() => db.$client.prepare("UPDATE accounts SET name = name").run());
+    }
+    expect(hashed).toBe(1);
+    db.write((tx) =>
+      tx.update(apiKeys).set({ revokedAt: emu.clock.iso() }).where(eq(apiKeys.id, "key_hashed_once")).run(),
+    );
+    expect(() => auth.authenticate(`Bearer ${key}`)).toThrow(/Invalid/);
+    expect(hashed).toBe(1);
   });
 
   test("a key's first request sees a commit even when the list was cached through another key", async () => {
