@@ -114,7 +114,7 @@ function openStorage(config: ServerConfig, logger: Logger): Storage {
 function buildServices(db: Db, clock: EmulatorClock, blobs: BlobStore, cipher: SecretCipher, keyHasher: KeyHasher) {
   const limits = createLimitsService(db);
   const { generation } = db;
-  const auth = createAuthService(db, generation, keyHasher);
+  const auth = createAuthService(db, db.credentialsGeneration, keyHasher);
   const extensions = createExtensionService({ db, clock, limits, blobs, generation });
   const secrets = createSecretService({ db, clock, limits, extensions, cipher });
   const installs = createInstallService({ db, clock, limits, extensions, generation });

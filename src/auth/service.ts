@@ -4,10 +4,11 @@
  * much of a guessed key is right. A row still holding the legacy unsalted hash is found by that one and
  * upgraded to the keyed hash on the spot.
  *
- * A key that authenticated is remembered (by the header as sent, in process memory only) until the database
- * generation moves: a repeated request then costs neither the hash nor the lookup, and a revoked key, a
- * deleted account or a reset is seen at the next request. After a commit only the lookup runs again: the
- * keyed hash of a key depends on the key alone, so it is computed once per distinct key. A key that failed
+ * A key that authenticated is remembered (by the header as sent, in process memory only) until a write that
+ * may change keys or accounts commits (`db.credentialsGeneration`: every write but the hot ones marked as
+ * leaving them alone): a repeated request then costs neither the hash nor the lookup, and a revoked key, a
+ * deleted account or a reset is seen at the next request. After such a commit only the lookup runs again:
+ * the keyed hash of a key depends on the key alone, so it is computed once per distinct key. A key that failed
  * is remembered the same way, so a client retrying a wrong key does not pay the hash either; the memory is
  * bounded, so a stream of invented keys cannot grow it.
  */
@@ -83,8 +84,8 @@ export function createAuthService(db: Db, generation: DbGeneration, hasher: KeyH
     if (!scopes) parsedScopes.set(text, (scopes = Object.freeze(JSON.parse(text) as string[])));
     return scopes;
   };
-  // Remembered by the header as sent, an unknown key too (bounded, and forgotten at the next commit: a key
-  // created since is found then).
+  // Remembered by the header as sent, an unknown key too (bounded, and forgotten at the next commit that may
+  // change credentials: a key created since is found then).
   const known = createReadCache<Principal | "malformed" | "invalid">(generation, PRINCIPAL_CACHE_MAX);
   return {
     authenticate(authorization) {

@@ -54,7 +54,8 @@ export function createSecretService(deps: {
     if (!SECRET_NAME_RE.test(name)) throw errors.secretNameInvalid();
   }
 
-  // Made once (db.writer), not on every call.
+  // Made once (db.writer), not on every call. It writes secret rows only: keys already authenticated stay
+  // remembered across it.
   const putTx = db.writer(
     (accountId: string, extensionId: string, name: string, sealed: SealedValue): { created: boolean } => {
       const now = clock.iso();
@@ -69,6 +70,7 @@ export function createSecretService(deps: {
       insertStmt.run(values);
       return { created: true };
     },
+    { credentialsUntouched: true },
   );
 
   return {
