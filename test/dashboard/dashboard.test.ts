@@ -278,6 +278,67 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
   );
 
   test(
+    "the secret, installs, clock, overrides and fixture forms check before sending: one message per field, no request",
+    async () => {
+      await open("#/extensions/ext_board/secrets");
+      const seen = watch();
+      const field = (id: string) => page.locator(`#${id}`);
+      const problem = (id: string) => page.locator(`#${id}-error`);
+      await field("secret-name").fill("bad-name");
+      await page.getByRole("button", { name: "Set secret" }).click();
+      await textIs(
+        problem("secret-name"),
+        "Name must start with a letter or _, then letters, digits or _ only (no spaces or dashes), 128 characters at most.",
+      );
+      await textIs(problem("secret-value"), "Value is required.");
+      expect(await field("secret-name").getAttribute("aria-invalid")).toBe("true");
+      expect(await field("secret-name").getAttribute("aria-describedby")).toBe("secret-name-error");
+      // Focus goes to the first field to fix.
+      expect(await page.evaluate<string | null>("document.activeElement?.id")).toBe("secret-name");
+
+      await open("#/extensions/ext_board/installs");
+      await field("inst-count").fill("0");
+      await page.getByRole("button", { name: "Simulate installs" }).click();
+      await textIs(problem("inst-count"), "How many must be at least 1.");
+      await field("inst-count").fill("");
+      await page.getByRole("button", { name: "Simulate uninstalls" }).click();
+      await textIs(problem("inst-count"), "How many is required.");
+
+      await open("#/admin/clock");
+      await field("clock-adv").fill("");
+      await page.getByRole("button", { name: "Advance" }).click();
+      await textIs(problem("clock-adv"), "Advance by is required.");
+      await field("clock-set").fill("next tuesday");
+      await page.getByRole("button", { name: "Set", exact: true }).click();
+      await textIs(problem("clock-set"), "Set to must be a date and time with its zone, like 2030-01-01T00:00:00Z.");
+
+      await open("#/admin/overrides");
+      await page.getByLabel("Add a limit").selectOption("max_secrets_per_extension");
+      await page.getByRole("button", { name: "Add", exact: true }).click();
+      await page.getByRole("button", { name: "Save overrides" }).click();
+      await textIs(problem("ov-max_secrets_per_extension"), "max_secrets_per_extension is required.");
+      await field("ov-max_secrets_per_extension").fill("-1");
+      await page.getByRole("button", { name: "Save overrides" }).click();
+      await textIs(problem("ov-max_secrets_per_extension"), "max_secrets_per_extension must be at least 0.");
+
+      await open("#/admin/state");
+      await page.getByLabel(/^Or paste a fixture/).fill('{"accounts": []');
+      await page.getByRole("button", { name: "Load fixture" }).click();
+      await textIs(problem("fixture"), "The fixture is not valid JSON (line 1, column 16).");
+      await page.getByRole("button", { name: "Load file" }).click();
+      await textIs(problem("seed-file"), "Choose a fixture (.json) or an export (.tar) file.");
+
+      seen.stop();
+      // Page loads read (and fetch the account's dashboard key); no form's own request goes out.
+      expect(seen.requests.filter((r) => !r.startsWith("GET") && !r.endsWith("/dashboard-key"))).toEqual([]);
+      expect(seen.consoleErrors).toEqual([]);
+      expect(seen.failed).toEqual([]);
+      expect(await page.locator(".note.error").count()).toBe(0);
+    },
+    STEP_TIMEOUT_MS,
+  );
+
+  test(
     "limits grouped as the spec groups them, each with its source; the increase wizard refuses a short reason and a decrease, reviews current → requested, and the API refuses a decrease too",
     async () => {
       // ext_board's sound limit was raised by the approved request above: an extension override.
@@ -442,7 +503,12 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
   test(
     "the 20-key cap is the API's own error; revoking frees a slot",
     async () => {
-      for (let i = 0; i < 19; i++) {
+      // Up to the cap, whatever keys the account has by now (the dashboard's own key included).
+      const listed = (await (await fetch(`${server.adminUrl}/accounts/acc_other/keys`)).json()) as {
+        apiKeys: { revokedAt: string | null }[];
+      };
+      const active = listed.apiKeys.filter((k) => !k.revokedAt).length;
+      for (let i = 0; i < 20 - active; i++) {
         const res = await fetch(`${server.adminUrl}/accounts/acc_other/keys`, {
           method: "POST",
           headers: { "content-type": "application/json" },
@@ -691,9 +757,18 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
         const sent: (string | null)[] = [];
         p.on("request", (r) => r.url().includes("/_emulator/") && sent.push(r.headers().authorization ?? null));
         await p.goto(`${remote.url}/#/`);
+        // A blank token is the field's own message, and no request.
+        await p.getByLabel("Admin token").waitFor();
+        const asked = sent.length;
+        await p.getByLabel("Admin token").fill("   ");
+        await p.getByRole("button", { name: "Open the dashboard" }).click();
+        await textIs(p.locator("#admin-token-error"), "The admin token is required.");
+        expect(sent.length).toBe(asked);
         await p.getByLabel("Admin token").fill("adm_wrong");
         await p.getByRole("button", { name: "Open the dashboard" }).click();
+        await textHas(p.locator(".note.error"), "401 ");
         await textHas(p.locator(".note.error"), "Wrong admin token");
+        expect(await p.locator("#admin-token-error").count()).toBe(0);
         await p.getByLabel("Admin token").fill(token);
         await p.getByRole("button", { name: "Open the dashboard" }).click();
         await textIs(p.locator("h1"), "Overview");
@@ -718,14 +793,14 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
       await open("#/admin");
       await page.getByRole("tab", { name: "Reset and fixtures" }).click();
       await page
-        .getByLabel(/^Fixture/)
+        .getByLabel(/^Or paste a fixture/)
         .fill(JSON.stringify({ accounts: [{ id: "acc_loaded", name: "Loaded From UI" }] }));
       await page.getByRole("button", { name: "Load fixture" }).click();
-      await textIs(page.locator(".note.ok").first(), "Fixture loaded.");
+      await textIs(page.locator(".note.ok").first(), "Fixture loaded: 1 account, 0 extensions, 0 API keys created.");
       await page.getByRole("option", { name: /Loaded From UI/ }).waitFor({ state: "attached" });
-      await page.getByLabel(/^Fixture/).fill("{ not json");
+      await page.getByLabel(/^Or paste a fixture/).fill("{ not json");
       await page.getByRole("button", { name: "Load fixture" }).click();
-      await textIs(page.locator(".note.error p").first(), "The fixture is not valid JSON.");
+      await textIs(page.locator("#fixture-error"), "The fixture is not valid JSON (line 1, column 3).");
       await page.getByRole("button", { name: "Reset…" }).click();
       await page.getByRole("button", { name: "Yes, reset" }).click();
       await textIs(page.locator(".note.ok").first(), "Emulator reset.");
