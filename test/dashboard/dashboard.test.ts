@@ -453,6 +453,46 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
   );
 
   test(
+    "the selected account is in the URL: kept while moving around, by a reload and by a shared link; old links still work",
+    async () => {
+      const accountOf = (p: Page) => new URL(p.url()).searchParams.get("account");
+      await open("#/keys");
+      await until("the URL to name acc_dev", async () => accountOf(page) === "acc_dev");
+      await page.getByLabel("Account").selectOption("acc_other");
+      await until("the URL to name acc_other", async () => accountOf(page) === "acc_other");
+      expect(new URL(page.url()).hash).toBe("#/keys");
+      await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Extensions" }).click();
+      await textIs(page.locator("h1"), "Extensions");
+      expect(accountOf(page)).toBe("acc_other");
+      await page.reload();
+      const crumbs = page.getByRole("navigation", { name: "Breadcrumb" });
+      await textIs(crumbs, /^Other Account/);
+      expect(await page.getByLabel("Account").inputValue()).toBe("acc_other");
+
+      // A shared link, in a browser that never saw this dashboard (no session storage).
+      const shared = page.url();
+      const other = await browser.newContext({ viewport: DESKTOP });
+      try {
+        const fresh = await other.newPage();
+        await fresh.goto(shared);
+        await textIs(fresh.locator("h1"), "Extensions");
+        await textIs(fresh.getByRole("navigation", { name: "Breadcrumb" }), /^Other Account/);
+        expect(await fresh.getByLabel("Account").inputValue()).toBe("acc_other");
+        // A link from before the account was in the URL opens the first account, and names it.
+        await fresh.goto(`${server.url}/#/keys`);
+        await textIs(fresh.locator("h1"), "API keys");
+        await until("the old link to gain the account", async () => accountOf(fresh) === "acc_dev");
+        expect(new URL(fresh.url()).hash).toBe("#/keys");
+      } finally {
+        await other.close();
+      }
+      await page.getByLabel("Account").selectOption("acc_dev");
+      await until("the URL to name acc_dev again", async () => accountOf(page) === "acc_dev");
+    },
+    STEP_TIMEOUT_MS,
+  );
+
+  test(
     "a request appears live in the Requests page; its detail masks the key",
     async () => {
       await open("#/requests");

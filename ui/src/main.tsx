@@ -27,6 +27,15 @@ const NAV = [
 ] as const;
 
 const ACCOUNT_KEY = "ext-dashboard-account";
+/** `?account=acc_…` before the hash route: every hash link of the page keeps it. */
+const ACCOUNT_PARAM = "account";
+const accountInUrl = () => new URLSearchParams(location.search).get(ACCOUNT_PARAM);
+function showAccountInUrl(id: string) {
+  if (accountInUrl() === id) return;
+  const url = new URL(location.href);
+  url.searchParams.set(ACCOUNT_PARAM, id);
+  history.replaceState(history.state, "", url);
+}
 
 function TokenPrompt({ onDone }: { onDone: () => void }) {
   const [value, setValue] = useState("");
@@ -81,10 +90,14 @@ function App() {
   const [generation, setGeneration] = useState(0);
   useEffect(() => onTokenNeeded(() => setNeedToken(true)), []);
   const accounts = useLoad(() => admin((c) => c.GET("/_emulator/accounts")).then((r) => r.accounts), [generation]);
-  const [account, setAccount] = useState<string>(() => sessionStorage.getItem(ACCOUNT_KEY) ?? "");
+  const [account, setAccount] = useState<string>(() => accountInUrl() ?? sessionStorage.getItem(ACCOUNT_KEY) ?? "");
   const list = accounts.data ?? [];
   const current = list.some((a) => a.id === account) ? account : (list[0]?.id ?? "");
   const section = route[0] ?? "";
+  // The URL names the account shown, so a reload or a shared link opens the same one.
+  useEffect(() => {
+    if (current) showAccountInUrl(current);
+  }, [current]);
 
   if (needToken)
     return (
