@@ -143,9 +143,24 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
   test(
     "the first load's key count is the one the API keys page lists (the dashboard key included)",
     async () => {
+      // The order the page keeps: the dashboard key made (its answer back) before the counts are read. A race
+      // between the two would often show the right number anyway, so the order itself is checked.
+      const events: string[] = [];
+      const onRequest = (r: { method(): string; url(): string }) =>
+        events.push(`request ${r.method()} ${new URL(r.url()).pathname}`);
+      const onResponse = (r: { request(): { method(): string }; url(): string }) =>
+        events.push(`response ${r.request().method()} ${new URL(r.url()).pathname}`);
+      page.on("request", onRequest);
+      page.on("response", onResponse);
       await open("#/");
       const count = page.locator(".counts li", { hasText: "Active API keys" }).locator(".count");
       await count.waitFor();
+      page.off("request", onRequest);
+      page.off("response", onResponse);
+      const keyMade = events.indexOf("response POST /_emulator/accounts/acc_dev/dashboard-key");
+      const countsRead = events.indexOf("request GET /_emulator/state");
+      expect(keyMade).toBeGreaterThanOrEqual(0);
+      expect(countsRead).toBeGreaterThan(keyMade);
       const state = (await (await fetch(`${server.adminUrl}/state`)).json()) as { counts: { apiKeys: number } };
       expect(Number(await count.textContent())).toBe(state.counts.apiKeys);
       const devKeys = page.getByRole("row", { name: /Dev Studio/ });
