@@ -342,6 +342,16 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
       await textIs(problem("fixture"), "The fixture is not valid JSON (line 1, column 16).");
       await page.getByRole("button", { name: "Load file" }).click();
       await textIs(problem("seed-file"), "Choose a fixture (.json) or an export (.tar) file.");
+      // The messages as they look, and readable, in both schemes.
+      for (const scheme of ["light", "dark"] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        expect({ scheme, violations: describeViolations(await seriousViolations(page)) }).toEqual({
+          scheme,
+          violations: [],
+        });
+        if (scheme === "dark") await page.screenshot({ path: join(SHOTS, "form-messages-dark.png"), fullPage: true });
+      }
+      await page.emulateMedia({ colorScheme: "light" });
 
       seen.stop();
       // Page loads read (and fetch the account's dashboard key); no form's own request goes out.
@@ -706,6 +716,7 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
     { name: "limits", hash: "#/limits" },
     { name: "admin", hash: "#/admin" },
     { name: "admin-faults", hash: "#/admin/faults" },
+    { name: "admin-state", hash: "#/admin/state" },
     { name: "requests", hash: "#/requests" },
   ];
 

@@ -196,17 +196,17 @@ function LoadSection({ refreshAccounts }: Pick<PageProps, "refreshAccounts">) {
         onSubmit={async (e) => {
           e.preventDefault();
           action.clear();
-          if (!file) return setProblems({ file: "Choose a fixture (.json) or an export (.tar) file." });
+          if (!file) return setProblems((p) => ({ ...p, file: "Choose a fixture (.json) or an export (.tar) file." }));
           if (file.name.toLowerCase().endsWith(".tar") || file.type === EXPORT_MEDIA_TYPE) {
-            setProblems({});
+            setProblems((p) => ({ ...p, file: undefined }));
             return void action.run(async () => loaded(file.name, await seedArchive(file)));
           }
           const parsed = parseFixture(await file.text(), file.name);
           if ("problem" in parsed) {
-            setProblems({ file: parsed.problem });
+            setProblems((p) => ({ ...p, file: parsed.problem }));
             return document.getElementById("seed-file")?.focus();
           }
-          setProblems({});
+          setProblems((p) => ({ ...p, file: undefined }));
           await action.run(async () => loaded(file.name, await seedFixture(parsed.fixture)));
         }}
       >
@@ -231,10 +231,10 @@ function LoadSection({ refreshAccounts }: Pick<PageProps, "refreshAccounts">) {
           action.clear();
           const parsed = parseFixture(fixture, "The fixture");
           if ("problem" in parsed) {
-            setProblems({ text: parsed.problem });
+            setProblems((p) => ({ ...p, text: parsed.problem }));
             return document.getElementById("fixture")?.focus();
           }
-          setProblems({});
+          setProblems((p) => ({ ...p, text: undefined }));
           await action.run(async () => loaded("Fixture", await seedFixture(parsed.fixture)));
         }}
       >
