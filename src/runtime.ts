@@ -126,7 +126,7 @@ function buildServices(db: Db, clock: EmulatorClock, blobs: BlobStore, cipher: S
   const limitRequests = createLimitRequestService({ db, clock, overrides, limits });
   const adminStatus = createAdminStatusService({ db, clock });
   // The dashboard's reads (src/emulator/dashboard.ts).
-  const dashboardKeys = createDashboardKeys({ db, accounts, limits });
+  const dashboardKeys = createDashboardKeys({ db, accounts, limits, keyHasher });
   const bundleContents = createBundleContents({ db, blobs });
   const limitUsage = createLimitUsage({ db, limits });
   const reviewQueue = createReviewQueue(db);

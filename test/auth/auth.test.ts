@@ -92,7 +92,10 @@ describe("GET /extensions (authentication)", () => {
     const { db } = emu.runtime;
     const keyed = createKeyHasher(readFileSync(join(emu.dataDir, "secrets.key")));
     let hashed = 0;
-    const auth = createAuthService(db, db.generation, { hash: (plaintext) => (hashed++, keyed.hash(plaintext)) });
+    const auth = createAuthService(db, db.credentialsGeneration, {
+      ...keyed,
+      hash: (plaintext) => (hashed++, keyed.hash(plaintext)),
+    });
     db.write(() =>
       db.$client
         .prepare(
