@@ -5,7 +5,7 @@
 import { Database } from "bun:sqlite";
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { parseServerConfig } from "../src/config";
-import { lazyObject } from "../src/lazy-object";
+import { lazyObject, lazyProperties } from "../src/lazy-object";
 import { createRuntime, type Runtime } from "../src/runtime";
 
 const prepared: string[] = [];
@@ -36,6 +36,12 @@ test("a start prepares no statement of the secrets, installs or limit-request se
   expect(touching("limit_requests")).toEqual([]);
 });
 
+test("loading the starter account prepares none of the fixture statements it does not use", () => {
+  runtime = createRuntime(parseServerConfig({ memory: true, logLevel: "silent" }, {}), { starterAccount: true });
+  expect(touching("team_members")).toEqual([]);
+  expect(touching("account_overrides").filter((sql) => sql.startsWith("insert"))).toEqual([]);
+});
+
 test("a lazily built service is built on its first use and answers as it would have", () => {
   runtime = createRuntime(parseServerConfig({ memory: true, logLevel: "silent" }, {}), { starterAccount: true });
   const { accountId } = runtime.starter!;
@@ -44,6 +50,24 @@ test("a lazily built service is built on its first use and answers as it would h
   runtime.services.secrets.put(accountId, extension.id, "API_TOKEN", "v");
   expect(touching("secrets").length).toBeGreaterThan(0);
   expect(runtime.services.secrets.listNames(accountId, extension.id)).toEqual(["API_TOKEN"]);
+});
+
+test("lazyProperties makes each property once, on its first read", () => {
+  const made: string[] = [];
+  const lazy = lazyProperties({
+    a: () => {
+      made.push("a");
+      return 1;
+    },
+    b: () => {
+      made.push("b");
+      return 2;
+    },
+  });
+  expect(made).toEqual([]);
+  expect(lazy.b + lazy.b).toBe(4);
+  expect(made).toEqual(["b"]);
+  expect(Object.keys(lazy)).toEqual(["a", "b"]);
 });
 
 test("lazyObject makes its object once, on the first read, and forwards keys and `in`", () => {
