@@ -4,7 +4,6 @@
 import { createApp } from "./app";
 import { API_PREFIX, CONTROL_PREFIX, type ServerConfig, urlHost } from "./config";
 import { closeRequestStreams } from "./emulator/request-stream";
-import { writeExportDir } from "./exports/archive";
 import { exportState } from "./exports/document";
 import { removeReadyFile, removeStaleReadyFile, writeReadyFile } from "./ready-file";
 import { createRuntime, type Runtime, type RuntimeOptions } from "./runtime";
@@ -92,7 +91,7 @@ export function startServer(config: ServerConfig, options: ServerOptions = {}): 
         if (force) await server.stop(true);
         else if (!(await settlesWithin(server.stop(false), drainMs))) await server.stop(true);
       } finally {
-        if (config.exportOnExit) exportOnExit(runtime, config.exportOnExit);
+        if (config.exportOnExit) await exportOnExit(runtime, config.exportOnExit);
         runtime.close(); // the database is closed (WAL checkpointed) even if the listener fails to stop
         if (readyFile) removeReadyFile(readyFile.path, readyFile.text);
         if (serverFile) removeServerFile(serverFile);
@@ -127,9 +126,13 @@ function advertise(runtime: Runtime, url: string): ReturnType<typeof writeServer
   }
 }
 
-/** `--export-on-exit`: the state as it is once the last request has drained; a failure is logged, not thrown. */
-function exportOnExit(runtime: Runtime, dir: string): void {
+/**
+ * `--export-on-exit`: the state as it is once the last request has drained; a failure is logged, not thrown.
+ * The archive module is loaded here, not by every start.
+ */
+async function exportOnExit(runtime: Runtime, dir: string): Promise<void> {
   try {
+    const { writeExportDir } = await import("./exports/archive");
     writeExportDir(exportState(runtime), (id) => runtime.blobs.pathOf(id), dir);
     runtime.logger.info("state exported", { dir });
   } catch (e) {
