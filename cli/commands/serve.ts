@@ -161,6 +161,8 @@ export default defineCommand({
     if (starter)
       out(`  api key:       ${starter.key}  (account ${starter.accountId}, "${STARTER_KEY_NAME}", new; shown once)`);
     for (const line of exportLines(emulator)) out(line);
+    // The last of the start's own work: Bun accepts the first connection once this returns.
+    markStartup("ready (ready file, server.json, banner written)");
   },
 });
 
