@@ -85,3 +85,14 @@ export async function submittedVersion(
   if (!found) throw new Error(`version ${versionId} was submitted but is not in the versions of ${extensionId}`);
   return { ...found, warnings };
 }
+
+/**
+ * Why `startEmulator` refuses a fixture: it must hand back a key that works. An export keeps keys made through
+ * the API as keyed hashes, which authenticate only with the data directory they came from.
+ */
+export function noPlaintextKeyMessage(fromExport: boolean): string {
+  const why = fromExport
+    ? 'the export has no API key with a plaintext "key" (keys created through the API are exported as hashes, valid only with the data directory they came from); add one to an account\'s apiKeys in its fixture.json, e.g. {"name": "tests", "key": "ext_test_0123456789abcdef", "scopes": ["*"]}'
+    : 'the fixture has no API key with a plaintext "key"; add one';
+  return `${why} so startEmulator can return it`;
+}

@@ -115,7 +115,10 @@ export interface Emulator extends EmulatorConnection {
 
 /** The options both helpers' `startEmulator()` take. */
 export interface StartEmulatorCommonOptions {
-  /** A fixture object, a fixture file path, or "demo" (the default: the demo fixture). */
+  /**
+   * A fixture object, a fixture file path, an export directory (`ext export DIR`: `fixture.json` and its
+   * bundles), or "demo" (the default: the demo fixture).
+   */
   fixture?: FixtureInput | string;
   /** Keep the data in this directory (a restart finds it again); in memory when absent. */
   dataDir?: string;

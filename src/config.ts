@@ -172,6 +172,8 @@ export interface ClientEnv {
   baseUrl: string | null;
   /** EXT_DATA_DIR, else ./.ext-data: where this folder's `ext serve` says where it listens. */
   dataDir: string;
+  /** How the user typed this command, for the next commands we suggest: `npx ext` when npm ran us. */
+  command: "ext" | "npx ext";
 }
 
 export function parseClientEnv(env: Env = process.env): ClientEnv {
@@ -183,6 +185,8 @@ export function parseClientEnv(env: Env = process.env): ClientEnv {
     adminToken: get("EXT_ADMIN_TOKEN"),
     baseUrl: get("EXT_BASE_URL"),
     dataDir: get("EXT_DATA_DIR") ?? DEFAULT_DATA_DIR,
+    // npm sets npm_command for `npx`, `npm exec` and `npm run`: `ext` alone is then not on the user's PATH.
+    command: get("npm_command") ? "npx ext" : "ext",
   };
 }
 

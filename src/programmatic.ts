@@ -4,13 +4,14 @@
  * without seeing each other.
  */
 import type { Emulator as SharedEmulator, StartEmulatorCommonOptions } from "../client/emulator";
-import { emulatorCalls } from "../client/emulator-methods";
+import { emulatorCalls, noPlaintextKeyMessage } from "../client/emulator-methods";
 import { createAdminClient, createApiClient } from "../client/index";
 import { parseServerConfig, type ServerConfig } from "./config";
 import { restoreSnapshot } from "./emulator/reset";
 import { demoFixture, firstPlaintextKey } from "./fixtures/demo";
+import type { BundleDir } from "./fixtures/exact";
 import type { Fixture } from "./fixtures/model";
-import { resolveFixture } from "./fixtures/resolve";
+import { resolveFixtureSource } from "./fixtures/resolve";
 import { validateFixture } from "./fixtures/validate";
 import { createLogger, type LogLevel } from "./logger";
 import { deployFolder } from "./programmatic-deploy";
@@ -21,7 +22,10 @@ import { startServer } from "./server";
 export { ApiCallError } from "../client/errors";
 
 export interface StartEmulatorOptions extends Omit<StartEmulatorCommonOptions, "fixture" | "logLevel"> {
-  /** A fixture object, a fixture file path, or "demo" (the default: the embedded demo fixture). */
+  /**
+   * A fixture object, a fixture file path, an export directory (`ext export DIR`: `fixture.json` and its
+   * bundles), or "demo" (the default: the embedded demo fixture).
+   */
   fixture?: Fixture | string;
   /** Server log level on stderr (default "silent"). */
   logLevel?: LogLevel;
@@ -37,19 +41,16 @@ export class StartEmulatorError extends Error {
   override name = "StartEmulatorError";
 }
 
-function fixtureOf(fixture: Fixture | string | undefined): Fixture {
-  if (fixture === undefined) return demoFixture();
-  if (typeof fixture === "string") return resolveFixture(fixture);
-  return validateFixture(structuredClone(fixture), "startEmulator fixture");
+function fixtureOf(fixture: Fixture | string | undefined): { fixture: Fixture; bundleDir: BundleDir } {
+  if (fixture === undefined) return { fixture: demoFixture(), bundleDir: null };
+  if (typeof fixture === "string") return resolveFixtureSource(fixture);
+  return { fixture: validateFixture(structuredClone(fixture), "startEmulator fixture"), bundleDir: null };
 }
 
 export async function startEmulator(options: StartEmulatorOptions = {}): Promise<Emulator> {
-  const fixture = fixtureOf(options.fixture);
+  const { fixture, bundleDir } = fixtureOf(options.fixture);
   const apiKey = firstPlaintextKey(fixture);
-  if (!apiKey)
-    throw new StartEmulatorError(
-      'the fixture has no API key with a plaintext "key"; add one so startEmulator can return it',
-    );
+  if (!apiKey) throw new StartEmulatorError(noPlaintextKeyMessage(bundleDir !== null));
   const flags = {
     host: options.host ?? "127.0.0.1",
     port: options.port ?? 0,
@@ -64,7 +65,11 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   };
   // Not from the environment: a test's emulator must not change because a developer exported EXT_PORT.
   const config: ServerConfig = parseServerConfig(flags, {});
-  const server = startServer(config, { seedFixture: fixture, logger: createLogger(config.logLevel) });
+  const server = startServer(config, {
+    seedFixture: fixture,
+    seedBundleDir: bundleDir,
+    logger: createLogger(config.logLevel),
+  });
   const adminToken = server.runtime.control.adminToken;
   // The admin token is always accepted; off loopback (host "0.0.0.0") it is the only way in.
   const client = createApiClient({ baseUrl: server.url, apiKey });

@@ -129,7 +129,7 @@ function buildServices(db: Db, clock: EmulatorClock, blobs: BlobStore, cipher: S
   const limitRequests = lazyObject(() => createLimitRequestService({ db, clock, overrides, limits }));
   const adminStatus = lazyObject(() => createAdminStatusService({ db, clock }));
   // The dashboard's reads (src/emulator/dashboard.ts).
-  const dashboardKeys = lazyObject(() => createDashboardKeys({ db, accounts, limits }));
+  const dashboardKeys = lazyObject(() => createDashboardKeys({ db, accounts, limits, keyHasher }));
   const bundleContents = lazyObject(() => createBundleContents({ db, blobs }));
   const limitUsage = lazyObject(() => createLimitUsage({ db, limits }));
   const reviewQueue = lazyObject(() => createReviewQueue(db));

@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { defineCommand } from "citty";
+import { parseClientEnv } from "../../src/config";
 import { UsageError } from "../lib/runner";
 import { scaffoldFiles } from "../lib/scaffold";
 import { out } from "../output";
@@ -25,6 +26,7 @@ export default defineCommand({
     },
   },
   async run({ args }) {
+    const { command } = parseClientEnv();
     const dir = resolve(args.dir || ".");
     let existing: string[] = [];
     try {
@@ -36,7 +38,7 @@ export default defineCommand({
     }
     // Nothing of the user's is ever overwritten: a folder with anything in it is refused whole.
     if (existing.length > 0)
-      throw new UsageError(`${args.dir} is not empty: give a new folder, e.g. ext init my-extension`);
+      throw new UsageError(`${args.dir} is not empty: give a new folder, e.g. ${command} init my-extension`);
     const name = args.name || basename(dir);
     for (const [path, content] of Object.entries(scaffoldFiles(name))) {
       const file = join(dir, path);
@@ -47,7 +49,7 @@ export default defineCommand({
     const shown = args.dir || ".";
     out("");
     out("next:");
-    out(`  ext extensions create --name "${name}"     (prints the extension's id)`);
-    out(`  ext deploy ${shown} --extension ID --version 1.0.0`);
+    out(`  ${command} extensions create --name "${name}"     (prints the extension's id)`);
+    out(`  ${command} deploy ${shown} --extension ID --version 1.0.0`);
   },
 });

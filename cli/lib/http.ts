@@ -32,6 +32,8 @@ export interface Endpoints {
   adminUrl: string;
   /** The limits path the spec gives the deploy tool: …/v1/developer/extensions/{id}/limits */
   limitsUrl(extensionId: string): string;
+  /** What to say when nothing answers there, if more is known than "is the emulator running?". */
+  unreachableHint?: string;
 }
 
 /** From a developer API base URL, which must end in /developer/v1 (spec §1). */
@@ -73,14 +75,14 @@ function endpoints(root: string): Endpoints {
 }
 
 /** A failed connection becomes one line naming the server; a cut request keeps its signal's reason. */
-const unreachable: Middleware = {
+const unreachable = (hint = "is the emulator running?"): Middleware => ({
   onError({ request, error }) {
     if (request.signal.aborted) return request.signal.reason instanceof Error ? request.signal.reason : undefined;
     return new UnreachableError(
-      `cannot reach ${new URL(request.url).origin} (${(error as Error)?.message ?? String(error)}); is the emulator running?`,
+      `cannot reach ${new URL(request.url).origin} (${(error as Error)?.message ?? String(error)}); ${hint}`,
     );
   },
-};
+});
 
 /**
  * A success that is an HTML page is another server's (a web server or dev server on that port, a login
@@ -105,14 +107,14 @@ const htmlIsForeign: Middleware = {
 /** The developer API at `endpoints`, as `apiKey`. */
 export function apiClient(endpoints: Endpoints, apiKey: string): ApiClient {
   const client = createApiClient({ baseUrl: endpoints.root, apiKey });
-  client.use(unreachable, htmlIsForeign);
+  client.use(unreachable(endpoints.unreachableHint), htmlIsForeign);
   return client;
 }
 
 /** The control plane at `endpoints` (the token is needed off loopback only). */
 export function adminClient(endpoints: Endpoints, adminToken: string | null): AdminClient {
   const client = createAdminClient({ url: endpoints.root, adminToken });
-  client.use(unreachable, htmlIsForeign);
+  client.use(unreachable(endpoints.unreachableHint), htmlIsForeign);
   return client;
 }
 

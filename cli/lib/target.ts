@@ -12,7 +12,7 @@
  */
 import { type Account, ApiCallError } from "../../client";
 import { type ClientEnv, DEFAULT_HOST, DEFAULT_PORT, parseClientEnv } from "../../src/config";
-import { readServerFile } from "../../src/server-file";
+import { readServerFile, serverFilePath } from "../../src/server-file";
 import { err } from "../output";
 import { headline } from "./api-error";
 import { adminClient, call, type Endpoints, endpointsFromAnyUrl } from "./http";
@@ -72,7 +72,7 @@ export async function resolveServer(flags: TargetFlags, env: ClientEnv = parseCl
   } else if (env.baseUrl) {
     return { endpoints: endpointsFromAnyUrl(env.baseUrl), adminToken };
   }
-  return { endpoints: endpointsFromAnyUrl(await localUrl(env)), adminToken };
+  return { endpoints: await localEndpoints(env), adminToken };
 }
 
 /** The server and a developer key for it. */
@@ -84,9 +84,14 @@ export async function resolveApi(flags: TargetFlags, env: ClientEnv = parseClien
 }
 
 /** What `local` means: EXT_LOCAL_URL, else this folder's running `ext serve`, else the default address. */
-async function localUrl(env: ClientEnv): Promise<string> {
-  if (env.localUrl !== null) return env.localUrl;
-  return (await runningServer(env.dataDir)) ?? `http://${DEFAULT_HOST}:${DEFAULT_PORT}`;
+async function localEndpoints(env: ClientEnv): Promise<Endpoints> {
+  if (env.localUrl !== null) return endpointsFromAnyUrl(env.localUrl);
+  const running = await runningServer(env.dataDir);
+  if (running) return endpointsFromAnyUrl(running);
+  return {
+    ...endpointsFromAnyUrl(`http://${DEFAULT_HOST}:${DEFAULT_PORT}`),
+    unreachableHint: `no \`ext serve\` was found for this folder (${serverFilePath(env.dataDir)} is missing or stale): start one with \`ext serve\`, or give --target URL`,
+  };
 }
 
 /**

@@ -77,8 +77,12 @@ export function createAccountService(deps: { db: Db; clock: Clock; limits: Limit
       return db.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).get() !== undefined;
     },
 
-    createKey(accountId: string, input: CreateApiKeyInput): { apiKey: ApiKey; plaintext: string } {
-      const plaintext = generateApiKey();
+    /** `plaintext` is for keys the emulator makes itself (the dashboard's); a user's key is always random. */
+    createKey(
+      accountId: string,
+      input: CreateApiKeyInput,
+      plaintext: string = generateApiKey(),
+    ): { apiKey: ApiKey; plaintext: string } {
       const row = db.write((tx) => {
         requireAccount(tx, accountId);
         const max = limits.resolve("max_api_keys", { accountId }).value;

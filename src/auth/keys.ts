@@ -2,16 +2,21 @@ import { createHash, createHmac, randomBytes } from "node:crypto";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
-/** A new plaintext developer key: `ext_` + 40 base62 characters (238 bits). Shown once, never stored. */
-export function generateApiKey(): string {
+/** `ext_` + 40 base62 characters (238 bits) from a stream of bytes. */
+function keyFromBytes(next: () => Uint8Array): string {
   // Rejection sampling keeps every character uniformly likely.
   let out = "";
   while (out.length < 40) {
-    for (const byte of randomBytes(48)) {
+    for (const byte of next()) {
       if (byte < 248 && out.length < 40) out += BASE62[byte % 62];
     }
   }
   return `ext_${out}`;
+}
+
+/** A new plaintext developer key. Shown once, never stored. */
+export function generateApiKey(): string {
+  return keyFromBytes(() => randomBytes(48));
 }
 
 /**
@@ -21,13 +26,25 @@ export function generateApiKey(): string {
  */
 export interface KeyHasher {
   hash(plaintext: string): string;
+  /**
+   * A key that is the same for the same label on the same data directory, and unguessable without its
+   * secrets key: what the emulator's own dashboard key is, so a restart finds the key it made before.
+   */
+  derive(label: string): string;
 }
 
 export const KEYED_HASH_PREFIX = "hmac:";
 
 export function createKeyHasher(secretsKey: Buffer): KeyHasher {
   const hashKey = createHmac("sha256", secretsKey).update("ext api key hash v1").digest();
-  return { hash: (plaintext) => KEYED_HASH_PREFIX + createHmac("sha256", hashKey).update(plaintext).digest("hex") };
+  const deriveKey = createHmac("sha256", secretsKey).update("ext api key derive v1").digest();
+  return {
+    hash: (plaintext) => KEYED_HASH_PREFIX + createHmac("sha256", hashKey).update(plaintext).digest("hex"),
+    derive: (label) => {
+      let block = 0;
+      return keyFromBytes(() => createHmac("sha256", deriveKey).update(`${label}\n${block++}`).digest());
+    },
+  };
 }
 
 /**

@@ -26,7 +26,6 @@ function clearTransientState(runtime: Runtime): void {
   runtime.rateLimiter.clear();
   control.faults.clear();
   control.requestLog.clear();
-  runtime.services.dashboardKeys.clear();
 }
 
 export function resetEmulator(runtime: Runtime): ResetReport {

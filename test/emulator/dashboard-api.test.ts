@@ -1,5 +1,8 @@
 /** The control-plane reads the dashboard is built on: accounts, its own key, review queue, bundles, limits, request detail, SSE. */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { type BundleDir, bundleDir, createExtension, submitVersion } from "../helpers/bundles";
 import { DEMO_KEY, expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
@@ -54,6 +57,49 @@ describe("accounts and the dashboard key", () => {
     const third = await emu.admin("POST", "/accounts/acc_test/dashboard-key");
     expect(third.body.created).toBe(true);
     expect(third.body.plaintext).not.toBe(first.body.plaintext);
+  });
+
+  test("a reset makes the same dashboard key again: a page that holds it keeps working", async () => {
+    const first = await emu.admin("POST", "/accounts/acc_test/dashboard-key");
+    await emu.admin("POST", "/reset");
+    const after = await emu.admin("POST", "/accounts/acc_test/dashboard-key");
+    expect(after.body).toMatchObject({ created: true, plaintext: first.body.plaintext });
+    expect((await emu.api("GET", "/extensions", { key: first.body.plaintext })).status).toBe(200);
+  });
+
+  test("restarts on one data directory reuse the dashboard key instead of filling the key cap", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "ext-dashboard-key-"));
+    const keys: string[] = [];
+    try {
+      // More starts than the cap of 20 keys leaves room for.
+      for (let start = 0; start < 22; start++) {
+        const server = await startTestEmulator({ dataDir, fixture: start === 0 ? undefined : null });
+        try {
+          const res = await server.admin("POST", "/accounts/acc_test/dashboard-key");
+          expect(res.status).toBe(200);
+          expect(res.body.created).toBe(start === 0);
+          keys.push(res.body.plaintext);
+          expect((await server.api("GET", "/extensions", { key: res.body.plaintext })).status).toBe(200);
+        } finally {
+          await stopTestEmulator(server, true);
+        }
+      }
+      expect(new Set(keys).size).toBe(1);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test("another data directory derives other dashboard keys", async () => {
+    const other = await startTestEmulator();
+    try {
+      const here = (await emu.admin("POST", "/accounts/acc_test/dashboard-key")).body.plaintext;
+      const there = (await other.admin("POST", "/accounts/acc_test/dashboard-key")).body.plaintext;
+      expect(there).toMatch(/^ext_[0-9A-Za-z]{40}$/);
+      expect(there).not.toBe(here);
+    } finally {
+      await stopTestEmulator(other);
+    }
   });
 
   test("the key list's lastUsedAt is the last request each key authenticated; a reset forgets it", async () => {

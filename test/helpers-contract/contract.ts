@@ -4,7 +4,7 @@
  * bundle), by tsconfig paths and by the runner in helpers-contract.test.ts. The @ts-expect-error lines
  * prove the types refuse a misspelt field and an unknown API path: an unused one fails the type check.
  */
-import { ApiCallError, startEmulator } from "emulator-helper";
+import { ApiCallError, type Emulator, startEmulator } from "emulator-helper";
 
 /** What a rejected call rejected with: an ApiCallError's status, code and the limits its details name. */
 async function refusal(call: Promise<unknown>) {
@@ -79,5 +79,46 @@ export async function contract(folder: string) {
     };
   } finally {
     await emu.stop();
+  }
+}
+
+/** An emulator's one extension named "Exported Board": it, its versions, and the first one's bundle tree. */
+export async function exportedBoard(emu: Emulator) {
+  const extensions = (await emu.client.GET("/developer/v1/extensions")).data?.extensions ?? [];
+  const board = extensions.find((e) => e.name === "Exported Board");
+  if (!board) return null;
+  const versions =
+    (await emu.client.GET("/developer/v1/extensions/{id}/versions", { params: { path: { id: board.id } } })).data
+      ?.versions ?? [];
+  const first = versions[0];
+  const bundle = first
+    ? (await emu.admin.GET("/_emulator/versions/{versionId}/bundle", { params: { path: { versionId: first.id } } }))
+        .data
+    : undefined;
+  const installs = (
+    await emu.client.GET("/developer/v1/extensions/{id}/installs", { params: { path: { id: board.id } } })
+  ).data;
+  return { board, versions, bundle, installs };
+}
+
+/** What an emulator started from an export directory answers, and what one whose keys are all hashes says. */
+export async function fromExport(dir: string, hashOnlyDir: string) {
+  const emu = await startEmulator({ fixture: dir });
+  try {
+    return {
+      loaded: await exportedBoard(emu),
+      hashOnly: await refusalMessage(startEmulator({ fixture: hashOnlyDir })),
+    };
+  } finally {
+    await emu.stop();
+  }
+}
+
+async function refusalMessage(start: Promise<Emulator>) {
+  try {
+    await (await start).stop();
+    return "started";
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
   }
 }

@@ -4,10 +4,13 @@
  * Node on the bundle, spawning the compiled binary). Both must give the same answers.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { buildNodeHelper } from "../../scripts/lib/node-helper";
+import { writeExportDir } from "../../src/exports/archive";
+import { exportState } from "../../src/exports/document";
+import { startEmulator } from "../../src/programmatic";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv } from "../binary/helpers";
 
 const ROOT = resolve(import.meta.dir, "../..");
@@ -33,6 +36,33 @@ function extensionFolder(): string {
   // Left out by the default rules, as `ext deploy` leaves it out.
   writeFileSync(join(dir, ".env"), "TOKEN=not-packed\n");
   return dir;
+}
+
+/** Resolves "emulator-helper" to the built Node package, left external so Node loads it as a user would. */
+function nodeHelperPlugin(): Bun.BunPlugin {
+  return {
+    name: "node-helper",
+    setup(build) {
+      build.onResolve({ filter: /^emulator-helper$/ }, () => ({
+        path: pathToFileURL(join(pkg, "index.mjs")).href,
+        external: true,
+      }));
+    },
+  };
+}
+
+/** Runs an ES module script with Node against the compiled binary; its stdout, parsed. */
+async function runNode(script: string) {
+  const proc = Bun.spawn(["node", "--input-type=module", "-e", script], {
+    cwd: built.work,
+    env: cleanEnv({ EXT_BINARY: built.bin }),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr] = [await new Response(proc.stdout).text(), await new Response(proc.stderr).text()];
+  expect(stderr).toBe("");
+  expect(await proc.exited).toBe(0);
+  return JSON.parse(stdout);
 }
 
 async function tsc(helperTypes: string): Promise<string> {
@@ -86,31 +116,12 @@ test("the Bun helper and the Node helper give the same answers to every method",
     format: "esm",
     outdir: built.work,
     naming: "contract.mjs",
-    plugins: [
-      {
-        name: "node-helper",
-        setup(build) {
-          build.onResolve({ filter: /^emulator-helper$/ }, () => ({
-            path: pathToFileURL(join(pkg, "index.mjs")).href,
-            external: true,
-          }));
-        },
-      },
-    ],
+    plugins: [nodeHelperPlugin()],
   });
   expect(result.success).toBe(true);
   const script = `import { contract } from ${JSON.stringify(pathToFileURL(bundled).href)};
     console.log(JSON.stringify(await contract(${JSON.stringify(extensionFolder())})));`;
-  const proc = Bun.spawn(["node", "--input-type=module", "-e", script], {
-    cwd: built.work,
-    env: cleanEnv({ EXT_BINARY: built.bin }),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr] = [await new Response(proc.stdout).text(), await new Response(proc.stderr).text()];
-  expect(stderr).toBe("");
-  expect(await proc.exited).toBe(0);
-  const node = JSON.parse(stdout);
+  const node = await runNode(script);
 
   expect(bun).toMatchObject({
     created: { status: "draft" },
@@ -141,4 +152,63 @@ test("the Bun helper and the Node helper give the same answers to every method",
   const { created: _n, installs: nodeInstalls, ...nodeRest } = node;
   expect(nodeInstalls).toEqual(bunInstalls);
   expect(nodeRest).toEqual(bunRest);
+}, 120_000);
+
+/**
+ * An export made in process: an approved version with a real bundle and 1,234 installs, under the demo fixture's
+ * plaintext keys; and a copy whose plaintext keys are gone, as an export of keys made through the API has them.
+ */
+async function exportDirs() {
+  const { exportedBoard } = await import("./contract");
+  const emu = await startEmulator({ rateLimits: false });
+  const dir = join(mkdtempSync(join(built.work, "export-")), "state");
+  let original: Awaited<ReturnType<typeof exportedBoard>>;
+  try {
+    const { id } = await emu.createExtension({ name: "Exported Board" });
+    const version = await emu.deploy(extensionFolder(), { extensionId: id, version: "1.0.0" });
+    await emu.approveVersion(version.id);
+    await emu.addInstalls(id, 1234);
+    writeExportDir(exportState(emu.runtime), (blob) => emu.runtime.blobs.pathOf(blob), dir);
+    original = await exportedBoard(emu);
+  } finally {
+    await emu.stop();
+  }
+  const hashOnlyDir = `${dir}-hash-only`;
+  cpSync(dir, hashOnlyDir, { recursive: true });
+  const fixture = JSON.parse(readFileSync(join(dir, "fixture.json"), "utf8"));
+  for (const account of fixture.accounts)
+    account.apiKeys = (account.apiKeys ?? []).filter((k: { key?: string }) => k.key === undefined);
+  writeFileSync(join(hashOnlyDir, "fixture.json"), JSON.stringify(fixture));
+  return { dir, hashOnlyDir, original };
+}
+
+test("both helpers start from an export directory (bundles included) and name the fix for hash-only keys", async () => {
+  const { dir, hashOnlyDir, original } = await exportDirs();
+  const { fromExport } = await import("./contract");
+  const bun = await fromExport(dir, hashOnlyDir);
+
+  const bundled = join(built.work, "contract-export.mjs");
+  const result = await Bun.build({
+    entrypoints: [CONTRACT],
+    target: "node",
+    format: "esm",
+    outdir: built.work,
+    naming: "contract-export.mjs",
+    plugins: [nodeHelperPlugin()],
+  });
+  expect(result.success).toBe(true);
+  const script = `import { fromExport } from ${JSON.stringify(pathToFileURL(bundled).href)};
+    console.log(JSON.stringify(await fromExport(${JSON.stringify(dir)}, ${JSON.stringify(hashOnlyDir)})));`;
+  const node = await runNode(script);
+
+  expect(original).toMatchObject({
+    board: { status: "approved" },
+    versions: [{ version: "1.0.0", status: "approved" }],
+    bundle: { files: [expect.anything(), expect.anything()] },
+    installs: { total: 1234 },
+  });
+  // The bundle tree is read from the loaded bundle's bytes: the same tree, so the same archive.
+  expect(bun.loaded).toEqual(original);
+  expect(bun.hashOnly).toContain("keys created through the API are exported as hashes");
+  expect(node).toEqual(bun);
 }, 120_000);

@@ -6,7 +6,7 @@
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type {
   EmulatorConnection,
@@ -14,7 +14,7 @@ import type {
   Emulator as SharedEmulator,
   StartEmulatorCommonOptions,
 } from "../../../client/emulator";
-import { emulatorCalls } from "../../../client/emulator-methods";
+import { emulatorCalls, noPlaintextKeyMessage } from "../../../client/emulator-methods";
 import { createAdminClient, createApiClient } from "../../../client/index";
 import { binaryPath, packageDir } from "../lib/binary.cjs";
 import { createWorkDir } from "../lib/temp-dirs.cjs";
@@ -73,29 +73,46 @@ function demoFixture(): unknown {
   throw new StartEmulatorError("the demo fixture is missing from the ext-emulator package; reinstall it");
 }
 
+/** `ext serve --seed` reads a directory as an export: its `fixture.json`, with the bundles beside it. */
+const isDirectory = (path: string) => {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
+interface Seed {
+  seed: string;
+  apiKey: string | null;
+  fromExport: boolean;
+}
+
 /**
- * The `--seed` argument and the API key it yields. A string is a file path, or "demo" (the fixture embedded
- * in the binary) unless a file really named "demo" exists: the rule of `ext serve --seed`.
+ * The `--seed` argument and the API key it yields. A string is a file path, an export directory, or "demo"
+ * (the fixture embedded in the binary) unless a file really named "demo" exists: the rule of `ext serve --seed`.
  */
-function seedOf(fixture: Fixture | undefined, work: string): { seed: string; apiKey: string | null } {
+function seedOf(fixture: Fixture | undefined, work: string): Seed {
   if (fixture === undefined || (fixture === "demo" && !existsSync(resolve("demo"))))
-    return { seed: "demo", apiKey: firstPlaintextKey(demoFixture()) };
+    return { seed: "demo", apiKey: firstPlaintextKey(demoFixture()), fromExport: false };
   if (typeof fixture === "string") {
-    const file = resolve(fixture);
+    const path = resolve(fixture);
+    const fromExport = isDirectory(path);
+    const file = fromExport ? join(path, "fixture.json") : path;
     let parsed: unknown;
     try {
       parsed = JSON.parse(readFileSync(file, "utf8"));
     } catch (e) {
       throw new StartEmulatorError(`cannot read the fixture ${file}: ${(e as Error).message}`);
     }
-    return { seed: file, apiKey: firstPlaintextKey(parsed) };
+    return { seed: path, apiKey: firstPlaintextKey(parsed), fromExport };
   }
   if (typeof fixture !== "object" || fixture === null)
-    throw new TypeError('startEmulator: fixture must be a fixture object, a file path or "demo"');
+    throw new TypeError('startEmulator: fixture must be a fixture object, a file path, an export directory or "demo"');
   // It may hold plaintext keys: written inside our own temp directory (mode 0700), removed by stop().
   const file = join(work, "fixture.json");
   writeFileSync(file, JSON.stringify(fixture), { mode: 0o600 });
-  return { seed: file, apiKey: firstPlaintextKey(fixture) };
+  return { seed: file, apiKey: firstPlaintextKey(fixture), fromExport: false };
 }
 
 /** `ext serve` arguments for these options. */
@@ -179,7 +196,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   const bin = options.binary ?? binaryPath();
   const work = createWorkDir();
   const cleanup = () => rmSync(work, { recursive: true, force: true });
-  let seed: { seed: string; apiKey: string | null };
+  let seed: Seed;
   try {
     seed = seedOf(options.fixture, work);
   } catch (e) {
@@ -189,9 +206,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   const apiKey = seed.apiKey;
   if (!apiKey) {
     cleanup();
-    throw new StartEmulatorError(
-      'the fixture has no API key with a plaintext "key"; add one so startEmulator can return it',
-    );
+    throw new StartEmulatorError(noPlaintextKeyMessage(seed.fromExport));
   }
   const ready = join(work, "ready.json");
   const adminToken = randomBytes(24).toString("base64url");
