@@ -17,7 +17,7 @@ import { ignoreInVersionControl } from "./data-dir-ignore";
 import { createMemoryDir, lockDataDir } from "./data-dir-lock";
 import { makeDataDirPrivate, PRIVATE_FILE_MODE } from "./data-dir-modes";
 import { type Db, openDatabase } from "./db/database";
-import { versions } from "./db/schema";
+import { accounts as accountRows, versions } from "./db/schema";
 import { startAutoApprove } from "./emulator/auto-approve";
 import { type ControlPlane, createControlPlane } from "./emulator/control";
 import { createEmulatorStore } from "./emulator/store";
@@ -271,7 +271,7 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
       throw e;
     }
   }
-  if (options.starterAccount && !startupFixture && services.accounts.listAccounts().length === 0) {
+  if (options.starterAccount && !startupFixture && !anyAccount(db)) {
     try {
       runtime.starter = createStarter(runtime);
     } catch (e) {
@@ -283,6 +283,11 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
   if (config.autoApproveMs !== null)
     startAutoApprove({ versions: services.versions, control: runtime.control, logger }, config.autoApproveMs);
   return runtime;
+}
+
+/** Whether the database holds an account: one row read, without building the accounts service's listing. */
+function anyAccount(db: Db): boolean {
+  return db.select({ id: accountRows.id }).from(accountRows).limit(1).all().length > 0;
 }
 
 function createStarter(runtime: Runtime): StarterAccount | null {

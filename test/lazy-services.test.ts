@@ -36,6 +36,12 @@ test("a start prepares no statement of the secrets, installs or limit-request se
   expect(touching("limit_requests")).toEqual([]);
 });
 
+test("deciding to create the starter account reads one row, without the accounts listing", () => {
+  runtime = createRuntime(parseServerConfig({ memory: true, logLevel: "silent" }, {}), { starterAccount: true });
+  expect(prepared.filter((sql) => sql.includes('SELECT COUNT(*) FROM "extensions"'))).toEqual([]);
+  expect(runtime.services.accounts.listAccounts().map((a) => a.id)).toEqual([runtime.starter!.accountId]);
+});
+
 test("loading the starter account prepares none of the fixture statements it does not use", () => {
   runtime = createRuntime(parseServerConfig({ memory: true, logLevel: "silent" }, {}), { starterAccount: true });
   expect(touching("team_members")).toEqual([]);

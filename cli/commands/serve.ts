@@ -172,14 +172,15 @@ export default defineCommand({
  */
 function exportLines(emulator: RunningEmulator): string[] {
   const { runtime } = emulator;
-  const first = runtime.services.accounts.listAccounts()[0];
-  if (!first)
-    return [
-      "  no account yet: create one in the dashboard, or load the demo:",
-      `    ext seed demo --target ${emulator.url}`,
-    ];
+  // A key this start made or loaded belongs to an account that exists: no need to list the accounts.
   let key = runtime.starter?.key ?? (runtime.startupFixture ? firstPlaintextKey(runtime.startupFixture) : null);
   if (!key) {
+    const first = runtime.services.accounts.listAccounts()[0];
+    if (!first)
+      return [
+        "  no account yet: create one in the dashboard, or load the demo:",
+        `    ext seed demo --target ${emulator.url}`,
+      ];
     try {
       key = runtime.services.dashboardKeys.forAccount(first.id).plaintext;
     } catch (e) {
