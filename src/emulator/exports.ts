@@ -17,6 +17,7 @@ import { restoreSnapshot } from "./reset";
 import { controlResponses, NoContent, noContent, security, tags } from "./route-kit";
 
 const ARCHIVE_LABEL = "uploaded archive";
+const ARCHIVED_FIXTURE = `${EXPORT_FIXTURE_FILE} of the ${ARCHIVE_LABEL}`;
 
 /** The folder an uploaded archive was staged in, kept on its Request until the response is sent. */
 const STAGED = Symbol("ext.stagedExport");
@@ -39,14 +40,14 @@ export async function stageSeedArchive(runtime: Runtime, request: Request): Prom
   const { ExportArchiveError, readExportArchive } = await archiveModule();
   try {
     await readExportArchive(request.body, dir, `the ${ARCHIVE_LABEL}`);
-    return parseFixtureText(
-      readFileSync(join(dir, EXPORT_FIXTURE_FILE), "utf8"),
-      `${EXPORT_FIXTURE_FILE} (${ARCHIVE_LABEL})`,
-    );
+    return parseFixtureText(readFileSync(join(dir, EXPORT_FIXTURE_FILE), "utf8"), ARCHIVED_FIXTURE);
   } catch (e) {
     if (e instanceof ExportArchiveError) throw errors.exportInvalid(e.message);
     if (e instanceof FixtureError)
-      throw errors.fixtureInvalid(e.problems.map((p) => ({ field: p.path, message: p.message })));
+      throw errors.fixtureInvalid(
+        e.problems.map((p) => ({ field: p.path, message: p.message })),
+        ARCHIVED_FIXTURE,
+      );
     throw e;
   }
 }

@@ -176,10 +176,13 @@ export async function readExportArchive(
     }
   } catch (e) {
     if (e instanceof ExportArchiveError) throw new ExportArchiveError(`${source}: ${e.message}`);
-    if (e instanceof TarRefusal || (e as NodeJS.ErrnoException).code === "EEXIST")
-      throw new ExportArchiveError(
-        `${source} is truncated or damaged in entry ${JSON.stringify(current.slice(0, 200))}: ${(e as Error).message}`,
-      );
+    if (e instanceof TarRefusal || (e as NodeJS.ErrnoException).code === "EEXIST") {
+      const entry = current.slice(0, 200);
+      // The tar reader's message may begin with the entry too: said once.
+      const message = (e as Error).message;
+      const why = message.startsWith(`${entry}: `) ? message.slice(entry.length + 2) : message;
+      throw new ExportArchiveError(`${source} is truncated or damaged in entry ${JSON.stringify(entry)}: ${why}`);
+    }
     throw e;
   }
   if (!sawFixture) throw new ExportArchiveError(`${source} has no ${EXPORT_FIXTURE_FILE}`);

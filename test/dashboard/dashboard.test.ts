@@ -143,9 +143,24 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
   test(
     "the first load's key count is the one the API keys page lists (the dashboard key included)",
     async () => {
+      // The order the page keeps: the dashboard key made (its answer back) before the counts are read. A race
+      // between the two would often show the right number anyway, so the order itself is checked.
+      const events: string[] = [];
+      const onRequest = (r: { method(): string; url(): string }) =>
+        events.push(`request ${r.method()} ${new URL(r.url()).pathname}`);
+      const onResponse = (r: { request(): { method(): string }; url(): string }) =>
+        events.push(`response ${r.request().method()} ${new URL(r.url()).pathname}`);
+      page.on("request", onRequest);
+      page.on("response", onResponse);
       await open("#/");
       const count = page.locator(".counts li", { hasText: "Active API keys" }).locator(".count");
       await count.waitFor();
+      page.off("request", onRequest);
+      page.off("response", onResponse);
+      const keyMade = events.indexOf("response POST /_emulator/accounts/acc_dev/dashboard-key");
+      const countsRead = events.indexOf("request GET /_emulator/state");
+      expect(keyMade).toBeGreaterThanOrEqual(0);
+      expect(countsRead).toBeGreaterThan(keyMade);
       const state = (await (await fetch(`${server.adminUrl}/state`)).json()) as { counts: { apiKeys: number } };
       expect(Number(await count.textContent())).toBe(state.counts.apiKeys);
       const devKeys = page.getByRole("row", { name: /Dev Studio/ });
@@ -278,6 +293,77 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
   );
 
   test(
+    "the secret, installs, clock, overrides and fixture forms check before sending: one message per field, no request",
+    async () => {
+      await open("#/extensions/ext_board/secrets");
+      const seen = watch();
+      const field = (id: string) => page.locator(`#${id}`);
+      const problem = (id: string) => page.locator(`#${id}-error`);
+      await field("secret-name").fill("bad-name");
+      await page.getByRole("button", { name: "Set secret" }).click();
+      await textIs(
+        problem("secret-name"),
+        "Name must start with a letter or _, then letters, digits or _ only (no spaces or dashes), 128 characters at most.",
+      );
+      await textIs(problem("secret-value"), "Value is required.");
+      expect(await field("secret-name").getAttribute("aria-invalid")).toBe("true");
+      expect(await field("secret-name").getAttribute("aria-describedby")).toBe("secret-name-error");
+      // Focus goes to the first field to fix.
+      expect(await page.evaluate<string | null>("document.activeElement?.id")).toBe("secret-name");
+
+      await open("#/extensions/ext_board/installs");
+      await field("inst-count").fill("0");
+      await page.getByRole("button", { name: "Simulate installs" }).click();
+      await textIs(problem("inst-count"), "How many must be at least 1.");
+      await field("inst-count").fill("");
+      await page.getByRole("button", { name: "Simulate uninstalls" }).click();
+      await textIs(problem("inst-count"), "How many is required.");
+
+      await open("#/admin/clock");
+      await field("clock-adv").fill("");
+      await page.getByRole("button", { name: "Advance" }).click();
+      await textIs(problem("clock-adv"), "Advance by is required.");
+      await field("clock-set").fill("next tuesday");
+      await page.getByRole("button", { name: "Set", exact: true }).click();
+      await textIs(problem("clock-set"), "Set to must be a date and time with its zone, like 2030-01-01T00:00:00Z.");
+
+      await open("#/admin/overrides");
+      await page.getByLabel("Add a limit").selectOption("max_secrets_per_extension");
+      await page.getByRole("button", { name: "Add", exact: true }).click();
+      await page.getByRole("button", { name: "Save overrides" }).click();
+      await textIs(problem("ov-max_secrets_per_extension"), "max_secrets_per_extension is required.");
+      await field("ov-max_secrets_per_extension").fill("-1");
+      await page.getByRole("button", { name: "Save overrides" }).click();
+      await textIs(problem("ov-max_secrets_per_extension"), "max_secrets_per_extension must be at least 0.");
+
+      await open("#/admin/state");
+      await page.getByLabel(/^Or paste a fixture/).fill('{"accounts": []');
+      await page.getByRole("button", { name: "Load fixture" }).click();
+      await textIs(problem("fixture"), "The fixture is not valid JSON (line 1, column 16).");
+      await page.getByRole("button", { name: "Load file" }).click();
+      await textIs(problem("seed-file"), "Choose a fixture (.json) or an export (.tar) file.");
+      // The messages as they look, and readable, in both schemes.
+      for (const scheme of ["light", "dark"] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        expect({ scheme, violations: describeViolations(await seriousViolations(page)) }).toEqual({
+          scheme,
+          violations: [],
+        });
+        if (scheme === "dark") await page.screenshot({ path: join(SHOTS, "form-messages-dark.png"), fullPage: true });
+      }
+      await page.emulateMedia({ colorScheme: "light" });
+
+      seen.stop();
+      // Page loads read (and fetch the account's dashboard key); no form's own request goes out.
+      expect(seen.requests.filter((r) => !r.startsWith("GET") && !r.endsWith("/dashboard-key"))).toEqual([]);
+      expect(seen.consoleErrors).toEqual([]);
+      expect(seen.failed).toEqual([]);
+      expect(await page.locator(".note.error").count()).toBe(0);
+    },
+    STEP_TIMEOUT_MS,
+  );
+
+  test(
     "limits grouped as the spec groups them, each with its source; the increase wizard refuses a short reason and a decrease, reviews current → requested, and the API refuses a decrease too",
     async () => {
       // ext_board's sound limit was raised by the approved request above: an extension override.
@@ -392,6 +478,46 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
   );
 
   test(
+    "the selected account is in the URL: kept while moving around, by a reload and by a shared link; old links still work",
+    async () => {
+      const accountOf = (p: Page) => new URL(p.url()).searchParams.get("account");
+      await open("#/keys");
+      await until("the URL to name acc_dev", async () => accountOf(page) === "acc_dev");
+      await page.getByLabel("Account").selectOption("acc_other");
+      await until("the URL to name acc_other", async () => accountOf(page) === "acc_other");
+      expect(new URL(page.url()).hash).toBe("#/keys");
+      await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Extensions" }).click();
+      await textIs(page.locator("h1"), "Extensions");
+      expect(accountOf(page)).toBe("acc_other");
+      await page.reload();
+      const crumbs = page.getByRole("navigation", { name: "Breadcrumb" });
+      await textIs(crumbs, /^Other Account/);
+      expect(await page.getByLabel("Account").inputValue()).toBe("acc_other");
+
+      // A shared link, in a browser that never saw this dashboard (no session storage).
+      const shared = page.url();
+      const other = await browser.newContext({ viewport: DESKTOP });
+      try {
+        const fresh = await other.newPage();
+        await fresh.goto(shared);
+        await textIs(fresh.locator("h1"), "Extensions");
+        await textIs(fresh.getByRole("navigation", { name: "Breadcrumb" }), /^Other Account/);
+        expect(await fresh.getByLabel("Account").inputValue()).toBe("acc_other");
+        // A link from before the account was in the URL opens the first account, and names it.
+        await fresh.goto(`${server.url}/#/keys`);
+        await textIs(fresh.locator("h1"), "API keys");
+        await until("the old link to gain the account", async () => accountOf(fresh) === "acc_dev");
+        expect(new URL(fresh.url()).hash).toBe("#/keys");
+      } finally {
+        await other.close();
+      }
+      await page.getByLabel("Account").selectOption("acc_dev");
+      await until("the URL to name acc_dev again", async () => accountOf(page) === "acc_dev");
+    },
+    STEP_TIMEOUT_MS,
+  );
+
+  test(
     "a request appears live in the Requests page; its detail masks the key",
     async () => {
       await open("#/requests");
@@ -442,7 +568,12 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
   test(
     "the 20-key cap is the API's own error; revoking frees a slot",
     async () => {
-      for (let i = 0; i < 19; i++) {
+      // Up to the cap, whatever keys the account has by now (the dashboard's own key included).
+      const listed = (await (await fetch(`${server.adminUrl}/accounts/acc_other/keys`)).json()) as {
+        apiKeys: { revokedAt: string | null }[];
+      };
+      const active = listed.apiKeys.filter((k) => !k.revokedAt).length;
+      for (let i = 0; i < 20 - active; i++) {
         const res = await fetch(`${server.adminUrl}/accounts/acc_other/keys`, {
           method: "POST",
           headers: { "content-type": "application/json" },
@@ -585,6 +716,7 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
     { name: "limits", hash: "#/limits" },
     { name: "admin", hash: "#/admin" },
     { name: "admin-faults", hash: "#/admin/faults" },
+    { name: "admin-state", hash: "#/admin/state" },
     { name: "requests", hash: "#/requests" },
   ];
 
@@ -691,9 +823,18 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
         const sent: (string | null)[] = [];
         p.on("request", (r) => r.url().includes("/_emulator/") && sent.push(r.headers().authorization ?? null));
         await p.goto(`${remote.url}/#/`);
+        // A blank token is the field's own message, and no request.
+        await p.getByLabel("Admin token").waitFor();
+        const asked = sent.length;
+        await p.getByLabel("Admin token").fill("   ");
+        await p.getByRole("button", { name: "Open the dashboard" }).click();
+        await textIs(p.locator("#admin-token-error"), "The admin token is required.");
+        expect(sent.length).toBe(asked);
         await p.getByLabel("Admin token").fill("adm_wrong");
         await p.getByRole("button", { name: "Open the dashboard" }).click();
+        await textHas(p.locator(".note.error"), "401 ");
         await textHas(p.locator(".note.error"), "Wrong admin token");
+        expect(await p.locator("#admin-token-error").count()).toBe(0);
         await p.getByLabel("Admin token").fill(token);
         await p.getByRole("button", { name: "Open the dashboard" }).click();
         await textIs(p.locator("h1"), "Overview");
@@ -718,14 +859,14 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
       await open("#/admin");
       await page.getByRole("tab", { name: "Reset and fixtures" }).click();
       await page
-        .getByLabel(/^Fixture/)
+        .getByLabel(/^Or paste a fixture/)
         .fill(JSON.stringify({ accounts: [{ id: "acc_loaded", name: "Loaded From UI" }] }));
       await page.getByRole("button", { name: "Load fixture" }).click();
-      await textIs(page.locator(".note.ok").first(), "Fixture loaded.");
+      await textIs(page.locator(".note.ok").first(), "Fixture loaded: 1 account, 0 extensions, 0 API keys created.");
       await page.getByRole("option", { name: /Loaded From UI/ }).waitFor({ state: "attached" });
-      await page.getByLabel(/^Fixture/).fill("{ not json");
+      await page.getByLabel(/^Or paste a fixture/).fill("{ not json");
       await page.getByRole("button", { name: "Load fixture" }).click();
-      await textIs(page.locator(".note.error p").first(), "The fixture is not valid JSON.");
+      await textIs(page.locator("#fixture-error"), "The fixture is not valid JSON (line 1, column 3).");
       await page.getByRole("button", { name: "Reset…" }).click();
       await page.getByRole("button", { name: "Yes, reset" }).click();
       await textIs(page.locator(".note.ok").first(), "Emulator reset.");

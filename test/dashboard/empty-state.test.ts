@@ -8,6 +8,15 @@ import { BUILD_TIMEOUT_MS, type Built, buildBinary, type ServedBinary, serve } f
 import { browserAvailable, describeViolations, launchBrowser, seriousViolations } from "../helpers/browser";
 
 const enabled = browserAvailable();
+
+/** Polls until `check` holds; fails naming what it waited for. */
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await check().catch(() => false))) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(50);
+  }
+}
 const STEP_TIMEOUT_MS = 60_000;
 
 describe.skipIf(!enabled)("dashboard with no account", () => {
@@ -40,6 +49,20 @@ describe.skipIf(!enabled)("dashboard with no account", () => {
       const { server, page, requested } = await emptyDashboard();
       try {
         expect(describeViolations(await seriousViolations(page))).toEqual([]);
+        // The fixture format's rules, checked before sending: one message under the field, no request.
+        const sent = requested.length;
+        const problem = page.locator("#new-account-error");
+        await page.getByRole("button", { name: "Create account" }).click();
+        await problem.waitFor();
+        expect(await problem.textContent()).toBe("Account name is required.");
+        await page.getByLabel("Account name").fill("n".repeat(101));
+        await page.getByRole("button", { name: "Create account" }).click();
+        await until(
+          "the length message",
+          async () => (await problem.textContent()) === "Account name can have at most 100 characters (101 now).",
+        );
+        expect(await page.getByLabel("Account name").getAttribute("aria-invalid")).toBe("true");
+        expect(requested.slice(sent)).toEqual([]);
         await page.getByLabel("Account name").fill("My Studio");
         await page.getByRole("button", { name: "Create account" }).click();
         await page.getByRole("heading", { name: "Overview" }).waitFor();

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import tar from "tar-stream";
 import { bundleDir, createExtension, submitVersion } from "../helpers/bundles";
 import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
@@ -20,6 +21,27 @@ const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest(
 const blobFiles = (emu: TestEmulator) => readdirSync(join(emu.dataDir, "blobs", "objects"));
 
 /** Every developer-API read of the account's extensions, as text. */
+/** The archive again, with its fixture.json's text changed by `edit` (the bundles as they were). */
+async function withFixtureText(archive: Uint8Array, edit: (text: string) => string): Promise<Buffer> {
+  const extract = tar.extract();
+  const pack = tar.pack();
+  const copied = (async () => {
+    for await (const entry of extract) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of entry) chunks.push(chunk as Buffer);
+      const body = Buffer.concat(chunks);
+      const name = entry.header.name;
+      pack.entry({ name }, name === "fixture.json" ? Buffer.from(edit(body.toString("utf8"))) : body);
+    }
+    pack.finalize();
+  })();
+  extract.end(Buffer.from(archive));
+  const out: Buffer[] = [];
+  for await (const chunk of pack) out.push(chunk as Buffer);
+  await copied;
+  return Buffer.concat(out);
+}
+
 async function reads(emu: TestEmulator): Promise<string[]> {
   const list = await emu.api("GET", "/extensions");
   const out = [list.text];
@@ -113,6 +135,34 @@ describe("export → seed into a new server", () => {
     expect(text.includes("round-trip-secret")).toBe(false);
   });
 
+  test("an archive whose fixture.json is refused names that file and the field", async () => {
+    const fresh = await startTestEmulator();
+    try {
+      const before = await reads(fresh);
+      const newer = await withFixtureText(archive, (text) => text.replace('"formatVersion": 2', '"formatVersion": 99'));
+      const res = await fresh.admin("POST", "/seed", undefined, {
+        body: newer,
+        headers: { "content-type": "application/x-tar" },
+      });
+      expectEnvelope(res, 422, "validation_error");
+      expect(res.body.error.message).toStartWith(
+        "fixture.json of the uploaded archive failed validation: formatVersion: format 99 is newer",
+      );
+      const broken = await withFixtureText(archive, () => "{ not json");
+      const bad = await fresh.admin("POST", "/seed", undefined, {
+        body: broken,
+        headers: { "content-type": "application/x-tar" },
+      });
+      expect(bad.body.error.message).toStartWith(
+        "fixture.json of the uploaded archive failed validation: line 1, column 3: not valid JSON",
+      );
+      expect(await reads(fresh)).toEqual(before);
+      expect(blobFiles(fresh)).toEqual([]);
+    } finally {
+      await stopTestEmulator(fresh);
+    }
+  });
+
   test("a truncated archive is refused naming the entry, and changes nothing", async () => {
     const fresh = await startTestEmulator();
     try {
@@ -125,6 +175,8 @@ describe("export → seed into a new server", () => {
       });
       expectEnvelope(res, 422, "validation_error");
       expect(res.body.error.message).toMatch(/truncated or damaged in entry "bundles\/[0-9a-f]{64}\.tar\.gz"/);
+      // The entry is named once, not again by the tar reader's own words.
+      expect(res.body.error.message.match(/bundles\/[0-9a-f]{64}\.tar\.gz/g)).toHaveLength(1);
       expect(await reads(fresh)).toEqual(before);
       expect(blobFiles(fresh)).toEqual([]);
     } finally {

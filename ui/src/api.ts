@@ -10,6 +10,7 @@ import {
   type CallResult,
   createAdminClient,
   createApiClient,
+  type Fixture,
   type RequestLogEntry,
   readEvents,
   unwrap,
@@ -34,11 +35,14 @@ export type {
   RequestLogEntry,
   ReviewQueueItem,
   ScopeLimitUsageRow,
+  SeedReport,
   Version,
 } from "../../client";
 export { type AdminClient, ApiCallError } from "../../client";
 
 const TOKEN_KEY = "ext-dashboard-admin-token";
+/** What `POST /_emulator/seed` takes an export archive as. */
+export const EXPORT_MEDIA_TYPE = "application/x-tar";
 
 /** Off loopback the control plane needs the admin token: asked once, kept for this tab only, sent as a header. */
 export const adminToken = {
@@ -95,6 +99,29 @@ export async function asAccount<D>(accountId: string, call: (client: ApiClient) 
 }
 
 export const forgetDashboardKeys = () => dashboardKeys.clear();
+
+/** The whole state as the archive `GET /_emulator/export` writes (fixture.json and the bundles). */
+export const exportArchive = (includeSecretValues: boolean) =>
+  admin((c) =>
+    c.GET("/_emulator/export", {
+      params: { query: includeSecretValues ? { includeSecretValues: true } : {} },
+      parseAs: "blob",
+    }),
+  );
+
+/** Loads an export archive (.tar) through `POST /_emulator/seed`, as `ext seed DIR` does. */
+export const seedArchive = (archive: Blob) =>
+  admin((c) =>
+    c.POST("/_emulator/seed", {
+      // The document types this body as the JSON fixture; the serializer sends the archive's bytes instead.
+      body: {} as Fixture,
+      bodySerializer: () => archive,
+      headers: { "content-type": EXPORT_MEDIA_TYPE },
+    }),
+  );
+
+/** A fixture (parsed JSON) through `POST /_emulator/seed`; the server checks it whole and names each bad field. */
+export const seedFixture = (fixture: Fixture) => admin((c) => c.POST("/_emulator/seed", { body: fixture }));
 
 /** A sound of a bundle as a blob URL: fetched with the admin header, so it works off loopback too. */
 export async function soundUrl(versionId: string, path: string): Promise<string> {

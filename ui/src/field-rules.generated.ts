@@ -13,6 +13,25 @@ export const FIELD_RULES = {
       "type": "array"
     }
   },
+  "ClockChange": {
+    "advanceSeconds": {
+      "required": false,
+      "type": "number"
+    },
+    "set": {
+      "required": false,
+      "format": "date-time",
+      "type": "string"
+    },
+    "freeze": {
+      "required": false,
+      "type": "boolean"
+    },
+    "mode": {
+      "required": false,
+      "type": "string"
+    }
+  },
   "ExtensionCreate": {
     "name": {
       "required": true,
@@ -145,6 +164,13 @@ export const FIELD_RULES = {
       "type": "string"
     }
   },
+  "LimitValues": {
+    "*": {
+      "required": true,
+      "minimum": 0,
+      "type": "integer"
+    }
+  },
   "SecretValue": {
     "value": {
       "required": true,
@@ -179,6 +205,55 @@ export const FIELD_RULES = {
       "required": true,
       "minLength": 1,
       "maxLength": 2000,
+      "type": "string"
+    }
+  },
+  "FixtureAccount": {
+    "id": {
+      "required": true,
+      "pattern": "^[A-Za-z0-9_-]{1,64}$",
+      "type": "string"
+    },
+    "name": {
+      "required": true,
+      "minLength": 1,
+      "maxLength": 100,
+      "type": "string"
+    },
+    "apiKeys": {
+      "required": false,
+      "type": "array"
+    },
+    "overrides": {
+      "required": false,
+      "type": "object"
+    },
+    "teamMembers": {
+      "required": false,
+      "type": "array"
+    },
+    "extensions": {
+      "required": false,
+      "type": "array"
+    },
+    "createdAt": {
+      "required": false,
+      "pattern": "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$",
+      "type": "string"
+    },
+    "limitRequests": {
+      "required": false,
+      "type": "array"
+    }
+  },
+  "PUT /developer/v1/extensions/{id}/secrets/{key} params": {
+    "id": {
+      "required": true,
+      "type": "string"
+    },
+    "key": {
+      "required": true,
+      "pattern": "^[A-Za-z_][A-Za-z0-9_]{0,127}$",
       "type": "string"
     }
   }

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import type { ApiCallError } from "./api";
 import { describeError } from "./errors";
-import { checkFields } from "./field-rules";
+import { checkFields, type FieldInput } from "./field-rules";
 
 export interface Loaded<T> {
   data: T | undefined;
@@ -48,7 +48,9 @@ export function useAction() {
   }, []);
   /** A problem found before sending (a form's own check): shown like a refusal, no request made. */
   const refuse = useCallback((text: string) => setMessage({ kind: "error", text }), []);
-  return { message, busy, run, refuse, clear: () => setMessage(null) };
+  /** A success whose words depend on the answer (set from inside `run`'s work). */
+  const done = useCallback((text: string) => setMessage({ kind: "ok", text }), []);
+  return { message, busy, run, refuse, done, clear: () => setMessage(null) };
 }
 
 /** Re-runs `tick` every `ms` while the page is open (status changes made elsewhere show up without a reload). */
@@ -68,7 +70,7 @@ export function useInterval(tick: () => void, ms: number) {
 export function useFieldCheck(schema: string) {
   const [problems, setProblems] = useState<Record<string, string>>({});
   const check = useCallback(
-    (fields: Record<string, { id: string; label: string; value: string }>, extra: Record<string, string> = {}) => {
+    (fields: Record<string, FieldInput & { id: string }>, extra: Record<string, string> = {}) => {
       const found = { ...checkFields(schema, fields), ...extra };
       setProblems(found);
       const first = Object.keys(fields).find((f) => found[f]);

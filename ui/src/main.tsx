@@ -1,7 +1,9 @@
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { ApiCallError, admin, adminToken, forgetDashboardKeys, onTokenNeeded } from "./api";
-import { useLoad } from "./hooks";
+import { admin, adminToken, forgetDashboardKeys, onTokenNeeded } from "./api";
+import { FieldError, invalidProps, Status } from "./components";
+import { checkField } from "./field-rules";
+import { useAction, useLoad } from "./hooks";
 import { AdminPage } from "./pages/admin";
 import { EmptyState } from "./pages/empty-state";
 import { ExtensionsPage } from "./pages/extensions";
@@ -25,10 +27,20 @@ const NAV = [
 ] as const;
 
 const ACCOUNT_KEY = "ext-dashboard-account";
+/** `?account=acc_…` before the hash route: every hash link of the page keeps it. */
+const ACCOUNT_PARAM = "account";
+const accountInUrl = () => new URLSearchParams(location.search).get(ACCOUNT_PARAM);
+function showAccountInUrl(id: string) {
+  if (accountInUrl() === id) return;
+  const url = new URL(location.href);
+  url.searchParams.set(ACCOUNT_PARAM, id);
+  history.replaceState(history.state, "", url);
+}
 
 function TokenPrompt({ onDone }: { onDone: () => void }) {
   const [value, setValue] = useState("");
-  const [error, setError] = useState<string | null>(null);
+  const [problem, setProblem] = useState<string | undefined>();
+  const action = useAction();
   return (
     <main id="main" class="narrow">
       <h1>Admin token</h1>
@@ -38,17 +50,19 @@ function TokenPrompt({ onDone }: { onDone: () => void }) {
         header, never as a cookie.
       </p>
       <form
+        noValidate
         onSubmit={async (e) => {
           e.preventDefault();
+          action.clear();
+          // The token's only rule is being there: a blank one is not worth a request.
+          const missing = checkField({ required: true }, "The admin token", value) ?? undefined;
+          setProblem(missing);
+          if (missing) return document.getElementById("admin-token")?.focus();
           adminToken.set(value.trim());
-          try {
-            await admin((c) => c.GET("/_emulator/state"));
-            forgetDashboardKeys();
-            onDone();
-          } catch (err) {
-            adminToken.clear();
-            setError(err instanceof ApiCallError ? err.message : String(err));
-          }
+          const ok = await action.run(() => admin((c) => c.GET("/_emulator/state")));
+          if (!ok) return adminToken.clear();
+          forgetDashboardKeys();
+          onDone();
         }}
       >
         <label for="admin-token">Admin token</label>
@@ -58,13 +72,14 @@ function TokenPrompt({ onDone }: { onDone: () => void }) {
           autocomplete="off"
           value={value}
           onInput={(e) => setValue(e.currentTarget.value)}
-          required
+          {...invalidProps("admin-token-error", problem)}
         />
-        <button type="submit">Open the dashboard</button>
+        <FieldError id="admin-token-error" problem={problem} />
+        <button type="submit" disabled={action.busy}>
+          Open the dashboard
+        </button>
       </form>
-      <div role="status" aria-live="polite">
-        {error && <p class="note error">{error}</p>}
-      </div>
+      <Status message={action.message} />
     </main>
   );
 }
@@ -75,10 +90,14 @@ function App() {
   const [generation, setGeneration] = useState(0);
   useEffect(() => onTokenNeeded(() => setNeedToken(true)), []);
   const accounts = useLoad(() => admin((c) => c.GET("/_emulator/accounts")).then((r) => r.accounts), [generation]);
-  const [account, setAccount] = useState<string>(() => sessionStorage.getItem(ACCOUNT_KEY) ?? "");
+  const [account, setAccount] = useState<string>(() => accountInUrl() ?? sessionStorage.getItem(ACCOUNT_KEY) ?? "");
   const list = accounts.data ?? [];
   const current = list.some((a) => a.id === account) ? account : (list[0]?.id ?? "");
   const section = route[0] ?? "";
+  // The URL names the account shown, so a reload or a shared link opens the same one.
+  useEffect(() => {
+    if (current) showAccountInUrl(current);
+  }, [current]);
 
   if (needToken)
     return (

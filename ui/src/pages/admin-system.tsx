@@ -1,16 +1,8 @@
 import { useEffect, useState } from "preact/hooks";
-import {
-  type AdminClient,
-  admin,
-  asAccount,
-  type ClockChange,
-  type FaultRuleInput,
-  type Fixture,
-  forgetDashboardKeys,
-} from "../api";
-import { Loading, Status, TableHead, TableWrap, when } from "../components";
+import { type AdminClient, admin, asAccount, type ClockChange, type FaultRuleInput } from "../api";
+import { FieldError, invalidProps, Loading, Status, TableHead, TableWrap, when } from "../components";
 import { checkFields } from "../field-rules";
-import { useAction, useLoad } from "../hooks";
+import { useAction, useFieldCheck, useLoad } from "../hooks";
 import type { PageProps } from "../page";
 
 export function OverridesPanel({ account }: PageProps) {
@@ -54,6 +46,7 @@ export function OverridesPanel({ account }: PageProps) {
   useEffect(() => setRows(Object.entries(current.data ?? {}).map(([k, v]) => [k, String(v)])), [current.data]);
   const [newKey, setNewKey] = useState("max_sounds_per_extension");
   const action = useAction();
+  const form = useFieldCheck("LimitValues");
   return (
     <section aria-labelledby="ov-h">
       <h2 id="ov-h">Limit overrides</h2>
@@ -72,12 +65,15 @@ export function OverridesPanel({ account }: PageProps) {
         {() => (
           <form
             class="stack"
+            noValidate
             onSubmit={async (e) => {
               e.preventDefault();
+              action.clear();
+              const fields = Object.fromEntries(rows.map(([k, v]) => [k, { id: `ov-${k}`, label: k, value: v }]));
+              if (!form.check(fields)) return;
               await action.run(async () => {
-                // An empty value goes as null on purpose: the server's refusal names the limit.
-                const values = Object.fromEntries(rows.map(([k, v]) => [k, v === "" ? null : Number(v)]));
-                await admin((c) => scope.put(c, values as Record<string, number>));
+                const values = Object.fromEntries(rows.map(([k, v]) => [k, Number(v)]));
+                await admin((c) => scope.put(c, values));
                 current.reload();
               }, "Overrides saved.");
             }}
@@ -95,6 +91,7 @@ export function OverridesPanel({ account }: PageProps) {
                   type="number"
                   value={v}
                   onInput={(e) => setRows(rows.map((r, j) => (j === i ? [k, e.currentTarget.value] : r)))}
+                  {...invalidProps(`ov-${k}-error`, form.problems[k])}
                 />
                 <button
                   type="button"
@@ -104,6 +101,7 @@ export function OverridesPanel({ account }: PageProps) {
                 >
                   Drop
                 </button>
+                <FieldError id={`ov-${k}-error`} problem={form.problems[k]} />
               </div>
             ))}
             <div class="inline">
@@ -154,6 +152,8 @@ export function ClockPanel() {
   const [at, setAt] = useState("");
   const [freeze, setFreeze] = useState(true);
   const action = useAction();
+  // ClockChange is a oneOf: each form sends one branch, whose field is then required.
+  const form = useFieldCheck("ClockChange");
   const post = (body: ClockChange, done: string) =>
     action.run(async () => {
       await admin((c) => c.POST("/_emulator/clock", { body }));
@@ -171,20 +171,33 @@ export function ClockPanel() {
       </Loading>
       <form
         class="inline"
+        noValidate
         onSubmit={(e) => {
           e.preventDefault();
-          post({ advanceSeconds: Number(seconds) }, "Clock moved.");
+          action.clear();
+          const field = { id: "clock-adv", label: "Advance by", value: seconds, required: true };
+          if (form.check({ advanceSeconds: field })) post({ advanceSeconds: Number(seconds) }, "Clock moved.");
         }}
       >
         <label for="clock-adv">Advance by (seconds)</label>
-        <input id="clock-adv" type="number" value={seconds} onInput={(e) => setSeconds(e.currentTarget.value)} />
+        <input
+          id="clock-adv"
+          type="number"
+          value={seconds}
+          onInput={(e) => setSeconds(e.currentTarget.value)}
+          {...invalidProps("clock-adv-error", form.problems.advanceSeconds)}
+        />
         <button type="submit">Advance</button>
+        <FieldError id="clock-adv-error" problem={form.problems.advanceSeconds} />
       </form>
       <form
         class="inline"
+        noValidate
         onSubmit={(e) => {
           e.preventDefault();
-          post({ set: at, freeze }, "Clock set.");
+          action.clear();
+          const field = { id: "clock-set", label: "Set to", value: at, required: true };
+          if (form.check({ set: field })) post({ set: at.trim(), freeze }, "Clock set.");
         }}
       >
         <label for="clock-set">Set to (ISO 8601)</label>
@@ -193,11 +206,13 @@ export function ClockPanel() {
           placeholder="2030-01-01T00:00:00.000Z"
           value={at}
           onInput={(e) => setAt(e.currentTarget.value)}
+          {...invalidProps("clock-set-error", form.problems.set)}
         />
         <label class="check">
           <input type="checkbox" checked={freeze} onChange={(e) => setFreeze(e.currentTarget.checked)} /> freeze
         </label>
         <button type="submit">Set</button>
+        <FieldError id="clock-set-error" problem={form.problems.set} />
       </form>
       <p>
         <button type="button" class="secondary" onClick={() => post({ mode: "frozen" }, "Clock frozen.")}>
@@ -338,76 +353,6 @@ export function FaultsPanel() {
           Remove all faults
         </button>
       </p>
-    </section>
-  );
-}
-
-export function StatePanel({ refreshAccounts }: PageProps) {
-  const [fixture, setFixture] = useState("");
-  const [confirm, setConfirm] = useState(false);
-  const action = useAction();
-  return (
-    <section aria-labelledby="reset-h">
-      <h2 id="reset-h">Reset</h2>
-      <p>
-        Wipes every row, bundle, rate window, fault, the request log and the clock, then loads the start-up fixture
-        again.
-      </p>
-      {!confirm ? (
-        <button type="button" class="danger" onClick={() => setConfirm(true)}>
-          Reset…
-        </button>
-      ) : (
-        <p>
-          Wipe everything?{" "}
-          <button
-            type="button"
-            class="danger"
-            onClick={() => {
-              setConfirm(false);
-              void action.run(async () => {
-                await admin((c) => c.POST("/_emulator/reset"));
-                forgetDashboardKeys();
-                refreshAccounts();
-              }, "Emulator reset.");
-            }}
-          >
-            Yes, reset
-          </button>{" "}
-          <button type="button" class="secondary" onClick={() => setConfirm(false)}>
-            Cancel
-          </button>
-        </p>
-      )}
-      <h2>Load a fixture</h2>
-      <form
-        class="stack"
-        onSubmit={async (e) => {
-          e.preventDefault();
-          await action.run(async () => {
-            let parsed: unknown;
-            try {
-              parsed = JSON.parse(fixture);
-            } catch {
-              throw new Error("The fixture is not valid JSON.");
-            }
-            // The server validates the fixture whole and names each bad field.
-            await admin((c) => c.POST("/_emulator/seed", { body: parsed as Fixture }));
-            refreshAccounts();
-          }, "Fixture loaded.");
-        }}
-      >
-        <label for="fixture">Fixture (JSON, the format of --seed)</label>
-        <textarea
-          id="fixture"
-          rows={8}
-          value={fixture}
-          onInput={(e) => setFixture(e.currentTarget.value)}
-          placeholder='{"accounts":[{"id":"acc_new","name":"New","apiKeys":[{"name":"ci","scopes":["*"]}]}]}'
-        />
-        <button type="submit">Load fixture</button>
-      </form>
-      <Status message={action.message} />
     </section>
   );
 }

@@ -5,7 +5,8 @@ import { checkField, rulesOf } from "../field-rules";
 import { useAction, useInterval, useLoad } from "../hooks";
 import type { PageProps } from "../page";
 import { go, href } from "../router";
-import { ClockPanel, FaultsPanel, OverridesPanel, StatePanel } from "./admin-system";
+import { StatePanel } from "./admin-state";
+import { ClockPanel, FaultsPanel, OverridesPanel } from "./admin-system";
 import { LimitRequestTable } from "./limits";
 
 const TABS = [

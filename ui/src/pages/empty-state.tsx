@@ -7,6 +7,9 @@ import { useState } from "preact/hooks";
 // The JSON import types scopes as string[]; the server validates the fixture like any other.
 import demo from "../../../fixtures/demo.json";
 import { admin, type Fixture } from "../api";
+import { FieldError, invalidProps } from "../components";
+import { describeError } from "../errors";
+import { useFieldCheck } from "../hooks";
 
 /** An account id from a name: letters, digits, _ and - (the fixture format's rule), with a random tail. */
 function accountId(name: string): string {
@@ -22,6 +25,8 @@ export function EmptyState({ onCreated }: { onCreated: () => void }) {
   const [name, setName] = useState("");
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
+  // The account's rules are the fixture format's (its id is made from the name, within its own rule).
+  const form = useFieldCheck("FixtureAccount");
   const seed = async (fixture: Fixture) => {
     setBusy(true);
     setError("");
@@ -29,7 +34,7 @@ export function EmptyState({ onCreated }: { onCreated: () => void }) {
       await admin((c) => c.POST("/_emulator/seed", { body: fixture }));
       onCreated();
     } catch (e) {
-      setError((e as Error).message);
+      setError(describeError(e));
     } finally {
       setBusy(false);
     }
@@ -42,20 +47,29 @@ export function EmptyState({ onCreated }: { onCreated: () => void }) {
         (with its sample extension and the key <code>ext_demo_…</code> of the README).
       </p>
       <form
+        noValidate
         onSubmit={(e) => {
           e.preventDefault();
+          setError("");
+          if (!form.check({ name: { id: "new-account", label: "Account name", value: name } })) return;
           const trimmed = name.trim();
-          if (trimmed) void seed({ accounts: [{ id: accountId(trimmed), name: trimmed }] });
+          void seed({ accounts: [{ id: accountId(trimmed), name: trimmed }] });
         }}
       >
         <label for="new-account">Account name</label>{" "}
-        <input id="new-account" value={name} maxLength={100} required onInput={(e) => setName(e.currentTarget.value)} />{" "}
+        <input
+          id="new-account"
+          value={name}
+          onInput={(e) => setName(e.currentTarget.value)}
+          {...invalidProps("new-account-error", form.problems.name)}
+        />{" "}
         <button type="submit" disabled={busy}>
           Create account
         </button>{" "}
         <button type="button" disabled={busy} onClick={() => void seed(demo as Fixture)}>
           Load the demo
         </button>
+        <FieldError id="new-account-error" problem={form.problems.name} />
       </form>
       <p>
         From a shell: <code>ext seed demo --target {location.origin}</code>, or restart without <code>--empty</code>.

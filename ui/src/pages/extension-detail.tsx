@@ -26,6 +26,8 @@ import { useAction, useFieldCheck, useInterval, useLoad } from "../hooks";
 import { accountName, type PageProps } from "../page";
 import { go, href } from "../router";
 
+const SECRET_PATH_PARAMS = "PUT /developer/v1/extensions/{id}/secrets/{key} params";
+
 interface Loaded {
   extension: Extension;
   versions: Version[];
@@ -303,10 +305,14 @@ function Installs({
   const [count, setCount] = useState("1");
   const [versionId, setVersionId] = useState("");
   const action = useAction();
+  const form = useFieldCheck("InstallChange");
   const labelOf = (id: string) => versions.find((v) => v.id === id)?.version ?? id;
   const max = Math.max(1, ...Object.values(installs.byVersion));
-  const simulate = (what: "installs" | "uninstalls") =>
-    action.run(
+  const simulate = (what: "installs" | "uninstalls") => {
+    action.clear();
+    // The API counts one when `count` is absent; this form always sends the number it shows.
+    if (!form.check({ count: { id: "inst-count", label: "How many", value: count, required: true } })) return;
+    return action.run(
       async () => {
         const options = {
           params: { path: { id: extensionId } },
@@ -321,6 +327,7 @@ function Installs({
       },
       what === "installs" ? "Installs recorded." : "Uninstalls recorded.",
     );
+  };
   return (
     <section aria-labelledby="installs-h">
       <h2 id="installs-h">Installs</h2>
@@ -348,13 +355,21 @@ function Installs({
       </figure>
       <form
         class="inline"
+        noValidate
         onSubmit={(e) => {
           e.preventDefault();
-          simulate("installs");
+          void simulate("installs");
         }}
       >
         <label for="inst-count">How many</label>
-        <input id="inst-count" type="number" min={1} value={count} onInput={(e) => setCount(e.currentTarget.value)} />
+        <input
+          id="inst-count"
+          type="number"
+          min={1}
+          value={count}
+          onInput={(e) => setCount(e.currentTarget.value)}
+          {...invalidProps("inst-count-error", form.problems.count)}
+        />
         <label for="inst-version">Version</label>
         <select id="inst-version" value={versionId} onChange={(e) => setVersionId(e.currentTarget.value)}>
           <option value="">current version</option>
@@ -369,9 +384,10 @@ function Installs({
         <button type="submit" disabled={action.busy}>
           Simulate installs
         </button>
-        <button type="button" class="secondary" disabled={action.busy} onClick={() => simulate("uninstalls")}>
+        <button type="button" class="secondary" disabled={action.busy} onClick={() => void simulate("uninstalls")}>
           Simulate uninstalls
         </button>
+        <FieldError id="inst-count-error" problem={form.problems.count} />
       </form>
       <Status message={action.message} />
     </section>
@@ -392,6 +408,7 @@ function Secrets({
   const [name, setName] = useState("");
   const [value, setValue] = useState("");
   const action = useAction();
+  const form = useFieldCheck("SecretValue");
   return (
     <section aria-labelledby="secrets-h">
       <h2 id="secrets-h">Secrets</h2>
@@ -426,8 +443,16 @@ function Secrets({
       )}
       <form
         class="inline"
+        noValidate
         onSubmit={async (e) => {
           e.preventDefault();
+          action.clear();
+          const valid = form.check({
+            // The name travels in the path: its rule is the path parameter's.
+            key: { id: "secret-name", label: "Name", value: name, schema: SECRET_PATH_PARAMS },
+            value: { id: "secret-value", label: "Value", value },
+          });
+          if (!valid) return;
           const ok = await action.run(async () => {
             await asAccount(account, (api) =>
               api.PUT("/developer/v1/extensions/{id}/secrets/{key}", {
@@ -442,7 +467,12 @@ function Secrets({
         }}
       >
         <label for="secret-name">Name</label>
-        <input id="secret-name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        <input
+          id="secret-name"
+          value={name}
+          onInput={(e) => setName(e.currentTarget.value)}
+          {...invalidProps("secret-name-error", form.problems.key)}
+        />
         <label for="secret-value">Value</label>
         <input
           id="secret-value"
@@ -450,10 +480,13 @@ function Secrets({
           autocomplete="new-password"
           value={value}
           onInput={(e) => setValue(e.currentTarget.value)}
+          {...invalidProps("secret-value-error", form.problems.value)}
         />
         <button type="submit" disabled={action.busy}>
           Set secret
         </button>
+        <FieldError id="secret-name-error" problem={form.problems.key} />
+        <FieldError id="secret-value-error" problem={form.problems.value} />
       </form>
       <Status message={action.message} />
     </section>
