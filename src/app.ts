@@ -24,7 +24,7 @@ import { secretRoutes } from "./secrets/routes";
 import { firstResponseObserver } from "./startup-trace";
 import { versionRoutes } from "./versions/routes";
 
-const HEALTH = { status: "ok" as const };
+export const HEALTH = { status: "ok" as const };
 
 export function createApp(runtime: Runtime) {
   const { services, logger } = runtime;
@@ -32,17 +32,13 @@ export function createApp(runtime: Runtime) {
   const { control } = runtime;
   // normalize: false keeps request bodies strict; encodeSchema: false skips TypeBox Encode on responses (no
   // response schema has a transform).
-  // Bun answers /healthz itself once listening (a static route: no app code runs), so a liveness probe never
-  // waits for a route to be composed; the route below is what the document and `app.handle` see, same body.
+  // Bun answers /healthz itself once listening (src/server.ts); the route below is what the document and
+  // `app.handle` see, same body.
   // Every answer is reported before it is sent: to the request log, and, when tracing, the first one to the
   // start-up trace (src/startup-trace.ts).
   const observers: AnswerObserver[] = [control.requestLog.observe];
   if (runtime.config.traceStartup) observers.push(firstResponseObserver());
-  const app = new Elysia({
-    normalize: false,
-    encodeSchema: false,
-    serve: { routes: { "/healthz": { GET: Response.json(HEALTH) } } },
-  })
+  const app = new Elysia({ normalize: false, encodeSchema: false })
     // onRequest hooks run in this order: the request's context, then faults (so an injected fault can stand in
     // for any response, a 401 or 429 included), then the request gates below.
     .use(requestLifecycle(runtime.clock, observers))

@@ -17,7 +17,7 @@ import { ignoreInVersionControl } from "./data-dir-ignore";
 import { createMemoryDir, lockDataDir } from "./data-dir-lock";
 import { makeDataDirPrivate, PRIVATE_FILE_MODE } from "./data-dir-modes";
 import { type Db, openDatabase } from "./db/database";
-import { versions } from "./db/schema";
+import { accounts as accountRows, versions } from "./db/schema";
 import { startAutoApprove } from "./emulator/auto-approve";
 import { type ControlPlane, createControlPlane } from "./emulator/control";
 import { createEmulatorStore } from "./emulator/store";
@@ -29,6 +29,7 @@ import type { Fixture, SeedReport } from "./fixtures/model";
 import { resolveFixtureSource } from "./fixtures/resolve";
 import { validateFixture } from "./fixtures/validate";
 import { createInstallService } from "./installs/service";
+import { lazyObject } from "./lazy-object";
 import { createLimitRequestService } from "./limit-requests/service";
 import { createOverrideService } from "./limits/overrides";
 import { createLimitsService } from "./limits/service";
@@ -112,26 +113,28 @@ function openStorage(config: ServerConfig, logger: Logger): Storage {
 }
 
 function buildServices(db: Db, clock: EmulatorClock, blobs: BlobStore, cipher: SecretCipher, keyHasher: KeyHasher) {
+  // Built now: every authenticated request and every fixture load reads them.
   const limits = createLimitsService(db);
   const { generation } = db;
   const auth = createAuthService(db, db.credentialsGeneration, keyHasher);
-  const extensions = createExtensionService({ db, clock, limits, blobs, generation });
-  const secrets = createSecretService({ db, clock, limits, extensions, cipher });
-  const installs = createInstallService({ db, clock, limits, extensions, generation });
-  const versions = createVersionService({ db, clock, limits, blobs, extensions });
-  const limitsView = createLimitsView({ db, limits, extensions, generation });
+  // Built on first use (src/lazy-object.ts): a start needs none of them until a request or the fixture does.
+  const extensions = lazyObject(() => createExtensionService({ db, clock, limits, blobs, generation }));
+  const secrets = lazyObject(() => createSecretService({ db, clock, limits, extensions, cipher }));
+  const installs = lazyObject(() => createInstallService({ db, clock, limits, extensions, generation }));
+  const versions = lazyObject(() => createVersionService({ db, clock, limits, blobs, extensions }));
+  const limitsView = lazyObject(() => createLimitsView({ db, limits, extensions, generation }));
   // Control-plane domain services.
-  const accounts = createAccountService({ db, clock, limits, keyHasher });
-  const overrides = createOverrideService({ db, clock });
-  const limitRequests = createLimitRequestService({ db, clock, overrides, limits });
-  const adminStatus = createAdminStatusService({ db, clock });
+  const accounts = lazyObject(() => createAccountService({ db, clock, limits, keyHasher }));
+  const overrides = lazyObject(() => createOverrideService({ db, clock }));
+  const limitRequests = lazyObject(() => createLimitRequestService({ db, clock, overrides, limits }));
+  const adminStatus = lazyObject(() => createAdminStatusService({ db, clock }));
   // The dashboard's reads (src/emulator/dashboard.ts).
-  const dashboardKeys = createDashboardKeys({ db, accounts, limits, keyHasher });
-  const bundleContents = createBundleContents({ db, blobs });
-  const limitUsage = createLimitUsage({ db, limits });
-  const reviewQueue = createReviewQueue(db);
+  const dashboardKeys = lazyObject(() => createDashboardKeys({ db, accounts, limits, keyHasher }));
+  const bundleContents = lazyObject(() => createBundleContents({ db, blobs }));
+  const limitUsage = lazyObject(() => createLimitUsage({ db, limits }));
+  const reviewQueue = lazyObject(() => createReviewQueue(db));
   // The control plane's whole-database reads and writes (state counts, reset).
-  const store = createEmulatorStore(db);
+  const store = lazyObject(() => createEmulatorStore(db));
   return {
     limits,
     generation,
@@ -268,7 +271,7 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
       throw e;
     }
   }
-  if (options.starterAccount && !startupFixture && services.accounts.listAccounts().length === 0) {
+  if (options.starterAccount && !startupFixture && !anyAccount(db)) {
     try {
       runtime.starter = createStarter(runtime);
     } catch (e) {
@@ -280,6 +283,11 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
   if (config.autoApproveMs !== null)
     startAutoApprove({ versions: services.versions, control: runtime.control, logger }, config.autoApproveMs);
   return runtime;
+}
+
+/** Whether the database holds an account: one row read, without building the accounts service's listing. */
+function anyAccount(db: Db): boolean {
+  return db.select({ id: accountRows.id }).from(accountRows).limit(1).all().length > 0;
 }
 
 function createStarter(runtime: Runtime): StarterAccount | null {

@@ -1,10 +1,10 @@
 /**
  * Listening: one runtime, one app, one Bun server. Used by `ext serve`, `ext exec` and `startEmulator()`.
  */
-import { createApp } from "./app";
+import type { Server } from "bun";
+import { createApp, HEALTH } from "./app";
 import { API_PREFIX, CONTROL_PREFIX, type ServerConfig, urlHost } from "./config";
 import { closeRequestStreams } from "./emulator/request-stream";
-import { writeExportDir } from "./exports/archive";
 import { exportState } from "./exports/document";
 import { removeReadyFile, removeStaleReadyFile, writeReadyFile } from "./ready-file";
 import { createRuntime, type Runtime, type RuntimeOptions } from "./runtime";
@@ -24,6 +24,12 @@ export const MAX_REQUEST_BODY_BYTES = 1024 * 1024 * 1024;
  * `ext serve` from exiting on SIGTERM.
  */
 export const DRAIN_LIMIT_MS = 5_000;
+
+/**
+ * Answered by Bun itself once listening (a static route: no app code runs), so a liveness probe never waits for
+ * a route to be composed; the app's own /healthz route is what the document and `app.handle` see, same body.
+ */
+const STATIC_ROUTES = { "/healthz": { GET: Response.json(HEALTH) } };
 
 export interface ServerOptions extends RuntimeOptions {
   /** The graceful stop's bound on waiting for in-flight requests; DRAIN_LIMIT_MS by default. */
@@ -54,15 +60,23 @@ export function startServer(config: ServerConfig, options: ServerOptions = {}): 
   const runtime = createRuntime(config, options);
   const app = createApp(runtime);
   markStartup("app built (routes, schemas, hooks)");
+  let server: Server<undefined>;
   try {
-    app.listen({
+    // Bun.serve with the app's fetch handler rather than app.listen(): listen() maps every route to a Bun
+    // route, then, once the start's own code is done and before the first connection is accepted, composes
+    // the app and maps the routes again, reloads the server and collects garbage. Served through its fetch
+    // handler, the app routes each request itself and is composed once, here.
+    server = Bun.serve({
       hostname: config.host,
       port: config.port,
       reusePort: false,
       maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
-      // Seconds; a 50 MB bundle on a slow link needs more than Elysia's 30.
+      // Seconds; a 50 MB bundle on a slow link needs more than Bun's 10.
       idleTimeout: 120,
+      routes: STATIC_ROUTES,
+      fetch: app.fetch,
     });
+    app.server = server;
   } catch (e) {
     runtime.close();
     const code = (e as NodeJS.ErrnoException).code;
@@ -74,7 +88,6 @@ export function startServer(config: ServerConfig, options: ServerOptions = {}): 
     throw e;
   }
   markStartup("listening");
-  const server = app.server!;
   const url = `http://${urlHost(config.host)}:${server.port}`;
   let stopped = false;
   const emulator: RunningEmulator = {
@@ -92,7 +105,7 @@ export function startServer(config: ServerConfig, options: ServerOptions = {}): 
         if (force) await server.stop(true);
         else if (!(await settlesWithin(server.stop(false), drainMs))) await server.stop(true);
       } finally {
-        if (config.exportOnExit) exportOnExit(runtime, config.exportOnExit);
+        if (config.exportOnExit) await exportOnExit(runtime, config.exportOnExit);
         runtime.close(); // the database is closed (WAL checkpointed) even if the listener fails to stop
         if (readyFile) removeReadyFile(readyFile.path, readyFile.text);
         if (serverFile) removeServerFile(serverFile);
@@ -127,9 +140,13 @@ function advertise(runtime: Runtime, url: string): ReturnType<typeof writeServer
   }
 }
 
-/** `--export-on-exit`: the state as it is once the last request has drained; a failure is logged, not thrown. */
-function exportOnExit(runtime: Runtime, dir: string): void {
+/**
+ * `--export-on-exit`: the state as it is once the last request has drained; a failure is logged, not thrown.
+ * The archive module is loaded here, not by every start.
+ */
+async function exportOnExit(runtime: Runtime, dir: string): Promise<void> {
   try {
+    const { writeExportDir } = await import("./exports/archive");
     writeExportDir(exportState(runtime), (id) => runtime.blobs.pathOf(id), dir);
     runtime.logger.info("state exported", { dir });
   } catch (e) {

@@ -161,6 +161,8 @@ export default defineCommand({
     if (starter)
       out(`  api key:       ${starter.key}  (account ${starter.accountId}, "${STARTER_KEY_NAME}", new; shown once)`);
     for (const line of exportLines(emulator)) out(line);
+    // The last of the start's own work: Bun accepts the first connection once this returns.
+    markStartup("ready (ready file, server.json, banner written)");
   },
 });
 
@@ -170,14 +172,15 @@ export default defineCommand({
  */
 function exportLines(emulator: RunningEmulator): string[] {
   const { runtime } = emulator;
-  const first = runtime.services.accounts.listAccounts()[0];
-  if (!first)
-    return [
-      "  no account yet: create one in the dashboard, or load the demo:",
-      `    ext seed demo --target ${emulator.url}`,
-    ];
+  // A key this start made or loaded belongs to an account that exists: no need to list the accounts.
   let key = runtime.starter?.key ?? (runtime.startupFixture ? firstPlaintextKey(runtime.startupFixture) : null);
   if (!key) {
+    const first = runtime.services.accounts.listAccounts()[0];
+    if (!first)
+      return [
+        "  no account yet: create one in the dashboard, or load the demo:",
+        `    ext seed demo --target ${emulator.url}`,
+      ];
     try {
       key = runtime.services.dashboardKeys.forAccount(first.id).plaintext;
     } catch (e) {

@@ -6,14 +6,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { Elysia, t } from "elysia";
 import { errors } from "../errors/catalog";
-import {
-  EXPORT_MEDIA_TYPE,
-  ExportArchiveError,
-  exportArchive,
-  pinBundles,
-  readExportArchive,
-} from "../exports/archive";
-import { exportState } from "../exports/document";
+import { EXPORT_MEDIA_TYPE, exportState } from "../exports/document";
 import type { BundleDir } from "../fixtures/exact";
 import { EXPORT_FIXTURE_FILE } from "../fixtures/resolve";
 import { FixtureError, parseFixtureText } from "../fixtures/validate";
@@ -31,6 +24,12 @@ const STAGED = Symbol("ext.stagedExport");
 type WithStaged = Request & { [STAGED]?: string };
 
 /**
+ * The archive reader and writer (tar-stream and its streams), loaded by the first request that moves an
+ * archive rather than by every start.
+ */
+const archiveModule = () => import("../exports/archive");
+
+/**
  * Reads an uploaded export archive into a fresh folder under the blob store's tmp/ (swept at start if the
  * process dies) and returns its parsed fixture document. A refusal is the 422 envelope naming the entry.
  */
@@ -38,6 +37,7 @@ export async function stageSeedArchive(runtime: Runtime, request: Request): Prom
   const dir = runtime.blobs.tempPath("seed");
   (request as WithStaged)[STAGED] = dir;
   if (!request.body) throw errors.exportInvalid(`the ${ARCHIVE_LABEL} is empty`);
+  const { ExportArchiveError, readExportArchive } = await archiveModule();
   try {
     await readExportArchive(request.body, dir, `the ${ARCHIVE_LABEL}`);
     return parseFixtureText(readFileSync(join(dir, EXPORT_FIXTURE_FILE), "utf8"), ARCHIVED_FIXTURE);
@@ -82,7 +82,8 @@ export function exportRoutes(runtime: Runtime) {
     .use(apiAuth)
     .get(
       "/export",
-      ({ query }) => {
+      async ({ query }) => {
+        const { exportArchive, pinBundles } = await archiveModule();
         const includeSecretValues = query.includeSecretValues === true;
         if (includeSecretValues) runtime.logger.warn("exporting secret values in plain text, as asked");
         const state = exportState(runtime, { includeSecretValues });

@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { errors } from "../errors/catalog";
-import { EXPORT_MEDIA_TYPE } from "../exports/archive";
+import { EXPORT_MEDIA_TYPE } from "../exports/document";
 import { Fixture, SeedReport } from "../fixtures/model";
 import { apiAuth } from "../http/auth";
 import { JSON_BODY_MAX_BYTES, readJsonBody } from "../http/body-limit";

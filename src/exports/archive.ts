@@ -27,9 +27,9 @@ import tar from "tar-stream";
 import { readTar, TarRefusal } from "../bundles/tar-reader";
 import { bundleFileName } from "../fixtures/exact";
 import { EXPORT_FIXTURE_FILE } from "../fixtures/resolve";
-import type { ExportedState } from "./document";
+import { EXPORT_MEDIA_TYPE, type ExportedState } from "./document";
 
-export const EXPORT_MEDIA_TYPE = "application/x-tar";
+export { EXPORT_MEDIA_TYPE };
 /** The largest fixture document an archive may carry. */
 export const EXPORT_FIXTURE_MAX_BYTES = 256 * 1024 * 1024;
 /** The largest bundle entry (far above the 50 MB bundle cap and the hard override). */

@@ -9,6 +9,9 @@ import { bundleFileName } from "../fixtures/exact";
 import { FIXTURE_FORMAT_VERSION, type Fixture } from "../fixtures/model";
 import type { Runtime } from "../runtime";
 
+/** The media type of an export archive (src/exports/archive.ts), here so its users need not load that module. */
+export const EXPORT_MEDIA_TYPE = "application/x-tar";
+
 export interface ExportOptions {
   /** Secret values in plain text: only when asked for explicitly. */
   includeSecretValues?: boolean;

@@ -24,6 +24,7 @@ const PHASES = [
   "services built",
   "app built (routes, schemas, hooks)",
   "listening",
+  "ready (ready file, server.json, banner written)",
   "first response (/developer/v1/extensions 401)",
 ];
 

@@ -1,0 +1,91 @@
+/**
+ * A start builds only the services a start uses: the others prepare their SQL statements (drizzle's query
+ * building, a large part of a cold start) on their first use, and work the same once built.
+ */
+import { Database } from "bun:sqlite";
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import { parseServerConfig } from "../src/config";
+import { lazyObject, lazyProperties } from "../src/lazy-object";
+import { createRuntime, type Runtime } from "../src/runtime";
+
+const prepared: string[] = [];
+const realPrepare = Database.prototype.prepare;
+let runtime: Runtime | undefined;
+
+beforeEach(() => {
+  prepared.length = 0;
+  Database.prototype.prepare = function (this: Database, sql: string, ...rest: unknown[]) {
+    prepared.push(sql);
+    return (realPrepare as (...a: unknown[]) => ReturnType<Database["prepare"]>).call(this, sql, ...rest);
+  } as Database["prepare"];
+});
+
+afterEach(() => {
+  Database.prototype.prepare = realPrepare;
+  runtime?.close();
+  runtime = undefined;
+});
+
+const touching = (table: string) => prepared.filter((sql) => sql.includes(`"${table}"`));
+
+test("a start prepares no statement of the secrets, installs or limit-request services", () => {
+  runtime = createRuntime(parseServerConfig({ memory: true, logLevel: "silent" }, {}), { starterAccount: true });
+  expect(runtime.starter).not.toBeNull();
+  expect(touching("secrets")).toEqual([]);
+  expect(touching("install_counters")).toEqual([]);
+  expect(touching("limit_requests")).toEqual([]);
+});
+
+test("deciding to create the starter account reads one row, without the accounts listing", () => {
+  runtime = createRuntime(parseServerConfig({ memory: true, logLevel: "silent" }, {}), { starterAccount: true });
+  expect(prepared.filter((sql) => sql.includes('SELECT COUNT(*) FROM "extensions"'))).toEqual([]);
+  expect(runtime.services.accounts.listAccounts().map((a) => a.id)).toEqual([runtime.starter!.accountId]);
+});
+
+test("loading the starter account prepares none of the fixture statements it does not use", () => {
+  runtime = createRuntime(parseServerConfig({ memory: true, logLevel: "silent" }, {}), { starterAccount: true });
+  expect(touching("team_members")).toEqual([]);
+  expect(touching("account_overrides").filter((sql) => sql.startsWith("insert"))).toEqual([]);
+});
+
+test("a lazily built service is built on its first use and answers as it would have", () => {
+  runtime = createRuntime(parseServerConfig({ memory: true, logLevel: "silent" }, {}), { starterAccount: true });
+  const { accountId } = runtime.starter!;
+  const extension = runtime.services.extensions.create(accountId, { name: "Lazy" });
+  expect(touching("secrets")).toEqual([]);
+  runtime.services.secrets.put(accountId, extension.id, "API_TOKEN", "v");
+  expect(touching("secrets").length).toBeGreaterThan(0);
+  expect(runtime.services.secrets.listNames(accountId, extension.id)).toEqual(["API_TOKEN"]);
+});
+
+test("lazyProperties makes each property once, on its first read", () => {
+  const made: string[] = [];
+  const lazy = lazyProperties({
+    a: () => {
+      made.push("a");
+      return 1;
+    },
+    b: () => {
+      made.push("b");
+      return 2;
+    },
+  });
+  expect(made).toEqual([]);
+  expect(lazy.b + lazy.b).toBe(4);
+  expect(made).toEqual(["b"]);
+  expect(Object.keys(lazy)).toEqual(["a", "b"]);
+});
+
+test("lazyObject makes its object once, on the first read, and forwards keys and `in`", () => {
+  let made = 0;
+  const lazy = lazyObject(() => {
+    made++;
+    return { a: 1, twice: (n: number) => n * 2 };
+  });
+  expect(made).toBe(0);
+  expect(lazy.twice(2)).toBe(4);
+  expect("a" in lazy).toBe(true);
+  expect(Object.keys(lazy)).toEqual(["a", "twice"]);
+  expect({ ...lazy }.a).toBe(1);
+  expect(made).toBe(1);
+});

@@ -1,0 +1,51 @@
+/**
+ * What `ext serve` loads before it listens: the modules its entry reaches through static imports. Packages a
+ * start never uses (the archive reader and writer, the multipart parser, gzip, the OpenAPI generator, the docs
+ * UI) are loaded by the first request that needs them, so they must stay behind a dynamic import.
+ */
+import { expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+
+const ROOT = join(import.meta.dir, "../..");
+const transpiler = new Bun.Transpiler({ loader: "ts" });
+
+/** Every package or built-in the file reaches by static imports (type-only ones are not imports at run time). */
+function staticReach(entry: string): Map<string, string> {
+  const reached = new Map<string, string>();
+  const seen = new Set<string>();
+  const queue = [entry];
+  while (queue.length > 0) {
+    const file = queue.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    for (const { path, kind } of transpiler.scanImports(readFileSync(file, "utf8"))) {
+      if (kind !== "import-statement") continue;
+      if (!path.startsWith(".")) {
+        if (!reached.has(path)) reached.set(path, file.slice(ROOT.length + 1));
+        continue;
+      }
+      const resolved = Bun.resolveSync(path, dirname(file));
+      if (/\.tsx?$/.test(resolved)) queue.push(resolved);
+    }
+  }
+  return reached;
+}
+
+const NOT_AT_START = [
+  "tar-stream",
+  "@fastify/busboy",
+  "node:zlib",
+  "ignore",
+  "@elysiajs/openapi",
+  "@scalar/api-reference",
+];
+
+test("ext serve reaches none of the packages only some requests use through a static import", () => {
+  const reached = staticReach(join(ROOT, "cli/commands/serve.ts"));
+  // The walk itself works: the server's own packages are reached.
+  expect(reached.has("elysia")).toBe(true);
+  expect(reached.has("drizzle-orm/bun-sqlite")).toBe(true);
+  const found = NOT_AT_START.filter((name) => reached.has(name)).map((name) => `${name} (from ${reached.get(name)})`);
+  expect(found).toEqual([]);
+});
