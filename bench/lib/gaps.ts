@@ -53,17 +53,18 @@ interface RouteRowLike {
   ratio: number;
   ext: LoadLike;
   ceiling: LoadLike;
+  writeCeiling?: LoadLike;
 }
 
 function routeRows(r: BenchResults): RouteRowLike[] {
   return ((r.sections.routes as { rows?: RouteRowLike[] } | undefined)?.rows ?? []) as RouteRowLike[];
 }
 
-function cpuLine(row: RouteRowLike): string {
+function cpuLine(row: RouteRowLike, ceiling: LoadLike = row.ceiling, name = "the ceiling's"): string {
   const ours = row.ext.serverCpuUsPerReq;
-  const top = row.ceiling.serverCpuUsPerReq;
+  const top = ceiling.serverCpuUsPerReq;
   if (!ours || !top) return "";
-  return `${row.label}: ${Math.round(ours)} µs of server CPU per request against the ceiling's ${Math.round(top)} µs. `;
+  return `${row.label}: ${Math.round(ours)} µs of server CPU per request against ${name} ${Math.round(top)} µs. `;
 }
 
 function getRatio(r: BenchResults): string {
@@ -80,6 +81,13 @@ function routeFloor(r: BenchResults): string {
     (low.some((x) => WRITES.has(x.id)) ? `${gapText("write_cost")} ` : "") +
     (text || "No route below 30% in this run's results.")
   );
+}
+
+function writeRatio(r: BenchResults): string {
+  const lines = routeRows(r)
+    .map((x) => (x.writeCeiling ? cpuLine(x, x.writeCeiling, "the fair write ceiling's") : ""))
+    .join("");
+  return lines + gapText("write_ratio");
 }
 
 function coldStart(r: BenchResults): string {
@@ -125,6 +133,10 @@ export function explainGap(id: string, r: BenchResults): string {
       return gapText("reset");
     case "node_start":
       return `${gapText("node_start")} ${coldStart(r)}`;
+    case "cold_vs_floor":
+      return coldStart(r).replace(gapText("cold_start"), gapText("cold_vs_floor"));
+    case "write_ratio":
+      return writeRatio(r);
     default:
       return "No explanation recorded for this target.";
   }

@@ -50,9 +50,9 @@ export const testLoopNode: BenchSection<TestLoopResult> = {
     const checks: TargetCheck[] = [
       {
         id: "node_start",
-        target: "Node start (spawn → ready file) ≤ 100 ms p50",
+        target: "Node start (spawn → ready file) ≤ 30 ms p50",
         measured: r ? `${r.starts.median} ms p50, ${r.starts.p95} ms p95` : "not run",
-        met: r ? r.starts.median <= 100 : null,
+        met: r ? r.starts.median <= 30 : null,
       },
       {
         id: "reset_node",
