@@ -36,6 +36,11 @@ export interface ApiClientOptions {
   baseUrl: string;
   /** A developer API key, sent as `Authorization: Bearer …`. */
   apiKey: string;
+  /**
+   * Sent as `X-Ext-Client` on every request. The request log records the value `dashboard` (the emulator's
+   * dashboard marks its own calls so; the CLI acts with the same key and does not); any other value is not recorded.
+   */
+  clientName?: string;
   fetch?: FetchFunction;
 }
 
@@ -72,6 +77,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     baseUrl: origin(options.baseUrl),
     // Keys travel in a header only: no cookie is ever needed or sent.
     credentials: "omit",
+    ...(options.clientName ? { headers: { "x-ext-client": options.clientName } } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   client.use(

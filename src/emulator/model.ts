@@ -116,6 +116,12 @@ export const RequestLogEntry = t.Object(
     }),
     accountId: t.Union([t.String(), t.Null()], { description: "null when the request was not authenticated" }),
     keyId: t.Union([t.String(), t.Null()], { description: "The API key that authenticated it (key_…), or null" }),
+    // A nullable literal would be folded by the generator into a `const` that refuses null: the values are listed instead.
+    client: t.Union([t.String(), t.Null()], {
+      description:
+        "dashboard when the request carried `X-Ext-Client: dashboard` (the dashboard's own calls, whatever key they use); null otherwise",
+      ...documentOnly({ enum: ["dashboard", null] }),
+    }),
     durationMs: t.Number(),
     at: Timestamp,
   },

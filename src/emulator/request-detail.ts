@@ -24,6 +24,7 @@ const REQUEST_HEADERS = [
   "accept",
   "user-agent",
   "idempotency-key",
+  "x-ext-client",
 ] as const;
 const RESPONSE_HEADERS = [
   "content-type",

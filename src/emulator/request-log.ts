@@ -21,6 +21,17 @@ import {
 
 export const REQUEST_LOG_CAPACITY = 500;
 
+/** The header a client names itself with; only the values below are recorded, anything else is null. */
+export const CLIENT_HEADER = "x-ext-client";
+const KNOWN_CLIENTS = ["dashboard"] as const;
+export type RequestClient = (typeof KNOWN_CLIENTS)[number];
+
+/** The known client the request names, compared exactly (no case folding, no list): a header is not trusted further. */
+function clientOf(headers: Headers): RequestClient | null {
+  const value = headers.get(CLIENT_HEADER);
+  return KNOWN_CLIENTS.find((known) => known === value) ?? null;
+}
+
 interface Entry {
   id: number;
   method: string;
@@ -29,6 +40,7 @@ interface Entry {
   errorCode: string | null;
   accountId: string | null;
   keyId: string | null;
+  client: RequestClient | null;
   durationMs: number;
   atMs: number;
   detail: CapturedDetail;
@@ -127,6 +139,7 @@ export class RequestLog {
       errorCode: answer.status >= 400 ? errorCodeOf(answer.value) : null,
       accountId: principal?.accountId ?? null,
       keyId: principal?.keyId ?? null,
+      client: clientOf(request.headers),
       // Machine time, not the emulator's clock (a frozen or moved clock would distort it).
       durationMs: Math.round((performance.now() - context.startedMs) * 100) / 100,
       atMs: context.atMs,
@@ -151,6 +164,7 @@ function summaryOf(e: Entry): RequestLogEntry {
     errorCode: e.errorCode,
     accountId: e.accountId,
     keyId: e.keyId,
+    client: e.client,
     durationMs: e.durationMs,
     at: isoOf(e.atMs),
   };

@@ -51,6 +51,15 @@ test("the base URL may be given with the API's prefix", async () => {
   expect(unwrap(await client.GET("/developer/v1/extensions")).extensions).toBeArray();
 });
 
+test("clientName is sent as X-Ext-Client on every call; the log records it, and null for a client without one", async () => {
+  const marked = createApiClient({ baseUrl: emu.url, apiKey: DEMO_KEY, clientName: "dashboard" });
+  unwrap(await marked.GET("/developer/v1/extensions"));
+  unwrap(await api().GET("/developer/v1/extensions"));
+  const admin = createAdminClient({ url: emu.url });
+  const { requests } = unwrap(await admin.GET("/_emulator/requests", { params: { query: { limit: 2 } } }));
+  expect(requests.map((e) => e.client)).toEqual([null, "dashboard"]);
+});
+
 test("a refusal is an ApiCallError with the server's code, message, details, method and path", async () => {
   const missing = await api().GET("/developer/v1/extensions/{id}", { params: { path: { id: "ext_missing" } } });
   const notFound = catchError(() => unwrap(missing));

@@ -534,12 +534,35 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
         return Number(text.replace(/\D+/g, " ").trim().split(" ").pop()) >= 1;
       });
       expect(await page.getByTestId("request-chart").locator("svg rect.rate-4xx").count()).toBeGreaterThan(0);
-      // The dashboard's own calls (its "dashboard" key) are hidden until asked for.
-      const own = page.getByRole("cell", { name: "dashboard", exact: true });
-      expect(await own.count()).toBe(0);
-      await page.getByLabel("Hide this dashboard's own requests").uncheck();
-      await own.first().waitFor();
-      await page.getByLabel("Hide this dashboard's own requests").check();
+      // The dashboard's own calls are hidden until asked for; the CLI's, made with the same "dashboard" key, are not.
+      const hideOwn = page.getByLabel("Hide the requests this dashboard made itself");
+      expect(await hideOwn.isChecked()).toBe(true);
+      const ownProbe = "/developer/v1/extensions/ext_own_probe";
+      // An extension that does not exist: the page asks the API for it (a 404) and shows the refusal.
+      await page.goto(`${server.url}/#/extensions/ext_own_probe`);
+      await until("the dashboard's own probe to be logged", async () =>
+        ((await (await fetch(`${server.adminUrl}/requests`)).json()) as { requests: { path: string }[] }).requests.some(
+          (e) => e.path === ownProbe,
+        ),
+      );
+      const cli = await run(built.bin, ["extensions", "get", "ext_cli_probe", "--target", server.baseUrl], {
+        cwd: built.work,
+      });
+      expect(cli.stderr).toContain("extension_not_found");
+      await open("#/requests");
+      const cliRow = page.locator('tr[data-request-path="/developer/v1/extensions/ext_cli_probe"]');
+      // Streamed oldest first: once the CLI's row is in, the page has heard of its own earlier probe too.
+      await cliRow.waitFor();
+      expect(await hideOwn.isChecked()).toBe(true);
+      await textHas(cliRow, "dashboard");
+      const ownRow = page.locator(`tr[data-request-path="${ownProbe}"]`);
+      expect(await ownRow.count()).toBe(0);
+      expect(await page.locator('tr[data-client="dashboard"]').count()).toBe(0);
+      await hideOwn.uncheck();
+      await ownRow.first().waitFor();
+      await textHas(ownRow, "dashboard");
+      await hideOwn.check();
+      await countIs(ownRow, 0);
       await row.getByRole("link").click();
       const detail = page.locator(".detail");
       await textHas(detail, "extension_not_found");

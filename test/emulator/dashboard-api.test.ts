@@ -290,6 +290,52 @@ describe("request detail", () => {
   });
 });
 
+describe("the request log's client field", () => {
+  test("is dashboard only for the exact header X-Ext-Client: dashboard, whatever the key; null otherwise", async () => {
+    const dashboardKey = (await emu.admin("POST", "/accounts/acc_test/dashboard-key")).body.plaintext as string;
+    const sent: [string, string | undefined, string | null][] = [
+      ["/extensions?by=page", "dashboard", "dashboard"],
+      // The CLI acts with the same key and sends no such header: its requests are not the dashboard's.
+      ["/extensions?by=cli", undefined, null],
+      ["/extensions?by=case", "Dashboard", null],
+      ["/extensions?by=longer", "dashboard-x", null],
+      ["/extensions?by=list", "dashboard, dashboard", null],
+      ["/extensions?by=other", "cli", null],
+    ];
+    for (const [path, header] of sent)
+      expect(
+        (
+          await emu.api("GET", path, {
+            key: dashboardKey,
+            headers: header === undefined ? {} : { "x-ext-client": header },
+          })
+        ).status,
+      ).toBe(200);
+    // An unauthenticated request can say it too: the field says who sent it, not whose key it was.
+    expect(
+      (await emu.api("GET", "/extensions?by=nokey", { key: null, headers: { "x-ext-client": "dashboard" } })).status,
+    ).toBe(401);
+
+    const list = (await emu.admin("GET", "/requests")).body.requests.reverse();
+    expect(list.map((e: any) => e.client)).toEqual([...sent.map(([, , client]) => client), "dashboard"]);
+    const stream = await fetch(`${emu.url}/_emulator/requests/stream?recent=${sent.length + 1}`, {
+      headers: { accept: "text/event-stream" },
+      signal: AbortSignal.timeout(10_000),
+    });
+    const reader = stream.body!.getReader();
+    let text = "";
+    while ((text.match(/^data: /gm) ?? []).length < sent.length + 1)
+      text += new TextDecoder().decode((await reader.read()).value);
+    await reader.cancel();
+    const streamed = [...text.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1]!).client);
+    expect(streamed).toEqual([...sent.map(([, , client]) => client), "dashboard"]);
+    // The detail lists the header as sent, for any value.
+    expect((await emu.admin("GET", `/requests/${list[2].id}`)).body.detail.requestHeaders["x-ext-client"]).toBe(
+      "Dashboard",
+    );
+  });
+});
+
 describe("GET /_emulator/requests/stream", () => {
   test("sends recent entries, then each new request as it completes", async () => {
     await emu.api("GET", "/extensions/ext_before");

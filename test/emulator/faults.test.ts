@@ -225,6 +225,7 @@ describe("GET /_emulator/requests", () => {
       expect(Object.keys(e).sort()).toEqual([
         "accountId",
         "at",
+        "client",
         "durationMs",
         "errorCode",
         "id",

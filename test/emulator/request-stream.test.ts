@@ -29,6 +29,7 @@ const bulkyEntry = () => ({
   errorCode: null,
   accountId: null,
   keyId: null,
+  client: null,
   durationMs: 1,
   atMs: 0,
   detail: {} as never,

@@ -73,13 +73,17 @@ export async function admin<D>(call: (client: AdminClient) => Promise<CallResult
 
 const dashboardKeys = new Map<string, Promise<ApiClient>>();
 
-/** A developer-API client holding the account's dashboard key, fetched once per page load (and again if it stops working). */
+/**
+ * A developer-API client holding the account's dashboard key, fetched once per page load (and again if it stops
+ * working). It names itself (`X-Ext-Client: dashboard`), so the Requests page can tell its calls from the CLI's,
+ * which acts with the same key.
+ */
 function clientOf(accountId: string): Promise<ApiClient> {
   let client = dashboardKeys.get(accountId);
   if (!client) {
     client = admin((c) =>
       c.POST("/_emulator/accounts/{accountId}/dashboard-key", { params: { path: { accountId } } }),
-    ).then((r) => createApiClient({ baseUrl: "", apiKey: r.plaintext }));
+    ).then((r) => createApiClient({ baseUrl: "", apiKey: r.plaintext, clientName: "dashboard" }));
     client.catch(() => dashboardKeys.delete(accountId));
     dashboardKeys.set(accountId, client);
   }

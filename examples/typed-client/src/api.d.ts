@@ -1554,6 +1554,11 @@ export interface components {
             accountId: string | null;
             /** @description The API key that authenticated it (key_…), or null */
             keyId: string | null;
+            /**
+             * @description dashboard when the request carried `X-Ext-Client: dashboard` (the dashboard's own calls, whatever key they use); null otherwise
+             * @enum {string|null}
+             */
+            client: "dashboard" | null;
             durationMs: number;
             /**
              * Format: date-time
@@ -1591,6 +1596,11 @@ export interface components {
             accountId: string | null;
             /** @description The API key that authenticated it (key_…), or null */
             keyId: string | null;
+            /**
+             * @description dashboard when the request carried `X-Ext-Client: dashboard` (the dashboard's own calls, whatever key they use); null otherwise
+             * @enum {string|null}
+             */
+            client: "dashboard" | null;
             durationMs: number;
             /**
              * Format: date-time

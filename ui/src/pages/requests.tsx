@@ -12,7 +12,7 @@ const KEEP = 500;
 /** Key names are looked up for at most this many accounts. */
 const KEY_LOOKUP_ACCOUNTS = 50;
 
-/** key id → key name, for every account's keys: which key made a request, and which were the dashboard's own. */
+/** key id → key name, for every account's keys: which key made a request. */
 function useKeyNames(accountIds: string[], entries: RequestLogEntry[]): Map<string, string> {
   const [names, setNames] = useState(new Map<string, string>());
   const unknown = [...new Set(entries.filter((e) => e.keyId !== null && !names.has(e.keyId)).map((e) => e.keyId))]
@@ -49,7 +49,8 @@ export function RequestsPage({ accounts, route }: PageProps) {
     accounts.map((a) => a.id),
     entries,
   );
-  const isOwn = (e: RequestLogEntry) => e.keyId !== null && keyNames.get(e.keyId) === "dashboard";
+  // Marked by the page's own client: the CLI acts with the same "dashboard" key and its requests stay listed.
+  const isOwn = (e: RequestLogEntry) => e.client === "dashboard";
   useEffect(
     () =>
       streamRequests(
@@ -103,8 +104,8 @@ export function RequestsPage({ accounts, route }: PageProps) {
       </form>
       <p>
         <label class="check">
-          <input type="checkbox" checked={hideOwn} onChange={(e) => setHideOwn(e.currentTarget.checked)} /> Hide this
-          dashboard's own requests (its "dashboard" keys)
+          <input type="checkbox" checked={hideOwn} onChange={(e) => setHideOwn(e.currentTarget.checked)} /> Hide the
+          requests this dashboard made itself (the CLI's stay listed, even with the same key)
         </label>
       </p>
       {open !== null && <Detail id={open} onClose={() => go("requests")} />}
@@ -112,7 +113,7 @@ export function RequestsPage({ accounts, route }: PageProps) {
         <TableHead columns={["Time", "Request", "Status", "Account", "Key", "Duration"]} />
         <tbody>
           {shown.map((e) => (
-            <tr key={e.id} data-request-path={e.path}>
+            <tr key={e.id} data-request-path={e.path} data-client={e.client ?? undefined}>
               <td class="small">{when(e.at)}</td>
               <td>
                 <a class="request-link" href={href("requests", String(e.id))}>
