@@ -109,6 +109,10 @@ describe.skipIf(!enabled)("dashboard: export state and load it back", () => {
   const state = async (server: ServedBinary) =>
     ((await (await fetch(`${server.adminUrl}/state`)).json()) as { counts: Record<string, number> }).counts;
 
+  /** The two loading forms: each shows its own answer, beside its own button. */
+  const fileForm = (page: Page) => page.locator("form").filter({ has: page.locator("#seed-file") });
+  const pasteForm = (page: Page) => page.locator("form").filter({ has: page.locator("#fixture") });
+
   /** Loads `name` (written with `bytes`) through the upload form. */
   async function upload(page: Page, name: string, bytes: Uint8Array | string) {
     const path = join(files, name);
@@ -209,11 +213,12 @@ describe.skipIf(!enabled)("dashboard: export state and load it back", () => {
       try {
         for (const [name, bytes, message] of refused) {
           await upload(page, name, bytes);
-          const error = page.locator(".note.error");
+          const error = fileForm(page).locator(".note.error");
           await textMatches(error, /^422 \w+: /);
           expect({ name, text: await textOf(error) }).toEqual({ name, text: expect.stringMatching(message) });
-          // Once: one note, no list of details under it.
-          expect(await error.count()).toBe(1);
+          // Once, by the file's own form: one note, no list of details under it, nothing by the paste box.
+          expect(await page.locator(".note.error").count()).toBe(1);
+          expect(await pasteForm(page).locator(".note").count()).toBe(0);
           expect(await page.locator(".note.error li").count()).toBe(0);
           expect(await state(target)).toEqual(before);
         }
@@ -225,6 +230,19 @@ describe.skipIf(!enabled)("dashboard: export state and load it back", () => {
           /^broken\.json is not valid JSON \(line 2, column \d+\)\.$/,
         );
         expect(await page.getByLabel("Fixture (.json) or export (.tar)").getAttribute("aria-invalid")).toBe("true");
+        // An empty file (or a blank fixture) is said to be empty, not "required"; nothing is sent either.
+        const empty: [string, string][] = [
+          ["empty.json", ""],
+          ["blank.json", " \n\t\n"],
+          ["empty.tar", ""],
+        ];
+        for (const [name, bytes] of empty) {
+          await upload(page, name, bytes);
+          await textMatches(
+            page.locator("#seed-file-error"),
+            new RegExp(`^${name.replace(".", "\\.")} is empty: choose a file with a fixture or an export in it\\.$`),
+          );
+        }
         expect(requests.slice(sent)).toEqual([]);
         expect(await state(target)).toEqual(before);
         // The browser logs each refused upload as a failed load; nothing else may reach the console.
@@ -243,11 +261,12 @@ describe.skipIf(!enabled)("dashboard: export state and load it back", () => {
       try {
         await upload(page, exportedName, exported);
         await textMatches(
-          page.locator(".note.ok"),
+          fileForm(page).locator(".note.ok"),
           new RegExp(
             `^${exportedName.replaceAll(".", "\\.")} loaded: 1 account, 1 extension, \\d+ API keys? created\\.$`,
           ),
         );
+        expect(await pasteForm(page).locator(".note").count()).toBe(0);
         await page.getByRole("option", { name: /Dev Studio/ }).waitFor({ state: "attached" });
         // Every developer-API read answers as the exported server did.
         for (const path of [
@@ -263,6 +282,20 @@ describe.skipIf(!enabled)("dashboard: export state and load it back", () => {
         await textMatches(page.locator("#installs-h + p"), /Total 1234/);
         await page.goto(`${target.url}/?account=acc_dev#/extensions/ext_board/secrets`);
         await page.getByText("API_TOKEN", { exact: true }).waitFor();
+
+        // A pasted fixture's answer is by the paste box, and the file form's earlier answer is gone.
+        await page.goto(`${target.url}/#/admin/state`);
+        await upload(page, "again.tar", exported);
+        await textMatches(fileForm(page).locator(".note.ok"), /^again\.tar loaded: everything in it already existed/);
+        await page
+          .getByLabel("Or paste a fixture")
+          .fill(JSON.stringify({ accounts: [{ id: "acc_pasted", name: "Pasted" }] }));
+        await page.getByRole("button", { name: "Load fixture" }).click();
+        await textMatches(
+          pasteForm(page).locator(".note.ok"),
+          /^Fixture loaded: 1 account, 0 extensions, 0 API keys created\.$/,
+        );
+        expect(await fileForm(page).locator(".note").count()).toBe(0);
         expect(consoleErrors).toEqual([]);
       } finally {
         await close();

@@ -178,8 +178,11 @@ function LoadSection({ refreshAccounts }: Pick<PageProps, "refreshAccounts">) {
   const [file, setFile] = useState<File | null>(null);
   const [fixture, setFixture] = useState("");
   const [problems, setProblems] = useState<{ file?: string; text?: string }>({});
-  const action = useAction();
-  const loaded = (what: string, report: SeedReport) => {
+  // One answer per form, shown by the form that asked: a file's refusal is not read under the paste box.
+  const fileAction = useAction();
+  const textAction = useAction();
+  const busy = fileAction.busy || textAction.busy;
+  const loaded = (action: ReturnType<typeof useAction>, what: string, report: SeedReport) => {
     refreshAccounts();
     action.done(loadedMessage(what, report));
   };
@@ -195,19 +198,30 @@ function LoadSection({ refreshAccounts }: Pick<PageProps, "refreshAccounts">) {
         noValidate
         onSubmit={async (e) => {
           e.preventDefault();
-          action.clear();
+          fileAction.clear();
+          textAction.clear();
           if (!file) return setProblems((p) => ({ ...p, file: "Choose a fixture (.json) or an export (.tar) file." }));
-          if (file.name.toLowerCase().endsWith(".tar") || file.type === EXPORT_MEDIA_TYPE) {
-            setProblems((p) => ({ ...p, file: undefined }));
-            return void action.run(async () => loaded(file.name, await seedArchive(file)));
+          const isArchive = file.name.toLowerCase().endsWith(".tar") || file.type === EXPORT_MEDIA_TYPE;
+          const text = isArchive ? "" : await file.text();
+          // A file with nothing in it (blank, for a fixture) is named as such, not as a missing field.
+          if (file.size === 0 || (!isArchive && text.trim() === "")) {
+            setProblems((p) => ({
+              ...p,
+              file: `${file.name} is empty: choose a file with a fixture or an export in it.`,
+            }));
+            return document.getElementById("seed-file")?.focus();
           }
-          const parsed = parseFixture(await file.text(), file.name);
+          if (isArchive) {
+            setProblems((p) => ({ ...p, file: undefined }));
+            return void fileAction.run(async () => loaded(fileAction, file.name, await seedArchive(file)));
+          }
+          const parsed = parseFixture(text, file.name);
           if ("problem" in parsed) {
             setProblems((p) => ({ ...p, file: parsed.problem }));
             return document.getElementById("seed-file")?.focus();
           }
           setProblems((p) => ({ ...p, file: undefined }));
-          await action.run(async () => loaded(file.name, await seedFixture(parsed.fixture)));
+          await fileAction.run(async () => loaded(fileAction, file.name, await seedFixture(parsed.fixture)));
         }}
       >
         <label for="seed-file">Fixture (.json) or export (.tar)</label>
@@ -219,23 +233,25 @@ function LoadSection({ refreshAccounts }: Pick<PageProps, "refreshAccounts">) {
           {...invalidProps("seed-file-error", problems.file)}
         />
         <FieldError id="seed-file-error" problem={problems.file} />
-        <button type="submit" disabled={action.busy}>
+        <button type="submit" disabled={busy}>
           Load file
         </button>
+        <Status message={fileAction.message} />
       </form>
       <form
         class="stack"
         noValidate
         onSubmit={async (e) => {
           e.preventDefault();
-          action.clear();
+          fileAction.clear();
+          textAction.clear();
           const parsed = parseFixture(fixture, "The fixture");
           if ("problem" in parsed) {
             setProblems((p) => ({ ...p, text: parsed.problem }));
             return document.getElementById("fixture")?.focus();
           }
           setProblems((p) => ({ ...p, text: undefined }));
-          await action.run(async () => loaded("Fixture", await seedFixture(parsed.fixture)));
+          await textAction.run(async () => loaded(textAction, "Fixture", await seedFixture(parsed.fixture)));
         }}
       >
         <label for="fixture">Or paste a fixture (JSON, the format of --seed)</label>
@@ -248,11 +264,11 @@ function LoadSection({ refreshAccounts }: Pick<PageProps, "refreshAccounts">) {
           {...invalidProps("fixture-error", problems.text)}
         />
         <FieldError id="fixture-error" problem={problems.text} />
-        <button type="submit" disabled={action.busy}>
+        <button type="submit" disabled={busy}>
           Load fixture
         </button>
+        <Status message={textAction.message} />
       </form>
-      <Status message={action.message} />
     </section>
   );
 }
