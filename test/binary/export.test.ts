@@ -4,7 +4,7 @@
  * bundle does not match its digest, or of a newer format, is refused naming the file and the entry.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeTarGz } from "../../scripts/lib/archive-writer";
 import { validEntries } from "../../scripts/lib/samples";
@@ -72,6 +72,26 @@ describe("export on the compiled binary", () => {
     } finally {
       await c.stop();
     }
+
+    // Private like the data directory (fixture.json may hold plaintext keys): folders 0700, files 0600, both
+    // for an export and for the bundle files a load writes into a data directory.
+    const seededDir = join(built.work, "data-from-export");
+    expect((await run(built.bin, ["seed", exported, "--data-dir", seededDir], { cwd: built.work })).code).toBe(0);
+    for (const [dir, expected] of [
+      [onExit, 0o700],
+      [join(onExit, "bundles"), 0o700],
+      [exported, 0o700],
+      [join(exported, "bundles"), 0o700],
+    ] as const)
+      expect({ dir, mode: statSync(dir).mode & 0o777 }).toEqual({ dir, mode: expected });
+    const files = [
+      join(onExit, "fixture.json"),
+      join(exported, "fixture.json"),
+      ...readdirSync(join(exported, "bundles")).map((f) => join(exported, "bundles", f)),
+      ...readdirSync(join(seededDir, "blobs", "objects")).map((f) => join(seededDir, "blobs", "objects", f)),
+    ];
+    expect(files.length).toBeGreaterThan(3);
+    for (const file of files) expect({ file, mode: statSync(file).mode & 0o777 }).toEqual({ file, mode: 0o600 });
 
     // A bundle whose bytes do not match their digest, and a newer format: refused, naming file and entry.
     const [file] = readdirSync(join(exported, "bundles"));
