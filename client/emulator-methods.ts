@@ -92,7 +92,7 @@ export async function submittedVersion(
  */
 export function noPlaintextKeyMessage(fromExport: boolean): string {
   const why = fromExport
-    ? 'the export has no API key with a plaintext "key" (keys created through the API are exported as hashes, valid only with the data directory they came from); add one to an account\'s apiKeys in its fixture.json, e.g. {"name": "tests", "key": "ext_test_0123456789abcdef", "scopes": ["*"]}'
-    : 'the fixture has no API key with a plaintext "key"; add one';
+    ? 'the export has no active API key with a plaintext "key" (keys created through the API are exported as hashes, valid only with the data directory they came from); add one to an account\'s apiKeys in its fixture.json, e.g. {"name": "tests", "key": "ext_test_0123456789abcdef", "scopes": ["*"]}'
+    : 'the fixture has no active API key with a plaintext "key"; add one';
   return `${why} so startEmulator can return it`;
 }

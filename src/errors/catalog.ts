@@ -350,6 +350,10 @@ export const errors = {
       "Request failed validation: send exactly one of advanceSeconds, set (with optional freeze) or mode.",
       [{ field: "body", message: "exactly one of advanceSeconds, set or mode" }],
     ),
+  clockDayInvalid: (day: string) =>
+    new ApiError(422, "validation_error", `Request failed validation: set: ${day} is not a day of the calendar.`, [
+      { field: "set", message: `${day} is not a day of the calendar` },
+    ]),
   clockOutOfRange: (field: "advanceSeconds" | "set") =>
     new ApiError(
       422,
@@ -363,7 +367,7 @@ export const errors = {
       422,
       "validation_error",
       file
-        ? `${file} failed validation: ${details[0]?.field ? `${details[0].field}: ` : ""}${details[0]?.message ?? "invalid"}`
+        ? `${file} failed validation: ${details[0]?.field ? `${clip(details[0].field)}: ` : ""}${details[0]?.message ?? "invalid"}`
         : `Fixture failed validation: ${details[0]?.message ?? "invalid"}`,
       capDetails(details),
     ),
