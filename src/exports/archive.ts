@@ -181,6 +181,8 @@ export async function readExportArchive(
       // The tar reader's message may begin with the entry too: said once.
       const message = (e as Error).message;
       const why = message.startsWith(`${entry}: `) ? message.slice(entry.length + 2) : message;
+      // Refused before its first entry: most likely no tar at all (another file, or an empty one).
+      if (entries === 0) throw new ExportArchiveError(`${source} is not a tar archive of an export: ${why}`);
       throw new ExportArchiveError(`${source} is truncated or damaged in entry ${JSON.stringify(entry)}: ${why}`);
     }
     throw e;

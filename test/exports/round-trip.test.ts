@@ -156,6 +156,12 @@ describe("export → seed into a new server", () => {
       expect(bad.body.error.message).toStartWith(
         "fixture.json of the uploaded archive failed validation: line 1, column 3: not valid JSON",
       );
+      // Not a tar at all (a text file sent as one): said as such, not as a truncated entry.
+      const text = await fresh.admin("POST", "/seed", undefined, {
+        body: "accounts,extensions\n",
+        headers: { "content-type": "application/x-tar" },
+      });
+      expect(text.body.error.message).toContain("the uploaded archive is not a tar archive of an export: ");
       expect(await reads(fresh)).toEqual(before);
       expect(blobFiles(fresh)).toEqual([]);
     } finally {
