@@ -211,5 +211,6 @@ test("both helpers start from an export directory (bundles included) and name th
   // The bundle tree is read from the loaded bundle's bytes: the same tree, so the same archive.
   expect(bun.loaded).toEqual(original);
   expect(bun.hashOnly).toContain("keys created through the API are exported as hashes");
+  expect(bun.hashOnly).toContain(`add one to an account's apiKeys in ${hashOnlyDir}/fixture.json`);
   expect(node).toEqual(bun);
 }, 120_000);

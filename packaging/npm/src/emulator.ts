@@ -207,7 +207,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   const apiKey = seed.apiKey;
   if (!apiKey) {
     cleanup();
-    throw new StartEmulatorError(noPlaintextKeyMessage(seed.fromExport));
+    throw new StartEmulatorError(noPlaintextKeyMessage(seed.fromExport ? seed.seed : null));
   }
   const ready = join(work, "ready.json");
   const adminToken = randomBytes(24).toString("base64url");
