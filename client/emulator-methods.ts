@@ -88,11 +88,12 @@ export async function submittedVersion(
 
 /**
  * Why `startEmulator` refuses a fixture: it must hand back a key that works. An export keeps keys made through
- * the API as keyed hashes, which authenticate only with the data directory they came from.
+ * the API as keyed hashes, which authenticate only with the data directory they came from. `exportDir`: the
+ * export directory the fixture was read from.
  */
-export function noPlaintextKeyMessage(fromExport: boolean): string {
-  const why = fromExport
-    ? 'the export has no API key with a plaintext "key" (keys created through the API are exported as hashes, valid only with the data directory they came from); add one to an account\'s apiKeys in its fixture.json, e.g. {"name": "tests", "key": "ext_test_0123456789abcdef", "scopes": ["*"]}'
-    : 'the fixture has no API key with a plaintext "key"; add one';
+export function noPlaintextKeyMessage(exportDir: string | null): string {
+  const why = exportDir
+    ? `the export ${exportDir} has no active API key with a plaintext "key" (keys created through the API are exported as hashes, valid only with the data directory they came from); add one to an account's apiKeys in ${exportDir}/fixture.json, e.g. {"name": "tests", "key": "ext_test_0123456789abcdef", "scopes": ["*"]}`
+    : 'the fixture has no active API key with a plaintext "key"; add one';
   return `${why} so startEmulator can return it`;
 }

@@ -15,6 +15,10 @@ export function lazyObject<T extends object>(make: () => T): T {
     has: (_, key) => Reflect.has(real(), key),
     ownKeys: () => Reflect.ownKeys(real()),
     getOwnPropertyDescriptor: (_, key) => Reflect.getOwnPropertyDescriptor(real(), key),
+    // Writes go to the object too (a test replacing a method): the empty stand-in must never hold a property.
+    set: (_, key, value) => Reflect.set(real(), key, value),
+    defineProperty: (_, key, descriptor) => Reflect.defineProperty(real(), key, descriptor),
+    deleteProperty: (_, key) => Reflect.deleteProperty(real(), key),
   });
 }
 

@@ -50,7 +50,7 @@ function fixtureOf(fixture: Fixture | string | undefined): { fixture: Fixture; b
 export async function startEmulator(options: StartEmulatorOptions = {}): Promise<Emulator> {
   const { fixture, bundleDir } = fixtureOf(options.fixture);
   const apiKey = firstPlaintextKey(fixture);
-  if (!apiKey) throw new StartEmulatorError(noPlaintextKeyMessage(bundleDir !== null));
+  if (!apiKey) throw new StartEmulatorError(noPlaintextKeyMessage(bundleDir?.label ?? null));
   const flags = {
     host: options.host ?? "127.0.0.1",
     port: options.port ?? 0,

@@ -89,3 +89,13 @@ test("lazyObject makes its object once, on the first read, and forwards keys and
   expect({ ...lazy }.a).toBe(1);
   expect(made).toBe(1);
 });
+
+test("lazyObject forwards writes: a replaced or deleted method is what the next read finds", () => {
+  const real = { twice: (n: number) => n * 2 };
+  const lazy = lazyObject(() => real);
+  lazy.twice = (n: number) => n * 3;
+  expect(lazy.twice(2)).toBe(6);
+  expect(real.twice(2)).toBe(6);
+  delete (lazy as { twice?: unknown }).twice;
+  expect("twice" in real).toBe(false);
+});

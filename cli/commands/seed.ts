@@ -65,7 +65,13 @@ function printReport(fixture: Fixture, report: SeedReport, json: boolean): void 
     return;
   }
   out(`seeded: ${report.accountsCreated} account(s) and ${report.extensionsCreated} extension(s) created`);
-  for (const k of keys) out(`  api key: ${k.key ?? "(not returned)"}  (account ${k.accountId}, "${k.name}")`);
+  for (const k of keys)
+    out(
+      k.key
+        ? `  api key: ${k.key}  (account ${k.accountId}, "${k.name}")`
+        : // A key of an export: its hash works only with the data directory it was exported from.
+          `  api key: "${k.name}" (account ${k.accountId}): a hash from an export, valid only with the data directory it came from`,
+    );
   const kept = report.keys.length - keys.length;
   if (kept > 0) out(`  ${kept} key(s) already existed and were left as they are`);
 }

@@ -1,6 +1,13 @@
+import { resolve } from "node:path";
 import { defineCommand } from "citty";
 import { STARTER_KEY_NAME } from "../../src/accounts/starter";
-import { ConfigError, parseServerConfig, type ServerConfig, type ServerFlags } from "../../src/config";
+import {
+  ConfigError,
+  DEFAULT_DATA_DIR,
+  parseServerConfig,
+  type ServerConfig,
+  type ServerFlags,
+} from "../../src/config";
 import { firstPlaintextKey } from "../../src/fixtures/demo";
 import { FixtureError } from "../../src/fixtures/validate";
 import { type RunningEmulator, startServer } from "../../src/server";
@@ -190,6 +197,12 @@ function exportLines(emulator: RunningEmulator): string[] {
   const vars = [`EXT_BASE_URL=${emulator.baseUrl}`, `EXT_API_KEY=${key}`];
   if (!runtime.control.openWithoutToken && runtime.control.adminTokenGenerated)
     vars.push(`EXT_ADMIN_TOKEN=${runtime.control.adminToken}`);
-  const note = runtime.config.memory ? "" : "  (commands run in this folder find this server by themselves)";
+  const { memory, dataDir } = runtime.config;
+  // The CLI looks for a server in ./.ext-data unless EXT_DATA_DIR names another data directory.
+  const finds =
+    resolve(dataDir) === resolve(DEFAULT_DATA_DIR)
+      ? "commands run in this folder find this server by themselves"
+      : `commands run with EXT_DATA_DIR=${dataDir} find this server by themselves`;
+  const note = memory ? "" : `  (${finds})`;
   return [`  other shells:${note}`, `    export ${vars.join(" ")}`];
 }

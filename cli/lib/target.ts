@@ -90,7 +90,7 @@ async function localEndpoints(env: ClientEnv): Promise<Endpoints> {
   if (running) return endpointsFromAnyUrl(running);
   return {
     ...endpointsFromAnyUrl(`http://${DEFAULT_HOST}:${DEFAULT_PORT}`),
-    unreachableHint: `no \`ext serve\` was found for this folder (${serverFilePath(env.dataDir)} is missing or stale): start one with \`ext serve\`, or give --target URL`,
+    unreachableHint: `no running \`ext serve\` was found for this folder (none answers from ${serverFilePath(env.dataDir)}): start one with \`${env.command} serve\`, or give --target URL`,
   };
 }
 

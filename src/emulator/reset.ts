@@ -31,6 +31,8 @@ function clearTransientState(runtime: Runtime): void {
 export function resetEmulator(runtime: Runtime): ResetReport {
   const { control } = runtime;
   control.cancelTimers();
+  // A revoked dashboard key is not made again once its row is gone.
+  runtime.services.dashboardKeys.beforeWipe();
   runtime.services.store.deleteAll();
   runtime.blobs.clear();
   clearTransientState(runtime);

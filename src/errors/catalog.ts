@@ -350,6 +350,10 @@ export const errors = {
       "Request failed validation: send exactly one of advanceSeconds, set (with optional freeze) or mode.",
       [{ field: "body", message: "exactly one of advanceSeconds, set or mode" }],
     ),
+  clockDayInvalid: (day: string) =>
+    new ApiError(422, "validation_error", `Request failed validation: set: ${day} is not a day of the calendar.`, [
+      { field: "set", message: `${day} is not a day of the calendar` },
+    ]),
   clockOutOfRange: (field: "advanceSeconds" | "set") =>
     new ApiError(
       422,
@@ -357,14 +361,12 @@ export const errors = {
       `Request failed validation: ${field} would move the clock outside 1970-01-01T00:00:00.000Z … 9999-12-31T23:59:59.999Z; the clock is unchanged.`,
       [{ field, message: `${field} must leave the clock between 1970-01-01 and 9999-12-31` }],
     ),
-  /** `file`: the file of an uploaded export the fixture came from, named with the first bad field. */
-  fixtureInvalid: (details: ErrorDetail[], file?: string) =>
+  /** Named with the first bad field; `file`: the file of an uploaded export the fixture came from. */
+  fixtureInvalid: (details: ErrorDetail[], file = "Fixture") =>
     new ApiError(
       422,
       "validation_error",
-      file
-        ? `${file} failed validation: ${details[0]?.field ? `${details[0].field}: ` : ""}${details[0]?.message ?? "invalid"}`
-        : `Fixture failed validation: ${details[0]?.message ?? "invalid"}`,
+      `${file} failed validation: ${details[0]?.field ? `${clip(details[0].field)}: ` : ""}${details[0]?.message ?? "invalid"}`,
       capDetails(details),
     ),
 };

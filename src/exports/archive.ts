@@ -112,13 +112,13 @@ async function* archiveOf(fixture: Buffer, files: string[]): AsyncGenerator<Uint
 
 /** Writes the export directory (`fixture.json` + `bundles/`) into `dir`, which must be new and empty. */
 export function writeExportFiles(state: ExportedState, pathOf: (blobId: string) => string, dir: string): void {
-  mkdirSync(join(dir, "bundles"), { recursive: true });
+  mkdirSync(join(dir, "bundles"), { recursive: true, mode: 0o700 });
   writeNew(join(dir, EXPORT_FIXTURE_FILE), json(state));
   for (const [sha256, blobId] of state.bundles) copyFileSync(pathOf(blobId), join(dir, bundleFileName(sha256)));
 }
 
 function writeNew(path: string, bytes: Buffer): void {
-  const fd = openSync(path, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW, 0o644);
+  const fd = openSync(path, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW, 0o600);
   try {
     writeSync(fd, bytes);
   } finally {
@@ -135,7 +135,7 @@ export async function readExportArchive(
   dir: string,
   source = "export archive",
 ): Promise<void> {
-  mkdirSync(join(dir, "bundles"), { recursive: true });
+  mkdirSync(join(dir, "bundles"), { recursive: true, mode: 0o700 });
   let current = "(start)";
   let entries = 0;
   let sawFixture = false;
@@ -160,7 +160,7 @@ export async function readExportArchive(
       const fd = openSync(
         join(dir, entry.path),
         constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW,
-        0o644,
+        0o600,
       );
       try {
         for await (const chunk of body) {
@@ -181,6 +181,8 @@ export async function readExportArchive(
       // The tar reader's message may begin with the entry too: said once.
       const message = (e as Error).message;
       const why = message.startsWith(`${entry}: `) ? message.slice(entry.length + 2) : message;
+      // Refused before its first entry: most likely no tar at all (another file, or an empty one).
+      if (entries === 0) throw new ExportArchiveError(`${source} is not a tar archive of an export: ${why}`);
       throw new ExportArchiveError(`${source} is truncated or damaged in entry ${JSON.stringify(entry)}: ${why}`);
     }
     throw e;

@@ -4,7 +4,7 @@
  * bundle does not match its digest, or of a newer format, is refused naming the file and the entry.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeTarGz } from "../../scripts/lib/archive-writer";
 import { validEntries } from "../../scripts/lib/samples";
@@ -43,6 +43,13 @@ describe("export on the compiled binary", () => {
     expect(submitted.status).toBe(202);
     const before = [await get(a.baseUrl, "/extensions"), await get(a.baseUrl, `/extensions/${id}/versions`)];
 
+    // A key made through the API: exported as its hash only.
+    const ci = await fetch(`${a.url}/_emulator/accounts/acc_demo/keys`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "ci", scopes: ["*"] }),
+    });
+    expect(ci.status).toBe(201);
     const exported = join(built.work, "exported");
     const cli = await run(built.bin, ["export", exported, "--target", a.url], { cwd: built.work });
     expect(cli.stderr).toBe("");
@@ -72,6 +79,32 @@ describe("export on the compiled binary", () => {
     } finally {
       await c.stop();
     }
+
+    // Private like the data directory (fixture.json may hold plaintext keys): folders 0700, files 0600, both
+    // for an export and for the bundle files a load writes into a data directory.
+    const seededDir = join(built.work, "data-from-export");
+    const seededOut = await run(built.bin, ["seed", exported, "--data-dir", seededDir], { cwd: built.work });
+    expect(seededOut.code).toBe(0);
+    // The demo key was given in plaintext and is shown; a key made through the API travels as a hash, said as such.
+    expect(seededOut.stdout).toContain(KEY);
+    expect(seededOut.stdout).toContain(
+      'api key: "ci" (account acc_demo): a hash from an export, valid only with the data directory it came from',
+    );
+    for (const [dir, expected] of [
+      [onExit, 0o700],
+      [join(onExit, "bundles"), 0o700],
+      [exported, 0o700],
+      [join(exported, "bundles"), 0o700],
+    ] as const)
+      expect({ dir, mode: statSync(dir).mode & 0o777 }).toEqual({ dir, mode: expected });
+    const files = [
+      join(onExit, "fixture.json"),
+      join(exported, "fixture.json"),
+      ...readdirSync(join(exported, "bundles")).map((f) => join(exported, "bundles", f)),
+      ...readdirSync(join(seededDir, "blobs", "objects")).map((f) => join(seededDir, "blobs", "objects", f)),
+    ];
+    expect(files.length).toBeGreaterThan(3);
+    for (const file of files) expect({ file, mode: statSync(file).mode & 0o777 }).toEqual({ file, mode: 0o600 });
 
     // A bundle whose bytes do not match their digest, and a newer format: refused, naming file and entry.
     const [file] = readdirSync(join(exported, "bundles"));

@@ -148,8 +148,10 @@ describe("a refusal as the CLI prints it", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "ext-no-server-"));
     try {
       const { endpoints } = await resolveServer({}, parseClientEnv({ EXT_DATA_DIR: dataDir }));
+      const viaNpx = await resolveServer({}, parseClientEnv({ EXT_DATA_DIR: dataDir, npm_command: "exec" }));
+      expect(viaNpx.endpoints.unreachableHint).toContain("start one with `npx ext serve`");
       expect(endpoints.root).toBe("http://127.0.0.1:4780");
-      const hint = `no \`ext serve\` was found for this folder (${join(dataDir, "server.json")} is missing or stale): start one with \`ext serve\`, or give --target URL`;
+      const hint = `no running \`ext serve\` was found for this folder (none answers from ${join(dataDir, "server.json")}): start one with \`ext serve\`, or give --target URL`;
       expect(endpoints.unreachableHint).toBe(hint);
       // Said on a port where nothing listens, so the test does not depend on what holds 4780 here.
       const gone = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });

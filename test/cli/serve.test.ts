@@ -34,6 +34,21 @@ function serve(...args: string[]) {
 }
 
 describe("ext serve", () => {
+  test("the banner says how other shells find a server whose data directory is not ./.ext-data", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "ext-serve-banner-"));
+    try {
+      const proc = serve("--data-dir", dataDir, "--port", "0", "--log-level", "warn");
+      const out = await readUntil(proc.stdout as ReadableStream<Uint8Array>, /other shells:.*\n/);
+      expect(out).toContain(
+        `other shells:  (commands run with EXT_DATA_DIR=${dataDir} find this server by themselves)`,
+      );
+      proc.kill("SIGTERM");
+      expect(await proc.exited).toBe(0);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   test("prints the base URL once listening; the README's curl answers 200 {extensions:[]}; SIGTERM exits 0", async () => {
     const proc = serve("--memory", "--port", "0", "--seed", "fixtures/demo.json", "--log-level", "warn");
     // The banner ends with the demo keys; the first line is the base URL.

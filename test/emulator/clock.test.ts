@@ -13,6 +13,20 @@ beforeEach(async () => {
 });
 
 describe("POST /_emulator/clock", () => {
+  test("a day the calendar does not have is refused, not rolled over to the next month", async () => {
+    const before = (await emu.admin("GET", "/clock")).body;
+    for (const set of ["2030-02-30T00:00:00Z", "2031-02-29T12:00:00.000Z", "2030-04-31T00:00:00+02:00"]) {
+      const res = await emu.admin("POST", "/clock", { set });
+      const error = expectEnvelope(res, 422, "validation_error");
+      expect(error.message).toBe(`Request failed validation: set: ${set.slice(0, 10)} is not a day of the calendar.`);
+    }
+    expect((await emu.admin("GET", "/clock")).body.offsetMs).toBe(before.offsetMs);
+    // A leap day is a day.
+    expect((await emu.admin("POST", "/clock", { set: "2032-02-29T00:00:00.000Z" })).body.now).toBe(
+      "2032-02-29T00:00:00.000Z",
+    );
+  });
+
   test("advancing the clock an hour lets the 11th extension through", async () => {
     // Frozen, so every instant below is the emulator's and exact: nothing is compared with the machine's time.
     const start = Date.parse(

@@ -59,12 +59,47 @@ describe("accounts and the dashboard key", () => {
     expect(third.body.plaintext).not.toBe(first.body.plaintext);
   });
 
-  test("a reset makes the same dashboard key again: a page that holds it keeps working", async () => {
-    const first = await emu.admin("POST", "/accounts/acc_test/dashboard-key");
+  test("after a reset the account has one working dashboard key again", async () => {
+    await emu.admin("POST", "/accounts/acc_test/dashboard-key");
     await emu.admin("POST", "/reset");
     const after = await emu.admin("POST", "/accounts/acc_test/dashboard-key");
-    expect(after.body).toMatchObject({ created: true, plaintext: first.body.plaintext });
-    expect((await emu.api("GET", "/extensions", { key: first.body.plaintext })).status).toBe(200);
+    expect(after.body.created).toBe(true);
+    expect((await emu.api("GET", "/extensions", { key: after.body.plaintext })).status).toBe(200);
+    const keys = (await emu.admin("GET", "/accounts/acc_test/keys")).body.apiKeys;
+    expect(keys.filter((k: { name: string }) => k.name === "dashboard")).toHaveLength(1);
+  });
+
+  test("a revoked dashboard key is not made again by a reset, nor by a restart followed by a reset", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "ext-dashboard-revoked-"));
+    const revoked: string[] = [];
+    try {
+      const first = await startTestEmulator({ dataDir });
+      try {
+        const key = (await first.admin("POST", "/accounts/acc_test/dashboard-key")).body;
+        await first.admin("DELETE", `/accounts/acc_test/keys/${key.apiKey.id}`);
+        revoked.push(key.plaintext);
+        await first.admin("POST", "/reset");
+        const after = (await first.admin("POST", "/accounts/acc_test/dashboard-key")).body;
+        expect(revoked).not.toContain(after.plaintext);
+        await first.admin("DELETE", `/accounts/acc_test/keys/${after.apiKey.id}`);
+        revoked.push(after.plaintext);
+      } finally {
+        await stopTestEmulator(first, true);
+      }
+      // A new process knows the revocations only from the rows, which the reset is about to wipe.
+      const second = await startTestEmulator({ dataDir });
+      try {
+        await second.admin("POST", "/reset");
+        const key = (await second.admin("POST", "/accounts/acc_test/dashboard-key")).body;
+        expect(key.created).toBe(true);
+        expect(revoked).not.toContain(key.plaintext);
+        for (const old of revoked) expect((await second.api("GET", "/extensions", { key: old })).status).toBe(401);
+      } finally {
+        await stopTestEmulator(second, true);
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   test("restarts on one data directory reuse the dashboard key instead of filling the key cap", async () => {

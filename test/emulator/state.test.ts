@@ -125,6 +125,8 @@ describe("POST /_emulator/seed", () => {
     const fields = error.details!.map((d) => d.field);
     // The same paths and words as `ext seed` prints for the same fixture (test/fixtures/messages.test.ts).
     expect(fields).toEqual(["accounts[0].id", "accounts[0].name"]);
+    // The message names the first bad field, so a client that shows only the message still says where.
+    expect(error.message).toStartWith("Fixture failed validation: accounts[0].id: ");
     expect(error.details![1]!.message).toBe("must not be empty");
     const noScopes = await emu.admin("POST", "/seed", {
       accounts: [{ id: "acc_x", name: "X", apiKeys: [{ name: "ci" }], overrides: { max_api_keys: -1 } }],

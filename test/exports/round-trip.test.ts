@@ -119,7 +119,9 @@ describe("export → seed into a new server", () => {
         .sort();
     expect(digests(target)).toEqual(digests(source));
     expect(digests(target)).toContain(bundleSha);
-    // Loading it again changes nothing.
+    // Loading it again changes no row, and sets the clock back to the export's (the clock is state too).
+    const exportedNow = Date.parse((await source.admin("GET", "/clock")).body.now);
+    await target.admin("POST", "/clock", { set: "2040-01-01T00:00:00.000Z", freeze: true });
     const again = await fetch(`${target.adminUrl}/seed`, {
       method: "POST",
       headers: { "content-type": "application/x-tar" },
@@ -127,6 +129,10 @@ describe("export → seed into a new server", () => {
     });
     expect(((await again.json()) as { extensionsCreated: number }).extensionsCreated).toBe(0);
     expect(await reads(target)).toEqual(before);
+    const clock = (await target.admin("GET", "/clock")).body;
+    expect(clock.mode).toBe("real");
+    // Within the minute the test took since the export: far from the 2040 it was set to.
+    expect(Math.abs(Date.parse(clock.now) - exportedNow)).toBeLessThan(60_000);
   });
 
   test("the export holds secret names, never their values, unless asked", async () => {
@@ -156,6 +162,12 @@ describe("export → seed into a new server", () => {
       expect(bad.body.error.message).toStartWith(
         "fixture.json of the uploaded archive failed validation: line 1, column 3: not valid JSON",
       );
+      // Not a tar at all (a text file sent as one): said as such, not as a truncated entry.
+      const text = await fresh.admin("POST", "/seed", undefined, {
+        body: "accounts,extensions\n",
+        headers: { "content-type": "application/x-tar" },
+      });
+      expect(text.body.error.message).toContain("the uploaded archive is not a tar archive of an export: ");
       expect(await reads(fresh)).toEqual(before);
       expect(blobFiles(fresh)).toEqual([]);
     } finally {

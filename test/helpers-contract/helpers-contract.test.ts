@@ -156,7 +156,7 @@ test("the Bun helper and the Node helper give the same answers to every method",
 
 /**
  * An export made in process: an approved version with a real bundle and 1,234 installs, under the demo fixture's
- * plaintext keys; and a copy whose plaintext keys are gone, as an export of keys made through the API has them.
+ * plaintext keys; and a copy whose plaintext keys are all revoked, so none of its keys can be handed out.
  */
 async function exportDirs() {
   const { exportedBoard } = await import("./contract");
@@ -176,8 +176,9 @@ async function exportDirs() {
   const hashOnlyDir = `${dir}-hash-only`;
   cpSync(dir, hashOnlyDir, { recursive: true });
   const fixture = JSON.parse(readFileSync(join(dir, "fixture.json"), "utf8"));
+  // Revoked: an export keeps a fixture key's plaintext after its revocation, and such a key would answer 401.
   for (const account of fixture.accounts)
-    account.apiKeys = (account.apiKeys ?? []).filter((k: { key?: string }) => k.key === undefined);
+    for (const k of account.apiKeys ?? []) if (k.key !== undefined) k.revokedAt = "2026-01-01T00:00:00.000Z";
   writeFileSync(join(hashOnlyDir, "fixture.json"), JSON.stringify(fixture));
   return { dir, hashOnlyDir, original };
 }
@@ -210,5 +211,6 @@ test("both helpers start from an export directory (bundles included) and name th
   // The bundle tree is read from the loaded bundle's bytes: the same tree, so the same archive.
   expect(bun.loaded).toEqual(original);
   expect(bun.hashOnly).toContain("keys created through the API are exported as hashes");
+  expect(bun.hashOnly).toContain(`add one to an account's apiKeys in ${hashOnlyDir}/fixture.json`);
   expect(node).toEqual(bun);
 }, 120_000);

@@ -59,8 +59,9 @@ function firstPlaintextKey(fixture: unknown): string | null {
   for (const account of Array.isArray(accounts) ? accounts : []) {
     const keys = (account as { apiKeys?: unknown } | null)?.apiKeys;
     for (const k of Array.isArray(keys) ? keys : []) {
-      const key = (k as { key?: unknown } | null)?.key;
-      if (typeof key === "string" && key) return key;
+      const { key, revokedAt } = (k ?? {}) as { key?: unknown; revokedAt?: unknown };
+      // A revoked key (an export keeps a fixture key's plaintext after its revocation) would answer 401.
+      if (typeof key === "string" && key && !revokedAt) return key;
     }
   }
   return null;
@@ -206,7 +207,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   const apiKey = seed.apiKey;
   if (!apiKey) {
     cleanup();
-    throw new StartEmulatorError(noPlaintextKeyMessage(seed.fromExport));
+    throw new StartEmulatorError(noPlaintextKeyMessage(seed.fromExport ? seed.seed : null));
   }
   const ready = join(work, "ready.json");
   const adminToken = randomBytes(24).toString("base64url");
