@@ -22,9 +22,9 @@ import {
 export const REQUEST_LOG_CAPACITY = 500;
 
 /** The header a client names itself with; only the values below are recorded, anything else is null. */
-export const CLIENT_HEADER = "x-ext-client";
+const CLIENT_HEADER = "x-ext-client";
 const KNOWN_CLIENTS = ["dashboard"] as const;
-export type RequestClient = (typeof KNOWN_CLIENTS)[number];
+type RequestClient = (typeof KNOWN_CLIENTS)[number];
 
 /** The known client the request names, compared exactly (no case folding, no list): a header is not trusted further. */
 function clientOf(headers: Headers): RequestClient | null {
