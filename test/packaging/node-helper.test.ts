@@ -231,7 +231,7 @@ describe("startEmulator() under Node", () => {
     expect(code).toBe(0);
     expect(result.badFixture).toStartWith("StartEmulatorError: ext serve exited (code 2)");
     expect(result.badFixture).toContain("scopes[0]");
-    expect(result.noKey).toContain('no API key with a plaintext "key"');
+    expect(result.noKey).toContain('no active API key with a plaintext "key"');
     expect(result.unknownOption).toBe(
       'TypeError: startEmulator: unknown option "fixtrue" (known: fixture, dataDir, port, host, rateLimits, autoApproveMs, logLevel, binary, startTimeoutMs)',
     );
