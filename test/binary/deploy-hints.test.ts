@@ -10,6 +10,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Socket } from "bun";
+import { announce } from "../helpers/raw-http";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, run, type ServedBinary, serve } from "./helpers";
 
 const KEY = "ext_hints_test_key_0123456789abcdef";
@@ -136,26 +137,19 @@ describe("labels and refusals", () => {
 });
 
 describe("an oversized upload", () => {
-  test("sent with curl: the 413 says the limit in MB and which limit it is", async () => {
-    const dir = mkdtempSync(join(work, "big-"));
-    writeFileSync(join(dir, "bundle.tar.gz"), randomBytes(SMALL_TOTAL + 300 * 1024));
-    const proc = Bun.spawn(
-      [
-        "curl",
-        "-sS",
-        "-H",
-        `Authorization: Bearer ${KEY}`,
-        "-F",
-        "version=1.0.0",
-        "-F",
-        "bundle=@bundle.tar.gz",
-        `${server.baseUrl}/extensions/ext_small/versions`,
-      ],
-      { cwd: dir, env: cleanEnv(), stdout: "pipe", stderr: "pipe" },
+  // Over a raw socket, head only: the server answers from the announced length before the body. (curl is
+  // told "100 Continue" by Bun and may still be sending when the 413 closes the connection: its exit code
+  // then depends on timing, so it is not what this test runs.)
+  test("the 413 says the limit in MB and which limit it is, before a byte of the body is sent", async () => {
+    const answer = await announce(
+      Number(new URL(server.baseUrl).port),
+      "POST",
+      "/developer/v1/extensions/ext_small/versions",
+      { Authorization: `Bearer ${KEY}`, "Content-Type": "multipart/form-data; boundary=x" },
+      SMALL_TOTAL + 300 * 1024,
     );
-    const body = await new Response(proc.stdout).text();
-    expect(await proc.exited).toBe(0);
-    expect(JSON.parse(body).error).toEqual({
+    expect(answer.status).toBe(413);
+    expect(answer.body.error).toEqual({
       code: "payload_too_large",
       status: 413,
       message:
