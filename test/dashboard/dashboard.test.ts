@@ -508,6 +508,14 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
         await textIs(fresh.locator("h1"), "API keys");
         await until("the old link to gain the account", async () => accountOf(fresh) === "acc_dev");
         expect(new URL(fresh.url()).hash).toBe("#/keys");
+        // A link naming an account this emulator does not have: the first one, and a line that says so.
+        await fresh.goto(`${server.url}/?account=acc_nope#/keys`);
+        await textIs(fresh.getByTestId("account-missing"), "There is no account acc_nope here; showing acc_dev.");
+        await until("the URL to name the account shown", async () => accountOf(fresh) === "acc_dev");
+        await fresh.getByLabel("Account").selectOption("acc_other");
+        await until("the notice to go once an account is chosen", async () => {
+          return (await fresh.getByTestId("account-missing").count()) === 0;
+        });
       } finally {
         await other.close();
       }

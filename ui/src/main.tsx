@@ -93,6 +93,8 @@ function App() {
   const [account, setAccount] = useState<string>(() => accountInUrl() ?? sessionStorage.getItem(ACCOUNT_KEY) ?? "");
   const list = accounts.data ?? [];
   const current = list.some((a) => a.id === account) ? account : (list[0]?.id ?? "");
+  // A link (or this tab's memory) naming an account this emulator does not have: said, not silently replaced.
+  const missing = accounts.data && account && account !== current ? account : null;
   const section = route[0] ?? "";
   // The URL names the account shown, so a reload or a shared link opens the same one.
   useEffect(() => {
@@ -156,6 +158,11 @@ function App() {
         </div>
       </header>
       <main id="main" tabIndex={-1}>
+        {missing && current && (
+          <p class="note" role="status" data-testid="account-missing">
+            There is no account {missing} here; showing {current}.
+          </p>
+        )}
         {/* The account pages need an account: with none, they would call the API with an empty id. */}
         {accountsPending && ACCOUNT_PAGES.includes(section) && <p class="muted">Loading…</p>}
         {noAccount && ACCOUNT_PAGES.includes(section) && <EmptyState onCreated={accounts.reload} />}
