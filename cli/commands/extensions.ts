@@ -1,5 +1,6 @@
 import { defineCommand } from "citty";
 import type { Extension } from "../../client";
+import { parseClientEnv } from "../../src/config";
 import { VISIBILITIES } from "../../src/extensions/model";
 import { idFor, onlyWith, pickAction } from "../lib/actions";
 import { errorJson } from "../lib/api-error";
@@ -101,7 +102,7 @@ export default defineCommand({
           ["status", e.status],
         ]))
           out(line);
-        out(`next: ext deploy DIR --extension ${e.id} --version 1.0.0`);
+        out(`next: ${parseClientEnv().command} deploy DIR --extension ${e.id} --version 1.0.0`);
       } else if (action === "get" || action === "update") {
         const e = action === "get" ? await api.getExtension(id) : await api.updateExtension(id, body);
         if (json) return out(JSON.stringify(e));

@@ -126,6 +126,13 @@ describe("a bare `ext serve` on a new folder, then commands with no flags in the
     expect(typo.stderr).toContain("did you mean `create`?");
   });
 
+  test("the next step after a create is typed as the user typed the command: `npx ext` when npm ran it", async () => {
+    const direct = await ext(cwd, ["extensions", "create", "--name", "Direct"]);
+    expect(direct.stdout).toMatch(/\nnext: ext deploy DIR --extension ext_\w+ --version 1\.0\.0\n/);
+    const viaNpx = await ext(cwd, ["extensions", "create", "--name", "Via npx"], { npm_command: "exec" });
+    expect(viaNpx.stdout).toMatch(/\nnext: npx ext deploy DIR --extension ext_\w+ --version 1\.0\.0\n/);
+  });
+
   test("EXT_BASE_URL and EXT_API_KEY win over the folder's server; flags win over both", async () => {
     const other = mkdtempSync(join(built.work, "other-"));
     const elsewhere = await serveIn(other, ["--empty"]);
