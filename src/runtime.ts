@@ -6,6 +6,7 @@ import { closeSync, existsSync, openSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { count, eq, sql } from "drizzle-orm";
 import { createDashboardKeys } from "./accounts/dashboard-key";
+import { fileKeyEpoch, type KeyEpoch, memoryKeyEpoch } from "./accounts/dashboard-key-epoch";
 import { createAccountService } from "./accounts/service";
 import { type StarterAccount, starterFixture } from "./accounts/starter";
 import { createKeyHasher, type KeyHasher } from "./auth/keys";
@@ -66,6 +67,7 @@ interface Storage {
   db: Db;
   blobRoot: string;
   secretKey: Buffer;
+  keyEpoch: KeyEpoch;
   release(): void;
 }
 
@@ -80,6 +82,7 @@ function openStorage(config: ServerConfig, logger: Logger): Storage {
       db: openDatabase(":memory:"),
       blobRoot: join(memoryDir.dir, "blobs"),
       secretKey: ephemeralKey(),
+      keyEpoch: memoryKeyEpoch(),
       release: memoryDir.release,
     };
   }
@@ -104,6 +107,7 @@ function openStorage(config: ServerConfig, logger: Logger): Storage {
       db: openDatabase(file),
       blobRoot: join(dir, "blobs"),
       secretKey: loaded.key,
+      keyEpoch: fileKeyEpoch(dir),
       release: lock.release,
     };
   } catch (e) {
@@ -112,7 +116,14 @@ function openStorage(config: ServerConfig, logger: Logger): Storage {
   }
 }
 
-function buildServices(db: Db, clock: EmulatorClock, blobs: BlobStore, cipher: SecretCipher, keyHasher: KeyHasher) {
+function buildServices(
+  db: Db,
+  clock: EmulatorClock,
+  blobs: BlobStore,
+  cipher: SecretCipher,
+  keyHasher: KeyHasher,
+  keyEpoch: KeyEpoch,
+) {
   // Built now: every authenticated request and every fixture load reads them.
   const limits = createLimitsService(db);
   const { generation } = db;
@@ -129,7 +140,7 @@ function buildServices(db: Db, clock: EmulatorClock, blobs: BlobStore, cipher: S
   const limitRequests = lazyObject(() => createLimitRequestService({ db, clock, overrides, limits }));
   const adminStatus = lazyObject(() => createAdminStatusService({ db, clock }));
   // The dashboard's reads (src/emulator/dashboard.ts).
-  const dashboardKeys = lazyObject(() => createDashboardKeys({ db, accounts, limits, keyHasher }));
+  const dashboardKeys = lazyObject(() => createDashboardKeys({ db, accounts, limits, keyHasher, epoch: keyEpoch }));
   const bundleContents = lazyObject(() => createBundleContents({ db, blobs }));
   const limitUsage = lazyObject(() => createLimitUsage({ db, limits }));
   const reviewQueue = lazyObject(() => createReviewQueue(db));
@@ -199,11 +210,11 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
   const startupFixture = startup?.fixture ?? null;
 
   const storage = openStorage(config, logger);
-  const { db, blobRoot, secretKey } = storage;
+  const { db, blobRoot, secretKey, keyEpoch } = storage;
   markStartup("data directory, secrets key, SQLite opened and migrated");
   const blobs = new BlobStore(blobRoot);
   const keyHasher = createKeyHasher(secretKey);
-  const services = buildServices(db, clock, blobs, createSecretCipher(secretKey), keyHasher);
+  const services = buildServices(db, clock, blobs, createSecretCipher(secretKey), keyHasher, keyEpoch);
   const rateLimiter = new RateLimiter(clock, config.rateLimits);
   const cipher = createSecretCipher(secretKey);
   const fixturePlaintexts = new Map<string, string>();

@@ -3,11 +3,10 @@
  * deleting extensions, secrets, installs): an ordinary API key named "dashboard" with scope `*`, created
  * through the same `createKey` as any other (so it counts against `max_api_keys` and shows in the key
  * list). Its plaintext is derived from the data directory's secrets key, the account (its id and when it was
- * created) and a sequence number, and never written anywhere: a restart finds the same key again instead of
- * adding one each time, which would fill the account's key cap. A revoked one is followed by the next of the
- * sequence. A reset makes the accounts anew (a new creation time, so a new sequence) and wipes the revoked
- * rows: where each sequence stood is kept in memory and read from the rows before they are wiped, so a
- * revoked key is not made again for an account whose creation time a fixture fixes either.
+ * created), the reset epoch (dashboard-key-epoch.ts) and a sequence number, and never written anywhere: a
+ * restart finds the same key again instead of adding one each time, which would fill the account's key cap.
+ * A revoked one is followed by the next of the sequence; a reset starts a new epoch, so no earlier key, revoked
+ * or not, is made again once the rows that recorded it are wiped.
  */
 import { eq } from "drizzle-orm";
 import type { KeyHasher } from "../auth/keys";
@@ -16,6 +15,7 @@ import { accounts as accountRows, apiKeys } from "../db/schema";
 import { ApiError } from "../errors/api-error";
 import { errors } from "../errors/catalog";
 import type { LimitsService } from "../limits/service";
+import type { KeyEpoch } from "./dashboard-key-epoch";
 import type { ApiKey } from "./model";
 import type { AccountService } from "./service";
 
@@ -26,6 +26,7 @@ export function createDashboardKeys(deps: {
   accounts: AccountService;
   limits: LimitsService;
   keyHasher: KeyHasher;
+  epoch: KeyEpoch;
 }) {
   const rowOf = (hash: string) =>
     deps.db
@@ -36,37 +37,33 @@ export function createDashboardKeys(deps: {
   const createdAtOf = (accountId: string) =>
     deps.db.select({ createdAt: accountRows.createdAt }).from(accountRows).where(eq(accountRows.id, accountId)).get()
       ?.createdAt;
-  /** Per account, the first sequence number not known to be revoked: those below it are never made again. */
-  const firstUsable = new Map<string, number>();
 
   /**
-   * From `firstUsable`, past every key of the sequence that exists but cannot be used (revoked, or another
-   * account's): as many steps as the account has revoked dashboard keys.
+   * Past every key of the sequence that exists but cannot be used (revoked, or another account's): as many
+   * steps as the account has revoked dashboard keys in this epoch.
    */
   function walk(accountId: string) {
     const createdAt = createdAtOf(accountId);
     if (createdAt === undefined) throw errors.accountNotFound(accountId);
-    for (let n = firstUsable.get(accountId) ?? 0; ; n++) {
-      const plaintext = deps.keyHasher.derive(`dashboard key\n${accountId}\n${createdAt}\n${n}`);
+    const epoch = deps.epoch.current();
+    for (let n = 0; ; n++) {
+      const plaintext = deps.keyHasher.derive(`dashboard key\n${accountId}\n${createdAt}\n${epoch}\n${n}`);
       const row = rowOf(deps.keyHasher.hash(plaintext));
       if (row && (row.accountId !== accountId || row.revokedAt !== null)) continue;
-      return { n, plaintext, row };
+      return { plaintext, row };
     }
   }
 
   return {
     /** The account's dashboard key, created when it has none that still works. */
     forAccount(accountId: string): { apiKey: ApiKey; plaintext: string; created: boolean } {
-      const { n, plaintext, row } = walk(accountId);
+      const { plaintext, row } = walk(accountId);
       if (row) {
-        firstUsable.set(accountId, n);
         const apiKey = deps.accounts.listKeys(accountId).find((k) => k.id === row.id)!;
         return { apiKey, plaintext, created: false };
       }
       try {
         const made = deps.accounts.createKey(accountId, { name: DASHBOARD_KEY_NAME, scopes: ["*"] }, plaintext);
-        // Only for accounts that exist: the map is as large as the accounts are many.
-        firstUsable.set(accountId, n);
         return { ...made, created: true };
       } catch (e) {
         if (e instanceof ApiError && e.code === "limit_exceeded")
@@ -74,10 +71,9 @@ export function createDashboardKeys(deps: {
         throw e;
       }
     },
-    /** Before every row is wiped (a reset): notes where each account's sequence stands, revocations included. */
+    /** Before every row is wiped (a reset): no key made before is made again. */
     beforeWipe(): void {
-      for (const { id } of deps.db.select({ id: accountRows.id }).from(accountRows).all())
-        firstUsable.set(id, walk(id).n);
+      deps.epoch.next();
     },
   };
 }

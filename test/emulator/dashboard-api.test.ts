@@ -4,7 +4,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BundleDir, bundleDir, createExtension, submitVersion } from "../helpers/bundles";
-import { DEMO_KEY, expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+import {
+  baseFixture,
+  DEMO_KEY,
+  expectEnvelope,
+  startTestEmulator,
+  stopTestEmulator,
+  type TestEmulator,
+} from "../helpers/emulator";
 
 let emu: TestEmulator;
 let bundles: BundleDir;
@@ -72,8 +79,11 @@ describe("accounts and the dashboard key", () => {
   test("a revoked dashboard key is not made again by a reset, nor by a restart followed by a reset", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "ext-dashboard-revoked-"));
     const revoked: string[] = [];
+    // The account's creation time fixed, as an export fixes it: a reset makes it anew with the same one.
+    const fixture = baseFixture();
+    fixture.accounts[0]!.createdAt = "2026-01-01T00:00:00.000Z";
     try {
-      const first = await startTestEmulator({ dataDir });
+      const first = await startTestEmulator({ dataDir, fixture });
       try {
         const key = (await first.admin("POST", "/accounts/acc_test/dashboard-key")).body;
         await first.admin("DELETE", `/accounts/acc_test/keys/${key.apiKey.id}`);
@@ -87,7 +97,7 @@ describe("accounts and the dashboard key", () => {
         await stopTestEmulator(first, true);
       }
       // A new process knows the revocations only from the rows, which the reset is about to wipe.
-      const second = await startTestEmulator({ dataDir });
+      const second = await startTestEmulator({ dataDir, fixture });
       try {
         await second.admin("POST", "/reset");
         const key = (await second.admin("POST", "/accounts/acc_test/dashboard-key")).body;
