@@ -9,7 +9,7 @@ import { networkInterfaces, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, run, type ServedBinary, serve } from "../binary/helpers";
-import { browserAvailable, describeViolations, launchBrowser, seriousViolations } from "../helpers/browser";
+import { browserAvailable, describeViolations, launchBrowser, seriousViolations, until } from "../helpers/browser";
 import { startTestEmulator, stopTestEmulator } from "../helpers/emulator";
 
 const KEY = "ext_dashboard_test_key_0123456789abcdef";
@@ -48,14 +48,6 @@ const WIDER_THAN_SCREEN = `[...document.querySelectorAll("body *")]
   .filter((el) => el.getBoundingClientRect().right > innerWidth + 1 && !el.closest("table"))
   .map((el) => el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + (el.className ? "." + el.className : "") + " " + Math.round(el.getBoundingClientRect().right) + "px")`;
 
-/** Polls until `check` holds (a page updates on its own time); fails naming what it waited for. */
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await check().catch(() => false))) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(50);
-  }
-}
 const textIs = (l: Locator, expected: string | RegExp, timeoutMs?: number) =>
   until(
     `${l} to read ${expected}`,

@@ -5,18 +5,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, type ServedBinary, serve } from "../binary/helpers";
-import { browserAvailable, describeViolations, launchBrowser, seriousViolations } from "../helpers/browser";
+import { browserAvailable, describeViolations, launchBrowser, seriousViolations, until } from "../helpers/browser";
 
 const enabled = browserAvailable();
 
-/** Polls until `check` holds; fails naming what it waited for. */
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await check().catch(() => false))) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(50);
-  }
-}
 const STEP_TIMEOUT_MS = 60_000;
 
 describe.skipIf(!enabled)("dashboard with no account", () => {

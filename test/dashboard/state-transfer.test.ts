@@ -11,7 +11,7 @@ import { join } from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
 import tar from "tar-stream";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, run, type ServedBinary, serve } from "../binary/helpers";
-import { browserAvailable, launchBrowser } from "../helpers/browser";
+import { browserAvailable, launchBrowser, until } from "../helpers/browser";
 
 const KEY = "ext_state_transfer_key_0123456789abcdef";
 const FIXTURE = {
@@ -27,14 +27,6 @@ const FIXTURE = {
 const STEP_TIMEOUT_MS = 60_000;
 const enabled = browserAvailable();
 
-/** Polls until `check` holds (a page updates on its own time); fails naming what it waited for. */
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await check().catch(() => false))) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(50);
-  }
-}
 const textOf = async (l: Locator) => ((await l.first().textContent({ timeout: 500 })) ?? "").trim();
 const textMatches = (l: Locator, expected: RegExp) =>
   until(`${l} to match ${expected}`, async () => expected.test(await textOf(l)));

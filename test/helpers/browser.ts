@@ -58,3 +58,15 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
 /** "color-contrast on .badge (2 nodes)": readable in a failed expectation. */
 export const describeViolations = (vs: AxeViolation[]) =>
   vs.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+
+/**
+ * Polls until `check` holds (a page updates on its own time); a check that throws (an element not there
+ * yet) counts as not yet. Fails naming what it waited for.
+ */
+export async function until(what: string, check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await check().catch(() => false))) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(50);
+  }
+}
