@@ -90,12 +90,13 @@ function writeRatio(r: BenchResults): string {
   return lines + gapText("write_ratio");
 }
 
-function coldStart(r: BenchResults): string {
+/** This run's start-up trace, then the explanation under `key`. */
+function coldStart(r: BenchResults, key = "cold_start"): string {
   const trace = (r.sections.cold as { trace?: string[] } | undefined)?.trace ?? [];
   return (
     (trace.length > 0
       ? `This run's start-up trace: ${trace.map((l) => l.replace(/^\[startup\]\s*/, "")).join("; ")}. `
-      : "") + gapText("cold_start")
+      : "") + gapText(key)
   );
 }
 
@@ -134,7 +135,7 @@ export function explainGap(id: string, r: BenchResults): string {
     case "node_start":
       return `${gapText("node_start")} ${coldStart(r)}`;
     case "cold_vs_floor":
-      return coldStart(r).replace(gapText("cold_start"), gapText("cold_vs_floor"));
+      return coldStart(r, "cold_vs_floor");
     case "write_ratio":
       return writeRatio(r);
     default:
