@@ -38,21 +38,42 @@ function extensionFolder(): string {
   return dir;
 }
 
-/** Resolves "emulator-helper" to the built Node package, left external so Node loads it as a user would. */
-function nodeHelperPlugin(): Bun.BunPlugin {
-  return {
-    name: "node-helper",
-    setup(build) {
-      build.onResolve({ filter: /^emulator-helper$/ }, () => ({
-        path: pathToFileURL(join(pkg, "index.mjs")).href,
-        external: true,
-      }));
-    },
-  };
+let bundledContract: Promise<string> | undefined;
+
+/**
+ * contract.ts bundled for Node once, with "emulator-helper" left external and resolved to the built Node
+ * package, so Node loads the package as a user would.
+ */
+function contractForNode(): Promise<string> {
+  bundledContract ??= (async () => {
+    const result = await Bun.build({
+      entrypoints: [CONTRACT],
+      target: "node",
+      format: "esm",
+      outdir: built.work,
+      naming: "contract.mjs",
+      plugins: [
+        {
+          name: "node-helper",
+          setup(build) {
+            build.onResolve({ filter: /^emulator-helper$/ }, () => ({
+              path: pathToFileURL(join(pkg, "index.mjs")).href,
+              external: true,
+            }));
+          },
+        },
+      ],
+    });
+    expect(result.success).toBe(true);
+    return join(built.work, "contract.mjs");
+  })();
+  return bundledContract;
 }
 
-/** Runs an ES module script with Node against the compiled binary; its stdout, parsed. */
-async function runNode(script: string) {
+/** Calls one function of contract.ts under Node, against the compiled binary; its answer, parsed. */
+async function underNode(name: "contract" | "fromExport", ...args: string[]) {
+  const script = `import { ${name} } from ${JSON.stringify(pathToFileURL(await contractForNode()).href)};
+    console.log(JSON.stringify(await ${name}(...${JSON.stringify(args)})));`;
   const proc = Bun.spawn(["node", "--input-type=module", "-e", script], {
     cwd: built.work,
     env: cleanEnv({ EXT_BINARY: built.bin }),
@@ -109,19 +130,7 @@ test("the Bun helper and the Node helper give the same answers to every method",
   const { contract } = await import("./contract");
   const bun = await contract(extensionFolder());
 
-  const bundled = join(built.work, "contract.mjs");
-  const result = await Bun.build({
-    entrypoints: [CONTRACT],
-    target: "node",
-    format: "esm",
-    outdir: built.work,
-    naming: "contract.mjs",
-    plugins: [nodeHelperPlugin()],
-  });
-  expect(result.success).toBe(true);
-  const script = `import { contract } from ${JSON.stringify(pathToFileURL(bundled).href)};
-    console.log(JSON.stringify(await contract(${JSON.stringify(extensionFolder())})));`;
-  const node = await runNode(script);
+  const node = await underNode("contract", extensionFolder());
 
   expect(bun).toMatchObject({
     created: { status: "draft" },
@@ -188,19 +197,7 @@ test("both helpers start from an export directory (bundles included) and name th
   const { fromExport } = await import("./contract");
   const bun = await fromExport(dir, hashOnlyDir);
 
-  const bundled = join(built.work, "contract-export.mjs");
-  const result = await Bun.build({
-    entrypoints: [CONTRACT],
-    target: "node",
-    format: "esm",
-    outdir: built.work,
-    naming: "contract-export.mjs",
-    plugins: [nodeHelperPlugin()],
-  });
-  expect(result.success).toBe(true);
-  const script = `import { fromExport } from ${JSON.stringify(pathToFileURL(bundled).href)};
-    console.log(JSON.stringify(await fromExport(${JSON.stringify(dir)}, ${JSON.stringify(hashOnlyDir)})));`;
-  const node = await runNode(script);
+  const node = await underNode("fromExport", dir, hashOnlyDir);
 
   expect(original).toMatchObject({
     board: { status: "approved" },
