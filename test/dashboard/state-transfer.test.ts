@@ -9,9 +9,9 @@ import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
-import tar from "tar-stream";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, run, type ServedBinary, serve } from "../binary/helpers";
 import { browserAvailable, launchBrowser, until } from "../helpers/browser";
+import { entriesOf, tarOf } from "../helpers/tar-entries";
 
 const KEY = "ext_state_transfer_key_0123456789abcdef";
 const FIXTURE = {
@@ -32,32 +32,6 @@ const textMatches = (l: Locator, expected: RegExp) =>
   until(`${l} to match ${expected}`, async () => expected.test(await textOf(l)));
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
-
-/** A tar's entries, name → bytes, in order. */
-async function entriesOf(archive: Uint8Array): Promise<[string, Buffer][]> {
-  const extract = tar.extract();
-  const out: [string, Buffer][] = [];
-  const done = (async () => {
-    for await (const entry of extract) {
-      const chunks: Buffer[] = [];
-      for await (const chunk of entry) chunks.push(chunk as Buffer);
-      out.push([entry.header.name, Buffer.concat(chunks)]);
-    }
-  })();
-  extract.end(Buffer.from(archive));
-  await done;
-  return out;
-}
-
-/** A tar of these entries. */
-async function tarOf(entries: [string, Buffer][]): Promise<Buffer> {
-  const pack = tar.pack();
-  for (const [name, body] of entries) pack.entry({ name }, body);
-  pack.finalize();
-  const chunks: Buffer[] = [];
-  for await (const chunk of pack) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
 
 describe.skipIf(!enabled)("dashboard: export state and load it back", () => {
   let built: Built;

@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import tar from "tar-stream";
 import { bundleDir, createExtension, submitVersion } from "../helpers/bundles";
 import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { entriesOf, tarOf } from "../helpers/tar-entries";
 
 let source: TestEmulator;
 let target: TestEmulator;
@@ -23,23 +23,10 @@ const blobFiles = (emu: TestEmulator) => readdirSync(join(emu.dataDir, "blobs", 
 /** Every developer-API read of the account's extensions, as text. */
 /** The archive again, with its fixture.json's text changed by `edit` (the bundles as they were). */
 async function withFixtureText(archive: Uint8Array, edit: (text: string) => string): Promise<Buffer> {
-  const extract = tar.extract();
-  const pack = tar.pack();
-  const copied = (async () => {
-    for await (const entry of extract) {
-      const chunks: Buffer[] = [];
-      for await (const chunk of entry) chunks.push(chunk as Buffer);
-      const body = Buffer.concat(chunks);
-      const name = entry.header.name;
-      pack.entry({ name }, name === "fixture.json" ? Buffer.from(edit(body.toString("utf8"))) : body);
-    }
-    pack.finalize();
-  })();
-  extract.end(Buffer.from(archive));
-  const out: Buffer[] = [];
-  for await (const chunk of pack) out.push(chunk as Buffer);
-  await copied;
-  return Buffer.concat(out);
+  const entries = await entriesOf(archive);
+  return tarOf(
+    entries.map(([name, body]) => [name, name === "fixture.json" ? Buffer.from(edit(body.toString("utf8"))) : body]),
+  );
 }
 
 async function reads(emu: TestEmulator): Promise<string[]> {
