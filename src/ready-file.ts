@@ -4,9 +4,8 @@
  * that must not exist yet and is never a followed symlink (mode 0600), then renamed into place; a stale
  * file that cannot be removed stops the start with one line instead of letting a reader trust it.
  */
-import { randomBytes } from "node:crypto";
-import { closeSync, constants, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { readFileSync, rmSync } from "node:fs";
+import { writePrivateFile } from "./private-file";
 
 /** The ready file cannot be removed or written: a one-line start-up failure naming the path. */
 export class ReadyFileError extends Error {
@@ -29,22 +28,11 @@ export function removeStaleReadyFile(path: string): void {
   }
 }
 
-// O_NOFOLLOW does not exist on Windows, where a fresh O_EXCL name is what matters.
-const CREATE_NEW = constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | (constants.O_NOFOLLOW ?? 0);
-
 /** Written whole under a fresh random name, then renamed: a reader never sees half a file, nor someone else's. */
 export function writeReadyFile(path: string, text: string): void {
-  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(8).toString("hex")}.tmp`);
   try {
-    const fd = openSync(temp, CREATE_NEW, 0o600);
-    try {
-      writeSync(fd, text);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temp, path);
+    writePrivateFile(path, text);
   } catch (e) {
-    rmSync(temp, { force: true });
     throw new ReadyFileError(`--ready-file ${path}: cannot write it (${reason(e)})`);
   }
 }

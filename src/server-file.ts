@@ -4,8 +4,9 @@
  * is private to the user all the same (0600). Written under a fresh name and renamed into place, so a reader
  * never sees half of it and a link planted at the final name is replaced, not followed; removed on stop.
  */
-import { closeSync, constants, lstatSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
+import { lstatSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { writePrivateFile } from "./private-file";
 
 export const SERVER_FILE = "server.json";
 
@@ -23,14 +24,7 @@ export function serverFilePath(dataDir: string): string {
 export function writeServerFile(dataDir: string, info: ServerFile): { path: string; text: string } {
   const path = serverFilePath(dataDir);
   const text = `${JSON.stringify({ url: info.url, pid: info.pid })}\n`;
-  const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  const fd = openSync(tmp, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW, 0o600);
-  try {
-    writeSync(fd, text);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
+  writePrivateFile(path, text);
   return { path, text };
 }
 

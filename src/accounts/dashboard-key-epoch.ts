@@ -1,11 +1,12 @@
 /**
  * The dashboard keys' epoch: a number every reset moves, part of what a dashboard key is derived from, so a
  * reset (which wipes the rows that said a key was revoked) never makes an earlier key again. Kept in the data
- * directory (`dashboard-keys.epoch`, 0600, written under a fresh name and renamed into place) so a restart
- * keeps it; in memory for `--memory`.
+ * directory (`dashboard-keys.epoch`, a private file: src/private-file.ts) so a restart keeps it; in memory for
+ * `--memory`.
  */
-import { closeSync, constants, openSync, readFileSync, renameSync, writeSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { writePrivateFile } from "../private-file";
 
 export const KEY_EPOCH_FILE = "dashboard-keys.epoch";
 
@@ -37,19 +38,16 @@ function readEpoch(path: string): number {
 
 export function fileKeyEpoch(dataDir: string): KeyEpoch {
   const path = join(dataDir, KEY_EPOCH_FILE);
-  let epoch = readEpoch(path);
+  // Read on first use, not by every start: most starts never make a dashboard key or reset.
+  let epoch: number | undefined;
   return {
-    current: () => epoch,
+    current: () => {
+      epoch ??= readEpoch(path);
+      return epoch;
+    },
     next: () => {
-      epoch++;
-      const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-      const fd = openSync(tmp, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW, 0o600);
-      try {
-        writeSync(fd, `${epoch}\n`);
-      } finally {
-        closeSync(fd);
-      }
-      renameSync(tmp, path);
+      epoch = (epoch ?? readEpoch(path)) + 1;
+      writePrivateFile(path, `${epoch}\n`);
     },
   };
 }
