@@ -16,10 +16,8 @@ import {
   mkdirSync,
   openSync,
   readdirSync,
-  readFileSync,
   renameSync,
   rmSync,
-  statSync,
   writeSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
@@ -27,11 +25,12 @@ import tar from "tar-stream";
 import { readTar, TarRefusal } from "../bundles/tar-reader";
 import { bundleFileName } from "../fixtures/exact";
 import { EXPORT_FIXTURE_FILE } from "../fixtures/resolve";
+import { FIXTURE_JSON_MAX_BYTES, JsonDepthMeter, JsonRefusal, openRegularFile, readRegularFile } from "../json-reader";
 import { EXPORT_MEDIA_TYPE, type ExportedState } from "./document";
 
 export { EXPORT_MEDIA_TYPE };
-/** The largest fixture document an archive may carry. */
-export const EXPORT_FIXTURE_MAX_BYTES = 256 * 1024 * 1024;
+/** The largest fixture document an archive may carry: the cap of every fixture file. */
+export const EXPORT_FIXTURE_MAX_BYTES = FIXTURE_JSON_MAX_BYTES;
 /** The largest bundle entry (far above the 50 MB bundle cap and the hard override). */
 export const EXPORT_BUNDLE_MAX_BYTES = 512 * 1024 * 1024;
 /** At most this many entries: 25 extensions × 500 versions per account is far below for any sane state. */
@@ -68,7 +67,10 @@ export function exportArchive(state: ExportedState, pinned: string[]): AsyncGene
   return archiveOf(json(state), pinned);
 }
 
-/** An export directory (`ext seed DIR --target`) as the archive `POST /_emulator/seed` takes. */
+/**
+ * An export directory (`ext seed DIR --target`) as the archive `POST /_emulator/seed` takes. Its files are read
+ * as the JSON reader reads them: no link followed, regular files only, fixture.json within its caps.
+ */
 export function directoryArchive(dir: string): AsyncGenerator<Uint8Array> {
   const bundleDir = join(dir, "bundles");
   let names: string[] = [];
@@ -77,8 +79,16 @@ export function directoryArchive(dir: string): AsyncGenerator<Uint8Array> {
   } catch {
     // No bundles folder: an export of a state without versions.
   }
+  const fixture = join(dir, EXPORT_FIXTURE_FILE);
+  let bytes: Buffer;
+  try {
+    bytes = readRegularFile(fixture, EXPORT_FIXTURE_MAX_BYTES, new JsonDepthMeter());
+  } catch (e) {
+    if (e instanceof JsonRefusal) throw new ExportArchiveError(`${fixture} ${e.message}`);
+    throw e;
+  }
   return archiveOf(
-    readFileSync(join(dir, EXPORT_FIXTURE_FILE)),
+    bytes,
     names.map((n) => join(bundleDir, n)),
   );
 }
@@ -90,13 +100,24 @@ async function* archiveOf(fixture: Buffer, files: string[]): AsyncGenerator<Uint
   const writing = (async () => {
     pack.entry({ ...common, name: EXPORT_FIXTURE_FILE }, fixture);
     for (const file of pinned) {
-      const size = statSync(file).size;
+      // The checked file itself, never a link, and no more of it than its size said (a growing file is cut).
+      let opened: ReturnType<typeof openRegularFile>;
+      try {
+        opened = openRegularFile(file);
+      } catch (e) {
+        if (e instanceof JsonRefusal) throw new ExportArchiveError(`${file} ${e.message}`);
+        throw e;
+      }
+      const { fd, stat } = opened;
+      const size = stat.size;
       await new Promise<void>((resolve, reject) => {
         const sink = pack.entry({ ...common, name: `bundles/${basename(file)}`, size }, (err) =>
           err ? reject(err) : resolve(),
         );
         (async () => {
-          for await (const chunk of createReadStream(file)) {
+          if (size === 0) closeSync(fd);
+          const bytes = size === 0 ? [] : createReadStream("", { fd, start: 0, end: size - 1 });
+          for await (const chunk of bytes) {
             if (!sink.write(chunk as Buffer)) await new Promise((r) => sink.once("drain", () => r(undefined)));
           }
           (sink as unknown as { end(): void }).end();
@@ -157,6 +178,8 @@ export async function readExportArchive(
       if (!bundle && sawFixture) throw new ExportArchiveError(`${EXPORT_FIXTURE_FILE} appears twice`);
       sawFixture ||= !bundle;
       const hash = createHash("sha256");
+      // fixture.json is refused as soon as it nests too deep, before the rest of it arrives.
+      const meter = bundle ? null : new JsonDepthMeter();
       const fd = openSync(
         join(dir, entry.path),
         constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW,
@@ -164,6 +187,7 @@ export async function readExportArchive(
       );
       try {
         for await (const chunk of body) {
+          meter?.push(chunk);
           hash.update(chunk);
           writeSync(fd, chunk);
         }
@@ -176,6 +200,7 @@ export async function readExportArchive(
     }
   } catch (e) {
     if (e instanceof ExportArchiveError) throw new ExportArchiveError(`${source}: ${e.message}`);
+    if (e instanceof JsonRefusal) throw new ExportArchiveError(`${source}: ${EXPORT_FIXTURE_FILE} ${e.message}`);
     if (e instanceof TarRefusal || (e as NodeJS.ErrnoException).code === "EEXIST") {
       const entry = current.slice(0, 200);
       // The tar reader's message may begin with the entry too: said once.
