@@ -160,6 +160,9 @@ export async function readExportArchive(
   let current = "(start)";
   let entries = 0;
   let sawFixture = false;
+  // Each entry once: a second copy is refused by name, never left to the file system's EEXIST (whose text
+  // names the server's own staging path).
+  const seen = new Set<string>();
   const buffers = (async function* () {
     for await (const c of chunks) yield Buffer.from(c.buffer, c.byteOffset, c.byteLength);
   })();
@@ -175,7 +178,8 @@ export async function readExportArchive(
         );
       const max = bundle ? EXPORT_BUNDLE_MAX_BYTES : EXPORT_FIXTURE_MAX_BYTES;
       if (entry.size > max) throw new ExportArchiveError(`${entry.path} is larger than ${max} bytes`);
-      if (!bundle && sawFixture) throw new ExportArchiveError(`${EXPORT_FIXTURE_FILE} appears twice`);
+      if (seen.has(entry.path)) throw new ExportArchiveError(`${entry.path} appears twice`);
+      seen.add(entry.path);
       sawFixture ||= !bundle;
       const hash = createHash("sha256");
       // fixture.json is refused as soon as it nests too deep, before the rest of it arrives.
@@ -201,7 +205,7 @@ export async function readExportArchive(
   } catch (e) {
     if (e instanceof ExportArchiveError) throw new ExportArchiveError(`${source}: ${e.message}`);
     if (e instanceof JsonRefusal) throw new ExportArchiveError(`${source}: ${EXPORT_FIXTURE_FILE} ${e.message}`);
-    if (e instanceof TarRefusal || (e as NodeJS.ErrnoException).code === "EEXIST") {
+    if (e instanceof TarRefusal) {
       const entry = current.slice(0, 200);
       // The tar reader's message may begin with the entry too: said once.
       const message = (e as Error).message;
