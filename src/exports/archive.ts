@@ -14,12 +14,14 @@ import {
   createReadStream,
   linkSync,
   mkdirSync,
+  mkdtempSync,
   openSync,
   readdirSync,
   renameSync,
   rmSync,
   writeSync,
 } from "node:fs";
+import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import tar from "tar-stream";
 import { readTar, TarRefusal } from "../bundles/tar-reader";
@@ -250,14 +252,55 @@ export function stagingDirFor(dir: string): string {
   return staging;
 }
 
-/** Writes an export directory at `dir` (built beside it, then put in its place: never half an export there). */
+/**
+ * A finished export that could not be put in place at `dir` (a folder another user planted there, one that
+ * is not an export, a parent that cannot be written): the export is complete and kept at `keptAt`.
+ */
+export class ExportKeptElsewhere extends Error {
+  override name = "ExportKeptElsewhere";
+  constructor(
+    readonly dir: string,
+    readonly keptAt: string,
+    readonly reason: string,
+  ) {
+    super(`could not put the export in place at ${dir} (${reason}); it is complete at ${keptAt}`);
+  }
+}
+
+/** Why a folder could not be written or replaced, in words (never errno text). */
+function placementFailure(e: unknown): string {
+  if (e instanceof ExportArchiveError) return e.message;
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === "EACCES" || code === "EPERM") return "permission denied";
+  if (code === "ENOTDIR") return "it, or a folder above it, is a file";
+  if (code === "EXDEV") return "it is on another file system than the staging folder";
+  return `the file system refused: ${code ?? "unknown error"}`;
+}
+
+/**
+ * Writes an export directory at `dir` (built beside it, then put in its place: never half an export there).
+ * The state is never lost to a `dir` that cannot be used: built in a private temporary folder when nothing
+ * can be made beside `dir`, and kept where it was built when it cannot replace `dir` (ExportKeptElsewhere).
+ */
 export function writeExportDir(state: ExportedState, pathOf: (blobId: string) => string, dir: string): void {
-  const staging = stagingDirFor(dir);
+  let staging: string;
+  let reason: string | null = null;
+  try {
+    staging = stagingDirFor(dir);
+  } catch (e) {
+    reason = placementFailure(e);
+    staging = mkdtempSync(join(tmpdir(), "ext-export-"));
+  }
   try {
     writeExportFiles(state, pathOf, staging);
-    replaceExportDir(staging, dir);
   } catch (e) {
     rmSync(staging, { recursive: true, force: true });
     throw e;
+  }
+  if (reason !== null) throw new ExportKeptElsewhere(dir, staging, reason);
+  try {
+    replaceExportDir(staging, dir);
+  } catch (e) {
+    throw new ExportKeptElsewhere(dir, staging, placementFailure(e));
   }
 }
