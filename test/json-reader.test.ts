@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { directoryArchive, ExportArchiveError, readExportArchive } from "../src/exports/archive";
 import { loadFixtureFile, resolveFixtureSource } from "../src/fixtures/resolve";
 import { FixtureError, parseFixtureText } from "../src/fixtures/validate";
-import { JsonDepthMeter, JsonRefusal, readJsonFile, readRegularFile } from "../src/json-reader";
+import { JsonDepthMeter, readJsonFile } from "../src/json-reader";
+import { ReadRefusal, readRegularFile } from "../src/safe-read";
 import { readServerFile } from "../src/server-file";
 import { tarOf } from "./helpers/tar-entries";
 
@@ -37,8 +38,8 @@ describe("the JSON reader", () => {
     const link = join(dir, "zero.json");
     symlinkSync("/dev/zero", link);
     const e = refusalOf(() => readJsonFile(link, 1024));
-    expect(e).toBeInstanceOf(JsonRefusal);
-    expect((e as JsonRefusal).message).toBe("is a symbolic link (links are not followed)");
+    expect(e).toBeInstanceOf(ReadRefusal);
+    expect((e as ReadRefusal).message).toBe("is a symbolic link (links are not followed)");
   });
 
   test("a device or a FIFO is not a regular file: refused without reading (or waiting for a writer)", () => {
@@ -52,7 +53,7 @@ describe("the JSON reader", () => {
     const path = join(dir, "big.json");
     writeFileSync(path, Buffer.alloc(2048, " "));
     const meter = new CountingMeter();
-    const e = refusalOf(() => readRegularFile(path, 1024, meter)) as JsonRefusal;
+    const e = refusalOf(() => readRegularFile(path, 1024, (c) => meter.push(c))) as ReadRefusal;
     expect([e.reason, e.message, meter.seen]).toEqual(["too-large", "is larger than 1024 bytes", 0]);
   });
 
@@ -60,7 +61,7 @@ describe("the JSON reader", () => {
     const path = join(dir, "deep.json");
     writeFileSync(path, nested(20 * 1024 * 1024));
     const meter = new CountingMeter();
-    const e = refusalOf(() => readRegularFile(path, 64 * 1024 * 1024, meter)) as JsonRefusal;
+    const e = refusalOf(() => readRegularFile(path, 64 * 1024 * 1024, (c) => meter.push(c))) as ReadRefusal;
     expect([e.reason, e.message]).toEqual(["too-deep", "nests deeper than 32 levels"]);
     expect(meter.seen).toBeLessThanOrEqual(1024 * 1024);
   });
@@ -68,7 +69,7 @@ describe("the JSON reader", () => {
   test("brackets inside strings, escaped quotes included, are not nesting", () => {
     const meter = new JsonDepthMeter(2);
     meter.push('[{"a":"[[[[\\"[[[["}]');
-    expect(() => meter.push("[[[")).toThrow(JsonRefusal);
+    expect(() => meter.push("[[[")).toThrow(ReadRefusal);
   });
 });
 

@@ -12,8 +12,9 @@ import { EXPORT_FIXTURE_FILE } from "../fixtures/resolve";
 import { FixtureError, parseFixtureText } from "../fixtures/validate";
 import { apiAuth } from "../http/auth";
 import { servedAs } from "../http/schema";
-import { FIXTURE_JSON_MAX_BYTES, JsonRefusal, readJsonFileText } from "../json-reader";
+import { FIXTURE_JSON_MAX_BYTES, readJsonFileText } from "../json-reader";
 import type { Runtime } from "../runtime";
+import { ReadRefusal } from "../safe-read";
 import { restoreSnapshot } from "./reset";
 import { controlResponses, NoContent, noContent, security, tags } from "./route-kit";
 
@@ -45,7 +46,7 @@ export async function stageSeedArchive(runtime: Runtime, request: Request): Prom
     return parseFixtureText(text, ARCHIVED_FIXTURE);
   } catch (e) {
     if (e instanceof ExportArchiveError) throw errors.exportInvalid(e.message);
-    if (e instanceof JsonRefusal) throw errors.exportInvalid(`${ARCHIVED_FIXTURE} ${e.message}`);
+    if (e instanceof ReadRefusal) throw errors.exportInvalid(`${ARCHIVED_FIXTURE} ${e.message}`);
     if (e instanceof FixtureError)
       throw errors.fixtureInvalid(
         e.problems.map((p) => ({ field: p.path, message: p.message })),

@@ -27,7 +27,8 @@ import tar from "tar-stream";
 import { readTar, TarRefusal } from "../bundles/tar-reader";
 import { bundleFileName } from "../fixtures/exact";
 import { EXPORT_FIXTURE_FILE } from "../fixtures/resolve";
-import { FIXTURE_JSON_MAX_BYTES, JsonDepthMeter, JsonRefusal, openRegularFile, readRegularFile } from "../json-reader";
+import { FIXTURE_JSON_MAX_BYTES, JsonDepthMeter, readJsonFileBytes } from "../json-reader";
+import { openRegularFile, ReadRefusal } from "../safe-read";
 import { EXPORT_MEDIA_TYPE, type ExportedState } from "./document";
 
 export { EXPORT_MEDIA_TYPE };
@@ -84,9 +85,9 @@ export function directoryArchive(dir: string): AsyncGenerator<Uint8Array> {
   const fixture = join(dir, EXPORT_FIXTURE_FILE);
   let bytes: Buffer;
   try {
-    bytes = readRegularFile(fixture, EXPORT_FIXTURE_MAX_BYTES, new JsonDepthMeter());
+    bytes = readJsonFileBytes(fixture, EXPORT_FIXTURE_MAX_BYTES);
   } catch (e) {
-    if (e instanceof JsonRefusal) throw new ExportArchiveError(`${fixture} ${e.message}`);
+    if (e instanceof ReadRefusal) throw new ExportArchiveError(`${fixture} ${e.message}`);
     throw e;
   }
   return archiveOf(
@@ -107,7 +108,7 @@ async function* archiveOf(fixture: Buffer, files: string[]): AsyncGenerator<Uint
       try {
         opened = openRegularFile(file);
       } catch (e) {
-        if (e instanceof JsonRefusal) throw new ExportArchiveError(`${file} ${e.message}`);
+        if (e instanceof ReadRefusal) throw new ExportArchiveError(`${file} ${e.message}`);
         throw e;
       }
       const { fd, stat } = opened;
@@ -206,7 +207,7 @@ export async function readExportArchive(
     }
   } catch (e) {
     if (e instanceof ExportArchiveError) throw new ExportArchiveError(`${source}: ${e.message}`);
-    if (e instanceof JsonRefusal) throw new ExportArchiveError(`${source}: ${EXPORT_FIXTURE_FILE} ${e.message}`);
+    if (e instanceof ReadRefusal) throw new ExportArchiveError(`${source}: ${EXPORT_FIXTURE_FILE} ${e.message}`);
     if (e instanceof TarRefusal) {
       const entry = current.slice(0, 200);
       // The tar reader's message may begin with the entry too: said once.

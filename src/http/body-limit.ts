@@ -5,7 +5,8 @@
  * (src/versions/upload.ts).
  */
 import { errors } from "../errors/catalog";
-import { JsonDepthMeter, JsonRefusal } from "../json-reader";
+import { JsonDepthMeter } from "../json-reader";
+import { ReadRefusal } from "../safe-read";
 import { JSON_DEPTH_MAX } from "./json-shape";
 import { requestContextOf } from "./request-context";
 
@@ -33,7 +34,7 @@ export async function readJsonBody(request: Request, max: number): Promise<unkno
   try {
     new JsonDepthMeter().push(bytes);
   } catch (e) {
-    if (e instanceof JsonRefusal) throw errors.bodyTooDeep(JSON_DEPTH_MAX);
+    if (e instanceof ReadRefusal) throw errors.bodyTooDeep(JSON_DEPTH_MAX);
     throw e;
   }
   // TextDecoder drops a leading byte-order mark, as Request.text() does.
