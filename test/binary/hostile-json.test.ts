@@ -153,3 +153,18 @@ describe("hostile exports on the compiled binary", () => {
     expect(result.stderr).toContain("zero-export/fixture.json: it is a symbolic link (links are not followed)");
   }, 60_000);
 });
+
+describe("hostile local files on the compiled binary", () => {
+  test("ext deploy DIR whose manifest.json is a link to /dev/zero: refused before anything is read or sent", async () => {
+    const dir = join(built.work, "zero-manifest");
+    mkdirSync(dir);
+    symlinkSync("/dev/zero", join(dir, "manifest.json"));
+    const result = await run(
+      built.bin,
+      ["deploy", "zero-manifest", "--extension", "ext_json", "--version", "9.9.9", "--target", server.baseUrl],
+      { cwd: built.work, env: { EXT_API_KEY: KEY } },
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("zero-manifest/manifest.json is a symbolic link (links are not followed)");
+  }, 60_000);
+});
