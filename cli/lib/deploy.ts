@@ -416,7 +416,7 @@ async function waitForReview(o: DeployOptions, report: DeployReport): Promise<vo
   }
   if (report.status === "rejected")
     throw new DeployOutcomeError(
-      `version ${versionId} was rejected by review${report.reason ? `: ${report.reason}` : ""}`,
+      `version ${versionId} was rejected by review${report.reason ? `: ${printable(report.reason)}` : ""}`,
     );
 }
 
