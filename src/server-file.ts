@@ -4,8 +4,9 @@
  * is private to the user all the same (0600). Written under a fresh name and renamed into place, so a reader
  * never sees half of it and a link planted at the final name is replaced, not followed; removed on stop.
  */
-import { lstatSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync, type Stats } from "node:fs";
 import { join, resolve } from "node:path";
+import { readJsonFile, STATE_FILE_MAX_BYTES } from "./json-reader";
 import { writePrivateFile } from "./private-file";
 
 export const SERVER_FILE = "server.json";
@@ -37,6 +38,9 @@ export function removeServerFile({ path, text }: { path: string; text: string })
   }
 }
 
+/** This user's own file that nobody else can write. */
+const ownPrivateFile = (stat: Stats) => (stat.mode & 0o022) === 0 && (!process.getuid || stat.uid === process.getuid());
+
 /**
  * What the data directory's server.json says, if it is this user's own regular file that nobody else can
  * write (not a link) and names an http URL and a pid; null otherwise. Whether that process still runs and
@@ -46,10 +50,8 @@ export function readServerFile(dataDir: string): ServerFile | null {
   const path = serverFilePath(dataDir);
   let info: { url?: unknown; pid?: unknown };
   try {
-    const stat = lstatSync(path);
-    if (!stat.isFile() || (stat.mode & 0o022) !== 0) return null;
-    if (process.getuid && stat.uid !== process.getuid()) return null;
-    info = JSON.parse(readFileSync(path, "utf8"));
+    info = readJsonFile(path, STATE_FILE_MAX_BYTES, ownPrivateFile) as typeof info;
+    if (info === null || typeof info !== "object") return null;
   } catch {
     return null;
   }

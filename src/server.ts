@@ -150,7 +150,11 @@ async function exportOnExit(runtime: Runtime, dir: string): Promise<void> {
     writeExportDir(exportState(runtime), (id) => runtime.blobs.pathOf(id), dir);
     runtime.logger.info("state exported", { dir });
   } catch (e) {
-    runtime.logger.error("could not export the state on exit", { dir, error: (e as Error).message });
+    // The state is complete elsewhere (a --memory server's only copy): said loudly, with where it is.
+    if ((e as Error).name === "ExportKeptElsewhere") {
+      const { keptAt, reason } = e as { keptAt: string; reason: string };
+      runtime.logger.error("could not put the export in place; the state is kept elsewhere", { dir, reason, keptAt });
+    } else runtime.logger.error("could not export the state on exit", { dir, error: (e as Error).message });
   }
 }
 

@@ -9,6 +9,7 @@ import type { BundleDir } from "../../src/fixtures/exact";
 import type { Fixture, SeedReport } from "../../src/fixtures/model";
 import { FixtureError } from "../../src/fixtures/validate";
 import { createLogger } from "../../src/logger";
+import { printable } from "../../src/printable";
 import { createRuntime } from "../../src/runtime";
 import { readServerFile } from "../../src/server-file";
 import { readFixtureSource } from "../lib/fixture-arg";
@@ -68,9 +69,9 @@ function printReport(fixture: Fixture, report: SeedReport, json: boolean): void 
   for (const k of keys)
     out(
       k.key
-        ? `  api key: ${k.key}  (account ${k.accountId}, "${k.name}")`
+        ? `  api key: ${printable(k.key)}  (account ${printable(k.accountId)}, "${printable(k.name)}")`
         : // A key of an export: its hash works only with the data directory it was exported from.
-          `  api key: "${k.name}" (account ${k.accountId}): a hash from an export, valid only with the data directory it came from`,
+          `  api key: "${printable(k.name)}" (account ${printable(k.accountId)}): a hash from an export, valid only with the data directory it came from`,
     );
   const kept = report.keys.length - keys.length;
   if (kept > 0) out(`  ${kept} key(s) already existed and were left as they are`);

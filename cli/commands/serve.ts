@@ -10,6 +10,7 @@ import {
 } from "../../src/config";
 import { firstPlaintextKey } from "../../src/fixtures/demo";
 import { FixtureError } from "../../src/fixtures/validate";
+import { printable } from "../../src/printable";
 import { type RunningEmulator, startServer } from "../../src/server";
 import { markStartup, traceStartupTo } from "../../src/startup-trace";
 import { checkDataDir, describeStartupError } from "../lib/startup-errors";
@@ -102,6 +103,10 @@ export function serveFlags(args: Record<string, unknown>): ServerFlags {
   return flags;
 }
 
+/** A banner line for a key: its names came from a fixture file, so they are shown printable. */
+const apiKeyLine = (key: string, accountId: string, name: string, note = "") =>
+  `  api key:       ${printable(key)}  (account ${printable(accountId)}, "${printable(name)}"${note})`;
+
 export default defineCommand({
   meta: {
     name: "serve",
@@ -159,14 +164,13 @@ export default defineCommand({
     if (runtime.config.autoApproveMs !== null) out(`  auto-approve:  after ${runtime.config.autoApproveMs} ms`);
     out(`  data:          ${runtime.config.memory ? "in memory" : runtime.config.dataDir}`);
     for (const acc of runtime.startupFixture?.accounts ?? []) {
-      for (const k of acc.apiKeys ?? []) if (k.key) out(`  api key:       ${k.key}  (account ${acc.id}, "${k.name}")`);
+      for (const k of acc.apiKeys ?? []) if (k.key) out(apiKeyLine(k.key, acc.id, k.name));
     }
     // A key the fixture left to be generated is stored as a hash only: this is the one time it is shown.
     for (const k of runtime.startupSeedReport?.keys ?? [])
-      if (k.key) out(`  api key:       ${k.key}  (account ${k.accountId}, "${k.name}", generated)`);
+      if (k.key) out(apiKeyLine(k.key, k.accountId, k.name, ", generated"));
     const { starter } = runtime;
-    if (starter)
-      out(`  api key:       ${starter.key}  (account ${starter.accountId}, "${STARTER_KEY_NAME}", new; shown once)`);
+    if (starter) out(apiKeyLine(starter.key, starter.accountId, STARTER_KEY_NAME, ", new; shown once"));
     for (const line of exportLines(emulator)) out(line);
     // The last of the start's own work: Bun accepts the first connection once this returns.
     markStartup("ready (ready file, server.json, banner written)");

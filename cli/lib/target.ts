@@ -12,6 +12,7 @@
  */
 import { type Account, ApiCallError } from "../../client";
 import { type ClientEnv, DEFAULT_HOST, DEFAULT_PORT, parseClientEnv } from "../../src/config";
+import { printable } from "../../src/printable";
 import { readServerFile, serverFilePath } from "../../src/server-file";
 import { err } from "../output";
 import { headline } from "./api-error";
@@ -153,6 +154,6 @@ async function accountKey({ endpoints, adminToken }: ServerTarget): Promise<stri
     if (e instanceof ApiCallError) throw noKey(headline(e));
     throw e;
   }
-  err(`using account ${first.id} (${first.name}) on ${endpoints.root}`);
+  err(`using account ${printable(first.id)} (${printable(first.name)}) on ${endpoints.root}`);
   return plaintext;
 }

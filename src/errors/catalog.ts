@@ -278,6 +278,21 @@ export const errors = {
       `An emulator keeps at most ${max} snapshots: delete one (DELETE /_emulator/snapshots/:id) before taking another.`,
       [{ field: "snapshots", message: `snapshots is ${max}`, limit: "snapshots", max, current: max }],
     ),
+  snapshotsTooLarge: (bytes: number, held: number, max: number) =>
+    new ApiError(
+      422,
+      "limit_exceeded",
+      `Snapshots keep at most ${megabytes(max)} of rows in memory together: this one (${megabytes(bytes)}) would bring them to ${megabytes(held + bytes)}. Delete one (DELETE /_emulator/snapshots/:id) before taking another.`,
+      [
+        {
+          field: "snapshots",
+          message: `snapshot rows are at most ${max} bytes together`,
+          limit: "snapshot_bytes",
+          max,
+          current: held + bytes,
+        },
+      ],
+    ),
   exportInvalid: (message: string) =>
     new ApiError(422, "validation_error", `Export refused, nothing was changed: ${clip(message, 1000)}`, [
       { field: "body", message: clip(message, 1000) },

@@ -219,12 +219,17 @@ describe("startEmulator() under Node", () => {
 
   test("start-up errors reject with the server's own message; unknown options and key-less fixtures are refused", async () => {
     const { code, result } = await nodeResult(`
+      const { mkdirSync, symlinkSync } = await import("node:fs");
       const out = {};
       const fail = async (name, options) => { try { await ext.startEmulator(options); out[name] = "started"; } catch (e) { out[name] = e.name + ": " + e.message; } };
       await fail("badFixture", { fixture: { accounts: [{ id: "acc_x", apiKeys: [{ name: "k", key: "ext_x_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", scopes: ["nope"] }] }] } });
       await fail("noKey", { fixture: { accounts: [{ id: "acc_x", name: "X" }] } });
       await fail("unknownOption", { fixtrue: "demo" });
       await fail("missingFile", { fixture: "no-such-fixture.json" });
+      // An export directory whose fixture.json is a link to /dev/zero: refused, never read.
+      mkdirSync("zero-export");
+      symlinkSync("/dev/zero", "zero-export/fixture.json");
+      await fail("zeroLink", { fixture: "zero-export" });
       await fail("badBinary", { binary: "/nonexistent/ext" });
       console.log(JSON.stringify(out));
     `);
@@ -236,6 +241,7 @@ describe("startEmulator() under Node", () => {
       'TypeError: startEmulator: unknown option "fixtrue" (known: fixture, dataDir, port, host, rateLimits, autoApproveMs, logLevel, binary, startTimeoutMs)',
     );
     expect(result.missingFile).toStartWith("StartEmulatorError: cannot read the fixture");
+    expect(result.zeroLink).toEndWith("zero-export/fixture.json: is a symbolic link (links are not followed)");
     expect(result.badBinary).toStartWith("StartEmulatorError: could not run /nonexistent/ext");
   }, 30_000);
 

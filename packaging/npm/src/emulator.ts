@@ -16,6 +16,7 @@ import type {
 } from "../../../client/emulator";
 import { emulatorCalls, noPlaintextKeyMessage } from "../../../client/emulator-methods";
 import { createAdminClient, createApiClient } from "../../../client/index";
+import { FIXTURE_JSON_MAX_BYTES, readJsonFile, STATE_FILE_MAX_BYTES } from "../../../src/json-reader";
 import { binaryPath, packageDir } from "../lib/binary.cjs";
 import { createWorkDir } from "../lib/temp-dirs.cjs";
 import { deployWithBinary } from "./deploy";
@@ -102,7 +103,8 @@ function seedOf(fixture: Fixture | undefined, work: string): Seed {
     const file = fromExport ? join(path, "fixture.json") : path;
     let parsed: unknown;
     try {
-      parsed = JSON.parse(readFileSync(file, "utf8"));
+      // As the server reads it: no link followed, a regular file, within the size and nesting caps.
+      parsed = readJsonFile(file, FIXTURE_JSON_MAX_BYTES);
     } catch (e) {
       throw new StartEmulatorError(`cannot read the fixture ${file}: ${(e as Error).message}`);
     }
@@ -263,7 +265,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     await new Promise((r) => setTimeout(r, 5));
   }
   started = true;
-  const info = JSON.parse(readFileSync(ready, "utf8")) as {
+  const info = readJsonFile(ready, STATE_FILE_MAX_BYTES) as {
     url: string;
     baseUrl: string;
     adminUrl: string;
