@@ -76,7 +76,11 @@ export function createTransport(
       throw e;
     }
     const text = await response.text();
-    exchange.response = { status: response.status, headers: redactor.headers(response.headers), body: cut(text) };
+    exchange.response = {
+      status: response.status,
+      headers: redactor.headers(response.headers),
+      body: cut(redactor.text(text)),
+    };
     // The recorded copy is redacted; the caller gets the real text (it must see a leaked value to report it).
     return new Response(response.status === 204 || response.status === 304 ? null : text, {
       status: response.status,
