@@ -12,7 +12,9 @@ export async function smallestBundle(): Promise<Uint8Array> {
   const pack = tar.pack();
   const chunks: Buffer[] = [];
   const done = new Promise<void>((resolve, reject) => {
-    pack.on("data", (c: Buffer) => chunks.push(c));
+    pack.on("data", (c) => {
+      chunks.push(c as Buffer);
+    });
     pack.on("end", () => resolve());
     pack.on("error", reject);
   });

@@ -9,7 +9,7 @@ export const MISSING_ID = "ext_00000000000000000000000000";
 const LIST = "/developer/v1/extensions";
 const ONE = "/developer/v1/extensions/{id}";
 
-const listRule = (body: unknown) =>
+export const listRule = (body: unknown) =>
   isObject(body) && Array.isArray(body.extensions)
     ? [
         ...Object.keys(body)
@@ -83,7 +83,7 @@ export async function extensionChecks(ctx: Context): Promise<void> {
     name: ctx.scratchName,
     short_description: "Scratch extension of an ext conformance run; safe to delete.",
     description: "Created by `ext conformance`, which deletes it when the run ends.",
-    pricing: { type: "free" },
+    pricing: { type: "free" as const },
   };
   await attempt(ctx, () => api.POST(LIST, { body: created }));
   const createStatus = ctx.transport.last().response?.status;

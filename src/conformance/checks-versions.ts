@@ -10,7 +10,7 @@ const VERSIONS = "/developer/v1/extensions/{id}/versions";
 export const VERSION_LABEL = "0.0.1-conformance";
 const NOT_FOUND = { status: 404, describe: "extension_not_found envelope", error: { code: "extension_not_found" } };
 
-const versionsRule = (b: unknown) =>
+export const versionsRule = (b: unknown) =>
   isObject(b) && Array.isArray(b.versions)
     ? b.versions.flatMap((v, i) => [
         ...fieldProblems(`versions[${i}]`, v, VERSION, VERSION_OPTIONAL),
