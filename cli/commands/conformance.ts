@@ -10,8 +10,7 @@ import { EXIT, err, out } from "../output";
 export default defineCommand({
   meta: {
     name: "conformance",
-    description:
-      "Check a server that speaks the Developer API (the real platform, or ext) against the spec and ext's choices, with a developer key only",
+    description: "Check a Developer API server (the platform, or ext) against the spec and ext's choices",
   },
   args: {
     target: {

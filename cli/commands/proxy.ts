@@ -7,8 +7,7 @@ import { EXIT, err, out } from "../output";
 export default defineCommand({
   meta: {
     name: "proxy",
-    description:
-      "Forward traffic unchanged to a Developer API server and check each exchange against the contract (Ctrl-C prints the summary)",
+    description: "Forward traffic unchanged to a Developer API server, checking each exchange against the contract",
   },
   args: {
     upstream: {

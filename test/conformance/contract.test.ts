@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import demo from "../../fixtures/demo.json" with { type: "json" };
 import { runConformance } from "../../src/conformance/run";
+import { RATE_LIMITS } from "../../src/conformance/spec";
 import type { RunReport } from "../../src/conformance/types";
 import { type Emulator, startEmulator } from "../../src/programmatic";
 
@@ -106,3 +107,15 @@ for (const rateLimits of [true, false]) {
     });
   });
 }
+
+test("a run stays well inside the spec's rate limits (counted from --dry-run)", async () => {
+  const report = await runConformance({ url: "http://127.0.0.1:9", apiKey: "k", readOnlyKey: "r" }, { dryRun: true });
+  const count = (method: string, tail?: string) =>
+    report.requests.filter((r) => r.method === method && (tail === undefined || r.path.endsWith(tail))).length;
+  const creates = report.requests.filter((r) => r.method === "POST" && r.path === "/developer/v1/extensions").length;
+  expect(creates).toBeLessThanOrEqual(3); // of 10 an hour: three runs an hour fit
+  expect(count("POST", "/versions")).toBeLessThanOrEqual(2); // of 30 an hour
+  expect(count("GET")).toBeLessThanOrEqual(RATE_LIMITS.get.limit / 4);
+  expect(count("DELETE")).toBeLessThanOrEqual(RATE_LIMITS.delete.limit / 4);
+  expect(count("PUT") + count("PATCH")).toBeLessThanOrEqual(15); // ext's 60 a minute; the spec shows none
+});
