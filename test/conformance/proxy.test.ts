@@ -104,6 +104,25 @@ describe("passthrough", () => {
   });
 });
 
+test("an upstream that does not answer: a 502 in the error envelope, and the proxy goes on", async () => {
+  const gone = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("") });
+  const port = gone.port;
+  gone.stop(true);
+  const proxy = await startProxy({ upstream: `http://127.0.0.1:${port}` });
+  try {
+    for (let i = 0; i < 2; i++) {
+      const answer = await fetch(`${proxy.url}/developer/v1/extensions`);
+      expect(answer.status).toBe(502);
+      expect(((await answer.json()) as { error: { code: string; status: number } }).error).toMatchObject({
+        code: "bad_gateway",
+        status: 502,
+      });
+    }
+  } finally {
+    await proxy.stop();
+  }
+});
+
 describe("the report, through the proxy, against a differing server", () => {
   let emulator: Emulator;
   let differing: DifferingServer;
