@@ -95,7 +95,11 @@ export async function runConformance(target: Target, options: RunOptions = {}): 
     await refusedCreateChecks(ctx);
     await missingExtensionChecks(ctx);
   } catch (e) {
-    if (!options.signal?.aborted) throw e;
+    if (!options.signal?.aborted) {
+      // Not a difference but a fault of the run itself: still clean up before saying so.
+      await cleanUp(ctx, createTransport(target.url, redactor, { dryRun: options.dryRun }));
+      throw e;
+    }
     interrupted = true;
   }
   // Its own transport: the run's may be aborted. Same redactor and request list.

@@ -103,6 +103,17 @@ describe("ext conformance against a server that differs", () => {
     expect(stdout).toMatch(/ext {5}201 \{extension/);
     expect(stdout).toMatch(/target {2}200 \{"extension"/);
     expect(stdout).not.toContain(emulator.apiKey);
+    const json = Bun.spawn([BUN, "cli/main.ts", "conformance", "--target", differing.url, "--json"], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", EXT_API_KEY: emulator.apiKey },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [jsonOut, jsonCode] = await Promise.all([new Response(json.stdout).text(), json.exited]);
+    expect(jsonCode).toBe(1);
+    const parsed = JSON.parse(jsonOut) as { conforms: boolean; results: { id: string; outcome: string }[] };
+    expect(parsed.conforms).toBe(false);
+    expect(parsed.results.find((r) => r.id === "extensions.create")?.outcome).toBe("differed");
     const xml = await Bun.file(junit).text();
     expect(xml).toContain('<failure message="status should be 201, got 200');
     expect(Number(xml.match(/tests="(\d+)"/)?.[1])).toBeGreaterThanOrEqual(25);
