@@ -131,3 +131,26 @@ export function answerProblems(endpoint: Endpoint | null, exchange: Exchange): s
   if (!endpoint) return [];
   return problemsOf(exchange, SUCCESS[endpoint]);
 }
+
+/**
+ * Where the answer departs from a choice ext made where the spec says "not shown" (docs/behaviour.md): not
+ * a spec difference, but where a test written against ext would see something else.
+ */
+export function choiceProblems(endpoint: Endpoint | null, exchange: Exchange): string[] {
+  const r = exchange.response;
+  if (!r || !endpoint) return [];
+  const out: string[] = [];
+  if (r.status === 401 && !/^Bearer\b/.test(r.headers["www-authenticate"] ?? ""))
+    out.push("a 401 without WWW-Authenticate: Bearer (ext sends it)");
+  if (r.status !== 401 && r.status < 500 && !("x-ratelimit-limit" in r.headers))
+    out.push("no X-RateLimit-Limit/-Remaining/-Reset headers (ext sends them)");
+  const parsed = parseJson(r.body);
+  const body = parsed.ok ? parsed.value : undefined;
+  const created =
+    endpoint === "POST /developer/v1/extensions" && isObject(body) && isObject(body.extension) ? body.extension : null;
+  if (created && typeof created.id === "string" && !/^ext_[0-9A-Za-z]{26}$/.test(created.id))
+    out.push("an extension id that is not ext_ + 26 characters (ext's format)");
+  if (created && typeof created.createdAt === "string" && !/\.\d{3}Z$/.test(created.createdAt))
+    out.push("a timestamp without milliseconds (ext sends YYYY-MM-DDTHH:MM:SS.sssZ)");
+  return out;
+}

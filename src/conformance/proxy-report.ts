@@ -7,8 +7,11 @@ import { renameSync, writeFileSync } from "node:fs";
 import { printable } from "../printable";
 import type { Exchange } from "./types";
 
-/** `request`: the client sent what the spec does not describe. `answer`: the answer breaks the spec. `shadow`: ext answered otherwise. */
-export type Source = "request" | "answer" | "shadow";
+/**
+ * `request`: the client sent what the spec does not describe. `answer`: the answer breaks the spec. `choice`:
+ * it departs from a choice ext made where the spec says "not shown". `shadow`: ext answered otherwise.
+ */
+export type Source = "request" | "answer" | "choice" | "shadow";
 
 export interface Difference {
   source: Source;
@@ -67,6 +70,7 @@ export class DifferenceLog {
     const label: Record<Source, string> = {
       request: "client bug",
       answer: "answer differs from the spec",
+      choice: "ext chose otherwise (not shown in the spec)",
       shadow: "ext answers otherwise",
     };
     for (const d of differences) {

@@ -5,7 +5,7 @@
  * delays or alters what the client gets. Listens on 127.0.0.1 only.
  */
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
-import { answerProblems, endpointOf, requestProblems } from "./contract";
+import { answerProblems, choiceProblems, endpointOf, requestProblems } from "./contract";
 import { DifferenceLog } from "./proxy-report";
 import { createRedactor } from "./redact";
 import { type Shadow, startShadow } from "./shadow";
@@ -143,6 +143,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     for (const p of requestProblems(endpoint, request.headers, reqText)) log.add("request", name, p, exchange);
     if (resText !== null && resBody?.whole !== false) {
       for (const p of answerProblems(endpoint, exchange)) log.add("answer", name, p, exchange);
+      for (const p of choiceProblems(endpoint, exchange)) log.add("choice", name, p, exchange);
       // The redactor knows only secret values here: if it changes the text, the answer carries one.
       if (redactor.text(resText) !== resText)
         log.add("answer", name, "the answer carries a secret value (shown as <secret value>)", exchange);
