@@ -63,3 +63,18 @@ test("--dry-run lists the requests and sends none", async () => {
   expect(result.stdout).toContain("POST /developer/v1/extensions\n");
   expect(result.stdout).toContain("DELETE /developer/v1/extensions/{scratch-id}\n");
 });
+
+test("usage errors exit 2 and say what is missing, never echoing a key", async () => {
+  const noKey = await run(built.bin, ["conformance", "--target", "http://127.0.0.1:9"], { cwd: built.work });
+  expect(noKey.code).toBe(2);
+  expect(noKey.stderr).toContain("no API key: give --api-key or set EXT_API_KEY");
+  const badUrl = await run(built.bin, ["conformance", "--target", "not a url", "--api-key", "k-secret-123"], {
+    cwd: built.work,
+  });
+  expect(badUrl.code).toBe(2);
+  expect(badUrl.stderr).toContain("is not a URL");
+  expect(badUrl.stderr).not.toContain("k-secret-123");
+  const proxy = await run(built.bin, ["proxy", "--upstream", "ftp://x"], { cwd: built.work });
+  expect(proxy.code).toBe(2);
+  expect(proxy.stderr).toContain("--upstream must be an http or https URL");
+});
