@@ -108,7 +108,17 @@ export async function runConformance(target: Target, options: RunOptions = {}): 
   if (!interrupted) {
     // Last, once the scratch extension is gone: it spends the GET window the cleanup's list needs.
     try {
-      await rateLimitChecks({ ...ctx, transport: cleanupTransport, api: cleanupTransport.client(target.apiKey) });
+      // Its own transport, which reports a 429 instead of waiting it out.
+      const rateTransport = createTransport(target.url, redactor, {
+        dryRun: options.dryRun,
+        signal: options.signal,
+        waitOutRateLimits: false,
+      });
+      try {
+        await rateLimitChecks({ ...ctx, transport: rateTransport, api: rateTransport.client(target.apiKey) });
+      } finally {
+        cleanupTransport.sent.push(...rateTransport.sent);
+      }
     } catch (e) {
       if (!options.signal?.aborted) throw e;
       interrupted = true;

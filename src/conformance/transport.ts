@@ -44,10 +44,28 @@ async function requestBody(request: Request): Promise<string | undefined> {
   return cut(await request.clone().text());
 }
 
+/** A 429 asking for at most this long is waited out and the request sent again; a longer one is reported. */
+const LONGEST_WAIT_SECONDS = 60;
+
+/** Waits `seconds`, or rejects as soon as `signal` aborts. */
+function wait(seconds: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, seconds * 1000);
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
+}
+
 export function createTransport(
   url: string,
   redactor: Redactor,
-  options: { dryRun?: boolean; signal?: AbortSignal },
+  options: { dryRun?: boolean; signal?: AbortSignal; waitOutRateLimits?: boolean },
 ): Transport {
   const origin = originOf(url);
   const sent: Exchange[] = [];
@@ -68,12 +86,28 @@ export function createTransport(
       return new Response(null, { status: DRY_RUN_STATUS });
     }
     options.signal?.throwIfAborted();
+    // Kept for a second try: the account's window may be full from the user's own traffic.
+    const again = options.waitOutRateLimits === false ? null : request.clone();
     let response: Response;
     try {
       response = await fetch(request, { signal: options.signal, redirect: "manual" });
     } catch (e) {
       exchange.failure = options.signal?.aborted ? "interrupted" : `no answer: ${(e as Error).message}`;
       throw e;
+    }
+    const retryAfter = Number(response.headers.get("retry-after"));
+    if (
+      again &&
+      response.status === 429 &&
+      Number.isInteger(retryAfter) &&
+      retryAfter >= 0 &&
+      retryAfter <= LONGEST_WAIT_SECONDS
+    ) {
+      const body = cut(redactor.text(await response.text()));
+      exchange.response = { status: 429, headers: redactor.headers(response.headers), body };
+      exchange.failure = `rate limited: waited ${retryAfter} s and sent it again`;
+      await wait(retryAfter, options.signal);
+      return recording(again);
     }
     const text = await response.text();
     exchange.response = {

@@ -48,6 +48,21 @@ describe("cleanup", () => {
     });
   });
 
+  test("a full rate window (the user's own traffic) is waited out as Retry-After says, then the request is sent again", async () => {
+    server = startDifferingServer(emulator.url, {
+      rateLimitOnce: (method, path) => method === "PATCH" && !path.includes("ext_0000"),
+    });
+    const report = await runConformance({ url: server.url, apiKey: emulator.apiKey });
+    expect(report.results.filter((r) => r.kind === "spec" && r.outcome === "differed").map((r) => r.id)).toEqual([]);
+    const patches = server.seen.filter((s) => s.startsWith("PATCH") && !s.includes("ext_0000"));
+    expect(patches.length).toBe(
+      report.requests.filter((r) => r.method === "PATCH" && !r.path.includes("ext_0000")).length,
+    );
+    expect(report.requests.filter((r) => r.method === "PATCH").length).toBeGreaterThan(
+      report.results.filter((r) => r.exchange?.request.method === "PATCH").length,
+    );
+  });
+
   test("SIGINT midway: the command deletes the scratch extension, then exits 130", async () => {
     server = startDifferingServer(emulator.url, {
       holdOn: (method, path) => method === "GET" && path.endsWith("/installs") && !path.includes("ext_0000"),

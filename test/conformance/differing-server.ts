@@ -16,6 +16,8 @@ export interface DifferingOptions {
   failAfterCreate?: boolean;
   deleteWorks?: boolean;
   holdOn?: (method: string, path: string) => boolean;
+  /** The first matching request is answered 429 with Retry-After: 1 (a window the user's traffic filled). */
+  rateLimitOnce?: (method: string, path: string) => boolean;
 }
 
 export interface DifferingServer {
@@ -38,6 +40,7 @@ const json = (status: number, body: unknown, headers: Headers) => {
 export function startDifferingServer(upstream: string, options: DifferingOptions = {}): DifferingServer {
   const differences = new Set(options.differences ?? []);
   let created = false;
+  let limited = false;
   let reached!: () => void;
   const held = new Promise<void>((r) => (reached = r));
   let release!: () => void;
@@ -53,6 +56,11 @@ export function startDifferingServer(upstream: string, options: DifferingOptions
       if (options.holdOn?.(req.method, path)) {
         reached();
         await released;
+      }
+      if (!limited && options.rateLimitOnce?.(req.method, path)) {
+        limited = true;
+        const error = { code: "rate_limited", message: "Too many requests.", status: 429 };
+        return json(429, { error }, new Headers({ "retry-after": "1" }));
       }
       if (options.failAfterCreate && created && !(options.deleteWorks && req.method === "DELETE"))
         return json(
