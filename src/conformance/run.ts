@@ -17,7 +17,7 @@ import { nowIso } from "./clock";
 import { createRedactor } from "./redact";
 import { isObject, parseJson } from "./shape";
 import { type Context, judge, skip } from "./step";
-import { createTransport, type Transport } from "./transport";
+import { createTransport, DRY_RUN_STATUS, type Transport } from "./transport";
 import type { Cleanup, RunOptions, RunReport, Target } from "./types";
 
 /** Every scratch extension's name starts so: recognisable in a dashboard, and by the cleanup. */
@@ -163,7 +163,7 @@ async function cleanUp(ctx: Context, transport: Transport): Promise<Cleanup> {
         headers: auth,
       });
       const r = transport.last().response;
-      if (r && r.status !== 204 && r.status !== 404 && r.status !== 299)
+      if (r && r.status !== 204 && r.status !== 404 && r.status !== DRY_RUN_STATUS)
         problem = `DELETE answered ${r.status}${codeOf(r.body)}`;
     } catch (e) {
       problem = `DELETE got no answer (${(e as Error).message})`;

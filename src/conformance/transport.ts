@@ -87,7 +87,7 @@ export function createTransport(
     }
     options.signal?.throwIfAborted();
     // Kept for a second try: the account's window may be full from the user's own traffic.
-    const again = options.waitOutRateLimits === false ? null : request.clone();
+    const again = options.waitOutRateLimits === false ? null : (request.clone() as Request);
     let response: Response;
     try {
       response = await fetch(request, { signal: options.signal, redirect: "manual" });
