@@ -69,6 +69,15 @@ export const EXAMPLES: Record<string, string[]> = {
     "ext installs add --extension ext_123 --count 5 --version ver_123",
   ],
   limits: ["ext limits show --extension ext_123", "ext limits show --extension ext_123 --json"],
+  conformance: [
+    "ext conformance --target https://api.example.com/developer/v1 --dry-run",
+    'EXT_API_KEY="$KEY" ext conformance --target https://api.example.com/developer/v1 --read-only-key "$READ_KEY" --junit conformance.xml',
+    "ext exec -- sh -c 'ext conformance --target \"$EXT_BASE_URL\" --include-rate-limits'",
+  ],
+  proxy: [
+    "ext proxy --upstream https://api.example.com/developer/v1 --report parity.json",
+    "ext proxy --upstream https://api.example.com --port 0 --shadow --report parity.json",
+  ],
   exec: [
     "ext exec -- npm test",
     'ext exec --seed fixtures/demo.json -- sh -c \'curl -fsS -H "Authorization: Bearer $EXT_API_KEY" "$EXT_BASE_URL/extensions"\'',
