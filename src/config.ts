@@ -164,14 +164,14 @@ export interface ClientEnv {
   extensionId: string | null;
   /** EXT_API_KEY */
   apiKey: string | null;
-  /** EXT_LOCAL_URL: what `--target local` means; null leaves it to this folder's `ext serve` or the default address. */
+  /** EXT_LOCAL_URL: what `--target local` means; null leaves it to the `ext serve` found from this folder. */
   localUrl: string | null;
-  /** EXT_ADMIN_TOKEN: for the control plane of a non-loopback emulator. */
+  /** EXT_ADMIN_TOKEN: for the control plane of an emulator named by URL (a found one's is in its server.json). */
   adminToken: string | null;
   /** EXT_BASE_URL: the emulator `ext exec` (or the user) points at; any of its URLs. */
   baseUrl: string | null;
-  /** EXT_DATA_DIR, else ./.ext-data: where this folder's `ext serve` says where it listens. */
-  dataDir: string;
+  /** EXT_DATA_DIR: the one data directory to find the server by; null walks up to the nearest ./.ext-data. */
+  dataDir: string | null;
   /** How the user typed this command, for the next commands we suggest: `npx ext` when npm ran us. */
   command: "ext" | "npx ext";
 }
@@ -184,7 +184,7 @@ export function parseClientEnv(env: Env = process.env): ClientEnv {
     localUrl: get("EXT_LOCAL_URL"),
     adminToken: get("EXT_ADMIN_TOKEN"),
     baseUrl: get("EXT_BASE_URL"),
-    dataDir: get("EXT_DATA_DIR") ?? DEFAULT_DATA_DIR,
+    dataDir: get("EXT_DATA_DIR"),
     // npm sets npm_command for `npx`, `npm exec` and `npm run`: `ext` alone is then not on the user's PATH.
     command: get("npm_command") ? "npx ext" : "ext",
   };

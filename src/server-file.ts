@@ -14,6 +14,8 @@ export interface ServerFile {
   /** http://host:port */
   url: string;
   pid: number;
+  /** The control plane's token: the owner's CLI sends it, and checks the server's proof with it (src/auth/server-proof.ts). */
+  adminToken?: string;
 }
 
 export function serverFilePath(dataDir: string): string {
@@ -44,7 +46,7 @@ export function removeServerFile({ path, text }: { path: string; text: string })
  */
 export function readServerFile(dataDir: string): ServerFile | null {
   const path = serverFilePath(dataDir);
-  let info: { url?: unknown; pid?: unknown };
+  let info: { url?: unknown; pid?: unknown; adminToken?: unknown };
   try {
     const stat = lstatSync(path);
     if (!stat.isFile() || (stat.mode & 0o022) !== 0) return null;
@@ -57,7 +59,8 @@ export function readServerFile(dataDir: string): ServerFile | null {
   try {
     const url = new URL(info.url);
     if (url.protocol !== "http:") return null;
-    return { url: url.origin, pid: info.pid as number };
+    const token = typeof info.adminToken === "string" && /^[\x21-\x7e]{1,1024}$/.test(info.adminToken);
+    return { url: url.origin, pid: info.pid as number, ...(token ? { adminToken: info.adminToken as string } : {}) };
   } catch {
     return null;
   }
