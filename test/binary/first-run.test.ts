@@ -234,10 +234,10 @@ describe("ext exec and ext init", () => {
 
   test("ext init's next steps are typed as the user typed it: `npx ext` when npm ran it, else `ext`", async () => {
     const direct = await ext(mkdtempSync(join(built.work, "init-")), ["init", "a"]);
-    expect(direct.stdout).toContain('\n  ext extensions create --name "a"');
+    expect(direct.stdout).toContain("\n  ext extensions create --name a ");
     expect(direct.stdout).toContain("\n  ext deploy a --extension ID");
     const viaNpx = await ext(mkdtempSync(join(built.work, "init-")), ["init", "b"], { npm_command: "exec" });
-    expect(viaNpx.stdout).toContain('\n  npx ext extensions create --name "b"');
+    expect(viaNpx.stdout).toContain("\n  npx ext extensions create --name b ");
     expect(viaNpx.stdout).toContain("\n  npx ext deploy b --extension ID");
   });
 
