@@ -1,7 +1,7 @@
 /**
  * `server.json` in the data directory: where the `ext serve` that owns the directory listens, so a command run
- * in the same folder finds it on any port. It holds no secret (the CLI asks the server itself for a key) and
- * is private to the user all the same (0600). Written under a fresh name and renamed into place, so a reader
+ * in the same folder finds it on any port, and the control plane's admin token, which the owner's tools send
+ * (and check the server's proof with, src/auth/server-proof.ts). Private to the user (0600). Written under a fresh name and renamed into place, so a reader
  * never sees half of it and a link planted at the final name is replaced, not followed; removed on stop.
  */
 import { lstatSync, readFileSync, rmSync } from "node:fs";
@@ -14,7 +14,7 @@ export interface ServerFile {
   /** http://host:port */
   url: string;
   pid: number;
-  /** The control plane's token: the owner's CLI sends it, and checks the server's proof with it (src/auth/server-proof.ts). */
+  /** The control plane's token (absent in a file an older server wrote). */
   adminToken?: string;
 }
 
@@ -25,7 +25,7 @@ export function serverFilePath(dataDir: string): string {
 /** Returns what was written, so that removal can tell the file is still this server's. */
 export function writeServerFile(dataDir: string, info: ServerFile): { path: string; text: string } {
   const path = serverFilePath(dataDir);
-  const text = `${JSON.stringify({ url: info.url, pid: info.pid })}\n`;
+  const text = `${JSON.stringify({ url: info.url, pid: info.pid, adminToken: info.adminToken })}\n`;
   writePrivateFile(path, text);
   return { path, text };
 }
@@ -59,8 +59,9 @@ export function readServerFile(dataDir: string): ServerFile | null {
   try {
     const url = new URL(info.url);
     if (url.protocol !== "http:") return null;
-    const token = typeof info.adminToken === "string" && /^[\x21-\x7e]{1,1024}$/.test(info.adminToken);
-    return { url: url.origin, pid: info.pid as number, ...(token ? { adminToken: info.adminToken as string } : {}) };
+    const found: ServerFile = { url: url.origin, pid: info.pid as number };
+    if (typeof info.adminToken === "string" && info.adminToken !== "") found.adminToken = info.adminToken;
+    return found;
   } catch {
     return null;
   }

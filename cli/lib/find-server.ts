@@ -8,7 +8,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { dirname, join, resolve } from "node:path";
-import { isServerProof } from "../../src/auth/server-proof";
+import { checkServerProof } from "../../src/auth/server-proof";
 import { type ClientEnv, DEFAULT_DATA_DIR } from "../../src/config";
 import { readServerFile, type ServerFile } from "../../src/server-file";
 import { describeError } from "./api-error";
@@ -92,7 +92,7 @@ export async function verifyServer(dataDir: string, info: ServerFile): Promise<F
   } catch (e) {
     throw unproven(`it did not answer the challenge (${describeError(e)})`);
   }
-  if (!isServerProof(answer?.proof, info.adminToken, nonce, info.url))
+  if (!checkServerProof(info.adminToken, nonce, info.url, answer?.proof))
     throw unproven(answer?.proof === undefined ? "its answer carries no proof" : "its proof is wrong");
   return {
     endpoints: { ...endpoints, unreachableHint: `has the \`ext serve\` of ${dataDir} stopped?` },
