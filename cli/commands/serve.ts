@@ -15,6 +15,7 @@ import { FixtureError } from "../../src/fixtures/validate";
 import { type RunningEmulator, startServer } from "../../src/server";
 import { serverFilePath } from "../../src/server-file";
 import { markStartup, traceStartupTo } from "../../src/startup-trace";
+import { shellQuote } from "../lib/shell-quote";
 import { checkDataDir, describeStartupError } from "../lib/startup-errors";
 import { watchStdin } from "../lib/stdin-watch";
 import { EXIT, err, fail, out } from "../output";
@@ -221,10 +222,7 @@ function exportLines(emulator: RunningEmulator): string[] {
   if (!key) {
     const first = runtime.services.accounts.listAccounts()[0];
     if (!first)
-      return [
-        "  no account yet: create one in the dashboard, or load the demo:",
-        `    ext seed demo --target ${emulator.url}`,
-      ];
+      return ["  no account yet: create one in the dashboard, or load the demo:", `    ${seedDemoCommand(emulator)}`];
     try {
       key = runtime.services.dashboardKeys.forAccount(first.id).plaintext;
     } catch (e) {
@@ -241,4 +239,17 @@ function exportLines(emulator: RunningEmulator): string[] {
       : `commands run with EXT_DATA_DIR=${dataDir} find this server by themselves`;
   const note = memory ? "" : `  (${finds})`;
   return [`  other shells:${note}`, `    export ${vars.join(" ")}`];
+}
+
+/** A command that loads the demo into this server from another shell, with what it needs to be let in. */
+function seedDemoCommand(emulator: RunningEmulator): string {
+  const { config, control } = emulator.runtime;
+  // Found by its data directory, its token read from there: nothing to type.
+  if (!config.memory)
+    return resolve(config.dataDir) === resolve(DEFAULT_DATA_DIR)
+      ? "ext seed demo --target local"
+      : `EXT_DATA_DIR=${shellQuote(config.dataDir)} ext seed demo --target local`;
+  if (control.open) return `ext seed demo --target ${emulator.url}`;
+  const token = tokenShown(emulator.runtime) ? control.adminToken : "<your admin token>";
+  return `EXT_ADMIN_TOKEN=${token} ext seed demo --target ${emulator.url}`;
 }

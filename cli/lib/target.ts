@@ -57,6 +57,8 @@ export interface TargetFlags {
 export interface ServerTarget {
   endpoints: Endpoints;
   adminToken: string | null;
+  /** True for the server found from this folder (not named by URL): `--target local` reaches it again. */
+  found?: boolean;
 }
 
 export interface ApiTarget extends ServerTarget {
@@ -78,7 +80,7 @@ export async function resolveServer(
   }
   if (env.localUrl !== null) return { endpoints: endpointsFromAnyUrl(env.localUrl), adminToken };
   const found = await findServer(env, cwd);
-  return { endpoints: found.endpoints, adminToken: found.adminToken };
+  return { endpoints: found.endpoints, adminToken: found.adminToken, found: true };
 }
 
 /** The server and a developer key for it. */
@@ -97,7 +99,7 @@ export async function resolveApi(
  * The emulator's key for its first account (the one the dashboard uses for it), said on stderr. A server
  * that is not an emulator, or refuses the control plane, leaves the user to give a key.
  */
-async function accountKey({ endpoints, adminToken }: ServerTarget): Promise<string> {
+async function accountKey({ endpoints, adminToken, found }: ServerTarget): Promise<string> {
   const noKey = (why: string) =>
     new UsageError(`no API key: give --api-key or set EXT_API_KEY (${endpoints.root} gave none: ${why})`);
   const admin = adminClient(endpoints, adminToken);
@@ -111,9 +113,11 @@ async function accountKey({ endpoints, adminToken }: ServerTarget): Promise<stri
     }
     throw e;
   }
+  // The control plane let this command in: the same target (and token) loads the demo.
+  const seedDemo = `ext seed demo --target ${found ? "local" : endpoints.root}`;
   if (!first)
     throw new UsageError(
-      `the emulator at ${endpoints.root} has no account yet: create one in its dashboard (${endpoints.root}/) or load the demo with \`ext seed demo --target ${endpoints.root}\``,
+      `the emulator at ${endpoints.root} has no account yet: create one in its dashboard (${endpoints.root}/) or load the demo with \`${seedDemo}\``,
     );
   const accountId = first.id;
   let plaintext: string;

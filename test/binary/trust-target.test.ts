@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { serverProof } from "../../src/auth/server-proof";
-import { BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv } from "./helpers";
+import { BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, run, serve } from "./helpers";
 
 const TOKEN = "adm_binary_test_token_0123456789abcdefghijk";
 const API_KEY = "ext_key_that_must_not_leak_4f3e2d1c";
@@ -109,5 +109,26 @@ describe("ext secrets set with no --target", () => {
     expect(emulator.seen[0]).not.toContain(API_KEY);
     expect(emulator.seen[1]).toStartWith("PUT /developer/v1/extensions/ext_x/secrets/API_TOKEN\n");
     expect(emulator.seen[1]).toContain(VALUE);
+  });
+});
+
+describe("with a real `ext serve`", () => {
+  test("a command in a subfolder finds it, proves it and acts on its control plane with the token it never typed", async () => {
+    const project = mkdtempSync(join(built.work, "real-"));
+    const server = await serve(built.bin, [], project);
+    try {
+      const deep = join(project, "packages", "board");
+      mkdirSync(deep, { recursive: true });
+      const created = await run(built.bin, ["extensions", "create", "--name", "Deep", "--json"], { cwd: deep });
+      expect(created.stderr).toContain(`using account acc_local (Local Developer) on ${server.url}`);
+      expect(created.code).toBe(0);
+      // The request log is the control plane's: refused without the token, read here with the server.json's.
+      const logs = await run(built.bin, ["logs", "--limit", "1", "--json"], { cwd: deep });
+      expect(logs.code).toBe(0);
+      expect(JSON.parse(logs.stdout)).toMatchObject({ path: "/developer/v1/extensions", status: 201 });
+      expect((await fetch(`${server.adminUrl}/requests`)).status).toBe(401);
+    } finally {
+      await server.stop();
+    }
   });
 });
