@@ -305,6 +305,21 @@ describe("startEmulator() under Node", () => {
     expect(result.missing).toContain("EXT_BASE_URL, EXT_ADMIN_URL, EXT_API_KEY not set");
   }, 30_000);
 
+  test("connectEmulator() sends the admin token: from EXT_ADMIN_TOKEN, or the adminToken option; none is refused", async () => {
+    const { code, result } = await nodeResult(`
+      const emu = await ext.startEmulator();
+      const { EXT_ADMIN_TOKEN, ...withoutToken } = emu.env;
+      const status = (c) => c.admin.GET("/_emulator/state").then((r) => r.response.status);
+      const fromEnv = await status(ext.connectEmulator(emu.env));
+      const fromOption = await status(ext.connectEmulator(withoutToken, { adminToken: EXT_ADMIN_TOKEN }));
+      const none = await status(ext.connectEmulator(withoutToken));
+      await emu.stop();
+      console.log(JSON.stringify({ fromEnv, fromOption, none }));
+    `);
+    expect(code).toBe(0);
+    expect(result).toEqual({ fromEnv: 200, fromOption: 200, none: 401 });
+  }, 30_000);
+
   test("a control-plane call to an emulator that is gone says where it went and why, with the socket error as its cause", async () => {
     const { code, result } = await nodeResult(`
       const emu = await ext.startEmulator();
