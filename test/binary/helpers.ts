@@ -69,6 +69,8 @@ export interface ServedBinary {
   baseUrl: string;
   adminUrl: string;
   pid: number;
+  /** The control plane's token, as the ready file names it. */
+  adminToken: string;
   stop(): Promise<number>;
 }
 
@@ -94,6 +96,7 @@ export async function serve(bin: string, args: string[], cwd: string): Promise<S
     baseUrl: string;
     adminUrl: string;
     pid: number;
+    adminToken: string;
   };
   return {
     ...info,
