@@ -107,6 +107,17 @@ export async function serve(bin: string, args: string[], cwd: string): Promise<S
   };
 }
 
+/** `fetch` of a served binary's control plane (`path` after /_emulator), sending its admin token. */
+export function adminFetch(
+  server: Pick<ServedBinary, "adminUrl" | "adminToken">,
+  path: string,
+  init: RequestInit = {},
+): Promise<Response> {
+  const headers = new Headers(init.headers);
+  headers.set("authorization", `Bearer ${server.adminToken}`);
+  return fetch(`${server.adminUrl}${path}`, { ...init, headers });
+}
+
 /**
  * True while a process with this pid exists and has not exited. An orphan that exited stays a zombie until
  * the machine's init reaps it (over a second in some containers); on Linux, /proc says so, and it counts as
