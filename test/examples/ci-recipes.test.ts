@@ -156,7 +156,7 @@ test("the action's script refuses a binary that does not match SHA256SUMS, and s
 test("off loopback, the recipes' admin token opens the control plane and nothing else does, at the name they call", async () => {
   // What `EXT_ADMIN_TOKEN=$(openssl rand -hex 32) docker compose up` gives both services.
   const token = randomBytes(32).toString("hex");
-  const { EXT_ALLOWED_HOSTS } = recipe("docker-compose.yml").services.ext.environment as Record<string, string>;
+  const { EXT_ALLOWED_HOSTS } = recipe("docker-compose.yml").services.ext.environment as { EXT_ALLOWED_HOSTS: string };
   expect(EXT_ALLOWED_HOSTS).toBe("ext");
   const ready = join(mkdtempSync(join(work, "ready-")), "ready.json");
   const proc = Bun.spawn([built.bin, "serve", "--memory", "--port", "0", "--ready-file", ready], {
