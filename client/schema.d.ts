@@ -11,7 +11,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness (no auth) */
+        /** Liveness (no auth); with a challenge, the server's proof that it holds the admin token */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -1817,7 +1817,9 @@ export type $defs = Record<string, never>;
 export interface operations {
     getHealth: {
         parameters: {
-            query?: never;
+            query?: {
+                challenge?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1833,7 +1835,69 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         status: "ok";
+                        /** @description Present when a challenge was sent: the server proof */
+                        proof?: string;
                     };
+                };
+            };
+            /** @description Bad request: `bad_request` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "bad_request";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not allowed: `forbidden` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            /** @constant */
+                            status: 403;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Validation failed: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            /** @constant */
+                            status: 422;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
         };

@@ -79,14 +79,14 @@ export async function verifyServer(dataDir: string, info: ServerFile): Promise<F
   const nonce = randomBytes(32).toString("base64url");
   // No token: nothing is revealed before the answer is checked.
   const health = adminClient(endpoints, null);
-  let answer: { proof?: unknown };
+  let answer: { proof?: string };
   try {
     answer = await call(
       () =>
         health.GET("/healthz", {
           params: { query: { challenge: nonce } },
           signal: AbortSignal.timeout(PROOF_TIMEOUT_MS),
-        } as never),
+        }),
       { retries: 0 },
     );
   } catch (e) {
