@@ -55,7 +55,8 @@ export function nearestServerFile(env: ClientEnv, cwd: string): { dataDir: strin
 /** The verified server of this folder, or a usage error saying how to start or name one. */
 export async function findServer(env: ClientEnv, cwd: string): Promise<FoundServer> {
   const found = nearestServerFile(env, cwd);
-  if (!found) throw new UsageError(nothingFound(env, cwd));
+  // The message says what to do; the flags list would bury it.
+  if (!found) throw new UsageError(nothingFound(env, cwd), false);
   return await verifyServer(found.dataDir, found.info);
 }
 

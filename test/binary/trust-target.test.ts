@@ -91,6 +91,7 @@ describe("ext secrets set with no --target", () => {
     expect(r.stderr).toContain(
       `no emulator found in ${lonely} or a folder above it (none has a .ext-data of a running server): start one with \`ext serve\`, or name one with --target URL (or EXT_BASE_URL)`,
     );
+    expect(r.stderr).not.toContain("--help");
     expect(elsewhere.seen).toHaveLength(0);
   });
 
