@@ -235,7 +235,7 @@ function exportLines(emulator: RunningEmulator): string[] {
   // The CLI looks for a server in ./.ext-data unless EXT_DATA_DIR names another data directory.
   const finds =
     resolve(dataDir) === resolve(DEFAULT_DATA_DIR)
-      ? "commands run in this folder find this server by themselves"
+      ? "commands run in this folder or below it find this server by themselves"
       : `commands run with EXT_DATA_DIR=${dataDir} find this server by themselves`;
   const note = memory ? "" : `  (${finds})`;
   return [`  other shells:${note}`, `    export ${vars.join(" ")}`];
