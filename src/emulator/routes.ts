@@ -14,6 +14,7 @@ import { exportRoutes } from "./exports";
 import { faultRoutes } from "./faults";
 import { installControlRoutes } from "./installs";
 import { limitRequestRoutes } from "./limit-requests";
+import { loginLinkRoutes } from "./login-link";
 import { overrideRoutes } from "./overrides";
 import { requestLogRoutes } from "./requests";
 import { reviewRoutes } from "./review";
@@ -23,9 +24,13 @@ export function controlPlaneRoutes(runtime: Runtime) {
   const { services } = runtime;
   return (
     new Elysia({ prefix: CONTROL_PREFIX, name: "control-plane" })
-      // Local: every route below, the plugins' included, and nothing outside /_emulator.
+      // Local: every route below, the plugins' included, and nothing outside /_emulator. The parse hook runs
+      // before a route's own parser (an export archive is staged to disk there); it returns nothing, so the
+      // route's parser still reads the body.
+      .onParse((context) => void requireAdminMark(context))
       .onTransform(requireAdminMark)
       .use(stateRoutes(runtime))
+      .use(loginLinkRoutes(runtime))
       .use(exportRoutes(runtime))
       .use(clockRoutes(runtime))
       .use(faultRoutes(runtime))

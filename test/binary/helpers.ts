@@ -69,8 +69,10 @@ export interface ServedBinary {
   baseUrl: string;
   adminUrl: string;
   pid: number;
-  /** The control plane's token, as the ready file names it. */
+  /** The control plane's token, from the ready file. */
   adminToken: string;
+  /** The one-time dashboard login link, from the ready file. */
+  dashboardLoginUrl: string;
   stop(): Promise<number>;
 }
 
@@ -91,13 +93,7 @@ export async function serve(bin: string, args: string[], cwd: string): Promise<S
     proc.kill("SIGKILL");
     throw new Error(`ext serve did not become ready: ${await new Response(proc.stderr).text()}`);
   }
-  const info = JSON.parse(readFileSync(ready, "utf8")) as {
-    url: string;
-    baseUrl: string;
-    adminUrl: string;
-    pid: number;
-    adminToken: string;
-  };
+  const info = JSON.parse(readFileSync(ready, "utf8")) as Omit<ServedBinary, "stop">;
   return {
     ...info,
     async stop() {

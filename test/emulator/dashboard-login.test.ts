@@ -79,6 +79,17 @@ describe("the dashboard's login link", () => {
     }
   });
 
+  test("POST /_emulator/dashboard-login mints a new link (the owner only); the earlier one stops working", async () => {
+    const before = emu.runtime.control.sessions.loginCode();
+    expectEnvelope(await emu.admin("POST", "/dashboard-login", undefined, { key: null }), 401, "unauthorized");
+    const minted = await emu.admin("POST", "/dashboard-login");
+    expect(minted.status).toBe(200);
+    expect(minted.body.url).toStartWith(`${emu.url}/dashboard/login?token=`);
+    expect(minted.body.url).not.toContain(before);
+    expect((await login(before)).status).toBe(401);
+    expect((await fetch(minted.body.url, { redirect: "manual" })).status).toBe(303);
+  });
+
   test("the ready file carries the admin token and a working login link; it is private (0600)", async () => {
     const file = join(readyDir, "ready.json");
     expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -150,6 +161,23 @@ describe("control-plane routes without the gate", () => {
       );
       expect({ method, path, status: res.status }).toEqual({ method, path, status: 401 });
     }
+    // A body is not even read: an export archive would be staged to disk by the seed route's parser.
+    const staged = await app.handle(
+      new Request("http://localhost/_emulator/seed", {
+        method: "POST",
+        headers: { "content-type": "application/x-tar" },
+        body: new Uint8Array(1024),
+      }),
+    );
+    expect(staged.status).toBe(401);
+    const json = await app.handle(
+      new Request("http://localhost/_emulator/seed", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ accounts: [{ id: "acc_intruder", name: "Intruder" }] }),
+      }),
+    );
+    expect(json.status).toBe(401);
     expect((await emu.admin("GET", "/state")).body.counts.accounts).toBe(2);
   });
 });
