@@ -14,6 +14,7 @@ import { extensionRoutes } from "./extensions/routes";
 import { apiGate } from "./http/auth";
 import { requestGates } from "./http/gates";
 import { hostGate } from "./http/host-check";
+import { malformedPathGuard } from "./http/path-encoding";
 import { quietBodySchemas } from "./http/quiet-validation";
 import { type AnswerObserver, requestLifecycle } from "./http/request-context";
 import { routeMethodIndex } from "./http/route-index";
@@ -62,6 +63,8 @@ export function createApp(runtime: Runtime) {
         apiGate(services.auth, runtime.rateLimiter, methods.reaches, control.isAdminToken),
       ),
     )
+    // After the gates (who may call comes first), before any route sees an undecodable parameter.
+    .use(malformedPathGuard())
     .use(controlPlaneRoutes(runtime))
     .group(API_PREFIX, (api) =>
       api

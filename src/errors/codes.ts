@@ -12,6 +12,7 @@ const VER = "ver_01jd2x7k3m9q8r4t5v6w7x8y9z";
 export const ERROR_EXAMPLES = {
   unauthorized: () => errors.unauthorized("invalid"),
   forbidden: () => errors.forbidden("extensions:write"),
+  malformed_path: () => errors.malformedPath("/developer/v1/extensions/%FF"),
   not_found: () => errors.notFound("GET", "/developer/v1/extension"),
   method_not_allowed: () => errors.methodNotAllowed("PUT", "/developer/v1/extensions", ["GET", "POST"]),
   extension_not_found: () => errors.extensionNotFound(EXT),
