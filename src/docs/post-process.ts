@@ -15,6 +15,9 @@
  *  - a response header marked `requiredHeader()` is documented as required;
  *  - an error response's marker (src/errors/model.ts) becomes its full schema: the envelope, the codes the
  *    route declares for that status, one example per code;
+ *  - a map keyed by any string (TypeBox's `Record(String, X)`: `patternProperties: {"^(.*)$": X}`) is
+ *    written `additionalProperties: X`, which every generator types as a map of X (with
+ *    `patternProperties` some type its values `unknown`);
  *  - an operation with a path parameter documents the 400 `malformed_path` that a path no parameter can
  *    be decoded from gets (src/http/path-encoding.ts), with the headers of the route's own 404.
  */
@@ -59,6 +62,7 @@ export function postProcessDocument<D extends object>(generated: D): D {
       delete out[DOCUMENT_ONLY_KEY];
     }
     if (out[OPEN_VALUES_KEY] === true) return openValues(out);
+    asMap(out);
     const id = out.$id;
     if (typeof id !== "string" || !id.startsWith(SCHEMA_ID_PREFIX)) return out;
     const { $id: _id, ...schema } = out;
@@ -156,6 +160,17 @@ function withMalformedPath(responses: JsonObject): JsonObject {
   return Object.fromEntries(
     Object.entries({ ...responses, "400": response }).sort(([a], [b]) => a.localeCompare(b)),
   ) as JsonObject;
+}
+
+/** TypeBox's pattern for a `Record` keyed by `t.String()`. */
+const ANY_KEY = "^(.*)$";
+
+/** `{patternProperties: {"^(.*)$": X}, additionalProperties: false}` → `{additionalProperties: X}`, in place. */
+function asMap(schema: JsonObject): void {
+  const patterns = schema.patternProperties;
+  if (!isObject(patterns) || Object.keys(patterns).length !== 1 || !isObject(patterns[ANY_KEY])) return;
+  schema.additionalProperties = patterns[ANY_KEY];
+  delete schema.patternProperties;
 }
 
 /** A content map whose one schema names its media types (`servedAs`): that schema under each of them. */
