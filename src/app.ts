@@ -18,6 +18,7 @@ import { malformedPathGuard } from "./http/path-encoding";
 import { quietBodySchemas } from "./http/quiet-validation";
 import { type AnswerObserver, requestLifecycle } from "./http/request-context";
 import { routeMethodIndex } from "./http/route-index";
+import { countingCharactersInRoutes } from "./http/text-length";
 import { installRoutes } from "./installs/routes";
 import { limitsRoutes } from "./limits/routes";
 import type { Runtime } from "./runtime";
@@ -77,6 +78,7 @@ export function createApp(runtime: Runtime) {
     // The literal path the spec gives the deploy tool for the limits endpoint; same body.
     .group(DEPLOY_LIMITS_PREFIX, (deploy) => deploy.use(limitsRoutes(services.limitsView, "getDeployLimits")));
   methods.load(app.routes);
+  countingCharactersInRoutes(app.routes);
   quietBodySchemas(app.routes);
   return app;
 }
