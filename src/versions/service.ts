@@ -169,8 +169,8 @@ export function createVersionService(deps: {
     },
 
     /**
-     * Turns a received upload into a pending version. The caller owns the temp file and deletes it whatever
-     * happens (after a success it has already been moved into the blob store).
+     * Turns a received upload into a pending version. The temp file belongs to the request, which removes it
+     * before answering whatever happens (after a success it has already been moved into the blob store).
      */
     submit(accountId: string, extensionId: string, upload: ReceivedUpload): VersionSubmitted {
       deps.extensions.findOwned(accountId, extensionId);
