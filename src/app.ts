@@ -17,7 +17,7 @@ import { hostGate } from "./http/host-check";
 import { malformedPathGuard } from "./http/path-encoding";
 import { quietBodySchemas } from "./http/quiet-validation";
 import { type AnswerObserver, requestLifecycle } from "./http/request-context";
-import { routeMethodIndex } from "./http/route-index";
+import { routeIndex } from "./http/route-index";
 import { countingCharactersInRoutes } from "./http/text-length";
 import { installRoutes } from "./installs/routes";
 import { limitsRoutes } from "./limits/routes";
@@ -30,7 +30,7 @@ export const HEALTH = { status: "ok" as const };
 
 export function createApp(runtime: Runtime) {
   const { services, logger } = runtime;
-  const methods = routeMethodIndex();
+  const methods = routeIndex();
   const { control } = runtime;
   // normalize: false keeps request bodies strict; encodeSchema: false skips TypeBox Encode on responses (no
   // response schema has a transform).
@@ -61,7 +61,7 @@ export function createApp(runtime: Runtime) {
           openWithoutToken: control.openWithoutToken,
           isDeveloperKey: services.auth.isKey,
         }),
-        apiGate(services.auth, runtime.rateLimiter, methods.reaches, control.isAdminToken),
+        apiGate(services.auth, runtime.rateLimiter, methods.routeOf, control.isAdminToken),
       ),
     )
     // After the gates (who may call comes first), before any route sees an undecodable parameter.
