@@ -31,7 +31,7 @@ async function jsonOperations(): Promise<{ method: string; path: string }[]> {
   );
 }
 
-function send(method: string, path: string, body: BodyInit) {
+function send(method: string, path: string, body: Bun.BodyInit) {
   return path.startsWith(`${CONTROL_PREFIX}/`)
     ? emu.admin(method, path.slice(CONTROL_PREFIX.length), undefined, { body, headers: JSON_TYPE })
     : emu.raw(method, path, { body, headers: JSON_TYPE });
