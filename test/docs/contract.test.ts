@@ -326,7 +326,7 @@ describe("every route, every documented status, against /openapi.json", () => {
     await expectStatus(409, "POST", `/_emulator/extensions/${ext}/rollouts`, { json: { toVersionId: pending } });
     const bare = (await expectStatus(201, "POST", `${API_PREFIX}/extensions`, { json: { name: "No Versions Yet" } }))
       .body.extension.id;
-    await expectStatus(409, "POST", `/_emulator/extensions/${bare}/installs`, {});
+    await expectStatus(409, "POST", `/_emulator/extensions/${bare}/installs`, { json: {} });
     await expectStatus(200, "POST", `/_emulator/extensions/${ext}/disable`);
     await expectStatus(200, "POST", `/_emulator/extensions/${ext}/enable`);
 

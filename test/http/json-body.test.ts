@@ -80,9 +80,16 @@ describe("a JSON body", () => {
 });
 
 describe("POST /_emulator/extensions/:id/installs and /uninstalls", () => {
-  test('null, 7, "x" and [] record nothing', async () => {
+  test('no body, null, 7, "x" and [] record nothing; {} asks for the defaults', async () => {
     const created = await emu.api("POST", "/extensions", { json: { name: "Installable" } });
     const id = created.body.extension.id as string;
+    for (const what of ["installs", "uninstalls", "rollouts"]) {
+      const res = await emu.admin("POST", `/extensions/${id}/${what}`);
+      expectEnvelope(res, 422, "validation_error");
+      expect(res.body.error.message).toBe("Request body is not valid JSON.");
+    }
+    // Reached the service: the default install needs a current version, which this extension lacks.
+    expectEnvelope(await emu.admin("POST", `/extensions/${id}/installs`, {}), 409, "no_current_version");
     for (const what of ["installs", "uninstalls"]) {
       for (const body of NOT_OBJECTS) {
         const res = await emu.admin("POST", `/extensions/${id}/${what}`, undefined, { body, headers: JSON_TYPE });
