@@ -14,6 +14,7 @@ export { ApiCallError, type CallResult, unwrap } from "./errors";
 export { type ReadEventsOptions, readEvents } from "./events";
 export type * from "./models";
 export type { components, operations, paths } from "./schema";
+export { characterCount } from "./text-length";
 export { type BundleStream, type VersionUpload, type VersionUploadInput, versionUpload } from "./upload";
 
 type WithPrefix<P, Prefix extends string> = {

@@ -2542,6 +2542,26 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -2642,6 +2662,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
@@ -3280,6 +3320,26 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -3688,6 +3748,26 @@ export interface operations {
                     "application/json": components["schemas"]["RequestLogDetail"];
                 };
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -3811,6 +3891,26 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyList"];
                 };
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -3916,6 +4016,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyCreated"];
+                };
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
@@ -4080,6 +4200,26 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -4181,6 +4321,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TeamMemberList"];
+                };
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
@@ -4290,6 +4450,26 @@ export interface operations {
                     "application/json": {
                         member: components["schemas"]["TeamMember"];
                     };
+                };
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
@@ -4474,6 +4654,26 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -4575,6 +4775,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LimitOverrides"];
+                };
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
@@ -4683,6 +4903,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LimitOverrides"];
+                };
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
@@ -4846,6 +5086,26 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -4947,6 +5207,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LimitOverrides"];
+                };
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
@@ -5055,6 +5335,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LimitOverrides"];
+                };
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
@@ -5217,6 +5517,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
@@ -5590,6 +5910,26 @@ export interface operations {
                     "application/json": components["schemas"]["LimitRequestEnvelope"];
                 };
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -5697,6 +6037,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LimitRequestEnvelope"];
+                };
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
@@ -5888,6 +6248,26 @@ export interface operations {
                     "application/json": components["schemas"]["LimitRequestEnvelope"];
                 };
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -6071,6 +6451,26 @@ export interface operations {
                     "application/json": components["schemas"]["ReviewedVersion"];
                 };
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -6196,6 +6596,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ReviewedVersion"];
+                };
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
@@ -6381,6 +6801,26 @@ export interface operations {
                     "application/json": components["schemas"]["AdminStatus"];
                 };
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -6482,6 +6922,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AdminStatus"];
+                };
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
@@ -6589,6 +7049,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InstallStatistics"];
+                };
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
@@ -6778,6 +7258,26 @@ export interface operations {
                     "application/json": components["schemas"]["InstallStatistics"];
                 };
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -6963,6 +7463,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InstallStatistics"];
+                };
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
@@ -7229,6 +7749,26 @@ export interface operations {
                     "application/json": components["schemas"]["DashboardKey"];
                 };
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -7433,6 +7973,26 @@ export interface operations {
                     "application/json": components["schemas"]["BundleContents"];
                 };
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -7542,6 +8102,26 @@ export interface operations {
                     "audio/mp4": string;
                     "audio/aac": string;
                     "audio/flac": string;
+                };
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
@@ -8115,6 +8695,29 @@ export interface operations {
                     "application/json": components["schemas"]["Extension"];
                 };
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit"?: number;
+                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -8251,6 +8854,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit"?: number;
+                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
@@ -8416,6 +9042,29 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Extension"];
+                };
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit"?: number;
+                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
@@ -8626,6 +9275,29 @@ export interface operations {
                     "application/json": components["schemas"]["SecretKeys"];
                 };
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit"?: number;
+                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -8767,6 +9439,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit"?: number;
+                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
@@ -8975,6 +9670,29 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit"?: number;
+                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -9137,6 +9855,29 @@ export interface operations {
                     "application/json": components["schemas"]["InstallStatistics"];
                 };
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit"?: number;
+                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -9276,6 +10017,29 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["VersionList"];
+                };
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit"?: number;
+                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
@@ -9442,6 +10206,29 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["VersionSubmitted"];
+                };
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit"?: number;
+                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
@@ -9675,6 +10462,29 @@ export interface operations {
                     "application/json": components["schemas"]["Limits"];
                 };
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit"?: number;
+                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -9812,6 +10622,29 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Limits"];
+                };
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit"?: number;
+                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */

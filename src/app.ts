@@ -17,10 +17,12 @@ import { extensionRoutes } from "./extensions/routes";
 import { apiGate } from "./http/auth";
 import { requestGates } from "./http/gates";
 import { hostGate } from "./http/host-check";
+import { malformedPathGuard } from "./http/path-encoding";
 import { quietBodySchemas } from "./http/quiet-validation";
 import { type AnswerObserver, requestLifecycle } from "./http/request-context";
 import { requestUrlCheck } from "./http/request-url";
-import { routeMethodIndex } from "./http/route-index";
+import { routeIndex } from "./http/route-index";
+import { countingCharactersInRoutes } from "./http/text-length";
 import { installRoutes } from "./installs/routes";
 import { limitsRoutes } from "./limits/routes";
 import type { Runtime } from "./runtime";
@@ -32,7 +34,7 @@ export const HEALTH = { status: "ok" as const };
 
 export function createApp(runtime: Runtime) {
   const { services, logger } = runtime;
-  const methods = routeMethodIndex();
+  const methods = routeIndex();
   const { control } = runtime;
   // normalize: false keeps request bodies strict; encodeSchema: false skips TypeBox Encode on responses (no
   // response schema has a transform). standardHostname: false makes the router read the path from the first
@@ -61,9 +63,11 @@ export function createApp(runtime: Runtime) {
           sessions: control.sessions,
           isDeveloperKey: services.auth.isKey,
         }),
-        apiGate(services.auth, runtime.rateLimiter, methods.reaches, control.isAdminToken),
+        apiGate(services.auth, runtime.rateLimiter, methods.routeOf, control.isAdminToken),
       ),
     )
+    // After the gates (who may call comes first), before any route sees an undecodable parameter.
+    .use(malformedPathGuard())
     .get(
       "/healthz",
       ({ query }) =>
@@ -112,6 +116,7 @@ export function createApp(runtime: Runtime) {
     // The literal path the spec gives the deploy tool for the limits endpoint; same body.
     .group(DEPLOY_LIMITS_PREFIX, (deploy) => deploy.use(limitsRoutes(services.limitsView, "getDeployLimits")));
   methods.load(app.routes);
+  countingCharactersInRoutes(app.routes);
   quietBodySchemas(app.routes);
   return app;
 }

@@ -29,12 +29,11 @@ const PATH_PARAMS = ["PUT /developer/v1/extensions/{id}/secrets/{key}"];
 /** The items of an array inside a named schema: [name given here, schema, array property]. */
 const ARRAY_ITEMS: [string, string, string][] = [["FixtureAccount", "Fixture", "accounts"]];
 const KEYWORDS = ["minLength", "maxLength", "pattern", "format", "minimum", "maximum", "type"] as const;
-/** A map whose every key is allowed (`patternProperties` of this one pattern): its value rule is listed as "*". */
-const ANY_KEY = "^(.*)$";
 
 interface JsonSchema {
   properties?: Record<string, Record<string, unknown>>;
-  patternProperties?: Record<string, Record<string, unknown>>;
+  /** A map (every key allowed): its value rule is listed as "*". */
+  additionalProperties?: boolean | Record<string, unknown>;
   required?: string[];
   items?: JsonSchema;
 }
@@ -74,8 +73,8 @@ export async function generateFieldRules(document?: Record<string, unknown>): Pr
     const fields: Record<string, Record<string, unknown>> = {};
     for (const [field, prop] of Object.entries(schema?.properties ?? {}))
       fields[field] = ruleOf(prop, (schema?.required ?? []).includes(field));
-    const anyKey = schema?.patternProperties?.[ANY_KEY];
-    if (anyKey) fields["*"] = ruleOf(anyKey, true);
+    const anyKey = schema?.additionalProperties;
+    if (typeof anyKey === "object") fields["*"] = ruleOf(anyKey, true);
     if (Object.keys(fields).length > 0) out[name] = fields;
   }
   for (const name of PATH_PARAMS) {

@@ -37,8 +37,8 @@ export const documentation = {
       `Local emulator of the platform's Developer REST API for extensions. The developer API lives under \`${API_PREFIX}\` ` +
       "and needs `Authorization: Bearer <DEVELOPER_API_KEY>`. The emulator's control plane (tag *Emulator*) lives under `/_emulator`. " +
       "Every error is `{error:{code,message,status}}`.",
-    // Set by the package when it has one; until then, not licensed for use outside the project.
-    license: { name: (pkg as { license?: string }).license ?? "UNLICENSED" },
+    // The project's license (LICENSE), by its SPDX identifier, as OpenAPI 3.1 asks.
+    license: { name: "MIT", identifier: "MIT" },
   },
   servers: [{ url: `http://${DEFAULT_HOST}:${DEFAULT_PORT}`, description: "`ext serve` with its default address" }],
   tags: [
@@ -59,6 +59,10 @@ export const documentation = {
     { name: "Emulator", tags: ["Emulator", "Health"] },
   ],
   components: {
+    // Two APIs, two credentials, both sent in `Authorization`. Generators pick the credential by the scheme's
+    // type (hey-api's `auth` callback, orval, openapi-generator): two `http bearer` schemes cannot be told
+    // apart, so one would be sent to both APIs. The developer key is `http bearer`; the admin token is an
+    // `apiKey` in the `Authorization` header, whose value the client gives whole: `Bearer <ADMIN_TOKEN>`.
     securitySchemes: {
       bearerAuth: {
         type: "http",
@@ -66,10 +70,11 @@ export const documentation = {
         description: "Developer API key: `Authorization: Bearer <DEVELOPER_API_KEY>`",
       },
       adminToken: {
-        type: "http",
-        scheme: "bearer",
+        type: "apiKey",
+        in: "header",
+        name: "Authorization",
         description:
-          "Emulator admin token, required by the control plane on every bind (loopback included): `--admin-token`/`EXT_ADMIN_TOKEN`, else generated at start and kept in the data directory's private `server.json` and the ready file",
+          "The emulator's admin token, for the control plane (`/_emulator`), required on every bind (loopback included): `Authorization: Bearer <ADMIN_TOKEN>` (the value is the whole header, `Bearer ` included). `--admin-token`/`EXT_ADMIN_TOKEN`, else generated at start and kept in the data directory's private `server.json` and the ready file. A developer API key never opens the control plane, nor the admin token the developer API.",
       },
       dashboardSession: {
         type: "apiKey",

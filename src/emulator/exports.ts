@@ -11,6 +11,7 @@ import type { BundleDir } from "../fixtures/exact";
 import { EXPORT_FIXTURE_FILE } from "../fixtures/resolve";
 import { FixtureError, parseFixtureText } from "../fixtures/validate";
 import { apiAuth } from "../http/auth";
+import { requestContextOf, temporaryOf } from "../http/request-context";
 import { servedAs } from "../http/schema";
 import { FIXTURE_JSON_MAX_BYTES, readJsonFileText } from "../json-reader";
 import type { Runtime } from "../runtime";
@@ -21,10 +22,6 @@ import { controlResponses, NoContent, noContent, security, tags } from "./route-
 const ARCHIVE_LABEL = "uploaded archive";
 const ARCHIVED_FIXTURE = `${EXPORT_FIXTURE_FILE} of the ${ARCHIVE_LABEL}`;
 
-/** The folder an uploaded archive was staged in, kept on its Request until the response is sent. */
-const STAGED = Symbol("ext.stagedExport");
-type WithStaged = Request & { [STAGED]?: string };
-
 /**
  * The archive reader and writer (tar-stream and its streams), loaded by the first request that moves an
  * archive rather than by every start.
@@ -32,12 +29,14 @@ type WithStaged = Request & { [STAGED]?: string };
 const archiveModule = () => import("../exports/archive");
 
 /**
- * Reads an uploaded export archive into a fresh folder under the blob store's tmp/ (swept at start if the
- * process dies) and returns its parsed fixture document. A refusal is the 422 envelope naming the entry.
+ * Reads an uploaded export archive into a fresh folder under the blob store's tmp/, owned by the request
+ * (removed before its answer is sent; swept at start if the process dies), and returns its parsed fixture
+ * document. A refusal is the 422 envelope naming the entry.
  */
 export async function stageSeedArchive(runtime: Runtime, request: Request): Promise<unknown> {
-  const dir = runtime.blobs.tempPath("seed");
-  (request as WithStaged)[STAGED] = dir;
+  const dir = temporaryOf(request, runtime.blobs.tempPath("seed"));
+  const context = requestContextOf(request);
+  if (context) context.stagedExportDir = dir;
   if (!request.body) throw errors.exportInvalid(`the ${ARCHIVE_LABEL} is empty`);
   const { ExportArchiveError, readExportArchive } = await archiveModule();
   try {
@@ -58,13 +57,8 @@ export async function stageSeedArchive(runtime: Runtime, request: Request): Prom
 
 /** Where the archive of this request was staged (for the loader), or null for a JSON body. */
 export function stagedBundleDir(request: Request): BundleDir {
-  const dir = (request as WithStaged)[STAGED];
+  const dir = requestContextOf(request)?.stagedExportDir;
   return dir === undefined ? null : { dir, label: ARCHIVE_LABEL };
-}
-
-export function discardStaged(request: Request): void {
-  const dir = (request as WithStaged)[STAGED];
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 }
 
 const ExportQuery = t.Object(

@@ -1,4 +1,4 @@
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import { apiAuth } from "../http/auth";
 import { InstallStats } from "../installs/model";
 import type { InstallService } from "../installs/service";
@@ -9,10 +9,10 @@ import { controlResponses, security, tags } from "./route-kit";
 export function installControlRoutes(installs: InstallService) {
   return new Elysia({ prefix: "/extensions/:id" })
     .use(apiAuth)
-    .post("/installs", ({ params, body }) => installs.recordInstall(params.id, body ?? {}), {
+    .post("/installs", ({ params, body }) => installs.recordInstall(params.id, body), {
       params: IdParams,
       json: true,
-      body: t.Optional(InstallBody),
+      body: InstallBody,
       response: controlResponses(
         { 200: InstallStats },
         "extension_not_found",
@@ -33,10 +33,10 @@ export function installControlRoutes(installs: InstallService) {
           "Default: one install of the current version. The version's sounds are checked again against the sound limit as it resolves now (spec: validated again at install time); 422 limit_exceeded when they no longer fit. Returns the install statistics.",
       },
     })
-    .post("/uninstalls", ({ params, body }) => installs.recordUninstall(params.id, body ?? {}), {
+    .post("/uninstalls", ({ params, body }) => installs.recordUninstall(params.id, body), {
       params: IdParams,
       json: true,
-      body: t.Optional(InstallBody),
+      body: InstallBody,
       response: controlResponses(
         { 200: InstallStats },
         "extension_not_found",
@@ -55,10 +55,10 @@ export function installControlRoutes(installs: InstallService) {
           "Without a versionId, the versions installed first lose theirs first. Returns the install statistics.",
       },
     })
-    .post("/rollouts", ({ params, body }) => installs.recordRollout(params.id, body ?? {}), {
+    .post("/rollouts", ({ params, body }) => installs.recordRollout(params.id, body), {
       params: IdParams,
       json: true,
-      body: t.Optional(RolloutBody),
+      body: RolloutBody,
       response: controlResponses(
         { 200: InstallStats },
         "extension_not_found",

@@ -1,4 +1,4 @@
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import { apiAuth } from "../http/auth";
 import {
   ApproveLimitRequestBody,
@@ -59,10 +59,10 @@ export function limitRequestRoutes(requests: LimitRequestService) {
       response: controlResponses({ 200: LimitRequestEnvelope }, "limit_request_not_found"),
       detail: { tags, security, operationId: "getLimitRequest", summary: "One limit request" },
     })
-    .post("/:id/approve", ({ params, body }) => ({ limitRequest: requests.approve(params.id, body?.reason) }), {
+    .post("/:id/approve", ({ params, body }) => ({ limitRequest: requests.approve(params.id, body.reason) }), {
       params: IdParams,
       json: true,
-      body: t.Optional(ApproveLimitRequestBody),
+      body: ApproveLimitRequestBody,
       response: controlResponses(
         { 200: LimitRequestEnvelope },
         "limit_request_not_found",

@@ -5,7 +5,7 @@ import { Fixture, SeedReport } from "../fixtures/model";
 import { apiAuth } from "../http/auth";
 import { JSON_BODY_MAX_BYTES, readJsonBody } from "../http/body-limit";
 import type { Runtime } from "../runtime";
-import { discardStaged, stagedBundleDir, stageSeedArchive } from "./exports";
+import { stagedBundleDir, stageSeedArchive } from "./exports";
 import { StateSummary } from "./model";
 import { checkSeedBody, emulatorState, resetEmulator, seedEmulator } from "./reset";
 import { controlResponses, security, tags } from "./route-kit";
@@ -44,7 +44,6 @@ export function stateRoutes(runtime: Runtime) {
         },
         "json" as never,
       ],
-      afterResponse: ({ request }) => discardStaged(request),
       // Before the schema check: the fixture's own messages and paths, the same as `ext seed` prints.
       transform: ({ body }) => checkSeedBody(body),
       body: Fixture,

@@ -37,6 +37,12 @@ export const errors = {
     ),
   forbidden: (scope: string) =>
     new ApiError(403, "forbidden", `This API key lacks the scope "${scope}" required by this endpoint.`),
+  malformedPath: (path: string) =>
+    new ApiError(
+      400,
+      "malformed_path",
+      `The path ${path} is malformed: a % must start an escape of two hex digits, and the escapes must decode to UTF-8.`,
+    ),
   notFound: (method: string, path: string) => new ApiError(404, "not_found", `No route for ${method} ${path}.`),
   methodNotAllowed: (method: string, path: string, allowed: string[]) =>
     new ApiError(
@@ -100,6 +106,9 @@ export const errors = {
     ]);
   },
   malformedJson: () => new ApiError(422, "validation_error", "Request body is not valid JSON."),
+  bodyNotUtf8: () =>
+    errors.validation([{ field: "body", message: "body: is not valid UTF-8 (JSON text must be UTF-8)" }]),
+  bodyNotObject: () => errors.validation([{ field: "body", message: "body: Expected object" }]),
   /**
    * Every problem is counted, but at most BUNDLE_DETAILS_MAX are listed and each echoed archive name is cut
    * to NAME_ECHO_MAX characters: a crafted archive (60,000 bad entries, kilobyte-long names) must not turn

@@ -13,6 +13,7 @@ export const ERROR_EXAMPLES = {
   bad_request: () => errors.badRequestTarget("the Host header is not a host name or address with an optional port"),
   unauthorized: () => errors.unauthorized("invalid"),
   forbidden: () => errors.forbidden("extensions:write"),
+  malformed_path: () => errors.malformedPath("/developer/v1/extensions/%FF"),
   not_found: () => errors.notFound("GET", "/developer/v1/extension"),
   method_not_allowed: () => errors.methodNotAllowed("PUT", "/developer/v1/extensions", ["GET", "POST"]),
   extension_not_found: () => errors.extensionNotFound(EXT),

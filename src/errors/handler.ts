@@ -3,8 +3,10 @@
  * not-found errors, anything unexpected — leaves as `{error:{code,message,status}}`. Unexpected errors are
  * logged (with stack) for the operator and answered as a bare 500: nothing internal reaches the client.
  */
+import type { ValueError as TypeBoxValueError } from "@sinclair/typebox/errors";
 import { Value } from "@sinclair/typebox/value";
 import { Elysia, type TSchema, type ValidationError } from "elysia";
+import { asStringError } from "../http/text-length";
 import type { Logger } from "../logger";
 import { ApiError, type ErrorDetail } from "./api-error";
 import { DETAILS_MAX, errors } from "./catalog";
@@ -56,8 +58,8 @@ function valueErrorsOf(error: ValidationError): ValueErrorLike[] {
   const { validator, value } = error;
   const iterator = "Errors" in validator ? validator.Errors(value) : Value.Errors(validator as TSchema, value);
   const out: ValueErrorLike[] = [];
-  for (const e of iterator as Iterable<ValueErrorLike>) {
-    out.push(e);
+  for (const e of iterator as Iterable<TypeBoxValueError>) {
+    out.push(asStringError(e));
     if (out.length > DETAILS_MAX) break;
   }
   return out;

@@ -3,6 +3,7 @@
  * id scopes every read, and an extension of another account is reported exactly like a missing one.
  */
 import { and, count, desc, eq, exists, getTableColumns, gte, isNull, lt, type SQLWrapper, sql } from "drizzle-orm";
+import { characterCount } from "../../client/text-length";
 import type { BlobStore } from "../blobs/blob-store";
 import type { Clock } from "../clock";
 import { type Db, param } from "../db/database";
@@ -44,7 +45,7 @@ const installCount =
 function trimmedName(name: string): string {
   const trimmed = name.trim();
   if (trimmed.length === 0) throw errors.extensionNameInvalid("blank", NAME_MAX);
-  if (trimmed.length > NAME_MAX) throw errors.extensionNameInvalid("too_long", NAME_MAX);
+  if (characterCount(trimmed) > NAME_MAX) throw errors.extensionNameInvalid("too_long", NAME_MAX);
   return trimmed;
 }
 

@@ -22,13 +22,13 @@ function principalOf(request: Request): Principal | null {
 }
 
 /**
- * `reachesRoute` tells whether a route answers the request (src/http/route-index.ts). `isAdminToken` recognises the control plane's token so that sending it here gets a specific 401
+ * `routeOf` names the route a request reaches, or null (src/http/route-index.ts). `isAdminToken` recognises the control plane's token so that sending it here gets a specific 401
  * (it never opens the developer API); it is consulted only after a key failed to authenticate.
  */
 export function apiGate(
   auth: AuthService,
   limiter: RateLimiter,
-  reachesRoute: (method: string, path: string) => boolean,
+  routeOf: (method: string, path: string) => string | null,
   isAdminToken?: (authorization: string | null) => boolean,
 ): RequestGate {
   const authenticate = (authorization: string | null): Principal => {
@@ -46,13 +46,13 @@ export function apiGate(
       // Known before the rate check, so a 429 is still attributed to its account in the request log.
       const context = requestContextOf(request);
       if (context) context.principal = principal;
-      const group = rateGroupOf(request.method, path);
+      const route = routeOf(request.method, path);
+      const group = rateGroupOf(request.method, route);
       if (group) {
         // Only a request that reaches a route spends the window; one that reaches none (its 404 or 405) is told
         // where the window stands, and is answered even when the window is full.
-        const headers = reachesRoute(request.method, path)
-          ? limiter.take(principal.accountId, group)
-          : limiter.peek(principal.accountId, group);
+        const headers =
+          route !== null ? limiter.take(principal.accountId, group) : limiter.peek(principal.accountId, group);
         if (headers) Object.assign(set.headers, headers);
       }
       // A JSON body over the cap is refused before it is read. It is counted first, like every authenticated

@@ -22,8 +22,10 @@ export function declaresMoreThan(request: Request, max: number): boolean {
  * Reads a JSON request body and parses it. A declared length over `max` is refused before a byte is read (the
  * developer API's gate has already refused it there; this covers every other JSON route); without one, the
  * body is read chunk by chunk, stopping at `max` bytes. Nesting past JSON_DEPTH_MAX is refused on the raw
- * bytes, before anything parses, validates or formats the value. Malformed JSON is the 422 envelope; an empty
- * body is left to the route (undefined).
+ * bytes, before anything parses, validates or formats the value. Bytes that are not UTF-8 and malformed JSON
+ * are the 422 envelope (never a U+FFFD stored in their place); so is any value but an object, which every
+ * JSON body of the API is (a route whose body is optional would otherwise take `null`, `7` or `[]` for an
+ * empty object). An empty body is left to the route (undefined).
  */
 export async function readJsonBody(request: Request, max: number): Promise<unknown> {
   if (declaresMoreThan(request, max)) throw errors.payloadTooLarge(max);
@@ -37,21 +39,33 @@ export async function readJsonBody(request: Request, max: number): Promise<unkno
     if (e instanceof ReadRefusal) throw errors.bodyTooDeep(JSON_DEPTH_MAX);
     throw e;
   }
-  // TextDecoder drops a leading byte-order mark, as Request.text() does.
-  const text = utf8.decode(bytes);
+  const text = decodeUtf8(bytes);
   // Kept for the request log, which records a small write's body without reading the stream a second time.
   const context = requestContextOf(request);
   if (context) context.jsonBodyText = text;
   // No body at all: the route's own "json" parser decides, as it knows whether the body is optional.
   if (text === "") return undefined;
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw errors.malformedJson();
   }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw errors.bodyNotObject();
+  return value;
 }
 
-const utf8 = new TextDecoder();
+// Fatal: a byte sequence that is not UTF-8 is refused, not replaced. It drops a leading byte-order mark, as
+// Request.text() does.
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+function decodeUtf8(bytes: Uint8Array): string {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw errors.bodyNotUtf8();
+  }
+}
 
 async function readCapped(body: ReadableStream<Uint8Array>, max: number): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];

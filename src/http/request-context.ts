@@ -1,14 +1,18 @@
 /**
  * What a request carries from one lifecycle hook to the next, and the only place that holds it: when it
- * began, the developer-API principal the gate authenticated, the JSON text the body reader read. Kept in a
+ * began, the developer-API principal the gate authenticated, the JSON text the body reader read, the files
+ * it made for itself alone (an upload's temporary file, a staged export archive). Kept in a
  * WeakMap keyed by the Request, so nothing is added to the framework's or the platform's objects and an
  * entry lives exactly as long as its request.
  *
  * `requestLifecycle` opens the context (the first onRequest hook) and reports every answer to its
  * observers (the request log, the start-up trace) from one global mapResponse hook: the one onError returns
  * the error envelope as a value, so success and error answers alike pass through mapResponse before they
- * are sent.
+ * are sent. There, too, the request's temporary files are removed: it is their one owner, so whatever
+ * happened — a refusal while reading, a failed check, a success that moved the file away — nothing it made
+ * outlives its answer (and a process that dies first leaves them to the blob store's sweep at start).
  */
+import { rmSync } from "node:fs";
 import { Elysia, ElysiaCustomStatusResponse, StatusMap } from "elysia";
 import type { Principal } from "../auth/service";
 import type { Clock } from "../clock";
@@ -27,6 +31,10 @@ export interface RequestContext {
   jsonBodyText: string | undefined;
   /** Set by the control plane's gate once the caller has proved itself; a control-plane route runs only then. */
   admin: boolean;
+  /** The folder an uploaded export archive was staged in (`POST /_emulator/seed`), for the loader. */
+  stagedExportDir: string | undefined;
+  /** Files and folders made for this request alone, removed before its answer is sent (`temporaryOf`). */
+  readonly temporary: string[];
 }
 
 /** One answer of the app, reported before it is sent. */
@@ -58,9 +66,26 @@ function openRequestContext(request: Request, path: string, atMs: number): Reque
     principal: null,
     jsonBodyText: undefined,
     admin: false,
+    stagedExportDir: undefined,
+    temporary: [],
   };
   contexts.set(request, context);
   return context;
+}
+
+/**
+ * Makes the request the owner of `path` (a file or folder under the blob store's tmp/): it is removed before
+ * the request's answer is sent, whatever the answer. Returns `path`.
+ */
+export function temporaryOf(request: Request, path: string): string {
+  const context = contexts.get(request);
+  if (!context) throw new Error("a temporary file needs the request's context (requestLifecycle)");
+  context.temporary.push(path);
+  return path;
+}
+
+function removeTemporary(context: RequestContext): void {
+  for (const path of context.temporary.splice(0)) rmSync(path, { recursive: true, force: true });
 }
 
 function statusOf(value: unknown, status: number | string | undefined): number {
@@ -81,6 +106,7 @@ export function requestLifecycle(clock: Clock, observers: AnswerObserver[]) {
       // returns nothing leaves an error answered from onRequest without its body.
       const value = responseValue as Response;
       const context = contexts.get(request);
+      if (context && context.temporary.length > 0) removeTemporary(context);
       if (!context || observers.length === 0) return value;
       const answer: Answer = {
         request,

@@ -5,6 +5,7 @@
  * Only pending requests can be decided.
  */
 import { and, asc, eq, type SQL } from "drizzle-orm";
+import { characterCount } from "../../client/text-length";
 import type { Clock } from "../clock";
 import type { Db, Tx } from "../db/database";
 import { accounts, extensions, limitRequests } from "../db/schema";
@@ -56,7 +57,7 @@ export function createLimitRequestService(deps: {
   return {
     create(input: CreateLimitRequestInput): LimitRequest {
       const reason = input.reason.trim();
-      if (reason.length < REASON_MIN) throw errors.reasonTooShort(REASON_MIN);
+      if (characterCount(reason) < REASON_MIN) throw errors.reasonTooShort(REASON_MIN);
       if (Object.keys(input.limits).length === 0)
         throw errors.limitRequestTarget("limits", "name at least one limit and its desired value");
       const problems = checkLimitValues(input.limits, "limits");

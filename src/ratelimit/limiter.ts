@@ -5,6 +5,7 @@
  * Windows read the emulator clock, so the control plane can move time past them.
  */
 import type { Clock } from "../clock";
+import { API_PREFIX } from "../config";
 import { errors } from "../errors/catalog";
 
 export type RateGroup = "get" | "create_extension" | "submit_version" | "delete" | "put_patch";
@@ -17,16 +18,18 @@ export const RATE_GROUPS: Record<RateGroup, { limit: number; periodMs: number; l
   put_patch: { limit: 60, periodMs: 60_000, label: "PUT and PATCH endpoints" },
 };
 
-// Anchored to the developer API base: a POST anywhere else (/v1/developer/…, a typo'd prefix) is a 404.
-const SUBMIT_VERSION_PATH = /^\/developer\/v1\/extensions\/[^/]+\/versions$/;
-const CREATE_EXTENSION_PATH = /^\/developer\/v1\/extensions$/;
+/** The developer API's POST routes, by their path in the app's route table, and the group each counts in. */
+export const POST_ROUTE_GROUPS: Record<string, RateGroup> = {
+  [`${API_PREFIX}/extensions`]: "create_extension",
+  [`${API_PREFIX}/extensions/:id/versions`]: "submit_version",
+};
 
 /**
- * Which group a developer API request counts against, from its method and path alone. A request that fits
- * no group (a POST to any other path, OPTIONS, …: all of them 404/405) is not counted, so a client's typo
- * cannot burn its 10-per-hour extension budget.
+ * Which group a developer API request counts against, from its method and the route it reaches (its path in
+ * the app's route table, src/http/route-index.ts; null for none). A POST that reaches no route (a 404/405),
+ * OPTIONS, … fit no group and are not counted, so a client's typo cannot burn its 10-per-hour extension budget.
  */
-export function rateGroupOf(method: string, path: string): RateGroup | null {
+export function rateGroupOf(method: string, route: string | null): RateGroup | null {
   switch (method) {
     case "GET":
     case "HEAD":
@@ -36,12 +39,8 @@ export function rateGroupOf(method: string, path: string): RateGroup | null {
     case "PUT":
     case "PATCH":
       return "put_patch";
-    case "POST": {
-      // Elysia matches with or without a trailing slash; so does the group.
-      const p = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
-      if (SUBMIT_VERSION_PATH.test(p)) return "submit_version";
-      return CREATE_EXTENSION_PATH.test(p) ? "create_extension" : null;
-    }
+    case "POST":
+      return route === null ? null : (POST_ROUTE_GROUPS[route] ?? null);
     default:
       return null;
   }

@@ -3,6 +3,7 @@ import type { BlobStore } from "../blobs/blob-store";
 import { errors } from "../errors/catalog";
 import { ExtensionIdParams } from "../extensions/model";
 import { apiAuth } from "../http/auth";
+import { temporaryOf } from "../http/request-context";
 import { apiResponses } from "../http/responses";
 import { SubmitVersionForm, VersionList, VersionListQuery, VersionSubmitted } from "./model";
 import type { VersionService } from "./service";
@@ -48,22 +49,17 @@ export function versionRoutes(versions: VersionService, blobs: BlobStore) {
           body: request.body,
           maxBytes: limits.bundle_total_bytes + FORM_OVERHEAD_BYTES,
           limits,
-          tempPath: () => blobs.tempPath("upload"),
-          discard: (f) => blobs.discard(f),
+          // The request owns the file: removed before the answer, whatever it is (a success has moved it).
+          tempPath: () => temporaryOf(request, blobs.tempPath("upload")),
         });
-        try {
-          // Bun closes a connection as soon as the client half-closes it (sends FIN): nothing can be answered
-          // on it any more. A version its client will never hear of would turn the client's retry into a
-          // 409, so it is not created. Checked last: from here to the answer nothing yields to the event loop.
-          if (request.signal.aborted) throw errors.clientClosed();
-          const result = versions.submit(principal.accountId, params.id, upload);
-          delete set.headers.connection;
-          set.status = 202;
-          return result;
-        } finally {
-          // Gone already after a success (moved into the blob store); removed here after any refusal.
-          if (upload.bundle) blobs.discard(upload.bundle.tempFile);
-        }
+        // Bun closes a connection as soon as the client half-closes it (sends FIN): nothing can be answered
+        // on it any more. A version its client will never hear of would turn the client's retry into a
+        // 409, so it is not created. Checked last: from here to the answer nothing yields to the event loop.
+        if (request.signal.aborted) throw errors.clientClosed();
+        const result = versions.submit(principal.accountId, params.id, upload);
+        delete set.headers.connection;
+        set.status = 202;
+        return result;
       },
       {
         auth: "versions:write",

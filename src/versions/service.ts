@@ -5,6 +5,7 @@
  * exists without its blob, and a crash in between leaves only a stray blob that the start-up sweep removes.
  */
 import { and, desc, eq, isNotNull, ne, sql } from "drizzle-orm";
+import { characterCount } from "../../client/text-length";
 import type { BlobStore } from "../blobs/blob-store";
 import { type BundleLimits, bundleLimitsFrom } from "../bundles/bundle-limits";
 import type { Clock } from "../clock";
@@ -33,15 +34,15 @@ function validateFields(upload: ReceivedUpload): { version: string; changelog: s
   const problems: ErrorDetail[] = [];
   const { version, changelog } = upload.fields;
   if (version === undefined || version === "") problems.push({ field: "version", message: "version is required" });
-  else if (version.length > VERSION_LABEL_MAX)
+  else if (characterCount(version) > VERSION_LABEL_MAX)
     problems.push({ field: "version", message: `version must be at most ${VERSION_LABEL_MAX} characters` });
   else if (!VERSION_LABEL.test(version))
     problems.push({
       field: "version",
       message: "version must start with a letter or digit and contain only letters, digits, '.', '+', '_' and '-'",
     });
-  // UTF-16 code units, like every other length of the API (docs/behaviour.md, Paths and formats).
-  if (changelog !== undefined && changelog.length > CHANGELOG_MAX)
+  // Characters (code points), like every other length of the API (src/http/text-length.ts).
+  if (changelog !== undefined && characterCount(changelog) > CHANGELOG_MAX)
     problems.push({ field: "changelog", message: `changelog must be at most ${CHANGELOG_MAX} characters` });
   if (!upload.bundle) problems.push({ field: "bundle", message: "bundle is required (a .tar.gz file part)" });
   if (problems.length > 0) throw errors.validation(problems);
@@ -168,8 +169,8 @@ export function createVersionService(deps: {
     },
 
     /**
-     * Turns a received upload into a pending version. The caller owns the temp file and deletes it whatever
-     * happens (after a success it has already been moved into the blob store).
+     * Turns a received upload into a pending version. The temp file belongs to the request, which removes it
+     * before answering whatever happens (after a success it has already been moved into the blob store).
      */
     submit(accountId: string, extensionId: string, upload: ReceivedUpload): VersionSubmitted {
       deps.extensions.findOwned(accountId, extensionId);

@@ -3,7 +3,8 @@
  * temporary file with a running byte count and SHA-256, and — in the same pass — through the bundle
  * inspection, so the answer does not wait for a second read of the file. The small text fields are kept.
  * Nothing holds the bundle in memory. Over the byte cap — announced by Content-Length, or reached mid-stream
- * by a chunked body — the read stops and the temp file is deleted.
+ * by a chunked body — the read stops; the temp file is its owner's to remove (the request's, see
+ * src/http/request-context.ts).
  */
 import { createHash } from "node:crypto";
 import { Readable, Transform } from "node:stream";
@@ -50,8 +51,8 @@ export interface UploadRequest {
   maxBytes: number;
   /** The limits the bundle is inspected against as it arrives. */
   limits: BundleLimits;
+  /** A fresh path for the bundle's temporary file; its owner (the request) removes it, whatever happens here. */
   tempPath: () => string;
-  discard: (tempFile: string) => void;
 }
 
 /** The 413 of an upload: the cap, and the bundle limit it is made of. */
@@ -157,16 +158,12 @@ export async function receiveUpload(req: UploadRequest): Promise<ReceivedUpload>
     for (const stream of open) stream.destroy(new Error("upload aborted"));
 
     await Promise.allSettled(writes);
-    if (bundle) req.discard((bundle as ReceivedBundle).tempFile);
     if (e instanceof ApiError) throw e;
     // A system error (disk full, temp dir gone) is the server's failure, not a malformed body: a logged 500.
     if ((e as NodeJS.ErrnoException).syscall) throw e;
     throw errors.multipartMalformed();
   }
-  if (problems.length > 0) {
-    if (bundle) req.discard((bundle as ReceivedBundle).tempFile);
-    throw errors.validation(problems);
-  }
+  if (problems.length > 0) throw errors.validation(problems);
   if (bundle) {
     const b = bundle as ReceivedBundle;
     b.inspection = withArchiveSize(b.inspection, b.bytes, req.limits);

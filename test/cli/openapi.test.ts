@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { resolve } from "node:path";
 import { createApp } from "../../src/app";
+import { documentRuntime } from "../../src/docs/document";
 import { cleanEnv } from "../helpers/clean-env";
 import { startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
@@ -23,10 +24,10 @@ beforeAll(async () => {
 });
 afterAll(() => stopTestEmulator(emu));
 
-async function ext(args: string[], readBytes?: number) {
+async function ext(args: string[], readBytes?: number, env: Record<string, string> = {}) {
   const proc = Bun.spawn([join("node_modules/.bin/bun"), "cli/main.ts", ...args], {
     cwd: ROOT,
-    env: cleanEnv({ EXT_PORT: "1", EXT_HOST: "0.0.0.0" }),
+    env: cleanEnv({ EXT_PORT: "1", EXT_HOST: "0.0.0.0", ...env }),
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -50,6 +51,23 @@ test("prints the document a running emulator serves, as JSON, whatever the envir
   expect(code).toBe(0);
   expect(JSON.parse(stdout)).toEqual(served);
   expect(stdout.startsWith('{\n  "openapi": "3.1')).toBe(true);
+});
+
+test("builds no runtime: no database, no memory directory, so it works where a server could not start", async () => {
+  // A temp dir that does not exist: a runtime (even in memory) makes its directory there, and would fail.
+  const { stdout, stderr, code } = await ext(["openapi"], undefined, { TMPDIR: join("does-not-exist/tmp") });
+  expect(stderr).toBe("");
+  expect(code).toBe(0);
+  expect(JSON.parse(stdout)).toEqual(served);
+});
+
+test("the stand-in runtime's server parts refuse to be used, naming what was called", () => {
+  const runtime = documentRuntime();
+  expect(() => runtime.services.extensions.list("acc_x")).toThrow(
+    "services.extensions.list is not available: only the OpenAPI document is being built",
+  );
+  expect(() => runtime.db.select()).toThrow("db.select is not available");
+  expect(() => runtime.blobs.tempPath()).toThrow("blobs.tempPath is not available");
 });
 
 test("--yaml prints the same document as YAML", async () => {

@@ -326,7 +326,7 @@ describe("every route, every documented status, against /openapi.json", () => {
     await expectStatus(409, "POST", `/_emulator/extensions/${ext}/rollouts`, { json: { toVersionId: pending } });
     const bare = (await expectStatus(201, "POST", `${API_PREFIX}/extensions`, { json: { name: "No Versions Yet" } }))
       .body.extension.id;
-    await expectStatus(409, "POST", `/_emulator/extensions/${bare}/installs`, {});
+    await expectStatus(409, "POST", `/_emulator/extensions/${bare}/installs`, { json: {} });
     await expectStatus(200, "POST", `/_emulator/extensions/${ext}/disable`);
     await expectStatus(200, "POST", `/_emulator/extensions/${ext}/enable`);
 
@@ -411,7 +411,7 @@ describe("every route, every documented status, against /openapi.json", () => {
     }
   }, 60_000);
 
-  test("what any route can answer: 401, 403, 404, 413, 415, 422, 429 and 500, route by route", async () => {
+  test("what any route can answer: 400, 401, 403, 404, 413, 415, 422, 429 and 500, route by route", async () => {
     const idsFor = (o: Operation) => ({
       ...(isIntegerParam(o, "id") ? {} : { id: o.template.includes("/overrides/accounts/") ? "acc_test" : ext }),
       accountId: "acc_test",
@@ -463,6 +463,10 @@ describe("every route, every documented status, against /openapi.json", () => {
       }
       if (documented.includes(404) && !observed.get(o.operationId)?.has(404)) {
         await expectStatus(404, method, pathOf(o), jsonBody);
+      }
+      if (documented.includes(400)) {
+        // A parameter that cannot be decoded (src/http/path-encoding.ts).
+        await expectStatus(400, method, o.template.replace(/\{[^}]+\}/g, "%FF"), jsonBody);
       }
       if (documented.includes(415) && !observed.get(o.operationId)?.has(415)) {
         await expectStatus(415, method, pathOf(o, idsFor(o)), { body: "{}", contentType: "text/plain" });

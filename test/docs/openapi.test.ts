@@ -139,10 +139,26 @@ describe("GET /openapi.json", () => {
   test("is an OpenAPI 3.1 document with info (version, license), the local server and both security schemes", () => {
     expect(String(doc.openapi)).toMatch(/^3\.1\./);
     expect(doc.info.version).toMatch(/^\d+\.\d+\.\d+/);
-    expect(typeof doc.info.license.name).toBe("string");
+    expect(doc.info.license).toEqual({ name: "MIT", identifier: "MIT" });
     expect(doc.servers).toEqual([expect.objectContaining({ url: emu.url })]);
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
-    expect(doc.components.securitySchemes.adminToken).toMatchObject({ type: "http", scheme: "bearer" });
+    // Of another type, so a generator that picks a credential by scheme type can tell the two apart.
+    expect(doc.components.securitySchemes.adminToken).toMatchObject({
+      type: "apiKey",
+      in: "header",
+      name: "Authorization",
+    });
+  });
+
+  test("writes every map as additionalProperties of its value type, never patternProperties", () => {
+    const patterned = [...schemas(doc)].filter(([, node]) => "patternProperties" in node).map(([where]) => where);
+    expect(patterned).toEqual([]);
+    const integerMap = (schema: any) => expect(schema.additionalProperties).toMatchObject({ type: "integer" });
+    integerMap(deref(doc.components.schemas.InstallStatistics).properties.byVersion);
+    integerMap(deref(doc.components.schemas.LimitValues));
+    const fixture = doc.components.schemas.Fixture;
+    const account = fixture.properties.accounts.items;
+    expect(JSON.stringify(account)).toContain('"additionalProperties":{');
   });
 
   test("documents every registered route, and nothing else", () => {

@@ -80,7 +80,7 @@ describe("extension life through /developer/v1 and /_emulator", () => {
     expect(
       (await emu.admin("GET", "/limit-requests?status=pending")).body.limitRequests.map((r: { id: string }) => r.id),
     ).toEqual([reqId]);
-    expect((await emu.admin("POST", `/limit-requests/${reqId}/approve`)).body.limitRequest).toMatchObject({
+    expect((await emu.admin("POST", `/limit-requests/${reqId}/approve`, {})).body.limitRequest).toMatchObject({
       status: "approved",
       decidedAt: expect.any(String),
     });

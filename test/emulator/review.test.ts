@@ -86,16 +86,16 @@ describe("POST /_emulator/extensions/:id/installs", () => {
   test("an install re-checks the version's sounds against the limit as it resolves now", async () => {
     const id = await createExtension(emu);
     const v = (await submitVersion(emu, id, { version: "1.0.0", bundle: await bundles.make() })).body.version.id;
-    expectEnvelope(await emu.admin("POST", `/extensions/${id}/installs`), 409, "no_current_version");
+    expectEnvelope(await emu.admin("POST", `/extensions/${id}/installs`, {}), 409, "no_current_version");
     await emu.admin("POST", `/versions/${v}/approve`);
-    expect((await emu.admin("POST", `/extensions/${id}/installs`)).body).toEqual({
+    expect((await emu.admin("POST", `/extensions/${id}/installs`, {})).body).toEqual({
       total: 1,
       active: 1,
       byVersion: { [v]: 1 },
     });
     // The sample bundle has 7 sounds; an admin lowers the limit to 5 after the upload was accepted.
     await emu.admin("PUT", `/overrides/extensions/${id}`, { max_sounds_per_extension: 5 });
-    const refused = await emu.admin("POST", `/extensions/${id}/installs`);
+    const refused = await emu.admin("POST", `/extensions/${id}/installs`, {});
     expect(expectEnvelope(refused, 422, "limit_exceeded").details![0]).toMatchObject({
       limit: "max_sounds_per_extension",
       max: 5,

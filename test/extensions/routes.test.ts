@@ -156,9 +156,9 @@ describe("POST /extensions", () => {
     const padded = await emu.api("POST", "/extensions", { json: { name: `  ${"p".repeat(80)}  ` } });
     expect(padded.status).toBe(201);
     expect(padded.body.extension.name).toBe("p".repeat(80));
-    // Lengths are UTF-16 code units: 40 emoji are 80 units and fit, 41 do not.
-    expect((await emu.api("POST", "/extensions", { json: { name: "🎵".repeat(40) } })).status).toBe(201);
-    expectEnvelope(await emu.api("POST", "/extensions", { json: { name: "🎵".repeat(41) } }), 422, "validation_error");
+    // Lengths are characters (code points), as the document's maxLength: 80 emoji fit, 81 do not.
+    expect((await emu.api("POST", "/extensions", { json: { name: "🎵".repeat(80) } })).status).toBe(201);
+    expectEnvelope(await emu.api("POST", "/extensions", { json: { name: "🎵".repeat(81) } }), 422, "validation_error");
     // The maxima themselves are accepted.
     const ok = await emu.api("POST", "/extensions", {
       json: { name: "n".repeat(80), short_description: "s".repeat(140), description: "d".repeat(20_000) },

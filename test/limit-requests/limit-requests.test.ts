@@ -134,7 +134,7 @@ describe("POST /_emulator/limit-requests", () => {
         reason: REASON,
       })
     ).body.limitRequest.id;
-    await emu.admin("POST", `/limit-requests/${id}/approve`);
+    await emu.admin("POST", `/limit-requests/${id}/approve`, {});
     for (let i = 0; i < 21; i++)
       expect((await emu.api("PUT", `/extensions/${mine}/secrets/S${i}`, { json: { value: "v" } })).status).toBe(204);
     for (let i = 0; i < 20; i++) await emu.api("PUT", `/extensions/${sibling}/secrets/S${i}`, { json: { value: "v" } });
@@ -231,6 +231,6 @@ describe("POST /_emulator/limit-requests", () => {
     for (const [body, status, code] of bad)
       expectEnvelope(await emu.admin("POST", "/limit-requests", body), status, code);
     expect((await emu.admin("GET", "/limit-requests")).body.limitRequests).toEqual([]);
-    expectEnvelope(await emu.admin("POST", "/limit-requests/req_missing/approve"), 404, "limit_request_not_found");
+    expectEnvelope(await emu.admin("POST", "/limit-requests/req_missing/approve", {}), 404, "limit_request_not_found");
   });
 });

@@ -1,7 +1,11 @@
 import { describe, expect, test } from "bun:test";
+import { createApp } from "../../src/app";
 import { EmulatorClock } from "../../src/clock";
+import { API_PREFIX } from "../../src/config";
+import { documentRuntime } from "../../src/docs/document";
 import { ApiError } from "../../src/errors/api-error";
-import { RATE_GROUPS, type RateGroup, RateLimiter, rateGroupOf } from "../../src/ratelimit/limiter";
+import { routeIndex } from "../../src/http/route-index";
+import { POST_ROUTE_GROUPS, RATE_GROUPS, type RateGroup, RateLimiter, rateGroupOf } from "../../src/ratelimit/limiter";
 
 const T0 = 1_800_000_000_500; // half a second past a whole second: Reset must round up
 
@@ -21,7 +25,12 @@ function refusal(fn: () => unknown): ApiError {
   throw new Error("expected a 429");
 }
 
-describe("rateGroupOf", () => {
+/** The app's own route table, as the developer API's gate reads it. */
+const appRoutes = createApp(documentRuntime()).routes;
+const index = routeIndex();
+index.load(appRoutes);
+
+describe("rateGroupOf, on the route the app's table says a request reaches", () => {
   test.each([
     ["GET", "/developer/v1/extensions", "get"],
     ["HEAD", "/developer/v1/extensions/ext_1", "get"],
@@ -42,7 +51,15 @@ describe("rateGroupOf", () => {
     ["POST", "/developer/v1/nothing/extensions", null],
     ["POST", "/developer/v1/nothing/extensions/ext_1/versions", null],
   ] as const)("%s %s → %s", (method, path, group) => {
-    expect(rateGroupOf(method, path)).toBe(group as RateGroup | null);
+    expect(rateGroupOf(method, index.routeOf(method, path))).toBe(group as RateGroup | null);
+  });
+
+  test("the POST groups name routes of the app, and every developer-API POST route has its group", () => {
+    const posts = appRoutes
+      .filter((r) => r.method === "POST" && r.path.startsWith(`${API_PREFIX}/`))
+      .map((r) => r.path)
+      .sort();
+    expect(Object.keys(POST_ROUTE_GROUPS).sort()).toEqual(posts);
   });
 
   test("the spec's table, plus PUT and PATCH sharing 60 per minute", () => {

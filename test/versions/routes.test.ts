@@ -112,12 +112,12 @@ describe("POST /extensions/:id/versions", () => {
     for (const label of ["1", "1.0.0-beta.1+build.5", "v2_final", "a".repeat(64)]) {
       expect((await submitVersion(emu, id, { version: label, bundle: valid })).status).toBe(202);
     }
-    // UTF-16 code units, like every length of the API: 5,000 emoji are 10,000 units and fit, one more does not.
+    // Characters (code points), like every length of the API: 10,000 emoji fit, one more does not.
     expect(
-      (await submitVersion(emu, id, { version: "9.9.8", changelog: "🎵".repeat(5_000), bundle: valid })).status,
+      (await submitVersion(emu, id, { version: "9.9.8", changelog: "🎵".repeat(10_000), bundle: valid })).status,
     ).toBe(202);
     expectEnvelope(
-      await submitVersion(emu, id, { version: "9.9.7", changelog: "🎵".repeat(5_001), bundle: valid }),
+      await submitVersion(emu, id, { version: "9.9.7", changelog: "🎵".repeat(10_001), bundle: valid }),
       422,
       "validation_error",
     );

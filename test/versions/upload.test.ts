@@ -57,7 +57,6 @@ function request(
     maxBytes: 64 << 20,
     limits: DEFAULT_BUNDLE_LIMITS,
     tempPath: () => join(temp, `upload-${n++}`),
-    discard: () => {},
     ...over,
   };
 }
@@ -105,16 +104,21 @@ describe("receiveUpload", () => {
     ]);
   });
 
-  test("a body cut off over the cap ends the inspection too, and the temp file is discarded", async () => {
+  test("a body cut off over the cap ends the inspection too; the temp file it asked for is its owner's", async () => {
     const file = await bundles.make();
     const { body, contentType } = multipart(readFileSync(file));
-    const discarded: string[] = [];
-    const error = await receiveUpload(
-      request(inPieces(body, 256), contentType, { maxBytes: 1024, discard: (f) => discarded.push(f) }),
-    ).catch((e) => e);
+    const asked: string[] = [];
+    const tempPath = () => {
+      asked.push(join(temp, `upload-${n++}`));
+      return asked.at(-1)!;
+    };
+    const error = await receiveUpload(request(inPieces(body, 256), contentType, { maxBytes: 1024, tempPath })).catch(
+      (e) => e,
+    );
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).code).toBe("payload_too_large");
-    expect(discarded).toHaveLength(1);
+    // One file, left for its owner (the request) to remove: the reader never removes what it did not make.
+    expect(asked).toHaveLength(1);
   });
 
   test("a temp file that cannot be written is a server error (500 path), not a 422 malformed body", async () => {
@@ -128,17 +132,10 @@ describe("receiveUpload", () => {
   test("a temp file that cannot be written fails a large body too, promptly, instead of hanging", async () => {
     // Big enough that the parser waits on the failed write's backpressure: the failure must reach it.
     const { body, contentType } = multipart(new Uint8Array(8 << 20).fill(1));
-    const discarded: string[] = [];
-    const attempt = receiveUpload(
-      request(body, contentType, {
-        tempPath: () => "/nonexistent-dir/for/ext/upload",
-        discard: (f) => discarded.push(f),
-      }),
-    );
+    const attempt = receiveUpload(request(body, contentType, { tempPath: () => "/nonexistent-dir/for/ext/upload" }));
     // A hang shows as this test's timeout.
     const error = await attempt.catch((e) => e);
     expect((error as NodeJS.ErrnoException).code).toBe("ENOENT");
-    expect(discarded).toEqual(["/nonexistent-dir/for/ext/upload"]);
   });
 
   test("a body cut off inside an ignored extra file part is a 422 validation_error, not a crash", async () => {

@@ -3,6 +3,7 @@
  * from the OpenAPI document), one human sentence per field. A form that passes is one the API's validator
  * accepts, so no doomed request is sent.
  */
+import { characterCount } from "../../client/text-length";
 import { FIELD_RULES } from "./field-rules.generated";
 
 export interface FieldRule {
@@ -58,10 +59,12 @@ export function checkField(rule: FieldRule | undefined, label: string, value: st
     if (rule.maximum !== undefined && n > rule.maximum) return `${label} must be at most ${rule.maximum}.`;
     return null;
   }
-  if (rule.minLength !== undefined && text.length < rule.minLength)
-    return `${label} needs at least ${rule.minLength} characters (${text.length} now).`;
-  if (rule.maxLength !== undefined && text.length > rule.maxLength)
-    return `${label} can have at most ${rule.maxLength} characters (${text.length} now).`;
+  // Characters as the document counts them (code points): an emoji is one.
+  const length = characterCount(text);
+  if (rule.minLength !== undefined && length < rule.minLength)
+    return `${label} needs at least ${rule.minLength} characters (${length} now).`;
+  if (rule.maxLength !== undefined && length > rule.maxLength)
+    return `${label} can have at most ${rule.maxLength} characters (${length} now).`;
   if (rule.pattern !== undefined && !new RegExp(rule.pattern, "u").test(value))
     return `${label} ${PATTERN_WORDS[rule.pattern] ?? "is not in the expected form"}.`;
   const format = rule.format === undefined ? undefined : FORMAT_WORDS[rule.format];

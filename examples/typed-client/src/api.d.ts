@@ -2377,6 +2377,26 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -2477,6 +2497,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
@@ -3115,6 +3155,26 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -3523,6 +3583,26 @@ export interface operations {
                     "application/json": components["schemas"]["RequestLogDetail"];
                 };
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -3646,6 +3726,26 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyList"];
                 };
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -3751,6 +3851,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyCreated"];
+                };
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
@@ -3915,6 +4035,26 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -4016,6 +4156,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TeamMemberList"];
+                };
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
@@ -4125,6 +4285,26 @@ export interface operations {
                     "application/json": {
                         member: components["schemas"]["TeamMember"];
                     };
+                };
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
@@ -4309,6 +4489,26 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -4410,6 +4610,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LimitOverrides"];
+                };
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
@@ -4518,6 +4738,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LimitOverrides"];
+                };
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
@@ -4681,6 +4921,26 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -4782,6 +5042,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LimitOverrides"];
+                };
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
@@ -4890,6 +5170,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LimitOverrides"];
+                };
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
@@ -5052,6 +5352,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
@@ -5425,6 +5745,26 @@ export interface operations {
                     "application/json": components["schemas"]["LimitRequestEnvelope"];
                 };
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -5532,6 +5872,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LimitRequestEnvelope"];
+                };
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
@@ -5723,6 +6083,26 @@ export interface operations {
                     "application/json": components["schemas"]["LimitRequestEnvelope"];
                 };
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -5906,6 +6286,26 @@ export interface operations {
                     "application/json": components["schemas"]["ReviewedVersion"];
                 };
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -6031,6 +6431,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ReviewedVersion"];
+                };
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
@@ -6216,6 +6636,26 @@ export interface operations {
                     "application/json": components["schemas"]["AdminStatus"];
                 };
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -6317,6 +6757,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AdminStatus"];
+                };
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
@@ -6424,6 +6884,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InstallStatistics"];
+                };
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
@@ -6613,6 +7093,26 @@ export interface operations {
                     "application/json": components["schemas"]["InstallStatistics"];
                 };
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -6798,6 +7298,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InstallStatistics"];
+                };
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
@@ -7064,6 +7584,26 @@ export interface operations {
                     "application/json": components["schemas"]["DashboardKey"];
                 };
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -7268,6 +7808,26 @@ export interface operations {
                     "application/json": components["schemas"]["BundleContents"];
                 };
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -7377,6 +7937,26 @@ export interface operations {
                     "audio/mp4": string;
                     "audio/aac": string;
                     "audio/flac": string;
+                };
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
@@ -7950,6 +8530,29 @@ export interface operations {
                     "application/json": components["schemas"]["Extension"];
                 };
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit"?: number;
+                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -8086,6 +8689,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit"?: number;
+                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
@@ -8251,6 +8877,29 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Extension"];
+                };
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit"?: number;
+                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
@@ -8461,6 +9110,29 @@ export interface operations {
                     "application/json": components["schemas"]["SecretKeys"];
                 };
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit"?: number;
+                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -8602,6 +9274,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit"?: number;
+                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
@@ -8810,6 +9505,29 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit"?: number;
+                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -8972,6 +9690,29 @@ export interface operations {
                     "application/json": components["schemas"]["InstallStatistics"];
                 };
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit"?: number;
+                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -9111,6 +9852,29 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["VersionList"];
+                };
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit"?: number;
+                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
@@ -9277,6 +10041,29 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["VersionSubmitted"];
+                };
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit"?: number;
+                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
@@ -9510,6 +10297,29 @@ export interface operations {
                     "application/json": components["schemas"]["Limits"];
                 };
             };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit"?: number;
+                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
             401: {
                 headers: {
@@ -9647,6 +10457,29 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Limits"];
+                };
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit"?: number;
+                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */

@@ -1,0 +1,95 @@
+/**
+ * A path parameter that is not valid percent-encoding, or whose escapes are not UTF-8, is the 400
+ * `malformed_path` envelope on every route that takes one, developer API and control plane alike (never a
+ * 422 "id: Expected string"), and the document says so. The routes come from the app's own table.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createApp } from "../../src/app";
+import { CONTROL_PREFIX } from "../../src/config";
+import { isWellFormedPath } from "../../src/http/path-encoding";
+import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+
+let emu: TestEmulator;
+beforeAll(async () => {
+  emu = await startTestEmulator({ config: { rateLimits: false } });
+});
+afterAll(() => stopTestEmulator(emu));
+
+const MALFORMED = ["%FF", "%ZZ", "%", "%C0%AF", "%ED%A0%80", "ab%2"];
+
+/** Every route with a path parameter (or a wildcard), HEAD and the catch-alls aside. */
+function parameterRoutes(): { method: string; path: string }[] {
+  return createApp(emu.runtime)
+    .routes.filter((r) => /[:*]/.test(r.path) && !["ALL", "HEAD", "OPTIONS"].includes(r.method))
+    .map((r) => ({ method: r.method, path: r.path }));
+}
+
+/** The route's path with one parameter replaced by `value`, the others by a plausible id. */
+function withParameter(path: string, index: number, value: string): string {
+  let i = 0;
+  return path.replace(/:[^/]+|\*/g, () => (i++ === index ? value : "x1"));
+}
+
+function send(method: string, path: string) {
+  const body = method === "GET" || method === "DELETE" ? {} : { json: {} };
+  return path.startsWith(`${CONTROL_PREFIX}/`)
+    ? emu.admin(method, path.slice(CONTROL_PREFIX.length), method === "GET" || method === "DELETE" ? undefined : {})
+    : emu.raw(method, path, body);
+}
+
+describe("a malformed path parameter", () => {
+  test("the app's table holds the routes the fuzzer reached: developer API and control plane", () => {
+    const routes = parameterRoutes();
+    expect(routes.filter((r) => r.path.startsWith("/developer/")).length).toBeGreaterThanOrEqual(7);
+    expect(routes.filter((r) => r.path.startsWith(`${CONTROL_PREFIX}/`)).length).toBeGreaterThanOrEqual(15);
+  });
+
+  test("is a 400 malformed_path on every route and in every parameter, whatever the value", async () => {
+    const wrong: string[] = [];
+    for (const route of parameterRoutes()) {
+      const count = route.path.match(/:[^/]+|\*/g)!.length;
+      for (let index = 0; index < count; index++) {
+        for (const value of MALFORMED) {
+          const path = withParameter(route.path, index, value);
+          const res = await send(route.method, path);
+          if (res.status !== 400 || res.body?.error?.code !== "malformed_path")
+            wrong.push(`${route.method} ${path}: ${res.status} ${res.text.slice(0, 120)}`);
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  test("a well-formed escape still reaches the route: an id that does not exist is its own 404", async () => {
+    expectEnvelope(await emu.api("GET", "/extensions/%41bc"), 404, "extension_not_found");
+    expectEnvelope(await emu.api("GET", "/extensions/%E2%9C%93"), 404, "extension_not_found");
+    const res = expectEnvelope(await emu.api("GET", "/extensions/%FF"), 400, "malformed_path");
+    expect(res.message).toContain("/developer/v1/extensions/%FF");
+  });
+
+  test("who may call comes first: without a key it is still the 401", async () => {
+    expectEnvelope(await emu.api("GET", "/extensions/%FF", { key: null }), 401, "unauthorized");
+  });
+
+  test("every operation with a path parameter documents the 400", async () => {
+    const doc = (await emu.raw("GET", "/openapi.json", { key: null })).body;
+    const missing: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      if (!path.includes("{")) continue;
+      for (const [method, op] of Object.entries(item)) {
+        const codes =
+          op.responses?.["400"]?.content?.["application/json"]?.schema?.allOf?.[1]?.properties?.error?.properties?.code
+            ?.enum;
+        if (!codes?.includes("malformed_path")) missing.push(`${method} ${path}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+});
+
+describe("isWellFormedPath", () => {
+  test("escapes of two hex digits that decode to UTF-8, or none", () => {
+    for (const ok of ["/a", "/a%20b", "/%E2%9C%93", "/%f0%9f%98%80"]) expect(isWellFormedPath(ok)).toBe(true);
+    for (const bad of MALFORMED) expect(isWellFormedPath(`/a/${bad}`)).toBe(false);
+  });
+});

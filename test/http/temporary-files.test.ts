@@ -1,0 +1,62 @@
+/**
+ * A request owns the files it makes for itself (an upload's temporary file, a staged export archive) and
+ * removes them before its answer is sent, whatever the answer: when the client reads it, the blob store's
+ * tmp/ holds nothing of that request.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readdirSync } from "node:fs";
+import { type BundleDir, bundleDir, submitVersion } from "../helpers/bundles";
+import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+
+let emu: TestEmulator;
+let bundles: BundleDir;
+beforeAll(async () => {
+  emu = await startTestEmulator({ config: { rateLimits: false } });
+  bundles = bundleDir();
+});
+afterAll(async () => {
+  await stopTestEmulator(emu);
+  bundles.cleanup();
+});
+
+const temporaryFiles = () => readdirSync(emu.runtime.blobs.tmpDir);
+
+async function newExtension(): Promise<string> {
+  return (await emu.api("POST", "/extensions", { json: { name: "Temporary" } })).body.extension.id;
+}
+
+describe("an upload's temporary file", () => {
+  test("is gone when a refusal is answered", async () => {
+    const id = await newExtension();
+    const invalid = await bundles.make([{ name: "manifest.json", data: "{ not json" }]);
+    expectEnvelope(await submitVersion(emu, id, { version: "1.0.0", bundle: invalid }), 422, "bundle_invalid");
+    expect(temporaryFiles()).toEqual([]);
+    // A form without its version: refused after the bundle was written.
+    expectEnvelope(await submitVersion(emu, id, { bundle: await bundles.make() }), 422, "validation_error");
+    expect(temporaryFiles()).toEqual([]);
+  });
+
+  test("is gone (moved into the blob store) when a submission is accepted", async () => {
+    const id = await newExtension();
+    const res = await submitVersion(emu, id, { version: "1.0.0", bundle: await bundles.make() });
+    expect(res.status).toBe(202);
+    expect(temporaryFiles()).toEqual([]);
+  });
+});
+
+describe("a staged export archive (POST /_emulator/seed)", () => {
+  test("is gone when the seed is answered, accepted or refused", async () => {
+    const exported = await fetch(`${emu.adminUrl}/export`);
+    expect(exported.status).toBe(200);
+    const archive = new Uint8Array(await exported.arrayBuffer());
+    const tar = { "content-type": "application/x-tar" };
+    for (let i = 0; i < 5; i++) {
+      const seeded = await emu.admin("POST", "/seed", undefined, { body: archive, headers: tar });
+      expect(seeded.status).toBe(200);
+      expect(temporaryFiles()).toEqual([]);
+      const refused = await emu.admin("POST", "/seed", undefined, { body: archive.slice(0, 700), headers: tar });
+      expectEnvelope(refused, 422, "validation_error");
+      expect(temporaryFiles()).toEqual([]);
+    }
+  });
+});

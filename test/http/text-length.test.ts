@@ -1,0 +1,113 @@
+/**
+ * String lengths are counted in characters (code points), as the document's minLength/maxLength say, not
+ * in UTF-16 units (an emoji is two): on the developer API, the control plane, fixtures, bundle manifests and
+ * the dashboard's form checks.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Value } from "@sinclair/typebox/value";
+import { characterCount } from "../../client/text-length";
+import { Manifest } from "../../src/bundles/manifest";
+import { FixtureError, validateFixture } from "../../src/fixtures/validate";
+import { checkField } from "../../ui/src/field-rules";
+import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+
+let emu: TestEmulator;
+beforeAll(async () => {
+  emu = await startTestEmulator({ config: { rateLimits: false } });
+});
+afterAll(() => stopTestEmulator(emu));
+
+const EMOJI = "😀"; // one character, two UTF-16 units
+
+describe("characterCount", () => {
+  test("counts code points: a surrogate pair is one, a lone surrogate one", () => {
+    expect(characterCount("")).toBe(0);
+    expect(characterCount("abc")).toBe(3);
+    expect(characterCount(EMOJI.repeat(41))).toBe(41);
+    expect(characterCount("é👍🏽")).toBe(3);
+    expect(characterCount("\uD800x\uDC00")).toBe(3);
+    expect(characterCount("a\uD83D")).toBe(2);
+  });
+});
+
+describe("the developer API", () => {
+  test("a name of 80 emoji is 80 characters, accepted; 81 are refused", async () => {
+    const created = await emu.api("POST", "/extensions", { json: { name: EMOJI.repeat(80) } });
+    expect(created.status).toBe(201);
+    expect(created.body.extension.name).toBe(EMOJI.repeat(80));
+    const refused = expectEnvelope(
+      await emu.api("POST", "/extensions", { json: { name: EMOJI.repeat(81) } }),
+      422,
+      "validation_error",
+    );
+    expect(refused.details).toEqual([{ field: "name", message: "name: at most 80 characters after trimming" }]);
+  });
+
+  test("a schema's maxLength (short_description, 140) counts characters, with TypeBox's own message", async () => {
+    const id = (await emu.api("POST", "/extensions", { json: { name: "Short" } })).body.extension.id;
+    const ok = await emu.api("PATCH", `/extensions/${id}`, { json: { short_description: EMOJI.repeat(140) } });
+    expect(ok.status).toBe(200);
+    const refused = expectEnvelope(
+      await emu.api("PATCH", `/extensions/${id}`, { json: { short_description: EMOJI.repeat(141) } }),
+      422,
+      "validation_error",
+    );
+    expect(refused.details).toEqual([
+      { field: "short_description", message: "short_description: Expected string length less or equal to 140" },
+    ]);
+  });
+});
+
+describe("the control plane", () => {
+  test("a fault's message of 500 emoji is accepted, 501 are not", async () => {
+    const ok = await emu.admin("POST", "/faults", { path: "/nowhere", message: EMOJI.repeat(500) });
+    expect(ok.status).toBe(201);
+    expectEnvelope(
+      await emu.admin("POST", "/faults", { path: "/nowhere", message: EMOJI.repeat(501) }),
+      422,
+      "validation_error",
+    );
+  });
+
+  test("a limit request's reason of 10 emoji is 10 characters: under the 20 required", async () => {
+    const res = await emu.admin("POST", "/limit-requests", {
+      accountId: "acc_test",
+      scope: "account",
+      limits: { max_sounds_per_extension: 80 },
+      reason: EMOJI.repeat(10),
+    });
+    expectEnvelope(res, 422, "validation_error");
+    expect(res.text).toContain("20");
+  });
+});
+
+describe("fixtures and manifests", () => {
+  test("a fixture's extension name of 80 emoji loads; 81 are refused with the fixture's own message", () => {
+    const fixture = (name: string) => ({
+      accounts: [{ id: "acc_x", name: "x", extensions: [{ name }] }],
+    });
+    expect(() => validateFixture(fixture(EMOJI.repeat(80)))).not.toThrow();
+    try {
+      validateFixture(fixture(EMOJI.repeat(81)));
+      throw new Error("accepted");
+    } catch (e) {
+      expect(e).toBeInstanceOf(FixtureError);
+      expect((e as FixtureError).problems).toEqual([
+        { path: "accounts[0].extensions[0].name", message: "must be at most 80 characters" },
+      ]);
+    }
+  });
+
+  test("a manifest's host of 253 emoji passes the length rule; 254 do not", () => {
+    expect(Value.Check(Manifest, { allowHosts: [EMOJI.repeat(253)] })).toBe(true);
+    expect(Value.Check(Manifest, { allowHosts: [EMOJI.repeat(254)] })).toBe(false);
+  });
+});
+
+describe("the dashboard's form check", () => {
+  test("counts as the API does", () => {
+    const rule = { required: true, minLength: 1, maxLength: 80 };
+    expect(checkField(rule, "Name", EMOJI.repeat(80))).toBeNull();
+    expect(checkField(rule, "Name", EMOJI.repeat(81))).toBe("Name can have at most 80 characters (81 now).");
+  });
+});
