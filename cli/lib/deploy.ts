@@ -17,7 +17,7 @@ import { jsonSyntaxProblem } from "../../src/fixtures/json-syntax";
 import { isLimitKey } from "../../src/limits/catalog";
 import { printable } from "../../src/printable";
 import { runBuild } from "./build-step";
-import { apiClient, call, type Endpoints } from "./http";
+import { apiClient, call, type Endpoints, retryNote } from "./http";
 import { explainLimit, parseLimitsBody, type ResolvedLimits } from "./limits";
 import { preflight } from "./preflight";
 import { createProgress } from "./progress";
@@ -194,7 +194,7 @@ async function fetchLimits(o: DeployOptions, extensionId: string): Promise<Resol
   const body = await call(
     () => api.GET("/v1/developer/extensions/{id}/limits", { params: { path: { id: extensionId } } }),
     {
-      onRetry: (s) => o.note(`rate limited; retrying in ${s} s`),
+      onRetry: (s) => o.note(retryNote(s)),
     },
   );
   return parseLimitsBody(body);
@@ -239,7 +239,7 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
   const labelWarnings = labelMismatch(version, manifest);
   limits ??= await fetchLimits(o, extensionId);
   const refusals = await preflight(apiClient(o.endpoints, o.apiKey), { extensionId, label: version, limits }, (s) =>
-    o.note(`rate limited; retrying in ${s} s`),
+    o.note(retryNote(s)),
   );
 
   const work = mkdtempSync(join(tmpdir(), "ext-deploy-"));
@@ -325,7 +325,7 @@ async function upload(o: DeployOptions, archive: string, report: DeployReport): 
       signal: cancel.signal,
     });
   const submitted = await call(submit, {
-    onRetry: (s) => o.note(`rate limited; retrying in ${s} s`),
+    onRetry: (s) => o.note(retryNote(s)),
     signal: cancel.signal,
   }).finally(() => {
     process.off("SIGINT", onInterrupt);
@@ -429,7 +429,7 @@ async function pollReview(
             params: { path: { id: report.extensionId } },
             signal: cut.signal,
           }),
-        { signal: cut.signal, onRetry: (s) => o.note(`rate limited; retrying in ${s} s`) },
+        { signal: cut.signal, onRetry: (s) => o.note(retryNote(s)) },
       );
       const found = list.versions.find((v) => v.id === versionId);
       if (found) {
