@@ -18,6 +18,7 @@ import { isLimitKey } from "../../src/limits/catalog";
 import { printable } from "../../src/printable";
 import { runBuild } from "./build-step";
 import { apiClient, call, type Endpoints, retryNote } from "./http";
+import { type Interrupts, listenForInterrupts } from "./interrupts";
 import { explainLimit, parseLimitsBody, type ResolvedLimits } from "./limits";
 import { preflight } from "./preflight";
 import { createProgress } from "./progress";
@@ -212,18 +213,35 @@ function explain(problem: ErrorDetail, limits: ResolvedLimits): ErrorDetail {
   };
 }
 
+/** Ctrl-C before the upload: the local work stops, and nothing reached the server. */
+class CancelledBeforeUpload extends Interrupted {
+  constructor(what: string) {
+    super(`deploy cancelled while ${what}; nothing was uploaded and no version was created`);
+  }
+}
+
 export async function deploy(o: DeployOptions): Promise<DeployResult> {
+  const interrupts = listenForInterrupts();
+  try {
+    return await deploySteps(o, interrupts);
+  } finally {
+    interrupts.close();
+  }
+}
+
+async function deploySteps(o: DeployOptions, interrupts: Interrupts): Promise<DeployResult> {
+  const step = <T>(what: string, work: Promise<T>) => interrupts.during(work, () => new CancelledBeforeUpload(what));
   const dir = resolve(o.dir);
   refuseFile(dir, o.dir);
   let manifest = readManifest(dir, o.dir);
   let extensionId = o.extensionId ?? str(manifest?.extensionId);
   // The build's time limit is the server's; every other local check comes before any request.
-  let limits = o.build && extensionId ? await fetchLimits(o, extensionId) : null;
+  let limits = o.build && extensionId ? await step("reading the limits", fetchLimits(o, extensionId)) : null;
 
   if (o.build) {
     const seconds = limits?.buildTimeSeconds ?? 300;
     o.note(`building: ${o.build} (limit ${seconds} s)`);
-    await runBuild(o.build, seconds);
+    await step("building", runBuild(o.build, seconds));
     refuseFile(dir, o.dir);
     manifest = readManifest(dir, o.dir);
   }
@@ -237,9 +255,10 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
   const version = o.version ?? str(manifest.version);
   if (!version) throw new UsageError("no version label: give --version or put version in manifest.json");
   const labelWarnings = labelMismatch(version, manifest);
-  limits ??= await fetchLimits(o, extensionId);
-  const refusals = await preflight(apiClient(o.endpoints, o.apiKey), { extensionId, label: version, limits }, (s) =>
-    o.note(retryNote(s)),
+  limits ??= await step("reading the limits", fetchLimits(o, extensionId));
+  const refusals = await step(
+    "checking the extension and its versions",
+    preflight(apiClient(o.endpoints, o.apiKey), { extensionId, label: version, limits }, (s) => o.note(retryNote(s))),
   );
 
   const work = mkdtempSync(join(tmpdir(), "ext-deploy-"));
@@ -247,13 +266,13 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
     const archive = join(work, "bundle.tar.gz");
     let packed: PackResult;
     try {
-      packed = await packDirectory(dir, archive);
+      packed = await step("packing", packDirectory(dir, archive));
     } catch (e) {
       if (e instanceof PackError) throw new LocalValidationError([{ path: o.dir, message: e.message }]);
       throw e;
     }
     // The server's own inspector, with the limits the server resolved for this extension.
-    const inspection = await inspectBundle(archive, limits.bundle);
+    const inspection = await step("checking the bundle", inspectBundle(archive, limits.bundle));
     const warnings = [...labelWarnings, ...refusals.warnings, ...secretWarnings(packed), ...inspection.warnings];
     for (const w of warnings) o.note(`warning: ${printable(w)}`);
     const report: DeployReport = {
@@ -283,7 +302,7 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
     try {
       const problems = [...refusals.problems, ...inspection.problems.map((p) => explain(p, limits))];
       if (problems.length > 0) throw new LocalValidationError(problems);
-      if (!o.dryRun) await upload(o, archive, report);
+      if (!o.dryRun) await upload(o, archive, report, interrupts);
     } catch (e) {
       throw new DeployFailure(e, report);
     }
@@ -300,16 +319,18 @@ const COMPONENT_LIMITS = {
 } as const;
 
 /** Uploads, then (--wait) follows the review, writing what it learns into `report` as it goes. */
-async function upload(o: DeployOptions, archive: string, report: DeployReport): Promise<void> {
+async function upload(o: DeployOptions, archive: string, report: DeployReport, interrupts: Interrupts): Promise<void> {
   const url = `${o.endpoints.baseUrl}/extensions/${encodeURIComponent(report.extensionId)}/versions`;
   const api = apiClient(o.endpoints, o.apiKey);
   const progress = createProgress("uploading", o.tty);
   const sent = (report.upload = { url, sent: 0, total: report.bundle.bytes });
-  // Ctrl-C cuts the request instead of the process, so the user hears what became of the upload; a second
-  // Ctrl-C is the default one.
+  // Ctrl-C cuts the request instead of the process, so the user hears what became of the upload.
   const cancel = new AbortController();
-  const onInterrupt = () => cancel.abort(new UploadCancelled());
-  process.once("SIGINT", onInterrupt);
+  const stop = () => {
+    const cancelled = new UploadCancelled();
+    cancel.abort(cancelled);
+    return cancelled;
+  };
   // A fresh stream of the archive for each attempt (a 429 is retried; a stream can be read only once).
   const submit = () =>
     api.POST("/developer/v1/extensions/{id}/versions", {
@@ -324,16 +345,12 @@ async function upload(o: DeployOptions, archive: string, report: DeployReport): 
       }),
       signal: cancel.signal,
     });
-  const submitted = await call(submit, {
-    onRetry: (s) => o.note(retryNote(s)),
-    signal: cancel.signal,
-  }).finally(() => {
-    process.off("SIGINT", onInterrupt);
-    progress.done();
-  });
+  const submitted = await interrupts
+    .during(call(submit, { onRetry: (s) => o.note(retryNote(s)), signal: cancel.signal }), stop)
+    .finally(() => progress.done());
   report.versionId = submitted.version.id;
   report.status = submitted.version.status;
-  if (o.wait) await waitForReview(o, report);
+  if (o.wait) await waitForReview(o, report, interrupts);
 }
 
 /** A --version label other than the manifest's own `version`: the bundle would say one thing, the version another. */
@@ -380,26 +397,19 @@ const POLL_MS = 1000;
  * wait would otherwise stretch it. The last poll is at the deadline; a poll (or its Retry-After wait)
  * still unanswered one poll interval past the deadline is cut, so --wait ends by timeout + 1 s.
  */
-async function waitForReview(o: DeployOptions, report: DeployReport): Promise<void> {
+async function waitForReview(o: DeployOptions, report: DeployReport, interrupts: Interrupts): Promise<void> {
   const api = apiClient(o.endpoints, o.apiKey);
   const versionId = report.versionId!;
   const clock = new EmulatorClock();
   const deadline = clock.nowMs() + o.timeoutSeconds * 1000;
   const timedOut = () =>
     new DeployOutcomeError(`version ${versionId} is still ${report.status} after ${o.timeoutSeconds} s (--timeout)`);
-  let onInterrupt = () => {};
-  const stopped = new Promise<never>((_, reject) => {
-    onInterrupt = () => reject(new WaitStopped(report));
-  });
-  // Before the notice: whoever reads "Ctrl-C stops waiting" and presses it must find the handler there.
-  process.once("SIGINT", onInterrupt);
   const subject = { root: o.endpoints.root, versionId, label: report.version, timeoutSeconds: o.timeoutSeconds };
   for (const line of waitNotice(subject)) o.note(line);
   const elapsed = showElapsed(clock, o.timeoutSeconds, o.tty);
   try {
-    await Promise.race([pollReview(o, report, api, clock, deadline, timedOut), stopped]);
+    await interrupts.during(pollReview(o, report, api, clock, deadline, timedOut), () => new WaitStopped(report));
   } finally {
-    process.off("SIGINT", onInterrupt);
     elapsed.stop();
   }
   if (report.status === "rejected")
