@@ -1,7 +1,8 @@
 import { defineCommand } from "citty";
 import { parseClientEnv } from "../../src/config";
 import { errorJson } from "../lib/api-error";
-import { DeployFailure, deploy, Interrupted, LocalValidationError } from "../lib/deploy";
+import { deploy } from "../lib/deploy";
+import { DeployFailure, Interrupted, LocalValidationError } from "../lib/deploy-outcome";
 import { reportLines } from "../lib/deploy-report";
 import { DEFAULT_MAX_WAIT_SECONDS, setWaitBound } from "../lib/http";
 import { UsageError } from "../lib/runner";

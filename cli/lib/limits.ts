@@ -30,10 +30,12 @@ interface Entry {
  */
 export function parseLimitsBody(body: Limits): ResolvedLimits {
   const found = new Map<string, Entry>();
-  for (const category of Object.values(body.limits))
-    for (const [key, l] of Object.entries(category)) if (isLimitKey(key)) found.set(key, l);
+  // A server that answers with less (the platform's body is "not shown" in the spec) leaves the defaults.
+  const { limits = {}, sounds } = body as Partial<Limits>;
+  for (const category of Object.values(limits))
+    for (const [key, l] of Object.entries(category ?? {})) if (isLimitKey(key)) found.set(key, l);
   // The spec's named summary wins for the sound limit: sounds.resolvedLimit and sounds.source.
-  found.set("max_sounds_per_extension", { value: body.sounds.resolvedLimit, source: body.sounds.source });
+  if (sounds) found.set("max_sounds_per_extension", { value: sounds.resolvedLimit, source: sounds.source });
   const get = (key: LimitKey): Entry =>
     found.get(key) ?? { value: limitDefinition(key).default, source: "platform_default" };
   return {
