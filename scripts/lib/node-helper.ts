@@ -9,6 +9,7 @@ import { copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } 
 import { join } from "node:path";
 import rootPkg from "../../package.json" with { type: "json" };
 import { ROOT } from "./compile";
+import { withPackageMetadata } from "./package-metadata";
 
 const NPM = join(ROOT, "packaging/npm");
 /** Where the declarations live in the package, by their path in this repository. */
@@ -78,5 +79,5 @@ export async function buildNodeHelper(dir: string): Promise<void> {
   const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
   // The runtime is bundled; the declarations name openapi-fetch's client type.
   pkg.dependencies = { "openapi-fetch": rootPkg.dependencies["openapi-fetch"] };
-  writeFileSync(join(dir, "package.json"), `${JSON.stringify(pkg, null, 2)}\n`);
+  writeFileSync(join(dir, "package.json"), `${JSON.stringify(withPackageMetadata(pkg, dir), null, 2)}\n`);
 }
