@@ -82,3 +82,19 @@ test("every package is MIT; the published ones name the repository, homepage and
   expect(platform).toMatchObject({ license: "MIT", repository: rootPkg.repository, homepage: rootPkg.homepage });
   expect(Object.keys(platform).slice(0, 4)).toEqual(["name", "version", "description", "license"]);
 });
+
+test("the CI recipes ship in the main package, where a user who installed it finds them", () => {
+  const ROOT = resolve(import.meta.dir, "../..");
+  for (const file of [
+    "README.md",
+    "github-actions.yml",
+    "gitlab-ci.yml",
+    "github-action/action.yml",
+    "github-action/start.sh",
+  ])
+    expect(readFileSync(join(built, "examples/ci", file), "utf8")).toBe(
+      readFileSync(join(ROOT, "examples/ci", file), "utf8"),
+    );
+  const main = JSON.parse(readFileSync(join(TEMPLATE, "package.json"), "utf8"));
+  expect(main.files).toContain("examples/");
+});

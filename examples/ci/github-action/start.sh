@@ -1,34 +1,59 @@
 #!/usr/bin/env bash
-# The action's step: download `ext` for this runner from EXT_RELEASE_URL, check it against the release's
-# SHA256SUMS, start it, and hand its address and key to the job through GITHUB_ENV (and GITHUB_OUTPUT).
-# Inputs (environment): EXT_RELEASE_URL, EXT_INSTALL_DIR, EXT_SEED (default demo), EXT_PORT (default 4780),
-# EXT_API_KEY (a plaintext key of the fixture; default the demo fixture's),
-# RUNNER_OS and RUNNER_ARCH (set by GitHub).
+# The action's step: get `ext`, start it, and hand its address and key to the job through GITHUB_ENV (and
+# GITHUB_OUTPUT). By default `npm install ext-emulator@VERSION` into EXT_INSTALL_DIR (the package picks this
+# runner's executable, as in a project); with EXT_INSTALL=binary, this runner's platform package tarball
+# (@ext-emulator/<os>-<cpu>) from the registry, checked against the sha512 the registry publishes for it.
+# Inputs (environment): EXT_VERSION (default latest), EXT_INSTALL (npm | binary), EXT_REGISTRY (default
+# https://registry.npmjs.org), EXT_INSTALL_DIR, EXT_SEED (default demo), EXT_PORT (default 4780), EXT_API_KEY
+# (a plaintext key of the fixture; default the demo fixture's), RUNNER_OS and RUNNER_ARCH (set by GitHub).
 set -euo pipefail
-: "${EXT_RELEASE_URL:?the release URL}" "${EXT_INSTALL_DIR:?an install directory}" "${GITHUB_ENV:?GITHUB_ENV}"
+: "${EXT_INSTALL_DIR:?an install directory}" "${GITHUB_ENV:?GITHUB_ENV}"
+version="${EXT_VERSION:-latest}"
+registry="${EXT_REGISTRY:-https://registry.npmjs.org}"
+registry="${registry%/}"
 seed="${EXT_SEED:-demo}"
 port="${EXT_PORT:-4780}"
-
-case "${RUNNER_OS:-Linux}-${RUNNER_ARCH:-X64}" in
-  Linux-X64) file=ext-linux-x64 ;;
-  Linux-ARM64) file=ext-linux-arm64 ;;
-  macOS-X64) file=ext-darwin-x64 ;;
-  macOS-ARM64) file=ext-darwin-arm64 ;;
-  Windows-X64) file=ext-windows-x64.exe ;;
-  *) echo "::error::no ext binary for ${RUNNER_OS:-?} ${RUNNER_ARCH:-?}" >&2; exit 1 ;;
-esac
-
 mkdir -p "$EXT_INSTALL_DIR"
 cd "$EXT_INSTALL_DIR"
-curl -fsSL --retry 3 -o "$file" "$EXT_RELEASE_URL/$file"
-curl -fsSL --retry 3 -o SHA256SUMS "$EXT_RELEASE_URL/SHA256SUMS"
-grep -q " $file\$" SHA256SUMS || { echo "::error::SHA256SUMS has no line for $file" >&2; exit 1; }
-if command -v sha256sum >/dev/null; then sum=(sha256sum); else sum=(shasum -a 256); fi
-"${sum[@]}" -c --ignore-missing SHA256SUMS || { echo "::error::$file does not match SHA256SUMS" >&2; exit 1; }
-chmod +x "$file"
+
+case "${EXT_INSTALL:-npm}" in
+  npm)
+    npm install --no-save --no-audit --no-fund --loglevel=error --prefix "$EXT_INSTALL_DIR" \
+      --registry "$registry/" "ext-emulator@$version"
+    ext="$EXT_INSTALL_DIR/node_modules/.bin/ext"
+    ;;
+  binary)
+    case "${RUNNER_OS:-Linux}-${RUNNER_ARCH:-X64}" in
+      Linux-X64) platform=linux-x64 ;;
+      Linux-ARM64) platform=linux-arm64 ;;
+      macOS-X64) platform=darwin-x64 ;;
+      macOS-ARM64) platform=darwin-arm64 ;;
+      Windows-X64) platform=win32-x64 ;;
+      *) echo "::error::no ext executable for ${RUNNER_OS:-?} ${RUNNER_ARCH:-?}" >&2; exit 1 ;;
+    esac
+    # The registry's document of that version: where its tarball is, and the tarball's sha512.
+    curl -fsSL --retry 3 -o package.json.meta "$registry/@ext-emulator%2f$platform/$version"
+    read -r tarball integrity < <(node -e '
+      const { dist } = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+      if (!dist || !dist.tarball || !/^sha512-/.test(dist.integrity || "")) process.exit(1);
+      console.log(dist.tarball, dist.integrity);' package.json.meta) ||
+      { echo "::error::the registry's document of @ext-emulator/$platform@$version has no tarball and sha512" >&2; exit 1; }
+    curl -fsSL --retry 3 -o package.tgz "$tarball"
+    node -e '
+      const data = require("fs").readFileSync(process.argv[1]);
+      const got = "sha512-" + require("crypto").createHash("sha512").update(data).digest("base64");
+      process.exit(got === process.argv[2] ? 0 : 1);' package.tgz "$integrity" ||
+      { echo "::error::the @ext-emulator/$platform tarball does not match the registry's sha512" >&2; exit 1; }
+    rm -rf package && tar -xzf package.tgz package/bin
+    ext="$EXT_INSTALL_DIR/package/bin/ext"
+    [ "$platform" != win32-x64 ] || ext="$ext.exe"
+    chmod +x "$ext"
+    ;;
+  *) echo "::error::install must be npm or binary (got ${EXT_INSTALL})" >&2; exit 1 ;;
+esac
 
 rm -f ready.json
-nohup "./$file" serve --memory --port "$port" --seed "$seed" --ready-file ready.json >ext.log 2>&1 &
+nohup "$ext" serve --memory --port "$port" --seed "$seed" --ready-file ready.json >ext.log 2>&1 &
 pid=$!
 for _ in $(seq 1 100); do
   [ -s ready.json ] && break
