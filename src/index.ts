@@ -7,6 +7,7 @@ export {
   ApiCallError,
   type CreatedExtension,
   type Emulator,
+  type EmulatorSnapshot,
   type Extension,
   type LimitKey,
   type LimitValuesInput,

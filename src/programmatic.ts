@@ -18,7 +18,7 @@ import { deployFolder } from "./programmatic-deploy";
 import type { Runtime } from "./runtime";
 import { startServer } from "./server";
 
-export type { CreatedExtension, LimitKey, LimitValuesInput } from "../client/emulator";
+export type { CreatedExtension, EmulatorSnapshot, LimitKey, LimitValuesInput } from "../client/emulator";
 /** What every refused call rejects with, as in the Node package: `status`, `code`, `message`, `details`. */
 export { ApiCallError } from "../client/errors";
 /** The API's models (Extension, Version, Limits, …) and the limit keys, as the Node package exports them. */
