@@ -56,6 +56,13 @@ test("the npm recipes: `npm ci`, then `npx ext exec -- npm test`, and nothing el
   expect(gitlab.script).toEqual(["npm ci --cache .npm --prefer-offline", "npx ext exec -- npm test"]);
 });
 
+test("the README's GitHub Actions recipe is examples/ci/github-actions.yml", () => {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const section = readme.slice(readme.indexOf("\n## Use in CI\n"));
+  const block = /```yaml\n([\s\S]*?)```/.exec(section)?.[1];
+  expect(Bun.YAML.parse(block!)).toEqual(recipe("github-actions.yml"));
+});
+
 test("the npm recipes' test command runs as it is: the tests see a working emulator, their exit code is the job's", async () => {
   // A project after `npm ci`: node_modules/.bin/ext is the executable (the launcher's job; here the binary itself).
   const project = mkdtempSync(join(work, "project-"));
