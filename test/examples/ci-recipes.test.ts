@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import type { Server } from "bun";
 import { alive, BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv } from "../binary/helpers";
 
 const ROOT = resolve(import.meta.dir, "../..");
@@ -143,7 +144,7 @@ async function platformRegistry(tamper: boolean) {
   const integrity = `sha512-${new Bun.CryptoHasher("sha512").update(tarball).digest("base64")}`;
   const served = tamper ? Buffer.concat([tarball, Buffer.from("x")]) : tarball;
   const requests: string[] = [];
-  const server = Bun.serve({
+  const server: Server<undefined> = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
     fetch(req) {
