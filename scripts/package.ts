@@ -11,6 +11,7 @@ import { join, resolve } from "node:path";
 import rootPkg from "../package.json" with { type: "json" };
 import { compileBinary, hostPlatform, PLATFORMS, type Platform, prepareDashboard, ROOT } from "./lib/compile";
 import { buildNodeHelper } from "./lib/node-helper";
+import { withPackageMetadata } from "./lib/package-metadata";
 
 const OUT = resolve(ROOT, "dist/npm");
 const STAGE = join(OUT, ".stage");
@@ -39,7 +40,7 @@ function stagePlatform(p: Platform): string {
   mkdirSync(join(dir, "bin"), { recursive: true });
   const pkg = JSON.parse(fill(readFileSync(join(PACKAGING, "platform/package.json"), "utf8")));
   pkg.version = rootPkg.version;
-  writeFileSync(join(dir, "package.json"), `${JSON.stringify(pkg, null, 2)}\n`);
+  writeFileSync(join(dir, "package.json"), `${JSON.stringify(withPackageMetadata(pkg, dir), null, 2)}\n`);
   writeFileSync(join(dir, "README.md"), fill(readFileSync(join(PACKAGING, "platform/README.md"), "utf8")));
   const bin = join(dir, "bin", p.os === "win32" ? "ext.exe" : "ext");
   compileBinary(bin, p.target);

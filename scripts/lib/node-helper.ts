@@ -9,6 +9,7 @@ import { copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } 
 import { join } from "node:path";
 import rootPkg from "../../package.json" with { type: "json" };
 import { ROOT } from "./compile";
+import { withPackageMetadata } from "./package-metadata";
 
 const NPM = join(ROOT, "packaging/npm");
 /** Where the declarations live in the package, by their path in this repository. */
@@ -73,10 +74,12 @@ export async function buildNodeHelper(dir: string): Promise<void> {
   });
   await bundle(dir);
   declarations(dir);
+  // The CI recipes, where a user who installed the package finds them.
+  cpSync(join(ROOT, "examples/ci"), join(dir, "examples/ci"), { recursive: true });
   // startEmulator() returns the demo fixture's key; the fixture itself is embedded in the binary.
   copyFileSync(join(ROOT, "fixtures/demo.json"), join(dir, "lib/demo-fixture.json"));
   const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
   // The runtime is bundled; the declarations name openapi-fetch's client type.
   pkg.dependencies = { "openapi-fetch": rootPkg.dependencies["openapi-fetch"] };
-  writeFileSync(join(dir, "package.json"), `${JSON.stringify(pkg, null, 2)}\n`);
+  writeFileSync(join(dir, "package.json"), `${JSON.stringify(withPackageMetadata(pkg, dir), null, 2)}\n`);
 }

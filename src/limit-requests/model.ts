@@ -1,5 +1,6 @@
 /** Limit increase requests (spec §8 "Requesting an increase"), as the control plane exposes them. */
 import { type Static, t } from "elysia";
+import { characterCount } from "../../client/text-length";
 import { oneOf } from "../http/one-of";
 import { documentOnly, named } from "../http/schema";
 import { LimitValues } from "../limits/overrides-model";
@@ -7,6 +8,11 @@ import { LimitValues } from "../limits/overrides-model";
 const Timestamp = t.String({ format: "date-time", examples: ["2026-11-22T10:00:00.000Z"] });
 
 export const REASON_MIN = 20;
+
+/** The rule a request's reason is held to, by the API and by `ext limits request`: 20+ characters once trimmed. */
+export function reasonLongEnough(reason: string): boolean {
+  return characterCount(reason.trim()) >= REASON_MIN;
+}
 const LIMIT_REQUEST_STATUSES = ["pending", "approved", "rejected"] as const;
 
 export const CreateLimitRequestBody = t.Object(

@@ -16,6 +16,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { serveArgs } from "../../cli/commands/serve";
+import { buildNodeHelper } from "../../scripts/lib/node-helper";
 import { parseServerConfig } from "../../src/config";
 import { startServer } from "../../src/server";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, goneSoon, run, serve } from "./helpers";
@@ -129,6 +130,26 @@ describe("README: CLI reference", () => {
         if (env) expect(row, `ext ${cmd} --${flag}`).toContain(env);
       }
     }
+  });
+
+  test("the intro lists every command `ext --help` lists, and the reference says how many there are", async () => {
+    const root = (await run(built.bin, ["--help"], { cwd: built.work })).stdout;
+    const listed = root.slice(root.indexOf("\nCOMMANDS\n"), root.indexOf("\nUse ext <command>"));
+    const commands = unwrapTable(listed).flatMap((row) => /^\s+([a-z]+) {2,}/.exec(row)?.[1] ?? []);
+    const intro = README.slice(0, README.indexOf("\n## "));
+    expect([...new Set([...intro.matchAll(/`ext ([a-z]+)`/g)].map((m) => m[1]))].sort()).toEqual([...commands].sort());
+    const words = [
+      "twelve",
+      "thirteen",
+      "fourteen",
+      "fifteen",
+      "sixteen",
+      "seventeen",
+      "eighteen",
+      "nineteen",
+      "twenty",
+    ];
+    expect(README).toContain(`One executable, ${words[commands.length - 12]} commands.`);
   });
 
   test("ext exec --help shows `-- CMD…` and that it exits with the command's code", async () => {
@@ -263,30 +284,55 @@ describe("README: Control plane", () => {
 });
 
 describe("README: Use in tests", () => {
-  const [example] = shellBlocks(README, "Use in tests", "ts");
+  const [vitestExample, example] = shellBlocks(README, "Use in tests", "ts");
+  let nodePackage: string;
+  beforeAll(async () => {
+    nodePackage = join(mkdtempSync(join(built.work, "node-package-")), "ext-emulator");
+    await buildNodeHelper(nodePackage);
+  }, 60_000);
 
   /** A project that depends on the package (node_modules/ext-emulator is this repository), with the example in it. */
-  async function project(): Promise<string> {
+  async function project(script = example!.script, pkg = resolve(import.meta.dir, "../..")): Promise<string> {
     const dir = mkdtempSync(join(built.work, "suite-"));
     mkdirSync(join(dir, "node_modules"));
-    symlinkSync(resolve(import.meta.dir, "../.."), join(dir, "node_modules", "ext-emulator"));
-    writeFileSync(join(dir, "example.test.ts"), example!.script);
+    symlinkSync(pkg, join(dir, "node_modules", "ext-emulator"));
+    writeFileSync(join(dir, "example.test.ts"), script);
     return dir;
   }
 
-  test("the startEmulator() example passes as a real bun test, importing the package by name", async () => {
-    expect(example?.script).toContain('from "ext-emulator"');
-    const dir = await project();
-    // The folder the example deploys, as the README says it was made.
+  /** `bun test` of the project's example; its exit code and the number of tests that passed. */
+  async function bunTest(dir: string, env: Record<string, string> = {}) {
     expect((await run(built.bin, ["init", "my-extension"], { cwd: dir })).code).toBe(0);
     const proc = Bun.spawn([resolve(import.meta.dir, "../../node_modules/.bin/bun"), "test", "./example.test.ts"], {
       cwd: dir,
-      env: cleanEnv(),
+      env: cleanEnv(env),
       stdout: "pipe",
       stderr: "pipe",
     });
     const [, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
-    expect(await proc.exited, stderr).toBe(0);
+    return { code: await proc.exited, stderr };
+  }
+
+  test("vitest leads, and the Bun example is the same file importing from bun:test", () => {
+    expect(vitestExample?.script.split("\n")[0]).toBe(
+      'import { afterAll, beforeAll, beforeEach, expect, test } from "vitest";',
+    );
+    expect(example?.script).toBe(vitestExample!.script.replace('from "vitest";', 'from "bun:test";'));
+  });
+
+  test("the vitest example passes against the npm package (the Node helper running the compiled binary)", async () => {
+    const dir = await project(vitestExample!.script, nodePackage);
+    const { code, stderr } = await bunTest(dir, { EXT_BINARY: built.bin });
+    expect(code, stderr).toBe(0);
+    expect(stderr).toContain(`${vitestExample!.script.match(/^test\(/gm)?.length} pass`);
+  }, 60_000);
+
+  test("the startEmulator() example passes as a real bun test, importing the package by name", async () => {
+    expect(example?.script).toContain('from "ext-emulator"');
+    const dir = await project();
+    // The folder the example deploys, as the README says it was made (bunTest runs `ext init my-extension`).
+    const { code, stderr } = await bunTest(dir);
+    expect(code, stderr).toBe(0);
     const tests = example!.script.match(/^test\(/gm)?.length ?? 0;
     expect(tests).toBeGreaterThan(1);
     expect(stderr).toContain(`${tests} pass`);

@@ -6,11 +6,12 @@
  * `startEmulator`/`connectEmulator` from both `import` and `require` — resolved by Node itself.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { globSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import rootPkg from "../../package.json" with { type: "json" };
 import { buildNodeHelper } from "../../scripts/lib/node-helper";
+import { withPackageMetadata } from "../../scripts/lib/package-metadata";
 import { cleanEnv } from "../helpers/clean-env";
 
 const TEMPLATE = resolve(import.meta.dir, "../../packaging/npm");
@@ -53,4 +54,47 @@ test("a Node project gets the same startEmulator and connectEmulator through imp
     ["startEmulator", "function", true],
     ["connectEmulator", "function", true],
   ]);
+});
+
+test("every package is MIT; the published ones name the repository, homepage and bugs from the root package.json", () => {
+  const ROOT = resolve(import.meta.dir, "../..");
+  const files = ["package.json", "packaging/npm/package.json", "packaging/platform/package.json"].concat(
+    globSync("examples/*/package.json", { cwd: ROOT }),
+  );
+  expect(files.length).toBeGreaterThan(4);
+  for (const file of files)
+    expect([file, JSON.parse(readFileSync(join(ROOT, file), "utf8")).license]).toEqual([file, "MIT"]);
+  expect(readFileSync(join(ROOT, "LICENSE"), "utf8")).toStartWith(
+    "MIT License\n\nCopyright (c) 2026 the ext authors\n",
+  );
+
+  const main = JSON.parse(readFileSync(join(built, "package.json"), "utf8"));
+  expect(main).toMatchObject({
+    license: "MIT",
+    repository: { type: "git", url: "git+https://github.com/ext-emulator/ext.git" },
+    homepage: "https://github.com/ext-emulator/ext#readme",
+    bugs: { url: "https://github.com/ext-emulator/ext/issues" },
+  });
+  expect(readFileSync(join(built, "LICENSE"), "utf8")).toBe(readFileSync(join(ROOT, "LICENSE"), "utf8"));
+  const platformDir = mkdtempSync(join(project, "platform-"));
+  const template = JSON.parse(readFileSync(join(ROOT, "packaging/platform/package.json"), "utf8"));
+  const platform = withPackageMetadata(template, platformDir);
+  expect(platform).toMatchObject({ license: "MIT", repository: rootPkg.repository, homepage: rootPkg.homepage });
+  expect(Object.keys(platform).slice(0, 4)).toEqual(["name", "version", "description", "license"]);
+});
+
+test("the CI recipes ship in the main package, where a user who installed it finds them", () => {
+  const ROOT = resolve(import.meta.dir, "../..");
+  for (const file of [
+    "README.md",
+    "github-actions.yml",
+    "gitlab-ci.yml",
+    "github-action/action.yml",
+    "github-action/start.sh",
+  ])
+    expect(readFileSync(join(built, "examples/ci", file), "utf8")).toBe(
+      readFileSync(join(ROOT, "examples/ci", file), "utf8"),
+    );
+  const main = JSON.parse(readFileSync(join(TEMPLATE, "package.json"), "utf8"));
+  expect(main.files).toContain("examples/");
 });
