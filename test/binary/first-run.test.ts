@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readUntil } from "../helpers/read-until";
-import { alive, BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, run } from "./helpers";
+import { BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, run } from "./helpers";
 
 let built: Built;
 beforeAll(() => {
@@ -153,20 +153,15 @@ describe("a bare `ext serve` on a new folder, then commands with no flags in the
     }
   });
 
-  test("a server that stopped removes its server.json; a stale one (dead pid) is not used", async () => {
+  test("a server that stopped removes its server.json", async () => {
+    // A stale file (dead pid) is then not used: test/cli/stale-server-file.test.ts, on the resolution itself,
+    // since the fallback is the default address, which another program may hold here.
     const dir = mkdtempSync(join(built.work, "stale-"));
     const s = await serveIn(dir);
     const file = join(dir, ".ext-data", "server.json");
     expect(existsSync(file)).toBe(true);
     expect(await s.stop()).toBe(0);
     expect(existsSync(file)).toBe(false);
-    // Left by a server killed outright: its pid is gone, so the command does not trust the URL in it.
-    writeFileSync(file, JSON.stringify({ url: server.url, pid: s.proc.pid }), { mode: 0o600 });
-    expect(alive(s.proc.pid)).toBe(false);
-    const r = await ext(dir, ["extensions", "list"]);
-    // It falls back to the default address (where nothing of this test listens) instead.
-    expect(r.stderr).not.toContain(server.url);
-    expect(r.stdout).not.toContain("ID  ");
   });
 });
 
