@@ -130,7 +130,7 @@ function buildServices(
   const services = lazyProperties({
     limits: () => createLimitsService(db),
     generation: () => db.generation,
-    auth: () => createAuthService(db, db.credentialsGeneration, keyHasher),
+    auth: () => createAuthService(db, db.generation, keyHasher),
     extensions: (): ReturnType<typeof createExtensionService> =>
       createExtensionService({ db, clock, limits: services.limits, blobs, generation: db.generation }),
     secrets: (): ReturnType<typeof createSecretService> =>

@@ -92,7 +92,7 @@ describe("GET /extensions (authentication)", () => {
     const { db } = emu.runtime;
     const keyed = createKeyHasher(readFileSync(join(emu.dataDir, "secrets.key")));
     let hashed = 0;
-    const auth = createAuthService(db, db.credentialsGeneration, {
+    const auth = createAuthService(db, db.generation, {
       ...keyed,
       hash: (plaintext) => (hashed++, keyed.hash(plaintext)),
     });

@@ -16,11 +16,13 @@ export function misnamed(files: { path: string; source: string }[]): string[] {
 }
 
 function testFiles(): { path: string; source: string }[] {
-  return readdirSync(join(ROOT, "test"), { recursive: true, encoding: "utf8" })
-    // This file names both calls in its own examples.
-    .filter((name) => name.endsWith(".test.ts") && name !== join("meta", "slow-tests.test.ts"))
-    .map((name) => join(ROOT, "test", name))
-    .map((path) => ({ path: relative(ROOT, path), source: readFileSync(path, "utf8") }));
+  return (
+    readdirSync(join(ROOT, "test"), { recursive: true, encoding: "utf8" })
+      // This file names both calls in its own examples.
+      .filter((name) => name.endsWith(".test.ts") && name !== join("meta", "slow-tests.test.ts"))
+      .map((name) => join(ROOT, "test", name))
+      .map((path) => ({ path: relative(ROOT, path), source: readFileSync(path, "utf8") }))
+  );
 }
 
 test("every test file that builds the binary or starts a browser is named *.slow.test.ts", () => {
