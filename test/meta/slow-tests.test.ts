@@ -1,7 +1,7 @@
 /**
- * `npm run test:fast` leaves out `*.slow.test.ts`: the files that need the compiled binary, a real browser or
- * an outside tool. A file that builds the binary or starts a browser under another name would slip into the
- * edit loop and make it slow, so the name is checked against what the file uses.
+ * `npm run test:fast` leaves out `*.slow.test.ts`: the files that need the compiled binary, a real browser, an
+ * outside tool or a whole archive corpus. A file that builds the binary or starts a browser under another name
+ * would slip into the edit loop and make it slow, so the name is checked against what the file uses.
  */
 import { expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
