@@ -21,6 +21,15 @@ export const UPLOAD_FIELDS = ["version", "changelog", "bundle"] as const;
 export const FORM_OVERHEAD_BYTES = 256 * 1024;
 /** A text field longer than this is cut by the parser and refused (changelog ≤ 10,000 characters, UTF-8). */
 const MAX_FIELD_BYTES = 64 * 1024;
+/**
+ * The upload asks for an (asynchronous) garbage collection every this many bundle bytes. Each chunk of the
+ * body, of gunzip's output and of the tar reader is a fresh buffer, dead once hashed, written and inspected;
+ * left alone the collector lets tens of MB of them pile up first, so the upload's peak memory would depend on
+ * when it happens to run rather than on the buffers the pipeline actually holds. It pays: a 49.9 MB upload's
+ * peak RSS growth is ~10 MB lower with it (bench/results/tricks.md).
+ */
+const COLLECT_EVERY_BYTES = 2 * 1024 * 1024;
+
 export interface ReceivedBundle {
   tempFile: string;
   bytes: number;
@@ -107,6 +116,11 @@ export async function receiveUpload(req: UploadRequest): Promise<ReceivedUpload>
         received.bytes += chunk.length;
         hash.update(chunk);
         file.wrote(chunk.length);
+        if (
+          Math.floor(received.bytes / COLLECT_EVERY_BYTES) !==
+          Math.floor((received.bytes - chunk.length) / COLLECT_EVERY_BYTES)
+        )
+          Bun.gc(false);
         done(null, chunk);
       },
     });
