@@ -30,7 +30,7 @@ import type { Fixture, SeedReport } from "./fixtures/model";
 import { resolveFixtureSource } from "./fixtures/resolve";
 import { validateFixture } from "./fixtures/validate";
 import { createInstallService } from "./installs/service";
-import { lazyObject } from "./lazy-object";
+import { lazyProperties } from "./lazy-object";
 import { createLimitRequestService } from "./limit-requests/service";
 import { createOverrideService } from "./limits/overrides";
 import { createLimitsService } from "./limits/service";
@@ -127,47 +127,46 @@ function buildServices(
   keyHasher: KeyHasher,
   keyEpoch: KeyEpoch,
 ) {
-  // Built now: every authenticated request and every fixture load reads them.
-  const limits = createLimitsService(db);
-  const { generation } = db;
-  const auth = createAuthService(db, db.credentialsGeneration, keyHasher);
-  // Built on first use (src/lazy-object.ts): a start needs none of them until a request or the fixture does.
-  const extensions = lazyObject(() => createExtensionService({ db, clock, limits, blobs, generation }));
-  const secrets = lazyObject(() => createSecretService({ db, clock, limits, extensions, cipher }));
-  const installs = lazyObject(() => createInstallService({ db, clock, limits, extensions, generation }));
-  const versions = lazyObject(() => createVersionService({ db, clock, limits, blobs, extensions }));
-  const limitsView = lazyObject(() => createLimitsView({ db, limits, extensions, generation }));
-  // Control-plane domain services.
-  const accounts = lazyObject(() => createAccountService({ db, clock, limits, keyHasher }));
-  const overrides = lazyObject(() => createOverrideService({ db, clock }));
-  const limitRequests = lazyObject(() => createLimitRequestService({ db, clock, overrides, limits }));
-  const adminStatus = lazyObject(() => createAdminStatusService({ db, clock }));
-  // The dashboard's reads (src/emulator/dashboard.ts).
-  const dashboardKeys = lazyObject(() => createDashboardKeys({ db, accounts, limits, keyHasher, epoch: keyEpoch }));
-  const bundleContents = lazyObject(() => createBundleContents({ db, blobs }));
-  const limitUsage = lazyObject(() => createLimitUsage({ db, limits }));
-  const reviewQueue = lazyObject(() => createReviewQueue(db));
-  // The control plane's whole-database reads and writes (state counts, reset).
-  const store = lazyObject(() => createEmulatorStore(db));
-  return {
-    limits,
-    generation,
-    auth,
-    extensions,
-    secrets,
-    installs,
-    versions,
-    limitsView,
-    accounts,
-    overrides,
-    limitRequests,
-    adminStatus,
-    dashboardKeys,
-    bundleContents,
-    limitUsage,
-    reviewQueue,
-    store,
-  };
+  // Each built on its first use (src/lazy-object.ts): a service prepares its SQL statements when it is built,
+  // and a start needs few of them until a request or the fixture does. A maker that reads another service
+  // through `services` names its type (TypeScript cannot infer an object from makers that read it).
+  const services = lazyProperties({
+    limits: () => createLimitsService(db),
+    generation: () => db.generation,
+    auth: () => createAuthService(db, db.generation, keyHasher),
+    extensions: (): ReturnType<typeof createExtensionService> =>
+      createExtensionService({ db, clock, limits: services.limits, blobs, generation: db.generation }),
+    secrets: (): ReturnType<typeof createSecretService> =>
+      createSecretService({ db, clock, limits: services.limits, extensions: services.extensions, cipher }),
+    installs: (): ReturnType<typeof createInstallService> =>
+      createInstallService({
+        db,
+        clock,
+        limits: services.limits,
+        extensions: services.extensions,
+        generation: db.generation,
+      }),
+    versions: (): ReturnType<typeof createVersionService> =>
+      createVersionService({ db, clock, limits: services.limits, blobs, extensions: services.extensions }),
+    limitsView: (): ReturnType<typeof createLimitsView> =>
+      createLimitsView({ db, limits: services.limits, extensions: services.extensions, generation: db.generation }),
+    // Control-plane domain services.
+    accounts: (): ReturnType<typeof createAccountService> =>
+      createAccountService({ db, clock, limits: services.limits, keyHasher }),
+    overrides: () => createOverrideService({ db, clock }),
+    limitRequests: (): ReturnType<typeof createLimitRequestService> =>
+      createLimitRequestService({ db, clock, overrides: services.overrides, limits: services.limits }),
+    adminStatus: () => createAdminStatusService({ db, clock }),
+    // The dashboard's reads (src/emulator/dashboard.ts).
+    dashboardKeys: (): ReturnType<typeof createDashboardKeys> =>
+      createDashboardKeys({ db, accounts: services.accounts, limits: services.limits, keyHasher, epoch: keyEpoch }),
+    bundleContents: () => createBundleContents({ db, blobs }),
+    limitUsage: (): ReturnType<typeof createLimitUsage> => createLimitUsage({ db, limits: services.limits }),
+    reviewQueue: () => createReviewQueue(db),
+    // The control plane's whole-database reads and writes (state counts, reset).
+    store: () => createEmulatorStore(db),
+  });
+  return services;
 }
 
 export type Services = ReturnType<typeof buildServices>;
@@ -217,18 +216,23 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
   markStartup("data directory, secrets key, SQLite opened and migrated");
   const blobs = new BlobStore(blobRoot);
   const keyHasher = createKeyHasher(secretKey);
-  const services = buildServices(db, clock, blobs, createSecretCipher(secretKey), keyHasher, keyEpoch);
-  const rateLimiter = new RateLimiter(clock, config.rateLimits);
   const cipher = createSecretCipher(secretKey);
+  const services = buildServices(db, clock, blobs, cipher, keyHasher, keyEpoch);
+  const rateLimiter = new RateLimiter(clock, config.rateLimits);
   const fixturePlaintexts = new Map<string, string>();
   const loadFixture = createFixtureLoader({
     db,
     keyHasher,
     clock,
     limits: services.limits,
-    extensions: services.extensions,
+    // Read when a fixture first needs them: one without extensions (the starter account's) builds neither.
+    get extensions() {
+      return services.extensions;
+    },
     blobs,
-    installs: services.installs,
+    get installs() {
+      return services.installs;
+    },
     cipher,
     fixturePlaintexts,
   });

@@ -22,7 +22,14 @@ const cpuMsNow = () => {
   return (user + system) / 1000;
 };
 
-const marks: Mark[] = [];
+/**
+ * Phases recorded before tracing is turned on (the CLI decides once its config is parsed), printed then. A
+ * start has a handful; past this many the process is no longer starting (a test suite starts many servers in
+ * one process), so nothing more is kept.
+ */
+const BUFFERED_MAX = 32;
+const earlier: Mark[] = [];
+let last: Mark | undefined;
 let write: ((line: string) => void) | null = null;
 let firstResponseSeen = false;
 
@@ -35,19 +42,16 @@ function format(mark: Mark, previous: Mark | undefined): string {
 /** Records that a phase ended now; printed at once when tracing is on. */
 export function markStartup(phase: string): void {
   const mark = { phase, atMs: performance.now(), cpuMs: cpuMsNow() };
-  marks.push(mark);
-  if (write) write(format(mark, marks.at(-2)));
+  if (write) write(format(mark, last));
+  else if (earlier.length < BUFFERED_MAX) earlier.push(mark);
+  last = mark;
 }
 
 /** Turns tracing on: prints the phases so far, then each later one as it ends. */
 export function traceStartupTo(writer: (line: string) => void): void {
   write = writer;
-  for (const [i, m] of marks.entries()) writer(format(m, marks[i - 1]));
-}
-
-/** The phases recorded so far, formatted (for tests and tools). */
-export function startupTrace(): string[] {
-  return marks.map((m, i) => format(m, marks[i - 1]));
+  for (const [i, m] of earlier.entries()) writer(format(m, earlier[i - 1]));
+  earlier.length = 0;
 }
 
 /**

@@ -5,7 +5,7 @@
 import { Database } from "bun:sqlite";
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { parseServerConfig } from "../src/config";
-import { lazyObject, lazyProperties } from "../src/lazy-object";
+import { lazyProperties } from "../src/lazy-object";
 import { createRuntime, createStarterAccount, type Runtime } from "../src/runtime";
 
 const prepared: string[] = [];
@@ -81,28 +81,4 @@ test("lazyProperties makes each property once, on its first read", () => {
   expect(lazy.b + lazy.b).toBe(4);
   expect(made).toEqual(["b"]);
   expect(Object.keys(lazy)).toEqual(["a", "b"]);
-});
-
-test("lazyObject makes its object once, on the first read, and forwards keys and `in`", () => {
-  let made = 0;
-  const lazy = lazyObject(() => {
-    made++;
-    return { a: 1, twice: (n: number) => n * 2 };
-  });
-  expect(made).toBe(0);
-  expect(lazy.twice(2)).toBe(4);
-  expect("a" in lazy).toBe(true);
-  expect(Object.keys(lazy)).toEqual(["a", "twice"]);
-  expect({ ...lazy }.a).toBe(1);
-  expect(made).toBe(1);
-});
-
-test("lazyObject forwards writes: a replaced or deleted method is what the next read finds", () => {
-  const real = { twice: (n: number) => n * 2 };
-  const lazy = lazyObject(() => real);
-  lazy.twice = (n: number) => n * 3;
-  expect(lazy.twice(2)).toBe(6);
-  expect(real.twice(2)).toBe(6);
-  delete (lazy as { twice?: unknown }).twice;
-  expect("twice" in real).toBe(false);
 });

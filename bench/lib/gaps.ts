@@ -135,6 +135,7 @@ export function explainGap(id: string, r: BenchResults): string {
     case "node_start":
       return `${gapText("node_start")} ${coldStart(r)}`;
     case "cold_vs_floor":
+    case "cold_api_vs_floor":
       return coldStart(r, "cold_vs_floor");
     case "write_ratio":
       return writeRatio(r);

@@ -37,6 +37,8 @@ export interface SpawnOptions {
   port: number;
   /** Polled until it answers 200. */
   readyPath?: string;
+  /** Sent with each poll of `readyPath` (an API key, for the first authenticated answer). */
+  readyHeaders?: Record<string, string>;
   /** Give up (and kill the process) after this many ms. */
   timeoutMs?: number;
   env?: Record<string, string | undefined>;
@@ -54,7 +56,7 @@ export async function spawnServer(opts: SpawnOptions): Promise<Server> {
   const proc = Bun.spawn(opts.cmd, { stdout: "ignore", stderr: "pipe", stdin: "ignore", env: opts.env ?? process.env });
   for (;;) {
     try {
-      const res = await fetch(ready);
+      const res = await fetch(ready, { headers: opts.readyHeaders });
       await res.arrayBuffer();
       if (res.status === 200) break;
     } catch {

@@ -25,6 +25,8 @@ export interface EmulatorOptions {
   env?: Record<string, string>;
   /** Ready at the first 200 of this path (default /healthz). */
   readyPath?: string;
+  /** Sent with each poll of `readyPath`. */
+  readyHeaders?: Record<string, string>;
 }
 
 /** The compiled binary with a fresh, empty data directory (a real SQLite file, as users run it). */
@@ -52,6 +54,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
         port,
         env: opts.env ? { ...process.env, ...opts.env } : undefined,
         readyPath: opts.readyPath,
+        readyHeaders: opts.readyHeaders,
       })),
       dataDir,
     };

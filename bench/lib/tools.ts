@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { cpus, loadavg, release, totalmem } from "node:os";
 import { join } from "node:path";
 import { wrkVersion } from "./load";
-import { BENCH_DIR, BENCH_PACKAGE, BUN, EXT_BINARY, ROOT, WORK_DIR } from "./paths";
+import { BENCH_DIR, BENCH_PACKAGE, BUN, EXT_BINARY, GIVEN_BINARY, ROOT, WORK_DIR } from "./paths";
 
 function run(cmd: string[], cwd = ROOT): string {
   const proc = Bun.spawnSync(cmd, { cwd, stdout: "pipe", stderr: "pipe" });
@@ -31,6 +31,11 @@ export function ensureBenchTools(log: (line: string) => void): void {
  * about a second of a run that takes minutes.
  */
 export function ensureBinary(log: (line: string) => void): void {
+  if (GIVEN_BINARY) {
+    if (!existsSync(GIVEN_BINARY)) throw new Error(`EXT_BENCH_BINARY: no file at ${GIVEN_BINARY}`);
+    log(`using ${GIVEN_BINARY} (EXT_BENCH_BINARY), not building dist/ext`);
+    return;
+  }
   log("building dist/ext: bun scripts/build.ts");
   run([BUN, "scripts/build.ts"]);
 }

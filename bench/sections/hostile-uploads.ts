@@ -4,7 +4,7 @@
  * sends GET /healthz one at a time on one keep-alive connection, 10 ms apart, and times each answer. A
  * blocked event loop (a synchronous parse of a huge manifest, an inflate on the main thread) delays them
  * all; the OS alone delays a lone request now and then on a shared machine, hence a percentile.
- * test/binary/bundle-memory.test.ts checks what does not depend on speed: the memory bounds, and that every
+ * test/binary/bundle-memory.slow.test.ts checks what does not depend on speed: the memory bounds, and that every
  * probe is answered.
  */
 import { writeFileSync } from "node:fs";

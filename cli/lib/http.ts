@@ -11,7 +11,7 @@ import {
   createApiClient,
   unwrap,
 } from "../../client";
-import { API_PREFIX, CONTROL_PREFIX, DEPLOY_LIMITS_PREFIX, parseClientEnv } from "../../src/config";
+import { API_PREFIX, CONTROL_PREFIX, parseClientEnv } from "../../src/config";
 import { err } from "../output";
 import { describeForeign, recordRefusal } from "./api-error";
 import { UsageError } from "./runner";
@@ -31,26 +31,8 @@ export interface Endpoints {
   baseUrl: string;
   /** …/_emulator */
   adminUrl: string;
-  /** The limits path the spec gives the deploy tool: …/v1/developer/extensions/{id}/limits */
-  limitsUrl(extensionId: string): string;
   /** What to say when nothing answers there, if more is known than "is the emulator running?". */
   unreachableHint?: string;
-}
-
-/** From a developer API base URL, which must end in /developer/v1 (spec §1). */
-export function endpointsFromBaseUrl(baseUrl: string): Endpoints {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new UsageError(`target "${baseUrl}" is not a URL (expected e.g. http://127.0.0.1:4780${API_PREFIX})`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:")
-    throw new UsageError(`target "${baseUrl}" must be an http or https URL`);
-  const path = url.pathname.replace(/\/+$/, "");
-  if (!path.endsWith(API_PREFIX)) throw new UsageError(`target "${baseUrl}" must end in ${API_PREFIX}`);
-  const root = url.origin + path.slice(0, -API_PREFIX.length);
-  return endpoints(root);
 }
 
 /** From any of: the server root, the API base (…/developer/v1) or the control plane (…/_emulator). */
@@ -71,7 +53,6 @@ function endpoints(root: string): Endpoints {
     root,
     baseUrl: root + API_PREFIX,
     adminUrl: root + CONTROL_PREFIX,
-    limitsUrl: (id) => `${root}${DEPLOY_LIMITS_PREFIX}/extensions/${encodeURIComponent(id)}/limits`,
   };
 }
 

@@ -1,7 +1,6 @@
 /**
  * A number that moves whenever the database may have changed, for caches of what was read from it (the
- * serialized extension list); a second one, which the writes marked as leaving keys and accounts alone do
- * not move, for the principal behind an API key (`credentialsGeneration`, src/db/database.ts).
+ * serialized extension list, the principal behind an API key).
  *
  * The server is the only writer of its database: the data directory's lock admits one server, and
  * `ext seed --data-dir` beside it goes through that server's control plane (cli/commands/seed.ts). So every

@@ -1,6 +1,6 @@
 /**
- * Answers computed from the database, kept until its generation moves (src/db/generation.ts: any commit, by
- * this server or another process). A GET-heavy test suite then pays for a query and its mapping once per
+ * Answers computed from the database, kept until its generation moves (src/db/generation.ts: any commit; the
+ * server is its database's only writer). A GET-heavy test suite then pays for a query and its mapping once per
  * change, not once per request, and no service has to remember to invalidate anything. What a computation
  * throws (a 404) is not kept. Bounded: past `max` keys the cache starts over, so keys a client invents
  * cannot grow memory. Values are shared between requests: callers never mutate them.

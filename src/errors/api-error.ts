@@ -16,12 +16,7 @@ export class ApiError extends Error {
     /** Extra response headers (Retry-After, WWW-Authenticate, Allow). */
     readonly headers?: Record<string, string>,
   ) {
-    // No stack trace: an ApiError is an answer to the client, never logged with one, and capturing it is
-    // the largest part of constructing the error.
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
     super(message);
-    Error.stackTraceLimit = limit;
   }
 
   toBody() {

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { JSON_BODY_ERRORS } from "../errors/codes";
 import { apiAuth } from "../http/auth";
-import { apiResponses, jsonResponses, NoContent, noContent } from "../http/responses";
+import { apiResponses, jsonResponse, NoContent, noContent } from "../http/responses";
 import {
   CreateExtensionBody,
   Extension,
@@ -15,14 +15,12 @@ import type { ExtensionService } from "./service";
 const tags = ["Extensions"];
 
 export function extensionRoutes(extensions: ExtensionService) {
-  const listResponse = jsonResponses();
   return (
     new Elysia({ prefix: "/extensions" })
       .use(apiAuth)
       // The hot path: the body comes serialized from the service's cache (its shape is the ExtensionList schema below,
-      // built from the same prepared query as `list`), the response cloned from one built per body; Elysia still
-      // merges the rate-limit headers into it.
-      .get("", ({ principal }) => listResponse(principal.accountId, extensions.listJson(principal.accountId)), {
+      // built from the same prepared query as `list`); Elysia still merges the rate-limit headers into it.
+      .get("", ({ principal }) => jsonResponse(extensions.listJson(principal.accountId)), {
         auth: "extensions:read",
         response: apiResponses({ 200: ExtensionList }),
         detail: {

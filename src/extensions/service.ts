@@ -208,13 +208,8 @@ export function createExtensionService(deps: {
   }
 
   // The routes' write transactions, made once (db.writer); the answer is read inside, so the write and its
-  // read-back share one transaction. They write extension rows only, so keys already authenticated stay
-  // remembered across them.
-  const onlyExtensions = { credentialsUntouched: true } as const;
-  const createTx = db.writer(
-    (accountId: string, input: CreateExtensionInput) => insert(accountId, input),
-    onlyExtensions,
-  );
+  // read-back share one transaction.
+  const createTx = db.writer((accountId: string, input: CreateExtensionInput) => insert(accountId, input));
   const updateTx = db.writer((accountId: string, id: string, patch: UpdateExtensionInput): Extension => {
     // The row and its install count in one statement: a PATCH changes neither the count nor who owns the row.
     const found = ownedWithCountStmt.get({ id, accountId });
@@ -237,7 +232,7 @@ export function createExtensionService(deps: {
     markListedStmt.run({ id, now: updatedAt });
     // listed_at is not part of the answer, so the row is complete without reading it back.
     return toFull(row, found.installCount);
-  }, onlyExtensions);
+  });
 
   return {
     findOwned,

@@ -46,22 +46,5 @@ export function apiResponses<S extends Record<number, TSchema>>(success: S, ...c
 
 const JSON_HEADERS = { "content-type": "application/json;charset=utf-8" };
 
-/** Distinct keys kept by a `JsonResponses`; past it, it starts over (keys come from authenticated accounts). */
-const JSON_RESPONSES_MAX = 256;
-
-/**
- * 200 responses of an already serialized JSON body, one per key (an account's list, say), each a clone of a
- * Response built once per body: the clone shares the encoded bytes, where a Response built from the text
- * would encode it again for every request. A new body text for the key (the data changed) builds a new one.
- */
-export function jsonResponses(): (key: string, body: string) => Response {
-  const templates = new Map<string, { body: string; response: Response }>();
-  return (key, body) => {
-    let entry = templates.get(key);
-    if (entry?.body !== body) {
-      if (!entry && templates.size >= JSON_RESPONSES_MAX) templates.clear();
-      templates.set(key, (entry = { body, response: new Response(body, { headers: JSON_HEADERS }) }));
-    }
-    return entry.response.clone() as Response;
-  };
-}
+/** A 200 of an already serialized JSON body (the extension list, serialized by its service's cache). */
+export const jsonResponse = (body: string) => new Response(body, { headers: JSON_HEADERS });

@@ -70,7 +70,6 @@ export function createSecretService(deps: {
       insertStmt.run(values);
       return { created: true };
     },
-    { credentialsUntouched: true },
   );
 
   return {

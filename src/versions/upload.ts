@@ -26,7 +26,8 @@ const MAX_FIELD_BYTES = 64 * 1024;
  * The upload asks for an (asynchronous) garbage collection every this many bundle bytes. Each chunk of the
  * body, of gunzip's output and of the tar reader is a fresh buffer, dead once hashed, written and inspected;
  * left alone the collector lets tens of MB of them pile up first, so the upload's peak memory would depend on
- * when it happens to run rather than on the buffers the pipeline actually holds.
+ * when it happens to run rather than on the buffers the pipeline actually holds. It pays: a 49.9 MB upload's
+ * peak RSS growth is ~10 MB lower with it (bench/results/tricks.md).
  */
 const COLLECT_EVERY_BYTES = 2 * 1024 * 1024;
 

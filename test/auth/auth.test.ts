@@ -62,7 +62,7 @@ describe("GET /extensions (authentication)", () => {
   });
 
   // Direct writes below go through `db.write`, the write helper every service uses: what moves the read caches.
-  // Another process writes through the server (test/binary/seed-beside-server.test.ts).
+  // Another process writes through the server (test/binary/seed-beside-server.slow.test.ts).
   test("a key refused as unknown works at its next request once it exists", async () => {
     const key = "ext_test_key_created_later_here_012345";
     // Twice: the second refusal is answered from the server's memory of the unknown key.
@@ -92,7 +92,7 @@ describe("GET /extensions (authentication)", () => {
     const { db } = emu.runtime;
     const keyed = createKeyHasher(readFileSync(join(emu.dataDir, "secrets.key")));
     let hashed = 0;
-    const auth = createAuthService(db, db.credentialsGeneration, {
+    const auth = createAuthService(db, db.generation, {
       ...keyed,
       hash: (plaintext) => (hashed++, keyed.hash(plaintext)),
     });

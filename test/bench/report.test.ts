@@ -73,6 +73,7 @@ describe("bench targets (bench/lib/report.ts)", () => {
     const checks = checkTargets(results({}), SECTIONS);
     expect(checks.map((t) => t.met).every((m) => m === null)).toBe(true);
     expect(checks.map((t) => t.id).sort()).toEqual([
+      "cold_api_vs_floor",
       "cold_start",
       "cold_vs_floor",
       "get_ratio",
@@ -149,6 +150,28 @@ describe("bench targets (bench/lib/report.ts)", () => {
     expect(target(results({ cold: cold(30, 30) }), "cold_vs_floor")?.met).toBe(true);
     expect(target(results({ cold: cold(30, 31) }), "cold_vs_floor")?.met).toBe(false);
     expect(target(results({ cold: cold(31, 20) }), "cold_vs_floor")?.met).toBe(false);
+  });
+
+  test("cold start to the first authenticated API answer: ≤ 10× the floor's median", () => {
+    const summary = (median: number) => ({ n: 20, median, p95: median, min: median, max: median });
+    const cold = (api: number) => ({
+      rows: [
+        { target: "ext (compiled), empty data dir", summary: summary(30) },
+        {
+          target: "ext (compiled), demo fixture, to the first authenticated API answer (GET /developer/v1/extensions)",
+          summary: summary(api),
+        },
+        {
+          target:
+            "floor: the smallest compiled Bun.serve (bun build --compile --bytecode), alternating with each ext row",
+          summary: summary(10),
+        },
+      ],
+      trace: [],
+    });
+    expect(target(results({ cold: cold(100) }), "cold_api_vs_floor")).toMatchObject({ met: true });
+    expect(target(results({ cold: cold(101) }), "cold_api_vs_floor")).toMatchObject({ met: false });
+    expect(target(results({ cold: { rows: [], trace: [] } }), "cold_api_vs_floor")?.met).toBeNull();
   });
 
   test("cold start is judged on the emulator with an empty data dir, not on the fixture or Prism", () => {
@@ -240,6 +263,7 @@ describe("bench gap texts (bench/results/gaps.md, read by bench/lib/gaps.ts)", (
       "reset_node",
       "node_start",
       "cold_vs_floor",
+      "cold_api_vs_floor",
       "write_ratio",
     ])
       expect(explainGap(id, r)).not.toBe("No explanation recorded for this target.");

@@ -1,41 +1,34 @@
 /**
- * The compiled `ext`, run the way a user runs it: built once per test file into a temp directory (so
- * parallel runs never share or half-overwrite one), run from a directory with no node_modules, with an
- * environment holding nothing of ours but PATH and HOME.
+ * The compiled `ext`, run the way a user runs it: built once per test run (and reused by later runs while the
+ * sources are unchanged: ./binary-cache.ts), run from a directory with no node_modules, with an environment
+ * holding nothing of ours but PATH and HOME.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { cleanEnv } from "../helpers/clean-env";
-
-const ROOT = resolve(import.meta.dir, "../..");
-const BUN = join(ROOT, "node_modules/.bin/bun");
+import { sharedBinary } from "./binary-cache";
 
 export interface Built {
+  /** The shared binary: run it, copy it, never write beside it. */
   bin: string;
-  /** A temp working directory with no node_modules above it that matters. */
+  /** This caller's own temp working directory, with no node_modules above it that matters. */
   work: string;
+  /** Removes `work` (the binary stays for the other test files). */
   cleanup(): void;
 }
 
 /**
- * How long a test file's beforeAll may take to build its binary: about a second on a quiet machine, but a
- * 120 MB write on a busy 2-core CI machine can pass bun's 5 s default for hooks.
+ * How long a test file's beforeAll may take to get the binary: about a second when another file built it, a
+ * few seconds for the first build on a quiet machine, but a 120 MB write on a busy 2-core CI machine can pass
+ * bun's 5 s default for hooks.
  */
 export const BUILD_TIMEOUT_MS = 60_000;
 
 export function buildBinary(): Built {
-  const dir = mkdtempSync(join(tmpdir(), "ext-bin-"));
-  const bin = join(dir, "bin", "ext");
-  const proc = Bun.spawnSync([BUN, "scripts/build.ts", "--outfile", bin], {
-    cwd: ROOT,
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  if (proc.exitCode !== 0 || !existsSync(bin)) throw new Error(`build failed: ${proc.stderr.toString()}`);
-  const work = join(dir, "work");
-  Bun.spawnSync(["mkdir", "-p", work]);
-  return { bin, work, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  const bin = sharedBinary(BUILD_TIMEOUT_MS);
+  const work = mkdtempSync(join(tmpdir(), "ext-bin-work-"));
+  return { bin, work, cleanup: () => rmSync(work, { recursive: true, force: true }) };
 }
 
 // Shared with the server subprocess of the memory and crash tests; re-exported for this folder's tests.

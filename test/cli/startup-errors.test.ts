@@ -1,4 +1,4 @@
-/** Start-up failures translated from the error thrown (the data dir check is covered from the binary in test/binary/errors.test.ts). */
+/** Start-up failures translated from the error thrown (the data dir check is covered from the binary in test/binary/errors.slow.test.ts). */
 import { expect, test } from "bun:test";
 import { describeStartupError } from "../../cli/lib/startup-errors";
 import { parseServerConfig } from "../../src/config";

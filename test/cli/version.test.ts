@@ -1,4 +1,4 @@
-/** `ext --version` from source: the commit comes from git (the compiled binary's is baked in: test/binary/commands.test.ts). */
+/** `ext --version` from source: the commit comes from git (the compiled binary's is baked in: test/binary/commands.slow.test.ts). */
 import { expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -53,12 +53,3 @@ test("no SQLite file mapped into memory, and no server code that touches SQLite'
   // The CLI's start-up check may test that the data directory's files can be written, before SQLite opens them.
   expect(offenders(/-shm\b/, ["cli/lib/startup-errors.ts"])).toEqual([]);
 });
-
-test("only the audited hot writers promise to leave keys and accounts alone (credentialsUntouched)", () => {
-  // Such a writer keeps authenticated keys remembered across its commit (src/db/database.ts): each use is a
-  // transaction read to write no api_keys or accounts row, not even through a cascade. A new one is added here
-  // on purpose, after the same reading.
-  const promise = /credentialsUntouched\s*:\s*true/;
-  const users = files.filter((f) => f !== "src/db/database.ts" && promise.test(readFileSync(join(ROOT, f), "utf8")));
-  expect(users.sort()).toEqual(["src/extensions/service.ts", "src/secrets/service.ts"]);
-});

@@ -73,47 +73,6 @@ for (const mode of ["file", "memory"] as const) {
       expect(db.generation.current()).toBe(before + 1);
       expect(accountCount(db)).toBe(2);
     });
-    test("the credentials generation moves with every write but a writer marked as leaving credentials alone", () => {
-      const credentials = () => db.credentialsGeneration.current();
-      const marked = db.writer((id: string) => insertAccount(db, id), { credentialsUntouched: true });
-      const unmarked = db.writer((id: string) => insertAccount(db, id));
-      let c = credentials();
-      marked("acc_marked");
-      expect(credentials()).toBe(c);
-      unmarked("acc_unmarked");
-      expect(credentials()).not.toBe(c);
-      c = credentials();
-      db.write((tx) => insertAccount(tx, "acc_write"));
-      expect(credentials()).not.toBe(c);
-      // The read caches' generation moves either way.
-      const g = db.generation.current();
-      marked("acc_marked_2");
-      expect(db.generation.current()).not.toBe(g);
-    });
-
-    test("a transaction moves the credentials generation if any write in it may, nested or outer, even rolled back", () => {
-      const credentials = () => db.credentialsGeneration.current();
-      const marked = db.writer((inner: () => void) => inner(), { credentialsUntouched: true });
-      let c = credentials();
-      marked(() => db.write((tx) => insertAccount(tx, "acc_inner")));
-      expect(credentials()).not.toBe(c);
-      c = credentials();
-      db.write(() => marked(() => insertAccount(db, "acc_outer")));
-      expect(credentials()).not.toBe(c);
-      c = credentials();
-      expect(() =>
-        marked(() =>
-          db.write(() => {
-            throw new Error("roll back");
-          }),
-        ),
-      ).toThrow("roll back");
-      expect(credentials()).not.toBe(c);
-      // And the flag does not leak into the next transaction.
-      c = credentials();
-      marked(() => insertAccount(db, "acc_after"));
-      expect(credentials()).toBe(c);
-    });
   });
 }
 

@@ -218,7 +218,7 @@ describe("GET /extensions", () => {
     await emu.api("PATCH", `/extensions/${ext.id}`, { json: { visibility: "unlisted" } });
     expect((await named()).visibility).toBe("unlisted");
     // …and one that bypasses the extension service (as review and installs do), through the write helper every
-    // service uses. Another process writes through the server (test/binary/seed-beside-server.test.ts).
+    // service uses. Another process writes through the server (test/binary/seed-beside-server.slow.test.ts).
     const { db } = emu.runtime;
     db.write(() => db.$client.prepare("UPDATE extensions SET status = 'approved' WHERE id = ?").run(ext.id));
     expect((await named()).status).toBe("approved");

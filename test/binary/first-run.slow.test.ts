@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readUntil } from "../helpers/read-until";
-import { alive, BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, run } from "./helpers";
+import { BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, run } from "./helpers";
 
 let built: Built;
 beforeAll(() => {
@@ -164,7 +164,9 @@ describe("a bare `ext serve` on a new folder, then commands with no flags in the
     }
   });
 
-  test("a server that stopped removes its server.json; a stale one (dead pid) is not used", async () => {
+  test("a server that stopped removes its server.json", async () => {
+    // A stale file (dead pid) is then not used, and no port is guessed instead (also
+    // test/cli/stale-server-file.test.ts, on the resolution itself).
     const dir = mkdtempSync(join(built.work, "stale-"));
     const s = await serveIn(dir);
     const file = join(dir, ".ext-data", "server.json");

@@ -1,7 +1,7 @@
 /**
  * The hostile-archive corpus (scripts/lib/hostile-corpus.ts) through the inspector: every case refused with
- * its reason at its path, every real-world shape accepted. Over a real socket: test/versions/hostile-upload.test.ts;
- * against GNU tar and tarfile: test/bundles/differential.test.ts.
+ * its reason at its path, every real-world shape accepted. Over a real socket: test/versions/hostile-upload.slow.test.ts;
+ * against GNU tar and tarfile: test/bundles/differential.slow.test.ts.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";

@@ -1,2 +1,0 @@
-id=$(ext extensions create --name "Limited" --json | sed -E 's/.*"id":"([^"]+)".*/\\1/')
-ext limits show --extension "$id"
