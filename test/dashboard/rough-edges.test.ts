@@ -133,6 +133,7 @@ describe.skipIf(!enabled)("dashboard rough edges (Chromium, in-process emulator)
       await page.getByRole("button", { name: "Load fixture" }).click();
       await until("the long list", async () => (await note.locator("li").count()) === 101);
       expect(await note.locator("li").last().textContent()).toContain("only the first 100");
+      await textOf(note, /100\+ problems:/);
     },
     STEP_TIMEOUT_MS,
   );

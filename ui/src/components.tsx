@@ -23,10 +23,14 @@ export function Status({ message }: { message: ActionMessage | null }) {
 /** A refusal's problems as a list: the first few, then the rest behind a disclosure. */
 function Problems({ lines }: { lines: string[] }) {
   const item = (line: string, i: number) => <li key={i}>{line}</li>;
+  // A closing "…and more" line (the server's, or ours past the bound) is not a problem of its own.
+  const more = lines.at(-1)?.startsWith("…") ?? false;
+  const counted = more ? lines.length - 1 : lines.length;
   return (
     <>
       <p>
-        {lines.length} problem{lines.length === 1 ? "" : "s"}:
+        {counted}
+        {more ? "+" : ""} problem{counted === 1 && !more ? "" : "s"}:
       </p>
       <ul class="problems" data-testid="problems">
         {lines.slice(0, PROBLEMS_OPEN).map(item)}
