@@ -53,7 +53,8 @@ export class ApiCallError extends Error {
   }
 }
 
-const MAX_DETAILS = 100;
+/** A bound on what is kept of any answer: this server's first 100 problems and its closing "…and more" line. */
+const MAX_DETAILS = 101;
 
 /** An ApiCallError from a refused response and its (already parsed) body, whatever that body is. */
 export function apiCallError(response: Response, body: unknown): ApiCallError {

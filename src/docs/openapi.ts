@@ -15,10 +15,10 @@ import { ScalarRender } from "@elysiajs/openapi/scalar";
 import { Elysia } from "elysia";
 import pkg from "../../package.json" with { type: "json" };
 import { API_PREFIX, DEFAULT_HOST, DEFAULT_PORT, urlHost } from "../config";
+import { DOCS_PATH, withPageExtras } from "./page-extras";
 import { postProcessDocument } from "./post-process";
 
 export const OPENAPI_PATH = "/openapi.json";
-export const DOCS_PATH = "/docs";
 const OPENAPI_VERSION = "3.1.2";
 
 /**
@@ -106,9 +106,10 @@ export function pluginDocument(paths: object, schemas: object | undefined) {
 }
 
 /** The Scalar page, offline: no fonts from a CDN, no telemetry, none of Scalar's cloud features (AI agent,
- * MCP generator, deploy/share toolbar), which need its servers. */
+ * MCP generator, deploy/share toolbar), which need its servers; plus a loading note and the key handoff
+ * (src/docs/page-extras.ts). */
 function docsPage(): string {
-  return ScalarRender(
+  const page = ScalarRender(
     documentation.info as never,
     {
       url: OPENAPI_PATH.slice(1),
@@ -123,6 +124,7 @@ function docsPage(): string {
       _integration: "elysiajs",
     } as never,
   );
+  return withPageExtras(page, `${DOCS_PATH}/scalar.js`);
 }
 
 /**

@@ -800,7 +800,7 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
             });
             const shot =
               scheme === "light"
-                ? viewport === DESKTOP || p.name === "overview" || p.name === "extension"
+                ? viewport === DESKTOP || p.name === "overview" || p.name === "extension" || p.name === "admin"
                 : viewport === DESKTOP && DARK_SHOTS.includes(p.name);
             if (shot)
               await page.screenshot({

@@ -15,6 +15,7 @@ import {
   readEvents,
   unwrap,
 } from "../../client";
+import { DOCS_KEY_STORAGE } from "../../src/docs/page-extras";
 
 export type {
   Account,
@@ -74,23 +75,43 @@ export async function admin<D>(call: (client: AdminClient) => Promise<CallResult
   return unwrap(await call(control));
 }
 
-const dashboardKeys = new Map<string, Promise<ApiClient>>();
+const dashboardKeys = new Map<string, Promise<{ key: string; client: ApiClient }>>();
 
 /**
- * A developer-API client holding the account's dashboard key, fetched once per page load (and again if it stops
- * working). It names itself (`X-Ext-Client: dashboard`), so the Requests page can tell its calls from the CLI's,
- * which acts with the same key.
+ * The account's dashboard key and a developer-API client holding it, fetched once per page load (and again if
+ * it stops working). The client names itself (`X-Ext-Client: dashboard`), so the Requests page can tell its
+ * calls from the CLI's, which acts with the same key.
  */
-function clientOf(accountId: string): Promise<ApiClient> {
-  let client = dashboardKeys.get(accountId);
-  if (!client) {
-    client = admin((c) =>
+function dashboardKeyOf(accountId: string): Promise<{ key: string; client: ApiClient }> {
+  let entry = dashboardKeys.get(accountId);
+  if (!entry) {
+    entry = admin((c) =>
       c.POST("/_emulator/accounts/{accountId}/dashboard-key", { params: { path: { accountId } } }),
-    ).then((r) => createApiClient({ baseUrl: "", apiKey: r.plaintext, clientName: "dashboard" }));
-    client.catch(() => dashboardKeys.delete(accountId));
-    dashboardKeys.set(accountId, client);
+    ).then((r) => ({
+      key: r.plaintext,
+      client: createApiClient({ baseUrl: "", apiKey: r.plaintext, clientName: "dashboard" }),
+    }));
+    entry.catch(() => dashboardKeys.delete(accountId));
+    dashboardKeys.set(accountId, entry);
   }
-  return client;
+  return entry;
+}
+
+const clientOf = (accountId: string) => dashboardKeyOf(accountId).then((e) => e.client);
+
+/**
+ * Before this tab goes to /docs: the account's dashboard key, for the reference's "try it", in this tab's
+ * sessionStorage (src/docs/page-extras.ts reads it; the docs page's policy keeps it on this origin). Without
+ * an account, or if the key cannot be had, any earlier one is removed and /docs opens with none.
+ */
+export async function handKeyToDocs(accountId: string): Promise<void> {
+  sessionStorage.removeItem(DOCS_KEY_STORAGE);
+  if (!accountId) return;
+  const key = await dashboardKeyOf(accountId).then(
+    (e) => e.key,
+    () => null,
+  );
+  if (key) sessionStorage.setItem(DOCS_KEY_STORAGE, key);
 }
 
 /** A developer-API call as `accountId`. */

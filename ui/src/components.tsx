@@ -1,17 +1,47 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { describeError } from "./errors";
-import type { Loaded } from "./hooks";
+import type { ActionMessage, Loaded } from "./hooks";
 
-export function Status({ message }: { message: { kind: "ok" | "error"; text: string } | null }) {
+/** How many of a refusal's problems show at once; the rest are one click away. */
+const PROBLEMS_OPEN = 10;
+
+export function Status({ message }: { message: ActionMessage | null }) {
+  const details = message?.details ?? [];
   return (
     <div class="status-region" role="status" aria-live="polite">
       {message && (
         <div class={message.kind === "ok" ? "note ok" : "note error"}>
           <p>{message.text}</p>
+          {details.length > 0 && <Problems lines={details} />}
         </div>
       )}
     </div>
+  );
+}
+
+/** A refusal's problems as a list: the first few, then the rest behind a disclosure. */
+function Problems({ lines }: { lines: string[] }) {
+  const item = (line: string, i: number) => <li key={i}>{line}</li>;
+  // A closing "…and more" line (the server's, or ours past the bound) is not a problem of its own.
+  const more = lines.at(-1)?.startsWith("…") ?? false;
+  const counted = more ? lines.length - 1 : lines.length;
+  return (
+    <>
+      <p>
+        {counted}
+        {more ? "+" : ""} problem{counted === 1 && !more ? "" : "s"}:
+      </p>
+      <ul class="problems" data-testid="problems">
+        {lines.slice(0, PROBLEMS_OPEN).map(item)}
+      </ul>
+      {lines.length > PROBLEMS_OPEN && (
+        <details class="problems-more">
+          <summary>The other {lines.length - PROBLEMS_OPEN}</summary>
+          <ul class="problems">{lines.slice(PROBLEMS_OPEN).map((l, i) => item(l, i + PROBLEMS_OPEN))}</ul>
+        </details>
+      )}
+    </>
   );
 }
 
@@ -40,10 +70,14 @@ export function Loading<T>({ state, children }: { state: Loaded<T>; children: (d
   return <>{children(state.data)}</>;
 }
 
-/** A table that scrolls sideways on a narrow screen; focusable so the keyboard can scroll it. */
-export function TableWrap({ label, children }: { label: string; children: ComponentChildren }) {
+/**
+ * A table that scrolls sideways on a narrow screen; focusable so the keyboard can scroll it. `stack`: a table
+ * with actions in its rows turns each row into a card on a narrow screen instead, each cell under its
+ * heading (the cell's `data-label`), so no button sits off-screen.
+ */
+export function TableWrap({ label, stack, children }: { label: string; stack?: boolean; children: ComponentChildren }) {
   return (
-    <div class="table-wrap" role="region" aria-label={label} tabIndex={0}>
+    <div class={stack ? "table-wrap stack" : "table-wrap"} role="region" aria-label={label} tabIndex={0}>
       <table>{children}</table>
     </div>
   );

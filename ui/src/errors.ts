@@ -19,3 +19,25 @@ function humanMessage(e: ApiCallError): string {
   const fields = [...new Set(e.details.map((d) => d.field).filter((f): f is string => typeof f === "string"))];
   return fields.length > 0 ? `the API refused the value of ${fields.join(", ")}.` : "the API refused the values sent.";
 }
+
+/**
+ * How many of a refusal's details a page lists, and how long one line may be: above what this server sends
+ * (its first 100 problems and a line saying there are more), a bound should any answer hold more.
+ */
+export const DETAILS_SHOWN = 200;
+const DETAIL_CHARS = 300;
+
+/**
+ * Each problem of a refusal that names several (a fixture's every bad field, as `ext seed` lists them), one
+ * line each: `accounts[0].name: …`. None for a refusal with one problem, which its message already says.
+ */
+export function errorDetails(e: unknown): string[] {
+  if (!(e instanceof ApiCallError) || e.details.length < 2) return [];
+  const lines = e.details.slice(0, DETAILS_SHOWN).map((d) => {
+    const where = d.path ?? d.field;
+    const line = `${typeof where === "string" && where ? `${where}: ` : ""}${d.message}`;
+    return line.length > DETAIL_CHARS ? `${line.slice(0, DETAIL_CHARS)}…` : line;
+  });
+  const rest = e.details.length - lines.length;
+  return rest > 0 ? [...lines, `…and ${rest} more`] : lines;
+}

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import type { ApiCallError } from "./api";
-import { describeError } from "./errors";
+import { describeError, errorDetails } from "./errors";
 import { checkFields, type FieldInput } from "./field-rules";
 
 export interface Loaded<T> {
@@ -28,24 +28,37 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
   return { data: state.data, error: state.error, loading: state.loading, reload };
 }
 
-/** An action's outcome, for the live region: what happened, or the API's refusal (code and message, once). */
-export function useAction() {
-  const [message, setMessage] = useState<{ kind: "ok" | "error"; text: string } | null>(null);
+export interface ActionMessage {
+  kind: "ok" | "error";
+  text: string;
+  /** A refusal's problems, one line each, when it names several (see errorDetails). */
+  details?: string[];
+}
+
+/**
+ * An action's outcome, for the live region: what happened, or the API's refusal (code and message, once).
+ * `listDetails`: a refusal that names several problems lists them all (a fixture's), not only the first.
+ */
+export function useAction({ listDetails = false } = {}) {
+  const [message, setMessage] = useState<ActionMessage | null>(null);
   const [busy, setBusy] = useState(false);
-  const run = useCallback(async (work: () => Promise<unknown>, done?: string) => {
-    setBusy(true);
-    setMessage(null);
-    try {
-      await work();
-      if (done) setMessage({ kind: "ok", text: done });
-      return true;
-    } catch (e) {
-      setMessage({ kind: "error", text: describeError(e) });
-      return false;
-    } finally {
-      setBusy(false);
-    }
-  }, []);
+  const run = useCallback(
+    async (work: () => Promise<unknown>, done?: string) => {
+      setBusy(true);
+      setMessage(null);
+      try {
+        await work();
+        if (done) setMessage({ kind: "ok", text: done });
+        return true;
+      } catch (e) {
+        setMessage({ kind: "error", text: describeError(e), ...(listDetails ? { details: errorDetails(e) } : {}) });
+        return false;
+      } finally {
+        setBusy(false);
+      }
+    },
+    [listDetails],
+  );
   /** A problem found before sending (a form's own check): shown like a refusal, no request made. */
   const refuse = useCallback((text: string) => setMessage({ kind: "error", text }), []);
   /** A success whose words depend on the answer (set from inside `run`'s work). */

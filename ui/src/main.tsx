@@ -1,6 +1,7 @@
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { admin, adminToken, forgetDashboardKeys, onTokenNeeded } from "./api";
+import { DOCS_PATH } from "../../src/docs/page-extras";
+import { admin, adminToken, forgetDashboardKeys, handKeyToDocs, onTokenNeeded } from "./api";
 import { FieldError, invalidProps, Status } from "./components";
 import { checkField } from "./field-rules";
 import { useAction, useLoad } from "./hooks";
@@ -89,6 +90,25 @@ function TokenPrompt({ onDone }: { onDone: () => void }) {
   );
 }
 
+/**
+ * The API reference (/docs, served by the emulator), in this tab: the account's dashboard key goes with it
+ * (sessionStorage) and fills in its "try it". A new tab or window opens it without the key.
+ */
+function DocsLink({ account }: { account: string }) {
+  return (
+    <a
+      href={DOCS_PATH}
+      onClick={(e) => {
+        if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
+        e.preventDefault();
+        void handKeyToDocs(account).finally(() => location.assign(DOCS_PATH));
+      }}
+    >
+      API reference
+    </a>
+  );
+}
+
 function App() {
   const route = useRoute();
   const [needToken, setNeedToken] = useState(false);
@@ -142,6 +162,9 @@ function App() {
                 </a>
               </li>
             ))}
+            <li>
+              <DocsLink account={current} />
+            </li>
           </ul>
         </nav>
         <div class="account-picker">

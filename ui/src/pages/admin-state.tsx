@@ -179,8 +179,9 @@ function LoadSection({ refreshAccounts }: Pick<PageProps, "refreshAccounts">) {
   const [fixture, setFixture] = useState("");
   const [problems, setProblems] = useState<{ file?: string; text?: string }>({});
   // One answer per form, shown by the form that asked: a file's refusal is not read under the paste box.
-  const fileAction = useAction();
-  const textAction = useAction();
+  // A refused fixture lists every problem, as `ext seed` does, not only the first.
+  const fileAction = useAction({ listDetails: true });
+  const textAction = useAction({ listDetails: true });
   const busy = fileAction.busy || textAction.busy;
   const loaded = (action: ReturnType<typeof useAction>, what: string, report: SeedReport) => {
     refreshAccounts();

@@ -300,24 +300,24 @@ export function FaultsPanel() {
           items.length === 0 ? (
             <p>No fault rules.</p>
           ) : (
-            <TableWrap label="Fault rules">
+            <TableWrap label="Fault rules" stack>
               <TableHead columns={["Rule", "Effect", "Fired"]} hidden="Actions" />
               <tbody>
                 {items.map((f) => (
                   <tr key={f.id}>
-                    <td>
+                    <td data-label="Rule">
                       {f.method ?? "any"} <code>{f.path}</code>
                     </td>
-                    <td>
+                    <td data-label="Effect">
                       {f.status !== null ? `${f.status} ${f.code ?? ""}` : "latency only"}
                       {f.latencyMs > 0 ? ` after ${f.latencyMs} ms` : ""}
                       {f.probability < 1 ? `, p=${f.probability}` : ""}
                     </td>
-                    <td>
+                    <td data-label="Fired">
                       {f.fired}
                       {f.times !== null ? ` of ${f.times}` : ""}
                     </td>
-                    <td>
+                    <td class="actions">
                       <button
                         type="button"
                         class="danger small"

@@ -66,27 +66,27 @@ function ReviewQueue() {
           items.length === 0 ? (
             <p>No version is waiting for review.</p>
           ) : (
-            <TableWrap label="Pending versions">
+            <TableWrap label="Pending versions" stack>
               <TableHead columns={["Extension", "Version", "Bundle", "Submitted", "Decision"]} />
               <tbody>
                 {items.map((v) => (
                   <tr key={v.versionId} data-queue-version={v.version}>
-                    <td>
+                    <td data-label="Extension">
                       {v.extensionName}
                       <div class="muted small">
                         <code>{v.extensionId}</code> · {v.accountId}
                       </div>
                     </td>
-                    <td>
+                    <td data-label="Version">
                       <a href={href("extensions", v.extensionId, "versions", v.versionId)}>{v.version}</a>
                       <div class="small">{v.changelog}</div>
                     </td>
-                    <td>
+                    <td data-label="Bundle">
                       {bytes(v.bundleSizeBytes)} · {v.soundCount} sounds
                       {v.warnings.length > 0 && <div class="small">{v.warnings.length} warnings</div>}
                     </td>
-                    <td>{when(v.submittedAt)}</td>
-                    <td>
+                    <td data-label="Submitted">{when(v.submittedAt)}</td>
+                    <td class="actions">
                       <button
                         type="button"
                         aria-label={`Approve ${v.extensionName} ${v.version}`}
@@ -242,20 +242,20 @@ function ExtensionStatus({ account }: PageProps) {
           items.length === 0 ? (
             <p>No extensions on this account.</p>
           ) : (
-            <TableWrap label="Extension status">
+            <TableWrap label="Extension status" stack>
               <TableHead columns={["Extension", "Status", "Admin"]} />
               <tbody>
                 {items.map((e) => {
                   const disabled = e.status === "disabled";
                   return (
                     <tr key={e.id}>
-                      <td>
+                      <td data-label="Extension">
                         {e.name} <code class="small">{e.id}</code>
                       </td>
-                      <td>
+                      <td data-label="Status">
                         <Badge value={e.status} />
                       </td>
-                      <td>
+                      <td class="actions">
                         <button
                           type="button"
                           class={disabled ? "" : "danger"}

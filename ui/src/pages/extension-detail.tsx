@@ -122,7 +122,7 @@ export function ExtensionDetail(props: PageProps & { extensionId: string }) {
           </nav>
           <p>
             Status <Badge value={d.extension.status} /> · {d.extension.visibility} · current version{" "}
-            <code>{d.extension.currentVersionId ?? "none"}</code>
+            <CurrentVersion extensionId={extensionId} id={d.extension.currentVersionId} versions={d.versions} />
           </p>
           <DetailsForm account={account} extension={d.extension} onSaved={state.reload} />
           <Versions extensionId={extensionId} versions={d.versions} />
@@ -139,6 +139,25 @@ export function ExtensionDetail(props: PageProps & { extensionId: string }) {
         </>
       )}
     </Loading>
+  );
+}
+
+/** The current version by its label ("2.0.0"), linked to its bundle; the id only if the list lacks it. */
+function CurrentVersion({
+  extensionId,
+  id,
+  versions,
+}: {
+  extensionId: string;
+  id: string | null;
+  versions: Version[];
+}) {
+  if (!id) return <span data-testid="current-version">none</span>;
+  const label = versions.find((v) => v.id === id)?.version;
+  return (
+    <a href={href("extensions", extensionId, "versions", id)} data-testid="current-version">
+      {label ?? <code>{id}</code>}
+    </a>
   );
 }
 

@@ -124,23 +124,23 @@ export function KeysPage(props: PageProps) {
         <h2 id="list-h">Keys</h2>
         <Loading state={keys}>
           {(list) => (
-            <TableWrap label="API keys">
+            <TableWrap label="API keys" stack>
               <TableHead columns={["Name", "Prefix", "Scopes", "Created", "Last used", "State"]} hidden="Actions" />
               <tbody>
                 {list.map((k) => (
                   <tr key={k.id}>
-                    <td>
+                    <td data-label="Name">
                       {k.name}
                       {k.name === "dashboard" && <span class="muted"> (used by this dashboard)</span>}
                     </td>
-                    <td>
+                    <td data-label="Prefix">
                       <code>{k.keyPrefix}…</code>
                     </td>
-                    <td>{k.scopes.join(", ")}</td>
-                    <td>{when(k.createdAt)}</td>
-                    <td>{when(k.lastUsedAt)}</td>
-                    <td>{k.revokedAt ? <Badge value="revoked" /> : <Badge value="active" />}</td>
-                    <td>
+                    <td data-label="Scopes">{k.scopes.join(", ")}</td>
+                    <td data-label="Created">{when(k.createdAt)}</td>
+                    <td data-label="Last used">{when(k.lastUsedAt)}</td>
+                    <td data-label="State">{k.revokedAt ? <Badge value="revoked" /> : <Badge value="active" />}</td>
+                    <td class="actions">
                       {!k.revokedAt && (
                         <button
                           type="button"

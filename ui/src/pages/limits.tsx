@@ -420,29 +420,29 @@ export function LimitRequestTable({
 }) {
   if (items.length === 0) return <p>No limit requests.</p>;
   return (
-    <TableWrap label="Limit requests">
+    <TableWrap label="Limit requests" stack>
       <TableHead columns={["Request", "Limits", "Status", "History"]} hidden={actions ? "Decision" : undefined} />
       <tbody>
         {[...items].reverse().map((r) => (
           <tr key={r.id} data-request={r.id}>
-            <td>
+            <td data-label="Request">
               <code>{r.id}</code>
               <div class="muted small">
                 {r.scope === "extension" ? `extension ${r.extensionId}` : `account ${r.accountId}`}
               </div>
               <div class="small">{r.reason}</div>
             </td>
-            <td>
+            <td data-label="Limits">
               {Object.entries(r.limits).map(([k, v]) => (
                 <div key={k}>
                   <code>{k}</code> → {v}
                 </div>
               ))}
             </td>
-            <td data-testid="request-status">
+            <td data-label="Status" data-testid="request-status">
               <Badge value={r.status} />
             </td>
-            <td class="small">
+            <td class="small" data-label="History">
               <div>submitted {when(r.createdAt)}</div>
               {r.decidedAt && (
                 <div>
@@ -451,7 +451,7 @@ export function LimitRequestTable({
                 </div>
               )}
             </td>
-            {actions && <td>{actions(r)}</td>}
+            {actions && <td class="actions">{actions(r)}</td>}
           </tr>
         ))}
       </tbody>

@@ -59,14 +59,14 @@ export function RequestsPage({ accounts, route }: PageProps) {
       ),
     [],
   );
-  const shown = entries.filter(
+  const matching = entries.filter(
     (e) =>
-      !(hideOwn && isOwn(e)) &&
       (!filter.account || e.accountId === filter.account) &&
       (!filter.method || e.method === filter.method) &&
       (!filter.path || e.path.includes(filter.path)) &&
       (!filter.status || String(e.status).startsWith(filter.status)),
   );
+  const shown = hideOwn ? matching.filter((e) => !isOwn(e)) : matching;
   const set = (k: keyof typeof filter) => (e: { currentTarget: { value: string } }) =>
     setFilter({ ...filter, [k]: e.currentTarget.value });
   return (
@@ -79,7 +79,8 @@ export function RequestsPage({ accounts, route }: PageProps) {
         </span>
         . The same stream: <code>ext logs --follow</code>.
       </p>
-      <RequestChart entries={entries} />
+      {/* The chart counts what the table lists: the same filters, the dashboard's own calls hidden alike. */}
+      <RequestChart entries={shown} />
       <form class="grid filters" onSubmit={(e) => e.preventDefault()} aria-label="Filters">
         <label for="fl-account">Account</label>
         <select id="fl-account" value={filter.account} onChange={set("account")}>
@@ -131,9 +132,20 @@ export function RequestsPage({ accounts, route }: PageProps) {
           ))}
         </tbody>
       </TableWrap>
-      {shown.length === 0 && <p class="muted">No request yet{entries.length > 0 ? " matches the filters" : ""}.</p>}
+      {shown.length === 0 && (
+        <p class="muted" data-testid="requests-empty">
+          {emptyNote(entries.length, matching.length)}
+        </p>
+      )}
     </>
   );
+}
+
+/** Why the table is empty: nothing yet, the filters, or only the dashboard's own calls (hidden) match. */
+function emptyNote(all: number, matching: number): string {
+  if (all === 0) return "No request yet.";
+  if (matching === 0) return "No request matches the filters.";
+  return `Only this dashboard's own requests match (${matching}), which are hidden: untick the box above to list them.`;
 }
 
 function Detail({ id, onClose }: { id: number; onClose(): void }) {

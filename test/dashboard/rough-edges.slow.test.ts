@@ -1,0 +1,322 @@
+/**
+ * The dashboard's second-day rough edges, in a real headless Chromium against an in-process emulator: a refused
+ * fixture lists every problem; the Requests chart counts what its table lists; no page scrolls sideways at
+ * 390 px and every action is on the screen; the extension header names its current version by label; the
+ * API reference says it is loading at once, is linked from the dashboard, and its "try it" carries the
+ * dashboard's key. Both sizes and both colour schemes, axe on what changed.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { browserAvailable, describeViolations, launchBrowser, seriousViolations, until } from "../helpers/browser";
+import { bundleDir, createExtension, submitVersion } from "../helpers/bundles";
+import { startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+
+const enabled = browserAvailable();
+const STEP_TIMEOUT_MS = 90_000;
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+const SCHEMES = ["light", "dark"] as const;
+const ACCOUNT = "acc_test";
+
+/**
+ * In the page: what reaches past either edge of the screen. The page's own scroll width, and every control
+ * of `main` (buttons and fields fully on the screen; a link at least starting on it), wherever it sits —
+ * inside a table too, since a button there is no easier to reach.
+ */
+const OFF_SCREEN = `(() => {
+  const out = [];
+  const root = document.documentElement;
+  if (root.scrollWidth > innerWidth) out.push("page scroll width " + root.scrollWidth);
+  for (const el of document.querySelectorAll("main button, main input, main select, main textarea, main a")) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 && r.height === 0) continue;
+    const isLink = el.tagName === "A";
+    if (r.left < 0 || (isLink ? r.left >= innerWidth : r.right > innerWidth + 1))
+      out.push(el.tagName.toLowerCase() + " " + (el.getAttribute("aria-label") || el.textContent || el.id).trim().slice(0, 40) + " " + Math.round(r.left) + "–" + Math.round(r.right) + "px");
+  }
+  return out;
+})()`;
+
+describe.skipIf(!enabled)("dashboard rough edges (Chromium, in-process emulator)", () => {
+  let emu: TestEmulator;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let extensionId: string;
+  let approvedVersionId: string;
+  const bundles = bundleDir();
+
+  beforeAll(async () => {
+    [emu, browser] = await Promise.all([startTestEmulator(), launchBrowser()]);
+    extensionId = await createExtension(emu);
+    // One approved version (the current one), one pending (the review queue), one pending limit request, a fault.
+    const first = await submitVersion(emu, extensionId, { version: "1.4.2", bundle: await bundles.make() });
+    approvedVersionId = first.body.version.id;
+    expect((await emu.admin("POST", `/versions/${approvedVersionId}/approve`)).status).toBe(200);
+    expect((await submitVersion(emu, extensionId, { version: "1.5.0", bundle: await bundles.make() })).status).toBe(
+      202,
+    );
+    const request = await emu.admin("POST", "/limit-requests", {
+      accountId: ACCOUNT,
+      scope: "account",
+      limits: { max_api_keys: 30 },
+      reason: "Twenty CI pipelines run in parallel now.",
+    });
+    expect(request.status).toBe(201);
+    expect((await emu.admin("POST", "/faults", { path: "/extensions/ext_fault_probe", status: 503 })).status).toBe(201);
+    // CSP bypassed so that axe can be injected (the docs test below keeps the policy).
+    context = await browser.newContext({ viewport: DESKTOP, bypassCSP: true });
+    page = await context.newPage();
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stopTestEmulator(emu);
+    bundles.cleanup();
+  });
+
+  const open = async (hash: string, p = page) => {
+    await p.goto("about:blank");
+    await p.goto(`${emu.url}/?account=${ACCOUNT}${hash}`);
+    await p.locator("h1").first().waitFor();
+    await until("the page to load", async () => (await p.locator("text=Loading…").count()) === 0);
+  };
+  const axeClean = async (where: object) =>
+    expect({ ...where, violations: describeViolations(await seriousViolations(page)) }).toEqual({
+      ...where,
+      violations: [],
+    });
+
+  test(
+    "a pasted fixture the server refuses lists every problem, readable and bounded, at both sizes and in both schemes",
+    async () => {
+      // Four bad fields in each of six accounts: the first ten listed, the others one click away.
+      const accounts = Array.from({ length: 6 }, (_, i) => ({ id: `bad id ${i}`, apiKeys: [{ scopes: "all" }] }));
+      await open("#/admin/state");
+      await page.getByLabel(/^Or paste a fixture/).fill(JSON.stringify({ accounts }));
+      await page.getByRole("button", { name: "Load fixture" }).click();
+      const note = page.locator("form .note.error");
+      await note.waitFor();
+      const problems = note.getByTestId("problems");
+      await problems.waitFor();
+      const refusal = (await emu.admin("POST", "/seed", { accounts })).body.error as {
+        details: { field: string; message: string }[];
+      };
+      expect(refusal.details.length).toBeGreaterThan(10);
+      const lines = await note.locator("li").allTextContents();
+      expect(lines).toEqual(refusal.details.map((d) => `${d.field}: ${d.message}`));
+      expect(await problems.locator("li").count()).toBe(10);
+      await textOf(
+        note,
+        new RegExp(`^422 validation_error: Fixture failed validation.*${refusal.details.length} problems:`),
+      );
+      await note.locator("summary").click();
+      expect(await note.locator("li").last().isVisible()).toBe(true);
+      for (const scheme of SCHEMES) {
+        await page.emulateMedia({ colorScheme: scheme });
+        for (const viewport of [DESKTOP, PHONE]) {
+          await page.setViewportSize(viewport);
+          await axeClean({ scheme, viewport });
+          expect({ scheme, viewport, off: await page.evaluate<string[]>(OFF_SCREEN) }).toEqual({
+            scheme,
+            viewport,
+            off: [],
+          });
+        }
+      }
+      await page.emulateMedia({ colorScheme: "light" });
+      await page.setViewportSize(DESKTOP);
+
+      // Bounded: 300 bad accounts are the server's first 100 problems and its line saying there are more.
+      const many = Array.from({ length: 300 }, (_, i) => ({ id: `x y ${i}`, name: "n" }));
+      await page.getByLabel(/^Or paste a fixture/).fill(JSON.stringify({ accounts: many }));
+      await page.getByRole("button", { name: "Load fixture" }).click();
+      await until("the long list", async () => (await note.locator("li").count()) === 101);
+      expect(await note.locator("li").last().textContent()).toContain("only the first 100");
+      await textOf(note, /100\+ problems:/);
+    },
+    STEP_TIMEOUT_MS,
+  );
+
+  test(
+    "the Requests chart counts the requests its table lists: the dashboard's own hidden alike, and the filters",
+    async () => {
+      // The dashboard asks for two extensions that do not exist (its own calls, 404s); a script asks for one.
+      for (const id of ["ext_own_probe", "ext_chart_probe"]) {
+        await page.goto(`${emu.url}/?account=${ACCOUNT}#/extensions/${id}`);
+        await textOf(page.getByRole("alert"), /extension_not_found/);
+      }
+      expect((await emu.api("GET", "/extensions/ext_chart_probe")).status).toBe(404);
+      await open("#/requests");
+      await until("the stream", async () => (await page.getByTestId("live").textContent()) === "live");
+      const rows = page.locator("tbody tr");
+      const total = (c: string) => page.getByTestId(`chart-total-${c}`);
+      const hideOwn = page.getByLabel("Hide the requests this dashboard made itself");
+      // Only the dashboard's own request matches: none listed, none counted, and the page says why.
+      await page.getByLabel("Path contains").fill("ext_own_probe");
+      await textOf(
+        page.getByTestId("requests-empty"),
+        /^Only this dashboard's own requests match \(\d+\), which are hidden/,
+      );
+      expect(await rows.count()).toBe(0);
+      expect(await total("4xx").textContent()).toBe("4xx 0");
+      expect(await total("2xx").textContent()).toBe("2xx 0");
+      // The script's request listed and counted; the dashboard's own beside it neither, until asked for.
+      await page.getByLabel("Path contains").fill("ext_chart_probe");
+      await until("the script's row", async () => (await rows.count()) === 1);
+      expect(await total("4xx").textContent()).toBe("4xx 1");
+      await hideOwn.uncheck();
+      await until("the dashboard's own rows", async () => (await rows.count()) > 1);
+      // Its page asks for the extension, its versions, installs and secrets: every one of them listed and counted.
+      expect(await rows.locator(".status-good").count()).toBe(0);
+      expect(await total("4xx").textContent()).toBe(`4xx ${await rows.count()}`);
+      // A filter that leaves nothing leaves the chart empty too.
+      await page.getByLabel("Status starts with").fill("2");
+      await until("the status filter", async () => (await rows.count()) === 0);
+      expect(await total("4xx").textContent()).toBe("4xx 0");
+      await hideOwn.check();
+    },
+    STEP_TIMEOUT_MS,
+  );
+
+  test(
+    "the extension's header names its current version by label, linked to it",
+    async () => {
+      await open(`#/extensions/${extensionId}`);
+      const current = page.getByTestId("current-version");
+      await textOf(current, /^1\.4\.2$/);
+      expect(await current.getAttribute("href")).toBe(`#/extensions/${extensionId}/versions/${approvedVersionId}`);
+      expect(await page.locator("main").textContent()).not.toContain(`current version ${approvedVersionId}`);
+    },
+    STEP_TIMEOUT_MS,
+  );
+
+  const PAGES = [
+    "#/",
+    "#/keys",
+    "#/extensions",
+    `#/extensions/${"{ext}"}`,
+    `#/extensions/${"{ext}"}/versions/${"{ver}"}`,
+    "#/limits",
+    "#/limits/requests",
+    "#/admin",
+    "#/admin/limits",
+    "#/admin/overrides",
+    "#/admin/status",
+    "#/admin/clock",
+    "#/admin/faults",
+    "#/admin/state",
+    "#/requests",
+  ];
+
+  test(
+    "no page scrolls sideways at 390 px or 1280 px, every action is on the screen; the stacked tables pass axe in both schemes",
+    async () => {
+      const pages = PAGES.map((h) => h.replace("{ext}", extensionId).replace("{ver}", approvedVersionId));
+      for (const viewport of [PHONE, DESKTOP]) {
+        await page.setViewportSize(viewport);
+        for (const hash of pages) {
+          await open(hash);
+          // The rows with buttons are there before anything is measured.
+          if (hash === "#/admin") await page.getByRole("button", { name: /^Approve Sound Board 1\.5\.0/ }).waitFor();
+          if (hash === "#/admin/limits") await page.getByRole("button", { name: /^Approve req_/ }).waitFor();
+          if (hash === "#/admin/faults") await page.getByRole("button", { name: /^Remove fault/ }).waitFor();
+          const where = { hash, width: viewport.width };
+          expect({ ...where, off: await page.evaluate<string[]>(OFF_SCREEN) }).toEqual({ ...where, off: [] });
+        }
+      }
+      // The tables that turn into cards on a phone, as they look there, in both schemes.
+      await page.setViewportSize(PHONE);
+      for (const hash of ["#/keys", "#/admin", "#/admin/limits", "#/admin/faults", "#/admin/status"])
+        for (const scheme of SCHEMES) {
+          await page.emulateMedia({ colorScheme: scheme });
+          await open(hash);
+          await axeClean({ hash, scheme });
+        }
+      await page.emulateMedia({ colorScheme: "light" });
+      await page.setViewportSize(DESKTOP);
+    },
+    STEP_TIMEOUT_MS * 2,
+  );
+
+  test(
+    "the dashboard links to /docs; in this tab its try-it sends the account's dashboard key, to this emulator only",
+    async () => {
+      const docsContext = await browser.newContext({ viewport: DESKTOP });
+      try {
+        const p = await docsContext.newPage();
+        const origins = new Set<string>();
+        const authorizations: string[] = [];
+        p.on("request", (r) => {
+          origins.add(new URL(r.url()).origin);
+          if (r.url().startsWith(`${emu.baseUrl}/extensions`)) authorizations.push(r.headers().authorization ?? "");
+        });
+        await open("#/keys", p);
+        await p.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "API reference" }).click();
+        await p.waitForURL(`${emu.url}/docs`);
+        const key = (await emu.admin("POST", `/accounts/${ACCOUNT}/dashboard-key`)).body.plaintext as string;
+        await p.locator(".scalar-app h1").waitFor({ timeout: 60_000 });
+        const token = p.getByPlaceholder("Token").first();
+        await until("the token to be filled in", async () => (await token.inputValue()) === key, 30_000);
+        // The operation's own section (same tab: the handed key stays with it).
+        await p.goto(`${emu.url}/docs#tag/extensions/GET/developer/v1/extensions`);
+        await p.locator("button", { hasText: "Test Request" }).first().click({ timeout: 60_000 });
+        await p.getByRole("button", { name: /^Send/ }).first().click();
+        await until("try-it's request", async () => authorizations.length > 0, 30_000);
+        expect(authorizations).toEqual([`Bearer ${key}`]);
+        expect([...origins].filter((o) => o !== emu.url)).toEqual([]);
+
+        // Opened any other way (a new tab, a bookmark): nothing filled in.
+        const other = await docsContext.newPage();
+        await other.goto(`${emu.url}/docs`);
+        await other.locator(".scalar-app h1").waitFor({ timeout: 60_000 });
+        expect(await other.evaluate("sessionStorage.length")).toBe(0);
+        const values = await other.evaluate<string[]>("[...document.querySelectorAll('input')].map((i) => i.value)");
+        expect(values).not.toContain(key);
+      } finally {
+        await docsContext.close();
+      }
+    },
+    STEP_TIMEOUT_MS,
+  );
+
+  test(
+    "/docs says it is loading before Scalar's script has even arrived, in both schemes, and the note goes once the reference is drawn",
+    async () => {
+      let release = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      await page.route("**/docs/scalar.js", async (route) => {
+        await held;
+        // The page may have gone by then (a failed step): nothing left to answer.
+        await route.continue().catch(() => undefined);
+      });
+      try {
+        await page.goto(`${emu.url}/docs`, { waitUntil: "commit" });
+        const note = page.locator(".ext-docs-loading");
+        await until("the loading note", async () => await note.isVisible());
+        expect(await note.textContent()).toContain("Loading the API reference…");
+        expect(await page.getAttribute("html", "lang")).toBe("en");
+        for (const scheme of SCHEMES) {
+          await page.emulateMedia({ colorScheme: scheme });
+          await axeClean({ docs: "loading", scheme });
+        }
+        await page.emulateMedia({ colorScheme: "light" });
+        release();
+        await page.locator(".scalar-app h1").waitFor({ timeout: 60_000 });
+        await until("the note to go", async () => !(await note.isVisible()));
+      } finally {
+        release();
+        await page.unroute("**/docs/scalar.js");
+      }
+    },
+    STEP_TIMEOUT_MS,
+  );
+});
+
+/** Waits until the locator's trimmed text matches. */
+const textOf = (l: import("playwright-core").Locator, expected: RegExp) =>
+  until(`${l} to match ${expected}`, async () =>
+    expected.test(((await l.first().textContent({ timeout: 500 })) ?? "").trim()),
+  );
