@@ -92,14 +92,15 @@ test("the npm recipes' test command runs as it is: the tests see a working emula
   writeFileSync(
     join(project, "check.mjs"),
     `const res = await fetch(process.env.EXT_BASE_URL + "/extensions", { headers: { authorization: "Bearer " + process.env.EXT_API_KEY } });
-     console.log("extensions:", res.status);
-     process.exit(res.status === 200 ? Number(process.env.CHECK_EXIT ?? 0) : 9);`,
+     const state = await fetch(process.env.EXT_ADMIN_URL + "/state", { headers: { authorization: "Bearer " + process.env.EXT_ADMIN_TOKEN } });
+     console.log("extensions:", res.status, "state:", state.status);
+     process.exit(res.status === 200 && state.status === 200 ? Number(process.env.CHECK_EXIT ?? 0) : 9);`,
   );
   const command = recipe("gitlab-ci.yml").test.script.at(-1) as string;
   const job = (env: Record<string, string> = {}) =>
     Bun.spawnSync(["sh", "-c", command], { cwd: project, env: cleanEnv(env), stdout: "pipe", stderr: "pipe" });
   const passing = job();
-  expect(passing.stdout.toString()).toContain("extensions: 200");
+  expect(passing.stdout.toString()).toContain("extensions: 200 state: 200");
   expect(passing.exitCode).toBe(0);
   expect(job({ CHECK_EXIT: "3" }).exitCode).toBe(3);
 }, 60_000);
