@@ -3,11 +3,22 @@
  * binary; each image recipe parses and names this version, how to get the image, and the image's own health
  * check; the composite action's script, run as GitHub would (a fake GITHUB_ENV), installs with npm (a stand-in
  * npm on PATH: the real install by name is packaging/registry.sh) or downloads the platform tarball from a
- * registry served here, verifies it, starts the binary and exports what a job needs. What needs a container
- * runtime or GitHub itself is not run here.
+ * registry served here, verifies it, starts the binary and exports what a job needs, its admin token masked. No
+ * recipe holds a fixed admin token; one given as the recipes give it opens the control plane off loopback, at
+ * the name the job calls. What needs a container runtime or GitHub itself is not run here.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Server } from "bun";
@@ -17,6 +28,8 @@ const ROOT = resolve(import.meta.dir, "../..");
 const CI = join(ROOT, "examples/ci");
 const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
 const DEMO_KEY = "ext_demo_0123456789abcdefghijklmnopqrstuv";
+// biome-ignore lint/suspicious/noTemplateCurlyInString: GitHub's expression syntax, read from the recipe as text
+const GITHUB_SECRET = "${{ secrets.EXT_ADMIN_TOKEN }}";
 
 type Yaml = Record<string, any>;
 const recipe = (name: string): Yaml => Bun.YAML.parse(readFileSync(join(CI, name), "utf8")) as Yaml;
@@ -44,7 +57,10 @@ test("GitHub services: the image of this version, port 4780, the API's address a
   const job = recipe("github-services.yml").jobs.test;
   expect(job.services.ext.image).toEndWith(`/ext:${VERSION}`);
   expect(job.services.ext.ports).toEqual(["4780:4780"]);
-  expect(job.services.ext.env.EXT_ADMIN_TOKEN).toBeString();
+  // A repository secret, the same for the service and the job; the name a job in a container calls it by.
+  expect(job.services.ext.env.EXT_ADMIN_TOKEN).toBe(GITHUB_SECRET);
+  expect(job.env.EXT_ADMIN_TOKEN).toBe(GITHUB_SECRET);
+  expect(job.services.ext.env.EXT_ALLOWED_HOSTS).toBe("ext");
   expect(job.env).toMatchObject({ EXT_BASE_URL: "http://127.0.0.1:4780/developer/v1", EXT_API_KEY: DEMO_KEY });
 });
 
@@ -76,14 +92,15 @@ test("the npm recipes' test command runs as it is: the tests see a working emula
   writeFileSync(
     join(project, "check.mjs"),
     `const res = await fetch(process.env.EXT_BASE_URL + "/extensions", { headers: { authorization: "Bearer " + process.env.EXT_API_KEY } });
-     console.log("extensions:", res.status);
-     process.exit(res.status === 200 ? Number(process.env.CHECK_EXIT ?? 0) : 9);`,
+     const state = await fetch(process.env.EXT_ADMIN_URL + "/state", { headers: { authorization: "Bearer " + process.env.EXT_ADMIN_TOKEN } });
+     console.log("extensions:", res.status, "state:", state.status);
+     process.exit(res.status === 200 && state.status === 200 ? Number(process.env.CHECK_EXIT ?? 0) : 9);`,
   );
   const command = recipe("gitlab-ci.yml").test.script.at(-1) as string;
   const job = (env: Record<string, string> = {}) =>
     Bun.spawnSync(["sh", "-c", command], { cwd: project, env: cleanEnv(env), stdout: "pipe", stderr: "pipe" });
   const passing = job();
-  expect(passing.stdout.toString()).toContain("extensions: 200");
+  expect(passing.stdout.toString()).toContain("extensions: 200 state: 200");
   expect(passing.exitCode).toBe(0);
   expect(job({ CHECK_EXIT: "3" }).exitCode).toBe(3);
 }, 60_000);
@@ -102,12 +119,38 @@ test("GitLab services and docker compose: the alias or service name is the host 
   expect(gitlab.services[0]).toMatchObject({ alias: "ext" });
   expect(gitlab.services[0].name).toEndWith(`/ext:${VERSION}`);
   expect(gitlab.variables.EXT_BASE_URL).toBe("http://ext:4780/developer/v1");
+  // A masked CI/CD variable, which GitLab gives to the job and its services alike: none set here.
+  expect(gitlab.variables.EXT_ADMIN_TOKEN).toBeUndefined();
+  expect(gitlab.variables.EXT_ALLOWED_HOSTS).toBe("ext");
   const compose = recipe("docker-compose.yml").services;
   expect(compose.ext.image).toBe(`localhost/ext-emulator:${VERSION}`);
   expect(compose.ext.healthcheck.test).toEqual(["CMD", "/ext", "health"]);
   expect(compose.tests.depends_on.ext.condition).toBe("service_healthy");
   expect(compose.tests.environment.EXT_BASE_URL).toBe("http://ext:4780/developer/v1");
+  // Generated for each run and given from the shell; compose refuses to start without it.
+  expect(compose.ext.environment.EXT_ADMIN_TOKEN).toStartWith("${EXT_ADMIN_TOKEN:?");
   expect(compose.tests.environment.EXT_ADMIN_TOKEN).toBe(compose.ext.environment.EXT_ADMIN_TOKEN);
+  expect(compose.ext.environment.EXT_ALLOWED_HOSTS).toBe("ext");
+  expect(readFileSync(join(CI, "docker-compose.yml"), "utf8")).toContain(
+    "EXT_ADMIN_TOKEN=$(openssl rand -hex 32) docker compose up --exit-code-from tests",
+  );
+});
+
+test("no recipe holds a fixed admin token, nor opens the control plane without one", () => {
+  const files = readdirSync(CI, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name));
+  expect(files.length).toBeGreaterThanOrEqual(9);
+  for (const file of files) {
+    const text = readFileSync(file, "utf8");
+    expect({ file, fixed: text.match(/adm_[A-Za-z0-9_-]+/g) }).toEqual({ file, fixed: null });
+    expect({ file, open: text.includes("EXT_OPEN_CONTROL_PLANE") }).toEqual({ file, open: false });
+  }
+  // The service recipes say how to make the secret.
+  expect(readFileSync(join(CI, "github-services.yml"), "utf8")).toContain(
+    "openssl rand -hex 32 | gh secret set EXT_ADMIN_TOKEN",
+  );
+  expect(readFileSync(join(CI, "gitlab-services.yml"), "utf8")).toContain("masked CI/CD variable EXT_ADMIN_TOKEN");
 });
 
 test("the composite action runs its script with the inputs it declares; npm is its default", () => {
@@ -206,15 +249,23 @@ async function runAction(env: Record<string, string>) {
   return { code, stdout, stderr, exported };
 }
 
-/** What the action exported works: the API answers with its key, the control plane too; then it is stopped. */
-async function expectServing(exported: Record<string, string>) {
-  const { EXT_BASE_URL, EXT_API_KEY, EXT_ADMIN_URL, EXT_PID } = exported;
+/**
+ * What the action exported works: the API answers with its key, the control plane with its admin token (the
+ * server's own, masked before anything printed it) and not without; then it is stopped.
+ */
+async function expectServing({ exported, stdout }: { exported: Record<string, string>; stdout: string }) {
+  const { EXT_BASE_URL, EXT_API_KEY, EXT_ADMIN_URL, EXT_ADMIN_TOKEN, EXT_PID } = exported;
   expect(EXT_BASE_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/developer\/v1$/);
   try {
+    expect(EXT_ADMIN_TOKEN).toMatch(/^adm_[\w-]{43}$/);
+    const token = EXT_ADMIN_TOKEN as string;
+    expect(stdout.split("\n").find((line) => line.includes(token))).toBe(`::add-mask::${token}`);
     const list = await fetch(`${EXT_BASE_URL}/extensions`, { headers: { authorization: `Bearer ${EXT_API_KEY}` } });
     expect(list.status).toBe(200);
     expect(await list.json()).toHaveProperty("extensions");
-    expect((await fetch(`${EXT_ADMIN_URL}/state`)).status).toBe(200);
+    expect((await fetch(`${EXT_ADMIN_URL}/state`)).status).toBe(401);
+    const state = await fetch(`${EXT_ADMIN_URL}/state`, { headers: { authorization: `Bearer ${token}` } });
+    expect(state.status).toBe(200);
   } finally {
     process.kill(Number(EXT_PID), "SIGTERM");
   }
@@ -234,7 +285,7 @@ test("the action by default: npm installs ext-emulator@VERSION from the registry
     "https://registry.example/",
   ]);
   expect(args.at(-1)).toBe(`ext-emulator@${VERSION}`);
-  await expectServing(run.exported);
+  await expectServing(run);
 }, 30_000);
 
 test("install: binary downloads the platform package's tarball from the registry, checks its sha512, starts it", async () => {
@@ -243,7 +294,7 @@ test("install: binary downloads the platform package's tarball from the registry
     const run = await runAction({ EXT_INSTALL: "binary", EXT_VERSION: VERSION, EXT_REGISTRY: registry.url });
     expect(run.code, run.stderr).toBe(0);
     expect(registry.requests).toEqual([`/@ext-emulator%2flinux-x64/${VERSION}`, "/tarballs/linux-x64.tgz"]);
-    await expectServing(run.exported);
+    await expectServing(run);
   } finally {
     registry.stop();
   }
@@ -261,12 +312,21 @@ test("install: binary refuses a tarball that does not match the registry's sha51
   }
 }, 60_000);
 
-test("off loopback, the recipes' admin token opens the control plane and nothing else does", async () => {
-  const token = recipe("docker-compose.yml").services.ext.environment.EXT_ADMIN_TOKEN as string;
+test("off loopback, the recipes' admin token opens the control plane and nothing else does, at the name they call", async () => {
+  // What `EXT_ADMIN_TOKEN=$(openssl rand -hex 32) docker compose up` (or the secret made so) gives both services.
+  const token = randomBytes(32).toString("hex");
+  const { EXT_ALLOWED_HOSTS } = recipe("docker-compose.yml").services.ext.environment as { EXT_ALLOWED_HOSTS: string };
+  expect(EXT_ALLOWED_HOSTS).toBe("ext");
   const ready = join(mkdtempSync(join(work, "ready-")), "ready.json");
   const proc = Bun.spawn([built.bin, "serve", "--memory", "--port", "0", "--ready-file", ready], {
     cwd: work,
-    env: cleanEnv({ EXT_HOST: "0.0.0.0", EXT_ADMIN_TOKEN: token, EXT_SEED: "demo", EXT_LOG_LEVEL: "warn" }),
+    env: cleanEnv({
+      EXT_HOST: "0.0.0.0",
+      EXT_ADMIN_TOKEN: token,
+      EXT_ALLOWED_HOSTS,
+      EXT_SEED: "demo",
+      EXT_LOG_LEVEL: "warn",
+    }),
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -281,10 +341,15 @@ test("off loopback, the recipes' admin token opens the control plane and nothing
     }
     const { port } = JSON.parse(readFileSync(ready, "utf8")) as { port: number };
     const root = `http://127.0.0.1:${port}`;
-    expect((await fetch(`${root}/_emulator/state`)).status).toBe(401);
-    expect((await fetch(`${root}/_emulator/state`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(
-      200,
-    );
+    const asTests = { authorization: `Bearer ${token}`, host: `ext:${port}` };
+    expect((await fetch(`${root}/_emulator/state`, { headers: { host: asTests.host } })).status).toBe(401);
+    expect(
+      (await fetch(`${root}/_emulator/state`, { headers: { ...asTests, authorization: `Bearer ${token}x` } })).status,
+    ).toBe(401);
+    expect((await fetch(`${root}/_emulator/state`, { headers: asTests })).status).toBe(200);
+    expect(
+      (await fetch(`${root}/_emulator/state`, { headers: { ...asTests, host: `elsewhere:${port}` } })).status,
+    ).toBe(403);
     const health = Bun.spawnSync([built.bin, "health", "--url", root], { env: cleanEnv() });
     expect(health.exitCode).toBe(0);
   } finally {
