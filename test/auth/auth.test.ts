@@ -94,8 +94,8 @@ describe("GET /extensions (authentication)", () => {
   });
 
   test("a key's first request sees a commit even when the list was cached through another key", async () => {
-    const id = (await emu.client.POST("/developer/v1/extensions", { body: { name: "Seen By Both Keys" } })).data
-      ?.extension.id;
+    const created = await emu.client.POST("/developer/v1/extensions", { body: { name: "Seen By Both Keys" } });
+    const id = created.data?.extension.id ?? "";
     const nameVia = async (key: string) => (await listWith(key)).data?.extensions.find((e) => e.id === id)?.name;
     expect(await nameVia(DEMO_KEY)).toBe("Seen By Both Keys");
     const { db } = emu.runtime;
