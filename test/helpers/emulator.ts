@@ -37,14 +37,21 @@ export function baseFixture(): Fixture {
 export interface TestEmulator extends RunningEmulator {
   dataDir: string;
   clock: EmulatorClock;
-  /** fetch against the emulator: `api("GET", "/extensions")` goes to /developer/v1/extensions. */
+  /**
+   * fetch against the emulator: `api("GET", "/extensions")` goes to /developer/v1/extensions.
+   * @deprecated untyped: use `client` / `clientFor(key)`, or `rawRequest` for a request the document does not allow.
+   */
   api(method: string, path: string, opts?: RequestOptions): Promise<TestResponse>;
-  /** fetch against the server root: `raw("GET", "/healthz")`. */
+  /**
+   * fetch against the server root: `raw("GET", "/healthz")`.
+   * @deprecated untyped: use `rawRequest` (same root, body `unknown`).
+   */
   raw(method: string, path: string, opts?: RequestOptions): Promise<TestResponse>;
   /**
    * fetch against the control plane: `admin("POST", "/clock", { advanceSeconds: 60 })` goes to
    * /_emulator/clock with that JSON body, as the owner: with the admin token unless `opts.key` says otherwise
    * (null: no Authorization header).
+   * @deprecated untyped: use `control`, or `rawRequest` for a request the document does not allow.
    */
   admin(method: string, path: string, json?: unknown, opts?: Omit<RequestOptions, "json">): Promise<TestResponse>;
   /** The generated developer-API client, acting with DEMO_KEY: paths, parameters, bodies and answers typed. */
