@@ -9,6 +9,7 @@ import {
   expectEnvelope,
   OTHER_KEY,
   READ_KEY,
+  type RequestOptions,
   startTestEmulator,
   stopTestEmulator,
   type TestEmulator,
@@ -30,6 +31,11 @@ afterAll(async () => {
 const tempFiles = () => readdirSync(join(emu.dataDir, "blobs", "tmp"));
 const blobFiles = () => readdirSync(join(emu.dataDir, "blobs", "objects"));
 const byId = (id: string) => ({ params: { path: { id } } });
+const versionsOf = async (id: string) =>
+  (await emu.client.GET("/developer/v1/extensions/{id}/versions", byId(id))).data?.versions;
+/** A submission the typed client would not send (a cut, empty or JSON body, a hand-made form): raw, as DEMO_KEY. */
+const postRaw = (id: string, opts: Omit<RequestOptions, "key">) =>
+  emu.rawRequest("POST", `/developer/v1/extensions/${id}/versions`, { key: DEMO_KEY, ...opts });
 
 describe("POST /extensions/:id/versions", () => {
   test("202 with the pending version; the extension goes draft → in_review; bundle stored with its SHA-256", async () => {
@@ -96,8 +102,8 @@ describe("POST /extensions/:id/versions", () => {
     expect(err.details!.map((d: any) => d.path).sort()).toEqual(["../escape.js", "assets/l", "manifest.json"]);
     expect(blobFiles().length).toBe(blobs);
     expect(tempFiles()).toEqual([]);
-    expect((await emu.api("GET", `/extensions/${id}/versions`)).body.versions).toEqual([]);
-    expect((await emu.api("GET", `/extensions/${id}`)).body.status).toBe("draft");
+    expect(await versionsOf(id)).toEqual([]);
+    expect((await emu.client.GET("/developer/v1/extensions/{id}", byId(id))).data?.status).toBe("draft");
   });
 
   test("422 validation_error on version label rules, each naming the field", async () => {
@@ -190,11 +196,7 @@ describe("POST /extensions/:id/versions", () => {
     const post = async (build: (form: FormData) => void) => {
       const form = new FormData();
       build(form);
-      return expectEnvelope(
-        await emu.api("POST", `/extensions/${id}/versions`, { body: form }),
-        422,
-        "validation_error",
-      ).details;
+      return expectEnvelope(await postRaw(id, { body: form }), 422, "validation_error").details;
     };
     expect(
       await post(
@@ -214,7 +216,7 @@ describe("POST /extensions/:id/versions", () => {
     expect(
       await post((f) => (f.append("version", new Blob(["1.0.0"]), "v.txt"), f.append("bundle", file(), "b.tar.gz"))),
     ).toEqual([{ field: "version", message: expect.stringContaining("text field") }]);
-    expect((await emu.api("GET", `/extensions/${id}/versions`)).body.versions).toEqual([]);
+    expect(await versionsOf(id)).toEqual([]);
     expect(tempFiles()).toEqual([]);
   });
 
@@ -248,31 +250,19 @@ describe("POST /extensions/:id/versions", () => {
     const id = await createExtension(emu, "Broken Form");
     const headers = { "content-type": "multipart/form-data; boundary=x" };
     const cut = '--x\r\nContent-Disposition: form-data; name="version"\r\n\r\n1.0';
-    const malformed = expectEnvelope(
-      await emu.api("POST", `/extensions/${id}/versions`, { body: cut, headers }),
-      422,
-      "validation_error",
-    );
+    const malformed = expectEnvelope(await postRaw(id, { body: cut, headers }), 422, "validation_error");
     expect(malformed.details).toEqual([{ field: "body", message: "the multipart/form-data body could not be parsed" }]);
     expect(malformed.message).toBe("Request failed validation: the multipart/form-data body could not be parsed");
-    const empty = expectEnvelope(
-      await emu.api("POST", `/extensions/${id}/versions`, { body: "", headers }),
-      422,
-      "validation_error",
-    );
+    const empty = expectEnvelope(await postRaw(id, { body: "", headers }), 422, "validation_error");
     expect(empty.details).toEqual([{ field: "bundle", message: "bundle is required (the multipart body is empty)" }]);
     expect(tempFiles()).toEqual([]);
   });
 
   test("415 when the body is not multipart", async () => {
     const id = await createExtension(emu, "Not Multipart");
+    expectEnvelope(await postRaw(id, { json: { version: "1.0.0" } }), 415, "unsupported_media_type");
     expectEnvelope(
-      await emu.api("POST", `/extensions/${id}/versions`, { json: { version: "1.0.0" } }),
-      415,
-      "unsupported_media_type",
-    );
-    expectEnvelope(
-      await emu.api("POST", `/extensions/${id}/versions`, {
+      await postRaw(id, {
         body: await Bun.file(valid).arrayBuffer(),
         headers: { "content-type": "application/gzip" },
       }),
