@@ -63,3 +63,12 @@ describe("test harness: the typed clients", () => {
     expect((await emu.rawRequest("GET", "/_emulator/state")).status).toBe(401);
   });
 });
+
+describe("test harness: the typed clients and a stream", () => {
+  test("the request log's stream opens through the control client (its body is not read to the end first)", async () => {
+    const opened = await emu.control.GET("/_emulator/requests/stream", { parseAs: "stream" });
+    expect(opened.response.status).toBe(200);
+    expect(opened.response.headers.get("content-type")).toStartWith("text/event-stream");
+    await opened.response.body?.cancel();
+  });
+});
