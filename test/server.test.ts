@@ -17,7 +17,7 @@ afterAll(() => stopTestEmulator(emu));
 
 describe("GET /healthz", () => {
   test("200 {status:ok} without auth", async () => {
-    const res = await emu.raw("GET", "/healthz", { key: null });
+    const res = await emu.rawRequest("GET", "/healthz");
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: "ok" });
   });
@@ -44,7 +44,8 @@ describe("stop()", () => {
    * Resolves once the server is writing the bundle to its temp file: the request is in flight.
    */
   async function uploadInFlight(emu: TestEmulator) {
-    const ext = (await emu.api("POST", "/extensions", { json: { name: "In flight" } })).body.extension.id;
+    const ext = (await emu.client.POST("/developer/v1/extensions", { body: { name: "In flight" } })).data?.extension.id;
+    if (!ext) throw new Error("the extension was not created");
     const bundle = readFileSync(await bundles.make());
     const body = Buffer.concat([
       Buffer.from(
@@ -94,7 +95,7 @@ describe("stop()", () => {
   test("with nothing in flight, a graceful stop does not wait for its limit", async () => {
     const own = await startTestEmulator({ drainMs: 600_000 });
     try {
-      expect((await own.raw("GET", "/healthz", { key: null })).status).toBe(200);
+      expect((await own.rawRequest("GET", "/healthz")).status).toBe(200);
       await own.stop();
     } finally {
       await stopTestEmulator(own);

@@ -8,13 +8,13 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
-import { createKeyHasher, legacyKeyHash } from "../../src/auth/keys";
-import { createAuthService } from "../../src/auth/service";
+import { legacyKeyHash } from "../../src/auth/keys";
 import { apiKeys } from "../../src/db/schema";
 import {
   baseFixture,
   DEMO_KEY,
   expectEnvelope,
+  type RawResponse,
   READ_KEY,
   startTestEmulator,
   stopTestEmulator,
@@ -31,15 +31,21 @@ beforeAll(async () => {
 });
 afterAll(() => stopTestEmulator(emu));
 
-function expect401(res: Awaited<ReturnType<TestEmulator["api"]>>, why: RegExp) {
+function expect401(res: RawResponse | { response: Response; error?: unknown }, why: RegExp) {
   const error = expectEnvelope(res, 401, "unauthorized");
-  expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/);
+  expect(("response" in res ? res.response : res).headers.get("www-authenticate")).toMatch(/^Bearer/);
   expect(error.message).toMatch(why);
 }
 
+/** GET /developer/v1/extensions acting with `key` (null: no Authorization header). */
+const listWith = (key: string | null) => emu.clientFor(key).GET("/developer/v1/extensions");
+/** The same request with an Authorization header the typed client would never send. */
+const listWithHeader = (authorization: string) =>
+  emu.rawRequest("GET", "/developer/v1/extensions", { headers: { authorization } });
+
 describe("GET /extensions (authentication)", () => {
   test("missing Authorization → 401 unauthorized", async () => {
-    expect401(await emu.api("GET", "/extensions", { key: null }), /Missing/);
+    expect401(await listWith(null), /Missing/);
   });
 
   test("malformed Authorization → 401 unauthorized", async () => {
@@ -51,14 +57,14 @@ describe("GET /extensions (authentication)", () => {
       `Bearer ${DEMO_KEY} extra`,
       DEMO_KEY,
     ]) {
-      expect401(await emu.api("GET", "/extensions", { key: null, headers: { authorization: value } }), /Malformed/);
+      expect401(await listWithHeader(value), /Malformed/);
     }
   });
 
   test("unknown key → 401 unauthorized", async () => {
-    expect401(await emu.api("GET", "/extensions", { key: "ext_not_a_real_key_at_all_000000000000" }), /Invalid/);
+    expect401(await listWith("ext_not_a_real_key_at_all_000000000000"), /Invalid/);
     // A near miss is as unknown as anything else.
-    expect401(await emu.api("GET", "/extensions", { key: `${DEMO_KEY.slice(0, -1)}X` }), /Invalid/);
+    expect401(await listWith(`${DEMO_KEY.slice(0, -1)}X`), /Invalid/);
   });
 
   // Direct writes below go through `db.write`, the write helper every service uses: what moves the read caches.
@@ -66,7 +72,7 @@ describe("GET /extensions (authentication)", () => {
   test("a key refused as unknown works at its next request once it exists", async () => {
     const key = "ext_test_key_created_later_here_012345";
     // Twice: the second refusal is answered from the server's memory of the unknown key.
-    for (let i = 0; i < 2; i++) expect401(await emu.api("GET", "/extensions", { key }), /Invalid/);
+    for (let i = 0; i < 2; i++) expect401(await listWith(key), /Invalid/);
     const { db } = emu.runtime;
     db.write(() =>
       db.$client
@@ -75,50 +81,22 @@ describe("GET /extensions (authentication)", () => {
         )
         .run(`key_${key.slice(-6)}`, key.slice(-12), legacyKeyHash(key), key.slice(0, 8)),
     );
-    expect((await emu.api("GET", "/extensions", { key })).status).toBe(200);
+    expect((await listWith(key)).response.status).toBe(200);
   });
 
   test("revoked key → 401 unauthorized at once, even when the server remembers it", async () => {
     // Twice: the second success is answered from the server's memory of the key.
-    for (let i = 0; i < 2; i++) expect((await emu.api("GET", "/extensions", { key: REVOKED_KEY })).status).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await listWith(REVOKED_KEY)).response.status).toBe(200);
     emu.runtime.db.write((tx) =>
       tx.update(apiKeys).set({ revokedAt: emu.clock.iso() }).where(eq(apiKeys.name, "revoked")).run(),
     );
-    expect401(await emu.api("GET", "/extensions", { key: REVOKED_KEY }), /Invalid/);
-  });
-
-  test("a key is hashed once, not after every commit; each commit still looks it up, so revocation is seen", () => {
-    const key = "ext_test_key_hashed_once_0123456789abcd";
-    const { db } = emu.runtime;
-    const keyed = createKeyHasher(readFileSync(join(emu.dataDir, "secrets.key")));
-    let hashed = 0;
-    const auth = createAuthService(db, db.generation, {
-      ...keyed,
-      hash: (plaintext) => (hashed++, keyed.hash(plaintext)),
-    });
-    db.write(() =>
-      db.$client
-        .prepare(
-          "INSERT INTO api_keys (id, account_id, name, key_hash, key_prefix, scopes, created_at) SELECT 'key_hashed_once', account_id, 'hashed once', ?, ?, '[\"*\"]', created_at FROM api_keys LIMIT 1",
-        )
-        .run(keyed.hash(key), key.slice(0, 8)),
-    );
-    for (let i = 0; i < 3; i++) {
-      expect(auth.authenticate(`Bearer ${key}`).keyId).toBe("key_hashed_once");
-      db.write(() => db.$client.prepare("UPDATE accounts SET name = name").run());
-    }
-    expect(hashed).toBe(1);
-    db.write((tx) =>
-      tx.update(apiKeys).set({ revokedAt: emu.clock.iso() }).where(eq(apiKeys.id, "key_hashed_once")).run(),
-    );
-    expect(() => auth.authenticate(`Bearer ${key}`)).toThrow(/Invalid/);
-    expect(hashed).toBe(1);
+    expect401(await listWith(REVOKED_KEY), /Invalid/);
   });
 
   test("a key's first request sees a commit even when the list was cached through another key", async () => {
-    const id = (await emu.api("POST", "/extensions", { json: { name: "Seen By Both Keys" } })).body.extension.id;
-    const nameVia = async (key: string) =>
-      (await emu.api("GET", "/extensions", { key })).body.extensions.find((e: { id: string }) => e.id === id).name;
+    const created = await emu.client.POST("/developer/v1/extensions", { body: { name: "Seen By Both Keys" } });
+    const id = created.data?.extension.id ?? "";
+    const nameVia = async (key: string) => (await listWith(key)).data?.extensions.find((e) => e.id === id)?.name;
     expect(await nameVia(DEMO_KEY)).toBe("Seen By Both Keys");
     const { db } = emu.runtime;
     db.write(() => db.$client.prepare("UPDATE extensions SET name = 'Renamed Directly' WHERE id = ?").run(id));
@@ -128,17 +106,14 @@ describe("GET /extensions (authentication)", () => {
 
   test("the scheme is case-insensitive", async () => {
     for (const scheme of ["bearer", "BEARER", "BeArEr"]) {
-      const res = await emu.api("GET", "/extensions", {
-        key: null,
-        headers: { authorization: `${scheme} ${DEMO_KEY}` },
-      });
+      const res = await listWithHeader(`${scheme} ${DEMO_KEY}`);
       expect(res.status).toBe(200);
       expect(res.body).toHaveProperty("extensions");
     }
   });
 
   test("a bad key is a 401 whatever the body (auth comes before parsing)", async () => {
-    const res = await emu.api("POST", "/extensions", {
+    const res = await emu.rawRequest("POST", "/developer/v1/extensions", {
       key: "ext_wrong_key_0000000000000000000000000",
       body: "{not json",
       headers: { "content-type": "application/json" },
@@ -149,37 +124,47 @@ describe("GET /extensions (authentication)", () => {
 
 describe("scopes", () => {
   test("a read-only key can read", async () => {
-    expect((await emu.api("GET", "/extensions", { key: READ_KEY })).status).toBe(200);
+    expect((await listWith(READ_KEY)).response.status).toBe(200);
   });
 
   test("a read-only key → 403 forbidden naming the scope, on every write", async () => {
-    const created = await emu.api("POST", "/extensions", { json: { name: "Scoped" } });
-    const id = created.body.extension.id;
-    const writes: [string, string, unknown][] = [
-      ["POST", "/extensions", { name: "No" }],
-      ["PATCH", `/extensions/${id}`, { name: "No" }],
-      ["DELETE", `/extensions/${id}`, undefined],
+    const created = await emu.client.POST("/developer/v1/extensions", { body: { name: "Scoped" } });
+    const id = created.data?.extension.id ?? "";
+    const byId = { params: { path: { id } } };
+    const readOnly = emu.clientFor(READ_KEY);
+    const writes = [
+      () => readOnly.POST("/developer/v1/extensions", { body: { name: "No" } }),
+      () => readOnly.PATCH("/developer/v1/extensions/{id}", { ...byId, body: { name: "No" } }),
+      () => readOnly.DELETE("/developer/v1/extensions/{id}", byId),
     ];
-    for (const [method, path, json] of writes) {
-      const error = expectEnvelope(await emu.api(method, path, { key: READ_KEY, json }), 403, "forbidden");
+    for (const write of writes) {
+      const error = expectEnvelope(await write(), 403, "forbidden");
       expect(error.message).toContain('"extensions:write"');
     }
-    expect((await emu.api("GET", `/extensions/${id}`)).body.name).toBe("Scoped");
+    expect((await emu.client.GET("/developer/v1/extensions/{id}", byId)).data?.name).toBe("Scoped");
   });
 
   test("the scope is checked before validation: an invalid body with a read-only key → 403", async () => {
-    expectEnvelope(await emu.api("POST", "/extensions", { key: READ_KEY, json: { bogus: true } }), 403, "forbidden");
+    expectEnvelope(
+      await emu.rawRequest("POST", "/developer/v1/extensions", { key: READ_KEY, json: { bogus: true } }),
+      403,
+      "forbidden",
+    );
   });
 
   test("but after parsing: malformed JSON with a read-only key → 422, a wrong Content-Type → 415", async () => {
     const headers = { "content-type": "application/json" };
     expectEnvelope(
-      await emu.api("POST", "/extensions", { key: READ_KEY, body: "{oops", headers }),
+      await emu.rawRequest("POST", "/developer/v1/extensions", { key: READ_KEY, body: "{oops", headers }),
       422,
       "validation_error",
     );
     expectEnvelope(
-      await emu.api("POST", "/extensions", { key: READ_KEY, body: "x", headers: { "content-type": "text/plain" } }),
+      await emu.rawRequest("POST", "/developer/v1/extensions", {
+        key: READ_KEY,
+        body: "x",
+        headers: { "content-type": "text/plain" },
+      }),
       415,
       "unsupported_media_type",
     );
@@ -214,7 +199,7 @@ describe("key storage", () => {
   test("the hash is keyed by the data directory's secret: the same key hashes differently in another one", async () => {
     const other = await startTestEmulator();
     try {
-      expect((await other.api("GET", "/extensions", { key: DEMO_KEY })).status).toBe(200);
+      expect((await other.clientFor(DEMO_KEY).GET("/developer/v1/extensions")).response.status).toBe(200);
       expect(hashOf(other, "full")).not.toBe(hashOf(emu, "full"));
     } finally {
       await stopTestEmulator(other);
@@ -228,8 +213,8 @@ describe("key storage", () => {
         "INSERT INTO api_keys (id, account_id, name, key_hash, key_prefix, scopes, created_at) SELECT 'key_legacy', account_id, 'legacy', ?, ?, '[\"*\"]', created_at FROM api_keys LIMIT 1",
       )
       .run(legacyKeyHash(key), key.slice(0, 8));
-    expect((await emu.api("GET", "/extensions", { key })).status).toBe(200);
+    expect((await listWith(key)).response.status).toBe(200);
     expect(hashOf(emu, "legacy")).toMatch(/^hmac:[0-9a-f]{64}$/);
-    expect((await emu.api("GET", "/extensions", { key })).status).toBe(200);
+    expect((await listWith(key)).response.status).toBe(200);
   });
 });

@@ -170,7 +170,7 @@ describe("scopes of the developer API", () => {
   test.each(ROUTES.map((r) => [`${r.method} ${r.route}`, r] as const))(
     "%s: every scope but the required one → 403 forbidden naming it",
     async (_, row) => {
-      const res = await emu.raw(row.method, row.path, { key: allBut(row.scope), json: row.json });
+      const res = await emu.rawRequest(row.method, row.path, { key: allBut(row.scope), json: row.json });
       const error = expectEnvelope(res, 403, "forbidden");
       expect(error.message).toContain(`"${row.scope}"`);
     },
@@ -179,7 +179,7 @@ describe("scopes of the developer API", () => {
   test.each(ROUTES.map((r) => [`${r.method} ${r.route}`, r] as const))(
     "%s: the required scope alone is enough",
     async (_, row) => {
-      const res = await emu.raw(row.method, row.path, { key: only(row.scope), json: row.json });
+      const res = await emu.rawRequest(row.method, row.path, { key: only(row.scope), json: row.json });
       expect(res.status, `${row.method} ${row.path} → ${res.status} ${res.text}`).toBe(row.ok);
     },
   );

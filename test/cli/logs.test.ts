@@ -20,8 +20,8 @@ const logs = (args: string[]) =>
   });
 
 test("prints the recent requests oldest first, as text or one JSON object per line", async () => {
-  await emu.api("GET", "/extensions/ext_first");
-  await emu.api("GET", "/extensions/ext_second");
+  await emu.client.GET("/developer/v1/extensions/{id}", { params: { path: { id: "ext_first" } } });
+  await emu.client.GET("/developer/v1/extensions/{id}", { params: { path: { id: "ext_second" } } });
   const text = logs(["--limit", "2"]);
   const out = await new Response(text.stdout).text();
   expect(await text.exited).toBe(0);
@@ -51,7 +51,7 @@ test("--follow prints each new request as it completes", async () => {
   // One read stays pending across turns, so no chunk is dropped while requests are sent.
   let pending = reader.read();
   for (let i = 0; i < 200 && !out.includes("ext_followed"); i++) {
-    await emu.api("GET", "/extensions/ext_followed");
+    await emu.client.GET("/developer/v1/extensions/{id}", { params: { path: { id: "ext_followed" } } });
     const next = await Promise.race([pending, Bun.sleep(100).then(() => null)]);
     if (next === null) continue;
     if (next.done) break;

@@ -14,7 +14,7 @@ beforeAll(async () => {
   // Every route's validators compiled first: Elysia closes the object schemas that do not say whether
   // they are open, and the printed document (a fresh process, nothing compiled) must not differ.
   for (const route of createApp(emu.runtime).routes) route.compile();
-  served = (await emu.raw("GET", "/openapi.json", { key: null })).body;
+  served = (await emu.rawRequest("GET", "/openapi.json")).body;
   expect((served as { servers: unknown }).servers).toEqual([{ url: emu.url, description: "This emulator" }]);
   // Printed without a server, the document names the default address; the rest is the same.
   served = {

@@ -17,7 +17,7 @@ let file: string;
 
 beforeAll(async () => {
   emu = await startTestEmulator();
-  const res = await emu.raw("GET", "/openapi.json", { key: null });
+  const res = await emu.rawRequest("GET", "/openapi.json");
   expect(res.status).toBe(200);
   dir = mkdtempSync(join(tmpdir(), "ext-lint-"));
   file = join(dir, "openapi.json");

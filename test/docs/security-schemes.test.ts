@@ -15,7 +15,7 @@ let emu: TestEmulator;
 let doc: any;
 beforeAll(async () => {
   emu = await startTestEmulator();
-  doc = (await emu.raw("GET", "/openapi.json", { key: null })).body;
+  doc = (await emu.rawRequest("GET", "/openapi.json")).body;
 });
 afterAll(() => stopTestEmulator(emu));
 
@@ -86,7 +86,7 @@ describe("the security schemes", () => {
   });
 
   test("what two indistinguishable schemes would do: the developer key sent to the control plane is a 401", async () => {
-    const res = await emu.admin("GET", "/state", undefined, { key: DEMO_KEY });
+    const res = await emu.rawRequest("GET", "/_emulator/state", { key: DEMO_KEY });
     expect(res.status).toBe(401);
   });
 });

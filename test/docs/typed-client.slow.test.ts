@@ -79,6 +79,8 @@ test("it creates, lists, submits a version, reads installs and limits, and manag
   });
   expect(tour.extension).toMatchObject({ name: "Typed Client Board", installCount: 0 });
   expect(typeof tour.soundLimit).toBe("number");
-  const secrets = await emu.api("GET", `/extensions/${tour.extension.id}/secrets`);
-  expect(secrets.body.keys).toEqual([]);
+  const secrets = await emu.client.GET("/developer/v1/extensions/{id}/secrets", {
+    params: { path: { id: tour.extension.id } },
+  });
+  expect(secrets.data?.keys).toEqual([]);
 }, 60_000);

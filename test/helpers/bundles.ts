@@ -2,6 +2,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { versionUpload } from "../../client";
 import { type RawEntry, writeTarGz } from "../../scripts/lib/archive-writer";
 import { validEntries } from "../../scripts/lib/samples";
 import type { TestEmulator, TestResponse } from "./emulator";
@@ -40,8 +41,29 @@ export function submitVersion(
   return emu.api("POST", `/extensions/${extensionId}/versions`, { body, ...(key ? { key } : {}) });
 }
 
+/**
+ * POST /extensions/:id/versions through the typed client, as the CLI uploads: a well-formed submission of the
+ * bundle file at `bundle`. Malformed forms (fields missing or extra) go through `submitVersion`.
+ */
+export function uploadVersion(
+  emu: TestEmulator,
+  extensionId: string,
+  form: { version: string; changelog?: string; bundle: string },
+  key?: string,
+) {
+  return (key ? emu.clientFor(key) : emu.client).POST("/developer/v1/extensions/{id}/versions", {
+    params: { path: { id: extensionId } },
+    ...versionUpload({
+      version: form.version,
+      ...(form.changelog !== undefined ? { changelog: form.changelog } : {}),
+      bundle: Bun.file(form.bundle),
+    }),
+  });
+}
+
 export async function createExtension(emu: TestEmulator, name = "Sound Board", key?: string): Promise<string> {
-  const res = await emu.api("POST", "/extensions", { json: { name }, ...(key ? { key } : {}) });
-  if (res.status !== 201) throw new Error(`create failed: ${res.status} ${res.text}`);
-  return res.body.extension.id;
+  const res = await (key ? emu.clientFor(key) : emu.client).POST("/developer/v1/extensions", { body: { name } });
+  if (res.response.status !== 201 || !res.data)
+    throw new Error(`create failed: ${res.response.status} ${JSON.stringify(res.error)}`);
+  return res.data.extension.id;
 }

@@ -5,6 +5,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Middleware } from "openapi-fetch";
+import { type AdminClient, type ApiClient, createAdminClient, createApiClient, type ErrorDetail } from "../../client";
 import { EmulatorClock } from "../../src/clock";
 import { parseServerConfig, type ServerConfig } from "../../src/config";
 import type { Fixture } from "../../src/fixtures/model";
@@ -35,16 +37,35 @@ export function baseFixture(): Fixture {
 export interface TestEmulator extends RunningEmulator {
   dataDir: string;
   clock: EmulatorClock;
-  /** fetch against the emulator: `api("GET", "/extensions")` goes to /developer/v1/extensions. */
+  /**
+   * fetch against the emulator: `api("GET", "/extensions")` goes to /developer/v1/extensions.
+   * @deprecated untyped: use `client` / `clientFor(key)`, or `rawRequest` for a request the document does not allow.
+   */
   api(method: string, path: string, opts?: RequestOptions): Promise<TestResponse>;
-  /** fetch against the server root: `raw("GET", "/healthz")`. */
+  /**
+   * fetch against the server root: `raw("GET", "/healthz")`.
+   * @deprecated untyped: use `rawRequest` (same root, body `unknown`).
+   */
   raw(method: string, path: string, opts?: RequestOptions): Promise<TestResponse>;
   /**
    * fetch against the control plane: `admin("POST", "/clock", { advanceSeconds: 60 })` goes to
    * /_emulator/clock with that JSON body, as the owner: with the admin token unless `opts.key` says otherwise
    * (null: no Authorization header).
+   * @deprecated untyped: use `control`, or `rawRequest` for a request the document does not allow.
    */
   admin(method: string, path: string, json?: unknown, opts?: Omit<RequestOptions, "json">): Promise<TestResponse>;
+  /** The generated developer-API client, acting with DEMO_KEY: paths, parameters, bodies and answers typed. */
+  client: ApiClient;
+  /** The generated developer-API client acting with `key` (null: no Authorization header). */
+  clientFor(key: string | null): ApiClient;
+  /** The generated control-plane client, acting with the admin token. */
+  control: AdminClient;
+  /**
+   * The escape hatch for requests the typed clients cannot send (broken JSON, wrong content types, missing
+   * keys, paths outside the document): `rawRequest("POST", "/developer/v1/extensions", { body: "{" })` goes to
+   * that path from the server root. No Authorization header unless `opts.key` gives one.
+   */
+  rawRequest(method: string, path: string, opts?: RequestOptions): Promise<RawResponse>;
 }
 
 export interface RequestOptions {
@@ -55,6 +76,7 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
+/** What the untyped helpers (`api`, `raw`, `admin`) answer; new tests use the typed clients or `rawRequest`. */
 export interface TestResponse {
   status: number;
   headers: Headers;
@@ -62,6 +84,18 @@ export interface TestResponse {
   /** Parsed JSON body (undefined when the body is empty or not JSON). */
   body: any;
 }
+
+/** What `rawRequest` answers: the body is whatever the server sent, so a test narrows it before reading it. */
+export interface RawResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** Parsed JSON body (undefined when the body is empty or not JSON). */
+  body: unknown;
+}
+
+/** A typed client's answer (openapi-fetch's `{ data, error, response }`) or a raw one. */
+type AnyResponse = RawResponse | { response: Response; error?: unknown; data?: unknown };
 
 export interface StartOptions {
   fixture?: Fixture | null;
@@ -94,6 +128,33 @@ export function assertNoSecretValue(request: string, text: string, headers: Head
     if (everything.includes(value))
       throw new Error(`a secret value sent earlier in the suite came back in the response to ${request}`);
   }
+}
+
+/**
+ * The secret-value watch of the raw helpers, for the typed clients: every secret PUT is remembered, every
+ * answer is searched for every value remembered.
+ */
+const watchSecretValues: Middleware = {
+  async onRequest({ request }) {
+    if (request.method !== "PUT" || !SECRET_PATH.test(new URL(request.url).pathname)) return;
+    const text = await request.clone().text();
+    try {
+      rememberSecretValue(request.method, new URL(request.url).pathname, JSON.parse(text));
+    } catch {
+      // Not JSON: nothing the server could store as a value.
+    }
+  },
+  async onResponse({ request, response }) {
+    // A stream (the request log's) never ends: its events are read, and searched, by the test itself.
+    if (response.headers.get("content-type")?.startsWith("text/event-stream")) return;
+    const text = await response.clone().text();
+    assertNoSecretValue(`${request.method} ${new URL(request.url).pathname}`, text, response.headers);
+  },
+};
+
+function watched<C extends { use(...m: Middleware[]): void }>(client: C): C {
+  client.use(watchSecretValues);
+  return client;
 }
 
 export async function startTestEmulator(options: StartOptions = {}): Promise<TestEmulator> {
@@ -131,9 +192,22 @@ export async function startTestEmulator(options: StartOptions = {}): Promise<Tes
     }
     return { status: res.status, headers: res.headers, text, body: parsed };
   };
+  const clients = new Map<string | null, ApiClient>();
+  const clientFor = (key: string | null): ApiClient => {
+    let client = clients.get(key);
+    if (!client) {
+      client = watched(createApiClient({ baseUrl: emulator.url, apiKey: key ?? "" }));
+      clients.set(key, client);
+    }
+    return client;
+  };
   return Object.assign(emulator, {
     dataDir,
     clock,
+    client: clientFor(DEMO_KEY),
+    clientFor,
+    control: watched(createAdminClient({ url: emulator.url, adminToken: () => emulator.runtime.control.adminToken })),
+    rawRequest: (m: string, p: string, o?: RequestOptions) => send(emulator.url, m, p, { key: null, ...o }),
     api: (m: string, p: string, o?: RequestOptions) => send(emulator.baseUrl, m, p, o),
     raw: (m: string, p: string, o?: RequestOptions) => send(emulator.url, m, p, o),
     admin: (m: string, p: string, json?: unknown, o?: Omit<RequestOptions, "json">) =>
@@ -164,15 +238,20 @@ export async function stopTestEmulator(emulator: TestEmulator | undefined, keepD
   if (!keepData) rmSync(emulator.dataDir, { recursive: true, force: true });
 }
 
-/** Asserts the error envelope shape and returns its `error` object. */
-export function expectEnvelope(res: TestResponse, status: number, code: string) {
-  if (
-    res.status !== status ||
-    res.body?.error?.code !== code ||
-    res.body?.error?.status !== status ||
-    typeof res.body?.error?.message !== "string"
-  ) {
-    throw new Error(`expected ${status} ${code}, got ${res.status} ${res.text}`);
+export interface EnvelopeError {
+  code: string;
+  message: string;
+  status: number;
+  details?: ErrorDetail[];
+}
+
+/** Asserts the error envelope shape (of a raw answer or a typed client's) and returns its `error` object. */
+export function expectEnvelope(res: AnyResponse, status: number, code: string): EnvelopeError {
+  const actual = "response" in res ? res.response.status : res.status;
+  const body = "response" in res ? res.error : res.body;
+  const error = (body as { error?: Partial<EnvelopeError> } | undefined)?.error;
+  if (actual !== status || error?.code !== code || error?.status !== status || typeof error?.message !== "string") {
+    throw new Error(`expected ${status} ${code}, got ${actual} ${JSON.stringify(body)}`);
   }
-  return res.body.error as { code: string; message: string; status: number; details?: any[] };
+  return error as EnvelopeError;
 }

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { installCounters, versions } from "../../src/db/schema";
 import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
-import { newExtension as createExtension, addVersion as insertVersion, ok } from "./version-rows";
+import { newExtension as createExtension, addVersion as insertVersion, installCalls, ok } from "./version-rows";
 
 let emu: TestEmulator;
 
@@ -20,9 +20,7 @@ const newExtension = (name: string) => createExtension(emu, name);
 const addVersion = (extensionId: string, label: string, opts?: Parameters<typeof insertVersion>[3]) =>
   insertVersion(emu, extensionId, label, opts);
 
-const post = (id: string, what: "installs" | "uninstalls" | "rollouts", body: Record<string, unknown> = {}) =>
-  emu.admin("POST", `/extensions/${id}/${what}`, body);
-const stats = async (id: string) => (await emu.api("GET", `/extensions/${id}/installs`)).body;
+const { install, uninstall, rollout, stats, extension, listed, advanceClock } = installCalls(() => emu);
 const counterRows = (id: string) =>
   emu.runtime.db.select().from(installCounters).where(eq(installCounters.extensionId, id)).all();
 
@@ -31,23 +29,22 @@ describe("counters", () => {
     const id = await newExtension("Hit Extension");
     const v1 = addVersion(id, "1.0.0");
     const v2 = addVersion(id, "2.0.0", { current: true });
-    expect(await ok(post(id, "installs", { versionId: v1, count: 100_000_000 }))).toEqual({
+    expect(await ok(install(id, { versionId: v1, count: 100_000_000 }))).toEqual({
       total: 100_000_000,
       active: 100_000_000,
       byVersion: { [v1]: 100_000_000 },
     });
-    await ok(post(id, "installs", { count: 100_000_000 }));
-    await ok(post(id, "uninstalls", { versionId: v2, count: 25_000_000 }));
+    await ok(install(id, { count: 100_000_000 }));
+    await ok(uninstall(id, { versionId: v2, count: 25_000_000 }));
     expect(await stats(id)).toEqual({
       total: 200_000_000,
       active: 175_000_000,
       byVersion: { [v1]: 100_000_000, [v2]: 75_000_000 },
     });
     expect(counterRows(id)).toHaveLength(2);
-    expect((await emu.api("GET", `/extensions/${id}`)).body.installCount).toBe(200_000_000);
-    const listed = (await emu.api("GET", "/extensions")).body.extensions.find((e: { id: string }) => e.id === id);
-    expect(listed.installCount).toBe(200_000_000);
-    const state = (await emu.admin("GET", "/state")).body;
+    expect((await extension(id)).installCount).toBe(200_000_000);
+    expect((await listed(id))?.installCount).toBe(200_000_000);
+    const state = await ok(emu.control.GET("/_emulator/state"));
     expect(state.counts.installs).toBeGreaterThanOrEqual(200_000_000);
     expect(state.counts.activeInstalls).toBeGreaterThanOrEqual(175_000_000);
   });
@@ -57,13 +54,13 @@ describe("counters", () => {
     const v1 = addVersion(id, "1.0.0");
     const v2 = addVersion(id, "2.0.0");
     const v3 = addVersion(id, "3.0.0", { current: true });
-    await ok(post(id, "installs", { versionId: v2, count: 30 }));
-    await emu.admin("POST", "/clock", { advanceSeconds: 60 });
-    await ok(post(id, "installs", { versionId: v1, count: 20 }));
-    await emu.admin("POST", "/clock", { advanceSeconds: 60 });
-    await ok(post(id, "installs", { versionId: v3, count: 10 }));
+    await ok(install(id, { versionId: v2, count: 30 }));
+    await advanceClock(60);
+    await ok(install(id, { versionId: v1, count: 20 }));
+    await advanceClock(60);
+    await ok(install(id, { versionId: v3, count: 10 }));
     // v2 was installed first, then v1: 45 uninstalls take all 30 of v2 and 15 of v1.
-    expect(await ok(post(id, "uninstalls", { count: 45 }))).toEqual({
+    expect(await ok(uninstall(id, { count: 45 }))).toEqual({
       total: 60,
       active: 15,
       byVersion: { [v1]: 5, [v3]: 10 },
@@ -87,9 +84,9 @@ describe("counters", () => {
         .run(),
     );
     const before = await stats(id);
-    expectEnvelope(await post(id, "installs", { count: 2 }), 422, "validation_error");
+    expectEnvelope(await install(id, { count: 2 }), 422, "validation_error");
     expect(await stats(id)).toEqual(before);
-    expect((await ok(post(id, "installs", { count: 1 }))).total).toBe(1_000_000_000_000);
+    expect((await ok(install(id, { count: 1 }))).total).toBe(1_000_000_000_000);
   });
 });
 
@@ -98,19 +95,19 @@ describe("POST /_emulator/extensions/:id/rollouts", () => {
     const id = await newExtension("Rollout");
     const v1 = addVersion(id, "1.0.0");
     const v2 = addVersion(id, "2.0.0", { current: true });
-    await ok(post(id, "installs", { versionId: v1, count: 10_000_000 }));
-    expect(await ok(post(id, "rollouts", { fromVersionId: v1, toVersionId: v2, count: 4_000_000 }))).toEqual({
+    await ok(install(id, { versionId: v1, count: 10_000_000 }));
+    expect(await ok(rollout(id, { fromVersionId: v1, toVersionId: v2, count: 4_000_000 }))).toEqual({
       total: 10_000_000,
       active: 10_000_000,
       byVersion: { [v1]: 6_000_000, [v2]: 4_000_000 },
     });
     // Defaults: every other version's installs, onto the current version.
-    expect(await ok(post(id, "rollouts"))).toEqual({
+    expect(await ok(rollout(id))).toEqual({
       total: 10_000_000,
       active: 10_000_000,
       byVersion: { [v2]: 10_000_000 },
     });
-    expect((await emu.api("GET", `/extensions/${id}`)).body.installCount).toBe(10_000_000);
+    expect((await extension(id)).installCount).toBe(10_000_000);
   });
 
   test("refusals change nothing: too many, same version, unknown or pending target, a target over the sound limit", async () => {
@@ -118,40 +115,25 @@ describe("POST /_emulator/extensions/:id/rollouts", () => {
     const v1 = addVersion(id, "1.0.0", { current: true });
     const pending = addVersion(id, "1.1.0", { status: "pending" });
     const loud = addVersion(id, "2.0.0", { soundCount: 60 });
-    await ok(post(id, "installs", { count: 5 }));
+    await ok(install(id, { count: 5 }));
     const before = await stats(id);
     const reCheck = expectEnvelope(
-      await post(id, "rollouts", { fromVersionId: v1, toVersionId: loud, count: 1 }),
+      await rollout(id, { fromVersionId: v1, toVersionId: loud, count: 1 }),
       422,
       "limit_exceeded",
     );
     expect(reCheck.message).toContain("Install-time re-check");
     const v3 = addVersion(id, "3.0.0");
     expect(
-      expectEnvelope(
-        await post(id, "rollouts", { fromVersionId: v1, toVersionId: v3, count: 6 }),
-        409,
-        "not_enough_installs",
-      ).message,
+      expectEnvelope(await rollout(id, { fromVersionId: v1, toVersionId: v3, count: 6 }), 409, "not_enough_installs")
+        .message,
     ).toBe("Cannot move 6: only 5 active installs match.");
-    expectEnvelope(await post(id, "rollouts", { fromVersionId: v1, toVersionId: v1 }), 422, "validation_error");
-    expectEnvelope(
-      await post(id, "rollouts", { fromVersionId: v1, toVersionId: pending }),
-      409,
-      "version_not_installable",
-    );
-    expectEnvelope(
-      await post(id, "rollouts", { fromVersionId: v1, toVersionId: "ver_nope" }),
-      404,
-      "version_not_found",
-    );
-    expectEnvelope(
-      await post(id, "rollouts", { fromVersionId: "ver_nope", toVersionId: v3 }),
-      404,
-      "version_not_found",
-    );
-    expectEnvelope(await post(id, "rollouts", { toVersionId: v3, count: 0 }), 422, "validation_error");
-    expectEnvelope(await post("ext_missing", "rollouts"), 404, "extension_not_found");
+    expectEnvelope(await rollout(id, { fromVersionId: v1, toVersionId: v1 }), 422, "validation_error");
+    expectEnvelope(await rollout(id, { fromVersionId: v1, toVersionId: pending }), 409, "version_not_installable");
+    expectEnvelope(await rollout(id, { fromVersionId: v1, toVersionId: "ver_nope" }), 404, "version_not_found");
+    expectEnvelope(await rollout(id, { fromVersionId: "ver_nope", toVersionId: v3 }), 404, "version_not_found");
+    expectEnvelope(await rollout(id, { toVersionId: v3, count: 0 }), 422, "validation_error");
+    expectEnvelope(await rollout("ext_missing"), 404, "extension_not_found");
     expect(await stats(id)).toEqual(before);
   });
 });

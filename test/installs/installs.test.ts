@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { accountOverrides, extensionOverrides } from "../../src/db/schema";
 import {
+  DEMO_KEY,
   expectEnvelope,
   OTHER_KEY,
   READ_KEY,
@@ -13,7 +14,7 @@ import {
   stopTestEmulator,
   type TestEmulator,
 } from "../helpers/emulator";
-import { newExtension as createExtension, addVersion as insertVersion, ok } from "./version-rows";
+import { newExtension as createExtension, addVersion as insertVersion, installCalls, ok } from "./version-rows";
 
 let emu: TestEmulator;
 
@@ -27,16 +28,10 @@ const addVersion = (extensionId: string, label: string, opts?: Parameters<typeof
   insertVersion(emu, extensionId, label, opts);
 
 /** POST /_emulator/extensions/:id/installs (or /uninstalls), as the end users' side of the platform. */
-const install = (id: string, body: { versionId?: string; count?: number } = {}) =>
-  emu.admin("POST", `/extensions/${id}/installs`, body);
-const uninstall = (id: string, body: { versionId?: string; count?: number } = {}) =>
-  emu.admin("POST", `/extensions/${id}/uninstalls`, body);
+const { install, uninstall, stats, extension, listed, advanceClock } = installCalls(() => emu);
 
-const stats = async (id: string, key?: string) => {
-  const res = await emu.api("GET", `/extensions/${id}/installs`, { key });
-  expect(res.status).toBe(200);
-  return res.body;
-};
+const installsOf = (id: string, key: string | null = DEMO_KEY) =>
+  emu.clientFor(key).GET("/developer/v1/extensions/{id}/installs", { params: { path: { id } } });
 
 describe("GET /extensions/:id/installs", () => {
   test("a new extension has no installs", async () => {
@@ -58,12 +53,11 @@ describe("GET /extensions/:id/installs", () => {
     const body = await stats(id);
     expect(body).toEqual({ total: 10, active: 7, byVersion: { [v1]: 4, [v2]: 3 } });
     expect(returned).toEqual(body);
-    expect(Object.values(body.byVersion as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(body.active);
+    expect(Object.values(body.byVersion).reduce((a, b) => a + b, 0)).toBe(body.active);
     expect(Object.keys(body).sort()).toEqual(["active", "byVersion", "total"]);
 
-    expect((await emu.api("GET", `/extensions/${id}`)).body.installCount).toBe(10);
-    const listed = (await emu.api("GET", "/extensions")).body.extensions.find((e: { id: string }) => e.id === id);
-    expect(listed.installCount).toBe(10);
+    expect((await extension(id)).installCount).toBe(10);
+    expect((await listed(id))?.installCount).toBe(10);
   });
 
   test("a version whose installs are all uninstalled leaves byVersion; the total keeps them", async () => {
@@ -77,9 +71,9 @@ describe("GET /extensions/:id/installs", () => {
   test("a read-only key may read them; another account's extension is a 404", async () => {
     const id = await newExtension("Read Installs");
     expect(await stats(id, READ_KEY)).toEqual({ total: 0, active: 0, byVersion: {} });
-    expectEnvelope(await emu.api("GET", `/extensions/${id}/installs`, { key: OTHER_KEY }), 404, "extension_not_found");
-    expectEnvelope(await emu.api("GET", "/extensions/ext_missing/installs"), 404, "extension_not_found");
-    expectEnvelope(await emu.api("GET", `/extensions/${id}/installs`, { key: null }), 401, "unauthorized");
+    expectEnvelope(await installsOf(id, OTHER_KEY), 404, "extension_not_found");
+    expectEnvelope(await installsOf("ext_missing"), 404, "extension_not_found");
+    expectEnvelope(await installsOf(id, null), 401, "unauthorized");
   });
 });
 
@@ -172,7 +166,7 @@ describe("POST /_emulator/extensions/:id/uninstalls", () => {
     const v2 = addVersion(id, "2.0.0", { current: true });
     // v2 is installed first, v1 twice a minute later: the oldest is the v2 install.
     await ok(install(id, { versionId: v2 }));
-    await emu.admin("POST", "/clock", { advanceSeconds: 60 });
+    await advanceClock(60);
     await ok(install(id, { versionId: v1, count: 2 }));
     expect(await ok(uninstall(id))).toEqual({ total: 3, active: 2, byVersion: { [v1]: 2 } });
     expect(await ok(uninstall(id))).toEqual({ total: 3, active: 1, byVersion: { [v1]: 1 } });

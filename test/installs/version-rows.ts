@@ -4,14 +4,15 @@
  */
 import { expect } from "bun:test";
 import { versions } from "../../src/db/schema";
-import type { TestEmulator, TestResponse } from "../helpers/emulator";
+import { DEMO_KEY, type TestEmulator } from "../helpers/emulator";
 
 let seq = 0;
 
 export async function newExtension(emu: TestEmulator, name: string): Promise<string> {
-  const res = await emu.api("POST", "/extensions", { json: { name } });
-  expect(res.status).toBe(201);
-  return res.body.extension.id;
+  const res = await emu.client.POST("/developer/v1/extensions", { body: { name } });
+  expect(res.response.status).toBe(201);
+  if (!res.data) throw new Error(`the extension was not created: ${JSON.stringify(res.error)}`);
+  return res.data.extension.id;
 }
 
 /** A version row as review would leave it; `current` also points the extension at it. */
@@ -49,9 +50,41 @@ export function addVersion(
   return id;
 }
 
-/** The call must succeed; returns the statistics it answers with. */
-export async function ok(res: Promise<TestResponse>) {
+/** The typed client's call must succeed with a 200; returns what it answers with. */
+export async function ok<T>(res: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
   const r = await res;
-  if (r.status !== 200) throw new Error(`expected 200, got ${r.status} ${r.text}`);
-  return r.body;
+  if (r.response.status !== 200 || r.data === undefined)
+    throw new Error(`expected 200, got ${r.response.status} ${JSON.stringify(r.error)}`);
+  return r.data;
+}
+
+type CountBody = { versionId?: string; count?: number };
+type RolloutBody = { fromVersionId?: string; toVersionId?: string; count?: number };
+
+/** The end users' side of the platform, through the control plane: installs, uninstalls, rollouts. */
+/** `emulator` is asked on each call: the test file starts its emulator after these are made. */
+export function installCalls(emulator: () => TestEmulator) {
+  const path = (id: string) => ({ params: { path: { id } } });
+  return {
+    install: (id: string, body: CountBody = {}) =>
+      emulator().control.POST("/_emulator/extensions/{id}/installs", { ...path(id), body }),
+    uninstall: (id: string, body: CountBody = {}) =>
+      emulator().control.POST("/_emulator/extensions/{id}/uninstalls", { ...path(id), body }),
+    rollout: (id: string, body: RolloutBody = {}) =>
+      emulator().control.POST("/_emulator/extensions/{id}/rollouts", { ...path(id), body }),
+    /** The developer's view of the statistics. */
+    stats: async (id: string, key?: string) => {
+      const res = await emulator()
+        .clientFor(key ?? DEMO_KEY)
+        .GET("/developer/v1/extensions/{id}/installs", path(id));
+      expect(res.response.status).toBe(200);
+      if (!res.data) throw new Error(`no statistics: ${JSON.stringify(res.error)}`);
+      return res.data;
+    },
+    extension: async (id: string) => ok(emulator().client.GET("/developer/v1/extensions/{id}", path(id))),
+    listed: async (id: string) =>
+      (await ok(emulator().client.GET("/developer/v1/extensions"))).extensions.find((e) => e.id === id),
+    advanceClock: (seconds: number) =>
+      ok(emulator().control.POST("/_emulator/clock", { body: { advanceSeconds: seconds } })),
+  };
 }

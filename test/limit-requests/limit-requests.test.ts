@@ -1,5 +1,6 @@
 /** /_emulator/limit-requests: create, list with status, approve (applies at once) or reject. */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import type { LimitRequestCreate } from "../../client";
 import { createExtension } from "../helpers/bundles";
 import { expectEnvelope, OTHER_KEY, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
@@ -11,144 +12,159 @@ beforeAll(async () => {
 });
 afterAll(() => stopTestEmulator(emu));
 beforeEach(async () => {
-  await emu.admin("POST", "/reset");
+  await emu.control.POST("/_emulator/reset", {});
 });
+
+const byId = (id: string) => ({ params: { path: { id } } });
+const requestLimits = (body: LimitRequestCreate) => emu.control.POST("/_emulator/limit-requests", { body });
+/** Bodies the document does not allow (no scope, an unknown key) go raw, with the admin token. */
+const requestLimitsRaw = (json: unknown) =>
+  emu.rawRequest("POST", "/_emulator/limit-requests", { key: emu.runtime.control.adminToken, json });
+const approve = (id: string, body: { reason?: string } = {}) =>
+  emu.control.POST("/_emulator/limit-requests/{id}/approve", { ...byId(id), body });
+const reject = (id: string, body: { reason: string }) =>
+  emu.control.POST("/_emulator/limit-requests/{id}/reject", { ...byId(id), body });
+const list = async (query: { status?: "pending" | "approved" | "rejected"; accountId?: string } = {}) =>
+  (await emu.control.GET("/_emulator/limit-requests", { params: { query } })).data?.limitRequests;
+const addKey = () =>
+  emu.control.POST("/_emulator/accounts/{accountId}/keys", {
+    params: { path: { accountId: "acc_test" } },
+    body: { name: "third", scopes: ["*"] },
+  });
+const setClock = (set: string) => emu.control.POST("/_emulator/clock", { body: { set, freeze: true } });
+const putSecret = (id: string, key: string) =>
+  emu.client.PUT("/developer/v1/extensions/{id}/secrets/{key}", {
+    params: { path: { id, key } },
+    body: { value: "v" },
+  });
+const createdId = async (res: ReturnType<typeof requestLimits>) => {
+  const { data, error } = await res;
+  if (!data) throw new Error(`the limit request was refused: ${JSON.stringify(error)}`);
+  return data.limitRequest.id;
+};
 
 describe("POST /_emulator/limit-requests", () => {
   test("account scope: pending until approved, then the override applies to the very next call", async () => {
-    await emu.admin("PUT", "/overrides/accounts/acc_test", { max_api_keys: 2 });
-    expectEnvelope(
-      await emu.admin("POST", "/accounts/acc_test/keys", { name: "third", scopes: ["*"] }),
-      422,
-      "limit_exceeded",
-    );
-    const created = await emu.admin("POST", "/limit-requests", {
+    await emu.control.PUT("/_emulator/overrides/accounts/{id}", { ...byId("acc_test"), body: { max_api_keys: 2 } });
+    expectEnvelope(await addKey(), 422, "limit_exceeded");
+    const created = await requestLimits({
       accountId: "acc_test",
       scope: "account",
       limits: { max_api_keys: 5 },
       reason: REASON,
     });
-    expect(created.status).toBe(201);
-    expect(created.body.limitRequest).toMatchObject({
+    expect(created.response.status).toBe(201);
+    expect(created.data?.limitRequest).toMatchObject({
       scope: "account",
       extensionId: null,
       status: "pending",
       decisionReason: null,
       decidedAt: null,
     });
-    expectEnvelope(
-      await emu.admin("POST", "/accounts/acc_test/keys", { name: "third", scopes: ["*"] }),
-      422,
-      "limit_exceeded",
-    );
-    const id = created.body.limitRequest.id;
-    const approved = await emu.admin("POST", `/limit-requests/${id}/approve`, { reason: "ok" });
-    expect(approved.body.limitRequest).toMatchObject({ status: "approved", decisionReason: "ok" });
-    expect((await emu.admin("POST", "/accounts/acc_test/keys", { name: "third", scopes: ["*"] })).status).toBe(201);
-    expectEnvelope(
-      await emu.admin("POST", `/limit-requests/${id}/reject`, { reason: "too late" }),
-      409,
-      "limit_request_decided",
-    );
+    expectEnvelope(await addKey(), 422, "limit_exceeded");
+    const id = created.data?.limitRequest.id ?? "";
+    const approved = await approve(id, { reason: "ok" });
+    expect(approved.data?.limitRequest).toMatchObject({ status: "approved", decisionReason: "ok" });
+    expect((await addKey()).response.status).toBe(201);
+    expectEnvelope(await reject(id, { reason: "too late" }), 409, "limit_request_decided");
   });
 
   test("reject keeps the limits as they were and records the reason; list filters by status and account", async () => {
-    const a = (
-      await emu.admin("POST", "/limit-requests", {
+    const a = await createdId(
+      requestLimits({
         accountId: "acc_test",
         scope: "account",
         limits: { max_extensions_per_account: 40 },
         reason: REASON,
-      })
-    ).body.limitRequest.id;
-    await emu.admin("POST", "/limit-requests", {
+      }),
+    );
+    await requestLimits({
       accountId: "acc_other",
       scope: "account",
       limits: { max_api_keys: 25 },
       reason: REASON,
     });
-    const rejected = await emu.admin("POST", `/limit-requests/${a}/reject`, { reason: "Needs an Enterprise plan." });
-    expect(rejected.body.limitRequest).toMatchObject({
+    const rejected = await reject(a, { reason: "Needs an Enterprise plan." });
+    expect(rejected.data?.limitRequest).toMatchObject({
       status: "rejected",
       decisionReason: "Needs an Enterprise plan.",
     });
-    expect((await emu.admin("GET", "/overrides/accounts/acc_test")).body.overrides).toEqual({});
-    expect(
-      (await emu.admin("GET", "/limit-requests?status=rejected")).body.limitRequests.map((r: { id: string }) => r.id),
-    ).toEqual([a]);
-    expect((await emu.admin("GET", "/limit-requests?accountId=acc_other")).body.limitRequests).toHaveLength(1);
-    expect((await emu.admin("GET", "/limit-requests")).body.limitRequests).toHaveLength(2);
-    expect((await emu.admin("GET", `/limit-requests/${a}`)).body.limitRequest.status).toBe("rejected");
-    expectEnvelope(await emu.admin("POST", `/limit-requests/${a}/reject`, {}), 422, "validation_error");
+    expect((await emu.control.GET("/_emulator/overrides/accounts/{id}", byId("acc_test"))).data?.overrides).toEqual({});
+    expect((await list({ status: "rejected" }))?.map((r) => r.id)).toEqual([a]);
+    expect(await list({ accountId: "acc_other" })).toHaveLength(1);
+    expect(await list()).toHaveLength(2);
+    expect((await emu.control.GET("/_emulator/limit-requests/{id}", byId(a))).data?.limitRequest.status).toBe(
+      "rejected",
+    );
+    // A reject without its reason: the document requires one, so it goes raw.
+    expectEnvelope(
+      await emu.rawRequest("POST", `/_emulator/limit-requests/${a}/reject`, {
+        key: emu.runtime.control.adminToken,
+        json: {},
+      }),
+      422,
+      "validation_error",
+    );
   });
 
   test("listed oldest first (by creation time, not by insertion order)", async () => {
-    await emu.admin("POST", "/clock", { set: "2030-01-02T00:00:00.000Z", freeze: true });
-    const later = (
-      await emu.admin("POST", "/limit-requests", {
+    await setClock("2030-01-02T00:00:00.000Z");
+    const later = await createdId(
+      requestLimits({
         accountId: "acc_test",
         scope: "account",
         limits: { max_api_keys: 25 },
         reason: REASON,
-      })
-    ).body.limitRequest.id;
-    await emu.admin("POST", "/clock", { set: "2030-01-01T00:00:00.000Z", freeze: true });
-    const earlier = (
-      await emu.admin("POST", "/limit-requests", {
+      }),
+    );
+    await setClock("2030-01-01T00:00:00.000Z");
+    const earlier = await createdId(
+      requestLimits({
         accountId: "acc_other",
         scope: "account",
         limits: { max_api_keys: 25 },
         reason: REASON,
-      })
-    ).body.limitRequest.id;
-    await emu.admin("POST", "/clock", { set: "2030-01-03T00:00:00.000Z", freeze: true });
-    const latest = (
-      await emu.admin("POST", "/limit-requests", {
+      }),
+    );
+    await setClock("2030-01-03T00:00:00.000Z");
+    const latest = await createdId(
+      requestLimits({
         accountId: "acc_test",
         scope: "account",
         limits: { max_api_keys: 30 },
         reason: REASON,
-      })
-    ).body.limitRequest.id;
-    expect((await emu.admin("GET", "/limit-requests")).body.limitRequests.map((r: { id: string }) => r.id)).toEqual([
-      earlier,
-      later,
-      latest,
-    ]);
-    expect(
-      (await emu.admin("GET", "/limit-requests?accountId=acc_test")).body.limitRequests.map(
-        (r: { id: string }) => r.id,
-      ),
-    ).toEqual([later, latest]);
+      }),
+    );
+    expect((await list())?.map((r) => r.id)).toEqual([earlier, later, latest]);
+    expect((await list({ accountId: "acc_test" }))?.map((r) => r.id)).toEqual([later, latest]);
   });
 
   test("extension scope applies to that extension only", async () => {
     const mine = await createExtension(emu, "Scoped");
     const sibling = await createExtension(emu, "Sibling");
-    const id = (
-      await emu.admin("POST", "/limit-requests", {
+    const id = await createdId(
+      requestLimits({
         accountId: "acc_test",
         scope: "extension",
         extensionId: mine,
         limits: { max_secrets_per_extension: 21 },
         reason: REASON,
-      })
-    ).body.limitRequest.id;
-    await emu.admin("POST", `/limit-requests/${id}/approve`, {});
-    for (let i = 0; i < 21; i++)
-      expect((await emu.api("PUT", `/extensions/${mine}/secrets/S${i}`, { json: { value: "v" } })).status).toBe(204);
-    for (let i = 0; i < 20; i++) await emu.api("PUT", `/extensions/${sibling}/secrets/S${i}`, { json: { value: "v" } });
-    expectEnvelope(
-      await emu.api("PUT", `/extensions/${sibling}/secrets/S20`, { json: { value: "v" } }),
-      422,
-      "limit_exceeded",
+      }),
     );
+    await approve(id);
+    for (let i = 0; i < 21; i++) expect((await putSecret(mine, `S${i}`)).response.status).toBe(204);
+    for (let i = 0; i < 20; i++) await putSecret(sibling, `S${i}`);
+    expectEnvelope(await putSecret(sibling, "S20"), 422, "limit_exceeded");
   });
 
   test("a decrease, or the value in force, is refused with each limit named; an extension's own override counts", async () => {
     const ext = await createExtension(emu, "Lowered");
-    await emu.admin("PUT", `/overrides/extensions/${ext}`, { max_secrets_per_extension: 50 });
-    const cases: [Record<string, unknown>, string[]][] = [
+    await emu.control.PUT("/_emulator/overrides/extensions/{id}", {
+      ...byId(ext),
+      body: { max_secrets_per_extension: 50 },
+    });
+    type Case = Pick<LimitRequestCreate, "scope" | "limits"> & { extensionId?: string };
+    const cases: [Case, string[]][] = [
       // Default max_api_keys is 20: 20 is not above it, 10 is below.
       [{ scope: "account", limits: { max_api_keys: 20 } }, ["max_api_keys is 20 now, so 20 is not an increase"]],
       [
@@ -161,25 +177,25 @@ describe("POST /_emulator/limit-requests", () => {
       ],
     ];
     for (const [body, parts] of cases) {
-      const res = await emu.admin("POST", "/limit-requests", { accountId: "acc_test", reason: REASON, ...body });
-      expectEnvelope(res, 422, "validation_error");
-      for (const part of parts) expect(res.body.error.message).toContain(part);
-      expect(res.body.error.details.map((d: { field: string }) => d.field)).toEqual(
-        Object.keys(body.limits as object)
+      const res = await requestLimits({ accountId: "acc_test", reason: REASON, ...body } as LimitRequestCreate);
+      const error = expectEnvelope(res, 422, "validation_error");
+      for (const part of parts) expect(error.message).toContain(part);
+      expect(error.details?.map((d) => d.field)).toEqual(
+        Object.keys(body.limits)
           .filter((k) => k !== "max_team_members")
           .map((k) => `limits.${k}`),
       );
     }
-    expect((await emu.admin("GET", "/limit-requests")).body.limitRequests).toEqual([]);
+    expect(await list()).toEqual([]);
     // Above the value in force is accepted.
-    const ok = await emu.admin("POST", "/limit-requests", {
+    const ok = await requestLimits({
       accountId: "acc_test",
       scope: "extension",
       extensionId: ext,
       limits: { max_secrets_per_extension: 51 },
       reason: REASON,
     });
-    expect(ok.status).toBe(201);
+    expect(ok.response.status).toBe(201);
   });
 
   test("refused: short reason, no limits, unknown key, above the hard limit, scope/extension mismatch, another account's extension", async () => {
@@ -228,9 +244,8 @@ describe("POST /_emulator/limit-requests", () => {
       ],
       [{ accountId: "acc_test", limits: { max_api_keys: 30 }, reason: REASON }, 422, "validation_error"],
     ];
-    for (const [body, status, code] of bad)
-      expectEnvelope(await emu.admin("POST", "/limit-requests", body), status, code);
-    expect((await emu.admin("GET", "/limit-requests")).body.limitRequests).toEqual([]);
-    expectEnvelope(await emu.admin("POST", "/limit-requests/req_missing/approve", {}), 404, "limit_request_not_found");
+    for (const [body, status, code] of bad) expectEnvelope(await requestLimitsRaw(body), status, code);
+    expect(await list()).toEqual([]);
+    expectEnvelope(await approve("req_missing"), 404, "limit_request_not_found");
   });
 });

@@ -25,11 +25,15 @@ async function start(opts: Parameters<typeof startTestEmulator>[0] = {}) {
 }
 
 async function createWithSecret(emu: TestEmulator, name: string, value: string): Promise<string> {
-  const ext = await emu.api("POST", "/extensions", { json: { name: `At Rest ${name}` } });
-  expect(ext.status).toBe(201);
-  const put = await emu.api("PUT", `/extensions/${ext.body.extension.id}/secrets/${name}`, { json: { value } });
-  expect(put.status).toBe(204);
-  return ext.body.extension.id;
+  const ext = await emu.client.POST("/developer/v1/extensions", { body: { name: `At Rest ${name}` } });
+  expect(ext.response.status).toBe(201);
+  const id = ext.data?.extension.id ?? "";
+  const put = await emu.client.PUT("/developer/v1/extensions/{id}/secrets/{key}", {
+    params: { path: { id, key: name } },
+    body: { value },
+  });
+  expect(put.response.status).toBe(204);
+  return id;
 }
 
 function secretRow(emu: TestEmulator, extensionId: string, name: string) {
@@ -68,7 +72,9 @@ describe("PUT /extensions/:id/secrets/:key (at rest)", () => {
     await first.stop(true);
     const second = await start({ dataDir: first.dataDir });
     expect(readFileSync(join(second.dataDir, "secrets.key")).equals(keyBefore)).toBe(true);
-    expect((await second.api("GET", `/extensions/${extId}/secrets`)).body).toEqual({ keys: ["KEEP_ME"] });
+    expect(
+      (await second.client.GET("/developer/v1/extensions/{id}/secrets", { params: { path: { id: extId } } })).data,
+    ).toEqual({ keys: ["KEEP_ME"] });
     const row = secretRow(second, extId, "KEEP_ME");
     expect(
       createSecretCipher(keyBefore).open(extId, "KEEP_ME", {
@@ -90,7 +96,7 @@ describe("PUT /extensions/:id/secrets/:key (at rest)", () => {
   test("memory mode encrypts with a per-process key and writes no key file", async () => {
     const emu = await start({ config: { memory: true } });
     await createWithSecret(emu, "IN_MEMORY", MARK);
-    expect((await emu.api("GET", "/extensions")).status).toBe(200);
+    expect((await emu.client.GET("/developer/v1/extensions")).response.status).toBe(200);
     // Memory mode's files live in its own temp directory (the blob store's parent); the configured data
     // directory stays untouched. Both are searched, and the first is known to hold files.
     const memoryDir = dirname(emu.runtime.blobs.root);

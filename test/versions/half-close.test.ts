@@ -53,11 +53,7 @@ function sendThenHalfClose(port: number, request: Buffer): Promise<string> {
 async function submissionsLogged(extensionId: string, n: number) {
   const path = `/developer/v1/extensions/${extensionId}/versions`;
   return waitFor(async () => {
-    const entries = (await emu.admin("GET", "/requests")).body.requests as {
-      method: string;
-      path: string;
-      status: number;
-    }[];
+    const entries = (await emu.control.GET("/_emulator/requests")).data?.requests ?? [];
     const mine = entries.filter((e) => e.method === "POST" && e.path === path);
     return mine.length >= n ? mine : null;
   }, `${n} logged submissions`);
@@ -65,39 +61,41 @@ async function submissionsLogged(extensionId: string, n: number) {
 
 describe("POST /extensions/:id/versions from a client that half-closes after sending", () => {
   test("the connection cannot be answered, so no version is created; the retry is a 202", async () => {
-    await emu.admin("POST", "/reset");
+    await emu.control.POST("/_emulator/reset", {});
     const id = await createExtension(emu);
     const bundle = readFileSync(await bundles.make());
     // The handler starts only once Bun has closed the connection on the client's FIN: a latency rule holds
     // it, for longer than the test may run, and its delay ends when the client goes away. So the answer
     // is ready only after the close: the case this test is about, every time.
-    const rule = { path: "/extensions/:id/versions", method: "POST", latencyMs: 60_000, times: 1 };
-    expect((await emu.admin("POST", "/faults", rule)).status).toBe(201);
+    const rule = { path: "/extensions/:id/versions", method: "POST", latencyMs: 60_000, times: 1 } as const;
+    expect((await emu.control.POST("/_emulator/faults", { body: rule })).response.status).toBe(201);
     const answer = await sendThenHalfClose(emu.port, submission(id, "1.0.0", bundle));
     expect(answer).toBe("");
     const [logged] = await submissionsLogged(id, 1);
     expect(logged!.status).toBe(499);
-    expect((await emu.api("GET", `/extensions/${id}/versions`)).body.versions).toEqual([]);
-    expect((await emu.admin("GET", "/state")).body.counts.bundleFiles).toBe(0);
+    const versions = await emu.client.GET("/developer/v1/extensions/{id}/versions", { params: { path: { id } } });
+    expect(versions.data?.versions).toEqual([]);
+    expect((await emu.control.GET("/_emulator/state")).data?.counts.bundleFiles).toBe(0);
 
-    // The same upload, retried by a client that waits for its answer: created, not a 409.
-    const retry = await emu.api("POST", `/extensions/${id}/versions`, {
+    // The same upload (the same bytes, so raw), retried by a client that waits for its answer: created, not a 409.
+    const retry = await emu.rawRequest("POST", `/developer/v1/extensions/${id}/versions`, {
+      key: DEMO_KEY,
       body: submission(id, "1.0.0", bundle).subarray(submission(id, "1.0.0", bundle).indexOf("\r\n\r\n") + 4),
       headers: { "content-type": `multipart/form-data; boundary=${BOUNDARY}` },
     });
     expect(retry.status).toBe(202);
-    expect(retry.body.version.version).toBe("1.0.0");
+    expect((retry.body as { version?: { version?: string } }).version?.version).toBe("1.0.0");
   });
 
   test("a JSON create sent the same way gets its 201 (answered before the FIN is read)", async () => {
-    await emu.admin("POST", "/reset");
+    await emu.control.POST("/_emulator/reset", {});
     const json = JSON.stringify({ name: "Half Closed" });
     const request = Buffer.from(
       `POST /developer/v1/extensions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${DEMO_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${json.length}\r\n\r\n${json}`,
     );
     const answer = await sendThenHalfClose(emu.port, request);
     expect(answer).toStartWith("HTTP/1.1 201 ");
-    expect((await emu.api("GET", "/extensions")).body.extensions.map((e: { name: string }) => e.name)).toEqual([
+    expect((await emu.client.GET("/developer/v1/extensions")).data?.extensions.map((e) => e.name)).toEqual([
       "Half Closed",
     ]);
   });

@@ -49,7 +49,7 @@ describe("the hostile corpus over a real socket", () => {
         throw new Error(
           `expected a detail at ${path} matching ${message}, got ${JSON.stringify(err.details).slice(0, 2000)}`,
         );
-      expect((await emu.raw("GET", "/healthz")).status).toBe(200);
+      expect((await emu.rawRequest("GET", "/healthz")).status).toBe(200);
       expect(listing(join(emu.dataDir, "blobs", "tmp"))).toEqual([]);
       expect(listing(join(emu.dataDir, "blobs", "objects"))).toEqual(objects);
       expect(listing(parent)).toEqual(["data"]);
@@ -57,6 +57,7 @@ describe("the hostile corpus over a real socket", () => {
     }, 30_000);
   }
   test("no version was created by any of them", async () => {
-    expect((await emu.api("GET", `/extensions/${id}/versions`)).body.versions).toEqual([]);
+    const versions = await emu.client.GET("/developer/v1/extensions/{id}/versions", { params: { path: { id } } });
+    expect(versions.data?.versions).toEqual([]);
   });
 });

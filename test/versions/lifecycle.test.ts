@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { bundleDir, createExtension, submitVersion } from "../helpers/bundles";
+import { bundleDir, createExtension, uploadVersion } from "../helpers/bundles";
 import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
 let emu: TestEmulator;
@@ -14,28 +14,32 @@ afterAll(async () => {
   bundles.cleanup();
 });
 
-const ext = async (id: string) => (await emu.api("GET", `/extensions/${id}`)).body;
-const submit = async (id: string, v: string) =>
-  (await submitVersion(emu, id, { version: v, bundle: tiny })).body.version.id as string;
+const ids = (id: string) => ({ params: { path: { id } } });
+const ext = async (id: string) => (await emu.client.GET("/developer/v1/extensions/{id}", ids(id))).data;
+const submit = async (id: string, v: string) => {
+  const { data, error } = await uploadVersion(emu, id, { version: v, bundle: tiny });
+  if (!data) throw new Error(`the submission was refused: ${JSON.stringify(error)}`);
+  return data.version.id;
+};
 
 describe("version review (domain operations used by the control plane)", () => {
   test("approve: version approved with approvedAt, extension approved, current = newest approved", async () => {
     const id = await createExtension(emu, "Approve Me");
     const v1 = await submit(id, "1");
     const v2 = await submit(id, "2");
-    expect((await ext(id)).status).toBe("in_review"); // a second submission while in review: stays
+    expect((await ext(id))?.status).toBe("in_review"); // a second submission while in review: stays
     const approved = emu.runtime.services.versions.approveVersion(v2);
     expect(approved).toMatchObject({ status: "approved", approvedAt: expect.any(String) });
     expect(await ext(id)).toMatchObject({ status: "approved", currentVersionId: v2 });
     emu.runtime.services.versions.approveVersion(v1); // older one approved later: current stays the newest approved
-    expect((await ext(id)).currentVersionId).toBe(v2);
+    expect((await ext(id))?.currentVersionId).toBe(v2);
   });
 
   test("approving a public extension lists it for good: DELETE becomes 409", async () => {
     const id = await createExtension(emu, "Listed");
-    await emu.api("PATCH", `/extensions/${id}`, { json: { visibility: "public" } });
+    await emu.client.PATCH("/developer/v1/extensions/{id}", { ...ids(id), body: { visibility: "public" } });
     emu.runtime.services.versions.approveVersion(await submit(id, "1"));
-    expectEnvelope(await emu.api("DELETE", `/extensions/${id}`), 409, "extension_listed");
+    expectEnvelope(await emu.client.DELETE("/developer/v1/extensions/{id}", ids(id)), 409, "extension_listed");
   });
 
   test("reject: extension rejected only if it never had an approved version", async () => {
@@ -45,18 +49,18 @@ describe("version review (domain operations used by the control plane)", () => {
       status: "rejected",
       rejectReason: "crashes on load",
     });
-    expect((await ext(id)).status).toBe("rejected");
+    expect((await ext(id))?.status).toBe("rejected");
     // A new submission puts it back in review; once approved, a later rejection leaves it approved.
     const v2 = await submit(id, "2");
-    expect((await ext(id)).status).toBe("in_review");
+    expect((await ext(id))?.status).toBe("in_review");
     emu.runtime.services.versions.approveVersion(v2);
     const v3 = await submit(id, "3");
-    expect((await ext(id)).status).toBe("approved"); // a submission to an approved extension: stays approved
+    expect((await ext(id))?.status).toBe("approved"); // a submission to an approved extension: stays approved
     emu.runtime.services.versions.rejectVersion(v3, "nope");
     expect(await ext(id)).toMatchObject({ status: "approved", currentVersionId: v2 });
     // The developer's list says why: rejectReason on rejected versions only.
-    const listed = (await emu.api("GET", `/extensions/${id}/versions`)).body.versions as Record<string, unknown>[];
-    expect(listed.map((v) => [v.version, v.rejectReason])).toEqual([
+    const listed = (await emu.client.GET("/developer/v1/extensions/{id}/versions", ids(id))).data?.versions;
+    expect(listed?.map((v) => [v.version, v.rejectReason])).toEqual([
       ["3", "nope"],
       ["2", undefined],
       ["1", "crashes on load"],
@@ -69,11 +73,11 @@ describe("version review (domain operations used by the control plane)", () => {
       emu.runtime.db.$client.prepare("UPDATE extensions SET status = 'disabled' WHERE id = ?").run(id),
     );
     const v1 = await submit(id, "1");
-    expect((await ext(id)).status).toBe("disabled");
+    expect((await ext(id))?.status).toBe("disabled");
     emu.runtime.services.versions.approveVersion(v1);
     expect(await ext(id)).toMatchObject({ status: "disabled", currentVersionId: v1 });
     emu.runtime.services.versions.rejectVersion(await submit(id, "2"), "no");
-    expect((await ext(id)).status).toBe("disabled");
+    expect((await ext(id))?.status).toBe("disabled");
   });
 
   test("review decides only pending versions: approving or rejecting a decided one is a 409 version_not_pending, nothing changed", async () => {
@@ -98,7 +102,10 @@ describe("version review (domain operations used by the control plane)", () => {
     expect(approved.approvedAt).toEqual(expect.any(String));
     // Over the control plane, the same 409 envelope.
     expectEnvelope(
-      await emu.raw("POST", `/_emulator/versions/${v1}/reject`, { key: null, json: { reason: "changed my mind" } }),
+      await emu.control.POST("/_emulator/versions/{versionId}/reject", {
+        params: { path: { versionId: v1 } },
+        body: { reason: "changed my mind" },
+      }),
       409,
       "version_not_pending",
     );
@@ -109,11 +116,11 @@ describe("version review (domain operations used by the control plane)", () => {
     const id = await createExtension(emu, "Archived");
     expect(
       (
-        await emu.raw("PUT", `/_emulator/overrides/extensions/${id}`, {
-          key: null,
-          json: { max_versions_per_extension: 1 },
+        await emu.control.PUT("/_emulator/overrides/extensions/{id}", {
+          ...ids(id),
+          body: { max_versions_per_extension: 1 },
         })
-      ).status,
+      ).response.status,
     ).toBe(200);
     const v1 = await submit(id, "1");
     await submit(id, "2"); // the cap of 1 archives v1
@@ -124,7 +131,11 @@ describe("version review (domain operations used by the control plane)", () => {
     expect(() => versions.rejectVersion(v1, "too old")).toThrow(
       expect.objectContaining({ code: "version_archived", status: 409 }),
     );
-    expectEnvelope(await emu.raw("POST", `/_emulator/versions/${v1}/approve`, { key: null }), 409, "version_archived");
+    expectEnvelope(
+      await emu.control.POST("/_emulator/versions/{versionId}/approve", { params: { path: { versionId: v1 } } }),
+      409,
+      "version_archived",
+    );
     expect(versions.findById(v1)).toMatchObject({ status: "archived", approvedAt: null, rejectedAt: null });
   });
 
@@ -133,7 +144,7 @@ describe("version review (domain operations used by the control plane)", () => {
     emu.runtime.services.versions.onSubmitted((v) => heard.push(v));
     const id = await createExtension(emu, "Listened");
     const v1 = await submit(id, "1");
-    await submitVersion(emu, id, { version: "1", bundle: tiny }); // 409
+    expect((await uploadVersion(emu, id, { version: "1", bundle: tiny })).response.status).toBe(409);
     expect(heard).toEqual([{ id: v1, extensionId: id }]);
   });
 

@@ -3,12 +3,13 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { audioFile } from "../../scripts/lib/archive-writer";
 import { validEntries } from "../../scripts/lib/samples";
-import { bundleDir, createExtension, submitVersion } from "../helpers/bundles";
+import { bundleDir, createExtension, submitVersion, uploadVersion } from "../helpers/bundles";
 import {
   DEMO_KEY,
   expectEnvelope,
   OTHER_KEY,
   READ_KEY,
+  type RequestOptions,
   startTestEmulator,
   stopTestEmulator,
   type TestEmulator,
@@ -29,21 +30,27 @@ afterAll(async () => {
 
 const tempFiles = () => readdirSync(join(emu.dataDir, "blobs", "tmp"));
 const blobFiles = () => readdirSync(join(emu.dataDir, "blobs", "objects"));
+const byId = (id: string) => ({ params: { path: { id } } });
+const versionsOf = async (id: string) =>
+  (await emu.client.GET("/developer/v1/extensions/{id}/versions", byId(id))).data?.versions;
+/** A submission the typed client would not send (a cut, empty or JSON body, a hand-made form): raw, as DEMO_KEY. */
+const postRaw = (id: string, opts: Omit<RequestOptions, "key">) =>
+  emu.rawRequest("POST", `/developer/v1/extensions/${id}/versions`, { key: DEMO_KEY, ...opts });
 
 describe("POST /extensions/:id/versions", () => {
   test("202 with the pending version; the extension goes draft → in_review; bundle stored with its SHA-256", async () => {
     const id = await createExtension(emu, "Submit OK");
-    const res = await submitVersion(emu, id, { version: "1.0.0", changelog: "First", bundle: valid });
-    expect(res.status).toBe(202);
-    expect(Object.keys(res.body)).toEqual(["version"]);
-    expect(res.body.version).toEqual({
+    const res = await uploadVersion(emu, id, { version: "1.0.0", changelog: "First", bundle: valid });
+    expect(res.response.status).toBe(202);
+    expect(Object.keys(res.data ?? {})).toEqual(["version"]);
+    expect(res.data?.version).toEqual({
       id: expect.stringMatching(/^ver_/),
       version: "1.0.0",
       status: "pending",
       submittedAt: expect.any(String),
     });
-    expect((await emu.api("GET", `/extensions/${id}`)).body.status).toBe("in_review");
-    const row = emu.runtime.services.versions.findById(res.body.version.id);
+    expect((await emu.client.GET("/developer/v1/extensions/{id}", byId(id))).data?.status).toBe("in_review");
+    const row = emu.runtime.services.versions.findById(res.data?.version.id ?? "");
     expect(row.bundleSha256).toBe(
       new Bun.CryptoHasher("sha256").update(await Bun.file(valid).arrayBuffer()).digest("hex"),
     );
@@ -51,7 +58,7 @@ describe("POST /extensions/:id/versions", () => {
     expect(emu.runtime.blobs.exists(row.bundleBlobId)).toBe(true);
     expect(tempFiles()).toEqual([]);
     // The whole body was read: the connection stays open for the next request.
-    expect(res.headers.get("connection")).not.toBe("close");
+    expect(res.response.headers.get("connection")).not.toBe("close");
   });
 
   test("a sound over 5 MB is accepted with warnings", async () => {
@@ -62,23 +69,23 @@ describe("POST /extensions/:id/versions", () => {
         entries: [{ name: "sounds/big.wav", data: audioFile("WAV", 5.5 * 1024 * 1024) }],
       }),
     );
-    const res = await submitVersion(emu, id, { version: "1.0.0", bundle: big });
-    expect(res.status).toBe(202);
-    expect(res.body.warnings).toEqual([expect.stringContaining("sounds/big.wav")]);
+    const res = await uploadVersion(emu, id, { version: "1.0.0", bundle: big });
+    expect(res.response.status).toBe(202);
+    expect(res.data?.warnings).toEqual([expect.stringContaining("sounds/big.wav")]);
     // Stored with the version: its sound count and its warnings.
-    const row = emu.runtime.services.versions.findById(res.body.version.id);
+    const row = emu.runtime.services.versions.findById(res.data?.version.id ?? "");
     expect(row.soundCount).toBe(1);
-    expect(JSON.parse(row.warnings)).toEqual(res.body.warnings);
+    expect(JSON.parse(row.warnings)).toEqual(res.data?.warnings);
   });
 
   test("409 version_exists on a duplicate label; nothing stored", async () => {
     const id = await createExtension(emu, "Dup");
-    expect((await submitVersion(emu, id, { version: "2.0.0", bundle: valid })).status).toBe(202);
+    expect((await uploadVersion(emu, id, { version: "2.0.0", bundle: valid })).response.status).toBe(202);
     const blobs = blobFiles().length;
-    const res = await submitVersion(emu, id, { version: "2.0.0", bundle: valid });
+    const res = await uploadVersion(emu, id, { version: "2.0.0", bundle: valid });
     expectEnvelope(res, 409, "version_exists");
     // Every refusal of an upload closes the connection (the body may be part-read; docs/behaviour.md).
-    expect(res.headers.get("connection")).toBe("close");
+    expect(res.response.headers.get("connection")).toBe("close");
     expect(blobFiles().length).toBe(blobs);
     expect(tempFiles()).toEqual([]);
   });
@@ -95,8 +102,8 @@ describe("POST /extensions/:id/versions", () => {
     expect(err.details!.map((d: any) => d.path).sort()).toEqual(["../escape.js", "assets/l", "manifest.json"]);
     expect(blobFiles().length).toBe(blobs);
     expect(tempFiles()).toEqual([]);
-    expect((await emu.api("GET", `/extensions/${id}/versions`)).body.versions).toEqual([]);
-    expect((await emu.api("GET", `/extensions/${id}`)).body.status).toBe("draft");
+    expect(await versionsOf(id)).toEqual([]);
+    expect((await emu.client.GET("/developer/v1/extensions/{id}", byId(id))).data?.status).toBe("draft");
   });
 
   test("422 validation_error on version label rules, each naming the field", async () => {
@@ -189,11 +196,7 @@ describe("POST /extensions/:id/versions", () => {
     const post = async (build: (form: FormData) => void) => {
       const form = new FormData();
       build(form);
-      return expectEnvelope(
-        await emu.api("POST", `/extensions/${id}/versions`, { body: form }),
-        422,
-        "validation_error",
-      ).details;
+      return expectEnvelope(await postRaw(id, { body: form }), 422, "validation_error").details;
     };
     expect(
       await post(
@@ -213,7 +216,7 @@ describe("POST /extensions/:id/versions", () => {
     expect(
       await post((f) => (f.append("version", new Blob(["1.0.0"]), "v.txt"), f.append("bundle", file(), "b.tar.gz"))),
     ).toEqual([{ field: "version", message: expect.stringContaining("text field") }]);
-    expect((await emu.api("GET", `/extensions/${id}/versions`)).body.versions).toEqual([]);
+    expect(await versionsOf(id)).toEqual([]);
     expect(tempFiles()).toEqual([]);
   });
 
@@ -223,11 +226,11 @@ describe("POST /extensions/:id/versions", () => {
     const cap = async (bytes: number) =>
       expect(
         (
-          await emu.raw("PUT", `/_emulator/overrides/extensions/${id}`, {
-            key: null,
-            json: { bundle_total_bytes: bytes },
+          await emu.control.PUT("/_emulator/overrides/extensions/{id}", {
+            ...byId(id),
+            body: { bundle_total_bytes: bytes },
           })
-        ).status,
+        ).response.status,
       ).toBe(200);
     await cap(size - 1);
     const err = expectEnvelope(
@@ -247,31 +250,19 @@ describe("POST /extensions/:id/versions", () => {
     const id = await createExtension(emu, "Broken Form");
     const headers = { "content-type": "multipart/form-data; boundary=x" };
     const cut = '--x\r\nContent-Disposition: form-data; name="version"\r\n\r\n1.0';
-    const malformed = expectEnvelope(
-      await emu.api("POST", `/extensions/${id}/versions`, { body: cut, headers }),
-      422,
-      "validation_error",
-    );
+    const malformed = expectEnvelope(await postRaw(id, { body: cut, headers }), 422, "validation_error");
     expect(malformed.details).toEqual([{ field: "body", message: "the multipart/form-data body could not be parsed" }]);
     expect(malformed.message).toBe("Request failed validation: the multipart/form-data body could not be parsed");
-    const empty = expectEnvelope(
-      await emu.api("POST", `/extensions/${id}/versions`, { body: "", headers }),
-      422,
-      "validation_error",
-    );
+    const empty = expectEnvelope(await postRaw(id, { body: "", headers }), 422, "validation_error");
     expect(empty.details).toEqual([{ field: "bundle", message: "bundle is required (the multipart body is empty)" }]);
     expect(tempFiles()).toEqual([]);
   });
 
   test("415 when the body is not multipart", async () => {
     const id = await createExtension(emu, "Not Multipart");
+    expectEnvelope(await postRaw(id, { json: { version: "1.0.0" } }), 415, "unsupported_media_type");
     expectEnvelope(
-      await emu.api("POST", `/extensions/${id}/versions`, { json: { version: "1.0.0" } }),
-      415,
-      "unsupported_media_type",
-    );
-    expectEnvelope(
-      await emu.api("POST", `/extensions/${id}/versions`, {
+      await postRaw(id, {
         body: await Bun.file(valid).arrayBuffer(),
         headers: { "content-type": "application/gzip" },
       }),
@@ -320,13 +311,15 @@ describe("GET /extensions/:id/versions", () => {
     const id = await createExtension(emu, "Listing");
     const ids: string[] = [];
     for (const v of ["1.0.0", "1.1.0", "2.0.0"])
-      ids.push((await submitVersion(emu, id, { version: v, changelog: `cl ${v}`, bundle: valid })).body.version.id);
+      ids.push(
+        (await uploadVersion(emu, id, { version: v, changelog: `cl ${v}`, bundle: valid })).data?.version.id ?? "",
+      );
     emu.runtime.services.versions.approveVersion(ids[1]!);
-    const res = await emu.api("GET", `/extensions/${id}/versions`, { key: READ_KEY });
-    expect(res.status).toBe(200);
-    expect(res.body.versions.map((v: any) => v.version)).toEqual(["2.0.0", "1.1.0", "1.0.0"]);
-    const [newest, approved] = res.body.versions;
-    expect(Object.keys(newest).sort()).toEqual([
+    const res = await emu.clientFor(READ_KEY).GET("/developer/v1/extensions/{id}/versions", byId(id));
+    expect(res.response.status).toBe(200);
+    expect(res.data?.versions.map((v) => v.version)).toEqual(["2.0.0", "1.1.0", "1.0.0"]);
+    const [newest, approved] = res.data?.versions ?? [];
+    expect(Object.keys(newest ?? {}).sort()).toEqual([
       "bundleSizeBytes",
       "changelog",
       "id",
@@ -344,42 +337,53 @@ describe("GET /extensions/:id/versions", () => {
 
   test("unknown query parameters are ignored, as on every GET; a bad include is still a 422", async () => {
     const id = await createExtension(emu, "Queried");
-    await submitVersion(emu, id, { version: "1.0.0", bundle: valid });
-    const plain = await emu.api("GET", `/extensions/${id}/versions`);
+    await uploadVersion(emu, id, { version: "1.0.0", bundle: valid });
+    const plain = await emu.client.GET("/developer/v1/extensions/{id}/versions", byId(id));
+    // Parameters the document does not have, and a value it does not allow: raw.
+    const versionsWith = (query: string) =>
+      emu.rawRequest("GET", `/developer/v1/extensions/${id}/versions?${query}`, { key: DEMO_KEY });
     for (const query of ["page=2", "limit=1&cursor=abc", "include=archived&page=2"]) {
-      const res = await emu.api("GET", `/extensions/${id}/versions?${query}`);
+      const res = await versionsWith(query);
       expect(res.status).toBe(200);
-      expect(res.body).toEqual(plain.body);
+      expect(res.body).toEqual(plain.data);
     }
-    expect(
-      expectEnvelope(await emu.api("GET", `/extensions/${id}/versions?include=everything`), 422, "validation_error")
-        .details,
-    ).toEqual([expect.objectContaining({ field: "include" })]);
+    expect(expectEnvelope(await versionsWith("include=everything"), 422, "validation_error").details).toEqual([
+      expect.objectContaining({ field: "include" }),
+    ]);
   });
 
   test("404 for another account's extension", async () => {
     const id = await createExtension(emu, "Hidden");
-    expectEnvelope(await emu.api("GET", `/extensions/${id}/versions`, { key: OTHER_KEY }), 404, "extension_not_found");
+    expectEnvelope(
+      await emu.clientFor(OTHER_KEY).GET("/developer/v1/extensions/{id}/versions", byId(id)),
+      404,
+      "extension_not_found",
+    );
   });
 
   test("the 101st version archives the oldest; archived ones only with ?include=archived", async () => {
     const id = await createExtension(emu, "Hundred");
     const tiny = await bundles.make([{ name: "manifest.json", data: "{}" }]);
-    const first = (await submitVersion(emu, id, { version: "0", bundle: tiny })).body.version.id;
+    const first = (await uploadVersion(emu, id, { version: "0", bundle: tiny })).data?.version.id ?? "";
     emu.runtime.services.versions.approveVersion(first); // current: never archived
     let second = "";
     for (let i = 1; i <= 100; i++) {
-      const res = await submitVersion(emu, id, { version: String(i), bundle: tiny });
-      expect(res.status).toBe(202);
-      if (i === 1) second = res.body.version.id;
+      const res = await uploadVersion(emu, id, { version: String(i), bundle: tiny });
+      expect(res.response.status).toBe(202);
+      if (i === 1) second = res.data?.version.id ?? "";
     }
-    const list = (await emu.api("GET", `/extensions/${id}/versions`)).body.versions;
+    const list = (await emu.client.GET("/developer/v1/extensions/{id}/versions", byId(id))).data?.versions ?? [];
     expect(list.length).toBe(100);
-    expect(list.map((v: any) => v.id)).not.toContain(second);
-    expect(list.map((v: any) => v.id)).toContain(first);
-    const all = (await emu.api("GET", `/extensions/${id}/versions?include=archived`)).body.versions;
+    expect(list.map((v) => v.id)).not.toContain(second);
+    expect(list.map((v) => v.id)).toContain(first);
+    const all =
+      (
+        await emu.client.GET("/developer/v1/extensions/{id}/versions", {
+          params: { path: { id }, query: { include: "archived" } },
+        })
+      ).data?.versions ?? [];
     expect(all.length).toBe(101);
-    expect(all.find((v: any) => v.id === second).status).toBe("archived");
+    expect(all.find((v) => v.id === second)?.status).toBe("archived");
     expect(existsSync(emu.runtime.blobs.pathOf(emu.runtime.services.versions.findById(second).bundleBlobId))).toBe(
       true,
     );
