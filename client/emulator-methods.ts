@@ -2,8 +2,8 @@
  * The `Emulator` methods that are plain API calls, written once on the typed clients for both helpers: the
  * Bun one (in process) and the Node one (a child process) differ only in how they start, stop and deploy.
  */
-import type { CreatedExtension, DeployedVersion, EmulatorConnection } from "./emulator";
-import { type AdminClient, type ApiClient, type ClockState, unwrap } from "./index";
+import type { DeployedVersion, EmulatorConnection } from "./emulator";
+import { type AdminClient, type ApiClient, type ClockState, type Extension, unwrap } from "./index";
 
 /** Everything of EmulatorConnection that is a call on `client` or `admin`. */
 export type EmulatorCalls = Omit<
@@ -15,8 +15,11 @@ export function emulatorCalls(client: ApiClient, admin: AdminClient): EmulatorCa
   const clock = async (body: { advanceSeconds: number } | { set: string; freeze?: boolean }): Promise<ClockState> =>
     unwrap(await admin.POST("/_emulator/clock", { body }));
   return {
-    createExtension: async (input): Promise<CreatedExtension> =>
-      unwrap(await client.POST("/developer/v1/extensions", { body: input })).extension,
+    // POST answers with five fields; the read back makes the result an `Extension` a test can pass on.
+    createExtension: async (input): Promise<Extension> => {
+      const { id } = unwrap(await client.POST("/developer/v1/extensions", { body: input })).extension;
+      return unwrap(await client.GET("/developer/v1/extensions/{id}", { params: { path: { id } } }));
+    },
     approveVersion: async (versionId) =>
       unwrap(await admin.POST("/_emulator/versions/{versionId}/approve", { params: { path: { versionId } } })),
     rejectVersion: async (versionId, reason) =>

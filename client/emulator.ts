@@ -3,12 +3,13 @@
  * the Bun one (src/programmatic.ts, in process) and the Node one (packaging/npm/src, a child process of the
  * binary). Types only: every model is taken from the generated schema, never copied by hand.
  */
+import type { LimitKey } from "../src/limits/catalog";
 import type { components as FixtureModels } from "./fixture";
 import type { AdminClient, ApiClient } from "./index";
 import type {
   ClockState,
+  Extension,
   ExtensionCreate,
-  ExtensionCreated,
   FaultRule,
   FaultRuleInput,
   InstallChange,
@@ -25,8 +26,12 @@ import type {
  * a default are optional here (client/fixture.d.ts), unlike in the response-side models.
  */
 export type FixtureInput = FixtureModels["schemas"]["Fixture"];
-/** What POST /extensions answers with: id, slug, name, status (draft) and createdAt. */
-export type CreatedExtension = ExtensionCreated["extension"];
+/** What `createExtension()` resolves to: the whole extension, as GET /extensions/{id} gives it. */
+export type CreatedExtension = Extension;
+/** Every limit key of GET …/limits (the limits catalog); a misspelt key is a type error. */
+export type { LimitKey };
+/** Limit values by key, as an override or a limit-increase request names them. */
+export type LimitValuesInput = { [K in LimitKey]?: number };
 /** A submitted version as the versions list shows it, plus the warnings the deploy gave. */
 export type DeployedVersion = Version & { warnings: string[] };
 
@@ -69,8 +74,8 @@ export interface EmulatorConnection {
   /** The control plane (/_emulator), typed from the OpenAPI document. */
   admin: AdminClient;
 
-  /** POST /extensions with `apiKey`. */
-  createExtension(input: ExtensionCreate): Promise<CreatedExtension>;
+  /** POST /extensions with `apiKey`; resolves to the whole extension (an `Extension`), read back once created. */
+  createExtension(input: ExtensionCreate): Promise<Extension>;
   /** What `ext deploy FOLDER --extension ID --version V` does: pack (default exclusions and `.extignore`), upload. */
   deploy(folder: string, options: DeployOptions): Promise<DeployedVersion>;
   /** What a platform reviewer does: a pending version becomes approved. */
@@ -81,7 +86,7 @@ export interface EmulatorConnection {
   /** Moves active installs to another version (default: all of them onto the current version). */
   rollout(extensionId: string, what?: InstallRollout): Promise<InstallStatistics>;
   /** Replaces the limit overrides of an extension or an account (keys of GET …/limits). */
-  setOverride(target: OverrideTarget, limits: Record<string, number>): Promise<LimitOverrides>;
+  setOverride(target: OverrideTarget, limits: LimitValuesInput): Promise<LimitOverrides>;
   /** Makes matching developer-API requests fail or slow down. */
   injectFault(rule: FaultRuleInput): Promise<FaultRule>;
   /** Moves the emulator's clock forward (timestamps and rate windows follow it; the auto-approve delay is real time). */
@@ -126,7 +131,11 @@ export interface StartEmulatorCommonOptions {
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
-  /** Enforce the spec's rate limits (default true, as `ext serve`). */
+  /**
+   * Enforce the spec's rate limits. Default false, unlike `ext serve`: a suite that creates an extension per
+   * test passes the spec's 10 creates an hour by its 11th test. Turn them on in the tests of a client's own
+   * 429 handling (then `advanceClock()` moves past a window without waiting).
+   */
   rateLimits?: boolean;
   /** Approve every valid submission by itself after this many ms; off by default. */
   autoApproveMs?: number | null;

@@ -209,6 +209,8 @@ export interface ClientEnv {
   dataDir: string | null;
   /** How the user typed this command, for the next commands we suggest: `npx ext` when npm ran us. */
   command: "ext" | "npx ext";
+  /** EXT_MAX_WAIT: seconds a command may spend in all waiting out 429s (as given; checked by the CLI). */
+  maxWait: string | null;
 }
 
 export function parseClientEnv(env: Env = process.env): ClientEnv {
@@ -222,6 +224,7 @@ export function parseClientEnv(env: Env = process.env): ClientEnv {
     dataDir: get("EXT_DATA_DIR"),
     // npm sets npm_command for `npx`, `npm exec` and `npm run`: `ext` alone is then not on the user's PATH.
     command: get("npm_command") ? "npx ext" : "ext",
+    maxWait: get("EXT_MAX_WAIT"),
   };
 }
 

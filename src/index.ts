@@ -5,7 +5,11 @@ export { parseServerConfig, type ServerConfig } from "./config";
 export type { Fixture } from "./fixtures/model";
 export {
   ApiCallError,
+  type CreatedExtension,
   type Emulator,
+  type Extension,
+  type LimitKey,
+  type LimitValuesInput,
   StartEmulatorError,
   type StartEmulatorOptions,
   startEmulator,

@@ -18,8 +18,11 @@ import { deployFolder } from "./programmatic-deploy";
 import type { Runtime } from "./runtime";
 import { startServer } from "./server";
 
+export type { CreatedExtension, LimitKey, LimitValuesInput } from "../client/emulator";
 /** What every refused call rejects with, as in the Node package: `status`, `code`, `message`, `details`. */
 export { ApiCallError } from "../client/errors";
+/** The API's models (Extension, Version, Limits, …) and the limit keys, as the Node package exports them. */
+export type * from "../client/models";
 
 export interface StartEmulatorOptions extends Omit<StartEmulatorCommonOptions, "fixture" | "logLevel"> {
   /**
@@ -59,7 +62,8 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     seed: null,
     readyFile: null,
     adminToken: null,
-    rateLimits: options.rateLimits ?? true,
+    // Off unless asked for (client/emulator.ts, `rateLimits`): a suite's 11th create must not wait an hour.
+    rateLimits: options.rateLimits ?? false,
     autoApproveMs: options.autoApproveMs ?? null,
     logLevel: options.logLevel ?? "silent",
   };

@@ -59,7 +59,10 @@ export interface RuntimeOptions {
   seedFixture?: Fixture;
   /** The export directory `seedFixture` came from, whose bundle files it names. */
   seedBundleDir?: BundleDir;
-  /** With no start-up fixture and no account in the database, create the starter account (`ext serve`). */
+  /**
+   * With no start-up fixture and no account in the database, create the starter account (`ext serve`): done by
+   * startServer once it listens (createStarterAccount), never by a start that fails.
+   */
   starterAccount?: boolean;
 }
 
@@ -282,14 +285,6 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
       throw e;
     }
   }
-  if (options.starterAccount && !startupFixture && !anyAccount(db)) {
-    try {
-      runtime.starter = createStarter(runtime);
-    } catch (e) {
-      runtime.close();
-      throw e;
-    }
-  }
   markStartup(startupFixture ? "services built, fixture applied" : "services built");
   if (config.autoApproveMs !== null)
     startAutoApprove({ versions: services.versions, control: runtime.control, logger }, config.autoApproveMs);
@@ -301,9 +296,15 @@ function anyAccount(db: Db): boolean {
   return db.select({ id: accountRows.id }).from(accountRows).limit(1).all().length > 0;
 }
 
-function createStarter(runtime: Runtime): StarterAccount | null {
+/**
+ * The starter account (`ext serve` on a data directory with no account), on `runtime.starter`. Called by
+ * startServer once the server listens: its key is shown once, by the banner that follows, so a start that
+ * fails (port in use) must not have made it.
+ */
+export function createStarterAccount(runtime: Runtime): void {
+  if (runtime.startupFixture || anyAccount(runtime.db)) return;
   const fixture = starterFixture();
   const account = fixture.accounts[0]!;
   const key = runtime.seed(fixture).keys.find((k) => k.accountId === account.id && k.key)?.key;
-  return key ? { accountId: account.id, name: account.name, key } : null;
+  runtime.starter = key ? { accountId: account.id, name: account.name, key } : null;
 }

@@ -8,7 +8,7 @@ import { dashboardLoginUrl } from "./dashboard/login";
 import { closeRequestStreams } from "./emulator/request-stream";
 import { exportState } from "./exports/document";
 import { removeReadyFile, removeStaleReadyFile, writeReadyFile } from "./ready-file";
-import { createRuntime, type Runtime, type RuntimeOptions } from "./runtime";
+import { createRuntime, createStarterAccount, type Runtime, type RuntimeOptions } from "./runtime";
 import { removeServerFile, writeServerFile } from "./server-file";
 import { markStartup } from "./startup-trace";
 
@@ -109,15 +109,17 @@ export function startServer(config: ServerConfig, options: ServerOptions = {}): 
     },
   };
   const readyFile = config.readyFile ? { path: config.readyFile, text: readyText(emulator) } : null;
-  if (readyFile) {
-    try {
-      writeReadyFile(readyFile.path, readyFile.text);
-    } catch (e) {
-      // Nobody can learn the URL: the server must not stay up (nor keep the data directory locked).
-      void server.stop(true);
-      runtime.close();
-      throw e;
-    }
+  try {
+    if (readyFile) writeReadyFile(readyFile.path, readyFile.text);
+    // Last, once nothing else can fail: its key is shown once, by the banner of this start. No request is
+    // served before this function returns (Bun accepts connections on the next turn of the event loop).
+    if (options.starterAccount) createStarterAccount(runtime);
+  } catch (e) {
+    // Nobody can learn the URL (or the key): the server must not stay up (nor keep the data directory locked).
+    void server.stop(true);
+    runtime.close();
+    if (readyFile) removeReadyFile(readyFile.path, readyFile.text);
+    throw e;
   }
   // A memory-mode server leaves nothing on disk, so it cannot be found this way (its ready file or URL can be given).
   const serverFile = config.memory ? null : advertise(runtime, url);

@@ -6,7 +6,7 @@ import { Database } from "bun:sqlite";
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { parseServerConfig } from "../src/config";
 import { lazyObject, lazyProperties } from "../src/lazy-object";
-import { createRuntime, type Runtime } from "../src/runtime";
+import { createRuntime, createStarterAccount, type Runtime } from "../src/runtime";
 
 const prepared: string[] = [];
 const realPrepare = Database.prototype.prepare;
@@ -26,10 +26,17 @@ afterEach(() => {
   runtime = undefined;
 });
 
+/** What `ext serve` does on a new data directory: the runtime, then (once listening) the starter account. */
+function startWithStarter(): Runtime {
+  const started = createRuntime(parseServerConfig({ memory: true, logLevel: "silent" }, {}));
+  createStarterAccount(started);
+  return started;
+}
+
 const touching = (table: string) => prepared.filter((sql) => sql.includes(`"${table}"`));
 
 test("a start prepares no statement of the secrets, installs or limit-request services", () => {
-  runtime = createRuntime(parseServerConfig({ memory: true, logLevel: "silent" }, {}), { starterAccount: true });
+  runtime = startWithStarter();
   expect(runtime.starter).not.toBeNull();
   expect(touching("secrets")).toEqual([]);
   expect(touching("install_counters")).toEqual([]);
@@ -37,19 +44,19 @@ test("a start prepares no statement of the secrets, installs or limit-request se
 });
 
 test("deciding to create the starter account reads one row, without the accounts listing", () => {
-  runtime = createRuntime(parseServerConfig({ memory: true, logLevel: "silent" }, {}), { starterAccount: true });
+  runtime = startWithStarter();
   expect(prepared.filter((sql) => sql.includes('SELECT COUNT(*) FROM "extensions"'))).toEqual([]);
   expect(runtime.services.accounts.listAccounts().map((a) => a.id)).toEqual([runtime.starter!.accountId]);
 });
 
 test("loading the starter account prepares none of the fixture statements it does not use", () => {
-  runtime = createRuntime(parseServerConfig({ memory: true, logLevel: "silent" }, {}), { starterAccount: true });
+  runtime = startWithStarter();
   expect(touching("team_members")).toEqual([]);
   expect(touching("account_overrides").filter((sql) => sql.startsWith("insert"))).toEqual([]);
 });
 
 test("a lazily built service is built on its first use and answers as it would have", () => {
-  runtime = createRuntime(parseServerConfig({ memory: true, logLevel: "silent" }, {}), { starterAccount: true });
+  runtime = startWithStarter();
   const { accountId } = runtime.starter!;
   const extension = runtime.services.extensions.create(accountId, { name: "Lazy" });
   expect(touching("secrets")).toEqual([]);

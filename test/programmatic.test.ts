@@ -40,7 +40,7 @@ describe("startEmulator()", () => {
     const saved = names.map((k) => [k, process.env[k]] as const);
     Object.assign(process.env, {
       EXT_PORT: "4999",
-      EXT_RATE_LIMITS: "off",
+      EXT_RATE_LIMITS: "on",
       EXT_MEMORY: "off",
       EXT_LOG_LEVEL: "debug",
       EXT_SEED: "/nonexistent.json",
@@ -48,7 +48,7 @@ describe("startEmulator()", () => {
     try {
       const e = await start();
       expect(e.port).not.toBe(4999);
-      expect(e.runtime.config).toMatchObject({ rateLimits: true, memory: true, logLevel: "silent", seed: null });
+      expect(e.runtime.config).toMatchObject({ rateLimits: false, memory: true, logLevel: "silent", seed: null });
     } finally {
       for (const [k, v] of saved) {
         if (v === undefined) delete process.env[k];

@@ -1,8 +1,10 @@
 import { defineCommand } from "citty";
 import { parseClientEnv } from "../../src/config";
 import { errorJson } from "../lib/api-error";
-import { DeployFailure, deploy, Interrupted, LocalValidationError } from "../lib/deploy";
+import { deploy } from "../lib/deploy";
+import { DeployFailure, Interrupted, LocalValidationError } from "../lib/deploy-outcome";
 import { reportLines } from "../lib/deploy-report";
+import { DEFAULT_MAX_WAIT_SECONDS, setWaitBound } from "../lib/http";
 import { UsageError } from "../lib/runner";
 import { extensionArg, jsonArg, resolveApi, targetArgs } from "../lib/target";
 import { EXIT, err, out } from "../output";
@@ -35,6 +37,11 @@ export const deployArgs = {
     description: `Seconds --wait waits (default ${DEFAULT_WAIT_SECONDS})`,
     valueHint: "S",
   },
+  "max-wait": {
+    type: "string",
+    description: `Seconds spent in all waiting out rate limits (429) before giving up (env EXT_MAX_WAIT; default ${DEFAULT_MAX_WAIT_SECONDS}; 0 never waits)`,
+    valueHint: "S",
+  },
 } as const;
 
 export default defineCommand({
@@ -48,6 +55,7 @@ export default defineCommand({
     const timeoutSeconds = args.timeout === undefined ? DEFAULT_WAIT_SECONDS : Number(args.timeout);
     if (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 1)
       throw new UsageError(`--timeout must be a whole number of seconds ≥ 1 (got "${args.timeout}")`);
+    setWaitBound(args["max-wait"]);
     const { apiKey, endpoints } = await resolveApi(args);
     const extensionId = args.extension || parseClientEnv().extensionId;
     try {

@@ -65,8 +65,15 @@ function envelopeOf(body: unknown): Record<string, unknown> | null {
   return isObject(error) && typeof error.code === "string" ? error : null;
 }
 
-/** Notes what a refusal without the API's envelope carried (`response` says from where); returns `e`. */
-export function recordRefusal(e: unknown, body: unknown, response: Response): unknown {
+/** Why a 429 was not waited out (the command's wait bound), said under it. */
+const notRetried = new WeakMap<ApiCallError, string>();
+
+/**
+ * Notes what a refusal without the API's envelope carried (`response` says from where), and why a 429 was
+ * not retried (`notWaited`); returns `e`.
+ */
+export function recordRefusal(e: unknown, body: unknown, response: Response, notWaited: string | null = null): unknown {
+  if (e instanceof ApiCallError && notWaited) notRetried.set(e, notWaited);
   if (e instanceof ApiCallError && !envelopeOf(body))
     unenveloped.set(e, {
       url: response.url,
@@ -92,6 +99,8 @@ export function describeApiError(e: ApiCallError): string {
     const where = d.path ?? d.field;
     lines.push(`  - ${printable(`${where ? `${where}: ` : ""}${d.message}`)}`);
   }
+  const why = notRetried.get(e);
+  if (why) lines.push(`  ${why}`);
   return lines.join("\n");
 }
 

@@ -10,7 +10,7 @@ import { type ApiClient, type BundleStream, versionUpload } from "../../client";
 import { READ_CAPS } from "../../src/bundles/bundle-limits";
 import { inspectBundle } from "../../src/bundles/inspect";
 import { normaliseArchivePath } from "../../src/bundles/manifest";
-import { type ExcludedPath, PackError, type PackedFile, type PackResult, packDirectory } from "../../src/bundles/pack";
+import { PackError, type PackResult, packDirectory } from "../../src/bundles/pack";
 import { secretWarnings } from "../../src/bundles/secret-warnings";
 import { EmulatorClock } from "../../src/clock";
 import type { ErrorDetail } from "../../src/errors/api-error";
@@ -20,7 +20,17 @@ import { isLimitKey } from "../../src/limits/catalog";
 import { printable } from "../../src/printable";
 import { ReadRefusal } from "../../src/safe-read";
 import { runBuild } from "./build-step";
-import { apiClient, call, type Endpoints } from "./http";
+import {
+  CancelledBeforeUpload,
+  DeployFailure,
+  DeployOutcomeError,
+  type DeployReport,
+  LocalValidationError,
+  UploadCancelled,
+  WaitStopped,
+} from "./deploy-outcome";
+import { apiClient, call, type Endpoints, retryNote } from "./http";
+import { type Interrupts, listenForInterrupts } from "./interrupts";
 import { explainLimit, parseLimitsBody, type ResolvedLimits } from "./limits";
 import { preflight } from "./preflight";
 import { createProgress } from "./progress";
@@ -43,82 +53,9 @@ export interface DeployOptions {
   tty: boolean;
 }
 
-/** Everything a deploy learnt, success or not: printed on every outcome (deploy-report.ts). */
-export interface DeployReport {
-  dryRun: boolean;
-  extensionId: string;
-  version: string;
-  versionId: string | null;
-  /** The version's status when known: pending after the upload, approved or rejected after --wait. */
-  status: string | null;
-  /** The review's reason, when the version was rejected. */
-  reason: string | null;
-  bundle: { bytes: number; sha256: string; entries: number };
-  files: PackedFile[];
-  excluded: ExcludedPath[];
-  components: { path: string; gzipBytes: number; limit: number }[];
-  /** The files manifest.json names as sounds, with the per-file limit and warning threshold. */
-  sounds: { path: string; bytes: number }[];
-  soundFileLimits: { max: number; warning: number };
-  soundLimit: { value: number; source: string; used: number };
-  warnings: string[];
-  /** Bytes of the archive sent to `url` (of `total`); null when no upload started. */
-  upload: { url: string; sent: number; total: number } | null;
-}
+export type { DeployReport } from "./deploy-outcome";
 
 export type DeployResult = DeployReport & { ok: true };
-
-/** The deploy failed after packing: `cause` is the error, `report` what was packed, uploaded and learnt. */
-export class DeployFailure extends Error {
-  override name = "DeployFailure";
-  constructor(
-    override readonly cause: unknown,
-    readonly report: DeployReport,
-  ) {
-    super((cause as Error)?.message ?? String(cause));
-  }
-}
-
-/** The bundle breaks a rule: exit 2, nothing uploaded. A problem's `excerpt` (lines of a file) follows it. */
-export class LocalValidationError extends Error {
-  override name = "LocalValidationError";
-  constructor(readonly problems: ErrorDetail[]) {
-    super(
-      `the bundle would be refused; nothing was uploaded:\n${problems
-        .map(
-          (p) =>
-            `  - ${printable(p.message)}${typeof p.excerpt === "string" && p.excerpt ? `\n${printableLines(p.excerpt)}` : ""}`,
-        )
-        .join("\n")}`,
-    );
-  }
-}
-
-const printableLines = (text: string) => text.split("\n").map(printable).join("\n");
-
-/** Ctrl-C stopped the deploy; the message says what became of it (exit 130). */
-export class Interrupted extends Error {
-  override name = "Interrupted";
-}
-
-/** Ctrl-C during the upload: the request is cut, so the server keeps no version and no bundle. */
-export class UploadCancelled extends Interrupted {
-  constructor() {
-    super("upload cancelled; nothing was submitted");
-  }
-}
-
-/** Ctrl-C during --wait: the version was submitted and stays as it is. */
-class WaitStopped extends Interrupted {
-  constructor(report: DeployReport) {
-    super(`stopped waiting; version ${report.versionId} (${report.version}) is still ${report.status}`);
-  }
-}
-
-/** The version was rejected, or --wait ran out of time: exit 1. */
-export class DeployOutcomeError extends Error {
-  override name = "DeployOutcomeError";
-}
 
 interface LocalManifest {
   extensionId?: unknown;
@@ -206,7 +143,7 @@ async function fetchLimits(o: DeployOptions, extensionId: string): Promise<Resol
   const body = await call(
     () => api.GET("/v1/developer/extensions/{id}/limits", { params: { path: { id: extensionId } } }),
     {
-      onRetry: (s) => o.note(`rate limited; retrying in ${s} s`),
+      onRetry: (s) => o.note(retryNote(s)),
     },
   );
   return parseLimitsBody(body);
@@ -225,17 +162,27 @@ function explain(problem: ErrorDetail, limits: ResolvedLimits): ErrorDetail {
 }
 
 export async function deploy(o: DeployOptions): Promise<DeployResult> {
+  const interrupts = listenForInterrupts();
+  try {
+    return await deploySteps(o, interrupts);
+  } finally {
+    interrupts.close();
+  }
+}
+
+async function deploySteps(o: DeployOptions, interrupts: Interrupts): Promise<DeployResult> {
+  const step = <T>(what: string, work: Promise<T>) => interrupts.during(work, () => new CancelledBeforeUpload(what));
   const dir = resolve(o.dir);
   refuseFile(dir, o.dir);
   let manifest = readManifest(dir, o.dir);
   let extensionId = o.extensionId ?? str(manifest?.extensionId);
   // The build's time limit is the server's; every other local check comes before any request.
-  let limits = o.build && extensionId ? await fetchLimits(o, extensionId) : null;
+  let limits = o.build && extensionId ? await step("reading the limits", fetchLimits(o, extensionId)) : null;
 
   if (o.build) {
     const seconds = limits?.buildTimeSeconds ?? 300;
     o.note(`building: ${o.build} (limit ${seconds} s)`);
-    await runBuild(o.build, seconds);
+    await step("building", runBuild(o.build, seconds));
     refuseFile(dir, o.dir);
     manifest = readManifest(dir, o.dir);
   }
@@ -249,9 +196,10 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
   const version = o.version ?? str(manifest.version);
   if (!version) throw new UsageError("no version label: give --version or put version in manifest.json");
   const labelWarnings = labelMismatch(version, manifest);
-  limits ??= await fetchLimits(o, extensionId);
-  const refusals = await preflight(apiClient(o.endpoints, o.apiKey), { extensionId, label: version, limits }, (s) =>
-    o.note(`rate limited; retrying in ${s} s`),
+  limits ??= await step("reading the limits", fetchLimits(o, extensionId));
+  const refusals = await step(
+    "checking the extension and its versions",
+    preflight(apiClient(o.endpoints, o.apiKey), { extensionId, label: version, limits }, (s) => o.note(retryNote(s))),
   );
 
   const work = mkdtempSync(join(tmpdir(), "ext-deploy-"));
@@ -259,13 +207,13 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
     const archive = join(work, "bundle.tar.gz");
     let packed: PackResult;
     try {
-      packed = await packDirectory(dir, archive);
+      packed = await step("packing", packDirectory(dir, archive));
     } catch (e) {
       if (e instanceof PackError) throw new LocalValidationError([{ path: o.dir, message: e.message }]);
       throw e;
     }
     // The server's own inspector, with the limits the server resolved for this extension.
-    const inspection = await inspectBundle(archive, limits.bundle);
+    const inspection = await step("checking the bundle", inspectBundle(archive, limits.bundle));
     const warnings = [...labelWarnings, ...refusals.warnings, ...secretWarnings(packed), ...inspection.warnings];
     for (const w of warnings) o.note(`warning: ${printable(w)}`);
     const report: DeployReport = {
@@ -295,7 +243,7 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
     try {
       const problems = [...refusals.problems, ...inspection.problems.map((p) => explain(p, limits))];
       if (problems.length > 0) throw new LocalValidationError(problems);
-      if (!o.dryRun) await upload(o, archive, report);
+      if (!o.dryRun) await upload(o, archive, report, interrupts);
     } catch (e) {
       throw new DeployFailure(e, report);
     }
@@ -312,16 +260,18 @@ const COMPONENT_LIMITS = {
 } as const;
 
 /** Uploads, then (--wait) follows the review, writing what it learns into `report` as it goes. */
-async function upload(o: DeployOptions, archive: string, report: DeployReport): Promise<void> {
+async function upload(o: DeployOptions, archive: string, report: DeployReport, interrupts: Interrupts): Promise<void> {
   const url = `${o.endpoints.baseUrl}/extensions/${encodeURIComponent(report.extensionId)}/versions`;
   const api = apiClient(o.endpoints, o.apiKey);
   const progress = createProgress("uploading", o.tty);
   const sent = (report.upload = { url, sent: 0, total: report.bundle.bytes });
-  // Ctrl-C cuts the request instead of the process, so the user hears what became of the upload; a second
-  // Ctrl-C is the default one.
+  // Ctrl-C cuts the request instead of the process, so the user hears what became of the upload.
   const cancel = new AbortController();
-  const onInterrupt = () => cancel.abort(new UploadCancelled());
-  process.once("SIGINT", onInterrupt);
+  const stop = () => {
+    const cancelled = new UploadCancelled();
+    cancel.abort(cancelled);
+    return cancelled;
+  };
   // A fresh stream of the archive for each attempt (a 429 is retried; a stream can be read only once).
   const submit = () =>
     api.POST("/developer/v1/extensions/{id}/versions", {
@@ -336,16 +286,12 @@ async function upload(o: DeployOptions, archive: string, report: DeployReport): 
       }),
       signal: cancel.signal,
     });
-  const submitted = await call(submit, {
-    onRetry: (s) => o.note(`rate limited; retrying in ${s} s`),
-    signal: cancel.signal,
-  }).finally(() => {
-    process.off("SIGINT", onInterrupt);
-    progress.done();
-  });
+  const submitted = await interrupts
+    .during(call(submit, { onRetry: (s) => o.note(retryNote(s)), signal: cancel.signal }), stop)
+    .finally(() => progress.done());
   report.versionId = submitted.version.id;
   report.status = submitted.version.status;
-  if (o.wait) await waitForReview(o, report);
+  if (o.wait) await waitForReview(o, report, interrupts);
 }
 
 /** A --version label other than the manifest's own `version`: the bundle would say one thing, the version another. */
@@ -392,26 +338,19 @@ const POLL_MS = 1000;
  * wait would otherwise stretch it. The last poll is at the deadline; a poll (or its Retry-After wait)
  * still unanswered one poll interval past the deadline is cut, so --wait ends by timeout + 1 s.
  */
-async function waitForReview(o: DeployOptions, report: DeployReport): Promise<void> {
+async function waitForReview(o: DeployOptions, report: DeployReport, interrupts: Interrupts): Promise<void> {
   const api = apiClient(o.endpoints, o.apiKey);
   const versionId = report.versionId!;
   const clock = new EmulatorClock();
   const deadline = clock.nowMs() + o.timeoutSeconds * 1000;
   const timedOut = () =>
     new DeployOutcomeError(`version ${versionId} is still ${report.status} after ${o.timeoutSeconds} s (--timeout)`);
-  let onInterrupt = () => {};
-  const stopped = new Promise<never>((_, reject) => {
-    onInterrupt = () => reject(new WaitStopped(report));
-  });
-  // Before the notice: whoever reads "Ctrl-C stops waiting" and presses it must find the handler there.
-  process.once("SIGINT", onInterrupt);
   const subject = { root: o.endpoints.root, versionId, label: report.version, timeoutSeconds: o.timeoutSeconds };
   for (const line of waitNotice(subject)) o.note(line);
   const elapsed = showElapsed(clock, o.timeoutSeconds, o.tty);
   try {
-    await Promise.race([pollReview(o, report, api, clock, deadline, timedOut), stopped]);
+    await interrupts.during(pollReview(o, report, api, clock, deadline, timedOut), () => new WaitStopped(report));
   } finally {
-    process.off("SIGINT", onInterrupt);
     elapsed.stop();
   }
   if (report.status === "rejected")
@@ -441,7 +380,7 @@ async function pollReview(
             params: { path: { id: report.extensionId } },
             signal: cut.signal,
           }),
-        { signal: cut.signal, onRetry: (s) => o.note(`rate limited; retrying in ${s} s`) },
+        { signal: cut.signal, onRetry: (s) => o.note(retryNote(s)) },
       );
       const found = list.versions.find((v) => v.id === versionId);
       if (found) {

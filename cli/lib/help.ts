@@ -72,7 +72,12 @@ export const EXAMPLES: Record<string, string[]> = {
     "ext installs add --extension ext_123 --count 1000",
     "ext installs add --extension ext_123 --count 5 --version ver_123",
   ],
-  limits: ["ext limits show --extension ext_123", "ext limits show --extension ext_123 --json"],
+  limits: [
+    "ext limits show --extension ext_123",
+    'ext limits request --extension ext_123 --limit max_sounds_per_extension=100 --reason "A drum kit of 100 samples"',
+    'ext limits request --scope account --limit max_api_keys=40,max_team_members=20 --reason "One key per CI runner"',
+    "ext limits requests --status pending",
+  ],
   conformance: [
     "ext conformance --target https://api.example.com/developer/v1 --dry-run",
     'EXT_API_KEY="$KEY" ext conformance --target https://api.example.com/developer/v1 --read-only-key "$READ_KEY" --junit conformance.xml',

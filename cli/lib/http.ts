@@ -11,7 +11,8 @@ import {
   createApiClient,
   unwrap,
 } from "../../client";
-import { API_PREFIX, CONTROL_PREFIX, DEPLOY_LIMITS_PREFIX } from "../../src/config";
+import { API_PREFIX, CONTROL_PREFIX, DEPLOY_LIMITS_PREFIX, parseClientEnv } from "../../src/config";
+import { err } from "../output";
 import { describeForeign, recordRefusal } from "./api-error";
 import { UsageError } from "./runner";
 
@@ -119,14 +120,39 @@ export function adminClient(endpoints: Endpoints, adminToken: string | null): Ad
 }
 
 export interface CallOptions {
-  /** How many times a 429 is retried after its Retry-After (default 3). */
+  /** How many times a 429 is retried after its Retry-After (default 3), within the command's wait bound. */
   retries?: number;
-  /** Told before each wait, e.g. to print "rate limited, retrying in 4 s". */
+  /** Told before each wait; by default `retryNote` is printed on stderr. */
   onRetry?: (seconds: number, attempt: number) => void;
-  /** Longest single Retry-After honoured, in seconds (default 120). */
-  maxWaitSeconds?: number;
   /** Cuts a Retry-After wait short (the call then throws the signal's reason); give it to the request too. */
   signal?: AbortSignal;
+}
+
+/**
+ * Seconds one command may spend in all waiting out 429s (`--max-wait`, EXT_MAX_WAIT): enough for a
+ * per-minute window to reset, never an hourly one. A Retry-After past what is left is not waited for: the
+ * 429 is shown at once, with how to turn the emulator's limits off.
+ */
+export const DEFAULT_MAX_WAIT_SECONDS = 60;
+
+const waiting = { boundSeconds: null as number | null, spentSeconds: 0 };
+
+/** The bound of this command's waits: `flag` (--max-wait) if given, else EXT_MAX_WAIT, else the default. */
+export function setWaitBound(flag: string | undefined, env: string | null = parseClientEnv().maxWait): number {
+  const given = flag ?? env;
+  const source = flag !== undefined ? "--max-wait" : "EXT_MAX_WAIT";
+  const n = given === null ? DEFAULT_MAX_WAIT_SECONDS : /^\d+$/.test(given.trim()) ? Number(given) : Number.NaN;
+  if (!Number.isSafeInteger(n))
+    throw new UsageError(`${source} must be a whole number of seconds (0: never wait out a 429; got "${given}")`);
+  waiting.boundSeconds = n;
+  return n;
+}
+
+const waitBound = () => waiting.boundSeconds ?? setWaitBound(undefined);
+
+/** "rate limited; retrying in 30 s (30 s of waiting so far, at most 60 s in all: …)", this wait counted. */
+export function retryNote(seconds: number): string {
+  return `rate limited; retrying in ${seconds} s (${waiting.spentSeconds} s of waiting so far, at most ${waitBound()} s in all: --max-wait or EXT_MAX_WAIT)`;
 }
 
 /** Bun.sleep that an abort signal ends early, rejecting with its reason. */
@@ -152,6 +178,8 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  */
 export async function send<D>(request: () => Promise<CallResult<D>>, opts: CallOptions = {}): Promise<CallResult<D>> {
   const retries = opts.retries ?? 3;
+  const bound = waitBound(); // a bad EXT_MAX_WAIT is refused before the first call, not at the first 429
+  const onRetry = opts.onRetry ?? ((s: number) => err(retryNote(s)));
   for (let attempt = 0; ; attempt++) {
     let result: CallResult<D>;
     try {
@@ -163,17 +191,21 @@ export async function send<D>(request: () => Promise<CallResult<D>>, opts: CallO
     }
     const { response } = result;
     if (response.ok) return result;
+    let notWaited: string | null = null;
     if (response.status === 429 && attempt < retries) {
-      const retryAfter = Number(response.headers.get("retry-after")) || 1;
-      const wait = Math.min(Math.max(retryAfter, 1), opts.maxWaitSeconds ?? 120);
-      opts.onRetry?.(wait, attempt + 1);
-      await sleep(wait * 1000, opts.signal);
-      continue;
+      const wait = Math.max(Number(response.headers.get("retry-after")) || 1, 1);
+      if (waiting.spentSeconds + wait <= bound) {
+        waiting.spentSeconds += wait;
+        onRetry(wait, attempt + 1);
+        await sleep(wait * 1000, opts.signal);
+        continue;
+      }
+      notWaited = `not retried: waiting ${wait} s would pass the bound of ${bound} s of waiting in all (--max-wait or EXT_MAX_WAIT; ${waiting.spentSeconds} s spent)`;
     }
     try {
       unwrap(result);
     } catch (e) {
-      throw recordRefusal(e, result.error, response);
+      throw recordRefusal(e, result.error, response, notWaited);
     }
     return result;
   }

@@ -2,11 +2,13 @@
  * The limits a deploy is checked against, read from the limits endpoint (spec §4: "used by the
  * command-line tool before deploying"). They are turned into the same BundleLimits the server inspects
  * uploads with, so `ext deploy` and the server can never disagree. A key the endpoint does not give falls
- * back to the platform default.
+ * back to the platform default. Also how `ext limits show` prints them (usage, human units).
  */
+import type { Limits, LimitUsage } from "../../client";
 import { type BundleLimitKey, type BundleLimits, bundleLimitsFrom } from "../../src/bundles/bundle-limits";
 import { isLimitKey, type LimitKey, limitDefinition } from "../../src/limits/catalog";
 import type { LimitSource } from "../../src/limits/service";
+import { formatBytes } from "./format";
 
 export interface ResolvedLimits {
   bundle: BundleLimits;
@@ -22,53 +24,18 @@ interface Entry {
   source: LimitSource;
 }
 
-const SOURCES: LimitSource[] = ["extension_override", "developer_override", "platform_default"];
-
-function entryOf(raw: unknown): Entry | null {
-  if (typeof raw === "number") return { value: raw, source: "platform_default" };
-  if (!raw || typeof raw !== "object") return null;
-  const r = raw as Record<string, unknown>;
-  const value = [r.value, r.resolved, r.resolvedLimit, r.limit].find((v) => typeof v === "number") as
-    | number
-    | undefined;
-  if (value === undefined) return null;
-  const source = SOURCES.includes(r.source as LimitSource) ? (r.source as LimitSource) : "platform_default";
-  return { value, source };
-}
-
 /**
- * Reads the emulator's body (src/limits/model.ts: `limits.<category>.<key>.{value, source}` and the
- * `sounds` summary), and also tolerates an array of {key, value, source}: the real platform's body is
- * "not shown" in the spec.
+ * Reads the limits endpoint's body as the generated client types it (`limits.<category>.<key>.{value,
+ * source}` and the `sounds` summary). A key the body does not give is the platform default.
  */
-export function parseLimitsBody(body: unknown): ResolvedLimits {
+export function parseLimitsBody(body: Limits): ResolvedLimits {
   const found = new Map<string, Entry>();
-  const visit = (node: unknown, depth: number) => {
-    if (depth > 4 || !node || typeof node !== "object") return;
-    if (Array.isArray(node)) {
-      for (const item of node) {
-        const key = (item as { key?: unknown } | null)?.key;
-        const entry = entryOf(item);
-        if (typeof key === "string" && isLimitKey(key) && entry) found.set(key, entry);
-        else visit(item, depth + 1);
-      }
-      return;
-    }
-    for (const [k, v] of Object.entries(node as Record<string, unknown>)) {
-      const entry = isLimitKey(k) ? entryOf(v) : null;
-      if (entry) found.set(k, entry);
-      else visit(v, depth + 1);
-    }
-  };
-  visit(body, 0);
+  // A server that answers with less (the platform's body is "not shown" in the spec) leaves the defaults.
+  const { limits = {}, sounds } = body as Partial<Limits>;
+  for (const category of Object.values(limits))
+    for (const [key, l] of Object.entries(category ?? {})) if (isLimitKey(key)) found.set(key, l);
   // The spec's named summary wins for the sound limit: sounds.resolvedLimit and sounds.source.
-  const sounds = (body as { sounds?: { resolvedLimit?: unknown; source?: unknown } } | null)?.sounds;
-  if (sounds && typeof sounds.resolvedLimit === "number") {
-    found.set("max_sounds_per_extension", {
-      value: sounds.resolvedLimit,
-      source: SOURCES.includes(sounds.source as LimitSource) ? (sounds.source as LimitSource) : "platform_default",
-    });
-  }
+  if (sounds) found.set("max_sounds_per_extension", { value: sounds.resolvedLimit, source: sounds.source });
   const get = (key: LimitKey): Entry =>
     found.get(key) ?? { value: limitDefinition(key).default, source: "platform_default" };
   return {
@@ -77,6 +44,31 @@ export function parseLimitsBody(body: unknown): ResolvedLimits {
     buildTimeSeconds: get("build_time_seconds").value,
     value: (key) => get(key).value,
   };
+}
+
+/** Which count of the body's `usage` each limit is checked against; the others have no usage there. */
+const USAGE_OF: Partial<Record<LimitKey, keyof LimitUsage>> = {
+  max_extensions_per_account: "extensions",
+  max_versions_per_extension: "versions",
+  max_secrets_per_extension: "secrets",
+  max_api_keys: "apiKeys",
+  max_team_members: "teamMembers",
+};
+
+/** A limit's current use from the limits body, or null where the endpoint counts none. */
+export function usageOf(body: Limits, key: string): number | null {
+  const field = isLimitKey(key) ? USAGE_OF[key] : undefined;
+  return field === undefined ? null : body.usage[field];
+}
+
+const PER: Record<string, string> = { per_minute: "/ min", per_second: "/ s", per_hour: "/ h" };
+
+/** A limit's value as people read it: "100.0 MB", "300 s", "60 / min", "25" (`--json` keeps the number). */
+export function humanValue(value: number, unit: string): string {
+  if (unit === "bytes") return formatBytes(value);
+  if (unit === "seconds") return `${value} s`;
+  const per = PER[unit];
+  return per ? `${value} ${per}` : String(value);
 }
 
 const SOURCE_WORDS: Record<LimitSource, string> = {

@@ -22,6 +22,13 @@ const megabytes = (bytes: number) =>
   bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(1)} MB` : `${Math.round(bytes / 1024)} KB`;
 const clip = (text: string, max = NAME_ECHO_MAX) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
+/**
+ * Said with every 429 the emulator's own limits give, so a test suite or CI job that hits a window learns
+ * the way out wherever the refusal surfaces (CLI, helpers, a plain HTTP client).
+ */
+export const RATE_LIMIT_HINT =
+  "This emulator enforces the platform's rate limits; for tests, start it without them (`ext serve --no-rate-limits`, `ext exec --no-rate-limits` or EXT_RATE_LIMITS=false; the test helpers' startEmulator() has them off unless given rateLimits: true) or move its clock past the window (POST /_emulator/clock {\"advanceSeconds\": N}, or emulator.advanceClock(N)).";
+
 export const errors = {
   unauthorized: (why: "missing" | "malformed" | "invalid") =>
     new ApiError(
@@ -136,7 +143,7 @@ export const errors = {
     new ApiError(
       429,
       "rate_limited",
-      `Too many requests for ${group}; retry after ${retryAfterSeconds} s.`,
+      `Too many requests for ${group}; retry after ${retryAfterSeconds} s. ${RATE_LIMIT_HINT}`,
       undefined,
       {
         "Retry-After": String(retryAfterSeconds),

@@ -7,6 +7,11 @@ import { LimitValues } from "../limits/overrides-model";
 const Timestamp = t.String({ format: "date-time", examples: ["2026-11-22T10:00:00.000Z"] });
 
 export const REASON_MIN = 20;
+
+/** The rule a request's reason is held to, by the API and by `ext limits request`: 20+ characters once trimmed. */
+export function reasonLongEnough(reason: string): boolean {
+  return reason.trim().length >= REASON_MIN;
+}
 const LIMIT_REQUEST_STATUSES = ["pending", "approved", "rejected"] as const;
 
 export const CreateLimitRequestBody = t.Object(

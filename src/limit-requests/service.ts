@@ -13,7 +13,13 @@ import { newId } from "../ids";
 import { isLimitKey } from "../limits/catalog";
 import { checkLimitValues, type OverrideService } from "../limits/overrides";
 import type { LimitsService } from "../limits/service";
-import { type CreateLimitRequestInput, type LimitRequest, type LimitRequestQuery, REASON_MIN } from "./model";
+import {
+  type CreateLimitRequestInput,
+  type LimitRequest,
+  type LimitRequestQuery,
+  REASON_MIN,
+  reasonLongEnough,
+} from "./model";
 
 type Row = typeof limitRequests.$inferSelect;
 
@@ -55,8 +61,8 @@ export function createLimitRequestService(deps: {
 
   return {
     create(input: CreateLimitRequestInput): LimitRequest {
+      if (!reasonLongEnough(input.reason)) throw errors.reasonTooShort(REASON_MIN);
       const reason = input.reason.trim();
-      if (reason.length < REASON_MIN) throw errors.reasonTooShort(REASON_MIN);
       if (Object.keys(input.limits).length === 0)
         throw errors.limitRequestTarget("limits", "name at least one limit and its desired value");
       const problems = checkLimitValues(input.limits, "limits");

@@ -203,6 +203,29 @@ describe("restarts and --empty", () => {
     }
   });
 
+  test("a start that cannot listen (port in use) makes no account: the next start shows the new key", async () => {
+    const cwd = mkdtempSync(join(built.work, "port-taken-"));
+    // A port held by a listener of our own, on a port the system chose.
+    const holder = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+    try {
+      const failed = await ext(cwd, ["serve", "--port", String(holder.port)]);
+      expect(failed.code).not.toBe(0);
+      expect(failed.stderr).toContain("already in use");
+      expect(failed.stdout).not.toContain("api key:");
+    } finally {
+      holder.stop(true);
+    }
+    const next = await serveIn(cwd);
+    try {
+      expect(next.banner).toMatch(/api key: +\S+ +\(account acc_local, "local", new; shown once\)/);
+      const key = /EXT_API_KEY=(\S+)/.exec(next.banner)![1];
+      const api = await fetch(`${next.url}/developer/v1/extensions`, { headers: { authorization: `Bearer ${key}` } });
+      expect(api.status).toBe(200);
+    } finally {
+      await next.stop();
+    }
+  });
+
   test("--empty starts with no account and says what to do; a command says the same instead of a 404", async () => {
     const cwd = mkdtempSync(join(built.work, "empty-"));
     const s = await serveIn(cwd, ["--empty"]);

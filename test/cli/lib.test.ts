@@ -4,10 +4,11 @@ import { deployArgs } from "../../cli/commands/deploy";
 import { exitStatusOf } from "../../cli/commands/exec";
 import { secretsArgs } from "../../cli/commands/secrets";
 import { apiClient, call, endpointsFromAnyUrl, endpointsFromBaseUrl } from "../../cli/lib/http";
-import { parseLimitsBody } from "../../cli/lib/limits";
+import { humanValue, parseLimitsBody, usageOf } from "../../cli/lib/limits";
 import { createProgress } from "../../cli/lib/progress";
 import { shownStrays, strayArguments, UsageError } from "../../cli/lib/runner";
-import { ApiCallError } from "../../client";
+import { ApiCallError, type Limits } from "../../client";
+import type { LimitSource } from "../../src/limits/service";
 import { DEMO_KEY, startTestEmulator, stopTestEmulator } from "../helpers/emulator";
 
 describe("strayArguments (unknown flags are usage errors)", () => {
@@ -46,24 +47,49 @@ describe("endpoints from a --target", () => {
 });
 
 describe("parseLimitsBody", () => {
+  const resolved = (value: number, source: LimitSource) => ({
+    value,
+    source,
+    default: value,
+    hardMax: null,
+    unit: "count",
+    description: "",
+    overrideKey: "",
+  });
+  const body = (limits: Partial<Limits["limits"]>): Limits => ({
+    extensionId: "ext_1",
+    sounds: {
+      resolvedLimit: 80,
+      source: "developer_override",
+      maxInManifest: 200,
+      fileBytes: 1,
+      warningBytes: 1,
+      formats: [],
+    },
+    limits: { account: {}, storage: {}, serverFunctions: {}, realtime: {}, sounds: {}, build: {}, ...limits },
+    usage: { extensions: 1, versions: 0, archivedVersions: 0, secrets: 0, apiKeys: 1, teamMembers: 1 },
+  });
   test("reads limits by category and the sounds summary, with sources", () => {
-    const l = parseLimitsBody({
-      sounds: { resolvedLimit: 80, source: "developer_override" },
-      limits: {
-        build: { build_time_seconds: { value: 60, source: "extension_override" } },
-        sounds: { max_sounds_per_extension: { value: 80, source: "developer_override" } },
-      },
-    });
+    const l = parseLimitsBody(
+      body({
+        build: { build_time_seconds: resolved(60, "extension_override") },
+        sounds: { max_sounds_per_extension: resolved(80, "developer_override") },
+        realtime: { not_a_limit: resolved(1, "extension_override") },
+      }),
+    );
     expect(l.bundle.max_sounds_per_extension).toBe(80);
     expect(l.source("max_sounds_per_extension")).toBe("developer_override");
     expect(l.buildTimeSeconds).toBe(60);
     expect(l.bundle.sound_file_bytes).toBe(10 * 1024 * 1024); // absent: the platform default
     expect(l.source("sound_file_bytes")).toBe("platform_default");
   });
-  test("also an array of {key, value, source}", () => {
-    const l = parseLimitsBody({ limits: [{ key: "max_allow_hosts", value: 30, source: "extension_override" }] });
-    expect(l.bundle.max_allow_hosts).toBe(30);
-    expect(l.source("max_allow_hosts")).toBe("extension_override");
+  test("usage by limit key, where the body counts it; human units", () => {
+    expect(usageOf(body({}), "max_extensions_per_account")).toBe(1);
+    expect(usageOf(body({}), "storage_global_bytes")).toBeNull();
+    expect(humanValue(104857600, "bytes")).toBe("100.0 MB");
+    expect(humanValue(300, "per_minute")).toBe("300 / min");
+    expect(humanValue(30, "seconds")).toBe("30 s");
+    expect(humanValue(25, "count")).toBe("25");
   });
 });
 

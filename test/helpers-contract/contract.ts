@@ -4,7 +4,7 @@
  * bundle), by tsconfig paths and by the runner in helpers-contract.test.ts. The @ts-expect-error lines
  * prove the types refuse a misspelt field and an unknown API path: an unused one fails the type check.
  */
-import { ApiCallError, type Emulator, startEmulator } from "emulator-helper";
+import { ApiCallError, type Emulator, type Extension, startEmulator } from "emulator-helper";
 
 /** What a rejected call rejected with: an ApiCallError's status, code and the limits its details name. */
 async function refusal(call: Promise<unknown>) {
@@ -32,7 +32,11 @@ export async function contract(folder: string) {
     const misspeltAnswer = () => created.nmae;
     // @ts-expect-error an unknown API path
     const unknownPath = () => emu.client.GET("/developer/v1/extensionz");
-    void [misspeltInput, misspeltAnswer, unknownPath];
+    // @ts-expect-error a misspelt limit key
+    const misspeltLimit = () => emu.setOverride({ extensionId: id }, { max_sound_per_extension: 80 });
+    // What createExtension() gives is an Extension, to be passed on as one.
+    const asExtension: Extension = created;
+    void [misspeltInput, misspeltAnswer, unknownPath, misspeltLimit, asExtension];
 
     const first = await emu.deploy(folder, { extensionId: id, version: "1.0.0", changelog: "first" });
     const approved = await emu.approveVersion(first.id);
@@ -67,7 +71,7 @@ export async function contract(folder: string) {
     await emu.reset();
     const afterReset = (await emu.client.GET("/developer/v1/extensions")).data?.extensions.length;
     return {
-      created: { id, status: created.status },
+      created: { id, status: created.status, visibility: created.visibility, installCount: created.installCount },
       first: { version: first.version, status: first.status, changelog: first.changelog, warnings: first.warnings },
       approved: { status: approved.version.status, current: approved.extension.currentVersionId === first.id },
       installs: { total: installs.total, active: installs.active, counts: Object.values(installs.byVersion) },
@@ -127,5 +131,35 @@ async function refusalMessage(start: Promise<Emulator>) {
     return "started";
   } catch (e) {
     return e instanceof Error ? e.message : String(e);
+  }
+}
+
+/**
+ * The helpers' rate limits: off by default, so a suite that creates an extension per test passes the spec's
+ * 10 creates an hour; on when asked, with a refusal that says how to turn them off or move the clock.
+ */
+export async function rateLimits() {
+  const creates = async (emu: Emulator, n: number) => {
+    const outcomes: (number | string)[] = [];
+    for (let i = 0; i < n; i++)
+      outcomes.push(
+        await emu.createExtension({ name: `Rate ${i}` }).then(
+          () => 201,
+          (e) => (e instanceof ApiCallError ? `${e.status} ${e.message}` : String(e)),
+        ),
+      );
+    return outcomes;
+  };
+  const byDefault = await startEmulator();
+  const on = await startEmulator({ rateLimits: true });
+  try {
+    const defaultOutcomes = await creates(byDefault, 11);
+    const onOutcomes = await creates(on, 11);
+    await on.advanceClock(3600);
+    const afterAnHour = await creates(on, 1);
+    return { defaultOutcomes, onOutcomes, afterAnHour };
+  } finally {
+    await byDefault.stop();
+    await on.stop();
   }
 }

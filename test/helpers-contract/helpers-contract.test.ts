@@ -71,7 +71,7 @@ function contractForNode(): Promise<string> {
 }
 
 /** Calls one function of contract.ts under Node, against the compiled binary; its answer, parsed. */
-async function underNode(name: "contract" | "fromExport", ...args: string[]) {
+async function underNode(name: "contract" | "fromExport" | "rateLimits", ...args: string[]) {
   const script = `import { ${name} } from ${JSON.stringify(pathToFileURL(await contractForNode()).href)};
     console.log(JSON.stringify(await ${name}(...${JSON.stringify(args)})));`;
   const proc = Bun.spawn(["node", "--input-type=module", "-e", script], {
@@ -133,7 +133,7 @@ test("the Bun helper and the Node helper give the same answers to every method",
   const node = await underNode("contract", extensionFolder());
 
   expect(bun).toMatchObject({
-    created: { status: "draft" },
+    created: { status: "draft", visibility: "private", installCount: 0 },
     first: { version: "1.0.0", status: "pending", changelog: "first" },
     approved: { status: "approved", current: true },
     installs: { total: 3, active: 3 },
@@ -211,4 +211,19 @@ test("both helpers start from an export directory (bundles included) and name th
   expect(bun.hashOnly).toContain("keys created through the API are exported as hashes");
   expect(bun.hashOnly).toContain(`add one to an account's apiKeys in ${hashOnlyDir}/fixture.json`);
   expect(node).toEqual(bun);
+}, 120_000);
+
+test("both helpers leave rate limits off by default; on, a 429 says how to turn them off or move the clock", async () => {
+  const { rateLimits } = await import("./contract");
+  const bun = await rateLimits();
+  const node = await underNode("rateLimits");
+  for (const answers of [bun, node]) {
+    expect(answers.defaultOutcomes).toEqual(Array(11).fill(201));
+    expect(answers.onOutcomes.slice(0, 10)).toEqual(Array(10).fill(201));
+    const refused = String(answers.onOutcomes[10]);
+    expect(refused).toStartWith("429 Too many requests for POST /extensions; retry after");
+    expect(refused).toContain("--no-rate-limits");
+    expect(refused).toContain("advanceClock(N)");
+    expect(answers.afterAnHour).toEqual([201]);
+  }
 }, 120_000);

@@ -211,10 +211,10 @@ describe("startEmulator() under Node", () => {
        const state = await (await fetch(emu.adminUrl + "/state", { headers: { authorization: "Bearer " + emu.adminToken } })).json();
        await emu.stop();
        console.log(JSON.stringify({ port: emu.port, rateLimits: state.rateLimits }));`,
-      { EXT_SEED: "/nonexistent.json", EXT_RATE_LIMITS: "off", EXT_PORT: "4999", EXT_MEMORY: "off" },
+      { EXT_SEED: "/nonexistent.json", EXT_RATE_LIMITS: "on", EXT_PORT: "4999", EXT_MEMORY: "off" },
     );
     expect(code).toBe(0);
-    expect(result.rateLimits).toBe(true);
+    expect(result.rateLimits).toBe(false);
     expect(result.port).not.toBe(4999);
   }, 30_000);
 

@@ -124,7 +124,8 @@ function serveArgs(o: StartEmulatorOptions, seed: string, ready: string): string
   args.push("--seed", seed, "--ready-file", ready, "--exit-with-stdin");
   args.push(...(o.dataDir === undefined ? ["--memory"] : ["--data-dir", resolve(o.dataDir)]));
   args.push("--log-level", o.logLevel ?? "silent");
-  if (o.rateLimits === false) args.push("--no-rate-limits");
+  // Off unless asked for, as the Bun helper (client/emulator.ts, `rateLimits`).
+  if (o.rateLimits !== true) args.push("--no-rate-limits");
   if (o.autoApproveMs !== undefined && o.autoApproveMs !== null) args.push(`--auto-approve=${o.autoApproveMs}`);
   return args;
 }
