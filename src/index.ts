@@ -2,12 +2,16 @@
 export { unwrap } from "../client/index";
 export { type App, createApp } from "./app";
 export { parseServerConfig, type ServerConfig } from "./config";
-export type { Fixture } from "./fixtures/model";
 export {
   ApiCallError,
+  type ConnectEmulatorOptions,
   type CreatedExtension,
+  connectEmulator,
+  type DeployResult,
   type Emulator,
+  type EmulatorConnection,
   type Extension,
+  type Fixture,
   type LimitKey,
   type LimitValuesInput,
   StartEmulatorError,
