@@ -36,6 +36,9 @@ export interface DeployReport {
 /** A deploy that succeeded: `ext deploy --json`'s line, and what both helpers' `deploy()` resolve to. */
 export type DeployResult = DeployReport & { ok: true };
 
+/** A deploy that submitted a version (the helpers never dry-run): the same result, its version known. */
+export type SubmittedDeploy = DeployResult & { dryRun: false; versionId: string; status: string };
+
 /**
  * A deploy that failed: `problems` when a local check refused the bundle (nothing uploaded), else `error`
  * (the server's envelope fields, or only `message`). The report's fields are there once packing was done.
@@ -63,8 +66,12 @@ function localRefusal(problems: ErrorDetail[]): { status: number; code: string; 
  * The result, or the error a helper rejects with: an ApiCallError for a refusal (a local check's, with the
  * status and code the server would give, or the server's own), a plain Error for anything else.
  */
-export function deployOutcome(json: DeployJson | null, at: { extensionId: string; otherwise: string }): DeployResult {
-  if (json?.ok === true && json.versionId) return json;
+export function deployOutcome(
+  json: DeployJson | null,
+  at: { extensionId: string; otherwise: string },
+): SubmittedDeploy {
+  if (json?.ok === true && !json.dryRun && json.versionId && json.status)
+    return { ...json, dryRun: false, versionId: json.versionId, status: json.status };
   const request = { method: "POST", path: `/developer/v1/extensions/${encodeURIComponent(at.extensionId)}/versions` };
   const failure = json?.ok === false ? json : null;
   if (failure?.problems?.length)

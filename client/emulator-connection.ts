@@ -2,7 +2,7 @@
  * What both helpers build an `EmulatorConnection` from, so they check options and read `emulator.env` the
  * same way: only how they start a server and run a deploy differs (in process, or the binary).
  */
-import type { DeployResult } from "./deploy-result";
+import type { SubmittedDeploy } from "./deploy-result";
 import type { ConnectEmulatorOptions, DeployOptions, EmulatorConnection, EmulatorEnv } from "./emulator";
 import { emulatorCalls } from "./emulator-methods";
 import { StartEmulatorError } from "./errors";
@@ -40,7 +40,7 @@ export type DeployRunner = (
   at: { baseUrl: string; apiKey: string },
   folder: string,
   options: DeployOptions,
-) => Promise<DeployResult>;
+) => Promise<SubmittedDeploy>;
 
 /** The typed clients and every call, for an emulator a helper started or one it reaches by its variables. */
 export function emulatorConnection(

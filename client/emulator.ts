@@ -4,7 +4,7 @@
  * binary). Types only: every model is taken from the generated schema, never copied by hand.
  */
 import type { LimitKey } from "../src/limits/catalog";
-import type { DeployResult } from "./deploy-result";
+import type { SubmittedDeploy } from "./deploy-result";
 import type { components as FixtureModels } from "./fixture";
 import type { AdminClient, ApiClient } from "./index";
 import type {
@@ -33,7 +33,7 @@ export type { LimitKey };
 /** Limit values by key, as an override or a limit-increase request names them. */
 export type LimitValuesInput = { [K in LimitKey]?: number };
 /** What `deploy()` resolves to: the same object `ext deploy --json` prints (client/deploy-result.ts). */
-export type { DeployResult } from "./deploy-result";
+export type { DeployResult, SubmittedDeploy } from "./deploy-result";
 
 export interface DeployOptions {
   extensionId: string;
@@ -80,7 +80,7 @@ export interface EmulatorConnection {
    * What `ext deploy FOLDER --extension ID --version V` does, by the same code: pack (default exclusions and
    * `.extignore`), check locally, upload. Resolves to what `ext deploy --json` prints (`versionId`, `status`, …).
    */
-  deploy(folder: string, options: DeployOptions): Promise<DeployResult>;
+  deploy(folder: string, options: DeployOptions): Promise<SubmittedDeploy>;
   /** What a platform reviewer does: a pending version becomes approved. */
   approveVersion(versionId: string): Promise<ReviewedVersion>;
   rejectVersion(versionId: string, reason: string): Promise<ReviewedVersion>;

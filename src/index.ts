@@ -16,6 +16,7 @@ export {
   type LimitValuesInput,
   StartEmulatorError,
   type StartEmulatorOptions,
+  type SubmittedDeploy,
   startEmulator,
 } from "./programmatic";
 export { createRuntime, type Runtime } from "./runtime";

@@ -101,18 +101,18 @@ export async function contract(folder: string) {
       apiKey: emu.apiKey === "ext_demo_0123456789abcdefghijklmnopqrstuv",
     };
     const first = await emu.deploy(folder, { extensionId: id, version: "1.0.0", changelog: "first" });
-    const firstId = first.versionId ?? "";
+    const firstId: string = first.versionId;
     const approved = await emu.approveVersion(firstId);
     const firstListed = (
       await emu.client.GET("/developer/v1/extensions/{id}/versions", { params: { path: { id } } })
     ).data?.versions.find((v) => v.id === firstId);
     const installs = await emu.addInstalls(id, 3);
     const second = await emu.deploy(folder, { extensionId: id, version: "1.1.0" });
-    const secondId = second.versionId ?? "";
+    const secondId = second.versionId;
     await emu.approveVersion(secondId);
     const rolled = await emu.rollout(id);
     const third = await emu.deploy(folder, { extensionId: id, version: "1.2.0" });
-    const rejected = await emu.rejectVersion(third.versionId ?? "", "not this one");
+    const rejected = await emu.rejectVersion(third.versionId, "not this one");
     const override = await emu.setOverride({ extensionId: id }, { max_sounds_per_extension: 80 });
     const fault = await emu.injectFault({ method: "GET", path: "/extensions", status: 503, times: 1 });
     const faulted = (await emu.client.GET("/developer/v1/extensions")).response.status;
@@ -159,7 +159,7 @@ export async function contract(folder: string) {
       env: JSON.stringify(other.env) === JSON.stringify(emu.env),
       deployed: deployed(otherDeployed),
       seenByStarter: await count(emu),
-      approved: (await other.approveVersion(otherDeployed.versionId ?? "")).version.status,
+      approved: (await other.approveVersion(otherDeployed.versionId)).version.status,
       withOption: (
         await connectEmulator({ ...emu.env, EXT_ADMIN_TOKEN: "" }, { adminToken: emu.adminToken }).requests(1)
       ).length,

@@ -218,7 +218,7 @@ async function exportDirs() {
   try {
     const { id } = await emu.createExtension({ name: "Exported Board" });
     const version = await emu.deploy(extensionFolder(), { extensionId: id, version: "1.0.0" });
-    await emu.approveVersion(version.versionId ?? "");
+    await emu.approveVersion(version.versionId);
     await emu.addInstalls(id, 1234);
     writeExportDir(exportState(emu.runtime), (blob) => emu.runtime.blobs.pathOf(blob), dir);
     original = await exportedBoard(emu);

@@ -6,7 +6,7 @@
  */
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
-import { type DeployJson, type DeployResult, deployOutcome } from "../../../client/deploy-result";
+import { type DeployJson, deployOutcome, type SubmittedDeploy } from "../../../client/deploy-result";
 import type { DeployOptions } from "../../../client/emulator";
 import { binaryPath } from "../lib/binary.cjs";
 
@@ -43,7 +43,7 @@ export async function deployWithBinary(
   at: { baseUrl: string; apiKey: string },
   folder: string,
   options: DeployOptions,
-): Promise<DeployResult> {
+): Promise<SubmittedDeploy> {
   const args = ["deploy", resolve(folder), "--extension", options.extensionId, "--version", options.version];
   if (options.changelog !== undefined) args.push("--changelog", options.changelog);
   args.push("--target", at.baseUrl, "--json");
