@@ -7,12 +7,13 @@
 import { deploy } from "../cli/lib/deploy";
 import { deployFailureJson } from "../cli/lib/deploy-outcome";
 import { endpointsFromAnyUrl } from "../cli/lib/http";
-import { deployOutcome } from "../client/deploy-result";
+import { type DeployJson, deployOutcome } from "../client/deploy-result";
 import type { DeployRunner } from "../client/emulator-connection";
 
 export const deployInProcess: DeployRunner = async (at, folder, options) => {
+  let json: DeployJson;
   try {
-    return await deploy({
+    json = await deploy({
       dir: folder,
       extensionId: options.extensionId,
       version: options.version,
@@ -29,6 +30,7 @@ export const deployInProcess: DeployRunner = async (at, folder, options) => {
       catchInterrupts: false,
     });
   } catch (e) {
-    return deployOutcome(deployFailureJson(e), { extensionId: options.extensionId, otherwise: String(e) });
+    json = deployFailureJson(e);
   }
+  return deployOutcome(json, { extensionId: options.extensionId, otherwise: "no result" });
 };

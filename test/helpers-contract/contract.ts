@@ -50,6 +50,19 @@ const ownFixture: Fixture = {
   ],
 };
 
+/** A limit key is typed in a fixture too. */
+const misspeltFixture: Fixture = {
+  accounts: [
+    {
+      id: "acc_typo",
+      name: "Typo",
+      apiKeys: [],
+      // @ts-expect-error a misspelt limit key
+      overrides: { max_sound_per_extension: 3 },
+    },
+  ],
+};
+
 /** The number of extensions the emulator lists. */
 async function count(emu: Pick<Emulator, "client">): Promise<number | undefined> {
   return (await emu.client.GET("/developer/v1/extensions")).data?.extensions.length;
@@ -85,7 +98,13 @@ export async function contract(folder: string) {
     const misspeltLimit = () => emu.setOverride({ extensionId: id }, { max_sound_per_extension: 80 });
     // What createExtension() gives is an Extension, to be passed on as one.
     const asExtension: Extension = created;
-    void [misspeltInput, misspeltAnswer, unknownPath, misspeltLimit, asExtension];
+    const misspeltBody = () =>
+      emu.admin.PUT("/_emulator/overrides/extensions/{id}", {
+        params: { path: { id } },
+        // @ts-expect-error a misspelt limit key in the control plane's own body
+        body: { max_sound_per_extension: 80 },
+      });
+    void [misspeltInput, misspeltAnswer, unknownPath, misspeltLimit, misspeltBody, asExtension, misspeltFixture];
 
     // The members that say where the emulator is and how to reach it.
     const where = {

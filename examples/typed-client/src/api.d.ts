@@ -11,7 +11,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness (no auth) */
+        /** Liveness (no auth); with a challenge, the server's proof that it holds the admin token */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -72,6 +72,23 @@ export interface paths {
         get: operations["getEmulatorState"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_emulator/dashboard-login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new one-time login link for the dashboard */
+        post: operations["createDashboardLoginLink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1237,7 +1254,37 @@ export interface components {
                     revokedAt?: string;
                 }[];
                 overrides?: {
-                    [key: string]: number;
+                    "max_extensions_per_account"?: number;
+                    "max_versions_per_extension"?: number;
+                    "max_team_members"?: number;
+                    "max_api_keys"?: number;
+                    "max_secrets_per_extension"?: number;
+                    "storage_global_bytes"?: number;
+                    "storage_per_install_bytes"?: number;
+                    "storage_keys_global"?: number;
+                    "storage_keys_per_install"?: number;
+                    "storage_value_bytes"?: number;
+                    "storage_key_name_bytes"?: number;
+                    "max_actions_per_extension"?: number;
+                    "invocations_per_minute"?: number;
+                    "invocation_timeout_seconds"?: number;
+                    "fetches_per_invocation"?: number;
+                    "action_response_bytes"?: number;
+                    "max_allow_hosts"?: number;
+                    "egress_timeout_seconds"?: number;
+                    "websocket_connections_per_install"?: number;
+                    "pubsub_pushes_per_second"?: number;
+                    "pubsub_message_bytes"?: number;
+                    "max_sounds_in_manifest"?: number;
+                    "max_sounds_per_extension"?: number;
+                    "sound_file_bytes"?: number;
+                    "sound_warning_bytes"?: number;
+                    "bundle_total_bytes"?: number;
+                    "bundle_layer_gzip_bytes"?: number;
+                    "bundle_editor_gzip_bytes"?: number;
+                    "bundle_interactive_gzip_bytes"?: number;
+                    "static_assets_bytes"?: number;
+                    "build_time_seconds"?: number;
                 };
                 teamMembers?: {
                     email: string;
@@ -1265,7 +1312,37 @@ export interface components {
                      */
                     status: "draft" | "in_review" | "approved" | "rejected" | "disabled";
                     overrides?: {
-                        [key: string]: number;
+                        "max_extensions_per_account"?: number;
+                        "max_versions_per_extension"?: number;
+                        "max_team_members"?: number;
+                        "max_api_keys"?: number;
+                        "max_secrets_per_extension"?: number;
+                        "storage_global_bytes"?: number;
+                        "storage_per_install_bytes"?: number;
+                        "storage_keys_global"?: number;
+                        "storage_keys_per_install"?: number;
+                        "storage_value_bytes"?: number;
+                        "storage_key_name_bytes"?: number;
+                        "max_actions_per_extension"?: number;
+                        "invocations_per_minute"?: number;
+                        "invocation_timeout_seconds"?: number;
+                        "fetches_per_invocation"?: number;
+                        "action_response_bytes"?: number;
+                        "max_allow_hosts"?: number;
+                        "egress_timeout_seconds"?: number;
+                        "websocket_connections_per_install"?: number;
+                        "pubsub_pushes_per_second"?: number;
+                        "pubsub_message_bytes"?: number;
+                        "max_sounds_in_manifest"?: number;
+                        "max_sounds_per_extension"?: number;
+                        "sound_file_bytes"?: number;
+                        "sound_warning_bytes"?: number;
+                        "bundle_total_bytes"?: number;
+                        "bundle_layer_gzip_bytes"?: number;
+                        "bundle_editor_gzip_bytes"?: number;
+                        "bundle_interactive_gzip_bytes"?: number;
+                        "static_assets_bytes"?: number;
+                        "build_time_seconds"?: number;
                     };
                     versions?: {
                         /** @description Version label, unique per extension */
@@ -1348,7 +1425,37 @@ export interface components {
                     /** @description Letters, digits, _ and -; 1–64 characters */
                     extensionId?: string;
                     limits: {
-                        [key: string]: number;
+                        "max_extensions_per_account"?: number;
+                        "max_versions_per_extension"?: number;
+                        "max_team_members"?: number;
+                        "max_api_keys"?: number;
+                        "max_secrets_per_extension"?: number;
+                        "storage_global_bytes"?: number;
+                        "storage_per_install_bytes"?: number;
+                        "storage_keys_global"?: number;
+                        "storage_keys_per_install"?: number;
+                        "storage_value_bytes"?: number;
+                        "storage_key_name_bytes"?: number;
+                        "max_actions_per_extension"?: number;
+                        "invocations_per_minute"?: number;
+                        "invocation_timeout_seconds"?: number;
+                        "fetches_per_invocation"?: number;
+                        "action_response_bytes"?: number;
+                        "max_allow_hosts"?: number;
+                        "egress_timeout_seconds"?: number;
+                        "websocket_connections_per_install"?: number;
+                        "pubsub_pushes_per_second"?: number;
+                        "pubsub_message_bytes"?: number;
+                        "max_sounds_in_manifest"?: number;
+                        "max_sounds_per_extension"?: number;
+                        "sound_file_bytes"?: number;
+                        "sound_warning_bytes"?: number;
+                        "bundle_total_bytes"?: number;
+                        "bundle_layer_gzip_bytes"?: number;
+                        "bundle_editor_gzip_bytes"?: number;
+                        "bundle_interactive_gzip_bytes"?: number;
+                        "static_assets_bytes"?: number;
+                        "build_time_seconds"?: number;
                     };
                     reason: string;
                     /**
@@ -1484,7 +1591,37 @@ export interface components {
          *     }
          */
         LimitValues: {
-            [key: string]: number;
+            "max_extensions_per_account"?: number;
+            "max_versions_per_extension"?: number;
+            "max_team_members"?: number;
+            "max_api_keys"?: number;
+            "max_secrets_per_extension"?: number;
+            "storage_global_bytes"?: number;
+            "storage_per_install_bytes"?: number;
+            "storage_keys_global"?: number;
+            "storage_keys_per_install"?: number;
+            "storage_value_bytes"?: number;
+            "storage_key_name_bytes"?: number;
+            "max_actions_per_extension"?: number;
+            "invocations_per_minute"?: number;
+            "invocation_timeout_seconds"?: number;
+            "fetches_per_invocation"?: number;
+            "action_response_bytes"?: number;
+            "max_allow_hosts"?: number;
+            "egress_timeout_seconds"?: number;
+            "websocket_connections_per_install"?: number;
+            "pubsub_pushes_per_second"?: number;
+            "pubsub_message_bytes"?: number;
+            "max_sounds_in_manifest"?: number;
+            "max_sounds_per_extension"?: number;
+            "sound_file_bytes"?: number;
+            "sound_warning_bytes"?: number;
+            "bundle_total_bytes"?: number;
+            "bundle_layer_gzip_bytes"?: number;
+            "bundle_editor_gzip_bytes"?: number;
+            "bundle_interactive_gzip_bytes"?: number;
+            "static_assets_bytes"?: number;
+            "build_time_seconds"?: number;
         };
         Limits: {
             extensionId: string;
@@ -1817,7 +1954,9 @@ export type $defs = Record<string, never>;
 export interface operations {
     getHealth: {
         parameters: {
-            query?: never;
+            query?: {
+                challenge?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1833,7 +1972,69 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         status: "ok";
+                        /** @description Present when a challenge was sent: the server proof */
+                        proof?: string;
                     };
+                };
+            };
+            /** @description Bad request: `bad_request` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "bad_request";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not allowed: `forbidden` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            /** @constant */
+                            status: 403;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Validation failed: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            /** @constant */
+                            status: 422;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
         };
@@ -2085,6 +2286,90 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EmulatorState"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @constant */
+                            status: 401;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not allowed: `forbidden` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            /** @constant */
+                            status: 403;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Unexpected server error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @constant */
+                            status: 500;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+        };
+    };
+    createDashboardLoginLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Open it in a browser to log the dashboard in; it works once, and replaces any earlier link */
+                        url: string;
+                    };
                 };
             };
             /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
