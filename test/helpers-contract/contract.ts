@@ -11,6 +11,7 @@ import {
   type Emulator,
   type Extension,
   type Fixture,
+  type LimitValues,
   startEmulator,
 } from "emulator-helper";
 
@@ -98,12 +99,8 @@ export async function contract(folder: string) {
     const misspeltLimit = () => emu.setOverride({ extensionId: id }, { max_sound_per_extension: 80 });
     // What createExtension() gives is an Extension, to be passed on as one.
     const asExtension: Extension = created;
-    const misspeltBody = () =>
-      emu.admin.PUT("/_emulator/overrides/extensions/{id}", {
-        params: { path: { id } },
-        // @ts-expect-error a misspelt limit key in the control plane's own body
-        body: { max_sound_per_extension: 80 },
-      });
+    // @ts-expect-error a misspelt limit key in the API's limit-values model (override and limit-request bodies)
+    const misspeltBody: LimitValues = { max_sound_per_extension: 80 };
     void [misspeltInput, misspeltAnswer, unknownPath, misspeltLimit, misspeltBody, asExtension, misspeltFixture];
 
     // The members that say where the emulator is and how to reach it.
