@@ -14,7 +14,7 @@ import type {
 import { addressFromEnv, COMMON_START_OPTIONS, checkOptions, emulatorConnection } from "../client/emulator-connection";
 import { noPlaintextKeyMessage } from "../client/emulator-methods";
 import { StartEmulatorError } from "../client/errors";
-import { parseServerConfig, type ServerConfig } from "./config";
+import { emulatorVariables, parseServerConfig, type ServerConfig } from "./config";
 import { restoreSnapshot } from "./emulator/reset";
 import { demoFixture, firstPlaintextKey } from "./fixtures/demo";
 import type { BundleDir } from "./fixtures/exact";
@@ -54,7 +54,7 @@ function fixtureOf(fixture: FixtureInput | string | undefined): { fixture: Serve
  * `emulator.env`: EXT_BASE_URL, EXT_ADMIN_URL, EXT_API_KEY, EXT_ADMIN_TOKEN. As the Node package's.
  */
 export function connectEmulator(
-  env: Partial<EmulatorEnv> | Record<string, string | undefined> = process.env,
+  env: Partial<EmulatorEnv> | Record<string, string | undefined> = emulatorVariables(),
   options: ConnectEmulatorOptions = {},
 ): EmulatorConnection {
   return emulatorConnection(addressFromEnv(env, options), deployInProcess);
