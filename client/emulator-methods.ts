@@ -2,7 +2,7 @@
  * The `Emulator` methods that are plain API calls, written once on the typed clients for both helpers: the
  * Bun one (in process) and the Node one (a child process) differ only in how they start, stop and deploy.
  */
-import type { DeployedVersion, EmulatorConnection } from "./emulator";
+import type { EmulatorConnection } from "./emulator";
 import { type AdminClient, type ApiClient, type ClockState, type Extension, unwrap } from "./index";
 
 /** Everything of EmulatorConnection that is a call on `client` or `admin`. */
@@ -72,21 +72,6 @@ export function emulatorCalls(client: ApiClient, admin: AdminClient): EmulatorCa
       unwrap(await admin.POST("/_emulator/snapshots/{id}/restore", { params: { path: { id: snapshot.id } } }));
     },
   };
-}
-
-/** The submitted version as the versions list shows it, with the deploy's warnings. */
-export async function submittedVersion(
-  client: ApiClient,
-  extensionId: string,
-  versionId: string,
-  warnings: string[],
-): Promise<DeployedVersion> {
-  const { versions } = unwrap(
-    await client.GET("/developer/v1/extensions/{id}/versions", { params: { path: { id: extensionId } } }),
-  );
-  const found = versions.find((v) => v.id === versionId);
-  if (!found) throw new Error(`version ${versionId} was submitted but is not in the versions of ${extensionId}`);
-  return { ...found, warnings };
 }
 
 /**

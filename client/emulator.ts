@@ -4,6 +4,7 @@
  * binary). Types only: every model is taken from the generated schema, never copied by hand.
  */
 import type { LimitKey } from "../src/limits/catalog";
+import type { SubmittedDeploy } from "./deploy-result";
 import type { components as FixtureModels } from "./fixture";
 import type { AdminClient, ApiClient } from "./index";
 import type {
@@ -18,7 +19,6 @@ import type {
   LimitOverrides,
   RequestLogEntry,
   ReviewedVersion,
-  Version,
 } from "./models";
 
 /**
@@ -32,8 +32,8 @@ export type CreatedExtension = Extension;
 export type { LimitKey };
 /** Limit values by key, as an override or a limit-increase request names them. */
 export type LimitValuesInput = { [K in LimitKey]?: number };
-/** A submitted version as the versions list shows it, plus the warnings the deploy gave. */
-export type DeployedVersion = Version & { warnings: string[] };
+/** What `deploy()` resolves to: the same object `ext deploy --json` prints (client/deploy-result.ts). */
+export type { DeployResult, SubmittedDeploy } from "./deploy-result";
 
 export interface DeployOptions {
   extensionId: string;
@@ -76,8 +76,11 @@ export interface EmulatorConnection {
 
   /** POST /extensions with `apiKey`; resolves to the whole extension (an `Extension`), read back once created. */
   createExtension(input: ExtensionCreate): Promise<Extension>;
-  /** What `ext deploy FOLDER --extension ID --version V` does: pack (default exclusions and `.extignore`), upload. */
-  deploy(folder: string, options: DeployOptions): Promise<DeployedVersion>;
+  /**
+   * What `ext deploy FOLDER --extension ID --version V` does, by the same code: pack (default exclusions and
+   * `.extignore`), check locally, upload. Resolves to what `ext deploy --json` prints (`versionId`, `status`, …).
+   */
+  deploy(folder: string, options: DeployOptions): Promise<SubmittedDeploy>;
   /** What a platform reviewer does: a pending version becomes approved. */
   approveVersion(versionId: string): Promise<ReviewedVersion>;
   rejectVersion(versionId: string, reason: string): Promise<ReviewedVersion>;
@@ -118,7 +121,13 @@ export interface Emulator extends EmulatorConnection {
   stop(): Promise<void>;
 }
 
-/** The options both helpers' `startEmulator()` take. */
+/** What both helpers' `connectEmulator()` take besides the variables. */
+export interface ConnectEmulatorOptions {
+  /** The control plane's token; default EXT_ADMIN_TOKEN of the variables. Every control-plane call sends it. */
+  adminToken?: string;
+}
+
+/** The options both helpers' `startEmulator()` take; any other is refused. */
 export interface StartEmulatorCommonOptions {
   /**
    * A fixture object, a fixture file path, an export directory (`ext export DIR`: `fixture.json` and its

@@ -95,3 +95,8 @@ function isObject(v: unknown): v is Record<string, unknown> {
 function isDetail(v: unknown): v is ErrorDetail {
   return isObject(v) && typeof v.message === "string";
 }
+
+/** A helper could not start or reach an emulator (both helpers' `startEmulator()` and `connectEmulator()`). */
+export class StartEmulatorError extends Error {
+  override name = "StartEmulatorError";
+}

@@ -1254,7 +1254,37 @@ export interface components {
                     revokedAt?: string;
                 }[];
                 overrides?: {
-                    [key: string]: number;
+                    "max_extensions_per_account"?: number;
+                    "max_versions_per_extension"?: number;
+                    "max_team_members"?: number;
+                    "max_api_keys"?: number;
+                    "max_secrets_per_extension"?: number;
+                    "storage_global_bytes"?: number;
+                    "storage_per_install_bytes"?: number;
+                    "storage_keys_global"?: number;
+                    "storage_keys_per_install"?: number;
+                    "storage_value_bytes"?: number;
+                    "storage_key_name_bytes"?: number;
+                    "max_actions_per_extension"?: number;
+                    "invocations_per_minute"?: number;
+                    "invocation_timeout_seconds"?: number;
+                    "fetches_per_invocation"?: number;
+                    "action_response_bytes"?: number;
+                    "max_allow_hosts"?: number;
+                    "egress_timeout_seconds"?: number;
+                    "websocket_connections_per_install"?: number;
+                    "pubsub_pushes_per_second"?: number;
+                    "pubsub_message_bytes"?: number;
+                    "max_sounds_in_manifest"?: number;
+                    "max_sounds_per_extension"?: number;
+                    "sound_file_bytes"?: number;
+                    "sound_warning_bytes"?: number;
+                    "bundle_total_bytes"?: number;
+                    "bundle_layer_gzip_bytes"?: number;
+                    "bundle_editor_gzip_bytes"?: number;
+                    "bundle_interactive_gzip_bytes"?: number;
+                    "static_assets_bytes"?: number;
+                    "build_time_seconds"?: number;
                 };
                 teamMembers?: {
                     email: string;
@@ -1282,7 +1312,37 @@ export interface components {
                      */
                     status: "draft" | "in_review" | "approved" | "rejected" | "disabled";
                     overrides?: {
-                        [key: string]: number;
+                        "max_extensions_per_account"?: number;
+                        "max_versions_per_extension"?: number;
+                        "max_team_members"?: number;
+                        "max_api_keys"?: number;
+                        "max_secrets_per_extension"?: number;
+                        "storage_global_bytes"?: number;
+                        "storage_per_install_bytes"?: number;
+                        "storage_keys_global"?: number;
+                        "storage_keys_per_install"?: number;
+                        "storage_value_bytes"?: number;
+                        "storage_key_name_bytes"?: number;
+                        "max_actions_per_extension"?: number;
+                        "invocations_per_minute"?: number;
+                        "invocation_timeout_seconds"?: number;
+                        "fetches_per_invocation"?: number;
+                        "action_response_bytes"?: number;
+                        "max_allow_hosts"?: number;
+                        "egress_timeout_seconds"?: number;
+                        "websocket_connections_per_install"?: number;
+                        "pubsub_pushes_per_second"?: number;
+                        "pubsub_message_bytes"?: number;
+                        "max_sounds_in_manifest"?: number;
+                        "max_sounds_per_extension"?: number;
+                        "sound_file_bytes"?: number;
+                        "sound_warning_bytes"?: number;
+                        "bundle_total_bytes"?: number;
+                        "bundle_layer_gzip_bytes"?: number;
+                        "bundle_editor_gzip_bytes"?: number;
+                        "bundle_interactive_gzip_bytes"?: number;
+                        "static_assets_bytes"?: number;
+                        "build_time_seconds"?: number;
                     };
                     versions?: {
                         /** @description Version label, unique per extension */
@@ -1365,7 +1425,37 @@ export interface components {
                     /** @description Letters, digits, _ and -; 1–64 characters */
                     extensionId?: string;
                     limits: {
-                        [key: string]: number;
+                        "max_extensions_per_account"?: number;
+                        "max_versions_per_extension"?: number;
+                        "max_team_members"?: number;
+                        "max_api_keys"?: number;
+                        "max_secrets_per_extension"?: number;
+                        "storage_global_bytes"?: number;
+                        "storage_per_install_bytes"?: number;
+                        "storage_keys_global"?: number;
+                        "storage_keys_per_install"?: number;
+                        "storage_value_bytes"?: number;
+                        "storage_key_name_bytes"?: number;
+                        "max_actions_per_extension"?: number;
+                        "invocations_per_minute"?: number;
+                        "invocation_timeout_seconds"?: number;
+                        "fetches_per_invocation"?: number;
+                        "action_response_bytes"?: number;
+                        "max_allow_hosts"?: number;
+                        "egress_timeout_seconds"?: number;
+                        "websocket_connections_per_install"?: number;
+                        "pubsub_pushes_per_second"?: number;
+                        "pubsub_message_bytes"?: number;
+                        "max_sounds_in_manifest"?: number;
+                        "max_sounds_per_extension"?: number;
+                        "sound_file_bytes"?: number;
+                        "sound_warning_bytes"?: number;
+                        "bundle_total_bytes"?: number;
+                        "bundle_layer_gzip_bytes"?: number;
+                        "bundle_editor_gzip_bytes"?: number;
+                        "bundle_interactive_gzip_bytes"?: number;
+                        "static_assets_bytes"?: number;
+                        "build_time_seconds"?: number;
                     };
                     reason: string;
                     /**
@@ -1501,7 +1591,37 @@ export interface components {
          *     }
          */
         LimitValues: {
-            [key: string]: number;
+            "max_extensions_per_account"?: number;
+            "max_versions_per_extension"?: number;
+            "max_team_members"?: number;
+            "max_api_keys"?: number;
+            "max_secrets_per_extension"?: number;
+            "storage_global_bytes"?: number;
+            "storage_per_install_bytes"?: number;
+            "storage_keys_global"?: number;
+            "storage_keys_per_install"?: number;
+            "storage_value_bytes"?: number;
+            "storage_key_name_bytes"?: number;
+            "max_actions_per_extension"?: number;
+            "invocations_per_minute"?: number;
+            "invocation_timeout_seconds"?: number;
+            "fetches_per_invocation"?: number;
+            "action_response_bytes"?: number;
+            "max_allow_hosts"?: number;
+            "egress_timeout_seconds"?: number;
+            "websocket_connections_per_install"?: number;
+            "pubsub_pushes_per_second"?: number;
+            "pubsub_message_bytes"?: number;
+            "max_sounds_in_manifest"?: number;
+            "max_sounds_per_extension"?: number;
+            "sound_file_bytes"?: number;
+            "sound_warning_bytes"?: number;
+            "bundle_total_bytes"?: number;
+            "bundle_layer_gzip_bytes"?: number;
+            "bundle_editor_gzip_bytes"?: number;
+            "bundle_interactive_gzip_bytes"?: number;
+            "static_assets_bytes"?: number;
+            "build_time_seconds"?: number;
         };
         Limits: {
             extensionId: string;

@@ -234,3 +234,9 @@ export function childEnvironment(extra: Record<string, string>, env: Env = proce
   for (const [k, v] of Object.entries(env)) if (v !== undefined) base[k] = v;
   return { ...base, ...extra };
 }
+
+/** The variables `ext exec` sets for its command, as the Bun helper's `connectEmulator()` reads them by default. */
+export function emulatorVariables(env: Env = process.env): Record<string, string | undefined> {
+  const { EXT_BASE_URL, EXT_LOCAL_URL, EXT_ADMIN_URL, EXT_API_KEY, EXT_ADMIN_TOKEN } = env;
+  return { EXT_BASE_URL, EXT_LOCAL_URL, EXT_ADMIN_URL, EXT_API_KEY, EXT_ADMIN_TOKEN };
+}

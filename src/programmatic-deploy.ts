@@ -1,37 +1,36 @@
 /**
- * The Bun helper's `deploy(folder, …)`: the folder packed as `ext deploy` packs it (src/bundles/pack.ts: the
- * default exclusions and `.extignore`), uploaded through the typed client. The server inspects the upload
- * with the same inspector `ext deploy` runs locally, so a refusal lists the same problems (422 bundle_invalid).
+ * The Bun helper's `deploy(folder, …)`: the deploy core of `ext deploy` (cli/lib/deploy.ts) run in process,
+ * so packing, exclusions and local checks are exactly the CLI's; a failure goes through the same `--json`
+ * shape and the same reading of it as the Node helper's (client/deploy-result.ts), so both reject alike.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import type { DeployedVersion, DeployOptions } from "../client/emulator";
-import { submittedVersion } from "../client/emulator-methods";
-import { type ApiClient, unwrap, versionUpload } from "../client/index";
-import { packDirectory } from "./bundles/pack";
-import { secretWarnings } from "./bundles/secret-warnings";
 
-export async function deployFolder(
-  client: ApiClient,
-  folder: string,
-  options: DeployOptions,
-): Promise<DeployedVersion> {
-  const work = mkdtempSync(join(tmpdir(), "ext-deploy-"));
+import { deploy } from "../cli/lib/deploy";
+import { deployFailureJson } from "../cli/lib/deploy-outcome";
+import { endpointsFromAnyUrl } from "../cli/lib/http";
+import { type DeployJson, deployOutcome } from "../client/deploy-result";
+import type { DeployRunner } from "../client/emulator-connection";
+
+export const deployInProcess: DeployRunner = async (at, folder, options) => {
+  let json: DeployJson;
   try {
-    const archive = join(work, "bundle.tar.gz");
-    const packed = await packDirectory(resolve(folder), archive);
-    const submitted = unwrap(
-      await client.POST("/developer/v1/extensions/{id}/versions", {
-        params: { path: { id: options.extensionId } },
-        ...versionUpload({ version: options.version, changelog: options.changelog, bundle: Bun.file(archive) }),
-      }),
-    );
-    return await submittedVersion(client, options.extensionId, submitted.version.id, [
-      ...secretWarnings(packed),
-      ...(submitted.warnings ?? []),
-    ]);
-  } finally {
-    rmSync(work, { recursive: true, force: true });
+    json = await deploy({
+      dir: folder,
+      extensionId: options.extensionId,
+      version: options.version,
+      changelog: options.changelog ?? "",
+      apiKey: at.apiKey,
+      endpoints: endpointsFromAnyUrl(at.baseUrl),
+      build: null,
+      dryRun: false,
+      wait: false,
+      timeoutSeconds: 1,
+      // The CLI's progress and warnings: a test reads the warnings from the result instead.
+      note: () => {},
+      tty: false,
+      catchInterrupts: false,
+    });
+  } catch (e) {
+    json = deployFailureJson(e);
   }
-}
+  return deployOutcome(json, { extensionId: options.extensionId, otherwise: "no result" });
+};

@@ -3,36 +3,39 @@
  * default; each call has its own database, blob directory, clock and rate windows, so several run at once
  * without seeing each other.
  */
-import type { Emulator as SharedEmulator, StartEmulatorCommonOptions } from "../client/emulator";
-import { emulatorCalls, noPlaintextKeyMessage } from "../client/emulator-methods";
-import { createAdminClient, createApiClient } from "../client/index";
-import { parseServerConfig, type ServerConfig } from "./config";
+import type {
+  ConnectEmulatorOptions,
+  EmulatorConnection,
+  EmulatorEnv,
+  FixtureInput,
+  Emulator as SharedEmulator,
+  StartEmulatorCommonOptions,
+} from "../client/emulator";
+import { addressFromEnv, COMMON_START_OPTIONS, checkOptions, emulatorConnection } from "../client/emulator-connection";
+import { noPlaintextKeyMessage } from "../client/emulator-methods";
+import { StartEmulatorError } from "../client/errors";
+import { emulatorVariables, parseServerConfig, type ServerConfig } from "./config";
 import { restoreSnapshot } from "./emulator/reset";
 import { demoFixture, firstPlaintextKey } from "./fixtures/demo";
 import type { BundleDir } from "./fixtures/exact";
-import type { Fixture } from "./fixtures/model";
+import type { Fixture as ServerFixture } from "./fixtures/model";
 import { resolveFixtureSource } from "./fixtures/resolve";
 import { validateFixture } from "./fixtures/validate";
-import { createLogger, type LogLevel } from "./logger";
-import { deployFolder } from "./programmatic-deploy";
+import { createLogger } from "./logger";
+import { deployInProcess } from "./programmatic-deploy";
 import type { Runtime } from "./runtime";
 import { startServer } from "./server";
 
-export type { CreatedExtension, EmulatorSnapshot, LimitKey, LimitValuesInput } from "../client/emulator";
+export type * from "../client/emulator";
+/** The fixture a test writes (fields with a default are optional), as the Node package names it. */
+export type { FixtureInput as Fixture } from "../client/emulator";
 /** What every refused call rejects with, as in the Node package: `status`, `code`, `message`, `details`. */
-export { ApiCallError } from "../client/errors";
+export { ApiCallError, StartEmulatorError } from "../client/errors";
 /** The API's models (Extension, Version, Limits, …) and the limit keys, as the Node package exports them. */
 export type * from "../client/models";
 
-export interface StartEmulatorOptions extends Omit<StartEmulatorCommonOptions, "fixture" | "logLevel"> {
-  /**
-   * A fixture object, a fixture file path, an export directory (`ext export DIR`: `fixture.json` and its
-   * bundles), or "demo" (the default: the embedded demo fixture).
-   */
-  fixture?: Fixture | string;
-  /** Server log level on stderr (default "silent"). */
-  logLevel?: LogLevel;
-}
+/** The options of both helpers (client/emulator.ts); the Node one adds only how to run the binary. */
+export type StartEmulatorOptions = StartEmulatorCommonOptions;
 
 /** The shared `Emulator` (client/emulator.ts), plus what only an in-process emulator can give. */
 export interface Emulator extends SharedEmulator {
@@ -40,17 +43,25 @@ export interface Emulator extends SharedEmulator {
   runtime: Runtime;
 }
 
-export class StartEmulatorError extends Error {
-  override name = "StartEmulatorError";
-}
-
-function fixtureOf(fixture: Fixture | string | undefined): { fixture: Fixture; bundleDir: BundleDir } {
+function fixtureOf(fixture: FixtureInput | string | undefined): { fixture: ServerFixture; bundleDir: BundleDir } {
   if (fixture === undefined) return { fixture: demoFixture(), bundleDir: null };
   if (typeof fixture === "string") return resolveFixtureSource(fixture);
   return { fixture: validateFixture(structuredClone(fixture), "startEmulator fixture"), bundleDir: null };
 }
 
+/**
+ * An emulator started elsewhere (a test runner's global setup, `ext exec`), from the variables of
+ * `emulator.env`: EXT_BASE_URL, EXT_ADMIN_URL, EXT_API_KEY, EXT_ADMIN_TOKEN. As the Node package's.
+ */
+export function connectEmulator(
+  env: Partial<EmulatorEnv> | Record<string, string | undefined> = emulatorVariables(),
+  options: ConnectEmulatorOptions = {},
+): EmulatorConnection {
+  return emulatorConnection(addressFromEnv(env, options), deployInProcess);
+}
+
 export async function startEmulator(options: StartEmulatorOptions = {}): Promise<Emulator> {
+  checkOptions("startEmulator", options, COMMON_START_OPTIONS);
   const { fixture, bundleDir } = fixtureOf(options.fixture);
   const apiKey = firstPlaintextKey(fixture);
   if (!apiKey) throw new StartEmulatorError(noPlaintextKeyMessage(bundleDir?.label ?? null));
@@ -75,32 +86,14 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     logger: createLogger(config.logLevel),
   });
   const adminToken = server.runtime.control.adminToken;
-  // The admin token is always accepted; off loopback (host "0.0.0.0") it is the only way in.
-  const client = createApiClient({ baseUrl: server.url, apiKey });
-  const admin = createAdminClient({ url: server.url, adminToken });
+  const at = { url: server.url, baseUrl: server.baseUrl, adminUrl: server.adminUrl, apiKey, adminToken };
   const emulator: Emulator = {
-    baseUrl: server.baseUrl,
-    apiKey,
-    adminUrl: server.adminUrl,
-    url: server.url,
+    ...emulatorConnection(at, deployInProcess),
     port: server.port,
-    adminToken,
-    env: {
-      EXT_BASE_URL: server.baseUrl,
-      EXT_LOCAL_URL: server.baseUrl,
-      EXT_ADMIN_URL: server.adminUrl,
-      EXT_API_KEY: apiKey,
-      EXT_ADMIN_TOKEN: adminToken,
-    },
-    client,
-    admin,
     runtime: server.runtime,
-    // Through the control plane, so a reset is exactly what POST /_emulator/reset does for anyone else.
-    ...emulatorCalls(client, admin),
     // In process: no HTTP round trip, so a restore before every test costs only the copy itself.
     snapshot: async () => ({ id: server.runtime.snapshots.take() }),
     restore: async (snapshot) => restoreSnapshot(server.runtime, snapshot.id),
-    deploy: (folder, options) => deployFolder(client, folder, options),
     stop: () => server.stop(true),
   };
   return emulator;

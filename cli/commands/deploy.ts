@@ -1,8 +1,7 @@
 import { defineCommand } from "citty";
 import { parseClientEnv } from "../../src/config";
-import { errorJson } from "../lib/api-error";
 import { deploy } from "../lib/deploy";
-import { DeployFailure, Interrupted, LocalValidationError } from "../lib/deploy-outcome";
+import { DeployFailure, deployFailureJson, Interrupted, LocalValidationError } from "../lib/deploy-outcome";
 import { reportLines } from "../lib/deploy-report";
 import { DEFAULT_MAX_WAIT_SECONDS, setWaitBound } from "../lib/http";
 import { UsageError } from "../lib/runner";
@@ -81,11 +80,11 @@ export default defineCommand({
       const cause = e instanceof DeployFailure ? e.cause : e;
       if (report && !json) for (const line of reportLines(report, false)) out(line);
       if (cause instanceof LocalValidationError) {
-        if (json) out(JSON.stringify({ ok: false, problems: cause.problems, ...report }));
+        if (json) out(JSON.stringify(deployFailureJson(e)));
         err(`error: ${cause.message}`);
         process.exit(EXIT.usage);
       }
-      if (json) out(JSON.stringify({ ok: false, error: errorJson(cause), ...report }));
+      if (json) out(JSON.stringify(deployFailureJson(e)));
       if (cause instanceof Interrupted) {
         err(cause.message);
         process.exit(EXIT.interrupted);

@@ -2,7 +2,7 @@ import { defineCommand } from "citty";
 import type { LimitRequest, LimitValues } from "../../client";
 import { parseClientEnv } from "../../src/config";
 import { REASON_MIN, reasonLongEnough } from "../../src/limit-requests/model";
-import { LIMITS } from "../../src/limits/catalog";
+import { isLimitKey, LIMITS } from "../../src/limits/catalog";
 import { checkLimitValues } from "../../src/limits/overrides";
 import { onlyWith, pickAction } from "../lib/actions";
 import { errorJson } from "../lib/api-error";
@@ -64,7 +64,7 @@ export function parseLimitFlags(given: string[]): LimitValues {
     const m = /^([a-z0-9_]+)=(\d+)$/.exec(part);
     if (!m) throw new UsageError(`--limit takes KEY=VALUE with a whole number, e.g. max_api_keys=40 (got "${part}")`);
     const [, key, value] = m as unknown as [string, string, string];
-    if (!(keys as string[]).includes(key)) {
+    if (!isLimitKey(key)) {
       const guess = closest(key, keys);
       throw new UsageError(
         `--limit: ${key} is not a known limit key${guess ? `; did you mean ${guess}?` : " (see `ext limits show`)"}`,

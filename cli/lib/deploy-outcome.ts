@@ -3,32 +3,13 @@
  * what became of the deploy (packed, uploaded, submitted), so the command can print it and pick the exit code.
  */
 
-import type { ExcludedPath, PackedFile } from "../../src/bundles/pack";
+import type { DeployFailureJson, DeployReport } from "../../client/deploy-result";
 import type { ErrorDetail } from "../../src/errors/api-error";
 import { printable } from "../../src/printable";
+import { errorJson } from "./api-error";
 
 /** Everything a deploy learnt, success or not: printed on every outcome (deploy-report.ts). */
-export interface DeployReport {
-  dryRun: boolean;
-  extensionId: string;
-  version: string;
-  versionId: string | null;
-  /** The version's status when known: pending after the upload, approved or rejected after --wait. */
-  status: string | null;
-  /** The review's reason, when the version was rejected. */
-  reason: string | null;
-  bundle: { bytes: number; sha256: string; entries: number };
-  files: PackedFile[];
-  excluded: ExcludedPath[];
-  components: { path: string; gzipBytes: number; limit: number }[];
-  /** The files manifest.json names as sounds, with the per-file limit and warning threshold. */
-  sounds: { path: string; bytes: number }[];
-  soundFileLimits: { max: number; warning: number };
-  soundLimit: { value: number; source: string; used: number };
-  warnings: string[];
-  /** Bytes of the archive sent to `url` (of `total`); null when no upload started. */
-  upload: { url: string; sent: number; total: number } | null;
-}
+export type { DeployReport } from "../../client/deploy-result";
 
 /** The deploy failed after packing: `cause` is the error, `report` what was packed, uploaded and learnt. */
 export class DeployFailure extends Error {
@@ -87,4 +68,15 @@ export class CancelledBeforeUpload extends Interrupted {
   constructor(what: string) {
     super(`deploy cancelled while ${what}; nothing was uploaded and no version was created`);
   }
+}
+
+/**
+ * A failed deploy as `ext deploy --json` prints it, and as the helpers read it (client/deploy-result.ts):
+ * the local problems or the error, then whatever the deploy had learnt.
+ */
+export function deployFailureJson(e: unknown): DeployFailureJson {
+  const report = e instanceof DeployFailure ? e.report : null;
+  const cause = e instanceof DeployFailure ? e.cause : e;
+  if (cause instanceof LocalValidationError) return { ok: false, problems: cause.problems, ...report };
+  return { ok: false, error: errorJson(cause) as DeployFailureJson["error"], ...report };
 }

@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { type ApiClient, type BundleStream, versionUpload } from "../../client";
+import type { DeployResult } from "../../client/deploy-result";
 import { READ_CAPS } from "../../src/bundles/bundle-limits";
 import { inspectBundle } from "../../src/bundles/inspect";
 import { normaliseArchivePath } from "../../src/bundles/manifest";
@@ -51,11 +52,12 @@ export interface DeployOptions {
   /** Where human-readable progress and warnings go (stderr); results are returned. */
   note: (line: string) => void;
   tty: boolean;
+  /** Whether Ctrl-C is taken over to say what became of the deploy; a test helper leaves it to the runner. */
+  catchInterrupts?: boolean;
 }
 
-export type { DeployReport } from "./deploy-outcome";
-
-export type DeployResult = DeployReport & { ok: true };
+/** The one result type of a deploy, for `--json` and both helpers (client/deploy-result.ts). */
+export type { DeployReport, DeployResult } from "../../client/deploy-result";
 
 interface LocalManifest {
   extensionId?: unknown;
@@ -162,7 +164,7 @@ function explain(problem: ErrorDetail, limits: ResolvedLimits): ErrorDetail {
 }
 
 export async function deploy(o: DeployOptions): Promise<DeployResult> {
-  const interrupts = listenForInterrupts();
+  const interrupts = o.catchInterrupts === false ? ignoreInterrupts : listenForInterrupts();
   try {
     return await deploySteps(o, interrupts);
   } finally {
@@ -253,6 +255,8 @@ async function deploySteps(o: DeployOptions, interrupts: Interrupts): Promise<De
   }
 }
 
+const ignoreInterrupts: Interrupts = { during: (work) => work, close: () => {} };
+
 const COMPONENT_LIMITS = {
   "layer/": "bundle_layer_gzip_bytes",
   "editor/": "bundle_editor_gzip_bytes",
@@ -263,7 +267,8 @@ const COMPONENT_LIMITS = {
 async function upload(o: DeployOptions, archive: string, report: DeployReport, interrupts: Interrupts): Promise<void> {
   const url = `${o.endpoints.baseUrl}/extensions/${encodeURIComponent(report.extensionId)}/versions`;
   const api = apiClient(o.endpoints, o.apiKey);
-  const progress = createProgress("uploading", o.tty);
+  // Off a terminal, the quarter lines go where every other note goes (nowhere, for a helper).
+  const progress = createProgress("uploading", o.tty, o.tty ? undefined : (line) => o.note(line.trimEnd()));
   const sent = (report.upload = { url, sent: 0, total: report.bundle.bytes });
   // Ctrl-C cuts the request instead of the process, so the user hears what became of the upload.
   const cancel = new AbortController();

@@ -20,8 +20,8 @@ test("create an extension, deploy it, approve it, read its installs", async () =
   });
   expect(version).toMatchObject({ version: "1.0.0", status: "pending" });
 
-  const reviewed = await emulator.approveVersion(version.id);
-  expect(reviewed.extension).toMatchObject({ status: "approved", currentVersionId: version.id });
+  const reviewed = await emulator.approveVersion(version.versionId);
+  expect(reviewed.extension).toMatchObject({ status: "approved", currentVersionId: version.versionId });
 
   const added = await emulator.addInstalls(extension.id, 3);
   expect(added).toMatchObject({ total: 3, active: 3 });
@@ -29,7 +29,7 @@ test("create an extension, deploy it, approve it, read its installs", async () =
   const installs = unwrap(
     await emulator.client.GET("/developer/v1/extensions/{id}/installs", { params: { path: { id: extension.id } } }),
   );
-  expect(installs.byVersion[version.id]).toBe(3);
+  expect(installs.byVersion[version.versionId]).toBe(3);
 });
 
 test("a refusal is an ApiCallError with the API's status and code", async () => {

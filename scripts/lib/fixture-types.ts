@@ -7,6 +7,7 @@
 import { join, resolve } from "node:path";
 import openapiTS, { astToString, COMMENT_HEADER } from "openapi-typescript";
 import { openApiDocument } from "../../src/docs/document";
+import { typedMapTransform } from "./typed-maps";
 
 export const FIXTURE_TYPES_PATH = join(resolve(import.meta.dir, "../.."), "client/fixture.d.ts");
 const REF = "#/components/schemas/";
@@ -40,7 +41,10 @@ export async function generateFixtureTypes(document?: object): Promise<string> {
     paths: {},
     components: { schemas: reachable(doc.components.schemas, "Fixture") },
   };
-  const ast = await openapiTS(mini as Parameters<typeof openapiTS>[0], { defaultNonNullable: false });
+  const ast = await openapiTS(mini as Parameters<typeof openapiTS>[0], {
+    defaultNonNullable: false,
+    transform: typedMapTransform,
+  });
   return `${COMMENT_HEADER}${astToString(ast)}`;
 }
 

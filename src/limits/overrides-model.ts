@@ -1,10 +1,19 @@
 /** Schemas of admin limit overrides (control plane). */
 import { type Static, t } from "elysia";
 import { integer, named } from "../http/schema";
+import { LIMITS } from "./catalog";
+
+/**
+ * The keys a limit-values map may have, said in the document (JSON Schema's `propertyNames`), so a client
+ * typed from it refuses a misspelt key at compile time. The server checks them itself (checkLimitValues),
+ * with a message that names the key and every problem of the body at once.
+ */
+export const LIMIT_KEY_NAMES = { propertyNames: { enum: LIMITS.map((l) => l.key) } };
 
 export const LimitValues = t.Record(t.String(), integer({ minimum: 0 }), {
   description: 'Limit key → value, e.g. {"max_sounds_per_extension": 80}. Keys as in the limits catalog.',
   examples: [{ max_sounds_per_extension: 80 }],
+  ...LIMIT_KEY_NAMES,
   // Said explicitly: Elysia closes a body schema that does not say, and the document must not depend on it.
   additionalProperties: false,
   ...named("LimitValues"),

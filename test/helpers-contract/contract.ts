@@ -4,7 +4,16 @@
  * bundle), by tsconfig paths and by the runner in helpers-contract.slow.test.ts. The @ts-expect-error lines
  * prove the types refuse a misspelt field and an unknown API path: an unused one fails the type check.
  */
-import { ApiCallError, type Emulator, type Extension, startEmulator } from "emulator-helper";
+import {
+  ApiCallError,
+  connectEmulator,
+  type DeployResult,
+  type Emulator,
+  type Extension,
+  type Fixture,
+  type LimitValues,
+  startEmulator,
+} from "emulator-helper";
 
 /** What a rejected call rejected with: an ApiCallError's status, code and the limits its details name. */
 async function refusal(call: Promise<unknown>) {
@@ -19,6 +28,60 @@ async function refusal(call: Promise<unknown>) {
     };
   }
   return { resolved: true };
+}
+
+/** The message a call threw with, and whether it threw the class both helpers throw it with. */
+function thrown(call: () => unknown) {
+  try {
+    call();
+  } catch (e) {
+    return { name: (e as Error).name, message: (e as Error).message };
+  }
+  return { name: "none", message: "" };
+}
+
+/** One fixture type for both helpers: fields with a default are left out. */
+const ownFixture: Fixture = {
+  accounts: [
+    {
+      id: "acc_contract",
+      name: "Contract",
+      apiKeys: [{ name: "k", key: "ext_contract_0123456789abcdefghij", scopes: ["*"] }],
+    },
+  ],
+};
+
+/** A limit key is typed in a fixture too. */
+const misspeltFixture: Fixture = {
+  accounts: [
+    {
+      id: "acc_typo",
+      name: "Typo",
+      apiKeys: [],
+      // @ts-expect-error a misspelt limit key
+      overrides: { max_sound_per_extension: 3 },
+    },
+  ],
+};
+
+/** The number of extensions the emulator lists. */
+async function count(emu: Pick<Emulator, "client">): Promise<number | undefined> {
+  return (await emu.client.GET("/developer/v1/extensions")).data?.extensions.length;
+}
+
+/** A deploy's result, without what differs from run to run (ids, the archive's hash). */
+function deployed(d: DeployResult) {
+  return {
+    ok: d.ok,
+    dryRun: d.dryRun,
+    version: d.version,
+    status: d.status,
+    versionId: typeof d.versionId === "string" && d.versionId.startsWith("ver_"),
+    files: d.files,
+    excluded: d.excluded,
+    soundLimit: d.soundLimit,
+    warnings: d.warnings,
+  };
 }
 
 export async function contract(folder: string) {
@@ -36,16 +99,36 @@ export async function contract(folder: string) {
     const misspeltLimit = () => emu.setOverride({ extensionId: id }, { max_sound_per_extension: 80 });
     // What createExtension() gives is an Extension, to be passed on as one.
     const asExtension: Extension = created;
-    void [misspeltInput, misspeltAnswer, unknownPath, misspeltLimit, asExtension];
+    // @ts-expect-error a misspelt limit key in the API's limit-values model (override and limit-request bodies)
+    const misspeltBody: LimitValues = { max_sound_per_extension: 80 };
+    void [misspeltInput, misspeltAnswer, unknownPath, misspeltLimit, misspeltBody, asExtension, misspeltFixture];
 
+    // The members that say where the emulator is and how to reach it.
+    const where = {
+      baseUrl: emu.baseUrl === `${emu.url}/developer/v1`,
+      adminUrl: emu.adminUrl === `${emu.url}/_emulator`,
+      port: emu.url === `http://127.0.0.1:${emu.port}`,
+      env: Object.keys(emu.env),
+      envValues:
+        emu.env.EXT_BASE_URL === emu.baseUrl &&
+        emu.env.EXT_LOCAL_URL === emu.baseUrl &&
+        emu.env.EXT_ADMIN_URL === emu.adminUrl &&
+        emu.env.EXT_API_KEY === emu.apiKey,
+      apiKey: emu.apiKey === "ext_demo_0123456789abcdefghijklmnopqrstuv",
+    };
     const first = await emu.deploy(folder, { extensionId: id, version: "1.0.0", changelog: "first" });
-    const approved = await emu.approveVersion(first.id);
+    const firstId: string = first.versionId;
+    const approved = await emu.approveVersion(firstId);
+    const firstListed = (
+      await emu.client.GET("/developer/v1/extensions/{id}/versions", { params: { path: { id } } })
+    ).data?.versions.find((v) => v.id === firstId);
     const installs = await emu.addInstalls(id, 3);
     const second = await emu.deploy(folder, { extensionId: id, version: "1.1.0" });
-    await emu.approveVersion(second.id);
+    const secondId = second.versionId;
+    await emu.approveVersion(secondId);
     const rolled = await emu.rollout(id);
     const third = await emu.deploy(folder, { extensionId: id, version: "1.2.0" });
-    const rejected = await emu.rejectVersion(third.id, "not this one");
+    const rejected = await emu.rejectVersion(third.versionId, "not this one");
     const override = await emu.setOverride({ extensionId: id }, { max_sounds_per_extension: 80 });
     const fault = await emu.injectFault({ method: "GET", path: "/extensions", status: 503, times: 1 });
     const faulted = (await emu.client.GET("/developer/v1/extensions")).response.status;
@@ -68,14 +151,58 @@ export async function contract(folder: string) {
       wrongToken: (await fetch(`${emu.adminUrl}/state`, { headers: { authorization: "Bearer adm_wrong" } })).status,
       envToken: emu.env.EXT_ADMIN_TOKEN === emu.adminToken && emu.adminToken.length > 0,
     };
+    // A snapshot is the state as it was, restored as often as asked.
+    const snap = await emu.snapshot();
+    await emu.createExtension({ name: "After the snapshot" });
+    const beforeRestore = await count(emu);
+    await emu.restore(snap);
+    const restoredOnce = await count(emu);
+    await emu.createExtension({ name: "After the restore" });
+    await emu.restore(snap);
+    const snapshots = { beforeRestore, restoredOnce, restoredTwice: await count(emu) };
+
+    // Another emulator's view of the same server, from its variables: every call goes to the same state.
+    const other = connectEmulator(emu.env);
+    const otherCreated = await other.createExtension({ name: "Through the connection" });
+    const otherDeployed = await other.deploy(folder, { extensionId: otherCreated.id, version: "1.0.0" });
+    const otherSnap = await other.snapshot();
+    await other.createExtension({ name: "Undone" });
+    await other.restore(otherSnap);
+    const connected = {
+      same: ["baseUrl", "apiKey", "adminUrl", "url", "adminToken"].map(
+        (k) => other[k as keyof typeof other] === emu[k as keyof typeof emu],
+      ),
+      env: JSON.stringify(other.env) === JSON.stringify(emu.env),
+      deployed: deployed(otherDeployed),
+      seenByStarter: await count(emu),
+      approved: (await other.approveVersion(otherDeployed.versionId)).version.status,
+      withOption: (
+        await connectEmulator({ ...emu.env, EXT_ADMIN_TOKEN: "" }, { adminToken: emu.adminToken }).requests(1)
+      ).length,
+      missing: thrown(() => connectEmulator({})),
+      // @ts-expect-error an unknown option
+      unknownOption: thrown(() => connectEmulator(emu.env, { adminTokn: "x" })),
+    };
+    const startRefusals = {
+      // @ts-expect-error an unknown option: refused, never ignored
+      unknownOption: (await refusalMessage(startEmulator({ ratelimits: true }))).replace(/ \(known: .*\)$/, ""),
+      ownFixture: await startEmulator({ fixture: ownFixture }).then(async (own) => {
+        const key = own.apiKey;
+        await own.stop();
+        return key;
+      }),
+    };
+
     await emu.reset();
-    const afterReset = (await emu.client.GET("/developer/v1/extensions")).data?.extensions.length;
+    const afterReset = await count(emu);
     return {
       created: { id, status: created.status, visibility: created.visibility, installCount: created.installCount },
-      first: { version: first.version, status: first.status, changelog: first.changelog, warnings: first.warnings },
-      approved: { status: approved.version.status, current: approved.extension.currentVersionId === first.id },
+      where,
+      first: deployed(first),
+      firstListed: { version: firstListed?.version, changelog: firstListed?.changelog },
+      approved: { status: approved.version.status, current: approved.extension.currentVersionId === firstId },
       installs: { total: installs.total, active: installs.active, counts: Object.values(installs.byVersion) },
-      rolled: { active: rolled.active, onSecond: rolled.byVersion[second.id] },
+      rolled: { active: rolled.active, onSecond: rolled.byVersion[secondId] },
       rejected: { status: rejected.version.status, reason: rejected.version.rejectReason },
       override: override.overrides,
       fault: { status: fault.status, times: fault.times },
@@ -86,6 +213,9 @@ export async function contract(folder: string) {
       refused,
       adminState,
       controlPlane,
+      snapshots,
+      connected,
+      startRefusals,
       afterReset,
     };
   } finally {

@@ -134,7 +134,30 @@ test("the Bun helper and the Node helper give the same answers to every method",
 
   expect(bun).toMatchObject({
     created: { status: "draft", visibility: "private", installCount: 0 },
-    first: { version: "1.0.0", status: "pending", changelog: "first" },
+    where: {
+      baseUrl: true,
+      adminUrl: true,
+      port: true,
+      env: ["EXT_BASE_URL", "EXT_LOCAL_URL", "EXT_ADMIN_URL", "EXT_API_KEY", "EXT_ADMIN_TOKEN"],
+      envValues: true,
+      apiKey: true,
+    },
+    // What `ext deploy --json` prints, by the same names.
+    first: {
+      ok: true,
+      dryRun: false,
+      version: "1.0.0",
+      status: "pending",
+      versionId: true,
+      files: [
+        { path: "manifest.json", bytes: expect.any(Number) },
+        { path: "sounds/a.mp3", bytes: 24 },
+      ],
+      excluded: [{ path: ".env", rule: expect.stringContaining("default") }],
+      soundLimit: { value: 50, source: expect.any(String), used: 1 },
+      warnings: [expect.stringContaining("left out a file that looks like a secret: .env")],
+    },
+    firstListed: { version: "1.0.0", changelog: "first" },
     approved: { status: "approved", current: true },
     installs: { total: 3, active: 3 },
     rolled: { active: 3, onSecond: 3 },
@@ -155,6 +178,25 @@ test("the Bun helper and the Node helper give the same answers to every method",
     },
     adminState: 1,
     controlPlane: { tokenless: 401, wrongToken: 401, envToken: true },
+    snapshots: { beforeRestore: 2, restoredOnce: 1, restoredTwice: 1 },
+    connected: {
+      same: [true, true, true, true, true],
+      env: true,
+      deployed: { ok: true, version: "1.0.0", status: "pending", versionId: true },
+      seenByStarter: 2,
+      approved: "approved",
+      withOption: 1,
+      missing: {
+        name: "StartEmulatorError",
+        message:
+          "connectEmulator: EXT_BASE_URL, EXT_ADMIN_URL, EXT_API_KEY not set; pass emulator.env from startEmulator() (or run under ext exec)",
+      },
+      unknownOption: { name: "TypeError", message: 'connectEmulator: unknown option "adminTokn" (known: adminToken)' },
+    },
+    startRefusals: {
+      unknownOption: 'startEmulator: unknown option "ratelimits"',
+      ownFixture: "ext_contract_0123456789abcdefghij",
+    },
     afterReset: 0,
   });
   // Ids differ between the two emulators; everything else is the same.
@@ -176,7 +218,7 @@ async function exportDirs() {
   try {
     const { id } = await emu.createExtension({ name: "Exported Board" });
     const version = await emu.deploy(extensionFolder(), { extensionId: id, version: "1.0.0" });
-    await emu.approveVersion(version.id);
+    await emu.approveVersion(version.versionId);
     await emu.addInstalls(id, 1234);
     writeExportDir(exportState(emu.runtime), (blob) => emu.runtime.blobs.pathOf(blob), dir);
     original = await exportedBoard(emu);

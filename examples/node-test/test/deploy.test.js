@@ -17,9 +17,9 @@ test("create an extension, deploy it, approve it, read its installs", async () =
   });
   assert.equal(version.status, "pending");
 
-  const reviewed = await emu.approveVersion(version.id);
+  const reviewed = await emu.approveVersion(version.versionId);
   assert.equal(reviewed.extension.status, "approved");
-  assert.equal(reviewed.extension.currentVersionId, version.id);
+  assert.equal(reviewed.extension.currentVersionId, version.versionId);
 
   const added = await emu.addInstalls(extension.id, 3);
   // The developer API itself; unwrap() throws a refusal as an ApiCallError.

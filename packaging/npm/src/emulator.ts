@@ -9,13 +9,20 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type {
+  ConnectEmulatorOptions,
   EmulatorConnection,
   EmulatorEnv,
   Emulator as SharedEmulator,
   StartEmulatorCommonOptions,
 } from "../../../client/emulator";
-import { emulatorCalls, noPlaintextKeyMessage } from "../../../client/emulator-methods";
-import { createAdminClient, createApiClient } from "../../../client/index";
+import {
+  addressFromEnv,
+  COMMON_START_OPTIONS,
+  checkOptions,
+  type DeployRunner,
+  emulatorConnection,
+} from "../../../client/emulator-connection";
+import { noPlaintextKeyMessage } from "../../../client/emulator-methods";
 import { FIXTURE_JSON_MAX_BYTES, readJsonFile, STATE_FILE_MAX_BYTES } from "../../../src/json-reader";
 import { binaryPath, packageDir } from "../lib/binary.cjs";
 import { createWorkDir } from "../lib/temp-dirs.cjs";
@@ -38,17 +45,7 @@ export interface Emulator extends SharedEmulator {
 
 type Fixture = NonNullable<StartEmulatorOptions["fixture"]>;
 
-const OPTIONS = [
-  "fixture",
-  "dataDir",
-  "port",
-  "host",
-  "rateLimits",
-  "autoApproveMs",
-  "logLevel",
-  "binary",
-  "startTimeoutMs",
-];
+const OPTIONS = [...COMMON_START_OPTIONS, "binary", "startTimeoutMs"];
 /** What start-up failures quote from the server's stderr, at most. */
 const STDERR_CAP = 16 * 1024;
 /** How long stop() lets the server drain (it cuts in-flight requests after 5 s itself) before SIGKILL. */
@@ -139,41 +136,13 @@ function childEnv(adminToken: string): NodeJS.ProcessEnv {
   return env;
 }
 
-interface Address {
-  url: string;
-  baseUrl: string;
-  adminUrl: string;
-  apiKey: string;
-  adminToken: string;
-}
+/** The deploy core as the binary runs it (deploy.ts). */
+const binaryDeploy =
+  (binary?: string): DeployRunner =>
+  (at, folder, options) =>
+    deployWithBinary(binary, at, folder, options);
 
-/** The typed clients and every call, for an emulator this process started or one it reaches by URL. */
-function connection(at: Address, fetch: (request: Request) => Promise<Response>, binary?: string): EmulatorConnection {
-  const client = createApiClient({ baseUrl: at.url, apiKey: at.apiKey, fetch });
-  const admin = createAdminClient({ url: at.url, adminToken: at.adminToken, fetch });
-  const env: EmulatorEnv = {
-    EXT_BASE_URL: at.baseUrl,
-    EXT_LOCAL_URL: at.baseUrl,
-    EXT_ADMIN_URL: at.adminUrl,
-    EXT_API_KEY: at.apiKey,
-    EXT_ADMIN_TOKEN: at.adminToken,
-  };
-  return {
-    ...at,
-    env,
-    client,
-    admin,
-    ...emulatorCalls(client, admin),
-    deploy: (folder, options) =>
-      deployWithBinary({ baseUrl: at.baseUrl, apiKey: at.apiKey, client, binary }, folder, options),
-  };
-}
-
-/** What connectEmulator() takes besides the variables. */
-export interface ConnectEmulatorOptions {
-  /** The control plane's token; default EXT_ADMIN_TOKEN of `env`. Every control-plane call sends it. */
-  adminToken?: string;
-}
+export type { ConnectEmulatorOptions };
 
 /**
  * An emulator started elsewhere (a test runner's global setup), from the variables of `emulator.env` (the
@@ -184,17 +153,7 @@ export function connectEmulator(
   env: Partial<EmulatorEnv> | Record<string, string | undefined> = process.env,
   options: ConnectEmulatorOptions = {},
 ): EmulatorConnection {
-  const { EXT_BASE_URL: baseUrl, EXT_ADMIN_URL: adminUrl, EXT_API_KEY: apiKey } = env;
-  const adminToken = options.adminToken ?? env.EXT_ADMIN_TOKEN ?? "";
-  const missing = Object.entries({ EXT_BASE_URL: baseUrl, EXT_ADMIN_URL: adminUrl, EXT_API_KEY: apiKey })
-    .filter(([, v]) => !v)
-    .map(([k]) => k);
-  if (!baseUrl || !adminUrl || !apiKey)
-    throw new StartEmulatorError(
-      `connectEmulator: ${missing.join(", ")} not set; pass emulator.env from startEmulator() (or run under ext exec)`,
-    );
-  const url = adminUrl.replace(/\/_emulator$/, "");
-  return connection({ url, baseUrl, adminUrl, apiKey, adminToken }, keepAliveFetch().fetch);
+  return emulatorConnection(addressFromEnv(env, options), binaryDeploy(), keepAliveFetch().fetch);
 }
 
 /**
@@ -203,9 +162,7 @@ export function connectEmulator(
  * not passed to it: the options alone decide.
  */
 export async function startEmulator(options: StartEmulatorOptions = {}): Promise<Emulator> {
-  for (const key of Object.keys(options))
-    if (!OPTIONS.includes(key))
-      throw new TypeError(`startEmulator: unknown option "${key}" (known: ${OPTIONS.join(", ")})`);
+  checkOptions("startEmulator", options, OPTIONS);
   const bin = options.binary ?? binaryPath();
   const work = createWorkDir();
   const cleanup = () => rmSync(work, { recursive: true, force: true });
@@ -305,5 +262,5 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   // The server's own word for its token (the one we gave it, unless it was started otherwise).
   const token = typeof info.adminToken === "string" && info.adminToken ? info.adminToken : adminToken;
   const at = { url: info.url, baseUrl: info.baseUrl, adminUrl: info.adminUrl, apiKey, adminToken: token };
-  return { ...connection(at, transport.fetch, bin), port: info.port, pid: info.pid, stop };
+  return { ...emulatorConnection(at, binaryDeploy(bin), transport.fetch), port: info.port, pid: info.pid, stop };
 }

@@ -1,4 +1,2 @@
-/** The Node helper's own errors; a refused API call is the client's ApiCallError. */
-export class StartEmulatorError extends Error {
-  override name = "StartEmulatorError";
-}
+/** The helpers' own error (shared with the Bun helper); a refused API call is the client's ApiCallError. */
+export { StartEmulatorError } from "../../../client/errors";

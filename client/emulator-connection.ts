@@ -1,0 +1,90 @@
+/**
+ * What both helpers build an `EmulatorConnection` from, so they check options and read `emulator.env` the
+ * same way: only how they start a server and run a deploy differs (in process, or the binary).
+ */
+import type { SubmittedDeploy } from "./deploy-result";
+import type { ConnectEmulatorOptions, DeployOptions, EmulatorConnection, EmulatorEnv } from "./emulator";
+import { emulatorCalls } from "./emulator-methods";
+import { StartEmulatorError } from "./errors";
+import { createAdminClient, createApiClient } from "./index";
+
+/** The options of StartEmulatorCommonOptions, in the order the refusal lists them. */
+export const COMMON_START_OPTIONS = [
+  "fixture",
+  "dataDir",
+  "port",
+  "host",
+  "rateLimits",
+  "autoApproveMs",
+  "logLevel",
+] as const;
+
+export const CONNECT_OPTIONS = ["adminToken"] as const;
+
+/** A misspelt option is refused, never ignored: `{ ratelimits: true }` would otherwise pass silently. */
+export function checkOptions(fn: string, options: object, known: readonly string[]): void {
+  for (const key of Object.keys(options))
+    if (!known.includes(key)) throw new TypeError(`${fn}: unknown option "${key}" (known: ${known.join(", ")})`);
+}
+
+/** Where an emulator is and how to authenticate to it. */
+export interface EmulatorAddress {
+  url: string;
+  baseUrl: string;
+  adminUrl: string;
+  apiKey: string;
+  adminToken: string;
+}
+
+export type DeployRunner = (
+  at: { baseUrl: string; apiKey: string },
+  folder: string,
+  options: DeployOptions,
+) => Promise<SubmittedDeploy>;
+
+/** The typed clients and every call, for an emulator a helper started or one it reaches by its variables. */
+export function emulatorConnection(
+  at: EmulatorAddress,
+  deploy: DeployRunner,
+  fetch?: (request: Request) => Promise<Response>,
+): EmulatorConnection {
+  const client = createApiClient({ baseUrl: at.url, apiKey: at.apiKey, ...(fetch ? { fetch } : {}) });
+  const admin = createAdminClient({ url: at.url, adminToken: at.adminToken, ...(fetch ? { fetch } : {}) });
+  const env: EmulatorEnv = {
+    EXT_BASE_URL: at.baseUrl,
+    EXT_LOCAL_URL: at.baseUrl,
+    EXT_ADMIN_URL: at.adminUrl,
+    EXT_API_KEY: at.apiKey,
+    EXT_ADMIN_TOKEN: at.adminToken,
+  };
+  return {
+    ...at,
+    env,
+    client,
+    admin,
+    ...emulatorCalls(client, admin),
+    deploy: (folder, options) => deploy({ baseUrl: at.baseUrl, apiKey: at.apiKey }, folder, options),
+  };
+}
+
+/**
+ * An emulator started elsewhere, from the variables of `emulator.env` (the names `ext exec` sets). The token
+ * may be left out only for a server started with --open-control-plane.
+ */
+export function addressFromEnv(
+  env: Partial<EmulatorEnv> | Record<string, string | undefined>,
+  options: ConnectEmulatorOptions,
+): EmulatorAddress {
+  checkOptions("connectEmulator", options, CONNECT_OPTIONS);
+  const { EXT_BASE_URL: baseUrl, EXT_ADMIN_URL: adminUrl, EXT_API_KEY: apiKey } = env;
+  const adminToken = options.adminToken ?? env.EXT_ADMIN_TOKEN ?? "";
+  if (!baseUrl || !adminUrl || !apiKey) {
+    const missing = Object.entries({ EXT_BASE_URL: baseUrl, EXT_ADMIN_URL: adminUrl, EXT_API_KEY: apiKey })
+      .filter(([, v]) => !v)
+      .map(([k]) => k);
+    throw new StartEmulatorError(
+      `connectEmulator: ${missing.join(", ")} not set; pass emulator.env from startEmulator() (or run under ext exec)`,
+    );
+  }
+  return { url: adminUrl.replace(/\/_emulator$/, ""), baseUrl, adminUrl, apiKey, adminToken };
+}
