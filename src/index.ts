@@ -2,7 +2,6 @@
 export { unwrap } from "../client/index";
 export { type App, createApp } from "./app";
 export { parseServerConfig, type ServerConfig } from "./config";
-export type { Fixture } from "./fixtures/model";
 export {
   ApiCallError,
   type Emulator,
@@ -11,4 +10,5 @@ export {
   startEmulator,
 } from "./programmatic";
 export { createRuntime, type Runtime } from "./runtime";
+export type { Fixture } from "./seed/model";
 export { type RunningEmulator, startServer } from "./server";

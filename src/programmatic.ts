@@ -8,14 +8,14 @@ import { emulatorCalls, noPlaintextKeyMessage } from "../client/emulator-methods
 import { createAdminClient, createApiClient } from "../client/index";
 import { parseServerConfig, type ServerConfig } from "./config";
 import { restoreSnapshot } from "./emulator/reset";
-import { demoFixture, firstPlaintextKey } from "./fixtures/demo";
-import type { BundleDir } from "./fixtures/exact";
-import type { Fixture } from "./fixtures/model";
-import { resolveFixtureSource } from "./fixtures/resolve";
-import { validateFixture } from "./fixtures/validate";
 import { createLogger, type LogLevel } from "./logger";
 import { deployFolder } from "./programmatic-deploy";
 import type { Runtime } from "./runtime";
+import { demoFixture, firstPlaintextKey } from "./seed/demo";
+import type { BundleDir } from "./seed/exact";
+import type { Fixture } from "./seed/model";
+import { resolveFixtureSource } from "./seed/resolve";
+import { validateFixture } from "./seed/validate";
 import { startServer } from "./server";
 
 /** What every refused call rejects with, as in the Node package: `status`, `code`, `message`, `details`. */

@@ -8,8 +8,8 @@ import {
   type ServerConfig,
   type ServerFlags,
 } from "../../src/config";
-import { firstPlaintextKey } from "../../src/fixtures/demo";
-import { FixtureError } from "../../src/fixtures/validate";
+import { firstPlaintextKey } from "../../src/seed/demo";
+import { FixtureError } from "../../src/seed/validate";
 import { type RunningEmulator, startServer } from "../../src/server";
 import { markStartup, traceStartupTo } from "../../src/startup-trace";
 import { checkDataDir, describeStartupError } from "../lib/startup-errors";

@@ -13,9 +13,9 @@ import { type ExcludedPath, PackError, type PackedFile, type PackResult, packDir
 import { secretWarnings } from "../../src/bundles/secret-warnings";
 import { EmulatorClock } from "../../src/clock";
 import type { ErrorDetail } from "../../src/errors/api-error";
-import { jsonSyntaxProblem } from "../../src/fixtures/json-syntax";
 import { isLimitKey } from "../../src/limits/catalog";
 import { printable } from "../../src/printable";
+import { jsonSyntaxProblem } from "../../src/seed/json-syntax";
 import { runBuild } from "./build-step";
 import { apiClient, call, type Endpoints } from "./http";
 import { explainLimit, parseLimitsBody, type ResolvedLimits } from "./limits";

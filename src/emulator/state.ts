@@ -1,10 +1,10 @@
 import { Elysia, t } from "elysia";
 import { errors } from "../errors/catalog";
 import { EXPORT_MEDIA_TYPE } from "../exports/document";
-import { Fixture, SeedReport } from "../fixtures/model";
 import { apiAuth } from "../http/auth";
 import { JSON_BODY_MAX_BYTES, readJsonBody } from "../http/body-limit";
 import type { Runtime } from "../runtime";
+import { Fixture, SeedReport } from "../seed/model";
 import { discardStaged, stagedBundleDir, stageSeedArchive } from "./exports";
 import { StateSummary } from "./model";
 import { checkSeedBody, emulatorState, resetEmulator, seedEmulator } from "./reset";

@@ -5,9 +5,9 @@
  * in plaintext. Read in one read transaction, so the document is one consistent picture.
  */
 import type { Database } from "bun:sqlite";
-import { bundleFileName } from "../fixtures/exact";
-import { FIXTURE_FORMAT_VERSION, type Fixture } from "../fixtures/model";
 import type { Runtime } from "../runtime";
+import { bundleFileName } from "../seed/exact";
+import { FIXTURE_FORMAT_VERSION, type Fixture } from "../seed/model";
 
 /** The media type of an export archive (src/exports/archive.ts), here so its users need not load that module. */
 export const EXPORT_MEDIA_TYPE = "application/x-tar";
