@@ -19,7 +19,10 @@ export const ClockState = t.Object(
 export const ClockBody = t.Object(
   {
     advanceSeconds: t.Optional(t.Number({ description: "Move time by this many seconds (negative goes back)" })),
-    set: t.Optional(t.String({ format: "date-time", description: "Jump to this instant (ISO 8601)" })),
+    // The instant is judged by the clock's one rule (src/clock.ts readInstant), which says what is wrong with it.
+    set: t.Optional(
+      t.String({ description: "Jump to this instant (ISO 8601)", ...documentOnly({ format: "date-time" }) }),
+    ),
     freeze: t.Optional(t.Boolean({ description: "With set: stay at that instant" })),
     mode: t.Optional(
       oneOf(["real", "frozen"], {

@@ -350,9 +350,10 @@ export const errors = {
       "Request failed validation: send exactly one of advanceSeconds, set (with optional freeze) or mode.",
       [{ field: "body", message: "exactly one of advanceSeconds, set or mode" }],
     ),
-  clockDayInvalid: (day: string) =>
-    new ApiError(422, "validation_error", `Request failed validation: set: ${day} is not a day of the calendar.`, [
-      { field: "set", message: `${day} is not a day of the calendar` },
+  /** A timestamp that is not a calendar instant inside the clock's range (src/clock.ts readInstant says why). */
+  instantInvalid: (field: string, problem: string) =>
+    new ApiError(422, "validation_error", `Request failed validation: ${field}: ${problem}.`, [
+      { field, message: problem },
     ]),
   clockOutOfRange: (field: "advanceSeconds" | "set") =>
     new ApiError(
