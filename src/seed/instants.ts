@@ -21,20 +21,24 @@ function check(entry: Stamped | undefined, fields: readonly string[], at: string
 export function checkInstants(fixture: Fixture, problems: FixtureProblem[]): void {
   check(fixture, ["exportedAt"], "", problems);
   check(fixture.clock, ["now"], "clock", problems);
-  fixture.accounts.forEach((acc, i) => {
+  for (const [i, acc] of fixture.accounts.entries()) {
     const at = `accounts[${i}]`;
     check(acc, ["createdAt"], at, problems);
-    acc.apiKeys?.forEach((k, j) => check(k, ["createdAt", "revokedAt"], `${at}.apiKeys[${j}]`, problems));
-    acc.teamMembers?.forEach((m, j) => check(m, ["createdAt"], `${at}.teamMembers[${j}]`, problems));
-    acc.limitRequests?.forEach((r, j) => check(r, ["createdAt", "decidedAt"], `${at}.limitRequests[${j}]`, problems));
-    acc.extensions?.forEach((x, j) => {
+    for (const [j, k] of (acc.apiKeys ?? []).entries())
+      check(k, ["createdAt", "revokedAt"], `${at}.apiKeys[${j}]`, problems);
+    for (const [j, m] of (acc.teamMembers ?? []).entries())
+      check(m, ["createdAt"], `${at}.teamMembers[${j}]`, problems);
+    for (const [j, r] of (acc.limitRequests ?? []).entries())
+      check(r, ["createdAt", "decidedAt"], `${at}.limitRequests[${j}]`, problems);
+    for (const [j, x] of (acc.extensions ?? []).entries()) {
       const xat = `${at}.extensions[${j}]`;
       check(x, ["createdAt", "updatedAt", "listedAt"], xat, problems);
-      x.versions?.forEach((v, k) =>
-        check(v, ["submittedAt", "approvedAt", "rejectedAt", "archivedAt"], `${xat}.versions[${k}]`, problems),
-      );
-      x.installCounters?.forEach((c, k) => check(c, ["firstInstalledAt"], `${xat}.installCounters[${k}]`, problems));
-      x.secrets?.forEach((s, k) => check(s, ["createdAt", "updatedAt"], `${xat}.secrets[${k}]`, problems));
-    });
-  });
+      for (const [k, v] of (x.versions ?? []).entries())
+        check(v, ["submittedAt", "approvedAt", "rejectedAt", "archivedAt"], `${xat}.versions[${k}]`, problems);
+      for (const [k, c] of (x.installCounters ?? []).entries())
+        check(c, ["firstInstalledAt"], `${xat}.installCounters[${k}]`, problems);
+      for (const [k, s] of (x.secrets ?? []).entries())
+        check(s, ["createdAt", "updatedAt"], `${xat}.secrets[${k}]`, problems);
+    }
+  }
 }
