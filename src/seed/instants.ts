@@ -4,7 +4,7 @@
  * 2026-13-45 and 2026-02-31 have it too.
  */
 import { readStoredInstant } from "../clock";
-import type { FixtureProblem } from "./messages";
+import type { FieldProblem as FixtureProblem } from "../errors/value-errors";
 import type { Fixture } from "./model";
 
 type Stamped = { [field: string]: unknown };
