@@ -258,13 +258,7 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
     startupSeedReport: null,
     starter: null,
     seed(fixture, bundleDir = null) {
-      const report = loadFixture(fixture, bundleDir);
-      if (fixture.clock)
-        clock.set(
-          fixture.clock.now === undefined ? clock.nowMs() : Date.parse(fixture.clock.now),
-          fixture.clock.mode === "frozen",
-        );
-      return report;
+      return loadFixture(fixture, bundleDir);
     },
     close() {
       runtime.control.cancelTimers();

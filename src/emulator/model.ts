@@ -3,6 +3,7 @@ import { type Static, t } from "elysia";
 import { oneOf } from "../http/one-of";
 import { documentOnly, integer, named } from "../http/schema";
 import { MAX_INSTALLS_PER_CALL } from "../installs/model";
+import { REJECT_REASON_MAX } from "../versions/model";
 
 const Timestamp = t.String({ format: "date-time", examples: ["2026-11-22T10:00:00.000Z"] });
 
@@ -189,7 +190,7 @@ export type StateSummary = Static<typeof StateSummary>;
 
 // ---- Review ------------------------------------------------------------------------------------------
 export const RejectBody = t.Object(
-  { reason: t.String({ minLength: 1, maxLength: 2000 }) },
+  { reason: t.String({ minLength: 1, maxLength: REJECT_REASON_MAX }) },
   { additionalProperties: false, ...named("VersionRejection") },
 );
 export const VersionIdParams = t.Object({ versionId: t.String({ description: "Version id (ver_…)" }) });

@@ -25,7 +25,7 @@ function enumWithoutDefault<const T extends readonly [string, ...string[]]>(
   return schema;
 }
 
-const Visibility = enumWithoutDefault(VISIBILITIES, {
+export const Visibility = enumWithoutDefault(VISIBILITIES, {
   description: "private (default), unlisted or public",
   ...named("Visibility"),
 });
@@ -62,7 +62,8 @@ const PricingAnswer = t.Object(
   },
 );
 
-const createFields = {
+/** The fields a developer writes, shared by the create and update bodies and by fixtures. */
+export const ExtensionFields = {
   // No maxLength for the validator: the 80 count after trimming (decisions), which the service checks.
   name: t.String({
     minLength: 1,
@@ -76,10 +77,10 @@ const createFields = {
 
 export const CreateExtensionBody = t.Object(
   {
-    name: createFields.name,
-    short_description: t.Optional(createFields.short_description),
-    description: t.Optional(createFields.description),
-    pricing: t.Optional(createFields.pricing),
+    name: ExtensionFields.name,
+    short_description: t.Optional(ExtensionFields.short_description),
+    description: t.Optional(ExtensionFields.description),
+    pricing: t.Optional(ExtensionFields.pricing),
   },
   { additionalProperties: false, ...named("ExtensionCreate") },
 );
@@ -87,10 +88,10 @@ export type CreateExtensionInput = Static<typeof CreateExtensionBody>;
 
 export const UpdateExtensionBody = t.Object(
   {
-    name: t.Optional(createFields.name),
-    short_description: t.Optional(createFields.short_description),
-    description: t.Optional(createFields.description),
-    pricing: t.Optional(createFields.pricing),
+    name: t.Optional(ExtensionFields.name),
+    short_description: t.Optional(ExtensionFields.short_description),
+    description: t.Optional(ExtensionFields.description),
+    pricing: t.Optional(ExtensionFields.pricing),
     visibility: t.Optional(Visibility),
   },
   { additionalProperties: false, ...named("ExtensionUpdate") },

@@ -32,6 +32,29 @@ function toView(row: Row): LimitRequest {
   };
 }
 
+/**
+ * A request's own rules (reason, limits, scope), as the API checks a new one; a fixture's requests run it too.
+ * Gives the reason as stored (trimmed).
+ */
+export function checkLimitRequest(input: {
+  scope: string;
+  extensionId?: string;
+  limits: Record<string, number>;
+  reason: string;
+}): string {
+  const reason = input.reason.trim();
+  if (reason.length < REASON_MIN) throw errors.reasonTooShort(REASON_MIN);
+  if (Object.keys(input.limits).length === 0)
+    throw errors.limitRequestTarget("limits", "name at least one limit and its desired value");
+  const problems = checkLimitValues(input.limits, "limits");
+  if (problems.length > 0) throw errors.limitValuesInvalid(problems);
+  if (input.scope === "extension" && !input.extensionId)
+    throw errors.limitRequestTarget("extensionId", "required when scope is extension");
+  if (input.scope === "account" && input.extensionId)
+    throw errors.limitRequestTarget("extensionId", "only allowed when scope is extension");
+  return reason;
+}
+
 export function createLimitRequestService(deps: {
   db: Db;
   clock: Clock;
@@ -55,16 +78,7 @@ export function createLimitRequestService(deps: {
 
   return {
     create(input: CreateLimitRequestInput): LimitRequest {
-      const reason = input.reason.trim();
-      if (reason.length < REASON_MIN) throw errors.reasonTooShort(REASON_MIN);
-      if (Object.keys(input.limits).length === 0)
-        throw errors.limitRequestTarget("limits", "name at least one limit and its desired value");
-      const problems = checkLimitValues(input.limits, "limits");
-      if (problems.length > 0) throw errors.limitValuesInvalid(problems);
-      if (input.scope === "extension" && !input.extensionId)
-        throw errors.limitRequestTarget("extensionId", "required when scope is extension");
-      if (input.scope === "account" && input.extensionId)
-        throw errors.limitRequestTarget("extensionId", "only allowed when scope is extension");
+      const reason = checkLimitRequest(input);
       return db.write((tx) => {
         if (!tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, input.accountId)).get())
           throw errors.accountNotFound(input.accountId);
