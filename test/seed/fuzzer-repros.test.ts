@@ -44,7 +44,8 @@ describe("timestamps of a seed are instants of the calendar, as the clock API re
       const viaClock = expectEnvelope(await emu.admin("POST", "/clock", { set: now }), 422, "validation_error");
       const res = await emu.admin("POST", "/seed", { accounts: [], clock: { now } });
       const error = expectEnvelope(res, 422, "validation_error");
-      expect(error.details).toEqual([{ field: "clock.now", message: viaClock.details![0].message }]);
+      // The clock API's own message, for the fixture's field.
+      expect(error.details).toEqual([{ field: "clock.now", message: viaClock.message.replace(/^.*?set: /, "now: ") }]);
     }
     expect((await emu.admin("GET", "/clock")).body.offsetMs).toBe(before.offsetMs);
   });
@@ -54,7 +55,7 @@ describe("timestamps of a seed are instants of the calendar, as the clock API re
     const error = expectEnvelope(res, 422, "validation_error");
     expect(error.details![0]).toEqual({
       field: "accounts[0].extensions[0].createdAt",
-      message: "2026-13-45 is not a day of the calendar",
+      message: "createdAt: 2026-13-45 is not a day of the calendar.",
     });
     expectEnvelope(await emu.api("GET", "/extensions/ext_bad_date"), 404, "extension_not_found");
     expect((await emu.api("GET", "/extensions")).body.extensions).toEqual([]);
@@ -66,7 +67,7 @@ describe("timestamps of a seed are instants of the calendar, as the clock API re
       422,
       "validation_error",
     );
-    expect(error.details![0].message).toBe("2026-02-31 is not a day of the calendar");
+    expect(error.details![0].message).toBe("createdAt: 2026-02-31 is not a day of the calendar.");
     expect((await emu.admin("POST", "/seed", extensionAt("2028-02-29T10:00:00.000Z"))).status).toBe(200);
     expect((await emu.api("GET", "/extensions/ext_bad_date")).body.createdAt).toBe("2028-02-29T10:00:00.000Z");
   });
@@ -87,7 +88,7 @@ describe("timestamps of a seed are instants of the calendar, as the clock API re
       422,
       "validation_error",
     );
-    expect(error.details![0].message).toBe("24:00:00 is not a time of day");
+    expect(error.details![0].message).toBe("createdAt: 24:00:00 is not a time of day.");
   });
 });
 
