@@ -33,7 +33,7 @@ const VALIDATION_PREFIX = "Request failed validation: ";
 export function problemFromApiError(e: ApiError, at: string): FixtureProblem {
   const field = e.code === "validation_error" ? e.details?.[0]?.field : undefined;
   const message = e.message.startsWith(VALIDATION_PREFIX) ? e.message.slice(VALIDATION_PREFIX.length) : e.message;
-  return { path: field ? `${at}.${field}` : at, message };
+  return { path: field ? (at ? `${at}.${field}` : field) : at, message };
 }
 
 /** Runs an API rule for the fixture entry at `at`: its refusal is thrown as the fixture's problem there. */

@@ -4,7 +4,8 @@
  * 2026-13-45 and 2026-02-31 have it too.
  */
 import { readStoredInstant } from "../clock";
-import type { FieldProblem as FixtureProblem } from "../errors/value-errors";
+import { errors } from "../errors/catalog";
+import { type FixtureProblem, problemFromApiError } from "./fixture-error";
 import type { Fixture } from "./model";
 
 type Stamped = { [field: string]: unknown };
@@ -14,7 +15,7 @@ function check(entry: Stamped | undefined, fields: readonly string[], at: string
     const value = entry?.[field];
     if (typeof value !== "string") continue;
     const read = readStoredInstant(value);
-    if (read.problem !== undefined) problems.push({ path: at ? `${at}.${field}` : field, message: read.problem });
+    if (read.problem !== undefined) problems.push(problemFromApiError(errors.instantInvalid(field, read.problem), at));
   }
 }
 
