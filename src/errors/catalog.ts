@@ -2,6 +2,7 @@
  * Every failure the emulator reports, with its status, wire code and message, in one place.
  * Services throw `errors.x(...)`; nothing else builds an ApiError by hand.
  */
+import { REQUEST_LOG_CAPACITY } from "../emulator/request-log-size";
 import { ApiError, type ErrorDetail } from "./api-error";
 
 /** How many bundle problems an error lists, and how much of an archive name it echoes. */
@@ -295,7 +296,11 @@ export const errors = {
       `${max} request-log streams are already open; close one (a dashboard tab, an \`ext logs --follow\`) and retry.`,
     ),
   requestLogEntryNotFound: (id: number) =>
-    new ApiError(404, "request_not_found", `Request ${id} is not in the request log (it keeps the last 500 requests).`),
+    new ApiError(
+      404,
+      "request_not_found",
+      `Request ${id} is not in the request log (it keeps the last ${REQUEST_LOG_CAPACITY} requests).`,
+    ),
   bundleFileNotFound: (versionId: string, path: string) =>
     new ApiError(404, "bundle_file_not_found", `Version "${versionId}" has no file "${path}" in its bundle.`),
   bundleFileTooLarge: (path: string, max: number) =>
