@@ -1236,12 +1236,12 @@ export interface components {
                     /** @description ISO 8601 UTC instant with milliseconds (export) */
                     revokedAt?: string;
                 }[];
-                overrides?: {
-                    [key: string]: number;
-                };
+                overrides?: components["schemas"]["LimitValues"];
                 teamMembers?: {
+                    /** @description Unique within the account (case-insensitive) */
                     email: string;
-                    role: string;
+                    /** @enum {string} */
+                    role: "admin" | "developer" | "viewer" | "owner";
                     /** @description Letters, digits, _ and -; 1–64 characters */
                     id?: string;
                     /** @description ISO 8601 UTC instant with milliseconds (export) */
@@ -1250,23 +1250,21 @@ export interface components {
                 extensions?: {
                     /** @description Letters, digits, _ and -; 1–64 characters */
                     id?: string;
+                    /** @description 1–80 characters after trimming; not blank */
                     name: string;
+                    /** @description Shown in search results */
                     short_description?: string;
+                    /** @description Markdown */
                     description?: string;
                     pricing?: components["schemas"]["Pricing"];
+                    visibility?: components["schemas"]["Visibility"];
                     /**
-                     * @default private
-                     * @enum {string}
-                     */
-                    visibility: "private" | "unlisted" | "public";
-                    /**
+                     * @description Set by review (export, or a fixture)
                      * @default draft
                      * @enum {string}
                      */
                     status: "draft" | "in_review" | "approved" | "rejected" | "disabled";
-                    overrides?: {
-                        [key: string]: number;
-                    };
+                    overrides?: components["schemas"]["LimitValues"];
                     versions?: {
                         /** @description Version label, unique per extension */
                         version: string;
@@ -1326,8 +1324,9 @@ export interface components {
                         firstInstalledAt: string;
                     }[];
                     secrets?: {
+                        /** @description Secret name: a letter or _, then up to 127 letters, digits or _ */
                         name: string;
-                        /** @description Only in an export asked for with secret values */
+                        /** @description Only in an export asked for with secret values (checked as PUT checks a value) */
                         value?: string;
                         /** @description ISO 8601 UTC instant with milliseconds (export) */
                         createdAt?: string;
@@ -1347,9 +1346,8 @@ export interface components {
                     scope: "account" | "extension";
                     /** @description Letters, digits, _ and -; 1–64 characters */
                     extensionId?: string;
-                    limits: {
-                        [key: string]: number;
-                    };
+                    limits: components["schemas"]["LimitValues"];
+                    /** @description At least 20 characters (after trimming) */
                     reason: string;
                     /**
                      * @default pending
