@@ -46,6 +46,15 @@ export const Pricing = t.Object(
 );
 export type Pricing = Static<typeof Pricing>;
 
+/** What a new extension is when its create (or a fixture) does not say. */
+export const EXTENSION_DEFAULTS = {
+  short_description: "",
+  description: "",
+  pricing: { type: "free" } as Pricing,
+  visibility: "private" as Visibility,
+  status: "draft" as ExtensionStatus,
+};
+
 /** Pricing in answers: `type` is `free` here; the platform's other types and fields are not published. */
 const PricingAnswer = t.Object(
   {

@@ -22,7 +22,7 @@ import type {
   UpdateExtensionInput,
   Visibility,
 } from "./model";
-import { NAME_MAX } from "./model";
+import { EXTENSION_DEFAULTS, NAME_MAX } from "./model";
 import { slugify, uniqueSlug } from "./slug";
 
 export type ExtensionRow = typeof extensions.$inferSelect;
@@ -203,11 +203,11 @@ export function createExtensionService(deps: {
       accountId,
       slug: slugFor(name),
       name,
-      shortDescription: input.short_description ?? "",
-      description: input.description ?? "",
-      pricing: JSON.stringify(input.pricing ?? { type: "free" }),
-      visibility: input.visibility ?? "private",
-      status: input.status ?? "draft",
+      shortDescription: input.short_description ?? EXTENSION_DEFAULTS.short_description,
+      description: input.description ?? EXTENSION_DEFAULTS.description,
+      pricing: JSON.stringify(input.pricing ?? EXTENSION_DEFAULTS.pricing),
+      visibility: input.visibility ?? EXTENSION_DEFAULTS.visibility,
+      status: input.status ?? EXTENSION_DEFAULTS.status,
       currentVersionId: null,
       ratingCount: 0,
       createdAt: now,
