@@ -26,6 +26,8 @@ export function isClockInstant(ms: number): boolean {
 /** The clock's range in words, for messages. */
 export const CLOCK_RANGE_TEXT = "1970-01-01T00:00:00.000Z … 9999-12-31T23:59:59.999Z";
 
+/** RFC 3339's date-time, the document's `format: date-time`: a date, a time and a zone (Z or ±hh:mm). */
+const DATE_TIME = /^[+-]?\d{4,6}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
 const DAY = /^([+-]?\d{4,6})-(\d{2})-(\d{2})/;
 const TIME = /T(\d{2}):(\d{2})(?::(\d{2}))?/;
 
@@ -35,6 +37,8 @@ const TIME = /T(\d{2}):(\d{2})(?::(\d{2}))?/;
  * inside the clock's range. Gives the instant, or why the text is not one (never the text beyond its date/time).
  */
 export function readInstant(text: string): { ms: number; problem?: undefined } | { problem: string } {
+  if (!DATE_TIME.test(text))
+    return { problem: "is not an ISO 8601 date and time with a zone, e.g. 2026-11-22T10:00:00.000Z" };
   const ms = Date.parse(text);
   const day = DAY.exec(text);
   if (day) {
@@ -47,7 +51,8 @@ export function readInstant(text: string): { ms: number; problem?: undefined } |
   const time = TIME.exec(text);
   if (time && (Number(time[1]) > 23 || Number(time[2]) > 59 || Number(time[3] ?? 0) > 59))
     return { problem: `${time[0].slice(1)} is not a time of day` };
-  if (!Number.isFinite(ms)) return { problem: "is not an ISO 8601 instant, e.g. 2026-11-22T10:00:00.000Z" };
+  if (!Number.isFinite(ms))
+    return { problem: "is not an ISO 8601 date and time with a zone, e.g. 2026-11-22T10:00:00.000Z" };
   if (!isClockInstant(ms)) return { problem: `is outside ${CLOCK_RANGE_TEXT}, the instants the clock can show` };
   return { ms };
 }

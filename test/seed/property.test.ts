@@ -18,6 +18,8 @@ afterAll(() => stopTestEmulator(emu));
 const SEED = Number(process.env.EXT_FUZZ_SEED ?? 0x0d00);
 /** Runs of the slower round trip; the refusals run four times as many. */
 const RUNS = Math.max(1, Math.round(Number(process.env.EXT_FUZZ_RUNS ?? 30) / 3));
+/** A loaded machine slows every run; the properties must not be cut short by the default 5 s. */
+const TIMEOUT_MS = Math.max(60_000, RUNS * 5_000);
 const keyOf = (i: number) => `ext_property_key_${i}_0123456789abcdefgh`;
 const instant = fc
   .date({ min: new Date(Date.UTC(2020, 0, 1)), max: new Date(Date.UTC(2035, 11, 31)), noInvalidDate: true })
@@ -115,26 +117,30 @@ async function exportArchive(): Promise<Uint8Array> {
   return new Uint8Array(await res.arrayBuffer());
 }
 
-test("a random valid fixture loads, exports and reloads into an empty server with every read the same", async () => {
-  await fc.assert(
-    fc.asyncProperty(fixtureArb, async (fixture) => {
-      await emu.admin("POST", "/reset");
-      const loaded = await emu.admin("POST", "/seed", fixture);
-      expect(`${loaded.status} ${loaded.text}`).toStartWith("200 ");
-      const before = await reads(fixture.accounts.length);
-      const archive = await exportArchive();
-      await emu.admin("POST", "/reset");
-      const reloaded = await fetch(`${emu.adminUrl}/seed`, {
-        method: "POST",
-        headers: { "content-type": "application/x-tar" },
-        body: archive,
-      });
-      expect(`${reloaded.status} ${await reloaded.text()}`).toStartWith("200 ");
-      expect(await reads(fixture.accounts.length)).toEqual(before);
-    }),
-    { seed: SEED, numRuns: RUNS },
-  );
-});
+test(
+  "a random valid fixture loads, exports and reloads into an empty server with every read the same",
+  async () => {
+    await fc.assert(
+      fc.asyncProperty(fixtureArb, async (fixture) => {
+        await emu.admin("POST", "/reset");
+        const loaded = await emu.admin("POST", "/seed", fixture);
+        expect(`${loaded.status} ${loaded.text}`).toStartWith("200 ");
+        const before = await reads(fixture.accounts.length);
+        const archive = await exportArchive();
+        await emu.admin("POST", "/reset");
+        const reloaded = await fetch(`${emu.adminUrl}/seed`, {
+          method: "POST",
+          headers: { "content-type": "application/x-tar" },
+          body: archive,
+        });
+        expect(`${reloaded.status} ${await reloaded.text()}`).toStartWith("200 ");
+        expect(await reads(fixture.accounts.length)).toEqual(before);
+      }),
+      { seed: SEED, numRuns: RUNS },
+    );
+  },
+  TIMEOUT_MS,
+);
 
 /** Changes that make any valid fixture invalid, each a value the API refuses too. */
 const breakArb = fc.oneof(
@@ -173,21 +179,25 @@ const breakArb = fc.oneof(
     .map((junk) => (f: any) => void (f.accounts[0].extensions = [{ name: "J", visibility: junk }])),
 );
 
-test("a random invalid fixture is refused without a 5xx and changes nothing", async () => {
-  await emu.admin("POST", "/reset");
-  expect(
-    (await emu.admin("POST", "/seed", { clock: { now: "2030-01-01T00:00:00.000Z", mode: "frozen" }, accounts: [] }))
-      .status,
-  ).toBe(200);
-  const before = await exportArchive();
-  await fc.assert(
-    fc.asyncProperty(fixtureArb, breakArb, async (fixture, breakIt) => {
-      const broken = structuredClone(fixture);
-      breakIt(broken);
-      const res = await emu.admin("POST", "/seed", broken);
-      expect(res.status).toBe(422);
-      expect(await exportArchive()).toEqual(before);
-    }),
-    { seed: SEED, numRuns: RUNS * 4 },
-  );
-});
+test(
+  "a random invalid fixture is refused without a 5xx and changes nothing",
+  async () => {
+    await emu.admin("POST", "/reset");
+    expect(
+      (await emu.admin("POST", "/seed", { clock: { now: "2030-01-01T00:00:00.000Z", mode: "frozen" }, accounts: [] }))
+        .status,
+    ).toBe(200);
+    const before = await exportArchive();
+    await fc.assert(
+      fc.asyncProperty(fixtureArb, breakArb, async (fixture, breakIt) => {
+        const broken = structuredClone(fixture);
+        breakIt(broken);
+        const res = await emu.admin("POST", "/seed", broken);
+        expect(res.status).toBe(422);
+        expect(await exportArchive()).toEqual(before);
+      }),
+      { seed: SEED, numRuns: RUNS * 4 },
+    );
+  },
+  TIMEOUT_MS,
+);
