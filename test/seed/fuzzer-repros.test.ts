@@ -101,3 +101,22 @@ test("a seed refused for its clock is refused whole: its accounts are not commit
   expectEnvelope(await emu.admin("GET", "/accounts/acc_x/keys"), 404, "account_not_found");
   expect((await emu.admin("GET", "/state")).body.counts.accounts).toBe(2);
 });
+
+test("a seeded limit request is held to the limit catalogue: nothing an admin could approve into an override", async () => {
+  for (const [limits, field, message] of [
+    [JSON.parse('{"__proto__": 30}'), "limits.__proto__", "__proto__ is not a known limit key"],
+    [{ max_widgets: 30 }, "limits.max_widgets", "max_widgets is not a known limit key"],
+    [
+      { max_versions_per_extension: 900 },
+      "limits.max_versions_per_extension",
+      "max_versions_per_extension cannot exceed its hard limit of 500 (got 900)",
+    ],
+  ] as const) {
+    const fixture = limitRequestAt("2030-01-01T00:00:00.000Z");
+    fixture.accounts[0]!.limitRequests[0]!.limits = limits as never;
+    const error = expectEnvelope(await emu.admin("POST", "/seed", fixture), 422, "validation_error");
+    expect(error.details![0]!.field).toBe(`accounts[0].limitRequests[0].${field}`);
+    expect(error.details![0]!.message).toStartWith(message);
+  }
+  expect((await emu.admin("GET", "/limit-requests")).body.limitRequests).toEqual([]);
+});
