@@ -76,7 +76,7 @@ export const ExtensionFields = {
   // No maxLength for the validator: the 80 count after trimming (decisions), which the service checks.
   name: t.String({
     minLength: 1,
-    description: "1–80 characters after trimming; not blank",
+    description: `1–${NAME_MAX} characters after trimming; not blank`,
     ...documentOnly({ maxLength: NAME_MAX, pattern: "\\S" }),
   }),
   short_description: t.String({ maxLength: SHORT_DESCRIPTION_MAX, description: "Shown in search results" }),
