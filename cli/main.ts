@@ -26,6 +26,8 @@ export const main = defineCommand({
     versions: () => import("./commands/versions").then((m) => m.default),
     installs: () => import("./commands/installs").then((m) => m.default),
     limits: () => import("./commands/limits").then((m) => m.default),
+    conformance: () => import("./commands/conformance").then((m) => m.default),
+    proxy: () => import("./commands/proxy").then((m) => m.default),
   },
 });
 

@@ -47,7 +47,7 @@ export interface ApiClientOptions {
 export interface AdminClientOptions {
   /** The server's origin, e.g. `http://127.0.0.1:4780`; `""` in a page served by the emulator itself. */
   url: string;
-  /** The control plane's token (needed off loopback only); a function is asked before each request. */
+  /** The control plane's token (required on every bind unless the server opened it); a function is asked before each request. */
   adminToken?: string | null | (() => string | null | undefined);
   fetch?: FetchFunction;
 }

@@ -3,19 +3,23 @@
  * and the server (src/server.ts) can listen on a real socket with the same code.
  */
 import { Elysia, t } from "elysia";
+import { CHALLENGE_PATTERN, serverProof } from "./auth/server-proof";
 import { API_PREFIX, DEPLOY_LIMITS_PREFIX, isLoopback } from "./config";
+import { dashboardLogin } from "./dashboard/login";
 import { dashboardRoutes } from "./dashboard/routes";
 import { docsPlugin } from "./docs/openapi";
 import { adminGate } from "./emulator/admin-auth";
 import { faultHook } from "./emulator/fault-injector";
 import { controlPlaneRoutes } from "./emulator/routes";
 import { errorHandler } from "./errors/handler";
+import { errorResponses } from "./errors/model";
 import { extensionRoutes } from "./extensions/routes";
 import { apiGate } from "./http/auth";
 import { requestGates } from "./http/gates";
 import { hostGate } from "./http/host-check";
 import { quietBodySchemas } from "./http/quiet-validation";
 import { type AnswerObserver, requestLifecycle } from "./http/request-context";
+import { requestUrlCheck } from "./http/request-url";
 import { routeMethodIndex } from "./http/route-index";
 import { installRoutes } from "./installs/routes";
 import { limitsRoutes } from "./limits/routes";
@@ -31,37 +35,71 @@ export function createApp(runtime: Runtime) {
   const methods = routeMethodIndex();
   const { control } = runtime;
   // normalize: false keeps request bodies strict; encodeSchema: false skips TypeBox Encode on responses (no
-  // response schema has a transform).
-  // Bun answers /healthz itself once listening (src/server.ts); the route below is what the document and
-  // `app.handle` see, same body.
+  // response schema has a transform). standardHostname: false makes the router read the path from the first
+  // "/" after "http://", as pathOf (src/http/paths.ts) does, whatever the host's length.
   // Every answer is reported before it is sent: to the request log, and, when tracing, the first one to the
   // start-up trace (src/startup-trace.ts).
   const observers: AnswerObserver[] = [control.requestLog.observe];
   if (runtime.config.traceStartup) observers.push(firstResponseObserver());
-  const app = new Elysia({ normalize: false, encodeSchema: false })
-    // onRequest hooks run in this order: the request's context, then faults (so an injected fault can stand in
-    // for any response, a 401 or 429 included), then the request gates below.
+  const app = new Elysia({ normalize: false, encodeSchema: false, handler: { standardHostname: false } })
+    // onRequest hooks run in this order: the request's context, the URL and Host check, then faults (so an
+    // injected fault can stand in for any response, a 401 or 429 included), then the request gates below.
     .use(requestLifecycle(runtime.clock, observers))
+    .use(requestUrlCheck())
     .use(faultHook(control.faults))
     .use(errorHandler(logger, methods.allowed))
     .use(docsPlugin())
-    .get("/healthz", () => HEALTH, {
-      response: { 200: t.Object({ status: t.Literal("ok") }) },
-      detail: { tags: ["Health"], operationId: "getHealth", summary: "Liveness (no auth)", security: [] },
-    })
-    .use(dashboardRoutes())
     .use(
       requestGates(
-        // Bound to loopback: the Host check first, on every route (DNS rebinding).
-        ...(isLoopback(runtime.config.host) ? [hostGate()] : []),
+        // Bound to loopback, or given host names: the Host check first, on every route (DNS rebinding).
+        ...(isLoopback(runtime.config.host) || runtime.config.allowedHosts.length > 0
+          ? [hostGate(runtime.config.allowedHosts)]
+          : []),
         adminGate({
           adminToken: control.adminToken,
-          openWithoutToken: control.openWithoutToken,
+          open: control.open,
+          sessions: control.sessions,
           isDeveloperKey: services.auth.isKey,
         }),
         apiGate(services.auth, runtime.rateLimiter, methods.reaches, control.isAdminToken),
       ),
     )
+    .get(
+      "/healthz",
+      ({ query }) =>
+        query.challenge === undefined
+          ? HEALTH
+          : { ...HEALTH, proof: serverProof(control.adminToken, query.challenge, control.url) },
+      {
+        query: t.Object(
+          {
+            challenge: t.Optional(
+              t.String({
+                pattern: CHALLENGE_PATTERN,
+                description:
+                  'A fresh random nonce (22 to 128 base64url characters): the answer then carries `proof`, base64url(HMAC-SHA256(key = admin token, message = "ext-server-proof\\n" + challenge + "\\n" + url)), url being this server\'s origin as its server.json names it. A client holding the token checks it without sending the token.',
+              }),
+            ),
+          },
+          { additionalProperties: true },
+        ),
+        response: {
+          200: t.Object({
+            status: t.Literal("ok"),
+            proof: t.Optional(t.String({ description: "Present when a challenge was sent: the server proof" })),
+          }),
+          ...errorResponses(["bad_request", "forbidden", "validation_error"]),
+        },
+        detail: {
+          tags: ["Health"],
+          operationId: "getHealth",
+          summary: "Liveness (no auth); with a challenge, the server's proof that it holds the admin token",
+          security: [],
+        },
+      },
+    )
+    .use(dashboardRoutes())
+    .use(dashboardLogin(control))
     .use(controlPlaneRoutes(runtime))
     .group(API_PREFIX, (api) =>
       api

@@ -30,8 +30,16 @@ export interface ServerConfig {
    */
   empty: boolean;
   rateLimits: boolean;
-  /** Token for the control plane when bound to a non-loopback address; generated when null there. */
+  /** The control plane's token, on every bind; generated at start when null. */
   adminToken: string | null;
+  /** The control plane without a token, as before tokens were required on loopback; loopback binds only. */
+  openControlPlane: boolean;
+  /**
+   * Host names (and addresses) requests may be addressed to besides the loopback ones: with any given, the
+   * Host check (DNS rebinding) runs on every bind, a non-loopback one included; empty leaves non-loopback
+   * binds answering any Host.
+   */
+  allowedHosts: string[];
   /** Approve every valid submission by itself after this many ms; null = off. */
   autoApproveMs: number | null;
   logLevel: LogLevel;
@@ -63,6 +71,8 @@ export const ENV_NAMES: Record<keyof ServerConfig, string> = {
   empty: "EXT_EMPTY",
   rateLimits: "EXT_RATE_LIMITS",
   adminToken: "EXT_ADMIN_TOKEN",
+  openControlPlane: "EXT_OPEN_CONTROL_PLANE",
+  allowedHosts: "EXT_ALLOWED_HOSTS",
   autoApproveMs: "EXT_AUTO_APPROVE",
   logLevel: "EXT_LOG_LEVEL",
   readyFile: "EXT_READY_FILE",
@@ -106,6 +116,12 @@ export function parseServerConfig(flags: ServerFlags = {}, env: Env = process.en
   const stdinRaw = pick(flags, env, "exitWithStdin");
   const traceRaw = pick(flags, env, "traceStartup");
   const emptyRaw = pick(flags, env, "empty");
+  const openRaw = pick(flags, env, "openControlPlane");
+  const openControlPlane = openRaw === undefined || openRaw === null ? false : toBool("open control plane", openRaw);
+  if (openControlPlane && !isLoopback(host))
+    throw new ConfigError(
+      `--open-control-plane opens the control plane to anyone who can reach ${host}: it is allowed on a loopback address only (127.0.0.1, ::1, localhost)`,
+    );
   const logRaw = String(pick(flags, env, "logLevel") ?? "info") as LogLevel;
   if (!LOG_LEVELS.includes(logRaw))
     throw new ConfigError(`log level must be one of ${LOG_LEVELS.join(", ")} (got "${logRaw}")`);
@@ -131,6 +147,8 @@ export function parseServerConfig(flags: ServerFlags = {}, env: Env = process.en
     empty: emptyRaw === undefined || emptyRaw === null ? false : toBool("empty", emptyRaw),
     rateLimits: rateRaw === undefined || rateRaw === null ? true : toBool("rate limits", rateRaw),
     adminToken: str("adminToken"),
+    openControlPlane,
+    allowedHosts: allowedHostsOf(str("allowedHosts")),
     autoApproveMs,
     logLevel: logRaw,
     readyFile: str("readyFile"),
@@ -138,6 +156,23 @@ export function parseServerConfig(flags: ServerFlags = {}, env: Env = process.en
     traceStartup: traceRaw === undefined || traceRaw === null ? false : toBool("trace startup", traceRaw),
     exportOnExit: str("exportOnExit"),
   };
+}
+
+const HOST_NAME = /^(?:[a-z0-9._-]{1,253}|\[[0-9a-f:.]{2,45}\])$/;
+
+/** `--allowed-hosts a.example,ext`: names (or addresses) without a port, compared case-insensitively. */
+function allowedHostsOf(raw: string | null): string[] {
+  if (raw === null) return [];
+  const names = raw
+    .split(",")
+    .map((n) => n.trim().toLowerCase())
+    .filter((n) => n !== "");
+  for (const name of names)
+    if (!HOST_NAME.test(name))
+      throw new ConfigError(
+        `allowed hosts must be host names or addresses without a port, comma-separated (got "${name}")`,
+      );
+  return names;
 }
 
 /** `auto` (the container image's default): in memory unless the data dir is a mounted volume. */
@@ -153,7 +188,7 @@ export function urlHost(host: string): string {
   return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
 }
 
-/** Loopback binds leave the control plane open; anything else requires the admin token. */
+/** Whether a bind address is this machine only (the Host check then always runs). */
 export function isLoopback(host: string): boolean {
   return host === "::1" || isLoopbackHostname(host);
 }
@@ -164,14 +199,14 @@ export interface ClientEnv {
   extensionId: string | null;
   /** EXT_API_KEY */
   apiKey: string | null;
-  /** EXT_LOCAL_URL: what `--target local` means; null leaves it to this folder's `ext serve` or the default address. */
+  /** EXT_LOCAL_URL: what `--target local` means; null leaves it to the `ext serve` found from this folder. */
   localUrl: string | null;
-  /** EXT_ADMIN_TOKEN: for the control plane of a non-loopback emulator. */
+  /** EXT_ADMIN_TOKEN: for the control plane of an emulator named by URL (a found one's is in its server.json). */
   adminToken: string | null;
   /** EXT_BASE_URL: the emulator `ext exec` (or the user) points at; any of its URLs. */
   baseUrl: string | null;
-  /** EXT_DATA_DIR, else ./.ext-data: where this folder's `ext serve` says where it listens. */
-  dataDir: string;
+  /** EXT_DATA_DIR: the one data directory to find the server by; null walks up to the nearest ./.ext-data. */
+  dataDir: string | null;
   /** How the user typed this command, for the next commands we suggest: `npx ext` when npm ran us. */
   command: "ext" | "npx ext";
 }
@@ -184,7 +219,7 @@ export function parseClientEnv(env: Env = process.env): ClientEnv {
     localUrl: get("EXT_LOCAL_URL"),
     adminToken: get("EXT_ADMIN_TOKEN"),
     baseUrl: get("EXT_BASE_URL"),
-    dataDir: get("EXT_DATA_DIR") ?? DEFAULT_DATA_DIR,
+    dataDir: get("EXT_DATA_DIR"),
     // npm sets npm_command for `npx`, `npm exec` and `npm run`: `ext` alone is then not on the user's PATH.
     command: get("npm_command") ? "npx ext" : "ext",
   };

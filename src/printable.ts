@@ -10,10 +10,20 @@ const UNPRINTABLE = /[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2
 
 const SHORT: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
 
+const escaped = (c: string) => {
+  const code = c.charCodeAt(0);
+  return SHORT[c] ?? (code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16)}`);
+};
+
 /** `text` with each control or bidirectional-formatting character written as `\n`, `\x1b`, `\u202e`. */
 export function printable(text: string): string {
-  return text.replace(UNPRINTABLE, (c) => {
-    const code = c.charCodeAt(0);
-    return SHORT[c] ?? (code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16)}`);
-  });
+  return text.replace(UNPRINTABLE, escaped);
+}
+
+/**
+ * A message of several lines the program composed around outside text (a fixture's problems with an
+ * excerpt and its caret): its line breaks and tabs are kept, every other control character escaped.
+ */
+export function printableLines(text: string): string {
+  return text.replace(UNPRINTABLE, (c) => (c === "\n" || c === "\t" ? c : escaped(c)));
 }

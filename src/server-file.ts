@@ -1,11 +1,12 @@
 /**
  * `server.json` in the data directory: where the `ext serve` that owns the directory listens, so a command run
- * in the same folder finds it on any port. It holds no secret (the CLI asks the server itself for a key) and
- * is private to the user all the same (0600). Written under a fresh name and renamed into place, so a reader
+ * in the same folder finds it on any port, and the control plane's admin token, which the owner's tools send
+ * (and check the server's proof with, src/auth/server-proof.ts). Private to the user (0600). Written under a fresh name and renamed into place, so a reader
  * never sees half of it and a link planted at the final name is replaced, not followed; removed on stop.
  */
-import { lstatSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync, type Stats } from "node:fs";
 import { join, resolve } from "node:path";
+import { readJsonFile, STATE_FILE_MAX_BYTES } from "./json-reader";
 import { writePrivateFile } from "./private-file";
 
 export const SERVER_FILE = "server.json";
@@ -14,6 +15,8 @@ export interface ServerFile {
   /** http://host:port */
   url: string;
   pid: number;
+  /** The control plane's token (absent in a file an older server wrote). */
+  adminToken?: string;
 }
 
 export function serverFilePath(dataDir: string): string {
@@ -23,7 +26,7 @@ export function serverFilePath(dataDir: string): string {
 /** Returns what was written, so that removal can tell the file is still this server's. */
 export function writeServerFile(dataDir: string, info: ServerFile): { path: string; text: string } {
   const path = serverFilePath(dataDir);
-  const text = `${JSON.stringify({ url: info.url, pid: info.pid })}\n`;
+  const text = `${JSON.stringify({ url: info.url, pid: info.pid, adminToken: info.adminToken })}\n`;
   writePrivateFile(path, text);
   return { path, text };
 }
@@ -37,6 +40,9 @@ export function removeServerFile({ path, text }: { path: string; text: string })
   }
 }
 
+/** This user's own file that nobody else can write. */
+const ownPrivateFile = (stat: Stats) => (stat.mode & 0o022) === 0 && (!process.getuid || stat.uid === process.getuid());
+
 /**
  * What the data directory's server.json says, if it is this user's own regular file that nobody else can
  * write (not a link) and names an http URL and a pid; null otherwise. Whether that process still runs and
@@ -44,12 +50,10 @@ export function removeServerFile({ path, text }: { path: string; text: string })
  */
 export function readServerFile(dataDir: string): ServerFile | null {
   const path = serverFilePath(dataDir);
-  let info: { url?: unknown; pid?: unknown };
+  let info: { url?: unknown; pid?: unknown; adminToken?: unknown };
   try {
-    const stat = lstatSync(path);
-    if (!stat.isFile() || (stat.mode & 0o022) !== 0) return null;
-    if (process.getuid && stat.uid !== process.getuid()) return null;
-    info = JSON.parse(readFileSync(path, "utf8"));
+    info = readJsonFile(path, STATE_FILE_MAX_BYTES, ownPrivateFile) as typeof info;
+    if (info === null || typeof info !== "object") return null;
   } catch {
     return null;
   }
@@ -57,7 +61,9 @@ export function readServerFile(dataDir: string): ServerFile | null {
   try {
     const url = new URL(info.url);
     if (url.protocol !== "http:") return null;
-    return { url: url.origin, pid: info.pid as number };
+    const found: ServerFile = { url: url.origin, pid: info.pid as number };
+    if (typeof info.adminToken === "string" && info.adminToken !== "") found.adminToken = info.adminToken;
+    return found;
   } catch {
     return null;
   }

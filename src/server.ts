@@ -2,8 +2,9 @@
  * Listening: one runtime, one app, one Bun server. Used by `ext serve`, `ext exec` and `startEmulator()`.
  */
 import type { Server } from "bun";
-import { createApp, HEALTH } from "./app";
+import { createApp } from "./app";
 import { API_PREFIX, CONTROL_PREFIX, type ServerConfig, urlHost } from "./config";
+import { dashboardLoginUrl } from "./dashboard/login";
 import { closeRequestStreams } from "./emulator/request-stream";
 import { exportState } from "./exports/document";
 import { removeReadyFile, removeStaleReadyFile, writeReadyFile } from "./ready-file";
@@ -24,12 +25,6 @@ export const MAX_REQUEST_BODY_BYTES = 1024 * 1024 * 1024;
  * `ext serve` from exiting on SIGTERM.
  */
 export const DRAIN_LIMIT_MS = 5_000;
-
-/**
- * Answered by Bun itself once listening (a static route: no app code runs), so a liveness probe never waits for
- * a route to be composed; the app's own /healthz route is what the document and `app.handle` see, same body.
- */
-const STATIC_ROUTES = { "/healthz": { GET: Response.json(HEALTH) } };
 
 export interface ServerOptions extends RuntimeOptions {
   /** The graceful stop's bound on waiting for in-flight requests; DRAIN_LIMIT_MS by default. */
@@ -73,7 +68,6 @@ export function startServer(config: ServerConfig, options: ServerOptions = {}): 
       maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
       // Seconds; a 50 MB bundle on a slow link needs more than Bun's 10.
       idleTimeout: 120,
-      routes: STATIC_ROUTES,
       fetch: app.fetch,
     });
     app.server = server;
@@ -89,6 +83,8 @@ export function startServer(config: ServerConfig, options: ServerOptions = {}): 
   }
   markStartup("listening");
   const url = `http://${urlHost(config.host)}:${server.port}`;
+  runtime.control.url = url;
+  runtime.control.sessions.setPort(server.port!);
   let stopped = false;
   const emulator: RunningEmulator = {
     runtime,
@@ -131,7 +127,7 @@ export function startServer(config: ServerConfig, options: ServerOptions = {}): 
 /** server.json in the data directory; a server that cannot write it still serves, it is only not found by folder. */
 function advertise(runtime: Runtime, url: string): ReturnType<typeof writeServerFile> | null {
   try {
-    return writeServerFile(runtime.config.dataDir, { url, pid: process.pid });
+    return writeServerFile(runtime.config.dataDir, { url, pid: process.pid, adminToken: runtime.control.adminToken });
   } catch (e) {
     runtime.logger.warn("could not write server.json; commands in this folder will not find this server by it", {
       error: (e as Error).message,
@@ -150,7 +146,11 @@ async function exportOnExit(runtime: Runtime, dir: string): Promise<void> {
     writeExportDir(exportState(runtime), (id) => runtime.blobs.pathOf(id), dir);
     runtime.logger.info("state exported", { dir });
   } catch (e) {
-    runtime.logger.error("could not export the state on exit", { dir, error: (e as Error).message });
+    // The state is complete elsewhere (a --memory server's only copy): said loudly, with where it is.
+    if ((e as Error).name === "ExportKeptElsewhere") {
+      const { keptAt, reason } = e as { keptAt: string; reason: string };
+      runtime.logger.error("could not put the export in place; the state is kept elsewhere", { dir, reason, keptAt });
+    } else runtime.logger.error("could not export the state on exit", { dir, error: (e as Error).message });
   }
 }
 
@@ -165,12 +165,16 @@ async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolea
   }
 }
 
+/** The ready file: where the server listens, and what its owner's scripts need to use it (0600, like server.json). */
 function readyText(emulator: RunningEmulator): string {
+  const { control } = emulator.runtime;
   return `${JSON.stringify({
     url: emulator.url,
     baseUrl: emulator.baseUrl,
     adminUrl: emulator.adminUrl,
     port: emulator.port,
     pid: process.pid,
+    adminToken: control.adminToken,
+    dashboardLoginUrl: dashboardLoginUrl(control),
   })}\n`;
 }

@@ -23,9 +23,12 @@ test("written once listening, read back by ext seed, removed on stop", async () 
     );
     const file = join(dir, SERVER_FILE);
     try {
-      expect(readServerFile(dir)).toEqual({ url: server.url, pid: process.pid });
+      const { adminToken } = server.runtime.control;
+      expect(readServerFile(dir)).toEqual({ url: server.url, pid: process.pid, adminToken });
       if (process.platform !== "win32") expect(statSync(file).mode & 0o777).toBe(0o600);
-      const res = await fetch(`${readServerFile(dir)!.url}/_emulator/state`);
+      const res = await fetch(`${readServerFile(dir)!.url}/_emulator/state`, {
+        headers: { authorization: `Bearer ${adminToken}` },
+      });
       expect(res.status).toBe(200);
     } finally {
       await server.stop();

@@ -4,6 +4,7 @@ import { defineCommand } from "citty";
 import { parseClientEnv } from "../../src/config";
 import { UsageError } from "../lib/runner";
 import { scaffoldFiles } from "../lib/scaffold";
+import { shellQuote } from "../lib/shell-quote";
 import { out } from "../output";
 
 export default defineCommand({
@@ -49,7 +50,7 @@ export default defineCommand({
     const shown = args.dir || ".";
     out("");
     out("next:");
-    out(`  ${command} extensions create --name "${name}"     (prints the extension's id)`);
-    out(`  ${command} deploy ${shown} --extension ID --version 1.0.0`);
+    out(`  ${command} extensions create --name ${shellQuote(name)}     (prints the extension's id)`);
+    out(`  ${command} deploy ${shellQuote(shown)} --extension ID --version 1.0.0`);
   },
 });

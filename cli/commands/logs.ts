@@ -22,7 +22,7 @@ const logsArgs = {
 const line = (e: RequestLogEntry, json: boolean) =>
   json
     ? JSON.stringify(e)
-    : `${e.at}  ${printable(e.method).padEnd(6)} ${String(e.status)}${e.errorCode ? ` ${printable(e.errorCode)}` : ""}  ${printable(e.path)}  ${e.accountId ?? "-"}  ${e.durationMs} ms`;
+    : `${e.at}  ${printable(e.method).padEnd(6)} ${String(e.status)}${e.errorCode ? ` ${printable(e.errorCode)}` : ""}  ${printable(e.path)}  ${printable(e.accountId ?? "-")}  ${e.durationMs} ms`;
 
 /** Reads the server's event stream and prints each `request` event until it ends. */
 async function follow(admin: AdminClient, recent: number, json: boolean): Promise<void> {

@@ -1,5 +1,6 @@
 import { defineCommand } from "citty";
 import { parseClientEnv } from "../../src/config";
+import { printable } from "../../src/printable";
 import { SECRET_NAME_PATTERN, SECRET_NAME_RE } from "../../src/secrets/model";
 import { errorJson } from "../lib/api-error";
 import { apiClient, call } from "../lib/http";
@@ -83,7 +84,7 @@ export default defineCommand({
         );
         if (json) out(JSON.stringify({ ok: true, extensionId, keys }));
         else if (keys.length === 0) out(`no secrets for ${extensionId}`);
-        else for (const key of keys) out(key);
+        else for (const key of keys) out(printable(key));
         return;
       }
       const path = { params: { path: { id, key: name! } } };

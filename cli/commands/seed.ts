@@ -2,17 +2,19 @@ import { resolve } from "node:path";
 import { defineCommand } from "citty";
 import type { Fixture as ClientFixture } from "../../client";
 import { EmulatorClock } from "../../src/clock";
-import { parseClientEnv, parseServerConfig } from "../../src/config";
+import { parseServerConfig } from "../../src/config";
 import { DataDirInUseError } from "../../src/data-dir-lock";
 import { directoryArchive, EXPORT_MEDIA_TYPE } from "../../src/exports/archive";
 import { createLogger } from "../../src/logger";
+import { printable } from "../../src/printable";
 import { createRuntime } from "../../src/runtime";
 import type { BundleDir } from "../../src/seed/exact";
 import type { Fixture, SeedReport } from "../../src/seed/model";
 import { FixtureError } from "../../src/seed/validate";
 import { readServerFile } from "../../src/server-file";
+import { verifyServer } from "../lib/find-server";
 import { readFixtureSource } from "../lib/fixture-arg";
-import { adminClient, call, type Endpoints, endpointsFromAnyUrl } from "../lib/http";
+import { adminClient, call, type Endpoints } from "../lib/http";
 import { UsageError } from "../lib/runner";
 import { checkDataDir, describeStartupError } from "../lib/startup-errors";
 import { resolveServer, targetArgs } from "../lib/target";
@@ -33,7 +35,7 @@ const seedArgs = {
   target: {
     ...targetArgs.target,
     description:
-      "Seed a running emulator instead, through its control plane: `local` (env EXT_LOCAL_URL, else this folder's `ext serve`) or its URL, API base or /_emulator URL",
+      "Seed a running emulator instead, through its control plane: `local` (env EXT_LOCAL_URL, else the verified `ext serve` of the nearest .ext-data in this folder or above) or its URL, API base or /_emulator URL",
   },
   "admin-token": targetArgs["admin-token"],
   json: { type: "boolean", description: "Print the seed report as one JSON object" },
@@ -68,9 +70,9 @@ function printReport(fixture: Fixture, report: SeedReport, json: boolean): void 
   for (const k of keys)
     out(
       k.key
-        ? `  api key: ${k.key}  (account ${k.accountId}, "${k.name}")`
+        ? `  api key: ${printable(k.key)}  (account ${printable(k.accountId)}, "${printable(k.name)}")`
         : // A key of an export: its hash works only with the data directory it was exported from.
-          `  api key: "${k.name}" (account ${k.accountId}): a hash from an export, valid only with the data directory it came from`,
+          `  api key: "${printable(k.name)}" (account ${printable(k.accountId)}): a hash from an export, valid only with the data directory it came from`,
     );
   const kept = report.keys.length - keys.length;
   if (kept > 0) out(`  ${kept} key(s) already existed and were left as they are`);
@@ -109,12 +111,7 @@ const HOLDER_POLL_MS = 50;
  * writer of its database (it says where it listens in server.json: src/server-file.ts). A holder without an address (a server still starting,
  * another seed) is waited for.
  */
-async function seedDataDir(
-  fixture: Fixture,
-  bundleDir: BundleDir,
-  dataDir: string | undefined,
-  token: string | undefined,
-) {
+async function seedDataDir(fixture: Fixture, bundleDir: BundleDir, dataDir: string | undefined) {
   const flags = { dataDir };
   const config = parseServerConfig({ ...flags, logLevel: "warn", seed: null, memory: false });
   const dir = resolve(config.dataDir);
@@ -128,8 +125,11 @@ async function seedDataDir(
     } catch (e) {
       if (e instanceof DataDirInUseError) {
         const server = readServerFile(dir);
-        if (server && (e.pid === null || server.pid === e.pid))
-          return await seedThrough(endpointsFromAnyUrl(server.url), token ?? null, fixture, bundleDir);
+        if (server && (e.pid === null || server.pid === e.pid)) {
+          // Verified like any found server, and driven with the token it proved it holds.
+          const found = await verifyServer(dir, server);
+          return await seedThrough(found.endpoints, found.adminToken, fixture, bundleDir);
+        }
         if (clock.nowMs() < deadline) {
           await Bun.sleep(HOLDER_POLL_MS);
           continue;
@@ -172,12 +172,7 @@ export default defineCommand({
       const { endpoints, adminToken } = await resolveServer(args);
       report = await seedThrough(endpoints, adminToken, fixture, bundleDir);
     } else {
-      report = await seedDataDir(
-        fixture,
-        bundleDir,
-        args["data-dir"],
-        args["admin-token"] || parseClientEnv().adminToken || undefined,
-      );
+      report = await seedDataDir(fixture, bundleDir, args["data-dir"]);
     }
     printReport(fixture, report, Boolean(args.json));
   },

@@ -4,7 +4,7 @@
  * address, a proxy's page) is said to be so, with what was found there, never its raw HTML.
  */
 import { ApiCallError } from "../../client";
-import { printable } from "../../src/printable";
+import { printable, printableLines } from "../../src/printable";
 
 /** What a server that is not ext answered, as the CLI describes it. */
 export interface ForeignAnswer {
@@ -87,10 +87,10 @@ export function headline(e: ApiCallError): string {
 
 /** The headline plus one line per detail, as the server wrote them. */
 export function describeApiError(e: ApiCallError): string {
-  const lines = [headline(e)];
+  const lines = [printable(headline(e))];
   for (const d of e.details) {
     const where = d.path ?? d.field;
-    lines.push(`  - ${where ? `${where}: ` : ""}${d.message}`);
+    lines.push(`  - ${printable(`${where ? `${where}: ` : ""}${d.message}`)}`);
   }
   return lines.join("\n");
 }
@@ -109,8 +109,8 @@ export function errorJson(e: unknown): unknown {
   return { message: (e as Error)?.message ?? String(e) };
 }
 
-/** What the runner prints after `error: `. */
+/** What the runner prints after `error: `: the server's words, or a local message, made printable. */
 export function describeError(e: unknown): string {
   if (e instanceof ApiCallError) return describeApiError(e);
-  return (e as Error)?.message ?? String(e);
+  return printableLines((e as Error)?.message ?? String(e));
 }

@@ -3,18 +3,21 @@
  * limits → pack → inspect locally with the server's own inspector → upload as a stream → (wait). Every
  * check the server would make happens before a byte is uploaded; a refusal names the limit and its source.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { type ApiClient, type BundleStream, versionUpload } from "../../client";
+import { READ_CAPS } from "../../src/bundles/bundle-limits";
 import { inspectBundle } from "../../src/bundles/inspect";
 import { normaliseArchivePath } from "../../src/bundles/manifest";
 import { type ExcludedPath, PackError, type PackedFile, type PackResult, packDirectory } from "../../src/bundles/pack";
 import { secretWarnings } from "../../src/bundles/secret-warnings";
 import { EmulatorClock } from "../../src/clock";
 import type { ErrorDetail } from "../../src/errors/api-error";
+import { readJsonFileText } from "../../src/json-reader";
 import { isLimitKey } from "../../src/limits/catalog";
 import { printable } from "../../src/printable";
+import { ReadRefusal } from "../../src/safe-read";
 import { jsonSyntaxProblem } from "../../src/seed/json-syntax";
 import { runBuild } from "./build-step";
 import { apiClient, call, type Endpoints } from "./http";
@@ -126,7 +129,16 @@ interface LocalManifest {
 function readManifest(dir: string, shown: string): LocalManifest | null {
   const path = join(dir, "manifest.json");
   if (!existsSync(path)) return null;
-  const raw = readFileSync(path, "utf8");
+  let raw: string;
+  try {
+    // As every JSON from a file is read: no link followed, a regular file, within the size and nesting caps.
+    raw = readJsonFileText(path, READ_CAPS.maxManifestBytes);
+  } catch (e) {
+    if (!(e instanceof ReadRefusal)) throw e;
+    throw new LocalValidationError([
+      { path: "manifest.json", message: `${join(shown, "manifest.json")} ${e.message}` },
+    ]);
+  }
   // A byte-order mark (some editors write one) is not the user's mistake.
   const text = raw.startsWith("\uFEFF") ? raw.slice(1) : raw;
   try {
@@ -404,7 +416,7 @@ async function waitForReview(o: DeployOptions, report: DeployReport): Promise<vo
   }
   if (report.status === "rejected")
     throw new DeployOutcomeError(
-      `version ${versionId} was rejected by review${report.reason ? `: ${report.reason}` : ""}`,
+      `version ${versionId} was rejected by review${report.reason ? `: ${printable(report.reason)}` : ""}`,
     );
 }
 

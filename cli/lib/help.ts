@@ -28,12 +28,12 @@ export const EXAMPLES: Record<string, string[]> = {
   ],
   export: [
     "ext export ./state",
-    "ext export ./state --target http://127.0.0.1:4780 --include-secret-values",
+    "ext export ./state --include-secret-values   (the ext serve found from this folder)",
     "ext serve --memory --seed ./state --export-on-exit ./state",
   ],
   seed: [
     "ext seed fixtures/demo.json --data-dir ./.ext-data",
-    "ext seed demo --target http://127.0.0.1:4780",
+    "ext seed demo --target local   (the ext serve found from this folder, verified)",
     "EXT_LOCAL_URL=http://127.0.0.1:5000/developer/v1 ext seed demo --target local",
     "ext seed team.json --target https://emu.internal:4780 --admin-token s3cret --json",
   ],
@@ -49,7 +49,11 @@ export const EXAMPLES: Record<string, string[]> = {
     "ext openapi --yaml > openapi.yaml",
     "ext openapi > openapi.json && npx openapi-typescript openapi.json -o api.d.ts",
   ],
-  logs: ["ext logs", "ext logs --follow", "ext logs --follow --json --limit 0 --target http://127.0.0.1:4780"],
+  logs: [
+    "ext logs",
+    "ext logs --follow",
+    'EXT_ADMIN_TOKEN="$TOKEN" ext logs --follow --json --limit 0 --target http://127.0.0.1:4780',
+  ],
   init: ["ext init my-extension", "ext init my-extension --name 'Sound Board'"],
   extensions: [
     "ext extensions create --name 'Sound Board' --short-description 'Short sounds'",
@@ -69,6 +73,15 @@ export const EXAMPLES: Record<string, string[]> = {
     "ext installs add --extension ext_123 --count 5 --version ver_123",
   ],
   limits: ["ext limits show --extension ext_123", "ext limits show --extension ext_123 --json"],
+  conformance: [
+    "ext conformance --target https://api.example.com/developer/v1 --dry-run",
+    'EXT_API_KEY="$KEY" ext conformance --target https://api.example.com/developer/v1 --read-only-key "$READ_KEY" --junit conformance.xml',
+    "ext exec -- sh -c 'ext conformance --target \"$EXT_BASE_URL\" --include-rate-limits'",
+  ],
+  proxy: [
+    "ext proxy --upstream https://api.example.com/developer/v1 --report parity.json",
+    "ext proxy --upstream https://api.example.com --port 0 --shadow --report parity.json",
+  ],
   exec: [
     "ext exec -- npm test",
     'ext exec --seed fixtures/demo.json -- sh -c \'curl -fsS -H "Authorization: Bearer $EXT_API_KEY" "$EXT_BASE_URL/extensions"\'',

@@ -111,7 +111,7 @@ export function apiClient(endpoints: Endpoints, apiKey: string): ApiClient {
   return client;
 }
 
-/** The control plane at `endpoints` (the token is needed off loopback only). */
+/** The control plane at `endpoints`, every call carrying the token (null only for the challenge and an open control plane). */
 export function adminClient(endpoints: Endpoints, adminToken: string | null): AdminClient {
   const client = createAdminClient({ url: endpoints.root, adminToken });
   client.use(unreachable(endpoints.unreachableHint), htmlIsForeign);

@@ -4,6 +4,7 @@
  * that deploys the folder to an emulator started by the Node helper `ext-emulator`.
  */
 import pkg from "../../package.json" with { type: "json" };
+import { shellQuote } from "./shell-quote";
 
 /** A short 880 Hz beep: 8 kHz, 8-bit mono PCM, 0.15 s, faded out. Made here, so no binary file is embedded. */
 export function beepWav(): Uint8Array {
@@ -76,7 +77,7 @@ An extension made with \`ext init\`. \`manifest.json\` names its sounds; \`sound
 With an emulator running (\`npx ext serve\` in another shell, in the folder above this one):
 
 \`\`\`sh
-npx ext extensions create --name "${name}"                  # prints the extension's id
+npx ext extensions create --name ${shellQuote(name)}                  # prints the extension's id
 npx ext deploy . --extension ID --version 1.0.0 --changelog "First release"
 npx ext versions list --extension ID
 \`\`\`

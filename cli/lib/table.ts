@@ -1,7 +1,13 @@
-/** Human output of the resource commands: aligned columns for lists, aligned `label  value` lines for one item. */
+/**
+ * Human output of the resource commands: aligned columns for lists, aligned `label  value` lines for one item.
+ * Every cell and value came from the server: shown printable (an escape sequence in a name never reaches the
+ * terminal), before the widths are measured.
+ */
+import { printable } from "../../src/printable";
 
 /** A header row and the rows under it, each column as wide as its widest cell; the last column is not padded. */
-export function tableLines(headers: string[], rows: string[][]): string[] {
+export function tableLines(headers: string[], cells: string[][]): string[] {
+  const rows = cells.map((r) => r.map(printable));
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
   const line = (cells: string[]) =>
     cells
@@ -14,7 +20,7 @@ export function tableLines(headers: string[], rows: string[][]): string[] {
 /** `label:  value` lines with the values lined up. */
 export function fieldLines(fields: [string, string][]): string[] {
   const width = Math.max(...fields.map(([label]) => label.length)) + 1;
-  return fields.map(([label, value]) => `${`${label}:`.padEnd(width)}  ${value}`);
+  return fields.map(([label, value]) => `${`${label}:`.padEnd(width)}  ${printable(value)}`);
 }
 
 /** A value as a cell: absent is "-". */

@@ -3,18 +3,21 @@
  *
  *  - the server: `--target` (`local`, the root URL, the API base …/developer/v1 or the control plane
  *    …/_emulator), else EXT_BASE_URL (what `ext exec` sets), else `local`: EXT_LOCAL_URL, else the
- *    `ext serve` of this folder's data directory (its server.json, if that process is alive and answers
- *    /healthz), else http://127.0.0.1:4780;
+ *    `ext serve` found from this folder (find-server.ts: the nearest data directory's server.json, verified
+ *    by a challenge before anything is sent). No port is guessed: with none of these the command says how
+ *    to start or name one;
  *  - the key: `--api-key`, else EXT_API_KEY, else the emulator's own key for its first account, asked of
  *    its control plane the way the dashboard gets one (held by the server, never written to a file), with a
  *    line on stderr saying which account the command acts as;
- *  - the admin token: `--admin-token`, else EXT_ADMIN_TOKEN (only a non-loopback emulator needs one).
+ *  - the admin token: a found server's, from its server.json; for a server named by URL, `--admin-token`,
+ *    else EXT_ADMIN_TOKEN.
  */
 import { type Account, ApiCallError } from "../../client";
-import { type ClientEnv, DEFAULT_HOST, DEFAULT_PORT, parseClientEnv } from "../../src/config";
-import { readServerFile, serverFilePath } from "../../src/server-file";
+import { type ClientEnv, parseClientEnv } from "../../src/config";
+import { printable } from "../../src/printable";
 import { err } from "../output";
 import { headline } from "./api-error";
+import { findServer } from "./find-server";
 import { adminClient, call, type Endpoints, endpointsFromAnyUrl } from "./http";
 import { UsageError } from "./runner";
 
@@ -22,7 +25,7 @@ export const targetArgs = {
   target: {
     type: "string",
     description:
-      "The emulator: `local` (env EXT_LOCAL_URL, else this folder's `ext serve`, else 127.0.0.1:4780) or its URL, API base or /_emulator URL (env EXT_BASE_URL)",
+      "The emulator: its URL, API base or /_emulator URL (env EXT_BASE_URL), or `local` (the default: env EXT_LOCAL_URL, else the `ext serve` of the nearest .ext-data in this folder or above, verified before use)",
     valueHint: "local|URL",
   },
   "api-key": {
@@ -32,7 +35,8 @@ export const targetArgs = {
   },
   "admin-token": {
     type: "string",
-    description: "Control-plane token of a non-loopback emulator (env EXT_ADMIN_TOKEN)",
+    description:
+      "Control-plane token of an emulator named by URL (env EXT_ADMIN_TOKEN; a found `ext serve`'s is read from its data directory)",
     valueHint: "TOKEN",
   },
 } as const;
@@ -54,17 +58,20 @@ export interface TargetFlags {
 export interface ServerTarget {
   endpoints: Endpoints;
   adminToken: string | null;
+  /** True for the server found from this folder (not named by URL): `--target local` reaches it again. */
+  found?: boolean;
 }
 
 export interface ApiTarget extends ServerTarget {
   apiKey: string;
 }
 
-/** How long a found server.json's server may take to answer /healthz before it is taken for a stale file. */
-const HEALTH_TIMEOUT_MS = 2_000;
-
 /** The server a command talks to (no key needed: the control plane, `ext logs`, `ext seed --target`). */
-export async function resolveServer(flags: TargetFlags, env: ClientEnv = parseClientEnv()): Promise<ServerTarget> {
+export async function resolveServer(
+  flags: TargetFlags,
+  env: ClientEnv = parseClientEnv(),
+  cwd: string = process.cwd(),
+): Promise<ServerTarget> {
   const adminToken = flags["admin-token"] || env.adminToken;
   if (flags.target !== undefined) {
     if (!flags.target) throw new UsageError("--target needs `local` or a URL");
@@ -72,59 +79,28 @@ export async function resolveServer(flags: TargetFlags, env: ClientEnv = parseCl
   } else if (env.baseUrl) {
     return { endpoints: endpointsFromAnyUrl(env.baseUrl), adminToken };
   }
-  return { endpoints: await localEndpoints(env), adminToken };
+  if (env.localUrl !== null) return { endpoints: endpointsFromAnyUrl(env.localUrl), adminToken };
+  const found = await findServer(env, cwd);
+  return { endpoints: found.endpoints, adminToken: found.adminToken, found: true };
 }
 
 /** The server and a developer key for it. */
-export async function resolveApi(flags: TargetFlags, env: ClientEnv = parseClientEnv()): Promise<ApiTarget> {
-  const server = await resolveServer(flags, env);
+export async function resolveApi(
+  flags: TargetFlags,
+  env: ClientEnv = parseClientEnv(),
+  cwd: string = process.cwd(),
+): Promise<ApiTarget> {
+  const server = await resolveServer(flags, env, cwd);
   const given = flags["api-key"] || env.apiKey;
   if (given) return { ...server, apiKey: given };
   return { ...server, apiKey: await accountKey(server) };
-}
-
-/** What `local` means: EXT_LOCAL_URL, else this folder's running `ext serve`, else the default address. */
-async function localEndpoints(env: ClientEnv): Promise<Endpoints> {
-  if (env.localUrl !== null) return endpointsFromAnyUrl(env.localUrl);
-  const running = await runningServer(env.dataDir);
-  if (running) return endpointsFromAnyUrl(running);
-  return {
-    ...endpointsFromAnyUrl(`http://${DEFAULT_HOST}:${DEFAULT_PORT}`),
-    unreachableHint: `no running \`ext serve\` was found for this folder (none answers from ${serverFilePath(env.dataDir)}): start one with \`${env.command} serve\`, or give --target URL`,
-  };
-}
-
-/**
- * The URL in the data directory's server.json, if it is this user's own file (not writable by others, not a
- * link), names a live process and that server answers /healthz; null otherwise (no server, or a stale file).
- */
-export async function runningServer(dataDir: string): Promise<string | null> {
-  const info = readServerFile(dataDir);
-  if (!info || !processAlive(info.pid)) return null;
-  try {
-    const health = adminClient(endpointsFromAnyUrl(info.url), null);
-    await call(() => health.GET("/healthz", { signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS) }), { retries: 0 });
-    return info.url;
-  } catch {
-    return null;
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    // ESRCH: gone. EPERM: another user's process, so not the server that wrote this user's file.
-    return false;
-  }
 }
 
 /**
  * The emulator's key for its first account (the one the dashboard uses for it), said on stderr. A server
  * that is not an emulator, or refuses the control plane, leaves the user to give a key.
  */
-async function accountKey({ endpoints, adminToken }: ServerTarget): Promise<string> {
+async function accountKey({ endpoints, adminToken, found }: ServerTarget): Promise<string> {
   const noKey = (why: string) =>
     new UsageError(`no API key: give --api-key or set EXT_API_KEY (${endpoints.root} gave none: ${why})`);
   const admin = adminClient(endpoints, adminToken);
@@ -138,9 +114,11 @@ async function accountKey({ endpoints, adminToken }: ServerTarget): Promise<stri
     }
     throw e;
   }
+  // The control plane let this command in: the same target (and token) loads the demo.
+  const seedDemo = `ext seed demo --target ${found ? "local" : endpoints.root}`;
   if (!first)
     throw new UsageError(
-      `the emulator at ${endpoints.root} has no account yet: create one in its dashboard (${endpoints.root}/) or load the demo with \`ext seed demo --target ${endpoints.root}\``,
+      `the emulator at ${endpoints.root} has no account yet: create one in its dashboard (${endpoints.root}/) or load the demo with \`${seedDemo}\``,
     );
   const accountId = first.id;
   let plaintext: string;
@@ -153,6 +131,6 @@ async function accountKey({ endpoints, adminToken }: ServerTarget): Promise<stri
     if (e instanceof ApiCallError) throw noKey(headline(e));
     throw e;
   }
-  err(`using account ${first.id} (${first.name}) on ${endpoints.root}`);
+  err(`using account ${printable(first.id)} (${printable(first.name)}) on ${endpoints.root}`);
   return plaintext;
 }

@@ -5,9 +5,10 @@
  * `!pattern` lines re-include what the defaults left out. A file that looks like a secret is named in a
  * warning either way, so the developer learns where its value belongs instead (`ext secrets set`).
  */
-import { lstatSync, readFileSync } from "node:fs";
+import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import ignore, { type Ignore } from "ignore";
+import { ReadRefusal, readRegularFile } from "../safe-read";
 
 export const EXTIGNORE = ".extignore";
 /** A rules file, not content: anything larger is a mistake (a build output written to the wrong name). */
@@ -109,16 +110,20 @@ export function loadPackRules(root: string): PackRules {
 /** `.extignore`'s lines as rules marked with their line number, so each exclusion can say which line made it. */
 function readExtignore(root: string): { pattern: string; mark: string }[] {
   const path = join(root, EXTIGNORE);
-  let st: ReturnType<typeof lstatSync>;
+  let text: string;
   try {
-    st = lstatSync(path);
-  } catch {
-    return [];
+    // Checked and read through one descriptor: no link followed, a regular file, within the cap.
+    text = readRegularFile(path, EXTIGNORE_MAX_BYTES).toString("utf8");
+  } catch (e) {
+    if (!(e instanceof ReadRefusal) || e.code === "ENOENT") return [];
+    if (e.reason === "too-large")
+      throw new PackRulesError(
+        `${EXTIGNORE} is ${lstatSync(path).size} bytes; a rules file is at most ${EXTIGNORE_MAX_BYTES} bytes`,
+      );
+    if (e.reason === "not-a-file") throw new PackRulesError(`${EXTIGNORE} must be a regular file`);
+    throw new PackRulesError(`${EXTIGNORE} cannot be read: ${e.message}`);
   }
-  if (!st.isFile()) throw new PackRulesError(`${EXTIGNORE} must be a regular file`);
-  if (st.size > EXTIGNORE_MAX_BYTES)
-    throw new PackRulesError(`${EXTIGNORE} is ${st.size} bytes; a rules file is at most ${EXTIGNORE_MAX_BYTES} bytes`);
-  return readFileSync(path, "utf8")
+  return text
     .split(/\r?\n/)
     .map((pattern, i) => ({ pattern, mark: `${EXTIGNORE} line ${i + 1}: ${pattern.trim()}` }))
     .filter((r) => r.pattern.trim() !== "" && !r.pattern.startsWith("#"));

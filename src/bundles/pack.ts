@@ -5,13 +5,14 @@
  * by pack-rules.ts (default exclusions and `.extignore`).
  */
 import { createHash } from "node:crypto";
-import { createReadStream, createWriteStream, lstatSync, readdirSync } from "node:fs";
+import { closeSync, createReadStream, createWriteStream, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGzip } from "node:zlib";
 import tar from "tar-stream";
 import { printable } from "../printable";
+import { openRegularFile, ReadRefusal } from "../safe-read";
 import { GzipMeter } from "./gzip-meter";
 import { EXTIGNORE, loadPackRules, PackRulesError } from "./pack-rules";
 
@@ -60,9 +61,12 @@ interface TreeEntry {
   absolute: string;
   type: "file" | "directory";
   size: number;
+  /** The file's identity when listed: what is opened later must be this file still (not a link swapped in). */
+  dev: number;
+  ino: number;
 }
 
-interface PackPlan {
+export interface PackPlan {
   tree: TreeEntry[];
   excluded: ExcludedPath[];
   secretLike: PackResult["secretLike"];
@@ -102,10 +106,10 @@ export function planPack(root: string): PackPlan {
         continue;
       }
       if (st.isDirectory()) {
-        tree.push({ name: rel, absolute, type: "directory", size: 0 });
+        tree.push({ name: rel, absolute, type: "directory", size: 0, dev: st.dev, ino: st.ino });
         walk(absolute, rel);
       } else if (st.isFile()) {
-        tree.push({ name: rel, absolute, type: "file", size: st.size });
+        tree.push({ name: rel, absolute, type: "file", size: st.size, dev: st.dev, ino: st.ino });
       } else {
         const what = st.isSymbolicLink() ? "symbolic link (links are never followed)" : "special file";
         throw new PackError(
@@ -136,17 +140,49 @@ function measuring() {
   return { stream, result: () => ({ bytes, sha256: hash.digest("hex") }) };
 }
 
+/**
+ * The file the plan listed, opened without following a link and checked to be that same file (device, inode
+ * and size as listed): a link or another file swapped in after the listing is refused, never packed. The
+ * bytes are then read through this descriptor only.
+ */
+function openListed(e: TreeEntry): number {
+  let opened: ReturnType<typeof openRegularFile>;
+  try {
+    opened = openRegularFile(e.absolute);
+  } catch (err) {
+    if (err instanceof ReadRefusal) throw changed(e, err.message);
+    throw err;
+  }
+  const { fd, stat } = opened;
+  if (stat.dev !== e.dev || stat.ino !== e.ino || stat.size !== e.size) {
+    closeSync(fd);
+    throw changed(
+      e,
+      stat.size !== e.size ? `its size went from ${e.size} to ${stat.size} bytes` : "another file is there now",
+    );
+  }
+  return fd;
+}
+
+const changed = (e: TreeEntry, what: string) =>
+  new PackError(
+    `${printable(e.name)} changed while it was being packed (${what}); nothing was uploaded: run the deploy again`,
+  );
+
 /** Streams one file into the pack, honouring back-pressure (tar-stream entries are streamx writables). */
 async function writeEntry(
   pack: tar.Pack,
   header: Parameters<tar.Pack["entry"]>[0],
-  file: string,
+  entry: TreeEntry,
   meter?: GzipMeter,
 ): Promise<void> {
+  const fd = openListed(entry);
   let finish!: (err?: Error | null) => void;
   const done = new Promise<void>((resolve, reject) => (finish = (err) => (err ? reject(err) : resolve())));
   const sink = pack.entry(header, (err) => finish(err));
-  for await (const chunk of createReadStream(file)) {
+  if (entry.size === 0) closeSync(fd);
+  const bytes = entry.size === 0 ? [] : createReadStream("", { fd, start: 0, end: entry.size - 1 });
+  for await (const chunk of bytes) {
     if (meter) await meter.write(chunk as Buffer);
     if (!sink.write(chunk as Buffer))
       await new Promise<void>((resolve) => sink.once("drain", () => resolve(undefined)));
@@ -156,15 +192,22 @@ async function writeEntry(
 }
 
 export async function packDirectory(dir: string, outFile: string): Promise<PackResult> {
-  let plan: PackPlan;
+  return writePack(checkedPlan(dir), outFile);
+}
+
+function checkedPlan(dir: string): PackPlan {
   try {
     if (!lstatSync(dir).isDirectory()) throw new PackError(`${dir} is not a directory`);
-    plan = planPack(dir);
+    return planPack(dir);
   } catch (e) {
     if (e instanceof PackError) throw e;
     if (e instanceof PackRulesError) throw new PackError(e.message);
     throw new PackError(`cannot read ${dir}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
+}
+
+/** Writes the archive of a plan (planPack) to `outFile`; each file must still be the one the plan listed. */
+export async function writePack(plan: PackPlan, outFile: string): Promise<PackResult> {
   const { tree } = plan;
   const pack = tar.pack();
   const meter = measuring();
@@ -187,12 +230,7 @@ export async function packDirectory(dir: string, outFile: string): Promise<PackR
         counter = components.get(top) ?? new GzipMeter();
         components.set(top, counter);
       }
-      await writeEntry(
-        pack,
-        { ...common, name: e.name, type: "file", mode: FILE_MODE, size: e.size },
-        e.absolute,
-        counter,
-      );
+      await writeEntry(pack, { ...common, name: e.name, type: "file", mode: FILE_MODE, size: e.size }, e, counter);
     }
     pack.finalize();
   } catch (e) {

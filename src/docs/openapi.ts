@@ -68,7 +68,15 @@ export const documentation = {
       adminToken: {
         type: "http",
         scheme: "bearer",
-        description: "Emulator admin token (control plane, non-loopback binds only)",
+        description:
+          "Emulator admin token, required by the control plane on every bind (loopback included): `--admin-token`/`EXT_ADMIN_TOKEN`, else generated at start and kept in the data directory's private `server.json` and the ready file",
+      },
+      dashboardSession: {
+        type: "apiKey",
+        in: "cookie",
+        name: "ext_session_PORT",
+        description:
+          "The dashboard's session: set by the one-time login link `ext serve` prints (`/dashboard/login?token=…`), named after the server's port (`ext_session_4780`); accepted from this server's own pages only (same-origin)",
       },
     },
   },

@@ -1,10 +1,16 @@
 /**
- * Who may call the control plane (/_emulator):
- *  - no Authorization header: allowed only when the server is bound to a loopback address;
- *  - `Authorization: Bearer <admin token>`: always allowed;
- *  - any other Authorization (a developer API key above all): 401, even on loopback, so a test that
- *    sends its developer key to the control plane by mistake finds out at once.
+ * Who may call the control plane (/_emulator), on every bind, loopback included (another local user reaches
+ * loopback too):
+ *  - `Authorization: Bearer <admin token>`: the owner's tools (the token is in the data directory's private
+ *    server.json, the ready file, or was given with --admin-token);
+ *  - no Authorization header but the dashboard's session cookie (src/emulator/dashboard-session.ts), from this
+ *    server's own pages only (a same-origin request; see browserRefusal);
+ *  - no Authorization header at all only with --open-control-plane (loopback binds only), from scripts, not pages;
+ *  - any other Authorization (a developer API key above all): 401, so a test that sends its developer key to
+ *    the control plane by mistake finds out at once.
  * Checked as a request gate (src/http/gates.ts), before parsing and validation, like the developer API's gate.
+ * The gate marks the request's context; every control-plane route requires that mark (`requireAdminMark`),
+ * so a request the gate did not see — a slip in reading its path — is refused, not served.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { bearerToken } from "../auth/bearer";
@@ -12,6 +18,8 @@ import { CONTROL_PREFIX } from "../config";
 import { errors } from "../errors/catalog";
 import type { RequestGate } from "../http/gates";
 import { hostOf } from "../http/host-check";
+import { requestContextOf } from "../http/request-context";
+import type { DashboardSessions } from "./dashboard-session";
 
 /** `adm_` + 43 base64url characters (256 bits). */
 export function generateAdminToken(): string {
@@ -40,7 +48,8 @@ export function adminBearerCheck(adminToken: string): (authorization: string | n
 }
 
 /**
- * Open without a token means open to scripts on this machine — not to every web page its user visits.
+ * A session cookie, or --open-control-plane, opens the control plane to this server's own page or to scripts —
+ * not to every web page its user visits.
  * A browser marks its requests: a foreign `Origin`, or `Sec-Fetch-Site` other than same-origin/none, is a
  * page elsewhere (cross-site request forgery: a no-cors POST to /reset needs no preflight). Those are
  * refused. A DNS-rebinding page (a `Host` that is not a loopback name) is refused before this, on every
@@ -57,7 +66,9 @@ export function browserRefusal(request: Request): string | null {
 
 export interface AdminGateOptions {
   adminToken: string;
-  openWithoutToken: boolean;
+  /** --open-control-plane: requests without an Authorization header are let in (loopback binds only). */
+  open: boolean;
+  sessions: DashboardSessions;
   /** Whether the header carries a live developer API key: the refusal then says so instead of "wrong token". */
   isDeveloperKey: (authorization: string) => boolean;
 }
@@ -69,14 +80,25 @@ export function adminGate(options: AdminGateOptions): RequestGate {
     check(request) {
       const authorization = request.headers.get("authorization");
       if (authorization === null) {
-        if (!options.openWithoutToken) throw errors.adminUnauthorized();
+        const session = options.sessions.holdsSession(request.headers.get("cookie"));
+        if (!session && !options.open) throw errors.adminUnauthorized();
         const refusal = browserRefusal(request);
         if (refusal) throw errors.adminCrossSite(refusal);
-        return;
+        return markAdmin(request);
       }
-      if (isAdmin(authorization)) return;
+      if (isAdmin(authorization)) return markAdmin(request);
       if (bearerToken(authorization) === null) throw errors.adminMalformed();
       throw options.isDeveloperKey(authorization) ? errors.developerKeyOnControlPlane() : errors.adminWrongToken();
     },
   };
+}
+
+function markAdmin(request: Request): void {
+  const context = requestContextOf(request);
+  if (context) context.admin = true;
+}
+
+/** The control-plane routes' own check (a transform hook): refused unless the gate marked the request. */
+export function requireAdminMark({ request }: { request: Request }): void {
+  if (!requestContextOf(request)?.admin) throw errors.adminUnauthorized();
 }

@@ -3,18 +3,26 @@
  * the pending auto-approvals. Lives on the runtime so a reset can clear it and `close()` can stop timers.
  */
 import type { Clock } from "../clock";
-import { isLoopback, type ServerConfig } from "../config";
+import { type ServerConfig, urlHost } from "../config";
 import { adminBearerCheck, generateAdminToken } from "./admin-auth";
+import { createDashboardSessions, type DashboardSessions } from "./dashboard-session";
 import { FaultInjector } from "./fault-injector";
 import { RequestLog } from "./request-log";
 
 export interface ControlPlane {
   /** `--admin-token`, or one generated at start. */
   adminToken: string;
-  /** True when the token was generated (so `ext serve` prints it on a non-loopback bind). */
+  /** True when the token was generated (so `ext serve` says where to find it). */
   adminTokenGenerated: boolean;
-  /** Loopback bind: requests without an Authorization header are let in. */
-  openWithoutToken: boolean;
+  /** --open-control-plane (loopback binds only): requests without an Authorization header are let in. */
+  open: boolean;
+  /**
+   * This server's origin as server.json names it (http://host:port): the server proof's message holds it.
+   * The configured port until the server listens (src/server.ts sets the bound one).
+   */
+  url: string;
+  /** The dashboard's one-time login codes and its sessions. */
+  sessions: DashboardSessions;
   isAdminToken(authorization: string | null): boolean;
   faults: FaultInjector;
   requestLog: RequestLog;
@@ -29,7 +37,9 @@ export function createControlPlane(config: ServerConfig, clock: Clock): ControlP
   return {
     adminToken,
     adminTokenGenerated: config.adminToken === null,
-    openWithoutToken: isLoopback(config.host),
+    open: config.openControlPlane,
+    url: `http://${urlHost(config.host)}:${config.port}`,
+    sessions: createDashboardSessions(adminToken, config.port),
     isAdminToken: adminBearerCheck(adminToken),
     faults: new FaultInjector(clock),
     requestLog: new RequestLog(),

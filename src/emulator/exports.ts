@@ -2,14 +2,16 @@
  * State out and back in: `GET /export` (the whole state as an archive), the archive form of `POST /seed`
  * (staging below), and in-process snapshots (`/snapshots`).
  */
-import { readFileSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { Elysia, t } from "elysia";
 import { errors } from "../errors/catalog";
 import { EXPORT_MEDIA_TYPE, exportState } from "../exports/document";
 import { apiAuth } from "../http/auth";
 import { servedAs } from "../http/schema";
+import { FIXTURE_JSON_MAX_BYTES, readJsonFileText } from "../json-reader";
 import type { Runtime } from "../runtime";
+import { ReadRefusal } from "../safe-read";
 import type { BundleDir } from "../seed/exact";
 import { EXPORT_FIXTURE_FILE } from "../seed/resolve";
 import { FixtureError, parseFixtureText } from "../seed/validate";
@@ -40,9 +42,11 @@ export async function stageSeedArchive(runtime: Runtime, request: Request): Prom
   const { ExportArchiveError, readExportArchive } = await archiveModule();
   try {
     await readExportArchive(request.body, dir, `the ${ARCHIVE_LABEL}`);
-    return parseFixtureText(readFileSync(join(dir, EXPORT_FIXTURE_FILE), "utf8"), ARCHIVED_FIXTURE);
+    const text = readJsonFileText(join(dir, EXPORT_FIXTURE_FILE), FIXTURE_JSON_MAX_BYTES);
+    return parseFixtureText(text, ARCHIVED_FIXTURE);
   } catch (e) {
     if (e instanceof ExportArchiveError) throw errors.exportInvalid(e.message);
+    if (e instanceof ReadRefusal) throw errors.exportInvalid(`${ARCHIVED_FIXTURE} ${e.message}`);
     if (e instanceof FixtureError)
       throw errors.fixtureInvalid(
         e.problems.map((p) => ({ field: p.path, message: p.message })),
@@ -138,7 +142,7 @@ export function exportRoutes(runtime: Runtime) {
           operationId: "createSnapshot",
           summary: "Remember the current state (rows, bundles, clock) in memory",
           description:
-            "Gone on restart. At most 32 at a time; restore with POST /snapshots/{id}/restore, free with DELETE.",
+            "Gone on restart. At most 32 at a time, holding at most 256 MB of rows together (422 limit_exceeded past either); restore with POST /snapshots/{id}/restore, free with DELETE.",
         },
       },
     )

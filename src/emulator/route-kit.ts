@@ -5,8 +5,11 @@ import { errorResponses } from "../errors/model";
 import { WWW_AUTHENTICATE_HEADER } from "../http/responses";
 
 export const tags = ["Emulator"];
-/** Open on loopback without a header; elsewhere the admin token (see admin-auth.ts). */
-export const security: Record<string, string[]>[] = [{}, { adminToken: [] }];
+/**
+ * The admin token on every bind, or the dashboard's session cookie from its own pages (see admin-auth.ts);
+ * `--open-control-plane` is a local opt-out the document does not describe.
+ */
+export const security: Record<string, string[]>[] = [{ adminToken: [] }, { dashboardSession: [] }];
 
 /**
  * The `response` of a control-plane route: its success schema(s) and the errors it can return (`codes`,

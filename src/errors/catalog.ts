@@ -206,7 +206,7 @@ export const errors = {
     new ApiError(
       401,
       "unauthorized",
-      "The control plane requires Authorization: Bearer <admin token> on this address: the one `ext serve` was given (--admin-token or EXT_ADMIN_TOKEN) or, if none, the one it printed at start; ext seed takes it the same way.",
+      "The control plane requires Authorization: Bearer <admin token>: the one `ext serve` was given (--admin-token or EXT_ADMIN_TOKEN), else the one it generated, kept in the data directory's server.json and the ready file; the dashboard logs in through the link `ext serve` printed.",
       undefined,
       {
         "WWW-Authenticate": 'Bearer realm="emulator-admin"',
@@ -214,24 +214,36 @@ export const errors = {
     ),
   adminTokenOnApi: () =>
     new ApiError(401, "unauthorized", "The admin token opens the control plane only; use a developer API key here."),
+  badRequestTarget: (why: string) =>
+    new ApiError(
+      400,
+      "bad_request",
+      `Bad request: ${why}. Send an absolute request with a Host header naming this server (host or address, optional port).`,
+    ),
+  dashboardLoginRefused: () =>
+    new ApiError(
+      401,
+      "unauthorized",
+      "This dashboard login link is used up or wrong: open the link `ext serve` printed at start (or the ready file's dashboardLoginUrl); each link works once.",
+    ),
   // Control plane.
   foreignHost: (host: string) =>
     new ApiError(
       403,
       "forbidden",
-      `Host "${clip(host, 100)}" is not a loopback name: this server is bound to a loopback address and answers only requests addressed to localhost, 127.0.0.1 or [::1] (a page of another site reaching it by DNS rebinding is refused).`,
+      `Host "${clip(host, 100)}" is not a name this server answers to: it answers only requests addressed to localhost, 127.0.0.1 or [::1], or to a name given with --allowed-hosts (a page of another site reaching it by DNS rebinding is refused).`,
     ),
   adminCrossSite: (why: string) =>
     new ApiError(
       403,
       "forbidden",
-      `The control plane refuses requests from other web pages without the admin token (${why}); call it from a script, or send Authorization: Bearer <admin token>.`,
+      `The control plane refuses requests from other web pages (${why}); call it from a script with Authorization: Bearer <admin token>, or from the dashboard this server serves.`,
     ),
   adminWrongToken: () =>
     new ApiError(
       401,
       "unauthorized",
-      "Wrong admin token: send the one `ext serve` was given (--admin-token or EXT_ADMIN_TOKEN) or, if none, the one it printed at start.",
+      "Wrong admin token: send the one `ext serve` was given (--admin-token or EXT_ADMIN_TOKEN), else the one it generated (in the data directory's server.json and the ready file).",
       undefined,
       {
         "WWW-Authenticate": 'Bearer realm="emulator-admin"',
@@ -251,7 +263,7 @@ export const errors = {
     new ApiError(
       401,
       "unauthorized",
-      "This is a developer API key: it never opens the control plane, which takes the admin token (or, on a loopback bind, no Authorization header at all).",
+      "This is a developer API key: it never opens the control plane, which takes the admin token.",
       undefined,
       {
         "WWW-Authenticate": 'Bearer realm="emulator-admin"',
@@ -278,6 +290,21 @@ export const errors = {
       "limit_exceeded",
       `An emulator keeps at most ${max} snapshots: delete one (DELETE /_emulator/snapshots/:id) before taking another.`,
       [{ field: "snapshots", message: `snapshots is ${max}`, limit: "snapshots", max, current: max }],
+    ),
+  snapshotsTooLarge: (bytes: number, held: number, max: number) =>
+    new ApiError(
+      422,
+      "limit_exceeded",
+      `Snapshots keep at most ${megabytes(max)} of rows in memory together: this one (${megabytes(bytes)}) would bring them to ${megabytes(held + bytes)}. Delete one (DELETE /_emulator/snapshots/:id) before taking another.`,
+      [
+        {
+          field: "snapshots",
+          message: `snapshot rows are at most ${max} bytes together`,
+          limit: "snapshot_bytes",
+          max,
+          current: held + bytes,
+        },
+      ],
     ),
   exportInvalid: (message: string) =>
     new ApiError(422, "validation_error", `Export refused, nothing was changed: ${clip(message, 1000)}`, [

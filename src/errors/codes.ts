@@ -12,6 +12,7 @@ const EXT = "ext_01jd2x7k3m9q8r4t5v6w7x8y9z";
 const VER = "ver_01jd2x7k3m9q8r4t5v6w7x8y9z";
 
 export const ERROR_EXAMPLES = {
+  bad_request: () => errors.badRequestTarget("the Host header is not a host name or address with an optional port"),
   unauthorized: () => errors.unauthorized("invalid"),
   forbidden: () => errors.forbidden("extensions:write"),
   not_found: () => errors.notFound("GET", "/developer/v1/extension"),

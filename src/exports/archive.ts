@@ -14,24 +14,26 @@ import {
   createReadStream,
   linkSync,
   mkdirSync,
+  mkdtempSync,
   openSync,
   readdirSync,
-  readFileSync,
   renameSync,
   rmSync,
-  statSync,
   writeSync,
 } from "node:fs";
+import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import tar from "tar-stream";
 import { readTar, TarRefusal } from "../bundles/tar-reader";
+import { FIXTURE_JSON_MAX_BYTES, JsonDepthMeter, readJsonFileBytes } from "../json-reader";
+import { openRegularFile, ReadRefusal } from "../safe-read";
 import { bundleFileName } from "../seed/exact";
 import { EXPORT_FIXTURE_FILE } from "../seed/resolve";
 import { EXPORT_MEDIA_TYPE, type ExportedState } from "./document";
 
 export { EXPORT_MEDIA_TYPE };
-/** The largest fixture document an archive may carry. */
-export const EXPORT_FIXTURE_MAX_BYTES = 256 * 1024 * 1024;
+/** The largest fixture document an archive may carry: the cap of every fixture file. */
+export const EXPORT_FIXTURE_MAX_BYTES = FIXTURE_JSON_MAX_BYTES;
 /** The largest bundle entry (far above the 50 MB bundle cap and the hard override). */
 export const EXPORT_BUNDLE_MAX_BYTES = 512 * 1024 * 1024;
 /** At most this many entries: 25 extensions × 500 versions per account is far below for any sane state. */
@@ -68,7 +70,10 @@ export function exportArchive(state: ExportedState, pinned: string[]): AsyncGene
   return archiveOf(json(state), pinned);
 }
 
-/** An export directory (`ext seed DIR --target`) as the archive `POST /_emulator/seed` takes. */
+/**
+ * An export directory (`ext seed DIR --target`) as the archive `POST /_emulator/seed` takes. Its files are read
+ * as the JSON reader reads them: no link followed, regular files only, fixture.json within its caps.
+ */
 export function directoryArchive(dir: string): AsyncGenerator<Uint8Array> {
   const bundleDir = join(dir, "bundles");
   let names: string[] = [];
@@ -77,8 +82,16 @@ export function directoryArchive(dir: string): AsyncGenerator<Uint8Array> {
   } catch {
     // No bundles folder: an export of a state without versions.
   }
+  const fixture = join(dir, EXPORT_FIXTURE_FILE);
+  let bytes: Buffer;
+  try {
+    bytes = readJsonFileBytes(fixture, EXPORT_FIXTURE_MAX_BYTES);
+  } catch (e) {
+    if (e instanceof ReadRefusal) throw new ExportArchiveError(`${fixture} ${e.message}`);
+    throw e;
+  }
   return archiveOf(
-    readFileSync(join(dir, EXPORT_FIXTURE_FILE)),
+    bytes,
     names.map((n) => join(bundleDir, n)),
   );
 }
@@ -90,13 +103,24 @@ async function* archiveOf(fixture: Buffer, files: string[]): AsyncGenerator<Uint
   const writing = (async () => {
     pack.entry({ ...common, name: EXPORT_FIXTURE_FILE }, fixture);
     for (const file of pinned) {
-      const size = statSync(file).size;
+      // The checked file itself, never a link, and no more of it than its size said (a growing file is cut).
+      let opened: ReturnType<typeof openRegularFile>;
+      try {
+        opened = openRegularFile(file);
+      } catch (e) {
+        if (e instanceof ReadRefusal) throw new ExportArchiveError(`${file} ${e.message}`);
+        throw e;
+      }
+      const { fd, stat } = opened;
+      const size = stat.size;
       await new Promise<void>((resolve, reject) => {
         const sink = pack.entry({ ...common, name: `bundles/${basename(file)}`, size }, (err) =>
           err ? reject(err) : resolve(),
         );
         (async () => {
-          for await (const chunk of createReadStream(file)) {
+          if (size === 0) closeSync(fd);
+          const bytes = size === 0 ? [] : createReadStream("", { fd, start: 0, end: size - 1 });
+          for await (const chunk of bytes) {
             if (!sink.write(chunk as Buffer)) await new Promise((r) => sink.once("drain", () => r(undefined)));
           }
           (sink as unknown as { end(): void }).end();
@@ -139,6 +163,9 @@ export async function readExportArchive(
   let current = "(start)";
   let entries = 0;
   let sawFixture = false;
+  // Each entry once: a second copy is refused by name, never left to the file system's EEXIST (whose text
+  // names the server's own staging path).
+  const seen = new Set<string>();
   const buffers = (async function* () {
     for await (const c of chunks) yield Buffer.from(c.buffer, c.byteOffset, c.byteLength);
   })();
@@ -154,9 +181,12 @@ export async function readExportArchive(
         );
       const max = bundle ? EXPORT_BUNDLE_MAX_BYTES : EXPORT_FIXTURE_MAX_BYTES;
       if (entry.size > max) throw new ExportArchiveError(`${entry.path} is larger than ${max} bytes`);
-      if (!bundle && sawFixture) throw new ExportArchiveError(`${EXPORT_FIXTURE_FILE} appears twice`);
+      if (seen.has(entry.path)) throw new ExportArchiveError(`${entry.path} appears twice`);
+      seen.add(entry.path);
       sawFixture ||= !bundle;
       const hash = createHash("sha256");
+      // fixture.json is refused as soon as it nests too deep, before the rest of it arrives.
+      const meter = bundle ? null : new JsonDepthMeter();
       const fd = openSync(
         join(dir, entry.path),
         constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW,
@@ -164,6 +194,7 @@ export async function readExportArchive(
       );
       try {
         for await (const chunk of body) {
+          meter?.push(chunk);
           hash.update(chunk);
           writeSync(fd, chunk);
         }
@@ -176,7 +207,8 @@ export async function readExportArchive(
     }
   } catch (e) {
     if (e instanceof ExportArchiveError) throw new ExportArchiveError(`${source}: ${e.message}`);
-    if (e instanceof TarRefusal || (e as NodeJS.ErrnoException).code === "EEXIST") {
+    if (e instanceof ReadRefusal) throw new ExportArchiveError(`${source}: ${EXPORT_FIXTURE_FILE} ${e.message}`);
+    if (e instanceof TarRefusal) {
       const entry = current.slice(0, 200);
       // The tar reader's message may begin with the entry too: said once.
       const message = (e as Error).message;
@@ -221,14 +253,55 @@ export function stagingDirFor(dir: string): string {
   return staging;
 }
 
-/** Writes an export directory at `dir` (built beside it, then put in its place: never half an export there). */
+/**
+ * A finished export that could not be put in place at `dir` (a folder another user planted there, one that
+ * is not an export, a parent that cannot be written): the export is complete and kept at `keptAt`.
+ */
+export class ExportKeptElsewhere extends Error {
+  override name = "ExportKeptElsewhere";
+  constructor(
+    readonly dir: string,
+    readonly keptAt: string,
+    readonly reason: string,
+  ) {
+    super(`could not put the export in place at ${dir} (${reason}); it is complete at ${keptAt}`);
+  }
+}
+
+/** Why a folder could not be written or replaced, in words (never errno text). */
+function placementFailure(e: unknown): string {
+  if (e instanceof ExportArchiveError) return e.message;
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === "EACCES" || code === "EPERM") return "permission denied";
+  if (code === "ENOTDIR") return "it, or a folder above it, is a file";
+  if (code === "EXDEV") return "it is on another file system than the staging folder";
+  return `the file system refused: ${code ?? "unknown error"}`;
+}
+
+/**
+ * Writes an export directory at `dir` (built beside it, then put in its place: never half an export there).
+ * The state is never lost to a `dir` that cannot be used: built in a private temporary folder when nothing
+ * can be made beside `dir`, and kept where it was built when it cannot replace `dir` (ExportKeptElsewhere).
+ */
 export function writeExportDir(state: ExportedState, pathOf: (blobId: string) => string, dir: string): void {
-  const staging = stagingDirFor(dir);
+  let staging: string;
+  let reason: string | null = null;
+  try {
+    staging = stagingDirFor(dir);
+  } catch (e) {
+    reason = placementFailure(e);
+    staging = mkdtempSync(join(tmpdir(), "ext-export-"));
+  }
   try {
     writeExportFiles(state, pathOf, staging);
-    replaceExportDir(staging, dir);
   } catch (e) {
     rmSync(staging, { recursive: true, force: true });
     throw e;
+  }
+  if (reason !== null) throw new ExportKeptElsewhere(dir, staging, reason);
+  try {
+    replaceExportDir(staging, dir);
+  } catch (e) {
+    throw new ExportKeptElsewhere(dir, staging, placementFailure(e));
   }
 }

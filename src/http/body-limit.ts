@@ -5,7 +5,9 @@
  * (src/versions/upload.ts).
  */
 import { errors } from "../errors/catalog";
-import { JSON_DEPTH_MAX, jsonSize } from "./json-shape";
+import { JsonDepthMeter } from "../json-reader";
+import { ReadRefusal } from "../safe-read";
+import { JSON_DEPTH_MAX } from "./json-shape";
 import { requestContextOf } from "./request-context";
 
 export const JSON_BODY_MAX_BYTES = 1024 * 1024;
@@ -29,7 +31,12 @@ export async function readJsonBody(request: Request, max: number): Promise<unkno
     request.headers.get("content-length") === null && request.body
       ? await readCapped(request.body, max)
       : new Uint8Array(await request.arrayBuffer());
-  if (jsonSize(bytes).depth > JSON_DEPTH_MAX) throw errors.bodyTooDeep(JSON_DEPTH_MAX);
+  try {
+    new JsonDepthMeter().push(bytes);
+  } catch (e) {
+    if (e instanceof ReadRefusal) throw errors.bodyTooDeep(JSON_DEPTH_MAX);
+    throw e;
+  }
   // TextDecoder drops a leading byte-order mark, as Request.text() does.
   const text = utf8.decode(bytes);
   // Kept for the request log, which records a small write's body without reading the stream a second time.

@@ -38,14 +38,17 @@ export function addressedToLoopback(request: Request): boolean {
 }
 
 /**
- * On a loopback bind, a request addressed by any other name is refused on every route but `/healthz` (a
- * liveness answer that reveals nothing, and that Bun serves itself without running a gate anyway).
+ * On a loopback bind (or one given `--allowed-hosts`), a request addressed by any other name than a loopback
+ * one or an allowed one is refused, on every route, /healthz included.
  */
-export function hostGate(): RequestGate {
+export function hostGate(allowedHosts: readonly string[] = []): RequestGate {
+  const allowed = new Set(allowedHosts);
   return {
-    matches: (path) => path !== "/healthz",
+    matches: () => true,
     check(request) {
-      if (!addressedToLoopback(request)) throw errors.foreignHost(hostOf(request));
+      if (addressedToLoopback(request)) return;
+      if (allowed.size > 0 && allowed.has(hostnameOf(hostOf(request)).toLowerCase())) return;
+      throw errors.foreignHost(hostOf(request));
     },
   };
 }

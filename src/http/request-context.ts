@@ -25,6 +25,8 @@ export interface RequestContext {
   principal: Principal | null;
   /** The text of a JSON body the body reader read (the request log keeps small ones). */
   jsonBodyText: string | undefined;
+  /** Set by the control plane's gate once the caller has proved itself; a control-plane route runs only then. */
+  admin: boolean;
 }
 
 /** One answer of the app, reported before it is sent. */
@@ -55,6 +57,7 @@ function openRequestContext(request: Request, path: string, atMs: number): Reque
     atMs,
     principal: null,
     jsonBodyText: undefined,
+    admin: false,
   };
   contexts.set(request, context);
   return context;

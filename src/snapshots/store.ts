@@ -19,6 +19,11 @@ import { newId } from "../ids";
 
 /** How many snapshots one emulator keeps at a time. */
 export const SNAPSHOTS_MAX = 32;
+/**
+ * How many bytes of rows all of one emulator's snapshots hold in memory together (bundle files are links,
+ * not copies): a count alone let 32 snapshots of a 40 MB state take 1.3 GB.
+ */
+export const SNAPSHOT_BYTES_MAX = 256 * 1024 * 1024;
 
 /** Every table, parents before children (the order the rows go back in): the schema's list. */
 const TABLES = TABLES_PARENTS_FIRST.map((table) => getTableName(table));
@@ -27,6 +32,8 @@ type Value = string | number | bigint | boolean | Uint8Array | null;
 
 interface Snapshot {
   rows: Value[][][];
+  /** What its rows hold, as rowBytes counts it. */
+  bytes: number;
   blobIds: Set<string>;
   clock: ClockSetting;
   dir: string;
@@ -44,8 +51,16 @@ export interface SnapshotStore {
   clear(): void;
 }
 
-export function createSnapshotStore(deps: { db: Db; blobs: BlobStore; clock: EmulatorClock }): SnapshotStore {
+export function createSnapshotStore(deps: {
+  db: Db;
+  blobs: BlobStore;
+  clock: EmulatorClock;
+  /** SNAPSHOT_BYTES_MAX unless a test asks for less. */
+  bytesMax?: number;
+}): SnapshotStore {
   const { db, blobs, clock } = deps;
+  const bytesMax = deps.bytesMax ?? SNAPSHOT_BYTES_MAX;
+  let held = 0;
   // Copying every table whole is what drizzle's builder does not say: plain SELECT * / INSERT per table.
   const client = db.$client;
   // Whoever opens the blob store holds the data directory's lock: folders left here are of a process that is gone.
@@ -86,11 +101,15 @@ export function createSnapshotStore(deps: { db: Db; blobs: BlobStore; clock: Emu
       const { selects } = statements();
       const id = newId("snap", clock.nowMs());
       const rows = db.read(() => selects.map((s) => s.values() as Value[][]));
+      // Judged on the rows read (one state's worth, dropped again on refusal), before anything is kept.
+      const bytes = rowBytes(rows);
+      if (held + bytes > bytesMax) throw errors.snapshotsTooLarge(bytes, held, bytesMax);
       const dir = join(root, id);
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       const blobIds = new Set(blobs.list());
       for (const blobId of blobIds) linkOrCopy(blobs.pathOf(blobId), join(dir, blobId));
-      snapshots.set(id, { rows, blobIds, clock: clock.setting(), dir });
+      snapshots.set(id, { rows, bytes, blobIds, clock: clock.setting(), dir });
+      held += bytes;
       return id;
     },
     restore(id) {
@@ -105,14 +124,27 @@ export function createSnapshotStore(deps: { db: Db; blobs: BlobStore; clock: Emu
     remove(id) {
       const snapshot = find(id);
       snapshots.delete(id);
+      held -= snapshot.bytes;
       rmSync(snapshot.dir, { recursive: true, force: true });
     },
     list: () => [...snapshots.keys()],
     clear() {
       snapshots.clear();
+      held = 0;
       rmSync(root, { recursive: true, force: true });
     },
   };
+}
+
+/** About what rows take in memory: text by its length, blobs by their bytes, 8 bytes a number, 16 a row. */
+function rowBytes(tables: Value[][][]): number {
+  let bytes = 0;
+  for (const rows of tables)
+    for (const row of rows) {
+      bytes += 16;
+      for (const v of row) bytes += typeof v === "string" ? v.length : v instanceof Uint8Array ? v.byteLength : 8;
+    }
+  return bytes;
 }
 
 function linkOrCopy(from: string, to: string): void {

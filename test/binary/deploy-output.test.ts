@@ -6,7 +6,16 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, run, type ServedBinary, serve } from "./helpers";
+import {
+  adminFetch,
+  BUILD_TIMEOUT_MS,
+  type Built,
+  buildBinary,
+  cleanEnv,
+  run,
+  type ServedBinary,
+  serve,
+} from "./helpers";
 
 const KEY = "ext_output_test_key_0123456789abcdef";
 const FIXTURE = {
@@ -273,8 +282,8 @@ async function deployWaiting(label: string, extra: string[], baseUrl = server.ba
   return { versionId: versionId!, finished };
 }
 
-const reject = (versionId: string, reason: string, adminUrl = server.adminUrl) =>
-  fetch(`${adminUrl}/versions/${versionId}/reject`, {
+const reject = (versionId: string, reason: string, at: ServedBinary = server) =>
+  adminFetch(at, `/versions/${versionId}/reject`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ reason }),
@@ -288,7 +297,7 @@ describe("every outcome keeps the summary: packed, uploaded, the version id, the
     expect((await deploy([dir, "--extension", "ext_plain", "--version", "twice"])).code).toBe(0);
     // A taken label is refused before the upload; a 409 from the submission itself (another deploy of the
     // same label in between) is made here by a fault rule, which answers before reading the body.
-    const rule = await fetch(`${server.adminUrl}/faults`, {
+    const rule = await adminFetch(server, `/faults`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({
@@ -319,7 +328,7 @@ describe("every outcome keeps the summary: packed, uploaded, the version id, the
         upload: { sent: expect.any(Number), total: expect.any(Number) },
       });
     } finally {
-      await fetch(`${server.adminUrl}/faults/${ruleId}`, { method: "DELETE" });
+      await adminFetch(server, `/faults/${ruleId}`, { method: "DELETE" });
     }
   });
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { nextFreeLabel } from "../../cli/lib/preflight";
-import { BUILD_TIMEOUT_MS, type Built, buildBinary, run, type ServedBinary, serve } from "./helpers";
+import { adminFetch, BUILD_TIMEOUT_MS, type Built, buildBinary, run, type ServedBinary, serve } from "./helpers";
 
 const KEY = "ext_preflight_key_0123456789abcdefgh";
 const FIXTURE = {
@@ -67,7 +67,7 @@ const deploy = (extensionId: string, version: string, extra: string[] = []) =>
   );
 
 async function uploadsLogged(): Promise<number> {
-  const res = await fetch(`${server.adminUrl}/requests?limit=500`);
+  const res = await adminFetch(server, `/requests?limit=500`);
   const { requests } = (await res.json()) as { requests: { method: string; path: string }[] };
   return requests.filter((r) => r.method === "POST" && r.path.endsWith("/versions")).length;
 }

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, type ServedBinary, serve } from "./helpers";
+import { adminFetch, BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, type ServedBinary, serve } from "./helpers";
 
 const KEY = "ext_wait_test_key_0123456789abcdefgh";
 const FIXTURE = {
@@ -102,7 +102,7 @@ describe("ext deploy --wait", () => {
       ].join("\n"),
     );
     // What a reviewer does: the wait ends with the approval.
-    const approved = await fetch(`${server.adminUrl}/versions/${versionId}/approve`, { method: "POST" });
+    const approved = await adminFetch(server, `/versions/${versionId}/approve`, { method: "POST" });
     expect(approved.status).toBe(200);
     const stdout = await new Response(proc.stdout).text();
     expect(await proc.exited).toBe(0);

@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
+  adminFetch,
   BUILD_TIMEOUT_MS,
   type Built,
   buildBinary,
@@ -101,7 +102,7 @@ async function versionsOf(extensionId: string, key = KEY): Promise<{ id: string;
 }
 
 async function uploadsLogged(extensionId: string): Promise<number> {
-  const res = await fetch(`${server.adminUrl}/requests?limit=500`);
+  const res = await adminFetch(server, `/requests?limit=500`);
   const { requests } = (await res.json()) as { requests: { method: string; path: string }[] };
   return requests.filter((r) => r.method === "POST" && r.path.endsWith(`/extensions/${extensionId}/versions`)).length;
 }
@@ -344,7 +345,7 @@ describe("ext deploy DIR --target URL", () => {
   });
 
   test("a 429 is retried after Retry-After", async () => {
-    const fault = await fetch(`${server.adminUrl}/faults`, {
+    const fault = await adminFetch(server, `/faults`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ method: "POST", path: "/extensions/ext_plain/versions", status: 429, times: 1 }),
@@ -390,7 +391,7 @@ describe("ext deploy DIR --target URL", () => {
       version = (await versionsOf("ext_plain")).find((v) => v.version === "waited");
     }
     expect(version).toBeDefined();
-    expect((await fetch(`${server.adminUrl}/versions/${version!.id}/approve`, { method: "POST" })).status).toBe(200);
+    expect((await adminFetch(server, `/versions/${version!.id}/approve`, { method: "POST" })).status).toBe(200);
     expect(await proc.exited).toBe(0);
     expect(await new Response(proc.stdout).text()).toContain(`version ${version!.id} (waited) of ext_plain: approved`);
   });
@@ -421,7 +422,7 @@ describe("ext deploy DIR --target URL", () => {
       version = (await versionsOf("ext_plain")).find((v) => v.version === "to-reject");
     }
     expect(version).toBeDefined();
-    const rejected = await fetch(`${server.adminUrl}/versions/${version!.id}/reject`, {
+    const rejected = await adminFetch(server, `/versions/${version!.id}/reject`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ reason: "Not this one, thanks." }),
@@ -443,7 +444,7 @@ describe("ext deploy DIR --target URL", () => {
     // The first poll of the versions list takes 20 s: counting polls instead of reading a clock, --timeout 1
     // would end only after that poll answered, far past this test's own 10 s limit. The deploy's check before
     // the upload reads the list first (it gives up after 3 s and goes on): the rule delays both.
-    const fault = await fetch(`${server.adminUrl}/faults`, {
+    const fault = await adminFetch(server, `/faults`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ method: "GET", path: "/extensions/ext_plain/versions", latencyMs: 20_000, times: 2 }),
@@ -471,11 +472,11 @@ describe("ext deploy DIR --target URL", () => {
       });
       // The check before the upload and the one poll it made are the two the rule delayed.
       const rules = (
-        (await (await fetch(`${server.adminUrl}/faults`)).json()) as { faults: { id: string; fired: number }[] }
+        (await (await adminFetch(server, `/faults`)).json()) as { faults: { id: string; fired: number }[] }
       ).faults;
       expect(rules.find((f) => f.id === faultId)?.fired).toBe(2);
     } finally {
-      await fetch(`${server.adminUrl}/faults/${faultId}`, { method: "DELETE" });
+      await adminFetch(server, `/faults/${faultId}`, { method: "DELETE" });
     }
   }, 10_000);
 
@@ -519,7 +520,13 @@ describe("ext deploy DIR --target URL", () => {
 
   test("the target may be the server's root URL; with no key, the emulator's own key for its first account is used and named", async () => {
     // The server's first account: both were made at the same instant, so by id, acc_big.
-    const r = await deploy([extensionDir(), "--extension", "ext_big", "--version", "root-url", "--target", server.url]);
+    // A server named by URL: its control plane, which hands out the key, takes the token the user gives.
+    const r = await deploy(
+      [extensionDir(), "--extension", "ext_big", "--version", "root-url", "--target", server.url],
+      {
+        EXT_ADMIN_TOKEN: server.adminToken,
+      },
+    );
     expect(r.stderr).toContain(`using account acc_big (Big) on ${server.url}`);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/version ver_\w+ \(root-url\) of ext_big: pending/);

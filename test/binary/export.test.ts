@@ -46,12 +46,15 @@ describe("export on the compiled binary", () => {
     // A key made through the API: exported as its hash only.
     const ci = await fetch(`${a.url}/_emulator/accounts/acc_demo/keys`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", authorization: `Bearer ${a.adminToken}` },
       body: JSON.stringify({ name: "ci", scopes: ["*"] }),
     });
     expect(ci.status).toBe(201);
     const exported = join(built.work, "exported");
-    const cli = await run(built.bin, ["export", exported, "--target", a.url], { cwd: built.work });
+    const cli = await run(built.bin, ["export", exported, "--target", a.url], {
+      cwd: built.work,
+      env: { EXT_ADMIN_TOKEN: a.adminToken },
+    });
     expect(cli.stderr).toBe("");
     expect(cli.code).toBe(0);
     expect(await a.stop()).toBe(0);
@@ -73,7 +76,10 @@ describe("export on the compiled binary", () => {
     // Loaded into a running, empty emulator through its control plane.
     const c = await serve(built.bin, ["--memory", "--empty"], built.work);
     try {
-      const seeded = await run(built.bin, ["seed", exported, "--target", c.url], { cwd: built.work });
+      const seeded = await run(built.bin, ["seed", exported, "--target", c.url], {
+        cwd: built.work,
+        env: { EXT_ADMIN_TOKEN: c.adminToken },
+      });
       expect(seeded.code).toBe(0);
       expect([await get(c.baseUrl, "/extensions"), await get(c.baseUrl, `/extensions/${id}/versions`)]).toEqual(before);
     } finally {

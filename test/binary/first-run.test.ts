@@ -48,6 +48,10 @@ async function serveIn(cwd: string, args: string[] = []): Promise<Serving> {
 
 const ext = (cwd: string, args: string[], env: Record<string, string> = {}) => run(built.bin, args, { cwd, env });
 
+/** The admin token `ext serve` in `cwd` keeps in its server.json (what this folder's commands send). */
+const adminTokenOf = (cwd: string): string =>
+  JSON.parse(readFileSync(join(cwd, ".ext-data", "server.json"), "utf8")).adminToken;
+
 describe("a bare `ext serve` on a new folder, then commands with no flags in the same folder", () => {
   let cwd: string;
   let server: Serving;
@@ -68,11 +72,15 @@ describe("a bare `ext serve` on a new folder, then commands with no flags in the
     expect(await res.json()).toEqual({ extensions: [] });
   });
 
-  test("the server says where it listens in .ext-data/server.json, private to the user and holding no key", () => {
+  test("the server says where it listens in .ext-data/server.json, private to the user, with its admin token and no API key", () => {
     const file = join(cwd, ".ext-data", "server.json");
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const info = JSON.parse(readFileSync(file, "utf8"));
-    expect(info).toEqual({ url: server.url, pid: server.proc.pid });
+    expect(info).toEqual({
+      url: server.url,
+      pid: server.proc.pid,
+      adminToken: expect.stringMatching(/^adm_[\w-]{43}$/),
+    });
   });
 
   test("create → init → deploy → approve → installs → limits → logs, each finding the server by itself", async () => {
@@ -144,9 +152,12 @@ describe("a bare `ext serve` on a new folder, then commands with no flags in the
       });
       expect(viaEnv.code).toBe(1);
       expect(viaEnv.stderr).toContain("401");
-      const viaFlag = await ext(cwd, ["extensions", "list", "--json", "--target", server.url], {
-        EXT_BASE_URL: elsewhere.url,
-      });
+      // A server named by URL gets no token from a folder: the user gives it, as here.
+      const viaFlag = await ext(
+        cwd,
+        ["extensions", "list", "--json", "--target", server.url, "--admin-token", adminTokenOf(cwd)],
+        { EXT_BASE_URL: elsewhere.url },
+      );
       expect(viaFlag.code).toBe(0);
     } finally {
       await elsewhere.stop();
@@ -164,9 +175,11 @@ describe("a bare `ext serve` on a new folder, then commands with no flags in the
     writeFileSync(file, JSON.stringify({ url: server.url, pid: s.proc.pid }), { mode: 0o600 });
     expect(alive(s.proc.pid)).toBe(false);
     const r = await ext(dir, ["extensions", "list"]);
-    // It falls back to the default address (where nothing of this test listens) instead.
+    // No other address is guessed: the command says how to start or name a server.
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`no emulator found in ${dir} or a folder above it`);
     expect(r.stderr).not.toContain(server.url);
-    expect(r.stdout).not.toContain("ID  ");
+    expect(r.stdout).toBe("");
   });
 });
 
@@ -179,7 +192,9 @@ describe("restarts and --empty", () => {
     try {
       expect(again.banner).not.toContain("shown once");
       const key = /EXT_API_KEY=(\S+)/.exec(again.banner)![1];
-      const res = await fetch(`${again.url}/_emulator/accounts`);
+      const res = await fetch(`${again.url}/_emulator/accounts`, {
+        headers: { authorization: `Bearer ${adminTokenOf(cwd)}` },
+      });
       expect(((await res.json()) as { accounts: unknown[] }).accounts).toHaveLength(1);
       const api = await fetch(`${again.url}/developer/v1/extensions`, { headers: { authorization: `Bearer ${key}` } });
       expect(api.status).toBe(200);
@@ -193,10 +208,11 @@ describe("restarts and --empty", () => {
     const s = await serveIn(cwd, ["--empty"]);
     try {
       expect(s.banner).not.toContain("api key:");
-      expect(s.banner).toContain(`ext seed demo --target ${s.url}`);
+      expect(s.banner).toContain("\n    ext seed demo --target local\n");
       const r = await ext(cwd, ["extensions", "list"]);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain(`the emulator at ${s.url} has no account yet`);
+      expect(r.stderr).toContain("load the demo with `ext seed demo --target local`");
       // No 404 anywhere but in the URL, whose random port may hold those digits (44041).
       expect(r.stderr.replaceAll(s.url, "<url>")).not.toContain("404");
       // What it suggests works, and then so does the command.
@@ -224,20 +240,22 @@ describe("ext exec and ext init", () => {
       "--",
       "sh",
       "-ec",
-      `printf '%s\\n' "$EXT_ADMIN_TOKEN"; "${built.bin}" extensions create --name Inside --json`,
+      `printf '%s\\n' "$EXT_ADMIN_TOKEN"; "${built.bin}" extensions create --name Inside --json; "${built.bin}" logs --limit 1 --json`,
     ]);
     expect(r.code).toBe(0);
-    const [token, json] = r.stdout.trim().split("\n");
+    const [token, json, logged] = r.stdout.trim().split("\n");
     expect(token).toMatch(/^adm_[\w-]{43}$/);
     expect(JSON.parse(json!).extension.name).toBe("Inside");
+    // The control plane, which takes no request without the token: the command's own log.
+    expect(JSON.parse(logged!)).toMatchObject({ method: "POST", path: "/developer/v1/extensions", status: 201 });
   });
 
   test("ext init's next steps are typed as the user typed it: `npx ext` when npm ran it, else `ext`", async () => {
     const direct = await ext(mkdtempSync(join(built.work, "init-")), ["init", "a"]);
-    expect(direct.stdout).toContain('\n  ext extensions create --name "a"');
+    expect(direct.stdout).toContain("\n  ext extensions create --name a ");
     expect(direct.stdout).toContain("\n  ext deploy a --extension ID");
     const viaNpx = await ext(mkdtempSync(join(built.work, "init-")), ["init", "b"], { npm_command: "exec" });
-    expect(viaNpx.stdout).toContain('\n  npx ext extensions create --name "b"');
+    expect(viaNpx.stdout).toContain("\n  npx ext extensions create --name b ");
     expect(viaNpx.stdout).toContain("\n  npx ext deploy b --extension ID");
   });
 

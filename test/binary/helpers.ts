@@ -69,6 +69,10 @@ export interface ServedBinary {
   baseUrl: string;
   adminUrl: string;
   pid: number;
+  /** The control plane's token, from the ready file. */
+  adminToken: string;
+  /** The one-time dashboard login link, from the ready file. */
+  dashboardLoginUrl: string;
   stop(): Promise<number>;
 }
 
@@ -89,12 +93,7 @@ export async function serve(bin: string, args: string[], cwd: string): Promise<S
     proc.kill("SIGKILL");
     throw new Error(`ext serve did not become ready: ${await new Response(proc.stderr).text()}`);
   }
-  const info = JSON.parse(readFileSync(ready, "utf8")) as {
-    url: string;
-    baseUrl: string;
-    adminUrl: string;
-    pid: number;
-  };
+  const info = JSON.parse(readFileSync(ready, "utf8")) as Omit<ServedBinary, "stop">;
   return {
     ...info,
     async stop() {
@@ -102,6 +101,17 @@ export async function serve(bin: string, args: string[], cwd: string): Promise<S
       return await proc.exited;
     },
   };
+}
+
+/** `fetch` of a served binary's control plane (`path` after /_emulator), sending its admin token. */
+export function adminFetch(
+  server: Pick<ServedBinary, "adminUrl" | "adminToken">,
+  path: string,
+  init: RequestInit = {},
+): Promise<Response> {
+  const headers = new Headers(init.headers);
+  headers.set("authorization", `Bearer ${server.adminToken}`);
+  return fetch(`${server.adminUrl}${path}`, { ...init, headers });
 }
 
 /**

@@ -28,7 +28,10 @@ test("ext logs shows the error code of a 4xx/5xx answer", async () => {
   expect((await call("/extensions")).status).toBe(200);
   expect((await call("/extensions/ext_missing")).status).toBe(404);
   expect((await call("/extensions", "ext_wrong_key_0123456789abcdefghijklm")).status).toBe(401);
-  const r = await run(built.bin, ["logs", "--target", server.url, "--limit", "3"], { cwd: built.work });
+  const r = await run(built.bin, ["logs", "--target", server.url, "--limit", "3"], {
+    cwd: built.work,
+    env: { EXT_ADMIN_TOKEN: server.adminToken },
+  });
   expect(r.code).toBe(0);
   const lines = r.stdout.trimEnd().split("\n");
   expect(lines).toHaveLength(3);

@@ -11,8 +11,6 @@ import { describeError, errorJson } from "../../cli/lib/api-error";
 import { deploy } from "../../cli/lib/deploy";
 import { apiClient, call, endpointsFromAnyUrl } from "../../cli/lib/http";
 import { scaffoldFiles } from "../../cli/lib/scaffold";
-import { resolveServer } from "../../cli/lib/target";
-import { parseClientEnv } from "../../src/config";
 
 interface Seen {
   contentLength: string | null;
@@ -142,30 +140,5 @@ describe("a refusal as the CLI prints it", () => {
     const e = await call(() => api.GET("/developer/v1/extensions")).catch((x) => x);
     expect(describeError(e)).toStartWith(`cannot reach ${url} (`);
     expect(describeError(e)).toEndWith("); is the emulator running?");
-  });
-
-  test("nothing found for this folder and nothing at the default address: the line says where it looked", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "ext-no-server-"));
-    try {
-      const { endpoints } = await resolveServer({}, parseClientEnv({ EXT_DATA_DIR: dataDir }));
-      const viaNpx = await resolveServer({}, parseClientEnv({ EXT_DATA_DIR: dataDir, npm_command: "exec" }));
-      expect(viaNpx.endpoints.unreachableHint).toContain("start one with `npx ext serve`");
-      expect(endpoints.root).toBe("http://127.0.0.1:4780");
-      const hint = `no running \`ext serve\` was found for this folder (none answers from ${join(dataDir, "server.json")}): start one with \`ext serve\`, or give --target URL`;
-      expect(endpoints.unreachableHint).toBe(hint);
-      // Said on a port where nothing listens, so the test does not depend on what holds 4780 here.
-      const gone = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
-      const url = `http://127.0.0.1:${gone.port}`;
-      gone.stop(true);
-      const api = apiClient(
-        { ...endpointsFromAnyUrl(url), unreachableHint: endpoints.unreachableHint },
-        "ext_test_key",
-      );
-      const e = await call(() => api.GET("/developer/v1/extensions")).catch((x) => x);
-      expect(describeError(e)).toStartWith(`cannot reach ${url} (`);
-      expect(describeError(e)).toEndWith(`); ${hint}`);
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
   });
 });

@@ -13,7 +13,8 @@ afterAll(() => stopTestEmulator(emu));
 const logs = (args: string[]) =>
   Bun.spawn([BUN, "cli/main.ts", "logs", "--target", emu.url, ...args], {
     cwd: ROOT,
-    env: cleanEnv(),
+    // A server named by URL: the token is the user's to give.
+    env: cleanEnv({ EXT_ADMIN_TOKEN: emu.runtime.control.adminToken }),
     stdout: "pipe",
     stderr: "pipe",
   });

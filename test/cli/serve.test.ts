@@ -127,17 +127,19 @@ describe("ext serve", () => {
         const head = await readUntil(proc.stdout as ReadableStream<Uint8Array>, /listening on \S+\n/);
         const baseUrl = /listening on (\S+)\n/.exec(head)![1]!;
         const adminUrl = baseUrl.replace("/developer/v1", "/_emulator");
+        const { adminToken } = JSON.parse(readFileSync(join(dir, "server.json"), "utf8"));
         // A latency-only fault holds the next GET /extensions for 1.5 s: a request surely in flight.
         const fault = await fetch(`${adminUrl}/faults`, {
           method: "POST",
-          headers: { "content-type": "application/json" },
+          headers: { "content-type": "application/json", authorization: `Bearer ${adminToken}` },
           body: JSON.stringify({ method: "GET", path: "/extensions", latencyMs: 1500, times: 1 }),
         });
         expect(fault.status).toBe(201);
         const inFlight = fetch(`${baseUrl}/extensions`, { headers: { Authorization: `Bearer ${DEMO_KEY}` } });
         // Wait (bounded) until the rule has fired, i.e. the request is inside the server.
         for (let i = 0; i < 100; i++) {
-          const rules = (await (await fetch(`${adminUrl}/faults`)).json()) as { faults: { fired: number }[] };
+          const listed = await fetch(`${adminUrl}/faults`, { headers: { authorization: `Bearer ${adminToken}` } });
+          const rules = (await listed.json()) as { faults: { fired: number }[] };
           if (rules.faults[0]?.fired === 1) break;
           await Bun.sleep(20);
         }

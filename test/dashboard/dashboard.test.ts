@@ -9,7 +9,14 @@ import { networkInterfaces, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, run, type ServedBinary, serve } from "../binary/helpers";
-import { browserAvailable, describeViolations, launchBrowser, seriousViolations, until } from "../helpers/browser";
+import {
+  browserAvailable,
+  describeViolations,
+  launchBrowser,
+  logIn,
+  seriousViolations,
+  until,
+} from "../helpers/browser";
 import { startTestEmulator, stopTestEmulator } from "../helpers/emulator";
 
 const KEY = "ext_dashboard_test_key_0123456789abcdef";
@@ -76,6 +83,8 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
     // CSP is bypassed so that axe can be injected, and so that an escaping bug would show (the policy would hide it).
     context = await browser.newContext({ viewport: DESKTOP, bypassCSP: true });
     page = await context.newPage();
+    // The one-time link `ext serve` printed (the ready file carries it): the session cookie for the whole file.
+    await logIn(page, server, server.dashboardLoginUrl);
     page.on("dialog", (d) => {
       dialogs.push(d.message());
       void d.dismiss();
@@ -208,6 +217,7 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
       // The extension page, open in a second window (a background tab's timers would be throttled), before the decision.
       const second = await browser.newContext({ viewport: DESKTOP });
       const extPage = await second.newPage();
+      await logIn(extPage, server);
       await open("#/extensions/ext_board", extPage);
       const status = extPage.locator('tr[data-version="2.0.0"] [data-testid="version-status"]');
       await textIs(status, "pending");
@@ -491,6 +501,7 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
       const other = await browser.newContext({ viewport: DESKTOP });
       try {
         const fresh = await other.newPage();
+        await logIn(fresh, server);
         await fresh.goto(shared);
         await textIs(fresh.locator("h1"), "Extensions");
         await textIs(fresh.getByRole("navigation", { name: "Breadcrumb" }), /^Other Account/);
@@ -829,7 +840,7 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
   );
 
   test(
-    "off loopback: the admin token is asked once, sent as a header, never as a cookie",
+    "without a session: the first-run page says to open the banner's link; a typed admin token is sent as a header",
     async () => {
       const address = Object.values(networkInterfaces())
         .flat()
@@ -848,6 +859,7 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
         await p.goto(`${remote.url}/#/`);
         // A blank token is the field's own message, and no request.
         await p.getByLabel("Admin token").waitFor();
+        await textHas(p.locator("main"), "Open the link ext serve printed at start");
         const asked = sent.length;
         await p.getByLabel("Admin token").fill("   ");
         await p.getByRole("button", { name: "Open the dashboard" }).click();
@@ -870,6 +882,30 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
       } finally {
         await ctx.close();
         await stopTestEmulator(remote);
+      }
+    },
+    STEP_TIMEOUT_MS,
+  );
+
+  test(
+    "the login link leaves a session cookie the page's scripts cannot read, and no code in the address bar",
+    async () => {
+      const cookies = await context.cookies(server.url);
+      const port = new URL(server.url).port;
+      expect(cookies.map((c) => [c.name, c.httpOnly, c.sameSite, c.path])).toEqual([
+        [`ext_session_${port}`, true, "Strict", "/"],
+      ]);
+      expect(cookies[0]!.value).not.toBe(server.adminToken);
+      await open("#/");
+      expect(page.url()).not.toContain("token");
+      expect(await page.evaluate(() => document.cookie)).toBe("");
+      // The link was for one login only.
+      const again = await browser.newContext();
+      try {
+        const res = await (await again.newPage()).goto(server.dashboardLoginUrl);
+        expect(res?.status()).toBe(401);
+      } finally {
+        await again.close();
       }
     },
     STEP_TIMEOUT_MS,

@@ -5,7 +5,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, type ServedBinary, serve } from "../binary/helpers";
-import { browserAvailable, describeViolations, launchBrowser, seriousViolations, until } from "../helpers/browser";
+import {
+  browserAvailable,
+  describeViolations,
+  launchBrowser,
+  logIn,
+  seriousViolations,
+  until,
+} from "../helpers/browser";
 
 const enabled = browserAvailable();
 
@@ -30,7 +37,7 @@ describe.skipIf(!enabled)("dashboard with no account", () => {
     const page = await browser.newPage({ bypassCSP: true });
     const requested: string[] = [];
     page.on("request", (r) => requested.push(r.url()));
-    await page.goto(`${server.url}/`);
+    await logIn(page, server, server.dashboardLoginUrl);
     await page.getByRole("heading", { name: "No account yet" }).waitFor();
     return { server, page, requested };
   }

@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, run, type ServedBinary, serve } from "../binary/helpers";
-import { browserAvailable, launchBrowser, until } from "../helpers/browser";
+import { browserAvailable, launchBrowser, logIn, until } from "../helpers/browser";
 import { entriesOf, tarOf } from "../helpers/tar-entries";
 
 const KEY = "ext_state_transfer_key_0123456789abcdef";
@@ -66,6 +66,7 @@ describe.skipIf(!enabled)("dashboard: export state and load it back", () => {
     const consoleErrors: string[] = [];
     page.on("request", (r) => requests.push(`${r.method()} ${new URL(r.url()).pathname}`));
     page.on("console", (m) => m.type() === "error" && consoleErrors.push(m.text()));
+    await logIn(page, server);
     await page.goto(`${server.url}/${hash}`);
     await page.locator("h1").first().waitFor();
     return { page, requests, consoleErrors, close: () => context.close() };

@@ -1,5 +1,9 @@
-/** Who may call /_emulator: loopback without a header, the admin token anywhere, developer keys never. */
+/**
+ * Who may call /_emulator: the admin token on every bind, loopback included; no header only with
+ * --open-control-plane (loopback only); developer keys never.
+ */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { ConfigError, parseServerConfig } from "../../src/config";
 import { DEMO_KEY, expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
 const ADMIN = "adm_test_token_0123456789abcdefghijklmnop";
@@ -11,10 +15,20 @@ describe("control plane on a loopback bind", () => {
   });
   afterAll(() => stopTestEmulator(emu));
 
-  test("GET /_emulator/state without an Authorization header is allowed", async () => {
-    const res = await emu.raw("GET", "/_emulator/state", { key: null });
-    expect(res.status).toBe(200);
-    expect(res.body.counts.accounts).toBe(2);
+  test("without an Authorization header every control-plane route is a 401, loopback or not", async () => {
+    // Another user of this machine reaches loopback too: nothing of the control plane without the token.
+    for (const [method, path] of [
+      ["GET", "/_emulator/state"],
+      ["GET", "/_emulator/export?includeSecretValues=true"],
+      ["POST", "/_emulator/accounts/acc_test/dashboard-key"],
+      ["POST", "/_emulator/reset"],
+      ["POST", "/_emulator/seed"],
+    ] as const) {
+      const res = await emu.raw(method, path, { key: null });
+      expect({ method, path, status: res.status }).toEqual({ method, path, status: 401 });
+      expect(res.headers.get("www-authenticate")).toContain("emulator-admin");
+    }
+    expect((await emu.raw("GET", "/_emulator/state", { key: ADMIN })).body.counts.accounts).toBe(2);
   });
 
   test("a developer API key never opens it, even on loopback (401)", async () => {
@@ -89,14 +103,37 @@ describe("generated admin token", () => {
   test("without --admin-token a token is generated and exposed on the runtime", async () => {
     const emu = await startTestEmulator({ config: { host: "0.0.0.0" } });
     try {
-      const { adminToken, adminTokenGenerated, openWithoutToken } = emu.runtime.control;
+      const { adminToken, adminTokenGenerated, open } = emu.runtime.control;
       expect(adminTokenGenerated).toBe(true);
-      expect(openWithoutToken).toBe(false);
+      expect(open).toBe(false);
       expect(adminToken).toMatch(/^adm_[A-Za-z0-9_-]{43}$/);
       expectEnvelope(await emu.raw("GET", "/_emulator/state", { key: null }), 401, "unauthorized");
       expect((await emu.raw("GET", "/_emulator/state", { key: adminToken })).status).toBe(200);
     } finally {
       await stopTestEmulator(emu);
     }
+  });
+});
+
+describe("--open-control-plane", () => {
+  test("on loopback, lets requests without a header in (scripts), still not other web pages", async () => {
+    const emu = await startTestEmulator({ config: { openControlPlane: true } });
+    try {
+      expect((await emu.raw("GET", "/_emulator/state", { key: null })).status).toBe(200);
+      const page = await emu.raw("POST", "/_emulator/reset", { key: null, headers: { origin: "http://evil.example" } });
+      expectEnvelope(page, 403, "forbidden");
+      expectEnvelope(await emu.raw("GET", "/_emulator/state", { key: DEMO_KEY }), 401, "unauthorized");
+    } finally {
+      await stopTestEmulator(emu);
+    }
+  });
+
+  test("is refused with a non-loopback bind, by flag or environment", () => {
+    expect(() => parseServerConfig({ host: "0.0.0.0", openControlPlane: true }, {})).toThrow(ConfigError);
+    expect(() => parseServerConfig({}, { EXT_HOST: "192.0.2.1", EXT_OPEN_CONTROL_PLANE: "1" })).toThrow(
+      /loopback address only/,
+    );
+    expect(parseServerConfig({}, { EXT_OPEN_CONTROL_PLANE: "1" }).openControlPlane).toBe(true);
+    expect(parseServerConfig({}, {}).openControlPlane).toBe(false);
   });
 });

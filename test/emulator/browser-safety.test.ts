@@ -1,24 +1,34 @@
 /**
- * Open without a token on loopback means open to scripts, not to web pages: a foreign Origin, a cross-site
- * Sec-Fetch-Site, or a non-loopback Host (DNS rebinding) is refused; the admin token still opens it.
+ * The dashboard's session cookie opens the control plane to this server's own page, not to other web pages: a
+ * foreign Origin, a cross-site Sec-Fetch-Site, or a non-loopback Host (DNS rebinding) is refused even with the
+ * cookie; the admin token still opens it.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+import {
+  dashboardSessionCookie,
+  expectEnvelope,
+  startTestEmulator,
+  stopTestEmulator,
+  type TestEmulator,
+} from "../helpers/emulator";
 import { announce } from "../helpers/raw-http";
 
 let emu: TestEmulator;
+/** `ext_session_<port>=<id>`, as the login link sets it. */
+let cookie: string;
 beforeAll(async () => {
   emu = await startTestEmulator();
+  cookie = await dashboardSessionCookie(emu);
 });
 afterAll(() => stopTestEmulator(emu));
 
-const accounts = async () => (await emu.raw("GET", "/_emulator/state", { key: null })).body.counts.accounts as number;
+const accounts = async () => (await emu.admin("GET", "/state")).body.counts.accounts as number;
 
 describe("POST /_emulator/reset from a browser page", () => {
   test("a foreign Origin (cross-site request forgery) is a 403 and nothing is wiped", async () => {
     const res = await emu.raw("POST", "/_emulator/reset", {
       key: null,
-      headers: { origin: "http://evil.example", "content-type": "text/plain" },
+      headers: { cookie, origin: "http://evil.example", "content-type": "text/plain" },
     });
     expectEnvelope(res, 403, "forbidden");
     expect(await accounts()).toBe(2);
@@ -27,7 +37,7 @@ describe("POST /_emulator/reset from a browser page", () => {
   test("Sec-Fetch-Site: cross-site or same-site is a 403", async () => {
     for (const site of ["cross-site", "same-site"]) {
       expectEnvelope(
-        await emu.raw("POST", "/_emulator/reset", { key: null, headers: { "sec-fetch-site": site } }),
+        await emu.raw("POST", "/_emulator/reset", { key: null, headers: { cookie, "sec-fetch-site": site } }),
         403,
         "forbidden",
       );
@@ -38,9 +48,15 @@ describe("POST /_emulator/reset from a browser page", () => {
   test("the server's own origin (the /docs page) is allowed", async () => {
     const res = await emu.raw("GET", "/_emulator/state", {
       key: null,
-      headers: { origin: emu.url, "sec-fetch-site": "same-origin" },
+      headers: { cookie, origin: emu.url, "sec-fetch-site": "same-origin" },
     });
     expect(res.status).toBe(200);
+    // The same request without the session is anybody's: refused.
+    const without = await emu.raw("GET", "/_emulator/state", {
+      key: null,
+      headers: { origin: emu.url, "sec-fetch-site": "same-origin" },
+    });
+    expectEnvelope(without, 401, "unauthorized");
   });
 
   test("the admin token opens it whatever the Origin", async () => {
@@ -52,14 +68,20 @@ describe("POST /_emulator/reset from a browser page", () => {
 
 describe("GET /_emulator/state through DNS rebinding", () => {
   test("a Host that is not a loopback name is a 403", async () => {
-    const answer = await announce(emu.port, "GET", "/_emulator/state", { Host: "rebound.evil.example:4780" }, 0);
+    const answer = await announce(
+      emu.port,
+      "GET",
+      "/_emulator/state",
+      { Host: "rebound.evil.example:4780", Cookie: cookie },
+      0,
+    );
     expect(answer.status).toBe(403);
     expect(answer.body.error.code).toBe("forbidden");
   });
 
   test("localhost and 127.0.0.1 Hosts are fine", async () => {
     for (const host of [`localhost:${emu.port}`, `127.0.0.1:${emu.port}`]) {
-      expect((await announce(emu.port, "GET", "/_emulator/state", { Host: host }, 0)).status).toBe(200);
+      expect((await announce(emu.port, "GET", "/_emulator/state", { Host: host, Cookie: cookie }, 0)).status).toBe(200);
     }
   });
 });

@@ -199,7 +199,9 @@ describe("review queue and bundles", () => {
     });
     expect(bundle.body.truncated).toBe(false);
 
-    const sound = await fetch(`${emu.adminUrl}/versions/${versionId}/sound?path=sounds/s0.mp3`);
+    const sound = await fetch(`${emu.adminUrl}/versions/${versionId}/sound?path=sounds/s0.mp3`, {
+      headers: { authorization: `Bearer ${emu.runtime.control.adminToken}` },
+    });
     expect(sound.status).toBe(200);
     expect(sound.headers.get("content-type")).toBe("audio/mpeg");
     expect(sound.headers.get("x-content-type-options")).toBe("nosniff");

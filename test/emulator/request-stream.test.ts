@@ -35,6 +35,9 @@ const bulkyEntry = () => ({
   detail: {} as never,
 });
 
+/** The owner's Authorization header. */
+const owner = () => ({ authorization: `Bearer ${emu.runtime.control.adminToken}` });
+
 describe("GET /_emulator/requests/stream: bounds", () => {
   test(`past ${MAX_REQUEST_STREAMS} open streams a new one is a 503 too_many_streams; closing one makes room`, async () => {
     const controllers: AbortController[] = [];
@@ -42,7 +45,7 @@ describe("GET /_emulator/requests/stream: bounds", () => {
       for (let i = 0; i < MAX_REQUEST_STREAMS; i++) {
         const controller = new AbortController();
         controllers.push(controller);
-        const res = await fetch(`${emu.adminUrl}/requests/stream`, { signal: controller.signal });
+        const res = await fetch(`${emu.adminUrl}/requests/stream`, { signal: controller.signal, headers: owner() });
         expect(res.status).toBe(200);
         const reader = res.body!.getReader();
         await reader.read(); // ": connected"
@@ -57,7 +60,7 @@ describe("GET /_emulator/requests/stream: bounds", () => {
       await until(() => openStreams() === MAX_REQUEST_STREAMS - 1, "the closed stream is let go");
       const controller = new AbortController();
       controllers.push(controller);
-      const again = await fetch(`${emu.adminUrl}/requests/stream`, { signal: controller.signal });
+      const again = await fetch(`${emu.adminUrl}/requests/stream`, { signal: controller.signal, headers: owner() });
       expect(again.status).toBe(200);
     } finally {
       for (const c of controllers) c.abort();
@@ -75,7 +78,9 @@ describe("GET /_emulator/requests/stream: bounds", () => {
       received += chunk.length;
     });
     try {
-      socket.write(`GET /_emulator/requests/stream HTTP/1.1\r\nHost: 127.0.0.1:${emu.port}\r\n\r\n`);
+      socket.write(
+        `GET /_emulator/requests/stream HTTP/1.1\r\nHost: 127.0.0.1:${emu.port}\r\nAuthorization: ${owner().authorization}\r\n\r\n`,
+      );
       await until(() => received > 0 && openStreams() === 1, "the stream is open");
       socket.pause();
 

@@ -5,6 +5,7 @@
  * works against the binary. What needs a container runtime or GitHub itself is not run here.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { randomBytes } from "node:crypto";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -14,6 +15,8 @@ const ROOT = resolve(import.meta.dir, "../..");
 const CI = join(ROOT, "examples/ci");
 const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
 const DEMO_KEY = "ext_demo_0123456789abcdefghijklmnopqrstuv";
+// biome-ignore lint/suspicious/noTemplateCurlyInString: GitHub's expression syntax, read from the recipe as text
+const GITHUB_SECRET = "${{ secrets.EXT_ADMIN_TOKEN }}";
 
 type Yaml = Record<string, any>;
 const recipe = (name: string): Yaml => Bun.YAML.parse(readFileSync(join(CI, name), "utf8")) as Yaml;
@@ -41,7 +44,9 @@ test("GitHub services: the image of this version, port 4780, the API's address a
   const job = recipe("github-services.yml").jobs.test;
   expect(job.services.ext.image).toEndWith(`/ext:${VERSION}`);
   expect(job.services.ext.ports).toEqual(["4780:4780"]);
-  expect(job.services.ext.env.EXT_ADMIN_TOKEN).toBeString();
+  // A repository secret, the same for the service and the job.
+  expect(job.services.ext.env.EXT_ADMIN_TOKEN).toBe(GITHUB_SECRET);
+  expect(job.env.EXT_ADMIN_TOKEN).toBe(GITHUB_SECRET);
   expect(job.env).toMatchObject({ EXT_BASE_URL: "http://127.0.0.1:4780/developer/v1", EXT_API_KEY: DEMO_KEY });
 });
 
@@ -55,7 +60,19 @@ test("GitLab services and docker compose: the alias or service name is the host 
   expect(compose.ext.healthcheck.test).toEqual(["CMD", "/ext", "health"]);
   expect(compose.tests.depends_on.ext.condition).toBe("service_healthy");
   expect(compose.tests.environment.EXT_BASE_URL).toBe("http://ext:4780/developer/v1");
+  // Generated for each run and given from the shell; compose refuses to start without it.
+  expect(compose.ext.environment.EXT_ADMIN_TOKEN).toStartWith("${EXT_ADMIN_TOKEN:?");
   expect(compose.tests.environment.EXT_ADMIN_TOKEN).toBe(compose.ext.environment.EXT_ADMIN_TOKEN);
+  // GitLab: a masked CI/CD variable, which GitLab gives to the job and its services alike.
+  expect(gitlab.variables.EXT_ADMIN_TOKEN).toBeUndefined();
+});
+
+test("no recipe holds a fixed admin token: each comes from a CI secret or is generated for the run", () => {
+  const files = ["docker-compose.yml", "github-services.yml", "gitlab-ci.yml", "github-action.yml"];
+  for (const name of [...files, "github-action/action.yml", "github-action/start.sh"]) {
+    const text = readFileSync(join(CI, name), "utf8");
+    expect({ name, fixed: text.match(/adm_[A-Za-z0-9_-]+/g) }).toEqual({ name, fixed: null });
+  }
 });
 
 test("the composite action runs its script with the inputs it declares", () => {
@@ -107,16 +124,21 @@ async function runAction(releaseDir: string) {
   return { code, stdout, stderr, exported };
 }
 
-test("the action's script: downloads, verifies, starts, and exports a base URL and key that work", async () => {
+test("the action's script: downloads, verifies, starts, and exports a base URL, key and admin token that work", async () => {
   const run = await runAction(release(false));
   expect(run.code, run.stderr).toBe(0);
-  const { EXT_BASE_URL, EXT_API_KEY, EXT_ADMIN_URL, EXT_PID } = run.exported;
+  const { EXT_BASE_URL, EXT_API_KEY, EXT_ADMIN_URL, EXT_ADMIN_TOKEN, EXT_PID } = run.exported;
   expect(EXT_BASE_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/developer\/v1$/);
+  // The server's own token for this run, masked before anything could print it.
+  expect(EXT_ADMIN_TOKEN).toMatch(/^adm_[\w-]{43}$/);
+  expect(run.stdout.split("\n").find((line) => line.includes(EXT_ADMIN_TOKEN!))).toBe(`::add-mask::${EXT_ADMIN_TOKEN}`);
   try {
     const list = await fetch(`${EXT_BASE_URL}/extensions`, { headers: { authorization: `Bearer ${EXT_API_KEY}` } });
     expect(list.status).toBe(200);
     expect(await list.json()).toHaveProperty("extensions");
-    expect((await fetch(`${EXT_ADMIN_URL}/state`)).status).toBe(200);
+    expect((await fetch(`${EXT_ADMIN_URL}/state`)).status).toBe(401);
+    const state = await fetch(`${EXT_ADMIN_URL}/state`, { headers: { authorization: `Bearer ${EXT_ADMIN_TOKEN}` } });
+    expect(state.status).toBe(200);
   } finally {
     process.kill(Number(EXT_PID), "SIGTERM");
   }
@@ -131,12 +153,21 @@ test("the action's script refuses a binary that does not match SHA256SUMS, and s
   expect(run.exported).toEqual({});
 }, 30_000);
 
-test("off loopback, the recipes' admin token opens the control plane and nothing else does", async () => {
-  const token = recipe("docker-compose.yml").services.ext.environment.EXT_ADMIN_TOKEN as string;
+test("off loopback, the recipes' admin token opens the control plane and nothing else does, at the name they call", async () => {
+  // What `EXT_ADMIN_TOKEN=$(openssl rand -hex 32) docker compose up` gives both services.
+  const token = randomBytes(32).toString("hex");
+  const { EXT_ALLOWED_HOSTS } = recipe("docker-compose.yml").services.ext.environment as { EXT_ALLOWED_HOSTS: string };
+  expect(EXT_ALLOWED_HOSTS).toBe("ext");
   const ready = join(mkdtempSync(join(work, "ready-")), "ready.json");
   const proc = Bun.spawn([built.bin, "serve", "--memory", "--port", "0", "--ready-file", ready], {
     cwd: work,
-    env: cleanEnv({ EXT_HOST: "0.0.0.0", EXT_ADMIN_TOKEN: token, EXT_SEED: "demo", EXT_LOG_LEVEL: "warn" }),
+    env: cleanEnv({
+      EXT_HOST: "0.0.0.0",
+      EXT_ADMIN_TOKEN: token,
+      EXT_ALLOWED_HOSTS,
+      EXT_SEED: "demo",
+      EXT_LOG_LEVEL: "warn",
+    }),
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -152,9 +183,11 @@ test("off loopback, the recipes' admin token opens the control plane and nothing
     const { port } = JSON.parse(readFileSync(ready, "utf8")) as { port: number };
     const root = `http://127.0.0.1:${port}`;
     expect((await fetch(`${root}/_emulator/state`)).status).toBe(401);
-    expect((await fetch(`${root}/_emulator/state`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(
-      200,
-    );
+    const asTests = { authorization: `Bearer ${token}`, host: `ext:${port}` };
+    expect((await fetch(`${root}/_emulator/state`, { headers: asTests })).status).toBe(200);
+    expect(
+      (await fetch(`${root}/_emulator/state`, { headers: { ...asTests, host: `elsewhere:${port}` } })).status,
+    ).toBe(403);
     const health = Bun.spawnSync([built.bin, "health", "--url", root], { env: cleanEnv() });
     expect(health.exitCode).toBe(0);
   } finally {

@@ -58,6 +58,12 @@ export async function contract(folder: string) {
         .then(() => refusal(emu.deploy(folder, { extensionId: id, version: "9.0.0" }))),
     };
     const adminState = (await emu.admin.GET("/_emulator/state")).data?.counts.extensions;
+    // The control plane takes nothing without the token, which the helper sends on every call and hands on.
+    const controlPlane = {
+      tokenless: (await fetch(`${emu.adminUrl}/state`)).status,
+      wrongToken: (await fetch(`${emu.adminUrl}/state`, { headers: { authorization: "Bearer adm_wrong" } })).status,
+      envToken: emu.env.EXT_ADMIN_TOKEN === emu.adminToken && emu.adminToken.length > 0,
+    };
     await emu.reset();
     const afterReset = (await emu.client.GET("/developer/v1/extensions")).data?.extensions.length;
     return {
@@ -75,6 +81,7 @@ export async function contract(folder: string) {
       requests: requests.map((r) => ({ status: r.status, keyId: typeof r.keyId, id: typeof r.id })),
       refused,
       adminState,
+      controlPlane,
       afterReset,
     };
   } finally {

@@ -154,6 +154,7 @@ test("the Bun helper and the Node helper give the same answers to every method",
       deployOverLimit: { status: 422, code: "bundle_invalid", limits: ["max_sounds_per_extension"] },
     },
     adminState: 1,
+    controlPlane: { tokenless: 401, wrongToken: 401, envToken: true },
     afterReset: 0,
   });
   // Ids differ between the two emulators; everything else is the same.

@@ -70,3 +70,11 @@ export async function until(what: string, check: () => Promise<boolean>, timeout
     await Bun.sleep(50);
   }
 }
+
+/**
+ * Logs a page's browser context in to a server's dashboard as its owner does: through the login link (by
+ * default one with the admin token, which works any number of times; the ready file's one-time link works once).
+ */
+export async function logIn(page: Page, server: { url: string; adminToken: string }, link?: string): Promise<void> {
+  await page.goto(link ?? `${server.url}/dashboard/login?token=${server.adminToken}`);
+}

@@ -41,7 +41,8 @@ export interface TestEmulator extends RunningEmulator {
   raw(method: string, path: string, opts?: RequestOptions): Promise<TestResponse>;
   /**
    * fetch against the control plane: `admin("POST", "/clock", { advanceSeconds: 60 })` goes to
-   * /_emulator/clock with that JSON body. No Authorization header unless `opts.key` gives one (open on loopback).
+   * /_emulator/clock with that JSON body, as the owner: with the admin token unless `opts.key` says otherwise
+   * (null: no Authorization header).
    */
   admin(method: string, path: string, json?: unknown, opts?: Omit<RequestOptions, "json">): Promise<TestResponse>;
 }
@@ -136,8 +137,24 @@ export async function startTestEmulator(options: StartOptions = {}): Promise<Tes
     api: (m: string, p: string, o?: RequestOptions) => send(emulator.baseUrl, m, p, o),
     raw: (m: string, p: string, o?: RequestOptions) => send(emulator.url, m, p, o),
     admin: (m: string, p: string, json?: unknown, o?: Omit<RequestOptions, "json">) =>
-      send(emulator.adminUrl, m, p, { key: null, ...o, ...(json !== undefined ? { json } : {}) }),
+      send(emulator.adminUrl, m, p, {
+        key: emulator.runtime.control.adminToken,
+        ...o,
+        ...(json !== undefined ? { json } : {}),
+      }),
   });
+}
+
+/**
+ * Logs in as the dashboard does: opens the one-time login link and returns the session cookie it set
+ * (`name=value`, ready for a Cookie header).
+ */
+export async function dashboardSessionCookie(emulator: RunningEmulator): Promise<string> {
+  const code = emulator.runtime.control.sessions.loginCode();
+  const res = await fetch(`${emulator.url}/dashboard/login?token=${code}`, { redirect: "manual" });
+  const set = res.headers.get("set-cookie");
+  if (res.status !== 303 || !set) throw new Error(`login failed: ${res.status} ${await res.text()}`);
+  return set.split(";", 1)[0]!;
 }
 
 /** Stops the emulator and removes its data directory. */

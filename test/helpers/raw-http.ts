@@ -41,3 +41,42 @@ export function announce(
     });
   });
 }
+
+/**
+ * Sends `head` (a request line and headers, as written, ending in a blank line) over a raw socket to
+ * `host:port` and reads the answer until the server closes the connection (send HTTP/1.0 or
+ * `Connection: close`). fetch() cannot send a malformed or missing Host, nor a path it would normalise.
+ */
+export function rawExchange(
+  host: string,
+  port: number,
+  head: string,
+): Promise<{ status: number; body: any; text: string }> {
+  return new Promise((resolve, reject) => {
+    const sock = connect(port, host, () => sock.write(head));
+    let text = "";
+    const timer = setTimeout(() => {
+      sock.destroy();
+      reject(new Error(`no complete answer: ${text}`));
+    }, 5000);
+    sock.on("data", (d) => {
+      text += d.toString();
+    });
+    sock.on("close", () => {
+      clearTimeout(timer);
+      const split = text.indexOf("\r\n\r\n");
+      const bodyText = split < 0 ? "" : text.slice(split + 4);
+      let body: unknown;
+      try {
+        body = JSON.parse(bodyText);
+      } catch {
+        body = undefined;
+      }
+      resolve({ status: Number(text.slice(9, 12)), body, text });
+    });
+    sock.on("error", (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+  });
+}

@@ -4,54 +4,16 @@
  * problems as text; a route the spec does not describe gives none.
  */
 
-type Kind = "string" | "integer" | "timestamp" | "object" | "nullable-string";
-
-/** §2 Extension, as the list response carries it. `currentVersionId` is null until a version is approved. */
-const EXTENSION_LIST: Record<string, Kind> = {
-  id: "string",
-  slug: "string",
-  name: "string",
-  visibility: "string",
-  status: "string",
-  installCount: "integer",
-  currentVersionId: "nullable-string",
-  createdAt: "timestamp",
-  updatedAt: "timestamp",
-};
-/** §2: "The get response is the full object, including pricing, description and ratingCount." */
-const EXTENSION_FULL: Record<string, Kind> = {
-  ...EXTENSION_LIST,
-  short_description: "string",
-  description: "string",
-  pricing: "object",
-  ratingCount: "integer",
-};
-/** §4: 201 {extension: {id, slug, name, status, createdAt}}. */
-const EXTENSION_CREATED: Record<string, Kind> = {
-  id: "string",
-  slug: "string",
-  name: "string",
-  status: "string",
-  createdAt: "timestamp",
-};
-/** §2 Version, in list responses (`approvedAt` on approved versions). */
-const VERSION: Record<string, Kind> = {
-  id: "string",
-  version: "string",
-  status: "string",
-  bundleSizeBytes: "integer",
-  submittedAt: "timestamp",
-  changelog: "string",
-};
-/** §4: 202 {version: {id, version, status, submittedAt}}. */
-const VERSION_SUBMITTED: Record<string, Kind> = {
-  id: "string",
-  version: "string",
-  status: "string",
-  submittedAt: "timestamp",
-};
-/** §2 Install statistics. */
-const INSTALLS: Record<string, Kind> = { total: "integer", active: "integer", byVersion: "object" };
+// The tables live once, beside the checks of `ext conformance`, which hold any server to them.
+import {
+  EXTENSION_CREATED,
+  EXTENSION_FULL,
+  EXTENSION_LIST,
+  type FieldTable,
+  INSTALLS,
+  VERSION,
+  VERSION_SUBMITTED,
+} from "../../src/conformance/spec";
 
 /** §7: the code each of these statuses carries. 404 may be a more specific `*_not_found`. */
 const CODE_OF_STATUS: Record<number, RegExp> = {
@@ -65,7 +27,7 @@ const CODE_OF_STATUS: Record<number, RegExp> = {
 const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-function fieldProblems(where: string, value: unknown, fields: Record<string, Kind>): string[] {
+function fieldProblems(where: string, value: unknown, fields: FieldTable): string[] {
   if (!isObject(value)) return [`${where}: not an object`];
   const out: string[] = [];
   for (const [name, kind] of Object.entries(fields)) {
@@ -79,7 +41,9 @@ function fieldProblems(where: string, value: unknown, fields: Record<string, Kin
             ? Number.isInteger(v)
             : kind === "timestamp"
               ? typeof v === "string" && TIMESTAMP.test(v)
-              : isObject(v);
+              : kind === "string-array"
+                ? Array.isArray(v) && v.every((x) => typeof x === "string")
+                : isObject(v);
     if (!ok) out.push(`${where}: ${name}: expected ${kind} (spec), got ${JSON.stringify(v)}`);
   }
   return out;

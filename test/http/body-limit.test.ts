@@ -121,7 +121,13 @@ describe("PUT /extensions/:id/secrets/:key (JSON body cap)", () => {
 describe("control-plane JSON bodies (the same 1 MiB cap)", () => {
   test("a body declared at 100 MB to POST /_emulator/clock or /_emulator/seed is a 413 before a byte is sent", async () => {
     for (const path of ["/_emulator/clock", "/_emulator/seed", "/_emulator/faults"]) {
-      const answer = await announce(emu.port, "POST", path, { "Content-Type": "application/json" }, 100_000_000);
+      const answer = await announce(
+        emu.port,
+        "POST",
+        path,
+        { "Content-Type": "application/json", Authorization: `Bearer ${emu.runtime.control.adminToken}` },
+        100_000_000,
+      );
       expect({ path, status: answer.status, code: answer.body.error.code }).toEqual({
         path,
         status: 413,

@@ -109,9 +109,10 @@ describe("startEmulator() under Node", () => {
       const limits = await (await fetch(emu.baseUrl + "/extensions/" + id + "/limits", { headers: h })).json();
       const fault = await emu.injectFault({ method: "GET", path: "/extensions", status: 503, code: "maintenance", times: 1 });
       const faulted = (await fetch(emu.baseUrl + "/extensions", { headers: h })).status;
-      const before = (await (await fetch(emu.adminUrl + "/clock")).json()).now;
+      const asOwner = { headers: { authorization: "Bearer " + emu.adminToken } };
+      const before = (await (await fetch(emu.adminUrl + "/clock", asOwner)).json()).now;
       await emu.advanceClock(3600);
-      const after = (await (await fetch(emu.adminUrl + "/clock")).json()).now;
+      const after = (await (await fetch(emu.adminUrl + "/clock", asOwner)).json()).now;
       const requests = await emu.requests(2);
       let approveError;
       try { await emu.approveVersion("ver_missing"); } catch (e) { approveError = { name: e.name, status: e.status, code: e.code }; }
@@ -207,7 +208,7 @@ describe("startEmulator() under Node", () => {
   test("EXT_* variables of the calling process do not reach the server", async () => {
     const { code, result } = await nodeResult(
       `const emu = await ext.startEmulator();
-       const state = await (await fetch(emu.adminUrl + "/state")).json();
+       const state = await (await fetch(emu.adminUrl + "/state", { headers: { authorization: "Bearer " + emu.adminToken } })).json();
        await emu.stop();
        console.log(JSON.stringify({ port: emu.port, rateLimits: state.rateLimits }));`,
       { EXT_SEED: "/nonexistent.json", EXT_RATE_LIMITS: "off", EXT_PORT: "4999", EXT_MEMORY: "off" },
@@ -219,12 +220,17 @@ describe("startEmulator() under Node", () => {
 
   test("start-up errors reject with the server's own message; unknown options and key-less fixtures are refused", async () => {
     const { code, result } = await nodeResult(`
+      const { mkdirSync, symlinkSync } = await import("node:fs");
       const out = {};
       const fail = async (name, options) => { try { await ext.startEmulator(options); out[name] = "started"; } catch (e) { out[name] = e.name + ": " + e.message; } };
       await fail("badFixture", { fixture: { accounts: [{ id: "acc_x", apiKeys: [{ name: "k", key: "ext_x_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", scopes: ["nope"] }] }] } });
       await fail("noKey", { fixture: { accounts: [{ id: "acc_x", name: "X" }] } });
       await fail("unknownOption", { fixtrue: "demo" });
       await fail("missingFile", { fixture: "no-such-fixture.json" });
+      // An export directory whose fixture.json is a link to /dev/zero: refused, never read.
+      mkdirSync("zero-export");
+      symlinkSync("/dev/zero", "zero-export/fixture.json");
+      await fail("zeroLink", { fixture: "zero-export" });
       await fail("badBinary", { binary: "/nonexistent/ext" });
       console.log(JSON.stringify(out));
     `);
@@ -236,6 +242,7 @@ describe("startEmulator() under Node", () => {
       'TypeError: startEmulator: unknown option "fixtrue" (known: fixture, dataDir, port, host, rateLimits, autoApproveMs, logLevel, binary, startTimeoutMs)',
     );
     expect(result.missingFile).toStartWith("StartEmulatorError: cannot read the fixture");
+    expect(result.zeroLink).toEndWith("zero-export/fixture.json: is a symbolic link (links are not followed)");
     expect(result.badBinary).toStartWith("StartEmulatorError: could not run /nonexistent/ext");
   }, 30_000);
 
@@ -303,6 +310,21 @@ describe("startEmulator() under Node", () => {
     expect(code).toBe(0);
     expect(result).toMatchObject({ same: true, requests: [] });
     expect(result.missing).toContain("EXT_BASE_URL, EXT_ADMIN_URL, EXT_API_KEY not set");
+  }, 30_000);
+
+  test("connectEmulator() sends the admin token: from EXT_ADMIN_TOKEN, or the adminToken option; none is refused", async () => {
+    const { code, result } = await nodeResult(`
+      const emu = await ext.startEmulator();
+      const { EXT_ADMIN_TOKEN, ...withoutToken } = emu.env;
+      const status = (c) => c.admin.GET("/_emulator/state").then((r) => r.response.status);
+      const fromEnv = await status(ext.connectEmulator(emu.env));
+      const fromOption = await status(ext.connectEmulator(withoutToken, { adminToken: EXT_ADMIN_TOKEN }));
+      const none = await status(ext.connectEmulator(withoutToken));
+      await emu.stop();
+      console.log(JSON.stringify({ fromEnv, fromOption, none }));
+    `);
+    expect(code).toBe(0);
+    expect(result).toEqual({ fromEnv: 200, fromOption: 200, none: 401 });
   }, 30_000);
 
   test("a control-plane call to an emulator that is gone says where it went and why, with the socket error as its cause", async () => {

@@ -21,7 +21,9 @@ async function freshState(): Promise<void> {
 }
 
 async function exported(): Promise<Uint8Array> {
-  const res = await fetch(`${emu.adminUrl}/export`);
+  const res = await fetch(`${emu.adminUrl}/export`, {
+    headers: { authorization: `Bearer ${emu.runtime.control.adminToken}` },
+  });
   expect(res.status).toBe(200);
   return new Uint8Array(await res.arrayBuffer());
 }

@@ -111,8 +111,10 @@ async function reads(accounts: number): Promise<string[]> {
   return out;
 }
 
+const admin = () => ({ authorization: `Bearer ${emu.runtime.control.adminToken}` });
+
 async function exportArchive(): Promise<Uint8Array> {
-  const res = await fetch(`${emu.adminUrl}/export`);
+  const res = await fetch(`${emu.adminUrl}/export`, { headers: admin() });
   expect(res.status).toBe(200);
   return new Uint8Array(await res.arrayBuffer());
 }
@@ -130,7 +132,7 @@ test(
         await emu.admin("POST", "/reset");
         const reloaded = await fetch(`${emu.adminUrl}/seed`, {
           method: "POST",
-          headers: { "content-type": "application/x-tar" },
+          headers: { ...admin(), "content-type": "application/x-tar" },
           body: archive,
         });
         expect(`${reloaded.status} ${await reloaded.text()}`).toStartWith("200 ");

@@ -17,5 +17,5 @@ test("TABLES_PARENTS_FIRST names every table of the migrated database", () => {
     )
     .all()
     .map((t) => t.name);
-  expect(TABLES_PARENTS_FIRST.map((t) => getTableName(t)).sort()).toEqual(tables.sort());
+  expect(TABLES_PARENTS_FIRST.map((t): string => getTableName(t)).sort()).toEqual(tables.sort());
 });

@@ -44,7 +44,10 @@ const TOKEN_KEY = "ext-dashboard-admin-token";
 /** What `POST /_emulator/seed` takes an export archive as. */
 export const EXPORT_MEDIA_TYPE = "application/x-tar";
 
-/** Off loopback the control plane needs the admin token: asked once, kept for this tab only, sent as a header. */
+/**
+ * The control plane takes this page's session cookie (set by the login link `ext serve` prints; same-origin
+ * requests carry it), or the admin token, asked once, kept for this tab only and sent as a header.
+ */
 export const adminToken = {
   get: () => sessionStorage.getItem(TOKEN_KEY),
   set: (token: string) => sessionStorage.setItem(TOKEN_KEY, token),

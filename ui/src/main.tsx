@@ -43,11 +43,16 @@ function TokenPrompt({ onDone }: { onDone: () => void }) {
   const action = useAction();
   return (
     <main id="main" class="narrow">
-      <h1>Admin token</h1>
+      <h1>Open the dashboard</h1>
       <p>
-        This emulator is not bound to a loopback address, so its control plane needs the admin token that{" "}
-        <code>ext serve</code> printed (or <code>--admin-token</code>). It is kept for this tab only and sent as a
-        header, never as a cookie.
+        This browser is not logged in to this emulator. Open the link <code>ext serve</code> printed at start, on its{" "}
+        <code>dashboard:</code> line (<code>/dashboard/login?token=…</code>; a script finds it as{" "}
+        <code>dashboardLoginUrl</code> in the ready file): it logs this browser in for as long as the server runs. Each
+        link works once.
+      </p>
+      <p>
+        Or give the admin token: the one <code>ext serve</code> was given (<code>--admin-token</code>), else the one in
+        the data directory's <code>server.json</code>. It is kept for this tab only and sent as a header.
       </p>
       <form
         noValidate

@@ -109,7 +109,7 @@ export interface paths {
         put?: never;
         /**
          * Remember the current state (rows, bundles, clock) in memory
-         * @description Gone on restart. At most 32 at a time; restore with POST /snapshots/{id}/restore, free with DELETE.
+         * @description Gone on restart. At most 32 at a time, holding at most 256 MB of rows together (422 limit_exceeded past either); restore with POST /snapshots/{id}/restore, free with DELETE.
          */
         post: operations["createSnapshot"];
         delete?: never;

@@ -16,6 +16,7 @@ import type {
 } from "../../../client/emulator";
 import { emulatorCalls, noPlaintextKeyMessage } from "../../../client/emulator-methods";
 import { createAdminClient, createApiClient } from "../../../client/index";
+import { FIXTURE_JSON_MAX_BYTES, readJsonFile, STATE_FILE_MAX_BYTES } from "../../../src/json-reader";
 import { binaryPath, packageDir } from "../lib/binary.cjs";
 import { createWorkDir } from "../lib/temp-dirs.cjs";
 import { deployWithBinary } from "./deploy";
@@ -102,7 +103,8 @@ function seedOf(fixture: Fixture | undefined, work: string): Seed {
     const file = fromExport ? join(path, "fixture.json") : path;
     let parsed: unknown;
     try {
-      parsed = JSON.parse(readFileSync(file, "utf8"));
+      // As the server reads it: no link followed, a regular file, within the size and nesting caps.
+      parsed = readJsonFile(file, FIXTURE_JSON_MAX_BYTES);
     } catch (e) {
       throw new StartEmulatorError(`cannot read the fixture ${file}: ${(e as Error).message}`);
     }
@@ -166,14 +168,23 @@ function connection(at: Address, fetch: (request: Request) => Promise<Response>,
   };
 }
 
+/** What connectEmulator() takes besides the variables. */
+export interface ConnectEmulatorOptions {
+  /** The control plane's token; default EXT_ADMIN_TOKEN of `env`. Every control-plane call sends it. */
+  adminToken?: string;
+}
+
 /**
  * An emulator started elsewhere (a test runner's global setup), from the variables of `emulator.env` (the
- * names `ext exec` sets): EXT_BASE_URL, EXT_ADMIN_URL, EXT_API_KEY, EXT_ADMIN_TOKEN.
+ * names `ext exec` sets): EXT_BASE_URL, EXT_ADMIN_URL, EXT_API_KEY, EXT_ADMIN_TOKEN. The token may be left
+ * out only for a server started with --open-control-plane.
  */
 export function connectEmulator(
   env: Partial<EmulatorEnv> | Record<string, string | undefined> = process.env,
+  options: ConnectEmulatorOptions = {},
 ): EmulatorConnection {
-  const { EXT_BASE_URL: baseUrl, EXT_ADMIN_URL: adminUrl, EXT_API_KEY: apiKey, EXT_ADMIN_TOKEN: adminToken } = env;
+  const { EXT_BASE_URL: baseUrl, EXT_ADMIN_URL: adminUrl, EXT_API_KEY: apiKey } = env;
+  const adminToken = options.adminToken ?? env.EXT_ADMIN_TOKEN ?? "";
   const missing = Object.entries({ EXT_BASE_URL: baseUrl, EXT_ADMIN_URL: adminUrl, EXT_API_KEY: apiKey })
     .filter(([, v]) => !v)
     .map(([k]) => k);
@@ -182,7 +193,7 @@ export function connectEmulator(
       `connectEmulator: ${missing.join(", ")} not set; pass emulator.env from startEmulator() (or run under ext exec)`,
     );
   const url = adminUrl.replace(/\/_emulator$/, "");
-  return connection({ url, baseUrl, adminUrl, apiKey, adminToken: adminToken ?? "" }, keepAliveFetch().fetch);
+  return connection({ url, baseUrl, adminUrl, apiKey, adminToken }, keepAliveFetch().fetch);
 }
 
 /**
@@ -263,12 +274,13 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     await new Promise((r) => setTimeout(r, 5));
   }
   started = true;
-  const info = JSON.parse(readFileSync(ready, "utf8")) as {
+  const info = readJsonFile(ready, STATE_FILE_MAX_BYTES) as {
     url: string;
     baseUrl: string;
     adminUrl: string;
     port: number;
     pid: number;
+    adminToken?: string;
   };
   // A test that forgets stop() must not keep its process alive; the server still stops when it exits.
   child.unref();
@@ -289,6 +301,8 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
       transport.close();
       cleanup();
     })());
-  const at = { url: info.url, baseUrl: info.baseUrl, adminUrl: info.adminUrl, apiKey, adminToken };
+  // The server's own word for its token (the one we gave it, unless it was started otherwise).
+  const token = typeof info.adminToken === "string" && info.adminToken ? info.adminToken : adminToken;
+  const at = { url: info.url, baseUrl: info.baseUrl, adminUrl: info.adminUrl, apiKey, adminToken: token };
   return { ...connection(at, transport.fetch, bin), port: info.port, pid: info.pid, stop };
 }

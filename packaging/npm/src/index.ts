@@ -20,5 +20,11 @@ export {
 } from "../../../client/index";
 export type * from "../../../client/models";
 export { BinaryNotFoundError, binaryPath } from "../lib/binary.cjs";
-export { connectEmulator, type Emulator, type StartEmulatorOptions, startEmulator } from "./emulator";
+export {
+  type ConnectEmulatorOptions,
+  connectEmulator,
+  type Emulator,
+  type StartEmulatorOptions,
+  startEmulator,
+} from "./emulator";
 export { StartEmulatorError } from "./errors";

@@ -1,0 +1,85 @@
+import { writeFileSync } from "node:fs";
+import { defineCommand } from "citty";
+import { parseClientEnv } from "../../src/config";
+import { conforms, jsonReport, junitReport, textReport } from "../../src/conformance/report";
+import { runConformance } from "../../src/conformance/run";
+import { printable } from "../../src/printable";
+import { UsageError } from "../lib/runner";
+import { EXIT, err, out } from "../output";
+
+export default defineCommand({
+  meta: {
+    name: "conformance",
+    description: "Check a Developer API server (the platform, or ext) against the spec and ext's choices",
+  },
+  args: {
+    target: {
+      type: "string",
+      required: true,
+      description: "The server: its origin or its API base (…/developer/v1)",
+      valueHint: "URL",
+    },
+    "api-key": {
+      type: "string",
+      description: "A developer API key of the target with every scope (env EXT_API_KEY)",
+      valueHint: "KEY",
+    },
+    "read-only-key": {
+      type: "string",
+      description: "A second, narrower key (read, no write): enables the 403 checks",
+      valueHint: "KEY",
+    },
+    "include-rate-limits": {
+      type: "boolean",
+      description:
+        "Also exhaust the GET window (120/minute) to check the 429: locks the account's GETs for up to a minute",
+    },
+    "dry-run": { type: "boolean", description: "List the requests the run would send; send nothing" },
+    json: { type: "boolean", description: "Print the run as JSON on stdout, nothing else" },
+    junit: { type: "string", description: "Also write a JUnit XML report to FILE", valueHint: "FILE" },
+  },
+  async run({ args }) {
+    const apiKey = args["api-key"] || parseClientEnv().apiKey;
+    if (!apiKey && !args["dry-run"]) throw new UsageError("no API key: give --api-key or set EXT_API_KEY");
+    let url: URL;
+    try {
+      url = new URL(args.target);
+    } catch {
+      throw new UsageError(
+        `--target ${printable(args.target)} is not a URL (e.g. https://api.example.com/developer/v1)`,
+      );
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:")
+      throw new UsageError("--target must be an http or https URL");
+    const json = Boolean(args.json);
+    const controller = new AbortController();
+    // Ctrl-C stops the checks after the request in flight; the cleanup then still deletes the scratch extension.
+    const onInterrupt = () => {
+      if (!json) err("interrupted: cleaning up (Ctrl-C again to leave now)");
+      controller.abort();
+      process.once("SIGINT", () => process.exit(EXIT.interrupted));
+    };
+    process.once("SIGINT", onInterrupt);
+    const report = await runConformance(
+      {
+        url: url.toString(),
+        apiKey: apiKey ?? "<api-key>",
+        ...(args["read-only-key"] ? { readOnlyKey: args["read-only-key"] } : {}),
+      },
+      {
+        includeRateLimits: Boolean(args["include-rate-limits"]),
+        dryRun: Boolean(args["dry-run"]),
+        signal: controller.signal,
+        onResult: (r) => {
+          if (!json && !args["dry-run"] && r.outcome !== "skipped")
+            err(`${r.outcome === "passed" ? "ok     " : r.kind === "spec" ? "DIFFERS" : "choice "} ${r.id}`);
+        },
+      },
+    ).finally(() => process.off("SIGINT", onInterrupt));
+    if (args.junit) writeFileSync(args.junit, junitReport(report));
+    if (json) out(jsonReport(report));
+    else for (const line of textReport(report)) out(line);
+    if (report.interrupted) process.exit(EXIT.interrupted);
+    if (!args["dry-run"] && !conforms(report)) process.exit(EXIT.runtime);
+  },
+});

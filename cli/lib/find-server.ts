@@ -1,0 +1,113 @@
+/**
+ * Which emulator a command means when the user names none: found as git finds `.git`, by walking up from the
+ * working directory to the nearest data directory (`.ext-data`, or EXT_DATA_DIR alone when set) whose
+ * server.json is this user's private file naming a live process; then verified before anything else is
+ * sent: the server must answer a fresh challenge with an HMAC keyed by the admin token in that file
+ * (src/auth/server-proof.ts). A listener that took the port, or any other server, learns nothing: the
+ * challenge carries no key, no token and no secret. No port is ever guessed.
+ */
+import { randomBytes } from "node:crypto";
+import { dirname, join, resolve } from "node:path";
+import { checkServerProof } from "../../src/auth/server-proof";
+import { type ClientEnv, DEFAULT_DATA_DIR } from "../../src/config";
+import { readServerFile, type ServerFile } from "../../src/server-file";
+import { describeError } from "./api-error";
+import { adminClient, call, type Endpoints, endpointsFromAnyUrl } from "./http";
+import { UsageError } from "./runner";
+
+/** How long a found server may take to answer the challenge. */
+const PROOF_TIMEOUT_MS = 2_000;
+
+export interface FoundServer {
+  endpoints: Endpoints;
+  /** The admin token from the data directory's server.json, proven held by the server. */
+  adminToken: string;
+  dataDir: string;
+}
+
+/** A server that was found but did not prove it is the emulator of its data directory. */
+export class UnprovenServerError extends Error {
+  override name = "UnprovenServerError";
+  constructor(url: string, dataDir: string, why: string) {
+    super(`the server at ${url} did not prove it is the emulator of ${dataDir}: ${why}`);
+  }
+}
+
+/** The data directories a command in `cwd` may belong to, nearest first. */
+export function candidateDataDirs(env: ClientEnv, cwd: string): string[] {
+  if (env.dataDir !== null) return [resolve(cwd, env.dataDir)];
+  const dirs: string[] = [];
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    dirs.push(join(dir, DEFAULT_DATA_DIR));
+    if (dirname(dir) === dir) return dirs;
+  }
+}
+
+/** The nearest data directory with a usable server.json whose process still runs; null when there is none. */
+export function nearestServerFile(env: ClientEnv, cwd: string): { dataDir: string; info: ServerFile } | null {
+  for (const dataDir of candidateDataDirs(env, cwd)) {
+    const info = readServerFile(dataDir);
+    if (info && processAlive(info.pid)) return { dataDir, info };
+  }
+  return null;
+}
+
+/** The verified server of this folder, or a usage error saying how to start or name one. */
+export async function findServer(env: ClientEnv, cwd: string): Promise<FoundServer> {
+  const found = nearestServerFile(env, cwd);
+  // The message says what to do; the flags list would bury it.
+  if (!found) throw new UsageError(nothingFound(env, cwd), false);
+  return await verifyServer(found.dataDir, found.info);
+}
+
+function nothingFound(env: ClientEnv, cwd: string): string {
+  const where =
+    env.dataDir !== null
+      ? `for the data directory ${resolve(cwd, env.dataDir)} (EXT_DATA_DIR)`
+      : `in ${resolve(cwd)} or a folder above it (none has a ${DEFAULT_DATA_DIR.replace(/^\.\//, "")} of a running server)`;
+  return `no emulator found ${where}: start one with \`${env.command} serve\`, or name one with --target URL (or EXT_BASE_URL)`;
+}
+
+/**
+ * Sends the server a fresh challenge, with no credential, and checks its answer against the token in
+ * server.json. Throws UnprovenServerError on a missing or wrong proof, or when the server does not answer.
+ */
+export async function verifyServer(dataDir: string, info: ServerFile): Promise<FoundServer> {
+  const endpoints = endpointsFromAnyUrl(info.url);
+  const unproven = (why: string) => new UnprovenServerError(info.url, dataDir, why);
+  if (!info.adminToken)
+    throw unproven("its server.json holds no admin token (written by an older ext? restart that `ext serve`)");
+  const nonce = randomBytes(32).toString("base64url");
+  // No token: nothing is revealed before the answer is checked.
+  const health = adminClient(endpoints, null);
+  let answer: { proof?: string };
+  try {
+    answer = await call(
+      () =>
+        health.GET("/healthz", {
+          params: { query: { challenge: nonce } },
+          signal: AbortSignal.timeout(PROOF_TIMEOUT_MS),
+        }),
+      { retries: 0 },
+    );
+  } catch (e) {
+    throw unproven(`it did not answer the challenge (${describeError(e)})`);
+  }
+  if (!checkServerProof(info.adminToken, nonce, info.url, answer?.proof))
+    throw unproven(answer?.proof === undefined ? "its answer carries no proof" : "its proof is wrong");
+  return {
+    endpoints: { ...endpoints, unreachableHint: `has the \`ext serve\` of ${dataDir} stopped?` },
+    adminToken: info.adminToken,
+    dataDir,
+  };
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    // ESRCH: gone. EPERM: another user's process, so not the server that wrote this user's file.
+    return false;
+  }
+}

@@ -1,0 +1,230 @@
+/**
+ * `ext proxy`: forwards each request unchanged to the upstream and its answer unchanged to the client —
+ * status, headers (hop-by-hop ones aside), body bytes streamed as they come (compressed bodies stay
+ * compressed) — while a copy of both is checked against the contract once the exchange ends. Checking never
+ * delays or alters what the client gets. Listens on 127.0.0.1 only.
+ */
+import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
+import { answerProblems, choiceProblems, endpointOf, requestProblems } from "./contract";
+import { DifferenceLog } from "./proxy-report";
+import { createRedactor } from "./redact";
+import { type Shadow, startShadow } from "./shadow";
+import { isObject, parseJson } from "./shape";
+import { SECRET_LABEL } from "./step";
+import { originOf } from "./transport";
+import type { Exchange } from "./types";
+
+const HOP_BY_HOP = [
+  "connection",
+  "keep-alive",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+];
+/** How much of a body is kept for checking (the client always gets all of it). */
+const CHECKED_BYTES = 1024 * 1024;
+/** With --shadow, request bodies up to this are kept for the replay (a bundle is at most ~50 MB). */
+const REPLAYED_BYTES = 64 * 1024 * 1024;
+
+export interface ProxyOptions {
+  upstream: string;
+  port?: number;
+  /** Written after each exchange, and at stop. */
+  reportFile?: string;
+  shadow?: boolean;
+}
+
+export interface RunningProxy {
+  url: string;
+  log: DifferenceLog;
+  /** Resolves once every exchange so far has been checked (and replayed). */
+  settled(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function collect(
+  stream: ReadableStream<Uint8Array>,
+  cap: number,
+): Promise<{ bytes: Uint8Array; whole: boolean }> {
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    if (total + value.length <= cap) chunks.push(value);
+    total += value.length;
+  }
+  return { bytes: Buffer.concat(chunks), whole: total <= cap };
+}
+
+function decoded(bytes: Uint8Array, encoding: string | null): string | null {
+  try {
+    const e = (encoding ?? "").trim().toLowerCase();
+    const raw =
+      e === "" || e === "identity"
+        ? bytes
+        : e === "gzip"
+          ? gunzipSync(bytes)
+          : e === "deflate"
+            ? inflateSync(bytes)
+            : e === "br"
+              ? brotliDecompressSync(bytes)
+              : null;
+    return raw === null ? null : new TextDecoder().decode(raw);
+  } catch {
+    return null;
+  }
+}
+
+function forwardHeaders(from: Headers): Headers {
+  const h = new Headers(from);
+  for (const name of [...HOP_BY_HOP, "host"]) h.delete(name);
+  return h;
+}
+
+export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
+  const upstream = originOf(options.upstream);
+  const log = new DifferenceLog(upstream, Boolean(options.shadow));
+  const redactor = createRedactor();
+  const shadow: Shadow | null = options.shadow ? await startShadow() : null;
+  let queue: Promise<void> = Promise.resolve();
+
+  async function check(
+    request: Request,
+    pathAndQuery: string,
+    requestBody: Promise<{ bytes: Uint8Array; whole: boolean }> | null,
+    response: Response,
+    responseBody: Promise<{ bytes: Uint8Array; whole: boolean }> | null,
+  ) {
+    const reqBody = requestBody ? await requestBody : null;
+    const resBody = responseBody ? await responseBody : null;
+    const url = new URL(request.url);
+    const endpoint = endpointOf(request.method, url.pathname);
+    const type = request.headers.get("content-type") ?? "";
+    const reqText = reqBody && !type.startsWith("multipart/") ? new TextDecoder().decode(reqBody.bytes) : null;
+    // A secret's value is learnt before anything is recorded, so no record can hold it.
+    if (endpoint === "PUT /developer/v1/extensions/:id/secrets/:key" && reqText) {
+      const parsed = parseJson(reqText);
+      if (parsed.ok && isObject(parsed.value) && typeof parsed.value.value === "string")
+        redactor.add(parsed.value.value, SECRET_LABEL);
+    }
+    const resText = resBody ? decoded(resBody.bytes, response.headers.get("content-encoding")) : "";
+    const exchange: Exchange = {
+      request: {
+        method: request.method,
+        path: redactor.text(pathAndQuery),
+        headers: {
+          ...redactor.headers(request.headers),
+          ...(request.headers.has("authorization") ? { authorization: "<redacted>" } : {}),
+        },
+        ...(reqText === null
+          ? type.startsWith("multipart/")
+            ? { body: "(multipart form)" }
+            : {}
+          : {
+              body:
+                endpoint === "PUT /developer/v1/extensions/:id/secrets/:key"
+                  ? `{"value":"${SECRET_LABEL}"}`
+                  : redactor.text(reqText.slice(0, 4096)),
+            }),
+      },
+      response: {
+        status: response.status,
+        headers: redactor.headers(response.headers),
+        body: resText === null ? "(body not decodable)" : redactor.text(resText.slice(0, 64 * 1024)),
+      },
+    };
+    const name = endpoint ?? `${request.method} ${url.pathname.replace(/\/extensions\/[^/]+/, "/extensions/:id")}`;
+    log.exchanges++;
+    for (const p of requestProblems(endpoint, request.headers, reqText)) log.add("request", name, p, exchange);
+    if (resText !== null && resBody?.whole !== false) {
+      for (const p of answerProblems(endpoint, exchange)) log.add("answer", name, p, exchange);
+      for (const p of choiceProblems(endpoint, exchange)) log.add("choice", name, p, exchange);
+      // The redactor knows only secret values here: if it changes the text, the answer carries one.
+      if (redactor.text(resText) !== resText)
+        log.add("answer", name, "the answer carries a secret value (shown as <secret value>)", exchange);
+    }
+    if (shadow && resText !== null && (reqBody === null || reqBody.whole)) {
+      const { ext, differences } = await shadow.compare(
+        { method: request.method, pathAndQuery, headers: request.headers, body: reqBody?.bytes ?? null },
+        { status: response.status, headers: response.headers, body: resText },
+      );
+      const extRecorded = {
+        status: ext.status,
+        headers: redactor.headers(ext.headers),
+        body: redactor.text(ext.body.slice(0, 64 * 1024)),
+      };
+      for (const d of differences) log.add("shadow", name, d, exchange, extRecorded);
+    }
+    if (options.reportFile) log.write(options.reportFile);
+  }
+
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: options.port ?? 0,
+    // A slow upstream (a 50 MB upload) must not be cut by the proxy's own idle timer.
+    idleTimeout: 255,
+    maxRequestBodySize: 1024 * 1024 * 1024,
+    async fetch(request) {
+      const url = new URL(request.url);
+      const pathAndQuery = url.pathname + url.search;
+      let upstreamBody: ReadableStream<Uint8Array> | null = null;
+      let requestBody: Promise<{ bytes: Uint8Array; whole: boolean }> | null = null;
+      if (request.body) {
+        const [a, b] = request.body.tee();
+        upstreamBody = a;
+        requestBody = collect(b, shadow ? REPLAYED_BYTES : CHECKED_BYTES);
+      }
+      let answer: Response;
+      try {
+        answer = await fetch(upstream + pathAndQuery, {
+          method: request.method,
+          headers: forwardHeaders(request.headers),
+          ...(upstreamBody ? { body: upstreamBody, duplex: "half" } : {}),
+          redirect: "manual",
+          decompress: false,
+        } as RequestInit);
+      } catch (e) {
+        return Response.json(
+          {
+            error: {
+              code: "bad_gateway",
+              message: `ext proxy: the upstream did not answer (${(e as Error).message})`,
+              status: 502,
+            },
+          },
+          { status: 502 },
+        );
+      }
+      let toClient: ReadableStream<Uint8Array> | null = null;
+      let responseBody: Promise<{ bytes: Uint8Array; whole: boolean }> | null = null;
+      if (answer.body) {
+        const [a, b] = answer.body.tee();
+        toClient = a;
+        responseBody = collect(b, CHECKED_BYTES);
+      }
+      const checked = () => check(request, pathAndQuery, requestBody, answer, responseBody).catch(() => undefined);
+      queue = queue.then(checked);
+      return new Response(toClient, {
+        status: answer.status,
+        statusText: answer.statusText,
+        headers: forwardHeaders(answer.headers),
+      });
+    },
+  });
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    log,
+    settled: () => queue,
+    async stop() {
+      await server.stop(true);
+      await queue;
+      if (options.reportFile) log.write(options.reportFile);
+      await shadow?.stop();
+    },
+  };
+}

@@ -1,0 +1,200 @@
+/**
+ * How a command with no --target finds its emulator and verifies it: the nearest data directory up from the
+ * working directory, then a challenge the server must answer with the admin token of that directory's
+ * server.json. Real sockets and real files; each fake server records every request it is sent.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { candidateDataDirs, nearestServerFile, UnprovenServerError } from "../../cli/lib/find-server";
+import { UsageError } from "../../cli/lib/runner";
+import { resolveApi, resolveServer } from "../../cli/lib/target";
+import { serverProof } from "../../src/auth/server-proof";
+import { parseClientEnv } from "../../src/config";
+
+interface Seen {
+  method: string;
+  url: string;
+  authorization: string | null;
+}
+
+/** A server on a free port that answers /healthz with `prove(nonce, url)` (undefined: no proof) and records all. */
+function fakeServer(prove: (nonce: string, url: string) => string | undefined) {
+  const seen: Seen[] = [];
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch(req) {
+      const url = new URL(req.url);
+      seen.push({
+        method: req.method,
+        url: url.pathname + url.search,
+        authorization: req.headers.get("authorization"),
+      });
+      if (url.pathname === "/healthz") {
+        const proof = prove(url.searchParams.get("challenge") ?? "", `http://127.0.0.1:${server.port}`);
+        return Response.json({ status: "ok", ...(proof === undefined ? {} : { proof }) });
+      }
+      if (url.pathname === "/_emulator/accounts") return Response.json({ accounts: [{ id: "acc_1", name: "One" }] });
+      if (url.pathname.endsWith("/dashboard-key")) return Response.json({ plaintext: "ext_from_fake" });
+      return Response.json({ error: { code: "not_found", message: "no", status: 404 } }, { status: 404 });
+    },
+  });
+  return { server, seen, url: `http://127.0.0.1:${server.port}` };
+}
+
+const TOKEN = "adm_test_token_for_the_proof_0123456789abcdef";
+const honest = (token = TOKEN) => fakeServer((nonce, url) => serverProof(token, nonce, url));
+
+/** Writes `<dir>/.ext-data/server.json` as `ext serve` does (0600), naming a live pid (this test's). */
+function plant(dir: string, url: string, extra: Record<string, unknown> = { adminToken: TOKEN }): void {
+  mkdirSync(join(dir, ".ext-data"), { recursive: true, mode: 0o700 });
+  writeFileSync(join(dir, ".ext-data", "server.json"), JSON.stringify({ url, pid: process.pid, ...extra }), {
+    mode: 0o600,
+  });
+}
+
+const env = (vars: Record<string, string> = {}) => parseClientEnv(vars);
+
+let root: string;
+const servers: Array<ReturnType<typeof Bun.serve>> = [];
+const track = <T extends { server: ReturnType<typeof Bun.serve> }>(s: T): T => {
+  servers.push(s.server);
+  return s;
+};
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), "ext-find-"));
+  // The walk goes on above the temp folder: nothing of this user's may be found there, or these tests mean nothing.
+  expect(nearestServerFile(env(), root)).toBeNull();
+});
+afterAll(() => {
+  for (const s of servers) s.stop(true);
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe("finding the server: the nearest data directory up from the working directory", () => {
+  test("a subfolder finds its parent's server, verified, with the token of its server.json", async () => {
+    const fake = track(honest());
+    const project = mkdtempSync(join(root, "project-"));
+    plant(project, fake.url);
+    const deep = join(project, "src", "deep");
+    mkdirSync(deep, { recursive: true });
+    const target = await resolveServer({}, env(), deep);
+    expect(target.endpoints.root).toBe(fake.url);
+    expect(target.adminToken).toBe(TOKEN);
+    // The challenge is all that was sent, with no credential.
+    expect(fake.seen).toHaveLength(1);
+    expect(fake.seen[0]!.url).toMatch(/^\/healthz\?challenge=[A-Za-z0-9_-]{43}$/);
+    expect(fake.seen[0]!.authorization).toBeNull();
+  });
+
+  test("the nearest wins over one further up; a fresh nonce each time", async () => {
+    const outer = track(honest());
+    const inner = track(honest());
+    const project = mkdtempSync(join(root, "nested-"));
+    plant(project, outer.url);
+    const sub = join(project, "sub");
+    plant(sub, inner.url);
+    expect((await resolveServer({}, env(), sub)).endpoints.root).toBe(inner.url);
+    expect((await resolveServer({}, env(), sub)).endpoints.root).toBe(inner.url);
+    expect(outer.seen).toHaveLength(0);
+    expect(inner.seen[0]!.url).not.toBe(inner.seen[1]!.url);
+  });
+
+  test("EXT_DATA_DIR names the one data directory looked at", async () => {
+    const fake = track(honest());
+    const dataDir = join(mkdtempSync(join(root, "envdir-")), "state");
+    mkdirSync(dataDir, { mode: 0o700 });
+    writeFileSync(
+      join(dataDir, "server.json"),
+      JSON.stringify({ url: fake.url, pid: process.pid, adminToken: TOKEN }),
+      {
+        mode: 0o600,
+      },
+    );
+    expect(candidateDataDirs(env({ EXT_DATA_DIR: dataDir }), "/anywhere")).toEqual([dataDir]);
+    expect((await resolveServer({}, env({ EXT_DATA_DIR: dataDir }), root)).endpoints.root).toBe(fake.url);
+  });
+
+  test("a server.json whose process is gone is passed over", async () => {
+    const fake = track(honest());
+    const project = mkdtempSync(join(root, "stale-"));
+    plant(project, fake.url);
+    const sub = join(project, "sub");
+    mkdirSync(join(sub, ".ext-data"), { recursive: true });
+    const dead = Bun.spawnSync(["true"]).pid;
+    writeFileSync(join(sub, ".ext-data", "server.json"), JSON.stringify({ url: "http://127.0.0.1:1", pid: dead }), {
+      mode: 0o600,
+    });
+    expect((await resolveServer({}, env(), sub)).endpoints.root).toBe(fake.url);
+  });
+});
+
+describe("nothing found: no port is guessed", () => {
+  test("says how to start one or name one, and connects nowhere", async () => {
+    const bystander = track(honest());
+    // Another folder's server is not this folder's.
+    plant(mkdtempSync(join(root, "other-")), bystander.url);
+    const lonely = mkdtempSync(join(root, "lonely-"));
+    const e = await resolveServer({}, env(), lonely).catch((x) => x);
+    expect(e).toBeInstanceOf(UsageError);
+    expect(e.message).toBe(
+      `no emulator found in ${lonely} or a folder above it (none has a .ext-data of a running server): start one with \`ext serve\`, or name one with --target URL (or EXT_BASE_URL)`,
+    );
+    const viaNpx = await resolveServer({}, env({ npm_command: "exec" }), lonely).catch((x) => x);
+    expect(viaNpx.message).toContain("start one with `npx ext serve`");
+    const named = await resolveServer({}, env({ EXT_DATA_DIR: "state" }), lonely).catch((x) => x);
+    expect(named.message).toStartWith(
+      `no emulator found for the data directory ${join(lonely, "state")} (EXT_DATA_DIR)`,
+    );
+    expect(bystander.seen).toHaveLength(0);
+  });
+});
+
+describe("a server that does not prove itself gets nothing but the challenge", () => {
+  const refusedWith = async (prove: (nonce: string, url: string) => string | undefined, why: string) => {
+    const impostor = track(fakeServer(prove));
+    const project = mkdtempSync(join(root, "impostor-"));
+    plant(project, impostor.url);
+    const e = await resolveApi({}, env({ EXT_API_KEY: "ext_must_not_leak" }), project).catch((x) => x);
+    expect(e).toBeInstanceOf(UnprovenServerError);
+    expect(e.message).toBe(
+      `the server at ${impostor.url} did not prove it is the emulator of ${join(project, ".ext-data")}: ${why}`,
+    );
+    expect(impostor.seen.map((s) => s.url.replace(/=.*/, ""))).toEqual(["/healthz?challenge"]);
+    expect(impostor.seen[0]!.authorization).toBeNull();
+  };
+
+  test("a wrong proof (made with another token)", async () => {
+    await refusedWith((nonce, url) => serverProof("adm_some_other_token", nonce, url), "its proof is wrong");
+  });
+
+  test("a proof made for another URL (an answer relayed from the real server)", async () => {
+    await refusedWith((nonce) => serverProof(TOKEN, nonce, "http://127.0.0.1:4780"), "its proof is wrong");
+  });
+
+  test("no proof at all (a server that only says ok)", async () => {
+    await refusedWith(() => undefined, "its answer carries no proof");
+  });
+
+  test("a server.json without a token: refused before any request", async () => {
+    const fake = track(honest());
+    const project = mkdtempSync(join(root, "tokenless-"));
+    plant(project, fake.url, {});
+    const e = await resolveServer({}, env(), project).catch((x) => x);
+    expect(e).toBeInstanceOf(UnprovenServerError);
+    expect(e.message).toContain("its server.json holds no admin token");
+    expect(fake.seen).toHaveLength(0);
+  });
+
+  test("an explicit --target or EXT_BASE_URL is the user's choice: no challenge, their token", async () => {
+    const fake = track(fakeServer(() => undefined));
+    const viaFlag = await resolveServer({ target: fake.url, "admin-token": "adm_given" }, env(), root);
+    expect(viaFlag).toMatchObject({ endpoints: { root: fake.url }, adminToken: "adm_given" });
+    const viaEnv = await resolveServer({}, env({ EXT_BASE_URL: fake.url, EXT_ADMIN_TOKEN: "adm_env" }), root);
+    expect(viaEnv).toMatchObject({ endpoints: { root: fake.url }, adminToken: "adm_env" });
+    expect(fake.seen).toHaveLength(0);
+  });
+});

@@ -1,0 +1,183 @@
+/**
+ * The owner's ways in, besides a script's Authorization header: the dashboard's one-time login link (a session
+ * cookie), the server proof a client checks without sending the token, and the private files that carry the
+ * token to the owner's tools. And the control-plane routes' own check: without the gate's mark, none runs.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Elysia } from "elysia";
+import { checkServerProof, serverProof } from "../../src/auth/server-proof";
+import { controlPlaneRoutes } from "../../src/emulator/routes";
+import { errorHandler } from "../../src/errors/handler";
+import { requestLifecycle } from "../../src/http/request-context";
+import { createLogger } from "../../src/logger";
+import {
+  dashboardSessionCookie,
+  expectEnvelope,
+  startTestEmulator,
+  stopTestEmulator,
+  type TestEmulator,
+} from "../helpers/emulator";
+
+let emu: TestEmulator;
+let readyDir: string;
+beforeAll(async () => {
+  readyDir = mkdtempSync(join(tmpdir(), "ext-ready-"));
+  emu = await startTestEmulator({ config: { readyFile: join(readyDir, "ready.json") } });
+});
+afterAll(async () => {
+  await stopTestEmulator(emu);
+  rmSync(readyDir, { recursive: true, force: true });
+});
+
+const login = (token: string) => fetch(`${emu.url}/dashboard/login?token=${token}`, { redirect: "manual" });
+const sameOrigin = { origin: "", "sec-fetch-site": "same-origin" };
+
+describe("the dashboard's login link", () => {
+  test("sets an HttpOnly, SameSite=Strict, per-port session cookie (a random id, not the token) and sends the browser on without the code", async () => {
+    const code = emu.runtime.control.sessions.loginCode();
+    const res = await login(code);
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/");
+    const cookie = res.headers.get("set-cookie")!;
+    expect(cookie).toMatch(
+      new RegExp(`^ext_session_${emu.port}=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=/$`),
+    );
+    expect(cookie).not.toContain(emu.runtime.control.adminToken);
+    expect(cookie).not.toContain(code);
+    const session = cookie.split(";", 1)[0]!;
+    const state = await emu.raw("GET", "/_emulator/state", {
+      key: null,
+      headers: { cookie: session, ...sameOrigin, origin: emu.url },
+    });
+    expect(state.status).toBe(200);
+  });
+
+  test("the code works once; a new one is minted for the next link", async () => {
+    const code = emu.runtime.control.sessions.loginCode();
+    expect((await login(code)).status).toBe(303);
+    const again = await login(code);
+    expect(again.status).toBe(401);
+    expect((await again.json()).error.message).toContain("used up or wrong");
+    expect(emu.runtime.control.sessions.loginCode()).not.toBe(code);
+  });
+
+  test("the admin token itself logs in too; a wrong code, a forged or another port's cookie opens nothing", async () => {
+    expect((await login(emu.runtime.control.adminToken)).status).toBe(303);
+    expectEnvelope(
+      await emu.raw("GET", `/dashboard/login?token=${"x".repeat(32)}`, { key: null }),
+      401,
+      "unauthorized",
+    );
+    const session = await dashboardSessionCookie(emu);
+    const id = session.slice(session.indexOf("=") + 1);
+    for (const cookie of [`ext_session_${emu.port}=${"A".repeat(43)}`, `ext_session_${emu.port + 1}=${id}`]) {
+      const res = await emu.raw("GET", "/_emulator/state", { key: null, headers: { cookie } });
+      expect({ cookie, status: res.status }).toEqual({ cookie, status: 401 });
+    }
+  });
+
+  test("POST /_emulator/dashboard-login mints a new link (the owner only); the earlier one stops working", async () => {
+    const before = emu.runtime.control.sessions.loginCode();
+    expectEnvelope(await emu.admin("POST", "/dashboard-login", undefined, { key: null }), 401, "unauthorized");
+    const minted = await emu.admin("POST", "/dashboard-login");
+    expect(minted.status).toBe(200);
+    expect(minted.body.url).toStartWith(`${emu.url}/dashboard/login?token=`);
+    expect(minted.body.url).not.toContain(before);
+    expect((await login(before)).status).toBe(401);
+    expect((await fetch(minted.body.url, { redirect: "manual" })).status).toBe(303);
+  });
+
+  test("the ready file carries the admin token and a working login link; it is private (0600)", async () => {
+    const file = join(readyDir, "ready.json");
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const ready = JSON.parse(readFileSync(file, "utf8"));
+    expect(ready.adminToken).toBe(emu.runtime.control.adminToken);
+    expect(ready.dashboardLoginUrl).toMatch(
+      new RegExp(`^${emu.url.replace(/[.]/g, "\\.")}/dashboard/login\\?token=[A-Za-z0-9_-]{32}$`),
+    );
+  });
+});
+
+describe("server.json", () => {
+  test("holds the admin token, readable by its owner only", () => {
+    const file = join(emu.dataDir, "server.json");
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const info = JSON.parse(readFileSync(file, "utf8"));
+    expect(info).toEqual({ url: emu.url, pid: process.pid, adminToken: emu.runtime.control.adminToken });
+  });
+});
+
+describe("GET /healthz?challenge=", () => {
+  const nonce = "n0nce_of-the-client_0123456789";
+
+  test("answers the HMAC of the nonce and the server's URL keyed by the admin token", async () => {
+    const res = await emu.raw("GET", `/healthz?challenge=${nonce}`, { key: null });
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe("ok");
+    const token = emu.runtime.control.adminToken;
+    expect(res.body.proof).toBe(serverProof(token, nonce, emu.url));
+    expect(checkServerProof(token, nonce, emu.url, res.body.proof)).toBe(true);
+    // Bound to the URL, the nonce and the token: any other gives another proof.
+    expect(checkServerProof(token, nonce, "http://127.0.0.1:1", res.body.proof)).toBe(false);
+    expect(checkServerProof(`${token}x`, nonce, emu.url, res.body.proof)).toBe(false);
+    expect(res.text).not.toContain(token);
+  });
+
+  test("the message is exactly ext-server-proof, the nonce and the url, one per line", async () => {
+    const { createHmac } = await import("node:crypto");
+    const expected = createHmac("sha256", "adm_k").update(`ext-server-proof\n${nonce}\nhttp://127.0.0.1:4780`);
+    expect(serverProof("adm_k", nonce, "http://127.0.0.1:4780")).toBe(expected.digest("base64url"));
+  });
+
+  test("a nonce that is too short, too long or not base64url is a 422; none at all is plain liveness", async () => {
+    for (const bad of ["short", "x".repeat(129), `${"a".repeat(22)}%2F`, `${"a".repeat(22)}.`]) {
+      expectEnvelope(await emu.raw("GET", `/healthz?challenge=${bad}`, { key: null }), 422, "validation_error");
+    }
+    expect((await emu.raw("GET", "/healthz", { key: null })).body).toEqual({ status: "ok" });
+  });
+});
+
+describe("control-plane routes without the gate", () => {
+  test("refuse every request the admin gate did not mark (fail closed)", async () => {
+    // The routes alone, as if a slip in reading a path had let a request past the gate.
+    const app = new Elysia()
+      .use(requestLifecycle(emu.clock, []))
+      .use(errorHandler(createLogger("silent"), () => []))
+      .use(controlPlaneRoutes(emu.runtime));
+    for (const [method, path] of [
+      ["GET", "/_emulator/state"],
+      ["POST", "/_emulator/reset"],
+      ["GET", "/_emulator/export?includeSecretValues=true"],
+      ["POST", "/_emulator/accounts/acc_test/dashboard-key"],
+    ]) {
+      const res = await app.handle(
+        new Request(`http://localhost${path}`, {
+          method,
+          headers: { authorization: `Bearer ${emu.runtime.control.adminToken}` },
+        }),
+      );
+      expect({ method, path, status: res.status }).toEqual({ method, path, status: 401 });
+    }
+    // A body is not even read: an export archive would be staged to disk by the seed route's parser.
+    const staged = await app.handle(
+      new Request("http://localhost/_emulator/seed", {
+        method: "POST",
+        headers: { "content-type": "application/x-tar" },
+        body: new Uint8Array(1024),
+      }),
+    );
+    expect(staged.status).toBe(401);
+    const json = await app.handle(
+      new Request("http://localhost/_emulator/seed", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ accounts: [{ id: "acc_intruder", name: "Intruder" }] }),
+      }),
+    );
+    expect(json.status).toBe(401);
+    expect((await emu.admin("GET", "/state")).body.counts.accounts).toBe(2);
+  });
+});
