@@ -41,42 +41,12 @@ export interface components {
                     /** @description ISO 8601 UTC instant with milliseconds (export) */
                     revokedAt?: string;
                 }[];
-                overrides?: {
-                    "max_extensions_per_account"?: number;
-                    "max_versions_per_extension"?: number;
-                    "max_team_members"?: number;
-                    "max_api_keys"?: number;
-                    "max_secrets_per_extension"?: number;
-                    "storage_global_bytes"?: number;
-                    "storage_per_install_bytes"?: number;
-                    "storage_keys_global"?: number;
-                    "storage_keys_per_install"?: number;
-                    "storage_value_bytes"?: number;
-                    "storage_key_name_bytes"?: number;
-                    "max_actions_per_extension"?: number;
-                    "invocations_per_minute"?: number;
-                    "invocation_timeout_seconds"?: number;
-                    "fetches_per_invocation"?: number;
-                    "action_response_bytes"?: number;
-                    "max_allow_hosts"?: number;
-                    "egress_timeout_seconds"?: number;
-                    "websocket_connections_per_install"?: number;
-                    "pubsub_pushes_per_second"?: number;
-                    "pubsub_message_bytes"?: number;
-                    "max_sounds_in_manifest"?: number;
-                    "max_sounds_per_extension"?: number;
-                    "sound_file_bytes"?: number;
-                    "sound_warning_bytes"?: number;
-                    "bundle_total_bytes"?: number;
-                    "bundle_layer_gzip_bytes"?: number;
-                    "bundle_editor_gzip_bytes"?: number;
-                    "bundle_interactive_gzip_bytes"?: number;
-                    "static_assets_bytes"?: number;
-                    "build_time_seconds"?: number;
-                };
+                overrides?: components["schemas"]["LimitValues"];
                 teamMembers?: {
+                    /** @description Unique within the account (case-insensitive) */
                     email: string;
-                    role: string;
+                    /** @enum {string} */
+                    role: "admin" | "developer" | "viewer" | "owner";
                     /** @description Letters, digits, _ and -; 1–64 characters */
                     id?: string;
                     /** @description ISO 8601 UTC instant with milliseconds (export) */
@@ -85,53 +55,21 @@ export interface components {
                 extensions?: {
                     /** @description Letters, digits, _ and -; 1–64 characters */
                     id?: string;
+                    /** @description 1–80 characters after trimming; not blank */
                     name: string;
+                    /** @description Shown in search results */
                     short_description?: string;
+                    /** @description Markdown */
                     description?: string;
                     pricing?: components["schemas"]["Pricing"];
+                    visibility?: components["schemas"]["Visibility"];
                     /**
-                     * @default private
-                     * @enum {string}
-                     */
-                    visibility?: "private" | "unlisted" | "public";
-                    /**
+                     * @description Set by review (export, or a fixture)
                      * @default draft
                      * @enum {string}
                      */
                     status?: "draft" | "in_review" | "approved" | "rejected" | "disabled";
-                    overrides?: {
-                        "max_extensions_per_account"?: number;
-                        "max_versions_per_extension"?: number;
-                        "max_team_members"?: number;
-                        "max_api_keys"?: number;
-                        "max_secrets_per_extension"?: number;
-                        "storage_global_bytes"?: number;
-                        "storage_per_install_bytes"?: number;
-                        "storage_keys_global"?: number;
-                        "storage_keys_per_install"?: number;
-                        "storage_value_bytes"?: number;
-                        "storage_key_name_bytes"?: number;
-                        "max_actions_per_extension"?: number;
-                        "invocations_per_minute"?: number;
-                        "invocation_timeout_seconds"?: number;
-                        "fetches_per_invocation"?: number;
-                        "action_response_bytes"?: number;
-                        "max_allow_hosts"?: number;
-                        "egress_timeout_seconds"?: number;
-                        "websocket_connections_per_install"?: number;
-                        "pubsub_pushes_per_second"?: number;
-                        "pubsub_message_bytes"?: number;
-                        "max_sounds_in_manifest"?: number;
-                        "max_sounds_per_extension"?: number;
-                        "sound_file_bytes"?: number;
-                        "sound_warning_bytes"?: number;
-                        "bundle_total_bytes"?: number;
-                        "bundle_layer_gzip_bytes"?: number;
-                        "bundle_editor_gzip_bytes"?: number;
-                        "bundle_interactive_gzip_bytes"?: number;
-                        "static_assets_bytes"?: number;
-                        "build_time_seconds"?: number;
-                    };
+                    overrides?: components["schemas"]["LimitValues"];
                     versions?: {
                         /** @description Version label, unique per extension */
                         version: string;
@@ -191,8 +129,9 @@ export interface components {
                         firstInstalledAt: string;
                     }[];
                     secrets?: {
+                        /** @description Secret name: a letter or _, then up to 127 letters, digits or _ */
                         name: string;
-                        /** @description Only in an export asked for with secret values */
+                        /** @description Only in an export asked for with secret values (checked as PUT checks a value) */
                         value?: string;
                         /** @description ISO 8601 UTC instant with milliseconds (export) */
                         createdAt?: string;
@@ -212,39 +151,8 @@ export interface components {
                     scope: "account" | "extension";
                     /** @description Letters, digits, _ and -; 1–64 characters */
                     extensionId?: string;
-                    limits: {
-                        "max_extensions_per_account"?: number;
-                        "max_versions_per_extension"?: number;
-                        "max_team_members"?: number;
-                        "max_api_keys"?: number;
-                        "max_secrets_per_extension"?: number;
-                        "storage_global_bytes"?: number;
-                        "storage_per_install_bytes"?: number;
-                        "storage_keys_global"?: number;
-                        "storage_keys_per_install"?: number;
-                        "storage_value_bytes"?: number;
-                        "storage_key_name_bytes"?: number;
-                        "max_actions_per_extension"?: number;
-                        "invocations_per_minute"?: number;
-                        "invocation_timeout_seconds"?: number;
-                        "fetches_per_invocation"?: number;
-                        "action_response_bytes"?: number;
-                        "max_allow_hosts"?: number;
-                        "egress_timeout_seconds"?: number;
-                        "websocket_connections_per_install"?: number;
-                        "pubsub_pushes_per_second"?: number;
-                        "pubsub_message_bytes"?: number;
-                        "max_sounds_in_manifest"?: number;
-                        "max_sounds_per_extension"?: number;
-                        "sound_file_bytes"?: number;
-                        "sound_warning_bytes"?: number;
-                        "bundle_total_bytes"?: number;
-                        "bundle_layer_gzip_bytes"?: number;
-                        "bundle_editor_gzip_bytes"?: number;
-                        "bundle_interactive_gzip_bytes"?: number;
-                        "static_assets_bytes"?: number;
-                        "build_time_seconds"?: number;
-                    };
+                    limits: components["schemas"]["LimitValues"];
+                    /** @description At least 20 characters (after trimming) */
                     reason: string;
                     /**
                      * @default pending
@@ -259,6 +167,45 @@ export interface components {
                 }[];
             }[];
         };
+        /**
+         * @description Limit key → value, e.g. {"max_sounds_per_extension": 80}. Keys as in the limits catalog.
+         * @example {
+         *       "max_sounds_per_extension": 80
+         *     }
+         */
+        LimitValues: {
+            "max_extensions_per_account"?: number;
+            "max_versions_per_extension"?: number;
+            "max_team_members"?: number;
+            "max_api_keys"?: number;
+            "max_secrets_per_extension"?: number;
+            "storage_global_bytes"?: number;
+            "storage_per_install_bytes"?: number;
+            "storage_keys_global"?: number;
+            "storage_keys_per_install"?: number;
+            "storage_value_bytes"?: number;
+            "storage_key_name_bytes"?: number;
+            "max_actions_per_extension"?: number;
+            "invocations_per_minute"?: number;
+            "invocation_timeout_seconds"?: number;
+            "fetches_per_invocation"?: number;
+            "action_response_bytes"?: number;
+            "max_allow_hosts"?: number;
+            "egress_timeout_seconds"?: number;
+            "websocket_connections_per_install"?: number;
+            "pubsub_pushes_per_second"?: number;
+            "pubsub_message_bytes"?: number;
+            "max_sounds_in_manifest"?: number;
+            "max_sounds_per_extension"?: number;
+            "sound_file_bytes"?: number;
+            "sound_warning_bytes"?: number;
+            "bundle_total_bytes"?: number;
+            "bundle_layer_gzip_bytes"?: number;
+            "bundle_editor_gzip_bytes"?: number;
+            "bundle_interactive_gzip_bytes"?: number;
+            "static_assets_bytes"?: number;
+            "build_time_seconds"?: number;
+        };
         /** @description Pricing; only {"type":"free"} is accepted */
         Pricing: {
             /**
@@ -267,6 +214,11 @@ export interface components {
              */
             type: "free";
         };
+        /**
+         * @description private (default), unlisted or public
+         * @enum {string}
+         */
+        Visibility: "private" | "unlisted" | "public";
     };
     responses: never;
     parameters: never;

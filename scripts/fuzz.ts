@@ -1,7 +1,9 @@
 /**
- * `npm run fuzz [-- --seed N] [--runs N] [--path P]`: the request fuzzer (test/fuzz/requests.test.ts) with
- * many more runs per route than `npm test` gives it, and a fresh seed unless one is given. The seed is
- * printed first; a failure prints it again with the counterexample's path, for a replay.
+ * `npm run fuzz [-- --seed N] [--runs N] [--path P]`: the request fuzzer (test/fuzz/requests.test.ts: every
+ * developer-API and control-plane route) and the fixture loader's properties (test/seed/property.test.ts:
+ * random valid fixtures round-trip through an export, random invalid ones change nothing), with many more runs
+ * than `npm test` gives them, and a fresh seed unless one is given. The seed is printed first; a failure
+ * prints it again with the counterexample's path, for a replay.
  */
 
 import { join } from "node:path";
@@ -14,7 +16,14 @@ const seed = values.seed ?? String(Math.floor(Math.random() * 2 ** 31));
 const runs = values.runs ?? "300";
 console.log(`fuzz: seed ${seed}, ${runs} runs per route (replay: npm run fuzz -- --seed ${seed} --runs ${runs})`);
 const proc = Bun.spawn(
-  [process.execPath, "test", "--timeout", "3600000", join(import.meta.dir, "../test/fuzz/requests.test.ts")],
+  [
+    process.execPath,
+    "test",
+    "--timeout",
+    "3600000",
+    join(import.meta.dir, "../test/fuzz/requests.test.ts"),
+    join(import.meta.dir, "../test/seed/property.test.ts"),
+  ],
   {
     env: {
       ...process.env,

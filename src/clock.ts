@@ -23,6 +23,48 @@ export function isClockInstant(ms: number): boolean {
   return Number.isFinite(ms) && ms >= CLOCK_MIN_MS && ms <= CLOCK_MAX_MS;
 }
 
+/** The clock's range in words, for messages. */
+export const CLOCK_RANGE_TEXT = "1970-01-01T00:00:00.000Z … 9999-12-31T23:59:59.999Z";
+
+/** RFC 3339's date-time, the document's `format: date-time`: a date, a time and a zone (Z or ±hh:mm). */
+const DATE_TIME = /^[+-]?\d{4,6}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+const DAY = /^([+-]?\d{4,6})-(\d{2})-(\d{2})/;
+const TIME = /T(\d{2}):(\d{2})(?::(\d{2}))?/;
+
+/**
+ * The one rule for a timestamp that comes in (the clock API's `set`, every timestamp of a fixture or an export):
+ * a real calendar instant — `Date.parse` alone rolls 2026-02-31 over to March and reads 2026-13-45 as nothing —
+ * inside the clock's range. Gives the instant, or why the text is not one (never the text beyond its date/time).
+ */
+export function readInstant(text: string): { ms: number; problem?: undefined } | { problem: string } {
+  if (!DATE_TIME.test(text))
+    return { problem: "is not an ISO 8601 date and time with a zone, e.g. 2026-11-22T10:00:00.000Z" };
+  const ms = Date.parse(text);
+  const day = DAY.exec(text);
+  if (day) {
+    const [y, m, d] = [Number(day[1]), Number(day[2]), Number(day[3])];
+    const probe = new Date(0);
+    probe.setUTCFullYear(y, m - 1, d);
+    if (probe.getUTCFullYear() !== y || probe.getUTCMonth() !== m - 1 || probe.getUTCDate() !== d)
+      return { problem: `${day[0]} is not a day of the calendar` };
+  }
+  const time = TIME.exec(text);
+  if (time && (Number(time[1]) > 23 || Number(time[2]) > 59 || Number(time[3] ?? 0) > 59))
+    return { problem: `${time[0].slice(1)} is not a time of day` };
+  if (!Number.isFinite(ms))
+    return { problem: "is not an ISO 8601 date and time with a zone, e.g. 2026-11-22T10:00:00.000Z" };
+  if (!isClockInstant(ms)) return { problem: `is outside ${CLOCK_RANGE_TEXT}, the instants the clock can show` };
+  return { ms };
+}
+
+/** readInstant for the form every stored timestamp has: it must also round-trip (`toISOString()` gives it back). */
+export function readStoredInstant(text: string): { ms: number; problem?: undefined } | { problem: string } {
+  const read = readInstant(text);
+  if (read.problem === undefined && isoOf(read.ms) !== text)
+    return { problem: "must be written as the clock writes it, e.g. 2026-11-22T10:00:00.000Z" };
+  return read;
+}
+
 /** Thrown by the clock instead of moving to an instant outside the range: the clock is left as it was. */
 export class ClockRangeError extends Error {}
 

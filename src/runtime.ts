@@ -24,11 +24,6 @@ import { type ControlPlane, createControlPlane } from "./emulator/control";
 import { createEmulatorStore } from "./emulator/store";
 import { createAdminStatusService } from "./extensions/admin-status";
 import { createExtensionService } from "./extensions/service";
-import type { BundleDir } from "./fixtures/exact";
-import { createFixtureLoader } from "./fixtures/loader";
-import type { Fixture, SeedReport } from "./fixtures/model";
-import { resolveFixtureSource } from "./fixtures/resolve";
-import { validateFixture } from "./fixtures/validate";
 import { createInstallService } from "./installs/service";
 import { lazyProperties } from "./lazy-object";
 import { createLimitRequestService } from "./limit-requests/service";
@@ -46,6 +41,11 @@ import {
   type SecretCipher,
 } from "./secrets/cipher";
 import { createSecretService } from "./secrets/service";
+import type { BundleDir } from "./seed/exact";
+import { createFixtureLoader } from "./seed/loader";
+import type { Fixture, SeedReport } from "./seed/model";
+import { resolveFixtureSource } from "./seed/resolve";
+import { validateFixture } from "./seed/validate";
 import { createSnapshotStore, type SnapshotStore } from "./snapshots/store";
 import { markStartup } from "./startup-trace";
 import { createBundleContents } from "./versions/bundle-contents";
@@ -187,7 +187,7 @@ export interface Runtime {
   snapshots: SnapshotStore;
   /** The secrets cipher (an export with secret values opens them). */
   cipher: SecretCipher;
-  /** Key hash → plaintext of the keys fixtures gave in plaintext (src/fixtures/loader.ts). */
+  /** Key hash → plaintext of the keys fixtures gave in plaintext (src/seed/loader.ts). */
   fixturePlaintexts: ReadonlyMap<string, string>;
   /** The export directory of the start-up fixture, if it is one (its bundles are read again by a reset). */
   startupBundleDir: BundleDir;
@@ -265,13 +265,7 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
     startupSeedReport: null,
     starter: null,
     seed(fixture, bundleDir = null) {
-      const report = loadFixture(fixture, bundleDir);
-      if (fixture.clock)
-        clock.set(
-          fixture.clock.now === undefined ? clock.nowMs() : Date.parse(fixture.clock.now),
-          fixture.clock.mode === "frozen",
-        );
-      return report;
+      return loadFixture(fixture, bundleDir);
     },
     close() {
       runtime.control.cancelTimers();

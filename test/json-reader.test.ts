@@ -3,10 +3,10 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { directoryArchive, ExportArchiveError, readExportArchive } from "../src/exports/archive";
-import { loadFixtureFile, resolveFixtureSource } from "../src/fixtures/resolve";
-import { FixtureError, parseFixtureText } from "../src/fixtures/validate";
 import { JsonDepthMeter, readJsonFile } from "../src/json-reader";
 import { ReadRefusal, readRegularFile } from "../src/safe-read";
+import { loadFixtureFile, resolveFixtureSource } from "../src/seed/resolve";
+import { FixtureError, parseFixtureText } from "../src/seed/validate";
 import { readServerFile } from "../src/server-file";
 import { tarOf } from "./helpers/tar-entries";
 

@@ -141,7 +141,7 @@ describe("start-up fixture given as an object", () => {
     const fixture = { accounts: [{ id: "acc_x", name: "X", overrides: { max_versions_per_extension: 900 } }] };
     const config = { ...parseServerConfig({ memory: true, logLevel: "silent" }, {}) };
     expect(() => createRuntime(config, { seedFixture: fixture })).toThrow(
-      /accounts\[0\]\.overrides\.max_versions_per_extension: 900 is above the hard limit 500/,
+      /accounts\[0\]\.overrides\.max_versions_per_extension: max_versions_per_extension cannot exceed its hard limit of 500 \(got 900\)/,
     );
     // Valid in form, refused while applying (26 extensions, over the cap): the runtime closes what it opened.
     const tooMany = {

@@ -6,8 +6,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { placeholderBundle } from "../../src/fixtures/placeholder-bundle";
 import { startEmulator } from "../../src/programmatic";
+import { placeholderBundle } from "../../src/seed/placeholder-bundle";
 
 const runs = Number(process.argv[2] ?? 50);
 

@@ -1,7 +1,7 @@
 import { constants } from "node:os";
 import { defineCommand } from "citty";
 import { ConfigError, childEnvironment, DEFAULT_HOST, parseServerConfig } from "../../src/config";
-import { demoFixture, firstPlaintextKey } from "../../src/fixtures/demo";
+import { demoFixture, firstPlaintextKey } from "../../src/seed/demo";
 import { type RunningEmulator, startServer } from "../../src/server";
 import { readFixtureArgument } from "../lib/fixture-arg";
 import { UsageError } from "../lib/runner";

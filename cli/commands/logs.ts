@@ -1,5 +1,6 @@
 import { defineCommand } from "citty";
 import { type AdminClient, type RequestLogEntry, readEvents } from "../../client";
+import { REQUEST_LOG_CAPACITY } from "../../src/emulator/request-log-size";
 import { printable } from "../../src/printable";
 import { adminClient, call, send } from "../lib/http";
 import { UsageError } from "../lib/runner";
@@ -43,8 +44,8 @@ export default defineCommand({
   args: logsArgs,
   async run({ args }) {
     const limit = args.limit === undefined ? 20 : Number(args.limit);
-    if (!Number.isInteger(limit) || limit < 0 || limit > 500)
-      throw new UsageError("--limit must be a whole number from 0 to 500");
+    if (!Number.isInteger(limit) || limit < 0 || limit > REQUEST_LOG_CAPACITY)
+      throw new UsageError(`--limit must be a whole number from 0 to ${REQUEST_LOG_CAPACITY}`);
     const { endpoints, adminToken } = await resolveServer(args);
     const admin = adminClient(endpoints, adminToken);
     const json = Boolean(args.json);

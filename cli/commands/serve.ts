@@ -10,9 +10,9 @@ import {
   type ServerFlags,
 } from "../../src/config";
 import { dashboardLoginUrl } from "../../src/dashboard/login";
-import { firstPlaintextKey } from "../../src/fixtures/demo";
-import { FixtureError } from "../../src/fixtures/validate";
 import { printable } from "../../src/printable";
+import { firstPlaintextKey } from "../../src/seed/demo";
+import { FixtureError } from "../../src/seed/validate";
 import { type RunningEmulator, startServer } from "../../src/server";
 import { serverFilePath } from "../../src/server-file";
 import { markStartup, traceStartupTo } from "../../src/startup-trace";

@@ -15,11 +15,11 @@ import { PackError, type PackResult, packDirectory } from "../../src/bundles/pac
 import { secretWarnings } from "../../src/bundles/secret-warnings";
 import { EmulatorClock } from "../../src/clock";
 import type { ErrorDetail } from "../../src/errors/api-error";
-import { jsonSyntaxProblem } from "../../src/fixtures/json-syntax";
 import { readJsonFileText } from "../../src/json-reader";
 import { isLimitKey } from "../../src/limits/catalog";
 import { printable } from "../../src/printable";
 import { ReadRefusal } from "../../src/safe-read";
+import { jsonSyntaxProblem } from "../../src/seed/json-syntax";
 import { runBuild } from "./build-step";
 import {
   CancelledBeforeUpload,

@@ -1,6 +1,6 @@
 /** Reads the fixture a command is given: a file path, or `demo` for the embedded demo fixture. */
-import type { Fixture } from "../../src/fixtures/model";
-import { type FixtureSource, resolveFixture, resolveFixtureSource } from "../../src/fixtures/resolve";
+import type { Fixture } from "../../src/seed/model";
+import { type FixtureSource, resolveFixture, resolveFixtureSource } from "../../src/seed/resolve";
 import { UsageError } from "./runner";
 
 export function readFixtureArgument(arg: string): Fixture {

@@ -6,6 +6,7 @@
  */
 import type { Limits, LimitUsage } from "../../client";
 import { type BundleLimitKey, type BundleLimits, bundleLimitsFrom } from "../../src/bundles/bundle-limits";
+import { REASON_MIN } from "../../src/limit-requests/model";
 import { isLimitKey, type LimitKey, limitDefinition } from "../../src/limits/catalog";
 import type { LimitSource } from "../../src/limits/service";
 import { formatBytes } from "./format";
@@ -82,6 +83,6 @@ export function explainLimit(key: LimitKey, source: LimitSource): string {
   return (
     `The ${key} limit comes from ${SOURCE_WORDS[source]} (source: ${source}). ` +
     `To raise it, submit a limit increase request for this extension or for your developer account ` +
-    `(developer limits page, with a reason of at least 20 characters); it applies once an admin approves it.`
+    `(developer limits page, with a reason of at least ${REASON_MIN} characters); it applies once an admin approves it.`
   );
 }

@@ -1,6 +1,6 @@
 /**
  * client/fixture.d.ts: the fixture format as a type, for both helpers' `startEmulator({ fixture })`. Made by
- * openapi-typescript from the `Fixture` model of the OpenAPI document (src/fixtures/model.ts) and the models
+ * openapi-typescript from the `Fixture` model of the OpenAPI document (src/seed/model.ts) and the models
  * it refers to, with `defaultNonNullable: false`: a fixture is written by hand, so a field with a default
  * stays optional (the response types of client/schema.d.ts keep the generator's defaults).
  */

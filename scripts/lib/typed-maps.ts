@@ -1,5 +1,5 @@
 /**
- * openapi-typescript types a map (`patternProperties`) as `{ [key: string]: V }`, so a misspelt key compiles.
+ * openapi-typescript types a map (`additionalProperties: V`) as `{ [key: string]: V }`, so a misspelt key compiles.
  * A map whose document names its keys (`propertyNames.enum`, as the limit values do) is typed here as an
  * object of those keys, each optional: the same rule the server checks, refused by the compiler too.
  */
@@ -7,15 +7,14 @@ import ts from "typescript";
 
 interface MapSchema {
   propertyNames?: { enum?: unknown[] };
-  patternProperties?: Record<string, { type?: string }>;
+  additionalProperties?: boolean | { type?: string };
 }
 
 export function typedMapTransform(schema: unknown): ts.TypeNode | undefined {
-  const { propertyNames, patternProperties } = (schema ?? {}) as MapSchema;
+  const { propertyNames, additionalProperties: value } = (schema ?? {}) as MapSchema;
   const keys = propertyNames?.enum;
-  if (!Array.isArray(keys) || !patternProperties) return undefined;
-  const values = Object.values(patternProperties);
-  if (values.length !== 1 || !["integer", "number"].includes(values[0]?.type ?? "")) return undefined;
+  if (!Array.isArray(keys) || typeof value !== "object") return undefined;
+  if (!["integer", "number"].includes(value.type ?? "")) return undefined;
   const number = ts.factory.createKeywordTypeNode(ts.SyntaxKind.NumberKeyword);
   return ts.factory.createTypeLiteralNode(
     keys

@@ -6,9 +6,11 @@ import { integer, named } from "../http/schema";
 
 const Timestamp = t.String({ format: "date-time", examples: ["2026-11-22T10:00:00.000Z"] });
 
+export const ApiKeyName = t.String({ minLength: 1, maxLength: 100 });
+
 export const CreateApiKeyBody = t.Object(
   {
-    name: t.String({ minLength: 1, maxLength: 100 }),
+    name: ApiKeyName,
     scopes: t.Array(oneOf(SCOPES), { minItems: 1, uniqueItems: true, description: "Permission scopes; * grants all" }),
   },
   { additionalProperties: false, ...named("ApiKeyCreate") },
@@ -45,16 +47,18 @@ export const ApiKeyList = t.Object(
 );
 
 /** "owner" is the account itself (always counted), so it cannot be added. */
-const MEMBER_ROLES = ["admin", "developer", "viewer"] as const;
+export const MEMBER_ROLES = ["admin", "developer", "viewer"] as const;
+
+export const MemberEmail = t.String({
+  minLength: 3,
+  maxLength: 254,
+  pattern: "^[^\\s@]+@[^\\s@]+$",
+  description: "Unique within the account (case-insensitive)",
+});
 
 export const AddMemberBody = t.Object(
   {
-    email: t.String({
-      minLength: 3,
-      maxLength: 254,
-      pattern: "^[^\\s@]+@[^\\s@]+$",
-      description: "Unique within the account (case-insensitive)",
-    }),
+    email: MemberEmail,
     role: oneOf(MEMBER_ROLES),
   },
   { additionalProperties: false, ...named("TeamMemberCreate") },

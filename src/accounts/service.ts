@@ -47,6 +47,39 @@ export function membersWithOwner(members: number, owners: number): number {
   return members + (owners > 0 ? 0 : 1);
 }
 
+/** The active-key cap, its one home: creating a key and a fixture's keys both check it here. */
+export function checkKeyRoom(tx: Pick<Db, "select">, limits: LimitsService, accountId: string): void {
+  const max = limits.resolve("max_api_keys", { accountId }).value;
+  const active = Number(
+    tx
+      .select({ n: sql<number>`COUNT(*)` })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))
+      .get()?.n ?? 0,
+  );
+  if (active >= max) throw errors.limitExceeded("max_api_keys", max, active, "active API keys per account");
+}
+
+/** A member's email as stored: trimmed, lowercase (unique per account). */
+export const memberEmail = (email: string) => email.trim().toLowerCase();
+
+/** The member of the account with this email (any case), if any. */
+export function memberWithEmail(tx: Pick<Db, "select">, accountId: string, email: string) {
+  return tx
+    .select({ id: teamMembers.id })
+    .from(teamMembers)
+    .where(and(eq(teamMembers.accountId, accountId), sql`lower(${teamMembers.email}) = ${memberEmail(email)}`))
+    .get();
+}
+
+/** The team cap (owner included), its one home: adding a member and a fixture's members both check it here. */
+export function checkMemberRoom(tx: Pick<Db, "select">, limits: LimitsService, accountId: string): void {
+  const max = limits.resolve("max_team_members", { accountId }).value;
+  const current = memberCount(tx, accountId);
+  if (current >= max)
+    throw errors.limitExceeded("max_team_members", max, current, "team members per account (owner included)");
+}
+
 export function createAccountService(deps: { db: Db; clock: Clock; limits: LimitsService; keyHasher: KeyHasher }) {
   const { db, clock, limits } = deps;
 
@@ -85,15 +118,7 @@ export function createAccountService(deps: { db: Db; clock: Clock; limits: Limit
     ): { apiKey: ApiKey; plaintext: string } {
       const row = db.write((tx) => {
         requireAccount(tx, accountId);
-        const max = limits.resolve("max_api_keys", { accountId }).value;
-        const active = Number(
-          tx
-            .select({ n: sql<number>`COUNT(*)` })
-            .from(apiKeys)
-            .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))
-            .get()?.n ?? 0,
-        );
-        if (active >= max) throw errors.limitExceeded("max_api_keys", max, active, "active API keys per account");
+        checkKeyRoom(tx, limits, accountId);
         const row: KeyRow = {
           id: newId("key", clock.nowMs()),
           accountId,
@@ -153,19 +178,11 @@ export function createAccountService(deps: { db: Db; clock: Clock; limits: Limit
     },
 
     addMember(accountId: string, input: AddMemberInput): TeamMember {
-      const email = input.email.trim().toLowerCase();
+      const email = memberEmail(input.email);
       return db.write((tx) => {
         requireAccount(tx, accountId);
-        const dup = tx
-          .select({ id: teamMembers.id })
-          .from(teamMembers)
-          .where(and(eq(teamMembers.accountId, accountId), sql`lower(${teamMembers.email}) = ${email}`))
-          .get();
-        if (dup) throw errors.memberExists(email);
-        const max = limits.resolve("max_team_members", { accountId }).value;
-        const current = memberCount(tx, accountId);
-        if (current >= max)
-          throw errors.limitExceeded("max_team_members", max, current, "team members per account (owner included)");
+        if (memberWithEmail(tx, accountId, email)) throw errors.memberExists(email);
+        checkMemberRoom(tx, limits, accountId);
         const row: TeamMember = {
           id: newId("mem", clock.nowMs()),
           accountId,

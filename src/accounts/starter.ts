@@ -3,7 +3,7 @@
  * end (no account to act as, no key to use). Loaded through the fixture loader like any seed, so it is an
  * ordinary account with an ordinary key, whose plaintext is returned this once and stored as a hash.
  */
-import type { Fixture } from "../fixtures/model";
+import type { Fixture } from "../seed/model";
 
 export const STARTER_ACCOUNT_ID = "acc_local";
 export const STARTER_ACCOUNT_NAME = "Local Developer";

@@ -5,7 +5,7 @@
  * paths, and `sql` fragments inside a query for what the builder does not say (a correlated count). Raw SQL
  * on `$client` is kept to what drizzle does not model: PRAGMAs and the migration runner here, the data
  * directory's lock file (src/data-dir-lock.ts), which is not this database, and the whole-state copies — the
- * export (src/exports/document.ts), the exact load of an export (src/fixtures/exact.ts) and snapshots
+ * export (src/exports/document.ts), the exact load of an export (src/seed/exact.ts) and snapshots
  * (src/snapshots/store.ts) — which move every column of every table as stored, ids and timestamps included,
  * inside `db.read` / `db.write`. test/db/data-access.test.ts holds the tree to it.
  *

@@ -189,3 +189,17 @@ export const limitRequests = sqliteTable(
   },
   (t) => [index("limit_requests_account_idx").on(t.accountId)],
 );
+
+/** Every table, parents before children: the order a snapshot puts rows back in. A new table is added here. */
+export const TABLES_PARENTS_FIRST = [
+  accounts,
+  apiKeys,
+  teamMembers,
+  accountOverrides,
+  extensions,
+  extensionOverrides,
+  versions,
+  secrets,
+  installCounters,
+  limitRequests,
+];

@@ -12,6 +12,7 @@ import {
 } from "../accounts/model";
 import type { AccountService } from "../accounts/service";
 import { apiAuth } from "../http/auth";
+import { limitDefinition } from "../limits/catalog";
 import { controlResponses, NoContent, noContent, security, tags } from "./route-kit";
 
 /** The dashboard's Account → Security → API Keys page and the team page, as control-plane calls. */
@@ -41,8 +42,7 @@ export function accountRoutes(accounts: AccountService, lastUsedAt: (keyId: stri
           security,
           operationId: "createApiKey",
           summary: "Create a developer API key",
-          description:
-            "The plaintext is in this response only. At most 20 active keys per account (422 limit_exceeded).",
+          description: `The plaintext is in this response only. At most ${limitDefinition("max_api_keys").default} active keys per account (422 limit_exceeded).`,
         },
       },
     )

@@ -7,15 +7,15 @@ import { join } from "node:path";
 import { Elysia, t } from "elysia";
 import { errors } from "../errors/catalog";
 import { EXPORT_MEDIA_TYPE, exportState } from "../exports/document";
-import type { BundleDir } from "../fixtures/exact";
-import { EXPORT_FIXTURE_FILE } from "../fixtures/resolve";
-import { FixtureError, parseFixtureText } from "../fixtures/validate";
 import { apiAuth } from "../http/auth";
 import { requestContextOf, temporaryOf } from "../http/request-context";
 import { servedAs } from "../http/schema";
 import { FIXTURE_JSON_MAX_BYTES, readJsonFileText } from "../json-reader";
 import type { Runtime } from "../runtime";
 import { ReadRefusal } from "../safe-read";
+import type { BundleDir } from "../seed/exact";
+import { EXPORT_FIXTURE_FILE } from "../seed/resolve";
+import { FixtureError, parseFixtureText } from "../seed/validate";
 import { restoreSnapshot } from "./reset";
 import { controlResponses, NoContent, noContent, security, tags } from "./route-kit";
 

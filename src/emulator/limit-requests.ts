@@ -6,6 +6,7 @@ import {
   LimitRequestEnvelope,
   LimitRequestList,
   LimitRequestQuery,
+  REASON_MIN,
   RejectLimitRequestBody,
 } from "../limit-requests/model";
 import type { LimitRequestService } from "../limit-requests/service";
@@ -38,8 +39,7 @@ export function limitRequestRoutes(requests: LimitRequestService) {
           security,
           operationId: "createLimitRequest",
           summary: "Request a limit increase",
-          description:
-            "Scope account or extension; limits with desired values (known keys, within hard limits); a reason of at least 20 characters.",
+          description: `Scope account or extension; limits with desired values (known keys, within hard limits); a reason of at least ${REASON_MIN} characters.`,
         },
       },
     )

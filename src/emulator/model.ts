@@ -3,6 +3,7 @@ import { type Static, t } from "elysia";
 import { oneOf } from "../http/one-of";
 import { documentOnly, integer, named } from "../http/schema";
 import { MAX_INSTALLS_PER_CALL } from "../installs/model";
+import { REJECT_REASON_MAX } from "../versions/model";
 
 const Timestamp = t.String({ format: "date-time", examples: ["2026-11-22T10:00:00.000Z"] });
 
@@ -19,7 +20,10 @@ export const ClockState = t.Object(
 export const ClockBody = t.Object(
   {
     advanceSeconds: t.Optional(t.Number({ description: "Move time by this many seconds (negative goes back)" })),
-    set: t.Optional(t.String({ format: "date-time", description: "Jump to this instant (ISO 8601)" })),
+    // The instant is judged by the clock's one rule (src/clock.ts readInstant), which says what is wrong with it.
+    set: t.Optional(
+      t.String({ description: "Jump to this instant (ISO 8601)", ...documentOnly({ format: "date-time" }) }),
+    ),
     freeze: t.Optional(t.Boolean({ description: "With set: stay at that instant" })),
     mode: t.Optional(
       oneOf(["real", "frozen"], {
@@ -186,7 +190,7 @@ export type StateSummary = Static<typeof StateSummary>;
 
 // ---- Review ------------------------------------------------------------------------------------------
 export const RejectBody = t.Object(
-  { reason: t.String({ minLength: 1, maxLength: 2000 }) },
+  { reason: t.String({ minLength: 1, maxLength: REJECT_REASON_MAX }) },
   { additionalProperties: false, ...named("VersionRejection") },
 );
 export const VersionIdParams = t.Object({ versionId: t.String({ description: "Version id (ver_…)" }) });

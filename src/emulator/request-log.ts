@@ -19,7 +19,9 @@ import {
   type RequestDetail,
 } from "./request-detail";
 
-export const REQUEST_LOG_CAPACITY = 500;
+import { REQUEST_LOG_CAPACITY } from "./request-log-size";
+
+export { REQUEST_LOG_CAPACITY };
 
 /** The header a client names itself with; only the values below are recorded, anything else is null. */
 const CLIENT_HEADER = "x-ext-client";

@@ -4,12 +4,16 @@ import { apiAuth } from "../http/auth";
 import { named, servedAs } from "../http/schema";
 import type { Runtime } from "../runtime";
 import { RequestLogDetail, RequestLogEntry } from "./model";
-import { REQUEST_LOG_CAPACITY } from "./request-log";
+import { REQUEST_LOG_CAPACITY, REQUEST_LOG_DEFAULT_LIMIT } from "./request-log-size";
 import { MAX_QUEUED_BYTES, MAX_REQUEST_STREAMS, requestStream } from "./request-stream";
 import { controlResponses, NoContent, noContent, security, tags } from "./route-kit";
 
 const RecentQuery = t.Object(
-  { limit: t.Optional(t.Integer({ minimum: 1, maximum: REQUEST_LOG_CAPACITY, description: "Default 100" })) },
+  {
+    limit: t.Optional(
+      t.Integer({ minimum: 1, maximum: REQUEST_LOG_CAPACITY, description: `Default ${REQUEST_LOG_DEFAULT_LIMIT}` }),
+    ),
+  },
   { additionalProperties: false },
 );
 const StreamQuery = t.Object(
@@ -29,7 +33,7 @@ export function requestLogRoutes(runtime: Runtime) {
   const log = runtime.control.requestLog;
   return new Elysia({ prefix: "/requests" })
     .use(apiAuth)
-    .get("", ({ query }) => ({ requests: log.recent(query.limit ?? 100) }), {
+    .get("", ({ query }) => ({ requests: log.recent(query.limit ?? REQUEST_LOG_DEFAULT_LIMIT) }), {
       query: RecentQuery,
       response: controlResponses(
         {
@@ -84,8 +88,7 @@ export function requestLogRoutes(runtime: Runtime) {
           tags,
           security,
           summary: "One logged request with its bounded detail",
-          description:
-            "Query string, an allowlist of request and response headers (Authorization masked to its scheme and key prefix), the body of a JSON write up to 4096 bytes (never under /secrets/), and the body of an error response. Only the last 500 requests are kept (404 once it has left the log).",
+          description: `Query string, an allowlist of request and response headers (Authorization masked to its scheme and key prefix), the body of a JSON write up to 4096 bytes (never under /secrets/), and the body of an error response. Only the last ${REQUEST_LOG_CAPACITY} requests are kept (404 once it has left the log).`,
         },
       },
     )

@@ -4,10 +4,10 @@
  * then the start-up fixture, if any, is loaded again. The rows go through the store (src/emulator/store.ts).
  */
 import { errors } from "../errors/catalog";
-import type { BundleDir } from "../fixtures/exact";
-import type { Fixture, SeedReport } from "../fixtures/model";
-import { FixtureError, validateFixture } from "../fixtures/validate";
 import type { Runtime } from "../runtime";
+import type { BundleDir } from "../seed/exact";
+import type { Fixture, SeedReport } from "../seed/model";
+import { FixtureError, validateFixture } from "../seed/validate";
 import type { StateSummary } from "./model";
 
 export interface ResetReport {

@@ -1,10 +1,11 @@
 import { Elysia, t } from "elysia";
 import { errors } from "../errors/catalog";
 import { EXPORT_MEDIA_TYPE } from "../exports/document";
-import { Fixture, SeedReport } from "../fixtures/model";
 import { apiAuth } from "../http/auth";
 import { JSON_BODY_MAX_BYTES, readJsonBody } from "../http/body-limit";
+import { mediaTypeOf } from "../http/media-type";
 import type { Runtime } from "../runtime";
+import { Fixture, SeedReport } from "../seed/model";
 import { stagedBundleDir, stageSeedArchive } from "./exports";
 import { StateSummary } from "./model";
 import { checkSeedBody, emulatorState, resetEmulator, seedEmulator } from "./reset";
@@ -36,7 +37,7 @@ export function stateRoutes(runtime: Runtime) {
       // A JSON fixture, as the developer API's JSON routes read one, or an export archive (GET /export).
       parse: [
         ({ request, contentType }: { request: Request; contentType: string }) => {
-          const type = contentType ? contentType.split(";", 1)[0]!.trim().toLowerCase() : "";
+          const type = mediaTypeOf(contentType);
           if (type === EXPORT_MEDIA_TYPE) return stageSeedArchive(runtime, request);
           if (type && type !== "application/json")
             throw errors.unsupportedMediaType(`application/json or ${EXPORT_MEDIA_TYPE}`, contentType);

@@ -2,6 +2,7 @@
  * Every failure the emulator reports, with its status, wire code and message, in one place.
  * Services throw `errors.x(...)`; nothing else builds an ApiError by hand.
  */
+import { REQUEST_LOG_CAPACITY } from "../emulator/request-log-size";
 import { ApiError, type ErrorDetail } from "./api-error";
 
 /** How many bundle problems an error lists, and how much of an archive name it echoes. */
@@ -338,7 +339,11 @@ export const errors = {
       `${max} request-log streams are already open; close one (a dashboard tab, an \`ext logs --follow\`) and retry.`,
     ),
   requestLogEntryNotFound: (id: number) =>
-    new ApiError(404, "request_not_found", `Request ${id} is not in the request log (it keeps the last 500 requests).`),
+    new ApiError(
+      404,
+      "request_not_found",
+      `Request ${id} is not in the request log (it keeps the last ${REQUEST_LOG_CAPACITY} requests).`,
+    ),
   bundleFileNotFound: (versionId: string, path: string) =>
     new ApiError(404, "bundle_file_not_found", `Version "${versionId}" has no file "${path}" in its bundle.`),
   bundleFileTooLarge: (path: string, max: number) =>
@@ -393,9 +398,10 @@ export const errors = {
       "Request failed validation: send exactly one of advanceSeconds, set (with optional freeze) or mode.",
       [{ field: "body", message: "exactly one of advanceSeconds, set or mode" }],
     ),
-  clockDayInvalid: (day: string) =>
-    new ApiError(422, "validation_error", `Request failed validation: set: ${day} is not a day of the calendar.`, [
-      { field: "set", message: `${day} is not a day of the calendar` },
+  /** A timestamp that is not a calendar instant inside the clock's range (src/clock.ts readInstant says why). */
+  instantInvalid: (field: string, problem: string) =>
+    new ApiError(422, "validation_error", `Request failed validation: ${field}: ${problem}.`, [
+      { field, message: problem },
     ]),
   clockOutOfRange: (field: "advanceSeconds" | "set") =>
     new ApiError(

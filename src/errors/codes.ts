@@ -3,6 +3,8 @@
  * status, code and message of the OpenAPI document's examples come from the same place as the server's.
  * Routes declare the codes they can return by name; the statuses follow from here.
  */
+
+import { limitDefinition } from "../limits/catalog";
 import type { ApiError } from "./api-error";
 import { errors } from "./catalog";
 
@@ -38,8 +40,11 @@ export const ERROR_EXAMPLES = {
   limit_request_decided: () => errors.limitRequestDecided("req_01jd2x7k3m9q8r4t5v6w7x8y9z", "approved"),
   payload_too_large: () => errors.payloadTooLarge(1_048_576),
   unsupported_media_type: () => errors.unsupportedMediaType("application/json", "text/plain"),
-  validation_error: () => errors.validation([{ field: "name", message: "name: required field is missing" }]),
-  limit_exceeded: () => errors.limitExceeded("max_extensions_per_account", 25, 25, "extensions per account"),
+  validation_error: () => errors.validation([{ field: "name", message: "name: `name` is required" }]),
+  limit_exceeded: () => {
+    const max = limitDefinition("max_extensions_per_account").default;
+    return errors.limitExceeded("max_extensions_per_account", max, max, "extensions per account");
+  },
   bundle_invalid: () => errors.bundleInvalid([{ path: "manifest.json", message: "manifest.json is missing" }]),
   rate_limited: () => errors.rateLimited(42, "GET endpoints"),
   internal_error: () => errors.internal(),

@@ -3,62 +3,41 @@
  * not-found errors, anything unexpected — leaves as `{error:{code,message,status}}`. Unexpected errors are
  * logged (with stack) for the operator and answered as a bare 500: nothing internal reaches the client.
  */
-import type { ValueError as TypeBoxValueError } from "@sinclair/typebox/errors";
+import type { ValueError } from "@sinclair/typebox/errors";
 import { Value } from "@sinclair/typebox/value";
 import { Elysia, type TSchema, type ValidationError } from "elysia";
 import { asStringError } from "../http/text-length";
 import type { Logger } from "../logger";
 import { ApiError, type ErrorDetail } from "./api-error";
 import { DETAILS_MAX, errors } from "./catalog";
+import { problemOf } from "./value-errors";
 
-interface ValueErrorLike {
-  path?: string;
-  /** TypeBox's message: built from the schema only ("Expected string length less or equal to 64"). */
-  message?: string;
-  /** Elysia's summary can quote the received value ("... but found: <value>"): never used. */
-  summary?: string;
-  schema?: { description?: string; enum?: unknown[] };
-}
-
-/** ValueErrorType.ObjectRequiredProperty in TypeBox 0.34: reworded, since its message names no field. */
-const REQUIRED_PROPERTY = 45;
+/** A request field as the API names it: `scopes.0`, or the root (`body`, `query`) for the value itself. */
+const fieldOf = (root: string) => (pointer: string) => pointer.replace(/^\//, "").replace(/\//g, ".") || root;
 
 /**
- * Turns TypeBox value errors into `details`, one per field, unknown fields named as such. Messages are built
- * from the field path and the schema alone, never from the received value: a rejected secret value (or
- * any other input) must not come back in a response or a log line.
+ * TypeBox value errors as `details`, one per field, in the words of the one translator (./value-errors.ts)
+ * that fixtures use too, so a fixture and a request refused for the same value say the same thing.
  */
-export function validationDetails(
-  all: (ValueErrorLike & { type?: number })[] | undefined,
-  root = "body",
-): ErrorDetail[] {
+export function validationDetails(all: readonly ValueError[] | undefined, root = "body"): ErrorDetail[] {
   const seen = new Set<string>();
   const details: ErrorDetail[] = [];
   for (const e of all ?? []) {
-    const field = (e.path ?? "").replace(/^\//, "").replace(/\//g, ".") || root;
-    const message =
-      e.message === "Unexpected property"
-        ? `Unknown field "${field}".`
-        : e.type === REQUIRED_PROPERTY
-          ? `${field}: required field is missing`
-          : Array.isArray(e.schema?.enum)
-            ? // TypeBox says "Expected kind 'UnionEnum'"; the allowed values come from the schema, not the input.
-              `${field}: must be one of ${e.schema.enum.join(", ")}`
-            : `${field}: ${e.message ?? "invalid"}`;
-    // The first problem of a field is the useful one ("required" rather than "required" + "Expected string").
+    const { path: field, message } = problemOf(e, fieldOf(root));
+    // The first problem of a field is the useful one ("required" rather than "required" + "must be a string").
     if (seen.has(field)) continue;
     seen.add(field);
-    details.push({ field, message });
+    details.push({ field, message: `${field}: ${message}` });
   }
   return details;
 }
 
 /** TypeBox's own errors of a failed validation, at most DETAILS_MAX + 1: never Elysia's `all`, whose summaries quote the value. */
-function valueErrorsOf(error: ValidationError): ValueErrorLike[] {
+function valueErrorsOf(error: ValidationError): ValueError[] {
   const { validator, value } = error;
   const iterator = "Errors" in validator ? validator.Errors(value) : Value.Errors(validator as TSchema, value);
-  const out: ValueErrorLike[] = [];
-  for (const e of iterator as Iterable<TypeBoxValueError>) {
+  const out: ValueError[] = [];
+  for (const e of iterator as Iterable<ValueError>) {
     out.push(asStringError(e));
     if (out.length > DETAILS_MAX) break;
   }

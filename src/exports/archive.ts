@@ -25,10 +25,10 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import tar from "tar-stream";
 import { readTar, TarRefusal } from "../bundles/tar-reader";
-import { bundleFileName } from "../fixtures/exact";
-import { EXPORT_FIXTURE_FILE } from "../fixtures/resolve";
 import { FIXTURE_JSON_MAX_BYTES, JsonDepthMeter, readJsonFileBytes } from "../json-reader";
 import { openRegularFile, ReadRefusal } from "../safe-read";
+import { bundleFileName } from "../seed/exact";
+import { EXPORT_FIXTURE_FILE } from "../seed/resolve";
 import { EXPORT_MEDIA_TYPE, type ExportedState } from "./document";
 
 export { EXPORT_MEDIA_TYPE };

@@ -5,9 +5,9 @@
  * in plaintext. Read in one read transaction, so the document is one consistent picture.
  */
 import type { Database } from "bun:sqlite";
-import { bundleFileName } from "../fixtures/exact";
-import { FIXTURE_FORMAT_VERSION, type Fixture } from "../fixtures/model";
 import type { Runtime } from "../runtime";
+import { bundleFileName } from "../seed/exact";
+import { FIXTURE_FORMAT_VERSION, type Fixture, type FixtureTeamMember } from "../seed/model";
 
 /** The media type of an export archive (src/exports/archive.ts), here so its users need not load that module. */
 export const EXPORT_MEDIA_TYPE = "application/x-tar";
@@ -65,7 +65,13 @@ export function exportState(runtime: Runtime, options: ExportOptions = {}): Expo
           client,
           "SELECT * FROM team_members WHERE account_id = ? ORDER BY created_at, id",
           accountId,
-        ).map((m) => ({ id: str(m.id), email: str(m.email), role: str(m.role), createdAt: str(m.created_at) }));
+        ).map((m) => ({
+          id: str(m.id),
+          email: str(m.email),
+          // Written only by the API or a fixture, both held to the model's roles.
+          role: str(m.role) as FixtureTeamMember["role"],
+          createdAt: str(m.created_at),
+        }));
         const extensions = all(
           client,
           "SELECT * FROM extensions WHERE account_id = ? ORDER BY created_at, id",

@@ -25,7 +25,7 @@ function enumWithoutDefault<const T extends readonly [string, ...string[]]>(
   return schema;
 }
 
-const Visibility = enumWithoutDefault(VISIBILITIES, {
+export const Visibility = enumWithoutDefault(VISIBILITIES, {
   description: "private (default), unlisted or public",
   ...named("Visibility"),
 });
@@ -46,6 +46,15 @@ export const Pricing = t.Object(
 );
 export type Pricing = Static<typeof Pricing>;
 
+/** What a new extension is when its create (or a fixture) does not say. */
+export const EXTENSION_DEFAULTS = {
+  short_description: "",
+  description: "",
+  pricing: { type: "free" } as Pricing,
+  visibility: "private" as Visibility,
+  status: "draft" as ExtensionStatus,
+};
+
 /** Pricing in answers: `type` is `free` here; the platform's other types and fields are not published. */
 const PricingAnswer = t.Object(
   {
@@ -62,11 +71,12 @@ const PricingAnswer = t.Object(
   },
 );
 
-const createFields = {
+/** The fields a developer writes, shared by the create and update bodies and by fixtures. */
+export const ExtensionFields = {
   // No maxLength for the validator: the 80 count after trimming (decisions), which the service checks.
   name: t.String({
     minLength: 1,
-    description: "1–80 characters after trimming; not blank",
+    description: `1–${NAME_MAX} characters after trimming; not blank`,
     ...documentOnly({ maxLength: NAME_MAX, pattern: "\\S" }),
   }),
   short_description: t.String({ maxLength: SHORT_DESCRIPTION_MAX, description: "Shown in search results" }),
@@ -76,10 +86,10 @@ const createFields = {
 
 export const CreateExtensionBody = t.Object(
   {
-    name: createFields.name,
-    short_description: t.Optional(createFields.short_description),
-    description: t.Optional(createFields.description),
-    pricing: t.Optional(createFields.pricing),
+    name: ExtensionFields.name,
+    short_description: t.Optional(ExtensionFields.short_description),
+    description: t.Optional(ExtensionFields.description),
+    pricing: t.Optional(ExtensionFields.pricing),
   },
   { additionalProperties: false, ...named("ExtensionCreate") },
 );
@@ -87,10 +97,10 @@ export type CreateExtensionInput = Static<typeof CreateExtensionBody>;
 
 export const UpdateExtensionBody = t.Object(
   {
-    name: t.Optional(createFields.name),
-    short_description: t.Optional(createFields.short_description),
-    description: t.Optional(createFields.description),
-    pricing: t.Optional(createFields.pricing),
+    name: t.Optional(ExtensionFields.name),
+    short_description: t.Optional(ExtensionFields.short_description),
+    description: t.Optional(ExtensionFields.description),
+    pricing: t.Optional(ExtensionFields.pricing),
     visibility: t.Optional(Visibility),
   },
   { additionalProperties: false, ...named("ExtensionUpdate") },

@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { JSON_BODY_ERRORS } from "../errors/codes";
 import { apiAuth } from "../http/auth";
 import { apiResponses, jsonResponse, NoContent, noContent } from "../http/responses";
+import { limitDefinition } from "../limits/catalog";
 import {
   CreateExtensionBody,
   Extension,
@@ -51,7 +52,7 @@ export function extensionRoutes(extensions: ExtensionService) {
             tags,
             operationId: "createExtension",
             summary: "Create an extension",
-            description: "Status is draft. At most 25 extensions per account (422 limit_exceeded).",
+            description: `Status is draft. At most ${limitDefinition("max_extensions_per_account").default} extensions per account (422 limit_exceeded).`,
           },
         },
       )

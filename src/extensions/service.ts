@@ -23,7 +23,7 @@ import type {
   UpdateExtensionInput,
   Visibility,
 } from "./model";
-import { NAME_MAX } from "./model";
+import { EXTENSION_DEFAULTS, NAME_MAX } from "./model";
 import { slugify, uniqueSlug } from "./slug";
 
 export type ExtensionRow = typeof extensions.$inferSelect;
@@ -41,8 +41,11 @@ const installCount =
     Number,
   );
 
-/** The length rule applies after trimming, so the schema leaves the maximum to this check. */
-function trimmedName(name: string): string {
+/**
+ * An extension's name as stored, or the API's refusal: the length rule applies after trimming, so the schema
+ * leaves the maximum to this check. Fixtures run it too.
+ */
+export function extensionName(name: string): string {
   const trimmed = name.trim();
   if (trimmed.length === 0) throw errors.extensionNameInvalid("blank", NAME_MAX);
   if (characterCount(trimmed) > NAME_MAX) throw errors.extensionNameInvalid("too_long", NAME_MAX);
@@ -175,27 +178,37 @@ export function createExtensionService(deps: {
    * Inserts inside an open transaction (the caller's: the prepared statements above share its connection),
    * enforcing the per-account cap and slug uniqueness.
    */
-  function insert(accountId: string, input: NewExtension): Omit<ExtensionRow, "listedAt"> {
+  /** The per-account cap, its one home: the API's create and a fixture's extensions both check it here. */
+  function checkRoom(accountId: string): void {
     const max = limits.resolve("max_extensions_per_account", { accountId }).value;
     const current = countStmt.get({ accountId })?.n ?? 0;
     if (current >= max)
       throw errors.limitExceeded("max_extensions_per_account", max, current, "extensions per account");
-    const name = trimmedName(input.name);
+  }
+
+  /** A slug for a new extension of this name, unique among all extensions. */
+  function slugFor(name: string): string {
     const base = slugify(name);
     const prefix = base.slice(0, 40);
     const taken = new Set(slugsStmt.all({ from: prefix, to: `${prefix}\uffff` }).map((r) => r.slug));
+    return uniqueSlug(base, taken);
+  }
+
+  function insert(accountId: string, input: NewExtension): Omit<ExtensionRow, "listedAt"> {
+    checkRoom(accountId);
+    const name = extensionName(input.name);
     const now = clock.iso();
     // listed_at is left to markListedStmt, the rule's one home; no caller reads it from here.
     const row: Omit<ExtensionRow, "listedAt"> = {
       id: input.id ?? newId("ext", clock.nowMs()),
       accountId,
-      slug: uniqueSlug(base, taken),
+      slug: slugFor(name),
       name,
-      shortDescription: input.short_description ?? "",
-      description: input.description ?? "",
-      pricing: JSON.stringify(input.pricing ?? { type: "free" }),
-      visibility: input.visibility ?? "private",
-      status: input.status ?? "draft",
+      shortDescription: input.short_description ?? EXTENSION_DEFAULTS.short_description,
+      description: input.description ?? EXTENSION_DEFAULTS.description,
+      pricing: JSON.stringify(input.pricing ?? EXTENSION_DEFAULTS.pricing),
+      visibility: input.visibility ?? EXTENSION_DEFAULTS.visibility,
+      status: input.status ?? EXTENSION_DEFAULTS.status,
       currentVersionId: null,
       ratingCount: 0,
       createdAt: now,
@@ -216,7 +229,7 @@ export function createExtensionService(deps: {
     if (!found) throw errors.extensionNotFound(id);
     const current = found.row;
     const next: Partial<ExtensionRow> = {};
-    if (patch.name !== undefined && trimmedName(patch.name) !== current.name) next.name = trimmedName(patch.name);
+    if (patch.name !== undefined && extensionName(patch.name) !== current.name) next.name = extensionName(patch.name);
     if (patch.short_description !== undefined && patch.short_description !== current.shortDescription)
       next.shortDescription = patch.short_description;
     if (patch.description !== undefined && patch.description !== current.description)
@@ -237,6 +250,8 @@ export function createExtensionService(deps: {
   return {
     findOwned,
     insert,
+    checkRoom,
+    slugFor,
     toFull,
 
     list(accountId: string): ExtensionListItem[] {

@@ -1,5 +1,7 @@
 /** URL-safe slug from a name: lowercase, accents folded, other runs → "-", trimmed, at most 64 characters. */
 export const SLUG_MAX = 64;
+/** What slugify gives: lowercase letters, digits and single inner hyphens (an export's slug is held to it). */
+export const SLUG_PATTERN = "^[a-z0-9]+(-[a-z0-9]+)*$";
 
 // Letters NFKD does not decompose into ASCII.
 const FOLD: Record<string, string> = { ß: "ss", æ: "ae", œ: "oe", ø: "o", đ: "d", ð: "d", ł: "l", þ: "th", ı: "i" };

@@ -13,6 +13,7 @@ import { errors } from "../errors/catalog";
 import { type RateLimiter, rateGroupOf } from "../ratelimit/limiter";
 import { declaresMoreThan, JSON_BODY_MAX_BYTES, readJsonBody } from "./body-limit";
 import type { RequestGate } from "./gates";
+import { mediaTypeOf } from "./media-type";
 import { isDeveloperApiPath } from "./paths";
 import { requestContextOf } from "./request-context";
 
@@ -83,8 +84,7 @@ export const apiAuth = new Elysia({ name: "api-auth" }).macro({
     // body is application/json: with functions alone it documents no body content.
     parse: [
       ({ contentType }: { contentType: string }) => {
-        // The media type itself, parameters (charset) aside: "application/jsonp" is not JSON.
-        if (contentType && contentType.split(";", 1)[0]!.trim().toLowerCase() !== "application/json")
+        if (contentType && mediaTypeOf(contentType) !== "application/json")
           throw errors.unsupportedMediaType("application/json", contentType);
       },
       // Read and parsed here: a chunked body (no Content-Length) with a running cap, a declared one (checked by the

@@ -8,26 +8,34 @@ import { LimitValues } from "../limits/overrides-model";
 const Timestamp = t.String({ format: "date-time", examples: ["2026-11-22T10:00:00.000Z"] });
 
 export const REASON_MIN = 20;
+export const REASON_MAX = 5000;
+/** An admin's reason for approving or rejecting. */
+export const DECISION_REASON_MAX = 2000;
 
 /** The rule a request's reason is held to, by the API and by `ext limits request`: 20+ characters once trimmed. */
 export function reasonLongEnough(reason: string): boolean {
   return characterCount(reason.trim()) >= REASON_MIN;
 }
-const LIMIT_REQUEST_STATUSES = ["pending", "approved", "rejected"] as const;
+
+export const LIMIT_REQUEST_STATUSES = ["pending", "approved", "rejected"] as const;
+export const LIMIT_REQUEST_SCOPES = ["account", "extension"] as const;
+
+/** A developer's reason for asking; the service checks the trimmed length (checkLimitRequest). */
+export const LimitRequestReason = t.String({
+  minLength: REASON_MIN,
+  maxLength: REASON_MAX,
+  description: `At least ${REASON_MIN} characters (after trimming)`,
+  // The trimmed text is what counts: from the first to the last non-blank character, 20 or more.
+  ...documentOnly({ pattern: `^\\s*\\S[\\s\\S]{${REASON_MIN - 2},}\\S\\s*$` }),
+});
 
 export const CreateLimitRequestBody = t.Object(
   {
     accountId: t.String({ description: "The requesting developer account" }),
-    scope: oneOf(["account", "extension"], { description: "account: all its extensions; extension: one extension" }),
+    scope: oneOf(LIMIT_REQUEST_SCOPES, { description: "account: all its extensions; extension: one extension" }),
     extensionId: t.Optional(t.String({ description: "Required when scope is extension; must belong to the account" })),
     limits: LimitValues,
-    reason: t.String({
-      minLength: REASON_MIN,
-      maxLength: 5000,
-      description: "At least 20 characters (after trimming)",
-      // The trimmed text is what counts: from the first to the last non-blank character, 20 or more.
-      ...documentOnly({ pattern: `^\\s*\\S[\\s\\S]{${REASON_MIN - 2},}\\S\\s*$` }),
-    }),
+    reason: LimitRequestReason,
   },
   {
     additionalProperties: false,
@@ -50,7 +58,7 @@ export const LimitRequest = t.Object(
   {
     id: t.String({ examples: ["req_01jd2x7k3m9q8r4t5v6w7x8y9z"] }),
     accountId: t.String(),
-    scope: t.UnionEnum(["account", "extension"]),
+    scope: t.UnionEnum(LIMIT_REQUEST_SCOPES),
     extensionId: t.Union([t.String(), t.Null()]),
     limits: LimitValues,
     reason: t.String(),
@@ -82,10 +90,10 @@ export const LimitRequestQuery = t.Object(
 export type LimitRequestQuery = Static<typeof LimitRequestQuery>;
 
 export const ApproveLimitRequestBody = t.Object(
-  { reason: t.Optional(t.String({ maxLength: 2000 })) },
+  { reason: t.Optional(t.String({ maxLength: DECISION_REASON_MAX })) },
   { additionalProperties: false },
 );
 export const RejectLimitRequestBody = t.Object(
-  { reason: t.String({ minLength: 1, maxLength: 2000 }) },
+  { reason: t.String({ minLength: 1, maxLength: DECISION_REASON_MAX }) },
   { additionalProperties: false },
 );

@@ -38,6 +38,29 @@ function toView(row: Row): LimitRequest {
   };
 }
 
+/**
+ * A request's own rules (reason, limits, scope), as the API checks a new one; a fixture's requests run it too.
+ * Gives the reason as stored (trimmed).
+ */
+export function checkLimitRequest(input: {
+  scope: string;
+  extensionId?: string;
+  limits: Record<string, number>;
+  reason: string;
+}): string {
+  if (!reasonLongEnough(input.reason)) throw errors.reasonTooShort(REASON_MIN);
+  const reason = input.reason.trim();
+  if (Object.keys(input.limits).length === 0)
+    throw errors.limitRequestTarget("limits", "name at least one limit and its desired value");
+  const problems = checkLimitValues(input.limits, "limits");
+  if (problems.length > 0) throw errors.limitValuesInvalid(problems);
+  if (input.scope === "extension" && !input.extensionId)
+    throw errors.limitRequestTarget("extensionId", "required when scope is extension");
+  if (input.scope === "account" && input.extensionId)
+    throw errors.limitRequestTarget("extensionId", "only allowed when scope is extension");
+  return reason;
+}
+
 export function createLimitRequestService(deps: {
   db: Db;
   clock: Clock;
@@ -61,16 +84,7 @@ export function createLimitRequestService(deps: {
 
   return {
     create(input: CreateLimitRequestInput): LimitRequest {
-      if (!reasonLongEnough(input.reason)) throw errors.reasonTooShort(REASON_MIN);
-      const reason = input.reason.trim();
-      if (Object.keys(input.limits).length === 0)
-        throw errors.limitRequestTarget("limits", "name at least one limit and its desired value");
-      const problems = checkLimitValues(input.limits, "limits");
-      if (problems.length > 0) throw errors.limitValuesInvalid(problems);
-      if (input.scope === "extension" && !input.extensionId)
-        throw errors.limitRequestTarget("extensionId", "required when scope is extension");
-      if (input.scope === "account" && input.extensionId)
-        throw errors.limitRequestTarget("extensionId", "only allowed when scope is extension");
+      const reason = checkLimitRequest(input);
       return db.write((tx) => {
         if (!tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, input.accountId)).get())
           throw errors.accountNotFound(input.accountId);

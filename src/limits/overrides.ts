@@ -20,7 +20,10 @@ export function checkLimitValues(values: Record<string, number>, at: string): Er
   for (const [key, value] of Object.entries(values)) {
     const field = at ? `${at}.${key}` : key;
     if (!isLimitKey(key)) {
-      problems.push({ field, message: `${key} is not a known limit key` });
+      problems.push({
+        field,
+        message: `${key} is not a known limit key (the keys are those of GET /developer/v1/extensions/:id/limits)`,
+      });
       continue;
     }
     const hard = limitDefinition(key).hardMax;

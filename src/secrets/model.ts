@@ -7,12 +7,14 @@ export const SECRET_NAME_RE = new RegExp(SECRET_NAME_PATTERN);
 /** Values are 1 byte to 64 KB, counted in UTF-8 bytes (the service checks bytes; the schema only types). */
 export const SECRET_VALUE_MAX_BYTES = 64 * 1024;
 
+export const SecretName = t.String({
+  pattern: SECRET_NAME_PATTERN,
+  description: "Secret name: a letter or _, then up to 127 letters, digits or _",
+});
+
 export const SecretParams = t.Object({
   id: t.String({ description: "Extension id (ext_…)" }),
-  key: t.String({
-    pattern: SECRET_NAME_PATTERN,
-    description: "Secret name: a letter or _, then up to 127 letters, digits or _",
-  }),
+  key: SecretName,
 });
 
 // No `examples` with a realistic value: the OpenAPI document must not teach anyone to paste a real secret.

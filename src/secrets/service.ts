@@ -12,6 +12,33 @@ import type { LimitsService } from "../limits/service";
 import type { SealedValue, SecretCipher } from "./cipher";
 import { SECRET_NAME_RE, SECRET_VALUE_MAX_BYTES } from "./model";
 
+/** A secret's name, checked as PUT checks it; fixtures run it too. */
+export function checkSecretName(name: string): void {
+  if (!SECRET_NAME_RE.test(name)) throw errors.secretNameInvalid();
+}
+
+/** A secret's value, checked as PUT checks it (bytes of UTF-8, not empty, well-formed); fixtures run it too. */
+export function checkSecretValue(value: string): void {
+  const bytes = Buffer.byteLength(value, "utf8");
+  if (bytes > SECRET_VALUE_MAX_BYTES) throw errors.secretValueTooLarge(bytes, SECRET_VALUE_MAX_BYTES);
+  // The route's schema already refuses "", but the service is also called without HTTP.
+  if (bytes === 0) throw errors.secretValueEmpty();
+  // A lone surrogate cannot be encoded as UTF-8: it would be stored silently as U+FFFD, a different value.
+  if (!value.isWellFormed()) throw errors.secretValueNotUnicode();
+}
+
+/** The per-extension cap, its one home: PUT of a new name and a fixture's secrets both check it here. */
+export function checkSecretRoom(
+  tx: Pick<Db, "select">,
+  limits: LimitsService,
+  accountId: string,
+  extensionId: string,
+): void {
+  const max = limits.resolve("max_secrets_per_extension", { accountId, extensionId }).value;
+  const current = tx.select({ n: count() }).from(secrets).where(eq(secrets.extensionId, extensionId)).get()?.n ?? 0;
+  if (current >= max) throw errors.limitExceeded("max_secrets_per_extension", max, current, "secrets per extension");
+}
+
 export function createSecretService(deps: {
   db: Db;
   clock: Clock;
@@ -33,11 +60,6 @@ export function createSecretService(deps: {
     .where(and(thisSecret, ownedExtension(db, sql.placeholder("extensionId"), sql.placeholder("accountId"))))
     .returning({ name: secrets.name })
     .prepare();
-  const countStmt = db
-    .select({ n: count() })
-    .from(secrets)
-    .where(eq(secrets.extensionId, sql.placeholder("extensionId")))
-    .prepare();
   const insertStmt = db
     .insert(secrets)
     .values({
@@ -50,10 +72,6 @@ export function createSecretService(deps: {
     })
     .prepare();
 
-  function checkName(name: string): void {
-    if (!SECRET_NAME_RE.test(name)) throw errors.secretNameInvalid();
-  }
-
   // Made once (db.writer), not on every call. It writes secret rows only: keys already authenticated stay
   // remembered across it.
   const putTx = db.writer(
@@ -63,10 +81,7 @@ export function createSecretService(deps: {
       if (replaceStmt.get({ ...values, accountId })) return { created: false };
       // Nothing replaced: a new name, or an extension that is missing or another account's (404).
       extensions.findOwned(accountId, extensionId);
-      const max = limits.resolve("max_secrets_per_extension", { accountId, extensionId }).value;
-      const current = countStmt.get({ extensionId })?.n ?? 0;
-      if (current >= max)
-        throw errors.limitExceeded("max_secrets_per_extension", max, current, "secrets per extension");
+      checkSecretRoom(db, limits, accountId, extensionId);
       insertStmt.run(values);
       return { created: true };
     },
@@ -87,13 +102,8 @@ export function createSecretService(deps: {
 
     /** Creates or replaces. Returns whether a new name was created; replacing never counts against the cap. */
     put(accountId: string, extensionId: string, name: string, value: string): { created: boolean } {
-      checkName(name);
-      const bytes = Buffer.byteLength(value, "utf8");
-      if (bytes > SECRET_VALUE_MAX_BYTES) throw errors.secretValueTooLarge(bytes, SECRET_VALUE_MAX_BYTES);
-      // The route's schema already refuses "", but the service is also called without HTTP.
-      if (bytes === 0) throw errors.secretValueEmpty();
-      // A lone surrogate cannot be encoded as UTF-8: it would be stored silently as U+FFFD, a different value.
-      if (!value.isWellFormed()) throw errors.secretValueNotUnicode();
+      checkSecretName(name);
+      checkSecretValue(value);
       return putTx(accountId, extensionId, name, cipher.seal(extensionId, name, value));
     },
 

@@ -9,9 +9,11 @@
 import type { Statement } from "bun:sqlite";
 import { copyFileSync, linkSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { getTableName } from "drizzle-orm";
 import type { BlobStore } from "../blobs/blob-store";
 import type { ClockSetting, EmulatorClock } from "../clock";
 import type { Db } from "../db/database";
+import { TABLES_PARENTS_FIRST } from "../db/schema";
 import { errors } from "../errors/catalog";
 import { newId } from "../ids";
 
@@ -23,19 +25,8 @@ export const SNAPSHOTS_MAX = 32;
  */
 export const SNAPSHOT_BYTES_MAX = 256 * 1024 * 1024;
 
-/** Every table, parents before children (the order the rows go back in). */
-const TABLES = [
-  "accounts",
-  "api_keys",
-  "team_members",
-  "account_overrides",
-  "extensions",
-  "extension_overrides",
-  "versions",
-  "secrets",
-  "install_counters",
-  "limit_requests",
-] as const;
+/** Every table, parents before children (the order the rows go back in): the schema's list. */
+const TABLES = TABLES_PARENTS_FIRST.map((table) => getTableName(table));
 
 type Value = string | number | bigint | boolean | Uint8Array | null;
 

@@ -9,6 +9,8 @@ export const VERSION_LABEL_MAX = 64;
 /** Starts with a letter or digit, then letters, digits, ".", "+", "_", "-" (semver fits, so do build tags). */
 export const VERSION_LABEL = /^[A-Za-z0-9][A-Za-z0-9.+_-]{0,63}$/;
 export const CHANGELOG_MAX = 10_000;
+/** Review's reason for rejecting a version. */
+export const REJECT_REASON_MAX = 2000;
 
 const Timestamp = t.String({ format: "date-time", examples: ["2026-11-22T10:00:00.000Z"] });
 const Status = t.UnionEnum(VERSION_STATUSES, {

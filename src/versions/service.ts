@@ -9,7 +9,7 @@ import { characterCount } from "../../client/text-length";
 import type { BlobStore } from "../blobs/blob-store";
 import { type BundleLimits, bundleLimitsFrom } from "../bundles/bundle-limits";
 import type { Clock } from "../clock";
-import type { Db, Tx } from "../db/database";
+import type { Db } from "../db/database";
 import { extensions, versions } from "../db/schema";
 import type { ErrorDetail } from "../errors/api-error";
 import { errors } from "../errors/catalog";
@@ -24,6 +24,7 @@ import {
   type VersionStatus,
   type VersionSubmitted,
 } from "./model";
+import { enforceVersionCap, refreshCurrent } from "./rules";
 import type { ReceivedUpload } from "./upload";
 
 export type Version = typeof versions.$inferSelect;
@@ -81,52 +82,6 @@ export function createVersionService(deps: {
     if (v.status === "archived") throw errors.versionArchived(versionId);
     if (v.status !== "pending") throw errors.versionNotPending(versionId, v.status);
     return v;
-  }
-
-  /** Archives the oldest versions that are not current (nor the one just added) until at most `max` remain. */
-  function enforceVersionCap(
-    tx: Tx,
-    extensionId: string,
-    keepId: string,
-    currentId: string | null,
-    max: number,
-    now: string,
-  ): void {
-    const live =
-      tx
-        .select({ n: sql<number>`COUNT(*)` })
-        .from(versions)
-        .where(and(eq(versions.extensionId, extensionId), ne(versions.status, "archived")))
-        .get()?.n ?? 0;
-    const excess = live - max;
-    if (excess <= 0) return;
-    const oldest = tx
-      .select({ id: versions.id })
-      .from(versions)
-      .where(
-        and(
-          eq(versions.extensionId, extensionId),
-          ne(versions.status, "archived"),
-          ne(versions.id, keepId),
-          currentId ? ne(versions.id, currentId) : undefined,
-        ),
-      )
-      .orderBy(versions.seq)
-      .limit(excess)
-      .all();
-    for (const v of oldest)
-      tx.update(versions).set({ status: "archived", archivedAt: now }).where(eq(versions.id, v.id)).run();
-  }
-
-  /** Points the extension at its newest approved version (or none). */
-  function refreshCurrent(tx: Tx, extensionId: string): string | null {
-    const newest = tx
-      .select({ id: versions.id })
-      .from(versions)
-      .where(and(eq(versions.extensionId, extensionId), eq(versions.status, "approved")))
-      .orderBy(desc(versions.seq))
-      .get();
-    return newest?.id ?? null;
   }
 
   return {

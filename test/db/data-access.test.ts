@@ -37,7 +37,7 @@ test("the SQLite driver itself only where raw SQL is allowed (a statement prepar
     "src/db/generation.ts",
     "src/data-dir-lock.ts",
     "src/exports/document.ts",
-    "src/fixtures/exact.ts",
+    "src/seed/exact.ts",
     "src/snapshots/store.ts",
   ];
   expect(offenders(/from\s+"bun:sqlite"/, allowed)).toEqual([]);

@@ -8,5 +8,5 @@ test("the committed fixture types are current", async () => {
   // Regenerate with: node_modules/.bin/bun scripts/lib/fixture-types.ts
   expect(readFileSync(FIXTURE_TYPES_PATH, "utf8") === fresh, "client/fixture.d.ts is stale").toBe(true);
   // A field with a default stays optional in a fixture.
-  expect(fresh).toContain('visibility?: "private" | "unlisted" | "public";');
+  expect(fresh).toContain('visibility?: components["schemas"]["Visibility"];');
 }, 60_000);

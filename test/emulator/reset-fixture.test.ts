@@ -10,9 +10,9 @@ import { join } from "node:path";
 import { EmulatorClock } from "../../src/clock";
 import { parseServerConfig } from "../../src/config";
 import { emulatorState, resetEmulator } from "../../src/emulator/reset";
-import type { Fixture, SeedReport } from "../../src/fixtures/model";
 import { createLogger } from "../../src/logger";
 import { createRuntime, type Runtime } from "../../src/runtime";
+import type { Fixture, SeedReport } from "../../src/seed/model";
 
 const fixture: Fixture = {
   accounts: [

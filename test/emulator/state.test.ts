@@ -142,7 +142,10 @@ describe("POST /_emulator/seed", () => {
       accounts: [{ id: "acc_x", name: "X", overrides: { max_bananas: 3 } }],
     });
     expect(expectEnvelope(unknownLimit, 422, "validation_error").details).toEqual([
-      { field: "accounts[0].overrides.max_bananas", message: expect.stringContaining("unknown limit key") },
+      {
+        field: "accounts[0].overrides.max_bananas",
+        message: expect.stringContaining("max_bananas is not a known limit key"),
+      },
     ]);
     expect((await emu.admin("GET", "/state")).body.counts.accounts).toBe(3);
   });

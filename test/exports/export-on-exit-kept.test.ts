@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EmulatorClock } from "../../src/clock";
 import { parseServerConfig } from "../../src/config";
-import { demoFixture } from "../../src/fixtures/demo";
 import { createLogger } from "../../src/logger";
+import { demoFixture } from "../../src/seed/demo";
 import { startServer } from "../../src/server";
 
 const work = mkdtempSync(join(tmpdir(), "ext-export-kept-"));

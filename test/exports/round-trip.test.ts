@@ -17,6 +17,8 @@ let extensionId: string;
 let bundleSha: string;
 let archive: Uint8Array;
 
+/** The control plane takes the server's admin token on every bind. */
+const adminAuth = (emu: TestEmulator) => ({ authorization: `Bearer ${emu.runtime.control.adminToken}` });
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 const blobFiles = (emu: TestEmulator) => readdirSync(join(emu.dataDir, "blobs", "objects"));
 
@@ -74,7 +76,7 @@ beforeAll(async () => {
   expect((await source.api("PATCH", `/extensions/${extensionId}`, { json: { visibility: "public" } })).status).toBe(
     200,
   );
-  const res = await fetch(`${source.adminUrl}/export`);
+  const res = await fetch(`${source.adminUrl}/export`, { headers: adminAuth(source) });
   expect(res.status).toBe(200);
   expect(res.headers.get("content-type")).toBe("application/x-tar");
   archive = new Uint8Array(await res.arrayBuffer());
@@ -91,7 +93,7 @@ describe("export → seed into a new server", () => {
     const before = await reads(source);
     const seeded = await fetch(`${target.adminUrl}/seed`, {
       method: "POST",
-      headers: { "content-type": "application/x-tar" },
+      headers: { ...adminAuth(target), "content-type": "application/x-tar" },
       body: archive,
     });
     expect(`${seeded.status} ${await seeded.text()}`).toStartWith("200 ");
@@ -111,7 +113,7 @@ describe("export → seed into a new server", () => {
     await target.admin("POST", "/clock", { set: "2040-01-01T00:00:00.000Z", freeze: true });
     const again = await fetch(`${target.adminUrl}/seed`, {
       method: "POST",
-      headers: { "content-type": "application/x-tar" },
+      headers: { ...adminAuth(target), "content-type": "application/x-tar" },
       body: archive,
     });
     expect(((await again.json()) as { extensionsCreated: number }).extensionsCreated).toBe(0);
@@ -135,7 +137,7 @@ describe("export → seed into a new server", () => {
       const newer = await withFixtureText(archive, (text) => text.replace('"formatVersion": 2', '"formatVersion": 99'));
       const res = await fresh.admin("POST", "/seed", undefined, {
         body: newer,
-        headers: { "content-type": "application/x-tar" },
+        headers: { ...adminAuth(target), "content-type": "application/x-tar" },
       });
       expectEnvelope(res, 422, "validation_error");
       expect(res.body.error.message).toStartWith(
@@ -144,7 +146,7 @@ describe("export → seed into a new server", () => {
       const broken = await withFixtureText(archive, () => "{ not json");
       const bad = await fresh.admin("POST", "/seed", undefined, {
         body: broken,
-        headers: { "content-type": "application/x-tar" },
+        headers: { ...adminAuth(target), "content-type": "application/x-tar" },
       });
       expect(bad.body.error.message).toStartWith(
         "fixture.json of the uploaded archive failed validation: line 1, column 3: not valid JSON",
@@ -152,7 +154,7 @@ describe("export → seed into a new server", () => {
       // Not a tar at all (a text file sent as one): said as such, not as a truncated entry.
       const text = await fresh.admin("POST", "/seed", undefined, {
         body: "accounts,extensions\n",
-        headers: { "content-type": "application/x-tar" },
+        headers: { ...adminAuth(target), "content-type": "application/x-tar" },
       });
       expect(text.body.error.message).toContain("the uploaded archive is not a tar archive of an export: ");
       expect(await reads(fresh)).toEqual(before);
@@ -170,7 +172,7 @@ describe("export → seed into a new server", () => {
       const cut = archive.slice(0, archive.length - 1024 - 700);
       const res = await fresh.admin("POST", "/seed", undefined, {
         body: cut,
-        headers: { "content-type": "application/x-tar" },
+        headers: { ...adminAuth(target), "content-type": "application/x-tar" },
       });
       expectEnvelope(res, 422, "validation_error");
       expect(res.body.error.message).toMatch(/truncated or damaged in entry "bundles\/[0-9a-f]{64}\.tar\.gz"/);

@@ -129,7 +129,7 @@ describe("POST /extensions", () => {
 
   test("details: one per field, enums name their allowed values", async () => {
     const missing = expectEnvelope(await emu.api("POST", "/extensions", { json: {} }), 422, "validation_error");
-    expect(missing.details).toEqual([{ field: "name", message: "name: required field is missing" }]);
+    expect(missing.details).toEqual([{ field: "name", message: "name: `name` is required" }]);
     const { id } = await create({ name: "Enum Message" });
     const bad = expectEnvelope(
       await emu.api("PATCH", `/extensions/${id}`, { json: { visibility: "secret" } }),

@@ -9,8 +9,8 @@ import type { Middleware } from "openapi-fetch";
 import { type AdminClient, type ApiClient, createAdminClient, createApiClient, type ErrorDetail } from "../../client";
 import { EmulatorClock } from "../../src/clock";
 import { parseServerConfig, type ServerConfig } from "../../src/config";
-import type { Fixture } from "../../src/fixtures/model";
 import { createLogger } from "../../src/logger";
+import type { Fixture } from "../../src/seed/model";
 import { type RunningEmulator, startServer } from "../../src/server";
 
 export const DEMO_KEY = "ext_test_key_all_scopes_0123456789abcdef";

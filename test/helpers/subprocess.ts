@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
-import type { Fixture } from "../../src/fixtures/model";
+import type { Fixture } from "../../src/seed/model";
 import { cleanEnv } from "./clean-env";
 
 const ROOT = resolve(import.meta.dir, "../..");

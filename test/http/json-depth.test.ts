@@ -74,7 +74,7 @@ describe("a JSON body nested past the bound", () => {
       headers: JSON_TYPE,
     });
     expect(expectEnvelope(at, 422, "validation_error").details).toEqual([
-      { field: "value", message: "value: Expected string" },
+      { field: "value", message: "value: must be a string in double quotes" },
     ]);
     expectTooDeep(
       await emu.api("PUT", `/extensions/${extensionId}/secrets/A`, {

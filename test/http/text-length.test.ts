@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Value } from "@sinclair/typebox/value";
 import { characterCount } from "../../client/text-length";
 import { Manifest } from "../../src/bundles/manifest";
-import { FixtureError, validateFixture } from "../../src/fixtures/validate";
+import { FixtureError } from "../../src/seed/fixture-error";
+import { validateFixture } from "../../src/seed/validate";
 import { checkField } from "../../ui/src/field-rules";
 import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 

@@ -225,8 +225,7 @@ export const FIELD_RULES = {
       "type": "array"
     },
     "overrides": {
-      "required": false,
-      "type": "object"
+      "required": false
     },
     "teamMembers": {
       "required": false,
