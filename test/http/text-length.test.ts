@@ -44,7 +44,7 @@ describe("the developer API", () => {
     expect(refused.details).toEqual([{ field: "name", message: "name: at most 80 characters after trimming" }]);
   });
 
-  test("a schema's maxLength (short_description, 140) counts characters, with TypeBox's own message", async () => {
+  test("a schema's maxLength (short_description, 140) counts characters, in the one translator's words", async () => {
     const id = (await emu.api("POST", "/extensions", { json: { name: "Short" } })).body.extension.id;
     const ok = await emu.api("PATCH", `/extensions/${id}`, { json: { short_description: EMOJI.repeat(140) } });
     expect(ok.status).toBe(200);
@@ -54,7 +54,7 @@ describe("the developer API", () => {
       "validation_error",
     );
     expect(refused.details).toEqual([
-      { field: "short_description", message: "short_description: Expected string length less or equal to 140" },
+      { field: "short_description", message: "short_description: must be at most 140 characters" },
     ]);
   });
 });
@@ -83,7 +83,7 @@ describe("the control plane", () => {
 });
 
 describe("fixtures and manifests", () => {
-  test("a fixture's extension name of 80 emoji loads; 81 are refused with the fixture's own message", () => {
+  test("a fixture's extension name of 80 emoji loads; 81 are refused with the API's own message", () => {
     const fixture = (name: string) => ({
       accounts: [{ id: "acc_x", name: "x", extensions: [{ name }] }],
     });
@@ -94,7 +94,7 @@ describe("fixtures and manifests", () => {
     } catch (e) {
       expect(e).toBeInstanceOf(FixtureError);
       expect((e as FixtureError).problems).toEqual([
-        { path: "accounts[0].extensions[0].name", message: "must be at most 80 characters" },
+        { path: "accounts[0].extensions[0].name", message: "name: at most 80 characters after trimming" },
       ]);
     }
   });
