@@ -3,7 +3,6 @@
  * the Bun one (src/programmatic.ts, in process) and the Node one (packaging/npm/src, a child process of the
  * binary). Types only: every model is taken from the generated schema, never copied by hand.
  */
-import type { LimitKey } from "../src/limits/catalog";
 import type { SubmittedDeploy } from "./deploy-result";
 import type { components as FixtureModels } from "./fixture";
 import type { AdminClient, ApiClient } from "./index";
@@ -17,6 +16,7 @@ import type {
   InstallRollout,
   InstallStatistics,
   LimitOverrides,
+  LimitValues,
   RequestLogEntry,
   ReviewedVersion,
 } from "./models";
@@ -28,8 +28,8 @@ import type {
 export type FixtureInput = FixtureModels["schemas"]["Fixture"];
 /** What `createExtension()` resolves to: the whole extension, as GET /extensions/{id} gives it. */
 export type CreatedExtension = Extension;
-/** Every limit key of GET …/limits (the limits catalog); a misspelt key is a type error. */
-export type { LimitKey };
+/** Every limit key of GET …/limits (the document names them); a misspelt key is a type error. */
+export type LimitKey = keyof LimitValues & string;
 /** Limit values by key, as an override or a limit-increase request names them. */
 export type LimitValuesInput = { [K in LimitKey]?: number };
 /** What `deploy()` resolves to: the same object `ext deploy --json` prints (client/deploy-result.ts). */
