@@ -143,6 +143,7 @@ describe("GET /openapi.json", () => {
     expect(doc.servers).toEqual([expect.objectContaining({ url: emu.url })]);
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
     expect(doc.components.securitySchemes.adminToken).toMatchObject({ type: "http", scheme: "bearer" });
+    expect(doc.components.securitySchemes.dashboardSession).toMatchObject({ type: "apiKey", in: "cookie" });
   });
 
   test("documents every registered route, and nothing else", () => {
@@ -168,7 +169,11 @@ describe("GET /openapi.json", () => {
       expect(tagNames, `${where} tag`).toContain(op.tags[0]);
       expect(typeof op.summary, `${where} summary`).toBe("string");
       const security =
-        path === "/healthz" ? [] : isDeveloperPath(path) ? [{ bearerAuth: [] }] : [{}, { adminToken: [] }];
+        path === "/healthz"
+          ? []
+          : isDeveloperPath(path)
+            ? [{ bearerAuth: [] }]
+            : [{ adminToken: [] }, { dashboardSession: [] }];
       expect(op.security, `${where} security`).toEqual(security);
       if (path.startsWith("/_emulator")) expect(op.tags, where).toEqual(["Emulator"]);
     }
