@@ -47,9 +47,14 @@ export interface ApiClientOptions {
 export interface AdminClientOptions {
   /** The server's origin, e.g. `http://127.0.0.1:4780`; `""` in a page served by the emulator itself. */
   url: string;
-  /** The control plane's token (needed off loopback only); a function is asked before each request. */
+  /** The control plane's token; a function is asked before each request. */
   adminToken?: string | null | (() => string | null | undefined);
   fetch?: FetchFunction;
+  /**
+   * `"same-origin"` in the dashboard, whose session cookie then goes with each call; no cookie is sent
+   * otherwise (`"omit"`).
+   */
+  sessionCookie?: boolean;
 }
 
 /** `http://host:port` from an origin, or from a URL ending in one of the API's own prefixes. */
@@ -91,7 +96,7 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
   const token = options.adminToken;
   const client = createClient<ControlPaths>({
     baseUrl: origin(options.url),
-    credentials: "omit",
+    credentials: options.sessionCookie ? "same-origin" : "omit",
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   client.use(bearer(typeof token === "function" ? token : () => token), recordOrigin);
