@@ -2,11 +2,13 @@
  * `ext serve` as a user runs it: a real process, the README's curl, a clean SIGTERM or SIGINT, and a port
  * already in use reported as one line with a non-zero exit.
  */
+
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { readServerFile } from "../../src/server-file";
 import { cleanEnv } from "../helpers/clean-env";
 import { readUntil } from "../helpers/read-until";
 
@@ -127,17 +129,21 @@ describe("ext serve", () => {
         const head = await readUntil(proc.stdout as ReadableStream<Uint8Array>, /listening on \S+\n/);
         const baseUrl = /listening on (\S+)\n/.exec(head)![1]!;
         const adminUrl = baseUrl.replace("/developer/v1", "/_emulator");
+        // The owner's token, from the data directory's server.json.
+        const owner = { authorization: `Bearer ${readServerFile(dir)?.adminToken}` };
         // A latency-only fault holds the next GET /extensions for 1.5 s: a request surely in flight.
         const fault = await fetch(`${adminUrl}/faults`, {
           method: "POST",
-          headers: { "content-type": "application/json" },
+          headers: { "content-type": "application/json", ...owner },
           body: JSON.stringify({ method: "GET", path: "/extensions", latencyMs: 1500, times: 1 }),
         });
         expect(fault.status).toBe(201);
         const inFlight = fetch(`${baseUrl}/extensions`, { headers: { Authorization: `Bearer ${DEMO_KEY}` } });
         // Wait (bounded) until the rule has fired, i.e. the request is inside the server.
         for (let i = 0; i < 100; i++) {
-          const rules = (await (await fetch(`${adminUrl}/faults`)).json()) as { faults: { fired: number }[] };
+          const rules = (await (await fetch(`${adminUrl}/faults`, { headers: owner })).json()) as {
+            faults: { fired: number }[];
+          };
           if (rules.faults[0]?.fired === 1) break;
           await Bun.sleep(20);
         }

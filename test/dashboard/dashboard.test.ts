@@ -564,8 +564,10 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
           ).json()) as { requests: { path: string }[] }
         ).requests.some((e) => e.path === ownProbe),
       );
+      // The owner's CLI, with the server's admin token (a --memory server has no server.json to read it from).
       const cli = await run(built.bin, ["extensions", "get", "ext_cli_probe", "--target", server.baseUrl], {
         cwd: built.work,
+        env: { EXT_ADMIN_TOKEN: server.adminToken },
       });
       expect(cli.stderr).toContain("extension_not_found");
       await open("#/requests");
