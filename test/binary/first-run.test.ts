@@ -68,11 +68,11 @@ describe("a bare `ext serve` on a new folder, then commands with no flags in the
     expect(await res.json()).toEqual({ extensions: [] });
   });
 
-  test("the server says where it listens in .ext-data/server.json, private to the user and holding no key", () => {
+  test("the server says where it listens in .ext-data/server.json, private to the user, with the control plane's token and no API key", () => {
     const file = join(cwd, ".ext-data", "server.json");
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const info = JSON.parse(readFileSync(file, "utf8"));
-    expect(info).toEqual({ url: server.url, pid: server.proc.pid });
+    expect(info).toEqual({ url: server.url, pid: server.proc.pid, adminToken: expect.stringMatching(/^adm_/) });
   });
 
   test("create → init → deploy → approve → installs → limits → logs, each finding the server by itself", async () => {

@@ -96,7 +96,10 @@ describe("control-plane bodies on the compiled binary", () => {
   test("a 100 MB JSON body to POST /_emulator/clock is a 413 with no growth", async () => {
     const body = new Uint8Array(100 * 1024 * 1024).fill(0x20);
     const before = resetPeak();
-    const answer = await send("POST", `${server.adminUrl}/clock`, body, { "content-type": "application/json" });
+    const answer = await send("POST", `${server.adminUrl}/clock`, body, {
+      "content-type": "application/json",
+      authorization: `Bearer ${server.adminToken}`,
+    });
     expect(answer).toMatchObject({ status: 413, code: "payload_too_large" });
     expect(growthMb(before)).toBeLessThan(16);
   }, 60_000);
