@@ -176,6 +176,37 @@ describe("ext serve", () => {
     expect(await proc.exited).toBe(0);
   });
 
+  test("on loopback the banner's dashboard line is a one-time login link, and no header opens nothing", async () => {
+    const proc = serve("--memory", "--port", "0", "--log-level", "warn");
+    const head = await readUntil(proc.stdout as ReadableStream<Uint8Array>, /admin token:\s+\S+\n/);
+    const link = /dashboard:\s+(http:\/\/127\.0\.0\.1:\d+\/dashboard\/login\?token=[A-Za-z0-9_-]+)\n/.exec(head)?.[1];
+    expect(link).toBeDefined();
+    const adminUrl = /control plane: (\S+)\n/.exec(head)![1]!;
+    expect((await fetch(`${adminUrl}/state`)).status).toBe(401);
+    const login = await fetch(link!, { redirect: "manual" });
+    expect(login.status).toBe(303);
+    const cookie = login.headers.get("set-cookie")!.split(";", 1)[0]!;
+    expect((await fetch(`${adminUrl}/state`, { headers: { cookie } })).status).toBe(200);
+    expect((await fetch(link!, { redirect: "manual" })).status).toBe(401);
+    proc.kill("SIGTERM");
+    expect(await proc.exited).toBe(0);
+  });
+
+  test("--open-control-plane: the banner warns and no header is needed; with a non-loopback --host it is refused", async () => {
+    const proc = serve("--memory", "--port", "0", "--log-level", "warn", "--open-control-plane");
+    const head = await readUntil(proc.stdout as ReadableStream<Uint8Array>, /WARNING:.*\n.*\n/);
+    expect(head).toContain("WARNING:       --open-control-plane: any local user");
+    const adminUrl = /control plane: (\S+)\n/.exec(head)![1]!;
+    expect((await fetch(`${adminUrl}/state`)).status).toBe(200);
+    proc.kill("SIGTERM");
+    expect(await proc.exited).toBe(0);
+
+    const refused = serve("--memory", "--port", "0", "--host", "0.0.0.0", "--open-control-plane");
+    const [code, stderr] = await Promise.all([refused.exited, new Response(refused.stderr as ReadableStream).text()]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("--open-control-plane opens the control plane to anyone who can reach 0.0.0.0");
+  });
+
   test("a bad flag value → one-line error, exit 2", async () => {
     const proc = serve("--memory", "--port", "70000");
     const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr as ReadableStream).text()]);
