@@ -918,7 +918,7 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
       expect(cookies[0]!.value).not.toBe(server.adminToken);
       await open("#/");
       expect(page.url()).not.toContain("token");
-      expect(await page.evaluate(() => document.cookie)).toBe("");
+      expect(await page.evaluate<string>("document.cookie")).toBe("");
       // The link was for one login only.
       const again = await browser.newContext();
       try {
