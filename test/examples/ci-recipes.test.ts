@@ -110,13 +110,18 @@ async function runAction(releaseDir: string) {
 test("the action's script: downloads, verifies, starts, and exports a base URL and key that work", async () => {
   const run = await runAction(release(false));
   expect(run.code, run.stderr).toBe(0);
-  const { EXT_BASE_URL, EXT_API_KEY, EXT_ADMIN_URL, EXT_PID } = run.exported;
+  const { EXT_BASE_URL, EXT_API_KEY, EXT_ADMIN_URL, EXT_ADMIN_TOKEN, EXT_PID } = run.exported;
   expect(EXT_BASE_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/developer\/v1$/);
   try {
     const list = await fetch(`${EXT_BASE_URL}/extensions`, { headers: { authorization: `Bearer ${EXT_API_KEY}` } });
     expect(list.status).toBe(200);
     expect(await list.json()).toHaveProperty("extensions");
-    expect((await fetch(`${EXT_ADMIN_URL}/state`)).status).toBe(200);
+    // The control plane takes the exported token, and nothing without it.
+    expect(EXT_ADMIN_TOKEN).toMatch(/^adm_/);
+    expect((await fetch(`${EXT_ADMIN_URL}/state`)).status).toBe(401);
+    expect(
+      (await fetch(`${EXT_ADMIN_URL}/state`, { headers: { authorization: `Bearer ${EXT_ADMIN_TOKEN}` } })).status,
+    ).toBe(200);
   } finally {
     process.kill(Number(EXT_PID), "SIGTERM");
   }
