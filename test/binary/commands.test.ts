@@ -153,7 +153,11 @@ describe("ext seed FILE", () => {
   test("--target seeds a running emulator through its control plane", async () => {
     const s = await serve(bin, ["--memory"], work);
     try {
-      const r = await run(bin, ["seed", "demo", "--target", s.url], { cwd: work });
+      // A --memory server has no server.json: its owner passes the token from the ready file.
+      const r = await run(bin, ["seed", "demo", "--target", s.url], {
+        cwd: work,
+        env: { EXT_ADMIN_TOKEN: s.adminToken },
+      });
       expect(r.stderr).toBe("");
       expect(r.code).toBe(0);
       expect(r.stdout).toContain(DEMO_KEY);
@@ -161,7 +165,7 @@ describe("ext seed FILE", () => {
       // `--target local` is EXT_LOCAL_URL; the demo is loaded already, so its keys are only counted.
       const local = await run(bin, ["seed", "demo", "--target", "local", "--json"], {
         cwd: work,
-        env: { EXT_LOCAL_URL: s.baseUrl },
+        env: { EXT_LOCAL_URL: s.baseUrl, EXT_ADMIN_TOKEN: s.adminToken },
       });
       expect(local.code).toBe(0);
       expect(JSON.parse(local.stdout)).toMatchObject({ accountsCreated: 0 });
