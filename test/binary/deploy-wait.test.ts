@@ -102,7 +102,10 @@ describe("ext deploy --wait", () => {
       ].join("\n"),
     );
     // What a reviewer does: the wait ends with the approval.
-    const approved = await fetch(`${server.adminUrl}/versions/${versionId}/approve`, { method: "POST" });
+    const approved = await fetch(`${server.adminUrl}/versions/${versionId}/approve`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${server.adminToken}` },
+    });
     expect(approved.status).toBe(200);
     const stdout = await new Response(proc.stdout).text();
     expect(await proc.exited).toBe(0);

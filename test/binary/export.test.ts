@@ -46,7 +46,7 @@ describe("export on the compiled binary", () => {
     // A key made through the API: exported as its hash only.
     const ci = await fetch(`${a.url}/_emulator/accounts/acc_demo/keys`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", authorization: `Bearer ${a.adminToken}` },
       body: JSON.stringify({ name: "ci", scopes: ["*"] }),
     });
     expect(ci.status).toBe(201);

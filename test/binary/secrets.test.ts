@@ -33,6 +33,7 @@ let dataDir: string;
 let serverLog: string;
 let baseUrl: string;
 let adminUrl: string;
+let adminToken: string;
 let server: ReturnType<typeof Bun.spawn>;
 
 beforeAll(async () => {
@@ -66,7 +67,7 @@ beforeAll(async () => {
     },
   );
   for (let i = 0; i < 400 && !existsSync(ready) && server.exitCode === null; i++) await Bun.sleep(25);
-  ({ baseUrl, adminUrl } = JSON.parse(readFileSync(ready, "utf8")));
+  ({ baseUrl, adminUrl, adminToken } = JSON.parse(readFileSync(ready, "utf8")));
 }, BUILD_TIMEOUT_MS);
 afterAll(async () => {
   server?.kill("SIGTERM");
@@ -139,7 +140,9 @@ describe("ext secrets", () => {
       keys: ["API_TOKEN"],
     });
 
-    const requests = await (await fetch(`${adminUrl}/requests?limit=500`)).text();
+    const requests = await (
+      await fetch(`${adminUrl}/requests?limit=500`, { headers: { authorization: `Bearer ${adminToken}` } })
+    ).text();
     expect(requests).toContain("/secrets/API_TOKEN");
     expect(requests).not.toContain(VALUE);
     expect(readFileSync(serverLog, "utf8")).toContain("secrets");

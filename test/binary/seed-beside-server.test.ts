@@ -74,7 +74,7 @@ test(
           const [control, developer] = await Promise.all([
             fetch(`${s.adminUrl}/seed`, {
               method: "POST",
-              headers: { "content-type": "application/json" },
+              headers: { "content-type": "application/json", authorization: `Bearer ${s.adminToken}` },
               body: JSON.stringify({ accounts: [{ id, name: id, apiKeys: [{ name: "k", scopes: ["*"] }] }] }),
             }),
             fetch(`${s.baseUrl}/extensions/${target}/secrets/ROUND`, {

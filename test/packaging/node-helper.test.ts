@@ -109,9 +109,9 @@ describe("startEmulator() under Node", () => {
       const limits = await (await fetch(emu.baseUrl + "/extensions/" + id + "/limits", { headers: h })).json();
       const fault = await emu.injectFault({ method: "GET", path: "/extensions", status: 503, code: "maintenance", times: 1 });
       const faulted = (await fetch(emu.baseUrl + "/extensions", { headers: h })).status;
-      const before = (await (await fetch(emu.adminUrl + "/clock")).json()).now;
+      const before = (await (await fetch(emu.adminUrl + "/clock", { headers: { authorization: "Bearer " + emu.adminToken } })).json()).now;
       await emu.advanceClock(3600);
-      const after = (await (await fetch(emu.adminUrl + "/clock")).json()).now;
+      const after = (await (await fetch(emu.adminUrl + "/clock", { headers: { authorization: "Bearer " + emu.adminToken } })).json()).now;
       const requests = await emu.requests(2);
       let approveError;
       try { await emu.approveVersion("ver_missing"); } catch (e) { approveError = { name: e.name, status: e.status, code: e.code }; }
@@ -207,7 +207,7 @@ describe("startEmulator() under Node", () => {
   test("EXT_* variables of the calling process do not reach the server", async () => {
     const { code, result } = await nodeResult(
       `const emu = await ext.startEmulator();
-       const state = await (await fetch(emu.adminUrl + "/state")).json();
+       const state = await (await fetch(emu.adminUrl + "/state", { headers: { authorization: "Bearer " + emu.adminToken } })).json();
        await emu.stop();
        console.log(JSON.stringify({ port: emu.port, rateLimits: state.rateLimits }));`,
       { EXT_SEED: "/nonexistent.json", EXT_RATE_LIMITS: "off", EXT_PORT: "4999", EXT_MEMORY: "off" },
