@@ -273,10 +273,10 @@ async function deployWaiting(label: string, extra: string[], baseUrl = server.ba
   return { versionId: versionId!, finished };
 }
 
-const reject = (versionId: string, reason: string, adminUrl = server.adminUrl) =>
+const reject = (versionId: string, reason: string, adminUrl = server.adminUrl, adminToken = server.adminToken) =>
   fetch(`${adminUrl}/versions/${versionId}/reject`, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", authorization: `Bearer ${adminToken}` },
     body: JSON.stringify({ reason }),
   });
 
@@ -290,7 +290,7 @@ describe("every outcome keeps the summary: packed, uploaded, the version id, the
     // same label in between) is made here by a fault rule, which answers before reading the body.
     const rule = await fetch(`${server.adminUrl}/faults`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" },
       body: JSON.stringify({
         method: "POST",
         path: "/extensions/ext_plain/versions",
@@ -319,7 +319,10 @@ describe("every outcome keeps the summary: packed, uploaded, the version id, the
         upload: { sent: expect.any(Number), total: expect.any(Number) },
       });
     } finally {
-      await fetch(`${server.adminUrl}/faults/${ruleId}`, { method: "DELETE" });
+      await fetch(`${server.adminUrl}/faults/${ruleId}`, {
+        headers: { authorization: `Bearer ${server.adminToken}` },
+        method: "DELETE",
+      });
     }
   });
 

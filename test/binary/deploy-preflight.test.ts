@@ -67,7 +67,9 @@ const deploy = (extensionId: string, version: string, extra: string[] = []) =>
   );
 
 async function uploadsLogged(): Promise<number> {
-  const res = await fetch(`${server.adminUrl}/requests?limit=500`);
+  const res = await fetch(`${server.adminUrl}/requests?limit=500`, {
+    headers: { authorization: `Bearer ${server.adminToken}` },
+  });
   const { requests } = (await res.json()) as { requests: { method: string; path: string }[] };
   return requests.filter((r) => r.method === "POST" && r.path.endsWith("/versions")).length;
 }

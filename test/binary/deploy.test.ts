@@ -101,7 +101,9 @@ async function versionsOf(extensionId: string, key = KEY): Promise<{ id: string;
 }
 
 async function uploadsLogged(extensionId: string): Promise<number> {
-  const res = await fetch(`${server.adminUrl}/requests?limit=500`);
+  const res = await fetch(`${server.adminUrl}/requests?limit=500`, {
+    headers: { authorization: `Bearer ${server.adminToken}` },
+  });
   const { requests } = (await res.json()) as { requests: { method: string; path: string }[] };
   return requests.filter((r) => r.method === "POST" && r.path.endsWith(`/extensions/${extensionId}/versions`)).length;
 }
@@ -346,7 +348,7 @@ describe("ext deploy DIR --target URL", () => {
   test("a 429 is retried after Retry-After", async () => {
     const fault = await fetch(`${server.adminUrl}/faults`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" },
       body: JSON.stringify({ method: "POST", path: "/extensions/ext_plain/versions", status: 429, times: 1 }),
     });
     expect(fault.status).toBeLessThan(300);
@@ -390,7 +392,14 @@ describe("ext deploy DIR --target URL", () => {
       version = (await versionsOf("ext_plain")).find((v) => v.version === "waited");
     }
     expect(version).toBeDefined();
-    expect((await fetch(`${server.adminUrl}/versions/${version!.id}/approve`, { method: "POST" })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${server.adminUrl}/versions/${version!.id}/approve`, {
+          headers: { authorization: `Bearer ${server.adminToken}` },
+          method: "POST",
+        })
+      ).status,
+    ).toBe(200);
     expect(await proc.exited).toBe(0);
     expect(await new Response(proc.stdout).text()).toContain(`version ${version!.id} (waited) of ext_plain: approved`);
   });
@@ -423,7 +432,7 @@ describe("ext deploy DIR --target URL", () => {
     expect(version).toBeDefined();
     const rejected = await fetch(`${server.adminUrl}/versions/${version!.id}/reject`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" },
       body: JSON.stringify({ reason: "Not this one, thanks." }),
     });
     expect(rejected.status).toBe(200);
@@ -445,7 +454,7 @@ describe("ext deploy DIR --target URL", () => {
     // the upload reads the list first (it gives up after 3 s and goes on): the rule delays both.
     const fault = await fetch(`${server.adminUrl}/faults`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" },
       body: JSON.stringify({ method: "GET", path: "/extensions/ext_plain/versions", latencyMs: 20_000, times: 2 }),
     });
     const faultId = ((await fault.json()) as { fault: { id: string } }).fault.id;
@@ -471,11 +480,16 @@ describe("ext deploy DIR --target URL", () => {
       });
       // The check before the upload and the one poll it made are the two the rule delayed.
       const rules = (
-        (await (await fetch(`${server.adminUrl}/faults`)).json()) as { faults: { id: string; fired: number }[] }
+        (await (
+          await fetch(`${server.adminUrl}/faults`, { headers: { authorization: `Bearer ${server.adminToken}` } })
+        ).json()) as { faults: { id: string; fired: number }[] }
       ).faults;
       expect(rules.find((f) => f.id === faultId)?.fired).toBe(2);
     } finally {
-      await fetch(`${server.adminUrl}/faults/${faultId}`, { method: "DELETE" });
+      await fetch(`${server.adminUrl}/faults/${faultId}`, {
+        headers: { authorization: `Bearer ${server.adminToken}` },
+        method: "DELETE",
+      });
     }
   }, 10_000);
 

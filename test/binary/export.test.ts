@@ -51,7 +51,11 @@ describe("export on the compiled binary", () => {
     });
     expect(ci.status).toBe(201);
     const exported = join(built.work, "exported");
-    const cli = await run(built.bin, ["export", exported, "--target", a.url], { cwd: built.work });
+    // A --memory server has no server.json: its owner gives the token from the ready file.
+    const cli = await run(built.bin, ["export", exported, "--target", a.url], {
+      cwd: built.work,
+      env: { EXT_ADMIN_TOKEN: a.adminToken },
+    });
     expect(cli.stderr).toBe("");
     expect(cli.code).toBe(0);
     expect(await a.stop()).toBe(0);

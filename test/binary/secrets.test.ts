@@ -217,8 +217,10 @@ describe("ext secrets", () => {
     const empty = await setWithStdin("EMPTY").finish("\n");
     expect(empty.code).toBe(2);
     expect(empty.stderr).toContain("the secret value is empty");
+    // The server is --memory (no server.json): its owner gives the token from the ready file.
     const noKey = await run(built.bin, ["secrets", "list", "--extension", "ext_plain", "--target", baseUrl], {
       cwd: work,
+      env: { EXT_ADMIN_TOKEN: adminToken },
     });
     // No key given: the emulator's own key for its first account, said on stderr (the same rule as every command).
     expect(noKey.code).toBe(0);
