@@ -533,7 +533,13 @@ describe("ext deploy DIR --target URL", () => {
 
   test("the target may be the server's root URL; with no key, the emulator's own key for its first account is used and named", async () => {
     // The server's first account: both were made at the same instant, so by id, acc_big.
-    const r = await deploy([extensionDir(), "--extension", "ext_big", "--version", "root-url", "--target", server.url]);
+    // The owner's token (the server is --memory: no server.json), so the CLI can ask the control plane for the key.
+    const r = await deploy(
+      [extensionDir(), "--extension", "ext_big", "--version", "root-url", "--target", server.url],
+      {
+        EXT_ADMIN_TOKEN: server.adminToken,
+      },
+    );
     expect(r.stderr).toContain(`using account acc_big (Big) on ${server.url}`);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/version ver_\w+ \(root-url\) of ext_big: pending/);

@@ -77,7 +77,10 @@ describe("export on the compiled binary", () => {
     // Loaded into a running, empty emulator through its control plane.
     const c = await serve(built.bin, ["--memory", "--empty"], built.work);
     try {
-      const seeded = await run(built.bin, ["seed", exported, "--target", c.url], { cwd: built.work });
+      const seeded = await run(built.bin, ["seed", exported, "--target", c.url], {
+        cwd: built.work,
+        env: { EXT_ADMIN_TOKEN: c.adminToken },
+      });
       expect(seeded.code).toBe(0);
       expect([await get(c.baseUrl, "/extensions"), await get(c.baseUrl, `/extensions/${id}/versions`)]).toEqual(before);
     } finally {
