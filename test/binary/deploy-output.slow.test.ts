@@ -285,7 +285,7 @@ async function deployWaiting(label: string, extra: string[], baseUrl = server.ba
 const reject = (versionId: string, reason: string, at: ServedBinary = server) =>
   adminFetch(at, `/versions/${versionId}/reject`, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", authorization: `Bearer ${adminToken}` },
     body: JSON.stringify({ reason }),
   });
 
@@ -299,7 +299,7 @@ describe("every outcome keeps the summary: packed, uploaded, the version id, the
     // same label in between) is made here by a fault rule, which answers before reading the body.
     const rule = await adminFetch(server, `/faults`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" },
       body: JSON.stringify({
         method: "POST",
         path: "/extensions/ext_plain/versions",

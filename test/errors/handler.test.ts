@@ -130,7 +130,7 @@ describe("request bodies", () => {
   });
 
   test("a query number out of range is reported against the query, not the body", async () => {
-    const res = await emu.raw("GET", "/_emulator/requests?limit=1e20", { key: null });
+    const res = await emu.admin("GET", "/requests?limit=1e20");
     expect(expectEnvelope(res, 422, "validation_error").details?.[0]?.field).toBe("query");
   });
 
