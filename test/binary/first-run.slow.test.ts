@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readUntil } from "../helpers/read-until";
-import { BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, run } from "./helpers";
+import { alive, BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, run } from "./helpers";
 
 let built: Built;
 beforeAll(() => {
