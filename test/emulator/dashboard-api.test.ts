@@ -366,13 +366,17 @@ describe("the request log's client field", () => {
     const list = (await emu.admin("GET", "/requests")).body.requests.reverse();
     expect(list.map((e: any) => e.client)).toEqual([...sent.map(([, , client]) => client), "dashboard"]);
     const stream = await fetch(`${emu.url}/_emulator/requests/stream?recent=${sent.length + 1}`, {
-      headers: { accept: "text/event-stream" },
+      headers: { accept: "text/event-stream", authorization: `Bearer ${emu.runtime.control.adminToken}` },
       signal: AbortSignal.timeout(10_000),
     });
     const reader = stream.body!.getReader();
     let text = "";
-    while ((text.match(/^data: /gm) ?? []).length < sent.length + 1)
-      text += new TextDecoder().decode((await reader.read()).value);
+    expect(stream.status).toBe(200);
+    while ((text.match(/^data: /gm) ?? []).length < sent.length + 1) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`the stream ended after: ${text}`);
+      text += new TextDecoder().decode(value);
+    }
     await reader.cancel();
     const streamed = [...text.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1]!).client);
     expect(streamed).toEqual([...sent.map(([, , client]) => client), "dashboard"]);
@@ -387,7 +391,10 @@ describe("GET /_emulator/requests/stream", () => {
   test("sends recent entries, then each new request as it completes", async () => {
     await emu.api("GET", "/extensions/ext_before");
     const controller = new AbortController();
-    const res = await fetch(`${emu.adminUrl}/requests/stream?recent=1`, { signal: controller.signal });
+    const res = await fetch(`${emu.adminUrl}/requests/stream?recent=1`, {
+      headers: { authorization: `Bearer ${emu.runtime.control.adminToken}` },
+      signal: controller.signal,
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toStartWith("text/event-stream");
     const reader = res.body!.getReader();
