@@ -51,6 +51,11 @@ export interface AdminClientOptions {
   /** The control plane's token (required on every bind unless the server opened it); a function is asked before each request. */
   adminToken?: string | null | (() => string | null | undefined);
   fetch?: FetchFunction;
+  /**
+   * `"same-origin"` in the dashboard, whose session cookie then goes with each call; no cookie is sent
+   * otherwise (`"omit"`).
+   */
+  sessionCookie?: boolean;
 }
 
 /** `http://host:port` from an origin, or from a URL ending in one of the API's own prefixes. */
@@ -92,7 +97,7 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
   const token = options.adminToken;
   const client = createClient<ControlPaths>({
     baseUrl: origin(options.url),
-    credentials: "omit",
+    credentials: options.sessionCookie ? "same-origin" : "omit",
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   client.use(bearer(typeof token === "function" ? token : () => token), recordOrigin);

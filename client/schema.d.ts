@@ -1885,46 +1885,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `bad_request` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & ({
-                        error: {
-                            /** @enum {string} */
-                            code: "bad_request";
-                            /** @constant */
-                            status: 400;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    } & {
-                        [key: string]: unknown;
-                    });
-                };
-            };
-            /** @description Not allowed: `forbidden` */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & ({
-                        error: {
-                            /** @enum {string} */
-                            code: "forbidden";
-                            /** @constant */
-                            status: 403;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    } & {
-                        [key: string]: unknown;
-                    });
-                };
-            };
             /** @description Validation failed: `validation_error` */
             422: {
                 headers: {

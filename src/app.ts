@@ -92,7 +92,7 @@ export function createApp(runtime: Runtime) {
             status: t.Literal("ok"),
             proof: t.Optional(t.String({ description: "Present when a challenge was sent: the server proof" })),
           }),
-          ...errorResponses(["bad_request", "forbidden", "validation_error"]),
+          ...errorResponses(["validation_error"]),
         },
         detail: {
           tags: ["Health"],

@@ -26,9 +26,24 @@ export const MAX_REQUEST_BODY_BYTES = 1024 * 1024 * 1024;
  */
 export const DRAIN_LIMIT_MS = 5_000;
 
+/**
+ * How long (seconds) a connection may sit idle — a keep-alive one between requests above all — before the
+ * server closes it. Each open connection holds a file descriptor: thousands of idle ones would exhaust them
+ * and starve every other client, so they do not stay long.
+ */
+export const IDLE_TIMEOUT_S = 10;
+
+/**
+ * A request with a body may take longer without a byte moving (a 50 MB bundle on a slow link, then checked
+ * before the answer): its connection gets this long while the request is in flight, then IDLE_TIMEOUT_S again.
+ */
+export const BODY_TIMEOUT_S = 120;
+
 export interface ServerOptions extends RuntimeOptions {
   /** The graceful stop's bound on waiting for in-flight requests; DRAIN_LIMIT_MS by default. */
   drainMs?: number;
+  /** IDLE_TIMEOUT_S by default (tests shorten it). */
+  idleTimeoutSeconds?: number;
 }
 
 export interface RunningEmulator {
@@ -50,6 +65,7 @@ export class PortInUseError extends Error {
 
 export function startServer(config: ServerConfig, options: ServerOptions = {}): RunningEmulator {
   const drainMs = options.drainMs ?? DRAIN_LIMIT_MS;
+  const idleSeconds = options.idleTimeoutSeconds ?? IDLE_TIMEOUT_S;
   // A ready file left by an earlier run would tell a waiting script the old URL: gone before anything else.
   if (config.readyFile) removeStaleReadyFile(config.readyFile);
   const runtime = createRuntime(config, options);
@@ -66,9 +82,8 @@ export function startServer(config: ServerConfig, options: ServerOptions = {}): 
       port: config.port,
       reusePort: false,
       maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
-      // Seconds; a 50 MB bundle on a slow link needs more than Bun's 10.
-      idleTimeout: 120,
-      fetch: app.fetch,
+      idleTimeout: idleSeconds,
+      fetch: withBodyTimeout(app.fetch, idleSeconds),
     });
     app.server = server;
   } catch (e) {
@@ -154,6 +169,27 @@ async function exportOnExit(runtime: Runtime, dir: string): Promise<void> {
       runtime.logger.error("could not put the export in place; the state is kept elsewhere", { dir, reason, keptAt });
     } else runtime.logger.error("could not export the state on exit", { dir, error: (e as Error).message });
   }
+}
+
+/**
+ * A request that carries a body gets BODY_TIMEOUT_S while it is served; once its answer is ready the
+ * connection is back to the idle limit (Bun keeps a request's timeout for its connection). Only POST, PUT and
+ * PATCH carry one here, and they answer small JSON bodies (the long answers, export and events, are GETs).
+ */
+function withBodyTimeout(
+  fetch: (request: Request) => Response | Promise<Response>,
+  idleSeconds: number,
+): (request: Request, server: Server<undefined>) => Promise<Response> {
+  return async (request, server) => {
+    const hasBody = request.body !== null && request.method !== "GET" && request.method !== "HEAD";
+    if (!hasBody) return fetch(request);
+    server.timeout(request, BODY_TIMEOUT_S);
+    try {
+      return await fetch(request);
+    } finally {
+      server.timeout(request, idleSeconds);
+    }
+  };
 }
 
 /** True when `work` settles within `ms`; the timer does not outlive it. */

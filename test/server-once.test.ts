@@ -1,7 +1,7 @@
 /**
  * A start serves the app through one Bun.serve with the app's fetch handler: the server is never reloaded
  * once listening (Elysia's listen() maps the routes again, reloads the server and collects garbage before the
- * first connection is accepted), and the app still answers its routes, its 404 and Bun's static /healthz.
+ * first connection is accepted), and the app still answers its routes, its 404 and /healthz.
  */
 import { afterEach, expect, test } from "bun:test";
 import { parseServerConfig } from "../src/config";
@@ -39,7 +39,9 @@ test("one Bun.serve, never reloaded, and the app answers through it", async () =
   expect(reloads).toBe(0);
   const health = await fetch(`${running.url}/healthz`);
   expect(await health.json()).toEqual({ status: "ok" });
-  const state = await fetch(`${running.adminUrl}/state`);
+  const state = await fetch(`${running.adminUrl}/state`, {
+    headers: { authorization: `Bearer ${running.runtime.control.adminToken}` },
+  });
   expect(state.status).toBe(200);
   const missing = await fetch(`${running.url}/nowhere`);
   expect(missing.status).toBe(404);

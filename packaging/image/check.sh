@@ -62,13 +62,18 @@ in_image /ext --version | grep -Eq '^[0-9]+\.[0-9]+\.[0-9]+ \(commit '
 in_image /ext serve >"$root/../serve.log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || :' EXIT
-for _ in $(seq 1 100); do curl -fsS http://198.18.0.1:4780/healthz >/dev/null 2>&1 && break; sleep 0.1; done
-curl -fsS http://198.18.0.1:4780/healthz | grep -q '"ok"'
+# Addressed as other containers address it (the name `ext`, which EXT_ALLOWED_HOSTS allows).
+for _ in $(seq 1 100); do curl -fsS -H 'Host: ext:4780' http://198.18.0.1:4780/healthz >/dev/null 2>&1 && break; sleep 0.1; done
+curl -fsS -H 'Host: ext:4780' http://198.18.0.1:4780/healthz | grep -q '"ok"'
 in_image /ext health >/dev/null
-curl -fsS -H 'Authorization: Bearer ext_demo_0123456789abcdefghijklmnopqrstuv' \
+curl -fsS -H 'Host: ext:4780' -H 'Authorization: Bearer ext_demo_0123456789abcdefghijklmnopqrstuv' \
   http://198.18.0.1:4780/developer/v1/extensions | grep -q '"extensions"'
-curl -fsS http://198.18.0.1:4780/ | grep -qi '<!doctype html>'
-code=$(curl -s -o /dev/null -w '%{http_code}' http://198.18.0.1:4780/_emulator/state)
+# Any other name is refused (DNS rebinding), even with a valid key.
+code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer ext_demo_0123456789abcdefghijklmnopqrstuv' \
+  http://198.18.0.1:4780/developer/v1/extensions)
+[ "$code" = 403 ] || { echo "image check: a request addressed as 198.18.0.1 answered $code, not 403" >&2; exit 1; }
+curl -fsS -H 'Host: ext:4780' http://198.18.0.1:4780/ | grep -qi '<!doctype html>'
+code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Host: ext:4780' http://198.18.0.1:4780/_emulator/state)
 [ "$code" = 401 ] || { echo "image check: the control plane answered $code without a token" >&2; exit 1; }
 grep -q 'admin token' "$root/../serve.log" || { echo "image check: no admin token in the log:" >&2; cat "$root/../serve.log" >&2; exit 1; }
 # In memory: nothing was written into /data.

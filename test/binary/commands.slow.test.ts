@@ -153,6 +153,7 @@ describe("ext seed FILE", () => {
   test("--target seeds a running emulator through its control plane, with the token given for it", async () => {
     const s = await serve(bin, ["--memory"], work);
     try {
+      // A --memory server has no server.json: its owner passes the token from the ready file.
       const r = await run(bin, ["seed", "demo", "--target", s.url], {
         cwd: work,
         env: { EXT_ADMIN_TOKEN: s.adminToken },

@@ -299,7 +299,7 @@ describe("every outcome keeps the summary: packed, uploaded, the version id, the
     // same label in between) is made here by a fault rule, which answers before reading the body.
     const rule = await adminFetch(server, `/faults`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" },
       body: JSON.stringify({
         method: "POST",
         path: "/extensions/ext_plain/versions",

@@ -347,7 +347,7 @@ describe("ext deploy DIR --target URL", () => {
   test("a 429 is retried after Retry-After", async () => {
     const fault = await adminFetch(server, `/faults`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" },
       body: JSON.stringify({ method: "POST", path: "/extensions/ext_plain/versions", status: 429, times: 1 }),
     });
     expect(fault.status).toBeLessThan(300);
@@ -424,7 +424,7 @@ describe("ext deploy DIR --target URL", () => {
     expect(version).toBeDefined();
     const rejected = await adminFetch(server, `/versions/${version!.id}/reject`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" },
       body: JSON.stringify({ reason: "Not this one, thanks." }),
     });
     expect(rejected.status).toBe(200);
@@ -446,7 +446,7 @@ describe("ext deploy DIR --target URL", () => {
     // the upload reads the list first (it gives up after 3 s and goes on): the rule delays both.
     const fault = await adminFetch(server, `/faults`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" },
       body: JSON.stringify({ method: "GET", path: "/extensions/ext_plain/versions", latencyMs: 20_000, times: 2 }),
     });
     const faultId = ((await fault.json()) as { fault: { id: string } }).fault.id;

@@ -51,6 +51,7 @@ describe("export on the compiled binary", () => {
     });
     expect(ci.status).toBe(201);
     const exported = join(built.work, "exported");
+    // A --memory server has no server.json: its owner gives the token from the ready file.
     const cli = await run(built.bin, ["export", exported, "--target", a.url], {
       cwd: built.work,
       env: { EXT_ADMIN_TOKEN: a.adminToken },

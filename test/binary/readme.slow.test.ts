@@ -266,7 +266,8 @@ describe("README: Control plane", () => {
       join(cwd, "fixtures", "demo.json"),
       readFileSync(resolve(import.meta.dir, "../../fixtures/demo.json")),
     );
-    const server = await serve(built.bin, ["--memory", "--seed", "demo"], cwd);
+    // On ./.ext-data, as `npm start`: the block reads the admin token from its server.json.
+    const server = await serve(built.bin, ["--seed", "demo"], cwd);
     try {
       // The one change: the server's free port for the default one. `curl -f` makes an HTTP error fail the script.
       const script =

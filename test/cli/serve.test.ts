@@ -2,11 +2,13 @@
  * `ext serve` as a user runs it: a real process, the README's curl, a clean SIGTERM or SIGINT, and a port
  * already in use reported as one line with a non-zero exit.
  */
+
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { readServerFile } from "../../src/server-file";
 import { cleanEnv } from "../helpers/clean-env";
 import { readUntil } from "../helpers/read-until";
 
@@ -127,19 +129,21 @@ describe("ext serve", () => {
         const head = await readUntil(proc.stdout as ReadableStream<Uint8Array>, /listening on \S+\n/);
         const baseUrl = /listening on (\S+)\n/.exec(head)![1]!;
         const adminUrl = baseUrl.replace("/developer/v1", "/_emulator");
-        const { adminToken } = JSON.parse(readFileSync(join(dir, "server.json"), "utf8"));
+        // The owner's token, from the data directory's server.json.
+        const owner = { authorization: `Bearer ${readServerFile(dir)?.adminToken}` };
         // A latency-only fault holds the next GET /extensions for 1.5 s: a request surely in flight.
         const fault = await fetch(`${adminUrl}/faults`, {
           method: "POST",
-          headers: { "content-type": "application/json", authorization: `Bearer ${adminToken}` },
+          headers: { "content-type": "application/json", ...owner },
           body: JSON.stringify({ method: "GET", path: "/extensions", latencyMs: 1500, times: 1 }),
         });
         expect(fault.status).toBe(201);
         const inFlight = fetch(`${baseUrl}/extensions`, { headers: { Authorization: `Bearer ${DEMO_KEY}` } });
         // Wait (bounded) until the rule has fired, i.e. the request is inside the server.
         for (let i = 0; i < 100; i++) {
-          const listed = await fetch(`${adminUrl}/faults`, { headers: { authorization: `Bearer ${adminToken}` } });
-          const rules = (await listed.json()) as { faults: { fired: number }[] };
+          const rules = (await (await fetch(`${adminUrl}/faults`, { headers: owner })).json()) as {
+            faults: { fired: number }[];
+          };
           if (rules.faults[0]?.fired === 1) break;
           await Bun.sleep(20);
         }
@@ -170,6 +174,37 @@ describe("ext serve", () => {
     expect((await fetch(`${adminUrl}/state`, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(200);
     proc.kill("SIGTERM");
     expect(await proc.exited).toBe(0);
+  });
+
+  test("on loopback the banner's dashboard line is a one-time login link, and no header opens nothing", async () => {
+    const proc = serve("--memory", "--port", "0", "--log-level", "warn");
+    const head = await readUntil(proc.stdout as ReadableStream<Uint8Array>, /admin token:\s+\S+\n/);
+    const link = /dashboard:\s+(http:\/\/127\.0\.0\.1:\d+\/dashboard\/login\?token=[A-Za-z0-9_-]+)\n/.exec(head)?.[1];
+    expect(link).toBeDefined();
+    const adminUrl = /control plane: (\S+)\n/.exec(head)![1]!;
+    expect((await fetch(`${adminUrl}/state`)).status).toBe(401);
+    const login = await fetch(link!, { redirect: "manual" });
+    expect(login.status).toBe(303);
+    const cookie = login.headers.get("set-cookie")!.split(";", 1)[0]!;
+    expect((await fetch(`${adminUrl}/state`, { headers: { cookie } })).status).toBe(200);
+    expect((await fetch(link!, { redirect: "manual" })).status).toBe(401);
+    proc.kill("SIGTERM");
+    expect(await proc.exited).toBe(0);
+  });
+
+  test("--open-control-plane: the banner warns and no header is needed; with a non-loopback --host it is refused", async () => {
+    const proc = serve("--memory", "--port", "0", "--log-level", "warn", "--open-control-plane");
+    const head = await readUntil(proc.stdout as ReadableStream<Uint8Array>, /WARNING:.*\n.*\n/);
+    expect(head).toContain("WARNING:       --open-control-plane: any local user");
+    const adminUrl = /control plane: (\S+)\n/.exec(head)![1]!;
+    expect((await fetch(`${adminUrl}/state`)).status).toBe(200);
+    proc.kill("SIGTERM");
+    expect(await proc.exited).toBe(0);
+
+    const refused = serve("--memory", "--port", "0", "--host", "0.0.0.0", "--open-control-plane");
+    const [code, stderr] = await Promise.all([refused.exited, new Response(refused.stderr as ReadableStream).text()]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("--open-control-plane opens the control plane to anyone who can reach 0.0.0.0");
   });
 
   test("a bad flag value → one-line error, exit 2", async () => {

@@ -1,22 +1,31 @@
 /**
- * A server.json left by a server killed outright (its pid is gone) is not trusted, even when its URL answers:
- * `local` then means the default address, said with the hint of where the CLI looked. Checked on the
- * resolution itself, so no request goes to the default address (another program may hold 4780 here).
+ * A server.json left by a server killed outright (its pid is gone) is not trusted, even when its URL answers
+ * and proves itself: `local` then finds no server (no default address is guessed). Checked on the CLI's
+ * resolution itself, so no request goes to a fixed port (another program may hold 4780 here).
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolveServer } from "../../cli/lib/target";
+import { serverProof } from "../../src/auth/server-proof";
 import { parseClientEnv } from "../../src/config";
 import { writeServerFile } from "../../src/server-file";
 
+const TOKEN = "adm_stale-server-file-test-token-0123456789abc";
 let answering: ReturnType<typeof Bun.serve>;
 let url: string;
 let dataDir: string;
 beforeAll(() => {
-  // Answers /healthz as an emulator does, so only the pid can tell the file is stale.
-  answering = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => Response.json({ status: "ok" }) });
+  // Answers the challenge as the emulator holding TOKEN does, so only the pid can tell the file is stale.
+  answering = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: (req) => {
+      const nonce = new URL(req.url).searchParams.get("challenge") ?? "";
+      return Response.json({ status: "ok", proof: serverProof(TOKEN, nonce, url) });
+    },
+  });
   url = `http://127.0.0.1:${answering.port}`;
   dataDir = mkdtempSync(join(tmpdir(), "ext-stale-server-file-"));
 });
@@ -25,17 +34,16 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-test("a live pid and an answering URL: the folder's server is used", async () => {
-  writeServerFile(dataDir, { url, pid: process.pid });
+test("a live pid and an answering URL that proves itself: the folder's server is used", async () => {
+  writeServerFile(dataDir, { url, pid: process.pid, adminToken: TOKEN });
   const { endpoints } = await resolveServer({}, parseClientEnv({ EXT_DATA_DIR: dataDir }));
   expect(endpoints.root).toBe(url);
 });
 
-test("a dead pid: the file is not used, though its URL answers; the default address is, with the hint", async () => {
+test("a dead pid: the file is not used, though its URL answers; no other address is guessed", async () => {
   const gone = Bun.spawn(["true"]);
   await gone.exited;
-  writeServerFile(dataDir, { url, pid: gone.pid });
-  const { endpoints } = await resolveServer({}, parseClientEnv({ EXT_DATA_DIR: dataDir }));
-  expect(endpoints.root).toBe("http://127.0.0.1:4780");
-  expect(endpoints.unreachableHint).toContain(`none answers from ${join(dataDir, "server.json")}`);
+  writeServerFile(dataDir, { url, pid: gone.pid, adminToken: TOKEN });
+  const resolving = resolveServer({}, parseClientEnv({ EXT_DATA_DIR: dataDir }));
+  await expect(resolving).rejects.toThrow(`no emulator found for the data directory ${dataDir}`);
 });

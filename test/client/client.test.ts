@@ -55,7 +55,7 @@ test("clientName is sent as X-Ext-Client on every call; the log records it, and 
   const marked = createApiClient({ baseUrl: emu.url, apiKey: DEMO_KEY, clientName: "dashboard" });
   unwrap(await marked.GET("/developer/v1/extensions"));
   unwrap(await api().GET("/developer/v1/extensions"));
-  const admin = createAdminClient({ url: emu.url });
+  const admin = createAdminClient({ url: emu.url, adminToken: emu.runtime.control.adminToken });
   const { requests } = unwrap(await admin.GET("/_emulator/requests", { params: { query: { limit: 2 } } }));
   expect(requests.map((e) => e.client)).toEqual([null, "dashboard"]);
 });
@@ -130,15 +130,17 @@ test("the admin client sends the admin token it is given, asked before each requ
       return fetch(request);
     },
   });
-  // On loopback no token is needed, but a wrong one is still refused: proof that it was sent.
+  // A wrong one is refused, the right one opens it, none is refused: each asked for before its request.
   expect((await admin.GET("/_emulator/state")).response.status).toBe(401);
-  token = null;
+  token = emu.runtime.control.adminToken;
   expect((await admin.GET("/_emulator/state")).response.status).toBe(200);
-  expect(seen).toEqual(["Bearer first-token", null]);
+  token = null;
+  expect((await admin.GET("/_emulator/state")).response.status).toBe(401);
+  expect(seen).toEqual(["Bearer first-token", `Bearer ${emu.runtime.control.adminToken}`, null]);
 });
 
 test("readEvents gives the live request log, one parsed entry per event", async () => {
-  const admin = createAdminClient({ url: emu.url });
+  const admin = createAdminClient({ url: emu.url, adminToken: emu.runtime.control.adminToken });
   const controller = new AbortController();
   const result = await admin.GET("/_emulator/requests/stream", {
     params: { query: { recent: 0 } },

@@ -31,9 +31,9 @@ import { createReadStream, statSync } from "node:fs";
 import { Readable } from "node:stream";
 import { ApiCallError, createAdminClient, createApiClient, readEvents, unwrap, versionUpload } from "./client.mjs";
 
-const [origin, apiKey, bundlePath] = process.argv.slice(2);
+const [origin, apiKey, bundlePath, adminToken] = process.argv.slice(2);
 const api = createApiClient({ baseUrl: origin, apiKey });
-const admin = createAdminClient({ url: origin });
+const admin = createAdminClient({ url: origin, adminToken });
 const out = {};
 
 const live = await admin.GET("/_emulator/requests/stream", { params: { query: { recent: 0 } }, parseAs: "stream" });
@@ -68,12 +68,15 @@ test("the bundled client works from Node: create, refusal, streamed upload, live
   expect(built.success, built.logs.join("\n")).toBe(true);
   writeFileSync(join(dir, "client.mjs"), await built.outputs[0]!.text());
   writeFileSync(join(dir, "main.mjs"), SCRIPT);
-  const proc = Bun.spawn(["node", join(dir, "main.mjs"), emu.url, DEMO_KEY, await bundles.make()], {
-    cwd: dir,
-    env: cleanEnv({}),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const proc = Bun.spawn(
+    ["node", join(dir, "main.mjs"), emu.url, DEMO_KEY, await bundles.make(), emu.runtime.control.adminToken],
+    {
+      cwd: dir,
+      env: cleanEnv({}),
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  );
   const [stdout, stderr, code] = await Promise.all([
     new Response(proc.stdout).text(),
     new Response(proc.stderr).text(),

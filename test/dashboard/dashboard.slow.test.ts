@@ -162,10 +162,16 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
       const countsRead = events.indexOf("request GET /_emulator/state");
       expect(keyMade).toBeGreaterThanOrEqual(0);
       expect(countsRead).toBeGreaterThan(keyMade);
-      const state = (await (await fetch(`${server.adminUrl}/state`)).json()) as { counts: { apiKeys: number } };
+      const state = (await (
+        await fetch(`${server.adminUrl}/state`, { headers: { authorization: `Bearer ${server.adminToken}` } })
+      ).json()) as { counts: { apiKeys: number } };
       expect(Number(await count.textContent())).toBe(state.counts.apiKeys);
       const devKeys = page.getByRole("row", { name: /Dev Studio/ });
-      const listed = (await (await fetch(`${server.adminUrl}/accounts/acc_dev/keys`)).json()) as {
+      const listed = (await (
+        await fetch(`${server.adminUrl}/accounts/acc_dev/keys`, {
+          headers: { authorization: `Bearer ${server.adminToken}` },
+        })
+      ).json()) as {
         apiKeys: { revokedAt: string | null }[];
       };
       // The accounts table's "Active keys" column.
@@ -412,7 +418,7 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
       // The API's own refusal, shown once with its code.
       const res = await fetch(`${server.adminUrl}/limit-requests`, {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        headers: { "content-type": "application/json", authorization: `Bearer ${server.adminToken}` },
         body: JSON.stringify({
           accountId: "acc_dev",
           scope: "account",
@@ -552,12 +558,16 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
       // An extension that does not exist: the page asks the API for it (a 404) and shows the refusal.
       await page.goto(`${server.url}/#/extensions/ext_own_probe`);
       await until("the dashboard's own probe to be logged", async () =>
-        ((await (await fetch(`${server.adminUrl}/requests`)).json()) as { requests: { path: string }[] }).requests.some(
-          (e) => e.path === ownProbe,
-        ),
+        (
+          (await (
+            await fetch(`${server.adminUrl}/requests`, { headers: { authorization: `Bearer ${server.adminToken}` } })
+          ).json()) as { requests: { path: string }[] }
+        ).requests.some((e) => e.path === ownProbe),
       );
+      // The owner's CLI, with the server's admin token (a --memory server has no server.json to read it from).
       const cli = await run(built.bin, ["extensions", "get", "ext_cli_probe", "--target", server.baseUrl], {
         cwd: built.work,
+        env: { EXT_ADMIN_TOKEN: server.adminToken },
       });
       expect(cli.stderr).toContain("extension_not_found");
       await open("#/requests");
@@ -603,14 +613,18 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
     "the 20-key cap is the API's own error; revoking frees a slot",
     async () => {
       // Up to the cap, whatever keys the account has by now (the dashboard's own key included).
-      const listed = (await (await fetch(`${server.adminUrl}/accounts/acc_other/keys`)).json()) as {
+      const listed = (await (
+        await fetch(`${server.adminUrl}/accounts/acc_other/keys`, {
+          headers: { authorization: `Bearer ${server.adminToken}` },
+        })
+      ).json()) as {
         apiKeys: { revokedAt: string | null }[];
       };
       const active = listed.apiKeys.filter((k) => !k.revokedAt).length;
       for (let i = 0; i < 20 - active; i++) {
         const res = await fetch(`${server.adminUrl}/accounts/acc_other/keys`, {
           method: "POST",
-          headers: { "content-type": "application/json" },
+          headers: { "content-type": "application/json", authorization: `Bearer ${server.adminToken}` },
           body: JSON.stringify({ name: `bulk ${i}`, scopes: ["*"] }),
         });
         expect(res.status).toBe(201);
@@ -698,7 +712,13 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
       await page.locator("#ov-max_secrets_per_extension").fill("30");
       await page.getByRole("button", { name: "Save overrides" }).click();
       await textIs(page.locator(".note.ok").first(), "Overrides saved.");
-      expect(await (await fetch(`${server.adminUrl}/overrides/accounts/acc_dev`)).json()).toMatchObject({
+      expect(
+        await (
+          await fetch(`${server.adminUrl}/overrides/accounts/acc_dev`, {
+            headers: { authorization: `Bearer ${server.adminToken}` },
+          })
+        ).json(),
+      ).toMatchObject({
         overrides: { max_secrets_per_extension: 30 },
       });
       await page.getByRole("button", { name: "Remove all" }).click();
@@ -760,7 +780,7 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
       // Something in every list: an install, a pending version for the queue, a secret.
       await fetch(`${server.adminUrl}/extensions/ext_board/installs`, {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        headers: { "content-type": "application/json", authorization: `Bearer ${server.adminToken}` },
         body: JSON.stringify({ count: 3 }),
       });
       await api("/extensions/ext_board/secrets/API_TOKEN", {
@@ -898,7 +918,7 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
       expect(cookies[0]!.value).not.toBe(server.adminToken);
       await open("#/");
       expect(page.url()).not.toContain("token");
-      expect(await page.evaluate(() => document.cookie)).toBe("");
+      expect(await page.evaluate<string>("document.cookie")).toBe("");
       // The link was for one login only.
       const again = await browser.newContext();
       try {
@@ -931,7 +951,9 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
       await textIs(page.locator(".note.ok").first(), "Emulator reset.");
       await countIs(page.getByRole("option", { name: /Loaded From UI/ }), 0);
       const accounts = (
-        (await (await fetch(`${server.adminUrl}/accounts`)).json()) as {
+        (await (
+          await fetch(`${server.adminUrl}/accounts`, { headers: { authorization: `Bearer ${server.adminToken}` } })
+        ).json()) as {
           accounts: { id: string; extensions: number }[];
         }
       ).accounts;

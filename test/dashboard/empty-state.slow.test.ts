@@ -82,7 +82,9 @@ describe.skipIf(!enabled)("dashboard with no account", () => {
       try {
         await page.getByRole("button", { name: "Load the demo" }).click();
         await page.getByRole("heading", { name: "Overview" }).waitFor();
-        const res = await fetch(`${server.adminUrl}/accounts`);
+        const res = await fetch(`${server.adminUrl}/accounts`, {
+          headers: { authorization: `Bearer ${server.adminToken}` },
+        });
         expect(((await res.json()) as { accounts: { id: string }[] }).accounts.map((a) => a.id)).toContain("acc_demo");
       } finally {
         await page.close();

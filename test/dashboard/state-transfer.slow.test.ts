@@ -74,7 +74,11 @@ describe.skipIf(!enabled)("dashboard: export state and load it back", () => {
   const developer = (server: ServedBinary, path: string) =>
     fetch(`${server.baseUrl}${path}`, { headers: { authorization: `Bearer ${KEY}` } }).then((r) => r.text());
   const state = async (server: ServedBinary) =>
-    ((await (await fetch(`${server.adminUrl}/state`)).json()) as { counts: Record<string, number> }).counts;
+    (
+      (await (
+        await fetch(`${server.adminUrl}/state`, { headers: { authorization: `Bearer ${server.adminToken}` } })
+      ).json()) as { counts: Record<string, number> }
+    ).counts;
 
   /** The two loading forms: each shows its own answer, beside its own button. */
   const fileForm = (page: Page) => page.locator("form").filter({ has: page.locator("#seed-file") });
@@ -112,7 +116,7 @@ describe.skipIf(!enabled)("dashboard: export state and load it back", () => {
       const post = (path: string, body?: unknown) =>
         fetch(`${source.adminUrl}${path}`, {
           method: "POST",
-          headers: { "content-type": "application/json" },
+          headers: { "content-type": "application/json", authorization: `Bearer ${source.adminToken}` },
           body: body === undefined ? undefined : JSON.stringify(body),
         });
       expect((await post(`/versions/${versionId}/approve`)).status).toBe(200);

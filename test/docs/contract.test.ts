@@ -17,6 +17,7 @@ import { type BundleDir, bundleDir } from "../helpers/bundles";
 import {
   baseFixture,
   DEMO_KEY,
+  dashboardSessionCookie,
   startTestEmulator,
   stopTestEmulator,
   type TestEmulator,
@@ -70,7 +71,7 @@ async function send(method: string, path: string, call: Call = {}): Promise<Test
   if (call.auth) headers.authorization = call.auth;
   if (call.contentType) headers["content-type"] = call.contentType;
   const res = await emu.raw(method, path, {
-    key: call.key !== undefined ? call.key : developer ? DEMO_KEY : null,
+    key: call.key !== undefined ? call.key : developer ? DEMO_KEY : call.auth ? null : emu.runtime.control.adminToken,
     headers,
     ...(call.json !== undefined ? { json: call.json } : {}),
     ...(call.body !== undefined ? { body: call.body } : {}),
@@ -145,7 +146,7 @@ function pathOf(o: Operation, ids: Record<string, string> = {}): string {
  * against the document like any response, the text read as the body; the event's data against `model`.
  */
 async function firstEvent(path: string, model: string): Promise<{ event: string; data: any }> {
-  const res = await fetch(emu.url + path);
+  const res = await fetch(emu.url + path, { headers: { authorization: `Bearer ${emu.runtime.control.adminToken}` } });
   const op = contract.find("GET", path)!;
   if (!observed.has(op.operationId)) observed.set(op.operationId, new Set());
   observed.get(op.operationId)!.add(res.status);
@@ -238,6 +239,9 @@ describe("every route, every documented status, against /openapi.json", () => {
 
   test("the control plane's happy path, then its conflicts and refusals", async () => {
     await expectStatus(200, "GET", "/healthz", { key: null });
+    await expectStatus(200, "GET", "/healthz?challenge=c0ntract_t3st_nonce_0123456789", { key: null });
+    await expectStatus(422, "GET", "/healthz?challenge=short", { key: null });
+    await expectStatus(200, "POST", "/_emulator/dashboard-login");
     await expectStatus(200, "GET", "/_emulator/state");
     await expectStatus(200, "GET", "/_emulator/clock");
     await expectStatus(200, "POST", "/_emulator/clock", { json: { advanceSeconds: 1 } });
@@ -398,7 +402,10 @@ describe("every route, every documented status, against /openapi.json", () => {
       for (let i = 0; i < MAX_REQUEST_STREAMS; i++) {
         const controller = new AbortController();
         streams.push(controller);
-        const res = await fetch(`${emu.url}/_emulator/requests/stream`, { signal: controller.signal });
+        const res = await fetch(`${emu.url}/_emulator/requests/stream`, {
+          signal: controller.signal,
+          headers: { authorization: `Bearer ${emu.runtime.control.adminToken}` },
+        });
         const reader = res.body!.getReader();
         await reader.read();
         reader.releaseLock();
@@ -459,7 +466,13 @@ describe("every route, every documented status, against /openapi.json", () => {
         if (developer) {
           const key = o.operationId === "listSecretKeys" ? EXT_READ_ONLY : SECRETS_READ_ONLY;
           await expectStatus(403, method, pathOf(o, idsFor(o)), { key, ...jsonBody });
-        } else await expectStatus(403, method, pathOf(o), { headers: { origin: "http://evil.example" } });
+        }
+        // The dashboard's session, sent from another site's page.
+        else
+          await expectStatus(403, method, pathOf(o), {
+            key: null,
+            headers: { origin: "http://evil.example", cookie: await dashboardSessionCookie(emu) },
+          });
       }
       if (documented.includes(404) && !observed.get(o.operationId)?.has(404)) {
         await expectStatus(404, method, pathOf(o), jsonBody);

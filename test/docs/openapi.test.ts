@@ -148,6 +148,7 @@ describe("GET /openapi.json", () => {
       in: "header",
       name: "Authorization",
     });
+    expect(doc.components.securitySchemes.dashboardSession).toMatchObject({ type: "apiKey", in: "cookie" });
   });
 
   test("writes every map as additionalProperties of its value type, never patternProperties", () => {
@@ -184,7 +185,11 @@ describe("GET /openapi.json", () => {
       expect(tagNames, `${where} tag`).toContain(op.tags[0]);
       expect(typeof op.summary, `${where} summary`).toBe("string");
       const security =
-        path === "/healthz" ? [] : isDeveloperPath(path) ? [{ bearerAuth: [] }] : [{}, { adminToken: [] }];
+        path === "/healthz"
+          ? []
+          : isDeveloperPath(path)
+            ? [{ bearerAuth: [] }]
+            : [{ adminToken: [] }, { dashboardSession: [] }];
       expect(op.security, `${where} security`).toEqual(security);
       if (path.startsWith("/_emulator")) expect(op.tags, where).toEqual(["Emulator"]);
     }

@@ -60,7 +60,7 @@ describe("the dashboard's login link", () => {
     expect((await login(code)).status).toBe(303);
     const again = await login(code);
     expect(again.status).toBe(401);
-    expect((await again.json()).error.message).toContain("used up or wrong");
+    expect(((await again.json()) as { error: { message: string } }).error.message).toContain("used up or wrong");
     expect(emu.runtime.control.sessions.loginCode()).not.toBe(code);
   });
 

@@ -104,6 +104,8 @@ export interface StartOptions {
   dataDir?: string;
   /** The graceful stop's drain limit (the server's default otherwise). */
   drainMs?: number;
+  /** The idle-connection limit in seconds (the server's default otherwise). */
+  idleTimeoutSeconds?: number;
 }
 
 /**
@@ -170,6 +172,7 @@ export async function startTestEmulator(options: StartOptions = {}): Promise<Tes
     logger: createLogger("silent"),
     ...(fixture ? { seedFixture: fixture } : {}),
     ...(options.drainMs !== undefined ? { drainMs: options.drainMs } : {}),
+    ...(options.idleTimeoutSeconds !== undefined ? { idleTimeoutSeconds: options.idleTimeoutSeconds } : {}),
   });
   const send = async (base: string, method: string, path: string, opts: RequestOptions = {}): Promise<TestResponse> => {
     const headers: Record<string, string> = { ...opts.headers };

@@ -46,7 +46,9 @@ describe("an upload's temporary file", () => {
 
 describe("a staged export archive (POST /_emulator/seed)", () => {
   test("is gone when the seed is answered, accepted or refused", async () => {
-    const exported = await fetch(`${emu.adminUrl}/export`);
+    const exported = await fetch(`${emu.adminUrl}/export`, {
+      headers: { authorization: `Bearer ${emu.runtime.control.adminToken}` },
+    });
     expect(exported.status).toBe(200);
     const archive = new Uint8Array(await exported.arrayBuffer());
     const tar = { "content-type": "application/x-tar" };

@@ -63,7 +63,7 @@ export const onTokenNeeded = (listener: Listener) => {
 };
 
 // The page is served by the emulator: same origin, so the clients' base URL is "".
-const control = createAdminClient({ url: "", adminToken: () => adminToken.get() });
+const control = createAdminClient({ url: "", adminToken: () => adminToken.get(), sessionCookie: true });
 control.use({
   onResponse({ response }) {
     if (response.status === 401) for (const l of tokenListeners) l();
