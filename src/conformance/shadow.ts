@@ -52,6 +52,8 @@ export async function startShadow(): Promise<Shadow> {
         },
       ],
     },
+    // The platform's limits, as the spec gives them: the shadow answers as `ext serve` does.
+    rateLimits: true,
   });
   const ids = new Map<string, string>();
   const mapText = (s: string) => {

@@ -127,7 +127,7 @@ describe("the report, through the proxy, against a differing server", () => {
   let emulator: Emulator;
   let differing: DifferingServer;
   beforeAll(async () => {
-    emulator = await startEmulator();
+    emulator = await startEmulator({ rateLimits: true });
     differing = startDifferingServer(emulator.url, { differences: [...ALL] });
   });
   afterAll(async () => {
