@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import { characterCount } from "../../../client/text-length";
 import { admin, asAccount, type LimitRequest, type ScopeLimitUsageRow } from "../api";
 import {
   Badge,
@@ -313,7 +314,9 @@ function LimitsTab({
             setStep("review");
           }}
         >
-          <label for="reason">Why you need it (at least 20 characters)</label>
+          <label for="reason">
+            Why you need it (at least {rulesOf("LimitRequestCreate").reason?.minLength} characters)
+          </label>
           <textarea
             id="reason"
             rows={3}
@@ -324,7 +327,7 @@ function LimitsTab({
           />
           <FieldError id="reason-error" problem={problems.reason} />
           <p id="reason-count" class="muted small">
-            {reason.trim().length} characters
+            {characterCount(reason.trim())} characters
           </p>
           <p>
             <button type="button" class="secondary" onClick={() => setStep("values")}>
