@@ -125,7 +125,10 @@ describe("hostile exports on the compiled binary", () => {
     for (const size of [100, 20]) {
       const archive = await tarOfFixture(Buffer.alloc(size * 1024 * 1024, "["));
       const before = resetPeak();
-      const answer = await send("POST", `${server.adminUrl}/seed`, archive, { "content-type": "application/x-tar" });
+      const answer = await send("POST", `${server.adminUrl}/seed`, archive, {
+        "content-type": "application/x-tar",
+        authorization: `Bearer ${server.adminToken}`,
+      });
       expect(answer).toMatchObject({
         status: 422,
         code: "validation_error",

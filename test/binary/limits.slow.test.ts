@@ -27,7 +27,10 @@ afterAll(async () => {
 });
 
 const ext = (args: string[]) =>
-  run(built.bin, args, { cwd, env: { EXT_BASE_URL: server.baseUrl, EXT_API_KEY: DEMO_KEY } });
+  run(built.bin, args, {
+    cwd,
+    env: { EXT_BASE_URL: server.baseUrl, EXT_API_KEY: DEMO_KEY, EXT_ADMIN_TOKEN: server.adminToken },
+  });
 
 const longReason = "A drum kit of one hundred samples for the show";
 

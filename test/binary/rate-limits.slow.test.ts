@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BUILD_TIMEOUT_MS, type Built, buildBinary, run, type ServedBinary, serve } from "./helpers";
+import { adminFetch, BUILD_TIMEOUT_MS, type Built, buildBinary, run, type ServedBinary, serve } from "./helpers";
 
 const DEMO_KEY = "ext_demo_0123456789abcdefghijklmnopqrstuv";
 let built: Built;
@@ -27,7 +27,7 @@ const ext = (args: string[], env: Record<string, string> = {}) =>
   run(built.bin, args, { cwd, env: { EXT_BASE_URL: server.baseUrl, EXT_API_KEY: DEMO_KEY, ...env } });
 
 const fault = async (rule: Record<string, unknown>) => {
-  const res = await fetch(`${server.adminUrl}/faults`, {
+  const res = await adminFetch(server, "/faults", {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify(rule),
@@ -75,7 +75,7 @@ describe("a 429 from the CLI", () => {
     expect(r.code).toBe(1);
     expect(r.stderr).not.toContain("retrying");
     expect(r.stderr).toContain("not retried: waiting 1 s would pass the bound of 0 s");
-    await fetch(`${server.adminUrl}/faults`, { method: "DELETE" });
+    await adminFetch(server, "/faults", { method: "DELETE" });
     const bad = await ext(["extensions", "list"], { EXT_MAX_WAIT: "soon" });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain(
@@ -100,7 +100,7 @@ describe("ext deploy", () => {
     ]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("not retried: waiting 1 s would pass the bound of 0 s");
-    await fetch(`${server.adminUrl}/faults`, { method: "DELETE" });
+    await adminFetch(server, "/faults", { method: "DELETE" });
 
     await fault({ method: "POST", path: `/extensions/${id}/versions`, status: 429, times: 1 });
     const retried = await ext([

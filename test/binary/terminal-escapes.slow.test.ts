@@ -29,7 +29,7 @@ const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 let built: Built;
 let server: ReturnType<typeof Bun.spawn>;
 let banner = "";
-let info: { baseUrl: string; adminUrl: string; url: string };
+let info: { baseUrl: string; adminUrl: string; url: string; adminToken: string };
 
 beforeAll(async () => {
   built = buildBinary();
@@ -74,7 +74,7 @@ beforeAll(async () => {
   const versionId = ((await list.json()) as { versions: { id: string }[] }).versions[0]!.id;
   const rejected = await fetch(`${info.adminUrl}/versions/${versionId}/reject`, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", authorization: `Bearer ${info.adminToken}` },
     body: JSON.stringify({ reason: `bad${CLIPBOARD}` }),
   });
   expect(rejected.status).toBe(200);
@@ -87,7 +87,10 @@ afterAll(async () => {
 });
 
 const ext = (args: string[], env: Record<string, string> = { EXT_API_KEY: KEY }) =>
-  run(built.bin, [...args, "--target", info.baseUrl], { cwd: built.work, env });
+  run(built.bin, [...args, "--target", info.baseUrl], {
+    cwd: built.work,
+    env: { EXT_ADMIN_TOKEN: info.adminToken, ...env },
+  });
 
 describe("server and file strings in the CLI's output", () => {
   test("the banner shows a key name from the fixture escaped", () => {
