@@ -97,7 +97,9 @@ export function startServer(config: ServerConfig, options: ServerOptions = {}): 
     throw e;
   }
   markStartup("listening");
-  const url = `http://${urlHost(config.host)}:${server.port}`;
+  // The address actually bound, never a name: `localhost` may resolve elsewhere (::1) for the CLI, where
+  // another user could listen and relay the proof challenge.
+  const url = `http://${urlHost(server.address?.address ?? config.host)}:${server.port}`;
   runtime.control.url = url;
   runtime.control.sessions.setPort(server.port!);
   let stopped = false;
