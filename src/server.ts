@@ -1,6 +1,8 @@
 /**
  * Listening: one runtime, one app, one Bun server. Used by `ext serve`, `ext exec` and `startEmulator()`.
  */
+
+import { isIP } from "node:net";
 import type { Server } from "bun";
 import { createApp } from "./app";
 import { API_PREFIX, CONTROL_PREFIX, type ServerConfig, urlHost } from "./config";
@@ -97,7 +99,9 @@ export function startServer(config: ServerConfig, options: ServerOptions = {}): 
     throw e;
   }
   markStartup("listening");
-  const url = `http://${urlHost(config.host)}:${server.port}`;
+  // The address actually bound, never a name: `localhost` may resolve elsewhere (::1) for the CLI, where
+  // another user could listen and relay the proof challenge.
+  const url = `http://${urlHost(boundAddress(server, config.host))}:${server.port}`;
   runtime.control.url = url;
   runtime.control.sessions.setPort(server.port!);
   let stopped = false;
@@ -124,6 +128,9 @@ export function startServer(config: ServerConfig, options: ServerOptions = {}): 
     },
   };
   const readyFile = config.readyFile ? { path: config.readyFile, text: readyText(emulator) } : null;
+  // Before the ready file: a script that waits for it finds the server from its folder at once. A
+  // memory-mode server leaves nothing on disk, so it cannot be found this way (its ready file or URL can be given).
+  const serverFile = config.memory ? null : advertise(runtime, url);
   try {
     if (readyFile) writeReadyFile(readyFile.path, readyFile.text);
     // Last, once nothing else can fail: its key is shown once, by the banner of this start. No request is
@@ -134,11 +141,19 @@ export function startServer(config: ServerConfig, options: ServerOptions = {}): 
     void server.stop(true);
     runtime.close();
     if (readyFile) removeReadyFile(readyFile.path, readyFile.text);
+    if (serverFile) removeServerFile(serverFile);
     throw e;
   }
-  // A memory-mode server leaves nothing on disk, so it cannot be found this way (its ready file or URL can be given).
-  const serverFile = config.memory ? null : advertise(runtime, url);
   return emulator;
+}
+
+/**
+ * The IP address the listener bound (Bun has it at runtime, its types do not declare it); else the host as
+ * given, which the CLI refuses in server.json unless it is an IP literal.
+ */
+function boundAddress(server: Server<undefined>, host: string): string {
+  const bound = (server as unknown as { address?: { address?: unknown } }).address?.address;
+  return typeof bound === "string" && isIP(bound) !== 0 ? bound : host;
 }
 
 /** server.json in the data directory; a server that cannot write it still serves, it is only not found by folder. */

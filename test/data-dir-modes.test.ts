@@ -4,9 +4,10 @@
  * (by an older version, or by hand) is tightened at start with a note in the log.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { checkDataDir, StartupError } from "../cli/lib/startup-errors";
 import { parseServerConfig } from "../src/config";
 import { createLogger } from "../src/logger";
 import { startServer } from "../src/server";
@@ -88,4 +89,51 @@ describe("data directory modes", () => {
       await server.stop(true);
     }
   });
+
+  // Another user (uid 65534, nobody) plants the data directory's files in a world-writable project folder;
+  // the owner runs as root (CI, sudo). Only root can give a file to another uid, so only root can set this up.
+  const asRoot = process.platform !== "win32" && process.getuid?.() === 0;
+  const planted = (what: "files" | "dir") => {
+    const dataDir = join(mkdtempSync(join(tmpdir(), "ext-modes-")), ".ext-data");
+    dirs.push(dataDir);
+    mkdirSync(dataDir, { mode: 0o777 });
+    for (const name of ["secrets.key", "ext.sqlite", "ext.sqlite-wal", "ext.sqlite-shm"]) {
+      const file = join(dataDir, name);
+      writeFileSync(file, "");
+      chmodSync(file, 0o666);
+      if (what === "files" || name === "secrets.key") chownSync(file, 65534, 65534);
+    }
+    if (what === "dir") chownSync(dataDir, 65534, 65534);
+    return dataDir;
+  };
+
+  test.skipIf(!asRoot)(
+    "files another user planted are refused, not chmodded and used (needs root to chown; skipped otherwise)",
+    () => {
+      const dataDir = planted("files");
+      expect(() => start(dataDir)).toThrow(/belongs to another user \(uid 65534, not 0\)/);
+      // Nothing was changed, nothing chowned.
+      expect(modeOf(join(dataDir, "secrets.key"))).toBe(0o666);
+      expect(statSync(join(dataDir, "ext.sqlite")).uid).toBe(65534);
+    },
+  );
+
+  test.skipIf(!asRoot)(
+    "ext serve says whose the directory is, naming the path, before trying to write (needs root to chown)",
+    () => {
+      const dataDir = planted("dir");
+      const config = parseServerConfig({ port: 0, dataDir, logLevel: "silent" }, {});
+      const e = (() => {
+        try {
+          checkDataDir(config, { dataDir });
+        } catch (x) {
+          return x as StartupError;
+        }
+      })();
+      expect(e).toBeInstanceOf(StartupError);
+      expect(e!.message).toBe(
+        `--data-dir ${dataDir}: ${dataDir} belongs to another user (uid 65534, not 0): ext does not use a data directory someone else could have planted; remove it, or give another --data-dir`,
+      );
+    },
+  );
 });

@@ -7,6 +7,7 @@ import { expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { checkServerProof } from "../src/auth/server-proof";
 import { parseServerConfig } from "../src/config";
 import { createLogger } from "../src/logger";
 import { startServer } from "../src/server";
@@ -35,6 +36,29 @@ test("written once listening, read back by ext seed, removed on stop", async () 
       await server.stop();
     }
     expect(existsSync(file)).toBe(false);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("--host localhost: the URL names the address bound, never the name, and the proof is made for it", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "ext-server-file-"));
+  try {
+    const server = startServer(
+      parseServerConfig({ dataDir: dir, host: "localhost", port: 0, logLevel: "silent", seed: null }, {}),
+      silent,
+    );
+    try {
+      const found = readServerFile(dir)!;
+      expect(found.url).toMatch(/^http:\/\/(127\.0\.0\.1|\[::1\]):\d+$/);
+      expect(found.url).toBe(server.url);
+      const nonce = "n".repeat(43);
+      const res = await fetch(`${found.url}/healthz?challenge=${nonce}`);
+      const { proof } = (await res.json()) as { proof?: string };
+      expect(checkServerProof(found.adminToken!, nonce, found.url, proof)).toBe(true);
+    } finally {
+      await server.stop();
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

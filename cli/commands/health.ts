@@ -1,12 +1,17 @@
 import { defineCommand } from "citty";
 import { createAdminClient } from "../../client";
-import { DEFAULT_PORT, parseServerConfig, urlHost } from "../../src/config";
+import { endpointsFromAnyUrl } from "../lib/http";
+import { resolveServer } from "../lib/target";
 import { fail, out } from "../output";
 
-/** The address a server started with the same environment listens on, as seen from this machine. */
-function localRoot(): string {
-  const { host, port } = parseServerConfig({});
-  return `http://${urlHost(host)}:${port || DEFAULT_PORT}`;
+/**
+ * `--url` as given; else the server every other command would use (--target, EXT_BASE_URL, EXT_LOCAL_URL, else
+ * the `ext serve` of the nearest data directory, verified by its proof): never a guessed port, where another
+ * local user could be listening and vouched for.
+ */
+async function rootOf(args: { url?: string; target?: string }): Promise<string> {
+  if (args.url !== undefined) return endpointsFromAnyUrl(args.url).root;
+  return (await resolveServer({ target: args.target })).endpoints.root;
 }
 
 export default defineCommand({
@@ -17,15 +22,21 @@ export default defineCommand({
   args: {
     url: {
       type: "string",
-      description: "The emulator's root URL (default: from EXT_HOST and EXT_PORT, as `ext serve` reads them)",
+      description: "The emulator's root URL, asked as is (default: the server other commands use, see --target)",
       valueHint: "URL",
+    },
+    target: {
+      type: "string",
+      description:
+        "The emulator: its URL (env EXT_BASE_URL), or `local` (the default: env EXT_LOCAL_URL, else the `ext serve` of the nearest .ext-data in this folder or above, verified first)",
+      valueHint: "local|URL",
     },
     timeout: { type: "string", description: "Give up after this many milliseconds (default 2000)", valueHint: "MS" },
   },
   async run({ args }) {
-    const root = (args.url ?? localRoot()).replace(/\/+$/, "");
     const timeoutMs = Number(args.timeout ?? 2000);
     if (!Number.isInteger(timeoutMs) || timeoutMs < 1) fail(`--timeout must be a positive whole number of ms`, 2);
+    const root = await rootOf(args);
     let problem: string;
     try {
       const health = createAdminClient({ url: root });

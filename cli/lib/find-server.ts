@@ -7,6 +7,7 @@
  * challenge carries no key, no token and no secret. No port is ever guessed.
  */
 import { randomBytes } from "node:crypto";
+import { isIP } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { checkServerProof } from "../../src/auth/server-proof";
 import { type ClientEnv, DEFAULT_DATA_DIR } from "../../src/config";
@@ -75,6 +76,11 @@ function nothingFound(env: ClientEnv, cwd: string): string {
 export async function verifyServer(dataDir: string, info: ServerFile): Promise<FoundServer> {
   const endpoints = endpointsFromAnyUrl(info.url);
   const unproven = (why: string) => new UnprovenServerError(info.url, dataDir, why);
+  // A name could resolve to another listener than the one that wrote the file (issue: localhost → ::1).
+  if (isIP(new URL(info.url).hostname.replace(/^\[|\]$/g, "")) === 0)
+    throw unproven(
+      "its server.json names a host, not an IP address (written by an older ext? restart that `ext serve`)",
+    );
   if (!info.adminToken)
     throw unproven("its server.json holds no admin token (written by an older ext? restart that `ext serve`)");
   const nonce = randomBytes(32).toString("base64url");

@@ -15,6 +15,7 @@ import {
   type ServerFlags,
 } from "../../src/config";
 import { ignoreInVersionControl } from "../../src/data-dir-ignore";
+import { checkDataDirOwner, DataDirOwnerError } from "../../src/data-dir-modes";
 import { EXIT } from "../output";
 
 /** A start-up failure of the machine or of a setting's value; `exitCode` 2 when the value is the problem. */
@@ -93,6 +94,12 @@ export function checkDataDir(config: ServerConfig, flags: ServerFlags): void {
     }
     throw notWritable(config, flags, reasonOf(e));
   }
+  // Before the probes: another user's directory is said to be one, not "cannot write there".
+  try {
+    checkDataDirOwner(dir);
+  } catch (e) {
+    throw new StartupError(`${named("dataDir", config.dataDir, flags)}: ${(e as Error).message}`, EXIT.runtime);
+  }
   try {
     probeWritable(join(dir, `.ext-write-check-${process.pid}`), true);
     for (const file of ["ext.sqlite", "ext.sqlite-wal", "ext.sqlite-shm", "secrets.key"])
@@ -106,6 +113,8 @@ export function checkDataDir(config: ServerConfig, flags: ServerFlags): void {
 /** An error thrown while starting, as one line, or null when it is none of the machine-level ones known here. */
 export function describeStartupError(e: unknown, config: ServerConfig, flags: ServerFlags): StartupError | null {
   if (e instanceof StartupError) return e;
+  if (e instanceof DataDirOwnerError)
+    return new StartupError(`${named("dataDir", config.dataDir, flags)}: ${e.message}`, EXIT.runtime);
   const code = codeOf(e);
   if ((e as { syscall?: string })?.syscall === "listen") {
     if (code === "EACCES" || code === "EPERM") {

@@ -31,7 +31,7 @@ expect("User", config.User, "10001:10001");
 expect("Entrypoint", config.Entrypoint, ["/ext"]);
 expect("Cmd", config.Cmd, ["serve"]);
 expect("ExposedPorts", Object.keys(config.ExposedPorts ?? {}), ["4780/tcp"]);
-expect("Healthcheck.Test", config.Healthcheck?.Test, ["CMD", "/ext", "health"]);
+expect("Healthcheck.Test", config.Healthcheck?.Test, ["CMD", "/ext", "health", "--url", "http://127.0.0.1:4780"]);
 expect("version label", config.Labels?.["org.opencontainers.image.version"], version);
 for (const label of ["revision", "source"]) {
   if (!config.Labels?.[`org.opencontainers.image.${label}`]) (console.error(`image check: no ${label} label`), process.exit(1));
@@ -65,7 +65,7 @@ trap 'kill $server 2>/dev/null || :' EXIT
 # Addressed as other containers address it (the name `ext`, which EXT_ALLOWED_HOSTS allows).
 for _ in $(seq 1 100); do curl -fsS -H 'Host: ext:4780' http://198.18.0.1:4780/healthz >/dev/null 2>&1 && break; sleep 0.1; done
 curl -fsS -H 'Host: ext:4780' http://198.18.0.1:4780/healthz | grep -q '"ok"'
-in_image /ext health >/dev/null
+in_image /ext health --url http://127.0.0.1:4780 >/dev/null
 curl -fsS -H 'Host: ext:4780' -H 'Authorization: Bearer ext_demo_0123456789abcdefghijklmnopqrstuv' \
   http://198.18.0.1:4780/developer/v1/extensions | grep -q '"extensions"'
 # Any other name is refused (DNS rebinding), even with a valid key.
@@ -83,8 +83,8 @@ kill $server; wait $server || :
 mount -t tmpfs -o mode=0700,uid=10001,gid=10001 volume "$root/data"
 in_image /ext serve >"$root/../serve.log" 2>&1 &
 server=$!
-for _ in $(seq 1 100); do in_image /ext health >/dev/null 2>&1 && break; sleep 0.1; done
-in_image /ext health >/dev/null
+for _ in $(seq 1 100); do in_image /ext health --url http://127.0.0.1:4780 >/dev/null 2>&1 && break; sleep 0.1; done
+in_image /ext health --url http://127.0.0.1:4780 >/dev/null
 [ -f "$root/data/ext.sqlite" ] || { echo "image check: nothing was kept in a volume mounted at /data" >&2; exit 1; }
 SH
 unshare --net --mount --pid --fork bash "$work/inside.sh" "$work/root" "$work/env" ||

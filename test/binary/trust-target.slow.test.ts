@@ -4,7 +4,7 @@
  * its server.json. Impostors here are real listeners on free ports that record every byte they are sent.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { serverProof } from "../../src/auth/server-proof";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, run, serve } from "./helpers";
@@ -131,5 +131,42 @@ describe("with a real `ext serve`", () => {
     } finally {
       await server.stop();
     }
+  });
+
+  test("--host localhost: server.json names the address bound, and `ext health` finds and proves it there", async () => {
+    const project = mkdtempSync(join(built.work, "named-"));
+    const server = await serve(built.bin, ["--host", "localhost"], project);
+    try {
+      const info = JSON.parse(readFileSync(join(project, ".ext-data", "server.json"), "utf8"));
+      expect(info.url).toMatch(/^http:\/\/(127\.0\.0\.1|\[::1\]):\d+$/);
+      expect(server.url).toBe(info.url);
+      const health = await run(built.bin, ["health"], { cwd: project });
+      expect(health.stderr).toBe("");
+      expect(health.stdout).toBe(`ok: ${info.url}\n`);
+      expect(health.code).toBe(0);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe("ext health with no --url", () => {
+  test("vouches for no guessed port: with nothing found it says how to start or name one", async () => {
+    const lonely = mkdtempSync(join(built.work, "health-lonely-"));
+    const r = await run(built.bin, ["health"], { cwd: lonely });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain(`no emulator found in ${lonely} or a folder above it`);
+  });
+
+  test("a found server that does not prove itself is not healthy", async () => {
+    const impostor = listener(() => undefined);
+    const project = mkdtempSync(join(built.work, "health-impostor-"));
+    plant(project, impostor.url);
+    const r = await run(built.bin, ["health"], { cwd: project });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain(`the server at ${impostor.url} did not prove it is the emulator`);
+    expect(impostor.seen).toHaveLength(1);
   });
 });

@@ -189,6 +189,17 @@ describe("a server that does not prove itself gets nothing but the challenge", (
     expect(fake.seen).toHaveLength(0);
   });
 
+  test("a server.json naming a host, not an IP address: refused before any request", async () => {
+    // `localhost` may resolve to ::1, where another local user can listen and relay the real server's proof.
+    const fake = track(fakeServer((nonce, url) => serverProof(TOKEN, nonce, url.replace("127.0.0.1", "localhost"))));
+    const project = mkdtempSync(join(root, "named-"));
+    plant(project, `http://localhost:${fake.server.port}`);
+    const e = await resolveServer({}, env(), project).catch((x) => x);
+    expect(e).toBeInstanceOf(UnprovenServerError);
+    expect(e.message).toContain("its server.json names a host, not an IP address");
+    expect(fake.seen).toHaveLength(0);
+  });
+
   test("an explicit --target or EXT_BASE_URL is the user's choice: no challenge, their token", async () => {
     const fake = track(fakeServer(() => undefined));
     const viaFlag = await resolveServer({ target: fake.url, "admin-token": "adm_given" }, env(), root);

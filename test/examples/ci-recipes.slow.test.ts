@@ -47,7 +47,9 @@ afterAll(() => {
 
 test("the Containerfile's health check, user and port are what the recipes rely on", () => {
   const file = readFileSync(join(ROOT, "packaging/image/Containerfile"), "utf8");
-  expect(file).toContain('HEALTHCHECK --interval=5s --timeout=3s --start-period=2s --retries=3 CMD ["/ext", "health"]');
+  expect(file).toContain(
+    'HEALTHCHECK --interval=5s --timeout=3s --start-period=2s --retries=3 CMD ["/ext", "health", "--url", "http://127.0.0.1:4780"]',
+  );
   expect(file).toContain("EXPOSE 4780");
   expect(file).toContain("USER 10001:10001");
   expect(file).toMatch(/EXT_HOST=0\.0\.0\.0/);
@@ -124,7 +126,7 @@ test("GitLab services and docker compose: the alias or service name is the host 
   expect(gitlab.variables.EXT_ALLOWED_HOSTS).toBe("ext");
   const compose = recipe("docker-compose.yml").services;
   expect(compose.ext.image).toBe(`localhost/ext-emulator:${VERSION}`);
-  expect(compose.ext.healthcheck.test).toEqual(["CMD", "/ext", "health"]);
+  expect(compose.ext.healthcheck.test).toEqual(["CMD", "/ext", "health", "--url", "http://127.0.0.1:4780"]);
   expect(compose.tests.depends_on.ext.condition).toBe("service_healthy");
   expect(compose.tests.environment.EXT_BASE_URL).toBe("http://ext:4780/developer/v1");
   // Generated for each run and given from the shell; compose refuses to start without it.
