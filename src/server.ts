@@ -99,7 +99,6 @@ export function startServer(config: ServerConfig, options: ServerOptions = {}): 
   markStartup("listening");
   const url = `http://${urlHost(config.host)}:${server.port}`;
   runtime.control.url = url;
-  runtime.control.sessions.setPort(server.port!);
   let stopped = false;
   const emulator: RunningEmulator = {
     runtime,
