@@ -52,11 +52,14 @@ export interface AdminClientOptions {
   adminToken?: string | null | (() => string | null | undefined);
   fetch?: FetchFunction;
   /**
-   * `"same-origin"` in the dashboard, whose session cookie then goes with each call; no cookie is sent
-   * otherwise (`"omit"`).
+   * The dashboard's session secret (from its login link), sent as `X-Ext-Session` when there is no admin
+   * token; a function is asked before each request. No cookie is ever sent.
    */
-  sessionCookie?: boolean;
+  session?: () => string | null | undefined;
 }
+
+/** The header the dashboard's session secret travels in. */
+export const SESSION_HEADER = "x-ext-session";
 
 /** `http://host:port` from an origin, or from a URL ending in one of the API's own prefixes. */
 function origin(url: string): string {
@@ -93,13 +96,24 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   return client;
 }
 
+function session(secret: () => string | null | undefined): Middleware {
+  return {
+    onRequest({ request }) {
+      const value = request.headers.has("authorization") ? null : secret();
+      if (value) request.headers.set(SESSION_HEADER, value);
+    },
+  };
+}
+
 export function createAdminClient(options: AdminClientOptions): AdminClient {
   const token = options.adminToken;
   const client = createClient<ControlPaths>({
     baseUrl: origin(options.url),
-    credentials: options.sessionCookie ? "same-origin" : "omit",
+    credentials: "omit",
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
-  client.use(bearer(typeof token === "function" ? token : () => token), recordOrigin);
+  client.use(bearer(typeof token === "function" ? token : () => token));
+  if (options.session) client.use(session(options.session));
+  client.use(recordOrigin);
   return client;
 }

@@ -103,7 +103,6 @@ export function startServer(config: ServerConfig, options: ServerOptions = {}): 
   // another user could listen and relay the proof challenge.
   const url = `http://${urlHost(boundAddress(server, config.host))}:${server.port}`;
   runtime.control.url = url;
-  runtime.control.sessions.setPort(server.port!);
   let stopped = false;
   const emulator: RunningEmulator = {
     runtime,

@@ -172,7 +172,7 @@ export default defineCommand({
     const { runtime } = emulator;
     if (quiet) return;
     out(`ext emulator listening on ${emulator.baseUrl}`);
-    // The one-time link logs the dashboard in (a session cookie); the bare address shows how to get one.
+    // The one-time link logs the dashboard in (a session secret the page keeps); the bare address shows how to get one.
     out(`  dashboard:     ${dashboardLoginUrl(runtime.control)}`);
     out(`  docs:          ${emulator.url}/docs`);
     out(`  control plane: ${emulator.adminUrl}`);

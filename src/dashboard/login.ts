@@ -1,12 +1,15 @@
 /**
  * `GET /dashboard/login?token=<code>`: the link `ext serve` prints and the ready file carries. A valid one-time
- * code (or the admin token itself) starts a dashboard session: an HttpOnly, SameSite=Strict cookie holding a
- * random id (src/emulator/dashboard-session.ts), then a 303 to the dashboard, so the code leaves the address
- * bar and the history at once. The control plane takes that cookie only from this server's own pages.
+ * code (or the admin token itself) starts a dashboard session: a 303 to the dashboard with the session secret
+ * in the URL's fragment (`/#session=<secret>`; src/emulator/dashboard-session.ts), so the code leaves the
+ * address bar and the history at once. A fragment is never sent to a server nor in a Referer; the page moves
+ * the secret into this origin's storage, takes it out of the address bar, and sends it as `X-Ext-Session`.
+ * No cookie is set: a cookie would also go to every other port of this host.
  */
 import { Elysia, t } from "elysia";
 import type { ControlPlane } from "../emulator/control";
 import { errors } from "../errors/catalog";
+import { SESSION_FRAGMENT } from "./session-link";
 
 export const LOGIN_PATH = "/dashboard/login";
 
@@ -19,13 +22,12 @@ export function dashboardLogin(control: ControlPlane) {
   return new Elysia({ name: "dashboard-login" }).get(
     LOGIN_PATH,
     ({ query }) => {
-      const id = control.sessions.login(query.token);
-      if (id === null) throw errors.dashboardLoginRefused();
+      const secret = control.sessions.login(query.token);
+      if (secret === null) throw errors.dashboardLoginRefused();
       return new Response(null, {
         status: 303,
         headers: {
-          location: "/",
-          "set-cookie": `${control.sessions.cookieName()}=${id}; HttpOnly; SameSite=Strict; Path=/`,
+          location: `/#${SESSION_FRAGMENT}${secret}`,
           "cache-control": "no-store",
           "referrer-policy": "no-referrer",
         },
@@ -37,7 +39,7 @@ export function dashboardLogin(control: ControlPlane) {
         hide: true,
         operationId: "dashboardLogin",
         tags: ["Dashboard"],
-        summary: "Trades the one-time login link of `ext serve` for a dashboard session cookie",
+        summary: "Trades the one-time login link of `ext serve` for a dashboard session",
       },
     },
   );

@@ -78,10 +78,10 @@ export const documentation = {
       },
       dashboardSession: {
         type: "apiKey",
-        in: "cookie",
-        name: "ext_session_PORT",
+        in: "header",
+        name: "X-Ext-Session",
         description:
-          "The dashboard's session: set by the one-time login link `ext serve` prints (`/dashboard/login?token=…`), named after the server's port (`ext_session_4780`); accepted from this server's own pages only (same-origin)",
+          "The dashboard's session secret: the one-time login link `ext serve` prints (`/dashboard/login?token=…`) redirects to `/#session=<secret>`; the dashboard keeps it in its own origin's storage and sends it as `X-Ext-Session: <secret>`. Accepted from this server's own pages only (same-origin); no cookie is ever accepted.",
       },
     },
   },

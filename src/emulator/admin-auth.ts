@@ -3,8 +3,9 @@
  * loopback too):
  *  - `Authorization: Bearer <admin token>`: the owner's tools (the token is in the data directory's private
  *    server.json, the ready file, or was given with --admin-token);
- *  - no Authorization header but the dashboard's session cookie (src/emulator/dashboard-session.ts), from this
- *    server's own pages only (a same-origin request; see browserRefusal);
+ *  - no Authorization header but the dashboard's session secret in `X-Ext-Session`
+ *    (src/emulator/dashboard-session.ts), from this server's own pages only (a same-origin request; see
+ *    browserRefusal). A cookie never authenticates: cookies go to every port of a host;
  *  - no Authorization header at all only with --open-control-plane (loopback binds only), from scripts, not pages;
  *  - any other Authorization (a developer API key above all): 401, so a test that sends its developer key to
  *    the control plane by mistake finds out at once.
@@ -19,7 +20,7 @@ import { errors } from "../errors/catalog";
 import type { RequestGate } from "../http/gates";
 import { hostOf } from "../http/host-check";
 import { requestContextOf } from "../http/request-context";
-import type { DashboardSessions } from "./dashboard-session";
+import { type DashboardSessions, SESSION_HEADER } from "./dashboard-session";
 
 /** `adm_` + 43 base64url characters (256 bits). */
 export function generateAdminToken(): string {
@@ -48,7 +49,7 @@ export function adminBearerCheck(adminToken: string): (authorization: string | n
 }
 
 /**
- * A session cookie, or --open-control-plane, opens the control plane to this server's own page or to scripts —
+ * A session secret, or --open-control-plane, opens the control plane to this server's own page or to scripts —
  * not to every web page its user visits.
  * A browser marks its requests: a foreign `Origin`, or `Sec-Fetch-Site` other than same-origin/none, is a
  * page elsewhere (cross-site request forgery: a no-cors POST to /reset needs no preflight). Those are
@@ -80,7 +81,7 @@ export function adminGate(options: AdminGateOptions): RequestGate {
     check(request) {
       const authorization = request.headers.get("authorization");
       if (authorization === null) {
-        const session = options.sessions.holdsSession(request.headers.get("cookie"));
+        const session = options.sessions.holdsSession(request.headers.get(SESSION_HEADER));
         if (!session && !options.open) throw errors.adminUnauthorized();
         const refusal = browserRefusal(request);
         if (refusal) throw errors.adminCrossSite(refusal);

@@ -39,7 +39,7 @@ export function createControlPlane(config: ServerConfig, clock: Clock): ControlP
     adminTokenGenerated: config.adminToken === null,
     open: config.openControlPlane,
     url: `http://${urlHost(config.host)}:${config.port}`,
-    sessions: createDashboardSessions(adminToken, config.port),
+    sessions: createDashboardSessions(adminToken),
     isAdminToken: adminBearerCheck(adminToken),
     faults: new FaultInjector(clock),
     requestLog: new RequestLog(),

@@ -6,7 +6,7 @@ import { WWW_AUTHENTICATE_HEADER } from "../http/responses";
 
 export const tags = ["Emulator"];
 /**
- * The admin token on every bind, or the dashboard's session cookie from its own pages (see admin-auth.ts);
+ * The admin token on every bind, or the dashboard's session secret (`X-Ext-Session`) from its own pages (see admin-auth.ts);
  * `--open-control-plane` is a local opt-out the document does not describe.
  */
 export const security: Record<string, string[]>[] = [{ adminToken: [] }, { dashboardSession: [] }];

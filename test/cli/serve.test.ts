@@ -10,6 +10,7 @@ import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { readServerFile } from "../../src/server-file";
 import { cleanEnv } from "../helpers/clean-env";
+import { sessionFromLogin } from "../helpers/emulator";
 import { readUntil } from "../helpers/read-until";
 
 const ROOT = join(import.meta.dir, "../..");
@@ -183,10 +184,8 @@ describe("ext serve", () => {
     expect(link).toBeDefined();
     const adminUrl = /control plane: (\S+)\n/.exec(head)![1]!;
     expect((await fetch(`${adminUrl}/state`)).status).toBe(401);
-    const login = await fetch(link!, { redirect: "manual" });
-    expect(login.status).toBe(303);
-    const cookie = login.headers.get("set-cookie")!.split(";", 1)[0]!;
-    expect((await fetch(`${adminUrl}/state`, { headers: { cookie } })).status).toBe(200);
+    const session = await sessionFromLogin(await fetch(link!, { redirect: "manual" }));
+    expect((await fetch(`${adminUrl}/state`, { headers: { "x-ext-session": session } })).status).toBe(200);
     expect((await fetch(link!, { redirect: "manual" })).status).toBe(401);
     proc.kill("SIGTERM");
     expect(await proc.exited).toBe(0);

@@ -83,7 +83,7 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
     // CSP is bypassed so that axe can be injected, and so that an escaping bug would show (the policy would hide it).
     context = await browser.newContext({ viewport: DESKTOP, bypassCSP: true });
     page = await context.newPage();
-    // The one-time link `ext serve` printed (the ready file carries it): the session cookie for the whole file.
+    // The one-time link `ext serve` printed (the ready file carries it): the session for the whole file.
     await logIn(page, server, server.dashboardLoginUrl);
     page.on("dialog", (d) => {
       dialogs.push(d.message());
@@ -908,17 +908,19 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
   );
 
   test(
-    "the login link leaves a session cookie the page's scripts cannot read, and no code in the address bar",
+    "the login link leaves no cookie, a session only this origin's storage holds, and no code or secret in the address bar",
     async () => {
-      const cookies = await context.cookies(server.url);
-      const port = new URL(server.url).port;
-      expect(cookies.map((c) => [c.name, c.httpOnly, c.sameSite, c.path])).toEqual([
-        [`ext_session_${port}`, true, "Strict", "/"],
-      ]);
-      expect(cookies[0]!.value).not.toBe(server.adminToken);
+      expect(await context.cookies()).toEqual([]);
+      const secret = await page.evaluate<string | null>("localStorage.getItem('ext-dashboard-session')");
+      expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(secret).not.toBe(server.adminToken);
       await open("#/");
       expect(page.url()).not.toContain("token");
-      expect(await page.evaluate<string>("document.cookie")).toBe("");
+      expect(page.url()).not.toContain(secret!);
+      // Every control-plane call carries it as a header (a cookie would go to every port of the host).
+      const sent = page.waitForRequest((r) => r.url().includes("/_emulator/"));
+      await page.reload();
+      expect((await sent).headers()["x-ext-session"]).toBe(secret!);
       // The link was for one login only.
       const again = await browser.newContext();
       try {

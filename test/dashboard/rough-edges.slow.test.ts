@@ -7,7 +7,14 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { browserAvailable, describeViolations, launchBrowser, seriousViolations, until } from "../helpers/browser";
+import {
+  browserAvailable,
+  describeViolations,
+  launchBrowser,
+  logIn,
+  seriousViolations,
+  until,
+} from "../helpers/browser";
 import { bundleDir, createExtension, submitVersion } from "../helpers/bundles";
 import { startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
@@ -67,6 +74,7 @@ describe.skipIf(!enabled)("dashboard rough edges (Chromium, in-process emulator)
     // CSP bypassed so that axe can be injected (the docs test below keeps the policy).
     context = await browser.newContext({ viewport: DESKTOP, bypassCSP: true });
     page = await context.newPage();
+    await logIn(page, owner());
   }, 60_000);
 
   afterAll(async () => {
@@ -75,6 +83,7 @@ describe.skipIf(!enabled)("dashboard rough edges (Chromium, in-process emulator)
     bundles.cleanup();
   });
 
+  const owner = () => ({ url: emu.url, adminToken: emu.runtime.control.adminToken });
   const open = async (hash: string, p = page) => {
     await p.goto("about:blank");
     await p.goto(`${emu.url}/?account=${ACCOUNT}${hash}`);
@@ -245,6 +254,7 @@ describe.skipIf(!enabled)("dashboard rough edges (Chromium, in-process emulator)
       const docsContext = await browser.newContext({ viewport: DESKTOP });
       try {
         const p = await docsContext.newPage();
+        await logIn(p, owner());
         const origins = new Set<string>();
         const authorizations: string[] = [];
         p.on("request", (r) => {

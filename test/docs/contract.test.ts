@@ -17,7 +17,7 @@ import { type BundleDir, bundleDir } from "../helpers/bundles";
 import {
   baseFixture,
   DEMO_KEY,
-  dashboardSessionCookie,
+  dashboardSession,
   startTestEmulator,
   stopTestEmulator,
   type TestEmulator,
@@ -471,7 +471,7 @@ describe("every route, every documented status, against /openapi.json", () => {
         else
           await expectStatus(403, method, pathOf(o), {
             key: null,
-            headers: { origin: "http://evil.example", cookie: await dashboardSessionCookie(emu) },
+            headers: { origin: "http://evil.example", "x-ext-session": await dashboardSession(emu) },
           });
       }
       if (documented.includes(404) && !observed.get(o.operationId)?.has(404)) {

@@ -148,7 +148,12 @@ describe("GET /openapi.json", () => {
       in: "header",
       name: "Authorization",
     });
-    expect(doc.components.securitySchemes.dashboardSession).toMatchObject({ type: "apiKey", in: "cookie" });
+    // A header only: a cookie would go to every port of the host (another local user's server too).
+    expect(doc.components.securitySchemes.dashboardSession).toMatchObject({
+      type: "apiKey",
+      in: "header",
+      name: "X-Ext-Session",
+    });
   });
 
   test("writes every map as additionalProperties of its value type, never patternProperties", () => {

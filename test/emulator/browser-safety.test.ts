@@ -1,11 +1,11 @@
 /**
- * The dashboard's session cookie opens the control plane to this server's own page, not to other web pages: a
+ * The dashboard's session secret opens the control plane to this server's own page, not to other web pages: a
  * foreign Origin, a cross-site Sec-Fetch-Site, or a non-loopback Host (DNS rebinding) is refused even with the
- * cookie; the admin token still opens it.
+ * secret; the admin token still opens it.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import {
-  dashboardSessionCookie,
+  dashboardSession,
   expectEnvelope,
   startTestEmulator,
   stopTestEmulator,
@@ -14,11 +14,11 @@ import {
 import { announce } from "../helpers/raw-http";
 
 let emu: TestEmulator;
-/** `ext_session_<port>=<id>`, as the login link sets it. */
-let cookie: string;
+/** The session header, as the dashboard sends it after its login link. */
+let session: { "x-ext-session": string };
 beforeAll(async () => {
   emu = await startTestEmulator();
-  cookie = await dashboardSessionCookie(emu);
+  session = { "x-ext-session": await dashboardSession(emu) };
 });
 afterAll(() => stopTestEmulator(emu));
 
@@ -28,7 +28,7 @@ describe("POST /_emulator/reset from a browser page", () => {
   test("a foreign Origin (cross-site request forgery) is a 403 and nothing is wiped", async () => {
     const res = await emu.raw("POST", "/_emulator/reset", {
       key: null,
-      headers: { cookie, origin: "http://evil.example", "content-type": "text/plain" },
+      headers: { ...session, origin: "http://evil.example", "content-type": "text/plain" },
     });
     expectEnvelope(res, 403, "forbidden");
     expect(await accounts()).toBe(2);
@@ -37,7 +37,7 @@ describe("POST /_emulator/reset from a browser page", () => {
   test("Sec-Fetch-Site: cross-site or same-site is a 403", async () => {
     for (const site of ["cross-site", "same-site"]) {
       expectEnvelope(
-        await emu.raw("POST", "/_emulator/reset", { key: null, headers: { cookie, "sec-fetch-site": site } }),
+        await emu.raw("POST", "/_emulator/reset", { key: null, headers: { ...session, "sec-fetch-site": site } }),
         403,
         "forbidden",
       );
@@ -48,7 +48,7 @@ describe("POST /_emulator/reset from a browser page", () => {
   test("the server's own origin (the /docs page) is allowed", async () => {
     const res = await emu.raw("GET", "/_emulator/state", {
       key: null,
-      headers: { cookie, origin: emu.url, "sec-fetch-site": "same-origin" },
+      headers: { ...session, origin: emu.url, "sec-fetch-site": "same-origin" },
     });
     expect(res.status).toBe(200);
     // The same request without the session is anybody's: refused.
@@ -72,7 +72,7 @@ describe("GET /_emulator/state through DNS rebinding", () => {
       emu.port,
       "GET",
       "/_emulator/state",
-      { Host: "rebound.evil.example:4780", Cookie: cookie },
+      { Host: "rebound.evil.example:4780", "X-Ext-Session": session["x-ext-session"] },
       0,
     );
     expect(answer.status).toBe(403);
@@ -81,7 +81,17 @@ describe("GET /_emulator/state through DNS rebinding", () => {
 
   test("localhost and 127.0.0.1 Hosts are fine", async () => {
     for (const host of [`localhost:${emu.port}`, `127.0.0.1:${emu.port}`]) {
-      expect((await announce(emu.port, "GET", "/_emulator/state", { Host: host, Cookie: cookie }, 0)).status).toBe(200);
+      expect(
+        (
+          await announce(
+            emu.port,
+            "GET",
+            "/_emulator/state",
+            { Host: host, "X-Ext-Session": session["x-ext-session"] },
+            0,
+          )
+        ).status,
+      ).toBe(200);
     }
   });
 });

@@ -1,6 +1,6 @@
 /**
  * The owner's ways in, besides a script's Authorization header: the dashboard's one-time login link (a session
- * cookie), the server proof a client checks without sending the token, and the private files that carry the
+ * secret, sent back in a header; never a cookie), the server proof a client checks without sending the token, and the private files that carry the
  * token to the owner's tools. And the control-plane routes' own check: without the gate's mark, none runs.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -14,8 +14,9 @@ import { errorHandler } from "../../src/errors/handler";
 import { requestLifecycle } from "../../src/http/request-context";
 import { createLogger } from "../../src/logger";
 import {
-  dashboardSessionCookie,
+  dashboardSession,
   expectEnvelope,
+  sessionFromLogin,
   startTestEmulator,
   stopTestEmulator,
   type TestEmulator,
@@ -36,23 +37,62 @@ const login = (token: string) => fetch(`${emu.url}/dashboard/login?token=${token
 const sameOrigin = { origin: "", "sec-fetch-site": "same-origin" };
 
 describe("the dashboard's login link", () => {
-  test("sets an HttpOnly, SameSite=Strict, per-port session cookie (a random id, not the token) and sends the browser on without the code", async () => {
+  test("redirects to the dashboard with a session secret in the fragment (random, not the token or the code), and sets no cookie", async () => {
     const code = emu.runtime.control.sessions.loginCode();
     const res = await login(code);
     expect(res.status).toBe(303);
-    expect(res.headers.get("location")).toBe("/");
-    const cookie = res.headers.get("set-cookie")!;
-    expect(cookie).toMatch(
-      new RegExp(`^ext_session_${emu.port}=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=/$`),
-    );
-    expect(cookie).not.toContain(emu.runtime.control.adminToken);
-    expect(cookie).not.toContain(code);
-    const session = cookie.split(";", 1)[0]!;
+    expect(res.headers.get("location")).toMatch(/^\/#session=[A-Za-z0-9_-]{43}$/);
+    expect(res.headers.get("set-cookie")).toBeNull();
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    expect(res.headers.get("referrer-policy")).toBe("no-referrer");
+    const session = await sessionFromLogin(res);
+    expect(session).not.toContain(emu.runtime.control.adminToken);
+    expect(session).not.toContain(code);
     const state = await emu.raw("GET", "/_emulator/state", {
       key: null,
-      headers: { cookie: session, ...sameOrigin, origin: emu.url },
+      headers: { "x-ext-session": session, ...sameOrigin, origin: emu.url },
     });
     expect(state.status).toBe(200);
+  });
+
+  test("a cookie alone never opens the control plane: another port's server on the same host would have received it", async () => {
+    const session = await dashboardSession(emu);
+    // Every name a cookie could have carried it under, the old per-port one included; and a script's request
+    // (no Origin) as well as a same-origin one.
+    const cookies = [`ext_session_${emu.port}=${session}`, `ext_session=${session}`, `x-ext-session=${session}`];
+    for (const cookie of cookies) {
+      for (const headers of [{ cookie }, { cookie, ...sameOrigin, origin: emu.url }]) {
+        for (const path of ["/_emulator/state", "/_emulator/export?includeSecretValues=true"]) {
+          const res = await emu.raw("GET", path, { key: null, headers });
+          expect({ cookie, path, status: res.status }).toEqual({ cookie, path, status: 401 });
+        }
+      }
+    }
+    // The header opens it, the secret being the same.
+    const res = await emu.raw("GET", "/_emulator/export?includeSecretValues=true", {
+      key: null,
+      headers: { "x-ext-session": session },
+    });
+    expect(res.status).toBe(200);
+  });
+
+  test("a session secret from one server is refused by another on the same host", async () => {
+    const other = await startTestEmulator();
+    try {
+      const mine = await dashboardSession(emu);
+      const theirs = await dashboardSession(other);
+      for (const [server, secret] of [
+        [other, mine],
+        [emu, theirs],
+      ] as const) {
+        const res = await server.raw("GET", "/_emulator/state", { key: null, headers: { "x-ext-session": secret } });
+        expectEnvelope(res, 401, "unauthorized");
+      }
+      const own = await other.raw("GET", "/_emulator/state", { key: null, headers: { "x-ext-session": theirs } });
+      expect(own.status).toBe(200);
+    } finally {
+      await stopTestEmulator(other);
+    }
   });
 
   test("the code works once; a new one is minted for the next link", async () => {
@@ -64,18 +104,17 @@ describe("the dashboard's login link", () => {
     expect(emu.runtime.control.sessions.loginCode()).not.toBe(code);
   });
 
-  test("the admin token itself logs in too; a wrong code, a forged or another port's cookie opens nothing", async () => {
+  test("the admin token itself logs in too; a wrong code or a forged secret opens nothing", async () => {
     expect((await login(emu.runtime.control.adminToken)).status).toBe(303);
     expectEnvelope(
       await emu.raw("GET", `/dashboard/login?token=${"x".repeat(32)}`, { key: null }),
       401,
       "unauthorized",
     );
-    const session = await dashboardSessionCookie(emu);
-    const id = session.slice(session.indexOf("=") + 1);
-    for (const cookie of [`ext_session_${emu.port}=${"A".repeat(43)}`, `ext_session_${emu.port + 1}=${id}`]) {
-      const res = await emu.raw("GET", "/_emulator/state", { key: null, headers: { cookie } });
-      expect({ cookie, status: res.status }).toEqual({ cookie, status: 401 });
+    const session = await dashboardSession(emu);
+    for (const forged of ["A".repeat(43), `${session}x`, session.slice(1), ""]) {
+      const res = await emu.raw("GET", "/_emulator/state", { key: null, headers: { "x-ext-session": forged } });
+      expect({ forged, status: res.status }).toEqual({ forged, status: 401 });
     }
   });
 

@@ -74,7 +74,9 @@ export async function until(what: string, check: () => Promise<boolean>, timeout
 /**
  * Logs a page's browser context in to a server's dashboard as its owner does: through the login link (by
  * default one with the admin token, which works any number of times; the ready file's one-time link works once).
+ * The dashboard keeps the session in its origin's localStorage, so the context's other pages share it.
  */
 export async function logIn(page: Page, server: { url: string; adminToken: string }, link?: string): Promise<void> {
   await page.goto(link ?? `${server.url}/dashboard/login?token=${server.adminToken}`);
+  await page.waitForFunction("localStorage.getItem('ext-dashboard-session') !== null && location.hash === ''");
 }

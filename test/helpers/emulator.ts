@@ -223,15 +223,19 @@ export async function startTestEmulator(options: StartOptions = {}): Promise<Tes
 }
 
 /**
- * Logs in as the dashboard does: opens the one-time login link and returns the session cookie it set
- * (`name=value`, ready for a Cookie header).
+ * Logs in as the dashboard does: opens the one-time login link and returns the session secret its redirect
+ * carries in the fragment (`/#session=<secret>`), ready for an `X-Ext-Session` header.
  */
-export async function dashboardSessionCookie(emulator: RunningEmulator): Promise<string> {
+export async function dashboardSession(emulator: RunningEmulator): Promise<string> {
   const code = emulator.runtime.control.sessions.loginCode();
-  const res = await fetch(`${emulator.url}/dashboard/login?token=${code}`, { redirect: "manual" });
-  const set = res.headers.get("set-cookie");
-  if (res.status !== 303 || !set) throw new Error(`login failed: ${res.status} ${await res.text()}`);
-  return set.split(";", 1)[0]!;
+  return sessionFromLogin(await fetch(`${emulator.url}/dashboard/login?token=${code}`, { redirect: "manual" }));
+}
+
+/** The session secret in a login response's redirect; throws if it is not one. */
+export async function sessionFromLogin(res: Response): Promise<string> {
+  const secret = /^\/#session=([A-Za-z0-9_-]{43})$/.exec(res.headers.get("location") ?? "")?.[1];
+  if (res.status !== 303 || !secret) throw new Error(`login failed: ${res.status} ${await res.text()}`);
+  return secret;
 }
 
 /** Stops the emulator and removes its data directory. */

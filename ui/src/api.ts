@@ -13,8 +13,10 @@ import {
   type Fixture,
   type RequestLogEntry,
   readEvents,
+  SESSION_HEADER,
   unwrap,
 } from "../../client";
+import { SESSION_FRAGMENT, SESSION_STORAGE_KEY } from "../../src/dashboard/session-link";
 import { DOCS_KEY_STORAGE } from "../../src/docs/page-extras";
 
 export type {
@@ -46,9 +48,24 @@ const TOKEN_KEY = "ext-dashboard-admin-token";
 export const EXPORT_MEDIA_TYPE = "application/x-tar";
 
 /**
- * The control plane takes this page's session cookie (set by the login link `ext serve` prints; same-origin
- * requests carry it), or the admin token, asked once, kept for this tab only and sent as a header.
+ * The control plane takes this page's session secret, or the admin token, asked once, kept for this tab only;
+ * both are sent as headers. The login link `ext serve` prints redirects to `/#session=<secret>`: the secret
+ * moves into this origin's localStorage (scheme, host and port: no page on another port can read it; shared by
+ * this browser's tabs of this emulator, as a login should be) and out of the address bar before the router
+ * reads the hash. It lasts as long as the server runs; a refused one is dropped.
  */
+export const dashboardSession = {
+  get: () => localStorage.getItem(SESSION_STORAGE_KEY),
+  clear: () => localStorage.removeItem(SESSION_STORAGE_KEY),
+};
+const fragmentSecret = location.hash.startsWith(`#${SESSION_FRAGMENT}`)
+  ? location.hash.slice(SESSION_FRAGMENT.length + 1)
+  : null;
+if (fragmentSecret !== null) {
+  history.replaceState(history.state, "", location.pathname + location.search);
+  localStorage.setItem(SESSION_STORAGE_KEY, fragmentSecret);
+}
+
 export const adminToken = {
   get: () => sessionStorage.getItem(TOKEN_KEY),
   set: (token: string) => sessionStorage.setItem(TOKEN_KEY, token),
@@ -63,10 +80,16 @@ export const onTokenNeeded = (listener: Listener) => {
 };
 
 // The page is served by the emulator: same origin, so the clients' base URL is "".
-const control = createAdminClient({ url: "", adminToken: () => adminToken.get(), sessionCookie: true });
+const control = createAdminClient({
+  url: "",
+  adminToken: () => adminToken.get(),
+  session: () => dashboardSession.get(),
+});
 control.use({
-  onResponse({ response }) {
-    if (response.status === 401) for (const l of tokenListeners) l();
+  onResponse({ request, response }) {
+    if (response.status !== 401) return;
+    if (request.headers.has(SESSION_HEADER)) dashboardSession.clear();
+    for (const l of tokenListeners) l();
   },
 });
 
