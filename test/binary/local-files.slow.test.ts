@@ -74,8 +74,8 @@ describe("--ready-file in a shared folder", () => {
       chmodSync(shared, 0o1777);
       const binDir = mkdtempSync(join(work, "bin-"));
       chmodSync(binDir, 0o755);
+      // Reachable by the other user through the temp folder itself (world-searchable): never change its mode.
       chmodSync(work, 0o755);
-      chmodSync(join(work, ".."), 0o755);
       const copy = join(binDir, "ext");
       copyFileSync(bin, copy);
       chmodSync(copy, 0o755);
