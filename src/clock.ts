@@ -137,7 +137,9 @@ export class EmulatorClock implements Clock {
   }
 
   state(): ClockState {
-    const now = this.nowMs();
-    return { now: isoOf(now), mode: this.frozenAt === null ? "real" : "frozen", offsetMs: now - this.realNow() };
+    // One reading of the machine's time: two could straddle a millisecond and report an offset of -1.
+    const real = this.realNow();
+    const now = Math.min(this.frozenAt ?? real + this.offsetMs, CLOCK_MAX_MS);
+    return { now: isoOf(now), mode: this.frozenAt === null ? "real" : "frozen", offsetMs: now - real };
   }
 }
