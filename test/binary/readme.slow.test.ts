@@ -340,8 +340,14 @@ describe("README: Use in tests", () => {
     expect(stderr).toContain(" 0 fail");
   }, 30_000);
 
-  test("the startEmulator() example type-checks with tsc --strict against the Bun helper's types", async () => {
-    const dir = await project();
+  test("the startEmulator() example type-checks with tsc --strict against the package's declarations", async () => {
+    // Both helpers export one Emulator (test/helpers-contract checks each against it); the declarations are the
+    // cheap side to compile against, where the Bun helper's types would compile the whole server again.
+    const dir = await project(example!.script, nodePackage);
+    for (const dep of ["openapi-fetch", "openapi-typescript-helpers"]) {
+      mkdirSync(join(dirname(nodePackage), "node_modules"), { recursive: true });
+      symlinkSync(resolve(import.meta.dir, "../../node_modules", dep), join(dirname(nodePackage), "node_modules", dep));
+    }
     writeFileSync(
       join(dir, "tsconfig.json"),
       JSON.stringify({
@@ -354,18 +360,13 @@ describe("README: Use in tests", () => {
           types: ["bun"],
           typeRoots: [resolve(import.meta.dir, "../../node_modules/@types")],
           skipLibCheck: true,
-          allowImportingTsExtensions: true,
-          resolveJsonModule: true,
         },
         files: ["example.test.ts"],
       }),
     );
     const tsc = resolve(import.meta.dir, "../../node_modules/typescript/bin/tsc");
-    const { stdout, stderr } = await run("node", [tsc, "-p", "tsconfig.json"], { cwd: dir });
-    // The helper's own sources are checked with the root settings by `npm run typecheck`; here the example.
-    expect(
-      `${stdout}${stderr}`.split("\n").filter((line) => line.includes("example.test.ts")),
-      `${stdout}${stderr}`,
-    ).toEqual([]);
+    const { code, stdout, stderr } = await run("node", [tsc, "-p", "tsconfig.json"], { cwd: dir });
+    expect(`${stdout}${stderr}`).toBe("");
+    expect(code).toBe(0);
   }, 120_000);
 });
