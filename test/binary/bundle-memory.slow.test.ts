@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HOSTILE_CORPUS } from "../../scripts/lib/hostile-corpus";
+import { corpusArchive } from "../helpers/archive-cache";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, type ServedBinary, serve } from "./helpers";
 
 const KEY = "ext_test_key_memory_0123456789abcdefgh";
@@ -34,9 +35,7 @@ beforeAll(async () => {
   );
   server = await serve(built.bin, ["--memory", "--seed", "fixture.json", "--no-rate-limits"], built.work);
   for (const c of HOSTILE_CORPUS) {
-    const file = join(built.work, c.file);
-    writeFileSync(file, await c.build());
-    files.push(file);
+    files.push(await corpusArchive(c));
   }
 }, BUILD_TIMEOUT_MS);
 afterAll(async () => {

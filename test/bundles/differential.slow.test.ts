@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ACCEPTED_CORPUS, HOSTILE_CORPUS } from "../../scripts/lib/hostile-corpus";
 import { SAMPLE_BUNDLES } from "../../scripts/lib/samples";
+import { corpusArchive, sampleArchive } from "../helpers/archive-cache";
 import { gnuTarListing, inspectorListing, tarfileListing } from "../helpers/tar-listing";
 
 const dir = mkdtempSync(join(tmpdir(), "ext-diff-"));
@@ -28,16 +29,14 @@ async function compare(file: string) {
 describe("inspector vs GNU tar vs tarfile", () => {
   for (const sample of SAMPLE_BUNDLES) {
     test(`sample ${sample.file}`, async () => {
-      const file = join(dir, sample.file);
-      await sample.build(file);
+      const file = await sampleArchive(sample);
       const { compared, accepted } = await compare(file);
       if (!sample.expect) expect({ compared, accepted }).toEqual({ compared: true, accepted: true });
     }, 60_000);
   }
   for (const c of [...HOSTILE_CORPUS, ...ACCEPTED_CORPUS]) {
     test(`corpus ${c.file}`, async () => {
-      const file = join(dir, c.file);
-      writeFileSync(file, await c.build());
+      const file = await corpusArchive(c);
       const { compared, accepted } = await compare(file);
       if (!c.refused) expect({ compared, accepted }).toEqual({ compared: true, accepted: true });
       else expect(accepted).toBe(false);

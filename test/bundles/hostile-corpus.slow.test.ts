@@ -12,13 +12,13 @@ import { ACCEPTED_CORPUS, HOSTILE_CORPUS } from "../../scripts/lib/hostile-corpu
 import { END, entry } from "../../scripts/lib/raw-tar";
 import { DEFAULT_BUNDLE_LIMITS } from "../../src/bundles/bundle-limits";
 import { inspectBundle } from "../../src/bundles/inspect";
+import { corpusArchive } from "../helpers/archive-cache";
 
 const dir = mkdtempSync(join(tmpdir(), "ext-hostile-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function inspectCase(c: (typeof HOSTILE_CORPUS)[number]) {
-  const file = join(dir, c.file);
-  writeFileSync(file, await c.build());
+  const file = await corpusArchive(c);
   return inspectBundle(file, DEFAULT_BUNDLE_LIMITS);
 }
 

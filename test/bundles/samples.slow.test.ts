@@ -1,19 +1,13 @@
-import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { describe, expect, test } from "bun:test";
 import { SAMPLE_BUNDLES } from "../../scripts/lib/samples";
 import { DEFAULT_BUNDLE_LIMITS } from "../../src/bundles/bundle-limits";
 import { inspectBundle } from "../../src/bundles/inspect";
-
-const dir = mkdtempSync(join(tmpdir(), "ext-samples-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+import { sampleArchive } from "../helpers/archive-cache";
 
 describe("inspectBundle on the sample bundles (fixtures/bundles)", () => {
   for (const sample of SAMPLE_BUNDLES) {
     test(`${sample.file}: ${sample.expect ? "reports its problem with its path" : "is valid"}`, async () => {
-      const file = join(dir, sample.file);
-      await sample.build(file);
+      const file = await sampleArchive(sample);
       const result = await inspectBundle(file, DEFAULT_BUNDLE_LIMITS);
       if (!sample.expect) {
         expect(result.problems).toEqual([]);

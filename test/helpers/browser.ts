@@ -48,10 +48,14 @@ export interface AxeViolation {
   nodes: { target: string[] }[];
 }
 
-/** axe-core on the page as it is now; returns the serious and critical violations. */
-export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
+/** The axe rules whose outcome depends on colours: all that a second colour scheme can change. */
+export const COLOUR_RULES = ["color-contrast", "link-in-text-block"];
+
+/** axe-core on the page as it is now (every rule, or only `rules`); returns the serious and critical violations. */
+export async function seriousViolations(page: Page, rules?: string[]): Promise<AxeViolation[]> {
   if (!(await page.evaluate<boolean>("'axe' in window"))) await page.addScriptTag({ path: AXE_PATH });
-  const result = await page.evaluate<{ violations: AxeViolation[] }>("axe.run()");
+  const options = rules ? JSON.stringify({ runOnly: { type: "rule", values: rules } }) : "{}";
+  const result = await page.evaluate<{ violations: AxeViolation[] }>(`axe.run(document, ${options})`);
   return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
 }
 

@@ -4,10 +4,11 @@
  * anywhere: no blob, no temp file, no file outside the data dir.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HOSTILE_CORPUS } from "../../scripts/lib/hostile-corpus";
+import { corpusArchive } from "../helpers/archive-cache";
 import { createExtension, submitVersion } from "../helpers/bundles";
 import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
@@ -31,8 +32,7 @@ const listing = (path: string) => readdirSync(path).sort();
 describe("the hostile corpus over a real socket", () => {
   for (const c of HOSTILE_CORPUS) {
     test(`${c.file}: 422 bundle_invalid naming the refusal; the server stays healthy; nothing written`, async () => {
-      const file = join(dir, c.file);
-      writeFileSync(file, await c.build());
+      const file = await corpusArchive(c);
       const checkout = listing(process.cwd());
       const objects = listing(join(emu.dataDir, "blobs", "objects"));
       const err = expectEnvelope(
