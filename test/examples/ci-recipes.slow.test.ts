@@ -168,11 +168,11 @@ test("the composite action runs its script with the inputs it declares; npm is i
   expect(recipe("github-action.yml").jobs.test.steps.some((s: Yaml) => s.uses === "./.github/actions/ext")).toBe(true);
 });
 
-/**
- * A registry as npm's serves one version of the platform package: its document (tarball URL and sha512) and
- * the tarball (package/bin/ext); `tamper` serves other bytes than the sha512 says.
- */
-async function platformRegistry(tamper: boolean) {
+let platformTarball: Buffer | undefined;
+
+/** The platform package as the registry holds it (package/bin/ext), made once: packing 120 MB takes seconds. */
+function platformPackage(): Buffer {
+  if (platformTarball) return platformTarball;
   const dir = mkdtempSync(join(work, "registry-"));
   mkdirSync(join(dir, "package/bin"), { recursive: true });
   copyFileSync(built.bin, join(dir, "package/bin/ext"));
@@ -185,7 +185,16 @@ async function platformRegistry(tamper: boolean) {
     env: { ...cleanEnv(), GZIP: "-1" },
   });
   expect(tar.exitCode).toBe(0);
-  const tarball = readFileSync(join(dir, "platform.tgz"));
+  platformTarball = readFileSync(join(dir, "platform.tgz"));
+  return platformTarball;
+}
+
+/**
+ * A registry as npm's serves one version of the platform package: its document (tarball URL and sha512) and
+ * the tarball; `tamper` serves other bytes than the sha512 says.
+ */
+async function platformRegistry(tamper: boolean) {
+  const tarball = platformPackage();
   const integrity = `sha512-${new Bun.CryptoHasher("sha512").update(tarball).digest("base64")}`;
   const served = tamper ? Buffer.concat([tarball, Buffer.from("x")]) : tarball;
   const requests: string[] = [];
