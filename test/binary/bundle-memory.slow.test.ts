@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HOSTILE_CORPUS } from "../../scripts/lib/hostile-corpus";
-import { corpusArchive } from "../helpers/archive-cache";
+import { corpusArchive } from "../helpers/build-cache";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, type ServedBinary, serve } from "./helpers";
 
 const KEY = "ext_test_key_memory_0123456789abcdefgh";

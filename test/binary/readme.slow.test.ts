@@ -16,9 +16,9 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { serveArgs } from "../../cli/commands/serve";
-import { buildNodeHelper } from "../../scripts/lib/node-helper";
 import { parseServerConfig } from "../../src/config";
 import { startServer } from "../../src/server";
+import { sharedNodeHelper } from "../helpers/build-cache";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, goneSoon, run, serve } from "./helpers";
 
 const README = readFileSync(resolve(import.meta.dir, "../../README.md"), "utf8");
@@ -288,8 +288,7 @@ describe("README: Use in tests", () => {
   const [vitestExample, example] = shellBlocks(README, "Use in tests", "ts");
   let nodePackage: string;
   beforeAll(async () => {
-    nodePackage = join(mkdtempSync(join(built.work, "node-package-")), "ext-emulator");
-    await buildNodeHelper(nodePackage);
+    nodePackage = await sharedNodeHelper();
   }, 60_000);
 
   /** A project that depends on the package (node_modules/ext-emulator is this repository), with the example in it. */
@@ -344,10 +343,6 @@ describe("README: Use in tests", () => {
     // Both helpers export one Emulator (test/helpers-contract checks each against it); the declarations are the
     // cheap side to compile against, where the Bun helper's types would compile the whole server again.
     const dir = await project(example!.script, nodePackage);
-    for (const dep of ["openapi-fetch", "openapi-typescript-helpers"]) {
-      mkdirSync(join(dirname(nodePackage), "node_modules"), { recursive: true });
-      symlinkSync(resolve(import.meta.dir, "../../node_modules", dep), join(dirname(nodePackage), "node_modules", dep));
-    }
     writeFileSync(
       join(dir, "tsconfig.json"),
       JSON.stringify({

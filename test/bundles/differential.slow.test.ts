@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ACCEPTED_CORPUS, HOSTILE_CORPUS } from "../../scripts/lib/hostile-corpus";
 import { SAMPLE_BUNDLES } from "../../scripts/lib/samples";
-import { corpusArchive, sampleArchive } from "../helpers/archive-cache";
+import { corpusArchive, sampleArchive } from "../helpers/build-cache";
 import { gnuTarListing, inspectorListing, tarfileListing } from "../helpers/tar-listing";
 
 const dir = mkdtempSync(join(tmpdir(), "ext-diff-"));

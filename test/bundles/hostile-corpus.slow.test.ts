@@ -12,7 +12,7 @@ import { ACCEPTED_CORPUS, HOSTILE_CORPUS } from "../../scripts/lib/hostile-corpu
 import { END, entry } from "../../scripts/lib/raw-tar";
 import { DEFAULT_BUNDLE_LIMITS } from "../../src/bundles/bundle-limits";
 import { inspectBundle } from "../../src/bundles/inspect";
-import { corpusArchive } from "../helpers/archive-cache";
+import { corpusArchive } from "../helpers/build-cache";
 
 const dir = mkdtempSync(join(tmpdir(), "ext-hostile-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

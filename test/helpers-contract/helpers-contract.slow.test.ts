@@ -4,14 +4,14 @@
  * Node on the bundle, spawning the compiled binary). Both must give the same answers.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { buildNodeHelper } from "../../scripts/lib/node-helper";
 import { writeExportDir } from "../../src/exports/archive";
 import { exportState } from "../../src/exports/document";
 import { startEmulator } from "../../src/programmatic";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv } from "../binary/helpers";
+import { sharedNodeHelper } from "../helpers/build-cache";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const CONTRACT = join(import.meta.dir, "contract.ts");
@@ -20,11 +20,7 @@ let pkg: string;
 
 beforeAll(async () => {
   built = buildBinary();
-  pkg = join(built.work, "node_modules/ext-emulator");
-  await buildNodeHelper(pkg);
-  // The package's declarations name openapi-fetch (a dependency of the package): found as npm would place it.
-  for (const dep of ["openapi-fetch", "openapi-typescript-helpers"])
-    symlinkSync(join(ROOT, "node_modules", dep), join(built.work, "node_modules", dep));
+  pkg = await sharedNodeHelper();
 }, BUILD_TIMEOUT_MS);
 afterAll(() => built?.cleanup());
 

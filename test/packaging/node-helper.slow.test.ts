@@ -18,8 +18,8 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { buildNodeHelper } from "../../scripts/lib/node-helper";
 import { alive, BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, goneSoon } from "../binary/helpers";
+import { sharedNodeHelper } from "../helpers/build-cache";
 
 let PKG: string;
 let INDEX: string;
@@ -29,8 +29,7 @@ let built: Built;
 beforeAll(async () => {
   built = buildBinary();
   // The package as `npm run package` builds it: the helper bundled from packaging/npm/src, its declarations.
-  PKG = join(built.work, "ext-emulator");
-  await buildNodeHelper(PKG);
+  PKG = await sharedNodeHelper();
   INDEX = pathToFileURL(join(PKG, "index.mjs")).href;
   LAUNCHER = join(PKG, "bin/ext.cjs");
 }, BUILD_TIMEOUT_MS);

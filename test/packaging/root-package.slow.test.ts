@@ -10,15 +10,17 @@ import { globSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, wr
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import rootPkg from "../../package.json" with { type: "json" };
-import { buildNodeHelper } from "../../scripts/lib/node-helper";
 import { withPackageMetadata } from "../../scripts/lib/package-metadata";
+import { sharedNodeHelper } from "../helpers/build-cache";
 import { cleanEnv } from "../helpers/clean-env";
 
 const TEMPLATE = resolve(import.meta.dir, "../../packaging/npm");
 const project = mkdtempSync(join(tmpdir(), "ext-root-package-"));
 /** The main package as `npm run package` builds it from the template (the Node helper is bundled then). */
-const built = join(project, "built");
-beforeAll(() => buildNodeHelper(built), 60_000);
+let built: string;
+beforeAll(async () => {
+  built = await sharedNodeHelper();
+}, 60_000);
 afterAll(() => rmSync(project, { recursive: true, force: true }));
 
 test("the root package is private and has no bin", () => {
