@@ -6,7 +6,7 @@
  * (packaging/npm/bin/ext.cjs) forwards the SIGINT it got too. A repeat within REPEAT_MS is the same key
  * press; a later one is the user insisting, and ends the process at once (exit 130).
  */
-import type { Interrupts } from "../../src/deploy/deploy";
+import type { Interrupts } from "../../src/deploy/interrupts";
 import { EXIT, err } from "../output";
 
 export const REPEAT_MS = 500;

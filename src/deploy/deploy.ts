@@ -23,6 +23,7 @@ import { printable } from "../printable";
 import { ReadRefusal } from "../safe-read";
 import { jsonSyntaxProblem } from "../seed/json-syntax";
 import { runBuild } from "./build-step";
+import type { Interrupts } from "./interrupts";
 import { explainLimit, parseLimitsBody, type ResolvedLimits } from "./limits";
 import {
   CancelledBeforeUpload,
@@ -56,16 +57,6 @@ export interface DeployOptions {
    * Ctrl-C is left to the process (a helper, a test).
    */
   listenForInterrupts?: () => Interrupts;
-}
-
-/** Ctrl-C during a long deploy, as `ext deploy` hears it. */
-export interface Interrupts {
-  /**
-   * `work`, or the error `stop()` returns once Ctrl-C is pressed while it runs (or was pressed before and not
-   * yet answered). `stop` may also cut the work (abort its request).
-   */
-  during<T>(work: Promise<T>, stop: () => Error): Promise<T>;
-  close(): void;
 }
 
 interface LocalManifest {
