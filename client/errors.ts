@@ -19,6 +19,24 @@ function pathOf(url: string): string {
   }
 }
 
+/**
+ * A call named a path parameter it did not give (undefined, null or ""): refused before anything is sent, so
+ * that `/versions/{versionId}` never travels literally and an empty one never reaches another route.
+ */
+export class PathParameterError extends Error {
+  override name = "PathParameterError";
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    readonly parameter: string,
+    got: unknown,
+  ) {
+    super(
+      `${method} ${path}: the path parameter ${parameter} is ${got === "" ? "empty" : `missing (${String(got)})`}; nothing was sent`,
+    );
+  }
+}
+
 export class ApiCallError extends Error {
   override name = "ApiCallError";
   readonly status: number;

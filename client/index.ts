@@ -7,10 +7,10 @@
  *   const { extensions } = unwrap(await api.GET("/developer/v1/extensions"));
  */
 import createClient, { type Client, type Middleware } from "openapi-fetch";
-import { rememberOrigin } from "./errors";
+import { PathParameterError, rememberOrigin } from "./errors";
 import type { paths } from "./schema";
 
-export { ApiCallError, type CallResult, unwrap } from "./errors";
+export { ApiCallError, type CallResult, PathParameterError, unwrap } from "./errors";
 export { type ReadEventsOptions, readEvents } from "./events";
 export type * from "./models";
 export type { components, operations, paths } from "./schema";
@@ -72,6 +72,21 @@ const recordOrigin: Middleware = {
   },
 };
 
+/**
+ * Every parameter the path names is given: one that is not (undefined, null or "") is refused before anything
+ * is sent, instead of `{versionId}` travelling literally in the URL.
+ */
+const pathParametersGiven: Middleware = {
+  onRequest({ request, schemaPath, params }) {
+    const given = params.path as Record<string, unknown> | undefined;
+    for (const [, name] of schemaPath.matchAll(/\{([^{}]+)\}/g)) {
+      const value = given?.[name!];
+      if (value === undefined || value === null || value === "")
+        throw new PathParameterError(request.method, schemaPath, name!, value);
+    }
+  },
+};
+
 function bearer(token: () => string | null | undefined): Middleware {
   return {
     onRequest({ request }) {
@@ -90,6 +105,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   client.use(
+    pathParametersGiven,
     bearer(() => options.apiKey),
     recordOrigin,
   );
@@ -112,7 +128,7 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
     credentials: "omit",
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
-  client.use(bearer(typeof token === "function" ? token : () => token));
+  client.use(pathParametersGiven, bearer(typeof token === "function" ? token : () => token));
   if (options.session) client.use(session(options.session));
   client.use(recordOrigin);
   return client;

@@ -1,14 +1,14 @@
 /**
- * The Bun helper's `deploy(folder, …)`: the deploy core of `ext deploy` (cli/lib/deploy.ts) run in process,
+ * The Bun helper's `deploy(folder, …)`: the deploy core of `ext deploy` (src/deploy/deploy.ts) run in process,
  * so packing, exclusions and local checks are exactly the CLI's; a failure goes through the same `--json`
  * shape and the same reading of it as the Node helper's (client/deploy-result.ts), so both reject alike.
  */
 
-import { deploy } from "../cli/lib/deploy";
-import { deployFailureJson } from "../cli/lib/deploy-outcome";
-import { endpointsFromAnyUrl } from "../cli/lib/http";
 import { type DeployJson, deployOutcome } from "../client/deploy-result";
 import type { DeployRunner } from "../client/emulator-connection";
+import { endpointsFromAnyUrl } from "./calls/http";
+import { deploy } from "./deploy/deploy";
+import { deployFailureJson } from "./deploy/outcome";
 
 export const deployInProcess: DeployRunner = async (at, folder, options) => {
   let json: DeployJson;
@@ -27,7 +27,6 @@ export const deployInProcess: DeployRunner = async (at, folder, options) => {
       // The CLI's progress and warnings: a test reads the warnings from the result instead.
       note: () => {},
       tty: false,
-      catchInterrupts: false,
     });
   } catch (e) {
     json = deployFailureJson(e);

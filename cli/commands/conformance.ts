@@ -1,10 +1,10 @@
 import { writeFileSync } from "node:fs";
 import { defineCommand } from "citty";
+import { UsageError } from "../../src/calls/usage-error";
 import { parseClientEnv } from "../../src/config";
 import { conforms, jsonReport, junitReport, textReport } from "../../src/conformance/report";
 import { runConformance } from "../../src/conformance/run";
 import { printable } from "../../src/printable";
-import { UsageError } from "../lib/runner";
 import { EXIT, err, out } from "../output";
 
 export default defineCommand({

@@ -1,10 +1,11 @@
 import { defineCommand } from "citty";
+import { DEFAULT_MAX_WAIT_SECONDS, setWaitBound } from "../../src/calls/http";
+import { UsageError } from "../../src/calls/usage-error";
 import { parseClientEnv } from "../../src/config";
-import { deploy } from "../lib/deploy";
-import { DeployFailure, deployFailureJson, Interrupted, LocalValidationError } from "../lib/deploy-outcome";
+import { deploy } from "../../src/deploy/deploy";
+import { DeployFailure, deployFailureJson, Interrupted, LocalValidationError } from "../../src/deploy/outcome";
 import { reportLines } from "../lib/deploy-report";
-import { DEFAULT_MAX_WAIT_SECONDS, setWaitBound } from "../lib/http";
-import { UsageError } from "../lib/runner";
+import { listenForInterrupts } from "../lib/interrupts";
 import { extensionArg, jsonArg, resolveApi, targetArgs } from "../lib/target";
 import { EXIT, err, out } from "../output";
 
@@ -71,6 +72,7 @@ export default defineCommand({
         timeoutSeconds,
         note: err,
         tty: Boolean(process.stderr.isTTY) && !json,
+        listenForInterrupts,
       });
       if (json) out(JSON.stringify(result));
       else for (const line of reportLines(result, true)) out(line);

@@ -1,10 +1,10 @@
 import { constants } from "node:os";
 import { defineCommand } from "citty";
+import { UsageError } from "../../src/calls/usage-error";
 import { ConfigError, childEnvironment, DEFAULT_HOST, parseServerConfig } from "../../src/config";
 import { demoFixture, firstPlaintextKey } from "../../src/seed/demo";
 import { type RunningEmulator, startServer } from "../../src/server";
 import { readFixtureArgument } from "../lib/fixture-arg";
-import { UsageError } from "../lib/runner";
 import { EXIT, err } from "../output";
 
 const execArgs = {

@@ -1,8 +1,8 @@
 import { rmSync } from "node:fs";
 import { defineCommand } from "citty";
 import { createAdminClient } from "../../client/index";
+import { UsageError } from "../../src/calls/usage-error";
 import { ExportArchiveError, readExportArchive, replaceExportDir, stagingDirFor } from "../../src/exports/archive";
-import { UsageError } from "../lib/runner";
 import { resolveServer, targetArgs } from "../lib/target";
 import { err, out } from "../output";
 

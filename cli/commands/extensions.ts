@@ -1,11 +1,11 @@
 import { defineCommand } from "citty";
 import type { Extension } from "../../client";
+import { errorJson } from "../../src/calls/api-error";
+import { UsageError } from "../../src/calls/usage-error";
 import { parseClientEnv } from "../../src/config";
 import { VISIBILITIES } from "../../src/extensions/model";
 import { idFor, onlyWith, pickAction } from "../lib/actions";
-import { errorJson } from "../lib/api-error";
 import { developerCalls } from "../lib/calls";
-import { UsageError } from "../lib/runner";
 import { cell, fieldLines, tableLines } from "../lib/table";
 import { jsonArg, resolveApi, targetArgs } from "../lib/target";
 import { out } from "../output";

@@ -1,6 +1,6 @@
 import { defineCommand } from "citty";
 import { createAdminClient } from "../../client";
-import { endpointsFromAnyUrl } from "../lib/http";
+import { endpointsFromAnyUrl } from "../../src/calls/http";
 import { resolveServer } from "../lib/target";
 import { fail, out } from "../output";
 

@@ -1,8 +1,8 @@
 import { mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { defineCommand } from "citty";
+import { UsageError } from "../../src/calls/usage-error";
 import { parseClientEnv } from "../../src/config";
-import { UsageError } from "../lib/runner";
 import { scaffoldFiles } from "../lib/scaffold";
 import { shellQuote } from "../lib/shell-quote";
 import { out } from "../output";

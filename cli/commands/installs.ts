@@ -1,11 +1,11 @@
 import { defineCommand } from "citty";
 import type { InstallStatistics } from "../../client";
+import { errorJson } from "../../src/calls/api-error";
+import { UsageError } from "../../src/calls/usage-error";
 import { parseClientEnv } from "../../src/config";
 import { MAX_INSTALLS_PER_CALL } from "../../src/installs/model";
 import { onlyWith, pickAction, wholeNumber } from "../lib/actions";
-import { errorJson } from "../lib/api-error";
 import { controlCalls, developerCalls } from "../lib/calls";
-import { UsageError } from "../lib/runner";
 import { fieldLines, tableLines } from "../lib/table";
 import { extensionArg, jsonArg, resolveApi, resolveServer, targetArgs } from "../lib/target";
 import { out } from "../output";

@@ -1,9 +1,9 @@
 import { defineCommand } from "citty";
 import { type AdminClient, type RequestLogEntry, readEvents } from "../../client";
+import { adminClient, call, send } from "../../src/calls/http";
+import { UsageError } from "../../src/calls/usage-error";
 import { REQUEST_LOG_CAPACITY } from "../../src/emulator/request-log-size";
 import { printable } from "../../src/printable";
-import { adminClient, call, send } from "../lib/http";
-import { UsageError } from "../lib/runner";
 import { resolveServer, targetArgs } from "../lib/target";
 import { err, out } from "../output";
 

@@ -1,7 +1,7 @@
 import { defineCommand } from "citty";
+import { UsageError } from "../../src/calls/usage-error";
 import { startProxy } from "../../src/conformance/proxy";
 import { printable } from "../../src/printable";
-import { UsageError } from "../lib/runner";
 import { EXIT, err, out } from "../output";
 
 export default defineCommand({

@@ -1,10 +1,10 @@
 import { defineCommand } from "citty";
+import { errorJson } from "../../src/calls/api-error";
+import { apiClient, call } from "../../src/calls/http";
+import { UsageError } from "../../src/calls/usage-error";
 import { parseClientEnv } from "../../src/config";
 import { printable } from "../../src/printable";
 import { SECRET_NAME_PATTERN, SECRET_NAME_RE } from "../../src/secrets/model";
-import { errorJson } from "../lib/api-error";
-import { apiClient, call } from "../lib/http";
-import { UsageError } from "../lib/runner";
 import { readSecretValue } from "../lib/secret-value";
 import { extensionArg, jsonArg, resolveApi, targetArgs } from "../lib/target";
 import { out } from "../output";

@@ -1,6 +1,8 @@
 import { resolve } from "node:path";
 import { defineCommand } from "citty";
 import type { Fixture as ClientFixture } from "../../client";
+import { adminClient, call, type Endpoints } from "../../src/calls/http";
+import { UsageError } from "../../src/calls/usage-error";
 import { EmulatorClock } from "../../src/clock";
 import { parseServerConfig } from "../../src/config";
 import { DataDirInUseError } from "../../src/data-dir-lock";
@@ -14,8 +16,6 @@ import { FixtureError } from "../../src/seed/validate";
 import { readServerFile } from "../../src/server-file";
 import { verifyServer } from "../lib/find-server";
 import { readFixtureSource } from "../lib/fixture-arg";
-import { adminClient, call, type Endpoints } from "../lib/http";
-import { UsageError } from "../lib/runner";
 import { checkDataDir, describeStartupError } from "../lib/startup-errors";
 import { resolveServer, targetArgs } from "../lib/target";
 import { EXIT, out } from "../output";

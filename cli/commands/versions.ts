@@ -1,9 +1,9 @@
 import { defineCommand } from "citty";
+import { errorJson } from "../../src/calls/api-error";
+import { UsageError } from "../../src/calls/usage-error";
 import { parseClientEnv } from "../../src/config";
 import { idFor, onlyWith, pickAction } from "../lib/actions";
-import { errorJson } from "../lib/api-error";
 import { controlCalls, developerCalls } from "../lib/calls";
-import { UsageError } from "../lib/runner";
 import { cell, fieldLines, tableLines } from "../lib/table";
 import { extensionArg, jsonArg, resolveApi, resolveServer, targetArgs } from "../lib/target";
 import { out } from "../output";

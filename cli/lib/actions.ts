@@ -3,8 +3,9 @@
  * flag set: which action is meant, and which flags belong to it, are checked here so every command refuses
  * the same way (exit 2, with a guess for a typo).
  */
+
+import { UsageError } from "../../src/calls/usage-error";
 import { closest } from "./did-you-mean";
-import { UsageError } from "./runner";
 
 export function pickAction<T extends string>(command: string, given: string, actions: readonly T[]): T {
   if ((actions as readonly string[]).includes(given)) return given as T;

@@ -3,7 +3,7 @@
  * API with the account's key, the control plane (review, installs) with the admin token when there is one.
  */
 import type { ExtensionCreate, ExtensionUpdate, InstallChange } from "../../client";
-import { adminClient, apiClient, call } from "./http";
+import { adminClient, apiClient, call } from "../../src/calls/http";
 import type { ApiTarget, ServerTarget } from "./target";
 
 export function developerCalls({ endpoints, apiKey }: ApiTarget) {

@@ -4,9 +4,9 @@
  * review's reason. A failure after packing prints the same lines before its error, so nothing learnt is lost.
  */
 
+import type { DeployReport } from "../../client/deploy-result";
+import { formatBytes, plural } from "../../src/format";
 import { printable } from "../../src/printable";
-import type { DeployReport } from "./deploy";
-import { formatBytes, plural } from "./format";
 
 /** The excluded paths named in the one-line summary; the rest are counted ("…and 4 more"). */
 const SUMMARY_EXCLUDED_NAMES = 5;

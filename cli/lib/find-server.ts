@@ -10,11 +10,11 @@ import { randomBytes } from "node:crypto";
 import { isIP } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { checkServerProof } from "../../src/auth/server-proof";
+import { describeError } from "../../src/calls/api-error";
+import { adminClient, call, type Endpoints, endpointsFromAnyUrl } from "../../src/calls/http";
+import { UsageError } from "../../src/calls/usage-error";
 import { type ClientEnv, DEFAULT_DATA_DIR } from "../../src/config";
 import { readServerFile, type ServerFile } from "../../src/server-file";
-import { describeError } from "./api-error";
-import { adminClient, call, type Endpoints, endpointsFromAnyUrl } from "./http";
-import { UsageError } from "./runner";
 
 /** How long a found server may take to answer the challenge. */
 const PROOF_TIMEOUT_MS = 2_000;

@@ -1,7 +1,8 @@
 /** Reads the fixture a command is given: a file path, or `demo` for the embedded demo fixture. */
+
+import { UsageError } from "../../src/calls/usage-error";
 import type { Fixture } from "../../src/seed/model";
 import { type FixtureSource, resolveFixture, resolveFixtureSource } from "../../src/seed/resolve";
-import { UsageError } from "./runner";
 
 export function readFixtureArgument(arg: string): Fixture {
   try {

@@ -6,18 +6,10 @@
  * (packaging/npm/bin/ext.cjs) forwards the SIGINT it got too. A repeat within REPEAT_MS is the same key
  * press; a later one is the user insisting, and ends the process at once (exit 130).
  */
+import type { Interrupts } from "../../src/deploy/interrupts";
 import { EXIT, err } from "../output";
 
 export const REPEAT_MS = 500;
-
-export interface Interrupts {
-  /**
-   * `work`, or the error `stop()` returns once Ctrl-C is pressed while it runs (or was pressed before and not
-   * yet answered). `stop` may also cut the work (abort its request).
-   */
-  during<T>(work: Promise<T>, stop: () => Error): Promise<T>;
-  close(): void;
-}
 
 export function listenForInterrupts(now: () => number = () => performance.now()): Interrupts {
   let firstAt: number | null = null;

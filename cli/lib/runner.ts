@@ -6,27 +6,14 @@
  * `--help`: the whole help would bury the line that matters.
  */
 import { type ArgsDef, runCommand } from "citty";
+import { describeError } from "../../src/calls/api-error";
+import { UsageError } from "../../src/calls/usage-error";
 import { printable } from "../../src/printable";
 import { EXIT, err, out } from "../output";
-import { describeError } from "./api-error";
 import { closest } from "./did-you-mean";
 import { type AnyCommand, helpText } from "./help";
 import { withOptionalValues } from "./optional-value";
 import { versionLine } from "./version";
-
-/**
- * Thrown by commands for usage and local validation problems; exits 2. `helpHint` false for a problem in
- * the user's input files (a fixture), where pointing at `--help` would not help.
- */
-export class UsageError extends Error {
-  override name = "UsageError";
-  constructor(
-    message: string,
-    readonly helpHint = true,
-  ) {
-    super(message);
-  }
-}
 
 const resolve = async <T>(value: T | (() => T | Promise<T>) | Promise<T>): Promise<T> =>
   typeof value === "function" ? await (value as () => T | Promise<T>)() : await value;

@@ -3,8 +3,9 @@
  * hidden prompt when it is a terminal. Never from a flag or an argument: those show in `ps`, /proc and
  * shell history. Bounded: more than the server accepts is refused before anything is sent.
  */
+
+import { UsageError } from "../../src/calls/usage-error";
 import { SECRET_VALUE_MAX_BYTES } from "../../src/secrets/model";
-import { UsageError } from "./runner";
 
 /** One trailing line break is the shell's (`<<<`, `echo`), not the value's. */
 const stripOneNewline = (s: string) => s.replace(/\r?\n$/, "");

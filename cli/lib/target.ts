@@ -13,13 +13,13 @@
  *    else EXT_ADMIN_TOKEN.
  */
 import { type Account, ApiCallError } from "../../client";
+import { headline } from "../../src/calls/api-error";
+import { adminClient, call, type Endpoints, endpointsFromAnyUrl } from "../../src/calls/http";
+import { UsageError } from "../../src/calls/usage-error";
 import { type ClientEnv, parseClientEnv } from "../../src/config";
 import { printable } from "../../src/printable";
 import { err } from "../output";
-import { headline } from "./api-error";
 import { findServer } from "./find-server";
-import { adminClient, call, type Endpoints, endpointsFromAnyUrl } from "./http";
-import { UsageError } from "./runner";
 
 export const targetArgs = {
   target: {

@@ -2,8 +2,8 @@
  * The OpenAPI document without a server: the app is built and asked for /openapi.json in process (no
  * socket), so `ext openapi` prints exactly what a running emulator serves. The document is made from the
  * routes' declarations alone, so the app is built on a runtime that has none of a server's parts — no
- * database, no data directory, no blob store, no services: each stands in as an object that refuses to be
- * used, so building the document can never start to do a server's work.
+ * database, no data directory, no blob store, no services: each is an empty object, so building the document
+ * can never start to do a server's work (a call into one fails as "… is not a function").
  */
 import { createApp } from "../app";
 import { EmulatorClock } from "../clock";
@@ -11,23 +11,32 @@ import { parseServerConfig } from "../config";
 import { createControlPlane } from "../emulator/control";
 import { createLogger } from "../logger";
 import { RateLimiter } from "../ratelimit/limiter";
-import type { Runtime } from "../runtime";
+import type { Runtime, Services } from "../runtime";
 import { OPENAPI_PATH } from "./openapi";
 
-/**
- * A part the document does not need: any property of it can be read (route builders keep references), but
- * calling anything it holds throws, naming what was called.
- */
-function notBuilt(name: string): never {
-  const refuse = () => {
-    throw new Error(`${name} is not available: only the OpenAPI document is being built`);
-  };
-  return new Proxy(refuse, {
-    get: (_, key) => (typeof key === "symbol" || key === "then" ? undefined : notBuilt(`${name}.${key}`)),
-    apply: refuse,
-    construct: refuse,
-  }) as never;
-}
+/** A server part the document does not need: route builders keep a reference to it and never call it. */
+const ABSENT = Object.freeze({}) as never;
+
+/** One empty stand-in per service; a service added to the runtime must be named here (the type says so). */
+const NO_SERVICES: Services = {
+  limits: ABSENT,
+  generation: ABSENT,
+  auth: ABSENT,
+  extensions: ABSENT,
+  secrets: ABSENT,
+  installs: ABSENT,
+  versions: ABSENT,
+  limitsView: ABSENT,
+  accounts: ABSENT,
+  overrides: ABSENT,
+  limitRequests: ABSENT,
+  adminStatus: ABSENT,
+  dashboardKeys: ABSENT,
+  bundleContents: ABSENT,
+  limitUsage: ABSENT,
+  reviewQueue: ABSENT,
+  store: ABSENT,
+};
 
 /** What `createApp` needs to declare its routes: configuration, clock, logger and the in-memory gates. */
 export function documentRuntime(): Runtime {
@@ -40,17 +49,17 @@ export function documentRuntime(): Runtime {
     logger: createLogger("silent"),
     rateLimiter: new RateLimiter(clock, config.rateLimits),
     control: createControlPlane(config, clock),
-    db: notBuilt("db"),
-    blobs: notBuilt("blobs"),
-    services: notBuilt("services"),
-    snapshots: notBuilt("snapshots"),
-    cipher: notBuilt("cipher"),
+    db: ABSENT,
+    blobs: ABSENT,
+    services: NO_SERVICES,
+    snapshots: ABSENT,
+    cipher: ABSENT,
     startupFixture: null,
     fixturePlaintexts: new Map(),
     startupBundleDir: null,
     startupSeedReport: null,
     starter: null,
-    seed: notBuilt("seed"),
+    seed: ABSENT,
     close() {},
   };
 }

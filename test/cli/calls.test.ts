@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describeError, errorJson } from "../../cli/lib/api-error";
-import { deploy } from "../../cli/lib/deploy";
-import { apiClient, call, endpointsFromAnyUrl } from "../../cli/lib/http";
 import { scaffoldFiles } from "../../cli/lib/scaffold";
+import { describeError, errorJson } from "../../src/calls/api-error";
+import { apiClient, call, endpointsFromAnyUrl } from "../../src/calls/http";
+import { deploy } from "../../src/deploy/deploy";
 
 interface Seen {
   contentLength: string | null;

@@ -1,8 +1,8 @@
 /** The dry-run tree and the summary line, in process: nesting, sizes in B/KB/MB, counts in the singular. */
 import { describe, expect, test } from "bun:test";
-import type { DeployReport } from "../../cli/lib/deploy";
 import { fileTree, packedLine } from "../../cli/lib/deploy-report";
-import { formatBytes, plural } from "../../cli/lib/format";
+import type { DeployReport } from "../../client/deploy-result";
+import { formatBytes, plural } from "../../src/format";
 
 const report = (over: Partial<DeployReport>): DeployReport => ({
   dryRun: true,

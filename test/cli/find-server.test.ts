@@ -8,9 +8,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { candidateDataDirs, nearestServerFile, UnprovenServerError } from "../../cli/lib/find-server";
-import { UsageError } from "../../cli/lib/runner";
 import { resolveApi, resolveServer } from "../../cli/lib/target";
 import { serverProof } from "../../src/auth/server-proof";
+import { UsageError } from "../../src/calls/usage-error";
 import { parseClientEnv } from "../../src/config";
 
 interface Seen {

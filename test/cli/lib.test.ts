@@ -3,11 +3,13 @@ import { describe, expect, test } from "bun:test";
 import { deployArgs } from "../../cli/commands/deploy";
 import { exitStatusOf } from "../../cli/commands/exec";
 import { secretsArgs } from "../../cli/commands/secrets";
-import { apiClient, call, endpointsFromAnyUrl } from "../../cli/lib/http";
-import { humanValue, parseLimitsBody, usageOf } from "../../cli/lib/limits";
-import { createProgress } from "../../cli/lib/progress";
-import { shownStrays, strayArguments, UsageError } from "../../cli/lib/runner";
+import { humanValue, usageOf } from "../../cli/lib/limits";
+import { shownStrays, strayArguments } from "../../cli/lib/runner";
 import { ApiCallError, type Limits } from "../../client";
+import { apiClient, call, endpointsFromAnyUrl } from "../../src/calls/http";
+import { UsageError } from "../../src/calls/usage-error";
+import { parseLimitsBody } from "../../src/deploy/limits";
+import { createProgress } from "../../src/deploy/progress";
 import type { LimitSource } from "../../src/limits/service";
 import { DEMO_KEY, startTestEmulator, stopTestEmulator } from "../helpers/emulator";
 

@@ -1,5 +1,12 @@
 import { describe, expect, test } from "bun:test";
-import { BUNDLE_DETAILS_MAX, errors, NAME_ECHO_MAX } from "../../src/errors/catalog";
+import { BUNDLE_DETAILS_MAX, ERROR_AREAS, errors, NAME_ECHO_MAX } from "../../src/errors/catalog";
+
+test("the catalogue's areas name each error once: merging them hides none", () => {
+  const names = ERROR_AREAS.flatMap((area) => Object.keys(area));
+  expect(names.length).toBeGreaterThan(60);
+  expect(names.filter((name, i) => names.indexOf(name) !== i)).toEqual([]);
+  expect(Object.keys(errors).sort()).toEqual([...names].sort());
+});
 
 describe("errors.bundleInvalid", () => {
   test("counts every problem but lists at most BUNDLE_DETAILS_MAX, then says how many more", () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { parseLimitsBody } from "../../cli/lib/limits";
 import { validEntries } from "../../scripts/lib/samples";
 import { DEFAULT_BUNDLE_LIMITS } from "../../src/bundles/bundle-limits";
+import { parseLimitsBody } from "../../src/deploy/limits";
 import { LIMITS } from "../../src/limits/catalog";
 import type { Fixture } from "../../src/seed/model";
 import { bundleDir, submitVersion } from "../helpers/bundles";

@@ -7,8 +7,8 @@
  * seconds), a warning says so and the upload decides.
  */
 import type { ApiClient, Version } from "../../client";
-import type { ErrorDetail } from "../../src/errors/api-error";
-import { call } from "./http";
+import { call } from "../calls/http";
+import type { ErrorDetail } from "../errors/api-error";
 import type { ResolvedLimits } from "./limits";
 
 export interface PreflightResult {

@@ -4,7 +4,7 @@
  * address, a proxy's page) is said to be so, with what was found there, never its raw HTML.
  */
 import { ApiCallError } from "../../client";
-import { printable, printableLines } from "../../src/printable";
+import { printable, printableLines } from "../printable";
 
 /** What a server that is not ext answered, as the CLI describes it. */
 export interface ForeignAnswer {

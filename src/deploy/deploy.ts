@@ -1,5 +1,5 @@
 /**
- * `ext deploy`, step by step, with plain arguments: resolve what to deploy → (build) → fetch the resolved
+ * The deploy core, shared by `ext deploy` and the Bun helper's `deploy`. Step by step, with plain arguments: resolve what to deploy → (build) → fetch the resolved
  * limits → pack → inspect locally with the server's own inspector → upload as a stream → (wait). Every
  * check the server would make happens before a byte is uploaded; a refusal names the limit and its source.
  */
@@ -8,19 +8,23 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { type ApiClient, type BundleStream, versionUpload } from "../../client";
 import type { DeployResult } from "../../client/deploy-result";
-import { READ_CAPS } from "../../src/bundles/bundle-limits";
-import { inspectBundle } from "../../src/bundles/inspect";
-import { normaliseArchivePath } from "../../src/bundles/manifest";
-import { PackError, type PackResult, packDirectory } from "../../src/bundles/pack";
-import { secretWarnings } from "../../src/bundles/secret-warnings";
-import { EmulatorClock } from "../../src/clock";
-import type { ErrorDetail } from "../../src/errors/api-error";
-import { readJsonFileText } from "../../src/json-reader";
-import { isLimitKey } from "../../src/limits/catalog";
-import { printable } from "../../src/printable";
-import { ReadRefusal } from "../../src/safe-read";
-import { jsonSyntaxProblem } from "../../src/seed/json-syntax";
+import { READ_CAPS } from "../bundles/bundle-limits";
+import { inspectBundle } from "../bundles/inspect";
+import { normaliseArchivePath } from "../bundles/manifest";
+import { PackError, type PackResult, packDirectory } from "../bundles/pack";
+import { secretWarnings } from "../bundles/secret-warnings";
+import { apiClient, call, type Endpoints, retryNote } from "../calls/http";
+import { UsageError } from "../calls/usage-error";
+import { EmulatorClock } from "../clock";
+import type { ErrorDetail } from "../errors/api-error";
+import { readJsonFileText } from "../json-reader";
+import { isLimitKey } from "../limits/catalog";
+import { printable } from "../printable";
+import { ReadRefusal } from "../safe-read";
+import { jsonSyntaxProblem } from "../seed/json-syntax";
 import { runBuild } from "./build-step";
+import type { Interrupts } from "./interrupts";
+import { explainLimit, parseLimitsBody, type ResolvedLimits } from "./limits";
 import {
   CancelledBeforeUpload,
   DeployFailure,
@@ -29,13 +33,9 @@ import {
   LocalValidationError,
   UploadCancelled,
   WaitStopped,
-} from "./deploy-outcome";
-import { apiClient, call, type Endpoints, retryNote } from "./http";
-import { type Interrupts, listenForInterrupts } from "./interrupts";
-import { explainLimit, parseLimitsBody, type ResolvedLimits } from "./limits";
+} from "./outcome";
 import { preflight } from "./preflight";
 import { createProgress } from "./progress";
-import { UsageError } from "./runner";
 import { showElapsed, waitNotice } from "./wait-notice";
 
 export interface DeployOptions {
@@ -52,12 +52,12 @@ export interface DeployOptions {
   /** Where human-readable progress and warnings go (stderr); results are returned. */
   note: (line: string) => void;
   tty: boolean;
-  /** Whether Ctrl-C is taken over to say what became of the deploy; a test helper leaves it to the runner. */
-  catchInterrupts?: boolean;
+  /**
+   * Takes Ctrl-C over for the deploy's run, so it can say what became of the deploy (the CLI's); without it,
+   * Ctrl-C is left to the process (a helper, a test).
+   */
+  listenForInterrupts?: () => Interrupts;
 }
-
-/** The one result type of a deploy, for `--json` and both helpers (client/deploy-result.ts). */
-export type { DeployReport, DeployResult } from "../../client/deploy-result";
 
 interface LocalManifest {
   extensionId?: unknown;
@@ -164,7 +164,7 @@ function explain(problem: ErrorDetail, limits: ResolvedLimits): ErrorDetail {
 }
 
 export async function deploy(o: DeployOptions): Promise<DeployResult> {
-  const interrupts = o.catchInterrupts === false ? ignoreInterrupts : listenForInterrupts();
+  const interrupts = o.listenForInterrupts?.() ?? ignoreInterrupts;
   try {
     return await deploySteps(o, interrupts);
   } finally {

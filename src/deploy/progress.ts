@@ -2,7 +2,7 @@
  * Upload progress on stderr: a bar redrawn in place on a terminal, plain lines at each quarter otherwise
  * (a CI log gets four lines, not thousands of carriage returns).
  */
-import { formatBytes } from "./format";
+import { formatBytes } from "../format";
 
 export interface Progress {
   update(sent: number, total: number): void;

@@ -4,11 +4,11 @@
  */
 
 import type { DeployFailureJson, DeployReport } from "../../client/deploy-result";
-import type { ErrorDetail } from "../../src/errors/api-error";
-import { printable } from "../../src/printable";
-import { errorJson } from "./api-error";
+import { errorJson } from "../calls/api-error";
+import type { ErrorDetail } from "../errors/api-error";
+import { printable } from "../printable";
 
-/** Everything a deploy learnt, success or not: printed on every outcome (deploy-report.ts). */
+/** Everything a deploy learnt, success or not: printed on every outcome (cli/lib/deploy-report.ts). */
 export type { DeployReport } from "../../client/deploy-result";
 
 /** The deploy failed after packing: `cause` is the error, `report` what was packed, uploaded and learnt. */

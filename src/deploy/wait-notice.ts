@@ -3,7 +3,7 @@
  * (nothing approves a version on the emulator unless someone does); on a terminal, the time waited so far,
  * redrawn in place each second.
  */
-import type { Clock } from "../../src/clock";
+import type { Clock } from "../clock";
 
 export interface WaitSubject {
   /** The server's root URL (the dashboard is served there). */

@@ -1,6 +1,6 @@
 /**
- * How the CLI calls the server: through client/ (the typed clients bound here to a target), with what the
- * CLI adds on top: a 429 is retried after its Retry-After, a bounded number of times; a server that does
+ * How the CLI and the Bun helper's deploy call the server: through client/ (the typed clients bound here to a
+ * target), with what a tool adds on top: a 429 is retried after its Retry-After, a bounded number of times; a server that does
  * not answer is named with a hint; the server's error code and message are shown as they are (api-error.ts).
  */
 import {
@@ -11,10 +11,9 @@ import {
   createApiClient,
   unwrap,
 } from "../../client";
-import { API_PREFIX, CONTROL_PREFIX, parseClientEnv } from "../../src/config";
-import { err } from "../output";
+import { API_PREFIX, CONTROL_PREFIX, parseClientEnv } from "../config";
 import { describeForeign, recordRefusal } from "./api-error";
-import { UsageError } from "./runner";
+import { UsageError } from "./usage-error";
 
 type Middleware = Parameters<ApiClient["use"]>[number];
 
@@ -103,7 +102,7 @@ export function adminClient(endpoints: Endpoints, adminToken: string | null): Ad
 export interface CallOptions {
   /** How many times a 429 is retried after its Retry-After (default 3), within the command's wait bound. */
   retries?: number;
-  /** Told before each wait; by default `retryNote` is printed on stderr. */
+  /** Told before each wait; by default `retryNote` is printed on stderr (through the console, as cli/output.ts does). */
   onRetry?: (seconds: number, attempt: number) => void;
   /** Cuts a Retry-After wait short (the call then throws the signal's reason); give it to the request too. */
   signal?: AbortSignal;
@@ -160,7 +159,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 export async function send<D>(request: () => Promise<CallResult<D>>, opts: CallOptions = {}): Promise<CallResult<D>> {
   const retries = opts.retries ?? 3;
   const bound = waitBound(); // a bad EXT_MAX_WAIT is refused before the first call, not at the first 429
-  const onRetry = opts.onRetry ?? ((s: number) => err(retryNote(s)));
+  const onRetry = opts.onRetry ?? ((s: number) => console.error(retryNote(s)));
   for (let attempt = 0; ; attempt++) {
     let result: CallResult<D>;
     try {
