@@ -2,6 +2,7 @@
  * Every failure the emulator reports, with its status, wire code and message, in one place.
  * Services throw `errors.x(...)`; nothing else builds an ApiError by hand.
  */
+import { LOGIN_CODE_TTL_TEXT } from "../emulator/dashboard-session";
 import { REQUEST_LOG_CAPACITY } from "../emulator/request-log-size";
 import { ApiError, type ErrorDetail } from "./api-error";
 
@@ -240,7 +241,13 @@ export const errors = {
     new ApiError(
       401,
       "unauthorized",
-      "This dashboard login link is used up or wrong: open the link `ext serve` printed at start (or the ready file's dashboardLoginUrl); each link works once.",
+      "This dashboard login link is used up or wrong: each link works once. Run `ext dashboard` in the server's folder for a new one (or POST /_emulator/dashboard-login).",
+    ),
+  dashboardLoginExpired: () =>
+    new ApiError(
+      401,
+      "unauthorized",
+      `This dashboard login link has expired: a link works for ${LOGIN_CODE_TTL_TEXT}, once. Run \`ext dashboard\` in the server's folder for a new one (or POST /_emulator/dashboard-login).`,
     ),
   // Control plane.
   foreignHost: (host: string) =>
