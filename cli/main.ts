@@ -20,6 +20,7 @@ export const main = defineCommand({
     secrets: () => import("./commands/secrets").then((m) => m.default),
     openapi: () => import("./commands/openapi").then((m) => m.default),
     logs: () => import("./commands/logs").then((m) => m.default),
+    dashboard: () => import("./commands/dashboard").then((m) => m.default),
     health: () => import("./commands/health").then((m) => m.default),
     init: () => import("./commands/init").then((m) => m.default),
     extensions: () => import("./commands/extensions").then((m) => m.default),
