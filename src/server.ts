@@ -133,14 +133,16 @@ export function startServer(config: ServerConfig, options: ServerOptions = {}): 
   const serverFile = config.memory ? null : advertise(runtime, url);
   try {
     // Once it listens: its key is shown once, by this start (banner and ready file). No request is served
-    // before this function returns (Bun accepts connections on the next turn of the event loop).
-    if (options.starterAccount) createStarterAccount(runtime);
-    // After it, since the file carries the key: a script sees the file whole, or not at all. Should the write
-    // fail, the account stays; the next start's banner and commands use its dashboard key.
-    if (readyFile) {
-      readyFile.text = readyText(emulator);
-      writeReadyFile(readyFile.path, readyFile.text);
-    }
+    // before this function returns (Bun accepts connections on the next turn of the event loop). One
+    // transaction with the ready file, which carries the key: a file that cannot be written leaves no
+    // account whose key nobody saw, and a script never sees the file without the key.
+    runtime.db.write(() => {
+      if (options.starterAccount) createStarterAccount(runtime);
+      if (readyFile) {
+        readyFile.text = readyText(emulator);
+        writeReadyFile(readyFile.path, readyFile.text);
+      }
+    });
   } catch (e) {
     // Nobody can learn the URL (or the key): the server must not stay up (nor keep the data directory locked).
     void server.stop(true);

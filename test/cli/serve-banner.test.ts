@@ -156,3 +156,21 @@ describe("the banner on a terminal", () => {
     );
   });
 });
+
+describe("the ready file and the new account", () => {
+  test("a ready file that cannot be written makes no account: the next start makes it and gives its key", () => {
+    const dir = mkdtempSync(join(tmpdir(), "ext-banner-"));
+    dirs.push(dir);
+    const dataDir = join(dir, "data");
+    const options = { logger: createLogger("silent"), starterAccount: true };
+    const unwritable = parseServerConfig(
+      { port: 0, dataDir, readyFile: join(dir, "no-such-folder", "ready.json"), logLevel: "silent" },
+      {},
+    );
+    expect(() => startServer(unwritable, options)).toThrow("cannot write it");
+    const next = startServer(parseServerConfig({ port: 0, dataDir, logLevel: "silent" }, {}), options);
+    running.push(next);
+    expect(next.runtime.starter?.accountId).toBe("acc_local");
+    expect(next.runtime.services.accounts.listAccounts()).toHaveLength(1);
+  });
+});
