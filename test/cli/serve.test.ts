@@ -101,7 +101,12 @@ describe("ext serve", () => {
         }),
       );
       /** Starts, hands the ready file to `whileUp`, stops with SIGTERM, and returns everything it printed. */
-      const run = async (whileUp: (ready: { baseUrl: string; apiKeys: { key: string }[] }) => Promise<void>) => {
+      const run = async (
+        whileUp: (ready: {
+          baseUrl: string;
+          apiKeys: { accountId: string; name: string; key: string }[];
+        }) => Promise<void>,
+      ) => {
         const args = ["--data-dir", join(dir, "data"), "--port", "0", "--seed", fixture, "--log-level", "warn"];
         const proc = serve(...args, "--ready-file", readyFile);
         const head = await readUntil(proc.stdout as ReadableStream<Uint8Array>, /listening on \S+\n/);
