@@ -20,7 +20,6 @@ export const main = defineCommand({
     secrets: () => import("./commands/secrets").then((m) => m.default),
     openapi: () => import("./commands/openapi").then((m) => m.default),
     logs: () => import("./commands/logs").then((m) => m.default),
-    dashboard: () => import("./commands/dashboard").then((m) => m.default),
     health: () => import("./commands/health").then((m) => m.default),
     init: () => import("./commands/init").then((m) => m.default),
     extensions: () => import("./commands/extensions").then((m) => m.default),
@@ -29,6 +28,7 @@ export const main = defineCommand({
     limits: () => import("./commands/limits").then((m) => m.default),
     conformance: () => import("./commands/conformance").then((m) => m.default),
     proxy: () => import("./commands/proxy").then((m) => m.default),
+    dashboard: () => import("./commands/dashboard").then((m) => m.default),
   },
 });
 
