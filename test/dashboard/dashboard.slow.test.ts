@@ -862,7 +862,7 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
   );
 
   test(
-    "without a session: the first-run page says to open the banner's link; a typed admin token is sent as a header",
+    "without a session: the first-run page says to run `ext dashboard` for a link; a typed admin token is sent as a header",
     async () => {
       const address = Object.values(networkInterfaces())
         .flat()
