@@ -28,6 +28,7 @@ export const main = defineCommand({
     limits: () => import("./commands/limits").then((m) => m.default),
     conformance: () => import("./commands/conformance").then((m) => m.default),
     proxy: () => import("./commands/proxy").then((m) => m.default),
+    dashboard: () => import("./commands/dashboard").then((m) => m.default),
   },
 });
 

@@ -87,7 +87,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A new one-time login link for the dashboard */
+        /**
+         * A new one-time login link for the dashboard
+         * @description The link works once, within 15 minutes of this call, measured on the machine's time (moving the emulator's clock neither extends nor ends it); a new link replaces the earlier one. `ext dashboard` prints one.
+         */
         post: operations["createDashboardLoginLink"];
         delete?: never;
         options?: never;
@@ -2235,7 +2238,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Open it in a browser to log the dashboard in; it works once, and replaces any earlier link */
+                        /** @description Open it in a browser to log the dashboard in; it works once, within 15 minutes (on the machine's time, not the emulator's clock), and replaces any earlier link */
                         url: string;
                     };
                 };

@@ -35,15 +35,18 @@ wait "$launcher" || { echo "smoke: npx ext serve exited $? after SIGTERM" >&2; e
 # Gone, or a zombie waiting for its reaper.
 gone() { for _ in $(seq 1 40); do kill -0 "$1" 2>/dev/null || return 0; [ "$(ps -o stat= -p "$1" 2>/dev/null | cut -c1)" = Z ] && return 0; sleep 0.05; done; return 1; }
 
-# 2b. The first minute, with no flags: a bare `npx ext serve` on a new folder prints a key that works; in
-#     another shell in the same folder every command finds it (any port) and acts as its account; `ext init`
-#     makes a folder that `ext deploy` submits, and its sample test passes with the Node helper.
+# 2b. The first minute: `npx ext serve` on a new folder makes an account whose key works (in its ready file:
+#     a log is not a terminal, so the banner prints no secret value); in another shell in the same folder
+#     every command finds it (any port) and acts as its account; `ext init` makes a folder that `ext deploy`
+#     submits, and its sample test passes with the Node helper.
 mkdir first && cd first
-npx ext serve --port 0 >serve.log 2>&1 &
+npx ext serve --port 0 --ready-file ready.json >serve.log 2>&1 &
 launcher=$!; pids+=("$launcher")
-for _ in $(seq 1 200); do grep -q 'EXT_API_KEY=' serve.log 2>/dev/null && break; sleep 0.05; done
-key=$(sed -nE 's/.*EXT_API_KEY=([^ ]+).*/\1/p' serve.log)
-[ -n "$key" ] || { cat serve.log; echo "smoke: a bare npx ext serve printed no key" >&2; exit 1; }
+for _ in $(seq 1 200); do [ -s ready.json ] && break; sleep 0.05; done
+key=$(sed -nE 's/.*"apiKeys":\[\{[^]]*"key":"([^"]+)".*/\1/p' ready.json 2>/dev/null)
+[ -n "$key" ] || { cat serve.log; echo "smoke: npx ext serve gave no key in its ready file" >&2; exit 1; }
+for _ in $(seq 1 200); do grep -q 'api key:' serve.log && break; sleep 0.05; done
+if grep -qF "$key" serve.log; then echo "smoke: the key is in the server's log" >&2; exit 1; fi
 url=$(sed -E 's/.*"url":"([^"]+)".*/\1/' .ext-data/server.json)
 curl -fsS -H "Authorization: Bearer $key" "$url/developer/v1/extensions" | grep -q '"extensions"'
 id=$(npx ext extensions create --name X --json | sed -E 's/.*"id":"([^"]+)".*/\1/')

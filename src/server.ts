@@ -12,6 +12,7 @@ import { exportState } from "./exports/document";
 import { removeReadyFile, removeStaleReadyFile, writeReadyFile } from "./ready-file";
 import { createRuntime, createStarterAccount, type Runtime, type RuntimeOptions } from "./runtime";
 import { removeServerFile, writeServerFile } from "./server-file";
+import { startupKeys } from "./startup-keys";
 import { markStartup } from "./startup-trace";
 
 /**
@@ -126,15 +127,22 @@ export function startServer(config: ServerConfig, options: ServerOptions = {}): 
       }
     },
   };
-  const readyFile = config.readyFile ? { path: config.readyFile, text: readyText(emulator) } : null;
+  const readyFile = config.readyFile ? { path: config.readyFile, text: "" } : null;
   // Before the ready file: a script that waits for it finds the server from its folder at once. A
   // memory-mode server leaves nothing on disk, so it cannot be found this way (its ready file or URL can be given).
   const serverFile = config.memory ? null : advertise(runtime, url);
   try {
-    if (readyFile) writeReadyFile(readyFile.path, readyFile.text);
-    // Last, once nothing else can fail: its key is shown once, by the banner of this start. No request is
-    // served before this function returns (Bun accepts connections on the next turn of the event loop).
-    if (options.starterAccount) createStarterAccount(runtime);
+    // Once it listens: its key is shown once, by this start (banner and ready file). No request is served
+    // before this function returns (Bun accepts connections on the next turn of the event loop). One
+    // transaction with the ready file, which carries the key: a file that cannot be written leaves no
+    // account whose key nobody saw, and a script never sees the file without the key.
+    runtime.db.write(() => {
+      if (options.starterAccount) createStarterAccount(runtime);
+      if (readyFile) {
+        readyFile.text = readyText(emulator);
+        writeReadyFile(readyFile.path, readyFile.text);
+      }
+    });
   } catch (e) {
     // Nobody can learn the URL (or the key): the server must not stay up (nor keep the data directory locked).
     void server.stop(true);
@@ -227,6 +235,8 @@ function readyText(emulator: RunningEmulator): string {
     port: emulator.port,
     pid: process.pid,
     adminToken: control.adminToken,
+    // A one-time link, valid LOGIN_CODE_TTL_MS from the start (`ext dashboard` makes another).
     dashboardLoginUrl: dashboardLoginUrl(control),
+    apiKeys: startupKeys(emulator.runtime).map(({ accountId, name, key }) => ({ accountId, name, key })),
   })}\n`;
 }

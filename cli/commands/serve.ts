@@ -1,22 +1,10 @@
-import { resolve } from "node:path";
+import { isatty } from "node:tty";
 import { defineCommand } from "citty";
-import { STARTER_KEY_NAME } from "../../src/accounts/starter";
-import {
-  ConfigError,
-  DEFAULT_DATA_DIR,
-  isLoopback,
-  parseServerConfig,
-  type ServerConfig,
-  type ServerFlags,
-} from "../../src/config";
-import { dashboardLoginUrl } from "../../src/dashboard/login";
-import { printable } from "../../src/printable";
-import { firstPlaintextKey } from "../../src/seed/demo";
+import { ConfigError, parseServerConfig, type ServerConfig, type ServerFlags } from "../../src/config";
 import { FixtureError } from "../../src/seed/validate";
 import { type RunningEmulator, startServer } from "../../src/server";
-import { serverFilePath } from "../../src/server-file";
 import { markStartup, traceStartupTo } from "../../src/startup-trace";
-import { shellQuote } from "../lib/shell-quote";
+import { bannerLines } from "../lib/serve-banner";
 import { checkDataDir, describeStartupError } from "../lib/startup-errors";
 import { watchStdin } from "../lib/stdin-watch";
 import { EXIT, err, fail, out } from "../output";
@@ -70,7 +58,7 @@ export const serveArgs = {
   "ready-file": {
     type: "string",
     description:
-      "Write {url,baseUrl,adminUrl,port,pid,adminToken,dashboardLoginUrl} JSON here (0600) once listening; removed at start and on exit (env EXT_READY_FILE)",
+      "Write {url,baseUrl,adminUrl,port,pid,adminToken,dashboardLoginUrl,apiKeys} JSON here (0600) once listening: what the banner prints only to a terminal; removed at start and on exit (env EXT_READY_FILE)",
     valueHint: "PATH",
   },
   "auto-approve": {
@@ -120,10 +108,6 @@ export function serveFlags(args: Record<string, unknown>): ServerFlags {
   return flags;
 }
 
-/** A banner line for a key: its names came from a fixture file, so they are shown printable. */
-const apiKeyLine = (key: string, accountId: string, name: string, note = "") =>
-  `  api key:       ${printable(key)}  (account ${printable(accountId)}, "${printable(name)}"${note})`;
-
 export default defineCommand({
   meta: {
     name: "serve",
@@ -169,91 +153,10 @@ export default defineCommand({
       const known = describeStartupError(e, config, flags);
       fail(known?.message ?? (e as Error).message, known?.exitCode ?? EXIT.runtime);
     }
-    const { runtime } = emulator;
     if (quiet) return;
-    out(`ext emulator listening on ${emulator.baseUrl}`);
-    // The one-time link logs the dashboard in (a session secret the page keeps); the bare address shows how to get one.
-    out(`  dashboard:     ${dashboardLoginUrl(runtime.control)}`);
-    out(`  docs:          ${emulator.url}/docs`);
-    out(`  control plane: ${emulator.adminUrl}`);
-    for (const line of adminTokenLines(runtime)) out(line);
-    if (runtime.config.autoApproveMs !== null) out(`  auto-approve:  after ${runtime.config.autoApproveMs} ms`);
-    out(`  data:          ${runtime.config.memory ? "in memory" : runtime.config.dataDir}`);
-    for (const acc of runtime.startupFixture?.accounts ?? []) {
-      for (const k of acc.apiKeys ?? []) if (k.key) out(apiKeyLine(k.key, acc.id, k.name));
-    }
-    // A key the fixture left to be generated is stored as a hash only: this is the one time it is shown.
-    for (const k of runtime.startupSeedReport?.keys ?? [])
-      if (k.key) out(apiKeyLine(k.key, k.accountId, k.name, ", generated"));
-    const { starter } = runtime;
-    if (starter) out(apiKeyLine(starter.key, starter.accountId, STARTER_KEY_NAME, ", new; shown once"));
-    for (const line of exportLines(emulator)) out(line);
+    // Secret values only to a terminal: a file or pipe may be read by others (cli/lib/serve-banner.ts).
+    for (const line of bannerLines(emulator, { terminal: isatty(1) })) out(line);
     // The last of the start's own work: Bun accepts the first connection once this returns.
     markStartup("ready (ready file, server.json, banner written)");
   },
 });
-
-/**
- * A generated token is shown when nothing else holds it for the owner's tools: in memory mode (no server.json)
- * or on a non-loopback bind (callers elsewhere). Given with --admin-token, the user has it already.
- */
-function tokenShown(runtime: RunningEmulator["runtime"]): boolean {
-  const { config, control } = runtime;
-  return control.adminTokenGenerated && (config.memory || !isLoopback(config.host));
-}
-
-function adminTokenLines(runtime: RunningEmulator["runtime"]): string[] {
-  const { config, control } = runtime;
-  if (control.open)
-    return [
-      "  WARNING:       --open-control-plane: any local user (and any script on this machine) can reset, seed and",
-      "                 export this server with its secret values, and mint keys; drop the flag to require the token",
-    ];
-  if (tokenShown(runtime)) return [`  admin token:   ${control.adminToken}`];
-  if (control.adminTokenGenerated)
-    return [`  admin token:   in ${serverFilePath(config.dataDir)} (this folder's commands read it)`];
-  return [];
-}
-
-/**
- * What another shell exports to use this server: the key shown above, else the dashboard's key of the first
- * account (what a command in this folder would use too); with no account, what to do next.
- */
-function exportLines(emulator: RunningEmulator): string[] {
-  const { runtime } = emulator;
-  // A key this start made or loaded belongs to an account that exists: no need to list the accounts.
-  let key = runtime.starter?.key ?? (runtime.startupFixture ? firstPlaintextKey(runtime.startupFixture) : null);
-  if (!key) {
-    const first = runtime.services.accounts.listAccounts()[0];
-    if (!first)
-      return ["  no account yet: create one in the dashboard, or load the demo:", `    ${seedDemoCommand(emulator)}`];
-    try {
-      key = runtime.services.dashboardKeys.forAccount(first.id).plaintext;
-    } catch (e) {
-      return [`  no key to export for ${first.id}: ${(e as Error).message}`];
-    }
-  }
-  const vars = [`EXT_BASE_URL=${emulator.baseUrl}`, `EXT_API_KEY=${key}`];
-  if (tokenShown(runtime)) vars.push(`EXT_ADMIN_TOKEN=${runtime.control.adminToken}`);
-  const { memory, dataDir } = runtime.config;
-  // The CLI looks for a server in ./.ext-data unless EXT_DATA_DIR names another data directory.
-  const finds =
-    resolve(dataDir) === resolve(DEFAULT_DATA_DIR)
-      ? "commands run in this folder or below it find this server by themselves"
-      : `commands run with EXT_DATA_DIR=${dataDir} find this server by themselves`;
-  const note = memory ? "" : `  (${finds})`;
-  return [`  other shells:${note}`, `    export ${vars.join(" ")}`];
-}
-
-/** A command that loads the demo into this server from another shell, with what it needs to be let in. */
-function seedDemoCommand(emulator: RunningEmulator): string {
-  const { config, control } = emulator.runtime;
-  // Found by its data directory, its token read from there: nothing to type.
-  if (!config.memory)
-    return resolve(config.dataDir) === resolve(DEFAULT_DATA_DIR)
-      ? "ext seed demo --target local"
-      : `EXT_DATA_DIR=${shellQuote(config.dataDir)} ext seed demo --target local`;
-  if (control.open) return `ext seed demo --target ${emulator.url}`;
-  const token = tokenShown(emulator.runtime) ? control.adminToken : "<your admin token>";
-  return `EXT_ADMIN_TOKEN=${token} ext seed demo --target ${emulator.url}`;
-}

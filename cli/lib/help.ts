@@ -43,6 +43,11 @@ export const EXAMPLES: Record<string, string[]> = {
     "ext secrets list --extension ext_123 --json",
     "ext secrets delete API_TOKEN --extension ext_123 --target https://api.example.com/developer/v1",
   ],
+  dashboard: [
+    "ext dashboard   (the ext serve found from this folder, verified)",
+    "ext dashboard --json",
+    'ext dashboard --target http://127.0.0.1:4780 --admin-token "$EXT_ADMIN_TOKEN"',
+  ],
   health: ["ext health", "ext health --url http://127.0.0.1:4780", "EXT_PORT=5000 ext health --timeout 500"],
   openapi: [
     "ext openapi > openapi.json",

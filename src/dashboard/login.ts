@@ -13,7 +13,7 @@ import { SESSION_FRAGMENT } from "./session-link";
 
 export const LOGIN_PATH = "/dashboard/login";
 
-/** The link a person opens to log the dashboard in (one-time: the code is used up by the first visit). */
+/** The link a person opens to log the dashboard in (one-time, and for LOGIN_CODE_TTL_MS: src/emulator/dashboard-session.ts). */
 export function dashboardLoginUrl(control: ControlPlane): string {
   return `${control.url}${LOGIN_PATH}?token=${control.sessions.loginCode()}`;
 }
@@ -22,8 +22,10 @@ export function dashboardLogin(control: ControlPlane) {
   return new Elysia({ name: "dashboard-login" }).get(
     LOGIN_PATH,
     ({ query }) => {
-      const secret = control.sessions.login(query.token);
-      if (secret === null) throw errors.dashboardLoginRefused();
+      const login = control.sessions.login(query.token);
+      if ("refused" in login)
+        throw login.refused === "expired" ? errors.dashboardLoginExpired() : errors.dashboardLoginRefused();
+      const { secret } = login;
       return new Response(null, {
         status: 303,
         headers: {

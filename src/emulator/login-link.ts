@@ -1,13 +1,17 @@
-/** `POST /_emulator/dashboard-login`: a new one-time login link for the dashboard (the one printed at start works once). */
+/**
+ * `POST /_emulator/dashboard-login`: a new one-time login link for the dashboard (`ext dashboard` asks for it;
+ * the link of the start works once and for a while only, and is printed only on a terminal).
+ */
 import { Elysia, t } from "elysia";
 import { dashboardLoginUrl } from "../dashboard/login";
 import type { Runtime } from "../runtime";
+import { LOGIN_CODE_TTL_TEXT } from "./dashboard-session";
 import { controlResponses, security, tags } from "./route-kit";
 
 const LoginLink = t.Object(
   {
     url: t.String({
-      description: "Open it in a browser to log the dashboard in; it works once, and replaces any earlier link",
+      description: `Open it in a browser to log the dashboard in; it works once, within ${LOGIN_CODE_TTL_TEXT} (on the machine's time, not the emulator's clock), and replaces any earlier link`,
     }),
   },
   { additionalProperties: false },
@@ -28,6 +32,7 @@ export function loginLinkRoutes(runtime: Runtime) {
         security,
         operationId: "createDashboardLoginLink",
         summary: "A new one-time login link for the dashboard",
+        description: `The link works once, within ${LOGIN_CODE_TTL_TEXT} of this call, measured on the machine's time (moving the emulator's clock neither extends nor ends it); a new link replaces the earlier one. \`ext dashboard\` prints one.`,
       },
     },
   );

@@ -2,6 +2,7 @@
  * The catalogue's errors of the control plane and the dashboard (src/errors/catalog.ts): the admin token and
  * host checks, faults, snapshots, exports, accounts, the request log, limit requests, the clock and fixtures.
  */
+import { LOGIN_CODE_TTL_TEXT } from "../emulator/dashboard-session";
 import { REQUEST_LOG_CAPACITY } from "../emulator/request-log-size";
 import { ApiError, type ErrorDetail } from "./api-error";
 import { capDetails, clip, megabytes } from "./message-parts";
@@ -11,7 +12,7 @@ export const controlErrors = {
     new ApiError(
       401,
       "unauthorized",
-      "The control plane requires Authorization: Bearer <admin token>: the one `ext serve` was given (--admin-token or EXT_ADMIN_TOKEN), else the one it generated, kept in the data directory's server.json and the ready file; the dashboard logs in through the link `ext serve` printed.",
+      "The control plane requires Authorization: Bearer <admin token>: the one `ext serve` was given (--admin-token or EXT_ADMIN_TOKEN), else the one it generated, kept in the data directory's server.json and the ready file; the dashboard logs in through a one-time link (`ext dashboard` prints one).",
       undefined,
       {
         "WWW-Authenticate": 'Bearer realm="emulator-admin"',
@@ -21,7 +22,13 @@ export const controlErrors = {
     new ApiError(
       401,
       "unauthorized",
-      "This dashboard login link is used up or wrong: open the link `ext serve` printed at start (or the ready file's dashboardLoginUrl); each link works once.",
+      "This dashboard login link is used up or wrong: each link works once. Run `ext dashboard` in the server's folder for a new one (or POST /_emulator/dashboard-login).",
+    ),
+  dashboardLoginExpired: () =>
+    new ApiError(
+      401,
+      "unauthorized",
+      `This dashboard login link has expired: a link works for ${LOGIN_CODE_TTL_TEXT}, once. Run \`ext dashboard\` in the server's folder for a new one (or POST /_emulator/dashboard-login).`,
     ),
   foreignHost: (host: string) =>
     new ApiError(

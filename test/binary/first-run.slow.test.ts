@@ -19,25 +19,37 @@ afterAll(() => built?.cleanup());
 interface Serving {
   proc: ReturnType<typeof Bun.spawn>;
   banner: string;
+  /** The ready file's API keys: what the banner prints only to a terminal (this one is a pipe). */
+  apiKeys: { accountId: string; name: string; key: string }[];
   url: string;
   stop(): Promise<number | null>;
 }
 
-/** `ext serve` in `cwd` on a free port, as typed: its banner read up to the export line. */
+/**
+ * `ext serve` in `cwd` on a free port, as typed, with a ready file (stdout is a pipe here: the banner prints
+ * no key, the ready file has them): its banner read up to the export line.
+ */
 async function serveIn(cwd: string, args: string[] = []): Promise<Serving> {
-  const proc = Bun.spawn([built.bin, "serve", "--port", "0", ...args], {
+  const readyFile = join(cwd, "ready.json");
+  const proc = Bun.spawn([built.bin, "serve", "--port", "0", "--ready-file", readyFile, ...args], {
     cwd,
     env: cleanEnv(),
     stdout: "pipe",
     stderr: "pipe",
     stdin: "ignore",
   });
-  const banner = await readUntil(proc.stdout, /(export EXT_BASE_URL=\S+ EXT_API_KEY=\S+|ext seed demo --target \S+)\n/);
+  const banner = await readUntil(
+    proc.stdout,
+    /(\(the values: not printed: output is not a terminal\)|ext seed demo --target \S+)\n/,
+  );
   const url = /listening on (http:\/\/127\.0\.0\.1:\d+)\/developer\/v1/.exec(banner)?.[1];
   if (!url) throw new Error(`no banner: ${banner}\n${await new Response(proc.stderr).text()}`);
+  // Written before the banner.
+  const { apiKeys } = JSON.parse(readFileSync(readyFile, "utf8")) as Pick<Serving, "apiKeys">;
   return {
     proc,
     banner,
+    apiKeys,
     url,
     async stop() {
       proc.kill("SIGTERM");
@@ -63,10 +75,16 @@ describe("a bare `ext serve` on a new folder, then commands with no flags in the
     await server?.stop();
   });
 
-  test("the banner prints the new account's key once, and the line to export for other shells; the key works", async () => {
-    const key = /api key: +(ext_\S+) +\(account acc_local, "local", new; shown once\)/.exec(server.banner)?.[1];
-    expect(key).toBeDefined();
-    expect(server.banner).toContain(`export EXT_BASE_URL=${server.url}/developer/v1 EXT_API_KEY=${key}`);
+  test("the new account's key is in the ready file, not in a piped banner, which says where it is and what to export; the key works", async () => {
+    expect(server.apiKeys).toEqual([{ accountId: "acc_local", name: "local", key: expect.stringMatching(/^ext_/) }]);
+    const { key } = server.apiKeys[0]!;
+    expect(server.banner).toContain(
+      `api key:       not printed: output is not a terminal; in the ready file's apiKeys  (account acc_local, "local", new)\n`,
+    );
+    expect(server.banner).not.toContain(key);
+    expect(server.banner).toContain(
+      `export EXT_BASE_URL=${server.url}/developer/v1 EXT_API_KEY="<a key from the ready file's apiKeys>"`,
+    );
     const res = await fetch(`${server.url}/developer/v1/extensions`, { headers: { authorization: `Bearer ${key}` } });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ extensions: [] });
@@ -192,14 +210,17 @@ describe("restarts and --empty", () => {
     expect(await first.stop()).toBe(0);
     const again = await serveIn(cwd);
     try {
-      expect(again.banner).not.toContain("shown once");
-      const key = /EXT_API_KEY=(\S+)/.exec(again.banner)![1];
+      expect(again.banner).not.toContain("api key:");
+      expect(again.apiKeys).toEqual([]);
       const res = await fetch(`${again.url}/_emulator/accounts`, {
         headers: { authorization: `Bearer ${adminTokenOf(cwd)}` },
       });
       expect(((await res.json()) as { accounts: unknown[] }).accounts).toHaveLength(1);
-      const api = await fetch(`${again.url}/developer/v1/extensions`, { headers: { authorization: `Bearer ${key}` } });
-      expect(api.status).toBe(200);
+      // A command in the folder finds the server and the account's key by itself, as the banner says.
+      expect(again.banner).toContain("(commands run in this folder or below it find this server by themselves)");
+      const listed = await ext(cwd, ["extensions", "list", "--json"]);
+      expect(listed.code).toBe(0);
+      expect(JSON.parse(listed.stdout)).toEqual({ extensions: [] });
     } finally {
       await again.stop();
     }
@@ -219,8 +240,8 @@ describe("restarts and --empty", () => {
     }
     const next = await serveIn(cwd);
     try {
-      expect(next.banner).toMatch(/api key: +\S+ +\(account acc_local, "local", new; shown once\)/);
-      const key = /EXT_API_KEY=(\S+)/.exec(next.banner)![1];
+      expect(next.banner).toContain('(account acc_local, "local", new)');
+      const { key } = next.apiKeys[0]!;
       const api = await fetch(`${next.url}/developer/v1/extensions`, { headers: { authorization: `Bearer ${key}` } });
       expect(api.status).toBe(200);
     } finally {

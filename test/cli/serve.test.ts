@@ -59,7 +59,11 @@ describe("ext serve", () => {
     const match = /^ext emulator listening on (http:\/\/127\.0\.0\.1:(\d+)\/developer\/v1)\n/.exec(out);
     expect(match).not.toBeNull();
     const baseUrl = match![1]!;
-    expect(out).toContain(DEMO_KEY);
+    // A pipe is not a terminal: the key's line says where it is, not what it is.
+    expect(out).toContain(
+      'api key:       not printed: output is not a terminal; as written in the fixture  (account acc_demo, "demo")',
+    );
+    expect(out).not.toContain(DEMO_KEY);
 
     const res = await fetch(`${baseUrl}/extensions`, { headers: { Authorization: `Bearer ${DEMO_KEY}` } });
     expect(res.status).toBe(200);
@@ -85,34 +89,48 @@ describe("ext serve", () => {
     expect(await proc.exited).toBe(0);
   });
 
-  test("a fixture key without `key` is generated, printed once, and works", async () => {
+  test("a fixture key without `key` is generated, given once (in the ready file, not on a piped banner), and works", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ext-serve-gen-"));
     try {
       const fixture = join(dir, "fixture.json");
+      const readyFile = join(dir, "ready.json");
       writeFileSync(
         fixture,
         JSON.stringify({
           accounts: [{ id: "acc_gen", name: "Gen", apiKeys: [{ name: "ci", scopes: ["extensions:read"] }] }],
         }),
       );
-      /** Starts, waits until it answers, stops with SIGTERM, and returns everything it printed. */
-      const run = async (whileUp: (baseUrl: string) => Promise<void>) => {
-        const proc = serve("--data-dir", join(dir, "data"), "--port", "0", "--seed", fixture, "--log-level", "warn");
+      /** Starts, hands the ready file to `whileUp`, stops with SIGTERM, and returns everything it printed. */
+      const run = async (
+        whileUp: (ready: {
+          baseUrl: string;
+          apiKeys: { accountId: string; name: string; key: string }[];
+        }) => Promise<void>,
+      ) => {
+        const args = ["--data-dir", join(dir, "data"), "--port", "0", "--seed", fixture, "--log-level", "warn"];
+        const proc = serve(...args, "--ready-file", readyFile);
         const head = await readUntil(proc.stdout as ReadableStream<Uint8Array>, /listening on \S+\n/);
-        await whileUp(/listening on (\S+)\n/.exec(head)![1]!);
+        await whileUp(JSON.parse(readFileSync(readyFile, "utf8")));
         proc.kill("SIGTERM");
         expect(await proc.exited).toBe(0);
         return head + (await readUntil(proc.stdout as ReadableStream<Uint8Array>, /(?!)/)); // never matches: read to the end
       };
-      const KEY_LINE = /api key:\s+(ext_[0-9A-Za-z]{40})\s+\(account acc_gen, "ci", generated\)/;
       let key = "";
-      const first = await run(async () => {});
-      key = KEY_LINE.exec(first)?.[1] ?? "";
-      expect(key).not.toBe("");
-      const second = await run(async (baseUrl) => {
-        expect((await fetch(`${baseUrl}/extensions`, { headers: { Authorization: `Bearer ${key}` } })).status).toBe(
-          200,
-        );
+      const first = await run(async (ready) => {
+        expect(ready.apiKeys).toEqual([
+          { accountId: "acc_gen", name: "ci", key: expect.stringMatching(/^ext_[0-9A-Za-z]{40}$/) },
+        ]);
+        key = ready.apiKeys[0]!.key;
+      });
+      expect(first).toContain(
+        `api key:       not printed: output is not a terminal; in the ready file's apiKeys  (account acc_gen, "ci", generated)`,
+      );
+      expect(first).not.toContain(key);
+      const second = await run(async (ready) => {
+        expect(ready.apiKeys).toEqual([]);
+        expect(
+          (await fetch(`${ready.baseUrl}/extensions`, { headers: { Authorization: `Bearer ${key}` } })).status,
+        ).toBe(200);
       });
       expect(second).not.toContain("generated");
       expect(second).not.toContain(key);
@@ -165,30 +183,56 @@ describe("ext serve", () => {
     },
   );
 
-  test("bound to a non-loopback address, a generated admin token is printed and opens the control plane", async () => {
-    const proc = serve("--memory", "--host", "0.0.0.0", "--port", "0", "--log-level", "warn");
-    const head = await readUntil(proc.stdout as ReadableStream<Uint8Array>, /admin token:\s+\S+\n/);
-    const token = /admin token:\s+(adm_\S+)\n/.exec(head)?.[1];
-    expect(token).toBeDefined();
-    const adminUrl = /control plane: (\S+)\n/.exec(head)![1]!;
-    expect((await fetch(`${adminUrl}/state`)).status).toBe(401);
-    expect((await fetch(`${adminUrl}/state`, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(200);
-    proc.kill("SIGTERM");
-    expect(await proc.exited).toBe(0);
+  test("bound to a non-loopback address, a generated admin token opens the control plane; a piped banner names the ready file, not the token", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ext-serve-token-"));
+    try {
+      const readyFile = join(dir, "ready.json");
+      const proc = serve(
+        "--memory",
+        "--host",
+        "0.0.0.0",
+        "--port",
+        "0",
+        "--log-level",
+        "warn",
+        "--ready-file",
+        readyFile,
+      );
+      const head = await readUntil(proc.stdout as ReadableStream<Uint8Array>, /admin token:.*\n/);
+      const { adminToken: token } = JSON.parse(readFileSync(readyFile, "utf8")) as { adminToken: string };
+      expect(token).toStartWith("adm_");
+      expect(head).toContain(`admin token:   in the ready file ${readyFile} (not printed: output is not a terminal)\n`);
+      expect(head).not.toContain(token);
+      const adminUrl = /control plane: (\S+)\n/.exec(head)![1]!;
+      expect((await fetch(`${adminUrl}/state`)).status).toBe(401);
+      expect((await fetch(`${adminUrl}/state`, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(200);
+      proc.kill("SIGTERM");
+      expect(await proc.exited).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
-  test("on loopback the banner's dashboard line is a one-time login link, and no header opens nothing", async () => {
-    const proc = serve("--memory", "--port", "0", "--log-level", "warn");
-    const head = await readUntil(proc.stdout as ReadableStream<Uint8Array>, /admin token:\s+\S+\n/);
-    const link = /dashboard:\s+(http:\/\/127\.0\.0\.1:\d+\/dashboard\/login\?token=[A-Za-z0-9_-]+)\n/.exec(head)?.[1];
-    expect(link).toBeDefined();
-    const adminUrl = /control plane: (\S+)\n/.exec(head)![1]!;
-    expect((await fetch(`${adminUrl}/state`)).status).toBe(401);
-    const session = await sessionFromLogin(await fetch(link!, { redirect: "manual" }));
-    expect((await fetch(`${adminUrl}/state`, { headers: { "x-ext-session": session } })).status).toBe(200);
-    expect((await fetch(link!, { redirect: "manual" })).status).toBe(401);
-    proc.kill("SIGTERM");
-    expect(await proc.exited).toBe(0);
+  test("the ready file's dashboard link is one-time; a piped banner does not print it, and no header opens nothing", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ext-serve-link-"));
+    try {
+      const readyFile = join(dir, "ready.json");
+      const proc = serve("--memory", "--port", "0", "--log-level", "warn", "--ready-file", readyFile);
+      const head = await readUntil(proc.stdout as ReadableStream<Uint8Array>, /admin token:.*\n/);
+      const { dashboardLoginUrl: link } = JSON.parse(readFileSync(readyFile, "utf8")) as { dashboardLoginUrl: string };
+      expect(link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/dashboard\/login\?token=[A-Za-z0-9_-]+$/);
+      expect(head).toContain("or the ready file's dashboardLoginUrl (not printed: output is not a terminal)\n");
+      expect(head).not.toContain(new URL(link).searchParams.get("token")!);
+      const adminUrl = /control plane: (\S+)\n/.exec(head)![1]!;
+      expect((await fetch(`${adminUrl}/state`)).status).toBe(401);
+      const session = await sessionFromLogin(await fetch(link, { redirect: "manual" }));
+      expect((await fetch(`${adminUrl}/state`, { headers: { "x-ext-session": session } })).status).toBe(200);
+      expect((await fetch(link, { redirect: "manual" })).status).toBe(401);
+      proc.kill("SIGTERM");
+      expect(await proc.exited).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("--open-control-plane: the banner warns and no header is needed; with a non-loopback --host it is refused", async () => {

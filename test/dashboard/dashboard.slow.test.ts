@@ -866,7 +866,7 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
   );
 
   test(
-    "without a session: the first-run page says to open the banner's link; a typed admin token is sent as a header",
+    "without a session: the first-run page says to run `ext dashboard` for a link; a typed admin token is sent as a header",
     async () => {
       const address = Object.values(networkInterfaces())
         .flat()
@@ -885,7 +885,7 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
         await p.goto(`${remote.url}/#/`);
         // A blank token is the field's own message, and no request.
         await p.getByLabel("Admin token").waitFor();
-        await textHas(p.locator("main"), "Open the link ext serve printed at start");
+        await textHas(p.locator("main"), "Run ext dashboard in the server's folder and open the link it prints");
         const asked = sent.length;
         await p.getByLabel("Admin token").fill("   ");
         await p.getByRole("button", { name: "Open the dashboard" }).click();

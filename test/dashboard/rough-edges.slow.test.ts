@@ -92,7 +92,7 @@ describe.skipIf(!enabled)("dashboard rough edges (Chromium, in-process emulator)
     await until("the page to load", async () => (await p.locator("text=Loading…").count()) === 0);
   };
   // A second colour scheme changes colours only: in it, the rules about colours are the ones to run.
-  const axeClean = async (where: { scheme?: string } & object) =>
+  const axeClean = async (where: { scheme?: string; [place: string]: unknown }) =>
     expect({
       ...where,
       violations: describeViolations(await seriousViolations(page, where.scheme === "dark" ? COLOUR_RULES : undefined)),

@@ -9,6 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Elysia } from "elysia";
 import { checkServerProof, serverProof } from "../../src/auth/server-proof";
+import { dashboardLogin } from "../../src/dashboard/login";
+import type { ControlPlane } from "../../src/emulator/control";
+import { createDashboardSessions, LOGIN_CODE_TTL_MS } from "../../src/emulator/dashboard-session";
 import { controlPlaneRoutes } from "../../src/emulator/routes";
 import { errorHandler } from "../../src/errors/handler";
 import { requestLifecycle } from "../../src/http/request-context";
@@ -100,8 +103,47 @@ describe("the dashboard's login link", () => {
     expect((await login(code)).status).toBe(303);
     const again = await login(code);
     expect(again.status).toBe(401);
-    expect(((await again.json()) as { error: { message: string } }).error.message).toContain("used up or wrong");
+    const { message } = ((await again.json()) as { error: { message: string } }).error;
+    expect(message).toContain("used up or wrong");
+    expect(message).toContain("Run `ext dashboard`");
     expect(emu.runtime.control.sessions.loginCode()).not.toBe(code);
+  });
+
+  test("a code expires after its lifetime on the machine's time, whatever the emulator's clock shows; the same 401 envelope, saying so", async () => {
+    let now = 1_000_000;
+    const sessions = createDashboardSessions("adm_expiry", () => now);
+    const control = { url: "http://127.0.0.1:1", sessions } as unknown as ControlPlane;
+    const app = new Elysia()
+      .use(requestLifecycle(emu.clock, []))
+      .use(errorHandler(createLogger("silent"), () => []))
+      .use(dashboardLogin(control));
+    const visit = async (token: string) => {
+      const res = await app.handle(new Request(`http://localhost/dashboard/login?token=${token}`));
+      const body = res.status === 303 ? null : ((await res.json()) as { error: { message: string } });
+      return { status: res.status, body };
+    };
+    // Just inside the lifetime: it works.
+    now += LOGIN_CODE_TTL_MS - 1;
+    expect((await visit(sessions.loginCode())).status).toBe(303);
+    // A fresh code, visited at the end of its lifetime: refused, said to have expired, and used up.
+    const code = sessions.loginCode();
+    now += LOGIN_CODE_TTL_MS;
+    const expired = await visit(code);
+    const { message } = expectEnvelope({ status: expired.status, body: expired.body } as never, 401, "unauthorized");
+    expect(message).toContain("has expired");
+    expect(message).toContain("Run `ext dashboard`");
+    expect((await visit(code)).body?.error.message).toContain("used up or wrong");
+    // A machine clock set back does not make a code younger.
+    const back = sessions.loginCode();
+    now -= 1;
+    expect((await visit(back)).body?.error.message).toContain("has expired");
+    // The emulator's clock moved far ahead changes nothing: a new code still works.
+    emu.clock.advance(30 * 86_400);
+    try {
+      expect((await visit(sessions.mintLoginCode())).status).toBe(303);
+    } finally {
+      emu.clock.reset();
+    }
   });
 
   test("the admin token itself logs in too; a wrong code or a forged secret opens nothing", async () => {

@@ -46,10 +46,11 @@ function TokenPrompt({ onDone }: { onDone: () => void }) {
     <main id="main" class="narrow">
       <h1>Open the dashboard</h1>
       <p>
-        This browser is not logged in to this emulator. Open the link <code>ext serve</code> printed at start, on its{" "}
-        <code>dashboard:</code> line (<code>/dashboard/login?token=…</code>; a script finds it as{" "}
+        This browser is not logged in to this emulator. Run <code>ext dashboard</code> in the server's folder and open
+        the link it prints (<code>/dashboard/login?token=…</code>; <code>ext serve</code> prints one on its{" "}
+        <code>dashboard:</code> line when its output is a terminal, and a script finds one as{" "}
         <code>dashboardLoginUrl</code> in the ready file): it logs this browser in for as long as the server runs. Each
-        link works once.
+        link works once, within 15 minutes.
       </p>
       <p>
         Or give the admin token: the one <code>ext serve</code> was given (<code>--admin-token</code>), else the one in

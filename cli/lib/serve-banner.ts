@@ -1,0 +1,163 @@
+/**
+ * What `ext serve` prints once listening. Secret values (the dashboard's login link, a generated admin token
+ * shown for want of another place, API keys) are printed only to a terminal: output sent to a file or a pipe
+ * (`ext serve > serve.log &`) may be read by others (a log is world-readable under umask 022), so each such
+ * line then says where the secret is kept instead (the ready file, server.json, `ext dashboard`).
+ */
+import { resolve } from "node:path";
+import { DEFAULT_DATA_DIR, isLoopback } from "../../src/config";
+import { dashboardLoginUrl } from "../../src/dashboard/login";
+import { LOGIN_CODE_TTL_TEXT } from "../../src/emulator/dashboard-session";
+import { printable } from "../../src/printable";
+import { firstPlaintextKey } from "../../src/seed/demo";
+import type { RunningEmulator } from "../../src/server";
+import { serverFilePath } from "../../src/server-file";
+import { type StartupKey, startupKeys } from "../../src/startup-keys";
+import { shellQuote } from "./shell-quote";
+
+/** Said on a line whose secret is left out. */
+export const NOT_A_TERMINAL = "not printed: output is not a terminal";
+
+export interface BannerOptions {
+  /** True when stdout is a terminal: only then are secret values printed. */
+  terminal: boolean;
+}
+
+type Runtime = RunningEmulator["runtime"];
+
+export function bannerLines(emulator: RunningEmulator, { terminal }: BannerOptions): string[] {
+  const { runtime } = emulator;
+  const keys = startupKeys(runtime);
+  const lines = [`ext emulator listening on ${emulator.baseUrl}`, dashboardLine(emulator, terminal)];
+  lines.push(`  docs:          ${emulator.url}/docs`, `  control plane: ${emulator.adminUrl}`);
+  lines.push(...adminTokenLines(runtime, terminal));
+  if (runtime.config.autoApproveMs !== null) lines.push(`  auto-approve:  after ${runtime.config.autoApproveMs} ms`);
+  lines.push(`  data:          ${runtime.config.memory ? "in memory" : runtime.config.dataDir}`);
+  for (const key of keys) lines.push(apiKeyLine(runtime, key, terminal));
+  lines.push(...exportLines(emulator, keys, terminal));
+  return lines;
+}
+
+function dashboardLine(emulator: RunningEmulator, terminal: boolean): string {
+  const { control, config } = emulator.runtime;
+  if (terminal)
+    return `  dashboard:     ${dashboardLoginUrl(control)}  (one-time, for ${LOGIN_CODE_TTL_TEXT}; \`ext dashboard\` prints another)`;
+  const ready = config.readyFile ? `, or the ready file's dashboardLoginUrl` : "";
+  return `  dashboard:     run \`${dashboardCommand(emulator)}\` for a login link${ready} (${NOT_A_TERMINAL})`;
+}
+
+/** `ext dashboard` as another shell types it to reach this server. */
+function dashboardCommand(emulator: RunningEmulator): string {
+  const { config, control } = emulator.runtime;
+  if (!config.memory) return `${inDataDir(config.dataDir)}ext dashboard`;
+  if (control.open) return `ext dashboard --target ${emulator.url}`;
+  return `EXT_ADMIN_TOKEN=<the admin token> ext dashboard --target ${emulator.url}`;
+}
+
+/** What a command needs before it to find this server by its data directory (nothing for ./.ext-data). */
+function inDataDir(dataDir: string): string {
+  return resolve(dataDir) === resolve(DEFAULT_DATA_DIR) ? "" : `EXT_DATA_DIR=${shellQuote(dataDir)} `;
+}
+
+/**
+ * A generated token is shown when nothing else holds it for the owner's tools: in memory mode (no server.json)
+ * or on a non-loopback bind (callers elsewhere). Given with --admin-token, the user has it already.
+ */
+function tokenShown(runtime: Runtime): boolean {
+  const { config, control } = runtime;
+  return control.adminTokenGenerated && (config.memory || !isLoopback(config.host));
+}
+
+function adminTokenLines(runtime: Runtime, terminal: boolean): string[] {
+  const { config, control } = runtime;
+  if (control.open)
+    return [
+      "  WARNING:       --open-control-plane: any local user (and any script on this machine) can reset, seed and",
+      "                 export this server with its secret values, and mint keys; drop the flag to require the token",
+    ];
+  const serverFile = config.memory ? null : serverFilePath(config.dataDir);
+  if (tokenShown(runtime)) {
+    if (terminal) return [`  admin token:   ${control.adminToken}`];
+    const places = [config.readyFile && `the ready file ${config.readyFile}`, serverFile].filter(Boolean);
+    if (places.length > 0) return [`  admin token:   in ${places.join(" and ")} (${NOT_A_TERMINAL})`];
+    return [
+      `  admin token:   generated, kept nowhere else and ${NOT_A_TERMINAL}: to use the control plane, start`,
+      "                 with --ready-file FILE (it holds the token), or choose one with --admin-token or EXT_ADMIN_TOKEN",
+    ];
+  }
+  if (serverFile && control.adminTokenGenerated)
+    return [`  admin token:   in ${serverFile} (this folder's commands read it)`];
+  return [];
+}
+
+/** A banner line for a key: its names came from a fixture file, so they are shown printable. */
+function apiKeyLine(runtime: Runtime, k: StartupKey, terminal: boolean): string {
+  const shownOnce = k.origin === "starter" ? ", new; shown once" : k.origin === "generated" ? ", generated" : "";
+  const about = `(account ${printable(k.accountId)}, "${printable(k.name)}"`;
+  if (terminal) return `  api key:       ${printable(k.key)}  ${about}${shownOnce})`;
+  const note = k.origin === "starter" ? ", new" : k.origin === "generated" ? ", generated" : "";
+  return `  api key:       ${NOT_A_TERMINAL}; ${keyWhere(runtime, k)}  ${about}${note})`;
+}
+
+/** Where a key left off the banner can be had. */
+function keyWhere(runtime: Runtime, k: StartupKey): string {
+  if (runtime.config.readyFile) return "in the ready file's apiKeys";
+  if (k.origin === "fixture") return "as written in the fixture";
+  return "kept as a hash only: make another in the dashboard (or start with --ready-file FILE to have it there)";
+}
+
+/**
+ * What another shell exports to use this server: the key shown above, else the dashboard's key of the first
+ * account (what a command in this folder would use too); with no account, what to do next.
+ */
+function exportLines(emulator: RunningEmulator, keys: StartupKey[], terminal: boolean): string[] {
+  const { runtime } = emulator;
+  const { memory, dataDir } = runtime.config;
+  const accounts = keys.length > 0 ? null : runtime.services.accounts.listAccounts();
+  // A key this start made or loaded belongs to an account that exists: no need to list the accounts.
+  if (accounts && accounts.length === 0)
+    return [
+      "  no account yet: create one in the dashboard, or load the demo:",
+      `    ${seedDemoCommand(emulator, terminal)}`,
+    ];
+  // The CLI looks for a server in ./.ext-data unless EXT_DATA_DIR names another data directory.
+  const finds =
+    resolve(dataDir) === resolve(DEFAULT_DATA_DIR)
+      ? "commands run in this folder or below it find this server by themselves"
+      : `commands run with EXT_DATA_DIR=${dataDir} find this server by themselves`;
+  const head = `  other shells:${memory ? "" : `  (${finds})`}`;
+  if (!terminal) {
+    const key =
+      runtime.config.readyFile && keys.length > 0 ? "a key from the ready file's apiKeys" : "a key from the dashboard";
+    const vars = [`EXT_BASE_URL=${emulator.baseUrl}`, `EXT_API_KEY="<${key}>"`];
+    if (tokenShown(runtime)) vars.push(`EXT_ADMIN_TOKEN="<the admin token: see above>"`);
+    return [head, `    export ${vars.join(" ")}`, `    (the values: ${NOT_A_TERMINAL})`];
+  }
+  let key = runtime.starter?.key ?? (runtime.startupFixture ? firstPlaintextKey(runtime.startupFixture) : null);
+  if (!key) {
+    const first = (accounts ?? runtime.services.accounts.listAccounts())[0];
+    if (!first)
+      return [
+        "  no account yet: create one in the dashboard, or load the demo:",
+        `    ${seedDemoCommand(emulator, terminal)}`,
+      ];
+    try {
+      key = runtime.services.dashboardKeys.forAccount(first.id).plaintext;
+    } catch (e) {
+      return [`  no key to export for ${first.id}: ${(e as Error).message}`];
+    }
+  }
+  const vars = [`EXT_BASE_URL=${emulator.baseUrl}`, `EXT_API_KEY=${key}`];
+  if (tokenShown(runtime)) vars.push(`EXT_ADMIN_TOKEN=${runtime.control.adminToken}`);
+  return [head, `    export ${vars.join(" ")}`];
+}
+
+/** A command that loads the demo into this server from another shell, with what it needs to be let in. */
+function seedDemoCommand(emulator: RunningEmulator, terminal: boolean): string {
+  const { config, control } = emulator.runtime;
+  // Found by its data directory, its token read from there: nothing to type.
+  if (!config.memory) return `${inDataDir(config.dataDir)}ext seed demo --target local`;
+  if (control.open) return `ext seed demo --target ${emulator.url}`;
+  const token = terminal && tokenShown(emulator.runtime) ? control.adminToken : "<your admin token>";
+  return `EXT_ADMIN_TOKEN=${token} ext seed demo --target ${emulator.url}`;
+}

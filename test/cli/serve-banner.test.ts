@@ -1,0 +1,176 @@
+/**
+ * `ext serve`'s banner, in process with the terminal flag given: secret values (the login link, a generated
+ * admin token, API keys) appear only on a terminal; sent to a file or pipe (`ext serve > serve.log`), every
+ * such line says where the secret is instead, and none of the values the ready file holds is printed.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { bannerLines } from "../../cli/lib/serve-banner";
+import { parseServerConfig, type ServerFlags } from "../../src/config";
+import { createLogger } from "../../src/logger";
+import type { Fixture } from "../../src/seed/model";
+import { type RunningEmulator, startServer } from "../../src/server";
+
+const dirs: string[] = [];
+const running: RunningEmulator[] = [];
+afterAll(async () => {
+  for (const e of running) await e.stop(true);
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+interface Ready {
+  adminToken: string;
+  dashboardLoginUrl: string;
+  apiKeys: { accountId: string; name: string; key: string }[];
+}
+
+/** A started server (as `ext serve` starts it: the starter account on a new data directory) and its ready file. */
+function start(flags: ServerFlags = {}, seedFixture?: Fixture) {
+  const dir = mkdtempSync(join(tmpdir(), "ext-banner-"));
+  dirs.push(dir);
+  const readyFile = join(dir, "ready.json");
+  const config = parseServerConfig(
+    { port: 0, dataDir: join(dir, "data"), readyFile, logLevel: "silent", ...flags },
+    {},
+  );
+  const emulator = startServer(config, {
+    logger: createLogger("silent"),
+    starterAccount: !seedFixture,
+    ...(seedFixture ? { seedFixture } : {}),
+  });
+  running.push(emulator);
+  const ready = JSON.parse(readFileSync(readyFile, "utf8")) as Ready;
+  return { emulator, ready, readyFile };
+}
+
+const banner = (emulator: RunningEmulator, terminal: boolean) => `${bannerLines(emulator, { terminal }).join("\n")}\n`;
+const lineOf = (text: string, label: string) => text.split("\n").find((l) => l.startsWith(`  ${label}`)) ?? "";
+const codeOf = (link: string) => new URL(link).searchParams.get("token")!;
+
+/** Fixture keys given in plaintext, and one left to be generated. */
+const FIXTURE: Fixture = {
+  accounts: [
+    {
+      id: "acc_team",
+      name: "Team",
+      apiKeys: [
+        { name: "given", key: "ext_given_key_0123456789abcdefghijklmnopq", scopes: ["*"] },
+        { name: "ci", scopes: ["extensions:read"] },
+      ],
+    },
+  ],
+};
+
+describe("the banner of a start whose output is not a terminal", () => {
+  test("prints no secret value the ready file holds: no login code, no admin token, no API key", () => {
+    for (const [flags, fixture] of [
+      [{}, undefined],
+      [{ memory: true }, undefined],
+      [{ memory: true }, FIXTURE],
+      [{ host: "0.0.0.0" }, FIXTURE],
+    ] as const) {
+      const { emulator, ready } = start(flags, fixture);
+      const text = banner(emulator, false);
+      const secrets = [ready.adminToken, codeOf(ready.dashboardLoginUrl), ...ready.apiKeys.map((k) => k.key)];
+      expect(ready.apiKeys.length).toBeGreaterThan(0);
+      for (const secret of secrets) expect({ flags, leaked: text.includes(secret) }).toEqual({ flags, leaked: false });
+      expect(text).not.toContain("/dashboard/login?token=");
+      expect(text).not.toMatch(/\bext_[A-Za-z0-9_]{20,}/);
+      expect(text).not.toMatch(/\badm_[A-Za-z0-9_-]{20,}/);
+    }
+  });
+
+  test("each line whose secret is left out says where to get it", () => {
+    const { emulator, readyFile } = start({ memory: true }, FIXTURE);
+    const text = banner(emulator, false);
+    expect(lineOf(text, "dashboard:")).toBe(
+      `  dashboard:     run \`EXT_ADMIN_TOKEN=<the admin token> ext dashboard --target ${emulator.url}\` for a login link, or the ready file's dashboardLoginUrl (not printed: output is not a terminal)`,
+    );
+    expect(lineOf(text, "admin token:")).toBe(
+      `  admin token:   in the ready file ${readyFile} (not printed: output is not a terminal)`,
+    );
+    const keyLines = text.split("\n").filter((l) => l.startsWith("  api key:"));
+    expect(keyLines).toEqual([
+      `  api key:       not printed: output is not a terminal; in the ready file's apiKeys  (account acc_team, "given")`,
+      `  api key:       not printed: output is not a terminal; in the ready file's apiKeys  (account acc_team, "ci", generated)`,
+    ]);
+    expect(text).toContain(
+      `    export EXT_BASE_URL=${emulator.baseUrl} EXT_API_KEY="<a key from the ready file's apiKeys>" EXT_ADMIN_TOKEN="<the admin token: see above>"\n`,
+    );
+  });
+
+  test("a data directory's server: `ext dashboard` gives the link; the token stays in server.json", () => {
+    const { emulator } = start();
+    const text = banner(emulator, false);
+    expect(lineOf(text, "dashboard:")).toStartWith("  dashboard:     run `EXT_DATA_DIR=");
+    expect(lineOf(text, "dashboard:")).toContain(
+      "ext dashboard` for a login link, or the ready file's dashboardLoginUrl",
+    );
+    expect(lineOf(text, "admin token:")).toContain("server.json (this folder's commands read it)");
+    expect(lineOf(text, "api key:")).toBe(
+      `  api key:       not printed: output is not a terminal; in the ready file's apiKeys  (account acc_local, "local", new)`,
+    );
+  });
+
+  test("memory mode with no ready file: the generated token is kept nowhere, and the banner says how to have one", () => {
+    const config = parseServerConfig({ port: 0, memory: true, logLevel: "silent" }, {});
+    expect(config.readyFile).toBeNull();
+    const bare = startServer(config, { logger: createLogger("silent"), starterAccount: true });
+    running.push(bare);
+    const text = banner(bare, false);
+    expect(text).toContain(
+      "  admin token:   generated, kept nowhere else and not printed: output is not a terminal: to use the control plane, start\n                 with --ready-file FILE (it holds the token), or choose one with --admin-token or EXT_ADMIN_TOKEN\n",
+    );
+    expect(lineOf(text, "api key:")).toContain(
+      "kept as a hash only: make another in the dashboard (or start with --ready-file FILE",
+    );
+    expect(text).not.toContain(bare.runtime.control.adminToken);
+    expect(text).not.toContain(bare.runtime.starter!.key);
+  });
+});
+
+describe("the banner on a terminal", () => {
+  test("shows the login link, a token nothing else holds, and the keys: the ones of the ready file", () => {
+    const { emulator, ready } = start({ memory: true }, FIXTURE);
+    const text = banner(emulator, true);
+    expect(lineOf(text, "dashboard:")).toBe(
+      `  dashboard:     ${ready.dashboardLoginUrl}  (one-time, for 15 minutes; \`ext dashboard\` prints another)`,
+    );
+    expect(lineOf(text, "admin token:")).toBe(`  admin token:   ${ready.adminToken}`);
+    expect(ready.apiKeys).toEqual([
+      { accountId: "acc_team", name: "given", key: "ext_given_key_0123456789abcdefghijklmnopq" },
+      { accountId: "acc_team", name: "ci", key: expect.stringMatching(/^ext_[0-9A-Za-z]{40}$/) },
+    ]);
+    for (const k of ready.apiKeys) expect(text).toContain(`  api key:       ${k.key}  (account acc_team, "${k.name}"`);
+    expect(text).toContain(`EXT_API_KEY=${ready.apiKeys[0]!.key} EXT_ADMIN_TOKEN=${ready.adminToken}\n`);
+  });
+
+  test("the starter account's key, new and shown once, is the ready file's too", () => {
+    const { emulator, ready } = start();
+    const text = banner(emulator, true);
+    expect(ready.apiKeys).toEqual([{ accountId: "acc_local", name: "local", key: emulator.runtime.starter!.key }]);
+    expect(lineOf(text, "api key:")).toBe(
+      `  api key:       ${ready.apiKeys[0]!.key}  (account acc_local, "local", new; shown once)`,
+    );
+  });
+});
+
+describe("the ready file and the new account", () => {
+  test("a ready file that cannot be written makes no account: the next start makes it and gives its key", () => {
+    const dir = mkdtempSync(join(tmpdir(), "ext-banner-"));
+    dirs.push(dir);
+    const dataDir = join(dir, "data");
+    const options = { logger: createLogger("silent"), starterAccount: true };
+    const unwritable = parseServerConfig(
+      { port: 0, dataDir, readyFile: join(dir, "no-such-folder", "ready.json"), logLevel: "silent" },
+      {},
+    );
+    expect(() => startServer(unwritable, options)).toThrow("cannot write it");
+    const next = startServer(parseServerConfig({ port: 0, dataDir, logLevel: "silent" }, {}), options);
+    running.push(next);
+    expect(next.runtime.starter?.accountId).toBe("acc_local");
+    expect(next.runtime.services.accounts.listAccounts()).toHaveLength(1);
+  });
+});
