@@ -69,7 +69,7 @@ export interface TestEmulator extends RunningEmulator {
 }
 
 export interface RequestOptions {
-  /** API key; defaults to DEMO_KEY; null sends no Authorization header. */
+  /** API key sent as `Authorization: Bearer …`; none when absent or null. */
   key?: string | null;
   json?: unknown;
   body?: Bun.BodyInit;
@@ -174,17 +174,16 @@ export async function startTestEmulator(options: StartOptions = {}): Promise<Tes
     ...(options.drainMs !== undefined ? { drainMs: options.drainMs } : {}),
     ...(options.idleTimeoutSeconds !== undefined ? { idleTimeoutSeconds: options.idleTimeoutSeconds } : {}),
   });
-  const send = async (base: string, method: string, path: string, opts: RequestOptions = {}): Promise<TestResponse> => {
+  const rawRequest = async (method: string, path: string, opts: RequestOptions = {}): Promise<RawResponse> => {
     const headers: Record<string, string> = { ...opts.headers };
-    const key = opts.key === undefined ? DEMO_KEY : opts.key;
-    if (key !== null) headers.authorization = `Bearer ${key}`;
+    if (opts.key) headers.authorization = `Bearer ${opts.key}`;
     let body = opts.body;
     if (opts.json !== undefined) {
       body = JSON.stringify(opts.json);
       headers["content-type"] ??= "application/json";
     }
     rememberSecretValue(method, path, opts.json);
-    const res = await fetch(base + path, { method, headers, body });
+    const res = await fetch(emulator.url + path, { method, headers, body });
     const text = await res.text();
     assertNoSecretValue(`${method} ${path}`, text, res.headers);
     let parsed: unknown;
@@ -210,11 +209,14 @@ export async function startTestEmulator(options: StartOptions = {}): Promise<Tes
     client: clientFor(DEMO_KEY),
     clientFor,
     control: watched(createAdminClient({ url: emulator.url, adminToken: () => emulator.runtime.control.adminToken })),
-    rawRequest: (m: string, p: string, o?: RequestOptions) => send(emulator.url, m, p, { key: null, ...o }),
-    api: (m: string, p: string, o?: RequestOptions) => send(emulator.baseUrl, m, p, o),
-    raw: (m: string, p: string, o?: RequestOptions) => send(emulator.url, m, p, o),
+    rawRequest,
+    // The deprecated untyped helpers: DEMO_KEY (or the admin token) unless `opts.key` says otherwise.
+    api: (m: string, p: string, o?: RequestOptions) =>
+      rawRequest(m, `/developer/v1${p}`, { ...o, key: o?.key === undefined ? DEMO_KEY : o.key }),
+    raw: (m: string, p: string, o?: RequestOptions) =>
+      rawRequest(m, p, { ...o, key: o?.key === undefined ? DEMO_KEY : o.key }),
     admin: (m: string, p: string, json?: unknown, o?: Omit<RequestOptions, "json">) =>
-      send(emulator.adminUrl, m, p, {
+      rawRequest(m, `/_emulator${p}`, {
         key: emulator.runtime.control.adminToken,
         ...o,
         ...(json !== undefined ? { json } : {}),
@@ -256,9 +258,35 @@ export interface EnvelopeError {
 export function expectEnvelope(res: AnyResponse, status: number, code: string): EnvelopeError {
   const actual = "response" in res ? res.response.status : res.status;
   const body = "response" in res ? res.error : res.body;
-  const error = (body as { error?: Partial<EnvelopeError> } | undefined)?.error;
+  const error = errorOf(body);
   if (actual !== status || error?.code !== code || error?.status !== status || typeof error?.message !== "string") {
     throw new Error(`expected ${status} ${code}, got ${actual} ${JSON.stringify(body)}`);
   }
   return error as EnvelopeError;
+}
+
+/** The `error` object of an envelope, when `body` (a raw answer's, or a typed client's `error`) is one. */
+export function errorOf(body: unknown): Partial<EnvelopeError> | undefined {
+  if (typeof body !== "object" || body === null || !("error" in body)) return undefined;
+  const error = body.error;
+  return typeof error === "object" && error !== null ? (error as Partial<EnvelopeError>) : undefined;
+}
+
+/** The value at `keys` (object keys, array indexes) in parsed JSON; undefined when any step is missing. */
+export function jsonAt(value: unknown, ...keys: (string | number)[]): unknown {
+  let at = value;
+  for (const key of keys) {
+    if (typeof at !== "object" || at === null) return undefined;
+    at = (at as Record<string | number, unknown>)[key];
+  }
+  return at;
+}
+
+/** Every operation of the server's own OpenAPI document, with its path and (lower-case) method. */
+export async function documentOperations(emu: TestEmulator): Promise<{ path: string; method: string; op: unknown }[]> {
+  const paths = jsonAt((await emu.rawRequest("GET", "/openapi.json")).body, "paths");
+  if (typeof paths !== "object" || paths === null) throw new Error("the document has no paths");
+  return Object.entries(paths).flatMap(([path, item]) =>
+    typeof item === "object" && item !== null ? Object.entries(item).map(([method, op]) => ({ path, method, op })) : [],
+  );
 }
