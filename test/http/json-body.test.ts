@@ -71,8 +71,8 @@ describe("a JSON body", () => {
         const res = await send(method, path, body);
         if (
           res.status !== 422 ||
-          res.body?.error?.code !== "validation_error" ||
-          res.body.error.details?.[0]?.field !== "body"
+          errorOf(res.body)?.code !== "validation_error" ||
+          errorOf(res.body)?.details?.[0]?.field !== "body"
         )
           wrong.push(
             `${method} ${path} ${typeof body === "string" ? body : "bytes"}: ${res.status} ${res.text.slice(0, 120)}`,

@@ -67,7 +67,7 @@ describe("a JSON body nested past the bound", () => {
         },
       }),
     });
-    expectTooDeep({ status: res.status, text: "", body: await res.json() });
+    expectTooDeep({ status: res.status, headers: res.headers, text: "", body: await res.json() });
   });
 
   test(`${JSON_DEPTH_MAX} levels pass the bound (the schema answers), ${JSON_DEPTH_MAX + 1} do not`, async () => {

@@ -10,6 +10,7 @@ import { isWellFormedPath } from "../../src/http/path-encoding";
 import {
   DEMO_KEY,
   documentOperations,
+  errorOf,
   expectEnvelope,
   jsonAt,
   startTestEmulator,
@@ -60,7 +61,7 @@ describe("a malformed path parameter", () => {
         for (const value of MALFORMED) {
           const path = withParameter(route.path, index, value);
           const res = await send(route.method, path);
-          if (res.status !== 400 || res.body?.error?.code !== "malformed_path")
+          if (res.status !== 400 || errorOf(res.body)?.code !== "malformed_path")
             wrong.push(`${route.method} ${path}: ${res.status} ${res.text.slice(0, 120)}`);
         }
       }

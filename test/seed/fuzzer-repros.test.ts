@@ -4,7 +4,6 @@
  * POST /_emulator/clock refuses it (a 422 with the clock's own message) and leaves nothing behind.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import type { Fixture } from "../../client";
 import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
 let emu: TestEmulator;
@@ -27,10 +26,10 @@ const limitRequestAt = (createdAt: string) => ({
       limitRequests: [
         {
           id: "req_bad_date",
-          scope: "account" as const,
+          scope: "account",
           limits: { max_api_keys: 30 },
           reason: "we need more keys for our CI runners",
-          status: "pending" as const,
+          status: "pending",
           createdAt,
         },
       ],
@@ -38,7 +37,12 @@ const limitRequestAt = (createdAt: string) => ({
   ],
 });
 
-const seed = (body: Fixture) => emu.control.POST("/_emulator/seed", { body });
+/**
+ * Raw: the document types the seed's body by the model of what it answers (every defaulted field required),
+ * so fixtures that lean on defaults, as these do, are not expressible through the typed client.
+ */
+const seed = (json: unknown) =>
+  emu.rawRequest("POST", "/_emulator/seed", { key: emu.runtime.control.adminToken, json });
 const badDate = () => emu.client.GET("/developer/v1/extensions/{id}", { params: { path: { id: "ext_bad_date" } } });
 
 describe("timestamps of a seed are instants of the calendar, as the clock API requires", () => {
@@ -72,7 +76,7 @@ describe("timestamps of a seed are instants of the calendar, as the clock API re
   test("February 31st is refused; February 29th of a leap year loads", async () => {
     const error = expectEnvelope(await seed(extensionAt("2026-02-31T10:00:00.000Z")), 422, "validation_error");
     expect(error.details![0]!.message).toBe("createdAt: 2026-02-31 is not a day of the calendar.");
-    expect((await seed(extensionAt("2028-02-29T10:00:00.000Z"))).response.status).toBe(200);
+    expect((await seed(extensionAt("2028-02-29T10:00:00.000Z"))).status).toBe(200);
     expect((await badDate()).data?.createdAt).toBe("2028-02-29T10:00:00.000Z");
   });
 

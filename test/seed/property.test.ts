@@ -87,7 +87,7 @@ const accountArb = (i: number) =>
 const fixtureArb = fc
   .tuple(accountArb(0), fc.option(accountArb(1), { nil: undefined }), instant)
   .map(([a, b, now]) => ({
-    clock: { now, mode: "frozen" },
+    clock: { now, mode: "frozen" as const },
     accounts: [a, ...(b ? [b] : [])].map((acc) => ({
       ...acc,
       limitRequests: acc.limitRequests.map((r, j) => ({ ...r, id: `req_${acc.id}_${j}` })),
