@@ -95,7 +95,12 @@ export interface RawResponse {
 }
 
 /** A typed client's answer (openapi-fetch's `{ data, error, response }`) or a raw one. */
-type AnyResponse = RawResponse | { response: Response; error?: unknown; data?: unknown };
+export type AnyResponse = RawResponse | { response: Response; error?: unknown; data?: unknown };
+
+/** The status and the parsed body (a typed answer's `error`, or else its `data`) of either kind of answer. */
+export function answerOf(res: AnyResponse): { status: number; body: unknown } {
+  return "response" in res ? { status: res.response.status, body: res.error ?? res.data } : res;
+}
 
 export interface StartOptions {
   fixture?: Fixture | null;
@@ -256,8 +261,7 @@ export interface EnvelopeError {
 
 /** Asserts the error envelope shape (of a raw answer or a typed client's) and returns its `error` object. */
 export function expectEnvelope(res: AnyResponse, status: number, code: string): EnvelopeError {
-  const actual = "response" in res ? res.response.status : res.status;
-  const body = "response" in res ? res.error : res.body;
+  const { status: actual, body } = answerOf(res);
   const error = errorOf(body);
   if (actual !== status || error?.code !== code || error?.status !== status || typeof error?.message !== "string") {
     throw new Error(`expected ${status} ${code}, got ${actual} ${JSON.stringify(body)}`);
