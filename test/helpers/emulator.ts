@@ -97,9 +97,11 @@ export interface RawResponse {
 /** A typed client's answer (openapi-fetch's `{ data, error, response }`) or a raw one. */
 export type AnyResponse = RawResponse | { response: Response; error?: unknown; data?: unknown };
 
-/** The status and the parsed body (a typed answer's `error`, or else its `data`) of either kind of answer. */
-export function answerOf(res: AnyResponse): { status: number; body: unknown } {
-  return "response" in res ? { status: res.response.status, body: res.error ?? res.data } : res;
+/** The status, headers and parsed body (a typed answer's `error`, else its `data`) of either kind of answer. */
+export function answerOf(res: AnyResponse): { status: number; headers: Headers; body: unknown } {
+  return "response" in res
+    ? { status: res.response.status, headers: res.response.headers, body: res.error ?? res.data }
+    : res;
 }
 
 export interface StartOptions {
