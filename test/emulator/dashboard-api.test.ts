@@ -407,7 +407,7 @@ describe("the request log's client field", () => {
     ).toBe(401);
 
     const list = (await requests()).reverse();
-    expect(list.map((e) => e.client)).toEqual([...sent.map(([, , client]) => client), "dashboard"]);
+    expect(list.map((e): string | null => e.client)).toEqual([...sent.map(([, , client]) => client), "dashboard"]);
     const stream = await fetch(`${emu.url}/_emulator/requests/stream?recent=${sent.length + 1}`, {
       headers: { accept: "text/event-stream", authorization: `Bearer ${emu.runtime.control.adminToken}` },
       signal: AbortSignal.timeout(10_000),

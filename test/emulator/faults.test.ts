@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:tes
 import type { FaultRuleInput } from "../../client";
 import { compilePattern, normalizePattern } from "../../src/emulator/fault-injector";
 import {
+  answerOf,
   DEMO_KEY,
   expectEnvelope,
   OTHER_KEY,
@@ -54,7 +55,9 @@ describe("POST /_emulator/faults", () => {
       const res = await list();
       statuses.push(res.response.status);
       if (res.response.status === 503)
-        expect(res.error).toEqual({ error: { code: "maintenance", message: "Down for maintenance.", status: 503 } });
+        expect(answerOf(res).body).toEqual({
+          error: { code: "maintenance", message: "Down for maintenance.", status: 503 },
+        });
     }
     expect(statuses).toEqual([503, 503, 503, 200, 200]);
     // Other methods and paths were never affected.

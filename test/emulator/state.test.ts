@@ -88,7 +88,7 @@ describe("POST /_emulator/reset", () => {
     const res = await reset();
     expect(res.response.status).toBe(200);
     expect(res.data?.reset).toBe(true);
-    expect(res.data?.seed.accountsCreated).toBe(2);
+    expect(res.data?.seed?.accountsCreated).toBe(2);
 
     const after = await state();
     expect(after?.counts).toEqual({

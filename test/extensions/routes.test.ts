@@ -264,7 +264,7 @@ describe("GET /extensions", () => {
       route: "GET /extensions/:id/limits",
       read: async (id: string) =>
         (await emu.client.GET("/developer/v1/extensions/{id}/limits", byId(id))).data?.limits.account
-          .max_secrets_per_extension.value,
+          .max_secrets_per_extension?.value,
       write: (s: Database, id: string, n: number) =>
         s
           .prepare(

@@ -37,23 +37,6 @@ export function baseFixture(): Fixture {
 export interface TestEmulator extends RunningEmulator {
   dataDir: string;
   clock: EmulatorClock;
-  /**
-   * fetch against the emulator: `api("GET", "/extensions")` goes to /developer/v1/extensions.
-   * @deprecated untyped: use `client` / `clientFor(key)`, or `rawRequest` for a request the document does not allow.
-   */
-  api(method: string, path: string, opts?: RequestOptions): Promise<TestResponse>;
-  /**
-   * fetch against the server root: `raw("GET", "/healthz")`.
-   * @deprecated untyped: use `rawRequest` (same root, body `unknown`).
-   */
-  raw(method: string, path: string, opts?: RequestOptions): Promise<TestResponse>;
-  /**
-   * fetch against the control plane: `admin("POST", "/clock", { advanceSeconds: 60 })` goes to
-   * /_emulator/clock with that JSON body, as the owner: with the admin token unless `opts.key` says otherwise
-   * (null: no Authorization header).
-   * @deprecated untyped: use `control`, or `rawRequest` for a request the document does not allow.
-   */
-  admin(method: string, path: string, json?: unknown, opts?: Omit<RequestOptions, "json">): Promise<TestResponse>;
   /** The generated developer-API client, acting with DEMO_KEY: paths, parameters, bodies and answers typed. */
   client: ApiClient;
   /** The generated developer-API client acting with `key` (null: no Authorization header). */
@@ -74,15 +57,6 @@ export interface RequestOptions {
   json?: unknown;
   body?: Bun.BodyInit;
   headers?: Record<string, string>;
-}
-
-/** What the untyped helpers (`api`, `raw`, `admin`) answer; new tests use the typed clients or `rawRequest`. */
-export interface TestResponse {
-  status: number;
-  headers: Headers;
-  text: string;
-  /** Parsed JSON body (undefined when the body is empty or not JSON). */
-  body: any;
 }
 
 /** What `rawRequest` answers: the body is whatever the server sent, so a test narrows it before reading it. */
@@ -217,17 +191,6 @@ export async function startTestEmulator(options: StartOptions = {}): Promise<Tes
     clientFor,
     control: watched(createAdminClient({ url: emulator.url, adminToken: () => emulator.runtime.control.adminToken })),
     rawRequest,
-    // The deprecated untyped helpers: DEMO_KEY (or the admin token) unless `opts.key` says otherwise.
-    api: (m: string, p: string, o?: RequestOptions) =>
-      rawRequest(m, `/developer/v1${p}`, { ...o, key: o?.key === undefined ? DEMO_KEY : o.key }),
-    raw: (m: string, p: string, o?: RequestOptions) =>
-      rawRequest(m, p, { ...o, key: o?.key === undefined ? DEMO_KEY : o.key }),
-    admin: (m: string, p: string, json?: unknown, o?: Omit<RequestOptions, "json">) =>
-      rawRequest(m, `/_emulator${p}`, {
-        key: emulator.runtime.control.adminToken,
-        ...o,
-        ...(json !== undefined ? { json } : {}),
-      }),
   });
 }
 

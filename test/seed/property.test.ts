@@ -137,8 +137,13 @@ test(
     await fc.assert(
       fc.asyncProperty(fixtureArb, async (fixture) => {
         await emu.control.POST("/_emulator/reset");
-        const loaded = await emu.control.POST("/_emulator/seed", { body: fixture });
-        expect(`${loaded.response.status} ${JSON.stringify(loaded.error)}`).toStartWith("200 ");
+        // Raw: the document types the seed's body by the model of what it answers (every defaulted field
+        // required), so these fixtures, which lean on defaults, are not expressible through the typed client.
+        const loaded = await emu.rawRequest("POST", "/_emulator/seed", {
+          key: emu.runtime.control.adminToken,
+          json: fixture,
+        });
+        expect(`${loaded.status} ${loaded.text}`).toStartWith("200 ");
         const before = await reads(fixture.accounts.length);
         const archive = await exportArchive();
         await emu.control.POST("/_emulator/reset");
