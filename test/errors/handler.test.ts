@@ -196,7 +196,7 @@ describe("unexpected exceptions", () => {
     const lines: string[] = [];
     const res = await tinyApp(lines).handle(new Request("http://localhost/bad-response"));
     expect(res.status).toBe(500);
-    expect(((await res.json()) as any).error.code).toBe("internal_error");
+    expect(errorOf(await res.json())?.code).toBe("internal_error");
     expect(lines.join("\n")).toContain("unexpected error");
   });
 
@@ -220,7 +220,7 @@ describe("unexpected exceptions", () => {
   test("a thrown non-Error is a 500 envelope too", async () => {
     const res = await tinyApp([]).handle(new Request("http://localhost/not-error"));
     expect(res.status).toBe(500);
-    expect(((await res.json()) as any).error.code).toBe("internal_error");
+    expect(errorOf(await res.json())?.code).toBe("internal_error");
   });
 
   test("a thrown ApiError keeps its status and code", async () => {
@@ -234,6 +234,6 @@ describe("unexpected exceptions", () => {
   test("an unknown route on the tiny app (no known paths) is a 404 not_found", async () => {
     const res = await tinyApp([]).handle(new Request("http://localhost/elsewhere", { method: "POST" }));
     expect(res.status).toBe(404);
-    expect(((await res.json()) as any).error).toMatchObject({ code: "not_found", status: 404 });
+    expect(errorOf(await res.json())).toMatchObject({ code: "not_found", status: 404 });
   });
 });

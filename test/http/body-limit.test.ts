@@ -5,7 +5,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { JSON_BODY_MAX_BYTES } from "../../src/http/body-limit";
 import { createExtension } from "../helpers/bundles";
-import { DEMO_KEY, expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+import {
+  DEMO_KEY,
+  errorOf,
+  expectEnvelope,
+  startTestEmulator,
+  stopTestEmulator,
+  type TestEmulator,
+} from "../helpers/emulator";
 import { announce } from "../helpers/raw-http";
 
 let emu: TestEmulator;
@@ -59,7 +66,7 @@ describe("POST /extensions (JSON body cap)", () => {
       body: chunkedJson(2 * JSON_BODY_MAX_BYTES),
     });
     expect(res.status).toBe(413);
-    expect(((await res.json()) as any).error).toMatchObject({ code: "payload_too_large", status: 413 });
+    expect(errorOf(await res.json())).toMatchObject({ code: "payload_too_large", status: 413 });
   });
 
   test("a small chunked body is read and validated as usual", async () => {
