@@ -11,6 +11,7 @@ import { memoryDirPrefix } from "../src/data-dir-lock";
 import { versions } from "../src/db/schema";
 import { newId } from "../src/ids";
 import { createRuntime } from "../src/runtime";
+import { createExtension } from "./helpers/bundles";
 import { startTestEmulator, stopTestEmulator, type TestEmulator } from "./helpers/emulator";
 
 function addVersionWithBlob(emu: TestEmulator, extensionId: string): string {
@@ -40,19 +41,22 @@ describe("restart on the same data directory", () => {
     const dataDir = first.dataDir;
     let second: TestEmulator | undefined;
     try {
-      const created = await first.api("POST", "/extensions", { json: { name: "Survivor", description: "kept" } });
-      const id = created.body.extension.id;
-      await first.api("PATCH", `/extensions/${id}`, { json: { visibility: "unlisted" } });
+      const created = await first.client.POST("/developer/v1/extensions", {
+        body: { name: "Survivor", description: "kept" },
+      });
+      const id = created.data?.extension.id ?? "";
+      const byId = { params: { path: { id } } };
+      await first.client.PATCH("/developer/v1/extensions/{id}", { ...byId, body: { visibility: "unlisted" } });
       const blobId = addVersionWithBlob(first, id);
-      const before = (await first.api("GET", `/extensions/${id}`)).body;
-      const listBefore = (await first.api("GET", "/extensions")).body;
+      const before = (await first.client.GET("/developer/v1/extensions/{id}", byId)).data;
+      const listBefore = (await first.client.GET("/developer/v1/extensions")).data;
       await first.stop();
       expect(existsSync(join(dataDir, "ext.sqlite"))).toBe(true);
 
       // No fixture this time: the account and its key must come from the file itself.
       second = await startTestEmulator({ dataDir, fixture: null });
-      expect((await second.api("GET", `/extensions/${id}`)).body).toEqual(before);
-      expect((await second.api("GET", "/extensions")).body).toEqual(listBefore);
+      expect((await second.client.GET("/developer/v1/extensions/{id}", byId)).data).toEqual(before);
+      expect((await second.client.GET("/developer/v1/extensions")).data).toEqual(listBefore);
       expect(before).toMatchObject({ name: "Survivor", description: "kept", visibility: "unlisted" });
       expect(second.runtime.blobs.exists(blobId)).toBe(true);
     } finally {
@@ -69,9 +73,9 @@ describe("memory mode", () => {
     const dataDir = join(parent, "must-not-exist");
     const emu = await startTestEmulator({ dataDir, config: { memory: true } });
     try {
-      const created = await emu.api("POST", "/extensions", { json: { name: "Ephemeral" } });
-      expect(created.status).toBe(201);
-      addVersionWithBlob(emu, created.body.extension.id);
+      const created = await emu.client.POST("/developer/v1/extensions", { body: { name: "Ephemeral" } });
+      expect(created.response.status).toBe(201);
+      addVersionWithBlob(emu, created.data?.extension.id ?? "");
       const blobRoot = emu.runtime.blobs.root;
       expect(existsSync(blobRoot)).toBe(true);
       expect(blobRoot.startsWith(parent)).toBe(false);
@@ -92,8 +96,8 @@ describe("memory mode", () => {
     const a = await startTestEmulator({ config: { memory: true } });
     const b = await startTestEmulator({ config: { memory: true } });
     try {
-      await a.api("POST", "/extensions", { json: { name: "Only In A" } });
-      expect((await b.api("GET", "/extensions")).body).toEqual({ extensions: [] });
+      await a.client.POST("/developer/v1/extensions", { body: { name: "Only In A" } });
+      expect((await b.client.GET("/developer/v1/extensions")).data).toEqual({ extensions: [] });
     } finally {
       await stopTestEmulator(a);
       await stopTestEmulator(b);
@@ -107,7 +111,7 @@ describe("start-up sweep", () => {
     const dataDir = first.dataDir;
     let second: TestEmulator | undefined;
     try {
-      const id = (await first.api("POST", "/extensions", { json: { name: "Has Bundle" } })).body.extension.id;
+      const id = await createExtension(first, "Has Bundle");
       const kept = addVersionWithBlob(first, id);
       const { objectsDir, tmpDir } = first.runtime.blobs;
       await first.stop();

@@ -126,20 +126,20 @@ describe("the CLI's calls through client/", () => {
     try {
       const api = apiClient(endpointsFromAnyUrl(emu.baseUrl), DEMO_KEY);
       const list = () => api.GET("/developer/v1/extensions");
-      await emu.admin("POST", "/faults", { path: "/extensions", status: 429, times: 4 });
+      await emu.control.POST("/_emulator/faults", { body: { path: "/extensions", status: 429, times: 4 } });
       const waits: number[] = [];
       const refused = await call(list, { onRetry: (s) => waits.push(s) }).catch((e) => e);
       expect(refused).toBeInstanceOf(ApiCallError);
       expect((refused as ApiCallError).status).toBe(429);
       expect(waits).toEqual([1, 1, 1]);
-      await emu.admin("DELETE", "/faults");
+      await emu.control.DELETE("/_emulator/faults");
 
-      await emu.admin("POST", "/faults", { path: "/extensions", status: 429, times: 1 });
+      await emu.control.POST("/_emulator/faults", { body: { path: "/extensions", status: 429, times: 1 } });
       const cut = new AbortController();
       const reason = new Error("deadline");
       const pending = call(list, { signal: cut.signal, onRetry: () => cut.abort(reason) });
       await expect(pending).rejects.toBe(reason);
-      await emu.admin("DELETE", "/faults");
+      await emu.control.DELETE("/_emulator/faults");
       expect(Array.isArray((await call(list)).extensions)).toBe(true);
     } finally {
       await stopTestEmulator(emu);

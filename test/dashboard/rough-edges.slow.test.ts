@@ -16,8 +16,8 @@ import {
   seriousViolations,
   until,
 } from "../helpers/browser";
-import { bundleDir, createExtension, submitVersion } from "../helpers/bundles";
-import { startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { bundleDir, createExtension, uploadVersion } from "../helpers/bundles";
+import { errorOf, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
 const enabled = browserAvailable();
 const STEP_TIMEOUT_MS = 90_000;
@@ -58,20 +58,27 @@ describe.skipIf(!enabled)("dashboard rough edges (Chromium, in-process emulator)
     [emu, browser] = await Promise.all([startTestEmulator(), launchBrowser()]);
     extensionId = await createExtension(emu);
     // One approved version (the current one), one pending (the review queue), one pending limit request, a fault.
-    const first = await submitVersion(emu, extensionId, { version: "1.4.2", bundle: await bundles.make() });
-    approvedVersionId = first.body.version.id;
-    expect((await emu.admin("POST", `/versions/${approvedVersionId}/approve`)).status).toBe(200);
-    expect((await submitVersion(emu, extensionId, { version: "1.5.0", bundle: await bundles.make() })).status).toBe(
-      202,
-    );
-    const request = await emu.admin("POST", "/limit-requests", {
-      accountId: ACCOUNT,
-      scope: "account",
-      limits: { max_api_keys: 30 },
-      reason: "Twenty CI pipelines run in parallel now.",
+    const first = await uploadVersion(emu, extensionId, { version: "1.4.2", bundle: await bundles.make() });
+    approvedVersionId = first.data?.version.id ?? "";
+    const approved = await emu.control.POST("/_emulator/versions/{versionId}/approve", {
+      params: { path: { versionId: approvedVersionId } },
     });
-    expect(request.status).toBe(201);
-    expect((await emu.admin("POST", "/faults", { path: "/extensions/ext_fault_probe", status: 503 })).status).toBe(201);
+    expect(approved.response.status).toBe(200);
+    const second = await uploadVersion(emu, extensionId, { version: "1.5.0", bundle: await bundles.make() });
+    expect(second.response.status).toBe(202);
+    const request = await emu.control.POST("/_emulator/limit-requests", {
+      body: {
+        accountId: ACCOUNT,
+        scope: "account",
+        limits: { max_api_keys: 30 },
+        reason: "Twenty CI pipelines run in parallel now.",
+      },
+    });
+    expect(request.response.status).toBe(201);
+    const fault = await emu.control.POST("/_emulator/faults", {
+      body: { path: "/extensions/ext_fault_probe", status: 503 },
+    });
+    expect(fault.response.status).toBe(201);
     // CSP bypassed so that axe can be injected (the docs test below keeps the policy).
     context = await browser.newContext({ viewport: DESKTOP, bypassCSP: true });
     page = await context.newPage();
@@ -113,9 +120,12 @@ describe.skipIf(!enabled)("dashboard rough edges (Chromium, in-process emulator)
       await note.waitFor();
       const problems = note.getByTestId("problems");
       await problems.waitFor();
-      const refusal = (await emu.admin("POST", "/seed", { accounts })).body.error as {
-        details: { field: string; message: string }[];
-      };
+      // The same fixture, refused: raw, as the typed client would not send it.
+      const seeded = await emu.rawRequest("POST", "/_emulator/seed", {
+        key: emu.runtime.control.adminToken,
+        json: { accounts },
+      });
+      const refusal = { details: errorOf(seeded.body)?.details ?? [] };
       expect(refusal.details.length).toBeGreaterThan(10);
       const lines = await note.locator("li").allTextContents();
       expect(lines).toEqual(refusal.details.map((d) => `${d.field}: ${d.message}`));
@@ -160,7 +170,10 @@ describe.skipIf(!enabled)("dashboard rough edges (Chromium, in-process emulator)
         await page.goto(`${emu.url}/?account=${ACCOUNT}#/extensions/${id}`);
         await textOf(page.getByRole("alert"), /extension_not_found/);
       }
-      expect((await emu.api("GET", "/extensions/ext_chart_probe")).status).toBe(404);
+      const probe = await emu.client.GET("/developer/v1/extensions/{id}", {
+        params: { path: { id: "ext_chart_probe" } },
+      });
+      expect(probe.response.status).toBe(404);
       await open("#/requests");
       await until("the stream", async () => (await page.getByTestId("live").textContent()) === "live");
       const rows = page.locator("tbody tr");
@@ -269,7 +282,10 @@ describe.skipIf(!enabled)("dashboard rough edges (Chromium, in-process emulator)
         await open("#/keys", p);
         await p.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "API reference" }).click();
         await p.waitForURL(`${emu.url}/docs`);
-        const key = (await emu.admin("POST", `/accounts/${ACCOUNT}/dashboard-key`)).body.plaintext as string;
+        const handed = await emu.control.POST("/_emulator/accounts/{accountId}/dashboard-key", {
+          params: { path: { accountId: ACCOUNT } },
+        });
+        const key = handed.data?.plaintext;
         await p.locator(".scalar-app h1").waitFor({ timeout: 60_000 });
         const token = p.getByPlaceholder("Token").first();
         await until("the token to be filled in", async () => (await token.inputValue()) === key, 30_000);

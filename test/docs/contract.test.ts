@@ -18,10 +18,10 @@ import {
   baseFixture,
   DEMO_KEY,
   dashboardSession,
+  type RawResponse,
   startTestEmulator,
   stopTestEmulator,
   type TestEmulator,
-  type TestResponse,
 } from "../helpers/emulator";
 import { OpenApiContract, type Operation } from "../helpers/openapi-contract";
 import { specProblems } from "../helpers/spec-fields";
@@ -42,7 +42,7 @@ beforeAll(async () => {
     { name: "secrets read", key: SECRETS_READ_ONLY, scopes: ["secrets:read"] },
   );
   emu = await startTestEmulator({ fixture, config: { rateLimits: true } });
-  contract = await OpenApiContract.create((await emu.raw("GET", "/openapi.json", { key: null })).body);
+  contract = await OpenApiContract.create((await emu.rawRequest("GET", "/openapi.json")).body);
   bundles = bundleDir();
 });
 afterAll(async () => {
@@ -65,12 +65,12 @@ interface Call {
 }
 
 /** Sends one request, checks it and its response against the document, records the status. */
-async function send(method: string, path: string, call: Call = {}): Promise<TestResponse> {
+async function send(method: string, path: string, call: Call = {}): Promise<RawResponse> {
   const developer = path.startsWith(API_PREFIX) || path.startsWith(DEPLOY_LIMITS_PREFIX);
   const headers: Record<string, string> = { ...call.headers };
   if (call.auth) headers.authorization = call.auth;
   if (call.contentType) headers["content-type"] = call.contentType;
-  const res = await emu.raw(method, path, {
+  const res = await emu.rawRequest(method, path, {
     key: call.key !== undefined ? call.key : developer ? DEMO_KEY : call.auth ? null : emu.runtime.control.adminToken,
     headers,
     ...(call.json !== undefined ? { json: call.json } : {}),
@@ -114,11 +114,30 @@ async function send(method: string, path: string, call: Call = {}): Promise<Test
   return res;
 }
 
-async function expectStatus(status: number, method: string, path: string, call?: Call): Promise<TestResponse> {
+/** A response of the expected status, whose body the contract has checked: read by key path. */
+interface Checked extends RawResponse {
+  /** The value at `keys` (object keys or array indexes); throws when it is not there. */
+  at(...keys: string[]): unknown;
+  /** The string at `keys`; throws when it is not one. */
+  str(...keys: string[]): string;
+}
+
+async function expectStatus(status: number, method: string, path: string, call?: Call): Promise<Checked> {
   const res = await send(method, path, call);
   if (res.status !== status)
     throw new Error(`${method} ${path}: expected ${status}, got ${res.status} ${res.text.slice(0, 300)}`);
-  return res;
+  const at = (...keys: string[]): unknown =>
+    keys.reduce<unknown>((value, key) => {
+      if (typeof value !== "object" || value === null || !(key in value))
+        throw new Error(`${method} ${path}: no ${keys.join(".")} in ${res.text.slice(0, 300)}`);
+      return (value as Record<string, unknown>)[key];
+    }, res.body);
+  const str = (...keys: string[]): string => {
+    const value = at(...keys);
+    if (typeof value !== "string") throw new Error(`${method} ${path}: ${keys.join(".")} is not a string`);
+    return value;
+  };
+  return Object.assign(res, { at, str });
 }
 
 async function submission(version: string, file?: string): Promise<{ body: FormData; form: Record<string, string> }> {
@@ -189,7 +208,7 @@ describe("every route, every documented status, against /openapi.json", () => {
     const created = await expectStatus(201, "POST", `${API_PREFIX}/extensions`, {
       json: { name: "Contract Board", short_description: "Sounds", pricing: { type: "free" } },
     });
-    ext = created.body.extension.id;
+    ext = created.str("extension", "id");
     await expectStatus(200, "GET", `${API_PREFIX}/extensions`);
     await expectStatus(200, "GET", `${API_PREFIX}/extensions/${ext}`);
     await expectStatus(200, "PATCH", `${API_PREFIX}/extensions/${ext}`, {
@@ -201,7 +220,7 @@ describe("every route, every documented status, against /openapi.json", () => {
         body: first.body,
         form: first.form,
       })
-    ).body.version.id;
+    ).str("version", "id");
     await expectStatus(200, "GET", `${API_PREFIX}/extensions/${ext}/versions?include=archived`);
     await expectStatus(200, "GET", `${API_PREFIX}/extensions/${ext}/installs`);
     await expectStatus(204, "PUT", `${API_PREFIX}/extensions/${ext}/secrets/API_TOKEN`, {
@@ -232,8 +251,10 @@ describe("every route, every documented status, against /openapi.json", () => {
     // Approved and public: listed, so it can no longer be deleted.
     await expectStatus(200, "POST", `/_emulator/versions/${version}/approve`);
     await expectStatus(409, "DELETE", `${API_PREFIX}/extensions/${ext}`);
-    const doomed = (await expectStatus(201, "POST", `${API_PREFIX}/extensions`, { json: { name: "Short Lived" } })).body
-      .extension.id;
+    const doomed = (await expectStatus(201, "POST", `${API_PREFIX}/extensions`, { json: { name: "Short Lived" } })).str(
+      "extension",
+      "id",
+    );
     await expectStatus(204, "DELETE", `${API_PREFIX}/extensions/${doomed}`);
   });
 
@@ -250,7 +271,7 @@ describe("every route, every documented status, against /openapi.json", () => {
       await expectStatus(201, "POST", "/_emulator/faults", {
         json: { method: "GET", path: "/nowhere/*", status: 503, times: 1 },
       })
-    ).body.fault.id;
+    ).str("fault", "id");
     await expectStatus(200, "GET", "/_emulator/faults");
     await expectStatus(204, "DELETE", `/_emulator/faults/${fault}`);
     await expectStatus(204, "DELETE", "/_emulator/faults");
@@ -262,14 +283,14 @@ describe("every route, every documented status, against /openapi.json", () => {
       await expectStatus(201, "POST", "/_emulator/accounts/acc_other/keys", {
         json: { name: "ci", scopes: ["extensions:read"] },
       })
-    ).body.apiKey.id;
+    ).str("apiKey", "id");
     await expectStatus(200, "GET", "/_emulator/accounts/acc_other/keys");
     await expectStatus(204, "DELETE", `/_emulator/accounts/acc_other/keys/${key}`);
     const member = (
       await expectStatus(201, "POST", "/_emulator/accounts/acc_other/members", {
         json: { email: "dev@example.com", role: "developer" },
       })
-    ).body.member.id;
+    ).str("member", "id");
     await expectStatus(409, "POST", "/_emulator/accounts/acc_other/members", {
       json: { email: "dev@example.com", role: "viewer" },
     });
@@ -288,10 +309,14 @@ describe("every route, every documented status, against /openapi.json", () => {
 
     const reason = "We ship a large sound pack for schools.";
     const request = { accountId: "acc_test", scope: "account", limits: { max_sounds_per_extension: 80 }, reason };
-    const approved = (await expectStatus(201, "POST", "/_emulator/limit-requests", { json: request })).body.limitRequest
-      .id;
-    const rejected = (await expectStatus(201, "POST", "/_emulator/limit-requests", { json: request })).body.limitRequest
-      .id;
+    const approved = (await expectStatus(201, "POST", "/_emulator/limit-requests", { json: request })).str(
+      "limitRequest",
+      "id",
+    );
+    const rejected = (await expectStatus(201, "POST", "/_emulator/limit-requests", { json: request })).str(
+      "limitRequest",
+      "id",
+    );
     await expectStatus(200, "GET", "/_emulator/limit-requests?status=pending");
     await expectStatus(422, "GET", "/_emulator/limit-requests?status=maybe");
     await expectStatus(200, "GET", `/_emulator/limit-requests/${approved}`);
@@ -306,7 +331,7 @@ describe("every route, every documented status, against /openapi.json", () => {
         body: second.body,
         form: second.form,
       })
-    ).body.version.id;
+    ).str("version", "id");
     await expectStatus(200, "POST", `/_emulator/versions/${pending}/reject`, {
       json: { reason: "Clipping in two sounds" },
     });
@@ -322,14 +347,15 @@ describe("every route, every documented status, against /openapi.json", () => {
         body: third.body,
         form: third.form,
       })
-    ).body.version.id;
+    ).str("version", "id");
     await expectStatus(200, "POST", `/_emulator/versions/${newer}/approve`);
     await expectStatus(200, "POST", `/_emulator/extensions/${ext}/rollouts`, {
       json: { fromVersionId: version, toVersionId: newer, count: 1 },
     });
     await expectStatus(409, "POST", `/_emulator/extensions/${ext}/rollouts`, { json: { toVersionId: pending } });
-    const bare = (await expectStatus(201, "POST", `${API_PREFIX}/extensions`, { json: { name: "No Versions Yet" } }))
-      .body.extension.id;
+    const bare = (
+      await expectStatus(201, "POST", `${API_PREFIX}/extensions`, { json: { name: "No Versions Yet" } })
+    ).str("extension", "id");
     await expectStatus(409, "POST", `/_emulator/extensions/${bare}/installs`, { json: {} });
     await expectStatus(200, "POST", `/_emulator/extensions/${ext}/disable`);
     await expectStatus(200, "POST", `/_emulator/extensions/${ext}/enable`);
@@ -342,7 +368,7 @@ describe("every route, every documented status, against /openapi.json", () => {
     await expectStatus(422, "GET", "/_emulator/export?includeSecretValues=maybe");
     const snapshots: string[] = [];
     for (let i = 0; i < SNAPSHOTS_MAX; i++)
-      snapshots.push((await expectStatus(201, "POST", "/_emulator/snapshots")).body.snapshot.id);
+      snapshots.push((await expectStatus(201, "POST", "/_emulator/snapshots")).str("snapshot", "id"));
     await expectStatus(422, "POST", "/_emulator/snapshots");
     await expectStatus(204, "POST", `/_emulator/snapshots/${snapshots[0]}/restore`);
     for (const id of snapshots) await expectStatus(204, "DELETE", `/_emulator/snapshots/${id}`);
@@ -350,8 +376,8 @@ describe("every route, every documented status, against /openapi.json", () => {
 
   test("the dashboard's control plane: accounts, its key, the review queue, a bundle and its sounds, limits, the request log live", async () => {
     await expectStatus(200, "GET", "/_emulator/accounts");
-    expect((await expectStatus(200, "POST", "/_emulator/accounts/acc_other/dashboard-key")).body.created).toBe(true);
-    expect((await expectStatus(200, "POST", "/_emulator/accounts/acc_other/dashboard-key")).body.created).toBe(false);
+    expect((await expectStatus(200, "POST", "/_emulator/accounts/acc_other/dashboard-key")).at("created")).toBe(true);
+    expect((await expectStatus(200, "POST", "/_emulator/accounts/acc_other/dashboard-key")).at("created")).toBe(false);
     await expectStatus(404, "POST", "/_emulator/accounts/acc_missing/dashboard-key");
     // An account at its cap of active keys has no room for the dashboard's.
     await expectStatus(200, "PUT", "/_emulator/overrides/accounts/acc_test", { json: { max_api_keys: 1 } });
@@ -359,8 +385,9 @@ describe("every route, every documented status, against /openapi.json", () => {
     await expectStatus(204, "DELETE", "/_emulator/overrides/accounts/acc_test");
 
     // A sound over the player's 10 MB (the extension's sound cap raised so the upload takes it).
-    const board = (await expectStatus(201, "POST", `${API_PREFIX}/extensions`, { json: { name: "Dashboard Board" } }))
-      .body.extension.id;
+    const board = (
+      await expectStatus(201, "POST", `${API_PREFIX}/extensions`, { json: { name: "Dashboard Board" } })
+    ).str("extension", "id");
     await expectStatus(200, "PUT", `/_emulator/overrides/extensions/${board}`, {
       json: { sound_file_bytes: 12 * 1024 * 1024 },
     });
@@ -374,9 +401,12 @@ describe("every route, every documented status, against /openapi.json", () => {
         body: upload.body,
         form: upload.form,
       })
-    ).body.version.id;
-    const queue = (await expectStatus(200, "GET", "/_emulator/review-queue")).body.versions;
-    expect(queue.map((v: { versionId: string }) => v.versionId)).toContain(pending);
+    ).str("version", "id");
+    const queue = await expectStatus(200, "GET", "/_emulator/review-queue");
+    const queued = queue.at("versions");
+    expect(Array.isArray(queued) && queued.map((_, i) => queue.str("versions", String(i), "versionId"))).toContain(
+      pending,
+    );
     await expectStatus(200, "GET", `/_emulator/versions/${pending}/bundle`);
     const sound = await expectStatus(200, "GET", `/_emulator/versions/${pending}/sound?path=sounds/s0.mp3`);
     expect(sound.headers.get("content-type")).toBe("audio/mpeg");
@@ -389,13 +419,13 @@ describe("every route, every documented status, against /openapi.json", () => {
     await expectStatus(404, "GET", "/_emulator/limits?accountId=acc_missing");
     await expectStatus(422, "GET", "/_emulator/limits");
 
-    const [latest] = (await expectStatus(200, "GET", "/_emulator/requests?limit=1")).body.requests;
-    await expectStatus(200, "GET", `/_emulator/requests/${latest.id}`);
+    const latest = (await expectStatus(200, "GET", "/_emulator/requests?limit=1")).at("requests", "0", "id");
+    await expectStatus(200, "GET", `/_emulator/requests/${latest}`);
     await expectStatus(422, "GET", "/_emulator/requests/not-a-number");
     await expectStatus(422, "GET", "/_emulator/requests/stream?recent=-1");
     const first = await firstEvent("/_emulator/requests/stream?recent=1", "RequestLogEntry");
     expect(first.event).toBe("request");
-    expect(first.data.id).toBe(latest.id);
+    expect(first.data.id).toBe(latest);
     // Every stream the server allows open at once, then one more.
     const streams: AbortController[] = [];
     try {

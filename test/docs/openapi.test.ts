@@ -11,17 +11,22 @@ import { API_PREFIX, DEPLOY_LIMITS_PREFIX } from "../../src/config";
 import { documentation } from "../../src/docs/openapi";
 import { ERROR_EXAMPLES, type ErrorCode, statusOf } from "../../src/errors/codes";
 import { SOUND_MEDIA_TYPES } from "../../src/versions/admin-model";
-import { startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { createExtension } from "../helpers/bundles";
+import { errorOf, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
 let emu: TestEmulator;
 let doc: any;
 beforeAll(async () => {
   emu = await startTestEmulator();
-  const res = await emu.raw("GET", "/openapi.json", { key: null });
+  const res = await emu.rawRequest("GET", "/openapi.json");
   expect(res.status).toBe(200);
   doc = res.body;
 });
 afterAll(() => stopTestEmulator(emu));
+
+/** A control-plane body the document refuses (so the typed client would not send it), sent raw as the owner. */
+const owner = (method: string, path: string, json: unknown) =>
+  emu.rawRequest(method, path, { key: emu.runtime.control.adminToken, json });
 
 const isDeveloperPath = (path: string) =>
   path.startsWith(`${API_PREFIX}/`) || path.startsWith(`${DEPLOY_LIMITS_PREFIX}/`);
@@ -98,8 +103,8 @@ describe("GET /openapi.json", () => {
         expect(ajv.validate(name, blank), `${model} ${JSON.stringify(blank)}`).toBe(false);
       expect(ajv.validate(name, " Sound Board ")).toBe(true);
     }
-    const res = await emu.api("POST", "/extensions", { json: { name: " \t " } });
-    expect(res.status).toBe(422);
+    const res = await emu.client.POST("/developer/v1/extensions", { body: { name: " \t " } });
+    expect(res.response.status).toBe(422);
   });
 
   test("every 429 requires Retry-After", () => {
@@ -114,7 +119,7 @@ describe("GET /openapi.json", () => {
     const clock = deref(doc.components.schemas.ClockChange);
     for (const body of [{}, { freeze: true }, { advanceSeconds: 1, mode: "real" }]) {
       expect(ajv.validate(clock, body), JSON.stringify(body)).toBe(false);
-      expect((await emu.admin("POST", "/clock", body)).status, JSON.stringify(body)).toBe(422);
+      expect((await owner("POST", "/_emulator/clock", body)).status, JSON.stringify(body)).toBe(422);
     }
     for (const body of [{ advanceSeconds: 1 }, { set: "2030-01-01T00:00:00.000Z", freeze: true }, { mode: "real" }])
       expect(ajv.validate(clock, body), JSON.stringify(body)).toBe(true);
@@ -131,7 +136,7 @@ describe("GET /openapi.json", () => {
     ];
     for (const body of refused) {
       expect(ajv.validate(request, body), JSON.stringify(body)).toBe(false);
-      expect((await emu.admin("POST", "/limit-requests", body)).status, JSON.stringify(body)).toBe(422);
+      expect((await owner("POST", "/_emulator/limit-requests", body)).status, JSON.stringify(body)).toBe(422);
     }
     expect(ajv.validate(request, { ...base, scope: "account", reason: `  ${reason}  ` })).toBe(true);
   });
@@ -435,16 +440,22 @@ describe("GET /openapi.json", () => {
 
 describe("integers as the document types them", () => {
   test("a JSON body's integer written as a string is a 422, as the document's `integer` says; a query integer is still text", async () => {
-    const ext = (await emu.api("POST", "/extensions", { json: { name: "Integers" } })).body.extension.id;
+    const ext = await createExtension(emu, "Integers");
     const refused = [
-      await emu.admin("POST", `/extensions/${ext}/installs`, { count: "5" }),
-      await emu.admin("PUT", `/overrides/extensions/${ext}`, { max_sounds_per_extension: "80" }),
-      await emu.admin("POST", "/faults", { path: "/extensions", status: "503" }),
+      await owner("POST", `/_emulator/extensions/${ext}/installs`, { count: "5" }),
+      await owner("PUT", `/_emulator/overrides/extensions/${ext}`, { max_sounds_per_extension: "80" }),
+      await owner("POST", "/_emulator/faults", { path: "/extensions", status: "503" }),
     ];
-    for (const res of refused) expect([res.status, res.body.error.code]).toEqual([422, "validation_error"]);
-    expect(refused[0]!.body.error.details[0].field).toBe("count");
-    expect((await emu.admin("PUT", `/overrides/extensions/${ext}`, { max_sounds_per_extension: 80 })).status).toBe(200);
-    expect((await emu.admin("GET", "/requests?limit=5")).status).toBe(200);
+    for (const res of refused) expect([res.status, errorOf(res.body)?.code]).toEqual([422, "validation_error"]);
+    expect(errorOf(refused[0]?.body)?.details?.[0]?.field).toBe("count");
+    const override = await emu.control.PUT("/_emulator/overrides/extensions/{id}", {
+      params: { path: { id: ext } },
+      body: { max_sounds_per_extension: 80 },
+    });
+    expect(override.response.status).toBe(200);
+    expect((await emu.control.GET("/_emulator/requests", { params: { query: { limit: 5 } } })).response.status).toBe(
+      200,
+    );
   });
 });
 
@@ -470,7 +481,7 @@ describe("error codes", () => {
 
 describe("GET /docs", () => {
   test("serves the UI page pointing at the embedded script, with no external script", async () => {
-    const res = await emu.raw("GET", "/docs", { key: null });
+    const res = await emu.rawRequest("GET", "/docs");
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("text/html");
     expect(res.text).toContain('src="/docs/scalar.js"');
@@ -491,7 +502,7 @@ describe("GET /docs", () => {
   });
 
   test("/docs/scalar.js is served from the binary as JavaScript", async () => {
-    const res = await emu.raw("GET", "/docs/scalar.js", { key: null });
+    const res = await emu.rawRequest("GET", "/docs/scalar.js");
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("javascript");
     expect(res.text.length).toBeGreaterThan(100_000);

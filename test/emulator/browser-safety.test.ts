@@ -22,11 +22,12 @@ beforeAll(async () => {
 });
 afterAll(() => stopTestEmulator(emu));
 
-const accounts = async () => (await emu.admin("GET", "/state")).body.counts.accounts as number;
+const accounts = async () => (await emu.control.GET("/_emulator/state")).data?.counts.accounts;
+// The requests below carry a browser's headers (Origin, Sec-Fetch-Site, a session): raw, with the key each names.
 
 describe("POST /_emulator/reset from a browser page", () => {
   test("a foreign Origin (cross-site request forgery) is a 403 and nothing is wiped", async () => {
-    const res = await emu.raw("POST", "/_emulator/reset", {
+    const res = await emu.rawRequest("POST", "/_emulator/reset", {
       key: null,
       headers: { ...session, origin: "http://evil.example", "content-type": "text/plain" },
     });
@@ -37,7 +38,10 @@ describe("POST /_emulator/reset from a browser page", () => {
   test("Sec-Fetch-Site: cross-site or same-site is a 403", async () => {
     for (const site of ["cross-site", "same-site"]) {
       expectEnvelope(
-        await emu.raw("POST", "/_emulator/reset", { key: null, headers: { ...session, "sec-fetch-site": site } }),
+        await emu.rawRequest("POST", "/_emulator/reset", {
+          key: null,
+          headers: { ...session, "sec-fetch-site": site },
+        }),
         403,
         "forbidden",
       );
@@ -46,13 +50,13 @@ describe("POST /_emulator/reset from a browser page", () => {
   });
 
   test("the server's own origin (the /docs page) is allowed", async () => {
-    const res = await emu.raw("GET", "/_emulator/state", {
+    const res = await emu.rawRequest("GET", "/_emulator/state", {
       key: null,
       headers: { ...session, origin: emu.url, "sec-fetch-site": "same-origin" },
     });
     expect(res.status).toBe(200);
     // The same request without the session is anybody's: refused.
-    const without = await emu.raw("GET", "/_emulator/state", {
+    const without = await emu.rawRequest("GET", "/_emulator/state", {
       key: null,
       headers: { origin: emu.url, "sec-fetch-site": "same-origin" },
     });
@@ -61,7 +65,10 @@ describe("POST /_emulator/reset from a browser page", () => {
 
   test("the admin token opens it whatever the Origin", async () => {
     const token = emu.runtime.control.adminToken;
-    const res = await emu.raw("GET", "/_emulator/state", { key: token, headers: { origin: "http://evil.example" } });
+    const res = await emu.rawRequest("GET", "/_emulator/state", {
+      key: token,
+      headers: { origin: "http://evil.example" },
+    });
     expect(res.status).toBe(200);
   });
 });

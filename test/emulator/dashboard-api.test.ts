@@ -3,11 +3,15 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:tes
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type BundleDir, bundleDir, createExtension, submitVersion } from "../helpers/bundles";
+import type { ExtensionUpdate } from "../../client";
+import { type BundleDir, bundleDir, createExtension, uploadVersion } from "../helpers/bundles";
 import {
   baseFixture,
   DEMO_KEY,
+  errorOf,
   expectEnvelope,
+  jsonAt,
+  type RequestOptions,
   startTestEmulator,
   stopTestEmulator,
   type TestEmulator,
@@ -24,56 +28,85 @@ afterAll(async () => {
   bundles.cleanup();
 });
 beforeEach(async () => {
-  expect((await emu.admin("POST", "/reset")).status).toBe(200);
+  expect((await reset()).response.status).toBe(200);
 });
+
+const reset = (e: TestEmulator = emu) => e.control.POST("/_emulator/reset");
+const account = (accountId = "acc_test") => ({ params: { path: { accountId } } });
+const dashboardKey = (e: TestEmulator = emu, accountId = "acc_test") =>
+  e.control.POST("/_emulator/accounts/{accountId}/dashboard-key", account(accountId));
+const keysOf = async (e: TestEmulator = emu) =>
+  (await e.control.GET("/_emulator/accounts/{accountId}/keys", account())).data?.apiKeys ?? [];
+const revoke = (e: TestEmulator, keyId: string) =>
+  e.control.DELETE("/_emulator/accounts/{accountId}/keys/{keyId}", {
+    params: { path: { accountId: "acc_test", keyId } },
+  });
+const listAs = (e: TestEmulator, key: string) => e.clientFor(key).GET("/developer/v1/extensions");
+const requests = async (limit?: number) =>
+  (await emu.control.GET("/_emulator/requests", limit === undefined ? {} : { params: { query: { limit } } })).data
+    ?.requests ?? [];
+const requestDetail = (id: number) => emu.control.GET("/_emulator/requests/{id}", { params: { path: { id } } });
+const byVersion = (versionId: string) => ({ params: { path: { versionId } } });
+const approve = (versionId: string) =>
+  emu.control.POST("/_emulator/versions/{versionId}/approve", byVersion(versionId));
+const soundFile = (versionId: string, path: string) =>
+  emu.control.GET("/_emulator/versions/{versionId}/sound", { params: { path: { versionId }, query: { path } } });
+const limits = (query: { accountId: string; extensionId?: string }) =>
+  emu.control.GET("/_emulator/limits", { params: { query } });
+const patchExtension = (id: string, body: ExtensionUpdate) =>
+  emu.client.PATCH("/developer/v1/extensions/{id}", { params: { path: { id } }, body });
+/** Raw, as DEMO_KEY (unless told): queries and bodies the document does not have, kept by the request log. */
+const developer = (method: string, path: string, opts: RequestOptions = {}) =>
+  emu.rawRequest(method, `/developer/v1${path}`, { key: DEMO_KEY, ...opts });
 
 async function pendingVersion(): Promise<{ extensionId: string; versionId: string }> {
   const extensionId = await createExtension(emu, "Queue Board");
-  const res = await submitVersion(emu, extensionId, {
+  const res = await uploadVersion(emu, extensionId, {
     version: "1.0.0",
     changelog: "first",
     bundle: await bundles.make(),
   });
-  expect(res.status).toBe(202);
-  return { extensionId, versionId: res.body.version.id };
+  expect(res.response.status).toBe(202);
+  return { extensionId, versionId: res.data?.version.id ?? "" };
 }
 
 describe("accounts and the dashboard key", () => {
   test("GET /accounts lists every account with its counts", async () => {
     await createExtension(emu, "Counted");
-    const res = await emu.admin("GET", "/accounts");
-    expect(res.status).toBe(200);
+    const res = await emu.control.GET("/_emulator/accounts");
+    expect(res.response.status).toBe(200);
     // Seeded in the same millisecond: oldest first, then by id.
-    expect(res.body.accounts.map((a: any) => [a.id, a.extensions, a.activeApiKeys])).toEqual([
+    expect(res.data?.accounts.map((a) => [a.id, a.extensions, a.activeApiKeys])).toEqual([
       ["acc_other", 0, 1],
       ["acc_test", 1, 2],
     ]);
   });
 
   test("the dashboard key is an ordinary key named dashboard, made once and reused until revoked", async () => {
-    const first = await emu.admin("POST", "/accounts/acc_test/dashboard-key");
-    expect(first.status).toBe(200);
-    expect(first.body.created).toBe(true);
-    expect(first.body.apiKey).toMatchObject({ name: "dashboard", scopes: ["*"], revokedAt: null });
-    const again = await emu.admin("POST", "/accounts/acc_test/dashboard-key");
-    expect(again.body).toMatchObject({ created: false, plaintext: first.body.plaintext });
-    expect((await emu.api("GET", "/extensions", { key: first.body.plaintext })).status).toBe(200);
-    const keys = (await emu.admin("GET", "/accounts/acc_test/keys")).body.apiKeys;
-    expect(keys.filter((k: any) => k.name === "dashboard")).toHaveLength(1);
-    await emu.admin("DELETE", `/accounts/acc_test/keys/${first.body.apiKey.id}`);
-    const third = await emu.admin("POST", "/accounts/acc_test/dashboard-key");
-    expect(third.body.created).toBe(true);
-    expect(third.body.plaintext).not.toBe(first.body.plaintext);
+    const first = await dashboardKey();
+    expect(first.response.status).toBe(200);
+    const made = first.data;
+    expect(made?.created).toBe(true);
+    expect(made?.apiKey).toMatchObject({ name: "dashboard", scopes: ["*"], revokedAt: null });
+    const again = await dashboardKey();
+    expect(again.data).toMatchObject({ created: false, plaintext: made?.plaintext });
+    expect((await listAs(emu, made?.plaintext ?? "")).response.status).toBe(200);
+    const keys = await keysOf();
+    expect(keys.filter((k) => k.name === "dashboard")).toHaveLength(1);
+    await revoke(emu, made?.apiKey.id ?? "");
+    const third = (await dashboardKey()).data;
+    expect(third?.created).toBe(true);
+    expect(third?.plaintext).not.toBe(made?.plaintext);
   });
 
   test("after a reset the account has one working dashboard key again", async () => {
-    await emu.admin("POST", "/accounts/acc_test/dashboard-key");
-    await emu.admin("POST", "/reset");
-    const after = await emu.admin("POST", "/accounts/acc_test/dashboard-key");
-    expect(after.body.created).toBe(true);
-    expect((await emu.api("GET", "/extensions", { key: after.body.plaintext })).status).toBe(200);
-    const keys = (await emu.admin("GET", "/accounts/acc_test/keys")).body.apiKeys;
-    expect(keys.filter((k: { name: string }) => k.name === "dashboard")).toHaveLength(1);
+    await dashboardKey();
+    await reset();
+    const after = (await dashboardKey()).data;
+    expect(after?.created).toBe(true);
+    expect((await listAs(emu, after?.plaintext ?? "")).response.status).toBe(200);
+    const keys = await keysOf();
+    expect(keys.filter((k) => k.name === "dashboard")).toHaveLength(1);
   });
 
   test("a revoked dashboard key is not made again by a reset, nor by a restart followed by a reset", async () => {
@@ -85,25 +118,25 @@ describe("accounts and the dashboard key", () => {
     try {
       const first = await startTestEmulator({ dataDir, fixture });
       try {
-        const key = (await first.admin("POST", "/accounts/acc_test/dashboard-key")).body;
-        await first.admin("DELETE", `/accounts/acc_test/keys/${key.apiKey.id}`);
-        revoked.push(key.plaintext);
-        await first.admin("POST", "/reset");
-        const after = (await first.admin("POST", "/accounts/acc_test/dashboard-key")).body;
-        expect(revoked).not.toContain(after.plaintext);
-        await first.admin("DELETE", `/accounts/acc_test/keys/${after.apiKey.id}`);
-        revoked.push(after.plaintext);
+        const key = (await dashboardKey(first)).data;
+        await revoke(first, key?.apiKey.id ?? "");
+        revoked.push(key?.plaintext ?? "");
+        await reset(first);
+        const after = (await dashboardKey(first)).data;
+        expect(revoked).not.toContain(after?.plaintext);
+        await revoke(first, after?.apiKey.id ?? "");
+        revoked.push(after?.plaintext ?? "");
       } finally {
         await stopTestEmulator(first, true);
       }
       // A new process knows the revocations only from the rows, which the reset is about to wipe.
       const second = await startTestEmulator({ dataDir, fixture });
       try {
-        await second.admin("POST", "/reset");
-        const key = (await second.admin("POST", "/accounts/acc_test/dashboard-key")).body;
-        expect(key.created).toBe(true);
-        expect(revoked).not.toContain(key.plaintext);
-        for (const old of revoked) expect((await second.api("GET", "/extensions", { key: old })).status).toBe(401);
+        await reset(second);
+        const key = (await dashboardKey(second)).data;
+        expect(key?.created).toBe(true);
+        expect(revoked).not.toContain(key?.plaintext);
+        for (const old of revoked) expect((await listAs(second, old)).response.status).toBe(401);
       } finally {
         await stopTestEmulator(second, true);
       }
@@ -120,11 +153,12 @@ describe("accounts and the dashboard key", () => {
       for (let start = 0; start < 22; start++) {
         const server = await startTestEmulator({ dataDir, fixture: start === 0 ? undefined : null });
         try {
-          const res = await server.admin("POST", "/accounts/acc_test/dashboard-key");
-          expect(res.status).toBe(200);
-          expect(res.body.created).toBe(start === 0);
-          keys.push(res.body.plaintext);
-          expect((await server.api("GET", "/extensions", { key: res.body.plaintext })).status).toBe(200);
+          const res = await dashboardKey(server);
+          expect(res.response.status).toBe(200);
+          expect(res.data?.created).toBe(start === 0);
+          const plaintext = res.data?.plaintext ?? "";
+          keys.push(plaintext);
+          expect((await listAs(server, plaintext)).response.status).toBe(200);
         } finally {
           await stopTestEmulator(server, true);
         }
@@ -138,8 +172,8 @@ describe("accounts and the dashboard key", () => {
   test("another data directory derives other dashboard keys", async () => {
     const other = await startTestEmulator();
     try {
-      const here = (await emu.admin("POST", "/accounts/acc_test/dashboard-key")).body.plaintext;
-      const there = (await other.admin("POST", "/accounts/acc_test/dashboard-key")).body.plaintext;
+      const here = (await dashboardKey()).data?.plaintext;
+      const there = (await dashboardKey(other)).data?.plaintext;
       expect(there).toMatch(/^ext_[0-9A-Za-z]{40}$/);
       expect(there).not.toBe(here);
     } finally {
@@ -149,34 +183,39 @@ describe("accounts and the dashboard key", () => {
 
   test("the key list's lastUsedAt is the last request each key authenticated; a reset forgets it", async () => {
     const before = emu.clock.nowMs();
-    await emu.api("GET", "/extensions");
-    const keys = (await emu.admin("GET", "/accounts/acc_test/keys")).body.apiKeys;
-    const usedAt = Date.parse(keys.find((k: any) => k.name === "full").lastUsedAt);
+    await emu.client.GET("/developer/v1/extensions");
+    const keys = await keysOf();
+    const usedAt = Date.parse(keys.find((k) => k.name === "full")?.lastUsedAt ?? "");
     expect(usedAt).toBeGreaterThanOrEqual(before);
     expect(usedAt).toBeLessThanOrEqual(emu.clock.nowMs());
-    expect(keys.find((k: any) => k.name === "read").lastUsedAt).toBeNull();
-    await emu.admin("POST", "/reset");
-    expect(
-      (await emu.admin("GET", "/accounts/acc_test/keys")).body.apiKeys.every((k: any) => k.lastUsedAt === null),
-    ).toBe(true);
+    expect(keys.find((k) => k.name === "read")?.lastUsedAt).toBeNull();
+    await reset();
+    expect((await keysOf()).every((k) => k.lastUsedAt === null)).toBe(true);
   });
 
   test("an account at its key cap gets the API's limit_exceeded, naming the cap", async () => {
     for (let i = 0; i < 18; i++)
-      expect((await emu.admin("POST", "/accounts/acc_test/keys", { name: `k${i}`, scopes: ["*"] })).status).toBe(201);
-    const err = expectEnvelope(await emu.admin("POST", "/accounts/acc_test/dashboard-key"), 422, "limit_exceeded");
+      expect(
+        (
+          await emu.control.POST("/_emulator/accounts/{accountId}/keys", {
+            ...account(),
+            body: { name: `k${i}`, scopes: ["*"] },
+          })
+        ).response.status,
+      ).toBe(201);
+    const err = expectEnvelope(await dashboardKey(), 422, "limit_exceeded");
     expect(err.message).toContain("20 active API keys");
   });
 
   test("an unknown account is a 404", async () => {
-    expectEnvelope(await emu.admin("POST", "/accounts/acc_nope/dashboard-key"), 404, "account_not_found");
+    expectEnvelope(await dashboardKey(emu, "acc_nope"), 404, "account_not_found");
   });
 });
 
 describe("review queue and bundles", () => {
   test("a pending version is in the queue; its bundle lists files, manifest and warnings; a sound plays", async () => {
     const { extensionId, versionId } = await pendingVersion();
-    const queue = (await emu.admin("GET", "/review-queue")).body.versions;
+    const queue = (await emu.control.GET("/_emulator/review-queue")).data?.versions;
     expect(queue).toEqual([
       expect.objectContaining({
         versionId,
@@ -188,16 +227,16 @@ describe("review queue and bundles", () => {
       }),
     ]);
 
-    const bundle = await emu.admin("GET", `/versions/${versionId}/bundle`);
-    expect(bundle.status).toBe(200);
-    expect(bundle.body.manifest.name).toBe("sample");
-    expect(bundle.body.files.map((f: any) => f.path)).toContain("sounds/s0.mp3");
-    expect(bundle.body.files.find((f: any) => f.path === "sounds/s0.mp3")).toEqual({
+    const bundle = await emu.control.GET("/_emulator/versions/{versionId}/bundle", byVersion(versionId));
+    expect(bundle.response.status).toBe(200);
+    expect(jsonAt(bundle.data?.manifest, "name")).toBe("sample");
+    expect(bundle.data?.files.map((f) => f.path)).toContain("sounds/s0.mp3");
+    expect(bundle.data?.files.find((f) => f.path === "sounds/s0.mp3")).toEqual({
       path: "sounds/s0.mp3",
       size: 256,
       audio: "MP3",
     });
-    expect(bundle.body.truncated).toBe(false);
+    expect(bundle.data?.truncated).toBe(false);
 
     const sound = await fetch(`${emu.adminUrl}/versions/${versionId}/sound?path=sounds/s0.mp3`, {
       headers: { authorization: `Bearer ${emu.runtime.control.adminToken}` },
@@ -208,37 +247,38 @@ describe("review queue and bundles", () => {
     expect((await sound.arrayBuffer()).byteLength).toBe(256);
 
     // Not a sound: never served, so no bundle file can become a page on this origin.
+    expectEnvelope(await soundFile(versionId, "assets/logo.svg"), 404, "bundle_file_not_found");
+    expectEnvelope(await soundFile(versionId, "sounds/none.mp3"), 404, "bundle_file_not_found");
     expectEnvelope(
-      await emu.admin("GET", `/versions/${versionId}/sound?path=assets/logo.svg`),
+      await emu.control.GET("/_emulator/versions/{versionId}/bundle", byVersion("ver_nope")),
       404,
-      "bundle_file_not_found",
+      "version_not_found",
     );
-    expectEnvelope(
-      await emu.admin("GET", `/versions/${versionId}/sound?path=sounds/none.mp3`),
-      404,
-      "bundle_file_not_found",
-    );
-    expectEnvelope(await emu.admin("GET", `/versions/ver_nope/bundle`), 404, "version_not_found");
 
-    await emu.admin("POST", `/versions/${versionId}/approve`);
-    expect((await emu.admin("GET", "/review-queue")).body.versions).toEqual([]);
+    await approve(versionId);
+    expect((await emu.control.GET("/_emulator/review-queue")).data?.versions).toEqual([]);
   });
 });
 
 describe("GET /_emulator/limits", () => {
   test("account scope: usage of extensions, keys and members; per-extension rows are null", async () => {
     await createExtension(emu, "One");
-    const res = await emu.admin("GET", "/limits?accountId=acc_test");
-    expect(res.status).toBe(200);
-    const row = (key: string) => res.body.limits.find((l: any) => l.key === key);
+    const res = await limits({ accountId: "acc_test" });
+    expect(res.response.status).toBe(200);
+    const row = (key: string) => res.data?.limits.find((l) => l.key === key);
     expect(row("max_extensions_per_account")).toMatchObject({ value: 25, usage: 1, source: "platform_default" });
     expect(row("max_api_keys")).toMatchObject({ value: 20, usage: 2 });
     expect(row("max_team_members")).toMatchObject({ value: 10, usage: 1 });
-    expect(row("max_secrets_per_extension").usage).toBeNull();
+    expect(row("max_secrets_per_extension")?.usage).toBeNull();
     expect(row("max_versions_per_extension")).toMatchObject({ hardMax: 500 });
     // The spec's rate-limit groups, as the limiter enforces them.
-    expect(res.body.rateLimits).toContainEqual({ group: "get", label: "GET endpoints", limit: 120, periodSeconds: 60 });
-    expect(res.body.rateLimits).toContainEqual({
+    expect(res.data?.rateLimits).toContainEqual({
+      group: "get",
+      label: "GET endpoints",
+      limit: 120,
+      periodSeconds: 60,
+    });
+    expect(res.data?.rateLimits).toContainEqual({
       group: "create_extension",
       label: "POST /extensions",
       limit: 10,
@@ -248,72 +288,75 @@ describe("GET /_emulator/limits", () => {
 
   test("extension scope: versions, secrets and the current version's sounds against the resolved sound limit", async () => {
     const { extensionId, versionId } = await pendingVersion();
-    await emu.admin("POST", `/versions/${versionId}/approve`);
-    await emu.api("PUT", `/extensions/${extensionId}/secrets/API_TOKEN`, { json: { value: "s3cr3t-value-1" } });
-    await emu.admin("PUT", `/overrides/extensions/${extensionId}`, { max_sounds_per_extension: 80 });
-    const res = await emu.admin("GET", `/limits?accountId=acc_test&extensionId=${extensionId}`);
-    const row = (key: string) => res.body.limits.find((l: any) => l.key === key);
+    await approve(versionId);
+    await emu.client.PUT("/developer/v1/extensions/{id}/secrets/{key}", {
+      params: { path: { id: extensionId, key: "API_TOKEN" } },
+      body: { value: "s3cr3t-value-1" },
+    });
+    await emu.control.PUT("/_emulator/overrides/extensions/{id}", {
+      params: { path: { id: extensionId } },
+      body: { max_sounds_per_extension: 80 },
+    });
+    const res = await limits({ accountId: "acc_test", extensionId });
+    const row = (key: string) => res.data?.limits.find((l) => l.key === key);
     expect(row("max_sounds_per_extension")).toMatchObject({ value: 80, source: "extension_override", usage: 7 });
-    expect(row("max_versions_per_extension").usage).toBe(1);
-    expect(row("max_secrets_per_extension").usage).toBe(1);
-    expectEnvelope(
-      await emu.admin("GET", `/limits?accountId=acc_other&extensionId=${extensionId}`),
-      404,
-      "extension_not_found",
-    );
+    expect(row("max_versions_per_extension")?.usage).toBe(1);
+    expect(row("max_secrets_per_extension")?.usage).toBe(1);
+    expectEnvelope(await limits({ accountId: "acc_other", extensionId }), 404, "extension_not_found");
   });
 });
 
 describe("request detail", () => {
   test("keeps the query, masked Authorization, a small JSON body and an error body; never a secret value", async () => {
     const extensionId = await createExtension(emu, "Detailed");
-    await emu.api("GET", "/extensions?limit=1");
-    await emu.api("PUT", `/extensions/${extensionId}/secrets/TOKEN`, { json: { value: "never-in-the-log-42" } });
-    await emu.api("PATCH", `/extensions/${extensionId}`, { json: { visibility: "nope" } });
-    const list = (await emu.admin("GET", "/requests")).body.requests;
-    const [patch, put, get, post] = list;
-    expect([patch.method, put.method, get.method, post.method]).toEqual(["PATCH", "PUT", "GET", "POST"]);
+    // A query the document does not have, and a visibility outside its enum: raw, so the log keeps them.
+    await developer("GET", "/extensions?limit=1");
+    await emu.client.PUT("/developer/v1/extensions/{id}/secrets/{key}", {
+      params: { path: { id: extensionId, key: "TOKEN" } },
+      body: { value: "never-in-the-log-42" },
+    });
+    await developer("PATCH", `/extensions/${extensionId}`, { json: { visibility: "nope" } });
+    const [patch, put, get, post] = await requests();
+    expect([patch?.method, put?.method, get?.method, post?.method]).toEqual(["PATCH", "PUT", "GET", "POST"]);
 
-    const created = (await emu.admin("GET", `/requests/${post.id}`)).body;
-    expect(created.detail.requestBody).toBe(JSON.stringify({ name: "Detailed" }));
-    expect(created.detail.requestHeaders.authorization).toBe(`Bearer ${DEMO_KEY.slice(0, 8)}…`);
+    const created = (await requestDetail(post?.id ?? 0)).data;
+    expect(created?.detail.requestBody).toBe(JSON.stringify({ name: "Detailed" }));
+    expect(created?.detail.requestHeaders.authorization).toBe(`Bearer ${DEMO_KEY.slice(0, 8)}…`);
     expect(JSON.stringify(created)).not.toContain(DEMO_KEY);
 
-    expect((await emu.admin("GET", `/requests/${get.id}`)).body.detail.query).toBe("limit=1");
+    expect((await requestDetail(get?.id ?? 0)).data?.detail.query).toBe("limit=1");
 
-    const secret = await emu.admin("GET", `/requests/${put.id}`);
-    expect(secret.body.detail.requestBody).toBeNull();
-    expect(secret.body.detail.requestBodyNote).toContain("secret");
-    expect(secret.text).not.toContain("never-in-the-log-42");
+    const secret = (await requestDetail(put?.id ?? 0)).data;
+    expect(secret?.detail.requestBody).toBeNull();
+    expect(secret?.detail.requestBodyNote).toContain("secret");
+    expect(JSON.stringify(secret)).not.toContain("never-in-the-log-42");
 
-    const failed = (await emu.admin("GET", `/requests/${patch.id}`)).body;
-    expect(failed.status).toBe(422);
-    expect(JSON.parse(failed.detail.responseBody).error.code).toBe("validation_error");
+    const failed = (await requestDetail(patch?.id ?? 0)).data;
+    expect(failed?.status).toBe(422);
+    expect(errorOf(JSON.parse(failed?.detail.responseBody ?? "null"))?.code).toBe("validation_error");
 
-    expectEnvelope(await emu.admin("GET", "/requests/999999"), 404, "request_not_found");
+    expectEnvelope(await requestDetail(999999), 404, "request_not_found");
   });
 
   test("keeps a JSON success answer too; credentials in any kept body are masked like the header", async () => {
     const extensionId = await createExtension(emu, "Answered");
     const generated = `ext_${"Ab1".repeat(13)}x`;
-    await emu.api("PATCH", `/extensions/${extensionId}`, {
-      json: { short_description: `pasted ${DEMO_KEY}`, description: generated },
-    });
-    // Refused (no such field), but its body is kept: the token must be masked there too.
-    await emu.api("PATCH", `/extensions/${extensionId}`, { json: { token: "tok-1234567" } });
-    const [refused, patch] = (await emu.admin("GET", "/requests")).body.requests;
+    await patchExtension(extensionId, { short_description: `pasted ${DEMO_KEY}`, description: generated });
+    // Refused (no such field), but its body is kept: the token must be masked there too. Raw: no such field.
+    await developer("PATCH", `/extensions/${extensionId}`, { json: { token: "tok-1234567" } });
+    const [refused, patch] = await requests();
 
-    const patched = (await emu.admin("GET", `/requests/${patch.id}`)).body.detail;
-    expect(JSON.parse(patched.responseBody)).toMatchObject({ id: extensionId, name: "Answered" });
-    const sent = JSON.parse(patched.requestBody);
+    const patched = (await requestDetail(patch?.id ?? 0)).data?.detail;
+    expect(JSON.parse(patched?.responseBody ?? "null")).toMatchObject({ id: extensionId, name: "Answered" });
+    const sent = JSON.parse(patched?.requestBody ?? "null");
     expect(sent).toEqual({
       short_description: `pasted ${DEMO_KEY.slice(0, 8)}…`,
       description: `${generated.slice(0, 8)}…`,
     });
     expect(JSON.stringify(patched)).not.toContain(generated);
     expect(JSON.stringify(patched)).not.toContain(DEMO_KEY);
-    const refusedDetail = (await emu.admin("GET", `/requests/${refused.id}`)).body.detail;
-    expect(JSON.parse(refusedDetail.requestBody)).toEqual({ token: "tok-…" });
+    const refusedDetail = (await requestDetail(refused?.id ?? 0)).data?.detail;
+    expect(JSON.parse(refusedDetail?.requestBody ?? "null")).toEqual({ token: "tok-…" });
     expect(JSON.stringify(refusedDetail)).not.toContain("tok-1234567");
   });
 
@@ -325,21 +368,21 @@ describe("request detail", () => {
       body: sent,
     });
     expect(res.status).toBe(401);
-    const [entry] = (await emu.admin("GET", "/requests?limit=1")).body.requests;
-    expect([entry.method, entry.status]).toEqual(["POST", 401]);
+    const [entry] = await requests(1);
+    expect([entry?.method, entry?.status]).toEqual(["POST", 401]);
     // Read after the response was sent: wait for it rather than for a fixed time.
-    let detail: any;
-    for (let i = 0; i < 100 && detail?.requestBody == null; i++) {
-      detail = (await emu.admin("GET", `/requests/${entry.id}`)).body.detail;
-      if (detail.requestBody == null) await Bun.sleep(10);
+    let requestBody: string | null | undefined;
+    for (let i = 0; i < 100 && requestBody == null; i++) {
+      requestBody = (await requestDetail(entry?.id ?? 0)).data?.detail.requestBody;
+      if (requestBody == null) await Bun.sleep(10);
     }
-    expect(detail.requestBody).toBe(sent);
+    expect(requestBody).toBe(sent);
   });
 });
 
 describe("the request log's client field", () => {
   test("is dashboard only for the exact header X-Ext-Client: dashboard, whatever the key; null otherwise", async () => {
-    const dashboardKey = (await emu.admin("POST", "/accounts/acc_test/dashboard-key")).body.plaintext as string;
+    const handed = (await dashboardKey()).data?.plaintext ?? "";
     const sent: [string, string | undefined, string | null][] = [
       ["/extensions?by=page", "dashboard", "dashboard"],
       // The CLI acts with the same key and sends no such header: its requests are not the dashboard's.
@@ -352,19 +395,19 @@ describe("the request log's client field", () => {
     for (const [path, header] of sent)
       expect(
         (
-          await emu.api("GET", path, {
-            key: dashboardKey,
+          await developer("GET", path, {
+            key: handed,
             headers: header === undefined ? {} : { "x-ext-client": header },
           })
         ).status,
       ).toBe(200);
     // An unauthenticated request can say it too: the field says who sent it, not whose key it was.
     expect(
-      (await emu.api("GET", "/extensions?by=nokey", { key: null, headers: { "x-ext-client": "dashboard" } })).status,
+      (await developer("GET", "/extensions?by=nokey", { key: null, headers: { "x-ext-client": "dashboard" } })).status,
     ).toBe(401);
 
-    const list = (await emu.admin("GET", "/requests")).body.requests.reverse();
-    expect(list.map((e: any) => e.client)).toEqual([...sent.map(([, , client]) => client), "dashboard"]);
+    const list = (await requests()).reverse();
+    expect(list.map((e): string | null => e.client)).toEqual([...sent.map(([, , client]) => client), "dashboard"]);
     const stream = await fetch(`${emu.url}/_emulator/requests/stream?recent=${sent.length + 1}`, {
       headers: { accept: "text/event-stream", authorization: `Bearer ${emu.runtime.control.adminToken}` },
       signal: AbortSignal.timeout(10_000),
@@ -381,15 +424,14 @@ describe("the request log's client field", () => {
     const streamed = [...text.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1]!).client);
     expect(streamed).toEqual([...sent.map(([, , client]) => client), "dashboard"]);
     // The detail lists the header as sent, for any value.
-    expect((await emu.admin("GET", `/requests/${list[2].id}`)).body.detail.requestHeaders["x-ext-client"]).toBe(
-      "Dashboard",
-    );
+    expect((await requestDetail(list[2]?.id ?? 0)).data?.detail.requestHeaders["x-ext-client"]).toBe("Dashboard");
   });
 });
 
 describe("GET /_emulator/requests/stream", () => {
   test("sends recent entries, then each new request as it completes", async () => {
-    await emu.api("GET", "/extensions/ext_before");
+    const get = (id: string) => emu.client.GET("/developer/v1/extensions/{id}", { params: { path: { id } } });
+    await get("ext_before");
     const controller = new AbortController();
     const res = await fetch(`${emu.adminUrl}/requests/stream?recent=1`, {
       headers: { authorization: `Bearer ${emu.runtime.control.adminToken}` },
@@ -408,7 +450,7 @@ describe("GET /_emulator/requests/stream", () => {
       }
     };
     await waitFor("/extensions/ext_before");
-    await emu.api("GET", "/extensions/ext_after");
+    await get("ext_after");
     await waitFor("/extensions/ext_after");
     const events = text.split("\n\n").filter((e) => e.includes("event: request"));
     const last = JSON.parse(

@@ -19,6 +19,7 @@ import { createLogger } from "../../src/logger";
 import {
   dashboardSession,
   expectEnvelope,
+  jsonAt,
   sessionFromLogin,
   startTestEmulator,
   stopTestEmulator,
@@ -51,8 +52,7 @@ describe("the dashboard's login link", () => {
     const session = await sessionFromLogin(res);
     expect(session).not.toContain(emu.runtime.control.adminToken);
     expect(session).not.toContain(code);
-    const state = await emu.raw("GET", "/_emulator/state", {
-      key: null,
+    const state = await emu.rawRequest("GET", "/_emulator/state", {
       headers: { "x-ext-session": session, ...sameOrigin, origin: emu.url },
     });
     expect(state.status).toBe(200);
@@ -66,14 +66,13 @@ describe("the dashboard's login link", () => {
     for (const cookie of cookies) {
       for (const headers of [{ cookie }, { cookie, ...sameOrigin, origin: emu.url }]) {
         for (const path of ["/_emulator/state", "/_emulator/export?includeSecretValues=true"]) {
-          const res = await emu.raw("GET", path, { key: null, headers });
+          const res = await emu.rawRequest("GET", path, { headers });
           expect({ cookie, path, status: res.status }).toEqual({ cookie, path, status: 401 });
         }
       }
     }
     // The header opens it, the secret being the same.
-    const res = await emu.raw("GET", "/_emulator/export?includeSecretValues=true", {
-      key: null,
+    const res = await emu.rawRequest("GET", "/_emulator/export?includeSecretValues=true", {
       headers: { "x-ext-session": session },
     });
     expect(res.status).toBe(200);
@@ -88,10 +87,10 @@ describe("the dashboard's login link", () => {
         [other, mine],
         [emu, theirs],
       ] as const) {
-        const res = await server.raw("GET", "/_emulator/state", { key: null, headers: { "x-ext-session": secret } });
+        const res = await server.rawRequest("GET", "/_emulator/state", { headers: { "x-ext-session": secret } });
         expectEnvelope(res, 401, "unauthorized");
       }
-      const own = await other.raw("GET", "/_emulator/state", { key: null, headers: { "x-ext-session": theirs } });
+      const own = await other.rawRequest("GET", "/_emulator/state", { headers: { "x-ext-session": theirs } });
       expect(own.status).toBe(200);
     } finally {
       await stopTestEmulator(other);
@@ -148,27 +147,24 @@ describe("the dashboard's login link", () => {
 
   test("the admin token itself logs in too; a wrong code or a forged secret opens nothing", async () => {
     expect((await login(emu.runtime.control.adminToken)).status).toBe(303);
-    expectEnvelope(
-      await emu.raw("GET", `/dashboard/login?token=${"x".repeat(32)}`, { key: null }),
-      401,
-      "unauthorized",
-    );
+    expectEnvelope(await emu.rawRequest("GET", `/dashboard/login?token=${"x".repeat(32)}`), 401, "unauthorized");
     const session = await dashboardSession(emu);
     for (const forged of ["A".repeat(43), `${session}x`, session.slice(1), ""]) {
-      const res = await emu.raw("GET", "/_emulator/state", { key: null, headers: { "x-ext-session": forged } });
+      const res = await emu.rawRequest("GET", "/_emulator/state", { headers: { "x-ext-session": forged } });
       expect({ forged, status: res.status }).toEqual({ forged, status: 401 });
     }
   });
 
   test("POST /_emulator/dashboard-login mints a new link (the owner only); the earlier one stops working", async () => {
     const before = emu.runtime.control.sessions.loginCode();
-    expectEnvelope(await emu.admin("POST", "/dashboard-login", undefined, { key: null }), 401, "unauthorized");
-    const minted = await emu.admin("POST", "/dashboard-login");
-    expect(minted.status).toBe(200);
-    expect(minted.body.url).toStartWith(`${emu.url}/dashboard/login?token=`);
-    expect(minted.body.url).not.toContain(before);
+    expectEnvelope(await emu.rawRequest("POST", "/_emulator/dashboard-login"), 401, "unauthorized");
+    const minted = await emu.control.POST("/_emulator/dashboard-login");
+    expect(minted.response.status).toBe(200);
+    const url = minted.data?.url ?? "";
+    expect(url).toStartWith(`${emu.url}/dashboard/login?token=`);
+    expect(url).not.toContain(before);
     expect((await login(before)).status).toBe(401);
-    expect((await fetch(minted.body.url, { redirect: "manual" })).status).toBe(303);
+    expect((await fetch(url, { redirect: "manual" })).status).toBe(303);
   });
 
   test("the ready file carries the admin token and a working login link; it is private (0600)", async () => {
@@ -195,15 +191,17 @@ describe("GET /healthz?challenge=", () => {
   const nonce = "n0nce_of-the-client_0123456789";
 
   test("answers the HMAC of the nonce and the server's URL keyed by the admin token", async () => {
-    const res = await emu.raw("GET", `/healthz?challenge=${nonce}`, { key: null });
+    // Without credentials, as the CLI asks a server it has not verified yet.
+    const res = await emu.rawRequest("GET", `/healthz?challenge=${nonce}`);
     expect(res.status).toBe(200);
-    expect(res.body.status).toBe("ok");
+    expect(jsonAt(res.body, "status")).toBe("ok");
     const token = emu.runtime.control.adminToken;
-    expect(res.body.proof).toBe(serverProof(token, nonce, emu.url));
-    expect(checkServerProof(token, nonce, emu.url, res.body.proof)).toBe(true);
+    const proof = String(jsonAt(res.body, "proof"));
+    expect(proof).toBe(serverProof(token, nonce, emu.url));
+    expect(checkServerProof(token, nonce, emu.url, proof)).toBe(true);
     // Bound to the URL, the nonce and the token: any other gives another proof.
-    expect(checkServerProof(token, nonce, "http://127.0.0.1:1", res.body.proof)).toBe(false);
-    expect(checkServerProof(`${token}x`, nonce, emu.url, res.body.proof)).toBe(false);
+    expect(checkServerProof(token, nonce, "http://127.0.0.1:1", proof)).toBe(false);
+    expect(checkServerProof(`${token}x`, nonce, emu.url, proof)).toBe(false);
     expect(res.text).not.toContain(token);
   });
 
@@ -215,9 +213,9 @@ describe("GET /healthz?challenge=", () => {
 
   test("a nonce that is too short, too long or not base64url is a 422; none at all is plain liveness", async () => {
     for (const bad of ["short", "x".repeat(129), `${"a".repeat(22)}%2F`, `${"a".repeat(22)}.`]) {
-      expectEnvelope(await emu.raw("GET", `/healthz?challenge=${bad}`, { key: null }), 422, "validation_error");
+      expectEnvelope(await emu.rawRequest("GET", `/healthz?challenge=${bad}`), 422, "validation_error");
     }
-    expect((await emu.raw("GET", "/healthz", { key: null })).body).toEqual({ status: "ok" });
+    expect((await emu.rawRequest("GET", "/healthz")).body).toEqual({ status: "ok" });
   });
 });
 
@@ -259,6 +257,6 @@ describe("control-plane routes without the gate", () => {
       }),
     );
     expect(json.status).toBe(401);
-    expect((await emu.admin("GET", "/state")).body.counts.accounts).toBe(2);
+    expect((await emu.control.GET("/_emulator/state")).data?.counts.accounts).toBe(2);
   });
 });

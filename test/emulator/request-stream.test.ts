@@ -52,9 +52,8 @@ describe("GET /_emulator/requests/stream: bounds", () => {
         reader.releaseLock();
       }
       expect(openStreams()).toBe(MAX_REQUEST_STREAMS);
-      const refused = await emu.admin("GET", "/requests/stream");
-      expectEnvelope(refused, 503, "too_many_streams");
-      expect(refused.body.error.message).toContain(String(MAX_REQUEST_STREAMS));
+      const refused = await emu.control.GET("/_emulator/requests/stream", { parseAs: "stream" });
+      expect(expectEnvelope(refused, 503, "too_many_streams").message).toContain(String(MAX_REQUEST_STREAMS));
 
       controllers.pop()!.abort();
       await until(() => openStreams() === MAX_REQUEST_STREAMS - 1, "the closed stream is let go");

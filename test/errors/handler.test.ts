@@ -8,7 +8,15 @@ import { Elysia, t } from "elysia";
 import { errors } from "../../src/errors/catalog";
 import { errorHandler } from "../../src/errors/handler";
 import { createLogger } from "../../src/logger";
-import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+import {
+  DEMO_KEY,
+  errorOf,
+  expectEnvelope,
+  type RequestOptions,
+  startTestEmulator,
+  stopTestEmulator,
+  type TestEmulator,
+} from "../helpers/emulator";
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -16,38 +24,45 @@ beforeAll(async () => {
 });
 afterAll(() => stopTestEmulator(emu));
 
+/**
+ * Raw, to a path under /developer/v1 with DEMO_KEY unless told otherwise: these requests go where the document
+ * has no operation, or carry bodies and media types it refuses.
+ */
+const developer = (method: string, path: string, opts: RequestOptions = {}) =>
+  emu.rawRequest(method, `/developer/v1${path}`, { key: DEMO_KEY, ...opts });
+
 describe("unknown routes", () => {
   test("outside the API → 404 not_found in the envelope", async () => {
-    const res = await emu.raw("GET", "/no/such/thing", { key: null });
+    const res = await emu.rawRequest("GET", "/no/such/thing");
     const error = expectEnvelope(res, 404, "not_found");
     expect(error.message).toContain("/no/such/thing");
     expect(res.headers.get("content-type")).toContain("application/json");
   });
 
   test("under /developer/v1 with a valid key → 404 not_found", async () => {
-    expectEnvelope(await emu.api("GET", "/nothing-here"), 404, "not_found");
-    expectEnvelope(await emu.api("GET", "/extensions/x/y/z"), 404, "not_found");
+    expectEnvelope(await developer("GET", "/nothing-here"), 404, "not_found");
+    expectEnvelope(await developer("GET", "/extensions/x/y/z"), 404, "not_found");
   });
 
   test("under /developer/v1 without a key → 401 first (nothing is revealed before auth)", async () => {
-    expectEnvelope(await emu.api("GET", "/nothing-here", { key: null }), 401, "unauthorized");
+    expectEnvelope(await developer("GET", "/nothing-here", { key: null }), 401, "unauthorized");
   });
 });
 
 describe("wrong method on a known path", () => {
   test("without a key → 401 first, like an unknown path", async () => {
-    expectEnvelope(await emu.api("PUT", "/extensions", { key: null, json: {} }), 401, "unauthorized");
+    expectEnvelope(await developer("PUT", "/extensions", { key: null, json: {} }), 401, "unauthorized");
   });
 
   test("PUT /extensions → 405 method_not_allowed with Allow", async () => {
-    const res = await emu.api("PUT", "/extensions", { json: {} });
+    const res = await developer("PUT", "/extensions", { json: {} });
     const error = expectEnvelope(res, 405, "method_not_allowed");
     expect(res.headers.get("allow")).toBe("GET, POST");
     expect(error.message).toContain("PUT");
   });
 
   test("POST /extensions/:id → 405 listing GET, PATCH, DELETE", async () => {
-    const res = await emu.api("POST", "/extensions/ext_abc", { json: {} });
+    const res = await developer("POST", "/extensions/ext_abc", { json: {} });
     expectEnvelope(res, 405, "method_not_allowed");
     const allow = (res.headers.get("allow") ?? "").split(", ");
     for (const m of ["DELETE", "GET", "PATCH"]) expect(allow).toContain(m);
@@ -55,7 +70,7 @@ describe("wrong method on a known path", () => {
   });
 
   test("DELETE /healthz → 405 with Allow: GET", async () => {
-    const res = await emu.raw("DELETE", "/healthz", { key: null });
+    const res = await emu.rawRequest("DELETE", "/healthz");
     expectEnvelope(res, 405, "method_not_allowed");
     expect(res.headers.get("allow")).toBe("GET");
   });
@@ -63,7 +78,7 @@ describe("wrong method on a known path", () => {
 
 describe("request bodies", () => {
   test("malformed JSON → 422 validation_error", async () => {
-    const res = await emu.api("POST", "/extensions", {
+    const res = await developer("POST", "/extensions", {
       body: '{"name": "x",',
       headers: { "content-type": "application/json" },
     });
@@ -73,7 +88,7 @@ describe("request bodies", () => {
   });
 
   test("JSON with a charset parameter is accepted", async () => {
-    const res = await emu.api("POST", "/extensions", {
+    const res = await developer("POST", "/extensions", {
       body: JSON.stringify({ name: "Charset" }),
       headers: { "content-type": "application/json; charset=utf-8" },
     });
@@ -87,7 +102,7 @@ describe("request bodies", () => {
       ["PATCH", "/extensions/ext_whatever", "text/plain"],
     ];
     for (const [method, path, type] of cases) {
-      const res = await emu.api(method, path, { body: "name=x", headers: { "content-type": type } });
+      const res = await developer(method, path, { body: "name=x", headers: { "content-type": type } });
       const error = expectEnvelope(res, 415, "unsupported_media_type");
       expect(error.message).toContain("application/json");
     }
@@ -105,18 +120,18 @@ describe("request bodies", () => {
     expect(ok.status).toBe(201);
     const bad = await send("name=x");
     expect(bad.status).toBe(422);
-    expect(((await bad.json()) as any).error).toMatchObject({ code: "validation_error", status: 422 });
+    expect(errorOf(await bad.json())).toMatchObject({ code: "validation_error", status: 422 });
   });
 
   test("several problems: the message names the first and counts the rest; details hold one per field", async () => {
-    const res = await emu.api("POST", "/extensions", { json: { name: 5, pricing: { type: "paid" }, colour: "red" } });
+    const res = await developer("POST", "/extensions", { json: { name: 5, pricing: { type: "paid" }, colour: "red" } });
     const error = expectEnvelope(res, 422, "validation_error");
     expect(error.details!.map((d) => d.field).sort()).toEqual(["colour", "name", "pricing.type"]);
     expect(error.message).toMatch(/^Request failed validation: .+ \(and 2 more\)$/);
   });
 
   test("a look-alike media type (application/jsonp) is a 415, not JSON", async () => {
-    const res = await emu.api("POST", "/extensions", {
+    const res = await developer("POST", "/extensions", {
       body: '{"name":"P"}',
       headers: { "content-type": "application/jsonp" },
     });
@@ -125,18 +140,18 @@ describe("request bodies", () => {
 
   test("a deeply nested body is a 422, not a 500", async () => {
     const deep = `{"name":${"[".repeat(200_000)}${"]".repeat(200_000)}}`;
-    const res = await emu.api("POST", "/extensions", { body: deep, headers: { "content-type": "application/json" } });
+    const res = await developer("POST", "/extensions", { body: deep, headers: { "content-type": "application/json" } });
     expectEnvelope(res, 422, "validation_error");
   });
 
   test("a query number out of range is reported against the query, not the body", async () => {
-    const res = await emu.admin("GET", "/requests?limit=1e20");
+    const res = await emu.rawRequest("GET", "/_emulator/requests?limit=1e20", { key: emu.runtime.control.adminToken });
     expect(expectEnvelope(res, 422, "validation_error").details?.[0]?.field).toBe("query");
   });
 
   test("no body at all on POST → 422 validation_error", async () => {
     expectEnvelope(
-      await emu.api("POST", "/extensions", { headers: { "content-type": "application/json" } }),
+      await developer("POST", "/extensions", { headers: { "content-type": "application/json" } }),
       422,
       "validation_error",
     );
@@ -181,7 +196,7 @@ describe("unexpected exceptions", () => {
     const lines: string[] = [];
     const res = await tinyApp(lines).handle(new Request("http://localhost/bad-response"));
     expect(res.status).toBe(500);
-    expect(((await res.json()) as any).error.code).toBe("internal_error");
+    expect(errorOf(await res.json())?.code).toBe("internal_error");
     expect(lines.join("\n")).toContain("unexpected error");
   });
 
@@ -189,23 +204,23 @@ describe("unexpected exceptions", () => {
     const sqlite = emu.runtime.db.$client;
     emu.runtime.db.write(() => sqlite.exec("ALTER TABLE extensions RENAME TO extensions_gone"));
     try {
-      const res = await emu.api("GET", "/extensions");
-      expect(res.status).toBe(500);
-      expect(JSON.parse(res.text)).toEqual({
+      const res = await emu.client.GET("/developer/v1/extensions");
+      expect(res.response.status).toBe(500);
+      expect(res.error).toEqual({
         error: { code: "internal_error", message: "Unexpected server error.", status: 500 },
       });
-      expect(res.text).not.toContain("no such table");
-      expect(res.headers.get("content-type")).toContain("application/json");
+      expect(JSON.stringify(res.error)).not.toContain("no such table");
+      expect(res.response.headers.get("content-type")).toContain("application/json");
     } finally {
       emu.runtime.db.write(() => sqlite.exec("ALTER TABLE extensions_gone RENAME TO extensions"));
     }
-    expect((await emu.api("GET", "/extensions")).status).toBe(200);
+    expect((await emu.client.GET("/developer/v1/extensions")).response.status).toBe(200);
   });
 
   test("a thrown non-Error is a 500 envelope too", async () => {
     const res = await tinyApp([]).handle(new Request("http://localhost/not-error"));
     expect(res.status).toBe(500);
-    expect(((await res.json()) as any).error.code).toBe("internal_error");
+    expect(errorOf(await res.json())?.code).toBe("internal_error");
   });
 
   test("a thrown ApiError keeps its status and code", async () => {
@@ -219,6 +234,6 @@ describe("unexpected exceptions", () => {
   test("an unknown route on the tiny app (no known paths) is a 404 not_found", async () => {
     const res = await tinyApp([]).handle(new Request("http://localhost/elsewhere", { method: "POST" }));
     expect(res.status).toBe(404);
-    expect(((await res.json()) as any).error).toMatchObject({ code: "not_found", status: 404 });
+    expect(errorOf(await res.json())).toMatchObject({ code: "not_found", status: 404 });
   });
 });

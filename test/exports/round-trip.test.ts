@@ -6,8 +6,15 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { bundleDir, createExtension, submitVersion } from "../helpers/bundles";
-import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { bundleDir, createExtension, uploadVersion } from "../helpers/bundles";
+import {
+  errorOf,
+  expectEnvelope,
+  jsonAt,
+  startTestEmulator,
+  stopTestEmulator,
+  type TestEmulator,
+} from "../helpers/emulator";
 import { entriesOf, tarOf } from "../helpers/tar-entries";
 
 let source: TestEmulator;
@@ -31,21 +38,36 @@ async function withFixtureText(archive: Uint8Array, edit: (text: string) => stri
   );
 }
 
+/** An archive (or anything sent as one) to the seed: raw, as the typed client sends the JSON form only. */
+const seedArchive = (emu: TestEmulator, body: Bun.BodyInit) =>
+  emu.rawRequest("POST", "/_emulator/seed", {
+    key: emu.runtime.control.adminToken,
+    body,
+    headers: { "content-type": "application/x-tar" },
+  });
+
 async function reads(emu: TestEmulator): Promise<string[]> {
-  const list = await emu.api("GET", "/extensions");
-  const out = [list.text];
-  for (const x of list.body.extensions as { id: string }[]) {
-    for (const path of [
-      `/extensions/${x.id}`,
-      `/extensions/${x.id}/versions?include=archived`,
-      `/extensions/${x.id}/versions`,
-      `/extensions/${x.id}/installs`,
-      `/extensions/${x.id}/limits`,
-      `/extensions/${x.id}/secrets`,
-    ]) {
-      const res = await emu.api("GET", path);
-      expect(res.status).toBe(200);
-      out.push(`${path} ${res.text}`);
+  // As text, to compare byte for byte.
+  const asText = { parseAs: "text" } as const;
+  const list = await emu.client.GET("/developer/v1/extensions", asText);
+  const out = [list.data ?? ""];
+  const listed = jsonAt(JSON.parse(out[0] ?? ""), "extensions");
+  for (const id of Array.isArray(listed) ? listed.map((x) => String(jsonAt(x, "id"))) : []) {
+    const byId = { params: { path: { id } }, ...asText };
+    const answers = {
+      [`/extensions/${id}`]: await emu.client.GET("/developer/v1/extensions/{id}", byId),
+      [`/extensions/${id}/versions?include=archived`]: await emu.client.GET("/developer/v1/extensions/{id}/versions", {
+        params: { path: { id }, query: { include: "archived" } },
+        ...asText,
+      }),
+      [`/extensions/${id}/versions`]: await emu.client.GET("/developer/v1/extensions/{id}/versions", byId),
+      [`/extensions/${id}/installs`]: await emu.client.GET("/developer/v1/extensions/{id}/installs", byId),
+      [`/extensions/${id}/limits`]: await emu.client.GET("/developer/v1/extensions/{id}/limits", byId),
+      [`/extensions/${id}/secrets`]: await emu.client.GET("/developer/v1/extensions/{id}/secrets", byId),
+    };
+    for (const [path, res] of Object.entries(answers)) {
+      expect(res.response.status).toBe(200);
+      out.push(`${path} ${res.data}`);
     }
   }
   return out;
@@ -57,25 +79,42 @@ beforeAll(async () => {
   extensionId = await createExtension(source, "Round Trip");
   const file = await bundles.make();
   bundleSha = sha256(readFileSync(file));
-  const submitted = await submitVersion(source, extensionId, { version: "1.0.0", changelog: "first", bundle: file });
-  expect(submitted.status).toBe(202);
-  const versionId = submitted.body.version.id;
-  expect((await source.admin("POST", `/versions/${versionId}/approve`)).status).toBe(200);
+  const submitted = await uploadVersion(source, extensionId, { version: "1.0.0", changelog: "first", bundle: file });
+  expect(submitted.response.status).toBe(202);
+  const versionId = submitted.data?.version.id ?? "";
+  const control = source.control;
+  const byExtension = { params: { path: { id: extensionId } } };
+  const approved = await control.POST("/_emulator/versions/{versionId}/approve", { params: { path: { versionId } } });
+  expect(approved.response.status).toBe(200);
   // A second, rejected one: statuses other than approved travel too.
-  const second = await submitVersion(source, extensionId, { version: "1.1.0", bundle: await bundles.make() });
-  expect((await source.admin("POST", `/versions/${second.body.version.id}/reject`, { reason: "no" })).status).toBe(200);
-  expect((await source.admin("POST", `/extensions/${extensionId}/installs`, { count: 1234 })).status).toBe(200);
-  expect((await source.admin("POST", `/extensions/${extensionId}/uninstalls`, { count: 34 })).status).toBe(200);
-  expect(
-    (await source.api("PUT", `/extensions/${extensionId}/secrets/API_TOKEN`, { json: { value: "round-trip-secret" } }))
-      .status,
-  ).toBe(204);
-  expect(
-    (await source.admin("PUT", `/overrides/extensions/${extensionId}`, { max_sounds_per_extension: 80 })).status,
-  ).toBe(200);
-  expect((await source.api("PATCH", `/extensions/${extensionId}`, { json: { visibility: "public" } })).status).toBe(
-    200,
-  );
+  const second = await uploadVersion(source, extensionId, { version: "1.1.0", bundle: await bundles.make() });
+  const rejected = await control.POST("/_emulator/versions/{versionId}/reject", {
+    params: { path: { versionId: second.data?.version.id ?? "" } },
+    body: { reason: "no" },
+  });
+  expect(rejected.response.status).toBe(200);
+  const installs = await control.POST("/_emulator/extensions/{id}/installs", { ...byExtension, body: { count: 1234 } });
+  expect(installs.response.status).toBe(200);
+  const uninstalls = await control.POST("/_emulator/extensions/{id}/uninstalls", {
+    ...byExtension,
+    body: { count: 34 },
+  });
+  expect(uninstalls.response.status).toBe(200);
+  const secret = await source.client.PUT("/developer/v1/extensions/{id}/secrets/{key}", {
+    params: { path: { id: extensionId, key: "API_TOKEN" } },
+    body: { value: "round-trip-secret" },
+  });
+  expect(secret.response.status).toBe(204);
+  const override = await control.PUT("/_emulator/overrides/extensions/{id}", {
+    ...byExtension,
+    body: { max_sounds_per_extension: 80 },
+  });
+  expect(override.response.status).toBe(200);
+  const patched = await source.client.PATCH("/developer/v1/extensions/{id}", {
+    ...byExtension,
+    body: { visibility: "public" },
+  });
+  expect(patched.response.status).toBe(200);
   const res = await fetch(`${source.adminUrl}/export`, { headers: adminAuth(source) });
   expect(res.status).toBe(200);
   expect(res.headers.get("content-type")).toBe("application/x-tar");
@@ -109,8 +148,8 @@ describe("export → seed into a new server", () => {
     expect(digests(target)).toEqual(digests(source));
     expect(digests(target)).toContain(bundleSha);
     // Loading it again changes no row, and sets the clock back to the export's (the clock is state too).
-    const exportedNow = Date.parse((await source.admin("GET", "/clock")).body.now);
-    await target.admin("POST", "/clock", { set: "2040-01-01T00:00:00.000Z", freeze: true });
+    const exportedNow = Date.parse((await source.control.GET("/_emulator/clock")).data?.now ?? "");
+    await target.control.POST("/_emulator/clock", { body: { set: "2040-01-01T00:00:00.000Z", freeze: true } });
     const again = await fetch(`${target.adminUrl}/seed`, {
       method: "POST",
       headers: { ...adminAuth(target), "content-type": "application/x-tar" },
@@ -118,10 +157,10 @@ describe("export → seed into a new server", () => {
     });
     expect(((await again.json()) as { extensionsCreated: number }).extensionsCreated).toBe(0);
     expect(await reads(target)).toEqual(before);
-    const clock = (await target.admin("GET", "/clock")).body;
-    expect(clock.mode).toBe("real");
+    const clock = (await target.control.GET("/_emulator/clock")).data;
+    expect(clock?.mode).toBe("real");
     // Within the minute the test took since the export: far from the 2040 it was set to.
-    expect(Math.abs(Date.parse(clock.now) - exportedNow)).toBeLessThan(60_000);
+    expect(Math.abs(Date.parse(clock?.now ?? "") - exportedNow)).toBeLessThan(60_000);
   });
 
   test("the export holds secret names, never their values, unless asked", async () => {
@@ -135,28 +174,19 @@ describe("export → seed into a new server", () => {
     try {
       const before = await reads(fresh);
       const newer = await withFixtureText(archive, (text) => text.replace('"formatVersion": 2', '"formatVersion": 99'));
-      const res = await fresh.admin("POST", "/seed", undefined, {
-        body: newer,
-        headers: { ...adminAuth(target), "content-type": "application/x-tar" },
-      });
+      const res = await seedArchive(fresh, newer);
       expectEnvelope(res, 422, "validation_error");
-      expect(res.body.error.message).toStartWith(
+      expect(errorOf(res.body)?.message).toStartWith(
         "fixture.json of the uploaded archive failed validation: formatVersion: format 99 is newer",
       );
       const broken = await withFixtureText(archive, () => "{ not json");
-      const bad = await fresh.admin("POST", "/seed", undefined, {
-        body: broken,
-        headers: { ...adminAuth(target), "content-type": "application/x-tar" },
-      });
-      expect(bad.body.error.message).toStartWith(
+      const bad = await seedArchive(fresh, broken);
+      expect(errorOf(bad.body)?.message).toStartWith(
         "fixture.json of the uploaded archive failed validation: line 1, column 3: not valid JSON",
       );
       // Not a tar at all (a text file sent as one): said as such, not as a truncated entry.
-      const text = await fresh.admin("POST", "/seed", undefined, {
-        body: "accounts,extensions\n",
-        headers: { ...adminAuth(target), "content-type": "application/x-tar" },
-      });
-      expect(text.body.error.message).toContain("the uploaded archive is not a tar archive of an export: ");
+      const text = await seedArchive(fresh, "accounts,extensions\n");
+      expect(errorOf(text.body)?.message).toContain("the uploaded archive is not a tar archive of an export: ");
       expect(await reads(fresh)).toEqual(before);
       expect(blobFiles(fresh)).toEqual([]);
     } finally {
@@ -170,14 +200,11 @@ describe("export → seed into a new server", () => {
       const before = await reads(fresh);
       // Into the bundle's bytes: the archive ends with the bundle (padded to 512) and two zero blocks.
       const cut = archive.slice(0, archive.length - 1024 - 700);
-      const res = await fresh.admin("POST", "/seed", undefined, {
-        body: cut,
-        headers: { ...adminAuth(target), "content-type": "application/x-tar" },
-      });
+      const res = await seedArchive(fresh, cut);
       expectEnvelope(res, 422, "validation_error");
-      expect(res.body.error.message).toMatch(/truncated or damaged in entry "bundles\/[0-9a-f]{64}\.tar\.gz"/);
+      expect(errorOf(res.body)?.message).toMatch(/truncated or damaged in entry "bundles\/[0-9a-f]{64}\.tar\.gz"/);
       // The entry is named once, not again by the tar reader's own words.
-      expect(res.body.error.message.match(/bundles\/[0-9a-f]{64}\.tar\.gz/g)).toHaveLength(1);
+      expect(errorOf(res.body)?.message?.match(/bundles\/[0-9a-f]{64}\.tar\.gz/g)).toHaveLength(1);
       expect(await reads(fresh)).toEqual(before);
       expect(blobFiles(fresh)).toEqual([]);
     } finally {

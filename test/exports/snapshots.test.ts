@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Emulator, startEmulator } from "../../src/programmatic";
-import { bundleDir, createExtension, submitVersion } from "../helpers/bundles";
+import { bundleDir, createExtension, uploadVersion } from "../helpers/bundles";
 import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
 const bundles = bundleDir();
@@ -31,34 +31,44 @@ describe("control plane snapshots", () => {
 
   test("a restore brings back rows, bundle files and clock; deleted extensions and their bundles too", async () => {
     const id = await createExtension(emu, "Snapshotted");
-    expect((await submitVersion(emu, id, { version: "1.0.0", bundle: await bundles.make() })).status).toBe(202);
-    expect(
-      (await emu.api("PUT", `/extensions/${id}/secrets/TOKEN`, { json: { value: "snapshot-value" } })).status,
-    ).toBe(204);
-    await emu.admin("POST", "/clock", { set: "2030-01-01T00:00:00.000Z", freeze: true });
-    const versions = (await emu.api("GET", `/extensions/${id}/versions`)).text;
+    const byId = { params: { path: { id } } };
+    const versionsText = async () =>
+      JSON.stringify((await emu.client.GET("/developer/v1/extensions/{id}/versions", byId)).data);
+    expect((await uploadVersion(emu, id, { version: "1.0.0", bundle: await bundles.make() })).response.status).toBe(
+      202,
+    );
+    const put = await emu.client.PUT("/developer/v1/extensions/{id}/secrets/{key}", {
+      params: { path: { id, key: "TOKEN" } },
+      body: { value: "snapshot-value" },
+    });
+    expect(put.response.status).toBe(204);
+    await emu.control.POST("/_emulator/clock", { body: { set: "2030-01-01T00:00:00.000Z", freeze: true } });
+    const versions = await versionsText();
     const files = blobDigests(emu);
     expect(files).toHaveLength(1);
-    const taken = await emu.admin("POST", "/snapshots");
-    expect(taken.status).toBe(201);
-    const snap = taken.body.snapshot.id;
+    const taken = await emu.control.POST("/_emulator/snapshots");
+    expect(taken.response.status).toBe(201);
+    const snap = { params: { path: { id: taken.data?.snapshot.id ?? "" } } };
 
-    expect((await emu.api("DELETE", `/extensions/${id}`)).status).toBe(204);
+    expect((await emu.client.DELETE("/developer/v1/extensions/{id}", byId)).response.status).toBe(204);
     expect(blobDigests(emu)).toEqual([]);
     await createExtension(emu, "Later");
-    await emu.admin("POST", "/clock", { mode: "real" });
+    await emu.control.POST("/_emulator/clock", { body: { mode: "real" } });
 
-    expect((await emu.admin("POST", `/snapshots/${snap}/restore`)).status).toBe(204);
-    expect((await emu.api("GET", `/extensions/${id}/versions`)).text).toBe(versions);
-    expect((await emu.api("GET", `/extensions/${id}/secrets`)).body.keys).toEqual(["TOKEN"]);
-    expect((await emu.api("GET", "/extensions")).body.extensions.map((x: { name: string }) => x.name)).toEqual([
+    expect((await emu.control.POST("/_emulator/snapshots/{id}/restore", snap)).response.status).toBe(204);
+    expect(await versionsText()).toBe(versions);
+    expect((await emu.client.GET("/developer/v1/extensions/{id}/secrets", byId)).data?.keys).toEqual(["TOKEN"]);
+    expect((await emu.client.GET("/developer/v1/extensions")).data?.extensions.map((x) => x.name)).toEqual([
       "Snapshotted",
     ]);
     expect(blobDigests(emu)).toEqual(files);
-    expect((await emu.admin("GET", "/clock")).body).toMatchObject({ now: "2030-01-01T00:00:00.000Z", mode: "frozen" });
+    expect((await emu.control.GET("/_emulator/clock")).data).toMatchObject({
+      now: "2030-01-01T00:00:00.000Z",
+      mode: "frozen",
+    });
 
-    expect((await emu.admin("DELETE", `/snapshots/${snap}`)).status).toBe(204);
-    expectEnvelope(await emu.admin("POST", `/snapshots/${snap}/restore`), 404, "snapshot_not_found");
+    expect((await emu.control.DELETE("/_emulator/snapshots/{id}", snap)).response.status).toBe(204);
+    expectEnvelope(await emu.control.POST("/_emulator/snapshots/{id}/restore", snap), 404, "snapshot_not_found");
   });
 });
 

@@ -7,10 +7,12 @@ import type { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, writeFileSync } from "node:fs";
 import { eq } from "drizzle-orm";
+import type { ExtensionCreate, ExtensionUpdate } from "../../client";
 import { extensionOverrides, extensions, installCounters, secrets, versions } from "../../src/db/schema";
 import { newId } from "../../src/ids";
 import {
   baseFixture,
+  DEMO_KEY,
   expectEnvelope,
   OTHER_KEY,
   READ_KEY,
@@ -45,20 +47,32 @@ beforeAll(async () => {
 });
 afterAll(() => stopTestEmulator(emu));
 
-async function create(body: Record<string, unknown>, key?: string) {
-  const res = await emu.api("POST", "/extensions", { json: body, key });
-  if (res.status !== 201) throw new Error(`create failed: ${res.status} ${res.text}`);
-  return res.body.extension as { id: string; slug: string; name: string; status: string; createdAt: string };
+const byId = (id: string) => ({ params: { path: { id } } });
+const post = (body: ExtensionCreate, key = DEMO_KEY, on: TestEmulator = emu) =>
+  on.clientFor(key).POST("/developer/v1/extensions", { body });
+const list = (on: TestEmulator = emu) => on.client.GET("/developer/v1/extensions");
+const get = (id: string, key = DEMO_KEY) => emu.clientFor(key).GET("/developer/v1/extensions/{id}", byId(id));
+const patch = (id: string, body: ExtensionUpdate, key = DEMO_KEY) =>
+  emu.clientFor(key).PATCH("/developer/v1/extensions/{id}", { ...byId(id), body });
+const remove = (id: string, key = DEMO_KEY, on: TestEmulator = emu) =>
+  on.clientFor(key).DELETE("/developer/v1/extensions/{id}", byId(id));
+/** Raw, as DEMO_KEY: bodies the document refuses (unknown fields, wrong types, values outside an enum). */
+const developer = (method: string, path: string, json: unknown) =>
+  emu.rawRequest(method, `/developer/v1${path}`, { key: DEMO_KEY, json });
+
+async function create(body: ExtensionCreate, key?: string) {
+  const res = await post(body, key);
+  if (res.response.status !== 201 || !res.data)
+    throw new Error(`create failed: ${res.response.status} ${JSON.stringify(res.error)}`);
+  return res.data.extension;
 }
 
 describe("POST /extensions", () => {
   test("201 {extension:{id,slug,name,status:draft,createdAt}} and nothing else", async () => {
-    const res = await emu.api("POST", "/extensions", {
-      json: { name: "  Sound Board  ", short_description: "Plays sounds" },
-    });
-    expect(res.status).toBe(201);
-    expect(Object.keys(res.body)).toEqual(["extension"]);
-    const ext = res.body.extension;
+    const res = await post({ name: "  Sound Board  ", short_description: "Plays sounds" });
+    expect(res.response.status).toBe(201);
+    expect(Object.keys(res.data ?? {})).toEqual(["extension"]);
+    const ext = res.data?.extension ?? { id: "", name: "", slug: "", status: "", createdAt: "" };
     expect(Object.keys(ext).sort()).toEqual(["createdAt", "id", "name", "slug", "status"]);
     expect(ext.id).toMatch(/^ext_[0-9a-z]{26}$/);
     expect(ext.name).toBe("Sound Board");
@@ -69,8 +83,8 @@ describe("POST /extensions", () => {
 
   test("defaults: private, draft, free pricing, empty descriptions, counters at zero", async () => {
     const { id } = await create({ name: "Defaults" });
-    const res = await emu.api("GET", `/extensions/${id}`);
-    expect(res.body).toMatchObject({
+    const res = await get(id);
+    expect(res.data).toMatchObject({
       name: "Defaults",
       short_description: "",
       description: "",
@@ -81,7 +95,7 @@ describe("POST /extensions", () => {
       currentVersionId: null,
       ratingCount: 0,
     });
-    expect(res.body.updatedAt).toBe(res.body.createdAt);
+    expect(res.data?.updatedAt).toBe(res.data?.createdAt ?? "");
   });
 
   test("slugs fold accents and stay unique across accounts with -2, -3", async () => {
@@ -93,46 +107,48 @@ describe("POST /extensions", () => {
 
   test("a rename keeps the slug", async () => {
     const { id, slug } = await create({ name: "Original Name" });
-    const res = await emu.api("PATCH", `/extensions/${id}`, { json: { name: "Brand New Name" } });
-    expect(res.status).toBe(200);
-    expect(res.body.slug).toBe(slug);
-    expect(res.body.name).toBe("Brand New Name");
+    const res = await patch(id, { name: "Brand New Name" });
+    expect(res.response.status).toBe(200);
+    expect(res.data?.slug).toBe(slug);
+    expect(res.data?.name).toBe("Brand New Name");
   });
 
   test("unknown field → 422 validation_error naming it", async () => {
-    const res = await emu.api("POST", "/extensions", { json: { name: "X", colour: "red" } });
+    const res = await developer("POST", "/extensions", { name: "X", colour: "red" });
     const error = expectEnvelope(res, 422, "validation_error");
     expect(error.details?.some((d) => d.field === "colour")).toBe(true);
     expect(error.message).toContain("colour");
   });
 
   test("status is not a create field → 422", async () => {
-    expectEnvelope(
-      await emu.api("POST", "/extensions", { json: { name: "X", status: "approved" } }),
-      422,
-      "validation_error",
-    );
+    expectEnvelope(await developer("POST", "/extensions", { name: "X", status: "approved" }), 422, "validation_error");
   });
 
   test("pricing type other than free → 422", async () => {
-    const res = await emu.api("POST", "/extensions", { json: { name: "Paid", pricing: { type: "paid" } } });
+    const res = await developer("POST", "/extensions", { name: "Paid", pricing: { type: "paid" } });
     const error = expectEnvelope(res, 422, "validation_error");
     expect(error.details?.some((d) => String(d.field).startsWith("pricing"))).toBe(true);
   });
 
   test("missing or blank name → 422 naming name", async () => {
-    for (const json of [{}, { name: "" }, { name: "   " }, { name: 42 }]) {
-      const error = expectEnvelope(await emu.api("POST", "/extensions", { json }), 422, "validation_error");
+    const answers = [
+      await developer("POST", "/extensions", {}),
+      await post({ name: "" }),
+      await post({ name: "   " }),
+      await developer("POST", "/extensions", { name: 42 }),
+    ];
+    for (const res of answers) {
+      const error = expectEnvelope(res, 422, "validation_error");
       expect(error.details?.some((d) => d.field === "name")).toBe(true);
     }
   });
 
   test("details: one per field, enums name their allowed values", async () => {
-    const missing = expectEnvelope(await emu.api("POST", "/extensions", { json: {} }), 422, "validation_error");
+    const missing = expectEnvelope(await developer("POST", "/extensions", {}), 422, "validation_error");
     expect(missing.details).toEqual([{ field: "name", message: "name: `name` is required" }]);
     const { id } = await create({ name: "Enum Message" });
     const bad = expectEnvelope(
-      await emu.api("PATCH", `/extensions/${id}`, { json: { visibility: "secret" } }),
+      await developer("PATCH", `/extensions/${id}`, { visibility: "secret" }),
       422,
       "validation_error",
     );
@@ -143,42 +159,40 @@ describe("POST /extensions", () => {
   });
 
   test("fields over their maximum → 422", async () => {
-    const cases = [
+    const cases: { field: string; json: ExtensionCreate }[] = [
       { field: "name", json: { name: "n".repeat(81) } },
       { field: "short_description", json: { name: "ok", short_description: "s".repeat(141) } },
       { field: "description", json: { name: "ok", description: "d".repeat(20_001) } },
     ];
     for (const { field, json } of cases) {
-      const error = expectEnvelope(await emu.api("POST", "/extensions", { json }), 422, "validation_error");
+      const error = expectEnvelope(await post(json), 422, "validation_error");
       expect(error.details?.some((d) => d.field === field)).toBe(true);
     }
     // The name's 80 count after trimming: surrounding spaces do not count.
-    const padded = await emu.api("POST", "/extensions", { json: { name: `  ${"p".repeat(80)}  ` } });
-    expect(padded.status).toBe(201);
-    expect(padded.body.extension.name).toBe("p".repeat(80));
+    const padded = await post({ name: `  ${"p".repeat(80)}  ` });
+    expect(padded.response.status).toBe(201);
+    expect(padded.data?.extension.name).toBe("p".repeat(80));
     // Lengths are characters (code points), as the document's maxLength: 80 emoji fit, 81 do not.
-    expect((await emu.api("POST", "/extensions", { json: { name: "🎵".repeat(80) } })).status).toBe(201);
-    expectEnvelope(await emu.api("POST", "/extensions", { json: { name: "🎵".repeat(81) } }), 422, "validation_error");
+    expect((await post({ name: "🎵".repeat(80) })).response.status).toBe(201);
+    expectEnvelope(await post({ name: "🎵".repeat(81) }), 422, "validation_error");
     // The maxima themselves are accepted.
-    const ok = await emu.api("POST", "/extensions", {
-      json: { name: "n".repeat(80), short_description: "s".repeat(140), description: "d".repeat(20_000) },
+    const ok = await post({
+      name: "n".repeat(80),
+      short_description: "s".repeat(140),
+      description: "d".repeat(20_000),
     });
-    expect(ok.status).toBe(201);
+    expect(ok.response.status).toBe(201);
   });
 
   test("a body that is not an object → 422", async () => {
-    expectEnvelope(await emu.api("POST", "/extensions", { json: ["name"] }), 422, "validation_error");
+    expectEnvelope(await developer("POST", "/extensions", ["name"]), 422, "validation_error");
   });
 
   test("a read-only key → 403 forbidden, nothing created", async () => {
-    const before = (await emu.api("GET", "/extensions")).body.extensions.length;
-    const error = expectEnvelope(
-      await emu.api("POST", "/extensions", { json: { name: "Nope" }, key: READ_KEY }),
-      403,
-      "forbidden",
-    );
+    const before = (await list()).data?.extensions.length;
+    const error = expectEnvelope(await post({ name: "Nope" }, READ_KEY), 403, "forbidden");
     expect(error.message).toContain("extensions:write");
-    expect((await emu.api("GET", "/extensions")).body.extensions.length).toBe(before);
+    expect((await list()).data?.extensions.length).toBe(before ?? Number.NaN);
   });
 });
 
@@ -188,14 +202,15 @@ describe("GET /extensions", () => {
     emu.clock.advance(1);
     const second = await create({ name: "List Two" });
     const other = await create({ name: "Not Mine" }, OTHER_KEY);
-    const res = await emu.api("GET", "/extensions");
-    expect(res.status).toBe(200);
-    expect(Object.keys(res.body)).toEqual(["extensions"]);
-    for (const item of res.body.extensions) expect(Object.keys(item).sort()).toEqual(LIST_KEYS);
-    const ids = res.body.extensions.map((e: { id: string }) => e.id);
+    const res = await list();
+    expect(res.response.status).toBe(200);
+    expect(Object.keys(res.data ?? {})).toEqual(["extensions"]);
+    const listed = res.data?.extensions ?? [];
+    for (const item of listed) expect(Object.keys(item).sort()).toEqual(LIST_KEYS);
+    const ids = listed.map((e) => e.id);
     expect(ids).not.toContain(other.id);
     expect(ids.indexOf(second.id)).toBeLessThan(ids.indexOf(first.id));
-    const item = res.body.extensions.find((e: { id: string }) => e.id === first.id);
+    const item = listed.find((e) => e.id === first.id);
     expect(item).toMatchObject({
       id: first.id,
       slug: first.slug,
@@ -205,23 +220,22 @@ describe("GET /extensions", () => {
       installCount: 0,
       currentVersionId: null,
     });
-    expect(item.createdAt).toBe(first.createdAt);
+    expect(item?.createdAt).toBe(first.createdAt);
   });
 
   test("the list is never stale: every write shows at once", async () => {
     const ext = await create({ name: "Fresh List" });
-    const named = async () =>
-      (await emu.api("GET", "/extensions")).body.extensions.find((e: { id: string }) => e.id === ext.id);
-    expect((await named()).name).toBe("Fresh List");
+    const named = async () => (await list()).data?.extensions.find((e) => e.id === ext.id);
+    expect((await named())?.name).toBe("Fresh List");
     // The same list twice (served from the cache), then a write through the API…
-    expect((await named()).name).toBe("Fresh List");
-    await emu.api("PATCH", `/extensions/${ext.id}`, { json: { visibility: "unlisted" } });
-    expect((await named()).visibility).toBe("unlisted");
+    expect((await named())?.name).toBe("Fresh List");
+    await patch(ext.id, { visibility: "unlisted" });
+    expect((await named())?.visibility).toBe("unlisted");
     // …and one that bypasses the extension service (as review and installs do), through the write helper every
     // service uses. Another process writes through the server (test/binary/seed-beside-server.slow.test.ts).
     const { db } = emu.runtime;
     db.write(() => db.$client.prepare("UPDATE extensions SET status = 'approved' WHERE id = ?").run(ext.id));
-    expect((await named()).status).toBe("approved");
+    expect((await named())?.status).toBe("approved");
   });
 
   // The other cached reads (src/db/read-cache.ts) hold to the same rule: each row writes what its read shows.
@@ -229,15 +243,14 @@ describe("GET /extensions", () => {
   const cachedReads = [
     {
       route: "GET /extensions/:id",
-      path: (id: string) => `/extensions/${id}`,
-      read: (b: any) => b.description,
+      read: async (id: string) => (await get(id)).data?.description,
       write: (s: Database, id: string, n: number) =>
         s.prepare("UPDATE extensions SET description = ? WHERE id = ?").run(`changed ${n}`, id),
     },
     {
       route: "GET /extensions/:id/installs",
-      path: (id: string) => `/extensions/${id}/installs`,
-      read: (b: any) => b.total,
+      read: async (id: string) =>
+        (await emu.client.GET("/developer/v1/extensions/{id}/installs", byId(id))).data?.total,
       write: (s: Database, id: string, n: number) => {
         s.prepare(
           "INSERT INTO versions (id, extension_id, seq, version, status, bundle_blob_id, bundle_size_bytes, bundle_sha256, submitted_at) VALUES (?, ?, ?, ?, 'approved', 'b', 1, 's', ?)",
@@ -249,8 +262,9 @@ describe("GET /extensions", () => {
     },
     {
       route: "GET /extensions/:id/limits",
-      path: (id: string) => `/extensions/${id}/limits`,
-      read: (b: any) => b.limits.account.max_secrets_per_extension.value,
+      read: async (id: string) =>
+        (await emu.client.GET("/developer/v1/extensions/{id}/limits", byId(id))).data?.limits.account
+          .max_secrets_per_extension?.value,
       write: (s: Database, id: string, n: number) =>
         s
           .prepare(
@@ -259,11 +273,11 @@ describe("GET /extensions", () => {
           .run(id, 40 + n, EPOCH),
     },
   ];
-  for (const { route, path, read, write } of cachedReads) {
+  for (const { route, read, write } of cachedReads) {
     test(`${route} is never stale: a write through the server's write helper shows at once`, async () => {
       const { db } = emu.runtime;
       const ext = await create({ name: `Fresh ${route.length}` });
-      const seen = async () => read((await emu.api("GET", path(ext.id))).body);
+      const seen = () => read(ext.id);
       const first = await seen();
       expect(await seen()).toEqual(first);
       db.write(() => write(db.$client, ext.id, 1));
@@ -277,20 +291,23 @@ describe("GET /extensions", () => {
   }
 
   test("unknown query parameters are ignored (no pagination or filtering)", async () => {
-    const plain = await emu.api("GET", "/extensions");
-    const queried = await emu.api("GET", "/extensions?limit=1&page=2&status=approved");
+    const plain = await list();
+    // Parameters the document does not have: raw.
+    const queried = await emu.rawRequest("GET", "/developer/v1/extensions?limit=1&page=2&status=approved", {
+      key: DEMO_KEY,
+    });
     expect(queried.status).toBe(200);
-    expect(queried.body).toEqual(plain.body);
+    expect(queried.body).toEqual(plain.data);
   });
 });
 
 describe("GET /extensions/:id", () => {
   test("200 the full object with exactly the full keys", async () => {
     const { id } = await create({ name: "Full", short_description: "short", description: "# Long" });
-    const res = await emu.api("GET", `/extensions/${id}`);
-    expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(FULL_KEYS);
-    expect(res.body).toMatchObject({
+    const res = await get(id);
+    expect(res.response.status).toBe(200);
+    expect(Object.keys(res.data ?? {}).sort()).toEqual(FULL_KEYS);
+    expect(res.data).toMatchObject({
       id,
       name: "Full",
       short_description: "short",
@@ -324,45 +341,43 @@ describe("GET /extensions/:id", () => {
         .values({ extensionId: id, versionId, installed: 2, active: 1, firstInstalledAt: now })
         .run(),
     );
-    expect((await emu.api("GET", `/extensions/${id}`)).body.installCount).toBe(2);
-    const listed = (await emu.api("GET", "/extensions")).body.extensions.find((e: { id: string }) => e.id === id);
-    expect(listed.installCount).toBe(2);
+    expect((await get(id)).data?.installCount).toBe(2);
+    const listed = (await list()).data?.extensions.find((e) => e.id === id);
+    expect(listed?.installCount).toBe(2);
   });
 
   test("unknown id → 404 extension_not_found", async () => {
-    expectEnvelope(await emu.api("GET", "/extensions/ext_does_not_exist"), 404, "extension_not_found");
+    expectEnvelope(await get("ext_does_not_exist"), 404, "extension_not_found");
   });
 });
 
 describe("PATCH /extensions/:id", () => {
   test("changes only the fields sent and returns the full object", async () => {
     const { id } = await create({ name: "Patch Me", short_description: "keep", description: "keep too" });
-    const res = await emu.api("PATCH", `/extensions/${id}`, { json: { description: "changed" } });
-    expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(FULL_KEYS);
-    expect(res.body).toMatchObject({
+    const res = await patch(id, { description: "changed" });
+    expect(res.response.status).toBe(200);
+    expect(Object.keys(res.data ?? {}).sort()).toEqual(FULL_KEYS);
+    expect(res.data).toMatchObject({
       name: "Patch Me",
       short_description: "keep",
       description: "changed",
       visibility: "private",
     });
-    const again = await emu.api("PATCH", `/extensions/${id}`, {
-      json: { visibility: "unlisted", short_description: "" },
-    });
-    expect(again.body).toMatchObject({
+    const again = await patch(id, { visibility: "unlisted", short_description: "" });
+    expect(again.data).toMatchObject({
       name: "Patch Me",
       short_description: "",
       description: "changed",
       visibility: "unlisted",
     });
-    expect((await emu.api("GET", `/extensions/${id}`)).body).toEqual(again.body);
+    expect((await get(id)).data).toEqual(again.data);
   });
 
   test("fields not sent keep their values (no schema default fills them in)", async () => {
     const { id } = await create({ name: "Sticky", short_description: "s", description: "d" });
-    await emu.api("PATCH", `/extensions/${id}`, { json: { visibility: "unlisted" } });
-    const res = await emu.api("PATCH", `/extensions/${id}`, { json: { name: "Sticky 2" } });
-    expect(res.body).toMatchObject({
+    await patch(id, { visibility: "unlisted" });
+    const res = await patch(id, { name: "Sticky 2" });
+    expect(res.data).toMatchObject({
       name: "Sticky 2",
       visibility: "unlisted",
       short_description: "s",
@@ -374,43 +389,38 @@ describe("PATCH /extensions/:id", () => {
   test("updatedAt moves only when something really changed", async () => {
     const { id, createdAt } = await create({ name: "Clocked" });
     emu.clock.advance(5);
-    const same = await emu.api("PATCH", `/extensions/${id}`, { json: { name: "Clocked", pricing: { type: "free" } } });
-    expect(same.body.updatedAt).toBe(createdAt);
-    const empty = await emu.api("PATCH", `/extensions/${id}`, { json: {} });
-    expect(empty.status).toBe(200);
-    expect(empty.body.updatedAt).toBe(createdAt);
+    const same = await patch(id, { name: "Clocked", pricing: { type: "free" } });
+    expect(same.data?.updatedAt).toBe(createdAt);
+    const empty = await patch(id, {});
+    expect(empty.response.status).toBe(200);
+    expect(empty.data?.updatedAt).toBe(createdAt);
     emu.clock.advance(5);
-    const changed = await emu.api("PATCH", `/extensions/${id}`, { json: { name: "Clocked Again" } });
-    expect(changed.body.updatedAt).not.toBe(createdAt);
-    expect(Date.parse(changed.body.updatedAt) - Date.parse(createdAt)).toBeGreaterThanOrEqual(10_000);
-    expect(changed.body.createdAt).toBe(createdAt);
+    const changed = await patch(id, { name: "Clocked Again" });
+    expect(changed.data?.updatedAt).not.toBe(createdAt);
+    expect(Date.parse(changed.data?.updatedAt ?? "") - Date.parse(createdAt)).toBeGreaterThanOrEqual(10_000);
+    expect(changed.data?.createdAt).toBe(createdAt);
   });
 
   test("strict: unknown field, status, bad visibility, blank name, other pricing → 422 and nothing changes", async () => {
     const { id } = await create({ name: "Strict" });
-    const before = (await emu.api("GET", `/extensions/${id}`)).body;
-    const bodies = [
-      { colour: "red" },
-      { status: "approved" },
-      { visibility: "secret" },
-      { name: "  " },
-      { name: "n".repeat(81) },
-      { pricing: { type: "paid" } },
-      { name: "ok", bogus: 1 },
+    const before = (await get(id)).data;
+    const refused = [
+      await developer("PATCH", `/extensions/${id}`, { colour: "red" }),
+      await developer("PATCH", `/extensions/${id}`, { status: "approved" }),
+      await developer("PATCH", `/extensions/${id}`, { visibility: "secret" }),
+      await patch(id, { name: "  " }),
+      await patch(id, { name: "n".repeat(81) }),
+      await developer("PATCH", `/extensions/${id}`, { pricing: { type: "paid" } }),
+      await developer("PATCH", `/extensions/${id}`, { name: "ok", bogus: 1 }),
     ];
-    for (const json of bodies)
-      expectEnvelope(await emu.api("PATCH", `/extensions/${id}`, { json }), 422, "validation_error");
-    expect((await emu.api("GET", `/extensions/${id}`)).body).toEqual(before);
+    for (const res of refused) expectEnvelope(res, 422, "validation_error");
+    expect((await get(id)).data).toEqual(before);
   });
 
   test("another account's extension → 404 extension_not_found, unchanged", async () => {
     const { id } = await create({ name: "Private Thing" });
-    expectEnvelope(
-      await emu.api("PATCH", `/extensions/${id}`, { json: { name: "Hijacked" }, key: OTHER_KEY }),
-      404,
-      "extension_not_found",
-    );
-    expect((await emu.api("GET", `/extensions/${id}`)).body.name).toBe("Private Thing");
+    expectEnvelope(await patch(id, { name: "Hijacked" }, OTHER_KEY), 404, "extension_not_found");
+    expect((await get(id)).data?.name).toBe("Private Thing");
   });
 });
 
@@ -464,11 +474,11 @@ describe("DELETE /extensions/:id", () => {
     const { db, blobs } = emu.runtime;
     const blobId = addChildren(id);
 
-    const res = await emu.api("DELETE", `/extensions/${id}`);
-    expect(res.status).toBe(204);
-    expect(res.text).toBe("");
+    const res = await remove(id);
+    expect(res.response.status).toBe(204);
+    expect(await res.response.text()).toBe("");
 
-    expectEnvelope(await emu.api("GET", `/extensions/${id}`), 404, "extension_not_found");
+    expectEnvelope(await get(id), 404, "extension_not_found");
     expect(db.select().from(extensions).where(eq(extensions.id, id)).all()).toHaveLength(0);
     expect(db.select().from(versions).where(eq(versions.extensionId, id)).all()).toHaveLength(0);
     expect(db.select().from(secrets).where(eq(secrets.extensionId, id)).all()).toHaveLength(0);
@@ -480,18 +490,18 @@ describe("DELETE /extensions/:id", () => {
 
   test("a second delete → 404 extension_not_found", async () => {
     const { id } = await create({ name: "Twice" });
-    expect((await emu.api("DELETE", `/extensions/${id}`)).status).toBe(204);
-    expectEnvelope(await emu.api("DELETE", `/extensions/${id}`), 404, "extension_not_found");
+    expect((await remove(id)).response.status).toBe(204);
+    expectEnvelope(await remove(id), 404, "extension_not_found");
   });
 
   test("a publicly listed extension → 409 extension_listed, nothing removed: not the row, not a child, not a file", async () => {
     const id = "ext_listed";
     const { db, blobs } = emu.runtime;
     const blobId = addChildren(id);
-    const before = (await emu.api("GET", `/extensions/${id}`)).body;
+    const before = (await get(id)).data;
     expect(before).toMatchObject({ status: "approved", visibility: "public" });
-    expectEnvelope(await emu.api("DELETE", `/extensions/${id}`), 409, "extension_listed");
-    expect((await emu.api("GET", `/extensions/${id}`)).body).toEqual(before);
+    expectEnvelope(await remove(id), 409, "extension_listed");
+    expect((await get(id)).data).toEqual(before);
     expect(db.select().from(versions).where(eq(versions.extensionId, id)).all()).toHaveLength(1);
     expect(db.select().from(secrets).where(eq(secrets.extensionId, id)).all()).toHaveLength(1);
     expect(db.select().from(installCounters).where(eq(installCounters.extensionId, id)).all()).toHaveLength(1);
@@ -501,42 +511,30 @@ describe("DELETE /extensions/:id", () => {
 
   test("once listed, always listed: approved + PATCH public, then back to private → still 409", async () => {
     const id = "ext_approved_private";
-    expect((await emu.api("PATCH", `/extensions/${id}`, { json: { visibility: "public" } })).body.visibility).toBe(
-      "public",
-    );
-    expect((await emu.api("PATCH", `/extensions/${id}`, { json: { visibility: "private" } })).body.visibility).toBe(
-      "private",
-    );
-    expectEnvelope(await emu.api("DELETE", `/extensions/${id}`), 409, "extension_listed");
-    expect((await emu.api("GET", `/extensions/${id}`)).status).toBe(200);
+    expect((await patch(id, { visibility: "public" })).data?.visibility).toBe("public");
+    expect((await patch(id, { visibility: "private" })).data?.visibility).toBe("private");
+    expectEnvelope(await remove(id), 409, "extension_listed");
+    expect((await get(id)).response.status).toBe(200);
   });
 
   test("public but never approved is not listed → 204", async () => {
     const { id } = await create({ name: "Public Draft" });
-    await emu.api("PATCH", `/extensions/${id}`, { json: { visibility: "public" } });
-    expect((await emu.api("DELETE", `/extensions/${id}`)).status).toBe(204);
+    await patch(id, { visibility: "public" });
+    expect((await remove(id)).response.status).toBe(204);
   });
 
   test("another account's extension → 404 extension_not_found, still there", async () => {
     const { id } = await create({ name: "Mine Alone" });
-    expectEnvelope(await emu.api("DELETE", `/extensions/${id}`, { key: OTHER_KEY }), 404, "extension_not_found");
-    expect((await emu.api("GET", `/extensions/${id}`)).status).toBe(200);
+    expectEnvelope(await remove(id, OTHER_KEY), 404, "extension_not_found");
+    expect((await get(id)).response.status).toBe(200);
   });
 });
 
 describe("cross-account access", () => {
   test("GET of another account's extension → 404 extension_not_found, same as a missing one", async () => {
     const { id } = await create({ name: "Hidden" });
-    const theirs = expectEnvelope(
-      await emu.api("GET", `/extensions/${id}`, { key: OTHER_KEY }),
-      404,
-      "extension_not_found",
-    );
-    const missing = expectEnvelope(
-      await emu.api("GET", "/extensions/ext_nope", { key: OTHER_KEY }),
-      404,
-      "extension_not_found",
-    );
+    const theirs = expectEnvelope(await get(id, OTHER_KEY), 404, "extension_not_found");
+    const missing = expectEnvelope(await get("ext_nope", OTHER_KEY), 404, "extension_not_found");
     expect(theirs.message.replace(id, "ID")).toBe(missing.message.replace("ext_nope", "ID"));
   });
 });
@@ -546,24 +544,18 @@ describe("POST /extensions (per-account cap)", () => {
     const fresh = await startTestEmulator();
     try {
       for (let i = 1; i <= 25; i++) {
-        const res = await fresh.api("POST", "/extensions", { json: { name: `Ext ${i}` } });
-        expect(res.status).toBe(201);
+        const res = await post({ name: `Ext ${i}` }, DEMO_KEY, fresh);
+        expect(res.response.status).toBe(201);
       }
-      const error = expectEnvelope(
-        await fresh.api("POST", "/extensions", { json: { name: "Ext 26" } }),
-        422,
-        "limit_exceeded",
-      );
+      const error = expectEnvelope(await post({ name: "Ext 26" }, DEMO_KEY, fresh), 422, "limit_exceeded");
       expect(error.details?.[0]).toMatchObject({ limit: "max_extensions_per_account", max: 25, current: 25 });
-      expect((await fresh.api("GET", "/extensions")).body.extensions).toHaveLength(25);
+      expect((await list(fresh)).data?.extensions).toHaveLength(25);
       // Another account is not affected by this one's count.
-      expect((await fresh.api("POST", "/extensions", { json: { name: "Elsewhere" }, key: OTHER_KEY })).status).toBe(
-        201,
-      );
+      expect((await post({ name: "Elsewhere" }, OTHER_KEY, fresh)).response.status).toBe(201);
       // Deleting one frees a place.
-      const first = (await fresh.api("GET", "/extensions")).body.extensions[0].id;
-      expect((await fresh.api("DELETE", `/extensions/${first}`)).status).toBe(204);
-      expect((await fresh.api("POST", "/extensions", { json: { name: "Ext 26" } })).status).toBe(201);
+      const first = (await list(fresh)).data?.extensions[0]?.id ?? "";
+      expect((await remove(first, DEMO_KEY, fresh)).response.status).toBe(204);
+      expect((await post({ name: "Ext 26" }, DEMO_KEY, fresh)).response.status).toBe(201);
     } finally {
       await stopTestEmulator(fresh);
     }

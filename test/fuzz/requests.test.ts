@@ -16,7 +16,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { createApp } from "../../src/app";
 import { isDeveloperApiPath } from "../../src/http/paths";
-import { bundleDir, submitVersion } from "../helpers/bundles";
+import { bundleDir, uploadVersion } from "../helpers/bundles";
 import {
   assertNoSecretValue,
   baseFixture,
@@ -50,15 +50,16 @@ let bundle: string;
  */
 async function freshWorld(): Promise<Pools> {
   await fetch(`${emu.adminUrl}/reset`, { method: "POST", headers: { authorization: `Bearer ${ADMIN}` } });
-  const submitted = await submitVersion(emu, "ext_fuzz_b", { version: "1.0.0", bundle });
-  if (submitted.status !== 202) throw new Error(`setup upload failed: ${submitted.status} ${submitted.text}`);
+  const submitted = await uploadVersion(emu, "ext_fuzz_b", { version: "1.0.0", bundle });
+  if (!submitted.data)
+    throw new Error(`setup upload failed: ${submitted.response.status} ${JSON.stringify(submitted.error)}`);
   return {
     params: {
       id: [...EXTENSIONS, "acc_test", "ext_missing"],
       "accounts/:id": ["acc_test", "acc_other", "acc_missing"],
       "extensions/:id": [...EXTENSIONS, "ext_missing"],
       accountId: ["acc_test", "acc_other", "acc_missing"],
-      versionId: [submitted.body.version.id as string, "ver_missing"],
+      versionId: [submitted.data.version.id, "ver_missing"],
       key: ["API_TOKEN", "_under", "lower_case"],
       keyId: ["key_missing"],
       memberId: ["mem_missing"],

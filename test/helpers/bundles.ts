@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { versionUpload } from "../../client";
 import { type RawEntry, writeTarGz } from "../../scripts/lib/archive-writer";
 import { validEntries } from "../../scripts/lib/samples";
-import type { TestEmulator, TestResponse } from "./emulator";
+import { DEMO_KEY, type RawResponse, type TestEmulator } from "./emulator";
 
 export interface BundleDir {
   /** Writes a .tar.gz of these entries (a small valid bundle by default) and returns its path. */
@@ -26,19 +26,22 @@ export function bundleDir(): BundleDir {
   };
 }
 
-/** POST /extensions/:id/versions as a real multipart upload of a file on disk. */
+/**
+ * POST /extensions/:id/versions as a real multipart upload of a file on disk, raw: for forms the typed client
+ * would not send (fields missing or extra). A well-formed submission goes through `uploadVersion`.
+ */
 export function submitVersion(
   emu: TestEmulator,
   extensionId: string,
   form: { version?: string; changelog?: string; bundle?: string; extra?: Record<string, string> },
   key?: string,
-): Promise<TestResponse> {
+): Promise<RawResponse> {
   const body = new FormData();
   if (form.version !== undefined) body.append("version", form.version);
   if (form.changelog !== undefined) body.append("changelog", form.changelog);
   for (const [k, v] of Object.entries(form.extra ?? {})) body.append(k, v);
   if (form.bundle) body.append("bundle", Bun.file(form.bundle), "bundle.tar.gz");
-  return emu.api("POST", `/extensions/${extensionId}/versions`, { body, ...(key ? { key } : {}) });
+  return emu.rawRequest("POST", `/developer/v1/extensions/${extensionId}/versions`, { body, key: key ?? DEMO_KEY });
 }
 
 /**

@@ -37,23 +37,6 @@ export function baseFixture(): Fixture {
 export interface TestEmulator extends RunningEmulator {
   dataDir: string;
   clock: EmulatorClock;
-  /**
-   * fetch against the emulator: `api("GET", "/extensions")` goes to /developer/v1/extensions.
-   * @deprecated untyped: use `client` / `clientFor(key)`, or `rawRequest` for a request the document does not allow.
-   */
-  api(method: string, path: string, opts?: RequestOptions): Promise<TestResponse>;
-  /**
-   * fetch against the server root: `raw("GET", "/healthz")`.
-   * @deprecated untyped: use `rawRequest` (same root, body `unknown`).
-   */
-  raw(method: string, path: string, opts?: RequestOptions): Promise<TestResponse>;
-  /**
-   * fetch against the control plane: `admin("POST", "/clock", { advanceSeconds: 60 })` goes to
-   * /_emulator/clock with that JSON body, as the owner: with the admin token unless `opts.key` says otherwise
-   * (null: no Authorization header).
-   * @deprecated untyped: use `control`, or `rawRequest` for a request the document does not allow.
-   */
-  admin(method: string, path: string, json?: unknown, opts?: Omit<RequestOptions, "json">): Promise<TestResponse>;
   /** The generated developer-API client, acting with DEMO_KEY: paths, parameters, bodies and answers typed. */
   client: ApiClient;
   /** The generated developer-API client acting with `key` (null: no Authorization header). */
@@ -69,20 +52,11 @@ export interface TestEmulator extends RunningEmulator {
 }
 
 export interface RequestOptions {
-  /** API key; defaults to DEMO_KEY; null sends no Authorization header. */
+  /** API key sent as `Authorization: Bearer …`; none when absent or null. */
   key?: string | null;
   json?: unknown;
   body?: Bun.BodyInit;
   headers?: Record<string, string>;
-}
-
-/** What the untyped helpers (`api`, `raw`, `admin`) answer; new tests use the typed clients or `rawRequest`. */
-export interface TestResponse {
-  status: number;
-  headers: Headers;
-  text: string;
-  /** Parsed JSON body (undefined when the body is empty or not JSON). */
-  body: any;
 }
 
 /** What `rawRequest` answers: the body is whatever the server sent, so a test narrows it before reading it. */
@@ -95,7 +69,14 @@ export interface RawResponse {
 }
 
 /** A typed client's answer (openapi-fetch's `{ data, error, response }`) or a raw one. */
-type AnyResponse = RawResponse | { response: Response; error?: unknown; data?: unknown };
+export type AnyResponse = RawResponse | { response: Response; error?: unknown; data?: unknown };
+
+/** The status, headers and parsed body (a typed answer's `error`, else its `data`) of either kind of answer. */
+export function answerOf(res: AnyResponse): { status: number; headers: Headers; body: unknown } {
+  return "response" in res
+    ? { status: res.response.status, headers: res.response.headers, body: res.error ?? res.data }
+    : res;
+}
 
 export interface StartOptions {
   fixture?: Fixture | null;
@@ -174,17 +155,16 @@ export async function startTestEmulator(options: StartOptions = {}): Promise<Tes
     ...(options.drainMs !== undefined ? { drainMs: options.drainMs } : {}),
     ...(options.idleTimeoutSeconds !== undefined ? { idleTimeoutSeconds: options.idleTimeoutSeconds } : {}),
   });
-  const send = async (base: string, method: string, path: string, opts: RequestOptions = {}): Promise<TestResponse> => {
+  const rawRequest = async (method: string, path: string, opts: RequestOptions = {}): Promise<RawResponse> => {
     const headers: Record<string, string> = { ...opts.headers };
-    const key = opts.key === undefined ? DEMO_KEY : opts.key;
-    if (key !== null) headers.authorization = `Bearer ${key}`;
+    if (opts.key) headers.authorization = `Bearer ${opts.key}`;
     let body = opts.body;
     if (opts.json !== undefined) {
       body = JSON.stringify(opts.json);
       headers["content-type"] ??= "application/json";
     }
     rememberSecretValue(method, path, opts.json);
-    const res = await fetch(base + path, { method, headers, body });
+    const res = await fetch(emulator.url + path, { method, headers, body });
     const text = await res.text();
     assertNoSecretValue(`${method} ${path}`, text, res.headers);
     let parsed: unknown;
@@ -210,15 +190,7 @@ export async function startTestEmulator(options: StartOptions = {}): Promise<Tes
     client: clientFor(DEMO_KEY),
     clientFor,
     control: watched(createAdminClient({ url: emulator.url, adminToken: () => emulator.runtime.control.adminToken })),
-    rawRequest: (m: string, p: string, o?: RequestOptions) => send(emulator.url, m, p, { key: null, ...o }),
-    api: (m: string, p: string, o?: RequestOptions) => send(emulator.baseUrl, m, p, o),
-    raw: (m: string, p: string, o?: RequestOptions) => send(emulator.url, m, p, o),
-    admin: (m: string, p: string, json?: unknown, o?: Omit<RequestOptions, "json">) =>
-      send(emulator.adminUrl, m, p, {
-        key: emulator.runtime.control.adminToken,
-        ...o,
-        ...(json !== undefined ? { json } : {}),
-      }),
+    rawRequest,
   });
 }
 
@@ -254,11 +226,36 @@ export interface EnvelopeError {
 
 /** Asserts the error envelope shape (of a raw answer or a typed client's) and returns its `error` object. */
 export function expectEnvelope(res: AnyResponse, status: number, code: string): EnvelopeError {
-  const actual = "response" in res ? res.response.status : res.status;
-  const body = "response" in res ? res.error : res.body;
-  const error = (body as { error?: Partial<EnvelopeError> } | undefined)?.error;
+  const { status: actual, body } = answerOf(res);
+  const error = errorOf(body);
   if (actual !== status || error?.code !== code || error?.status !== status || typeof error?.message !== "string") {
     throw new Error(`expected ${status} ${code}, got ${actual} ${JSON.stringify(body)}`);
   }
   return error as EnvelopeError;
+}
+
+/** The `error` object of an envelope, when `body` (a raw answer's, or a typed client's `error`) is one. */
+export function errorOf(body: unknown): Partial<EnvelopeError> | undefined {
+  if (typeof body !== "object" || body === null || !("error" in body)) return undefined;
+  const error = body.error;
+  return typeof error === "object" && error !== null ? (error as Partial<EnvelopeError>) : undefined;
+}
+
+/** The value at `keys` (object keys, array indexes) in parsed JSON; undefined when any step is missing. */
+export function jsonAt(value: unknown, ...keys: (string | number)[]): unknown {
+  let at = value;
+  for (const key of keys) {
+    if (typeof at !== "object" || at === null) return undefined;
+    at = (at as Record<string | number, unknown>)[key];
+  }
+  return at;
+}
+
+/** Every operation of the server's own OpenAPI document, with its path and (lower-case) method. */
+export async function documentOperations(emu: TestEmulator): Promise<{ path: string; method: string; op: unknown }[]> {
+  const paths = jsonAt((await emu.rawRequest("GET", "/openapi.json")).body, "paths");
+  if (typeof paths !== "object" || paths === null) throw new Error("the document has no paths");
+  return Object.entries(paths).flatMap(([path, item]) =>
+    typeof item === "object" && item !== null ? Object.entries(item).map(([method, op]) => ({ path, method, op })) : [],
+  );
 }

@@ -4,7 +4,15 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { JSON_BODY_MAX_BYTES } from "../../src/http/body-limit";
-import { DEMO_KEY, expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { createExtension } from "../helpers/bundles";
+import {
+  DEMO_KEY,
+  errorOf,
+  expectEnvelope,
+  startTestEmulator,
+  stopTestEmulator,
+  type TestEmulator,
+} from "../helpers/emulator";
 import { announce } from "../helpers/raw-http";
 
 let emu: TestEmulator;
@@ -46,9 +54,9 @@ describe("POST /extensions (JSON body cap)", () => {
     expect(answer.body.error).toMatchObject({ code: "payload_too_large", status: 413 });
     expect(answer.headers.get("x-ratelimit-limit")).toBe("10");
     expect(answer.headers.get("x-ratelimit-remaining")).toBe("9");
-    const created = await emu.api("POST", "/extensions", { json: { name: "Fits" } });
-    expect(created.status).toBe(201);
-    expect(created.headers.get("x-ratelimit-remaining")).toBe("8");
+    const created = await emu.client.POST("/developer/v1/extensions", { body: { name: "Fits" } });
+    expect(created.response.status).toBe(201);
+    expect(created.response.headers.get("x-ratelimit-remaining")).toBe("8");
   });
 
   test("a chunked body is refused as soon as it passes 1 MiB", async () => {
@@ -58,7 +66,7 @@ describe("POST /extensions (JSON body cap)", () => {
       body: chunkedJson(2 * JSON_BODY_MAX_BYTES),
     });
     expect(res.status).toBe(413);
-    expect(((await res.json()) as any).error).toMatchObject({ code: "payload_too_large", status: 413 });
+    expect(errorOf(await res.json())).toMatchObject({ code: "payload_too_large", status: 413 });
   });
 
   test("a small chunked body is read and validated as usual", async () => {
@@ -90,7 +98,7 @@ describe("POST /extensions (JSON body cap)", () => {
 
 describe("POST /extensions/:id/versions (far over the bundle cap)", () => {
   test("a 200 MB announcement still gets the envelope, not the HTTP server's bare 413", async () => {
-    const id = (await emu.api("POST", "/extensions", { json: { name: "Huge Upload" } })).body.extension.id;
+    const id = await createExtension(emu, "Huge Upload");
     const answer = await announce(
       emu.port,
       "POST",
@@ -105,7 +113,7 @@ describe("POST /extensions/:id/versions (far over the bundle cap)", () => {
 
 describe("PUT /extensions/:id/secrets/:key (JSON body cap)", () => {
   test("a body declared over 1 MiB is a 413", async () => {
-    const id = (await emu.api("POST", "/extensions", { json: { name: "Secret Cap" } })).body.extension.id;
+    const id = await createExtension(emu, "Secret Cap");
     const answer = await announce(
       emu.port,
       "PUT",

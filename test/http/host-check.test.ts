@@ -6,7 +6,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { isLoopback } from "../../src/config";
 import { isLoopbackHostname } from "../../src/http/loopback";
-import { DEMO_KEY, expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+import {
+  DEMO_KEY,
+  errorOf,
+  expectEnvelope,
+  startTestEmulator,
+  stopTestEmulator,
+  type TestEmulator,
+} from "../helpers/emulator";
 
 const REBOUND = "rebind.example:4780";
 
@@ -16,16 +23,23 @@ beforeAll(async () => {
 });
 afterAll(() => stopTestEmulator(emu));
 
-const extensionCount = async () => (await emu.api("GET", "/extensions")).body.extensions.length as number;
+const extensionCount = async () => (await emu.client.GET("/developer/v1/extensions")).data?.extensions.length;
+/** Raw, with the Host header a rebinding page (or a test) chooses. */
+const withHost = (host: string, path = "/developer/v1/extensions", key: string | null = DEMO_KEY) =>
+  emu.rawRequest("GET", path, { key, headers: { host } });
 
 describe("a rebinding page on a loopback bind", () => {
   test("lists nothing and creates nothing with the demo key: 403 forbidden in the envelope", async () => {
     const before = await extensionCount();
-    const list = await emu.api("GET", "/extensions", { headers: { host: REBOUND } });
+    const list = await withHost(REBOUND);
     const error = expectEnvelope(list, 403, "forbidden");
     expect(error.message).toContain(`Host "${REBOUND}" is not a name this server answers to`);
     expectEnvelope(
-      await emu.api("POST", "/extensions", { json: { name: "Rebound" }, headers: { host: REBOUND } }),
+      await emu.rawRequest("POST", "/developer/v1/extensions", {
+        key: DEMO_KEY,
+        json: { name: "Rebound" },
+        headers: { host: REBOUND },
+      }),
       403,
       "forbidden",
     );
@@ -44,8 +58,8 @@ describe("a rebinding page on a loopback bind", () => {
     ];
     for (const path of paths) {
       for (const key of [DEMO_KEY, null, emu.runtime.control.adminToken]) {
-        const res = await emu.raw("GET", path, { key, headers: { host: REBOUND } });
-        expect({ path, key, status: res.status, code: res.body?.error?.code }).toEqual({
+        const res = await withHost(REBOUND, path, key);
+        expect({ path, key, status: res.status, code: errorOf(res.body)?.code }).toEqual({
           path,
           key,
           status: 403,
@@ -65,10 +79,10 @@ describe("a rebinding page on a loopback bind", () => {
       "127.8.9.10:4780",
       "[::1]:4780",
     ]) {
-      const res = await emu.api("GET", "/extensions", { headers: { host } });
+      const res = await withHost(host);
       expect({ host, status: res.status }).toEqual({ host, status: 200 });
     }
-    expect((await emu.raw("GET", "/healthz", { key: null, headers: { host: "localhost" } })).status).toBe(200);
+    expect((await withHost("localhost", "/healthz", null)).status).toBe(200);
   });
 
   test("look-alikes are not loopback names", async () => {
@@ -80,15 +94,15 @@ describe("a rebinding page on a loopback bind", () => {
       "[::2]",
       "0.0.0.0",
     ]) {
-      const res = await emu.api("GET", "/extensions", { headers: { host } });
+      const res = await withHost(host);
       expect({ host, status: res.status }).toEqual({ host, status: 403 });
     }
     // No name at all is not a request this server can place: refused before the Host check (src/http/request-url.ts).
-    expectEnvelope(await emu.api("GET", "/extensions", { headers: { host: "" } }), 400, "bad_request");
+    expectEnvelope(await withHost(""), 400, "bad_request");
   });
 
   test("/healthz follows the same rule as every other route", async () => {
-    const res = await emu.raw("GET", "/healthz", { key: null, headers: { host: REBOUND } });
+    const res = await withHost(REBOUND, "/healthz", null);
     expectEnvelope(res, 403, "forbidden");
   });
 });

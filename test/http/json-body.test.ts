@@ -5,7 +5,17 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { CONTROL_PREFIX } from "../../src/config";
-import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { createExtension } from "../helpers/bundles";
+import {
+  DEMO_KEY,
+  documentOperations,
+  errorOf,
+  expectEnvelope,
+  jsonAt,
+  startTestEmulator,
+  stopTestEmulator,
+  type TestEmulator,
+} from "../helpers/emulator";
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -23,39 +33,33 @@ const NOT_OBJECTS = ["null", "7", '"x"', "[]", "true"];
 
 /** Every operation whose document says it takes a JSON body, its parameters filled with a plausible id. */
 async function jsonOperations(): Promise<{ method: string; path: string }[]> {
-  const doc = (await emu.raw("GET", "/openapi.json", { key: null })).body;
-  return Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, item]) =>
-    Object.entries(item)
-      .filter(([, op]) => op.requestBody?.content?.["application/json"])
-      .map(([method, _]) => ({ method: method.toUpperCase(), path: path.replace(/\{[^}]+\}/g, "x1") })),
-  );
+  return (await documentOperations(emu))
+    .filter(({ op }) => jsonAt(op, "requestBody", "content", "application/json"))
+    .map(({ method, path }) => ({ method: method.toUpperCase(), path: path.replace(/\{[^}]+\}/g, "x1") }));
 }
 
+/** Raw: bodies no typed client would send. Each plane with its own credential. */
 function send(method: string, path: string, body: Bun.BodyInit) {
-  return path.startsWith(`${CONTROL_PREFIX}/`)
-    ? emu.admin(method, path.slice(CONTROL_PREFIX.length), undefined, { body, headers: JSON_TYPE })
-    : emu.raw(method, path, { body, headers: JSON_TYPE });
+  const key = path.startsWith(`${CONTROL_PREFIX}/`) ? emu.runtime.control.adminToken : DEMO_KEY;
+  return emu.rawRequest(method, path, { key, body, headers: JSON_TYPE });
 }
 
 describe("a JSON body", () => {
   test("that is not UTF-8 is a 422 and creates nothing", async () => {
     for (const bytes of NOT_UTF8) {
-      const res = expectEnvelope(
-        await emu.api("POST", "/extensions", { body: bytes, headers: JSON_TYPE }),
-        422,
-        "validation_error",
-      );
+      const res = expectEnvelope(await send("POST", "/developer/v1/extensions", bytes), 422, "validation_error");
       expect(res.details).toEqual([{ field: "body", message: "body: is not valid UTF-8 (JSON text must be UTF-8)" }]);
     }
-    expect((await emu.api("GET", "/extensions")).body.extensions).toEqual([]);
+    expect((await emu.client.GET("/developer/v1/extensions")).data?.extensions).toEqual([]);
   });
 
   test("a byte-order mark and multi-byte characters are UTF-8 all the same", async () => {
     const text = new TextEncoder().encode('\uFEFF{"name":"Ünïcode ✓ 😀"}');
-    const res = await emu.api("POST", "/extensions", { body: text, headers: JSON_TYPE });
+    const res = await send("POST", "/developer/v1/extensions", text);
     expect(res.status).toBe(201);
-    expect(res.body.extension.name).toBe("Ünïcode ✓ 😀");
-    await emu.api("DELETE", `/extensions/${res.body.extension.id}`);
+    expect(jsonAt(res.body, "extension", "name")).toBe("Ünïcode ✓ 😀");
+    const id = String(jsonAt(res.body, "extension", "id"));
+    await emu.client.DELETE("/developer/v1/extensions/{id}", { params: { path: { id } } });
   });
 
   test("is refused unless it is an object or UTF-8, on every operation that takes JSON", async () => {
@@ -67,8 +71,8 @@ describe("a JSON body", () => {
         const res = await send(method, path, body);
         if (
           res.status !== 422 ||
-          res.body?.error?.code !== "validation_error" ||
-          res.body.error.details?.[0]?.field !== "body"
+          errorOf(res.body)?.code !== "validation_error" ||
+          errorOf(res.body)?.details?.[0]?.field !== "body"
         )
           wrong.push(
             `${method} ${path} ${typeof body === "string" ? body : "bytes"}: ${res.status} ${res.text.slice(0, 120)}`,
@@ -81,22 +85,28 @@ describe("a JSON body", () => {
 
 describe("POST /_emulator/extensions/:id/installs and /uninstalls", () => {
   test('no body, null, 7, "x" and [] record nothing; {} asks for the defaults', async () => {
-    const created = await emu.api("POST", "/extensions", { json: { name: "Installable" } });
-    const id = created.body.extension.id as string;
+    const id = await createExtension(emu, "Installable");
+    const owner = emu.runtime.control.adminToken;
     for (const what of ["installs", "uninstalls", "rollouts"]) {
-      const res = await emu.admin("POST", `/extensions/${id}/${what}`);
-      expectEnvelope(res, 422, "validation_error");
-      expect(res.body.error.message).toBe("Request body is not valid JSON.");
+      // No body at all: raw, as the typed client always sends the body it is given.
+      const res = await emu.rawRequest("POST", `/_emulator/extensions/${id}/${what}`, { key: owner });
+      expect(expectEnvelope(res, 422, "validation_error").message).toBe("Request body is not valid JSON.");
     }
     // Reached the service: the default install needs a current version, which this extension lacks.
-    expectEnvelope(await emu.admin("POST", `/extensions/${id}/installs`, {}), 409, "no_current_version");
+    expectEnvelope(
+      await emu.control.POST("/_emulator/extensions/{id}/installs", { params: { path: { id } }, body: {} }),
+      409,
+      "no_current_version",
+    );
     for (const what of ["installs", "uninstalls"]) {
       for (const body of NOT_OBJECTS) {
-        const res = await emu.admin("POST", `/extensions/${id}/${what}`, undefined, { body, headers: JSON_TYPE });
-        expect(res.body.error.details).toEqual([{ field: "body", message: "body: Expected object" }]);
+        const res = await send("POST", `/_emulator/extensions/${id}/${what}`, body);
+        expect(errorOf(res.body)?.details).toEqual([{ field: "body", message: "body: Expected object" }]);
         expectEnvelope(res, 422, "validation_error");
       }
     }
-    expect((await emu.api("GET", `/extensions/${id}/installs`)).body.total).toBe(0);
+    expect(
+      (await emu.client.GET("/developer/v1/extensions/{id}/installs", { params: { path: { id } } })).data?.total,
+    ).toBe(0);
   });
 });

@@ -8,23 +8,36 @@ import { ValidationError } from "elysia";
 import { createApp } from "../../src/app";
 import { DETAILS_MAX } from "../../src/errors/catalog";
 import { JSON_DEPTH_MAX } from "../../src/http/json-shape";
-import { DEMO_KEY, expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { createExtension } from "../helpers/bundles";
+import {
+  DEMO_KEY,
+  expectEnvelope,
+  type RawResponse,
+  startTestEmulator,
+  stopTestEmulator,
+  type TestEmulator,
+} from "../helpers/emulator";
 
 let emu: TestEmulator;
 let extensionId: string;
 beforeAll(async () => {
   emu = await startTestEmulator();
-  extensionId = (await emu.api("POST", "/extensions", { json: { name: "Deep" } })).body.extension.id;
+  extensionId = await createExtension(emu, "Deep");
 });
 afterAll(() => stopTestEmulator(emu));
 
 const JSON_TYPE = { "content-type": "application/json" };
+/** Bodies no typed client would send: raw, as DEMO_KEY on the developer API, as the owner on the control plane. */
+const api = (method: string, path: string, body: string) =>
+  emu.rawRequest(method, `/developer/v1${path}`, { key: DEMO_KEY, body, headers: JSON_TYPE });
+const control = (path: string, body: string) =>
+  emu.rawRequest("POST", `/_emulator${path}`, { key: emu.runtime.control.adminToken, body, headers: JSON_TYPE });
 /** `levels` nested arrays around a zero. */
 const nested = (levels: number) => `${"[".repeat(levels)}0${"]".repeat(levels)}`;
 const FORTY_KB_OF_BRACKETS = "[".repeat(20_000) + "]".repeat(20_000);
 
-function expectTooDeep(res: { status: number; text: string; body: any }) {
-  const error = expectEnvelope(res as never, 422, "validation_error");
+function expectTooDeep(res: RawResponse) {
+  const error = expectEnvelope(res, 422, "validation_error");
   expect(error.details).toEqual([
     { field: "body", message: `the JSON body nests deeper than ${JSON_DEPTH_MAX} levels` },
   ]);
@@ -32,24 +45,14 @@ function expectTooDeep(res: { status: number; text: string; body: any }) {
 
 describe("a JSON body nested past the bound", () => {
   test("40 KB of nested [ to PUT secrets, for an extension id that does not exist: 422, nothing parsed", async () => {
-    const res = await emu.api("PUT", "/extensions/ext_00000000000000000000000000/secrets/A", {
-      body: FORTY_KB_OF_BRACKETS,
-      headers: JSON_TYPE,
-    });
+    const res = await api("PUT", "/extensions/ext_00000000000000000000000000/secrets/A", FORTY_KB_OF_BRACKETS);
     expectTooDeep(res);
   });
 
   test("the same inside a field, and through the control plane (clock, seed)", async () => {
-    expectTooDeep(
-      await emu.api("PUT", `/extensions/${extensionId}/secrets/A`, {
-        body: `{"value":${FORTY_KB_OF_BRACKETS}}`,
-        headers: JSON_TYPE,
-      }),
-    );
-    expectTooDeep(
-      await emu.admin("POST", "/clock", undefined, { body: `{"set":${FORTY_KB_OF_BRACKETS}}`, headers: JSON_TYPE }),
-    );
-    expectTooDeep(await emu.admin("POST", "/seed", undefined, { body: FORTY_KB_OF_BRACKETS, headers: JSON_TYPE }));
+    expectTooDeep(await api("PUT", `/extensions/${extensionId}/secrets/A`, `{"value":${FORTY_KB_OF_BRACKETS}}`));
+    expectTooDeep(await control("/clock", `{"set":${FORTY_KB_OF_BRACKETS}}`));
+    expectTooDeep(await control("/seed", FORTY_KB_OF_BRACKETS));
   });
 
   test("a chunked body (no Content-Length) is measured the same way", async () => {
@@ -64,32 +67,21 @@ describe("a JSON body nested past the bound", () => {
         },
       }),
     });
-    expectTooDeep({ status: res.status, text: "", body: await res.json() });
+    expectTooDeep({ status: res.status, headers: res.headers, text: "", body: await res.json() });
   });
 
   test(`${JSON_DEPTH_MAX} levels pass the bound (the schema answers), ${JSON_DEPTH_MAX + 1} do not`, async () => {
     // The body object is one level, so the value may hold JSON_DEPTH_MAX - 1 more.
-    const at = await emu.api("PUT", `/extensions/${extensionId}/secrets/A`, {
-      body: `{"value":${nested(JSON_DEPTH_MAX - 1)}}`,
-      headers: JSON_TYPE,
-    });
+    const at = await api("PUT", `/extensions/${extensionId}/secrets/A`, `{"value":${nested(JSON_DEPTH_MAX - 1)}}`);
     expect(expectEnvelope(at, 422, "validation_error").details).toEqual([
       { field: "value", message: "value: must be a string in double quotes" },
     ]);
-    expectTooDeep(
-      await emu.api("PUT", `/extensions/${extensionId}/secrets/A`, {
-        body: `{"value":${nested(JSON_DEPTH_MAX)}}`,
-        headers: JSON_TYPE,
-      }),
-    );
+    expectTooDeep(await api("PUT", `/extensions/${extensionId}/secrets/A`, `{"value":${nested(JSON_DEPTH_MAX)}}`));
   });
 
   test("brackets inside strings (escaped quotes included) are not nesting", async () => {
     const value = `\\"${"[{".repeat(5_000)}`;
-    const res = await emu.api("PUT", `/extensions/${extensionId}/secrets/BRACKETS`, {
-      body: `{"value":"${value}"}`,
-      headers: JSON_TYPE,
-    });
+    const res = await api("PUT", `/extensions/${extensionId}/secrets/BRACKETS`, `{"value":"${value}"}`);
     expect(res.status).toBe(204);
   });
 });
@@ -115,7 +107,11 @@ describe("validation messages never format the received value", () => {
 describe("how many details a validation error lists", () => {
   test(`a body with 5,000 unknown fields lists ${DETAILS_MAX} and says there are more`, async () => {
     const body = Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`f${i}`, 1]));
-    const error = expectEnvelope(await emu.api("POST", "/extensions", { json: body }), 422, "validation_error");
+    const error = expectEnvelope(
+      await emu.rawRequest("POST", "/developer/v1/extensions", { key: DEMO_KEY, json: body }),
+      422,
+      "validation_error",
+    );
     expect(error.details!.length).toBe(DETAILS_MAX + 1);
     expect(error.details!.at(-1)).toEqual({ message: `…and more problems: only the first ${DETAILS_MAX} are listed` });
     expect(error.message).toEndWith("(and more)");
@@ -123,7 +119,7 @@ describe("how many details a validation error lists", () => {
 
   test(`a seed body with 60,000 problems lists ${DETAILS_MAX} and says there are more`, async () => {
     const fixture = `{"accounts":[${Array(30_000).fill("{}").join(",")}]}`;
-    const res = await emu.admin("POST", "/seed", undefined, { body: fixture, headers: JSON_TYPE });
+    const res = await control("/seed", fixture);
     const error = expectEnvelope(res, 422, "validation_error");
     expect(error.details!.length).toBe(DETAILS_MAX + 1);
     expect(error.details!.at(-1)).toEqual({ message: `…and more problems: only the first ${DETAILS_MAX} are listed` });

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { DEMO_KEY, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
 const SRC = resolve(import.meta.dir, "../../src");
 
@@ -24,15 +24,16 @@ test("no source file under src/ calls Elysia's private .wrap", () => {
 });
 
 test("the request log sees the final status of a route, an unknown path, a refused key and a fault", async () => {
-  await emu.admin("POST", "/reset");
-  await emu.admin("POST", "/faults", { method: "GET", path: "/extensions", status: 429, times: 1 });
+  await emu.control.POST("/_emulator/reset");
+  await emu.control.POST("/_emulator/faults", { body: { method: "GET", path: "/extensions", status: 429, times: 1 } });
   const statuses = [
-    (await emu.api("GET", "/extensions")).status,
-    (await emu.api("GET", "/extensions")).status,
-    (await emu.api("GET", "/no-such-route")).status,
-    (await emu.api("GET", "/extensions", { key: "ext_unknown_key_0123456789abcdefghij" })).status,
+    (await emu.client.GET("/developer/v1/extensions")).response.status,
+    (await emu.client.GET("/developer/v1/extensions")).response.status,
+    // A path outside the document.
+    (await emu.rawRequest("GET", "/developer/v1/no-such-route", { key: DEMO_KEY })).status,
+    (await emu.clientFor("ext_unknown_key_0123456789abcdefghij").GET("/developer/v1/extensions")).response.status,
   ];
   expect(statuses).toEqual([429, 200, 404, 401]);
-  const logged = (await emu.admin("GET", "/requests")).body.requests.map((e: { status: number }) => e.status);
+  const logged = (await emu.control.GET("/_emulator/requests")).data?.requests.map((e) => e.status) ?? [];
   expect(logged.reverse()).toEqual(statuses);
 });

@@ -7,7 +7,16 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createApp } from "../../src/app";
 import { CONTROL_PREFIX } from "../../src/config";
 import { isWellFormedPath } from "../../src/http/path-encoding";
-import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+import {
+  DEMO_KEY,
+  documentOperations,
+  errorOf,
+  expectEnvelope,
+  jsonAt,
+  startTestEmulator,
+  stopTestEmulator,
+  type TestEmulator,
+} from "../helpers/emulator";
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -30,11 +39,11 @@ function withParameter(path: string, index: number, value: string): string {
   return path.replace(/:[^/]+|\*/g, () => (i++ === index ? value : "x1"));
 }
 
+/** Raw: the typed clients would encode the malformed parameter. Each plane with its own credential. */
 function send(method: string, path: string) {
   const body = method === "GET" || method === "DELETE" ? {} : { json: {} };
-  return path.startsWith(`${CONTROL_PREFIX}/`)
-    ? emu.admin(method, path.slice(CONTROL_PREFIX.length), method === "GET" || method === "DELETE" ? undefined : {})
-    : emu.raw(method, path, body);
+  const key = path.startsWith(`${CONTROL_PREFIX}/`) ? emu.runtime.control.adminToken : DEMO_KEY;
+  return emu.rawRequest(method, path, { key, ...body });
 }
 
 describe("a malformed path parameter", () => {
@@ -52,7 +61,7 @@ describe("a malformed path parameter", () => {
         for (const value of MALFORMED) {
           const path = withParameter(route.path, index, value);
           const res = await send(route.method, path);
-          if (res.status !== 400 || res.body?.error?.code !== "malformed_path")
+          if (res.status !== 400 || errorOf(res.body)?.code !== "malformed_path")
             wrong.push(`${route.method} ${path}: ${res.status} ${res.text.slice(0, 120)}`);
         }
       }
@@ -61,27 +70,35 @@ describe("a malformed path parameter", () => {
   });
 
   test("a well-formed escape still reaches the route: an id that does not exist is its own 404", async () => {
-    expectEnvelope(await emu.api("GET", "/extensions/%41bc"), 404, "extension_not_found");
-    expectEnvelope(await emu.api("GET", "/extensions/%E2%9C%93"), 404, "extension_not_found");
-    const res = expectEnvelope(await emu.api("GET", "/extensions/%FF"), 400, "malformed_path");
+    expectEnvelope(
+      await emu.rawRequest("GET", "/developer/v1/extensions/%41bc", { key: DEMO_KEY }),
+      404,
+      "extension_not_found",
+    );
+    expectEnvelope(
+      await emu.rawRequest("GET", "/developer/v1/extensions/%E2%9C%93", { key: DEMO_KEY }),
+      404,
+      "extension_not_found",
+    );
+    const res = expectEnvelope(
+      await emu.rawRequest("GET", "/developer/v1/extensions/%FF", { key: DEMO_KEY }),
+      400,
+      "malformed_path",
+    );
     expect(res.message).toContain("/developer/v1/extensions/%FF");
   });
 
   test("who may call comes first: without a key it is still the 401", async () => {
-    expectEnvelope(await emu.api("GET", "/extensions/%FF", { key: null }), 401, "unauthorized");
+    expectEnvelope(await emu.rawRequest("GET", "/developer/v1/extensions/%FF"), 401, "unauthorized");
   });
 
   test("every operation with a path parameter documents the 400", async () => {
-    const doc = (await emu.raw("GET", "/openapi.json", { key: null })).body;
     const missing: string[] = [];
-    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+    for (const { path, method, op } of await documentOperations(emu)) {
       if (!path.includes("{")) continue;
-      for (const [method, op] of Object.entries(item)) {
-        const codes =
-          op.responses?.["400"]?.content?.["application/json"]?.schema?.allOf?.[1]?.properties?.error?.properties?.code
-            ?.enum;
-        if (!codes?.includes("malformed_path")) missing.push(`${method} ${path}`);
-      }
+      const schema = jsonAt(op, "responses", "400", "content", "application/json", "schema");
+      const codes = jsonAt(schema, "allOf", 1, "properties", "error", "properties", "code", "enum");
+      if (!Array.isArray(codes) || !codes.includes("malformed_path")) missing.push(`${method} ${path}`);
     }
     expect(missing).toEqual([]);
   });

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
-import { type BundleDir, bundleDir, submitVersion } from "../helpers/bundles";
+import { type BundleDir, bundleDir, createExtension, submitVersion, uploadVersion } from "../helpers/bundles";
 import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
 let emu: TestEmulator;
@@ -22,7 +22,7 @@ afterAll(async () => {
 const temporaryFiles = () => readdirSync(emu.runtime.blobs.tmpDir);
 
 async function newExtension(): Promise<string> {
-  return (await emu.api("POST", "/extensions", { json: { name: "Temporary" } })).body.extension.id;
+  return createExtension(emu, "Temporary");
 }
 
 describe("an upload's temporary file", () => {
@@ -38,8 +38,8 @@ describe("an upload's temporary file", () => {
 
   test("is gone (moved into the blob store) when a submission is accepted", async () => {
     const id = await newExtension();
-    const res = await submitVersion(emu, id, { version: "1.0.0", bundle: await bundles.make() });
-    expect(res.status).toBe(202);
+    const res = await uploadVersion(emu, id, { version: "1.0.0", bundle: await bundles.make() });
+    expect(res.response.status).toBe(202);
     expect(temporaryFiles()).toEqual([]);
   });
 });
@@ -51,12 +51,18 @@ describe("a staged export archive (POST /_emulator/seed)", () => {
     });
     expect(exported.status).toBe(200);
     const archive = new Uint8Array(await exported.arrayBuffer());
-    const tar = { "content-type": "application/x-tar" };
+    // An archive body: the typed client sends the seed's JSON form only.
+    const seed = (body: Uint8Array) =>
+      emu.rawRequest("POST", "/_emulator/seed", {
+        key: emu.runtime.control.adminToken,
+        body,
+        headers: { "content-type": "application/x-tar" },
+      });
     for (let i = 0; i < 5; i++) {
-      const seeded = await emu.admin("POST", "/seed", undefined, { body: archive, headers: tar });
+      const seeded = await seed(archive);
       expect(seeded.status).toBe(200);
       expect(temporaryFiles()).toEqual([]);
-      const refused = await emu.admin("POST", "/seed", undefined, { body: archive.slice(0, 700), headers: tar });
+      const refused = await seed(archive.slice(0, 700));
       expectEnvelope(refused, 422, "validation_error");
       expect(temporaryFiles()).toEqual([]);
     }

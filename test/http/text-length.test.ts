@@ -10,6 +10,7 @@ import { Manifest } from "../../src/bundles/manifest";
 import { FixtureError } from "../../src/seed/fixture-error";
 import { validateFixture } from "../../src/seed/validate";
 import { checkField } from "../../ui/src/field-rules";
+import { createExtension } from "../helpers/bundles";
 import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
 let emu: TestEmulator;
@@ -33,11 +34,11 @@ describe("characterCount", () => {
 
 describe("the developer API", () => {
   test("a name of 80 emoji is 80 characters, accepted; 81 are refused", async () => {
-    const created = await emu.api("POST", "/extensions", { json: { name: EMOJI.repeat(80) } });
-    expect(created.status).toBe(201);
-    expect(created.body.extension.name).toBe(EMOJI.repeat(80));
+    const created = await emu.client.POST("/developer/v1/extensions", { body: { name: EMOJI.repeat(80) } });
+    expect(created.response.status).toBe(201);
+    expect(created.data?.extension.name).toBe(EMOJI.repeat(80));
     const refused = expectEnvelope(
-      await emu.api("POST", "/extensions", { json: { name: EMOJI.repeat(81) } }),
+      await emu.client.POST("/developer/v1/extensions", { body: { name: EMOJI.repeat(81) } }),
       422,
       "validation_error",
     );
@@ -45,14 +46,12 @@ describe("the developer API", () => {
   });
 
   test("a schema's maxLength (short_description, 140) counts characters, in the one translator's words", async () => {
-    const id = (await emu.api("POST", "/extensions", { json: { name: "Short" } })).body.extension.id;
-    const ok = await emu.api("PATCH", `/extensions/${id}`, { json: { short_description: EMOJI.repeat(140) } });
-    expect(ok.status).toBe(200);
-    const refused = expectEnvelope(
-      await emu.api("PATCH", `/extensions/${id}`, { json: { short_description: EMOJI.repeat(141) } }),
-      422,
-      "validation_error",
-    );
+    const id = await createExtension(emu, "Short");
+    const patch = (short_description: string) =>
+      emu.client.PATCH("/developer/v1/extensions/{id}", { params: { path: { id } }, body: { short_description } });
+    const ok = await patch(EMOJI.repeat(140));
+    expect(ok.response.status).toBe(200);
+    const refused = expectEnvelope(await patch(EMOJI.repeat(141)), 422, "validation_error");
     expect(refused.details).toEqual([
       { field: "short_description", message: "short_description: must be at most 140 characters" },
     ]);
@@ -61,24 +60,26 @@ describe("the developer API", () => {
 
 describe("the control plane", () => {
   test("a fault's message of 500 emoji is accepted, 501 are not", async () => {
-    const ok = await emu.admin("POST", "/faults", { path: "/nowhere", message: EMOJI.repeat(500) });
-    expect(ok.status).toBe(201);
+    const ok = await emu.control.POST("/_emulator/faults", { body: { path: "/nowhere", message: EMOJI.repeat(500) } });
+    expect(ok.response.status).toBe(201);
     expectEnvelope(
-      await emu.admin("POST", "/faults", { path: "/nowhere", message: EMOJI.repeat(501) }),
+      await emu.control.POST("/_emulator/faults", { body: { path: "/nowhere", message: EMOJI.repeat(501) } }),
       422,
       "validation_error",
     );
   });
 
   test("a limit request's reason of 10 emoji is 10 characters: under the 20 required", async () => {
-    const res = await emu.admin("POST", "/limit-requests", {
-      accountId: "acc_test",
-      scope: "account",
-      limits: { max_sounds_per_extension: 80 },
-      reason: EMOJI.repeat(10),
+    const res = await emu.control.POST("/_emulator/limit-requests", {
+      body: {
+        accountId: "acc_test",
+        scope: "account",
+        limits: { max_sounds_per_extension: 80 },
+        reason: EMOJI.repeat(10),
+      },
     });
     expectEnvelope(res, 422, "validation_error");
-    expect(res.text).toContain("20");
+    expect(JSON.stringify(res.error)).toContain("20");
   });
 });
 

@@ -9,10 +9,10 @@ beforeAll(async () => {
   emu = await startTestEmulator();
   // About 400 KB of rows: 20 extensions with a 20,000-character description each.
   for (let i = 0; i < 20; i++) {
-    const created = await emu.api("POST", "/extensions", {
-      json: { name: `Large ${i}`, short_description: "x", description: "d".repeat(20_000) },
+    const created = await emu.client.POST("/developer/v1/extensions", {
+      body: { name: `Large ${i}`, short_description: "x", description: "d".repeat(20_000) },
     });
-    expect(created.status).toBe(201);
+    expect(created.response.status).toBe(201);
   }
 });
 afterAll(() => stopTestEmulator(emu));
