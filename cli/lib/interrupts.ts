@@ -51,7 +51,9 @@ export function listenForInterrupts(now: () => number = () => performance.now())
       });
     },
     close() {
-      process.off("SIGINT", onSignal);
+      // After a Ctrl-C its echo (the launcher's forwarded copy) may still be on its way: the listener stays
+      // to take it as a repeat, or the default action would kill the process before it says what happened.
+      if (firstAt === null) process.off("SIGINT", onSignal);
     },
   };
 }
