@@ -796,48 +796,54 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
       };
       const bundle = versions.versions.find((v) => v.version === "2.1.0")!;
       const pages = [...PAGES, { name: "bundle", hash: `#/extensions/ext_board/versions/${bundle.id}` }];
-      // Colours change nothing but colours: the dark scheme is checked at one size, by the colour rules.
-      const sizes = { light: [DESKTOP, PHONE], dark: [DESKTOP] };
-      for (const scheme of ["light", "dark"] as const) {
-        await page.emulateMedia({ colorScheme: scheme });
-        for (const viewport of sizes[scheme]) {
+      // Each page is loaded once and looked at in every state: media queries apply live to a resized window
+      // and a changed colour scheme. Colours change nothing but colours: the dark scheme is checked at one
+      // size, by the colour rules.
+      const states = [
+        { scheme: "light", viewport: DESKTOP },
+        { scheme: "light", viewport: PHONE },
+        { scheme: "dark", viewport: DESKTOP },
+      ] as const;
+      for (const p of pages) {
+        const seen = watch();
+        await page.emulateMedia({ colorScheme: "light" });
+        await page.setViewportSize(DESKTOP);
+        await open(p.hash);
+        await countIs(page.locator("text=Loading…"), 0);
+        expect(await page.locator("body").textContent()).not.toMatch(RAW_VALIDATOR);
+        for (const { scheme, viewport } of states) {
+          await page.emulateMedia({ colorScheme: scheme });
           await page.setViewportSize(viewport);
-          for (const p of pages) {
-            const seen = watch();
-            await open(p.hash);
-            await countIs(page.locator("text=Loading…"), 0);
-            const where = { page: p.name, scheme, viewport };
-            // axe once per page and scheme (its rules do not depend on the width); the layout check at both sizes.
-            const rules = scheme === "dark" ? COLOUR_RULES : undefined;
-            if (viewport === DESKTOP)
-              expect({ ...where, violations: describeViolations(await seriousViolations(page, rules)) }).toEqual({
-                ...where,
-                violations: [],
-              });
-            // Nothing wider than the screen but the tables, which scroll inside their own region.
-            const overflow = await page.evaluate<string[]>(WIDER_THAN_SCREEN);
-            expect({ ...where, overflow }).toEqual({ ...where, overflow: [] });
-            expect(await page.locator("body").textContent()).not.toMatch(RAW_VALIDATOR);
-            seen.stop();
-            expect({ ...where, console: seen.consoleErrors, failed: seen.failed }).toEqual({
+          const where = { page: p.name, scheme, viewport };
+          // axe once per page and scheme (its rules do not depend on the width); the layout check at both sizes.
+          const rules = scheme === "dark" ? COLOUR_RULES : undefined;
+          if (viewport === DESKTOP)
+            expect({ ...where, violations: describeViolations(await seriousViolations(page, rules)) }).toEqual({
               ...where,
-              console: [],
-              failed: [],
+              violations: [],
             });
-            const shot =
-              scheme === "light"
-                ? viewport === DESKTOP || p.name === "overview" || p.name === "extension" || p.name === "admin"
-                : viewport === DESKTOP && DARK_SHOTS.includes(p.name);
-            if (shot)
-              await page.screenshot({
-                path: join(
-                  SHOTS,
-                  `${p.name}${viewport === PHONE ? "-phone" : ""}${scheme === "dark" ? "-dark" : ""}.png`,
-                ),
-                fullPage: viewport === DESKTOP,
-              });
-          }
+          // Nothing wider than the screen but the tables, which scroll inside their own region.
+          const overflow = await page.evaluate<string[]>(WIDER_THAN_SCREEN);
+          expect({ ...where, overflow }).toEqual({ ...where, overflow: [] });
+          const shot =
+            scheme === "light"
+              ? viewport === DESKTOP || p.name === "overview" || p.name === "extension" || p.name === "admin"
+              : DARK_SHOTS.includes(p.name);
+          if (shot)
+            await page.screenshot({
+              path: join(
+                SHOTS,
+                `${p.name}${viewport === PHONE ? "-phone" : ""}${scheme === "dark" ? "-dark" : ""}.png`,
+              ),
+              fullPage: viewport === DESKTOP,
+            });
         }
+        seen.stop();
+        expect({ page: p.name, console: seen.consoleErrors, failed: seen.failed }).toEqual({
+          page: p.name,
+          console: [],
+          failed: [],
+        });
       }
       await page.emulateMedia({ colorScheme: "light" });
       await page.setViewportSize(DESKTOP);
