@@ -240,26 +240,30 @@ describe.skipIf(!enabled)("dashboard rough edges (Chromium, in-process emulator)
     "no page scrolls sideways at 390 px or 1280 px, every action is on the screen; the stacked tables pass axe in both schemes",
     async () => {
       const pages = PAGES.map((h) => h.replace("{ext}", extensionId).replace("{ver}", approvedVersionId));
-      for (const viewport of [PHONE, DESKTOP]) {
-        await page.setViewportSize(viewport);
-        for (const hash of pages) {
-          await open(hash);
-          // The rows with buttons are there before anything is measured.
-          if (hash === "#/admin") await page.getByRole("button", { name: /^Approve Sound Board 1\.5\.0/ }).waitFor();
-          if (hash === "#/admin/limits") await page.getByRole("button", { name: /^Approve req_/ }).waitFor();
-          if (hash === "#/admin/faults") await page.getByRole("button", { name: /^Remove fault/ }).waitFor();
+      // Each page loaded once and measured at both widths: media queries apply live to a resized window.
+      for (const hash of pages) {
+        await page.setViewportSize(PHONE);
+        await open(hash);
+        // The rows with buttons are there before anything is measured.
+        if (hash === "#/admin") await page.getByRole("button", { name: /^Approve Sound Board 1\.5\.0/ }).waitFor();
+        if (hash === "#/admin/limits") await page.getByRole("button", { name: /^Approve req_/ }).waitFor();
+        if (hash === "#/admin/faults") await page.getByRole("button", { name: /^Remove fault/ }).waitFor();
+        for (const viewport of [PHONE, DESKTOP]) {
+          await page.setViewportSize(viewport);
           const where = { hash, width: viewport.width };
           expect({ ...where, off: await page.evaluate<string[]>(OFF_SCREEN) }).toEqual({ ...where, off: [] });
         }
       }
       // The tables that turn into cards on a phone, as they look there, in both schemes.
       await page.setViewportSize(PHONE);
-      for (const hash of ["#/keys", "#/admin", "#/admin/limits", "#/admin/faults", "#/admin/status"])
+      for (const hash of ["#/keys", "#/admin", "#/admin/limits", "#/admin/faults", "#/admin/status"]) {
+        await open(hash);
         for (const scheme of SCHEMES) {
           await page.emulateMedia({ colorScheme: scheme });
-          await open(hash);
           await axeClean({ hash, scheme });
         }
+        await page.emulateMedia({ colorScheme: "light" });
+      }
       await page.emulateMedia({ colorScheme: "light" });
       await page.setViewportSize(DESKTOP);
     },
