@@ -76,7 +76,7 @@ describe("ext serve", () => {
     const [code, stderr] = await Promise.all([second.exited, new Response(second.stderr as ReadableStream).text()]);
     expect(code).toBe(1);
     const lines = stderr.trim().split("\n");
-    expect(lines).toHaveLength(1);
+    expect(lines, stderr).toHaveLength(1);
     expect(lines[0]).toMatch(/^error: .*in use/);
     expect(stderr).not.toMatch(/^\s+at /m);
 
