@@ -945,6 +945,20 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
     STEP_TIMEOUT_MS,
   );
 
+  test(
+    "a link with a session the server refuses (any page can open one) leaves this browser's login as it was",
+    async () => {
+      const secret = await page.evaluate<string | null>("localStorage.getItem('ext-dashboard-session')");
+      expect(secret).not.toBeNull();
+      await page.goto("about:blank");
+      await page.goto(`${server.url}/#session=not-a-session`);
+      await page.getByRole("cell", { name: "Dev Studio" }).waitFor();
+      expect(await page.evaluate<string | null>("localStorage.getItem('ext-dashboard-session')")).toBe(secret);
+      expect(page.url()).not.toContain("not-a-session");
+    },
+    STEP_TIMEOUT_MS,
+  );
+
   // Last: it wipes the state the other tests built.
   test(
     "admin: load a fixture, then reset back to the start-up fixture",

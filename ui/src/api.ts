@@ -49,21 +49,31 @@ export const EXPORT_MEDIA_TYPE = "application/x-tar";
 
 /**
  * The control plane takes this page's session secret, or the admin token, asked once, kept for this tab only;
- * both are sent as headers. The login link `ext serve` prints redirects to `/#session=<secret>`: the secret
- * moves into this origin's localStorage (scheme, host and port: no page on another port can read it; shared by
- * this browser's tabs of this emulator, as a login should be) and out of the address bar before the router
- * reads the hash. It lasts as long as the server runs; a refused one is dropped.
+ * both are sent as headers. The login link redirects to `/#session=<secret>`: the secret leaves the address
+ * bar before the router reads the hash, and moves into this origin's localStorage (scheme, host and port: no
+ * page on another port can read it; shared by this browser's tabs of this emulator, as a login should be) once
+ * the server has accepted it. Until then it is only a candidate: any page can open `/#session=junk`, and that
+ * must not log out the session this browser has. A session lasts as long as the server runs; a refused one
+ * is dropped.
  */
-export const dashboardSession = {
-  get: () => localStorage.getItem(SESSION_STORAGE_KEY),
-  clear: () => localStorage.removeItem(SESSION_STORAGE_KEY),
-};
-const fragmentSecret = location.hash.startsWith(`#${SESSION_FRAGMENT}`)
+let candidateSession = location.hash.startsWith(`#${SESSION_FRAGMENT}`)
   ? location.hash.slice(SESSION_FRAGMENT.length + 1)
   : null;
-if (fragmentSecret !== null) {
-  history.replaceState(history.state, "", location.pathname + location.search);
-  localStorage.setItem(SESSION_STORAGE_KEY, fragmentSecret);
+if (candidateSession !== null) history.replaceState(history.state, "", location.pathname + location.search);
+
+export const dashboardSession = {
+  get: () => candidateSession ?? localStorage.getItem(SESSION_STORAGE_KEY),
+  clear: () => localStorage.removeItem(SESSION_STORAGE_KEY),
+};
+
+/** The server's word on the session a request carried: a candidate is kept, or dropped for the stored one. */
+function judgeSession(sent: string, accepted: boolean): "retry" | "refused" | "ok" {
+  if (sent === candidateSession) {
+    candidateSession = null;
+    if (accepted) localStorage.setItem(SESSION_STORAGE_KEY, sent);
+    else if (localStorage.getItem(SESSION_STORAGE_KEY) !== null) return "retry";
+  } else if (!accepted && sent === localStorage.getItem(SESSION_STORAGE_KEY)) dashboardSession.clear();
+  return accepted ? "ok" : "refused";
 }
 
 export const adminToken = {
@@ -87,9 +97,11 @@ const control = createAdminClient({
 });
 control.use({
   onResponse({ request, response }) {
-    if (response.status !== 401) return;
-    if (request.headers.has(SESSION_HEADER)) dashboardSession.clear();
-    for (const l of tokenListeners) l();
+    const sent = request.headers.get(SESSION_HEADER);
+    const verdict = sent === null ? null : judgeSession(sent, response.status !== 401);
+    // A refused candidate with a login already stored: this page loads again with the stored one.
+    if (verdict === "retry") location.reload();
+    else if (response.status === 401) for (const l of tokenListeners) l();
   },
 });
 
