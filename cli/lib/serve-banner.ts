@@ -14,9 +14,7 @@ import type { RunningEmulator } from "../../src/server";
 import { serverFilePath } from "../../src/server-file";
 import { type StartupKey, startupKeys } from "../../src/startup-keys";
 import { shellQuote } from "./shell-quote";
-
-/** Said on a line whose secret is left out. */
-export const NOT_A_TERMINAL = "not printed: output is not a terminal";
+import { NOT_A_TERMINAL } from "./terminal";
 
 export interface BannerOptions {
   /** True when stdout is a terminal: only then are secret values printed. */
