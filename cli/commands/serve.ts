@@ -1,4 +1,3 @@
-import { isatty } from "node:tty";
 import { defineCommand } from "citty";
 import { ConfigError, parseServerConfig, type ServerConfig, type ServerFlags } from "../../src/config";
 import { FixtureError } from "../../src/seed/validate";
@@ -7,6 +6,7 @@ import { markStartup, traceStartupTo } from "../../src/startup-trace";
 import { bannerLines } from "../lib/serve-banner";
 import { checkDataDir, describeStartupError } from "../lib/startup-errors";
 import { watchStdin } from "../lib/stdin-watch";
+import { stdoutIsTerminal } from "../lib/terminal";
 import { EXIT, err, fail, out } from "../output";
 
 export const serveArgs = {
@@ -154,8 +154,8 @@ export default defineCommand({
       fail(known?.message ?? (e as Error).message, known?.exitCode ?? EXIT.runtime);
     }
     if (quiet) return;
-    // Secret values only to a terminal: a file or pipe may be read by others (cli/lib/serve-banner.ts).
-    for (const line of bannerLines(emulator, { terminal: isatty(1) })) out(line);
+    // Secret values only to a terminal: a file or pipe may be read by others (cli/lib/terminal.ts).
+    for (const line of bannerLines(emulator, { terminal: stdoutIsTerminal() })) out(line);
     // The last of the start's own work: Bun accepts the first connection once this returns.
     markStartup("ready (ready file, server.json, banner written)");
   },

@@ -14,9 +14,7 @@ import type { RunningEmulator } from "../../src/server";
 import { serverFilePath } from "../../src/server-file";
 import { type StartupKey, startupKeys } from "../../src/startup-keys";
 import { shellQuote } from "./shell-quote";
-
-/** Said on a line whose secret is left out. */
-export const NOT_A_TERMINAL = "not printed: output is not a terminal";
+import { NOT_A_TERMINAL } from "./terminal";
 
 export interface BannerOptions {
   /** True when stdout is a terminal: only then are secret values printed. */
@@ -42,6 +40,8 @@ function dashboardLine(emulator: RunningEmulator, terminal: boolean): string {
   const { control, config } = emulator.runtime;
   if (terminal)
     return `  dashboard:     ${dashboardLoginUrl(control)}  (one-time, for ${LOGIN_CODE_TTL_TEXT}; \`ext dashboard\` prints another)`;
+  if (tokenKeptNowhere(emulator.runtime, terminal))
+    return `  dashboard:     no login link (${NOT_A_TERMINAL}), and none to be had without the token: ${RESTART}`;
   const ready = config.readyFile ? `, or the ready file's dashboardLoginUrl` : "";
   return `  dashboard:     run \`${dashboardCommand(emulator)}\` for a login link${ready} (${NOT_A_TERMINAL})`;
 }
@@ -67,6 +67,18 @@ function tokenShown(runtime: Runtime): boolean {
   const { config, control } = runtime;
   return control.adminTokenGenerated && (config.memory || !isLoopback(config.host));
 }
+
+/**
+ * A generated token of a --memory server with no ready file, its output not a terminal: nothing holds it, so
+ * nothing can use the control plane or the dashboard; the lines that would send there say how to start again.
+ */
+function tokenKeptNowhere(runtime: Runtime, terminal: boolean): boolean {
+  const { config, control } = runtime;
+  return !terminal && !control.open && config.memory && !config.readyFile && tokenShown(runtime);
+}
+
+/** The one way out when the token is kept nowhere. */
+const RESTART = "restart with --ready-file FILE (it holds the token), or with --admin-token or EXT_ADMIN_TOKEN";
 
 function adminTokenLines(runtime: Runtime, terminal: boolean): string[] {
   const { config, control } = runtime;
@@ -96,13 +108,15 @@ function apiKeyLine(runtime: Runtime, k: StartupKey, terminal: boolean): string 
   const about = `(account ${printable(k.accountId)}, "${printable(k.name)}"`;
   if (terminal) return `  api key:       ${printable(k.key)}  ${about}${shownOnce})`;
   const note = k.origin === "starter" ? ", new" : k.origin === "generated" ? ", generated" : "";
-  return `  api key:       ${NOT_A_TERMINAL}; ${keyWhere(runtime, k)}  ${about}${note})`;
+  return `  api key:       ${NOT_A_TERMINAL}; ${keyWhere(runtime, k, terminal)}  ${about}${note})`;
 }
 
 /** Where a key left off the banner can be had. */
-function keyWhere(runtime: Runtime, k: StartupKey): string {
+function keyWhere(runtime: Runtime, k: StartupKey, terminal: boolean): string {
   if (runtime.config.readyFile) return "in the ready file's apiKeys";
   if (k.origin === "fixture") return "as written in the fixture";
+  // No dashboard to make another in: it wants a login only the token gives.
+  if (tokenKeptNowhere(runtime, terminal)) return `kept as a hash only, and the dashboard needs the token: ${RESTART}`;
   return "kept as a hash only: make another in the dashboard (or start with --ready-file FILE to have it there)";
 }
 
@@ -115,11 +129,7 @@ function exportLines(emulator: RunningEmulator, keys: StartupKey[], terminal: bo
   const { memory, dataDir } = runtime.config;
   const accounts = keys.length > 0 ? null : runtime.services.accounts.listAccounts();
   // A key this start made or loaded belongs to an account that exists: no need to list the accounts.
-  if (accounts && accounts.length === 0)
-    return [
-      "  no account yet: create one in the dashboard, or load the demo:",
-      `    ${seedDemoCommand(emulator, terminal)}`,
-    ];
+  if (accounts && accounts.length === 0) return noAccountLines(emulator, terminal);
   // The CLI looks for a server in ./.ext-data unless EXT_DATA_DIR names another data directory.
   const finds =
     resolve(dataDir) === resolve(DEFAULT_DATA_DIR)
@@ -127,20 +137,15 @@ function exportLines(emulator: RunningEmulator, keys: StartupKey[], terminal: bo
       : `commands run with EXT_DATA_DIR=${dataDir} find this server by themselves`;
   const head = `  other shells:${memory ? "" : `  (${finds})`}`;
   if (!terminal) {
-    const key =
-      runtime.config.readyFile && keys.length > 0 ? "a key from the ready file's apiKeys" : "a key from the dashboard";
+    const key = exportedKeyPlace(runtime, keys, terminal);
     const vars = [`EXT_BASE_URL=${emulator.baseUrl}`, `EXT_API_KEY="<${key}>"`];
-    if (tokenShown(runtime)) vars.push(`EXT_ADMIN_TOKEN="<the admin token: see above>"`);
+    if (tokenExported(runtime)) vars.push(`EXT_ADMIN_TOKEN="<the admin token: see above>"`);
     return [head, `    export ${vars.join(" ")}`, `    (the values: ${NOT_A_TERMINAL})`];
   }
   let key = runtime.starter?.key ?? (runtime.startupFixture ? firstPlaintextKey(runtime.startupFixture) : null);
   if (!key) {
     const first = (accounts ?? runtime.services.accounts.listAccounts())[0];
-    if (!first)
-      return [
-        "  no account yet: create one in the dashboard, or load the demo:",
-        `    ${seedDemoCommand(emulator, terminal)}`,
-      ];
+    if (!first) return noAccountLines(emulator, terminal);
     try {
       key = runtime.services.dashboardKeys.forAccount(first.id).plaintext;
     } catch (e) {
@@ -148,8 +153,29 @@ function exportLines(emulator: RunningEmulator, keys: StartupKey[], terminal: bo
     }
   }
   const vars = [`EXT_BASE_URL=${emulator.baseUrl}`, `EXT_API_KEY=${key}`];
-  if (tokenShown(runtime)) vars.push(`EXT_ADMIN_TOKEN=${runtime.control.adminToken}`);
+  if (tokenExported(runtime)) vars.push(`EXT_ADMIN_TOKEN=${runtime.control.adminToken}`);
   return [head, `    export ${vars.join(" ")}`];
+}
+
+/** Where the key of the export line is to be had, its value left out. */
+function exportedKeyPlace(runtime: Runtime, keys: StartupKey[], terminal: boolean): string {
+  if (runtime.config.readyFile && keys.length > 0) return "a key from the ready file's apiKeys";
+  if (!tokenKeptNowhere(runtime, terminal)) return "a key from the dashboard";
+  return keys.some((k) => k.origin === "fixture") ? "a key as written in the fixture" : "none to be had: see above";
+}
+
+/** An open control plane wants no token: none to export. */
+function tokenExported(runtime: Runtime): boolean {
+  return tokenShown(runtime) && !runtime.control.open;
+}
+
+function noAccountLines(emulator: RunningEmulator, terminal: boolean): string[] {
+  if (tokenKeptNowhere(emulator.runtime, terminal))
+    return [`  no account yet, and no way to make one without the token: ${RESTART} (or --seed demo)`];
+  return [
+    "  no account yet: create one in the dashboard, or load the demo:",
+    `    ${seedDemoCommand(emulator, terminal)}`,
+  ];
 }
 
 /** A command that loads the demo into this server from another shell, with what it needs to be let in. */

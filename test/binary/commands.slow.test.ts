@@ -101,7 +101,7 @@ describe("ext serve", () => {
 });
 
 describe("ext seed FILE", () => {
-  test("--data-dir seeds the SQLite file directly, prints created keys, and is idempotent", async () => {
+  test("--data-dir seeds the SQLite file directly, gives created keys with --json, and is idempotent", async () => {
     const dir = mkdtempSync(join(work, "data-"));
     const fixture = join(dir, "team.json");
     writeFileSync(
@@ -119,11 +119,18 @@ describe("ext seed FILE", () => {
         ],
       }),
     );
-    const first = await run(bin, ["seed", fixture, "--data-dir", join(dir, "data")], { cwd: work });
+    // stdout is a pipe here: key values only with --json (an explicit request for them).
+    const text = await run(bin, ["seed", fixture, "--data-dir", join(dir, "data-text")], { cwd: work });
+    expect(text.code).toBe(0);
+    expect(text.stdout).not.toContain("ext_team_key_0123456789abcdef");
+    expect(text.stdout).not.toMatch(/\bext_[A-Za-z0-9_]{20,}/);
+    expect(text.stdout).toContain('api key: "generated" (account acc_team), generated: not printed');
+    const first = await run(bin, ["seed", fixture, "--data-dir", join(dir, "data"), "--json"], { cwd: work });
     expect(first.code).toBe(0);
-    expect(first.stdout).toContain("ext_team_key_0123456789abcdef");
-    const generated = /api key: (ext_\S+)\s+\(account acc_team, "generated"\)/.exec(first.stdout)?.[1];
-    expect(generated).toBeDefined();
+    const keys = (JSON.parse(first.stdout) as { keys: { name: string; key: string }[] }).keys;
+    expect(keys.find((k) => k.name === "given")?.key).toBe("ext_team_key_0123456789abcdef");
+    const generated = keys.find((k) => k.name === "generated")?.key;
+    expect(generated).toMatch(/^ext_[0-9A-Za-z]{40}$/);
     const again = await run(bin, ["seed", fixture, "--data-dir", join(dir, "data"), "--json"], { cwd: work });
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ accountsCreated: 0, extensionsCreated: 0 });
@@ -160,7 +167,8 @@ describe("ext seed FILE", () => {
       });
       expect(r.stderr).toBe("");
       expect(r.code).toBe(0);
-      expect(r.stdout).toContain(DEMO_KEY);
+      expect(r.stdout).toContain('api key: "demo" (account acc_demo): not printed: output is not a terminal');
+      expect(r.stdout).not.toContain(DEMO_KEY);
       expect((await listExtensions(s.baseUrl)).status).toBe(200);
       // `--target local` is EXT_LOCAL_URL; the demo is loaded already, so its keys are only counted.
       const local = await run(bin, ["seed", "demo", "--target", "local", "--json"], {
@@ -189,10 +197,12 @@ describe("ext seed FILE", () => {
       expect(wrong.stderr).toContain("401 unauthorized: Wrong admin token");
       expect((await listExtensions(s.baseUrl)).status).toBe(401); // nothing was seeded
 
-      const flag = await run(bin, ["seed", "demo", "--target", s.url, "--admin-token", token], { cwd: work });
+      const flag = await run(bin, ["seed", "demo", "--target", s.url, "--admin-token", token, "--json"], {
+        cwd: work,
+      });
       expect(flag.stderr).toBe("");
       expect(flag.code).toBe(0);
-      expect(flag.stdout).toContain(DEMO_KEY);
+      expect(flag.stdout).toContain(`"key":"${DEMO_KEY}"`);
       expect((await listExtensions(s.baseUrl)).status).toBe(200);
 
       const dir = mkdtempSync(join(work, "seed-env-"));

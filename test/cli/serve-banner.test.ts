@@ -123,11 +123,54 @@ describe("the banner of a start whose output is not a terminal", () => {
     expect(text).toContain(
       "  admin token:   generated, kept nowhere else and not printed: output is not a terminal: to use the control plane, start\n                 with --ready-file FILE (it holds the token), or choose one with --admin-token or EXT_ADMIN_TOKEN\n",
     );
-    expect(lineOf(text, "api key:")).toContain(
-      "kept as a hash only: make another in the dashboard (or start with --ready-file FILE",
+    // Nobody has the token: no line may send the user to the dashboard or ask for the token.
+    expect(lineOf(text, "dashboard:")).toBe(
+      "  dashboard:     no login link (not printed: output is not a terminal), and none to be had without the token: restart with --ready-file FILE (it holds the token), or with --admin-token or EXT_ADMIN_TOKEN",
     );
+    expect(lineOf(text, "api key:")).toBe(
+      '  api key:       not printed: output is not a terminal; kept as a hash only, and the dashboard needs the token: restart with --ready-file FILE (it holds the token), or with --admin-token or EXT_ADMIN_TOKEN  (account acc_local, "local", new)',
+    );
+    expect(text).toContain(
+      `    export EXT_BASE_URL=${bare.baseUrl} EXT_API_KEY="<none to be had: see above>" EXT_ADMIN_TOKEN="<the admin token: see above>"\n`,
+    );
+    expect(text).not.toContain("<the admin token> ext dashboard");
+    expect(text).not.toContain("make another in the dashboard");
     expect(text).not.toContain(bare.runtime.control.adminToken);
     expect(text).not.toContain(bare.runtime.starter!.key);
+  });
+
+  test("memory mode with no ready file and no account: the demo cannot be loaded without the token either", () => {
+    const config = parseServerConfig({ port: 0, memory: true, empty: true, logLevel: "silent" }, {});
+    const bare = startServer(config, { logger: createLogger("silent"), starterAccount: false });
+    running.push(bare);
+    const text = banner(bare, false);
+    expect(lineOf(text, "no account yet")).toBe(
+      "  no account yet, and no way to make one without the token: restart with --ready-file FILE (it holds the token), or with --admin-token or EXT_ADMIN_TOKEN (or --seed demo)",
+    );
+    expect(text).not.toContain("ext seed demo");
+  });
+
+  test("memory mode with a token given: the user has it, so the dashboard line names it as theirs", () => {
+    const config = parseServerConfig(
+      { port: 0, memory: true, adminToken: "adm_banner_given_token_0123456789", logLevel: "silent" },
+      {},
+    );
+    const given = startServer(config, { logger: createLogger("silent"), starterAccount: true });
+    running.push(given);
+    const text = banner(given, false);
+    expect(lineOf(text, "dashboard:")).toBe(
+      `  dashboard:     run \`EXT_ADMIN_TOKEN=<the admin token> ext dashboard --target ${given.url}\` for a login link (not printed: output is not a terminal)`,
+    );
+    expect(lineOf(text, "api key:")).toContain("kept as a hash only: make another in the dashboard");
+  });
+
+  test("--open-control-plane: the export line asks for no admin token", () => {
+    const { emulator } = start({ memory: true, openControlPlane: true });
+    for (const terminal of [false, true]) {
+      const text = banner(emulator, terminal);
+      expect(text).toContain(`    export EXT_BASE_URL=${emulator.baseUrl} EXT_API_KEY=`);
+      expect(text).not.toContain("EXT_ADMIN_TOKEN=");
+    }
   });
 });
 
