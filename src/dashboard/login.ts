@@ -21,7 +21,10 @@ export function dashboardLoginUrl(control: ControlPlane): string {
 export function dashboardLogin(control: ControlPlane) {
   return new Elysia({ name: "dashboard-login" }).get(
     LOGIN_PATH,
-    ({ query }) => {
+    ({ query, request }) => {
+      // A HEAD (a link checker, a chat's preview) must not spend the one login the link is for.
+      if (request.method === "HEAD")
+        return new Response(null, { status: 204, headers: { "cache-control": "no-store" } });
       const login = control.sessions.login(query.token);
       if ("refused" in login)
         throw login.refused === "expired" ? errors.dashboardLoginExpired() : errors.dashboardLoginRefused();

@@ -97,6 +97,14 @@ describe("the dashboard's login link", () => {
     }
   });
 
+  test("a HEAD of the link (a link checker, a preview) does not use it up", async () => {
+    const code = emu.runtime.control.sessions.loginCode();
+    const head = await fetch(`${emu.url}/dashboard/login?token=${code}`, { method: "HEAD", redirect: "manual" });
+    expect(head.status).toBe(204);
+    expect(head.headers.get("cache-control")).toBe("no-store");
+    expect((await login(code)).status).toBe(303);
+  });
+
   test("the code works once; a new one is minted for the next link", async () => {
     const code = emu.runtime.control.sessions.loginCode();
     expect((await login(code)).status).toBe(303);
