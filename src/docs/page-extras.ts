@@ -6,7 +6,9 @@
  * sessionStorage (same origin: no other origin can read it, and it goes with the tab), and the script below puts
  * it in Scalar's authentication configuration before Scalar reads it. The page's Content-Security-Policy
  * (`connect-src 'self'`, `form-action 'none'`, no framing, no referrer) keeps "try it" on this origin, so the
- * key is sent nowhere but to this emulator. Opened any other way, /docs has no key filled in.
+ * key is sent nowhere but to this emulator. The entry is removed as soon as it is read: a page served later on
+ * this port (the emulator restarted elsewhere, another program in its place) shares the origin and would read
+ * it. Opened any other way, /docs has no key filled in.
  */
 
 /** Where the reference is served; the dashboard links to it. */
@@ -43,7 +45,10 @@ const KEY_SHAPE = "^[\\x21-\\x7e]{1,256}$";
 const HANDOFF_SCRIPT = `<script>
 (function () {
   var key = null;
-  try { key = sessionStorage.getItem(${JSON.stringify(DOCS_KEY_STORAGE)}); } catch (e) { return; }
+  try {
+    key = sessionStorage.getItem(${JSON.stringify(DOCS_KEY_STORAGE)});
+    sessionStorage.removeItem(${JSON.stringify(DOCS_KEY_STORAGE)});
+  } catch (e) { return; }
   if (!key || !new RegExp(${JSON.stringify(KEY_SHAPE)}).test(key)) return;
   var el = document.getElementById("api-reference");
   var config = JSON.parse(el.getAttribute("data-configuration"));

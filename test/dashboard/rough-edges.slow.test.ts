@@ -299,6 +299,8 @@ describe.skipIf(!enabled)("dashboard rough edges (Chromium, in-process emulator)
         await p.getByRole("button", { name: /^Send/ }).first().click();
         await until("try-it's request", async () => authorizations.length > 0, 30_000);
         expect(authorizations).toEqual([`Bearer ${key}`]);
+        // Read once and gone from the tab's storage: a later page on this port (same origin) finds nothing.
+        expect(await p.evaluate<string | null>("sessionStorage.getItem('ext-docs-api-key')")).toBeNull();
         expect([...origins].filter((o) => o !== emu.url)).toEqual([]);
 
         // Opened any other way (a new tab, a bookmark): nothing filled in.
