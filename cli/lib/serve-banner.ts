@@ -99,8 +99,16 @@ function adminTokenLines(runtime: Runtime, terminal: boolean): string[] {
   }
   if (serverFile && control.adminTokenGenerated)
     return [`  admin token:   in ${serverFile} (this folder's commands read it)`];
+  if (!control.adminTokenGenerated && control.adminToken.length < STRONG_TOKEN_LENGTH)
+    return [
+      `  WARNING:       the admin token is ${control.adminToken.length} characters: whoever guesses it has the control plane;`,
+      "                 `openssl rand -hex 32` makes one (or leave it out and one is generated)",
+    ];
   return [];
 }
+
+/** A given admin token shorter than this is said to be guessable (a generated one has 43 random characters). */
+export const STRONG_TOKEN_LENGTH = 32;
 
 /** A banner line for a key: its names came from a fixture file, so they are shown printable. */
 function apiKeyLine(runtime: Runtime, k: StartupKey, terminal: boolean): string {

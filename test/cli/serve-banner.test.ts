@@ -7,7 +7,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bannerLines } from "../../cli/lib/serve-banner";
+import { bannerLines, STRONG_TOKEN_LENGTH } from "../../cli/lib/serve-banner";
 import { parseServerConfig, type ServerFlags } from "../../src/config";
 import { createLogger } from "../../src/logger";
 import type { Fixture } from "../../src/seed/model";
@@ -171,6 +171,27 @@ describe("the banner of a start whose output is not a terminal", () => {
       expect(text).toContain(`    export EXT_BASE_URL=${emulator.baseUrl} EXT_API_KEY=`);
       expect(text).not.toContain("EXT_ADMIN_TOKEN=");
     }
+  });
+});
+
+describe("a given admin token", () => {
+  const withToken = (adminToken: string) => {
+    const config = parseServerConfig({ port: 0, memory: true, adminToken, logLevel: "silent" }, {});
+    const emulator = startServer(config, { logger: createLogger("silent"), starterAccount: true });
+    running.push(emulator);
+    return banner(emulator, true);
+  };
+
+  test("a short one is said to be guessable, naming its length, and never printed", () => {
+    const text = withToken("letmein");
+    expect(lineOf(text, "WARNING:")).toBe(
+      "  WARNING:       the admin token is 7 characters: whoever guesses it has the control plane;",
+    );
+    expect(text).not.toContain("letmein");
+  });
+
+  test(`one of ${STRONG_TOKEN_LENGTH} characters or more gets no warning`, () => {
+    expect(withToken("a".repeat(STRONG_TOKEN_LENGTH))).not.toContain("WARNING:");
   });
 });
 
