@@ -37,7 +37,7 @@ export const targetArgs = {
   "admin-token": {
     type: "string",
     description:
-      "Control-plane token of an emulator named by URL (env EXT_ADMIN_TOKEN; a found `ext serve`'s is read from its data directory)",
+      "Control-plane token of an emulator named by URL, which must prove it holds it before anything is sent (env EXT_ADMIN_TOKEN; a found `ext serve`'s is read from its data directory)",
     valueHint: "TOKEN",
   },
 } as const;
