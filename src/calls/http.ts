@@ -68,8 +68,8 @@ const unreachable = (hint = "is the emulator running?"): Middleware => ({
 /**
  * A success that is an HTML page is another server's (a web server or dev server on that port, a login
  * page): the API never answers HTML. Said as such instead of a JSON parse error. A JSON success is always
- * an object in the API's document: anything else (an array, a string, broken JSON) is said to be not the
- * API's, here, instead of a TypeError in the command that reads it.
+ * an object with at least one required member in the API's document: anything else (`{}`, an array, a
+ * string, broken JSON) is said to be not the API's, here, instead of a TypeError in the command that reads it.
  */
 const foreignSuccess: Middleware = {
   async onResponse({ request, response }) {
@@ -87,15 +87,15 @@ const foreignSuccess: Middleware = {
       body,
     };
     if (isHtml) throw new Error(describeForeign(answer));
-    if (body === "" || isJsonObject(body)) return undefined;
+    if (body === "" || isMemberedObject(body)) return undefined;
     throw new Error(describeNotTheApi(answer));
   },
 };
 
-function isJsonObject(text: string): boolean {
+function isMemberedObject(text: string): boolean {
   try {
     const value: unknown = JSON.parse(text);
-    return typeof value === "object" && value !== null && !Array.isArray(value);
+    return typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length > 0;
   } catch {
     return false;
   }

@@ -182,15 +182,55 @@ describe("the real emulator, named with its own token, still works", () => {
 });
 
 describe("without an admin token a named server is not challenged", () => {
-  test("a reply that is not the API's shape is a clear error, not a TypeError", async () => {
-    const fake = track(impostor([]));
-    const r = await ext(["extensions", "list", "--target", fake.url, "--api-key", "ext_some_key"]);
-    expect(r.stderr).toContain(
-      `error: the server at ${fake.url} answered something that is not the emulator's API (GET /developer/v1/extensions got 200 with JSON that is not the API's ([]))`,
-    );
-    expect(r.stderr).not.toContain("TypeError");
-    expect(r.code).toBe(1);
-    // Nothing to prove with: the developer API is asked directly, as of the real platform.
-    expect(fake.seen.map((s) => s.path)).toEqual(["/developer/v1/extensions"]);
+  for (const [label, answer] of [
+    ["an empty object", {}],
+    ["an array", []],
+  ] as const) {
+    test(`a reply that is ${label} is a clear error, not a TypeError`, async () => {
+      const fake = track(impostor(answer));
+      const r = await ext(["extensions", "list", "--target", fake.url, "--api-key", "ext_some_key"]);
+      expect(r.stderr).toContain(
+        `error: the server at ${fake.url} answered something that is not the emulator's API (GET /developer/v1/extensions got 200 with JSON that is not the API's (${JSON.stringify(answer)}))`,
+      );
+      expect(r.stderr).not.toContain("TypeError");
+      expect(r.code).toBe(1);
+      // Nothing to prove with: the developer API is asked directly, as of the real platform.
+      expect(fake.seen.map((s) => s.path)).toEqual(["/developer/v1/extensions"]);
+    });
+  }
+
+  test("the check's ground: every JSON success in the API's document is an object with a required member", async () => {
+    const doc = (await (await fetch(`${emu.url}/openapi.json`)).json()) as OpenApiDoc;
+    const schemaOf = (s: Schema): Schema => (s.$ref ? schemaOf(doc.components.schemas[s.$ref.split("/").pop()!]!) : s);
+    let successes = 0;
+    for (const [path, ops] of Object.entries(doc.paths))
+      for (const [method, op] of Object.entries(ops))
+        for (const [status, res] of Object.entries(op.responses ?? {})) {
+          if (!status.startsWith("2")) continue;
+          for (const [type, { schema }] of Object.entries(res.content ?? {})) {
+            if (!/json/.test(type)) continue;
+            successes++;
+            const s = schemaOf(schema);
+            expect({
+              at: `${method} ${path} ${status}`,
+              type: s.type,
+              required: (s.required ?? []).length > 0,
+            }).toEqual({ at: `${method} ${path} ${status}`, type: "object", required: true });
+          }
+        }
+    expect(successes).toBeGreaterThan(20);
   });
 });
+
+interface Schema {
+  $ref?: string;
+  type?: string;
+  required?: string[];
+}
+interface OpenApiDoc {
+  paths: Record<
+    string,
+    Record<string, { responses?: Record<string, { content?: Record<string, { schema: Schema }> }> }>
+  >;
+  components: { schemas: Record<string, Schema> };
+}
