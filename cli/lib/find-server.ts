@@ -83,6 +83,41 @@ export async function verifyServer(dataDir: string, info: ServerFile): Promise<F
     );
   if (!info.adminToken)
     throw unproven("its server.json holds no admin token (written by an older ext? restart that `ext serve`)");
+  const why = await challenge(endpoints, info.adminToken, info.url);
+  if (why) throw unproven(why);
+  return {
+    endpoints: { ...endpoints, unreachableHint: `has the \`ext serve\` of ${dataDir} stopped?` },
+    adminToken: info.adminToken,
+    dataDir,
+  };
+}
+
+/**
+ * A server named by URL (--target, EXT_BASE_URL, EXT_LOCAL_URL) while the CLI holds an admin token: before
+ * anything is sent, it must answer the same challenge for the address it was named by. A listener that took
+ * an emulator's old port cannot, so the token, the API key and secret values never reach it.
+ */
+export class UnprovenTargetError extends Error {
+  override name = "UnprovenTargetError";
+  constructor(url: string, why: string) {
+    super(
+      `the server at ${url} did not prove it is the emulator this admin token belongs to (${why}); nothing was sent to it. ` +
+        "Check the address: `ext serve` prints its current one (a server proves itself only at the address it listens on, not through a proxy or a port mapping)",
+    );
+  }
+}
+
+/** Throws UnprovenTargetError unless the server at `endpoints.root` proves it holds `adminToken`. */
+export async function verifyNamedServer(endpoints: Endpoints, adminToken: string): Promise<void> {
+  const why = await challenge(endpoints, adminToken, endpoints.root);
+  if (why) throw new UnprovenTargetError(endpoints.root, why);
+}
+
+/**
+ * Sends the server a fresh challenge, with no credential, and checks its answer against `adminToken` for the
+ * server at `url`. Returns why it is not a proof, or null when it is.
+ */
+async function challenge(endpoints: Endpoints, adminToken: string, url: string): Promise<string | null> {
   const nonce = randomBytes(32).toString("base64url");
   // No token: nothing is revealed before the answer is checked.
   const health = adminClient(endpoints, null);
@@ -97,15 +132,10 @@ export async function verifyServer(dataDir: string, info: ServerFile): Promise<F
       { retries: 0 },
     );
   } catch (e) {
-    throw unproven(`it did not answer the challenge (${describeError(e)})`);
+    return `it did not answer the challenge (${describeError(e)})`;
   }
-  if (!checkServerProof(info.adminToken, nonce, info.url, answer?.proof))
-    throw unproven(answer?.proof === undefined ? "its answer carries no proof" : "its proof is wrong");
-  return {
-    endpoints: { ...endpoints, unreachableHint: `has the \`ext serve\` of ${dataDir} stopped?` },
-    adminToken: info.adminToken,
-    dataDir,
-  };
+  if (checkServerProof(adminToken, nonce, url, answer?.proof)) return null;
+  return answer?.proof === undefined ? "its answer carries no proof" : "its proof is wrong";
 }
 
 function processAlive(pid: number): boolean {

@@ -10,7 +10,8 @@
  *    its control plane the way the dashboard gets one (held by the server, never written to a file), with a
  *    line on stderr saying which account the command acts as;
  *  - the admin token: a found server's, from its server.json; for a server named by URL, `--admin-token`,
- *    else EXT_ADMIN_TOKEN.
+ *    else EXT_ADMIN_TOKEN, and then that server must answer the same challenge for the address it was named
+ *    by before anything is sent (a real platform is never given an admin token, so it is never challenged).
  */
 import { type Account, ApiCallError } from "../../client";
 import { headline } from "../../src/calls/api-error";
@@ -19,7 +20,7 @@ import { UsageError } from "../../src/calls/usage-error";
 import { type ClientEnv, parseClientEnv } from "../../src/config";
 import { printable } from "../../src/printable";
 import { err } from "../output";
-import { findServer } from "./find-server";
+import { findServer, verifyNamedServer } from "./find-server";
 
 export const targetArgs = {
   target: {
@@ -36,7 +37,7 @@ export const targetArgs = {
   "admin-token": {
     type: "string",
     description:
-      "Control-plane token of an emulator named by URL (env EXT_ADMIN_TOKEN; a found `ext serve`'s is read from its data directory)",
+      "Control-plane token of an emulator named by URL, which must prove it holds it before anything is sent (env EXT_ADMIN_TOKEN; a found `ext serve`'s is read from its data directory)",
     valueHint: "TOKEN",
   },
 } as const;
@@ -73,15 +74,22 @@ export async function resolveServer(
   cwd: string = process.cwd(),
 ): Promise<ServerTarget> {
   const adminToken = flags["admin-token"] || env.adminToken;
-  if (flags.target !== undefined) {
+  let named: string;
+  if (flags.target !== undefined && flags.target !== "local") {
     if (!flags.target) throw new UsageError("--target needs `local` or a URL");
-    if (flags.target !== "local") return { endpoints: endpointsFromAnyUrl(flags.target), adminToken };
-  } else if (env.baseUrl) {
-    return { endpoints: endpointsFromAnyUrl(env.baseUrl), adminToken };
+    named = flags.target;
+  } else if (flags.target === undefined && env.baseUrl) {
+    named = env.baseUrl;
+  } else if (env.localUrl !== null) {
+    named = env.localUrl;
+  } else {
+    const found = await findServer(env, cwd);
+    return { endpoints: found.endpoints, adminToken: found.adminToken, found: true };
   }
-  if (env.localUrl !== null) return { endpoints: endpointsFromAnyUrl(env.localUrl), adminToken };
-  const found = await findServer(env, cwd);
-  return { endpoints: found.endpoints, adminToken: found.adminToken, found: true };
+  const endpoints = endpointsFromAnyUrl(named);
+  // A named server is the user's choice; one that is to receive an admin token proves it holds it first.
+  if (adminToken) await verifyNamedServer(endpoints, adminToken);
+  return { endpoints, adminToken };
 }
 
 /** The server and a developer key for it. */

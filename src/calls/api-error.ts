@@ -55,6 +55,21 @@ export function describeForeign(a: ForeignAnswer): string {
   );
 }
 
+/**
+ * "the server at http://127.0.0.1:4780 answered something that is not the emulator's API (GET /developer/v1/…
+ * got 200 with JSON that is not the API's ([]))": a success whose body the CLI cannot read as the API's.
+ */
+export function describeNotTheApi(a: ForeignAnswer): string {
+  let origin = a.url;
+  let path = "";
+  try {
+    const u = new URL(a.url);
+    origin = u.origin;
+    path = u.pathname;
+  } catch {}
+  return `the server at ${origin} answered something that is not the emulator's API (${a.method} ${printable(path)} got ${a.status} with ${whatWasFound(a)})`;
+}
+
 /** Refusals that carried no error envelope: what was found instead, to be described. */
 const unenveloped = new WeakMap<ApiCallError, ForeignAnswer>();
 

@@ -12,7 +12,7 @@ import {
   unwrap,
 } from "../../client";
 import { API_PREFIX, CONTROL_PREFIX, parseClientEnv } from "../config";
-import { describeForeign, recordRefusal } from "./api-error";
+import { describeForeign, describeNotTheApi, recordRefusal } from "./api-error";
 import { UsageError } from "./usage-error";
 
 type Middleware = Parameters<ApiClient["use"]>[number];
@@ -67,35 +67,51 @@ const unreachable = (hint = "is the emulator running?"): Middleware => ({
 
 /**
  * A success that is an HTML page is another server's (a web server or dev server on that port, a login
- * page): the API never answers HTML. Said as such instead of a JSON parse error.
+ * page): the API never answers HTML. Said as such instead of a JSON parse error. A JSON success is always
+ * an object with at least one required member in the API's document: anything else (`{}`, an array, a
+ * string, broken JSON) is said to be not the API's, here, instead of a TypeError in the command that reads it.
  */
-const htmlIsForeign: Middleware = {
+const foreignSuccess: Middleware = {
   async onResponse({ request, response }) {
-    if (!response.ok || !/text\/html/i.test(response.headers.get("content-type") ?? "")) return undefined;
-    throw new Error(
-      describeForeign({
-        url: response.url || request.url,
-        method: request.method,
-        status: response.status,
-        contentType: response.headers.get("content-type") ?? "",
-        server: response.headers.get("server") ?? "",
-        body: await response.text(),
-      }),
-    );
+    const contentType = response.headers.get("content-type") ?? "";
+    if (!response.ok || response.status === 204) return undefined;
+    const isHtml = /text\/html/i.test(contentType);
+    if (!isHtml && !/[/+]json\b/i.test(contentType)) return undefined;
+    const body = await response.clone().text();
+    const answer = {
+      url: response.url || request.url,
+      method: request.method,
+      status: response.status,
+      contentType,
+      server: response.headers.get("server") ?? "",
+      body,
+    };
+    if (isHtml) throw new Error(describeForeign(answer));
+    if (body === "" || isMemberedObject(body)) return undefined;
+    throw new Error(describeNotTheApi(answer));
   },
 };
+
+function isMemberedObject(text: string): boolean {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length > 0;
+  } catch {
+    return false;
+  }
+}
 
 /** The developer API at `endpoints`, as `apiKey`. */
 export function apiClient(endpoints: Endpoints, apiKey: string): ApiClient {
   const client = createApiClient({ baseUrl: endpoints.root, apiKey });
-  client.use(unreachable(endpoints.unreachableHint), htmlIsForeign);
+  client.use(unreachable(endpoints.unreachableHint), foreignSuccess);
   return client;
 }
 
 /** The control plane at `endpoints`, every call carrying the token (null only for the challenge and an open control plane). */
 export function adminClient(endpoints: Endpoints, adminToken: string | null): AdminClient {
   const client = createAdminClient({ url: endpoints.root, adminToken });
-  client.use(unreachable(endpoints.unreachableHint), htmlIsForeign);
+  client.use(unreachable(endpoints.unreachableHint), foreignSuccess);
   return client;
 }
 

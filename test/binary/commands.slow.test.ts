@@ -194,7 +194,10 @@ describe("ext seed FILE", () => {
       expect(none.stderr).toContain("--admin-token or EXT_ADMIN_TOKEN"); // how to give it
       const wrong = await run(bin, ["seed", "demo", "--target", s.url, "--admin-token", "adm_not_it"], { cwd: work });
       expect(wrong.code).toBe(1);
-      expect(wrong.stderr).toContain("401 unauthorized: Wrong admin token");
+      // The named server is challenged first: a wrong token is never sent.
+      expect(wrong.stderr).toContain(
+        "did not prove it is the emulator this admin token belongs to (its proof is wrong)",
+      );
       expect((await listExtensions(s.baseUrl)).status).toBe(401); // nothing was seeded
 
       const flag = await run(bin, ["seed", "demo", "--target", s.url, "--admin-token", token, "--json"], {

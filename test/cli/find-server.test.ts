@@ -7,7 +7,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { candidateDataDirs, nearestServerFile, UnprovenServerError } from "../../cli/lib/find-server";
+import {
+  candidateDataDirs,
+  nearestServerFile,
+  UnprovenServerError,
+  UnprovenTargetError,
+} from "../../cli/lib/find-server";
 import { resolveApi, resolveServer } from "../../cli/lib/target";
 import { serverProof } from "../../src/auth/server-proof";
 import { UsageError } from "../../src/calls/usage-error";
@@ -200,12 +205,30 @@ describe("a server that does not prove itself gets nothing but the challenge", (
     expect(fake.seen).toHaveLength(0);
   });
 
-  test("an explicit --target or EXT_BASE_URL is the user's choice: no challenge, their token", async () => {
+  test("an explicit --target or EXT_BASE_URL with no admin token is the user's choice: not challenged", async () => {
     const fake = track(fakeServer(() => undefined));
+    const viaFlag = await resolveServer({ target: fake.url }, env(), root);
+    expect(viaFlag).toMatchObject({ endpoints: { root: fake.url }, adminToken: null });
+    const viaEnv = await resolveServer({}, env({ EXT_BASE_URL: fake.url }), root);
+    expect(viaEnv).toMatchObject({ endpoints: { root: fake.url }, adminToken: null });
+    expect(fake.seen).toHaveLength(0);
+  });
+
+  test("an explicit server given an admin token must prove it holds it, for the address it was named by", async () => {
+    const fake = track(honest("adm_given"));
     const viaFlag = await resolveServer({ target: fake.url, "admin-token": "adm_given" }, env(), root);
     expect(viaFlag).toMatchObject({ endpoints: { root: fake.url }, adminToken: "adm_given" });
-    const viaEnv = await resolveServer({}, env({ EXT_BASE_URL: fake.url, EXT_ADMIN_TOKEN: "adm_env" }), root);
-    expect(viaEnv).toMatchObject({ endpoints: { root: fake.url }, adminToken: "adm_env" });
-    expect(fake.seen).toHaveLength(0);
+    const wrong = await resolveServer({}, env({ EXT_BASE_URL: fake.url, EXT_ADMIN_TOKEN: "adm_env" }), root).catch(
+      (x) => x,
+    );
+    expect(wrong).toBeInstanceOf(UnprovenTargetError);
+    expect(wrong.message).toContain("its proof is wrong");
+    // The same server named as localhost: its proof names its own address, so it does not vouch for this one.
+    const byName = `http://localhost:${fake.server.port}`;
+    const named = await resolveServer({ target: byName, "admin-token": "adm_given" }, env(), root).catch((x) => x);
+    expect(named).toBeInstanceOf(UnprovenTargetError);
+    // Only challenges came, none carrying a credential (localhost may not reach this IPv4 listener at all).
+    expect(fake.seen.length).toBeGreaterThanOrEqual(2);
+    expect(fake.seen.every((s) => s.url.startsWith("/healthz?challenge=") && s.authorization === null)).toBe(true);
   });
 });
