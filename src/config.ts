@@ -211,6 +211,11 @@ export interface ClientEnv {
   command: "ext" | "npx ext";
   /** EXT_MAX_WAIT: seconds a command may spend in all waiting out 429s (as given; checked by the CLI). */
   maxWait: string | null;
+  /**
+   * EXT_TRUST_TARGET=1: a named server is sent the admin token without its proof, for an emulator reached
+   * at another address than it listens on (a port mapping, a proxy, a container's service name).
+   */
+  trustTarget: boolean;
 }
 
 export function parseClientEnv(env: Env = process.env): ClientEnv {
@@ -225,6 +230,7 @@ export function parseClientEnv(env: Env = process.env): ClientEnv {
     // npm sets npm_command for `npx`, `npm exec` and `npm run`: `ext` alone is then not on the user's PATH.
     command: get("npm_command") ? "npx ext" : "ext",
     maxWait: get("EXT_MAX_WAIT"),
+    trustTarget: get("EXT_TRUST_TARGET") === "1",
   };
 }
 

@@ -102,7 +102,7 @@ export class UnprovenTargetError extends Error {
   constructor(url: string, why: string) {
     super(
       `the server at ${url} did not prove it is the emulator this admin token belongs to (${why}); nothing was sent to it. ` +
-        "Check the address: `ext serve` prints its current one (a server proves itself only at the address it listens on, not through a proxy or a port mapping)",
+        "Check the address: `ext serve` prints its current one. A server proves itself only at the address it listens on: one reached through a port mapping, a proxy or a container's service name is sent the token unchallenged with EXT_TRUST_TARGET=1",
     );
   }
 }

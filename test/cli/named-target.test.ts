@@ -181,6 +181,20 @@ describe("the real emulator, named with its own token, still works", () => {
   });
 });
 
+describe("EXT_TRUST_TARGET=1: the user vouches for a server reached at another address than it can prove", () => {
+  test("the emulator reached as localhost (as through a port mapping or a proxy): refused, then sent to when vouched for", async () => {
+    const other = emu.url.replace("127.0.0.1", "localhost");
+    const env = { EXT_ADMIN_TOKEN: emu.runtime.control.adminToken };
+    const refused = await ext(["dashboard", "--target", other], env);
+    expect(refused.stderr).toContain(UNPROVEN);
+    expect(refused.stderr).toContain("EXT_TRUST_TARGET=1");
+    expect(refused.code).toBe(1);
+    const vouched = await ext(["dashboard", "--target", other], { ...env, EXT_TRUST_TARGET: "1" });
+    expect(vouched.stdout.trim()).toStartWith(`${emu.url}/dashboard/login?token=`);
+    expect(vouched.code).toBe(0);
+  });
+});
+
 describe("without an admin token a named server is not challenged", () => {
   for (const [label, answer] of [
     ["an empty object", {}],
