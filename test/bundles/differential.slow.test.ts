@@ -12,15 +12,19 @@ import { join } from "node:path";
 import { ACCEPTED_CORPUS, HOSTILE_CORPUS } from "../../scripts/lib/hostile-corpus";
 import { SAMPLE_BUNDLES } from "../../scripts/lib/samples";
 import { corpusArchive, sampleArchive } from "../helpers/build-cache";
-import { gnuTarListing, inspectorListing, tarfileListing } from "../helpers/tar-listing";
+import { gnuTarListing, inspectorListing, tarfileLister } from "../helpers/tar-listing";
 
 const dir = mkdtempSync(join(tmpdir(), "ext-diff-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const tarfile = tarfileLister();
+afterAll(async () => {
+  await tarfile.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 async function compare(file: string) {
   const { result, listing } = await inspectorListing(file);
   if (!listing.ok) return { compared: false, accepted: false };
-  const [gnu, py] = await Promise.all([gnuTarListing(file), tarfileListing(file)]);
+  const [gnu, py] = await Promise.all([gnuTarListing(file), tarfile.listing(file)]);
   expect({ tool: "GNU tar", ...gnu }).toEqual({ tool: "GNU tar", entries: listing.entries, ok: true });
   expect({ tool: "tarfile", ...py }).toEqual({ tool: "tarfile", entries: listing.entries, ok: true });
   return { compared: true, accepted: result.problems.length === 0 };

@@ -67,29 +67,63 @@ export async function gnuTarListing(file: string): Promise<Listing> {
   return { entries, ok: code === 0, ...(code === 0 ? {} : { error: err.trim() }) };
 }
 
+/** Lists each archive path read from stdin (one per line, hex-encoded) as one JSON line. */
 const PYTHON = `
 import json, sys, tarfile
 TYPES = {tarfile.REGTYPE: "file", tarfile.AREGTYPE: "file", tarfile.DIRTYPE: "directory", tarfile.SYMTYPE: "symlink", tarfile.LNKTYPE: "link",
          tarfile.CHRTYPE: "character-device", tarfile.BLKTYPE: "block-device", tarfile.FIFOTYPE: "fifo", tarfile.CONTTYPE: "contiguous-file"}
-out = {"entries": [], "ok": True}
-try:
-    with tarfile.open(sys.argv[1], "r:gz") as tf:
-        for m in tf:
-            out["entries"].append({"path": m.name.encode("utf-8", "surrogateescape").hex(), "type": TYPES.get(m.type, "other:" + repr(m.type)), "size": m.size})
-except Exception as e:
-    out["ok"] = False
-    out["error"] = type(e).__name__ + ": " + str(e)
-print(json.dumps(out))
+for line in sys.stdin:
+    out = {"entries": [], "ok": True}
+    try:
+        with tarfile.open(bytes.fromhex(line.strip()).decode("utf-8", "surrogateescape"), "r:gz") as tf:
+            for m in tf:
+                out["entries"].append({"path": m.name.encode("utf-8", "surrogateescape").hex(), "type": TYPES.get(m.type, "other:" + repr(m.type)), "size": m.size})
+    except Exception as e:
+        out["ok"] = False
+        out["error"] = type(e).__name__ + ": " + str(e)
+    print(json.dumps(out), flush=True)
 `;
 
-export async function tarfileListing(file: string): Promise<Listing> {
-  const proc = Bun.spawn(["python3", "-c", PYTHON, file], { stdout: "pipe", stderr: "pipe" });
-  const out = await new Response(proc.stdout).text();
-  await proc.exited;
-  const parsed = JSON.parse(out) as Listing;
+/**
+ * Python's tarfile, started once and asked for one archive at a time: its start (importing tarfile) costs more
+ * than listing most archives. `close()` ends it.
+ */
+export function tarfileLister() {
+  const proc = Bun.spawn(["python3", "-c", PYTHON], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
+  const lines = proc.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = "";
+  let queue: Promise<unknown> = Promise.resolve();
+  const nextLine = async (): Promise<string> => {
+    while (!buffered.includes("\n")) {
+      const { value, done } = await lines.read();
+      if (done) throw new Error("python3 (tarfile) ended before answering");
+      buffered += value;
+    }
+    const at = buffered.indexOf("\n");
+    const line = buffered.slice(0, at);
+    buffered = buffered.slice(at + 1);
+    return line;
+  };
+  const list = async (file: string): Promise<Listing> => {
+    proc.stdin.write(`${Buffer.from(file, "utf8").toString("hex")}\n`);
+    await proc.stdin.flush();
+    const parsed = JSON.parse(await nextLine()) as Listing;
+    return {
+      ...parsed,
+      entries: parsed.entries.map((e) => ({ ...e, path: trimSlash(Buffer.from(e.path, "hex").toString("utf8")) })),
+    };
+  };
   return {
-    ...parsed,
-    entries: parsed.entries.map((e) => ({ ...e, path: trimSlash(Buffer.from(e.path, "hex").toString("utf8")) })),
+    /** One archive's listing; calls are answered in order. */
+    listing(file: string): Promise<Listing> {
+      const answer = queue.then(() => list(file));
+      queue = answer.catch(() => undefined);
+      return answer;
+    },
+    async close(): Promise<void> {
+      await proc.stdin.end();
+      await proc.exited;
+    },
   };
 }
 
