@@ -82,5 +82,9 @@ export async function until(what: string, check: () => Promise<boolean>, timeout
  */
 export async function logIn(page: Page, server: { url: string; adminToken: string }, link?: string): Promise<void> {
   await page.goto(link ?? `${server.url}/dashboard/login?token=${server.adminToken}`);
-  await page.waitForFunction("localStorage.getItem('ext-dashboard-session') !== null && location.hash === ''");
+  // The page keeps the session once the server has accepted it (its first control-plane answer). Polled with
+  // evaluate: a waitForFunction predicate is run by eval, which the dashboard's policy forbids.
+  await until("the dashboard to keep its session", async () =>
+    page.evaluate<boolean>("localStorage.getItem('ext-dashboard-session') !== null && location.hash === ''"),
+  );
 }
