@@ -39,15 +39,19 @@ function whatWasFound(a: ForeignAnswer): string {
   return `${a.contentType ? `${printable(a.contentType.split(";")[0]!)} ` : ""}text (${snippet(body)})`;
 }
 
+/** The URL's origin and path; a URL that does not parse is all origin. */
+function originAndPath(url: string): { origin: string; path: string } {
+  try {
+    const u = new URL(url);
+    return { origin: u.origin, path: u.pathname };
+  } catch {
+    return { origin: url, path: "" };
+  }
+}
+
 /** "http://127.0.0.1:8080 did not answer as an ext emulator: GET /developer/v1/… got 404 with an HTML page …" */
 export function describeForeign(a: ForeignAnswer): string {
-  let origin = a.url;
-  let path = "";
-  try {
-    const u = new URL(a.url);
-    origin = u.origin;
-    path = u.pathname;
-  } catch {}
+  const { origin, path } = originAndPath(a.url);
   return (
     `${origin} did not answer as an ext emulator: ${a.method} ${printable(path)} got ${a.status} with ${whatWasFound(a)}` +
     `${a.server ? ` from ${printable(a.server.slice(0, FOREIGN_SNIPPET))}` : ""}. ` +
@@ -60,13 +64,7 @@ export function describeForeign(a: ForeignAnswer): string {
  * got 200 with JSON that is not the API's ([]))": a success whose body the CLI cannot read as the API's.
  */
 export function describeNotTheApi(a: ForeignAnswer): string {
-  let origin = a.url;
-  let path = "";
-  try {
-    const u = new URL(a.url);
-    origin = u.origin;
-    path = u.pathname;
-  } catch {}
+  const { origin, path } = originAndPath(a.url);
   return `the server at ${origin} answered something that is not the emulator's API (${a.method} ${printable(path)} got ${a.status} with ${whatWasFound(a)})`;
 }
 
