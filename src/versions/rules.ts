@@ -1,7 +1,29 @@
 /** Rules of an extension's versions that every write of versions (submission, review, fixtures) runs. */
 import { and, desc, eq, ne, sql } from "drizzle-orm";
-import type { Tx } from "../db/database";
+import type { Db, Tx } from "../db/database";
 import { versions } from "../db/schema";
+
+/** True when the extension already has a version of this label (archived ones count: labels are never reused). */
+export function labelTaken(tx: Pick<Db, "select">, extensionId: string, label: string): boolean {
+  return (
+    tx
+      .select({ id: versions.id })
+      .from(versions)
+      .where(and(eq(versions.extensionId, extensionId), eq(versions.version, label)))
+      .get() !== undefined
+  );
+}
+
+/** The sequence number the extension's next version gets: one past its highest. */
+export function nextSeq(tx: Pick<Db, "select">, extensionId: string): number {
+  return (
+    (tx
+      .select({ s: sql<number>`COALESCE(MAX(${versions.seq}), 0)` })
+      .from(versions)
+      .where(eq(versions.extensionId, extensionId))
+      .get()?.s ?? 0) + 1
+  );
+}
 
 /**
  * The version cap, its one home: archives the oldest versions that are not current (nor the one just added) until at most `max`

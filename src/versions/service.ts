@@ -4,7 +4,7 @@
  * still a temp file; it is made durable under its blob id right before the row is inserted, so a row never
  * exists without its blob, and a crash in between leaves only a stray blob that the start-up sweep removes.
  */
-import { and, desc, eq, isNotNull, ne, sql } from "drizzle-orm";
+import { and, desc, eq, isNotNull, ne } from "drizzle-orm";
 import { characterCount } from "../../client/text-length";
 import type { BlobStore } from "../blobs/blob-store";
 import { type BundleLimits, bundleLimitsFrom } from "../bundles/bundle-limits";
@@ -24,7 +24,7 @@ import {
   type VersionStatus,
   type VersionSubmitted,
 } from "./model";
-import { enforceVersionCap, refreshCurrent } from "./rules";
+import { enforceVersionCap, labelTaken, nextSeq, refreshCurrent } from "./rules";
 import type { ReceivedUpload } from "./upload";
 
 export type Version = typeof versions.$inferSelect;
@@ -59,13 +59,6 @@ export function createVersionService(deps: {
 }) {
   const { db, clock, limits, blobs } = deps;
   const listeners: SubmittedListener[] = [];
-
-  const labelTaken = (tx: Pick<Db, "select">, extensionId: string, label: string) =>
-    tx
-      .select({ id: versions.id })
-      .from(versions)
-      .where(and(eq(versions.extensionId, extensionId), eq(versions.version, label)))
-      .get() !== undefined;
 
   function findById(versionId: string, tx: Pick<Db, "select"> = db): Version {
     const row = tx.select().from(versions).where(eq(versions.id, versionId)).get();
@@ -148,12 +141,7 @@ export function createVersionService(deps: {
           const ext = deps.extensions.findOwned(accountId, extensionId);
           if (labelTaken(tx, extensionId, label)) throw errors.versionExists(label);
           const now = clock.iso();
-          const seq =
-            (tx
-              .select({ s: sql<number>`COALESCE(MAX(${versions.seq}), 0)` })
-              .from(versions)
-              .where(eq(versions.extensionId, extensionId))
-              .get()?.s ?? 0) + 1;
+          const seq = nextSeq(tx, extensionId);
           const inserted: Version = {
             id,
             extensionId,
