@@ -6,6 +6,7 @@
 import { Value } from "@sinclair/typebox/value";
 import { type Static, t } from "elysia";
 import type { ErrorDetail } from "../errors/api-error";
+import { pointerToPath } from "../errors/value-errors";
 import { jsonSize } from "../http/json-shape";
 import { asStringError, countingCharacters } from "../http/text-length";
 import { AUDIO_FORMATS, audioFormatOfName, matchesMagic } from "./audio-formats";
@@ -53,17 +54,6 @@ export interface FileFacts {
 }
 
 export const MANIFEST_PATH = "manifest.json";
-
-function pointerToField(pointer: string): string {
-  // "/sounds/3/file" -> "sounds[3].file"
-  return (
-    pointer
-      .split("/")
-      .filter(Boolean)
-      .map((seg, i) => (/^\d+$/.test(seg) ? `[${seg}]` : i === 0 ? seg : `.${seg}`))
-      .join("") || "(root)"
-  );
-}
 
 /**
  * Archive path as extraction would resolve it: empty and "." segments dropped, "\\" read as a separator. So
@@ -150,8 +140,8 @@ export function checkManifest(
     const e = asStringError(error);
     problems.push({
       path: MANIFEST_PATH,
-      field: pointerToField(e.path),
-      message: `${pointerToField(e.path)}: ${e.message}`,
+      field: pointerToPath(e.path),
+      message: `${pointerToPath(e.path)}: ${e.message}`,
     });
     if (problems.overflowed) break;
   }
