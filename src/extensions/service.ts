@@ -52,6 +52,19 @@ export function extensionName(name: string): string {
   return trimmed;
 }
 
+/** The columns a create, or a fixture, may leave out: EXTENSION_DEFAULTS where it does. */
+export function defaultedColumns(
+  input: Pick<NewExtension, "short_description" | "description" | "pricing" | "visibility" | "status">,
+) {
+  return {
+    shortDescription: input.short_description ?? EXTENSION_DEFAULTS.short_description,
+    description: input.description ?? EXTENSION_DEFAULTS.description,
+    pricing: JSON.stringify(input.pricing ?? EXTENSION_DEFAULTS.pricing),
+    visibility: input.visibility ?? EXTENSION_DEFAULTS.visibility,
+    status: input.status ?? EXTENSION_DEFAULTS.status,
+  };
+}
+
 export function createExtensionService(deps: {
   db: Db;
   clock: Clock;
@@ -204,11 +217,7 @@ export function createExtensionService(deps: {
       accountId,
       slug: slugFor(name),
       name,
-      shortDescription: input.short_description ?? EXTENSION_DEFAULTS.short_description,
-      description: input.description ?? EXTENSION_DEFAULTS.description,
-      pricing: JSON.stringify(input.pricing ?? EXTENSION_DEFAULTS.pricing),
-      visibility: input.visibility ?? EXTENSION_DEFAULTS.visibility,
-      status: input.status ?? EXTENSION_DEFAULTS.status,
+      ...defaultedColumns(input),
       currentVersionId: null,
       ratingCount: 0,
       createdAt: now,
