@@ -94,9 +94,14 @@ export class EmulatorClock implements Clock {
   constructor(private readonly realNow: () => number = machineNowMs) {}
 
   nowMs(): number {
+    return this.at(this.realNow());
+  }
+
+  /** The emulator's instant when the machine's time is `real`. */
+  private at(real: number): number {
     // A running clock set close to the end of the range keeps running: it stops at the last instant
     // rather than produce a date no timestamp column or ISO string can hold.
-    return Math.min(this.frozenAt ?? this.realNow() + this.offsetMs, CLOCK_MAX_MS);
+    return Math.min(this.frozenAt ?? real + this.offsetMs, CLOCK_MAX_MS);
   }
 
   iso(): string {
@@ -145,7 +150,7 @@ export class EmulatorClock implements Clock {
   state(): ClockState {
     // One reading of the machine's time: two could straddle a millisecond and report an offset of -1.
     const real = this.realNow();
-    const now = Math.min(this.frozenAt ?? real + this.offsetMs, CLOCK_MAX_MS);
+    const now = this.at(real);
     return { now: isoOf(now), mode: this.frozenAt === null ? "real" : "frozen", offsetMs: now - real };
   }
 }
