@@ -103,11 +103,14 @@ function build(key: string, dir: string): void {
   renameSync(partial, dir);
 }
 
-/** Removes other source states' binaries nobody used for an hour (their directory's mtime is touched on use). */
-function pruneOthers(keep: string): void {
-  for (const name of readdirSync(CACHE)) {
+/**
+ * Removes what other source states left in `cache` that nobody used for an hour (an entry's mtime is touched
+ * on use); `keep` and the entries named after it (its lock) stay.
+ */
+export function pruneOthers(cache: string, keep: string): void {
+  for (const name of readdirSync(cache)) {
     if (name.startsWith(keep)) continue;
-    const path = join(CACHE, name);
+    const path = join(cache, name);
     try {
       if (Date.now() - statSync(path).mtimeMs > UNUSED_MS) rmSync(path, { recursive: true, force: true });
     } catch {
@@ -131,7 +134,7 @@ export function sharedBinary(timeoutMs: number): string {
       } finally {
         rmSync(lock, { force: true });
       }
-      pruneOthers(key);
+      pruneOthers(CACHE, key);
       break;
     }
     if (performance.now() > deadline) throw new Error(`waited ${timeoutMs} ms for another build of ${bin}`);

@@ -6,26 +6,14 @@
  * name and renamed into place whole: a reader never sees half of one, and two builders racing make the same.
  * Read what it returns; never write into it.
  */
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  utimesSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { buildNodeHelper } from "../../scripts/lib/node-helper";
-import { sourceHash } from "../binary/binary-cache";
+import { pruneOthers, sourceHash } from "../binary/binary-cache";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const CACHE = join(tmpdir(), "ext-test-builds");
-/** Other source states' builds unused this long are removed. */
-const UNUSED_MS = 60 * 60_000;
 
 let folder: string | undefined;
 
@@ -36,15 +24,7 @@ function cacheFolder(): string {
   mkdirSync(folder, { recursive: true });
   const now = new Date();
   utimesSync(folder, now, now);
-  for (const name of readdirSync(CACHE)) {
-    if (name === key) continue;
-    try {
-      if (Date.now() - statSync(join(CACHE, name)).mtimeMs > UNUSED_MS)
-        rmSync(join(CACHE, name), { recursive: true, force: true });
-    } catch {
-      // removed by another run meanwhile
-    }
-  }
+  pruneOthers(CACHE, key);
   return folder;
 }
 
