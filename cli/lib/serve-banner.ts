@@ -112,19 +112,18 @@ export const STRONG_TOKEN_LENGTH = 32;
 
 /** A banner line for a key: its names came from a fixture file, so they are shown printable. */
 function apiKeyLine(runtime: Runtime, k: StartupKey, terminal: boolean): string {
-  const shownOnce = k.origin === "starter" ? ", new; shown once" : k.origin === "generated" ? ", generated" : "";
-  const about = `(account ${printable(k.accountId)}, "${printable(k.name)}"`;
-  if (terminal) return `  api key:       ${printable(k.key)}  ${about}${shownOnce})`;
-  const note = k.origin === "starter" ? ", new" : k.origin === "generated" ? ", generated" : "";
-  return `  api key:       ${NOT_A_TERMINAL}; ${keyWhere(runtime, k, terminal)}  ${about}${note})`;
+  const origin = k.origin === "starter" ? ", new" : k.origin === "generated" ? ", generated" : "";
+  const about = `(account ${printable(k.accountId)}, "${printable(k.name)}"${origin}`;
+  if (terminal) return `  api key:       ${printable(k.key)}  ${about}${k.origin === "starter" ? "; shown once" : ""})`;
+  return `  api key:       ${NOT_A_TERMINAL}; ${keyWhere(runtime, k)}  ${about})`;
 }
 
-/** Where a key left off the banner can be had. */
-function keyWhere(runtime: Runtime, k: StartupKey, terminal: boolean): string {
+/** Where a key left off the (non-terminal) banner can be had. */
+function keyWhere(runtime: Runtime, k: StartupKey): string {
   if (runtime.config.readyFile) return "in the ready file's apiKeys";
   if (k.origin === "fixture") return "as written in the fixture";
   // No dashboard to make another in: it wants a login only the token gives.
-  if (tokenKeptNowhere(runtime, terminal)) return `kept as a hash only, and the dashboard needs the token: ${RESTART}`;
+  if (tokenKeptNowhere(runtime, false)) return `kept as a hash only, and the dashboard needs the token: ${RESTART}`;
   return "kept as a hash only: make another in the dashboard (or start with --ready-file FILE to have it there)";
 }
 
@@ -145,7 +144,7 @@ function exportLines(emulator: RunningEmulator, keys: StartupKey[], terminal: bo
       : `commands run with EXT_DATA_DIR=${dataDir} find this server by themselves`;
   const head = `  other shells:${memory ? "" : `  (${finds})`}`;
   if (!terminal) {
-    const key = exportedKeyPlace(runtime, keys, terminal);
+    const key = exportedKeyPlace(runtime, keys);
     const vars = [`EXT_BASE_URL=${emulator.baseUrl}`, `EXT_API_KEY="<${key}>"`];
     if (tokenExported(runtime)) vars.push(`EXT_ADMIN_TOKEN="<the admin token: see above>"`);
     return [head, `    export ${vars.join(" ")}`, `    (the values: ${NOT_A_TERMINAL})`];
@@ -166,9 +165,9 @@ function exportLines(emulator: RunningEmulator, keys: StartupKey[], terminal: bo
 }
 
 /** Where the key of the export line is to be had, its value left out. */
-function exportedKeyPlace(runtime: Runtime, keys: StartupKey[], terminal: boolean): string {
+function exportedKeyPlace(runtime: Runtime, keys: StartupKey[]): string {
   if (runtime.config.readyFile && keys.length > 0) return "a key from the ready file's apiKeys";
-  if (!tokenKeptNowhere(runtime, terminal)) return "a key from the dashboard";
+  if (!tokenKeptNowhere(runtime, false)) return "a key from the dashboard";
   return keys.some((k) => k.origin === "fixture") ? "a key as written in the fixture" : "none to be had: see above";
 }
 
