@@ -57,9 +57,12 @@ root=$1 envfile=$2
 ip link set lo up
 ip addr add 198.18.0.1/32 dev lo
 mount -t proc proc "$root/proc"
-in_image() { env -i $(cat "$envfile") chroot --userspec=10001:10001 "$root" "$@"; }
+# An array, not a function, so that `"${as_image[@]}" /ext serve &` is the server itself (env and chroot exec
+# it): $! is its pid, and `kill $!` stops it rather than a subshell that leaves it running.
+as_image=(env -i $(cat "$envfile") chroot --userspec=10001:10001 "$root")
+in_image() { "${as_image[@]}" "$@"; }
 in_image /ext --version | grep -Eq '^[0-9]+\.[0-9]+\.[0-9]+ \(commit '
-in_image /ext serve >"$root/../serve.log" 2>&1 &
+"${as_image[@]}" /ext serve >"$root/../serve.log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || :' EXIT
 # Addressed as other containers address it (the name `ext`, which EXT_ALLOWED_HOSTS allows).
@@ -86,10 +89,13 @@ fi
 kill $server; wait $server || :
 # With a volume mounted at /data, the data is kept there.
 mount -t tmpfs -o mode=0700,uid=10001,gid=10001 volume "$root/data"
-in_image /ext serve >"$root/../serve.log" 2>&1 &
+"${as_image[@]}" /ext serve >"$root/../serve.log" 2>&1 &
 server=$!
 for _ in $(seq 1 100); do in_image /ext health --url http://127.0.0.1:4780 >/dev/null 2>&1 && break; sleep 0.1; done
 in_image /ext health --url http://127.0.0.1:4780 >/dev/null
+# The one answering is this server (its banner says it listens; the first one is gone), and its data is in the volume.
+for _ in $(seq 1 100); do grep -q 'listening on' "$root/../serve.log" && break; sleep 0.1; done
+grep -q 'listening on' "$root/../serve.log" || { echo "image check: the server on the volume is not listening" >&2; exit 1; }
 [ -f "$root/data/ext.sqlite" ] || { echo "image check: nothing was kept in a volume mounted at /data" >&2; exit 1; }
 SH
 unshare --net --mount --pid --fork bash "$work/inside.sh" "$work/root" "$work/env" ||
