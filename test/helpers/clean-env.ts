@@ -1,11 +1,53 @@
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const PARENT_PREFIX = "ext-test-spawn-";
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * The spawned processes' temp dirs live under one parent per test process, named with its PID. Test workers
+ * are stopped without an exit event, so each new parent removes those of test processes that are gone.
+ */
+let tempParent: string | undefined;
+function freshTempDir(): string {
+  if (!tempParent) {
+    for (const name of readdirSync(tmpdir())) {
+      const pid = Number(name.slice(PARENT_PREFIX.length).split("-")[0]);
+      if (name.startsWith(PARENT_PREFIX) && Number.isSafeInteger(pid) && pid > 0 && !alive(pid))
+        rmSync(join(tmpdir(), name), { recursive: true, force: true });
+    }
+    tempParent = mkdtempSync(join(tmpdir(), `${PARENT_PREFIX}${process.pid}-`));
+  }
+  return mkdtempSync(join(tempParent, "t-"));
+}
+
 /**
  * The environment for a process a test spawns: PATH (for sh, curl) and HOME only, so no EXT_* setting of the
  * developer's shell leaks in (EXT_MEMORY=1 would make a crash test meaningless, EXT_ADMIN_TOKEN close the
  * control plane). `shell` is the environment to take PATH and HOME from (the test process's by default).
+ *
+ * TMPDIR is a fresh empty directory per process: a `--memory` server removes the memory directories killed
+ * servers left in its temp dir and says so on stderr, so a shared one would make what a test reads depend on
+ * which other tests ran before. A test that needs a particular one passes TMPDIR in `extra`.
  */
 export function cleanEnv(
   extra: Record<string, string> = {},
   shell: Record<string, string | undefined> = process.env,
 ): Record<string, string> {
-  return { PATH: shell.PATH ?? "/usr/bin:/bin", HOME: shell.HOME ?? "/tmp", NO_COLOR: "1", ...extra };
+  return {
+    PATH: shell.PATH ?? "/usr/bin:/bin",
+    HOME: shell.HOME ?? "/tmp",
+    NO_COLOR: "1",
+    TMPDIR: extra.TMPDIR ?? freshTempDir(),
+    ...extra,
+  };
 }
