@@ -1,9 +1,9 @@
 /**
  * The dashboard's second-day rough edges, in a real headless Chromium against an in-process emulator: a refused
- * fixture lists every problem; the Requests chart counts what its table lists; no page scrolls sideways at
- * 390 px and every action is on the screen; the extension header names its current version by label; the
- * API reference says it is loading at once, is linked from the dashboard, and its "try it" carries the
- * dashboard's key. Both sizes and both colour schemes, axe on what changed.
+ * fixture lists every problem; the Requests chart counts what its table lists; the extension header names its
+ * current version by label; the API reference says it is loading at once, is linked from the dashboard, and its
+ * "try it" carries the dashboard's key. Both sizes and both colour schemes, axe on what changed. (That no page
+ * scrolls sideways and every action is on the screen is dashboard.slow.test.ts's sweep of every page.)
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
@@ -13,6 +13,7 @@ import {
   describeViolations,
   launchBrowser,
   logIn,
+  OFF_SCREEN,
   seriousViolations,
   until,
 } from "../helpers/browser";
@@ -25,25 +26,6 @@ const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 const SCHEMES = ["light", "dark"] as const;
 const ACCOUNT = "acc_test";
-
-/**
- * In the page: what reaches past either edge of the screen. The page's own scroll width, and every control
- * of `main` (buttons and fields fully on the screen; a link at least starting on it), wherever it sits —
- * inside a table too, since a button there is no easier to reach.
- */
-const OFF_SCREEN = `(() => {
-  const out = [];
-  const root = document.documentElement;
-  if (root.scrollWidth > innerWidth) out.push("page scroll width " + root.scrollWidth);
-  for (const el of document.querySelectorAll("main button, main input, main select, main textarea, main a")) {
-    const r = el.getBoundingClientRect();
-    if (r.width === 0 && r.height === 0) continue;
-    const isLink = el.tagName === "A";
-    if (r.left < 0 || (isLink ? r.left >= innerWidth : r.right > innerWidth + 1))
-      out.push(el.tagName.toLowerCase() + " " + (el.getAttribute("aria-label") || el.textContent || el.id).trim().slice(0, 40) + " " + Math.round(r.left) + "–" + Math.round(r.right) + "px");
-  }
-  return out;
-})()`;
 
 describe.skipIf(!enabled)("dashboard rough edges (Chromium, in-process emulator)", () => {
   let emu: TestEmulator;
@@ -216,58 +198,6 @@ describe.skipIf(!enabled)("dashboard rough edges (Chromium, in-process emulator)
       expect(await page.locator("main").textContent()).not.toContain(`current version ${approvedVersionId}`);
     },
     STEP_TIMEOUT_MS,
-  );
-
-  const PAGES = [
-    "#/",
-    "#/keys",
-    "#/extensions",
-    `#/extensions/${"{ext}"}`,
-    `#/extensions/${"{ext}"}/versions/${"{ver}"}`,
-    "#/limits",
-    "#/limits/requests",
-    "#/admin",
-    "#/admin/limits",
-    "#/admin/overrides",
-    "#/admin/status",
-    "#/admin/clock",
-    "#/admin/faults",
-    "#/admin/state",
-    "#/requests",
-  ];
-
-  test(
-    "no page scrolls sideways at 390 px or 1280 px, every action is on the screen; the stacked tables pass axe in both schemes",
-    async () => {
-      const pages = PAGES.map((h) => h.replace("{ext}", extensionId).replace("{ver}", approvedVersionId));
-      // Each page loaded once and measured at both widths: media queries apply live to a resized window.
-      for (const hash of pages) {
-        await page.setViewportSize(PHONE);
-        await open(hash);
-        // The rows with buttons are there before anything is measured.
-        if (hash === "#/admin") await page.getByRole("button", { name: /^Approve Sound Board 1\.5\.0/ }).waitFor();
-        if (hash === "#/admin/limits") await page.getByRole("button", { name: /^Approve req_/ }).waitFor();
-        if (hash === "#/admin/faults") await page.getByRole("button", { name: /^Remove fault/ }).waitFor();
-        for (const viewport of [PHONE, DESKTOP]) {
-          await page.setViewportSize(viewport);
-          const where = { hash, width: viewport.width };
-          expect({ ...where, off: await page.evaluate<string[]>(OFF_SCREEN) }).toEqual({ ...where, off: [] });
-        }
-      }
-      // The tables that turn into cards on a phone, as they look there, in both schemes.
-      await page.setViewportSize(PHONE);
-      for (const hash of ["#/keys", "#/admin", "#/admin/limits", "#/admin/faults", "#/admin/status"]) {
-        await open(hash);
-        for (const scheme of SCHEMES) {
-          await page.emulateMedia({ colorScheme: scheme });
-          await axeClean({ hash, scheme });
-        }
-        await page.emulateMedia({ colorScheme: "light" });
-      }
-      await page.emulateMedia({ colorScheme: "light" });
-      await page.setViewportSize(DESKTOP);
-    },
-    STEP_TIMEOUT_MS * 2,
   );
 
   test(

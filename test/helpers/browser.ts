@@ -64,6 +64,25 @@ export const describeViolations = (vs: AxeViolation[]) =>
   vs.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 
 /**
+ * In the page: what reaches past either edge of the screen. The page's own scroll width, and every control
+ * of `main` (buttons and fields fully on the screen; a link at least starting on it), wherever it sits —
+ * inside a table too, since a button there is no easier to reach.
+ */
+export const OFF_SCREEN = `(() => {
+  const out = [];
+  const root = document.documentElement;
+  if (root.scrollWidth > innerWidth) out.push("page scroll width " + root.scrollWidth);
+  for (const el of document.querySelectorAll("main button, main input, main select, main textarea, main a")) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 && r.height === 0) continue;
+    const isLink = el.tagName === "A";
+    if (r.left < 0 || (isLink ? r.left >= innerWidth : r.right > innerWidth + 1))
+      out.push(el.tagName.toLowerCase() + " " + (el.getAttribute("aria-label") || el.textContent || el.id).trim().slice(0, 40) + " " + Math.round(r.left) + "–" + Math.round(r.right) + "px");
+  }
+  return out;
+})()`;
+
+/**
  * Polls until `check` holds (a page updates on its own time); a check that throws (an element not there
  * yet) counts as not yet. Fails naming what it waited for.
  */
