@@ -2,7 +2,8 @@
  * `npm run bench`: every benchmark section (bench/sections/index.ts) in one run on one machine, written to
  * bench/results/latest.md and latest.json. `--quick` (short runs, for trying things) writes to bench/.work/
  * instead, so the committed results are always a full run; so does `--only=<id>,<id>` (a subset).
- * `--render` only rewrites latest.md from latest.json (after a change to the report's wording; no new figures).
+ * `--render` only rewrites latest.md and the verdicts from latest.json's figures (after a change to the report's
+ * wording or targets; no new figures).
  * `--note="..."` records the conditions of the run (a busy machine, say) at the top of the results.
  * Needs wrk: installed with `apt-get install -y wrk` when missing and running as root, otherwise it says how.
  * Loopback only; every loop is bounded by a count and a time budget; every server is stopped on the way out.
@@ -24,7 +25,9 @@ const ids = SECTIONS.map((s) => s.id);
 if (args.includes("--render")) {
   const saved = JSON.parse(readFileSync(join(RESULTS_DIR, "latest.json"), "utf8")) as BenchResults;
   writeFileSync(join(RESULTS_DIR, "latest.md"), buildReport(saved, SECTIONS));
-  console.log("rewrote bench/results/latest.md from latest.json");
+  // The verdicts are worked out again from the figures (a target added or changed): the JSON keeps them too.
+  writeFileSync(join(RESULTS_DIR, "latest.json"), `${JSON.stringify(saved, null, 2)}\n`);
+  console.log("rewrote bench/results/latest.md and the verdicts in latest.json from latest.json's figures");
   process.exit(0);
 }
 const quick = args.includes("--quick");

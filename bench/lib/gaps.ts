@@ -120,6 +120,7 @@ export function explainGap(id: string, r: BenchResults): string {
     case "cold_start":
       return coldStart(r);
     case "get_ratio":
+    case "get_floor":
       return getRatio(r);
     case "route_floor":
       return routeFloor(r);

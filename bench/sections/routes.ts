@@ -408,6 +408,12 @@ export const routes: BenchSection<RoutesResult> = {
         met: list ? list.ratio >= 0.6 : null,
       },
       {
+        id: "get_floor",
+        target: "authenticated GET /extensions ≥ 70% of the bare ceiling's req/s: the floor a simplification must keep",
+        measured: list ? pct(list.ratio) : "not run",
+        met: list ? list.ratio >= 0.7 : null,
+      },
+      {
         id: "route_floor",
         target: "no read route below 30% of the bare ceiling",
         measured: worst ? `lowest: ${worst.label} at ${pct(worst.ratio)}` : "not run",
