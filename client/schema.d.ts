@@ -2005,7 +2005,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["Fixture"];
+                "application/json": import("./fixture").components["schemas"]["Fixture"];
             };
         };
         responses: {
