@@ -4,7 +4,6 @@
  * binary). Types only: every model is taken from the generated schema, never copied by hand.
  */
 import type { SubmittedDeploy } from "./deploy-result";
-import type { components as FixtureModels } from "./fixture";
 import type { AdminClient, ApiClient } from "./index";
 import type {
   ClockState,
@@ -12,6 +11,7 @@ import type {
   ExtensionCreate,
   FaultRule,
   FaultRuleInput,
+  Fixture,
   InstallChange,
   InstallRollout,
   InstallStatistics,
@@ -21,11 +21,8 @@ import type {
   ReviewedVersion,
 } from "./models";
 
-/**
- * The fixture format of `ext serve --seed` (README, "Fixture format"), as both helpers accept it: fields with
- * a default are optional here (client/fixture.d.ts), unlike in the response-side models.
- */
-export type FixtureInput = FixtureModels["schemas"]["Fixture"];
+/** The fixture format of `ext serve --seed` (README, "Fixture format"), as both helpers accept it. */
+export type FixtureInput = Fixture;
 /** What `createExtension()` resolves to: the whole extension, as GET /extensions/{id} gives it. */
 export type CreatedExtension = Extension;
 /** Every limit key of GET …/limits (the document names them); a misspelt key is a type error. */

@@ -2,6 +2,7 @@
  * Named types for the API's models, each taken from the generated document types: never copied by hand, so
  * they follow the server (`npm run client:generate`).
  */
+import type { components as FixtureModels } from "./fixture";
 import type { components } from "./schema";
 
 export type Schemas = components["schemas"];
@@ -44,7 +45,11 @@ export type DashboardKey = Schemas["DashboardKey"];
 export type EmulatorState = Schemas["EmulatorState"];
 export type FaultRule = Schemas["FaultRule"];
 export type FaultRuleInput = Schemas["FaultRuleInput"];
-export type Fixture = Schemas["Fixture"];
+/**
+ * The fixture format (`--seed`, `POST /_emulator/seed`, both helpers), as people write it: a field with a default
+ * may be left out (client/fixture.d.ts).
+ */
+export type Fixture = FixtureModels["schemas"]["Fixture"];
 export type InstallChange = Schemas["InstallChange"];
 export type InstallRollout = Schemas["InstallRollout"];
 export type LimitOverrides = Schemas["LimitOverrides"];
