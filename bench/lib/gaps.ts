@@ -120,8 +120,9 @@ export function explainGap(id: string, r: BenchResults): string {
     case "cold_start":
       return coldStart(r);
     case "get_ratio":
-    case "get_floor":
       return getRatio(r);
+    case "get_floor":
+      return "The same row as the 60% target above: what is left is said there.";
     case "route_floor":
       return routeFloor(r);
     case "upload_speed":

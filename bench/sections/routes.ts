@@ -409,7 +409,8 @@ export const routes: BenchSection<RoutesResult> = {
       },
       {
         id: "get_floor",
-        target: "authenticated GET /extensions ≥ 70% of the bare ceiling's req/s: the floor a simplification must keep",
+        target:
+          "authenticated GET /extensions ≥ 70% of the bare ceiling's req/s at c=64 (wrk): the floor a simplification must keep",
         measured: list ? pct(list.ratio) : "not run",
         met: list ? list.ratio >= 0.7 : null,
       },

@@ -1,6 +1,9 @@
 /**
- * client/schema.d.ts is openapi-typescript's output for the document `ext openapi` prints, with the
- * generator's defaults and header. One function, used by `npm run client:generate` and by the drift test.
+ * client/schema.d.ts is openapi-typescript's output for the document `ext openapi` prints, with the generator's
+ * defaults and header and two refinements of ours: a map whose keys the document names is typed by those keys
+ * (typed-maps.ts), and the seed body by the helpers' fixture type (below). `generateClientTypes` is used by
+ * `npm run client:generate` and by the drift test; `generateDocumentTypes` is the generator alone, as a user's
+ * `openapi-typescript openapi.json` makes it (examples/typed-client).
  */
 import { join, resolve } from "node:path";
 import openapiTS, { astToString, COMMENT_HEADER } from "openapi-typescript";
@@ -39,6 +42,11 @@ function fixtureType(): ts.TypeNode {
   const key = (name: string) => f.createLiteralTypeNode(f.createStringLiteral(name));
   const components = f.createImportTypeNode(key("./fixture"), undefined, f.createIdentifier("components"));
   return f.createIndexedAccessTypeNode(f.createIndexedAccessTypeNode(components, key("schemas")), key("Fixture"));
+}
+
+export async function generateDocumentTypes(document?: object): Promise<string> {
+  const doc = document ?? (await openApiDocument());
+  return `${COMMENT_HEADER}${astToString(await openapiTS(doc as Parameters<typeof openapiTS>[0]))}`;
 }
 
 export async function generateClientTypes(document?: object): Promise<string> {

@@ -1,6 +1,6 @@
 /**
- * The drift check: client/schema.d.ts is exactly what openapi-typescript makes of the document `ext openapi`
- * prints now. A route or model change without `npm run client:generate` fails here.
+ * The drift check: client/schema.d.ts is exactly what `npm run client:generate` makes of the document
+ * `ext openapi` prints now (scripts/lib/client-types.ts). A route or model change without it fails here.
  */
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";

@@ -15,8 +15,21 @@ afterAll(() => stopTestEmulator(emu));
 
 async function misuse(admin: AdminClient): Promise<void> {
   await admin.POST("/_emulator/seed", {
-    // @ts-expect-error: "live" is not one of an extension's statuses
-    body: { accounts: [{ id: "acc_x", name: "X", extensions: [{ name: "x", status: "live" }] }] },
+    body: {
+      accounts: [
+        {
+          id: "acc_x",
+          name: "X",
+          extensions: [
+            {
+              name: "x",
+              // @ts-expect-error: "live" is not one of an extension's statuses
+              status: "live",
+            },
+          ],
+        },
+      ],
+    },
   });
 }
 

@@ -855,13 +855,11 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
               violations: [],
             });
           }
-          if (scheme === "light") {
-            // Nothing wider than the screen but the tables, which scroll inside their own region; and every
-            // control of the page on the screen, inside a table too (a button there is no easier to reach).
-            const overflow = await page.evaluate<string[]>(WIDER_THAN_SCREEN);
-            const off = await page.evaluate<string[]>(OFF_SCREEN);
-            expect({ ...where, overflow, off }).toEqual({ ...where, overflow: [], off: [] });
-          }
+          // Nothing wider than the screen but the tables, which scroll inside their own region; and every
+          // control of the page on the screen, inside a table too (a button there is no easier to reach).
+          const overflow = await page.evaluate<string[]>(WIDER_THAN_SCREEN);
+          const off = await page.evaluate<string[]>(OFF_SCREEN);
+          expect({ ...where, overflow, off }).toEqual({ ...where, overflow: [], off: [] });
           const shot =
             scheme === "light"
               ? onPhone

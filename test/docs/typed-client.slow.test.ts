@@ -1,13 +1,13 @@
 /**
- * examples/typed-client: its types are generated here, as its `npm run generate` does, from the document
- * `ext openapi` prints (the generator that makes client/schema.d.ts; not committed in the example); it
+ * examples/typed-client: its types are generated here, as its `npm run generate` does (openapi-typescript
+ * alone, on the document `ext openapi` prints; not committed in the example); it
  * type-checks with strict settings, integers are `number`, and it runs against a real emulator. Everything
  * resolves from the root's devDependencies: no install step.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { generateClientTypes } from "../../scripts/lib/client-types";
+import { generateDocumentTypes } from "../../scripts/lib/client-types";
 import { type BundleDir, bundleDir } from "../helpers/bundles";
 import { cleanEnv } from "../helpers/clean-env";
 import { DEMO_KEY, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
@@ -20,7 +20,7 @@ let bundles: BundleDir;
 beforeAll(async () => {
   // Where the example's tsconfig finds it (gitignored there); written whole, so a parallel run never reads half.
   const types = join(EXAMPLE, "src/api.d.ts");
-  writeFileSync(`${types}.${process.pid}`, await generateClientTypes());
+  writeFileSync(`${types}.${process.pid}`, await generateDocumentTypes());
   renameSync(`${types}.${process.pid}`, types);
   emu = await startTestEmulator();
   bundles = bundleDir();
