@@ -135,10 +135,21 @@ describe.skipIf(!enabled)("dashboard rough edges (Chromium, in-process emulator)
     "the Requests chart counts the requests its table lists: the dashboard's own hidden alike, and the filters",
     async () => {
       // The dashboard asks for two extensions that do not exist (its own calls, 404s); a script asks for one.
-      for (const id of ["ext_own_probe", "ext_chart_probe"]) {
+      // Each page a real load (only the hash differs: a goto would keep the last page's alert on the screen).
+      const probes = ["ext_own_probe", "ext_chart_probe"];
+      for (const id of probes) {
+        await page.goto("about:blank");
         await page.goto(`${emu.url}/?account=${ACCOUNT}#/extensions/${id}`);
         await textOf(page.getByRole("alert"), /extension_not_found/);
       }
+      // The page shows the first refusal while its other three requests may still be on their way: all four of
+      // each page in the log before the Requests page reads it, so what it lists does not grow under the test.
+      const ownLogged = async (id: string) =>
+        ((await emu.control.GET("/_emulator/requests")).data?.requests ?? []).filter(
+          (e) => e.client === "dashboard" && e.path.includes(id),
+        ).length;
+      for (const id of probes)
+        await until(`the four requests of ${id}'s page`, async () => (await ownLogged(id)) === 4);
       const probe = await emu.client.GET("/developer/v1/extensions/{id}", {
         params: { path: { id: "ext_chart_probe" } },
       });
