@@ -106,7 +106,8 @@ export function memoryDirPrefix(dir = tmpdir()): string {
   return join(dir, `ext-memory-${typeof process.getuid === "function" ? `${process.getuid()}-` : ""}`);
 }
 
-function processAlive(pid: number): boolean {
+/** True while a process with this PID exists, this user's or another's. */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -25,6 +25,7 @@ import {
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { gitCommit } from "../../cli/lib/version";
+import { processAlive } from "../../src/data-dir-lock";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const BUN = join(ROOT, "node_modules/.bin/bun");
@@ -55,15 +56,6 @@ export function sourceHash(): string {
   return hash.digest("hex").slice(0, 16);
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** Takes the lock (true), or finds it held by a live builder (false); a dead builder's lock is removed. */
 function tryLock(lock: string): boolean {
   try {
@@ -76,7 +68,7 @@ function tryLock(lock: string): boolean {
   }
   const holder = Number(readFileSafe(lock));
   // An empty file is a builder between open and write: alive by definition.
-  if (holder > 0 && !pidAlive(holder)) rmSync(lock, { force: true });
+  if (holder > 0 && !processAlive(holder)) rmSync(lock, { force: true });
   return false;
 }
 

@@ -1,6 +1,7 @@
 import { lstatSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { processAlive } from "../../src/data-dir-lock";
 
 const UID = typeof process.getuid === "function" ? process.getuid() : null;
 /** `ext-test-spawn-<uid>-<pid>-…`: one parent per test process, named with its owner and its PID. */
@@ -8,19 +9,10 @@ const PARENT_PREFIX = `ext-test-spawn-${UID ?? "any"}-`;
 /** A parent this young is left alone even when its PID looks gone (another PID namespace sharing the temp dir). */
 const KEEP_YOUNG_MS = 10 * 60_000;
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** A parent a test process of this user made and left behind: a real directory of ours, its process gone, not new. */
 function leftBehind(name: string): boolean {
   const pid = Number(name.slice(PARENT_PREFIX.length).split("-")[0]);
-  if (!Number.isSafeInteger(pid) || pid <= 0 || alive(pid)) return false;
+  if (!Number.isSafeInteger(pid) || pid <= 0 || processAlive(pid)) return false;
   try {
     const st = lstatSync(join(tmpdir(), name));
     return st.isDirectory() && (UID === null || st.uid === UID) && Date.now() - st.mtimeMs > KEEP_YOUNG_MS;
