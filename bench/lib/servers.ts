@@ -4,6 +4,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { SESSION_FRAGMENT, SESSION_STORAGE_KEY } from "../../src/dashboard/session-link";
 import type { CeilingResponse } from "../ceiling";
 import { BENCH_DIR, BUN, DEMO_FIXTURE, EXT_BINARY, PRISM_CLI, WORK_DIR } from "./paths";
 import { freePort, removeDir, type Server, spawnServer, stopServer, tempDir } from "./proc";
@@ -12,6 +13,9 @@ import { freePort, removeDir, type Server, spawnServer, stopServer, tempDir } fr
 export const DEMO_KEY = "ext_demo_0123456789abcdefghijklmnopqrstuv";
 export const AUTH_HEADERS = { authorization: `Bearer ${DEMO_KEY}` };
 export const LIST_PATH = "/developer/v1/extensions";
+/** Every bench server's admin token (EXT_ADMIN_TOKEN), so the bench can call the control plane. */
+const ADMIN_TOKEN = "ext-bench-admin-token-0123456789abcdef";
+export const ADMIN_HEADERS = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
 export interface Emulator extends Server {
   dataDir: string;
@@ -52,7 +56,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       ...(await spawnServer({
         cmd,
         port,
-        env: opts.env ? { ...process.env, ...opts.env } : undefined,
+        env: { ...process.env, ...opts.env, EXT_ADMIN_TOKEN: ADMIN_TOKEN },
         readyPath: opts.readyPath,
         readyHeaders: opts.readyHeaders,
       })),
@@ -62,6 +66,18 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     removeDir(dataDir);
     throw e;
   }
+}
+
+/**
+ * A dashboard session for `emu`, logged in as its owner does (the login link with the admin token), as the
+ * localStorage entry the dashboard keeps it in: a browser context given it opens every page logged in.
+ */
+export async function dashboardSession(emu: Server): Promise<{ origin: string; name: string; value: string }> {
+  const res = await fetch(`${emu.url}/dashboard/login?token=${ADMIN_TOKEN}`, { redirect: "manual" });
+  const location = res.headers.get("location") ?? "";
+  const at = location.indexOf(SESSION_FRAGMENT);
+  if (res.status !== 303 || at < 0) throw new Error(`the dashboard login answered ${res.status} ${location}`);
+  return { origin: emu.url, name: SESSION_STORAGE_KEY, value: location.slice(at + SESSION_FRAGMENT.length) };
 }
 
 export async function stopEmulator(emu: Emulator): Promise<void> {

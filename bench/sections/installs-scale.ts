@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { DEMO_FIXTURE, WORK_DIR } from "../lib/paths";
 import { MB, rssBytes } from "../lib/proc";
 import type { BenchSection, TargetCheck } from "../lib/results";
-import { AUTH_HEADERS, type Emulator, startEmulator, stopEmulator } from "../lib/servers";
+import { ADMIN_HEADERS, AUTH_HEADERS, type Emulator, startEmulator, stopEmulator } from "../lib/servers";
 import { round, summarize } from "../lib/stats";
 
 export interface InstallsScaleStep {
@@ -83,7 +83,7 @@ async function recordInstalls(emu: Emulator, extensionId: string, count: number)
   const t0 = performance.now();
   const res = await fetch(`${emu.url}/_emulator/extensions/${extensionId}/installs`, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { ...ADMIN_HEADERS, "content-type": "application/json" },
     body: JSON.stringify({ count }),
   });
   const body = await res.text();

@@ -12,6 +12,7 @@ import { pct, table } from "../lib/markdown";
 import { type Server, stopServer } from "../lib/proc";
 import type { BenchSection, SectionContext, TargetCheck } from "../lib/results";
 import {
+  ADMIN_HEADERS,
   AUTH_HEADERS,
   benchFixture,
   type Emulator,
@@ -263,9 +264,13 @@ export const routes: BenchSection<RoutesResult> = {
       limited = await startEmulator({ seed: benchFixture(settings.extensionsInAccount), rateLimits: true });
       // The limited server's clock stands still (rate windows follow the emulator's clock), so the demo key's GET
       // window, spent here, stays spent for the whole row: every request of it is a 429.
-      await (
-        await fetch(`${limited.url}/_emulator/clock`, { method: "POST", headers: JSON_TYPE, body: '{"mode":"frozen"}' })
-      ).arrayBuffer();
+      const frozen = await fetch(`${limited.url}/_emulator/clock`, {
+        method: "POST",
+        headers: { ...ADMIN_HEADERS, ...JSON_TYPE },
+        body: '{"mode":"frozen"}',
+      });
+      if (frozen.status !== 200) throw new Error(`freezing the clock answered ${frozen.status} ${await frozen.text()}`);
+      await frozen.arrayBuffer();
       for (let i = 0; i < 130; i++)
         await (await fetch(limited.url + LIST_PATH, { headers: AUTH_HEADERS })).arrayBuffer();
       const captured: Record<string, { status: number; body: string }> = {};
