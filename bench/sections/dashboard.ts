@@ -2,7 +2,8 @@
  * Row 5: the dashboard's first load per page in headless Chromium (Debian's /usr/bin/chromium through
  * playwright-core): a fresh browser context each time (empty cache), from navigation to the page's heading
  * shown with no "Loading…" left — the HTML, script, style sheet and the page's own API calls, over loopback,
- * against the compiled emulator with the demo fixture.
+ * against the compiled emulator with the demo fixture. Each context starts logged in (the session in its
+ * storage, as the login link leaves it), so the page shown is the one asked for, not the login prompt.
  */
 import { existsSync } from "node:fs";
 import { loadavg } from "node:os";
