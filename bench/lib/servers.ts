@@ -4,7 +4,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { SESSION_FRAGMENT, SESSION_STORAGE_KEY } from "../../src/dashboard/session-link";
+import { SESSION_STORAGE_KEY, sessionInRedirect } from "../../src/dashboard/session-link";
 import type { CeilingResponse } from "../ceiling";
 import { BENCH_DIR, BUN, DEMO_FIXTURE, EXT_BINARY, PRISM_CLI, WORK_DIR } from "./paths";
 import { freePort, removeDir, type Server, spawnServer, stopServer, tempDir } from "./proc";
@@ -74,10 +74,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
  */
 export async function dashboardSession(emu: Server): Promise<{ origin: string; name: string; value: string }> {
   const res = await fetch(`${emu.url}/dashboard/login?token=${ADMIN_TOKEN}`, { redirect: "manual" });
-  const location = res.headers.get("location") ?? "";
-  const at = location.indexOf(SESSION_FRAGMENT);
-  if (res.status !== 303 || at < 0) throw new Error(`the dashboard login answered ${res.status} ${location}`);
-  return { origin: emu.url, name: SESSION_STORAGE_KEY, value: location.slice(at + SESSION_FRAGMENT.length) };
+  const value = sessionInRedirect(res.headers.get("location"));
+  if (res.status !== 303 || !value) throw new Error(`the dashboard login answered ${res.status} ${await res.text()}`);
+  return { origin: emu.url, name: SESSION_STORAGE_KEY, value };
 }
 
 export async function stopEmulator(emu: Emulator): Promise<void> {

@@ -9,6 +9,7 @@ import type { Middleware } from "openapi-fetch";
 import { type AdminClient, type ApiClient, createAdminClient, createApiClient, type ErrorDetail } from "../../client";
 import { EmulatorClock } from "../../src/clock";
 import { parseServerConfig, type ServerConfig } from "../../src/config";
+import { sessionInRedirect } from "../../src/dashboard/session-link";
 import { createLogger } from "../../src/logger";
 import type { Fixture } from "../../src/seed/model";
 import { type RunningEmulator, startServer } from "../../src/server";
@@ -205,7 +206,7 @@ export async function dashboardSession(emulator: RunningEmulator): Promise<strin
 
 /** The session secret in a login response's redirect; throws if it is not one. */
 export async function sessionFromLogin(res: Response): Promise<string> {
-  const secret = /^\/#session=([A-Za-z0-9_-]{43})$/.exec(res.headers.get("location") ?? "")?.[1];
+  const secret = sessionInRedirect(res.headers.get("location"));
   if (res.status !== 303 || !secret) throw new Error(`login failed: ${res.status} ${await res.text()}`);
   return secret;
 }
