@@ -44,17 +44,19 @@ function fixtureType(): ts.TypeNode {
   return f.createIndexedAccessTypeNode(f.createIndexedAccessTypeNode(components, key("schemas")), key("Fixture"));
 }
 
+/** The generator's output for `document`, with its header. */
+async function typesOf(document: object, options?: Parameters<typeof openapiTS>[1]): Promise<string> {
+  // openapi-typescript's own type for the document is a deep OpenAPI3 model; the JSON we pass is one.
+  return `${COMMENT_HEADER}${astToString(await openapiTS(document as Parameters<typeof openapiTS>[0], options))}`;
+}
+
 export async function generateDocumentTypes(document?: object): Promise<string> {
-  const doc = document ?? (await openApiDocument());
-  return `${COMMENT_HEADER}${astToString(await openapiTS(doc as Parameters<typeof openapiTS>[0]))}`;
+  return typesOf(document ?? (await openApiDocument()));
 }
 
 export async function generateClientTypes(document?: object): Promise<string> {
-  const doc = withFixtureInput(document ?? (await openApiDocument()));
-  // openapi-typescript's own type for the document is a deep OpenAPI3 model; the JSON we pass is one.
-  const ast = await openapiTS(doc as Parameters<typeof openapiTS>[0], {
+  return typesOf(withFixtureInput(document ?? (await openApiDocument())), {
     transform: (schema) =>
       schema && typeof schema === "object" && FIXTURE_INPUT in schema ? fixtureType() : typedMapTransform(schema),
   });
-  return `${COMMENT_HEADER}${astToString(ast)}`;
 }
