@@ -35,6 +35,13 @@ test("GET / is the page, with a strict Content-Security-Policy; its assets load;
   expect(gzipped).toBeLessThan(FIRST_LOAD_BUDGET);
 });
 
+test("/favicon.ico is the dashboard's icon, so a JSON answer opened in a tab logs no 404 for it", async () => {
+  const res = await fetch(`${emu.url}/favicon.ico`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-type")).toBe("image/svg+xml");
+  expect(await res.text()).toStartWith("<svg ");
+});
+
 test("an unknown asset is the usual 404 envelope", async () => {
   const res = await fetch(`${emu.url}/ui/nope.js`);
   expect(res.status).toBe(404);
