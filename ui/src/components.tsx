@@ -71,13 +71,12 @@ export function Loading<T>({ state, children }: { state: Loaded<T>; children: (d
 }
 
 /**
- * A table that scrolls sideways on a narrow screen; focusable so the keyboard can scroll it. `stack`: a table
- * with actions in its rows turns each row into a card on a narrow screen instead, each cell under its
- * heading (the cell's `data-label`), so no button sits off-screen.
+ * A table. On a narrow screen each row becomes a card, each cell under its heading (the cell's `data-label`),
+ * so the cells that identify a row and every button stay on the screen; nothing scrolls sideways.
  */
-export function TableWrap({ label, stack, children }: { label: string; stack?: boolean; children: ComponentChildren }) {
+export function TableWrap({ label, children }: { label: string; children: ComponentChildren }) {
   return (
-    <div class={stack ? "table-wrap stack" : "table-wrap"} role="region" aria-label={label} tabIndex={0}>
+    <div class="table-wrap" role="region" aria-label={label} tabIndex={0}>
       <table>{children}</table>
     </div>
   );

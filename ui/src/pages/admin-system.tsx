@@ -300,7 +300,7 @@ export function FaultsPanel() {
           items.length === 0 ? (
             <p>No fault rules.</p>
           ) : (
-            <TableWrap label="Fault rules" stack>
+            <TableWrap label="Fault rules">
               <TableHead columns={["Rule", "Effect", "Fired"]} hidden="Actions" />
               <tbody>
                 {items.map((f) => (

@@ -66,7 +66,7 @@ function ReviewQueue() {
           items.length === 0 ? (
             <p>No version is waiting for review.</p>
           ) : (
-            <TableWrap label="Pending versions" stack>
+            <TableWrap label="Pending versions">
               <TableHead columns={["Extension", "Version", "Bundle", "Submitted", "Decision"]} />
               <tbody>
                 {items.map((v) => (
@@ -242,7 +242,7 @@ function ExtensionStatus({ account }: PageProps) {
           items.length === 0 ? (
             <p>No extensions on this account.</p>
           ) : (
-            <TableWrap label="Extension status" stack>
+            <TableWrap label="Extension status">
               <TableHead columns={["Extension", "Status", "Admin"]} />
               <tbody>
                 {items.map((e) => {

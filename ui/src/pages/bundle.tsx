@@ -63,7 +63,7 @@ export function BundlePage(props: PageProps & { extensionId: string; versionId: 
               <tbody>
                 {b.files.map((f) => (
                   <tr key={f.path}>
-                    <td>
+                    <td data-label="Path">
                       <span class="tree">
                         {f.path.includes("/") && (
                           <span class="muted">{printable(f.path.slice(0, f.path.lastIndexOf("/") + 1))}</span>
@@ -71,8 +71,10 @@ export function BundlePage(props: PageProps & { extensionId: string; versionId: 
                         {printable(f.path.slice(f.path.lastIndexOf("/") + 1))}
                       </span>
                     </td>
-                    <td>{bytes(f.size)}</td>
-                    <td>{f.audio ? <Player versionId={versionId} path={f.path} format={f.audio} /> : ""}</td>
+                    <td data-label="Size">{bytes(f.size)}</td>
+                    <td data-label="Sound">
+                      {f.audio ? <Player versionId={versionId} path={f.path} format={f.audio} /> : ""}
+                    </td>
                   </tr>
                 ))}
               </tbody>

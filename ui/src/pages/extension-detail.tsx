@@ -291,16 +291,18 @@ function Versions({ extensionId, versions }: { extensionId: string; versions: Ve
           <tbody>
             {versions.map((v) => (
               <tr key={v.id} data-version={v.version}>
-                <td>
+                <td data-label="Version">
                   <a href={href("extensions", extensionId, "versions", v.id)}>{v.version}</a>
                 </td>
-                <td data-testid="version-status">
+                <td data-label="Status" data-testid="version-status">
                   <Badge value={v.status} />
                 </td>
-                <td>{bytes(v.bundleSizeBytes)}</td>
-                <td>{when(v.submittedAt)}</td>
-                <td>{when(v.approvedAt)}</td>
-                <td class="changelog">{v.changelog}</td>
+                <td data-label="Size">{bytes(v.bundleSizeBytes)}</td>
+                <td data-label="Submitted">{when(v.submittedAt)}</td>
+                <td data-label="Approved">{when(v.approvedAt)}</td>
+                <td data-label="Changelog" class="changelog">
+                  {v.changelog}
+                </td>
               </tr>
             ))}
           </tbody>

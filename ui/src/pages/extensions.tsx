@@ -52,18 +52,18 @@ function ExtensionList(props: PageProps) {
               <tbody>
                 {items.map((e) => (
                   <tr key={e.id}>
-                    <td>
+                    <td data-label="Name">
                       <a href={href("extensions", e.id)}>{e.name}</a>
                       <div class="muted small">
                         <code>{e.id}</code>
                       </div>
                     </td>
-                    <td>
+                    <td data-label="Status">
                       <Badge value={e.status} />
                     </td>
-                    <td>{e.visibility}</td>
-                    <td>{e.installCount}</td>
-                    <td>{when(e.updatedAt)}</td>
+                    <td data-label="Visibility">{e.visibility}</td>
+                    <td data-label="Installs">{e.installCount}</td>
+                    <td data-label="Updated">{when(e.updatedAt)}</td>
                   </tr>
                 ))}
               </tbody>

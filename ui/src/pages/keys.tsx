@@ -124,7 +124,7 @@ export function KeysPage(props: PageProps) {
         <h2 id="list-h">Keys</h2>
         <Loading state={keys}>
           {(list) => (
-            <TableWrap label="API keys" stack>
+            <TableWrap label="API keys">
               <TableHead columns={["Name", "Prefix", "Scopes", "Created", "Last used", "State"]} hidden="Actions" />
               <tbody>
                 {list.map((k) => (

@@ -166,8 +166,8 @@ function LimitsTab({
                 <tbody>
                   {usage.rateLimits.map((r) => (
                     <tr key={r.group} data-rate-group={r.group}>
-                      <td>{r.label}</td>
-                      <td>
+                      <td data-label="Requests">{r.label}</td>
+                      <td data-label="Limit">
                         {r.limit} per {period(r.periodSeconds)}
                       </td>
                     </tr>
@@ -185,7 +185,7 @@ function LimitsTab({
                     <tbody>
                       {rows.map((r) => (
                         <tr key={r.key} data-limit={r.key}>
-                          <td>
+                          <td data-label="Request">
                             <input
                               type="checkbox"
                               id={`pick-${r.key}`}
@@ -198,16 +198,18 @@ function LimitsTab({
                               }
                             />
                           </td>
-                          <td>
+                          <td data-label="Limit">
                             <code>{r.key}</code>
                             <div class="muted small">{r.description}</div>
                           </td>
-                          <td data-testid="limit-value">{show(r, r.value)}</td>
-                          <td data-testid="limit-source">
+                          <td data-label="Value" data-testid="limit-value">
+                            {show(r, r.value)}
+                          </td>
+                          <td data-label="Source" data-testid="limit-source">
                             <Badge value={r.source} label={SOURCE_WORDS[r.source]} />
                           </td>
-                          <td>{show(r, r.hardMax)}</td>
-                          <td>{r.usage === null ? "—" : `${r.usage} of ${r.value}`}</td>
+                          <td data-label="Hard max">{show(r, r.hardMax)}</td>
+                          <td data-label="Usage">{r.usage === null ? "—" : `${r.usage} of ${r.value}`}</td>
                         </tr>
                       ))}
                     </tbody>
@@ -224,11 +226,11 @@ function LimitsTab({
                     .filter((r) => r.hardMax !== null)
                     .map((r) => (
                       <tr key={r.key}>
-                        <td>
+                        <td data-label="Limit">
                           <code>{r.key}</code>
                           <div class="muted small">{r.description}</div>
                         </td>
-                        <td>{show(r, r.hardMax)}</td>
+                        <td data-label="Hard limit">{show(r, r.hardMax)}</td>
                       </tr>
                     ))}
                 </tbody>
@@ -423,7 +425,7 @@ export function LimitRequestTable({
 }) {
   if (items.length === 0) return <p>No limit requests.</p>;
   return (
-    <TableWrap label="Limit requests" stack>
+    <TableWrap label="Limit requests">
       <TableHead columns={["Request", "Limits", "Status", "History"]} hidden={actions ? "Decision" : undefined} />
       <tbody>
         {[...items].reverse().map((r) => (

@@ -91,15 +91,15 @@ export function OverviewPage({ account, accounts, refreshAccounts }: PageProps) 
           <tbody>
             {accounts.map((a) => (
               <tr key={a.id}>
-                <td>{a.name}</td>
-                <td>
+                <td data-label="Account">{a.name}</td>
+                <td data-label="Id">
                   <code>{a.id}</code>
                 </td>
-                <td>
+                <td data-label="Extensions">
                   <a href={href("extensions")}>{a.extensions}</a>
                 </td>
-                <td>{a.activeApiKeys}</td>
-                <td>{when(a.createdAt)}</td>
+                <td data-label="Active keys">{a.activeApiKeys}</td>
+                <td data-label="Created">{when(a.createdAt)}</td>
               </tr>
             ))}
           </tbody>

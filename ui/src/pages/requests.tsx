@@ -115,19 +115,21 @@ export function RequestsPage({ accounts, route }: PageProps) {
         <tbody>
           {shown.map((e) => (
             <tr key={e.id} data-request-path={e.path} data-client={e.client ?? undefined}>
-              <td class="small">{when(e.at)}</td>
-              <td>
+              <td data-label="Time" class="small">
+                {when(e.at)}
+              </td>
+              <td data-label="Request">
                 <a class="request-link" href={href("requests", String(e.id))}>
                   {printable(e.method)} <BreakAtSlashes text={printable(e.path)} />
                 </a>
               </td>
-              <td>
+              <td data-label="Status">
                 <span class={e.status >= 400 ? "status-bad" : "status-good"}>{e.status}</span>
                 {e.errorCode && <div class="small">{e.errorCode}</div>}
               </td>
-              <td>{e.accountId ?? "—"}</td>
-              <td>{e.keyId ? (keyNames.get(e.keyId) ?? e.keyId) : "—"}</td>
-              <td>{e.durationMs} ms</td>
+              <td data-label="Account">{e.accountId ?? "—"}</td>
+              <td data-label="Key">{e.keyId ? (keyNames.get(e.keyId) ?? e.keyId) : "—"}</td>
+              <td data-label="Duration">{e.durationMs} ms</td>
             </tr>
           ))}
         </tbody>
