@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the three example projects (vitest, jest, node:test) the way a user would: each copied to a temp
 # directory, its locked test runner and the packed tarballs from dist/npm/ installed (never this checkout), then
-# `npm test`, on plain Node with no `bun` on PATH. Needs `npm run package` first.
+# `npm test`; then `ext init` inside it and its suite again, with the new folder's test in it; on plain Node
+# with no `bun` on PATH. Needs `npm run package` first.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 source "$root/packaging/user-env.sh" examples
@@ -21,6 +22,12 @@ for example in "${@:-vitest jest node-test}"; do
       # The package's types, as a TypeScript project sees them (where the example has a type check).
       npm run typecheck --if-present
       npm test
+      # `ext init` inside the project: the sample test is written for the project's runner, so the project's
+      # own suite still passes with the new folder in it (vitest and jest collect every *.test.* file).
+      npx ext init sound-board | tee init.log
+      grep -q "is a $(case "$name" in vitest) echo vitest ;; jest) echo jest ;; *) echo node:test ;; esac) test" init.log
+      npm test
+      [ "$name" != node-test ] || node --test sound-board/test/
     )
   done
 done

@@ -5,6 +5,7 @@ import { UsageError } from "../../src/calls/usage-error";
 import { parseClientEnv } from "../../src/config";
 import { scaffoldFiles } from "../lib/scaffold";
 import { shellQuote } from "../lib/shell-quote";
+import { detectTestRunner, type FoundRunner, TEST_FILES, TEST_RUNNERS, type TestRunner } from "../lib/test-runner";
 import { out } from "../output";
 
 export default defineCommand({
@@ -25,6 +26,12 @@ export default defineCommand({
       description: "The extension's name in the manifest (default: the folder's name)",
       valueHint: "TEXT",
     },
+    "test-runner": {
+      type: "string",
+      description:
+        "The runner the sample test is written for: node, vitest or jest (default: the one the nearest package.json above the folder uses, else node)",
+      valueHint: "RUNNER",
+    },
   },
   async run({ args }) {
     const { command } = parseClientEnv();
@@ -41,16 +48,31 @@ export default defineCommand({
     if (existing.length > 0)
       throw new UsageError(`${args.dir} is not empty: give a new folder, e.g. ${command} init my-extension`);
     const name = args.name || basename(dir);
-    for (const [path, content] of Object.entries(scaffoldFiles(name))) {
+    const found = chosenRunner(args["test-runner"], dir);
+    for (const [path, content] of Object.entries(scaffoldFiles(name, found))) {
       const file = join(dir, path);
       mkdirSync(dirname(file), { recursive: true });
       writeFileSync(file, content, { flag: "wx" });
       out(`created ${join(args.dir || ".", path)}`);
     }
     const shown = args.dir || ".";
+    const testFile = join(shown, "test", TEST_FILES[found.runner].file);
+    out("");
+    out(
+      found.from
+        ? `${testFile} is a ${found.runner} test: ${found.from} uses ${found.runner} (--test-runner to choose another)`
+        : `${testFile} is a ${found.runner === "node" ? "node:test" : found.runner} test${args["test-runner"] ? "" : " (no vitest or jest in a package.json above; --test-runner to choose)"}`,
+    );
     out("");
     out("next:");
     out(`  ${command} extensions create --name ${shellQuote(name)}     (prints the extension's id)`);
     out(`  ${command} deploy ${shellQuote(shown)} --extension ID --version 1.0.0`);
   },
 });
+
+function chosenRunner(given: string | undefined, dir: string): FoundRunner {
+  if (given === undefined) return detectTestRunner(dir);
+  if (!(TEST_RUNNERS as readonly string[]).includes(given))
+    throw new UsageError(`--test-runner must be one of ${TEST_RUNNERS.join(", ")} (got "${given}")`);
+  return { runner: given as TestRunner };
+}

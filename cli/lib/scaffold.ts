@@ -1,10 +1,12 @@
 /**
  * What `ext init` writes: a folder `ext deploy` accepts as it is (a manifest naming one sound, the sound a
  * real WAV file), an `.extignore` that keeps the project's own files out of the bundle, a README and a test
- * that deploys the folder to an emulator started by the Node helper `ext-emulator`.
+ * that deploys the folder to an emulator started by the Node helper `ext-emulator`, written for the test
+ * runner of the project it lands in (test-runner.ts), so that runner finds a test it can run.
  */
 import pkg from "../../package.json" with { type: "json" };
 import { shellQuote } from "./shell-quote";
+import { type FoundRunner, TEST_FILES, type TestRunner } from "./test-runner";
 
 /** A short 880 Hz beep: 8 kHz, 8-bit mono PCM, 0.15 s, faded out. Made here, so no binary file is embedded. */
 export function beepWav(): Uint8Array {
@@ -35,7 +37,13 @@ export function beepWav(): Uint8Array {
   return bytes;
 }
 
-export function scaffoldFiles(name: string): Record<string, string | Uint8Array> {
+export function scaffoldFiles(
+  name: string,
+  { runner, range }: FoundRunner = { runner: "node" },
+): Record<string, string | Uint8Array> {
+  const devDependencies = Object.fromEntries(
+    Object.entries(TEST_FILES[runner].devDependencies).map(([dep, any]) => [dep, range ?? any]),
+  );
   return {
     "manifest.json": `${JSON.stringify({ name, version: "1.0.0", sounds: [{ name: "beep", file: "sounds/beep.wav" }] }, null, 2)}\n`,
     "sounds/beep.wav": beepWav(),
@@ -57,14 +65,14 @@ export function scaffoldFiles(name: string): Record<string, string | Uint8Array>
             .replace(/^-+|-+$/g, "") || "my-extension",
         private: true,
         type: "module",
-        scripts: { test: "node --test test/" },
-        devDependencies: { "ext-emulator": `^${pkg.version}` },
+        scripts: { test: TEST_FILES[runner].script },
+        devDependencies: { "ext-emulator": `^${pkg.version}`, ...devDependencies },
       },
       null,
       2,
     )}\n`,
     "README.md": readme(name),
-    "test/extension.test.mjs": SAMPLE_TEST,
+    [`test/${TEST_FILES[runner].file}`]: sampleTest(runner),
   };
 }
 
@@ -90,32 +98,68 @@ npm install && npm test
 `;
 }
 
-const SAMPLE_TEST = `// Deploys this folder to a fresh emulator, then does what the platform would: review and installs.
-import assert from "node:assert/strict";
+/** The test: the same steps for every runner, in its syntax (node:test and vitest as ES modules, jest as CommonJS). */
+function sampleTest(runner: TestRunner): string {
+  const imports = {
+    node: `import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { binaryPath, startEmulator } from "ext-emulator";
 
-const folder = fileURLToPath(new URL("..", import.meta.url));
+const folder = fileURLToPath(new URL("..", import.meta.url));`,
+    vitest: `import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { binaryPath, startEmulator } from "ext-emulator";
+import { expect, onTestFinished, test } from "vitest";
 
-test("this extension deploys, passes review and installs", async (t) => {
+const folder = fileURLToPath(new URL("..", import.meta.url));`,
+    jest: `const { execFileSync } = require("node:child_process");
+const { join } = require("node:path");
+const { binaryPath, startEmulator } = require("ext-emulator");
+
+const folder = join(__dirname, "..");`,
+  }[runner];
+  const equal = (actual: string, expected: string) =>
+    runner === "node" ? `assert.equal(${actual}, ${expected});` : `expect(${actual}).toBe(${expected});`;
+  const head =
+    runner === "node"
+      ? `test("this extension deploys, passes review and installs", async (t) => {
   const emu = await startEmulator();
-  t.after(() => emu.stop());
-  // The CLI, pointed at this emulator by the variables \`ext exec\` would set; --json prints the API's answer.
-  const ext = (...args) =>
-    JSON.parse(
-      execFileSync(binaryPath(), [...args, "--json"], { env: { ...process.env, ...emu.env }, encoding: "utf8" }),
-    );
+  t.after(() => emu.stop());`
+      : runner === "vitest"
+        ? `test("this extension deploys, passes review and installs", async () => {
+  const emu = await startEmulator();
+  onTestFinished(() => emu.stop());`
+        : `test("this extension deploys, passes review and installs", async () => {
+  const emu = await startEmulator();
+  try {`;
+  const indent = runner === "jest" ? "    " : "  ";
+  const body = [
+    "// The CLI, pointed at this emulator by the variables `ext exec` would set; --json prints the API's answer.",
+    "const ext = (...args) =>",
+    "  JSON.parse(",
+    '    execFileSync(binaryPath(), [...args, "--json"], { env: { ...process.env, ...emu.env }, encoding: "utf8" }),',
+    "  );",
+    "",
+    'const { extension } = ext("extensions", "create", "--name", "Sample");',
+    'const deployed = ext("deploy", folder, "--extension", extension.id, "--version", "1.0.0");',
+    equal("deployed.status", '"pending"'),
+    "",
+    "const reviewed = await emu.approveVersion(deployed.versionId);",
+    equal("reviewed.version.status", '"approved"'),
+    "",
+    "const stats = await emu.addInstalls(extension.id, 3);",
+    equal("stats.active", "3"),
+  ]
+    .map((line) => (line ? indent + line : line))
+    .join("\n");
+  const tail = runner === "jest" ? "  } finally {\n    await emu.stop();\n  }\n});" : "});";
+  return `// Deploys this folder to a fresh emulator, then does what the platform would: review and installs.
+${imports}
 
-  const { extension } = ext("extensions", "create", "--name", "Sample");
-  const deployed = ext("deploy", folder, "--extension", extension.id, "--version", "1.0.0");
-  assert.equal(deployed.status, "pending");
-
-  const reviewed = await emu.approveVersion(deployed.versionId);
-  assert.equal(reviewed.version.status, "approved");
-
-  const stats = await emu.addInstalls(extension.id, 3);
-  assert.equal(stats.active, 3);
-});
+${head}
+${body}
+${tail}
 `;
+}
