@@ -1,5 +1,14 @@
-/** `npm run client:generate`: rewrites client/schema.d.ts and the dashboard's field rules from the current OpenAPI document. */
+/**
+ * `npm run client:generate`: rewrites client/schema.d.ts, the dashboard's field rules and the profile compiler's
+ * answer shapes from the current OpenAPI document, and the profile format's JSON Schema from its model.
+ */
 import { writeFileSync } from "node:fs";
+import {
+  ANSWER_SHAPES_PATH,
+  generateAnswerShapes,
+  generateProfileSchema,
+  PROFILE_SCHEMA_PATH,
+} from "./lib/answer-shapes";
 import { CLIENT_TYPES_PATH, generateClientTypes } from "./lib/client-types";
 import { FIELD_RULES_PATH, generateFieldRules } from "./lib/field-rules";
 
@@ -7,3 +16,7 @@ writeFileSync(CLIENT_TYPES_PATH, await generateClientTypes());
 console.log(`wrote ${CLIENT_TYPES_PATH}`);
 writeFileSync(FIELD_RULES_PATH, await generateFieldRules());
 console.log(`wrote ${FIELD_RULES_PATH}`);
+writeFileSync(ANSWER_SHAPES_PATH, await generateAnswerShapes());
+console.log(`wrote ${ANSWER_SHAPES_PATH}`);
+writeFileSync(PROFILE_SCHEMA_PATH, generateProfileSchema());
+console.log(`wrote ${PROFILE_SCHEMA_PATH}`);

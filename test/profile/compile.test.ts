@@ -1,0 +1,333 @@
+/**
+ * The profile's meaning, unit by unit: parsing (each entry told by its own kind's schema), checking against
+ * the developer API's answers (an unknown operation, an answer ext never gives, a path the answer does not
+ * have, a change no rule makes, two entries that contradict each other: refused, naming the entry), and the
+ * compiled plans applied to answers.
+ */
+import { describe, expect, test } from "bun:test";
+import { applyPlan } from "../../src/profile/apply";
+import { type CompiledProfile, choosePlan, ProfileError } from "../../src/profile/compile";
+import { compile } from "../../src/profile/load";
+import type { Profile, ProfileEntry } from "../../src/profile/model";
+import { parseProfile } from "../../src/profile/parse";
+
+const LIST = "GET /developer/v1/extensions";
+const ONE = "GET /developer/v1/extensions/{id}";
+const SECRETS = "GET /developer/v1/extensions/{id}/secrets";
+const CREATE = "POST /developer/v1/extensions";
+
+const profileOf = (...entries: ProfileEntry[]): Profile => ({ profileVersion: 1, entries });
+const refusal = (...entries: ProfileEntry[]) => {
+  try {
+    compile(profileOf(...entries));
+  } catch (e) {
+    if (e instanceof ProfileError) return e.message;
+    throw e;
+  }
+  return null;
+};
+
+function answer(
+  profile: CompiledProfile,
+  method: string,
+  path: string,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = { "content-type": "application/json; charset=utf-8" },
+) {
+  const text = body === null ? null : JSON.stringify(body);
+  const plans = profile.plansFor(method, path, status);
+  if (!plans) return { status, headers, body };
+  const code = (body as { error?: { code?: string } } | null)?.error?.code ?? null;
+  const plan = choosePlan(plans, code);
+  if (!plan) return { status, headers, body };
+  const out = applyPlan(plan, { status, headers: new Headers(headers), body: text });
+  return {
+    status: out.status,
+    headers: Object.fromEntries(out.headers),
+    body: out.body === null || out.body === "" ? out.body : JSON.parse(out.body),
+  };
+}
+
+describe("parsing", () => {
+  test("a hand-written profile with every kind of entry parses", () => {
+    const text = JSON.stringify({
+      $schema: "./profile.schema.json",
+      profileVersion: 1,
+      entries: [
+        { operation: CREATE, answer: 201, difference: "status", observed: 200 },
+        { operation: LIST, answer: 200, difference: "field-missing", path: "extensions[].installCount" },
+        { operation: SECRETS, answer: 200, difference: "field-renamed", path: "keys", observed: "names" },
+        { operation: ONE, answer: 200, difference: "field-added", path: "ownerId", observed: "acc_1" },
+        { operation: LIST, answer: 200, difference: "field-type", path: "extensions[].createdAt", observed: "null" },
+        { operation: LIST, answer: 401, difference: "error-field", field: "code", observed: "invalid_key" },
+        { operation: LIST, answer: 200, difference: "header-missing", header: "X-RateLimit-Limit" },
+        { operation: LIST, answer: 401, difference: "header-added", header: "WWW-Authenticate", observed: "Bearer" },
+      ],
+    });
+    expect(parseProfile(text).entries).toHaveLength(8);
+  });
+
+  test("each mistake is named with its entry and field", () => {
+    const bad = (entries: unknown[], extra: Record<string, unknown> = {}) => {
+      try {
+        parseProfile(JSON.stringify({ profileVersion: 1, entries, ...extra }));
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return null;
+    };
+    expect(bad([{ operation: LIST, answer: 200, difference: "field-renamed", path: "keys" }])).toBe(
+      "entry 1: `observed` is required",
+    );
+    expect(bad([{ operation: LIST, answer: 200, difference: "field-gone", path: "x" }])).toStartWith(
+      "entry 1: difference must be one of status, field-missing",
+    );
+    expect(bad([{ operation: LIST, answer: 200, difference: "field-missing", path: "a..b" }])).toStartWith(
+      "entry 1: path:",
+    );
+    expect(bad([], { profileVersion: 2 })).toBe("profileVersion 2 is newer than this ext reads (1): update ext");
+    expect(bad([], { colour: "blue" })).toContain("unknown field `colour`");
+    expect(bad([], { observedAt: "2026-02-31T00:00:00Z" })).toStartWith("observedAt:");
+    expect(() => parseProfile("{")).toThrow("not JSON");
+    expect(() => parseProfile(`${"[".repeat(200)}${"]".repeat(200)}`)).toThrow("nests deeper");
+  });
+});
+
+describe("checked against the developer API's answers", () => {
+  test("an unknown operation, with the methods its path takes", () => {
+    expect(
+      refusal({ operation: "PUT /developer/v1/extensions", answer: 200, difference: "status", observed: 201 }),
+    ).toBe(
+      "entry 1 (PUT /developer/v1/extensions, answer 200, status): no such operation of the developer API; /developer/v1/extensions takes GET, POST, not PUT",
+    );
+    expect(
+      refusal({ operation: "GET /developer/v1/extension", answer: 200, difference: "status", observed: 201 }),
+    ).toContain("`ext openapi` lists the developer API's paths");
+  });
+
+  test("an answer ext never gives, and a code ext never sends", () => {
+    expect(refusal({ operation: CREATE, answer: 200, difference: "status", observed: 201 })).toContain(
+      "ext never answers POST /developer/v1/extensions with 200 (it answers 201, 401",
+    );
+    expect(
+      refusal({
+        operation: CREATE,
+        answer: 422,
+        code: "nope",
+        difference: "error-field",
+        field: "code",
+        observed: "x",
+      }),
+    ).toContain("never carry code nope (they carry limit_exceeded, validation_error)");
+  });
+
+  test("a path the answer does not have", () => {
+    expect(refusal({ operation: SECRETS, answer: 200, difference: "field-missing", path: "names" })).toContain(
+      "the answer has no field names (ext's 200 answer)",
+    );
+    expect(refusal({ operation: LIST, answer: 200, difference: "field-missing", path: "extensions.id" })).toContain(
+      "extensions is an array: write extensions[]",
+    );
+    expect(refusal({ operation: ONE, answer: 200, difference: "field-missing", path: "name[].x" })).toContain(
+      "name is not an array",
+    );
+    expect(
+      refusal({
+        operation: "DELETE /developer/v1/extensions/{id}",
+        answer: 204,
+        difference: "field-missing",
+        path: "x",
+      }),
+    ).toContain("the answer has no body");
+    expect(refusal({ operation: ONE, answer: 200, difference: "field-added", path: "name", observed: 1 })).toContain(
+      "ext's answer has name already",
+    );
+    expect(
+      refusal({ operation: SECRETS, answer: 200, difference: "field-renamed", path: "keys", observed: "keys" }),
+    ).toContain("the new name is the same");
+  });
+
+  test("changes no rule can make: a success for a refusal, a type ext's values cannot become", () => {
+    expect(refusal({ operation: CREATE, answer: 201, difference: "status", observed: 422 })).toContain(
+      "that is another rule",
+    );
+    expect(
+      refusal({ operation: LIST, answer: 200, difference: "field-type", path: "extensions[].id", observed: "integer" }),
+    ).toContain("no rule turns ext's string into integer");
+    expect(
+      refusal({
+        operation: LIST,
+        answer: 200,
+        difference: "field-type",
+        path: "extensions[].installCount",
+        observed: "integer",
+      }),
+    ).toContain("ext sends extensions[].installCount as integer already");
+    expect(
+      refusal({ operation: LIST, answer: 200, difference: "error-field", field: "code", observed: "x" }),
+    ).toContain("error-field changes error answers only");
+    expect(
+      refusal({ operation: LIST, answer: 401, difference: "header-missing", header: "x-ratelimit-limit" }),
+    ).toContain("ext does not send x-ratelimit-limit with its 401 answer");
+    expect(
+      refusal({ operation: LIST, answer: 200, difference: "header-added", header: "Content-Length", observed: "1" }),
+    ).toContain("framing");
+  });
+
+  test("two entries that cannot both hold", () => {
+    expect(
+      refusal(
+        { operation: SECRETS, answer: 200, difference: "field-renamed", path: "keys", observed: "names" },
+        { operation: SECRETS, answer: 200, difference: "field-missing", path: "keys" },
+      ),
+    ).toContain("entries 1 and 2 both change keys of the 200 answer");
+    expect(
+      refusal(
+        { operation: CREATE, answer: 201, difference: "status", observed: 200 },
+        { operation: CREATE, answer: "success", difference: "status", observed: 202 },
+      ),
+    ).toContain("entries 1 and 2 both change the status");
+    expect(
+      refusal(
+        { operation: LIST, answer: 200, difference: "field-missing", path: "extensions" },
+        { operation: LIST, answer: 200, difference: "field-missing", path: "extensions[].id" },
+      ),
+    ).toContain("entries 1 and 2");
+    expect(
+      refusal(
+        { operation: ONE, answer: 200, difference: "field-renamed", path: "name", observed: "title" },
+        { operation: ONE, answer: 200, difference: "field-added", path: "title", observed: "x" },
+      ),
+    ).toContain("title would name two fields");
+    // A type and a name together are one field sent otherwise: allowed.
+    expect(
+      refusal(
+        {
+          operation: LIST,
+          answer: 200,
+          difference: "field-renamed",
+          path: "extensions[].installCount",
+          observed: "installs",
+        },
+        {
+          operation: LIST,
+          answer: 200,
+          difference: "field-type",
+          path: "extensions[].installCount",
+          observed: "string",
+        },
+      ),
+    ).toBeNull();
+  });
+});
+
+describe("applied to ext's answers", () => {
+  const list = {
+    extensions: [
+      { id: "ext_1", name: "A", installCount: 3, currentVersionId: null },
+      { id: "ext_2", name: "B", installCount: 0, currentVersionId: "ver_1" },
+    ],
+  };
+
+  test("renamed, missing, added and typed fields, in arrays too; the values stay ext's", () => {
+    const profile = compile(
+      profileOf(
+        {
+          operation: LIST,
+          answer: 200,
+          difference: "field-renamed",
+          path: "extensions[].installCount",
+          observed: "installs",
+        },
+        {
+          operation: LIST,
+          answer: 200,
+          difference: "field-type",
+          path: "extensions[].installCount",
+          observed: "string",
+        },
+        { operation: LIST, answer: 200, difference: "field-missing", path: "extensions[].currentVersionId" },
+        {
+          operation: LIST,
+          answer: 200,
+          difference: "field-added",
+          path: "extensions[].owner",
+          observed: { id: "acc" },
+        },
+        { operation: LIST, answer: 200, difference: "field-added", path: "page", observed: 1 },
+      ),
+    );
+    const out = answer(profile, "GET", "/developer/v1/extensions", 200, list);
+    expect(out.body).toEqual({
+      extensions: [
+        { id: "ext_1", name: "A", installs: "3", owner: { id: "acc" } },
+        { id: "ext_2", name: "B", installs: "0", owner: { id: "acc" } },
+      ],
+      page: 1,
+    });
+    expect(out.status).toBe(200);
+  });
+
+  test("a status and an error envelope: error.status follows the status unless an entry says otherwise", () => {
+    const patch = "PATCH /developer/v1/extensions/{id}";
+    const profile = compile(
+      profileOf(
+        { operation: patch, answer: 422, difference: "status", observed: 400 },
+        { operation: patch, answer: 422, difference: "error-field", field: "code", observed: "bad_request" },
+        { operation: LIST, answer: 401, difference: "field-missing", path: "error.status" },
+        { operation: LIST, answer: 401, difference: "header-added", header: "WWW-Authenticate", observed: "Bearer" },
+      ),
+    );
+    const error = { error: { code: "validation_error", message: "m", status: 422 } };
+    expect(answer(profile, "PATCH", "/developer/v1/extensions/ext_1", 422, error)).toMatchObject({
+      status: 400,
+      body: { error: { code: "bad_request", message: "m", status: 400 } },
+    });
+    const unauthorized = { error: { code: "unauthorized", message: "m", status: 401 } };
+    const out = answer(profile, "GET", "/developer/v1/extensions", 401, unauthorized, {
+      "content-type": "application/json",
+      "www-authenticate": 'Bearer realm="developer-api"',
+    });
+    expect(out.body).toEqual({ error: { code: "unauthorized", message: "m" } });
+    expect(out.headers["www-authenticate"]).toBe("Bearer");
+    // Another operation, another status: unchanged.
+    expect(profile.plansFor("GET", "/developer/v1/extensions/ext_1", 401)).toBeNull();
+    expect(profile.plansFor("GET", "/developer/v1/extensions", 200)).toBeNull();
+  });
+
+  test("a code narrows an entry to those error answers", () => {
+    const del = "DELETE /developer/v1/extensions/{id}/secrets/{key}";
+    const profile = compile(
+      profileOf({ operation: del, answer: 404, code: "secret_not_found", difference: "status", observed: 410 }),
+    );
+    const secret = { error: { code: "secret_not_found", message: "m", status: 404 } };
+    const extension = { error: { code: "extension_not_found", message: "m", status: 404 } };
+    expect(answer(profile, "DELETE", "/developer/v1/extensions/e/secrets/K", 404, secret).status).toBe(410);
+    expect(answer(profile, "DELETE", "/developer/v1/extensions/e/secrets/K", 404, extension).status).toBe(404);
+  });
+
+  test("204 and 200: the status moves, a 204 never carries a body", () => {
+    const put = "PUT /developer/v1/extensions/{id}/secrets/{key}";
+    const to200 = compile(profileOf({ operation: put, answer: 204, difference: "status", observed: 200 }));
+    expect(answer(to200, "PUT", "/developer/v1/extensions/e/secrets/K", 204, null, {})).toEqual({
+      status: 200,
+      headers: {},
+      body: "",
+    });
+    const to204 = compile(profileOf({ operation: CREATE, answer: 201, difference: "status", observed: 204 }));
+    const out = answer(to204, "POST", "/developer/v1/extensions", 201, { extension: { id: "e" } });
+    expect(out).toMatchObject({ status: 204, body: null });
+  });
+
+  test("header-missing drops ext's header", () => {
+    const profile = compile(
+      profileOf({ operation: LIST, answer: "success", difference: "header-missing", header: "X-RateLimit-Limit" }),
+    );
+    const out = answer(profile, "GET", "/developer/v1/extensions", 200, list, {
+      "content-type": "application/json",
+      "x-ratelimit-limit": "120",
+    });
+    expect(out.headers).toEqual({ "content-type": "application/json" });
+  });
+});
