@@ -17,6 +17,7 @@ export const COMMON_START_OPTIONS = [
   "rateLimits",
   "autoApproveMs",
   "logLevel",
+  "profile",
 ] as const;
 
 export const CONNECT_OPTIONS = ["adminToken"] as const;

@@ -64,6 +64,7 @@ export function emulatorCalls(client: ApiClient, admin: AdminClient): EmulatorCa
     requests: async (limit) =>
       unwrap(await admin.GET("/_emulator/requests", { params: { query: limit === undefined ? {} : { limit } } }))
         .requests,
+    profile: async () => unwrap(await admin.GET("/_emulator/state")).profile,
     reset: async () => {
       unwrap(await admin.POST("/_emulator/reset", {}));
     },

@@ -6,6 +6,7 @@
 import type { SubmittedDeploy } from "./deploy-result";
 import type { AdminClient, ApiClient } from "./index";
 import type {
+  ActiveProfile,
   ClockState,
   Extension,
   ExtensionCreate,
@@ -17,6 +18,7 @@ import type {
   InstallStatistics,
   LimitOverrides,
   LimitValues,
+  Profile,
   RequestLogEntry,
   ReviewedVersion,
 } from "./models";
@@ -95,6 +97,8 @@ export interface EmulatorConnection {
   setClock(at: string | Date, options?: { freeze?: boolean }): Promise<ClockState>;
   /** Recent developer-API requests, newest first (default 100). */
   requests(limit?: number): Promise<RequestLogEntry[]>;
+  /** The platform profile the emulator answers with (its entries in words), or null: the spec's answers. */
+  profile(): Promise<ActiveProfile | null>;
   /** Wipes every row, bundle, rate window, fault and clock change, and re-applies the start-up fixture. */
   reset(): Promise<void>;
   /** Remembers the whole state (rows, bundles, clock) in the emulator; `restore(handle)` returns to it. */
@@ -147,4 +151,9 @@ export interface StartEmulatorCommonOptions {
   autoApproveMs?: number | null;
   /** The server's log level on stderr (default "silent"). */
   logLevel?: "debug" | "info" | "warn" | "error" | "silent";
+  /**
+   * A platform profile (`ext conformance --save-profile FILE`): a file path or the profile itself. The developer
+   * API then answers in the platform's observed shape; its rules and state changes stay the spec's.
+   */
+  profile?: string | Profile;
 }

@@ -166,6 +166,7 @@ export interface components {
                     decidedAt?: string;
                 }[];
             }[];
+            profile?: components["schemas"]["Profile"];
         };
         /**
          * @description Limit key → value, e.g. {"max_sounds_per_extension": 80}. Keys as in the limits catalog.
@@ -219,6 +220,294 @@ export interface components {
          * @enum {string}
          */
         Visibility: "private" | "unlisted" | "public";
+        /** @description A platform profile (docs/profiles.md): how the platform's answers differ from the spec's, as observed by `ext conformance` or `ext proxy` */
+        Profile: {
+            /** @description Ignored: lets an editor find the schema */
+            $schema?: string;
+            /** @constant */
+            profileVersion: 1;
+            description?: string;
+            /** @description The server the entries were observed on */
+            target?: string;
+            /** @description When they were observed (ISO 8601 UTC) */
+            observedAt?: string;
+            entries: ({
+                /**
+                 * @description A method and a path template as the OpenAPI document writes them (GET /developer/v1/extensions/{id})
+                 * @example GET /developer/v1/extensions/{id}/secrets
+                 */
+                operation: string;
+                /** @description Which of ext's answers it changes: one status ext answers this operation with, or every success or every error */
+                answer: number | ("success" | "error");
+                /** @description An error code, lower case (only ext's error answers with this code) */
+                code?: string;
+                /** @description Where the difference was seen */
+                evidence?: {
+                    /** @enum {string} */
+                    source: "conformance" | "proxy" | "hand";
+                    /** @description The conformance check that showed it */
+                    check?: string;
+                    /** @description The exchange that showed it, as `METHOD /path → status` */
+                    exchange?: string;
+                    /** @description The server observed */
+                    target?: string;
+                    /** @description When, as an ISO 8601 UTC instant */
+                    at?: string;
+                };
+                /** @description Free text for people; ignored */
+                note?: string;
+                /** @constant */
+                difference: "status";
+                /** @description The platform's status */
+                observed: number;
+            } | {
+                /**
+                 * @description A method and a path template as the OpenAPI document writes them (GET /developer/v1/extensions/{id})
+                 * @example GET /developer/v1/extensions/{id}/secrets
+                 */
+                operation: string;
+                /** @description Which of ext's answers it changes: one status ext answers this operation with, or every success or every error */
+                answer: number | ("success" | "error");
+                /** @description An error code, lower case (only ext's error answers with this code) */
+                code?: string;
+                /** @description Where the difference was seen */
+                evidence?: {
+                    /** @enum {string} */
+                    source: "conformance" | "proxy" | "hand";
+                    /** @description The conformance check that showed it */
+                    check?: string;
+                    /** @description The exchange that showed it, as `METHOD /path → status` */
+                    exchange?: string;
+                    /** @description The server observed */
+                    target?: string;
+                    /** @description When, as an ISO 8601 UTC instant */
+                    at?: string;
+                };
+                /** @description Free text for people; ignored */
+                note?: string;
+                /** @constant */
+                difference: "field-missing";
+                /** @description A path in ext's answer: field names joined by dots, [] after an array's name (extensions[].installCount, error.status) */
+                path: string;
+            } | {
+                /**
+                 * @description A method and a path template as the OpenAPI document writes them (GET /developer/v1/extensions/{id})
+                 * @example GET /developer/v1/extensions/{id}/secrets
+                 */
+                operation: string;
+                /** @description Which of ext's answers it changes: one status ext answers this operation with, or every success or every error */
+                answer: number | ("success" | "error");
+                /** @description An error code, lower case (only ext's error answers with this code) */
+                code?: string;
+                /** @description Where the difference was seen */
+                evidence?: {
+                    /** @enum {string} */
+                    source: "conformance" | "proxy" | "hand";
+                    /** @description The conformance check that showed it */
+                    check?: string;
+                    /** @description The exchange that showed it, as `METHOD /path → status` */
+                    exchange?: string;
+                    /** @description The server observed */
+                    target?: string;
+                    /** @description When, as an ISO 8601 UTC instant */
+                    at?: string;
+                };
+                /** @description Free text for people; ignored */
+                note?: string;
+                /** @constant */
+                difference: "field-renamed";
+                /** @description A path in ext's answer: field names joined by dots, [] after an array's name (extensions[].installCount, error.status) */
+                path: string;
+                /** @description A field name (letters, digits, _ and -): the platform's name for the field */
+                observed: string;
+            } | {
+                /**
+                 * @description A method and a path template as the OpenAPI document writes them (GET /developer/v1/extensions/{id})
+                 * @example GET /developer/v1/extensions/{id}/secrets
+                 */
+                operation: string;
+                /** @description Which of ext's answers it changes: one status ext answers this operation with, or every success or every error */
+                answer: number | ("success" | "error");
+                /** @description An error code, lower case (only ext's error answers with this code) */
+                code?: string;
+                /** @description Where the difference was seen */
+                evidence?: {
+                    /** @enum {string} */
+                    source: "conformance" | "proxy" | "hand";
+                    /** @description The conformance check that showed it */
+                    check?: string;
+                    /** @description The exchange that showed it, as `METHOD /path → status` */
+                    exchange?: string;
+                    /** @description The server observed */
+                    target?: string;
+                    /** @description When, as an ISO 8601 UTC instant */
+                    at?: string;
+                };
+                /** @description Free text for people; ignored */
+                note?: string;
+                /** @constant */
+                difference: "field-added";
+                /** @description A path in ext's answer: field names joined by dots, [] after an array's name (extensions[].installCount, error.status) */
+                path: string;
+                /** @description The value the platform sent (any JSON value) */
+                observed: unknown;
+            } | {
+                /**
+                 * @description A method and a path template as the OpenAPI document writes them (GET /developer/v1/extensions/{id})
+                 * @example GET /developer/v1/extensions/{id}/secrets
+                 */
+                operation: string;
+                /** @description Which of ext's answers it changes: one status ext answers this operation with, or every success or every error */
+                answer: number | ("success" | "error");
+                /** @description An error code, lower case (only ext's error answers with this code) */
+                code?: string;
+                /** @description Where the difference was seen */
+                evidence?: {
+                    /** @enum {string} */
+                    source: "conformance" | "proxy" | "hand";
+                    /** @description The conformance check that showed it */
+                    check?: string;
+                    /** @description The exchange that showed it, as `METHOD /path → status` */
+                    exchange?: string;
+                    /** @description The server observed */
+                    target?: string;
+                    /** @description When, as an ISO 8601 UTC instant */
+                    at?: string;
+                };
+                /** @description Free text for people; ignored */
+                note?: string;
+                /** @constant */
+                difference: "field-type";
+                /** @description A path in ext's answer: field names joined by dots, [] after an array's name (extensions[].installCount, error.status) */
+                path: string;
+                /** @enum {string} */
+                observed: "string" | "integer" | "number" | "boolean" | "null" | "object" | "array";
+                /** @description A value the platform sent */
+                example?: unknown;
+            } | {
+                /**
+                 * @description A method and a path template as the OpenAPI document writes them (GET /developer/v1/extensions/{id})
+                 * @example GET /developer/v1/extensions/{id}/secrets
+                 */
+                operation: string;
+                /** @description Which of ext's answers it changes: one status ext answers this operation with, or every success or every error */
+                answer: number | ("success" | "error");
+                /** @description An error code, lower case (only ext's error answers with this code) */
+                code?: string;
+                /** @description Where the difference was seen */
+                evidence?: {
+                    /** @enum {string} */
+                    source: "conformance" | "proxy" | "hand";
+                    /** @description The conformance check that showed it */
+                    check?: string;
+                    /** @description The exchange that showed it, as `METHOD /path → status` */
+                    exchange?: string;
+                    /** @description The server observed */
+                    target?: string;
+                    /** @description When, as an ISO 8601 UTC instant */
+                    at?: string;
+                };
+                /** @description Free text for people; ignored */
+                note?: string;
+                /** @constant */
+                difference: "error-field";
+                /** @enum {string} */
+                field: "code" | "message";
+                /** @description The platform's value */
+                observed: string;
+            } | {
+                /**
+                 * @description A method and a path template as the OpenAPI document writes them (GET /developer/v1/extensions/{id})
+                 * @example GET /developer/v1/extensions/{id}/secrets
+                 */
+                operation: string;
+                /** @description Which of ext's answers it changes: one status ext answers this operation with, or every success or every error */
+                answer: number | ("success" | "error");
+                /** @description An error code, lower case (only ext's error answers with this code) */
+                code?: string;
+                /** @description Where the difference was seen */
+                evidence?: {
+                    /** @enum {string} */
+                    source: "conformance" | "proxy" | "hand";
+                    /** @description The conformance check that showed it */
+                    check?: string;
+                    /** @description The exchange that showed it, as `METHOD /path → status` */
+                    exchange?: string;
+                    /** @description The server observed */
+                    target?: string;
+                    /** @description When, as an ISO 8601 UTC instant */
+                    at?: string;
+                };
+                /** @description Free text for people; ignored */
+                note?: string;
+                /** @constant */
+                difference: "error-field";
+                /** @constant */
+                field: "status";
+                /** @description The platform's value */
+                observed: number;
+            } | {
+                /**
+                 * @description A method and a path template as the OpenAPI document writes them (GET /developer/v1/extensions/{id})
+                 * @example GET /developer/v1/extensions/{id}/secrets
+                 */
+                operation: string;
+                /** @description Which of ext's answers it changes: one status ext answers this operation with, or every success or every error */
+                answer: number | ("success" | "error");
+                /** @description An error code, lower case (only ext's error answers with this code) */
+                code?: string;
+                /** @description Where the difference was seen */
+                evidence?: {
+                    /** @enum {string} */
+                    source: "conformance" | "proxy" | "hand";
+                    /** @description The conformance check that showed it */
+                    check?: string;
+                    /** @description The exchange that showed it, as `METHOD /path → status` */
+                    exchange?: string;
+                    /** @description The server observed */
+                    target?: string;
+                    /** @description When, as an ISO 8601 UTC instant */
+                    at?: string;
+                };
+                /** @description Free text for people; ignored */
+                note?: string;
+                /** @constant */
+                difference: "header-missing";
+                /** @description An HTTP header's name */
+                header: string;
+            } | {
+                /**
+                 * @description A method and a path template as the OpenAPI document writes them (GET /developer/v1/extensions/{id})
+                 * @example GET /developer/v1/extensions/{id}/secrets
+                 */
+                operation: string;
+                /** @description Which of ext's answers it changes: one status ext answers this operation with, or every success or every error */
+                answer: number | ("success" | "error");
+                /** @description An error code, lower case (only ext's error answers with this code) */
+                code?: string;
+                /** @description Where the difference was seen */
+                evidence?: {
+                    /** @enum {string} */
+                    source: "conformance" | "proxy" | "hand";
+                    /** @description The conformance check that showed it */
+                    check?: string;
+                    /** @description The exchange that showed it, as `METHOD /path → status` */
+                    exchange?: string;
+                    /** @description The server observed */
+                    target?: string;
+                    /** @description When, as an ISO 8601 UTC instant */
+                    at?: string;
+                };
+                /** @description Free text for people; ignored */
+                note?: string;
+                /** @constant */
+                difference: "header-added";
+                /** @description An HTTP header's name */
+                header: string;
+                /** @description A header value of printable characters: the platform's (it replaces ext's when ext sends one) */
+                observed: string;
+            })[];
+        };
     };
     responses: never;
     parameters: never;

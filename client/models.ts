@@ -63,6 +63,10 @@ export type ScopeLimitUsageRow = Schemas["ScopeLimitUsageRow"];
 export type RequestLogEntry = Schemas["RequestLogEntry"];
 export type RequestLogDetail = Schemas["RequestLogDetail"];
 export type RequestLogList = Schemas["RequestLogList"];
+/** A platform profile (docs/profiles.md), as `ext conformance --save-profile` writes one. */
+export type Profile = Schemas["Profile"];
+/** The profile an emulator answers with, as GET /_emulator/state shows it. */
+export type ActiveProfile = Schemas["ActiveProfile"];
 export type ReviewQueue = Schemas["ReviewQueue"];
 export type ReviewQueueItem = Schemas["ReviewQueueItem"];
 export type ReviewedVersion = Schemas["ReviewedVersion"];

@@ -25,6 +25,7 @@ import { routeIndex } from "./http/route-index";
 import { countingCharactersInRoutes } from "./http/text-length";
 import { installRoutes } from "./installs/routes";
 import { limitsRoutes } from "./limits/routes";
+import { profiledFetch } from "./profile/apply";
 import type { Runtime } from "./runtime";
 import { secretRoutes } from "./secrets/routes";
 import { firstResponseObserver } from "./startup-trace";
@@ -122,3 +123,13 @@ export function createApp(runtime: Runtime) {
 }
 
 export type App = ReturnType<typeof createApp>;
+
+/**
+ * The handler the server listens with: the app's own, and — only when a platform profile is active — the
+ * profile's answers on top (src/profile/apply.ts): every answer, a route's or an error's, is made by the app
+ * as the spec says, then sent in the platform's observed shape for the operations the profile names. Without
+ * a profile nothing is added.
+ */
+export function answeringFetch(app: App, runtime: Runtime): (request: Request) => Response | Promise<Response> {
+  return runtime.profile ? profiledFetch(app.fetch, runtime.profile.compiled) : app.fetch;
+}

@@ -51,6 +51,8 @@ export interface ServerConfig {
   traceStartup: boolean;
   /** On a clean stop, write the whole state here as an export directory (fixture.json + bundles/). */
   exportOnExit: string | null;
+  /** A platform profile file (docs/profiles.md): the developer API answers in the platform's observed shape. */
+  profile: string | null;
 }
 
 /** The raw values a user can give as flags; every field optional. */
@@ -79,6 +81,7 @@ export const ENV_NAMES: Record<keyof ServerConfig, string> = {
   exitWithStdin: "EXT_EXIT_WITH_STDIN",
   traceStartup: "EXT_TRACE_STARTUP",
   exportOnExit: "EXT_EXPORT_ON_EXIT",
+  profile: "EXT_PROFILE",
 };
 
 function pick(flags: ServerFlags, env: Env, key: keyof ServerConfig): string | number | boolean | null | undefined {
@@ -155,6 +158,7 @@ export function parseServerConfig(flags: ServerFlags = {}, env: Env = process.en
     exitWithStdin: stdinRaw === undefined || stdinRaw === null ? false : toBool("exit with stdin", stdinRaw),
     traceStartup: traceRaw === undefined || traceRaw === null ? false : toBool("trace startup", traceRaw),
     exportOnExit: str("exportOnExit"),
+    profile: str("profile"),
   };
 }
 

@@ -17,6 +17,8 @@ import { StartEmulatorError } from "../client/errors";
 import { emulatorVariables, parseServerConfig, type ServerConfig } from "./config";
 import { restoreSnapshot } from "./emulator/reset";
 import { createLogger } from "./logger";
+import { ProfileError } from "./profile/compile";
+import { type LoadedProfile, profileFromValue, readProfileFile } from "./profile/load";
 import { deployInProcess } from "./programmatic-deploy";
 import type { Runtime } from "./runtime";
 import { demoFixture, firstPlaintextKey } from "./seed/demo";
@@ -47,6 +49,19 @@ function fixtureOf(fixture: FixtureInput | string | undefined): { fixture: Serve
   if (fixture === undefined) return { fixture: demoFixture(), bundleDir: null };
   if (typeof fixture === "string") return resolveFixtureSource(fixture);
   return { fixture: validateFixture(structuredClone(fixture), "startEmulator fixture"), bundleDir: null };
+}
+
+/** The `profile` option: a file (read as `ext serve --profile` reads one) or the profile itself. */
+function profileOf(profile: string | object): LoadedProfile {
+  try {
+    return typeof profile === "string"
+      ? readProfileFile(profile)
+      : profileFromValue(profile, "startEmulator's profile");
+  } catch (e) {
+    if (e instanceof ProfileError)
+      throw new StartEmulatorError(`profile${typeof profile === "string" ? ` ${profile}` : ""}: ${e.message}`);
+    throw e;
+  }
 }
 
 /**
@@ -84,6 +99,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     seedFixture: fixture,
     seedBundleDir: bundleDir,
     logger: createLogger(config.logLevel),
+    ...(options.profile === undefined ? {} : { profile: profileOf(options.profile) }),
   });
   const adminToken = server.runtime.control.adminToken;
   const at = { url: server.url, baseUrl: server.baseUrl, adminUrl: server.adminUrl, apiKey, adminToken };

@@ -32,6 +32,7 @@ import { createLimitsService } from "./limits/service";
 import { createLimitUsage } from "./limits/usage";
 import { createLimitsView } from "./limits/view";
 import { createLogger, type Logger } from "./logger";
+import { type LoadedProfile, profileFromValue, readProfileFile } from "./profile/load";
 import { RateLimiter } from "./ratelimit/limiter";
 import {
   createSecretCipher,
@@ -59,6 +60,8 @@ export interface RuntimeOptions {
   seedFixture?: Fixture;
   /** The export directory `seedFixture` came from, whose bundle files it names. */
   seedBundleDir?: BundleDir;
+  /** A platform profile already loaded (startEmulator's `profile`, a CLI that read the file): wins over the config's. */
+  profile?: LoadedProfile;
   /**
    * With no start-up fixture and no account in the database, create the starter account (`ext serve`): done by
    * startServer once it listens (createStarterAccount), never by a start that fails.
@@ -195,6 +198,8 @@ export interface Runtime {
   startupSeedReport: SeedReport | null;
   /** The starter account this start created, with its key's plaintext; null when none was made. */
   starter: StarterAccount | null;
+  /** The platform profile the developer API answers with (fixed at start); null: the spec's answers. */
+  profile: LoadedProfile | null;
   /** Loads a fixture (an export's bundles from `bundleDir`); an export's clock is set once it has loaded. */
   seed(fixture: Fixture, bundleDir?: BundleDir): SeedReport;
   close(): void;
@@ -210,6 +215,9 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
       ? resolveFixtureSource(config.seed)
       : null;
   const startupFixture = startup?.fixture ?? null;
+  // Before anything is opened: a profile that does not load refuses the start, naming its entry.
+  const profile =
+    options.profile ?? (config.profile ? readProfileFile(config.profile) : null) ?? fixtureProfile(startup);
 
   const storage = openStorage(config, logger);
   const { db, blobRoot, secretKey, keyEpoch } = storage;
@@ -264,6 +272,7 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
     snapshots: createSnapshotStore({ db, blobs, clock }),
     startupSeedReport: null,
     starter: null,
+    profile,
     seed(fixture, bundleDir = null) {
       return loadFixture(fixture, bundleDir);
     },
@@ -287,6 +296,13 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
   if (config.autoApproveMs !== null)
     startAutoApprove({ versions: services.versions, control: runtime.control, logger }, config.autoApproveMs);
   return runtime;
+}
+
+/** The profile an export kept (the one its emulator ran with), when the start-up fixture carries one. */
+function fixtureProfile(startup: { fixture: Fixture; bundleDir: BundleDir } | null): LoadedProfile | null {
+  if (!startup?.fixture.profile) return null;
+  const where = startup.bundleDir?.label ?? null;
+  return profileFromValue(startup.fixture.profile, where ? `the profile kept in ${where}` : "the seed's profile");
 }
 
 /** Whether the database holds an account: one row read, without building the accounts service's listing. */

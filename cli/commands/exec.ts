@@ -2,6 +2,7 @@ import { constants } from "node:os";
 import { defineCommand } from "citty";
 import { UsageError } from "../../src/calls/usage-error";
 import { ConfigError, childEnvironment, DEFAULT_HOST, parseServerConfig } from "../../src/config";
+import { ProfileError } from "../../src/profile/compile";
 import { demoFixture, firstPlaintextKey } from "../../src/seed/demo";
 import { type RunningEmulator, startServer } from "../../src/server";
 import { readFixtureArgument } from "../lib/fixture-arg";
@@ -19,6 +20,12 @@ const execArgs = {
     description: "Enforce the spec's rate limits; --no-rate-limits turns them off (env EXT_RATE_LIMITS)",
   },
   "log-level": { type: "string", description: "Emulator log level on stderr (default warn)", valueHint: "warn" },
+  profile: {
+    type: "string",
+    description:
+      "A platform profile (ext conformance --save-profile): the emulator answers in the platform's observed shape",
+    valueHint: "FILE",
+  },
 } as const;
 
 /** The exit status a shell would report: the code, or 128 + the signal's number. */
@@ -64,10 +71,15 @@ export default defineCommand({
         readyFile: null,
         logLevel: args["log-level"] ?? "warn",
         rateLimits: args["rate-limits"],
+        profile: args.profile,
       });
       emulator = startServer(config, { seedFixture: fixture });
     } catch (e) {
       if (e instanceof ConfigError) throw new UsageError(e.message);
+      if (e instanceof ProfileError)
+        throw new UsageError(
+          `${args.profile ? `--profile ${args.profile}` : `--seed ${seed}: the profile it carries`}: ${e.message}`,
+        );
       throw e;
     }
     const apiKey = firstPlaintextKey(fixture);

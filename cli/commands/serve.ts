@@ -3,6 +3,7 @@ import { ConfigError, parseServerConfig, type ServerConfig, type ServerFlags } f
 import { FixtureError } from "../../src/seed/validate";
 import { type RunningEmulator, startServer } from "../../src/server";
 import { markStartup, traceStartupTo } from "../../src/startup-trace";
+import { explainLines } from "../lib/profile-explain";
 import { bannerLines } from "../lib/serve-banner";
 import { checkDataDir, describeStartupError } from "../lib/startup-errors";
 import { watchStdin } from "../lib/stdin-watch";
@@ -81,6 +82,16 @@ export const serveArgs = {
     type: "boolean",
     description: "Print each start-up phase's time on stderr (env EXT_TRACE_STARTUP)",
   },
+  profile: {
+    type: "string",
+    description:
+      "A platform profile (ext conformance --save-profile): the developer API answers in the platform's observed shape, its rules unchanged (env EXT_PROFILE)",
+    valueHint: "FILE",
+  },
+  explain: {
+    type: "boolean",
+    description: "With --profile: list what the profile changes, then exit without serving",
+  },
 } as const;
 
 /** citty args → config flags; absent flags stay undefined so the environment can fill them. */
@@ -103,6 +114,7 @@ export function serveFlags(args: Record<string, unknown>): ServerFlags {
     ["exit-with-stdin", "exitWithStdin"],
     ["trace-startup", "traceStartup"],
     ["export-on-exit", "exportOnExit"],
+    ["profile", "profile"],
   ];
   for (const [arg, key] of map) if (args[arg] !== undefined) flags[key] = args[arg] as string | boolean;
   return flags;
@@ -141,6 +153,10 @@ export default defineCommand({
     }
     if (config.empty && config.seed)
       fail("--empty starts with no account and --seed loads some: give one of them", EXIT.usage);
+    if (args.explain) {
+      for (const line of explainLines(config, flags)) out(line);
+      process.exit(EXIT.ok);
+    }
     quiet = config.logLevel === "silent";
     if (config.traceStartup) traceStartupTo(err);
     try {

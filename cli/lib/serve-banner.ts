@@ -31,6 +31,7 @@ export function bannerLines(emulator: RunningEmulator, { terminal }: BannerOptio
   lines.push(...adminTokenLines(runtime, terminal));
   if (runtime.config.autoApproveMs !== null) lines.push(`  auto-approve:  after ${runtime.config.autoApproveMs} ms`);
   lines.push(`  data:          ${runtime.config.memory ? "in memory" : runtime.config.dataDir}`);
+  lines.push(...profileLines(runtime));
   for (const key of keys) lines.push(apiKeyLine(runtime, key, terminal));
   lines.push(...exportLines(emulator, keys, terminal));
   return lines;
@@ -105,6 +106,17 @@ function adminTokenLines(runtime: Runtime, terminal: boolean): string[] {
       "                 `openssl rand -hex 32` makes one (or leave it out and one is generated)",
     ];
   return [];
+}
+
+/** The active profile: where it came from and how many answers it changes (`--explain` lists them). */
+function profileLines(runtime: Runtime): string[] {
+  if (!runtime.profile) return [];
+  const { source, compiled } = runtime.profile;
+  const n = compiled.profile.entries.length;
+  const target = compiled.profile.target ? ` observed on ${printable(compiled.profile.target)}` : "";
+  return [
+    `  profile:       ${printable(source)}: ${n} ${n === 1 ? "difference" : "differences"}${target}; the dashboard's Profile page lists them`,
+  ];
 }
 
 /** A given admin token shorter than this is said to be guessable (a generated one has 43 random characters). */

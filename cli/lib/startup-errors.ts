@@ -16,6 +16,7 @@ import {
 } from "../../src/config";
 import { ignoreInVersionControl } from "../../src/data-dir-ignore";
 import { checkDataDirOwner, DataDirOwnerError } from "../../src/data-dir-modes";
+import { ProfileError } from "../../src/profile/compile";
 import { EXIT } from "../output";
 
 /** A start-up failure of the machine or of a setting's value; `exitCode` 2 when the value is the problem. */
@@ -29,12 +30,24 @@ export class StartupError extends Error {
   }
 }
 
-type Setting = "host" | "port" | "dataDir";
-const FLAGS: Record<Setting, string> = { host: "--host", port: "--port", dataDir: "--data-dir" };
-const DEFAULTS: Record<Setting, string> = { host: DEFAULT_HOST, port: String(DEFAULT_PORT), dataDir: DEFAULT_DATA_DIR };
+type Setting = "host" | "port" | "dataDir" | "profile" | "seed";
+const FLAGS: Record<Setting, string> = {
+  host: "--host",
+  port: "--port",
+  dataDir: "--data-dir",
+  profile: "--profile",
+  seed: "--seed",
+};
+const DEFAULTS: Record<Setting, string> = {
+  host: DEFAULT_HOST,
+  port: String(DEFAULT_PORT),
+  dataDir: DEFAULT_DATA_DIR,
+  profile: "",
+  seed: "",
+};
 
 /** "--data-dir ./x", "EXT_DATA_DIR=./x" or "the default data dir ./.ext-data": where the value came from. */
-function named(setting: Setting, value: string, flags: ServerFlags): string {
+export function named(setting: Setting, value: string, flags: ServerFlags): string {
   if (flags[setting] !== undefined && flags[setting] !== null) return `${FLAGS[setting]} ${value}`;
   if (value !== DEFAULTS[setting]) return `${ENV_NAMES[setting]}=${value}`;
   return `${FLAGS[setting]} ${value} (the default)`;
@@ -113,6 +126,14 @@ export function checkDataDir(config: ServerConfig, flags: ServerFlags): void {
 /** An error thrown while starting, as one line, or null when it is none of the machine-level ones known here. */
 export function describeStartupError(e: unknown, config: ServerConfig, flags: ServerFlags): StartupError | null {
   if (e instanceof StartupError) return e;
+  // A profile that does not load: the file (or the seed that carried it), the entry and why, exit 2.
+  if (e instanceof ProfileError)
+    return new StartupError(
+      config.profile
+        ? `${named("profile", config.profile, flags)}: ${e.message}`
+        : `${named("seed", config.seed ?? "", flags)}: the profile it carries: ${e.message}`,
+      EXIT.usage,
+    );
   if (e instanceof DataDirOwnerError)
     return new StartupError(`${named("dataDir", config.dataDir, flags)}: ${e.message}`, EXIT.runtime);
   const code = codeOf(e);

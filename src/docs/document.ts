@@ -59,6 +59,7 @@ export function documentRuntime(): Runtime {
     startupBundleDir: null,
     startupSeedReport: null,
     starter: null,
+    profile: null,
     seed: ABSENT,
     close() {},
   };

@@ -3,6 +3,7 @@ import { type Static, t } from "elysia";
 import { oneOf } from "../http/one-of";
 import { documentOnly, integer, named } from "../http/schema";
 import { MAX_INSTALLS_PER_CALL } from "../installs/model";
+import { ActiveProfile } from "../profile/model";
 import { REJECT_REASON_MAX } from "../versions/model";
 
 const Timestamp = t.String({ format: "date-time", examples: ["2026-11-22T10:00:00.000Z"] });
@@ -183,6 +184,10 @@ export const StateSummary = t.Object(
       description: "--auto-approve delay in milliseconds; null when off",
     }),
     clock: ClockState,
+    profile: t.Union([ActiveProfile, t.Null()], {
+      description:
+        "The platform profile the developer API answers with (ext serve --profile); null: the spec's answers",
+    }),
   },
   { additionalProperties: false, ...named("EmulatorState") },
 );

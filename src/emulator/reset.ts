@@ -3,7 +3,9 @@
  * no rate windows, no fault rules, an empty request log, no pending auto-approvals, the real clock —
  * then the start-up fixture, if any, is loaded again. The rows go through the store (src/emulator/store.ts).
  */
+
 import { errors } from "../errors/catalog";
+import { activeProfileOf } from "../profile/explain";
 import type { Runtime } from "../runtime";
 import type { BundleDir } from "../seed/exact";
 import type { Fixture, SeedReport } from "../seed/model";
@@ -80,5 +82,6 @@ export function emulatorState(runtime: Runtime): StateSummary {
     rateLimits: runtime.rateLimiter.isEnabled,
     autoApproveMs: runtime.config.autoApproveMs,
     clock: runtime.clock.state(),
+    profile: runtime.profile ? activeProfileOf(runtime.profile) : null,
   };
 }

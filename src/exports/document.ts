@@ -177,6 +177,8 @@ export function exportState(runtime: Runtime, options: ExportOptions = {}): Expo
     exportedAt: clock.now,
     clock: { now: clock.now, mode: clock.mode },
     accounts: read(),
+    // The profile this emulator answers with: an emulator started from the export answers the same way.
+    ...(runtime.profile ? { profile: runtime.profile.compiled.profile } : {}),
   };
   return { document: JSON.parse(JSON.stringify(document)), bundles };
 }

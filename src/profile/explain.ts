@@ -3,7 +3,8 @@
  * `ext serve --explain`, the banner, /_emulator/state, and the reports of conformance and the proxy.
  */
 import { ANSWER_SHAPES } from "./answer-shapes.generated";
-import type { ProfileEntry } from "./model";
+import type { LoadedProfile } from "./load";
+import type { ActiveProfile, ProfileEntry } from "./model";
 import type { AnswerShapes } from "./shapes";
 import { parsePath, shapeAt } from "./shapes";
 
@@ -114,4 +115,21 @@ export function evidenceWords(e: ProfileEntry): string {
   ]
     .filter(Boolean)
     .join(", ");
+}
+
+/** The active profile as the control plane shows it. */
+export function activeProfileOf(loaded: LoadedProfile): ActiveProfile {
+  const { profile } = loaded.compiled;
+  return {
+    source: loaded.source,
+    target: profile.target ?? null,
+    observedAt: profile.observedAt ?? null,
+    entries: profile.entries.map((e) => ({
+      operation: e.operation,
+      answer: answerWords(e),
+      difference: e.difference,
+      change: changeWords(e),
+      evidence: evidenceWords(e),
+    })),
+  };
 }

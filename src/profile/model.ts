@@ -130,12 +130,19 @@ export const ProfileEntry = t.Union(
       {
         ...common,
         difference: t.Literal("error-field"),
-        field: oneOf(["code", "message", "status"], { description: "The error envelope's field" }),
-        observed: t.Union([t.String({ maxLength: 1000 }), integer({ minimum: 100, maximum: 599 })], {
-          description: "The platform's value",
-        }),
+        field: oneOf(["code", "message"], { description: "The error envelope's field" }),
+        observed: t.String({ maxLength: 1000, description: "The platform's value" }),
       },
-      { additionalProperties: false, description: "The error envelope carries another value" },
+      { additionalProperties: false, description: "The error envelope carries another code or message" },
+    ),
+    t.Object(
+      {
+        ...common,
+        difference: t.Literal("error-field"),
+        field: t.Literal("status"),
+        observed: integer({ minimum: 100, maximum: 599, description: "The platform's value" }),
+      },
+      { additionalProperties: false, description: "The error envelope carries another status" },
     ),
     t.Object(
       { ...common, difference: t.Literal("header-missing"), header },
@@ -176,3 +183,28 @@ export const Profile = t.Object(
   },
 );
 export type Profile = Static<typeof Profile>;
+
+/** The profile an emulator runs with, as the control plane shows it (GET /_emulator/state, the dashboard). */
+export const ActiveProfile = t.Object(
+  {
+    source: t.String({ description: "Where it was loaded from: a file, startEmulator, or the seed it came with" }),
+    target: t.Union([t.String(), t.Null()], { description: "The server its entries were observed on" }),
+    observedAt: t.Union([t.String(), t.Null()], { description: "When they were observed" }),
+    entries: t.Array(
+      t.Object(
+        {
+          operation: t.String({ examples: ["GET /developer/v1/extensions/{id}/secrets"] }),
+          answer: t.String({
+            description: "Which of ext's answers it changes: a status (and code), or error/success answers",
+          }),
+          difference: t.UnionEnum([...DIFFERENCES]),
+          change: t.String({ description: "What changes, in words, naming both sides" }),
+          evidence: t.String({ description: "Where it was seen: the check or exchange, the target, when" }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false, ...named("ActiveProfile") },
+);
+export type ActiveProfile = Static<typeof ActiveProfile>;

@@ -11,11 +11,12 @@ import { parseJsonText } from "../json-reader";
 import { ProfileError } from "./compile";
 import { DIFFERENCES, PROFILE_ENTRIES_MAX, PROFILE_VERSION, Profile, ProfileEntry } from "./model";
 
+/** Each kind's schema, by `difference` (error-field by its field too: a status is a number, a code a string). */
 const VARIANTS = new Map<string, TSchema>(
-  (ProfileEntry.anyOf as TSchema[]).map((s) => [
-    (s.properties as { difference: { const: string } }).difference.const,
-    s,
-  ]),
+  (ProfileEntry.anyOf as TSchema[]).map((s) => {
+    const p = s.properties as { difference: { const: string }; field?: { const?: string } };
+    return [p.difference.const + (p.field?.const === "status" ? "/status" : ""), s];
+  }),
 );
 // The document without its entries' variants: each entry is then checked against its own kind's schema.
 const TOP = t.Object(
@@ -63,7 +64,7 @@ export function checkProfile(value: unknown): Profile {
     const n = i + 1;
     const at = `entry ${n}`;
     if (!isObject(entry)) throw new ProfileError(`${at}: an entry is an object`, n);
-    const variant = VARIANTS.get(String(entry.difference));
+    const variant = VARIANTS.get(String(entry.difference) + (entry.field === "status" ? "/status" : ""));
     if (!variant)
       throw new ProfileError(
         `${at}: difference must be one of ${DIFFERENCES.join(", ")}${entry.difference === undefined ? " (it is missing)" : ""}`,

@@ -24,6 +24,7 @@ import {
 } from "../../../client/emulator-connection";
 import { noPlaintextKeyMessage } from "../../../client/emulator-methods";
 import { FIXTURE_JSON_MAX_BYTES, readJsonFile, STATE_FILE_MAX_BYTES } from "../../../src/json-reader";
+import { writePrivateFile } from "../../../src/private-file";
 import { binaryPath, packageDir } from "../lib/binary.cjs";
 import { createWorkDir } from "../lib/temp-dirs.cjs";
 import { deployWithBinary } from "./deploy";
@@ -115,8 +116,22 @@ function seedOf(fixture: Fixture | undefined, work: string): Seed {
   return { seed: file, apiKey: firstPlaintextKey(fixture), fromExport: false };
 }
 
+/**
+ * The `--profile` argument: a file path as given (the server reads and checks it), or a profile object written
+ * inside our own temp directory (mode 0700, removed by stop()).
+ */
+function profileArg(profile: StartEmulatorOptions["profile"], work: string): string | null {
+  if (profile === undefined) return null;
+  if (typeof profile === "string") return resolve(profile);
+  if (typeof profile !== "object" || profile === null)
+    throw new TypeError("startEmulator: profile must be a profile file's path or a profile object");
+  const file = join(work, "profile.json");
+  writePrivateFile(file, JSON.stringify(profile));
+  return file;
+}
+
 /** `ext serve` arguments for these options. */
-function serveArgs(o: StartEmulatorOptions, seed: string, ready: string): string[] {
+function serveArgs(o: StartEmulatorOptions, seed: string, ready: string, profile: string | null): string[] {
   const args = ["serve", "--port", String(o.port ?? 0), "--host", o.host ?? "127.0.0.1"];
   args.push("--seed", seed, "--ready-file", ready, "--exit-with-stdin");
   args.push(...(o.dataDir === undefined ? ["--memory"] : ["--data-dir", resolve(o.dataDir)]));
@@ -124,6 +139,7 @@ function serveArgs(o: StartEmulatorOptions, seed: string, ready: string): string
   // Off unless asked for, as the Bun helper (client/emulator.ts, `rateLimits`).
   if (o.rateLimits !== true) args.push("--no-rate-limits");
   if (o.autoApproveMs !== undefined && o.autoApproveMs !== null) args.push(`--auto-approve=${o.autoApproveMs}`);
+  if (profile !== null) args.push("--profile", profile);
   return args;
 }
 
@@ -167,8 +183,10 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   const work = createWorkDir();
   const cleanup = () => rmSync(work, { recursive: true, force: true });
   let seed: Seed;
+  let profile: string | null;
   try {
     seed = seedOf(options.fixture, work);
+    profile = profileArg(options.profile, work);
   } catch (e) {
     cleanup();
     throw e;
@@ -180,7 +198,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   }
   const ready = join(work, "ready.json");
   const adminToken = randomBytes(24).toString("base64url");
-  const child = spawn(bin, serveArgs(options, seed.seed, ready), {
+  const child = spawn(bin, serveArgs(options, seed.seed, ready, profile), {
     env: childEnv(adminToken),
     stdio: ["pipe", "ignore", "pipe"],
     windowsHide: true,
