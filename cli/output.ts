@@ -10,7 +10,8 @@ export const err = (line: string) => console.error(line);
  * Exit codes (README, "CLI reference"): 0 success, 1 API or runtime error, 2 usage or local validation error;
  * 130 (128 + SIGINT, as a shell reports it) when Ctrl-C stopped an upload.
  */
-export const EXIT = { ok: 0, runtime: 1, usage: 2, interrupted: 130 } as const;
+/** rateLimited: the target's rate limits stopped the run; try again later (sysexits' EX_TEMPFAIL). */
+export const EXIT = { ok: 0, runtime: 1, usage: 2, rateLimited: 75, interrupted: 130 } as const;
 
 export function fail(message: string, code: number = EXIT.runtime): never {
   err(`error: ${message}`);

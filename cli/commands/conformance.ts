@@ -5,6 +5,8 @@ import { parseClientEnv } from "../../src/config";
 import { conforms, jsonReport, junitReport, textReport } from "../../src/conformance/report";
 import { runConformance } from "../../src/conformance/run";
 import { printable } from "../../src/printable";
+import { ProfileError } from "../../src/profile/compile";
+import { type LoadedProfile, readProfileFile, writeProfileFile } from "../../src/profile/load";
 import { EXIT, err, out } from "../output";
 
 export default defineCommand({
@@ -37,6 +39,18 @@ export default defineCommand({
     "dry-run": { type: "boolean", description: "List the requests the run would send; send nothing" },
     json: { type: "boolean", description: "Print the run as JSON on stdout, nothing else" },
     junit: { type: "string", description: "Also write a JUnit XML report to FILE", valueHint: "FILE" },
+    "save-profile": {
+      type: "string",
+      description:
+        "Write what the target does differently as a platform profile (ext serve --profile FILE answers the same way)",
+      valueHint: "FILE",
+    },
+    profile: {
+      type: "string",
+      description:
+        "Check the target against a saved profile: entries it no longer shows are stale, differences it lacks are new",
+      valueHint: "FILE",
+    },
   },
   async run({ args }) {
     const apiKey = args["api-key"] || parseClientEnv().apiKey;
@@ -51,6 +65,15 @@ export default defineCommand({
     }
     if (url.protocol !== "http:" && url.protocol !== "https:")
       throw new UsageError("--target must be an http or https URL");
+    let given: LoadedProfile | undefined;
+    if (args.profile) {
+      try {
+        given = readProfileFile(args.profile);
+      } catch (e) {
+        if (e instanceof ProfileError) throw new UsageError(`--profile ${printable(args.profile)}: ${e.message}`);
+        throw e;
+      }
+    }
     const json = Boolean(args.json);
     const controller = new AbortController();
     // Ctrl-C stops the checks after the request in flight; the cleanup then still deletes the scratch extension.
@@ -68,6 +91,7 @@ export default defineCommand({
       },
       {
         includeRateLimits: Boolean(args["include-rate-limits"]),
+        ...(given ? { profile: given.compiled.profile } : {}),
         dryRun: Boolean(args["dry-run"]),
         signal: controller.signal,
         onResult: (r) => {
@@ -79,7 +103,16 @@ export default defineCommand({
     if (args.junit) writeFileSync(args.junit, junitReport(report));
     if (json) out(jsonReport(report));
     else for (const line of textReport(report)) out(line);
+    if (args["save-profile"] && !args["dry-run"]) {
+      const { profile, leftOut } = report.observed;
+      writeProfileFile(args["save-profile"], profile);
+      if (!json)
+        out(
+          `profile: ${profile.entries.length} ${profile.entries.length === 1 ? "difference" : "differences"} saved to ${printable(args["save-profile"])}${leftOut.length > 0 ? `; ${leftOut.length} a profile cannot hold, listed above` : ""}`,
+        );
+    }
     if (report.interrupted) process.exit(EXIT.interrupted);
+    if (report.rateLimited) process.exit(EXIT.rateLimited);
     if (!args["dry-run"] && !conforms(report)) process.exit(EXIT.runtime);
   },
 });

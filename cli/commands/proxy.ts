@@ -2,7 +2,19 @@ import { defineCommand } from "citty";
 import { UsageError } from "../../src/calls/usage-error";
 import { startProxy } from "../../src/conformance/proxy";
 import { printable } from "../../src/printable";
+import type { ProfileBuilder } from "../../src/profile/builder";
 import { EXIT, err, out } from "../output";
+
+/** What the saved profile holds, one line per cause, and what a profile cannot hold. */
+function profileSummary(profile: ProfileBuilder, file: string): string[] {
+  const { causes, leftOut } = profile.summary();
+  const n = profile.profile().entries.length;
+  const lines = [`profile: ${n} ${n === 1 ? "difference" : "differences"} saved to ${printable(file)}`];
+  for (const c of causes) lines.push(`  ${printable(c.cause)} — seen on ${c.seen.map(printable).join(", ")}`);
+  if (leftOut.length > 0) lines.push("  a profile cannot hold these (another rule, another state):");
+  for (const c of leftOut) lines.push(`    ${printable(c.reason)} — seen on ${c.seen.map(printable).join(", ")}`);
+  return lines;
+}
 
 export default defineCommand({
   meta: {
@@ -30,6 +42,12 @@ export default defineCommand({
       type: "boolean",
       description: "Also replay each request against an in-process emulator and diff status and shape",
     },
+    "save-profile": {
+      type: "string",
+      description:
+        "Write what the upstream does differently as a platform profile (after each exchange, and on exit); replays as --shadow does",
+      valueHint: "FILE",
+    },
   },
   async run({ args }) {
     let upstream: URL;
@@ -50,6 +68,7 @@ export default defineCommand({
         port,
         ...(args.report ? { reportFile: args.report } : {}),
         shadow: Boolean(args.shadow),
+        ...(args["save-profile"] ? { profileFile: args["save-profile"] } : {}),
       });
     } catch (e) {
       err(`error: cannot listen on 127.0.0.1:${port} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
@@ -61,6 +80,7 @@ export default defineCommand({
     const stop = async () => {
       await proxy.stop();
       for (const line of proxy.log.summary()) err(line);
+      if (proxy.profile) for (const line of profileSummary(proxy.profile, args["save-profile"]!)) err(line);
       process.exit(EXIT.ok);
     };
     process.once("SIGINT", stop);

@@ -1,8 +1,8 @@
 /** Checks of authentication and of the extension endpoints (spec §2, §4, §5, §7), in the order they run. */
 
-import { fieldProblems, isObject } from "./shape";
+import { fieldProblems, isObject, topLevel } from "./shape";
 import { EXTENSION_CREATED, EXTENSION_FULL, EXTENSION_LIST } from "./spec";
-import { attempt, type Context, choice, json, judge, lastJson, statusAndCode } from "./step";
+import { attempt, type Context, choice, json, judge, lastJson, requireRoom, skip, statusAndCode } from "./step";
 
 /** An id no account has: the 404 checks never touch a real extension. */
 export const MISSING_ID = "ext_00000000000000000000000000";
@@ -17,7 +17,7 @@ export const listRule = (body: unknown) =>
           .map((k) => `field ${k} is not in the spec's field set`),
         ...body.extensions.flatMap((e, i) => fieldProblems(`extensions[${i}]`, e, EXTENSION_LIST)),
       ]
-    : ["the body should be {extensions: [...]}"];
+    : [`the body should be {extensions: [...]}, got ${topLevel(body)}`];
 
 export async function authChecks(ctx: Context): Promise<void> {
   await attempt(ctx, () => ctx.transport.raw({ method: "GET", path: LIST }));
@@ -40,6 +40,7 @@ export async function authChecks(ctx: Context): Promise<void> {
     { id: "choice.www-authenticate", group: "auth", name: "a 401 carries WWW-Authenticate" },
     'WWW-Authenticate: Bearer realm="developer-api"',
     ctx.transport.last().response ? `WWW-Authenticate: ${wwwAuth ?? "(none)"}` : null,
+    { status: 401, code: "unauthorized" },
   );
   await attempt(ctx, () =>
     ctx.transport.raw({ method: "GET", path: LIST, headers: { authorization: `Basic ${btoa("conformance:x")}` } }),
@@ -77,7 +78,12 @@ export async function extensionChecks(ctx: Context): Promise<void> {
     { id: "choice.rate-headers", group: "headers", name: "authenticated answers carry rate-limit headers" },
     "x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset",
     ctx.transport.last().response ? rateHeaders.join(", ") || "(none)" : null,
+    { status: 200 },
   );
+  // The first answer that says how much room the target's GET window has: a run that cannot fit stops here,
+  // before it writes anything.
+  requireRoom(ctx, "GET", LIST, "extensions.create");
+  await invalidCreateCheck(ctx);
 
   const created = {
     name: ctx.scratchName,
@@ -87,8 +93,10 @@ export async function extensionChecks(ctx: Context): Promise<void> {
   };
   await attempt(ctx, () => api.POST(LIST, { body: created }));
   const createStatus = ctx.transport.last().response?.status;
-  // A refusal (4xx) created nothing; a lost answer, a 5xx or a success without an id may have.
-  ctx.createAttempted = createStatus === undefined || createStatus >= 500 || createStatus < 300;
+  // A refusal (4xx) created nothing; a lost answer, a 5xx or a success without an id may have. A create the
+  // target's window had no room for was never sent.
+  ctx.createAttempted =
+    !ctx.stopped?.unsent && (createStatus === undefined || createStatus >= 500 || createStatus < 300);
   const createdBody = lastJson(ctx);
   const ext = isObject(createdBody) && isObject(createdBody.extension) ? createdBody.extension : null;
   if (ext && typeof ext.id === "string" && (ctx.transport.last().response?.status ?? 0) < 300) {
@@ -253,37 +261,55 @@ export async function scratchExtensionChecks(ctx: Context, id: string): Promise<
   );
 }
 
-/** Creates that should be refused; a target that accepts one has its extension recorded for cleanup. */
-export async function refusedCreateChecks(ctx: Context): Promise<void> {
-  for (const [meta, body, expectation] of [
-    [
-      {
-        id: "extensions.create-invalid",
-        group: "errors",
-        name: "POST /extensions with a name that is not a string is a 422 validation_error",
-      },
-      { name: 42 },
-      "spec",
-    ],
-    [{ id: "choice.required-fields", group: "extensions", name: "POST /extensions without a name" }, {}, "choice"],
-  ] as const) {
-    await attempt(ctx, () =>
-      ctx.transport.raw({ method: "POST", path: LIST, headers: json(ctx), body: JSON.stringify(body) }),
+/** A create the spec refuses; a target that accepts it has its extension recorded for cleanup. */
+async function refusedCreate(ctx: Context, body: unknown): Promise<void> {
+  await attempt(ctx, () =>
+    ctx.transport.raw({ method: "POST", path: LIST, headers: json(ctx), body: JSON.stringify(body) }),
+  );
+  if (ctx.stopped) return;
+  const answer = lastJson(ctx);
+  const status = ctx.transport.last().response?.status ?? 0;
+  if (
+    status >= 200 &&
+    status < 300 &&
+    isObject(answer) &&
+    isObject(answer.extension) &&
+    typeof answer.extension.id === "string"
+  )
+    ctx.created.push(answer.extension.id);
+}
+
+/**
+ * The run's first POST /extensions: one the spec refuses (a name that is not a string), so it creates nothing,
+ * and its answer tells how much room the target's create window has (X-RateLimit-Remaining) before the
+ * scratch create is sent. A target at its limit answers 429 here and the run stops, no extension created.
+ */
+export async function invalidCreateCheck(ctx: Context): Promise<void> {
+  await refusedCreate(ctx, { name: 42 });
+  judge(
+    ctx,
+    {
+      id: "extensions.create-invalid",
+      group: "errors",
+      name: "POST /extensions with a name that is not a string is a 422 validation_error",
+    },
+    { status: 422, describe: "validation_error envelope", error: { code: "validation_error" } },
+  );
+}
+
+/** A create without a name ("not shown"): skipped, not sent, when the target's create window has no room left. */
+export async function requiredFieldsCheck(ctx: Context): Promise<void> {
+  const meta = { id: "choice.required-fields", group: "extensions", name: "POST /extensions without a name" };
+  if (!ctx.options.dryRun && ctx.budget.room("create") === 0) {
+    const wait = ctx.budget.waitSeconds("create");
+    return skip(
+      ctx,
+      { ...meta, kind: "choice" },
+      `not sent: the target's POST /extensions window has no room left (X-RateLimit-Remaining 0)${wait === null ? "" : `; it reopens in ${wait} s`}`,
     );
-    const answer = lastJson(ctx);
-    const status = ctx.transport.last().response?.status ?? 0;
-    if (
-      status >= 200 &&
-      status < 300 &&
-      isObject(answer) &&
-      isObject(answer.extension) &&
-      typeof answer.extension.id === "string"
-    )
-      ctx.created.push(answer.extension.id);
-    if (expectation === "spec")
-      judge(ctx, meta, { status: 422, describe: "validation_error envelope", error: { code: "validation_error" } });
-    else choice(ctx, meta, "422 validation_error", statusAndCode(ctx));
   }
+  await refusedCreate(ctx, {});
+  choice(ctx, meta, "422 validation_error", statusAndCode(ctx));
 }
 
 export async function missingExtensionChecks(ctx: Context): Promise<void> {

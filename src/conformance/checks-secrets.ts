@@ -1,5 +1,5 @@
 /** Checks of secrets (write-only values), of the narrower key (403) and, when asked, of the rate limits. */
-import { isObject } from "./shape";
+import { isObject, topLevel } from "./shape";
 import { RATE_LIMITS } from "./spec";
 import { attempt, type Context, choice, json, judge, record, SECRET_LABEL, skip, statusAndCode } from "./step";
 
@@ -15,7 +15,7 @@ function randomValue(): string {
 
 const keysRule = (name: string, present: boolean) => (b: unknown) => {
   if (!isObject(b) || !Array.isArray(b.keys) || !b.keys.every((k) => typeof k === "string"))
-    return ["the body should be {keys: [string]}"];
+    return [`the body should be {keys: [string]}, got ${topLevel(b)}`];
   const out = Object.keys(b)
     .filter((k) => k !== "keys")
     .map((k) => `field ${k} is not in the spec's field set`);

@@ -2,7 +2,7 @@
 import { versionUpload } from "../../client/index";
 import { smallestBundle } from "./bundle";
 import { MISSING_ID } from "./checks-extensions";
-import { fieldProblems, isObject } from "./shape";
+import { fieldProblems, isObject, topLevel } from "./shape";
 import { INSTALLS, VERSION, VERSION_OPTIONAL, VERSION_SUBMITTED } from "./spec";
 import { attempt, type Context, choice, judge, lastJson } from "./step";
 
@@ -18,7 +18,7 @@ export const versionsRule = (b: unknown) =>
           ? [`versions[${i}] is approved without approvedAt`]
           : []),
       ])
-    : ["the body should be {versions: [...]}"];
+    : [`the body should be {versions: [...]}, got ${topLevel(b)}`];
 
 export async function versionChecks(ctx: Context, id: string): Promise<void> {
   const api = ctx.api;
@@ -187,7 +187,7 @@ export async function installAndLimitChecks(ctx: Context, id: string): Promise<v
     {
       status: 200,
       describe: "a JSON object (its body is not shown in the spec)",
-      body: (b) => (isObject(b) ? [] : ["the body should be a JSON object"]),
+      body: (b) => (isObject(b) ? [] : [`the body should be a JSON object, got ${topLevel(b)}`]),
     },
   );
   const limits = lastJson(ctx);

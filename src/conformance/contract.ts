@@ -5,7 +5,7 @@
  */
 import { listRule } from "./checks-extensions";
 import { versionsRule } from "./checks-versions";
-import { fieldProblems, isObject, parseJson } from "./shape";
+import { fieldProblems, isObject, parseJson, topLevel } from "./shape";
 import { type Endpoint, EXTENSION_CREATED, EXTENSION_FULL, INSTALLS, VERSION_SUBMITTED } from "./spec";
 import { type Expectation, problemsOf } from "./step";
 import type { Exchange } from "./types";
@@ -108,14 +108,14 @@ const SUCCESS: Record<Endpoint, Expectation> = {
     body: (b) =>
       isObject(b) && Array.isArray(b.keys) && b.keys.every((k) => typeof k === "string")
         ? []
-        : ["the body should be {keys: [string]}"],
+        : [`the body should be {keys: [string]}, got ${topLevel(b)}`],
   },
   "PUT /developer/v1/extensions/:id/secrets/:key": { status: 204, describe: "no body", empty: true },
   "DELETE /developer/v1/extensions/:id/secrets/:key": { status: 204, describe: "no body", empty: true },
   "GET /v1/developer/extensions/:id/limits": {
     status: 200,
     describe: "a JSON object",
-    body: (b) => (isObject(b) ? [] : ["the body should be a JSON object"]),
+    body: (b) => (isObject(b) ? [] : [`the body should be a JSON object, got ${topLevel(b)}`]),
   },
 };
 

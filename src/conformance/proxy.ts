@@ -5,6 +5,11 @@
  * delays or alters what the client gets. Listens on 127.0.0.1 only.
  */
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
+import { errorCodeOf } from "../profile/apply";
+import { ProfileBuilder } from "../profile/builder";
+import { writeProfileFile } from "../profile/load";
+import { observe, operationOf } from "../profile/observe";
+import { nowIso } from "./clock";
 import { answerProblems, choiceProblems, endpointOf, requestProblems } from "./contract";
 import { DifferenceLog } from "./proxy-report";
 import { createRedactor } from "./redact";
@@ -35,11 +40,18 @@ export interface ProxyOptions {
   /** Written after each exchange, and at stop. */
   reportFile?: string;
   shadow?: boolean;
+  /**
+   * Write what the upstream does differently as a platform profile, after each exchange and at stop. Each
+   * request is replayed in the shadow (as with `shadow`) to learn ext's answer to it.
+   */
+  profileFile?: string;
 }
 
 export interface RunningProxy {
   url: string;
   log: DifferenceLog;
+  /** With `profileFile`: the profile so far, and its causes. */
+  profile: ProfileBuilder | null;
   /** Resolves once every exchange so far has been checked (and replayed). */
   settled(): Promise<void>;
   stop(): Promise<void>;
@@ -90,7 +102,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const upstream = originOf(options.upstream);
   const log = new DifferenceLog(upstream, Boolean(options.shadow));
   const redactor = createRedactor();
-  const shadow: Shadow | null = options.shadow ? await startShadow() : null;
+  const profile = options.profileFile ? new ProfileBuilder("proxy", upstream, nowIso()) : null;
+  const shadow: Shadow | null = options.shadow || profile ? await startShadow() : null;
   let queue: Promise<void> = Promise.resolve();
 
   async function check(
@@ -159,7 +172,21 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         body: redactor.text(ext.body.slice(0, 64 * 1024)),
       };
       for (const d of differences) log.add("shadow", name, d, exchange, extRecorded);
+      const operation = profile && operationOf(request.method, url.pathname);
+      if (profile && operation) {
+        const code = errorCodeOf(ext.body);
+        const observation = observe(
+          operation,
+          { status: ext.status, ...(code && ext.status >= 400 ? { code } : {}) },
+          { status: response.status, headers: exchange.response!.headers, body: exchange.response!.body },
+        );
+        profile.add(observation, {
+          label: name,
+          exchange: `${request.method} ${exchange.request.path} → ${response.status}`,
+        });
+      }
     }
+    if (profile && options.profileFile) writeProfileFile(options.profileFile, profile.profile());
     if (options.reportFile) log.write(options.reportFile);
   }
 
@@ -219,11 +246,13 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   return {
     url: `http://127.0.0.1:${server.port}`,
     log,
+    profile,
     settled: () => queue,
     async stop() {
       await server.stop(true);
       await queue;
       if (options.reportFile) log.write(options.reportFile);
+      if (profile && options.profileFile) writeProfileFile(options.profileFile, profile.profile());
       await shadow?.stop();
     },
   };

@@ -8,12 +8,14 @@ import {
   authChecks,
   extensionChecks,
   missingExtensionChecks,
-  refusedCreateChecks,
+  requiredFieldsCheck,
   scratchExtensionChecks,
 } from "./checks-extensions";
 import { forbiddenChecks, rateLimitChecks, secretChecks, secretLeakCheck } from "./checks-secrets";
 import { installAndLimitChecks, versionChecks } from "./checks-versions";
-import { nowIso } from "./clock";
+import { nowIso, nowMs } from "./clock";
+import { findings } from "./findings";
+import { groupOf, RateBudget, type RateGroup, RateLimitStop } from "./rate-budget";
 import { createRedactor } from "./redact";
 import { isObject, parseJson } from "./shape";
 import { type Context, judge, skip } from "./step";
@@ -48,11 +50,24 @@ function randomId(): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/** Requests per rate group of a whole run, as a dry run (nothing sent) counts them. */
+async function plannedRequests(target: Target): Promise<Partial<Record<RateGroup, number>>> {
+  // Without the 429 check: it spends the GET window on purpose, after everything else.
+  const dry = await runConformance(target, { dryRun: true });
+  const counts: Partial<Record<RateGroup, number>> = {};
+  for (const r of dry.requests) {
+    const group = groupOf(r.method, r.path);
+    if (group) counts[group] = (counts[group] ?? 0) + 1;
+  }
+  return counts;
+}
+
 export async function runConformance(target: Target, options: RunOptions = {}): Promise<RunReport> {
   const redactor = createRedactor();
   redactor.add(target.apiKey, "<api-key>");
   if (target.readOnlyKey) redactor.add(target.readOnlyKey, "<read-only-key>");
-  const transport = createTransport(target.url, redactor, { dryRun: options.dryRun, signal: options.signal });
+  const budget = new RateBudget();
+  const transport = createTransport(target.url, redactor, { dryRun: options.dryRun, signal: options.signal, budget });
   const runId = randomId();
   const ctx: Context = {
     target,
@@ -71,9 +86,13 @@ export async function runConformance(target: Target, options: RunOptions = {}): 
     secretName: `CONFORMANCE_${runId.toUpperCase()}`,
     before: null,
     results: [],
+    budget,
+    stopped: null,
+    planned: options.dryRun ? null : await plannedRequests(target),
   };
   const startedAt = nowIso();
   let interrupted = false;
+  let limited: RateLimitStop | null = null;
   try {
     await authChecks(ctx);
     await extensionChecks(ctx);
@@ -92,20 +111,20 @@ export async function runConformance(target: Target, options: RunOptions = {}): 
           "the scratch extension could not be created",
         );
     }
-    await refusedCreateChecks(ctx);
+    await requiredFieldsCheck(ctx);
     await missingExtensionChecks(ctx);
   } catch (e) {
-    if (!options.signal?.aborted) {
+    if (e instanceof RateLimitStop) limited = e;
+    else if (!options.signal?.aborted) {
       // Not a difference but a fault of the run itself: still clean up before saying so.
       await cleanUp(ctx, createTransport(target.url, redactor, { dryRun: options.dryRun }));
       throw e;
-    }
-    interrupted = true;
+    } else interrupted = true;
   }
   // Its own transport: the run's may be aborted. Same redactor and request list.
   const cleanupTransport = createTransport(target.url, redactor, { dryRun: options.dryRun });
   const cleanup = await cleanUp(ctx, cleanupTransport);
-  if (!interrupted) {
+  if (!interrupted && !limited) {
     // Last, once the scratch extension is gone: it spends the GET window the cleanup's list needs.
     try {
       // Its own transport, which reports a 429 instead of waiting it out.
@@ -125,7 +144,7 @@ export async function runConformance(target: Target, options: RunOptions = {}): 
     }
   }
   transport.sent.push(...cleanupTransport.sent);
-  if (!interrupted) secretLeakCheck(ctx);
+  if (!interrupted && !limited) secretLeakCheck(ctx);
   return {
     target: transport.origin,
     startedAt,
@@ -134,6 +153,22 @@ export async function runConformance(target: Target, options: RunOptions = {}): 
     results: ctx.results,
     cleanup,
     requests: transport.sent.map((e) => ({ method: e.request.method, path: e.request.path })),
+    ...(limited ? { rateLimited: rateLimitedOf(limited) } : {}),
+    observed: findings(ctx.results, {
+      target: transport.origin,
+      at: startedAt,
+      ...(options.profile ? { given: options.profile } : {}),
+    }),
+  };
+}
+
+function rateLimitedOf(stop: RateLimitStop): NonNullable<RunReport["rateLimited"]> {
+  return {
+    check: stop.check,
+    request: stop.request,
+    reason: stop.reason,
+    retryAfterSeconds: stop.retryAfterSeconds,
+    retryAt: stop.retryAfterSeconds === null ? null : new Date(nowMs() + stop.retryAfterSeconds * 1000).toISOString(),
   };
 }
 

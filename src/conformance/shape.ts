@@ -1,5 +1,5 @@
 /** Judging one answer against the spec's tables: each function returns its problems as lines of text. */
-import { CODE_OF_STATUS, type FieldTable, type Kind } from "./spec";
+import { CODE_OF_STATUS, type FieldTable, type Kind, SPEC_CODE_WORDS } from "./spec";
 
 export const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
@@ -31,18 +31,23 @@ function kindOk(kind: Kind, v: unknown): boolean {
 
 const show = (v: unknown) => (v === undefined ? "nothing" : JSON.stringify(v));
 
+/** A body by its top-level fields, for "should be {keys: […]}, got {names}". */
+export function topLevel(v: unknown): string {
+  return isObject(v) ? `{${Object.keys(v).join(", ")}}` : show(v);
+}
+
 /** Exactly the fields of `table` (plus any of `optional`), each of its kind. */
 export function fieldProblems(where: string, value: unknown, table: FieldTable, optional: FieldTable = {}): string[] {
   if (!isObject(value)) return [`${where}: expected an object, got ${show(value)}`];
   const out: string[] = [];
   for (const [name, kind] of Object.entries(table)) {
-    if (!(name in value)) out.push(`${where}: field ${name} is missing`);
+    if (!(name in value)) out.push(`${where}: field ${name} is missing: the spec's answer carries it (${kind})`);
     else if (!kindOk(kind, value[name])) out.push(`${where}: ${name} should be ${kind}, got ${show(value[name])}`);
   }
   for (const name of Object.keys(value)) {
     if (name in table) continue;
     const kind = optional[name];
-    if (!kind) out.push(`${where}: field ${name} is not in the spec's field set`);
+    if (!kind) out.push(`${where}: field ${name} is not in the spec's field set: the spec's answer has no ${name}`);
     else if (!kindOk(kind, value[name])) out.push(`${where}: ${name} should be ${kind}, got ${show(value[name])}`);
   }
   return out;
@@ -61,7 +66,9 @@ export function envelopeProblems(status: number, body: unknown, code?: string): 
     if (code !== undefined && error.code !== code) out.push(`error.code should be ${code}, got ${error.code}`);
     const pattern = CODE_OF_STATUS[status];
     if (code === undefined && pattern && !pattern.test(error.code))
-      out.push(`error.code ${error.code} is not the spec's code for ${status}`);
+      out.push(
+        `error.code ${error.code} is not the spec's code for ${status}: the spec's is ${SPEC_CODE_WORDS[status]}`,
+      );
   }
   return out;
 }

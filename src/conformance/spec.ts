@@ -70,6 +70,16 @@ export const CODE_OF_STATUS: Record<number, RegExp> = {
   500: /^internal_error$/,
 };
 
+/** The spec's code for each status of CODE_OF_STATUS, in words, for a difference that names both sides. */
+export const SPEC_CODE_WORDS: Record<number, string> = {
+  401: "`unauthorized`",
+  403: "`forbidden`",
+  404: "`not_found`, or a more specific one such as `extension_not_found`",
+  422: "a lower-case code such as `validation_error`",
+  429: "`rate_limited`",
+  500: "`internal_error`",
+};
+
 /** §8 API rate limits per account. */
 export const RATE_LIMITS = {
   get: { limit: 120, windowSeconds: 60 },

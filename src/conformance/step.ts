@@ -4,10 +4,11 @@
  * group, a name, what is sent, what is expected.
  */
 import type { ApiClient } from "../../client/index";
+import { groupOf, type RateBudget, type RateGroup, RateLimitStop } from "./rate-budget";
 import type { Redactor } from "./redact";
 import { envelopeProblems, isObject, parseJson } from "./shape";
 import { DRY_RUN_STATUS, type Transport } from "./transport";
-import type { CheckKind, CheckResult, Exchange, RunOptions, Target } from "./types";
+import type { CheckKind, CheckResult, Exchange, ExtAnswer, RunOptions, Target } from "./types";
 
 export const SECRET_LABEL = "<secret value>";
 /** A JSON answer's problems, given its parsed body. */
@@ -34,6 +35,28 @@ export interface Context {
   /** Ids of the account's extensions before the run. */
   before: string[] | null;
   results: CheckResult[];
+  /** The target's windows, as its answers tell them. */
+  budget: RateBudget;
+  /** Set when the target's rate limits stopped the run: the next check records why and the run ends. */
+  stopped: RateLimitStop | null;
+  /** Requests per rate group the whole run sends (counted by a dry run); null in a dry run. */
+  planned: Partial<Record<RateGroup, number>> | null;
+}
+
+/**
+ * Stops the run, before `beforeCheck`, when the target's window for `method path` cannot hold the rest of
+ * the run's requests of that group (as a dry run counts them): it says when the run can start again.
+ */
+export function requireRoom(ctx: Context, method: string, path: string, beforeCheck: string): void {
+  const group = groupOf(method, path);
+  if (!ctx.planned || !group || ctx.stopped) return;
+  const sent = ctx.transport.sent.filter((e) => groupOf(e.request.method, e.request.path) === group).length;
+  try {
+    ctx.budget.require(method, path, Math.max(1, (ctx.planned[group] ?? 0) - sent));
+  } catch (e) {
+    if (e instanceof RateLimitStop) e.check = beforeCheck;
+    throw e;
+  }
 }
 
 export interface CheckMeta {
@@ -71,7 +94,7 @@ export function problemsOf(exchange: Exchange, expect: Expectation): string[] {
   const out: string[] = [];
   if (r.status !== expect.status) out.push(`status should be ${expect.status}, got ${r.status}`);
   if (expect.empty) {
-    if (r.body !== "") out.push("the body should be empty");
+    if (r.body !== "") out.push("the body should be empty: the spec's answer has none");
   } else {
     const parsed = parseJson(r.body);
     if (!parsed.ok) out.push("the body is not JSON");
@@ -84,6 +107,13 @@ export function problemsOf(exchange: Exchange, expect: Expectation): string[] {
   return out;
 }
 
+/** After a rate-limit stop the check that could not run is named, and the run ends (it cleans up first). */
+function stopIfLimited(ctx: Context, meta: CheckMeta): void {
+  if (!ctx.stopped) return;
+  ctx.stopped.check ??= meta.id;
+  throw ctx.stopped;
+}
+
 export function record(ctx: Context, result: CheckResult): CheckResult {
   ctx.results.push(result);
   ctx.options.onResult?.(result);
@@ -91,12 +121,15 @@ export function record(ctx: Context, result: CheckResult): CheckResult {
 }
 
 export function skip(ctx: Context, meta: CheckMeta, note: string): void {
+  stopIfLimited(ctx, meta);
   record(ctx, { ...meta, kind: meta.kind ?? "spec", outcome: "skipped", expected: "", got: "", note });
 }
 
 /** Records the check of the last exchange against `expect`. */
 export function judge(ctx: Context, meta: CheckMeta, expect: Expectation, exchange = ctx.transport.last()): boolean {
+  stopIfLimited(ctx, meta);
   const expected = `${expect.status} ${expect.describe}`;
+  const ext: ExtAnswer = { status: expect.status, ...(expect.error?.code ? { code: expect.error.code } : {}) };
   if (exchange.response?.status === DRY_RUN_STATUS) {
     record(ctx, { ...meta, kind: meta.kind ?? "spec", outcome: "skipped", expected, got: "", note: "dry run" });
     return true;
@@ -106,6 +139,7 @@ export function judge(ctx: Context, meta: CheckMeta, expect: Expectation, exchan
   record(ctx, {
     ...meta,
     kind,
+    ext,
     outcome: problems.length === 0 ? "passed" : "differed",
     expected,
     got: problems.length === 0 ? "" : answerText(exchange),
@@ -115,9 +149,25 @@ export function judge(ctx: Context, meta: CheckMeta, expect: Expectation, exchan
   return problems.length === 0;
 }
 
-/** A "not shown" choice: what ext chose against what the target did, never a failure of the run. */
-export function choice(ctx: Context, meta: Omit<CheckMeta, "kind">, ext: string, target: string | null): void {
+/**
+ * A "not shown" choice: what ext chose against what the target did, never a failure of the run. `extAnswer`:
+ * ext's answer to the request, when `ext` is not already "STATUS code" (from which it is read).
+ */
+export function choice(
+  ctx: Context,
+  meta: Omit<CheckMeta, "kind">,
+  ext: string,
+  target: string | null,
+  extAnswer?: ExtAnswer,
+): void {
+  stopIfLimited(ctx, { ...meta, kind: "choice" });
   const exchange = ctx.transport.sent.at(-1);
+  const statusAndCode = /^(\d{3})(?: ([a-z_]+))?$/.exec(ext);
+  const answer =
+    extAnswer ??
+    (statusAndCode
+      ? { status: Number(statusAndCode[1]), ...(statusAndCode[2] ? { code: statusAndCode[2] } : {}) }
+      : undefined);
   if (target === null || exchange?.response?.status === DRY_RUN_STATUS) {
     const note = ctx.options.dryRun ? "dry run" : "nothing to compare: the request got no usable answer";
     record(ctx, { ...meta, kind: "choice", outcome: "skipped", expected: ext, got: "", note });
@@ -127,6 +177,7 @@ export function choice(ctx: Context, meta: Omit<CheckMeta, "kind">, ext: string,
   record(ctx, {
     ...meta,
     kind: "choice",
+    ...(answer ? { ext: answer } : {}),
     outcome: same ? "passed" : "differed",
     expected: ext,
     got: same ? "" : target,
@@ -152,12 +203,17 @@ export function statusAndCode(ctx: Context): string {
   return `${r.status}${code}`;
 }
 
-/** Sends, swallowing a transport failure (it is recorded on the exchange); rethrows when the run was stopped. */
+/**
+ * Sends, swallowing a transport failure (it is recorded on the exchange); rethrows when the run was stopped.
+ * A rate-limit stop is kept for the check that follows, which names itself in it (stopIfLimited).
+ */
 export async function attempt(ctx: Context, send: () => Promise<unknown>): Promise<void> {
+  if (ctx.stopped) return;
   try {
     await send();
   } catch (e) {
     if (ctx.options.signal?.aborted) throw e;
+    if (e instanceof RateLimitStop) ctx.stopped = e;
   }
 }
 

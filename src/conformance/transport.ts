@@ -5,6 +5,7 @@
  * sent: each request is recorded and answered locally with a 299 and no body.
  */
 import { type ApiClient, createApiClient } from "../../client/index";
+import { LONGEST_WAIT_SECONDS, type RateBudget, RateLimitStop } from "./rate-budget";
 import type { Redactor } from "./redact";
 import type { Exchange } from "./types";
 
@@ -44,9 +45,6 @@ async function requestBody(request: Request): Promise<string | undefined> {
   return cut(await request.clone().text());
 }
 
-/** A 429 asking for at most this long is waited out and the request sent again; a longer one is reported. */
-const LONGEST_WAIT_SECONDS = 60;
-
 /** Waits `seconds`, or rejects as soon as `signal` aborts. */
 function wait(seconds: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -65,12 +63,23 @@ function wait(seconds: number, signal?: AbortSignal): Promise<void> {
 export function createTransport(
   url: string,
   redactor: Redactor,
-  options: { dryRun?: boolean; signal?: AbortSignal; waitOutRateLimits?: boolean },
+  options: {
+    dryRun?: boolean;
+    signal?: AbortSignal;
+    /** false: a 429 is the answer (the rate-limit check), neither waited out nor a reason to stop. */
+    waitOutRateLimits?: boolean;
+    /**
+     * The target's windows, as its answers tell them: a request its group has no room for is not sent, and a
+     * 429 that is not waited out stops the run (RateLimitStop). Without it a 429 is returned as the answer.
+     */
+    budget?: RateBudget;
+  },
 ): Transport {
   const origin = originOf(url);
   const sent: Exchange[] = [];
-  const recording = async (request: Request): Promise<Response> => {
+  const recording = async (request: Request, retried = false): Promise<Response> => {
     const u = new URL(request.url);
+    if (options.budget && !options.dryRun) options.budget.require(request.method, u.pathname);
     const exchange: Exchange = {
       request: {
         method: request.method,
@@ -95,19 +104,27 @@ export function createTransport(
       exchange.failure = options.signal?.aborted ? "interrupted" : `no answer: ${(e as Error).message}`;
       throw e;
     }
-    const retryAfter = Number(response.headers.get("retry-after"));
-    if (
-      again &&
-      response.status === 429 &&
-      Number.isInteger(retryAfter) &&
-      retryAfter >= 0 &&
-      retryAfter <= LONGEST_WAIT_SECONDS
-    ) {
+    options.budget?.learn(request.method, u.pathname, response.headers);
+    const retryHeader = response.headers.get("retry-after");
+    const retryAfter = retryHeader === null || retryHeader.trim() === "" ? Number.NaN : Number(retryHeader);
+    const waitable = Number.isInteger(retryAfter) && retryAfter >= 0;
+    if (again && response.status === 429 && waitable && retryAfter <= LONGEST_WAIT_SECONDS && !retried) {
       const body = cut(redactor.text(await response.text()));
       exchange.response = { status: 429, headers: redactor.headers(response.headers), body };
       exchange.failure = `rate limited: waited ${retryAfter} s and sent it again`;
       await wait(retryAfter, options.signal);
-      return recording(again);
+      return recording(again, true);
+    }
+    if (again && response.status === 429 && options.budget) {
+      const body = cut(redactor.text(await response.text()));
+      exchange.response = { status: 429, headers: redactor.headers(response.headers), body };
+      exchange.failure = "rate limited: the run stopped here";
+      throw new RateLimitStop(
+        `the target answered 429${retried ? " again after the wait it asked for" : ""}`,
+        `${request.method} ${redactor.text(u.pathname)}`,
+        waitable ? Math.max(retryAfter, 1) : null,
+        false,
+      );
     }
     const text = await response.text();
     exchange.response = {

@@ -106,7 +106,7 @@ export function profiledFetch(fetch: Fetch, profile: CompiledProfile): Fetch {
     const plans = profile.plansFor(request.method, pathOfUrl(request.url), response.status);
     if (!plans) return response;
     const text = response.body === null ? null : await response.text();
-    const plan = choosePlan(plans, plans.size === 1 ? null : errorCodeOf(text));
+    const plan = choosePlan(plans, plans.size === 1 && plans.has("") ? null : errorCodeOf(text));
     if (!plan) return new Response(text, response);
     const changed = applyPlan(plan, { status: response.status, headers: response.headers, body: text });
     return new Response(changed.body, { status: changed.status, headers: changed.headers });

@@ -150,8 +150,8 @@ describe("the report, through the proxy, against a differing server", () => {
     expect(answers).toEqual(
       expect.arrayContaining([
         "POST /developer/v1/extensions: status should be 201, got 200",
-        "GET /developer/v1/extensions: error.code invalid_token is not the spec's code for 401",
-        "GET /developer/v1/extensions: extensions[]: field installCount is missing",
+        "GET /developer/v1/extensions: error.code invalid_token is not the spec's code for 401: the spec's is `unauthorized`",
+        "GET /developer/v1/extensions: extensions[]: field installCount is missing: the spec's answer carries it (integer)",
         "GET /developer/v1/extensions/:id: error.status should be 404 (the HTTP status), got nothing",
         "PUT /developer/v1/extensions/:id/secrets/:key: status should be 204, got 200",
         "PUT /developer/v1/extensions/:id/secrets/:key: the answer carries a secret value (shown as <secret value>)",

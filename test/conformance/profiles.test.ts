@@ -1,0 +1,107 @@
+/**
+ * Parity you can adopt: for stand-ins that differ from ext in known ways of every kind a profile can hold,
+ * conformance against the stand-in and conformance against `ext serve --profile <the profile it saved>`
+ * report the same differences, check for check, and save the same profile; a client written for the spec's
+ * shape fails against the profiled emulator exactly where it fails against the stand-in. What a profile
+ * cannot hold is reported as such and left out.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { runConformance } from "../../src/conformance/run";
+import type { RunReport } from "../../src/conformance/types";
+import type { Profile } from "../../src/profile/model";
+import { type Emulator, startEmulator } from "../../src/programmatic";
+import { specClientRun } from "./spec-client";
+import { STAND_INS, type StandIn, startStandIn, UNEXPRESSIBLE } from "./stand-ins";
+
+const stops: (() => unknown)[] = [];
+afterAll(async () => {
+  for (const stop of stops) await stop();
+});
+async function emulator(profile?: Profile): Promise<Emulator> {
+  const e = await startEmulator({ rateLimits: true, ...(profile ? { profile } : {}) });
+  stops.push(() => e.stop());
+  return e;
+}
+async function standIn(differences: Parameters<typeof startStandIn>[1]): Promise<{ e: Emulator; s: StandIn }> {
+  const e = await emulator();
+  const s = startStandIn(e.url, differences);
+  stops.push(() => s.stop());
+  return { e, s };
+}
+
+/** What a run found, check by check, without the values two servers generate differently. */
+const normal = (s: string | undefined) =>
+  (s ?? "")
+    .replace(/\b(ext|ver)_[0-9A-Za-z]{26}\b/g, "$1_<id>")
+    .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, "<time>")
+    .replace(/CONFORMANCE_[0-9A-F]{12}|ext-conformance-scratch-[0-9a-f]{12}/g, "<scratch>");
+const checks = (r: RunReport) => r.results.map((x) => `${x.id} ${x.outcome} ${normal(x.note)}`).sort();
+const entriesOf = (p: Profile) => p.entries.map(({ evidence: _, ...e }) => JSON.stringify(e)).sort();
+
+for (const [name, differences] of Object.entries(STAND_INS)) {
+  describe(`a stand-in that differs in ${name}`, () => {
+    test("conformance against it and against ext serve --profile <what it saved> report the same, check for check", async () => {
+      const { e, s } = await standIn(differences);
+      const observed = await runConformance({ url: s.url, apiKey: e.apiKey });
+      const profile = observed.observed.profile;
+      expect(profile.entries.length).toBeGreaterThanOrEqual(differences.length);
+      expect(observed.observed.leftOut).toEqual([]);
+      const profiled = await emulator(profile);
+      const again = await runConformance({ url: profiled.url, apiKey: profiled.apiKey });
+      expect(checks(again)).toEqual(checks(observed));
+      expect(again.observed.causes.map((c) => c.cause)).toEqual(observed.observed.causes.map((c) => c.cause));
+      expect(entriesOf(again.observed.profile)).toEqual(entriesOf(profile));
+      // The stand-in does differ: a run against ext itself finds none of it.
+      const plain = await emulator();
+      const spec = await runConformance({ url: plain.url, apiKey: plain.apiKey });
+      expect(spec.observed.profile.entries).toEqual([]);
+      expect(checks(spec)).not.toEqual(checks(observed));
+    }, 60_000);
+
+    test("a client written for the spec's shape fails against the profiled emulator exactly where it fails against the stand-in", async () => {
+      const { e, s } = await standIn(differences);
+      const profile = (await runConformance({ url: s.url, apiKey: e.apiKey })).observed.profile;
+      const against = await specClientRun(`${s.url}/developer/v1`, e.apiKey);
+      const profiled = await emulator(profile);
+      expect(await specClientRun(profiled.baseUrl, profiled.apiKey)).toEqual(against);
+      // …and it does fail somewhere: against ext itself every step is fine.
+      const plain = await emulator();
+      const spec = await specClientRun(plain.baseUrl, plain.apiKey);
+      expect(spec.filter((line) => line.includes(": fails"))).toEqual([]);
+      expect(against.filter((line) => line.includes(": fails")).length).toBeGreaterThan(0);
+    }, 60_000);
+  });
+}
+
+test("the listSecrets case: the client that was green on ext gets undefined keys against the platform and the profiled emulator alike", async () => {
+  const { e, s } = await standIn(STAND_INS.envelopes);
+  const profile = (await runConformance({ url: s.url, apiKey: e.apiKey })).observed.profile;
+  const profiled = await emulator(profile);
+  const lines = await specClientRun(profiled.baseUrl, profiled.apiKey);
+  expect(lines).toContain(
+    "listSecrets: count: fails (TypeError: undefined is not an object (evaluating '(await json(await call(\"GET\", `/extensions/${id}/secrets`))).keys.length'))",
+  );
+  expect(profile.entries).toContainEqual(
+    expect.objectContaining({
+      operation: "GET /developer/v1/extensions/{id}/secrets",
+      answer: 200,
+      difference: "field-renamed",
+      path: "keys",
+      observed: "names",
+    }),
+  );
+}, 60_000);
+
+test("what a profile cannot hold is reported as such and left out, never approximated", async () => {
+  const { e, s } = await standIn(UNEXPRESSIBLE);
+  const report = await runConformance({ url: s.url, apiKey: e.apiKey });
+  const { profile, leftOut } = report.observed;
+  // The secret PUT's status is held; its body, and a new extension's status, are not.
+  expect(profile.entries.map((x) => `${x.operation} ${x.answer} ${x.difference}`)).toEqual([
+    "PUT /developer/v1/extensions/{id}/secrets/{key} 204 status",
+  ]);
+  expect(leftOut).toEqual([
+    { cause: "the target sends a body with its 200 where ext sends none", checks: ["secrets.put", "secrets.replace"] },
+    { cause: 'status should be draft, got "in_review"', checks: ["extensions.create"] },
+  ]);
+}, 60_000);
