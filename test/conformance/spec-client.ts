@@ -47,10 +47,10 @@ export async function specClientRun(baseUrl: string, apiKey: string): Promise<st
   await step("putSecret", async () =>
     expectStatus(await call("PUT", `/extensions/${id}/secrets/API_TOKEN`, { value: "v-123456" }), 204),
   );
-  await step(
-    "listSecrets: count",
-    async () => (await json(await call("GET", `/extensions/${id}/secrets`))).keys.length,
-  );
+  await step("listSecrets: count", async () => {
+    const body = await json(await call("GET", `/extensions/${id}/secrets`));
+    return body.keys.length;
+  });
   await step("deleteSecret", async () =>
     expectStatus(await call("DELETE", `/extensions/${id}/secrets/API_TOKEN`), 204),
   );
