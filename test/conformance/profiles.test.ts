@@ -78,8 +78,9 @@ test("the listSecrets case: the client that was green on ext gets undefined keys
   const profile = (await runConformance({ url: s.url, apiKey: e.apiKey })).observed.profile;
   const profiled = await emulator(profile);
   const lines = await specClientRun(profiled.baseUrl, profiled.apiKey);
-  expect(lines).toContain(
-    "listSecrets: count: fails (TypeError: undefined is not an object (evaluating 'body.keys.length'))",
+  // The user's bug: `keys` read from the answer is undefined, as on the platform.
+  expect(lines.find((l) => l.startsWith("listSecrets: count:"))).toStartWith(
+    "listSecrets: count: fails (TypeError: undefined is not an object",
   );
   expect(profile.entries).toContainEqual(
     expect.objectContaining({
