@@ -82,7 +82,7 @@ export async function extensionChecks(ctx: Context): Promise<void> {
   );
   // The first answer that says how much room the target's GET window has: a run that cannot fit stops here,
   // before it writes anything.
-  requireRoom(ctx, "GET", LIST, "extensions.create");
+  requireRoom(ctx, "GET", LIST, "extensions.create-invalid");
   await invalidCreateCheck(ctx);
 
   const created = {

@@ -172,7 +172,9 @@ function rateLimitedOf(stop: RateLimitStop): NonNullable<RunReport["rateLimited"
   };
 }
 
-async function cleanUp(ctx: Context, transport: Transport): Promise<Cleanup> {
+async function cleanUp(runCtx: Context, transport: Transport): Promise<Cleanup> {
+  // The cleanup runs whatever stopped the run (a rate limit included), and records its own checks.
+  const ctx: Context = { ...runCtx, transport, stopped: null };
   const auth = { authorization: `Bearer ${ctx.target.apiKey}` };
   const ids = ctx.options.dryRun ? ["{scratch-id}"] : [...new Set(ctx.created)];
   if (ids.length === 0 && ctx.createAttempted && !ctx.options.dryRun) {
@@ -204,9 +206,8 @@ async function cleanUp(ctx: Context, transport: Transport): Promise<Cleanup> {
       problem = `DELETE got no answer (${(e as Error).message})`;
     }
     if ((id === ctx.scratchId || ctx.options.dryRun) && !problem) {
-      const ctxForJudge = { ...ctx, transport };
       judge(
-        ctxForJudge,
+        ctx,
         {
           id: "extensions.delete",
           group: "extensions",
