@@ -783,6 +783,7 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
     { name: "admin-faults", hash: "#/admin/faults", shot: true },
     { name: "admin-state", hash: "#/admin/state", shot: true },
     { name: "requests", hash: "#/requests", shot: true },
+    { name: "profile", hash: "#/profile" },
   ];
   /** The README's phone screenshots. */
   const PHONE_SHOTS = ["overview", "extension", "admin", "requests"];

@@ -11,6 +11,7 @@ import { ExtensionsPage } from "./pages/extensions";
 import { KeysPage } from "./pages/keys";
 import { LimitsPage } from "./pages/limits";
 import { OverviewPage } from "./pages/overview";
+import { ProfilePage } from "./pages/profile";
 import { RequestsPage } from "./pages/requests";
 import { href, useRoute } from "./router";
 import "./styles.css";
@@ -25,6 +26,7 @@ const NAV = [
   { id: "limits", label: "Developer limits" },
   { id: "admin", label: "Admin" },
   { id: "requests", label: "Requests" },
+  { id: "profile", label: "Profile" },
 ] as const;
 
 const ACCOUNT_KEY = "ext-dashboard-account";
@@ -201,6 +203,7 @@ function App() {
         {!noAccount && !accountsPending && section === "limits" && <LimitsPage {...props} />}
         {section === "admin" && <AdminPage {...props} />}
         {section === "requests" && <RequestsPage {...props} />}
+        {section === "profile" && <ProfilePage />}
         {!NAV.some((n) => n.id === section) && (
           <>
             <h1>Not found</h1>

@@ -1,0 +1,84 @@
+import { admin } from "../api";
+import { Code, Loading, TableHead, TableWrap, useTitle, when } from "../components";
+import { useLoad } from "../hooks";
+
+/**
+ * The platform profile this emulator answers with (ext serve --profile): each entry in words, naming what the
+ * platform does and what the spec says, and where it was seen. Without one, how to make one.
+ */
+export function ProfilePage() {
+  const state = useLoad(() => admin((c) => c.GET("/_emulator/state")), []);
+  useTitle("Platform profile");
+  return (
+    <>
+      <h1>Platform profile</h1>
+      <Loading state={state}>
+        {(s) =>
+          s.profile === null ? (
+            <section aria-labelledby="none-h">
+              <h2 id="none-h">No profile: the spec's answers</h2>
+              <p>
+                This emulator answers every request as the spec says. A profile makes it answer as the platform you
+                observed does — another status, a field left out, renamed, added or of another type, another error code,
+                a header missing or added — while its rules and state changes stay the spec's.
+              </p>
+              <p>Check the platform and save what differs, then run your tests against an emulator that answers so:</p>
+              <Code
+                label="Profile commands"
+                text={
+                  "ext conformance --target https://api.example.com/developer/v1 --save-profile platform.json\next serve --profile platform.json\next conformance --target https://api.example.com/developer/v1 --profile platform.json"
+                }
+              />
+            </section>
+          ) : (
+            <>
+              <dl class="facts">
+                <div>
+                  <dt>Loaded from</dt>
+                  <dd>
+                    <code>{s.profile.source}</code>
+                  </dd>
+                </div>
+                <div>
+                  <dt>Observed on</dt>
+                  <dd>{s.profile.target ?? "—"}</dd>
+                </div>
+                <div>
+                  <dt>Observed at</dt>
+                  <dd>{when(s.profile.observedAt)}</dd>
+                </div>
+                <div>
+                  <dt>Differences</dt>
+                  <dd>{s.profile.entries.length}</dd>
+                </div>
+              </dl>
+              <p>
+                These answers are sent in the platform's shape; every other answer, every rule and every state change is
+                the spec's. The request log shows the emulator's own answers, before these changes.
+              </p>
+              <section aria-labelledby="entries-h">
+                <h2 id="entries-h">What changes</h2>
+                <TableWrap label="Profile entries">
+                  <TableHead columns={["Operation", "Answer", "Difference", "What the platform does", "Seen"]} />
+                  <tbody>
+                    {s.profile.entries.map((e, i) => (
+                      <tr key={i}>
+                        <td data-label="Operation">
+                          <code>{e.operation}</code>
+                        </td>
+                        <td data-label="Answer">{e.answer}</td>
+                        <td data-label="Difference">{e.difference}</td>
+                        <td data-label="What the platform does">{e.change}</td>
+                        <td data-label="Seen">{e.evidence}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </TableWrap>
+              </section>
+            </>
+          )
+        }
+      </Loading>
+    </>
+  );
+}
