@@ -48,7 +48,7 @@ export default defineCommand({
     profile: {
       type: "string",
       description:
-        "Check the target against a saved profile: entries it no longer shows are stale, differences it lacks are new",
+        "Check the target against a saved profile: entries it no longer shows are stale, differences the profile lacks are new",
       valueHint: "FILE",
     },
   },

@@ -19,6 +19,7 @@ export const EXAMPLES: Record<string, string[]> = {
     "ext serve --seed demo",
     "ext serve --memory --port 0 --ready-file /tmp/ext.json",
     "ext serve --host 0.0.0.0 --admin-token s3cret --no-rate-limits",
+    "ext serve --profile platform.json --explain   (what the profile changes; then ext serve --profile platform.json)",
   ],
   deploy: [
     "EXT_API_KEY=ext_demo_0123456789abcdefghijklmnopqrstuv ext deploy ./dist --extension ext_123 --target local",
@@ -87,14 +88,18 @@ export const EXAMPLES: Record<string, string[]> = {
     "ext conformance --target https://api.example.com/developer/v1 --dry-run",
     'EXT_API_KEY="$KEY" ext conformance --target https://api.example.com/developer/v1 --read-only-key "$READ_KEY" --junit conformance.xml',
     "ext exec -- sh -c 'ext conformance --target \"$EXT_BASE_URL\" --include-rate-limits'",
+    'EXT_API_KEY="$KEY" ext conformance --target https://api.example.com/developer/v1 --save-profile platform.json',
+    'EXT_API_KEY="$KEY" ext conformance --target https://api.example.com/developer/v1 --profile platform.json   (stale entries: exit 1)',
   ],
   proxy: [
     "ext proxy --upstream https://api.example.com/developer/v1 --report parity.json",
     "ext proxy --upstream https://api.example.com --port 0 --shadow --report parity.json",
+    "ext proxy --upstream https://api.example.com --save-profile platform.json",
   ],
   exec: [
     "ext exec -- npm test",
     'ext exec --seed fixtures/demo.json -- sh -c \'curl -fsS -H "Authorization: Bearer $EXT_API_KEY" "$EXT_BASE_URL/extensions"\'',
+    "ext exec --profile platform.json -- npm test   (your suite against the platform's observed answers)",
   ],
 };
 
@@ -105,6 +110,8 @@ const EXIT_CODES: Record<string, string> = {
   default: "0 success, 1 API or runtime error, 2 usage or local validation error",
   deploy:
     "0 success, 1 API or runtime error, 2 usage or local validation error, 130 Ctrl-C stopped the upload (nothing was submitted) or the --wait",
+  conformance:
+    "0 nothing the spec (or a --profile) says differs, 1 differences, a stale profile or something left behind,\n  2 usage error, 75 the target's rate limits stopped the run (retry when it says), 130 Ctrl-C",
   exec: "the exit code of CMD (128 + n when signal n ended it; 127 when it could not be started);\n  2 usage error or invalid --seed fixture (CMD is not run); 1 the emulator could not start",
 };
 

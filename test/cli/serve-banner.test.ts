@@ -4,7 +4,7 @@
  * such line says where the secret is instead, and none of the values the ready file holds is printed.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bannerLines, STRONG_TOKEN_LENGTH } from "../../cli/lib/serve-banner";
@@ -62,6 +62,25 @@ const FIXTURE: Fixture = {
     },
   ],
 };
+
+test("an active profile: where it came from and how many answers it changes", () => {
+  const dir = mkdtempSync(join(tmpdir(), "ext-banner-profile-"));
+  dirs.push(dir);
+  const file = join(dir, "platform.json");
+  writeFileSync(
+    file,
+    JSON.stringify({
+      profileVersion: 1,
+      target: "https://platform.example",
+      entries: [{ operation: "POST /developer/v1/extensions", answer: 201, difference: "status", observed: 200 }],
+    }),
+  );
+  const { emulator } = start({ memory: true, profile: file });
+  expect(lineOf(banner(emulator, false), "profile:")).toBe(
+    `  profile:       ${file}: 1 difference observed on https://platform.example; the dashboard's Profile page lists them`,
+  );
+  expect(lineOf(banner(start({ memory: true }).emulator, false), "profile:")).toBe("");
+});
 
 describe("the banner of a start whose output is not a terminal", () => {
   test("prints no secret value the ready file holds: no login code, no admin token, no API key", () => {
