@@ -100,3 +100,13 @@ test("the CI recipes ship in the main package, where a user who installed it fin
   const main = JSON.parse(readFileSync(join(TEMPLATE, "package.json"), "utf8"));
   expect(main.files).toContain("examples/");
 });
+
+test("the profile format's JSON Schema ships in the main package, as ext-emulator/profile.schema.json", () => {
+  const ROOT = resolve(import.meta.dir, "../..");
+  expect(readFileSync(join(built, "profile.schema.json"), "utf8")).toBe(
+    readFileSync(join(ROOT, "docs/profile.schema.json"), "utf8"),
+  );
+  const main = JSON.parse(readFileSync(join(TEMPLATE, "package.json"), "utf8"));
+  expect(main.files).toContain("profile.schema.json");
+  expect(main.exports["./profile.schema.json"]).toBe("./profile.schema.json");
+});
