@@ -12,6 +12,7 @@ import {
   type Extension,
   type Fixture,
   type LimitValues,
+  type Profile,
   startEmulator,
 } from "emulator-helper";
 
@@ -291,5 +292,50 @@ export async function rateLimits() {
   } finally {
     await byDefault.stop();
     await on.stop();
+  }
+}
+
+/** A platform profile: the helper's `profile` option, as the profile itself or its file, and `profile()`. */
+export async function profiles(file: string) {
+  const profile: Profile = {
+    profileVersion: 1,
+    entries: [
+      {
+        operation: "GET /developer/v1/extensions/{id}/secrets",
+        answer: 200,
+        difference: "field-renamed",
+        path: "keys",
+        observed: "names",
+      },
+      { operation: "POST /developer/v1/extensions", answer: 201, difference: "status", observed: 200 },
+    ],
+  };
+  const fromObject = await startEmulator({ profile });
+  const fromFile = await startEmulator({ profile: file });
+  try {
+    const answers = async (emu: Emulator) => {
+      const created = await fetch(`${emu.baseUrl}/extensions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${emu.apiKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ name: "Profiled" }),
+      });
+      const { extension } = (await created.json()) as { extension: { id: string } };
+      const secrets = await fetch(`${emu.baseUrl}/extensions/${extension.id}/secrets`, {
+        headers: { authorization: `Bearer ${emu.apiKey}` },
+      });
+      const active = await connectEmulator(emu.env).profile();
+      return { created: created.status, secrets: await secrets.json(), entries: active?.entries.map((e) => e.change) };
+    };
+    const broken = { ...profile, entries: [{ ...profile.entries[0]!, path: "names" }] };
+    return {
+      object: await answers(fromObject),
+      file: await answers(fromFile),
+      refused: (await refusalMessage(startEmulator({ profile: broken }))).includes(
+        "entry 1 (GET /developer/v1/extensions/{id}/secrets, answer 200, field-renamed names): the answer has no field names",
+      ),
+    };
+  } finally {
+    await fromObject.stop();
+    await fromFile.stop();
   }
 }

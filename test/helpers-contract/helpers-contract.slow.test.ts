@@ -67,7 +67,7 @@ function contractForNode(): Promise<string> {
 }
 
 /** Calls one function of contract.ts under Node, against the compiled binary; its answer, parsed. */
-async function underNode(name: "contract" | "fromExport" | "rateLimits", ...args: string[]) {
+async function underNode(name: "contract" | "fromExport" | "rateLimits" | "profiles", ...args: string[]) {
   const script = `import { ${name} } from ${JSON.stringify(pathToFileURL(await contractForNode()).href)};
     console.log(JSON.stringify(await ${name}(...${JSON.stringify(args)})));`;
   const proc = Bun.spawn(["node", "--input-type=module", "-e", script], {
@@ -268,4 +268,33 @@ test("both helpers leave rate limits off by default; on, a 429 says how to turn 
     expect(refused).toContain("advanceClock(N)");
     expect(answers.afterAnHour).toEqual([201]);
   }
+}, 120_000);
+
+test("a platform profile: both helpers answer with it, from the profile itself or its file, and show it", async () => {
+  const file = join(mkdtempSync(join(built.work, "profile-")), "platform.json");
+  writeFileSync(
+    file,
+    JSON.stringify({
+      profileVersion: 1,
+      entries: [
+        {
+          operation: "GET /developer/v1/extensions/{id}/secrets",
+          answer: 200,
+          difference: "field-renamed",
+          path: "keys",
+          observed: "names",
+        },
+        { operation: "POST /developer/v1/extensions", answer: 201, difference: "status", observed: 200 },
+      ],
+    }),
+  );
+  const { profiles } = await import("./contract");
+  const bun = await profiles(file);
+  const answers = {
+    created: 200,
+    secrets: { names: [] },
+    entries: ["keys is sent as names: ext's name for it is keys", "the status is 200: ext's (the spec's) is 201"],
+  };
+  expect(bun).toEqual({ object: answers, file: answers, refused: true });
+  expect(await underNode("profiles", file)).toEqual(bun);
 }, 120_000);
