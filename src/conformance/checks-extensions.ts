@@ -300,8 +300,8 @@ export async function invalidCreateCheck(ctx: Context): Promise<void> {
 /** A create without a name ("not shown"): skipped, not sent, when the target's create window has no room left. */
 export async function requiredFieldsCheck(ctx: Context): Promise<void> {
   const meta = { id: "choice.required-fields", group: "extensions", name: "POST /extensions without a name" };
-  if (!ctx.options.dryRun && ctx.budget.room("create") === 0) {
-    const wait = ctx.budget.waitSeconds("create");
+  if (!ctx.options.dryRun && ctx.budget.room("create_extension") === 0) {
+    const wait = ctx.budget.waitSeconds("create_extension");
     return skip(
       ctx,
       { ...meta, kind: "choice" },

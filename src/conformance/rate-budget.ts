@@ -5,35 +5,27 @@
  * it can start again. A 429 is never a difference: a short Retry-After (the user's own traffic filled the
  * window) is waited out once, anything else stops the run — which then cleans up and says when to retry.
  */
+import { API_PREFIX } from "../config";
+import { RATE_GROUPS, type RateGroup, rateGroupOf } from "../ratelimit/limiter";
 import { nowMs } from "./clock";
 
-export type RateGroup = "get" | "create" | "submit" | "delete" | "put-patch";
+export type { RateGroup };
 
-export const GROUP_WORDS: Record<RateGroup, string> = {
-  get: "GET",
-  create: "POST /extensions",
-  submit: "version submit",
-  delete: "DELETE",
-  "put-patch": "PUT and PATCH",
-};
-
+/** The spec's group of a request to the target, as the emulator's own limiter groups its routes. */
 export function groupOf(method: string, path: string): RateGroup | null {
   const p = path.split("?")[0]!;
-  switch (method) {
-    case "GET":
-    case "HEAD":
-      return "get";
-    case "DELETE":
-      return "delete";
-    case "PUT":
-    case "PATCH":
-      return "put-patch";
-    case "POST":
-      return /\/extensions$/.test(p) ? "create" : /\/extensions\/[^/]+\/versions$/.test(p) ? "submit" : null;
-    default:
-      return null;
-  }
+  const route =
+    method !== "POST"
+      ? p
+      : /\/extensions\/[^/]+\/versions$/.test(p)
+        ? `${API_PREFIX}/extensions/:id/versions`
+        : /\/extensions$/.test(p)
+          ? `${API_PREFIX}/extensions`
+          : null;
+  return rateGroupOf(method, route);
 }
+
+const groupWords = (group: RateGroup) => RATE_GROUPS[group].label;
 
 /** Why the run stopped for the target's rate limits; thrown by the transport, caught by the run. */
 export class RateLimitStop extends Error {
@@ -101,7 +93,7 @@ export class RateBudget {
     const group = groupOf(method, path);
     const room = group ? this.room(group) : null;
     if (group === null || room === null || room >= needed) return;
-    const what = GROUP_WORDS[group];
+    const what = groupWords(group);
     throw new RateLimitStop(
       needed === 1
         ? `the target's ${what} window has no room left (X-RateLimit-Remaining ${room}); nothing was sent`

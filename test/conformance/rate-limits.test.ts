@@ -84,7 +84,7 @@ test("a GET window that cannot hold the run: it refuses to start, before any wri
   expect({ ...report.rateLimited }).toMatchObject({
     check: "extensions.create-invalid",
     reason: expect.stringMatching(
-      /^the target's GET window has 7 requests left and this run needs \d+; nothing more was sent$/,
+      /^the target's GET endpoints window has 7 requests left and this run needs \d+; nothing more was sent$/,
     ),
     retryAfterSeconds: expect.any(Number),
   });
