@@ -154,6 +154,10 @@ export function sweepMemoryDirs(prefix = memoryDirPrefix()): string[] {
     const dir = join(parent, name);
     if (!ownPrivateDir(dir)) continue;
     const rest = name.slice(start.length);
+    // This process's own directories are live (each is removed by its own release). They are never probed:
+    // opening and closing a lock file this process holds drops the process's lock on it (POSIX locks belong
+    // to the process, and any close releases them), and another process's sweep would then remove it.
+    if (Number(rest.replace(CREATING, "").split("-")[0]) === process.pid) continue;
     if (rest.startsWith(CREATING)) {
       const pid = Number(rest.slice(CREATING.length).split("-")[0]);
       if (Number.isSafeInteger(pid) && pid > 0 && processAlive(pid)) continue;

@@ -163,6 +163,23 @@ describe("--memory directories", () => {
     await live.proc.exited;
   });
 
+  test("two memory servers in one process: the second start's sweep keeps the first's lock, so another process's sweep leaves its directory", async () => {
+    const prefix = join(tempDir(), "ext-memory-");
+    const first = createMemoryDir(prefix);
+    const second = createMemoryDir(prefix);
+    try {
+      // A start in another process sweeps too: the first directory's lock must still be held.
+      const other = await childHolding(`lock.createMemoryDir(${JSON.stringify(prefix)});`);
+      other.proc.kill("SIGKILL");
+      await other.proc.exited;
+      expect(existsSync(first.dir)).toBe(true);
+      expect(existsSync(second.dir)).toBe(true);
+    } finally {
+      second.release();
+      first.release();
+    }
+  });
+
   test("the sweep follows no symlink and leaves what another user (or an open mode) says is not ours", () => {
     const tmp = tempDir();
     const prefix = join(tmp, "ext-memory-");
