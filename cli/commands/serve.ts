@@ -94,6 +94,9 @@ export const serveArgs = {
   },
 } as const;
 
+/** Flags that ask for something other than a server (a report, then exit): not settings, so no variable sets them. */
+export const SERVE_ACTION_FLAGS: ReadonlySet<string> = new Set(["explain"]);
+
 /** citty args → config flags; absent flags stay undefined so the environment can fill them. */
 export function serveFlags(args: Record<string, unknown>): ServerFlags {
   const flags: ServerFlags = {};

@@ -15,7 +15,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { serveArgs } from "../../cli/commands/serve";
+import { SERVE_ACTION_FLAGS, serveArgs } from "../../cli/commands/serve";
 import { parseServerConfig } from "../../src/config";
 import { startServer } from "../../src/server";
 import { sharedNodeHelper } from "../helpers/build-cache";
@@ -95,6 +95,7 @@ describe("README: CLI reference", () => {
     const table = README.slice(start, README.indexOf("\n## ", start + 1));
     for (const [flag, def] of Object.entries(serveArgs)) {
       expect(table).toMatch(new RegExp(`^\\| \`--(no-)?${flag}[ =\\[\`]`, "m"));
+      if (SERVE_ACTION_FLAGS.has(flag)) continue;
       const env = /\(env (EXT_[A-Z_]+)\)/.exec(def.description)?.[1];
       expect(env).toBeDefined();
       expect(table).toContain(`\`${env}`);

@@ -238,7 +238,7 @@ describe("startEmulator() under Node", () => {
     expect(result.badFixture).toContain("scopes[0]");
     expect(result.noKey).toContain('no active API key with a plaintext "key"');
     expect(result.unknownOption).toBe(
-      'TypeError: startEmulator: unknown option "fixtrue" (known: fixture, dataDir, port, host, rateLimits, autoApproveMs, logLevel, binary, startTimeoutMs)',
+      'TypeError: startEmulator: unknown option "fixtrue" (known: fixture, dataDir, port, host, rateLimits, autoApproveMs, logLevel, profile, binary, startTimeoutMs)',
     );
     expect(result.missingFile).toStartWith("StartEmulatorError: cannot read the fixture");
     expect(result.zeroLink).toEndWith("zero-export/fixture.json: is a symbolic link (links are not followed)");
