@@ -5,7 +5,7 @@
  * compiled plans applied to answers.
  */
 import { describe, expect, test } from "bun:test";
-import { applyPlan } from "../../src/profile/apply";
+import { applyPlan, profiledFetch } from "../../src/profile/apply";
 import { type CompiledProfile, choosePlan, ProfileError } from "../../src/profile/compile";
 import { compile } from "../../src/profile/load";
 import type { Profile, ProfileEntry } from "../../src/profile/model";
@@ -329,5 +329,49 @@ describe("applied to ext's answers", () => {
       "x-ratelimit-limit": "120",
     });
     expect(out.headers).toEqual({ "content-type": "application/json" });
+  });
+});
+
+describe("profiledFetch: the server's handler with the profile on top", () => {
+  const del = "DELETE /developer/v1/extensions/{id}/secrets/{key}";
+  const profile = compile(
+    profileOf(
+      { operation: del, answer: 404, code: "secret_not_found", difference: "field-missing", path: "error.status" },
+      {
+        operation: "PUT /developer/v1/extensions/{id}/secrets/{key}",
+        answer: 204,
+        difference: "status",
+        observed: 200,
+      },
+      { operation: LIST, answer: 200, difference: "header-added", header: "X-Platform", observed: "yes" },
+    ),
+  );
+  const answering = (status: number, body: string | null, headers: Record<string, string> = {}) =>
+    profiledFetch(() => new Response(body, { status, headers }), profile);
+  const request = (method: string, path: string) => new Request(`http://127.0.0.1:1${path}`, { method });
+  const json = (v: unknown) => JSON.stringify(v);
+
+  test("an entry narrowed to one code applies to that code only (the code read from the body)", async () => {
+    const secret = json({ error: { code: "secret_not_found", message: "m", status: 404 } });
+    const extension = json({ error: { code: "extension_not_found", message: "m", status: 404 } });
+    const path = "/developer/v1/extensions/e/secrets/K";
+    const changed = await answering(404, secret, { "content-length": String(secret.length) })(request("DELETE", path));
+    expect(await changed.json()).toEqual({ error: { code: "secret_not_found", message: "m" } });
+    expect(changed.headers.get("content-length")).not.toBe(String(secret.length));
+    const kept = await answering(404, extension)(request("DELETE", path));
+    expect(await kept.text()).toBe(extension);
+  });
+
+  test("a 204 answered as 200 has an empty body; another method, path or status passes untouched", async () => {
+    const put = await answering(204, null)(request("PUT", "/developer/v1/extensions/e/secrets/K"));
+    expect([put.status, await put.text()]).toEqual([200, ""]);
+    const head = await answering(200, "x")(request("HEAD", "/developer/v1/extensions"));
+    expect(head.headers.get("x-platform")).toBeNull();
+    const other = await answering(200, "{}")(request("GET", "/developer/v1/extensions/e"));
+    expect(other.headers.get("x-platform")).toBeNull();
+    const list = await answering(200, "not json", { "content-type": "text/plain" })(
+      request("GET", "/developer/v1/extensions"),
+    );
+    expect([list.headers.get("x-platform"), await list.text()]).toEqual(["yes", "not json"]);
   });
 });
