@@ -9,6 +9,7 @@ import { DEFAULT_DATA_DIR, isLoopback } from "../../src/config";
 import { dashboardLoginUrl } from "../../src/dashboard/login";
 import { LOGIN_CODE_TTL_TEXT } from "../../src/emulator/dashboard-session";
 import { printable } from "../../src/printable";
+import { explainEntry } from "../../src/profile/explain";
 import { firstPlaintextKey } from "../../src/seed/demo";
 import type { RunningEmulator } from "../../src/server";
 import { serverFilePath } from "../../src/server-file";
@@ -108,15 +109,22 @@ function adminTokenLines(runtime: Runtime, terminal: boolean): string[] {
   return [];
 }
 
-/** The active profile: where it came from and how many answers it changes (`--explain` lists them). */
+/** Entries the banner lists; `--explain` lists them all. */
+const BANNER_ENTRIES_MAX = 8;
+
+/** The active profile: where it came from, and what it changes (one line per entry, the first few). */
 function profileLines(runtime: Runtime): string[] {
   if (!runtime.profile) return [];
   const { source, compiled } = runtime.profile;
-  const n = compiled.profile.entries.length;
+  const { entries } = compiled.profile;
   const target = compiled.profile.target ? ` observed on ${printable(compiled.profile.target)}` : "";
-  return [
-    `  profile:       ${printable(source)}: ${n} ${n === 1 ? "difference" : "differences"}${target}; the dashboard's Profile page lists them`,
+  const lines = [
+    `  profile:       ${printable(source)}: ${entries.length} ${entries.length === 1 ? "difference" : "differences"}${target}; the dashboard's Profile page lists them`,
   ];
+  for (const e of entries.slice(0, BANNER_ENTRIES_MAX)) lines.push(`                 ${printable(explainEntry(e))}`);
+  if (entries.length > BANNER_ENTRIES_MAX)
+    lines.push(`                 … ${entries.length - BANNER_ENTRIES_MAX} more: ext serve --profile FILE --explain`);
+  return lines;
 }
 
 /** A given admin token shorter than this is said to be guessable (a generated one has 43 random characters). */

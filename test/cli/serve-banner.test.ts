@@ -76,8 +76,12 @@ test("an active profile: where it came from and how many answers it changes", ()
     }),
   );
   const { emulator } = start({ memory: true, profile: file });
-  expect(lineOf(banner(emulator, false), "profile:")).toBe(
+  const text = banner(emulator, false);
+  expect(lineOf(text, "profile:")).toBe(
     `  profile:       ${file}: 1 difference observed on https://platform.example; the dashboard's Profile page lists them`,
+  );
+  expect(text).toContain(
+    `${lineOf(text, "profile:")}\n                 POST /developer/v1/extensions 201: the status is 200: ext's (the spec's) is 201\n`,
   );
   expect(lineOf(banner(start({ memory: true }).emulator, false), "profile:")).toBe("");
 });
