@@ -7,8 +7,11 @@ import { join, resolve } from "node:path";
 import { count, eq, sql } from "drizzle-orm";
 import { createDashboardKeys } from "./accounts/dashboard-key";
 import { fileKeyEpoch, type KeyEpoch, memoryKeyEpoch } from "./accounts/dashboard-key-epoch";
+import { createKeyWriter, type KeyWriter } from "./accounts/key-writer";
+import { createMemberWriter, type MemberWriter } from "./accounts/member-writer";
 import { createAccountService } from "./accounts/service";
 import { type StarterAccount, starterFixture } from "./accounts/starter";
+import { createAccountWriter } from "./accounts/writer";
 import { createKeyHasher, type KeyHasher } from "./auth/keys";
 import { createAuthService } from "./auth/service";
 import { BlobStore } from "./blobs/blob-store";
@@ -42,7 +45,7 @@ import {
   type SecretCipher,
 } from "./secrets/cipher";
 import { createSecretService } from "./secrets/service";
-import type { BundleDir } from "./seed/exact";
+import type { BundleDir } from "./seed/bundle-files";
 import { createFixtureLoader } from "./seed/loader";
 import type { Fixture, SeedReport } from "./seed/model";
 import { resolveFixtureSource } from "./seed/resolve";
@@ -154,12 +157,17 @@ function buildServices(
     limitsView: (): ReturnType<typeof createLimitsView> =>
       createLimitsView({ db, limits: services.limits, extensions: services.extensions, generation: db.generation }),
     // Control-plane domain services.
+    // The writers of the account tables (src/accounts/): the API's services and the fixture loader share them.
+    accountWriter: () => createAccountWriter(db),
+    keyWriter: (): KeyWriter => createKeyWriter({ db, clock, limits: services.limits, keyHasher }),
+    memberWriter: (): MemberWriter => createMemberWriter({ db, clock, limits: services.limits }),
     accounts: (): ReturnType<typeof createAccountService> =>
-      createAccountService({ db, clock, limits: services.limits, keyHasher }),
+      createAccountService({ db, clock, limits: services.limits, writers: services }),
     overrides: () => createOverrideService({ db, clock }),
     limitRequests: (): ReturnType<typeof createLimitRequestService> =>
       createLimitRequestService({ db, clock, overrides: services.overrides, limits: services.limits }),
-    adminStatus: () => createAdminStatusService({ db, clock }),
+    adminStatus: () =>
+      createAdminStatusService({ db, clock, markListed: (id, now) => services.extensions.markListed(id, now) }),
     // The dashboard's reads (src/emulator/dashboard.ts).
     dashboardKeys: (): ReturnType<typeof createDashboardKeys> =>
       createDashboardKeys({ db, accounts: services.accounts, limits: services.limits, keyHasher, epoch: keyEpoch }),
@@ -228,22 +236,9 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
   const services = buildServices(db, clock, blobs, cipher, keyHasher, keyEpoch);
   const rateLimiter = new RateLimiter(clock, config.rateLimits);
   const fixturePlaintexts = new Map<string, string>();
-  const loadFixture = createFixtureLoader({
-    db,
-    keyHasher,
-    clock,
-    limits: services.limits,
-    // Read when a fixture first needs them: one without extensions (the starter account's) builds neither.
-    get extensions() {
-      return services.extensions;
-    },
-    blobs,
-    get installs() {
-      return services.installs;
-    },
-    cipher,
-    fixturePlaintexts,
-  });
+  // The services are read when a fixture first needs them: one without extensions (the starter account's)
+  // builds none of the extension services.
+  const loadFixture = createFixtureLoader({ db, keyHasher, clock, blobs, cipher, services, fixturePlaintexts });
 
   // Crash recovery: a blob no version row points to, or a temp file, is a leftover of an interrupted upload.
   const referenced = db

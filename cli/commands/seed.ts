@@ -9,7 +9,7 @@ import { DataDirInUseError } from "../../src/data-dir-lock";
 import { directoryArchive, EXPORT_MEDIA_TYPE } from "../../src/exports/archive";
 import { createLogger } from "../../src/logger";
 import { createRuntime } from "../../src/runtime";
-import type { BundleDir } from "../../src/seed/exact";
+import type { BundleDir } from "../../src/seed/bundle-files";
 import type { Fixture, SeedReport } from "../../src/seed/model";
 import { FixtureError } from "../../src/seed/validate";
 import { readServerFile } from "../../src/server-file";

@@ -1,6 +1,7 @@
 /** API keys and team members of an account, as the control plane (the "dashboard") manages them. */
 import { type Static, t } from "elysia";
 import { SCOPES } from "../auth/scopes";
+import { MEMBER_ROLES, TEAM_MEMBER_ROLES } from "../db/schema";
 import { oneOf } from "../http/one-of";
 import { integer, named } from "../http/schema";
 
@@ -46,8 +47,7 @@ export const ApiKeyList = t.Object(
   { additionalProperties: false, ...named("ApiKeyList") },
 );
 
-/** "owner" is the account itself (always counted), so it cannot be added. */
-export const MEMBER_ROLES = ["admin", "developer", "viewer"] as const;
+export { MEMBER_ROLES, TEAM_MEMBER_ROLES };
 
 export const MemberEmail = t.String({
   minLength: 3,

@@ -2,20 +2,19 @@
  * What a developer does in the dashboard under Account → Security → API Keys, and the team page:
  * create a key (plaintext returned once, stored as a hash), list keys (prefix only), revoke (effective on
  * the very next request, since authentication reads the row), add and remove team members.
- * Caps come from LimitsService: `max_api_keys` (active keys; revoked ones do not count) and
- * `max_team_members` (the owner included).
+ * The rows are written by their tables' writers (key-writer.ts, member-writer.ts), which hold the caps:
+ * `max_api_keys` (active keys; revoked ones do not count) and `max_team_members` (the owner included).
  */
-import { and, asc, eq, isNull, sql } from "drizzle-orm";
-import { generateApiKey, type KeyHasher, keyPrefix } from "../auth/keys";
+import { and, asc, eq, sql } from "drizzle-orm";
+import { generateApiKey } from "../auth/keys";
 import type { Clock } from "../clock";
 import type { Db } from "../db/database";
 import { accounts, apiKeys, extensions, teamMembers } from "../db/schema";
 import { errors } from "../errors/catalog";
-import { newId } from "../ids";
 import type { LimitsService } from "../limits/service";
+import type { KeyRow, KeyWriter } from "./key-writer";
+import { type MemberWriter, memberCount } from "./member-writer";
 import type { AccountSummary, AddMemberInput, ApiKey, CreateApiKeyInput, TeamMember } from "./model";
-
-type KeyRow = typeof apiKeys.$inferSelect;
 
 function toApiKey(row: KeyRow): ApiKey {
   return {
@@ -29,59 +28,14 @@ function toApiKey(row: KeyRow): ApiKey {
   };
 }
 
-/**
- * Members counted against the cap: the rows, plus the owner unless a row already is the owner. Exported so
- * the limits endpoint's usage reports the very number the cap is checked against.
- */
-export function memberCount(tx: Pick<Db, "select">, accountId: string): number {
-  const row = tx
-    .select({ n: sql<number>`COUNT(*)`, owners: sql<number>`COALESCE(SUM(${teamMembers.role} = 'owner'), 0)` })
-    .from(teamMembers)
-    .where(eq(teamMembers.accountId, accountId))
-    .get();
-  return membersWithOwner(Number(row?.n ?? 0), Number(row?.owners ?? 0));
-}
-
-/** Team members as counted against max_team_members: the account's owner counts even when not listed as a member. */
-export function membersWithOwner(members: number, owners: number): number {
-  return members + (owners > 0 ? 0 : 1);
-}
-
-/** The active-key cap, its one home: creating a key and a fixture's keys both check it here. */
-export function checkKeyRoom(tx: Pick<Db, "select">, limits: LimitsService, accountId: string): void {
-  const max = limits.resolve("max_api_keys", { accountId }).value;
-  const active = Number(
-    tx
-      .select({ n: sql<number>`COUNT(*)` })
-      .from(apiKeys)
-      .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))
-      .get()?.n ?? 0,
-  );
-  if (active >= max) throw errors.limitExceeded("max_api_keys", max, active, "active API keys per account");
-}
-
-/** A member's email as stored: trimmed, lowercase (unique per account). */
-export const memberEmail = (email: string) => email.trim().toLowerCase();
-
-/** The member of the account with this email (any case), if any. */
-export function memberWithEmail(tx: Pick<Db, "select">, accountId: string, email: string) {
-  return tx
-    .select({ id: teamMembers.id })
-    .from(teamMembers)
-    .where(and(eq(teamMembers.accountId, accountId), sql`lower(${teamMembers.email}) = ${memberEmail(email)}`))
-    .get();
-}
-
-/** The team cap (owner included), its one home: adding a member and a fixture's members both check it here. */
-export function checkMemberRoom(tx: Pick<Db, "select">, limits: LimitsService, accountId: string): void {
-  const max = limits.resolve("max_team_members", { accountId }).value;
-  const current = memberCount(tx, accountId);
-  if (current >= max)
-    throw errors.limitExceeded("max_team_members", max, current, "team members per account (owner included)");
-}
-
-export function createAccountService(deps: { db: Db; clock: Clock; limits: LimitsService; keyHasher: KeyHasher }) {
-  const { db, clock, limits } = deps;
+export function createAccountService(deps: {
+  db: Db;
+  clock: Clock;
+  limits: LimitsService;
+  /** The writers of keys and members, read on first use (the runtime builds each lazily). */
+  writers: { readonly keyWriter: KeyWriter; readonly memberWriter: MemberWriter };
+}) {
+  const { db, clock, limits, writers } = deps;
 
   function requireAccount(tx: Pick<Db, "select">, accountId: string): void {
     if (!tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).get())
@@ -118,19 +72,7 @@ export function createAccountService(deps: { db: Db; clock: Clock; limits: Limit
     ): { apiKey: ApiKey; plaintext: string } {
       const row = db.write((tx) => {
         requireAccount(tx, accountId);
-        checkKeyRoom(tx, limits, accountId);
-        const row: KeyRow = {
-          id: newId("key", clock.nowMs()),
-          accountId,
-          name: input.name,
-          keyHash: deps.keyHasher.hash(plaintext),
-          keyPrefix: keyPrefix(plaintext),
-          scopes: JSON.stringify(input.scopes),
-          createdAt: clock.iso(),
-          revokedAt: null,
-        };
-        tx.insert(apiKeys).values(row).run();
-        return row;
+        return writers.keyWriter.insertKey({ accountId, ...input, plaintext, createdAt: clock.iso() });
       });
       return { apiKey: toApiKey(row), plaintext };
     },
@@ -178,20 +120,9 @@ export function createAccountService(deps: { db: Db; clock: Clock; limits: Limit
     },
 
     addMember(accountId: string, input: AddMemberInput): TeamMember {
-      const email = memberEmail(input.email);
       return db.write((tx) => {
         requireAccount(tx, accountId);
-        if (memberWithEmail(tx, accountId, email)) throw errors.memberExists(email);
-        checkMemberRoom(tx, limits, accountId);
-        const row: TeamMember = {
-          id: newId("mem", clock.nowMs()),
-          accountId,
-          email,
-          role: input.role,
-          createdAt: clock.iso(),
-        };
-        tx.insert(teamMembers).values(row).run();
-        return row;
+        return writers.memberWriter.insertMember({ accountId, ...input, createdAt: clock.iso() });
       });
     },
 

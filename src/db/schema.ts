@@ -6,6 +6,18 @@
  */
 import { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
+// The values of the enumerated columns: SQLite stores text, drizzle types each column by its list, and the
+// models' enums are these lists (src/*/model.ts import them), so a row read is already of the model's type.
+export const VERSION_STATUSES = ["pending", "approved", "rejected", "archived"] as const;
+export const EXTENSION_STATUSES = ["draft", "in_review", "approved", "rejected", "disabled"] as const;
+export const VISIBILITIES = ["private", "unlisted", "public"] as const;
+/** The roles the API adds members with; "owner" is the account itself (always counted), so it cannot be added. */
+export const MEMBER_ROLES = ["admin", "developer", "viewer"] as const;
+/** A stored member's role: the API's, or "owner" for a fixture's row standing for the account's owner. */
+export const TEAM_MEMBER_ROLES = [...MEMBER_ROLES, "owner"] as const;
+export const LIMIT_REQUEST_STATUSES = ["pending", "approved", "rejected"] as const;
+export const LIMIT_REQUEST_SCOPES = ["account", "extension"] as const;
+
 export const accounts = sqliteTable("accounts", {
   id: text("id").primaryKey(),
   name: text("name").notNull(),
@@ -40,7 +52,7 @@ export const teamMembers = sqliteTable(
       .notNull()
       .references(() => accounts.id, { onDelete: "cascade" }),
     email: text("email").notNull(),
-    role: text("role").notNull(),
+    role: text("role", { enum: TEAM_MEMBER_ROLES }).notNull(),
     createdAt: text("created_at").notNull(),
   },
   (t) => [uniqueIndex("team_members_account_email_idx").on(t.accountId, t.email)],
@@ -72,8 +84,8 @@ export const extensions = sqliteTable(
     description: text("description").notNull().default(""),
     /** JSON object, at least {"type":"free"}. */
     pricing: text("pricing").notNull(),
-    visibility: text("visibility").notNull().default("private"),
-    status: text("status").notNull().default("draft"),
+    visibility: text("visibility", { enum: VISIBILITIES }).notNull().default("private"),
+    status: text("status", { enum: EXTENSION_STATUSES }).notNull().default("draft"),
     currentVersionId: text("current_version_id"),
     ratingCount: integer("rating_count").notNull().default(0),
     /** First instant the extension was publicly listed (approved + public); never cleared. */
@@ -108,7 +120,7 @@ export const versions = sqliteTable(
     seq: integer("seq").notNull(),
     version: text("version").notNull(),
     changelog: text("changelog").notNull().default(""),
-    status: text("status").notNull().default("pending"),
+    status: text("status", { enum: VERSION_STATUSES }).notNull().default("pending"),
     bundleBlobId: text("bundle_blob_id").notNull(),
     bundleSizeBytes: integer("bundle_size_bytes").notNull(),
     bundleSha256: text("bundle_sha256").notNull(),
@@ -177,12 +189,12 @@ export const limitRequests = sqliteTable(
       .notNull()
       .references(() => accounts.id, { onDelete: "cascade" }),
     /** "account" or "extension". */
-    scope: text("scope").notNull(),
+    scope: text("scope", { enum: LIMIT_REQUEST_SCOPES }).notNull(),
     extensionId: text("extension_id").references(() => extensions.id, { onDelete: "cascade" }),
     /** JSON object: limit key -> desired value. */
     limits: text("limits").notNull(),
     reason: text("reason").notNull(),
-    status: text("status").notNull().default("pending"),
+    status: text("status", { enum: LIMIT_REQUEST_STATUSES }).notNull().default("pending"),
     decisionReason: text("decision_reason"),
     createdAt: text("created_at").notNull(),
     decidedAt: text("decided_at"),

@@ -13,7 +13,7 @@ import { servedAs } from "../http/schema";
 import { FIXTURE_JSON_MAX_BYTES, readJsonFileText } from "../json-reader";
 import type { Runtime } from "../runtime";
 import { ReadRefusal } from "../safe-read";
-import type { BundleDir } from "../seed/exact";
+import type { BundleDir } from "../seed/bundle-files";
 import { EXPORT_FIXTURE_FILE } from "../seed/resolve";
 import { FixtureError, parseFixtureText } from "../seed/validate";
 import { restoreSnapshot } from "./reset";

@@ -119,6 +119,14 @@ export const controlErrors = {
     new ApiError(404, "member_not_found", `Team member "${id}" does not exist on this account.`),
   memberExists: (email: string) =>
     new ApiError(409, "member_exists", `"${email}" is already a member of this account.`),
+  /** A key whose hash another key row already holds (a fixture's or export's key given twice, or on two accounts). */
+  apiKeyTaken: (field: "key" | "keyHash") =>
+    new ApiError(
+      422,
+      "validation_error",
+      `Request failed validation: ${field}: this key is already used by another API key.`,
+      [{ field, message: "this key is already used by another API key" }],
+    ),
   tooManyStreams: (max: number) =>
     new ApiError(
       503,

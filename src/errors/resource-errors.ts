@@ -13,10 +13,23 @@ export const resourceErrors = {
   secretNotFound: (key: string) =>
     new ApiError(404, "secret_not_found", `Secret "${key}" does not exist on this extension.`),
   accountNotFound: (id: string) => new ApiError(404, "account_not_found", `Account "${id}" does not exist.`),
+  /** An export's slug that another extension already has (slugs are unique across all accounts). */
+  slugTaken: (slug: string, ownerId: string) =>
+    new ApiError(
+      422,
+      "validation_error",
+      `Request failed validation: slug: "${slug}" is already the slug of extension ${ownerId}.`,
+      [{ field: "slug", message: `"${slug}" is already the slug of extension ${ownerId}` }],
+    ),
   extensionListed: (id: string) =>
     new ApiError(409, "extension_listed", `Extension "${id}" has been publicly listed and can no longer be deleted.`),
   versionExists: (label: string) =>
     new ApiError(409, "version_exists", `Version "${label}" already exists for this extension.`),
+  /** An id a fixture or an export gives that a row of another account or extension already has. */
+  idTaken: (id: string, holder: string) =>
+    new ApiError(422, "validation_error", `Request failed validation: id: "${id}" is already the id of ${holder}.`, [
+      { field: "id", message: `"${id}" is already the id of ${holder}` },
+    ]),
   versionArchived: (id: string) =>
     new ApiError(409, "version_archived", `Version "${id}" is archived and can no longer be reviewed.`),
   versionNotPending: (id: string, status: string) =>
@@ -96,12 +109,21 @@ export const resourceErrors = {
       "not_enough_installs",
       `Cannot ${action} ${requested}: only ${active} active install${active === 1 ? "" : "s"} match.`,
     ),
-  installTotalTooLarge: (max: number) =>
+  /** `field`: what would carry the total past the cap (a call's count; a fixture's installs). */
+  installTotalTooLarge: (max: number, field = "count") =>
     new ApiError(
       422,
       "validation_error",
       `Request failed validation: an extension records at most ${max} installs in all.`,
-      [{ field: "count", message: `the extension would pass ${max} installs in all` }],
+      [{ field, message: `the extension would pass ${max} installs in all` }],
+    ),
+  /** Counters (a fixture's, an export's) with more installs active than ever recorded. */
+  activeAboveInstalled: (active: number, installed: number, field: string) =>
+    new ApiError(
+      422,
+      "validation_error",
+      `Request failed validation: ${field}: ${active} installs active is more than the ${installed} ever recorded.`,
+      [{ field, message: `${active} installs active is more than the ${installed} ever recorded` }],
     ),
   rolloutSameVersion: (versionId: string) =>
     new ApiError(

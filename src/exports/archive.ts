@@ -27,7 +27,7 @@ import tar from "tar-stream";
 import { readTar, TarRefusal } from "../bundles/tar-reader";
 import { FIXTURE_JSON_MAX_BYTES, JsonDepthMeter, readJsonFileBytes } from "../json-reader";
 import { openRegularFile, ReadRefusal } from "../safe-read";
-import { bundleFileName } from "../seed/exact";
+import { bundleFileName } from "../seed/bundle-files";
 import { EXPORT_FIXTURE_FILE } from "../seed/resolve";
 import { EXPORT_MEDIA_TYPE, type ExportedState } from "./document";
 

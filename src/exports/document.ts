@@ -6,7 +6,7 @@
  */
 import type { Database } from "bun:sqlite";
 import type { Runtime } from "../runtime";
-import { bundleFileName } from "../seed/exact";
+import { bundleFileName } from "../seed/bundle-files";
 import { FIXTURE_FORMAT_VERSION, type Fixture, type FixtureTeamMember } from "../seed/model";
 
 /** The media type of an export archive (src/exports/archive.ts), here so its users need not load that module. */

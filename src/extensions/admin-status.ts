@@ -11,7 +11,6 @@ import type { Db, Tx } from "../db/database";
 import { extensions, versions } from "../db/schema";
 import { errors } from "../errors/catalog";
 import type { ExtensionStatus } from "./model";
-import { markListedIfPublic } from "./service";
 
 function statusFromVersions(tx: Pick<Db, "select">, extensionId: string): ExtensionStatus {
   const row = tx
@@ -35,8 +34,13 @@ export interface AdminStatusResult {
   updatedAt: string;
 }
 
-export function createAdminStatusService(deps: { db: Db; clock: Clock }) {
-  const { db, clock } = deps;
+export function createAdminStatusService(deps: {
+  db: Db;
+  clock: Clock;
+  /** The "publicly listed" rule (src/extensions/writer.ts). */
+  markListed: (extensionId: string, now: string) => void;
+}) {
+  const { db, clock, markListed } = deps;
 
   function setStatus(extensionId: string, next: (tx: Tx) => ExtensionStatus): AdminStatusResult {
     return db.write((tx) => {
@@ -51,7 +55,7 @@ export function createAdminStatusService(deps: { db: Db; clock: Clock }) {
       if (status === row.status) return { id: extensionId, status, updatedAt: row.updatedAt };
       const now = clock.iso();
       tx.update(extensions).set({ status, updatedAt: now }).where(eq(extensions.id, extensionId)).run();
-      markListedIfPublic(tx, extensionId, now);
+      markListed(extensionId, now);
       return { id: extensionId, status, updatedAt: now };
     });
   }

@@ -1,9 +1,9 @@
 /** Extension schemas: request validation, response shapes, the OpenAPI document and tests all use these. */
 import { type Static, t } from "elysia";
+import { EXTENSION_STATUSES, VISIBILITIES } from "../db/schema";
 import { documentOnly, integer, named, openInDocument } from "../http/schema";
 
-export const VISIBILITIES = ["private", "unlisted", "public"] as const;
-export const EXTENSION_STATUSES = ["draft", "in_review", "approved", "rejected", "disabled"] as const;
+export { EXTENSION_STATUSES, VISIBILITIES };
 export type Visibility = (typeof VISIBILITIES)[number];
 export type ExtensionStatus = (typeof EXTENSION_STATUSES)[number];
 

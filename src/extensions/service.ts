@@ -2,8 +2,7 @@
  * Extensions: the developer-facing operations. Plain arguments in, plain objects out; the caller's account
  * id scopes every read, and an extension of another account is reported exactly like a missing one.
  */
-import { and, count, desc, eq, exists, getTableColumns, gte, isNull, lt, type SQLWrapper, sql } from "drizzle-orm";
-import { characterCount } from "../../client/text-length";
+import { and, desc, eq, exists, getTableColumns, type SQLWrapper, sql } from "drizzle-orm";
 import type { BlobStore } from "../blobs/blob-store";
 import type { Clock } from "../clock";
 import { type Db, param } from "../db/database";
@@ -11,28 +10,11 @@ import type { DbGeneration } from "../db/generation";
 import { createReadCache } from "../db/read-cache";
 import { extensions, installCounters, versions } from "../db/schema";
 import { errors } from "../errors/catalog";
-import { newId } from "../ids";
 import type { LimitsService } from "../limits/service";
-import type {
-  CreateExtensionInput,
-  Extension,
-  ExtensionCreated,
-  ExtensionListItem,
-  ExtensionStatus,
-  Pricing,
-  UpdateExtensionInput,
-  Visibility,
-} from "./model";
-import { EXTENSION_DEFAULTS, NAME_MAX } from "./model";
-import { slugify, uniqueSlug } from "./slug";
+import type { CreateExtensionInput, Extension, ExtensionCreated, Pricing, UpdateExtensionInput } from "./model";
+import { createExtensionWriter, type ExtensionRow, extensionName } from "./writer";
 
-export type ExtensionRow = typeof extensions.$inferSelect;
-
-export interface NewExtension extends CreateExtensionInput {
-  id?: string;
-  visibility?: Visibility;
-  status?: ExtensionStatus;
-}
+export type { ExtensionRow };
 
 // Written with qualified names on purpose: in a single-table select drizzle renders columns unqualified, so
 // `${installCounters.extensionId} = ${extensions.id}` would become "extension_id" = "id" and compare the table to itself.
@@ -41,30 +23,6 @@ const installCount =
     Number,
   );
 
-/**
- * An extension's name as stored, or the API's refusal: the length rule applies after trimming, so the schema
- * leaves the maximum to this check. Fixtures run it too.
- */
-export function extensionName(name: string): string {
-  const trimmed = name.trim();
-  if (trimmed.length === 0) throw errors.extensionNameInvalid("blank", NAME_MAX);
-  if (characterCount(trimmed) > NAME_MAX) throw errors.extensionNameInvalid("too_long", NAME_MAX);
-  return trimmed;
-}
-
-/** The columns a create, or a fixture, may leave out: EXTENSION_DEFAULTS where it does. */
-export function defaultedColumns(
-  input: Pick<NewExtension, "short_description" | "description" | "pricing" | "visibility" | "status">,
-) {
-  return {
-    shortDescription: input.short_description ?? EXTENSION_DEFAULTS.short_description,
-    description: input.description ?? EXTENSION_DEFAULTS.description,
-    pricing: JSON.stringify(input.pricing ?? EXTENSION_DEFAULTS.pricing),
-    visibility: input.visibility ?? EXTENSION_DEFAULTS.visibility,
-    status: input.status ?? EXTENSION_DEFAULTS.status,
-  };
-}
-
 export function createExtensionService(deps: {
   db: Db;
   clock: Clock;
@@ -72,7 +30,8 @@ export function createExtensionService(deps: {
   blobs: BlobStore;
   generation: DbGeneration;
 }) {
-  const { db, clock, limits, blobs, generation } = deps;
+  const { db, clock, blobs, generation } = deps;
+  const writer = createExtensionWriter(deps);
 
   const listSelection = {
     id: extensions.id,
@@ -133,8 +92,8 @@ export function createExtensionService(deps: {
       short_description: row.shortDescription,
       description: row.description,
       pricing: JSON.parse(row.pricing) as Pricing,
-      visibility: row.visibility as Visibility,
-      status: row.status as ExtensionStatus,
+      visibility: row.visibility,
+      status: row.status,
       installCount: Number(count),
       currentVersionId: row.currentVersionId,
       ratingCount: row.ratingCount,
@@ -143,36 +102,6 @@ export function createExtensionService(deps: {
     };
   }
 
-  // The write paths' statements, prepared once: drizzle's builder would build and prepare each query on every
-  // request. bun:sqlite has one connection, so these run inside the caller's open transaction.
-  const countStmt = db
-    .select({ n: count() })
-    .from(extensions)
-    .where(eq(extensions.accountId, sql.placeholder("accountId")))
-    .prepare();
-  // Slugs are lowercase ASCII, so "starts with the prefix" is a range of the unique slug index (a LIKE would scan
-  // every extension of every account on each create).
-  const slugsStmt = db
-    .select({ slug: extensions.slug })
-    .from(extensions)
-    .where(and(gte(extensions.slug, sql.placeholder("from")), lt(extensions.slug, sql.placeholder("to"))))
-    .prepare();
-  const insertStmt = db
-    .insert(extensions)
-    .values({
-      id: sql.placeholder("id"),
-      accountId: sql.placeholder("accountId"),
-      slug: sql.placeholder("slug"),
-      name: sql.placeholder("name"),
-      shortDescription: sql.placeholder("shortDescription"),
-      description: sql.placeholder("description"),
-      pricing: sql.placeholder("pricing"),
-      visibility: sql.placeholder("visibility"),
-      status: sql.placeholder("status"),
-      createdAt: sql.placeholder("createdAt"),
-      updatedAt: sql.placeholder("updatedAt"),
-    })
-    .prepare();
   const updateStmt = db
     .update(extensions)
     .set({
@@ -185,60 +114,19 @@ export function createExtensionService(deps: {
     })
     .where(eq(extensions.id, param("id")))
     .prepare();
-  const markListedStmt = markListedQuery(db);
-
-  /**
-   * Inserts inside an open transaction (the caller's: the prepared statements above share its connection),
-   * enforcing the per-account cap and slug uniqueness.
-   */
-  /** The per-account cap, its one home: the API's create and a fixture's extensions both check it here. */
-  function checkRoom(accountId: string): void {
-    const max = limits.resolve("max_extensions_per_account", { accountId }).value;
-    const current = countStmt.get({ accountId })?.n ?? 0;
-    if (current >= max)
-      throw errors.limitExceeded("max_extensions_per_account", max, current, "extensions per account");
-  }
-
-  /** A slug for a new extension of this name, unique among all extensions. */
-  function slugFor(name: string): string {
-    const base = slugify(name);
-    const prefix = base.slice(0, 40);
-    const taken = new Set(slugsStmt.all({ from: prefix, to: `${prefix}\uffff` }).map((r) => r.slug));
-    return uniqueSlug(base, taken);
-  }
-
-  function insert(accountId: string, input: NewExtension): Omit<ExtensionRow, "listedAt"> {
-    checkRoom(accountId);
-    const name = extensionName(input.name);
-    const now = clock.iso();
-    // listed_at is left to markListedStmt, the rule's one home; no caller reads it from here.
-    const row: Omit<ExtensionRow, "listedAt"> = {
-      id: input.id ?? newId("ext", clock.nowMs()),
-      accountId,
-      slug: slugFor(name),
-      name,
-      ...defaultedColumns(input),
-      currentVersionId: null,
-      ratingCount: 0,
-      createdAt: now,
-      updatedAt: now,
-    };
-    insertStmt.run(row);
-    // A fixture may create an extension already approved and public: listed from its first instant.
-    markListedStmt.run({ id: row.id, now });
-    return row;
-  }
-
   // The routes' write transactions, made once (db.writer); the answer is read inside, so the write and its
   // read-back share one transaction.
-  const createTx = db.writer((accountId: string, input: CreateExtensionInput) => insert(accountId, input));
+  const createTx = db.writer((accountId: string, input: CreateExtensionInput) =>
+    writer.insertExtension({ ...input, accountId, createdAt: clock.iso() }),
+  );
   const updateTx = db.writer((accountId: string, id: string, patch: UpdateExtensionInput): Extension => {
     // The row and its install count in one statement: a PATCH changes neither the count nor who owns the row.
     const found = ownedWithCountStmt.get({ id, accountId });
     if (!found) throw errors.extensionNotFound(id);
     const current = found.row;
     const next: Partial<ExtensionRow> = {};
-    if (patch.name !== undefined && extensionName(patch.name) !== current.name) next.name = extensionName(patch.name);
+    const name = patch.name === undefined ? undefined : extensionName(patch.name);
+    if (name !== undefined && name !== current.name) next.name = name;
     if (patch.short_description !== undefined && patch.short_description !== current.shortDescription)
       next.shortDescription = patch.short_description;
     if (patch.description !== undefined && patch.description !== current.description)
@@ -251,21 +139,18 @@ export function createExtensionService(deps: {
     const updatedAt = clock.iso();
     const row: ExtensionRow = { ...current, ...next, updatedAt };
     updateStmt.run(row);
-    markListedStmt.run({ id, now: updatedAt });
+    writer.markListed(id, updatedAt);
     // listed_at is not part of the answer, so the row is complete without reading it back.
     return toFull(row, found.installCount);
   });
 
   return {
     findOwned,
-    insert,
-    checkRoom,
-    slugFor,
     toFull,
-
-    list(accountId: string): ExtensionListItem[] {
-      return listStmt.all({ accountId }) as ExtensionListItem[];
-    },
+    /** The one writer of extension rows (src/extensions/writer.ts), for the loader and the other services. */
+    insertExtension: writer.insertExtension,
+    markListed: writer.markListed,
+    ownerOf: writer.ownerOf,
 
     /** `{"extensions":[…]}` already serialized (see listJson). */
     listJson,
@@ -314,26 +199,6 @@ export function createExtensionService(deps: {
 }
 
 /**
- * The spec's "publicly listed" rule, its one home: approved and public at the same time. The first instant it
- * holds is recorded for good (`listed_at`, never cleared), so every write that can change status or visibility
- * runs this after it. Parameters: `id`, `now`.
- */
-function markListedQuery(db: Pick<Db, "update">) {
-  return db
-    .update(extensions)
-    .set({ listedAt: param("now") })
-    .where(
-      and(
-        eq(extensions.id, sql.placeholder("id")),
-        isNull(extensions.listedAt),
-        eq(extensions.status, "approved"),
-        eq(extensions.visibility, "public"),
-      ),
-    )
-    .prepare();
-}
-
-/**
  * Ownership, the rule findOwned reads, as a condition inside another table's statement: the extension exists and
  * belongs to the account. Lets a write check it in the same statement instead of reading the row first.
  */
@@ -344,11 +209,6 @@ export function ownedExtension(db: Pick<Db, "select">, extensionId: SQLWrapper, 
       .from(extensions)
       .where(and(eq(extensions.id, extensionId), eq(extensions.accountId, accountId))),
   );
-}
-
-/** markListedQuery for the other services' writes (review, admin status, fixtures). */
-export function markListedIfPublic(tx: Pick<Db, "update">, extensionId: string, nowIso: string): void {
-  markListedQuery(tx).run({ id: extensionId, now: nowIso });
 }
 
 export type ExtensionService = ReturnType<typeof createExtensionService>;

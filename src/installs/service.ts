@@ -7,7 +7,7 @@
  */
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { Clock } from "../clock";
-import type { Db, Tx } from "../db/database";
+import { type Db, param, type Tx } from "../db/database";
 import type { DbGeneration } from "../db/generation";
 import { createReadCache } from "../db/read-cache";
 import { extensions, installCounters, versions } from "../db/schema";
@@ -24,6 +24,22 @@ import {
 
 type Reader = Pick<Db, "select">;
 type VersionRow = typeof versions.$inferSelect;
+
+/**
+ * What an extension's counters keep whatever writes them (installs, a fixture's `installs`, an export's
+ * counters), its one home: at most MAX_INSTALLS_PER_EXTENSION recorded in all, and never more active than
+ * recorded (a rollout moves active installs between versions, so one version may have more active than it
+ * recorded; the extension never does). `field` names what the refusal is about.
+ */
+export function checkInstallTotals(
+  installed: number,
+  active: number,
+  field = { installed: "count", active: "active" },
+) {
+  if (installed > MAX_INSTALLS_PER_EXTENSION)
+    throw errors.installTotalTooLarge(MAX_INSTALLS_PER_EXTENSION, field.installed);
+  if (active > installed) throw errors.activeAboveInstalled(active, installed, field.active);
+}
 
 export function createInstallService(deps: {
   db: Db;
@@ -135,18 +151,58 @@ export function createInstallService(deps: {
     return aggregates(extensionId);
   }
 
-  /** Adds to a version's counters, creating its row on its first install (or first rollout onto it). */
-  function addTo(tx: Tx, extensionId: string, versionId: string, add: { installed: number; active: number }) {
-    tx.insert(installCounters)
-      .values({ extensionId, versionId, installed: add.installed, active: add.active, firstInstalledAt: clock.iso() })
-      .onConflictDoUpdate({
-        target: [installCounters.extensionId, installCounters.versionId],
-        set: {
-          installed: sql`${installCounters.installed} + ${add.installed}`,
-          active: sql`${installCounters.active} + ${add.active}`,
-        },
-      })
-      .run();
+  // The one writer of install_counters: adds to a version's counters, creating its row (with the instant of
+  // its first install) on its first install, its first rollout onto it, or a fixture's counters.
+  const addStmt = db
+    .insert(installCounters)
+    .values({
+      extensionId: sql.placeholder("extensionId"),
+      versionId: sql.placeholder("versionId"),
+      installed: sql.placeholder("installed"),
+      active: sql.placeholder("active"),
+      firstInstalledAt: sql.placeholder("firstInstalledAt"),
+    })
+    .onConflictDoUpdate({
+      target: [installCounters.extensionId, installCounters.versionId],
+      set: {
+        installed: sql`${installCounters.installed} + excluded.installed`,
+        active: sql`${installCounters.active} + excluded.active`,
+      },
+    })
+    .prepare();
+  const deleteStmt = db
+    .delete(installCounters)
+    .where(
+      and(
+        eq(installCounters.extensionId, sql.placeholder("extensionId")),
+        eq(installCounters.versionId, sql.placeholder("versionId")),
+      ),
+    )
+    .prepare();
+
+  const replaceStmt = db
+    .update(installCounters)
+    .set({
+      installed: param("installed"),
+      active: param("active"),
+      firstInstalledAt: sql`COALESCE(${sql.placeholder("firstInstalledAt")}, ${installCounters.firstInstalledAt})`,
+    })
+    .where(
+      and(
+        eq(installCounters.extensionId, sql.placeholder("extensionId")),
+        eq(installCounters.versionId, sql.placeholder("versionId")),
+      ),
+    )
+    .returning({ versionId: installCounters.versionId })
+    .prepare();
+
+  function addTo(
+    extensionId: string,
+    versionId: string,
+    add: { installed: number; active: number },
+    firstInstalledAt = clock.iso(),
+  ) {
+    addStmt.run({ extensionId, versionId, ...add, firstInstalledAt });
   }
 
   /**
@@ -200,9 +256,9 @@ export function createInstallService(deps: {
       return db.write((tx) => {
         const ext = extensionRow(extensionId, tx);
         const version = installableVersion(ext, opts.versionId ?? ext.currentVersionId, tx);
-        if (aggregates(extensionId).total + count > MAX_INSTALLS_PER_EXTENSION)
-          throw errors.installTotalTooLarge(MAX_INSTALLS_PER_EXTENSION);
-        addTo(tx, extensionId, version.id, { installed: count, active: count });
+        const before = aggregates(extensionId);
+        checkInstallTotals(before.total + count, before.active + count);
+        addTo(extensionId, version.id, { installed: count, active: count });
         return aggregates(extensionId);
       });
     },
@@ -233,21 +289,36 @@ export function createInstallService(deps: {
           if (opts.fromVersionId === target.id) throw errors.rolloutSameVersion(target.id);
         }
         const moved = takeActive(tx, extensionId, count, opts.fromVersionId, target.id);
-        addTo(tx, extensionId, target.id, { installed: 0, active: moved });
+        addTo(extensionId, target.id, { installed: 0, active: moved });
         return aggregates(extensionId);
       });
     },
 
     /**
-     * Sets a version's counters as a fixture gives them (`installed` ever, `active` now), replacing what was
-     * there. Runs inside the fixture's transaction; the caller has validated the numbers.
+     * Sets a version's counters as a fixture or an export gives them (`installed` ever, `active` now), replacing
+     * what was there; the first install's instant is the one given, else the one the row has, else now. Runs
+     * inside the loader's transaction, which then holds the extension's totals to checkInstallTotals.
      */
-    setCounters(tx: Tx, extensionId: string, versionId: string, counts: { installed: number; active: number }) {
-      tx.insert(installCounters)
-        .values({ extensionId, versionId, ...counts, firstInstalledAt: clock.iso() })
-        .onConflictDoUpdate({ target: [installCounters.extensionId, installCounters.versionId], set: counts })
-        .run();
+    setCounters(
+      extensionId: string,
+      versionId: string,
+      counts: { installed: number; active: number },
+      firstInstalledAt?: string,
+    ) {
+      const row = { extensionId, versionId, ...counts, firstInstalledAt: firstInstalledAt ?? null };
+      if (!replaceStmt.get(row)) addTo(extensionId, versionId, counts, firstInstalledAt);
     },
+
+    /** Removes a version's counters (a fixture's `installs` that no longer lists it). */
+    removeCounters(extensionId: string, versionId: string) {
+      deleteStmt.run({ extensionId, versionId });
+    },
+
+    /** The versions of the extension that have counters. */
+    versionsWithCounters: (extensionId: string) => countersStmt.all({ id: extensionId }).map((r) => r.versionId),
+
+    /** The extension's totals as the API counts them (the statistics' `total` and `active`). */
+    totals: (extensionId: string) => aggregates(extensionId),
   };
 }
 

@@ -1,6 +1,7 @@
 /** Limit increase requests (spec §8 "Requesting an increase"), as the control plane exposes them. */
 import { type Static, t } from "elysia";
 import { characterCount } from "../../client/text-length";
+import { LIMIT_REQUEST_SCOPES, LIMIT_REQUEST_STATUSES } from "../db/schema";
 import { oneOf } from "../http/one-of";
 import { documentOnly, named } from "../http/schema";
 import { LimitValues } from "../limits/overrides-model";
@@ -17,8 +18,7 @@ export function reasonLongEnough(reason: string): boolean {
   return characterCount(reason.trim()) >= REASON_MIN;
 }
 
-export const LIMIT_REQUEST_STATUSES = ["pending", "approved", "rejected"] as const;
-export const LIMIT_REQUEST_SCOPES = ["account", "extension"] as const;
+export { LIMIT_REQUEST_SCOPES, LIMIT_REQUEST_STATUSES };
 
 /** A developer's reason for asking; the service checks the trimmed length (checkLimitRequest). */
 export const LimitRequestReason = t.String({

@@ -4,7 +4,7 @@
  * transaction, so the new values apply to the very next request — or rejects with a reason.
  * Only pending requests can be decided.
  */
-import { and, asc, eq, type SQL } from "drizzle-orm";
+import { and, asc, eq, type SQL, sql } from "drizzle-orm";
 import type { Clock } from "../clock";
 import type { Db, Tx } from "../db/database";
 import { accounts, extensions, limitRequests } from "../db/schema";
@@ -61,6 +61,22 @@ export function checkLimitRequest(input: {
   return reason;
 }
 
+/** A request to insert: the API's new one (pending), or a fixture's or an export's as it was stored. */
+export interface NewLimitRequest {
+  /** Generated when absent. */
+  id?: string;
+  accountId: string;
+  scope: Row["scope"];
+  extensionId?: string | null;
+  limits: Record<string, number>;
+  reason: string;
+  /** Default: pending. */
+  status?: Row["status"];
+  decisionReason?: string | null;
+  createdAt: string;
+  decidedAt?: string | null;
+}
+
 export function createLimitRequestService(deps: {
   db: Db;
   clock: Clock;
@@ -68,6 +84,64 @@ export function createLimitRequestService(deps: {
   limits: LimitsService;
 }) {
   const { db, clock, overrides, limits } = deps;
+  const extensionOwnerStmt = db
+    .select({ accountId: extensions.accountId })
+    .from(extensions)
+    .where(eq(extensions.id, sql.placeholder("id")))
+    .prepare();
+  const byIdStmt = db
+    .select({ accountId: limitRequests.accountId })
+    .from(limitRequests)
+    .where(eq(limitRequests.id, sql.placeholder("id")))
+    .prepare();
+  const insertStmt = db
+    .insert(limitRequests)
+    .values({
+      id: sql.placeholder("id"),
+      accountId: sql.placeholder("accountId"),
+      scope: sql.placeholder("scope"),
+      extensionId: sql.placeholder("extensionId"),
+      limits: sql.placeholder("limits"),
+      reason: sql.placeholder("reason"),
+      status: sql.placeholder("status"),
+      decisionReason: sql.placeholder("decisionReason"),
+      createdAt: sql.placeholder("createdAt"),
+      decidedAt: sql.placeholder("decidedAt"),
+    })
+    .prepare();
+
+  /** The extension a request names is the account's: another account's is reported like a missing one. */
+  function checkTarget(accountId: string, extensionId: string | null | undefined): void {
+    if (extensionId && extensionOwnerStmt.get({ id: extensionId })?.accountId !== accountId)
+      throw errors.extensionNotFound(extensionId);
+  }
+
+  /**
+   * The one writer of limit_requests: a new request and a fixture's or an export's, inside the caller's
+   * transaction, held to the request's own rules (checkLimitRequest) and to its target (checkTarget).
+   */
+  function insertLimitRequest(input: NewLimitRequest): Row {
+    const reason = checkLimitRequest({ ...input, extensionId: input.extensionId ?? undefined });
+    checkTarget(input.accountId, input.extensionId);
+    if (input.id !== undefined && byIdStmt.get({ id: input.id }))
+      throw errors.idTaken(input.id, "another limit request");
+    const row: Row = {
+      id: input.id ?? newId("req", clock.nowMs()),
+      accountId: input.accountId,
+      scope: input.scope,
+      extensionId: input.extensionId ?? null,
+      limits: JSON.stringify(input.limits),
+      reason,
+      status: input.status ?? "pending",
+      decisionReason: input.decisionReason ?? null,
+      createdAt: input.createdAt,
+      decidedAt: input.decidedAt ?? null,
+    };
+    // A decided request has the instant of its decision: now, where a fixture gives none.
+    if (row.status !== "pending" && row.decidedAt === null) row.decidedAt = clock.iso();
+    insertStmt.run(row);
+    return row;
+  }
 
   function find(tx: Pick<Db, "select">, id: string): Row {
     const row = tx.select().from(limitRequests).where(eq(limitRequests.id, id)).get();
@@ -83,20 +157,18 @@ export function createLimitRequestService(deps: {
   }
 
   return {
+    insertLimitRequest,
+    checkTarget,
+    /** The account of the limit request with this id, if any. */
+    accountOf: (id: string): string | undefined => byIdStmt.get({ id })?.accountId,
+
     create(input: CreateLimitRequestInput): LimitRequest {
-      const reason = checkLimitRequest(input);
+      // The request's own rules first (a 422 before a 404), as the writer checks them again.
+      checkLimitRequest(input);
       return db.write((tx) => {
         if (!tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, input.accountId)).get())
           throw errors.accountNotFound(input.accountId);
-        if (input.extensionId) {
-          const ext = tx
-            .select({ accountId: extensions.accountId })
-            .from(extensions)
-            .where(eq(extensions.id, input.extensionId))
-            .get();
-          // Another account's extension is reported like a missing one.
-          if (!ext || ext.accountId !== input.accountId) throw errors.extensionNotFound(input.extensionId);
-        }
+        checkTarget(input.accountId, input.extensionId);
         // An increase request raises: a value at or below the one in force now is refused, every such limit named.
         const scope = { accountId: input.accountId, extensionId: input.extensionId ?? null };
         const notAbove = Object.entries(input.limits).flatMap(([key, wanted]) => {
@@ -105,20 +177,7 @@ export function createLimitRequestService(deps: {
           return wanted > current ? [] : [{ key, wanted, current }];
         });
         if (notAbove.length > 0) throw errors.limitRequestNotIncrease(notAbove);
-        const row: Row = {
-          id: newId("req", clock.nowMs()),
-          accountId: input.accountId,
-          scope: input.scope,
-          extensionId: input.extensionId ?? null,
-          limits: JSON.stringify(input.limits),
-          reason,
-          status: "pending",
-          decisionReason: null,
-          createdAt: clock.iso(),
-          decidedAt: null,
-        };
-        tx.insert(limitRequests).values(row).run();
-        return toView(row);
+        return toView(insertLimitRequest({ ...input, createdAt: clock.iso() }));
       });
     },
 
@@ -144,9 +203,9 @@ export function createLimitRequestService(deps: {
       return db.write((tx) => {
         const row = pending(tx, id);
         const limits = JSON.parse(row.limits) as Record<string, number>;
-        if (row.scope === "extension") overrides.upsert(tx, "extension", row.extensionId!, limits);
-        else overrides.upsert(tx, "account", row.accountId, limits);
-        const decided = { status: "approved", decisionReason: reason?.trim() || null, decidedAt: clock.iso() };
+        if (row.scope === "extension") overrides.setOverrides("extension", row.extensionId!, limits);
+        else overrides.setOverrides("account", row.accountId, limits);
+        const decided = { status: "approved" as const, decisionReason: reason?.trim() || null, decidedAt: clock.iso() };
         tx.update(limitRequests).set(decided).where(eq(limitRequests.id, id)).run();
         return toView({ ...row, ...decided });
       });
@@ -155,7 +214,7 @@ export function createLimitRequestService(deps: {
     reject(id: string, reason: string): LimitRequest {
       return db.write((tx) => {
         const row = pending(tx, id);
-        const decided = { status: "rejected", decisionReason: reason.trim(), decidedAt: clock.iso() };
+        const decided = { status: "rejected" as const, decisionReason: reason.trim(), decidedAt: clock.iso() };
         tx.update(limitRequests).set(decided).where(eq(limitRequests.id, id)).run();
         return toView({ ...row, ...decided });
       });

@@ -4,8 +4,8 @@
  * Every key must be a known limit and no value may pass that limit's hard maximum: the whole map is
  * checked before anything is written, and all problems are reported at once.
  */
-import { eq } from "drizzle-orm";
-import type { Db, Tx } from "../db/database";
+import { eq, sql } from "drizzle-orm";
+import { type Db, param, type Tx } from "../db/database";
 import { accountOverrides, accounts, extensionOverrides, extensions } from "../db/schema";
 import type { ErrorDetail } from "../errors/api-error";
 import { errors } from "../errors/catalog";
@@ -13,6 +13,8 @@ import { isLimitKey, LIMIT_VALUE_MAX, limitDefinition } from "./catalog";
 import type { OverridesView } from "./overrides-model";
 
 export type OverrideScope = "account" | "extension";
+
+const p = sql.placeholder;
 
 /** Unknown keys and values above a hard limit, one detail each; `at` prefixes the field path. */
 export function checkLimitValues(values: Record<string, number>, at: string): ErrorDetail[] {
@@ -62,28 +64,36 @@ export function createOverrideService(deps: { db: Db; clock: { iso(): string } }
     return Object.fromEntries(rows.map((r) => [r.key, r.value]));
   }
 
-  /** Upserts inside an open transaction; values must already be checked. Used by limit-request approval too. */
-  function upsert(tx: Tx, scope: OverrideScope, id: string, values: Record<string, number>): void {
+  // The one writer of both override tables. Only a different value is a change: setting the value a limit
+  // already has (a reloaded fixture, a limit request approved for it) leaves its updatedAt alone.
+  const setAccountStmt = db
+    .insert(accountOverrides)
+    .values({ accountId: p("id"), limitKey: p("key"), value: p("value"), updatedAt: p("now") })
+    .onConflictDoUpdate({
+      target: [accountOverrides.accountId, accountOverrides.limitKey],
+      set: { value: param("value"), updatedAt: param("now") },
+      setWhere: sql`${accountOverrides.value} <> ${p("value")}`,
+    })
+    .prepare();
+  const setExtensionStmt = db
+    .insert(extensionOverrides)
+    .values({ extensionId: p("id"), limitKey: p("key"), value: p("value"), updatedAt: p("now") })
+    .onConflictDoUpdate({
+      target: [extensionOverrides.extensionId, extensionOverrides.limitKey],
+      set: { value: param("value"), updatedAt: param("now") },
+      setWhere: sql`${extensionOverrides.value} <> ${p("value")}`,
+    })
+    .prepare();
+
+  /**
+   * Sets the scope's overrides named in `values` (others are kept), inside the caller's transaction: the API's
+   * replace, an approved limit request and a fixture's overrides. The values must already be checked
+   * (checkLimitValues).
+   */
+  function setOverrides(scope: OverrideScope, id: string, values: Record<string, number>): void {
     const now = clock.iso();
-    for (const [limitKey, value] of Object.entries(values)) {
-      if (scope === "extension") {
-        tx.insert(extensionOverrides)
-          .values({ extensionId: id, limitKey, value, updatedAt: now })
-          .onConflictDoUpdate({
-            target: [extensionOverrides.extensionId, extensionOverrides.limitKey],
-            set: { value, updatedAt: now },
-          })
-          .run();
-      } else {
-        tx.insert(accountOverrides)
-          .values({ accountId: id, limitKey, value, updatedAt: now })
-          .onConflictDoUpdate({
-            target: [accountOverrides.accountId, accountOverrides.limitKey],
-            set: { value, updatedAt: now },
-          })
-          .run();
-      }
-    }
+    const stmt = scope === "extension" ? setExtensionStmt : setAccountStmt;
+    for (const [key, value] of Object.entries(values)) stmt.run({ id, key, value, now });
   }
 
   function clear(tx: Tx, scope: OverrideScope, id: string): void {
@@ -92,7 +102,7 @@ export function createOverrideService(deps: { db: Db; clock: { iso(): string } }
   }
 
   return {
-    upsert,
+    setOverrides,
 
     get(scope: OverrideScope, id: string): OverridesView {
       requireTarget(db, scope, id);
@@ -106,7 +116,7 @@ export function createOverrideService(deps: { db: Db; clock: { iso(): string } }
         requireTarget(tx, scope, id);
         if (problems.length > 0) throw errors.limitValuesInvalid(problems);
         clear(tx, scope, id);
-        upsert(tx, scope, id, values);
+        setOverrides(scope, id, values);
         return { scope, id, overrides: read(tx, scope, id) };
       });
     },

@@ -6,7 +6,7 @@
 
 import { and, count, eq, isNull, ne, type SQL } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
-import { memberCount } from "../accounts/service";
+import { memberCount } from "../accounts/member-writer";
 import type { Db } from "../db/database";
 import { accounts, apiKeys, extensions, secrets, versions } from "../db/schema";
 import { errors } from "../errors/catalog";

@@ -2,7 +2,7 @@
 
 import { and, eq, isNull, ne, type SQL, sql } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
-import { membersWithOwner } from "../accounts/service";
+import { membersWithOwner } from "../accounts/member-writer";
 import { AUDIO_FORMATS } from "../bundles/audio-formats";
 import type { Db } from "../db/database";
 import type { DbGeneration } from "../db/generation";

@@ -27,16 +27,15 @@ export function checkSecretValue(value: string): void {
   if (!value.isWellFormed()) throw errors.secretValueNotUnicode();
 }
 
-/** The per-extension cap, its one home: PUT of a new name and a fixture's secrets both check it here. */
-export function checkSecretRoom(
-  tx: Pick<Db, "select">,
-  limits: LimitsService,
-  accountId: string,
-  extensionId: string,
-): void {
-  const max = limits.resolve("max_secrets_per_extension", { accountId, extensionId }).value;
-  const current = tx.select({ n: count() }).from(secrets).where(eq(secrets.extensionId, extensionId)).get()?.n ?? 0;
-  if (current >= max) throw errors.limitExceeded("max_secrets_per_extension", max, current, "secrets per extension");
+/** A secret to insert, its value sealed already (src/secrets/cipher.ts). */
+export interface NewSecret {
+  accountId: string;
+  extensionId: string;
+  name: string;
+  sealed: SealedValue;
+  createdAt: string;
+  /** Default: createdAt. */
+  updatedAt?: string;
 }
 
 export function createSecretService(deps: {
@@ -60,6 +59,12 @@ export function createSecretService(deps: {
     .where(and(thisSecret, ownedExtension(db, sql.placeholder("extensionId"), sql.placeholder("accountId"))))
     .returning({ name: secrets.name })
     .prepare();
+  const existsStmt = db.select({ name: secrets.name }).from(secrets).where(thisSecret).prepare();
+  const countStmt = db
+    .select({ n: count() })
+    .from(secrets)
+    .where(eq(secrets.extensionId, sql.placeholder("extensionId")))
+    .prepare();
   const insertStmt = db
     .insert(secrets)
     .values({
@@ -67,10 +72,25 @@ export function createSecretService(deps: {
       name: sql.placeholder("name"),
       ciphertext: sql.placeholder("ciphertext"),
       iv: sql.placeholder("iv"),
-      createdAt: sql.placeholder("now"),
-      updatedAt: sql.placeholder("now"),
+      createdAt: sql.placeholder("createdAt"),
+      updatedAt: sql.placeholder("updatedAt"),
     })
     .prepare();
+
+  /**
+   * The one writer of secret rows: PUT of a new name and a fixture's or an export's secrets, inside the caller's
+   * transaction, with room under max_secrets_per_extension (the cap's one home). The name and value are checked
+   * before the value is sealed (checkSecretName, checkSecretValue).
+   */
+  function insertSecret(input: NewSecret): void {
+    const { accountId, extensionId } = input;
+    const max = limits.resolve("max_secrets_per_extension", { accountId, extensionId }).value;
+    const current = countStmt.get({ extensionId })?.n ?? 0;
+    if (current >= max) throw errors.limitExceeded("max_secrets_per_extension", max, current, "secrets per extension");
+    const { ciphertext, iv } = input.sealed;
+    const updatedAt = input.updatedAt ?? input.createdAt;
+    insertStmt.run({ extensionId, name: input.name, ciphertext, iv, createdAt: input.createdAt, updatedAt });
+  }
 
   // Made once (db.writer), not on every call. It writes secret rows only: keys already authenticated stay
   // remembered across it.
@@ -81,13 +101,16 @@ export function createSecretService(deps: {
       if (replaceStmt.get({ ...values, accountId })) return { created: false };
       // Nothing replaced: a new name, or an extension that is missing or another account's (404).
       extensions.findOwned(accountId, extensionId);
-      checkSecretRoom(db, limits, accountId, extensionId);
-      insertStmt.run(values);
+      insertSecret({ accountId, extensionId, name, sealed, createdAt: now });
       return { created: true };
     },
   );
 
   return {
+    insertSecret,
+    /** Whether the extension has a secret of this name. */
+    exists: (extensionId: string, name: string) => existsStmt.get({ extensionId, name }) !== undefined,
+
     /** Names only, in byte order (uppercase before lowercase), as SQLite's BINARY collation sorts them. */
     listNames(accountId: string, extensionId: string): string[] {
       extensions.findOwned(accountId, extensionId);

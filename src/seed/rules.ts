@@ -5,7 +5,7 @@
  */
 import { ApiError } from "../errors/api-error";
 import type { FieldProblem } from "../errors/value-errors";
-import { extensionName } from "../extensions/service";
+import { extensionName } from "../extensions/writer";
 import { checkLimitRequest } from "../limit-requests/service";
 import { checkLimitValues } from "../limits/overrides";
 import { checkSecretValue } from "../secrets/service";

@@ -1,8 +1,9 @@
 /** Version schemas: the submit form's rules, response shapes, the OpenAPI document and tests all use these. */
 import { type Static, t } from "elysia";
+import { VERSION_STATUSES } from "../db/schema";
 import { integer, named, openInDocument } from "../http/schema";
 
-export const VERSION_STATUSES = ["pending", "approved", "rejected", "archived"] as const;
+export { VERSION_STATUSES };
 export type VersionStatus = (typeof VERSION_STATUSES)[number];
 
 export const VERSION_LABEL_MAX = 64;

@@ -4,30 +4,24 @@
  * still a temp file; it is made durable under its blob id right before the row is inserted, so a row never
  * exists without its blob, and a crash in between leaves only a stray blob that the start-up sweep removes.
  */
-import { and, desc, eq, isNotNull, ne } from "drizzle-orm";
+import { and, desc, eq, ne } from "drizzle-orm";
 import { characterCount } from "../../client/text-length";
 import type { BlobStore } from "../blobs/blob-store";
 import { type BundleLimits, bundleLimitsFrom } from "../bundles/bundle-limits";
 import type { Clock } from "../clock";
 import type { Db } from "../db/database";
-import { extensions, versions } from "../db/schema";
+import { versions } from "../db/schema";
 import type { ErrorDetail } from "../errors/api-error";
 import { errors } from "../errors/catalog";
-import { type ExtensionService, markListedIfPublic } from "../extensions/service";
+import type { ExtensionService } from "../extensions/service";
 import { newId } from "../ids";
 import type { LimitsService } from "../limits/service";
-import {
-  CHANGELOG_MAX,
-  VERSION_LABEL,
-  VERSION_LABEL_MAX,
-  type VersionListItem,
-  type VersionStatus,
-  type VersionSubmitted,
-} from "./model";
-import { enforceVersionCap, labelTaken, nextSeq, refreshCurrent } from "./rules";
+import { CHANGELOG_MAX, VERSION_LABEL, VERSION_LABEL_MAX, type VersionListItem, type VersionSubmitted } from "./model";
+import { createReview } from "./review";
 import type { ReceivedUpload } from "./upload";
+import { createVersionWriter, type Version } from "./writer";
 
-export type Version = typeof versions.$inferSelect;
+export type { Version };
 export type SubmittedListener = (v: { id: string; extensionId: string }) => void;
 
 /** The submit form's field rules; every problem is reported at once. */
@@ -59,22 +53,13 @@ export function createVersionService(deps: {
 }) {
   const { db, clock, limits, blobs } = deps;
   const listeners: SubmittedListener[] = [];
+  const writer = createVersionWriter(deps);
+  const review = createReview({ db, limits, markListed: deps.extensions.markListed });
 
   function findById(versionId: string, tx: Pick<Db, "select"> = db): Version {
     const row = tx.select().from(versions).where(eq(versions.id, versionId)).get();
     if (!row) throw errors.versionNotFound(versionId);
     return row;
-  }
-
-  /**
-   * Review decides once (api-decisions: pending → approved | rejected). Re-deciding would leave a rejected
-   * version with an approvedAt, or pull the current version out from under the installs counting it.
-   */
-  function findPending(versionId: string, tx: Pick<Db, "select">): Version {
-    const v = findById(versionId, tx);
-    if (v.status === "archived") throw errors.versionArchived(versionId);
-    if (v.status !== "pending") throw errors.versionNotPending(versionId, v.status);
-    return v;
   }
 
   return {
@@ -107,7 +92,7 @@ export function createVersionService(deps: {
       return rows.map((r) => ({
         id: r.id,
         version: r.version,
-        status: r.status as VersionStatus,
+        status: r.status,
         changelog: r.changelog,
         bundleSizeBytes: r.bundleSizeBytes,
         submittedAt: r.submittedAt,
@@ -124,10 +109,9 @@ export function createVersionService(deps: {
       deps.extensions.findOwned(accountId, extensionId);
       const { version: label, changelog } = validateFields(upload);
       const bundle = upload.bundle!;
-      // Cheap early refusal; the transaction below checks again.
-      if (labelTaken(db, extensionId, label)) throw errors.versionExists(label);
+      // Cheap early refusal, before the bundle is kept; the writer checks again in the transaction.
+      if (writer.labelTaken(extensionId, label)) throw errors.versionExists(label);
 
-      const scope = { accountId, extensionId };
       // Inspected while it arrived (receiveUpload), against the limits resolved before the body was read.
       const { inspection } = bundle;
       if (inspection.problems.length > 0) throw errors.bundleInvalid(inspection.problems);
@@ -137,45 +121,21 @@ export function createVersionService(deps: {
       blobs.commit(bundle.tempFile, blobId);
       let row: Version;
       try {
-        row = db.write((tx) => {
-          const ext = deps.extensions.findOwned(accountId, extensionId);
-          if (labelTaken(tx, extensionId, label)) throw errors.versionExists(label);
+        row = db.write(() => {
+          deps.extensions.findOwned(accountId, extensionId);
           const now = clock.iso();
-          const seq = nextSeq(tx, extensionId);
-          const inserted: Version = {
+          const inserted = writer.insertVersion({
             id,
             extensionId,
-            seq,
             version: label,
             changelog,
-            status: "pending",
-            bundleBlobId: blobId,
-            bundleSizeBytes: bundle.bytes,
-            bundleSha256: bundle.sha256,
+            bundle: { blobId, bytes: bundle.bytes, sha256: bundle.sha256 },
             soundCount: inspection.soundCount,
-            warnings: JSON.stringify(inspection.warnings),
-            rejectReason: null,
+            warnings: inspection.warnings,
             submittedAt: now,
-            approvedAt: null,
-            rejectedAt: null,
-            archivedAt: null,
-          };
-          tx.insert(versions).values(inserted).run();
-          enforceVersionCap(
-            tx,
-            extensionId,
-            id,
-            ext.currentVersionId,
-            limits.resolve("max_versions_per_extension", scope).value,
-            now,
-          );
-          // A first submission (or one after a rejection) puts the extension in review; approved and disabled stay.
-          if (ext.status === "draft" || ext.status === "rejected") {
-            tx.update(extensions)
-              .set({ status: "in_review", updatedAt: now })
-              .where(eq(extensions.id, extensionId))
-              .run();
-          }
+          });
+          review.enforceCap(extensionId, id, now);
+          review.afterSubmission(extensionId, now);
           return inserted;
         });
       } catch (e) {
@@ -191,45 +151,27 @@ export function createVersionService(deps: {
 
     /** Review approves a pending version: it is approved, the extension approved (unless disabled) and current = newest approved. */
     approveVersion(versionId: string): Version {
-      return db.write((tx) => {
-        const v = findPending(versionId, tx);
+      return db.write(() => {
         const now = clock.iso();
-        tx.update(versions).set({ status: "approved", approvedAt: now }).where(eq(versions.id, versionId)).run();
-        const ext = tx.select().from(extensions).where(eq(extensions.id, v.extensionId)).get()!;
-        const status = ext.status === "disabled" ? "disabled" : "approved";
-        tx.update(extensions)
-          .set({ status, currentVersionId: refreshCurrent(tx, v.extensionId), updatedAt: now })
-          .where(eq(extensions.id, v.extensionId))
-          .run();
-        markListedIfPublic(tx, v.extensionId, now);
-        return findById(versionId, tx);
+        const v = review.decide(findById(versionId), { to: "approved", at: now });
+        review.afterApproval(v.extensionId, now);
+        return v;
       });
     },
 
     /** Review rejects a pending version: the extension becomes rejected only if it never had an approved version. */
     rejectVersion(versionId: string, reason: string): Version {
-      return db.write((tx) => {
-        const v = findPending(versionId, tx);
+      return db.write(() => {
         const now = clock.iso();
-        tx.update(versions)
-          .set({ status: "rejected", rejectReason: reason, rejectedAt: now })
-          .where(eq(versions.id, versionId))
-          .run();
-        const ext = tx.select().from(extensions).where(eq(extensions.id, v.extensionId)).get()!;
-        const everApproved =
-          tx
-            .select({ id: versions.id })
-            .from(versions)
-            .where(and(eq(versions.extensionId, v.extensionId), isNotNull(versions.approvedAt)))
-            .get() !== undefined;
-        const status = ext.status === "disabled" ? "disabled" : everApproved ? ext.status : "rejected";
-        tx.update(extensions)
-          .set({ status, currentVersionId: refreshCurrent(tx, v.extensionId), updatedAt: now })
-          .where(eq(extensions.id, v.extensionId))
-          .run();
-        return findById(versionId, tx);
+        const v = review.decide(findById(versionId), { to: "rejected", at: now, reason });
+        review.afterRejection(v.extensionId, now);
+        return v;
       });
     },
+
+    /** The one writer of version rows and review's transitions, for the loader (src/seed/versions.ts). */
+    writer,
+    review,
   };
 }
 

@@ -65,7 +65,7 @@ test("the stand-in runtime's server parts are empty objects: a call into one fai
   const runtime = documentRuntime();
   for (const part of [runtime.db, runtime.blobs, runtime.snapshots, runtime.cipher, runtime.services.auth])
     expect(Object.keys(part)).toEqual([]);
-  expect(() => runtime.services.extensions.list("acc_x")).toThrow(TypeError);
+  expect(() => runtime.services.extensions.get("acc_x", "ext_x")).toThrow(TypeError);
   expect(() => runtime.db.select()).toThrow(TypeError);
   expect(() => runtime.seed({} as never)).toThrow(TypeError);
 });

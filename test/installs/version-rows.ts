@@ -4,6 +4,7 @@
  */
 import { expect } from "bun:test";
 import { versions } from "../../src/db/schema";
+import type { VersionStatus } from "../../src/versions/model";
 import { DEMO_KEY, type TestEmulator } from "../helpers/emulator";
 
 let seq = 0;
@@ -20,7 +21,7 @@ export function addVersion(
   emu: TestEmulator,
   extensionId: string,
   label: string,
-  opts: { status?: string; soundCount?: number; current?: boolean } = {},
+  opts: { status?: VersionStatus; soundCount?: number; current?: boolean } = {},
 ): string {
   const id = `ver_test_${label.replace(/\W/g, "_")}_${++seq}`;
   const now = emu.clock.iso();
