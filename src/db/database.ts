@@ -1,18 +1,18 @@
 /**
  * The emulator's one SQLite connection, wrapped by drizzle.
  *
- * Data access goes through drizzle: its query builder, with `.prepare()`d statements made once on the hot
- * paths, and `sql` fragments inside a query for what the builder does not say (a correlated count). Raw SQL
- * on `$client` is kept to what drizzle does not model: PRAGMAs and the migration runner here, the data
- * directory's lock file (src/data-dir-lock.ts), which is not this database, and the whole-state copies — the
- * export (src/exports/document.ts), the exact load of an export (src/seed/exact.ts) and snapshots
- * (src/snapshots/store.ts) — which move every column of every table as stored, ids and timestamps included,
- * inside `db.read` / `db.write`. test/db/data-access.test.ts holds the tree to it.
+ * Data access goes through drizzle: its query builder, with `.prepare()`d statements made once, in the closure
+ * of the factory that owns them (a service, a table's writer), and `sql` fragments inside a query for what the
+ * builder does not say (a correlated count). Every row is inserted by its table's one writer
+ * (test/db/one-writer.test.ts). Raw SQL on `$client` is kept to what drizzle does not model: PRAGMAs and the
+ * migration runner here, the data directory's lock file (src/data-dir-lock.ts), which is not this database, and
+ * snapshots (src/snapshots/store.ts), which copy every row of every table as stored and put them back.
+ * test/db/data-access.test.ts holds the tree to it.
  *
  * Every write goes through `db.write` / `db.writer`: one place that begins the transaction IMMEDIATE (a
  * deferred one that reads first cannot take the write lock once another connection has committed: SQLITE_BUSY,
- * which busy_timeout does not retry) and bumps the generation the read caches compare (src/db/generation.ts),
- * and, unless the writer is marked as leaving keys and accounts alone, the one the memory of keys compares.
+ * which busy_timeout does not retry) and bumps the generation the read caches and the memory of authenticated
+ * keys compare (src/db/generation.ts).
  * A read that needs one snapshot across statements uses `db.read`. Callbacks stay synchronous (stack notes):
  * bun:sqlite commits at the first `await`.
  */

@@ -2,12 +2,26 @@
  * The whole state of an emulator as a fixture document (format 2): every row with its id, timestamps,
  * status and hash, so loading it recreates each developer-API read exactly, plus the bundle files it names.
  * Secret values stay sealed unless asked for; API keys are written as hashes, except those a fixture gave
- * in plaintext. Read in one read transaction, so the document is one consistent picture.
+ * in plaintext. Read in one read transaction (one typed select per table, grouped by parent), so the document
+ * is one consistent picture; each table's columns map to the fixture's fields in one place below, and the
+ * document is typed as the fixture the loader reads (src/seed/model.ts), so the two cannot drift apart.
  */
-import type { Database } from "bun:sqlite";
+import { asc } from "drizzle-orm";
+import {
+  accountOverrides,
+  accounts,
+  apiKeys,
+  extensionOverrides,
+  extensions,
+  installCounters,
+  limitRequests,
+  secrets,
+  teamMembers,
+  versions,
+} from "../db/schema";
 import type { Runtime } from "../runtime";
 import { bundleFileName } from "../seed/bundle-files";
-import { FIXTURE_FORMAT_VERSION, type Fixture, type FixtureTeamMember } from "../seed/model";
+import { FIXTURE_FORMAT_VERSION, type Fixture, type FixtureExtension } from "../seed/model";
 
 /** The media type of an export archive (src/exports/archive.ts), here so its users need not load that module. */
 export const EXPORT_MEDIA_TYPE = "application/x-tar";
@@ -23,160 +37,163 @@ export interface ExportedState {
   bundles: Map<string, string>;
 }
 
-type Row = Record<string, unknown>;
-const all = (client: Database, sql: string, ...params: string[]) => client.prepare<Row, string[]>(sql).all(...params);
+type FixtureAccount = Fixture["accounts"][number];
+
 /** Optional fields are left out rather than written as null, as a hand-written fixture would. */
-const opt = <K extends string, V>(key: K, value: V | null | undefined) =>
-  (value === null || value === undefined ? {} : { [key]: value }) as Partial<Record<K, V>>;
-const str = (v: unknown) => v as string;
-const num = (v: unknown) => v as number;
+const opt = <K extends string, V>(key: K, value: V | null) =>
+  (value === null ? {} : { [key]: value }) as Partial<Record<K, V>>;
+
+/** Rows grouped by a parent id, each group in the order the rows came. */
+function groupBy<R>(rows: R[], key: (row: R) => string): Map<string, R[]> {
+  const groups = new Map<string, R[]>();
+  for (const row of rows) {
+    const group = groups.get(key(row));
+    if (group) group.push(row);
+    else groups.set(key(row), [row]);
+  }
+  return groups;
+}
+
+const limitValues = (rows: { limitKey: string; value: number }[] | undefined) =>
+  Object.fromEntries((rows ?? []).map((r) => [r.limitKey, r.value]));
 
 export function exportState(runtime: Runtime, options: ExportOptions = {}): ExportedState {
-  const client = runtime.db.$client;
+  const { db } = runtime;
   const bundles = new Map<string, string>();
-  const read = () =>
-    runtime.db.read(() => {
-      const overrides = (table: string, column: string, id: string) =>
-        Object.fromEntries(
-          all(client, `SELECT limit_key, value FROM ${table} WHERE ${column} = ? ORDER BY limit_key`, id).map((r) => [
-            str(r.limit_key),
-            num(r.value),
-          ]),
-        );
-      return all(client, "SELECT * FROM accounts ORDER BY created_at, id").map((acc) => {
-        const accountId = str(acc.id);
-        const apiKeys = all(
-          client,
-          "SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, id",
-          accountId,
-        ).map((k) => {
-          const plaintext = runtime.fixturePlaintexts.get(str(k.key_hash));
+  const read = (): FixtureAccount[] => {
+    const keysOf = groupBy(
+      db.select().from(apiKeys).orderBy(asc(apiKeys.createdAt), asc(apiKeys.id)).all(),
+      (r) => r.accountId,
+    );
+    const membersOf = groupBy(
+      db.select().from(teamMembers).orderBy(asc(teamMembers.createdAt), asc(teamMembers.id)).all(),
+      (r) => r.accountId,
+    );
+    const accountOverridesOf = groupBy(
+      db.select().from(accountOverrides).orderBy(asc(accountOverrides.limitKey)).all(),
+      (r) => r.accountId,
+    );
+    const extensionsOf = groupBy(
+      db.select().from(extensions).orderBy(asc(extensions.createdAt), asc(extensions.id)).all(),
+      (r) => r.accountId,
+    );
+    const extensionOverridesOf = groupBy(
+      db.select().from(extensionOverrides).orderBy(asc(extensionOverrides.limitKey)).all(),
+      (r) => r.extensionId,
+    );
+    const versionsOf = groupBy(db.select().from(versions).orderBy(asc(versions.seq)).all(), (r) => r.extensionId);
+    const countersOf = groupBy(
+      db
+        .select()
+        .from(installCounters)
+        .orderBy(asc(installCounters.firstInstalledAt), asc(installCounters.versionId))
+        .all(),
+      (r) => r.extensionId,
+    );
+    const secretsOf = groupBy(db.select().from(secrets).orderBy(asc(secrets.name)).all(), (r) => r.extensionId);
+    const requestsOf = groupBy(
+      db.select().from(limitRequests).orderBy(asc(limitRequests.createdAt), asc(limitRequests.id)).all(),
+      (r) => r.accountId,
+    );
+
+    const extension = (x: typeof extensions.$inferSelect): FixtureExtension => {
+      const rows = versionsOf.get(x.id) ?? [];
+      const labels = new Map(rows.map((v) => [v.id, v.version]));
+      return {
+        id: x.id,
+        slug: x.slug,
+        name: x.name,
+        short_description: x.shortDescription,
+        description: x.description,
+        pricing: JSON.parse(x.pricing),
+        visibility: x.visibility,
+        status: x.status,
+        ...opt("currentVersionId", x.currentVersionId),
+        ratingCount: x.ratingCount,
+        ...opt("listedAt", x.listedAt),
+        createdAt: x.createdAt,
+        updatedAt: x.updatedAt,
+        overrides: limitValues(extensionOverridesOf.get(x.id)),
+        versions: rows.map((v) => {
+          if (!bundles.has(v.bundleSha256)) bundles.set(v.bundleSha256, v.bundleBlobId);
           return {
-            id: str(k.id),
-            name: str(k.name),
-            ...(plaintext !== undefined ? { key: plaintext } : { keyHash: str(k.key_hash) }),
-            keyPrefix: str(k.key_prefix),
-            scopes: JSON.parse(str(k.scopes)),
-            createdAt: str(k.created_at),
-            ...opt("revokedAt", str(k.revoked_at)),
+            id: v.id,
+            version: v.version,
+            changelog: v.changelog,
+            status: v.status,
+            bundle: { sha256: v.bundleSha256, sizeBytes: v.bundleSizeBytes, file: bundleFileName(v.bundleSha256) },
+            soundCount: v.soundCount,
+            warnings: JSON.parse(v.warnings),
+            ...opt("rejectReason", v.rejectReason),
+            submittedAt: v.submittedAt,
+            ...opt("approvedAt", v.approvedAt),
+            ...opt("rejectedAt", v.rejectedAt),
+            ...opt("archivedAt", v.archivedAt),
           };
-        });
-        const teamMembers = all(
-          client,
-          "SELECT * FROM team_members WHERE account_id = ? ORDER BY created_at, id",
-          accountId,
-        ).map((m) => ({
-          id: str(m.id),
-          email: str(m.email),
-          // Written only by the API or a fixture, both held to the model's roles.
-          role: str(m.role) as FixtureTeamMember["role"],
-          createdAt: str(m.created_at),
-        }));
-        const extensions = all(
-          client,
-          "SELECT * FROM extensions WHERE account_id = ? ORDER BY created_at, id",
-          accountId,
-        ).map((x) => {
-          const extensionId = str(x.id);
-          const versionRows = all(client, "SELECT * FROM versions WHERE extension_id = ? ORDER BY seq", extensionId);
-          const labels = new Map(versionRows.map((v) => [str(v.id), str(v.version)]));
-          const versions = versionRows.map((v) => {
-            const sha256 = str(v.bundle_sha256);
-            if (!bundles.has(sha256)) bundles.set(sha256, str(v.bundle_blob_id));
-            return {
-              id: str(v.id),
-              version: str(v.version),
-              changelog: str(v.changelog),
-              status: str(v.status) as "approved",
-              bundle: { sha256, sizeBytes: num(v.bundle_size_bytes), file: bundleFileName(sha256) },
-              soundCount: num(v.sound_count),
-              warnings: JSON.parse(str(v.warnings)),
-              ...opt("rejectReason", str(v.reject_reason)),
-              submittedAt: str(v.submitted_at),
-              ...opt("approvedAt", str(v.approved_at)),
-              ...opt("rejectedAt", str(v.rejected_at)),
-              ...opt("archivedAt", str(v.archived_at)),
-            };
-          });
-          const installCounters = all(
-            client,
-            "SELECT * FROM install_counters WHERE extension_id = ? ORDER BY first_installed_at, version_id",
-            extensionId,
-          ).map((c) => ({
-            version: labels.get(str(c.version_id))!,
-            installed: num(c.installed),
-            active: num(c.active),
-            firstInstalledAt: str(c.first_installed_at),
-          }));
-          const secrets = all(client, "SELECT * FROM secrets WHERE extension_id = ? ORDER BY name", extensionId).map(
-            (s) => ({
-              name: str(s.name),
-              ...(options.includeSecretValues
-                ? {
-                    value: runtime.cipher.open(extensionId, str(s.name), {
-                      ciphertext: s.ciphertext as Buffer,
-                      iv: s.iv as Buffer,
-                    }),
-                  }
-                : {}),
-              createdAt: str(s.created_at),
-              updatedAt: str(s.updated_at),
-            }),
-          );
+        }),
+        installCounters: (countersOf.get(x.id) ?? []).map((c) => ({
+          version: labels.get(c.versionId)!,
+          installed: c.installed,
+          active: c.active,
+          firstInstalledAt: c.firstInstalledAt,
+        })),
+        secrets: (secretsOf.get(x.id) ?? []).map((s) => {
+          const value = options.includeSecretValues ? runtime.cipher.open(x.id, s.name, s) : "";
+          // An empty value (a secret loaded from an export without values) is written as no value.
+          return { name: s.name, ...(value !== "" ? { value } : {}), createdAt: s.createdAt, updatedAt: s.updatedAt };
+        }),
+      };
+    };
+
+    return db
+      .select()
+      .from(accounts)
+      .orderBy(asc(accounts.createdAt), asc(accounts.id))
+      .all()
+      .map((acc) => ({
+        id: acc.id,
+        name: acc.name,
+        createdAt: acc.createdAt,
+        apiKeys: (keysOf.get(acc.id) ?? []).map((k) => {
+          const plaintext = runtime.fixturePlaintexts.get(k.keyHash);
           return {
-            id: extensionId,
-            slug: str(x.slug),
-            name: str(x.name),
-            short_description: str(x.short_description),
-            description: str(x.description),
-            pricing: JSON.parse(str(x.pricing)),
-            visibility: str(x.visibility) as "private",
-            status: str(x.status) as "draft",
-            ...opt("currentVersionId", str(x.current_version_id)),
-            ratingCount: num(x.rating_count),
-            ...opt("listedAt", str(x.listed_at)),
-            createdAt: str(x.created_at),
-            updatedAt: str(x.updated_at),
-            overrides: overrides("extension_overrides", "extension_id", extensionId),
-            versions,
-            installCounters,
-            // An empty value (a secret loaded from an export without values) is written as no value.
-            secrets: secrets.map((s) => ("value" in s && s.value === "" ? { ...s, value: undefined } : s)),
+            id: k.id,
+            name: k.name,
+            ...(plaintext !== undefined ? { key: plaintext } : { keyHash: k.keyHash }),
+            keyPrefix: k.keyPrefix,
+            scopes: JSON.parse(k.scopes),
+            createdAt: k.createdAt,
+            ...opt("revokedAt", k.revokedAt),
           };
-        });
-        const limitRequests = all(
-          client,
-          "SELECT * FROM limit_requests WHERE account_id = ? ORDER BY created_at, id",
-          accountId,
-        ).map((r) => ({
-          id: str(r.id),
-          scope: str(r.scope) as "account",
-          ...opt("extensionId", str(r.extension_id)),
-          limits: JSON.parse(str(r.limits)),
-          reason: str(r.reason),
-          status: str(r.status) as "pending",
-          ...opt("decisionReason", str(r.decision_reason)),
-          createdAt: str(r.created_at),
-          ...opt("decidedAt", str(r.decided_at)),
-        }));
-        return {
-          id: accountId,
-          name: str(acc.name),
-          createdAt: str(acc.created_at),
-          apiKeys,
-          overrides: overrides("account_overrides", "account_id", accountId),
-          teamMembers,
-          extensions,
-          limitRequests,
-        };
-      });
-    });
+        }),
+        overrides: limitValues(accountOverridesOf.get(acc.id)),
+        teamMembers: (membersOf.get(acc.id) ?? []).map((m) => ({
+          id: m.id,
+          email: m.email,
+          role: m.role,
+          createdAt: m.createdAt,
+        })),
+        extensions: (extensionsOf.get(acc.id) ?? []).map(extension),
+        limitRequests: (requestsOf.get(acc.id) ?? []).map((r) => ({
+          id: r.id,
+          scope: r.scope,
+          ...opt("extensionId", r.extensionId),
+          limits: JSON.parse(r.limits),
+          reason: r.reason,
+          status: r.status,
+          ...opt("decisionReason", r.decisionReason),
+          createdAt: r.createdAt,
+          ...opt("decidedAt", r.decidedAt),
+        })),
+      }));
+  };
+  const accountsRead = db.read(read);
   const clock = runtime.clock.state();
   const document: Fixture = {
     formatVersion: FIXTURE_FORMAT_VERSION,
     exportedAt: clock.now,
     clock: { now: clock.now, mode: clock.mode },
-    accounts: read(),
+    accounts: accountsRead,
     // The profile this emulator answers with: an emulator started from the export answers the same way.
     ...(runtime.profile ? { profile: runtime.profile.compiled.profile } : {}),
   };

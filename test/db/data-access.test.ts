@@ -36,8 +36,6 @@ test("the SQLite driver itself only where raw SQL is allowed (a statement prepar
     "src/db/migrations.ts",
     "src/db/generation.ts",
     "src/data-dir-lock.ts",
-    "src/exports/document.ts",
-    "src/seed/exact.ts",
     "src/snapshots/store.ts",
   ];
   expect(offenders(/from\s+"bun:sqlite"/, allowed)).toEqual([]);
