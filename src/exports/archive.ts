@@ -71,14 +71,16 @@ export function exportArchive(state: ExportedState, pinned: string[]): AsyncGene
 }
 
 /**
- * An export directory (`ext seed DIR --target`) as the archive `POST /_emulator/seed` takes. Its files are read
- * as the JSON reader reads them: no link followed, regular files only, fixture.json within its caps.
+ * An export directory (`ext seed DIR --target`) as the archive `POST /_emulator/seed` takes: every file of its
+ * `bundles/`, none left out (the server refuses what an export does not hold, as a directory loader does).
+ * Its files are read as the JSON reader reads them: no link followed, regular files only, fixture.json within
+ * its caps.
  */
 export function directoryArchive(dir: string): AsyncGenerator<Uint8Array> {
   const bundleDir = join(dir, "bundles");
   let names: string[] = [];
   try {
-    names = readdirSync(bundleDir).filter((n) => BUNDLE_ENTRY.test(`bundles/${n}`));
+    names = readdirSync(bundleDir);
   } catch {
     // No bundles folder: an export of a state without versions.
   }

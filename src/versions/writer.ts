@@ -40,7 +40,7 @@ export interface NewVersion {
 export function createVersionWriter(deps: { db: Db; clock: Clock }) {
   const { db, clock } = deps;
   const byIdStmt = db
-    .select({ id: versions.id, extensionId: versions.extensionId })
+    .select({ id: versions.id, extensionId: versions.extensionId, version: versions.version })
     .from(versions)
     .where(eq(versions.id, p("id")))
     .prepare();
