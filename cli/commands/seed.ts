@@ -6,7 +6,8 @@ import { UsageError } from "../../src/calls/usage-error";
 import { EmulatorClock } from "../../src/clock";
 import { parseServerConfig } from "../../src/config";
 import { DataDirInUseError } from "../../src/data-dir-lock";
-import { directoryArchive, EXPORT_MEDIA_TYPE } from "../../src/exports/archive";
+import { directoryArchive, EXPORT_MEDIA_TYPE, fixtureArchive } from "../../src/exports/archive";
+import { JSON_BODY_MAX_BYTES } from "../../src/http/body-limit";
 import { createLogger } from "../../src/logger";
 import { createRuntime } from "../../src/runtime";
 import type { BundleDir } from "../../src/seed/bundle-files";
@@ -56,9 +57,11 @@ async function seedThrough(
   const admin = adminClient(endpoints, adminToken);
   // Checked against the fixture format when read; the document's type marks the fields that have defaults required.
   const body = fixture as ClientFixture;
-  if (!bundleDir) return call(() => admin.POST("/_emulator/seed", { body }));
+  const json = Buffer.from(JSON.stringify(fixture));
+  if (!bundleDir && json.length <= JSON_BODY_MAX_BYTES) return call(() => admin.POST("/_emulator/seed", { body }));
+  // An export directory, or a fixture over the JSON body cap, travels as an archive.
   const chunks: Uint8Array[] = [];
-  for await (const chunk of directoryArchive(bundleDir.dir)) chunks.push(chunk);
+  for await (const chunk of bundleDir ? directoryArchive(bundleDir.dir) : fixtureArchive(json)) chunks.push(chunk);
   const archive = Buffer.concat(chunks);
   return call(() =>
     admin.POST("/_emulator/seed", {

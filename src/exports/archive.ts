@@ -98,6 +98,15 @@ export function directoryArchive(dir: string): AsyncGenerator<Uint8Array> {
   );
 }
 
+/**
+ * A fixture alone as an export archive (`fixture.json`, no bundles): how `ext seed FILE --target` sends a
+ * fixture larger than a JSON request body may be, so a large fixture loads through the control plane as it
+ * loads everywhere else (the archive's fixture.json has the fixture files' cap).
+ */
+export function fixtureArchive(fixture: Buffer): AsyncGenerator<Uint8Array> {
+  return archiveOf(fixture, []);
+}
+
 async function* archiveOf(fixture: Buffer, files: string[]): AsyncGenerator<Uint8Array> {
   const pack = tar.pack();
   const common = { mtime: new Date(0), uid: 0, gid: 0, uname: "", gname: "", mode: 0o644 };

@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseServerConfig } from "../../src/config";
 import { readExportArchive } from "../../src/exports/archive";
+import { JSON_BODY_MAX_BYTES } from "../../src/http/body-limit";
 import { createLogger } from "../../src/logger";
 import { createRuntime } from "../../src/runtime";
 import type { Fixture } from "../../src/seed/model";
@@ -266,4 +267,18 @@ describe("against what an earlier load left", () => {
       runtime.close();
     }
   });
+});
+
+test("a fixture past the JSON body cap loads through ext seed --target (as an archive) as through --seed", async () => {
+  // Few rows, long descriptions: over 1 MiB of JSON that loads in a moment.
+  const accounts = Array.from({ length: 3 }, (_, i) => ({
+    id: `acc_large_${i}`,
+    name: `Developer ${i}`,
+    extensions: Array.from({ length: 20 }, (_, j) => ({ name: `Extension ${j}`, description: "d".repeat(19_000) })),
+  }));
+  const json = { accounts };
+  expect(JSON.stringify(json).length).toBeGreaterThan(JSON_BODY_MAX_BYTES);
+  const serve = await loaders.run("ext serve --seed", { json });
+  expect(serve.accepted).toBe(true);
+  expect(await loaders.run("ext seed --target", { json })).toEqual(serve);
 });

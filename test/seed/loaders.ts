@@ -44,6 +44,7 @@ const KEYED_HASH = /\bhmac:[0-9a-f]{64}\b/g;
  * as a placeholder; whatever the input gave (an export's ids, timestamps, hashes) stays exactly as it is.
  */
 export function rowsOf(db: Db, input: string): string {
+  const given = new Set([GENERATED_ID, INSTANT, KEYED_HASH].flatMap((re) => input.match(re) ?? []));
   const ids = new Map<string, string>();
   const lines: string[] = [];
   for (const table of TABLES_PARENTS_FIRST) {
@@ -54,12 +55,12 @@ export function rowsOf(db: Db, input: string): string {
       );
       const text = JSON.stringify(Object.fromEntries(shown))
         .replace(GENERATED_ID, (id) => {
-          if (input.includes(id)) return id;
+          if (given.has(id)) return id;
           if (!ids.has(id)) ids.set(id, `<id${ids.size + 1}>`);
           return ids.get(id)!;
         })
-        .replace(INSTANT, (at) => (input.includes(at) ? at : "<now>"))
-        .replace(KEYED_HASH, (hash) => (input.includes(hash) ? hash : "<keyed hash>"));
+        .replace(INSTANT, (at) => (given.has(at) ? at : "<now>"))
+        .replace(KEYED_HASH, (hash) => (given.has(hash) ? hash : "<keyed hash>"));
       lines.push(`${name} ${text}`);
     }
   }
