@@ -62,10 +62,12 @@ export function checkSeedBody(data: unknown): void {
   }
 }
 
-/** Loads a fixture given as parsed JSON (an export's bundles from `bundleDir`): same checks as `--seed`, idempotent. */
-export function seedEmulator(runtime: Runtime, data: unknown, bundleDir: BundleDir = null): SeedReport {
+/**
+ * Loads a seed body the route has checked (checkSeedBody, then its schema) — an export's bundles from
+ * `bundleDir` — through the one loader: same rules as `--seed`, idempotent.
+ */
+export function seedEmulator(runtime: Runtime, fixture: Fixture, bundleDir: BundleDir = null): SeedReport {
   try {
-    const fixture: Fixture = validateFixture(data, "seed body");
     return runtime.seed(fixture, bundleDir);
   } catch (e) {
     if (e instanceof FixtureError) throw fixtureError(e);
