@@ -19,27 +19,28 @@ function check(entry: Stamped | undefined, fields: readonly string[], at: string
   }
 }
 
+/** The fixture's own instants (its accounts' are checked one account at a time: checkAccountInstants). */
 export function checkInstants(fixture: Fixture, problems: FixtureProblem[]): void {
   check(fixture, ["exportedAt"], "", problems);
   check(fixture.clock, ["now"], "clock", problems);
-  for (const [i, acc] of fixture.accounts.entries()) {
-    const at = `accounts[${i}]`;
-    check(acc, ["createdAt"], at, problems);
-    for (const [j, k] of (acc.apiKeys ?? []).entries())
-      check(k, ["createdAt", "revokedAt"], `${at}.apiKeys[${j}]`, problems);
-    for (const [j, m] of (acc.teamMembers ?? []).entries())
-      check(m, ["createdAt"], `${at}.teamMembers[${j}]`, problems);
-    for (const [j, r] of (acc.limitRequests ?? []).entries())
-      check(r, ["createdAt", "decidedAt"], `${at}.limitRequests[${j}]`, problems);
-    for (const [j, x] of (acc.extensions ?? []).entries()) {
-      const xat = `${at}.extensions[${j}]`;
-      check(x, ["createdAt", "updatedAt", "listedAt"], xat, problems);
-      for (const [k, v] of (x.versions ?? []).entries())
-        check(v, ["submittedAt", "approvedAt", "rejectedAt", "archivedAt"], `${xat}.versions[${k}]`, problems);
-      for (const [k, c] of (x.installCounters ?? []).entries())
-        check(c, ["firstInstalledAt"], `${xat}.installCounters[${k}]`, problems);
-      for (const [k, s] of (x.secrets ?? []).entries())
-        check(s, ["createdAt", "updatedAt"], `${xat}.secrets[${k}]`, problems);
-    }
+}
+
+/** Every instant of one account, `at` its path. */
+export function checkAccountInstants(acc: Fixture["accounts"][number], at: string, problems: FixtureProblem[]): void {
+  check(acc, ["createdAt"], at, problems);
+  for (const [j, k] of (acc.apiKeys ?? []).entries())
+    check(k, ["createdAt", "revokedAt"], `${at}.apiKeys[${j}]`, problems);
+  for (const [j, m] of (acc.teamMembers ?? []).entries()) check(m, ["createdAt"], `${at}.teamMembers[${j}]`, problems);
+  for (const [j, r] of (acc.limitRequests ?? []).entries())
+    check(r, ["createdAt", "decidedAt"], `${at}.limitRequests[${j}]`, problems);
+  for (const [j, x] of (acc.extensions ?? []).entries()) {
+    const xat = `${at}.extensions[${j}]`;
+    check(x, ["createdAt", "updatedAt", "listedAt"], xat, problems);
+    for (const [k, v] of (x.versions ?? []).entries())
+      check(v, ["submittedAt", "approvedAt", "rejectedAt", "archivedAt"], `${xat}.versions[${k}]`, problems);
+    for (const [k, c] of (x.installCounters ?? []).entries())
+      check(c, ["firstInstalledAt"], `${xat}.installCounters[${k}]`, problems);
+    for (const [k, s] of (x.secrets ?? []).entries())
+      check(s, ["createdAt", "updatedAt"], `${xat}.secrets[${k}]`, problems);
   }
 }

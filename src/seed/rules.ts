@@ -26,18 +26,16 @@ function limitValues(values: Record<string, number> | undefined, at: string, pro
   for (const d of checkLimitValues(values ?? {}, at)) problems.push({ path: d.field!, message: d.message });
 }
 
-export function checkApiRules(fixture: Fixture, problems: FieldProblem[]): void {
-  for (const [i, acc] of fixture.accounts.entries()) {
-    const at = `accounts[${i}]`;
-    limitValues(acc.overrides, `${at}.overrides`, problems);
-    for (const [j, r] of (acc.limitRequests ?? []).entries())
-      rule(problems, `${at}.limitRequests[${j}]`, () => checkLimitRequest(r));
-    for (const [j, x] of (acc.extensions ?? []).entries()) {
-      const xat = `${at}.extensions[${j}]`;
-      rule(problems, xat, () => extensionName(x.name));
-      limitValues(x.overrides, `${xat}.overrides`, problems);
-      for (const [k, s] of (x.secrets ?? []).entries())
-        if (s.value !== undefined) rule(problems, `${xat}.secrets[${k}]`, () => checkSecretValue(s.value!));
-    }
+/** The API's rules on one account's values, `at` its path. */
+export function checkApiRules(acc: Fixture["accounts"][number], at: string, problems: FieldProblem[]): void {
+  limitValues(acc.overrides, `${at}.overrides`, problems);
+  for (const [j, r] of (acc.limitRequests ?? []).entries())
+    rule(problems, `${at}.limitRequests[${j}]`, () => checkLimitRequest(r));
+  for (const [j, x] of (acc.extensions ?? []).entries()) {
+    const xat = `${at}.extensions[${j}]`;
+    rule(problems, xat, () => extensionName(x.name));
+    limitValues(x.overrides, `${xat}.overrides`, problems);
+    for (const [k, s] of (x.secrets ?? []).entries())
+      if (s.value !== undefined) rule(problems, `${xat}.secrets[${k}]`, () => checkSecretValue(s.value!));
   }
 }
