@@ -7,6 +7,7 @@ import { coldStart } from "./cold-start";
 import { dashboard } from "./dashboard";
 import { hostileUploads } from "./hostile-uploads";
 import { installsScale } from "./installs-scale";
+import { largeFixture } from "./large-fixture";
 import { memory } from "./memory";
 import { routes } from "./routes";
 import { snapshots } from "./snapshots";
@@ -24,5 +25,6 @@ export const SECTIONS: BenchSection[] = [
   testLoopNode,
   snapshots,
   installsScale,
+  largeFixture,
   dashboard,
 ];
