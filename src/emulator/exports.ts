@@ -15,8 +15,8 @@ import type { Runtime } from "../runtime";
 import { ReadRefusal } from "../safe-read";
 import type { BundleDir } from "../seed/bundle-files";
 import { EXPORT_FIXTURE_FILE } from "../seed/resolve";
-import { FixtureError, parseFixtureText } from "../seed/validate";
-import { restoreSnapshot } from "./reset";
+import { FixtureError, parseFixtureJson } from "../seed/validate";
+import { fixtureError, restoreSnapshot } from "./reset";
 import { controlResponses, NoContent, noContent, security, tags } from "./route-kit";
 
 const ARCHIVE_LABEL = "uploaded archive";
@@ -30,8 +30,9 @@ const archiveModule = () => import("../exports/archive");
 
 /**
  * Reads an uploaded export archive into a fresh folder under the blob store's tmp/, owned by the request
- * (removed before its answer is sent; swept at start if the process dies), and returns its parsed fixture
- * document. A refusal is the 422 envelope naming the entry.
+ * (removed before its answer is sent; swept at start if the process dies), and returns its fixture document
+ * parsed, for the route to check (checkSeedBody, naming ARCHIVED_FIXTURE). A refusal is the 422 envelope
+ * naming the entry.
  */
 export async function stageSeedArchive(runtime: Runtime, request: Request): Promise<unknown> {
   const dir = temporaryOf(request, runtime.blobs.tempPath("seed"));
@@ -42,17 +43,18 @@ export async function stageSeedArchive(runtime: Runtime, request: Request): Prom
   try {
     await readExportArchive(request.body, dir, `the ${ARCHIVE_LABEL}`);
     const text = readJsonFileText(join(dir, EXPORT_FIXTURE_FILE), FIXTURE_JSON_MAX_BYTES);
-    return parseFixtureText(text, ARCHIVED_FIXTURE);
+    return parseFixtureJson(text, ARCHIVED_FIXTURE);
   } catch (e) {
     if (e instanceof ExportArchiveError) throw errors.exportInvalid(e.message);
     if (e instanceof ReadRefusal) throw errors.exportInvalid(`${ARCHIVED_FIXTURE} ${e.message}`);
-    if (e instanceof FixtureError)
-      throw errors.fixtureInvalid(
-        e.problems.map((p) => ({ field: p.path, message: p.message })),
-        ARCHIVED_FIXTURE,
-      );
+    if (e instanceof FixtureError) throw fixtureError(e, ARCHIVED_FIXTURE);
     throw e;
   }
+}
+
+/** What to name the fixture of this request in a refusal: an uploaded archive's fixture.json, or none. */
+export function seedBodyFile(request: Request): string | undefined {
+  return requestContextOf(request)?.stagedExportDir === undefined ? undefined : ARCHIVED_FIXTURE;
 }
 
 /** Where the archive of this request was staged (for the loader), or null for a JSON body. */

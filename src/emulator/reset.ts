@@ -17,9 +17,12 @@ export interface ResetReport {
   seed: SeedReport | null;
 }
 
-/** FixtureError problems → the 422 envelope's details. */
-function fixtureError(e: FixtureError) {
-  return errors.fixtureInvalid(e.problems.map((p) => ({ field: p.path, message: p.message })));
+/** FixtureError problems → the 422 envelope's details; `file` names the fixture (an uploaded archive's). */
+export function fixtureError(e: FixtureError, file?: string) {
+  return errors.fixtureInvalid(
+    e.problems.map((p) => ({ field: p.path, message: p.message })),
+    file,
+  );
 }
 
 /** What lives outside the rows and bundle files: cleared by a reset and by a snapshot's restore alike. */
@@ -52,12 +55,15 @@ export function restoreSnapshot(runtime: Runtime, id: string): void {
   clearTransientState(runtime);
 }
 
-/** A seed body checked as `--seed` checks a file: a 422 with the fixture's own messages and paths. */
-export function checkSeedBody(data: unknown): void {
+/**
+ * A seed body checked as `--seed` checks a file, once, whichever way it came (JSON, or the fixture.json of an
+ * archive, `file`): a 422 with the fixture's own messages and paths.
+ */
+export function checkSeedBody(data: unknown, file?: string): void {
   try {
     validateFixture(data, "seed body");
   } catch (e) {
-    if (e instanceof FixtureError) throw fixtureError(e);
+    if (e instanceof FixtureError) throw fixtureError(e, file);
     throw e;
   }
 }

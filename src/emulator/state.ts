@@ -6,7 +6,7 @@ import { JSON_BODY_MAX_BYTES, readJsonBody } from "../http/body-limit";
 import { mediaTypeOf } from "../http/media-type";
 import type { Runtime } from "../runtime";
 import { Fixture, SeedReport } from "../seed/model";
-import { stagedBundleDir, stageSeedArchive } from "./exports";
+import { seedBodyFile, stagedBundleDir, stageSeedArchive } from "./exports";
 import { StateSummary } from "./model";
 import { checkSeedBody, emulatorState, resetEmulator, seedEmulator } from "./reset";
 import { controlResponses, security, tags } from "./route-kit";
@@ -46,7 +46,7 @@ export function stateRoutes(runtime: Runtime) {
         "json" as never,
       ],
       // Before the schema check: the fixture's own messages and paths, the same as `ext seed` prints.
-      transform: ({ body }) => checkSeedBody(body),
+      transform: ({ body, request }) => checkSeedBody(body, seedBodyFile(request)),
       body: Fixture,
       response: controlResponses(
         { 200: SeedReport },
