@@ -24,7 +24,6 @@ export type Limits = Schemas["Limits"];
 export type ResolvedLimit = Schemas["ResolvedLimit"];
 export type SoundLimits = Schemas["SoundLimits"];
 export type SecretKeys = Schemas["SecretKeys"];
-export type SecretList = Schemas["SecretKeys"];
 export type SecretValue = Schemas["SecretValue"];
 export type ErrorBody = Schemas["Error"];
 export type ErrorDetail = Schemas["ErrorDetail"];

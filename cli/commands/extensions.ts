@@ -3,7 +3,7 @@ import type { Extension } from "../../client";
 import { errorJson } from "../../src/calls/api-error";
 import { UsageError } from "../../src/calls/usage-error";
 import { parseClientEnv } from "../../src/config";
-import { VISIBILITIES } from "../../src/extensions/model";
+import { NAME_MAX, SHORT_DESCRIPTION_MAX, VISIBILITIES } from "../../src/extensions/model";
 import { idFor, onlyWith, pickAction } from "../lib/actions";
 import { developerCalls } from "../lib/calls";
 import { cell, fieldLines, tableLines } from "../lib/table";
@@ -16,15 +16,19 @@ type Action = (typeof ACTIONS)[number];
 const extensionsArgs = {
   action: { type: "positional", required: true, description: "list | create | get ID | update ID | delete ID" },
   id: { type: "positional", required: false, description: "The extension's id (get, update, delete)", valueHint: "ID" },
-  name: { type: "string", description: "Name, 1–80 characters (create: required; update)", valueHint: "TEXT" },
+  name: {
+    type: "string",
+    description: `Name, 1–${NAME_MAX} characters (create: required; update)`,
+    valueHint: "TEXT",
+  },
   "short-description": {
     type: "string",
-    description: "Short description, up to 140 characters (create, update)",
+    description: `Short description, up to ${SHORT_DESCRIPTION_MAX} characters (create, update)`,
     valueHint: "TEXT",
   },
   description: { type: "string", description: "Description, Markdown (create, update)", valueHint: "TEXT" },
   pricing: { type: "string", description: "Pricing type; only `free` is accepted (create, update)", valueHint: "free" },
-  visibility: { type: "string", description: "private, unlisted or public (update)", valueHint: "VISIBILITY" },
+  visibility: { type: "string", description: `${VISIBILITIES.join(", ")} (update)`, valueHint: "VISIBILITY" },
   ...targetArgs,
   json: jsonArg,
 } as const;

@@ -77,5 +77,3 @@ export function createDashboardKeys(deps: {
     },
   };
 }
-
-export type DashboardKeys = ReturnType<typeof createDashboardKeys>;

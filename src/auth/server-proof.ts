@@ -9,11 +9,6 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 
 /** 22 characters of base64url are 128 bits; 128 is plenty. */
 export const CHALLENGE_PATTERN = "^[A-Za-z0-9_-]{22,128}$";
-const CHALLENGE = new RegExp(CHALLENGE_PATTERN);
-
-export function isChallenge(nonce: string): boolean {
-  return CHALLENGE.test(nonce);
-}
 
 /** base64url(HMAC-SHA256(key = admin token, message = "ext-server-proof\n" + nonce + "\n" + url)). */
 export function serverProof(adminToken: string, nonce: string, url: string): string {

@@ -62,5 +62,3 @@ export function createEmulatorStore(db: Db) {
     },
   };
 }
-
-export type EmulatorStore = ReturnType<typeof createEmulatorStore>;

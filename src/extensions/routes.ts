@@ -19,8 +19,8 @@ export function extensionRoutes(extensions: ExtensionService) {
   return (
     new Elysia({ prefix: "/extensions" })
       .use(apiAuth)
-      // The hot path: the body comes serialized from the service's cache (its shape is the ExtensionList schema below,
-      // built from the same prepared query as `list`); Elysia still merges the rate-limit headers into it.
+      // The hot path: the body comes serialized from the service's cache (its shape is the ExtensionList schema below:
+      // the service's prepared list query); Elysia still merges the rate-limit headers into it.
       .get("", ({ principal }) => jsonResponse(extensions.listJson(principal.accountId)), {
         auth: "extensions:read",
         response: apiResponses({ 200: ExtensionList }),

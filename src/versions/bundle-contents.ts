@@ -132,5 +132,3 @@ export function createBundleContents(deps: { db: Db; blobs: BlobStore }) {
     },
   };
 }
-
-export type BundleContentsService = ReturnType<typeof createBundleContents>;
