@@ -1,7 +1,9 @@
 /**
  * `npm run fuzz [-- --seed N] [--runs N] [--path P]`: the request fuzzer (test/fuzz/requests.test.ts: every
- * developer-API and control-plane route) and the fixture loader's properties (test/seed/property.test.ts:
- * random valid fixtures round-trip through an export, random invalid ones change nothing), with many more runs
+ * developer-API and control-plane route), the fixture loader's properties (test/seed/property.test.ts:
+ * random valid fixtures round-trip through an export, random invalid ones change nothing) and the loaders'
+ * agreement (test/fuzz/fixtures.slow.test.ts: mutated fixtures and export directories through every loader,
+ * which must agree and accept nothing the API would not have made), with many more runs
  * than `npm test` gives them, and a fresh seed unless one is given. The seed is printed first; a failure
  * prints it again with the counterexample's path, for a replay.
  */
@@ -23,6 +25,7 @@ const proc = Bun.spawn(
     "3600000",
     join(import.meta.dir, "../test/fuzz/requests.test.ts"),
     join(import.meta.dir, "../test/seed/property.test.ts"),
+    join(import.meta.dir, "../test/fuzz/fixtures.slow.test.ts"),
   ],
   {
     env: {

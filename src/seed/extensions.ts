@@ -15,8 +15,12 @@ function fixtureExtensionId(accountId: string, name: string): string {
   return `ext_${createHash("sha256").update(`${accountId}/${name}`).digest("hex").slice(0, 26)}`;
 }
 
-/** Whether an extension entry is an exported row (its status and timestamps as written) rather than one to create. */
-const isExportedRow = (x: FixtureExtension) => x.createdAt !== undefined;
+/**
+ * Whether the entry gives the extension row's own state — an export's row (its timestamps), or a fixture's
+ * status — which it then keeps; otherwise the extension reads as review would have left it after its versions.
+ */
+const givesItsState = (x: FixtureExtension) =>
+  x.createdAt !== undefined || x.updatedAt !== undefined || x.status !== undefined;
 
 export function loadExtension(load: Load, accountId: string, x: FixtureExtension, at: string): void {
   const { services, cipher } = load.deps;
@@ -33,9 +37,7 @@ export function loadExtension(load: Load, accountId: string, x: FixtureExtension
     load.report.extensionsCreated++;
   }
   if (x.overrides && Object.keys(x.overrides).length > 0) services.overrides.setOverrides("extension", id, x.overrides);
-  // An exported row keeps the status it was exported with, and so does one whose fixture gives its status;
-  // otherwise the extension reads as review would have left it after its versions.
-  loadVersions(load, id, x, at, !isExportedRow(x) && x.status === undefined);
+  loadVersions(load, id, x, at, !givesItsState(x));
   loadInstalls(load, id, x, at);
   for (const [k, secret] of (x.secrets ?? []).entries()) {
     if (services.secrets.exists(id, secret.name)) continue;

@@ -15,7 +15,7 @@ import { parseServerConfig } from "../../src/config";
 import type { Db } from "../../src/db/database";
 import { TABLES_PARENTS_FIRST } from "../../src/db/schema";
 import { createLogger } from "../../src/logger";
-import { createRuntime } from "../../src/runtime";
+import { createRuntime, type Runtime } from "../../src/runtime";
 import { FixtureError } from "../../src/seed/validate";
 import { startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { tarOf } from "../helpers/tar-entries";
@@ -60,7 +60,11 @@ export function rowsOf(db: Db, input: string): string {
           return ids.get(id)!;
         })
         .replace(INSTANT, (at) => (given.has(at) ? at : "<now>"))
-        .replace(KEYED_HASH, (hash) => (given.has(hash) ? hash : "<keyed hash>"));
+        .replace(KEYED_HASH, (hash) => (given.has(hash) ? hash : "<keyed hash>"))
+        // A generated key's prefix is as random as the key.
+        .replace(/"key_prefix":"([^"]*)"/, (all, prefix: string) =>
+          input.includes(prefix) ? all : '"key_prefix":"<generated>"',
+        );
       lines.push(`${name} ${text}`);
     }
   }
@@ -108,7 +112,12 @@ export interface Loaders {
   close(): Promise<void>;
 }
 
-export async function createLoaders(): Promise<Loaders> {
+export interface LoaderOptions {
+  /** Called with the runtime an input was accepted into (`ext serve --seed`'s), before it is closed. */
+  onAccepted?: (runtime: Runtime) => void;
+}
+
+export async function createLoaders(options: LoaderOptions = {}): Promise<Loaders> {
   // The server the control-plane loaders reach: empty, and emptied again before each load.
   const emu: TestEmulator = await startTestEmulator({ fixture: null });
   const scratchRoot = mkdtempSync(join(tmpdir(), "ext-loaders-"));
@@ -151,6 +160,7 @@ export async function createLoaders(): Promise<Loaders> {
         return { accepted: false, problem: problemOf(e) };
       }
       try {
+        options.onAccepted?.(runtime);
         return { accepted: true, rows: rowsOf(runtime.db, inputText(source)) };
       } finally {
         runtime.close();
