@@ -30,10 +30,9 @@ export function loadExtension(load: Load, accountId: string, x: FixtureExtension
   if (owner !== undefined && owner !== accountId)
     throw new FixtureError([problemFromApiError(errors.idTaken(id, "another account's extension"), at)]);
   if (owner === undefined) {
-    const { name, short_description, description, pricing, visibility, status, slug, ratingCount } = x;
-    const row = { name, short_description, description, pricing, visibility, status, slug, ratingCount };
-    const times = { createdAt: x.createdAt ?? load.now, updatedAt: x.updatedAt, listedAt: x.listedAt };
-    apiRule(at, () => extensions.insertExtension({ ...row, ...times, id, accountId }));
+    // The entry's fields as they are (the writer takes those of the row), with what the load decides.
+    const row = { ...x, id, accountId, createdAt: x.createdAt ?? load.now };
+    apiRule(at, () => extensions.insertExtension(row));
     load.report.extensionsCreated++;
   }
   if (x.overrides && Object.keys(x.overrides).length > 0) services.overrides.setOverrides("extension", id, x.overrides);
