@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { errors } from "../errors/catalog";
 import { apiRule, FixtureError, problemFromApiError } from "./fixture-error";
-import type { Load } from "./loader";
+import type { Load } from "./load";
 import type { FixtureExtension } from "./model";
 import { loadInstalls, loadVersions } from "./versions";
 
