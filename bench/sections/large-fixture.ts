@@ -161,12 +161,17 @@ export const largeFixture: BenchSection<LargeFixtureResult> = {
     };
     const memory: TargetCheck = {
       id: "large_fixture_memory",
-      target: "its peak memory ≤ 64 MB above an idle start (median)",
-      measured: r
-        ? `+${r.seededPeakAboveIdleMB.median} MB (--seed), +${r.seedRequestPeakAboveIdleMB.median} MB (POST /_emulator/seed)`
-        : "not run",
-      met: r ? Math.max(r.seededPeakAboveIdleMB.median, r.seedRequestPeakAboveIdleMB.median) <= 64 : null,
+      target: "its peak memory ≤ 64 MB above an idle start (`ext serve --seed`, median)",
+      measured: r ? `+${r.seededPeakAboveIdleMB.median} MB` : "not run",
+      met: r ? r.seededPeakAboveIdleMB.median <= 64 : null,
     };
-    return [time, memory];
+    const request: TargetCheck = {
+      id: "large_fixture_request",
+      target:
+        "the same through `POST /_emulator/seed` (an archive, as `ext seed FILE --target` sends it): ≤ 3 s, ≤ 64 MB above idle (medians)",
+      measured: r ? `${r.seedRequestMs.median} ms, +${r.seedRequestPeakAboveIdleMB.median} MB` : "not run",
+      met: r ? r.seedRequestMs.median <= 3000 && r.seedRequestPeakAboveIdleMB.median <= 64 : null,
+    };
+    return [time, memory, request];
   },
 };
