@@ -33,9 +33,20 @@ export function bannerLines(emulator: RunningEmulator, { terminal }: BannerOptio
   if (runtime.config.autoApproveMs !== null) lines.push(`  auto-approve:  after ${runtime.config.autoApproveMs} ms`);
   lines.push(`  data:          ${runtime.config.memory ? "in memory" : runtime.config.dataDir}`);
   lines.push(...profileLines(runtime));
-  for (const key of keys) lines.push(apiKeyLine(runtime, key, terminal));
+  for (const key of keys.slice(0, BANNER_KEYS_MAX)) lines.push(apiKeyLine(runtime, key, terminal));
+  if (keys.length > BANNER_KEYS_MAX) lines.push(moreKeysLine(runtime, keys.length - BANNER_KEYS_MAX));
   lines.push(...exportLines(emulator, keys, terminal));
   return lines;
+}
+
+/** A fixture may generate a key for each of thousands of accounts: the banner names the first few. */
+export const BANNER_KEYS_MAX = 5;
+
+function moreKeysLine(runtime: Runtime, more: number): string {
+  const where = runtime.config.readyFile
+    ? "the ready file's apiKeys lists them all"
+    : "start with --ready-file FILE to have them all";
+  return `  api keys:      and ${more} more (${where})`;
 }
 
 function dashboardLine(emulator: RunningEmulator, terminal: boolean): string {

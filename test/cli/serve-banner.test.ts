@@ -7,7 +7,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bannerLines, STRONG_TOKEN_LENGTH } from "../../cli/lib/serve-banner";
+import { BANNER_KEYS_MAX, bannerLines, STRONG_TOKEN_LENGTH } from "../../cli/lib/serve-banner";
 import { parseServerConfig, type ServerFlags } from "../../src/config";
 import { createLogger } from "../../src/logger";
 import type { Fixture } from "../../src/seed/model";
@@ -122,6 +122,23 @@ describe("the banner of a start whose output is not a terminal", () => {
     expect(text).toContain(
       `    export EXT_BASE_URL=${emulator.baseUrl} EXT_API_KEY="<a key from the ready file's apiKeys>" EXT_ADMIN_TOKEN="<the admin token: see above>"\n`,
     );
+  });
+
+  test("a fixture that makes many keys: the banner names the first few and says where the others are", () => {
+    const accounts = Array.from({ length: 8 }, (_, i) => ({
+      id: `acc_${i}`,
+      name: `Account ${i}`,
+      apiKeys: [{ name: "ci", scopes: ["*"] }],
+    }));
+    const { emulator, ready } = start({ memory: true }, { accounts } as Fixture);
+    expect(ready.apiKeys).toHaveLength(8);
+    for (const terminal of [true, false]) {
+      const lines = bannerLines(emulator, { terminal });
+      expect(lines.filter((l) => l.startsWith("  api key:"))).toHaveLength(BANNER_KEYS_MAX);
+      expect(lines).toContain(
+        `  api keys:      and ${8 - BANNER_KEYS_MAX} more (the ready file's apiKeys lists them all)`,
+      );
+    }
   });
 
   test("a data directory's server: `ext dashboard` gives the link; the token stays in server.json", () => {
