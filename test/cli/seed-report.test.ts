@@ -7,7 +7,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { seedReportLines } from "../../cli/lib/seed-report";
+import { REPORT_KEYS_MAX, seedReportLines } from "../../cli/lib/seed-report";
 import { parseServerConfig } from "../../src/config";
 import { createLogger } from "../../src/logger";
 import { createRuntime } from "../../src/runtime";
@@ -63,6 +63,28 @@ describe("ext seed's report", () => {
       '  api key: "given" (account acc_team): not printed: output is not a terminal; as written in the fixture',
       '  api key: "ci" (account acc_team), generated: not printed: output is not a terminal; kept as a hash only: make another in the dashboard, or seed with --json to have new keys printed',
     ]);
+  });
+
+  test("many keys: the text names the first few and points to --json, which has them all", () => {
+    const fixture: Fixture = {
+      accounts: Array.from({ length: 8 }, (_, i) => ({
+        id: `acc_${i}`,
+        name: `Account ${i}`,
+        apiKeys: [{ name: "ci", scopes: ["*"] }],
+      })),
+    };
+    const config = parseServerConfig({ memory: true, logLevel: "silent" }, {});
+    const runtime = createRuntime(config, { logger: createLogger("silent") });
+    try {
+      const report = runtime.seed(fixture, null);
+      const lines = seedReportLines(fixture, report, { json: false, terminal: true });
+      expect(lines.filter((l) => l.startsWith("  api key:"))).toHaveLength(REPORT_KEYS_MAX);
+      expect(lines.at(-1)).toBe(`  and ${8 - REPORT_KEYS_MAX} more key(s) created (--json prints them all)`);
+      const json = JSON.parse(seedReportLines(fixture, report, { json: true, terminal: false })[0]!);
+      expect(json.keys.filter((k: { key?: string }) => k.key?.startsWith("ext_"))).toHaveLength(8);
+    } finally {
+      runtime.close();
+    }
   });
 
   test("a terminal: the values of both keys", () => {
