@@ -1,27 +1,153 @@
 /**
- * A small file written whole and private (0600): under a fresh random name that must not exist yet and is
- * never a followed symlink, then renamed into place, so a reader never sees half of it, and a file or link
- * someone else planted at a predictable name is never written through. The temp file goes if the write fails.
+ * The one way a file is written, by the server and by every tool (the CLI, the helpers, the parity tools):
+ * under a fresh random name in the target's own folder that must not exist yet and is never a followed link
+ * (`O_CREAT|O_EXCL|O_WRONLY|O_NOFOLLOW`), mode 0600 unless the caller says the file is meant to be shared,
+ * written whole, flushed to disk (fsync), then renamed into place. So a reader never sees half a file, and a
+ * file or link someone else planted at a predictable name (a shared /tmp, a project folder) is never written
+ * through: a link at the final name is replaced, not followed. A failed rename is an error, never swallowed;
+ * the temporary file goes whenever the write does not complete.
  */
 import { randomBytes } from "node:crypto";
-import { closeSync, constants, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, constants, fsyncSync, linkSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { Writable } from "node:stream";
 
 // O_NOFOLLOW does not exist on Windows, where a fresh O_EXCL name is what matters.
 const CREATE_NEW = constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | (constants.O_NOFOLLOW ?? 0);
 
-export function writePrivateFile(path: string, text: string): void {
-  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(8).toString("hex")}.tmp`);
-  try {
-    const fd = openSync(temp, CREATE_NEW, 0o600);
-    try {
-      writeSync(fd, text);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temp, path);
-  } catch (e) {
-    rmSync(temp, { force: true });
-    throw e;
+/** Owner only: what every file a tool writes gets unless the docs say it is meant to be shared. */
+export const PRIVATE_FILE_MODE = 0o600;
+
+export interface PrivateFileOptions {
+  /** PRIVATE_FILE_MODE unless the file is meant to be shared and the docs say so (the umask still applies). */
+  mode?: number;
+  /**
+   * False: a file (or link) already at the path is left alone and the write fails ("a file is already
+   * there"), as `ext init` promises never to overwrite anything. True (the default): it is replaced whole.
+   */
+  replace?: boolean;
+  /** What the file is, for the error message: "the JUnit report" → "cannot write the JUnit report to PATH (…)". */
+  what?: string;
+}
+
+/** A file that could not be written or put in place: the path and the reason in words; `code` is the errno's. */
+export class FileWriteError extends Error {
+  override name = "FileWriteError";
+  constructor(
+    readonly path: string,
+    readonly code: string | undefined,
+    what: string,
+  ) {
+    super(`cannot write ${what} to ${path} (${reasonOf(code)})`);
   }
+}
+
+const REASONS: Record<string, string> = {
+  EACCES: "permission denied",
+  EPERM: "permission denied",
+  ENOENT: "its folder does not exist",
+  ENOTDIR: "a part of the path is a file, not a folder",
+  EISDIR: "a folder is in the way",
+  EEXIST: "a file is already there",
+  ENOSPC: "no space left on the device",
+  EDQUOT: "the disk quota is used up",
+  EROFS: "the file system is read-only",
+  EXDEV: "the temporary file is on another file system",
+  ENAMETOOLONG: "the name is too long",
+};
+
+function reasonOf(code: string | undefined): string {
+  return (code && REASONS[code]) ?? `the file system refused: ${code ?? "unknown error"}`;
+}
+
+/** A file being written: `write` as its bytes come, then `commit` puts it in place, or `abort` drops it. */
+export interface PrivateFile {
+  readonly path: string;
+  write(chunk: Uint8Array | string): void;
+  commit(): void;
+  abort(): void;
+}
+
+/** Starts writing `path` under a fresh temporary name beside it (see the module's comment). */
+export function openPrivateFile(path: string, options: PrivateFileOptions = {}): PrivateFile {
+  const what = options.what ?? "a file";
+  const failed = (e: unknown) => new FileWriteError(path, (e as NodeJS.ErrnoException)?.code, what);
+  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(8).toString("hex")}.tmp`);
+  let fd: number | null;
+  try {
+    fd = openSync(temp, CREATE_NEW, options.mode ?? PRIVATE_FILE_MODE);
+  } catch (e) {
+    throw failed(e);
+  }
+  const drop = () => {
+    if (fd !== null) closeSync(fd);
+    fd = null;
+    rmSync(temp, { force: true });
+  };
+  return {
+    path,
+    write(chunk) {
+      if (fd === null) throw new Error(`${path}: written after it was committed or dropped`);
+      const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+      try {
+        for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
+      } catch (e) {
+        drop();
+        throw failed(e);
+      }
+    },
+    commit() {
+      if (fd === null) throw new Error(`${path}: committed after it was committed or dropped`);
+      try {
+        fsyncSync(fd);
+        closeSync(fd);
+        fd = null;
+        if (options.replace === false) {
+          // link() fails when anything is at the path, a link included, where rename() would replace it.
+          linkSync(temp, path);
+          rmSync(temp, { force: true });
+        } else renameSync(temp, path);
+      } catch (e) {
+        drop();
+        throw failed(e);
+      }
+    },
+    abort: drop,
+  };
+}
+
+/** Writes `data` to `path` whole, as openPrivateFile does; throws FileWriteError when it cannot. */
+export function writePrivateFile(path: string, data: string | Uint8Array, options: PrivateFileOptions = {}): void {
+  const file = openPrivateFile(path, options);
+  file.write(data);
+  file.commit();
+}
+
+/** openPrivateFile as a stream's sink (a pipeline's last step): committed when the stream ends, dropped on error. */
+export function privateFileSink(path: string, options: PrivateFileOptions = {}): Writable {
+  const file = openPrivateFile(path, options);
+  let committed = false;
+  return new Writable({
+    write(chunk: Uint8Array, _encoding, done) {
+      try {
+        file.write(chunk);
+        done();
+      } catch (e) {
+        done(e as Error);
+      }
+    },
+    final(done) {
+      try {
+        file.commit();
+        committed = true;
+        done();
+      } catch (e) {
+        done(e as Error);
+      }
+    },
+    destroy(error, done) {
+      if (!committed) file.abort();
+      done(error);
+    },
+  });
 }

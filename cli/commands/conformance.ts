@@ -1,10 +1,10 @@
-import { writeFileSync } from "node:fs";
 import { defineCommand } from "citty";
 import { UsageError } from "../../src/calls/usage-error";
 import { parseClientEnv } from "../../src/config";
 import { conforms, jsonReport, junitReport, textReport } from "../../src/conformance/report";
 import { runConformance } from "../../src/conformance/run";
 import { printable } from "../../src/printable";
+import { writePrivateFile } from "../../src/private-file";
 import { ProfileError } from "../../src/profile/compile";
 import { type LoadedProfile, readProfileFile, writeProfileFile } from "../../src/profile/load";
 import { EXIT, err, out } from "../output";
@@ -100,9 +100,10 @@ export default defineCommand({
         },
       },
     ).finally(() => process.off("SIGINT", onInterrupt));
-    if (args.junit) writeFileSync(args.junit, junitReport(report));
     if (json) out(jsonReport(report));
     else for (const line of textReport(report)) out(line);
+    // After the report is shown: a JUnit file that cannot be written loses nothing the run found.
+    if (args.junit) writePrivateFile(args.junit, junitReport(report), { what: "the JUnit report" });
     if (args["save-profile"] && !args["dry-run"]) {
       const { profile, leftOut } = report.observed;
       writeProfileFile(args["save-profile"], profile);

@@ -1,12 +1,16 @@
-import { mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { defineCommand } from "citty";
 import { UsageError } from "../../src/calls/usage-error";
 import { parseClientEnv } from "../../src/config";
+import { writePrivateFile } from "../../src/private-file";
 import { scaffoldFiles } from "../lib/scaffold";
 import { shellQuote } from "../lib/shell-quote";
 import { detectTestRunner, type FoundRunner, TEST_FILES, TEST_RUNNERS, type TestRunner } from "../lib/test-runner";
 import { out } from "../output";
+
+/** What a new project file gets before the umask (typically 0644): the files `ext init` makes are the user's sources. */
+const SHARED_FILE_MODE = 0o666;
 
 export default defineCommand({
   meta: {
@@ -52,7 +56,9 @@ export default defineCommand({
     for (const [path, content] of Object.entries(scaffoldFiles(name, found))) {
       const file = join(dir, path);
       mkdirSync(dirname(file), { recursive: true });
-      writeFileSync(file, content, { flag: "wx" });
+      // Project files, meant to be shared (committed, read by collaborators): the umask's mode, never 0600.
+      // Never replacing anything: a file or link that appeared meanwhile stops the command.
+      writePrivateFile(file, content, { mode: SHARED_FILE_MODE, replace: false, what: "the new file" });
       out(`created ${join(args.dir || ".", path)}`);
     }
     const shown = args.dir || ".";

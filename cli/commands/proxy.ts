@@ -62,11 +62,18 @@ export default defineCommand({
     if (!Number.isInteger(port) || port < 0 || port > 65535)
       throw new UsageError("--port must be a whole number from 0 to 65535");
     let proxy: Awaited<ReturnType<typeof startProxy>>;
+    // Said once, not after every exchange: the same failure would repeat until the user acts.
+    let lastReportError = "";
+    const onReportError = (message: string) => {
+      if (message !== lastReportError) err(`error: ${printable(message)}`);
+      lastReportError = message;
+    };
     try {
       proxy = await startProxy({
         upstream: upstream.toString(),
         port,
         ...(args.report ? { reportFile: args.report } : {}),
+        onReportError,
         shadow: Boolean(args.shadow),
         ...(args["save-profile"] ? { profileFile: args["save-profile"] } : {}),
       });
@@ -78,10 +85,16 @@ export default defineCommand({
       `ext proxy listening on ${proxy.url} → ${printable(upstream.origin)}${args.shadow ? " (shadow: an in-process emulator)" : ""}`,
     );
     const stop = async () => {
-      await proxy.stop();
+      let failed: string | null = null;
+      try {
+        await proxy.stop();
+      } catch (e) {
+        failed = (e as Error).message;
+      }
       for (const line of proxy.log.summary()) err(line);
       if (proxy.profile) for (const line of profileSummary(proxy.profile, args["save-profile"]!)) err(line);
-      process.exit(EXIT.ok);
+      if (failed !== null) err(`error: ${printable(failed)}`);
+      process.exit(failed === null ? EXIT.ok : EXIT.runtime);
     };
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);

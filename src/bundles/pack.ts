@@ -5,13 +5,14 @@
  * by pack-rules.ts (default exclusions and `.extignore`).
  */
 import { createHash } from "node:crypto";
-import { closeSync, createReadStream, createWriteStream, lstatSync, readdirSync } from "node:fs";
+import { closeSync, createReadStream, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGzip } from "node:zlib";
 import tar from "tar-stream";
 import { printable } from "../printable";
+import { privateFileSink } from "../private-file";
 import { openRegularFile, ReadRefusal } from "../safe-read";
 import { GzipMeter } from "./gzip-meter";
 import { EXTIGNORE, loadPackRules, PackRulesError } from "./pack-rules";
@@ -211,7 +212,12 @@ export async function writePack(plan: PackPlan, outFile: string): Promise<PackRe
   const { tree } = plan;
   const pack = tar.pack();
   const meter = measuring();
-  const written = pipeline(pack, createGzip({ level: 9 }), meter.stream, createWriteStream(outFile));
+  const written = pipeline(
+    pack,
+    createGzip({ level: 9 }),
+    meter.stream,
+    privateFileSink(outFile, { what: "the bundle" }),
+  );
   const common = { mtime: FIXED_MTIME, uid: 0, gid: 0, uname: "", gname: "" };
   const components = new Map<string, GzipMeter>();
   try {

@@ -3,8 +3,8 @@
  * are redacted exchanges (the proxy never records an Authorization value, a secret PUT's body, or a secret
  * value an answer carried); variable parts of a message (array indexes) are folded so repeats count as one.
  */
-import { renameSync, writeFileSync } from "node:fs";
 import { printable } from "../printable";
+import { writePrivateFile } from "../private-file";
 import type { Exchange } from "./types";
 
 /**
@@ -55,11 +55,12 @@ export class DifferenceLog {
     };
   }
 
-  /** Written whole under a temporary name, then renamed: a reader never sees half a report. */
+  /**
+   * Through the one writer (0600, a fresh random temporary name, no link followed, renamed into place): the
+   * report holds exchanges, which the owner alone may read. Throws FileWriteError when it cannot be written.
+   */
   write(file: string): void {
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify(this.report(), null, 2)}\n`, { mode: 0o600 });
-    renameSync(tmp, file);
+    writePrivateFile(file, `${JSON.stringify(this.report(), null, 2)}\n`, { what: "the report" });
   }
 
   summary(): string[] {

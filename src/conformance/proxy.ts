@@ -37,8 +37,10 @@ const REPLAYED_BYTES = 64 * 1024 * 1024;
 export interface ProxyOptions {
   upstream: string;
   port?: number;
-  /** Written after each exchange, and at stop. */
+  /** Written after each exchange, and at stop (where a failure is thrown). */
   reportFile?: string;
+  /** Told when the report or the profile cannot be written after an exchange (the proxy goes on forwarding). */
+  onReportError?: (message: string) => void;
   shadow?: boolean;
   /**
    * Write what the upstream does differently as a platform profile, after each exchange and at stop. Each
@@ -186,8 +188,17 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         });
       }
     }
-    if (profile && options.profileFile) writeProfileFile(options.profileFile, profile.profile());
-    if (options.reportFile) log.write(options.reportFile);
+    if (profile && options.profileFile) tell(() => writeProfileFile(options.profileFile!, profile.profile()));
+    if (options.reportFile) tell(() => log.write(options.reportFile!));
+  }
+
+  /** A file that cannot be written after an exchange is told, and the proxy goes on forwarding. */
+  function tell(write: () => void): void {
+    try {
+      write();
+    } catch (e) {
+      options.onReportError?.((e as Error).message);
+    }
   }
 
   const server = Bun.serve({
@@ -251,9 +262,12 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     async stop() {
       await server.stop(true);
       await queue;
-      if (options.reportFile) log.write(options.reportFile);
-      if (profile && options.profileFile) writeProfileFile(options.profileFile, profile.profile());
-      await shadow?.stop();
+      try {
+        if (options.reportFile) log.write(options.reportFile);
+        if (profile && options.profileFile) writeProfileFile(options.profileFile, profile.profile());
+      } finally {
+        await shadow?.stop();
+      }
     },
   };
 }

@@ -9,23 +9,21 @@
 import { createHash, randomBytes } from "node:crypto";
 import {
   closeSync,
-  constants,
   copyFileSync,
   createReadStream,
   linkSync,
   mkdirSync,
   mkdtempSync,
-  openSync,
   readdirSync,
   renameSync,
   rmSync,
-  writeSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import tar from "tar-stream";
 import { readTar, TarRefusal } from "../bundles/tar-reader";
 import { FIXTURE_JSON_MAX_BYTES, JsonDepthMeter, readJsonFileBytes } from "../json-reader";
+import { openPrivateFile, writePrivateFile } from "../private-file";
 import { openRegularFile, ReadRefusal } from "../safe-read";
 import { bundleFileName } from "../seed/bundle-files";
 import { EXPORT_FIXTURE_FILE } from "../seed/resolve";
@@ -153,12 +151,7 @@ export function writeExportFiles(state: ExportedState, pathOf: (blobId: string) 
 }
 
 function writeNew(path: string, bytes: Buffer): void {
-  const fd = openSync(path, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW, 0o600);
-  try {
-    writeSync(fd, bytes);
-  } finally {
-    closeSync(fd);
-  }
+  writePrivateFile(path, bytes, { replace: false, what: EXPORT_FIXTURE_FILE });
 }
 
 /**
@@ -198,19 +191,18 @@ export async function readExportArchive(
       const hash = createHash("sha256");
       // fixture.json is refused as soon as it nests too deep, before the rest of it arrives.
       const meter = bundle ? null : new JsonDepthMeter();
-      const fd = openSync(
-        join(dir, entry.path),
-        constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW,
-        0o600,
-      );
+      // The one writer of files: 0600, no link followed, in place only once whole.
+      const file = openPrivateFile(join(dir, entry.path), { replace: false, what: entry.path });
       try {
         for await (const chunk of body) {
           meter?.push(chunk);
           hash.update(chunk);
-          writeSync(fd, chunk);
+          file.write(chunk);
         }
-      } finally {
-        closeSync(fd);
+        file.commit();
+      } catch (e) {
+        file.abort();
+        throw e;
       }
       const digest = hash.digest("hex");
       if (bundle && digest !== bundle[1])

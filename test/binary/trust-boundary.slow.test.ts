@@ -10,6 +10,7 @@ import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { rawExchange } from "../helpers/raw-http";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, type ServedBinary, serve } from "./helpers";
+import { type OtherUser, otherUser } from "./other-user";
 
 const ADMIN = "adm_trust_boundary_0123456789abcdefghijklm";
 
@@ -96,22 +97,12 @@ describe.skipIf(ADDRESS === null)(`bound to a non-loopback address (${ADDRESS ??
   });
 });
 
-/** A throwaway user of this machine (root only), removed after the tests; null with the reason otherwise. */
-function otherUser(): { name: string; remove(): void } | string {
-  if (process.getuid?.() !== 0) return "creating a second local user needs root";
-  if (!Bun.which("useradd") || !Bun.which("runuser") || !Bun.which("curl"))
-    return "useradd, runuser or curl is missing";
-  const name = `extother${process.pid}`;
-  const made = Bun.spawnSync(["useradd", "--no-create-home", "--shell", "/usr/sbin/nologin", name]);
-  if (made.exitCode !== 0) return `useradd failed: ${made.stderr.toString().trim()}`;
-  return { name, remove: () => void Bun.spawnSync(["userdel", name]) };
-}
-const OTHER = otherUser();
+const OTHER = otherUser(["curl"]);
 
 describe.skipIf(typeof OTHER === "string")(
   `another local user, against a loopback server${typeof OTHER === "string" ? ` (skipped: ${OTHER})` : ""}`,
   () => {
-    const user = OTHER as { name: string; remove(): void };
+    const user = OTHER as OtherUser;
     let server: ServedBinary;
     let dir: string;
     beforeAll(async () => {
@@ -127,10 +118,7 @@ describe.skipIf(typeof OTHER === "string")(
     });
 
     const asOther = (...args: string[]) => {
-      const proc = Bun.spawnSync(["runuser", "-u", user.name, "--", "curl", "-s", "-w", "\n%{http_code}", ...args], {
-        cwd: dir,
-      });
-      const out = proc.stdout.toString();
+      const out = user.run(["curl", "-s", "-w", "\n%{http_code}", ...args], { cwd: dir }).stdout;
       const cut = out.lastIndexOf("\n");
       return { status: Number(out.slice(cut + 1)), body: out.slice(0, cut) };
     };
@@ -158,8 +146,7 @@ describe.skipIf(typeof OTHER === "string")(
       const file = join(dir, ".ext-data", "server.json");
       expect(statSync(file).mode & 0o077).toBe(0);
       expect(JSON.parse(readFileSync(file, "utf8")).adminToken).toMatch(/^adm_/);
-      const proc = Bun.spawnSync(["runuser", "-u", user.name, "--", "cat", file]);
-      expect(proc.exitCode).not.toBe(0);
+      expect(user.run(["cat", file]).code).not.toBe(0);
     });
   },
 );

@@ -6,7 +6,7 @@
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type {
   ConnectEmulatorOptions,
@@ -112,7 +112,7 @@ function seedOf(fixture: Fixture | undefined, work: string): Seed {
     throw new TypeError('startEmulator: fixture must be a fixture object, a file path, an export directory or "demo"');
   // It may hold plaintext keys: written inside our own temp directory (mode 0700), removed by stop().
   const file = join(work, "fixture.json");
-  writeFileSync(file, JSON.stringify(fixture), { mode: 0o600 });
+  writePrivateFile(file, JSON.stringify(fixture), { what: "the fixture" });
   return { seed: file, apiKey: firstPlaintextKey(fixture), fromExport: false };
 }
 
