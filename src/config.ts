@@ -203,6 +203,8 @@ export interface ClientEnv {
   extensionId: string | null;
   /** EXT_API_KEY */
   apiKey: string | null;
+  /** EXT_READ_ONLY_KEY: `ext conformance`'s narrower key. */
+  readOnlyKey: string | null;
   /** EXT_LOCAL_URL: what `--target local` means; null leaves it to the `ext serve` found from this folder. */
   localUrl: string | null;
   /** EXT_ADMIN_TOKEN: for the control plane of an emulator named by URL (a found one's is in its server.json). */
@@ -215,6 +217,8 @@ export interface ClientEnv {
   command: "ext" | "npx ext";
   /** EXT_MAX_WAIT: seconds a command may spend in all waiting out 429s (as given; checked by the CLI). */
   maxWait: string | null;
+  /** EXT_REQUEST_TIMEOUT: seconds any one request may keep the tool waiting (as given; checked by the transport). */
+  requestTimeout: string | null;
   /**
    * EXT_TRUST_TARGET=1: a named server is sent the admin token without its proof, for an emulator reached
    * at another address than it listens on (a port mapping, a proxy, a container's service name).
@@ -227,6 +231,7 @@ export function parseClientEnv(env: Env = process.env): ClientEnv {
   return {
     extensionId: get("EXT_EXTENSION_ID"),
     apiKey: get("EXT_API_KEY"),
+    readOnlyKey: get("EXT_READ_ONLY_KEY"),
     localUrl: get("EXT_LOCAL_URL"),
     adminToken: get("EXT_ADMIN_TOKEN"),
     baseUrl: get("EXT_BASE_URL"),
@@ -234,6 +239,7 @@ export function parseClientEnv(env: Env = process.env): ClientEnv {
     // npm sets npm_command for `npx`, `npm exec` and `npm run`: `ext` alone is then not on the user's PATH.
     command: get("npm_command") ? "npx ext" : "ext",
     maxWait: get("EXT_MAX_WAIT"),
+    requestTimeout: get("EXT_REQUEST_TIMEOUT"),
     trustTarget: get("EXT_TRUST_TARGET") === "1",
   };
 }

@@ -1,4 +1,5 @@
 import { defineCommand } from "citty";
+import { requestTimeoutMs } from "../../src/calls/transport";
 import { UsageError } from "../../src/calls/usage-error";
 import { parseClientEnv } from "../../src/config";
 import { conforms, jsonReport, junitReport, textReport } from "../../src/conformance/report";
@@ -23,12 +24,14 @@ export default defineCommand({
     },
     "api-key": {
       type: "string",
-      description: "A developer API key of the target with every scope (env EXT_API_KEY)",
+      description:
+        "A developer API key of the target with every scope (env EXT_API_KEY; prefer it: a flag shows in `ps` to every local user)",
       valueHint: "KEY",
     },
     "read-only-key": {
       type: "string",
-      description: "A second, narrower key (read, no write): enables the 403 checks",
+      description:
+        "A second, narrower key (read, no write): enables the 403 checks (env EXT_READ_ONLY_KEY; prefer it: a flag shows in `ps`)",
       valueHint: "KEY",
     },
     "include-rate-limits": {
@@ -53,7 +56,10 @@ export default defineCommand({
     },
   },
   async run({ args }) {
-    const apiKey = args["api-key"] || parseClientEnv().apiKey;
+    const env = parseClientEnv();
+    const apiKey = args["api-key"] || env.apiKey;
+    const readOnlyKey = args["read-only-key"] || env.readOnlyKey;
+    const timeoutMs = requestTimeoutMs(env.requestTimeout);
     if (!apiKey && !args["dry-run"]) throw new UsageError("no API key: give --api-key or set EXT_API_KEY");
     let url: URL;
     try {
@@ -87,13 +93,14 @@ export default defineCommand({
       {
         url: url.toString(),
         apiKey: apiKey ?? "<api-key>",
-        ...(args["read-only-key"] ? { readOnlyKey: args["read-only-key"] } : {}),
+        ...(readOnlyKey ? { readOnlyKey } : {}),
       },
       {
         includeRateLimits: Boolean(args["include-rate-limits"]),
         ...(given ? { profile: given.compiled.profile } : {}),
         dryRun: Boolean(args["dry-run"]),
         signal: controller.signal,
+        timeoutMs,
         onResult: (r) => {
           if (!json && !args["dry-run"] && r.outcome !== "skipped")
             err(`${r.outcome === "passed" ? "ok     " : r.kind === "spec" ? "DIFFERS" : "choice "} ${r.id}`);

@@ -1,6 +1,6 @@
 import { rmSync } from "node:fs";
 import { defineCommand } from "citty";
-import { createAdminClient } from "../../client/index";
+import { adminClient, send } from "../../src/calls/http";
 import { UsageError } from "../../src/calls/usage-error";
 import { ExportArchiveError, readExportArchive, replaceExportDir, stagingDirFor } from "../../src/exports/archive";
 import { resolveServer, targetArgs } from "../lib/target";
@@ -26,15 +26,17 @@ export default defineCommand({
     const includeSecretValues = Boolean(args["include-secret-values"]);
     if (includeSecretValues)
       err("[ext] warning: secret values are written in plain text to fixture.json; keep this export private");
-    const admin = createAdminClient({ url: endpoints.adminUrl.replace(/\/_emulator$/, ""), adminToken });
-    const { response } = await admin.GET("/_emulator/export", {
-      params: { query: includeSecretValues ? { includeSecretValues: true } : {} },
-      parseAs: "stream",
-    });
-    if (!response.ok || !response.body)
-      throw new Error(
-        `${endpoints.adminUrl}/export answered ${response.status}: ${(await response.text()).slice(0, 300)}`,
-      );
+    const admin = adminClient(endpoints, adminToken);
+    // A refusal (a 401 without the token) is read once, as every refusal is: said, never read twice.
+    const { response } = await send(
+      () =>
+        admin.GET("/_emulator/export", {
+          params: { query: includeSecretValues ? { includeSecretValues: true } : {} },
+          parseAs: "stream",
+        }),
+      { retries: 0 },
+    );
+    if (!response.body) throw new Error(`${endpoints.adminUrl}/export answered ${response.status} with no archive`);
     const staging = stagingDirFor(args.dir);
     try {
       await readExportArchive(response.body, staging, `${endpoints.adminUrl}/export`);

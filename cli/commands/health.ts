@@ -1,6 +1,6 @@
 import { defineCommand } from "citty";
-import { createAdminClient } from "../../client";
-import { endpointsFromAnyUrl } from "../../src/calls/http";
+import { RedirectAnswerError } from "../../src/calls/answer-reader";
+import { adminClient, type Endpoints, endpointsFromAnyUrl } from "../../src/calls/http";
 import { resolveServer } from "../lib/target";
 import { fail, out } from "../output";
 
@@ -9,9 +9,9 @@ import { fail, out } from "../output";
  * the `ext serve` of the nearest data directory, verified by its proof): never a guessed port, where another
  * local user could be listening and vouched for.
  */
-async function rootOf(args: { url?: string; target?: string }): Promise<string> {
-  if (args.url !== undefined) return endpointsFromAnyUrl(args.url).root;
-  return (await resolveServer({ target: args.target })).endpoints.root;
+async function endpointsOf(args: { url?: string; target?: string }, timeoutMs: number): Promise<Endpoints> {
+  if (args.url !== undefined) return endpointsFromAnyUrl(args.url, { timeoutMs });
+  return (await resolveServer({ target: args.target })).endpoints;
 }
 
 export default defineCommand({
@@ -36,10 +36,11 @@ export default defineCommand({
   async run({ args }) {
     const timeoutMs = Number(args.timeout ?? 2000);
     if (!Number.isInteger(timeoutMs) || timeoutMs < 1) fail(`--timeout must be a positive whole number of ms`, 2);
-    const root = await rootOf(args);
+    const endpoints = await endpointsOf(args, timeoutMs);
+    const root = endpoints.root;
     let problem: string;
     try {
-      const health = createAdminClient({ url: root });
+      const health = adminClient(endpoints, null);
       const { data, response: res } = await health.GET("/healthz", { signal: AbortSignal.timeout(timeoutMs) });
       if (res.ok && data?.status === "ok") {
         out(`ok: ${root}`);
@@ -47,7 +48,10 @@ export default defineCommand({
       }
       problem = `${root}/healthz answered ${res.status}`;
     } catch (e) {
-      problem = `no emulator answered at ${root}/healthz (${(e as Error).message})`;
+      // An emulator answers /healthz itself: a redirect is some other server (never followed).
+      if (e instanceof RedirectAnswerError)
+        problem = `${root}/healthz answered a redirect (${e.status} to ${e.location || "nowhere"}): not an emulator`;
+      else problem = `no emulator answered at ${root}/healthz (${(e as Error).message})`;
     }
     fail(problem);
   },

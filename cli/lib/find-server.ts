@@ -6,18 +6,12 @@
  * (src/auth/server-proof.ts). A listener that took the port, or any other server, learns nothing: the
  * challenge carries no key, no token and no secret. No port is ever guessed.
  */
-import { randomBytes } from "node:crypto";
 import { isIP } from "node:net";
 import { dirname, join, resolve } from "node:path";
-import { checkServerProof } from "../../src/auth/server-proof";
-import { describeError } from "../../src/calls/api-error";
-import { adminClient, call, type Endpoints, endpointsFromAnyUrl } from "../../src/calls/http";
+import { type Endpoints, endpointsFromAnyUrl } from "../../src/calls/http";
 import { UsageError } from "../../src/calls/usage-error";
 import { type ClientEnv, DEFAULT_DATA_DIR } from "../../src/config";
 import { readServerFile, type ServerFile } from "../../src/server-file";
-
-/** How long a found server may take to answer the challenge. */
-const PROOF_TIMEOUT_MS = 2_000;
 
 export interface FoundServer {
   endpoints: Endpoints;
@@ -74,7 +68,6 @@ function nothingFound(env: ClientEnv, cwd: string): string {
  * server.json. Throws UnprovenServerError on a missing or wrong proof, or when the server does not answer.
  */
 export async function verifyServer(dataDir: string, info: ServerFile): Promise<FoundServer> {
-  const endpoints = endpointsFromAnyUrl(info.url);
   const unproven = (why: string) => new UnprovenServerError(info.url, dataDir, why);
   // A name could resolve to another listener than the one that wrote the file (issue: localhost → ::1).
   if (isIP(new URL(info.url).hostname.replace(/^\[|\]$/g, "")) === 0)
@@ -83,7 +76,9 @@ export async function verifyServer(dataDir: string, info: ServerFile): Promise<F
     );
   if (!info.adminToken)
     throw unproven("its server.json holds no admin token (written by an older ext? restart that `ext serve`)");
-  const why = await challenge(endpoints, info.adminToken, info.url);
+  // Proven for the address it wrote, and again on every new connection for as long as the command runs.
+  const endpoints = endpointsFromAnyUrl(info.url, { proveWith: info.adminToken });
+  const why = await endpoints.transport.prove();
   if (why) throw unproven(why);
   return {
     endpoints: { ...endpoints, unreachableHint: `has the \`ext serve\` of ${dataDir} stopped?` },
@@ -107,35 +102,10 @@ export class UnprovenTargetError extends Error {
   }
 }
 
-/** Throws UnprovenTargetError unless the server at `endpoints.root` proves it holds `adminToken`. */
-export async function verifyNamedServer(endpoints: Endpoints, adminToken: string): Promise<void> {
-  const why = await challenge(endpoints, adminToken, endpoints.root);
+/** Throws UnprovenTargetError unless the server at `endpoints.root` proves the token its transport holds. */
+export async function verifyNamedServer(endpoints: Endpoints): Promise<void> {
+  const why = await endpoints.transport.prove();
   if (why) throw new UnprovenTargetError(endpoints.root, why);
-}
-
-/**
- * Sends the server a fresh challenge, with no credential, and checks its answer against `adminToken` for the
- * server at `url`. Returns why it is not a proof, or null when it is.
- */
-async function challenge(endpoints: Endpoints, adminToken: string, url: string): Promise<string | null> {
-  const nonce = randomBytes(32).toString("base64url");
-  // No token: nothing is revealed before the answer is checked.
-  const health = adminClient(endpoints, null);
-  let answer: { proof?: string };
-  try {
-    answer = await call(
-      () =>
-        health.GET("/healthz", {
-          params: { query: { challenge: nonce } },
-          signal: AbortSignal.timeout(PROOF_TIMEOUT_MS),
-        }),
-      { retries: 0 },
-    );
-  } catch (e) {
-    return `it did not answer the challenge (${describeError(e)})`;
-  }
-  if (checkServerProof(adminToken, nonce, url, answer?.proof)) return null;
-  return answer?.proof === undefined ? "its answer carries no proof" : "its proof is wrong";
 }
 
 function processAlive(pid: number): boolean {

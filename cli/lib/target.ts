@@ -86,10 +86,12 @@ export async function resolveServer(
     const found = await findServer(env, cwd);
     return { endpoints: found.endpoints, adminToken: found.adminToken, found: true };
   }
-  const endpoints = endpointsFromAnyUrl(named);
   // A named server is the user's choice; one that is to receive an admin token proves it holds it first,
-  // unless the user vouches for it (it is reached at another address than the one it can prove).
-  if (adminToken && !env.trustTarget) await verifyNamedServer(endpoints, adminToken);
+  // and on every new connection after, unless the user vouches for it (it is reached at another address
+  // than the one it can prove).
+  const proven = Boolean(adminToken) && !env.trustTarget;
+  const endpoints = endpointsFromAnyUrl(named, { proveWith: proven ? adminToken : null });
+  if (proven) await verifyNamedServer(endpoints);
   return { endpoints, adminToken };
 }
 

@@ -4,6 +4,7 @@
  * address, a proxy's page) is said to be so, with what was found there, never its raw HTML.
  */
 import { ApiCallError } from "../../client";
+import { CONTROL_PREFIX } from "../config";
 import { printable, printableLines } from "../printable";
 
 /** What a server that is not ext answered, as the CLI describes it. */
@@ -81,12 +82,35 @@ function envelopeOf(body: unknown): Record<string, unknown> | null {
 /** Why a 429 was not waited out (the command's wait bound), said under it. */
 const notRetried = new WeakMap<ApiCallError, string>();
 
+/** Whether each answer's request carried a key, a token or a session (answer-reader.ts notes it). */
+const credentialSent = new WeakMap<Response, boolean>();
+/** A control plane's 401, said as what to do about it (api-error's headline). */
+const controlPlaneRefusals = new WeakMap<ApiCallError, string>();
+
+export function noteCredential(response: Response, sent: boolean): void {
+  credentialSent.set(response, sent);
+}
+
+/**
+ * "the control plane at URL needs its admin token: …" when none was sent; "… refused the admin token: …" when
+ * one was. The server's own words follow in brackets.
+ */
+function controlPlaneRefusal(e: ApiCallError, response: Response): string {
+  const { origin } = originAndPath(response.url);
+  const server = `(${e.summary})`;
+  if (credentialSent.get(response))
+    return `the control plane at ${origin} refused the admin token: it is not this server's (a restarted \`ext serve\` makes a new one unless given one; a command run in its folder reads the current one) ${server}`;
+  return `the control plane at ${origin} needs its admin token: set EXT_ADMIN_TOKEN (a flag shows in \`ps\`), or run the command in the folder of that \`ext serve\`, which finds the token itself ${server}`;
+}
+
 /**
  * Notes what a refusal without the API's envelope carried (`response` says from where), and why a 429 was
  * not retried (`notWaited`); returns `e`.
  */
 export function recordRefusal(e: unknown, body: unknown, response: Response, notWaited: string | null = null): unknown {
   if (e instanceof ApiCallError && notWaited) notRetried.set(e, notWaited);
+  if (e instanceof ApiCallError && e.status === 401 && e.path.startsWith(CONTROL_PREFIX) && envelopeOf(body))
+    controlPlaneRefusals.set(e, controlPlaneRefusal(e, response));
   if (e instanceof ApiCallError && !envelopeOf(body))
     unenveloped.set(e, {
       url: response.url,
@@ -102,7 +126,8 @@ export function recordRefusal(e: unknown, body: unknown, response: Response, not
 /** `422 validation_error: …`, or what was found, for a refusal that is not the API's. */
 export function headline(e: ApiCallError): string {
   const foreign = unenveloped.get(e);
-  return foreign === undefined ? e.summary : describeForeign(foreign);
+  if (foreign !== undefined) return describeForeign(foreign);
+  return controlPlaneRefusals.get(e) ?? e.summary;
 }
 
 /** The headline plus one line per detail, as the server wrote them. */

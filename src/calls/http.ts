@@ -1,7 +1,9 @@
 /**
  * How the CLI and the Bun helper's deploy call the server: through client/ (the typed clients bound here to a
- * target), with what a tool adds on top: a 429 is retried after its Retry-After, a bounded number of times; a server that does
- * not answer is named with a hint; the server's error code and message are shown as they are (api-error.ts).
+ * target) over the one transport (transport.ts: the server's proof, the timeout, no redirect followed), with
+ * what a tool adds on top: every answer read by one reader (answer-reader.ts); a 429 is retried after its
+ * Retry-After, a bounded number of times; a server that does not answer is named with a hint; the server's
+ * error code and message are shown as they are (api-error.ts).
  */
 import {
   type AdminClient,
@@ -12,7 +14,9 @@ import {
   unwrap,
 } from "../../client";
 import { API_PREFIX, CONTROL_PREFIX, parseClientEnv } from "../config";
-import { describeForeign, describeNotTheApi, recordRefusal } from "./api-error";
+import { answerReader } from "./answer-reader";
+import { recordRefusal } from "./api-error";
+import { createTransport, requestTimeoutMs, type Transport, TransportError } from "./transport";
 import { UsageError } from "./usage-error";
 
 type Middleware = Parameters<ApiClient["use"]>[number];
@@ -22,7 +26,7 @@ class UnreachableError extends Error {
   override name = "UnreachableError";
 }
 
-/** Server addresses derived from the one base URL the user gives. */
+/** Server addresses derived from the one base URL the user gives, and the one transport to that server. */
 export interface Endpoints {
   /** http://host:port, no trailing slash. */
   root: string;
@@ -32,10 +36,22 @@ export interface Endpoints {
   adminUrl: string;
   /** What to say when nothing answers there, if more is known than "is the emulator running?". */
   unreachableHint?: string;
+  /** Every call to this server goes through it (transport.ts). */
+  transport: Transport;
+}
+
+export interface EndpointOptions {
+  /**
+   * The server's admin token, when the server is to prove it holds it (a found `ext serve`, or one named
+   * while the command holds a token): then no credential goes on a connection it has not proven itself on.
+   */
+  proveWith?: string | null;
+  /** The per-request timeout; default EXT_REQUEST_TIMEOUT, else 30 s. */
+  timeoutMs?: number;
 }
 
 /** From any of: the server root, the API base (…/developer/v1) or the control plane (…/_emulator). */
-export function endpointsFromAnyUrl(target: string): Endpoints {
+export function endpointsFromAnyUrl(target: string, options: EndpointOptions = {}): Endpoints {
   let url: URL;
   try {
     url = new URL(target);
@@ -44,14 +60,14 @@ export function endpointsFromAnyUrl(target: string): Endpoints {
   }
   let path = url.pathname.replace(/\/+$/, "");
   for (const suffix of [API_PREFIX, CONTROL_PREFIX]) if (path.endsWith(suffix)) path = path.slice(0, -suffix.length);
-  return endpoints(url.origin + path);
-}
-
-function endpoints(root: string): Endpoints {
+  const root = url.origin + path;
+  const timeoutMs = options.timeoutMs ?? requestTimeoutMs(parseClientEnv().requestTimeout);
+  const proof = options.proveWith ? { adminToken: options.proveWith, url: root } : null;
   return {
     root,
     baseUrl: root + API_PREFIX,
     adminUrl: root + CONTROL_PREFIX,
+    transport: createTransport({ timeoutMs, proof }),
   };
 }
 
@@ -59,59 +75,25 @@ function endpoints(root: string): Endpoints {
 const unreachable = (hint = "is the emulator running?"): Middleware => ({
   onError({ request, error }) {
     if (request.signal.aborted) return request.signal.reason instanceof Error ? request.signal.reason : undefined;
+    // The transport's own errors (a timeout, a server that changed) say all there is to say.
+    if (error instanceof TransportError) return error;
     return new UnreachableError(
       `cannot reach ${new URL(request.url).origin} (${(error as Error)?.message ?? String(error)}); ${hint}`,
     );
   },
 });
 
-/**
- * A success that is an HTML page is another server's (a web server or dev server on that port, a login
- * page): the API never answers HTML. Said as such instead of a JSON parse error. A JSON success is always
- * an object with at least one required member in the API's document: anything else (`{}`, an array, a
- * string, broken JSON) is said to be not the API's, here, instead of a TypeError in the command that reads it.
- */
-const foreignSuccess: Middleware = {
-  async onResponse({ request, response }) {
-    const contentType = response.headers.get("content-type") ?? "";
-    if (!response.ok || response.status === 204) return undefined;
-    const isHtml = /text\/html/i.test(contentType);
-    if (!isHtml && !/[/+]json\b/i.test(contentType)) return undefined;
-    const body = await response.clone().text();
-    const answer = {
-      url: response.url || request.url,
-      method: request.method,
-      status: response.status,
-      contentType,
-      server: response.headers.get("server") ?? "",
-      body,
-    };
-    if (isHtml) throw new Error(describeForeign(answer));
-    if (body === "" || isMemberedObject(body)) return undefined;
-    throw new Error(describeNotTheApi(answer));
-  },
-};
-
-function isMemberedObject(text: string): boolean {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length > 0;
-  } catch {
-    return false;
-  }
-}
-
 /** The developer API at `endpoints`, as `apiKey`. */
 export function apiClient(endpoints: Endpoints, apiKey: string): ApiClient {
-  const client = createApiClient({ baseUrl: endpoints.root, apiKey });
-  client.use(unreachable(endpoints.unreachableHint), foreignSuccess);
+  const client = createApiClient({ baseUrl: endpoints.root, apiKey, fetch: endpoints.transport.fetch });
+  client.use(unreachable(endpoints.unreachableHint), answerReader);
   return client;
 }
 
 /** The control plane at `endpoints`, every call carrying the token (null only for the challenge and an open control plane). */
 export function adminClient(endpoints: Endpoints, adminToken: string | null): AdminClient {
-  const client = createAdminClient({ url: endpoints.root, adminToken });
-  client.use(unreachable(endpoints.unreachableHint), foreignSuccess);
+  const client = createAdminClient({ url: endpoints.root, adminToken, fetch: endpoints.transport.fetch });
+  client.use(unreachable(endpoints.unreachableHint), answerReader);
   return client;
 }
 

@@ -4,6 +4,8 @@
  * can still delete what it created. It deletes only ids this run's own creates answered (or, when a create
  * got no answer, the one extension carrying this run's unique scratch name), never another extension.
  */
+
+import { createTransport as createOutbound, DEFAULT_REQUEST_TIMEOUT_SECONDS } from "../calls/transport";
 import {
   authChecks,
   extensionChecks,
@@ -67,7 +69,14 @@ export async function runConformance(target: Target, options: RunOptions = {}): 
   redactor.add(target.apiKey, "<api-key>");
   if (target.readOnlyKey) redactor.add(target.readOnlyKey, "<read-only-key>");
   const budget = new RateBudget();
-  const transport = createTransport(target.url, redactor, { dryRun: options.dryRun, signal: options.signal, budget });
+  // One outbound transport for every request of the run, the cleanup's included.
+  const outbound = createOutbound({ timeoutMs: options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000 });
+  const transport = createTransport(target.url, redactor, {
+    dryRun: options.dryRun,
+    signal: options.signal,
+    budget,
+    outbound,
+  });
   const runId = randomId();
   const ctx: Context = {
     target,
@@ -117,12 +126,12 @@ export async function runConformance(target: Target, options: RunOptions = {}): 
     if (e instanceof RateLimitStop) limited = e;
     else if (!options.signal?.aborted) {
       // Not a difference but a fault of the run itself: still clean up before saying so.
-      await cleanUp(ctx, createTransport(target.url, redactor, { dryRun: options.dryRun }));
+      await cleanUp(ctx, createTransport(target.url, redactor, { dryRun: options.dryRun, outbound }));
       throw e;
     } else interrupted = true;
   }
   // Its own transport: the run's may be aborted. Same redactor and request list.
-  const cleanupTransport = createTransport(target.url, redactor, { dryRun: options.dryRun });
+  const cleanupTransport = createTransport(target.url, redactor, { dryRun: options.dryRun, outbound });
   const cleanup = await cleanUp(ctx, cleanupTransport);
   if (!interrupted && !limited) {
     // Last, once the scratch extension is gone: it spends the GET window the cleanup's list needs.
@@ -132,6 +141,7 @@ export async function runConformance(target: Target, options: RunOptions = {}): 
         dryRun: options.dryRun,
         signal: options.signal,
         waitOutRateLimits: false,
+        outbound,
       });
       try {
         await rateLimitChecks({ ...ctx, transport: rateTransport, api: rateTransport.client(target.apiKey) });

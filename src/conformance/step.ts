@@ -4,6 +4,7 @@
  * group, a name, what is sent, what is expected.
  */
 import type { ApiClient } from "../../client/index";
+import { TransportError } from "../calls/transport";
 import { groupOf, type RateBudget, type RateGroup, RateLimitStop } from "./rate-budget";
 import type { Redactor } from "./redact";
 import { envelopeProblems, isObject, parseJson } from "./shape";
@@ -204,15 +205,17 @@ export function statusAndCode(ctx: Context): string {
 }
 
 /**
- * Sends, swallowing a transport failure (it is recorded on the exchange); rethrows when the run was stopped.
- * A rate-limit stop is kept for the check that follows, which names itself in it (stopIfLimited).
+ * Sends, swallowing a failed connection (it is recorded on the exchange); rethrows when the run was stopped,
+ * and the transport's own errors (a target that keeps a request waiting past the timeout, a key withheld
+ * after a failed connection, a server no longer the one the run started with): those end the run. A
+ * rate-limit stop is kept for the check that follows, which names itself in it (stopIfLimited).
  */
 export async function attempt(ctx: Context, send: () => Promise<unknown>): Promise<void> {
   if (ctx.stopped) return;
   try {
     await send();
   } catch (e) {
-    if (ctx.options.signal?.aborted) throw e;
+    if (ctx.options.signal?.aborted || e instanceof TransportError) throw e;
     if (e instanceof RateLimitStop) ctx.stopped = e;
   }
 }

@@ -1,10 +1,13 @@
 /**
  * How the conformance run talks to a target: the generated client (client/) for the calls it describes,
  * and `raw()` for what it cannot send (no key, a malformed header, a wrong Content-Type). Both go through
- * one recording fetch, so every exchange is kept — redacted — for the report. With `dryRun` nothing is
- * sent: each request is recorded and answered locally with a 299 and no body.
+ * one recording fetch, so every exchange is kept — redacted — for the report, and that goes through the
+ * tools' one transport (src/calls/transport.ts: the timeout, no redirect followed, the target held to its
+ * first answer). With `dryRun` nothing is sent: each request is recorded and answered locally with a 299 and
+ * no body.
  */
 import { type ApiClient, createApiClient } from "../../client/index";
+import type { Transport as Outbound } from "../calls/transport";
 import { LONGEST_WAIT_SECONDS, type RateBudget, RateLimitStop } from "./rate-budget";
 import type { Redactor } from "./redact";
 import type { Exchange } from "./types";
@@ -73,6 +76,8 @@ export function createTransport(
      * 429 that is not waited out stops the run (RateLimitStop). Without it a 429 is returned as the answer.
      */
     budget?: RateBudget;
+    /** The tools' one transport to the target, shared by every recording transport of a run. */
+    outbound: Outbound;
   },
 ): Transport {
   const origin = originOf(url);
@@ -99,7 +104,7 @@ export function createTransport(
     const again = options.waitOutRateLimits === false ? null : (request.clone() as Request);
     let response: Response;
     try {
-      response = await fetch(request, { signal: options.signal, redirect: "manual" });
+      response = await options.outbound.fetch(options.signal ? new Request(request, { signal: options.signal }) : request);
     } catch (e) {
       exchange.failure = options.signal?.aborted ? "interrupted" : `no answer: ${(e as Error).message}`;
       throw e;

@@ -60,6 +60,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Called as each check ends (the CLI prints progress). */
   onResult?: (result: CheckResult) => void;
+  /** Each request's wait (src/calls/transport.ts); default 30 s. */
+  timeoutMs?: number;
 }
 
 export interface Cleanup {

@@ -4,6 +4,7 @@
  */
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
+import { ANSWER_MEMBERS_PATH, generateAnswerMembers } from "../../scripts/lib/answer-members";
 import { CLIENT_TYPES_PATH, generateClientTypes } from "../../scripts/lib/client-types";
 
 /** The first differing line, so a failure says where without printing thousands of lines. */
@@ -29,3 +30,8 @@ test("the generated types have named schemas and no string-or-number integers", 
   for (const name of ["Extension", "ExtensionSummary", "Version", "InstallStatistics", "Limits", "RequestLogEntry"])
     expect(schemas.includes(`\n        ${name}: {`), name).toBe(true);
 });
+
+test("src/calls/answer-members.generated.ts, the tools' reading of answers, is current (else: npm run client:generate)", async () => {
+  const committed = readFileSync(ANSWER_MEMBERS_PATH, "utf8");
+  expect(firstDifference(committed, await generateAnswerShapes())).toBeNull();
+}, 60_000);

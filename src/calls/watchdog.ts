@@ -1,0 +1,72 @@
+/**
+ * The per-request timeout of every outbound call: it runs only while the caller waits on the server —
+ * connecting, a write the server does not take, the answer after the last byte of the request was sent, the
+ * next chunk of an answer being read — and starts again whenever the server moves. So an upload counts from
+ * its last byte sent, a slow reader of the answer is not cut, and a server that accepts and stays silent is.
+ */
+export class Watchdog {
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private waits = 0;
+  private expired = false;
+  private off = false;
+
+  constructor(
+    readonly ms: number,
+    private readonly onExpire: () => void,
+  ) {}
+
+  /** True once the wait ran out (the request was cut). */
+  get fired(): boolean {
+    return this.expired;
+  }
+
+  /** Waits on `work` with the timer running; a wait nested in another does not restart it. */
+  async during<T>(work: Promise<T>): Promise<T> {
+    this.arm();
+    try {
+      return await work;
+    } finally {
+      this.disarm();
+    }
+  }
+
+  arm(): void {
+    if (this.waits++ === 0 && !this.off) this.start();
+  }
+
+  disarm(): void {
+    if (this.waits > 0 && --this.waits === 0) this.clear();
+  }
+
+  /** The server moved (bytes arrived, or it took bytes): a running wait starts again. */
+  touch(): void {
+    if (this.waits > 0 && !this.off) this.start();
+  }
+
+  /** The request is over: nothing more is timed. */
+  stop(): void {
+    this.waits = 0;
+    this.clear();
+  }
+
+  /** A live stream has begun (`text/event-stream`): it is meant to wait for events, so nothing more is timed. */
+  retire(): void {
+    this.off = true;
+    this.clear();
+  }
+
+  private start(): void {
+    this.clear();
+    if (this.expired) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.expired = true;
+      this.onExpire();
+    }, this.ms);
+  }
+
+  private clear(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+  }
+}

@@ -1,0 +1,212 @@
+/**
+ * The tools' side of trust against another local user, with the compiled binary: what `ext` writes in a
+ * shared folder (a sticky, world-writable one like /tmp, where this machine's protected_symlinks may be off)
+ * and whom it keeps talking to once its server is gone.
+ *
+ *  - `ext proxy --report FILE`: the other user plants a link at the temporary name the proxy used to write
+ *    (`FILE.<pid>.tmp`) pointing at the owner's shell start-up file, then sends the proxy a request whose body
+ *    holds `$(…)`: the owner's file must stay as it was.
+ *  - `ext conformance --junit FILE`: a link planted at FILE is replaced, never followed; the report is 0600.
+ *  - `ext deploy --wait`: the owner stops the server while the deploy waits (as its notice suggests); the
+ *    other user takes the port at once. The key must not arrive there.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { waitFor } from "../helpers/wait-for";
+import { BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, type ServedBinary, serve } from "./helpers";
+import { type OtherUser, otherUser } from "./other-user";
+
+const ROOT = resolve(import.meta.dir, "../..");
+const BUN = join(ROOT, "node_modules/bun/bin/bun.exe");
+const VICTIM_TEXT = "# the owner's shell start-up file\nexport PATH=$PATH\n";
+const FIXTURE = {
+  accounts: [
+    {
+      id: "acc_board",
+      name: "Board",
+      apiKeys: [{ name: "ci", key: "ext_board_key_0123456789abcdefghijklm", scopes: ["*"] }],
+      extensions: [{ id: "ext_board", name: "Board" }],
+    },
+  ],
+};
+
+/** Why the other user cannot take part here, or null: they must be able to run Bun from this checkout. */
+function whyNot(user: OtherUser | string): string | null {
+  if (typeof user === "string") return user;
+  const r = user.run([BUN, "--version"]);
+  return r.code === 0 ? null : `the other user cannot run ${BUN} (${r.stderr.trim() || `exit ${r.code}`})`;
+}
+
+const OTHER = otherUser(["curl", "ln"]);
+const SKIP = whyNot(OTHER);
+
+/** Reads a process's stream as it comes. */
+function collect(stream: ReadableStream<Uint8Array>) {
+  let text = "";
+  const decoder = new TextDecoder();
+  const done = (async () => {
+    for await (const chunk of stream) text += decoder.decode(chunk, { stream: true });
+  })();
+  return { text: () => text, done };
+}
+
+describe.skipIf(SKIP !== null)(`another local user${SKIP ? ` (skipped: ${SKIP})` : ""}`, () => {
+  const user = OTHER as OtherUser;
+  let built: Built;
+  /** A sticky world-writable folder, as /tmp is. */
+  let shared: string;
+  /** The owner's private folder, holding the file an attacker would like to overwrite. */
+  let home: string;
+  let victim: string;
+  beforeAll(() => {
+    built = buildBinary();
+    shared = mkdtempSync(join(tmpdir(), "ext-shared-"));
+    chmodSync(shared, 0o1777);
+    home = mkdtempSync(join(tmpdir(), "ext-owner-home-"));
+    victim = join(home, ".bashrc");
+  }, BUILD_TIMEOUT_MS);
+  afterAll(() => {
+    user.remove();
+    rmSync(shared, { recursive: true, force: true });
+    rmSync(home, { recursive: true, force: true });
+    built?.cleanup();
+  });
+
+  const freshVictim = () => writeFileSync(victim, VICTIM_TEXT, { mode: 0o644 });
+  const plant = (link: string) => {
+    const r = user.run(["ln", "-s", victim, link]);
+    expect(r.stderr).toBe("");
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+  };
+
+  test("ext proxy --report in a shared folder: the planted link at its old temporary name is never written through", async () => {
+    freshVictim();
+    const upstream = await serve(built.bin, ["--memory", "--seed", "demo"], built.work);
+    const report = join(shared, "parity.json");
+    const proxy = Bun.spawn([built.bin, "proxy", "--upstream", upstream.baseUrl, "--port", "0", "--report", report], {
+      cwd: built.work,
+      env: cleanEnv(),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const stdout = collect(proxy.stdout);
+    const stderr = collect(proxy.stderr);
+    try {
+      const url = await waitFor(() => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout.text())?.[1], "the proxy");
+      plant(`${report}.${proxy.pid}.tmp`);
+      for (let i = 0; i < 2; i++) {
+        const sent = user.run([
+          "curl",
+          "-s",
+          "-X",
+          "POST",
+          "-H",
+          "content-type: application/json",
+          "-H",
+          "authorization: Bearer ext_demo_0123456789abcdefghijklmnopqrstuv",
+          "--data",
+          '{"name":"$(touch /tmp/owned-by-other)"}',
+          `${url}/developer/v1/extensions`,
+        ]);
+        expect(sent.code).toBe(0);
+      }
+      await waitFor(() => {
+        try {
+          return JSON.parse(readFileSync(report, "utf8")).exchanges === 2;
+        } catch {
+          return false;
+        }
+      }, "the report of both exchanges");
+      expect(readFileSync(victim, "utf8")).toBe(VICTIM_TEXT);
+      expect(lstatSync(report).isFile()).toBe(true);
+      expect(statSync(report).mode & 0o777).toBe(0o600);
+      expect(statSync(report).uid).toBe(0);
+    } finally {
+      proxy.kill("SIGTERM");
+      await proxy.exited;
+      await upstream.stop();
+    }
+    expect(stderr.text()).not.toContain("error");
+  }, 30_000);
+
+  test("ext conformance --junit in a shared folder: a link planted at FILE is replaced, the report is 0600", async () => {
+    freshVictim();
+    const junit = join(shared, "conformance.xml");
+    plant(junit);
+    const proc = Bun.spawn(
+      [built.bin, "conformance", "--target", "http://127.0.0.1:9/developer/v1", "--dry-run", "--junit", junit],
+      { cwd: built.work, env: cleanEnv(), stdout: "pipe", stderr: "pipe" },
+    );
+    const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    expect(readFileSync(victim, "utf8")).toBe(VICTIM_TEXT);
+    expect(lstatSync(junit).isFile()).toBe(true);
+    expect(statSync(junit).mode & 0o777).toBe(0o600);
+    expect(user.run(["cat", junit]).code).not.toBe(0);
+  });
+
+  test("ext deploy --wait: the server stopped, the other user takes its port at once; the key never arrives there", async () => {
+    const project = mkdtempSync(join(tmpdir(), "ext-deploy-project-"));
+    mkdirSync(join(project, "board"));
+    writeFileSync(join(project, "board", "manifest.json"), JSON.stringify({ version: "1.0.0" }));
+    writeFileSync(join(project, "fixture.json"), JSON.stringify(FIXTURE));
+    let server: ServedBinary | null = await serve(built.bin, ["--seed", "fixture.json", "--no-rate-limits"], project);
+    const port = Number(new URL(server.url).port);
+    // The other user's listener: it binds the port the moment it is free, and prints every request it gets.
+    const script = join(shared, `taker-${process.pid}.ts`);
+    writeFileSync(
+      script,
+      `const port = Number(process.argv[2]);
+for (;;) {
+  try {
+    Bun.serve({ hostname: "127.0.0.1", port, fetch(req) {
+      const u = new URL(req.url);
+      console.log(JSON.stringify({ path: u.pathname + u.search, authorization: req.headers.get("authorization") }));
+      return u.pathname === "/healthz" ? Response.json({ status: "ok" }) : Response.json({ versions: [] });
+    } });
+    console.log("bound");
+    break;
+  } catch { await Bun.sleep(1); }
+}
+`,
+      { mode: 0o644 },
+    );
+    const taker = user.spawn([BUN, script, String(port)]);
+    const seen = collect(taker.stdout as ReadableStream<Uint8Array>);
+    const deploy = Bun.spawn([built.bin, "deploy", "board", "--extension", "ext_board", "--wait", "--timeout", "60"], {
+      cwd: project,
+      env: cleanEnv(),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const deployErr = collect(deploy.stderr);
+    let code = null as number | null;
+    void deploy.exited.then((c) => (code = c));
+    try {
+      await waitFor(() => deployErr.text().includes("waiting up to 60 s"), "the deploy to wait for review");
+      await server.stop();
+      server = null;
+      await waitFor(() => seen.text().includes("bound"), "the other user to take the port");
+      const leaked = () =>
+        seen
+          .text()
+          .split("\n")
+          .filter((l) => l.includes('"authorization":"'));
+      await waitFor(() => code !== null || leaked().length > 0, "the deploy to end, or the key to leak");
+      expect(leaked()).toEqual([]);
+      await deploy.exited;
+      expect(deployErr.text()).toContain(
+        `the server at http://127.0.0.1:${port} is no longer the one this command started with`,
+      );
+      expect(code).toBe(1);
+    } finally {
+      deploy.kill();
+      taker.kill();
+      await server?.stop();
+      rmSync(project, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

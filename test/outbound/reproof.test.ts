@@ -1,0 +1,154 @@
+/**
+ * A command that keeps talking to a server proves it again once its connection breaks: `ext deploy --wait`
+ * challenged its server once and then sent the key with every poll to whatever answered at that address.
+ * Here the server stops while the deploy waits, and a recorder takes its port at once (as another local user
+ * could within milliseconds): the recorder gets a challenge it cannot answer, never a key; the deploy ends
+ * saying the server is no longer the one it started with. A server that only closed an idle connection is
+ * proven again and the wait goes on. Real sockets: an in-process emulator found through a planted
+ * server.json, the CLI as a subprocess.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { Fixture } from "../../src/seed/model";
+import { cleanEnv } from "../helpers/clean-env";
+import { startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { waitFor } from "../helpers/wait-for";
+
+const ROOT = resolve(import.meta.dir, "../..");
+const BUN = join(ROOT, "node_modules/.bin/bun");
+const KEY = "ext_reproof_key_0123456789abcdefghijkl";
+
+const FIXTURE: Fixture = {
+  accounts: [
+    {
+      id: "acc_wait",
+      name: "Wait",
+      apiKeys: [{ name: "ci", key: KEY, scopes: ["*"] }],
+      extensions: [{ id: "ext_wait", name: "Wait Board" }],
+    },
+  ],
+};
+
+let work: string;
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), "ext-reproof-"));
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** A project folder whose .ext-data/server.json names `emu` (this process runs it, so the pid is alive). */
+function project(emu: TestEmulator): string {
+  const dir = mkdtempSync(join(work, "project-"));
+  mkdirSync(join(dir, ".ext-data"), { mode: 0o700 });
+  writeFileSync(
+    join(dir, ".ext-data", "server.json"),
+    JSON.stringify({ url: emu.url, pid: process.pid, adminToken: emu.runtime.control.adminToken }),
+    { mode: 0o600 },
+  );
+  mkdirSync(join(dir, "board"));
+  writeFileSync(join(dir, "board", "manifest.json"), JSON.stringify({ version: "1.0.0" }));
+  return dir;
+}
+
+interface Seen {
+  path: string;
+  authorization: string | null;
+}
+
+/** A listener on `port` once it is free, answering like an emulator that holds no token; records everything. */
+async function takePort(port: number) {
+  const seen: Seen[] = [];
+  const server = await waitFor(() => {
+    try {
+      return Bun.serve({
+        hostname: "127.0.0.1",
+        port,
+        fetch(req) {
+          const url = new URL(req.url);
+          seen.push({ path: url.pathname + url.search, authorization: req.headers.get("authorization") });
+          if (url.pathname === "/healthz") return Response.json({ status: "ok" });
+          return Response.json({ versions: [] });
+        },
+      });
+    } catch {
+      return null;
+    }
+  }, `port ${port} to be free`);
+  return { server, seen };
+}
+
+function deployWait(cwd: string, env: Record<string, string> = {}) {
+  const proc = Bun.spawn(
+    [BUN, join(ROOT, "cli/main.ts"), "deploy", "board", "--extension", "ext_wait", "--wait", "--timeout", "60"],
+    { cwd, env: cleanEnv(env), stdout: "pipe", stderr: "pipe" },
+  );
+  let stderr = "";
+  const decoder = new TextDecoder();
+  const reading = (async () => {
+    for await (const chunk of proc.stderr) stderr += decoder.decode(chunk, { stream: true });
+  })();
+  const finished = Promise.all([proc.exited, new Response(proc.stdout).text(), reading]).then(([code, stdout]) => ({
+    code,
+    stdout,
+    stderr,
+  }));
+  let result: Awaited<typeof finished> | null = null;
+  void finished.then((r) => (result = r));
+  return { proc, stderr: () => stderr, ended: () => result, done: () => finished };
+}
+
+describe("ext deploy --wait, its server stopped and its port taken", () => {
+  test("the key never reaches the new listener: it is challenged, fails, and the deploy ends saying so", async () => {
+    const emu = await startTestEmulator({ fixture: FIXTURE });
+    const dir = project(emu);
+    const port = Number(new URL(emu.url).port);
+    const deploy = deployWait(dir);
+    let taker: Awaited<ReturnType<typeof takePort>> | null = null;
+    try {
+      await waitFor(() => deploy.stderr().includes("waiting up to 60 s"), "the deploy to wait for review");
+      await stopTestEmulator(emu);
+      taker = await takePort(port);
+      const leaked = () => taker?.seen.filter((s) => s.authorization !== null) ?? [];
+      await waitFor(() => deploy.ended() ?? leaked().length > 0, "the deploy to end, or a credential to leak");
+      expect(leaked()).toEqual([]);
+      const r = await deploy.done();
+      expect(r.stderr).toContain(`the server at ${emu.url} is no longer the one this command started with`);
+      expect(r.code).toBe(1);
+      expect(taker.seen.length).toBeGreaterThan(0);
+      expect(taker.seen.every((s) => s.path.startsWith("/healthz?challenge="))).toBe(true);
+    } finally {
+      deploy.proc.kill();
+      taker?.server.stop(true);
+      await stopTestEmulator(emu);
+    }
+  }, 30_000);
+
+  test("the same server, its idle connection closed, is proven again and the wait goes on to the approval", async () => {
+    // An idle limit of 1 s: the server closes the kept connection between two polls.
+    const emu = await startTestEmulator({ fixture: FIXTURE, idleTimeoutSeconds: 1 });
+    const dir = project(emu);
+    const deploy = deployWait(dir);
+    try {
+      const text = await waitFor(
+        () => /version (ver_[0-9a-z]+) \(/.exec(deploy.stderr())?.[1],
+        "the deploy to wait for review",
+      );
+      // Past the idle limit: the next poll needs a new connection, proven before the key is sent.
+      await waitFor(async () => {
+        const log = (await emu.control.GET("/_emulator/requests", { params: { query: { limit: 100 } } })).data;
+        return (log?.requests ?? []).filter((e) => e.path.endsWith("/versions") && e.method === "GET").length >= 3;
+      }, "three polls");
+      const approved = await emu.control.POST("/_emulator/versions/{versionId}/approve", {
+        params: { path: { versionId: text } },
+      });
+      expect(approved.response.status).toBe(200);
+      const r = await deploy.done();
+      expect(r.stderr).not.toContain("no longer the one");
+      expect(r.code).toBe(0);
+    } finally {
+      deploy.proc.kill();
+      await stopTestEmulator(emu);
+    }
+  }, 30_000);
+});
