@@ -1,5 +1,7 @@
 import { defineCommand } from "citty";
+import { requestTimeoutMs } from "../../src/calls/transport";
 import { UsageError } from "../../src/calls/usage-error";
+import { parseClientEnv } from "../../src/config";
 import { startProxy } from "../../src/conformance/proxy";
 import { printable } from "../../src/printable";
 import type { ProfileBuilder } from "../../src/profile/builder";
@@ -58,6 +60,7 @@ export default defineCommand({
     }
     if (upstream.protocol !== "http:" && upstream.protocol !== "https:")
       throw new UsageError("--upstream must be an http or https URL");
+    const timeoutMs = requestTimeoutMs(parseClientEnv().requestTimeout);
     const port = args.port === undefined ? 4790 : Number(args.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535)
       throw new UsageError("--port must be a whole number from 0 to 65535");
@@ -76,6 +79,7 @@ export default defineCommand({
         onReportError,
         shadow: Boolean(args.shadow),
         ...(args["save-profile"] ? { profileFile: args["save-profile"] } : {}),
+        timeoutMs,
       });
     } catch (e) {
       err(`error: cannot listen on 127.0.0.1:${port} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);

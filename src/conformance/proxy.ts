@@ -2,9 +2,17 @@
  * `ext proxy`: forwards each request unchanged to the upstream and its answer unchanged to the client —
  * status, headers (hop-by-hop ones aside), body bytes streamed as they come (compressed bodies stay
  * compressed) — while a copy of both is checked against the contract once the exchange ends. Checking never
- * delays or alters what the client gets. Listens on 127.0.0.1 only.
+ * delays or alters what the client gets. Listens on 127.0.0.1 only, and answers only requests addressed to
+ * it by a loopback name, as the emulator does (src/http/host-check.ts): a web page that re-points its own
+ * name at 127.0.0.1 (DNS rebinding) cannot read the upstream through it. Calls the upstream through the
+ * tools' one transport (src/calls/transport.ts).
  */
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
+import { createTransport, DEFAULT_REQUEST_TIMEOUT_SECONDS } from "../calls/transport";
+import { ApiError } from "../errors/api-error";
+import { errors } from "../errors/catalog";
+import { hostGate } from "../http/host-check";
+import { requestUrlProblem } from "../http/request-url";
 import { errorCodeOf } from "../profile/apply";
 import { ProfileBuilder } from "../profile/builder";
 import { writeProfileFile } from "../profile/load";
@@ -47,6 +55,8 @@ export interface ProxyOptions {
    * request is replayed in the shadow (as with `shadow`) to learn ext's answer to it.
    */
   profileFile?: string;
+  /** Each upstream request's wait (src/calls/transport.ts); default 30 s. */
+  timeoutMs?: number;
 }
 
 export interface RunningProxy {
@@ -94,6 +104,19 @@ function decoded(bytes: Uint8Array, encoding: string | null): string | null {
   }
 }
 
+/** The emulator's own refusals of a request it cannot place or that a page addressed by another name. */
+function refusal(request: Request, hosts: ReturnType<typeof hostGate>): Response | null {
+  try {
+    const problem = requestUrlProblem(request);
+    if (problem) throw errors.badRequestTarget(problem);
+    hosts.check(request, { headers: {} }, "");
+    return null;
+  } catch (e) {
+    if (!(e instanceof ApiError)) throw e;
+    return Response.json(e.toBody(), { status: e.status, headers: e.headers });
+  }
+}
+
 function forwardHeaders(from: Headers): Headers {
   const h = new Headers(from);
   for (const name of [...HOP_BY_HOP, "host"]) h.delete(name);
@@ -105,7 +128,10 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const log = new DifferenceLog(upstream, Boolean(options.shadow));
   const redactor = createRedactor();
   const profile = options.profileFile ? new ProfileBuilder("proxy", upstream, nowIso()) : null;
-  const shadow: Shadow | null = options.shadow || profile ? await startShadow() : null;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000;
+  const shadow: Shadow | null = options.shadow || profile ? await startShadow(timeoutMs) : null;
+  const outbound = createTransport({ timeoutMs, passthrough: true });
+  const hosts = hostGate();
   let queue: Promise<void> = Promise.resolve();
 
   async function check(
@@ -208,6 +234,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     idleTimeout: 255,
     maxRequestBodySize: 1024 * 1024 * 1024,
     async fetch(request) {
+      const refused = refusal(request, hosts);
+      if (refused) return refused;
       const url = new URL(request.url);
       const pathAndQuery = url.pathname + url.search;
       let upstreamBody: ReadableStream<Uint8Array> | null = null;
@@ -219,13 +247,13 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       }
       let answer: Response;
       try {
-        answer = await fetch(upstream + pathAndQuery, {
-          method: request.method,
-          headers: forwardHeaders(request.headers),
-          ...(upstreamBody ? { body: upstreamBody, duplex: "half" } : {}),
-          redirect: "manual",
-          decompress: false,
-        } as RequestInit);
+        answer = await outbound.fetch(
+          new Request(upstream + pathAndQuery, {
+            method: request.method,
+            headers: forwardHeaders(request.headers),
+            ...(upstreamBody ? { body: upstreamBody, duplex: "half" } : {}),
+          } as RequestInit),
+        );
       } catch (e) {
         return Response.json(
           {

@@ -5,6 +5,7 @@
  * paths and bodies are rewritten before replay. Credentials are mapped by what the upstream made of them:
  * a 401 replays without a valid key, a 403 with a read-only key, anything else with a full key.
  */
+import { createTransport, DEFAULT_REQUEST_TIMEOUT_SECONDS } from "../calls/transport";
 import { startEmulator } from "../programmatic";
 import { isObject, parseJson } from "./shape";
 
@@ -35,7 +36,7 @@ export interface Shadow {
 const typeOf = (v: unknown) =>
   v === null ? "null" : Array.isArray(v) ? "array" : Number.isInteger(v) ? "integer" : typeof v;
 
-export async function startShadow(): Promise<Shadow> {
+export async function startShadow(timeoutMs = DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000): Promise<Shadow> {
   const full = randomKey();
   const readOnly = randomKey();
   const emulator = await startEmulator({
@@ -55,6 +56,8 @@ export async function startShadow(): Promise<Shadow> {
     // The platform's limits, as the spec gives them: the shadow answers as `ext serve` does.
     rateLimits: true,
   });
+  // Its own emulator, proven like any other before it is sent a key.
+  const transport = createTransport({ timeoutMs, proof: { adminToken: emulator.adminToken, url: emulator.url } });
   const ids = new Map<string, string>();
   const mapText = (s: string) => {
     let out = s;
@@ -104,12 +107,13 @@ export async function startShadow(): Promise<Shadow> {
         request.body && type.startsWith("application/json")
           ? mapText(new TextDecoder().decode(request.body))
           : request.body;
-      const answer = await fetch(emulator.url + mapText(request.pathAndQuery), {
-        method: request.method,
-        headers,
-        ...(body !== null && request.method !== "GET" && request.method !== "HEAD" ? { body } : {}),
-        redirect: "manual",
-      });
+      const answer = await transport.fetch(
+        new Request(emulator.url + mapText(request.pathAndQuery), {
+          method: request.method,
+          headers,
+          ...(body !== null && request.method !== "GET" && request.method !== "HEAD" ? { body } : {}),
+        }),
+      );
       const ext: ShadowAnswer = { status: answer.status, headers: answer.headers, body: await answer.text() };
       const differences: string[] = [];
       if (ext.status !== upstream.status)
