@@ -6,7 +6,8 @@ import type { SubmittedDeploy } from "./deploy-result";
 import type { ConnectEmulatorOptions, DeployOptions, EmulatorConnection, EmulatorEnv } from "./emulator";
 import { emulatorCalls } from "./emulator-methods";
 import { StartEmulatorError } from "./errors";
-import { createAdminClient, createApiClient } from "./index";
+import { createAdminClient, createApiClient, type FetchFunction } from "./index";
+import { provingFetch } from "./server-proof";
 
 /** The options of StartEmulatorCommonOptions, in the order the refusal lists them. */
 export const COMMON_START_OPTIONS = [
@@ -38,19 +39,26 @@ export interface EmulatorAddress {
 }
 
 export type DeployRunner = (
-  at: { baseUrl: string; apiKey: string },
+  /** The token too: the deploy proves the server before it sends the key. */
+  at: { baseUrl: string; apiKey: string; adminToken: string },
   folder: string,
   options: DeployOptions,
 ) => Promise<SubmittedDeploy>;
 
-/** The typed clients and every call, for an emulator a helper started or one it reaches by its variables. */
+/**
+ * The typed clients and every call, for an emulator a helper started or one it reaches by its variables. The
+ * server proves it holds the admin token before the first call that carries the token or the key, and again
+ * after a call could not reach it (server-proof.ts); `who` names the helper's function in that refusal.
+ */
 export function emulatorConnection(
   at: EmulatorAddress,
   deploy: DeployRunner,
-  fetch?: (request: Request) => Promise<Response>,
+  fetch: FetchFunction = (request) => globalThis.fetch(request),
+  who = "connectEmulator",
 ): EmulatorConnection {
-  const client = createApiClient({ baseUrl: at.url, apiKey: at.apiKey, ...(fetch ? { fetch } : {}) });
-  const admin = createAdminClient({ url: at.url, adminToken: at.adminToken, ...(fetch ? { fetch } : {}) });
+  const proven = provingFetch(fetch, at.url, at.adminToken, who);
+  const client = createApiClient({ baseUrl: at.url, apiKey: at.apiKey, fetch: proven });
+  const admin = createAdminClient({ url: at.url, adminToken: at.adminToken, fetch: proven });
   const env: EmulatorEnv = {
     EXT_BASE_URL: at.baseUrl,
     EXT_LOCAL_URL: at.baseUrl,
@@ -64,7 +72,8 @@ export function emulatorConnection(
     client,
     admin,
     ...emulatorCalls(client, admin),
-    deploy: (folder, options) => deploy({ baseUrl: at.baseUrl, apiKey: at.apiKey }, folder, options),
+    deploy: (folder, options) =>
+      deploy({ baseUrl: at.baseUrl, apiKey: at.apiKey, adminToken: at.adminToken }, folder, options),
   };
 }
 

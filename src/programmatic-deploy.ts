@@ -19,7 +19,8 @@ export const deployInProcess: DeployRunner = async (at, folder, options) => {
       version: options.version,
       changelog: options.changelog ?? "",
       apiKey: at.apiKey,
-      endpoints: endpointsFromAnyUrl(at.baseUrl),
+      // Proven before the key is sent, as the CLI proves a server named with its token.
+      endpoints: endpointsFromAnyUrl(at.baseUrl, { proveWith: at.adminToken || null }),
       build: null,
       dryRun: false,
       wait: false,

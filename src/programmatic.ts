@@ -104,7 +104,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   const adminToken = server.runtime.control.adminToken;
   const at = { url: server.url, baseUrl: server.baseUrl, adminUrl: server.adminUrl, apiKey, adminToken };
   const emulator: Emulator = {
-    ...emulatorConnection(at, deployInProcess),
+    ...emulatorConnection(at, deployInProcess, undefined, "startEmulator"),
     port: server.port,
     runtime: server.runtime,
     // In process: no HTTP round trip, so a restore before every test costs only the copy itself.

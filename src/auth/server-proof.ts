@@ -6,13 +6,14 @@
  * a proof obtained from one server does not vouch for a listener at another address.
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
+import { proofMessage } from "../../client/server-proof";
 
 /** 22 characters of base64url are 128 bits; 128 is plenty. */
 export const CHALLENGE_PATTERN = "^[A-Za-z0-9_-]{22,128}$";
 
 /** base64url(HMAC-SHA256(key = admin token, message = "ext-server-proof\n" + nonce + "\n" + url)). */
 export function serverProof(adminToken: string, nonce: string, url: string): string {
-  return createHmac("sha256", adminToken).update(`ext-server-proof\n${nonce}\n${url}`).digest("base64url");
+  return createHmac("sha256", adminToken).update(proofMessage(nonce, url)).digest("base64url");
 }
 
 /** True when `proof` is the proof of `nonce` by the server at `url` holding `adminToken`; constant-time. */

@@ -10,11 +10,15 @@ import { type DeployJson, deployOutcome, type SubmittedDeploy } from "../../../c
 import type { DeployOptions } from "../../../client/emulator";
 import { binaryPath } from "../lib/binary.cjs";
 
-/** Our environment without EXT_* settings: the arguments alone decide where the deploy goes. */
-function deployEnv(apiKey: string): NodeJS.ProcessEnv {
+/**
+ * Our environment without EXT_* settings (the arguments alone decide where the deploy goes), plus the key and
+ * the token: with the token the CLI makes the server prove itself before it sends the key.
+ */
+function deployEnv(apiKey: string, adminToken: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("EXT_")) env[k] = v;
   env.EXT_API_KEY = apiKey;
+  if (adminToken) env.EXT_ADMIN_TOKEN = adminToken;
   return env;
 }
 
@@ -40,14 +44,14 @@ function run(
 
 export async function deployWithBinary(
   binary: string | undefined,
-  at: { baseUrl: string; apiKey: string },
+  at: { baseUrl: string; apiKey: string; adminToken: string },
   folder: string,
   options: DeployOptions,
 ): Promise<SubmittedDeploy> {
   const args = ["deploy", resolve(folder), "--extension", options.extensionId, "--version", options.version];
   if (options.changelog !== undefined) args.push("--changelog", options.changelog);
   args.push("--target", at.baseUrl, "--json");
-  const { code, stdout, stderr } = await run(binary ?? binaryPath(), args, deployEnv(at.apiKey));
+  const { code, stdout, stderr } = await run(binary ?? binaryPath(), args, deployEnv(at.apiKey, at.adminToken));
   let json: DeployJson | null = null;
   try {
     json = JSON.parse(stdout.trim().split("\n").pop() ?? "") as DeployJson;

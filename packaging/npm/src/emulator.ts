@@ -280,5 +280,10 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   // The server's own word for its token (the one we gave it, unless it was started otherwise).
   const token = typeof info.adminToken === "string" && info.adminToken ? info.adminToken : adminToken;
   const at = { url: info.url, baseUrl: info.baseUrl, adminUrl: info.adminUrl, apiKey, adminToken: token };
-  return { ...emulatorConnection(at, binaryDeploy(bin), transport.fetch), port: info.port, pid: info.pid, stop };
+  return {
+    ...emulatorConnection(at, binaryDeploy(bin), transport.fetch, "startEmulator"),
+    port: info.port,
+    pid: info.pid,
+    stop,
+  };
 }

@@ -57,9 +57,17 @@ export function keepAliveFetch(): KeepAliveFetch {
           });
         },
       );
-      // No answer at all (the server is gone, a wrong URL): say where, keep the socket error as the cause.
+      // No answer at all (the server is gone, a wrong URL): say where (not the query: a challenge's nonce is
+      // noise), keep the socket error as the cause.
       req.on("error", (e) =>
-        reject(new Error(`${request.method} ${request.url}: no answer from the emulator (${e.message})`, { cause: e })),
+        reject(
+          new Error(
+            `${request.method} ${target.origin}${target.pathname}: no answer from the emulator (${e.message})`,
+            {
+              cause: e,
+            },
+          ),
+        ),
       );
       req.end(body);
     });

@@ -1,0 +1,183 @@
+/**
+ * Both helpers' `connectEmulator()` (Bun: src/programmatic.ts; Node: packaging/npm/src) prove the server
+ * before the first call that sends the admin token or the key: a listener at the variables' address that
+ * cannot answer the challenge gets the challenge and nothing else, and the call rejects saying why. The real
+ * emulator, reached by its variables, still works. The Node helper is bundled as the package build does and
+ * run by plain `node`.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { expectedProof } from "../../client/server-proof";
+import { serverProof } from "../../src/auth/server-proof";
+import { connectEmulator, StartEmulatorError } from "../../src/programmatic";
+import { cleanEnv } from "../helpers/clean-env";
+import { DEMO_KEY, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { waitFor } from "../helpers/wait-for";
+
+const ROOT = resolve(import.meta.dir, "../..");
+
+interface Seen {
+  path: string;
+  authorization: string | null;
+}
+
+let emu: TestEmulator;
+let dir: string;
+const servers: Array<ReturnType<typeof Bun.serve>> = [];
+beforeAll(async () => {
+  emu = await startTestEmulator();
+  dir = mkdtempSync(join(tmpdir(), "ext-connect-"));
+});
+afterAll(async () => {
+  for (const s of servers) s.stop(true);
+  await stopTestEmulator(emu);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Answers everything 200 as an emulator would, /healthz without a proof; records every request. */
+function impostor(port = 0) {
+  const seen: Seen[] = [];
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port,
+    fetch(req) {
+      const u = new URL(req.url);
+      seen.push({ path: u.pathname + u.search, authorization: req.headers.get("authorization") });
+      if (u.pathname === "/healthz") return Response.json({ status: "ok" });
+      return Response.json({ extension: { id: "ext_x" }, state: {} });
+    },
+  });
+  servers.push(server);
+  const url = `http://127.0.0.1:${server.port}`;
+  return { seen, url };
+}
+
+const variables = (url: string, token: string) => ({
+  EXT_BASE_URL: `${url}/developer/v1`,
+  EXT_ADMIN_URL: `${url}/_emulator`,
+  EXT_API_KEY: DEMO_KEY,
+  EXT_ADMIN_TOKEN: token,
+});
+
+describe("the Bun helper's connectEmulator()", () => {
+  test("a server that cannot prove it holds the token gets the challenge only; the call rejects", async () => {
+    const fake = impostor();
+    const token = emu.runtime.control.adminToken;
+    const conn = connectEmulator(variables(fake.url, token));
+    const reset = await conn.reset().then(
+      () => null,
+      (e) => e,
+    );
+    expect(reset).toBeInstanceOf(StartEmulatorError);
+    expect((reset as Error).message).toContain(`the server at ${fake.url} did not prove it is the emulator`);
+    const created = await conn.createExtension({ name: "x" }).then(
+      () => null,
+      (e) => e,
+    );
+    expect(created).toBeInstanceOf(StartEmulatorError);
+    expect(fake.seen.length).toBeGreaterThan(0);
+    expect(fake.seen.every((s) => s.path.startsWith("/healthz?challenge=") && s.authorization === null)).toBe(true);
+    expect(JSON.stringify(fake.seen)).not.toContain(token);
+  });
+
+  test("the real emulator proves itself, and every call goes through", async () => {
+    const conn = connectEmulator(variables(emu.url, emu.runtime.control.adminToken));
+    const created = await conn.createExtension({ name: "Proven" });
+    expect(created.name).toBe("Proven");
+    expect((await conn.requests(1))[0]?.path).toBe(`/developer/v1/extensions/${created.id}`);
+  });
+});
+
+test("the helpers' proof (Web Crypto) is the server's (node:crypto)", async () => {
+  const nonce = "bm9uY2Vfb2ZfdGhlX3Rlc3RfMDEyMzQ1Njc4OWFi";
+  expect(await expectedProof("adm_token", nonce, "http://127.0.0.1:4780")).toBe(
+    serverProof("adm_token", nonce, "http://127.0.0.1:4780"),
+  );
+});
+
+test("a connection that proved its server proves it again once a call could not reach it", async () => {
+  const own = await startTestEmulator();
+  const port = Number(new URL(own.url).port);
+  const conn = connectEmulator(variables(own.url, own.runtime.control.adminToken));
+  await conn.reset();
+  await stopTestEmulator(own);
+  // Nothing listens for a moment: the call fails, and the connection forgets that its server was proven.
+  expect(
+    await conn.reset().then(
+      () => "sent",
+      (e) => (e as Error).name,
+    ),
+  ).not.toBe("sent");
+  const fake = await waitFor(() => {
+    try {
+      return impostor(port);
+    } catch {
+      return null;
+    }
+  }, `port ${port} to be free`);
+  const again = await conn.reset().then(
+    () => null,
+    (e) => e,
+  );
+  expect(again).toBeInstanceOf(StartEmulatorError);
+  expect(fake.seen.every((s) => s.path.startsWith("/healthz?challenge=") && s.authorization === null)).toBe(true);
+});
+
+describe("the Node helper's connectEmulator()", () => {
+  let index: string;
+  beforeAll(async () => {
+    const out = join(dir, "node-helper");
+    const built = await Bun.build({
+      entrypoints: [join(ROOT, "packaging/npm/src/index.ts")],
+      target: "node",
+      format: "esm",
+      outdir: out,
+      naming: "index.mjs",
+    });
+    if (!built.success) throw new Error(built.logs.join("\n"));
+    index = join(out, "index.mjs");
+  });
+
+  async function node(script: string): Promise<{ code: number; stdout: string; stderr: string }> {
+    const file = join(dir, `script-${Math.random().toString(36).slice(2)}.mjs`);
+    writeFileSync(file, `import { connectEmulator } from ${JSON.stringify(index)};\n${script}`);
+    const proc = Bun.spawn(["node", file], { env: cleanEnv(), stdout: "pipe", stderr: "pipe" });
+    const [code, stdout, stderr] = await Promise.all([
+      proc.exited,
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+    ]);
+    return { code, stdout, stderr };
+  }
+
+  test("a server that cannot prove it holds the token gets the challenge only; the call rejects", async () => {
+    const fake = impostor();
+    const token = emu.runtime.control.adminToken;
+    const r = await node(`
+      const conn = connectEmulator(${JSON.stringify(variables(fake.url, token))});
+      const out = [];
+      for (const call of [() => conn.reset(), () => conn.createExtension({ name: "x" })]) {
+        try { await call(); out.push("sent"); } catch (e) { out.push(e.name + ": " + e.message); }
+      }
+      console.log(JSON.stringify(out));
+    `);
+    expect(r.stderr).toBe("");
+    const out = JSON.parse(r.stdout) as string[];
+    for (const line of out)
+      expect(line).toContain(`StartEmulatorError: connectEmulator: the server at ${fake.url} did not prove`);
+    expect(fake.seen.every((s) => s.path.startsWith("/healthz?challenge=") && s.authorization === null)).toBe(true);
+    expect(JSON.stringify(fake.seen)).not.toContain(token);
+  });
+
+  test("the real emulator proves itself, and every call goes through", async () => {
+    const r = await node(`
+      const conn = connectEmulator(${JSON.stringify(variables(emu.url, emu.runtime.control.adminToken))});
+      const created = await conn.createExtension({ name: "Proven from Node" });
+      console.log(JSON.stringify({ name: created.name, logged: (await conn.requests(1))[0].path }));
+    `);
+    expect(r.stderr).toBe("");
+    expect(JSON.parse(r.stdout)).toMatchObject({ name: "Proven from Node" });
+  });
+});
