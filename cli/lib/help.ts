@@ -18,14 +18,14 @@ export const EXAMPLES: Record<string, string[]> = {
   serve: [
     "ext serve --seed demo",
     "ext serve --memory --port 0 --ready-file /tmp/ext.json",
-    "ext serve --host 0.0.0.0 --admin-token s3cret --no-rate-limits",
+    'EXT_ADMIN_TOKEN="$TOKEN" ext serve --host 0.0.0.0 --no-rate-limits',
     "ext serve --profile platform.json --explain   (what the profile changes; then ext serve --profile platform.json)",
   ],
   deploy: [
     "EXT_API_KEY=ext_demo_0123456789abcdefghijklmnopqrstuv ext deploy ./dist --extension ext_123 --target local",
     "ext deploy ./dist --version 1.2.0 --changelog 'New sounds' --build 'npm run build' --wait",
     "ext deploy ./dist --dry-run --json",
-    'ext deploy ./dist --target https://api.example.com/developer/v1 --api-key "$EXT_API_KEY"',
+    "EXT_API_KEY=… ext deploy ./dist --target https://api.example.com/developer/v1   (a key in a variable: a flag shows in `ps`)",
   ],
   export: [
     "ext export ./state",
@@ -36,7 +36,7 @@ export const EXAMPLES: Record<string, string[]> = {
     "ext seed fixtures/demo.json --data-dir ./.ext-data",
     "ext seed demo --target local   (the ext serve found from this folder, verified)",
     "EXT_LOCAL_URL=http://127.0.0.1:5000/developer/v1 ext seed demo --target local",
-    "ext seed team.json --target https://emu.internal:4780 --admin-token s3cret --json",
+    'EXT_ADMIN_TOKEN="$TOKEN" ext seed team.json --target https://emu.internal:4780 --json',
   ],
   secrets: [
     'ext secrets set API_TOKEN --extension ext_123 <<< "$API_TOKEN"',
@@ -47,7 +47,7 @@ export const EXAMPLES: Record<string, string[]> = {
   dashboard: [
     "ext dashboard   (the ext serve found from this folder, verified)",
     "ext dashboard --json",
-    'ext dashboard --target http://127.0.0.1:4780 --admin-token "$EXT_ADMIN_TOKEN"',
+    'EXT_ADMIN_TOKEN="$TOKEN" ext dashboard --target http://127.0.0.1:4780',
   ],
   health: ["ext health", "ext health --url http://127.0.0.1:4780", "EXT_PORT=5000 ext health --timeout 500"],
   openapi: [
@@ -86,7 +86,7 @@ export const EXAMPLES: Record<string, string[]> = {
   ],
   conformance: [
     "ext conformance --target https://api.example.com/developer/v1 --dry-run",
-    'EXT_API_KEY="$KEY" ext conformance --target https://api.example.com/developer/v1 --read-only-key "$READ_KEY" --junit conformance.xml',
+    'EXT_API_KEY="$KEY" EXT_READ_ONLY_KEY="$READ_KEY" ext conformance --target https://api.example.com/developer/v1 --junit conformance.xml',
     "ext exec -- sh -c 'ext conformance --target \"$EXT_BASE_URL\" --include-rate-limits'",
     'EXT_API_KEY="$KEY" ext conformance --target https://api.example.com/developer/v1 --save-profile platform.json',
     'EXT_API_KEY="$KEY" ext conformance --target https://api.example.com/developer/v1 --profile platform.json   (stale entries: exit 1)',

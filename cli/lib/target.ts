@@ -31,13 +31,14 @@ export const targetArgs = {
   },
   "api-key": {
     type: "string",
-    description: "Developer API key (env EXT_API_KEY; else the emulator's key for its first account)",
+    description:
+      "Developer API key (env EXT_API_KEY; prefer it: a flag shows in `ps` to every local user; else the emulator's key for its first account)",
     valueHint: "KEY",
   },
   "admin-token": {
     type: "string",
     description:
-      "Control-plane token of an emulator named by URL, which must prove it holds it before anything is sent (env EXT_ADMIN_TOKEN; a found `ext serve`'s is read from its data directory)",
+      "Control-plane token of an emulator named by URL, which must prove it holds it before anything is sent (env EXT_ADMIN_TOKEN; prefer it: a flag shows in `ps`; a found `ext serve`'s is read from its data directory)",
     valueHint: "TOKEN",
   },
 } as const;

@@ -1,0 +1,87 @@
+/**
+ * Keys out of argv: a flag's value shows in `ps` to every local user. Every flag that takes a key or a token
+ * has an environment variable (EXT_READ_ONLY_KEY included) and says, in its help, that the flag shows in
+ * `ps`; the help's and the README's examples pass keys and tokens in variables, never in flags.
+ */
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { ArgsDef } from "citty";
+import { EXAMPLES } from "../../cli/lib/help";
+import { main } from "../../cli/main";
+import { cleanEnv } from "../helpers/clean-env";
+
+const ROOT = resolve(import.meta.dir, "../..");
+const BUN = join(ROOT, "node_modules/.bin/bun");
+const SECRET_FLAG = /^(.*-)?(key|token)$/;
+
+async function commandArgs(): Promise<{ command: string; flag: string; description: string }[]> {
+  const subs = (await (typeof main.subCommands === "function" ? main.subCommands() : main.subCommands)) ?? {};
+  const found: { command: string; flag: string; description: string }[] = [];
+  for (const [name, load] of Object.entries(subs)) {
+    const cmd = await (typeof load === "function" ? (load as () => Promise<{ args?: ArgsDef }>)() : load);
+    const args = (await (typeof cmd.args === "function" ? (cmd.args as () => ArgsDef)() : cmd.args)) ?? {};
+    for (const [flag, def] of Object.entries(args as ArgsDef))
+      if (def.type === "string" && SECRET_FLAG.test(flag))
+        found.push({ command: name, flag, description: def.description ?? "" });
+  }
+  return found;
+}
+
+describe("every flag that takes a key or a token", () => {
+  test("names its environment variable and says the flag shows in ps", async () => {
+    const flags = await commandArgs();
+    // The check sees what it must: the key flags of deploy and conformance, the read-only key, serve's token.
+    expect(flags.map((f) => `${f.command} --${f.flag}`)).toEqual(
+      expect.arrayContaining([
+        "deploy --api-key",
+        "deploy --admin-token",
+        "conformance --api-key",
+        "conformance --read-only-key",
+        "serve --admin-token",
+      ]),
+    );
+    const missing = flags.filter((f) => !/\benv EXT_[A-Z_]+/.test(f.description) || !f.description.includes("`ps`"));
+    expect(missing).toEqual([]);
+  });
+
+  test("EXT_READ_ONLY_KEY is the narrower key of ext conformance", async () => {
+    const proc = Bun.spawn(
+      [BUN, "cli/main.ts", "conformance", "--target", "http://127.0.0.1:9/developer/v1", "--dry-run", "--json"],
+      {
+        cwd: ROOT,
+        env: cleanEnv({ EXT_READ_ONLY_KEY: "ext_read_only_from_the_environment_0123" }),
+        stdout: "pipe",
+        stderr: "pipe",
+      },
+    );
+    const [code, stdout] = await Promise.all([proc.exited, new Response(proc.stdout).text()]);
+    expect(code).toBe(0);
+    const report = JSON.parse(stdout) as { results: { id: string; note?: string }[] };
+    const forbidden = report.results.filter((r) => r.id.startsWith("auth.forbidden"));
+    expect(forbidden.length).toBeGreaterThan(0);
+    for (const r of forbidden) expect(r.note).toBe("dry run");
+  });
+});
+
+/** A key or token flag given a value in an example: `--api-key "$X"` still puts the value in argv. */
+const KEY_IN_FLAG = /--(api-key|admin-token|read-only-key)[ =]\S/;
+
+describe("examples pass keys in variables", () => {
+  test("no help example gives a key or a token as a flag", () => {
+    const found = Object.entries(EXAMPLES).flatMap(([cmd, lines]) =>
+      lines.filter((l) => KEY_IN_FLAG.test(l)).map((l) => `${cmd}: ${l}`),
+    );
+    expect(found).toEqual([]);
+  });
+
+  test("no code block of the README or the docs gives a key or a token as a flag", () => {
+    const found: string[] = [];
+    for (const file of ["README.md", "docs/behaviour.md", "examples/ci/README.md", "packaging/npm/README.md"]) {
+      const text = readFileSync(join(ROOT, file), "utf8");
+      for (const block of text.matchAll(/```[a-z]*\n([\s\S]*?)```/g))
+        for (const line of block[1]!.split("\n")) if (KEY_IN_FLAG.test(line)) found.push(`${file}: ${line}`);
+    }
+    expect(found).toEqual([]);
+  });
+});
