@@ -33,11 +33,11 @@ export async function expectedProof(adminToken: string, nonce: string, url: stri
 
 /**
  * Why the server at `url` did not prove it holds `adminToken`, or null when it did. Sends no credential. A
- * challenge that reaches nobody rejects with `fetch`'s own error: nothing answered, which is not a wrong proof.
+ * challenge that reaches nobody rejects with `send`'s own error: nothing answered, which is not a wrong proof.
  */
-export async function proveServer(fetch: FetchFunction, url: string, adminToken: string): Promise<string | null> {
+export async function proveServer(send: FetchFunction, url: string, adminToken: string): Promise<string | null> {
   const nonce = base64url(crypto.getRandomValues(new Uint8Array(32)));
-  const answer = await fetch(new Request(`${url}/healthz?challenge=${nonce}`, { redirect: "manual" }));
+  const answer = await send(new Request(`${url}/healthz?challenge=${nonce}`, { redirect: "manual" }));
   if (!answer.ok) return `it answered the challenge with ${answer.status}`;
   let proof: unknown;
   try {
@@ -53,17 +53,17 @@ export async function proveServer(fetch: FetchFunction, url: string, adminToken:
 }
 
 /**
- * `fetch` that proves the server at `url` before the first request carrying a credential (an Authorization
+ * `send` (a fetch) made to prove the server at `url` before the first request carrying a credential (an Authorization
  * header, a session), and again after any request that could not reach it: the port of a server that stopped
  * may have been taken by someone else. A server that fails the proof gets nothing more, and the call rejects
  * with a StartEmulatorError saying so (`who` names the helper's function). Without a token there is nothing to
- * prove with (an open control plane): `fetch` is returned as it is.
+ * prove with (an open control plane): `send` is returned as it is.
  */
-export function provingFetch(fetch: FetchFunction, url: string, adminToken: string, who: string): FetchFunction {
-  if (!adminToken) return fetch;
+export function provingFetch(send: FetchFunction, url: string, adminToken: string, who: string): FetchFunction {
+  if (!adminToken) return send;
   let proven: Promise<void> | null = null;
   const prove = () =>
-    (proven ??= proveServer(fetch, url, adminToken).then(
+    (proven ??= proveServer(send, url, adminToken).then(
       (why) => {
         if (why === null) return;
         proven = null;
@@ -79,7 +79,7 @@ export function provingFetch(fetch: FetchFunction, url: string, adminToken: stri
   return async (request) => {
     if (request.headers.has("authorization") || request.headers.has("x-ext-session")) await prove();
     try {
-      return await fetch(request);
+      return await send(request);
     } catch (e) {
       proven = null;
       throw e;
