@@ -86,6 +86,7 @@ export class Http1Connection {
     return watchdog.during(
       new Promise<Http1Connection>((resolve, reject) => {
         const socket = connect({ host, port, noDelay: true });
+        watchdog.also(() => socket.destroy(new Error("no answer in time")));
         const failed = (e: Error) => reject(e);
         socket.once("error", failed);
         socket.once("connect", () => {
@@ -115,6 +116,7 @@ export class Http1Connection {
    */
   async send(request: OutgoingRequest, watchdog: Watchdog, done: () => void): Promise<IncomingAnswer> {
     this.watchdog = watchdog;
+    watchdog.also(() => this.destroy(new Error("no answer in time")));
     this.exchanges++;
     this.socket.ref();
     const head = [`${request.method} ${request.target} HTTP/1.1`];

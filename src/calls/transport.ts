@@ -239,9 +239,8 @@ function provenTransport(key: ProofKey, timeoutMs: number): Transport {
     for (let attempt = 0; ; attempt++) {
       let connection: Http1Connection | null = null;
       let reused = false;
-      const watchdog = new Watchdog(timeoutMs, () =>
-        connection?.destroy(new RequestTimeoutError(request.url, request.method, timeoutMs / 1000)),
-      );
+      // Expiring, it closes whatever connection it is timing (Http1Connection registers itself).
+      const watchdog = new Watchdog(timeoutMs);
       const unfollow = follow(request.signal, (reason) => connection?.destroy(reason as Error));
       try {
         ({ connection, reused } = await acquire(url, watchdog));
@@ -271,7 +270,7 @@ function provenTransport(key: ProofKey, timeoutMs: number): Transport {
     fetch: send,
     async prove() {
       const url = new URL(key.url);
-      const watchdog = new Watchdog(timeoutMs, () => {});
+      const watchdog = new Watchdog(timeoutMs);
       try {
         release(await openProven(url, watchdog));
         return null;

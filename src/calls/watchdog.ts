@@ -9,11 +9,19 @@ export class Watchdog {
   private waits = 0;
   private expired = false;
   private off = false;
+  private readonly cuts: (() => void)[] = [];
 
   constructor(
     readonly ms: number,
-    private readonly onExpire: () => void,
-  ) {}
+    onExpire: () => void = () => {},
+  ) {
+    this.cuts.push(onExpire);
+  }
+
+  /** Also does `cut` when the wait runs out: what is being waited on (a socket) is closed by it. */
+  also(cut: () => void): void {
+    this.cuts.push(cut);
+  }
 
   /** True once the wait ran out (the request was cut). */
   get fired(): boolean {
@@ -61,7 +69,7 @@ export class Watchdog {
     this.timer = setTimeout(() => {
       this.timer = null;
       this.expired = true;
-      this.onExpire();
+      for (const cut of this.cuts) cut();
     }, this.ms);
   }
 

@@ -1,0 +1,278 @@
+/**
+ * The tools' one transport (src/calls/transport.ts) over real sockets: a proven server is proven once per
+ * connection and again on a new one; answers framed every way HTTP/1.1 frames them; the timeout counts from
+ * an upload's last byte and cuts a silent server; redirects come back unfollowed; a key is withheld from an
+ * unproven plain-http server after its connection failed.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { createServer, type Server, type Socket } from "node:net";
+import { serverProof } from "../../src/auth/server-proof";
+import {
+  CredentialWithheldError,
+  createTransport,
+  RequestTimeoutError,
+  ServerChangedError,
+} from "../../src/calls/transport";
+
+const TOKEN = "adm_transport_test_token_0123456789abcdef";
+const UPLOAD_TIMEOUT_MS = 1000;
+const CHUNKS = 4;
+const CHUNK_GAP_MS = 300;
+const STREAM_SILENCE_MS = 400;
+const stops: Array<() => void> = [];
+afterAll(() => {
+  for (const stop of stops) stop();
+});
+
+/** An emulator-like server: proves itself with TOKEN, counts proofs and connections, answers `handle`. */
+function provingServer(handle: (req: Request) => Response | Promise<Response> = () => Response.json({ ok: true })) {
+  const seen = { proofs: 0, requests: [] as { path: string; authorization: string | null }[] };
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    idleTimeout: 30,
+    fetch(req): Response | Promise<Response> {
+      const u = new URL(req.url);
+      const challenge = u.searchParams.get("challenge");
+      if (u.pathname === "/healthz" && challenge) {
+        seen.proofs++;
+        return Response.json({ status: "ok", proof: serverProof(TOKEN, challenge, u.origin) });
+      }
+      seen.requests.push({ path: u.pathname, authorization: req.headers.get("authorization") });
+      return handle(req);
+    },
+  });
+  const url: string = `http://127.0.0.1:${server.port}`;
+  stops.push(() => server.stop(true));
+  return { server, seen, url };
+}
+
+/** A raw TCP server writing `answer` to each request it reads (for framings Bun.serve never writes). */
+function rawServer(answer: (head: string, socket: Socket) => void): Promise<{ url: string; server: Server }> {
+  const server = createServer((socket) => {
+    let head = "";
+    socket.on("data", (d) => {
+      head += d.toString("latin1");
+      if (head.includes("\r\n\r\n")) {
+        const h = head;
+        head = "";
+        answer(h, socket);
+      }
+    });
+    socket.on("error", () => {});
+  });
+  stops.push(() => server.close());
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () => {
+      const a = server.address();
+      resolve({ server, url: `http://127.0.0.1:${typeof a === "object" && a ? a.port : 0}` });
+    }),
+  );
+}
+
+const get = (url: string, key = "ext_k") => new Request(url, { headers: { authorization: `Bearer ${key}` } });
+
+describe("a server proven with its admin token", () => {
+  test("is proven once per connection: two calls, one proof; the key goes only after it", async () => {
+    const s = provingServer();
+    const t = createTransport({ timeoutMs: 5000, proof: { adminToken: TOKEN, url: s.url } });
+    expect(await t.prove()).toBeNull();
+    for (let i = 0; i < 2; i++)
+      expect(await (await t.fetch(get(`${s.url}/developer/v1/extensions`))).json()).toEqual({ ok: true });
+    expect(s.seen.proofs).toBe(1);
+    expect(s.seen.requests).toHaveLength(2);
+  });
+
+  test("a connection the server closed is replaced by one proven again", async () => {
+    const s = provingServer((req) =>
+      req.url.endsWith("/close")
+        ? new Response("{}", { headers: { connection: "close", "content-type": "application/json" } })
+        : Response.json({ ok: true }),
+    );
+    const t = createTransport({ timeoutMs: 5000, proof: { adminToken: TOKEN, url: s.url } });
+    await (await t.fetch(get(`${s.url}/close`))).text();
+    await (await t.fetch(get(`${s.url}/after`))).text();
+    expect(s.seen.proofs).toBe(2);
+  });
+
+  test("a server that changed under the command: no key, ServerChangedError", async () => {
+    const s = provingServer();
+    const port = s.server.port;
+    const t = createTransport({ timeoutMs: 5000, proof: { adminToken: TOKEN, url: s.url } });
+    expect(await t.prove()).toBeNull();
+    s.server.stop(true);
+    const seen: (string | null)[] = [];
+    const other = Bun.serve({
+      hostname: "127.0.0.1",
+      port,
+      fetch(req) {
+        seen.push(req.headers.get("authorization"));
+        return Response.json({ status: "ok", proof: "not-it" });
+      },
+    });
+    stops.push(() => other.stop(true));
+    const e = await t.fetch(get(`${s.url}/developer/v1/extensions`)).then(
+      () => null,
+      (x) => x,
+    );
+    expect(e).toBeInstanceOf(ServerChangedError);
+    expect((e as Error).message).toContain(
+      `the server at ${s.url} is no longer the one this command started with (its proof is wrong)`,
+    );
+    expect(seen).toEqual([null]);
+  });
+
+  test("answers framed by chunks (with trailers), by the connection's end, and HTTP/1.0", async () => {
+    const bodies: Record<string, string> = {
+      "/chunked":
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\nX-Trailer: t\r\n\r\n",
+      "/close": "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nuntil the end",
+      "/old": "HTTP/1.0 200 OK\r\nContent-Length: 3\r\n\r\nold",
+    };
+    const raw = await rawServer((head, socket) => {
+      const path = head.split(" ")[1]!;
+      if (path.startsWith("/healthz?challenge=")) {
+        const body = JSON.stringify({ status: "ok", proof: serverProof(TOKEN, path.split("=")[1]!, url) });
+        socket.write(
+          `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+        );
+        return;
+      }
+      socket.write(bodies[path]!);
+      if (!path.startsWith("/chunked")) socket.end();
+    });
+    const url = raw.url;
+    const t = createTransport({ timeoutMs: 5000, proof: { adminToken: TOKEN, url } });
+    expect(await (await t.fetch(get(`${url}/chunked`))).text()).toBe("hello world");
+    expect(await (await t.fetch(get(`${url}/close`))).text()).toBe("until the end");
+    expect(await (await t.fetch(get(`${url}/old`))).text()).toBe("old");
+  });
+
+  test("an answer that comes before the upload is read (a refusal) is returned, not a broken pipe", async () => {
+    const s = provingServer(() => Response.json({ error: { code: "payload_too_large" } }, { status: 413 }));
+    const t = createTransport({ timeoutMs: 5000, proof: { adminToken: TOKEN, url: s.url } });
+    const size = 32 * 1024 * 1024;
+    const body = new ReadableStream<Uint8Array>({
+      pull(c) {
+        c.enqueue(new Uint8Array(1024 * 1024));
+      },
+    });
+    const r = await t.fetch(
+      new Request(`${s.url}/upload`, {
+        method: "POST",
+        body,
+        headers: { "content-length": String(size), authorization: "Bearer k" },
+        duplex: "half",
+      } as RequestInit),
+    );
+    expect(r.status).toBe(413);
+  });
+});
+
+describe("the timeout", () => {
+  test("counts from an upload's last byte: an upload longer than the wait passes; a silent answer after it does not", async () => {
+    const s = provingServer(async (req) => {
+      await req.arrayBuffer();
+      // Never answered: the wait after the last byte is what runs out.
+      if (req.url.endsWith("/hang")) return new Promise<Response>(() => {});
+      return Response.json({ ok: true });
+    });
+    const t = createTransport({ timeoutMs: UPLOAD_TIMEOUT_MS, proof: { adminToken: TOKEN, url: s.url } });
+    const slowBody = () => {
+      let sent = 0;
+      return new ReadableStream<Uint8Array>({
+        async pull(c) {
+          if (sent === CHUNKS) return c.close();
+          // The upload's own time (its source producing the next chunk) is longer in all than the wait.
+          await Bun.sleep(CHUNK_GAP_MS);
+          sent++;
+          c.enqueue(new Uint8Array(10));
+        },
+      });
+    };
+    const upload = (path: string) =>
+      t.fetch(
+        new Request(`${s.url}${path}`, {
+          method: "POST",
+          body: slowBody(),
+          headers: { "content-length": String(CHUNKS * 10) },
+          duplex: "half",
+        } as RequestInit),
+      );
+    expect((await upload("/upload")).status).toBe(200);
+    const e = await upload("/hang").then(
+      () => null,
+      (x) => x,
+    );
+    expect(e).toBeInstanceOf(RequestTimeoutError);
+    expect((e as Error).message).toBe(
+      `${s.url} did not answer POST /hang within ${UPLOAD_TIMEOUT_MS / 1000} s (EXT_REQUEST_TIMEOUT sets the wait, in seconds)`,
+    );
+  });
+
+  test("a server that accepts and never answers is cut, proven or not", async () => {
+    const silent = await rawServer(() => {});
+    for (const proof of [{ adminToken: TOKEN, url: silent.url }, null]) {
+      const t = createTransport({ timeoutMs: 200, proof });
+      if (proof) expect(await t.prove()).toBe("it did not answer the challenge (no answer within 0.2 s)");
+      const e = await t.fetch(get(`${silent.url}/developer/v1/extensions`)).then(
+        () => null,
+        (x) => x,
+      );
+      // Proven or not, the silent server got nothing but the first request (the challenge, when proven).
+      expect(e).toBeInstanceOf(RequestTimeoutError);
+    }
+  });
+
+  test("a live event stream, once begun, may wait longer than the timeout", async () => {
+    const s = provingServer(
+      () =>
+        new Response(
+          new ReadableStream({
+            async start(c) {
+              c.enqueue(new TextEncoder().encode("data: 1\n\n"));
+              // Silent for twice the wait, as a stream between events is.
+              await Bun.sleep(STREAM_SILENCE_MS);
+              c.enqueue(new TextEncoder().encode("data: 2\n\n"));
+              c.close();
+            },
+          }),
+          { headers: { "content-type": "text/event-stream" } },
+        ),
+    );
+    const t = createTransport({ timeoutMs: 200, proof: { adminToken: TOKEN, url: s.url } });
+    expect(await (await t.fetch(get(`${s.url}/_emulator/requests/stream`))).text()).toBe("data: 1\n\ndata: 2\n\n");
+  });
+});
+
+describe("without a token", () => {
+  test("a redirect comes back as it is: never followed", async () => {
+    const elsewhere = provingServer();
+    const s = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => Response.redirect(`${elsewhere.url}/x`, 302) });
+    stops.push(() => s.stop(true));
+    const r = await createTransport({ timeoutMs: 2000 }).fetch(get(`http://127.0.0.1:${s.port}/y`));
+    expect([r.status, r.headers.get("location")]).toEqual([302, `${elsewhere.url}/x`]);
+    expect(elsewhere.seen.requests).toEqual([]);
+  });
+
+  test("over plain http, a key is not sent again once a connection to the server failed", async () => {
+    const s = provingServer();
+    const t = createTransport({ timeoutMs: 2000 });
+    expect((await t.fetch(get(`${s.url}/a`))).status).toBe(200);
+    const port = s.server.port;
+    s.server.stop(true);
+    await t.fetch(get(`${s.url}/b`)).then(
+      () => expect.unreachable(),
+      () => undefined,
+    );
+    const back = Bun.serve({ hostname: "127.0.0.1", port, fetch: () => Response.json({ ok: true }) });
+    stops.push(() => back.stop(true));
+    const e = await t.fetch(get(`${s.url}/c`)).then(
+      () => null,
+      (x) => x,
+    );
+    expect(e).toBeInstanceOf(CredentialWithheldError);
+    // Without a credential it still goes.
+    expect((await t.fetch(new Request(`${s.url}/healthz`))).status).toBe(200);
+  });
+});
