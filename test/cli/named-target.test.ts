@@ -8,12 +8,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { cleanEnv } from "../helpers/clean-env";
 import { baseFixture, DEMO_KEY, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
-
-const ROOT = join(import.meta.dir, "../..");
-const BUN = join(ROOT, "node_modules/.bin/bun");
-const MAIN = join(ROOT, "cli/main.ts");
+import { runCli } from "../helpers/run-cli";
 
 const SECRET = "s3cret-value-never-to-leave-0123456789";
 const UNPROVEN = "did not prove it is the emulator this admin token belongs to";
@@ -77,21 +73,8 @@ afterAll(async () => {
   rmSync(cwd, { recursive: true, force: true });
 });
 
-async function ext(args: string[], env: Record<string, string> = {}, stdin?: string) {
-  const proc = Bun.spawn([BUN, MAIN, ...args], {
-    cwd,
-    env: cleanEnv(env),
-    stdin: stdin === undefined ? "ignore" : new Blob([stdin]),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [code, stdout, stderr] = await Promise.all([
-    proc.exited,
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-  ]);
-  return { code, stdout, stderr };
-}
+const ext = (args: string[], env: Record<string, string> = {}, stdin?: string) =>
+  runCli(args, { cwd, env, ...(stdin === undefined ? {} : { stdin }) });
 
 /** The commands of the report: a secret, the developer API, the dashboard link, the control plane. */
 const COMMANDS: Array<{ name: string; args: string[]; stdin?: string }> = [

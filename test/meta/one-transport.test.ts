@@ -7,19 +7,7 @@
  * the transport's fetch.
  */
 import { expect, test } from "bun:test";
-import { type Call, callsIn, type Import, importsIn, sourceFiles } from "./source-scan";
-
-const TOOLS = [
-  "cli",
-  "client",
-  "packaging",
-  "src/calls",
-  "src/conformance",
-  "src/deploy",
-  "src/bundles",
-  "src/programmatic.ts",
-  "src/programmatic-deploy.ts",
-];
+import { type Call, callsIn, type Import, importsIn, sourceFiles, TOOLS } from "./source-scan";
 
 const GLOBAL_FETCH = new Set(["fetch", "globalThis.fetch", "Bun.fetch", "window.fetch", "self.fetch"]);
 const SOCKET_MODULES = /^(node:)?(net|http|https|tls|http2)$|^undici$/;
@@ -29,7 +17,11 @@ const CLIENT_MAKERS = new Set(["createApiClient", "createAdminClient", "createCl
 
 /** Where a transport lives, each with why; an entry that no longer matches anything fails the test. */
 const TRANSPORTS: { file: string; what: string; why: string }[] = [
-  { file: "src/calls/transport.ts", what: "fetch", why: "the one transport: its path for servers it cannot prove" },
+  {
+    file: "src/calls/plain-transport.ts",
+    what: "fetch",
+    why: "the one transport: its path for servers it cannot prove",
+  },
   { file: "src/calls/http1-connection.ts", what: "node:net", why: "the one transport's own connections" },
   {
     file: "packaging/npm/src/keep-alive-fetch.ts",
@@ -87,7 +79,7 @@ test("the check finds a fetch of its own, a socket or request of its own, and a 
 
 test("no module of the tools calls a server but through the one transport", () => {
   const files = sourceFiles(TOOLS);
-  expect(files).toContain("src/calls/transport.ts");
+  expect(files).toContain("src/calls/plain-transport.ts");
   expect(files).toContain("cli/commands/health.ts");
   const found = files.flatMap((file) => strayCalls(callsIn(file), importsIn(file)));
   expect(found.filter((l) => !allowed(l))).toEqual([]);

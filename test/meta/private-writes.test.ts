@@ -7,19 +7,7 @@
  * file's writer, or an open with a flag that writes.
  */
 import { expect, test } from "bun:test";
-import { type Call, callsIn, importsIn, sourceFiles } from "./source-scan";
-
-const TOOLS = [
-  "cli",
-  "client",
-  "packaging",
-  "src/calls",
-  "src/conformance",
-  "src/deploy",
-  "src/bundles",
-  "src/programmatic.ts",
-  "src/programmatic-deploy.ts",
-];
+import { type Call, callsIn, importsIn, sourceFiles, TOOLS } from "./source-scan";
 
 /** Calls that write a file, by the callee's last name. */
 const WRITES = new Set([

@@ -10,6 +10,23 @@ import ts from "typescript";
 export const ROOT = resolve(import.meta.dir, "../..");
 const SOURCE_FILE = /\.(ts|tsx|js|mjs|cjs)$/;
 
+/**
+ * The tools' modules, which the project checks hold to the one writer and the one transport: the CLI, the
+ * client, the npm package (the Node helper), the call layer, the parity tools, the deploy core and the
+ * bundles it packs, and the Bun helper.
+ */
+export const TOOLS = [
+  "cli",
+  "client",
+  "packaging",
+  "src/calls",
+  "src/conformance",
+  "src/deploy",
+  "src/bundles",
+  "src/programmatic.ts",
+  "src/programmatic-deploy.ts",
+];
+
 /** The source files under each path (a folder or a file), relative to the repository, node_modules left out. */
 export function sourceFiles(paths: string[]): string[] {
   return paths.flatMap((path) => {

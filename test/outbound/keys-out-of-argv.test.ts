@@ -9,10 +9,9 @@ import { join, resolve } from "node:path";
 import type { ArgsDef } from "citty";
 import { EXAMPLES } from "../../cli/lib/help";
 import { main } from "../../cli/main";
-import { cleanEnv } from "../helpers/clean-env";
+import { runCli } from "../helpers/run-cli";
 
 const ROOT = resolve(import.meta.dir, "../..");
-const BUN = join(ROOT, "node_modules/.bin/bun");
 const SECRET_FLAG = /^(.*-)?(key|token)$/;
 
 async function commandArgs(): Promise<{ command: string; flag: string; description: string }[]> {
@@ -46,16 +45,10 @@ describe("every flag that takes a key or a token", () => {
   });
 
   test("EXT_READ_ONLY_KEY is the narrower key of ext conformance", async () => {
-    const proc = Bun.spawn(
-      [BUN, "cli/main.ts", "conformance", "--target", "http://127.0.0.1:9/developer/v1", "--dry-run", "--json"],
-      {
-        cwd: ROOT,
-        env: cleanEnv({ EXT_READ_ONLY_KEY: "ext_read_only_from_the_environment_0123" }),
-        stdout: "pipe",
-        stderr: "pipe",
-      },
+    const { code, stdout } = await runCli(
+      ["conformance", "--target", "http://127.0.0.1:9/developer/v1", "--dry-run", "--json"],
+      { env: { EXT_READ_ONLY_KEY: "ext_read_only_from_the_environment_0123" } },
     );
-    const [code, stdout] = await Promise.all([proc.exited, new Response(proc.stdout).text()]);
     expect(code).toBe(0);
     const report = JSON.parse(stdout) as { results: { id: string; note?: string }[] };
     const forbidden = report.results.filter((r) => r.id.startsWith("auth.forbidden"));

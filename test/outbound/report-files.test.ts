@@ -19,10 +19,8 @@ import {
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { startProxy } from "../../src/conformance/proxy";
-import { cleanEnv } from "../helpers/clean-env";
+import { runCli } from "../helpers/run-cli";
 
-const ROOT = resolve(import.meta.dir, "../..");
-const BUN = join(ROOT, "node_modules/.bin/bun");
 const VICTIM_TEXT = "# the owner's shell start-up file\nexport PATH=$PATH\n";
 
 let dir: string;
@@ -97,14 +95,8 @@ describe("ext proxy --report", () => {
 });
 
 describe("ext conformance --junit", () => {
-  async function conformance(junit: string) {
-    const proc = Bun.spawn(
-      [BUN, "cli/main.ts", "conformance", "--target", "http://127.0.0.1:9/developer/v1", "--dry-run", "--junit", junit],
-      { cwd: ROOT, env: cleanEnv(), stdout: "pipe", stderr: "pipe" },
-    );
-    const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
-    return { code, stderr };
-  }
+  const conformance = (junit: string) =>
+    runCli(["conformance", "--target", "http://127.0.0.1:9/developer/v1", "--dry-run", "--junit", junit]);
 
   test("a link planted at FILE is replaced by the report, never followed; the report is 0600", async () => {
     freshVictim();

@@ -7,12 +7,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { cleanEnv } from "../helpers/clean-env";
+import { join } from "node:path";
 import { DEMO_KEY, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
-
-const ROOT = resolve(import.meta.dir, "../..");
-const BUN = join(ROOT, "node_modules/.bin/bun");
+import { runCli } from "../helpers/run-cli";
 
 let cwd: string;
 let emu: TestEmulator;
@@ -43,20 +40,7 @@ function answering(answer: (req: Request) => Response) {
   return { seen, url: `http://127.0.0.1:${server.port}` };
 }
 
-async function ext(args: string[], env: Record<string, string> = {}) {
-  const proc = Bun.spawn([BUN, join(ROOT, "cli/main.ts"), ...args], {
-    cwd,
-    env: cleanEnv(env),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [code, stdout, stderr] = await Promise.all([
-    proc.exited,
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-  ]);
-  return { code, stdout, stderr };
-}
+const ext = (args: string[], env: Record<string, string> = {}) => runCli(args, { cwd, env });
 
 const neverTypeError = (r: { stderr: string }) => {
   expect(r.stderr).not.toContain("TypeError");

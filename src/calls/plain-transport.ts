@@ -1,0 +1,126 @@
+/**
+ * The transport to a server with nothing to prove it by (transport.ts): `fetch`, timed by the one watchdog,
+ * no redirect followed, and no credential sent again over plain http once a connection to the server failed.
+ */
+import {
+  CredentialWithheldError,
+  carriesCredential,
+  follow,
+  isEventStream,
+  RequestTimeoutError,
+  responseOf,
+  type Transport,
+  type TransportOptions,
+} from "./transport-base";
+import { Watchdog } from "./watchdog";
+
+export function plainTransport(options: TransportOptions): Transport {
+  const { timeoutMs } = options;
+  /** Origins whose connection failed in this command (plain http only matters). */
+  const failed = new Set<string>();
+  return {
+    prove: async () => "there is no admin token to prove it with",
+    async fetch(request) {
+      const url = new URL(request.url);
+      if (url.protocol === "http:" && failed.has(url.origin) && carriesCredential(request))
+        throw new CredentialWithheldError(url.origin);
+      const cut = new AbortController();
+      const timedOut = new RequestTimeoutError(request.url, request.method, timeoutMs / 1000);
+      const watchdog = new Watchdog(timeoutMs, () => cut.abort(timedOut));
+      const unfollow = follow(request.signal, (reason) => cut.abort(reason));
+      // Connecting counts; an upload's own chunks do not (watchedUpload).
+      watchdog.arm();
+      const body = request.body ? watchedUpload(request.body, watchdog) : null;
+      let response: Response;
+      try {
+        response = await fetch(request.url, {
+          method: request.method,
+          headers: request.headers,
+          body,
+          signal: cut.signal,
+          redirect: "manual",
+          ...(body ? { duplex: "half" } : {}),
+          ...(options.passthrough ? { decompress: false } : {}),
+        } as RequestInit);
+      } catch (e) {
+        watchdog.stop();
+        unfollow();
+        if (watchdog.fired) throw timedOut;
+        if (request.signal?.aborted) throw request.signal.reason;
+        failed.add(url.origin);
+        throw e;
+      }
+      watchdog.stop();
+      const reading = new Watchdog(timeoutMs, () => cut.abort(timedOut));
+      if (isEventStream(response.headers)) reading.retire();
+      if (!response.body) unfollow();
+      const stream = response.body
+        ? watchedDownload(response.body, reading, unfollow, () => failed.add(url.origin))
+        : null;
+      return responseOf(request.url, response.status, response.statusText, response.headers, stream);
+    },
+  };
+}
+
+/**
+ * An upload body, timed from its last byte: while `fetch` takes each chunk the wait does not run; between a
+ * chunk handed over and the next one asked for (the server not reading), and after the last, it does.
+ */
+function watchedUpload(source: ReadableStream<Uint8Array>, watchdog: Watchdog): ReadableStream<Uint8Array> {
+  const reader = source.getReader();
+  // Armed by the caller: connecting is waiting on the server.
+  let waiting = true;
+  const wait = (on: boolean) => {
+    if (on && !waiting) watchdog.arm();
+    if (!on && waiting) watchdog.disarm();
+    waiting = on;
+  };
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        wait(false);
+        const { value, done } = await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+        wait(true);
+      },
+      cancel: (reason) => reader.cancel(reason),
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/** An answer's body, each read timed: a server that stops in the middle is cut (a live event stream is not). */
+function watchedDownload(
+  source: ReadableStream<Uint8Array>,
+  watchdog: Watchdog,
+  finished: () => void,
+  broke: () => void,
+): ReadableStream<Uint8Array> {
+  const reader = source.getReader();
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          const { value, done } = await watchdog.during(reader.read());
+          if (done) {
+            watchdog.stop();
+            finished();
+            controller.close();
+          } else controller.enqueue(value);
+        } catch (e) {
+          watchdog.stop();
+          finished();
+          broke();
+          controller.error(e);
+        }
+      },
+      cancel: (reason) => {
+        watchdog.stop();
+        finished();
+        return reader.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}

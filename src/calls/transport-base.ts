@@ -1,0 +1,104 @@
+/**
+ * What the parts of the tools' one transport (transport.ts) share: its types, its errors, and how an answer
+ * becomes the Response the typed clients read.
+ */
+
+/** What a server proves it holds, and the address the proof names (its own URL). */
+export interface ProofKey {
+  adminToken: string;
+  url: string;
+}
+
+export interface TransportOptions {
+  /** Each request's wait (watchdog.ts), in ms. */
+  timeoutMs: number;
+  /** Given: the server proves it holds this token before a credential goes to it (transport.ts). */
+  proof?: ProofKey | null;
+  /** `ext proxy`: bodies exactly as the server sent them (compressed ones stay compressed). */
+  passthrough?: boolean;
+}
+
+export interface Transport {
+  /** What the generated clients call instead of the global fetch. */
+  fetch(request: Request): Promise<Response>;
+  /**
+   * Proves the server (a first connection, kept for the next request): null when it did, else why not. The
+   * resolving of a target calls it, to say in its own words which server failed.
+   */
+  prove(): Promise<string | null>;
+}
+
+/** The errors the transport itself raises: each is the whole story, shown as it is. */
+export class TransportError extends Error {
+  override name = "TransportError";
+}
+
+/** The server kept the request waiting past the timeout. */
+export class RequestTimeoutError extends TransportError {
+  override name = "RequestTimeoutError";
+  constructor(url: string, method: string, seconds: number) {
+    const u = new URL(url);
+    super(
+      `${u.origin} did not answer ${method} ${u.pathname} within ${seconds} s (EXT_REQUEST_TIMEOUT sets the wait, in seconds)`,
+    );
+  }
+}
+
+/** A server proven once failed the proof on a new connection. */
+export class ServerChangedError extends TransportError {
+  override name = "ServerChangedError";
+  constructor(url: string, why: string) {
+    super(
+      `the server at ${url} is no longer the one this command started with (${why}); nothing more was sent to it. If you restarted it, run the command again`,
+    );
+  }
+}
+
+/** A server that never proved itself was called before it was resolved (a helper's address, a test). */
+export class NotProvenError extends TransportError {
+  override name = "NotProvenError";
+  constructor(url: string, why: string) {
+    super(
+      `the server at ${url} did not prove it is the emulator this admin token belongs to (${why}); nothing was sent to it`,
+    );
+  }
+}
+
+/** A credential withheld from a plain-http server without proof whose connection failed. */
+export class CredentialWithheldError extends TransportError {
+  override name = "CredentialWithheldError";
+  constructor(origin: string) {
+    super(
+      `a connection to ${origin} failed earlier in this command; with no admin token to prove it by, whoever answers there now may not be the server the command started with, so no key or token is sent to it again. Run the command again once the server is back`,
+    );
+  }
+}
+
+export const isEventStream = (headers: Iterable<[string, string]>) =>
+  [...headers].some(([name, value]) => name.toLowerCase() === "content-type" && /^text\/event-stream\b/i.test(value));
+
+export const carriesCredential = (request: Request) =>
+  request.headers.has("authorization") || request.headers.has("x-ext-session");
+
+/** A Response from the parts of an answer, its `url` the request's (a constructed Response has none). */
+export function responseOf(
+  url: string,
+  status: number,
+  statusText: string,
+  headers: Headers | [string, string][],
+  body: ReadableStream<Uint8Array> | null,
+): Response {
+  if (status < 200 || status > 599) throw new TransportError(`${new URL(url).origin} answered with status ${status}`);
+  const response = new Response(status === 204 || status === 304 ? null : body, { status, statusText, headers });
+  Object.defineProperty(response, "url", { value: url });
+  return response;
+}
+
+/** Links the caller's abort signal to `cut`; returns the unlink. */
+export function follow(signal: AbortSignal | null, cut: (reason: unknown) => void): () => void {
+  if (!signal) return () => {};
+  if (signal.aborted) cut(signal.reason);
+  const onAbort = () => cut(signal.reason);
+  signal.addEventListener("abort", onAbort, { once: true });
+  return () => signal.removeEventListener("abort", onAbort);
+}
