@@ -120,10 +120,8 @@ async function accountKey({ endpoints, adminToken, found }: ServerTarget): Promi
   try {
     first = (await call(() => admin.GET("/_emulator/accounts"), { retries: 0 })).accounts[0];
   } catch (e) {
-    if (e instanceof ApiCallError) {
-      const hint = e.status === 401 && !adminToken ? "; its control plane needs --admin-token or EXT_ADMIN_TOKEN" : "";
-      throw noKey(`${headline(e)}${hint}`);
-    }
+    // A 401 says itself what the control plane needs (api-error.ts).
+    if (e instanceof ApiCallError) throw noKey(headline(e));
     throw e;
   }
   // The control plane let this command in: the same target (and token) loads the demo.
