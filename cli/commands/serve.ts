@@ -36,7 +36,7 @@ export const serveArgs = {
   "admin-token": {
     type: "string",
     description:
-      "The control plane's token, required on every bind; generated when not given, and kept in the data directory's private server.json and the ready file (env EXT_ADMIN_TOKEN; prefer it: a flag shows in `ps` to every local user)",
+      "The control plane's token, required on every bind; generated when not given, and kept in the data directory's private server.json and the ready file; prefer the variable, a flag shows in `ps` to every local user (env EXT_ADMIN_TOKEN)",
     valueHint: "TOKEN",
   },
   "open-control-plane": {

@@ -38,6 +38,8 @@ async function readPiped(stdin: NodeJS.ReadStream): Promise<string> {
 
 /** A prompt on stderr; what is typed is not echoed. Enter ends it, Ctrl-C aborts (exit 130), Backspace erases. */
 function readHidden(stdin: NodeJS.ReadStream, prompt: string): Promise<string> {
+  // Echo off before the prompt shows: what is typed at once after it must not appear either.
+  stdin.setRawMode(true);
   process.stderr.write(prompt);
   return new Promise((resolve, reject) => {
     let value = "";
@@ -60,7 +62,6 @@ function readHidden(stdin: NodeJS.ReadStream, prompt: string): Promise<string> {
           );
       }
     };
-    stdin.setRawMode(true);
     stdin.resume();
     stdin.on("data", onData);
   });
