@@ -45,18 +45,38 @@ export type DeployRunner = (
   options: DeployOptions,
 ) => Promise<SubmittedDeploy>;
 
+/** How a helper's connection sends (emulatorConnection). */
+export interface ConnectionOptions {
+  /** The fetch under the proof: the Node helper's kept-alive one; by default the global fetch. */
+  fetch?: FetchFunction;
+  /** The helper's function, as a refusal names it. */
+  who?: string;
+  /** True once the helper stopped the server it started: a call then rejects and sends nothing. */
+  stopped?: () => boolean;
+}
+
 /**
  * The typed clients and every call, for an emulator a helper started or one it reaches by its variables. The
  * server proves it holds the admin token before the first call that carries the token or the key, and again
- * after a call could not reach it (server-proof.ts); `who` names the helper's function in that refusal.
+ * after a call could not reach it (server-proof.ts); no redirect is followed; once a helper stopped its server,
+ * nothing is sent to whatever may listen on its port.
  */
 export function emulatorConnection(
   at: EmulatorAddress,
   deploy: DeployRunner,
-  fetch: FetchFunction = (request) => globalThis.fetch(request),
-  who = "connectEmulator",
+  options: ConnectionOptions = {},
 ): EmulatorConnection {
-  const proven = provingFetch(fetch, at.url, at.adminToken, who);
+  const who = options.who ?? "connectEmulator";
+  const fetch = options.fetch ?? ((request: Request) => globalThis.fetch(request, { redirect: "manual" }));
+  const open: FetchFunction = (request) =>
+    options.stopped?.()
+      ? Promise.reject(
+          new StartEmulatorError(
+            `${who}: the emulator at ${at.url} has stopped; nothing was sent (another program may listen on its port now)`,
+          ),
+        )
+      : fetch(request);
+  const proven = provingFetch(open, at.url, at.adminToken, who);
   const client = createApiClient({ baseUrl: at.url, apiKey: at.apiKey, fetch: proven });
   const admin = createAdminClient({ url: at.url, adminToken: at.adminToken, fetch: proven });
   const env: EmulatorEnv = {

@@ -103,14 +103,18 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   });
   const adminToken = server.runtime.control.adminToken;
   const at = { url: server.url, baseUrl: server.baseUrl, adminUrl: server.adminUrl, apiKey, adminToken };
+  let stopped = false;
   const emulator: Emulator = {
-    ...emulatorConnection(at, deployInProcess, undefined, "startEmulator"),
+    ...emulatorConnection(at, deployInProcess, { who: "startEmulator", stopped: () => stopped }),
     port: server.port,
     runtime: server.runtime,
     // In process: no HTTP round trip, so a restore before every test costs only the copy itself.
     snapshot: async () => ({ id: server.runtime.snapshots.take() }),
     restore: async (snapshot) => restoreSnapshot(server.runtime, snapshot.id),
-    stop: () => server.stop(true),
+    stop: () => {
+      stopped = true;
+      return server.stop(true);
+    },
   };
   return emulator;
 }

@@ -11,7 +11,7 @@ import { fail, out } from "../output";
  */
 async function endpointsOf(args: { url?: string; target?: string }, timeoutMs: number): Promise<Endpoints> {
   if (args.url !== undefined) return endpointsFromAnyUrl(args.url, { timeoutMs });
-  return (await resolveServer({ target: args.target })).endpoints;
+  return (await resolveServer({ target: args.target }, undefined, undefined, timeoutMs)).endpoints;
 }
 
 export default defineCommand({

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, statSync } from "node:fs";
+import { mkdirSync, readdirSync, type Stats, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { defineCommand } from "citty";
 import { UsageError } from "../../src/calls/usage-error";
@@ -8,6 +8,22 @@ import { scaffoldFiles } from "../lib/scaffold";
 import { shellQuote } from "../lib/shell-quote";
 import { detectTestRunner, type FoundRunner, TEST_FILES, TEST_RUNNERS, type TestRunner } from "../lib/test-runner";
 import { out } from "../output";
+
+/**
+ * A folder another user owns, or any user may write to (a shared /tmp path someone made ready), would let
+ * them change the sample test or package.json between `ext init` and the owner's `npm test`: refused.
+ */
+function refuseSharedFolder(shown: string, folder: Stats): void {
+  const uid = process.getuid?.();
+  if (uid !== undefined && folder.uid !== uid)
+    throw new UsageError(
+      `${shown} belongs to another user (uid ${folder.uid}): ext init writes only into a folder of yours, which nobody else can change before you run what it made`,
+    );
+  if ((folder.mode & 0o002) !== 0)
+    throw new UsageError(
+      `${shown} can be written by every user of this machine: give a folder only you can write (or a new one, which ext init makes)`,
+    );
+}
 
 /** What a new project file gets before the umask (typically 0644): the files `ext init` makes are the user's sources. */
 const SHARED_FILE_MODE = 0o666;
@@ -42,7 +58,9 @@ export default defineCommand({
     const dir = resolve(args.dir || ".");
     let existing: string[] = [];
     try {
-      if (!statSync(dir).isDirectory()) throw new UsageError(`${args.dir} exists and is not a folder`);
+      const folder = statSync(dir);
+      if (!folder.isDirectory()) throw new UsageError(`${args.dir} exists and is not a folder`);
+      refuseSharedFolder(args.dir || ".", folder);
       existing = readdirSync(dir);
     } catch (e) {
       if (e instanceof UsageError) throw e;

@@ -48,11 +48,12 @@ export function nearestServerFile(env: ClientEnv, cwd: string): { dataDir: strin
 }
 
 /** The verified server of this folder, or a usage error saying how to start or name one. */
-export async function findServer(env: ClientEnv, cwd: string): Promise<FoundServer> {
+/** The verified server of this folder; `timeoutMs` bounds each request to it (default EXT_REQUEST_TIMEOUT). */
+export async function findServer(env: ClientEnv, cwd: string, timeoutMs?: number): Promise<FoundServer> {
   const found = nearestServerFile(env, cwd);
   // The message says what to do; the flags list would bury it.
   if (!found) throw new UsageError(nothingFound(env, cwd), false);
-  return await verifyServer(found.dataDir, found.info);
+  return await verifyServer(found.dataDir, found.info, timeoutMs);
 }
 
 function nothingFound(env: ClientEnv, cwd: string): string {
@@ -67,7 +68,7 @@ function nothingFound(env: ClientEnv, cwd: string): string {
  * Sends the server a fresh challenge, with no credential, and checks its answer against the token in
  * server.json. Throws UnprovenServerError on a missing or wrong proof, or when the server does not answer.
  */
-export async function verifyServer(dataDir: string, info: ServerFile): Promise<FoundServer> {
+export async function verifyServer(dataDir: string, info: ServerFile, timeoutMs?: number): Promise<FoundServer> {
   const unproven = (why: string) => new UnprovenServerError(info.url, dataDir, why);
   // A name could resolve to another listener than the one that wrote the file (issue: localhost → ::1).
   if (isIP(new URL(info.url).hostname.replace(/^\[|\]$/g, "")) === 0)
@@ -77,7 +78,10 @@ export async function verifyServer(dataDir: string, info: ServerFile): Promise<F
   if (!info.adminToken)
     throw unproven("its server.json holds no admin token (written by an older ext? restart that `ext serve`)");
   // Proven for the address it wrote, and again on every new connection for as long as the command runs.
-  const endpoints = endpointsFromAnyUrl(info.url, { proveWith: info.adminToken });
+  const endpoints = endpointsFromAnyUrl(info.url, {
+    proveWith: info.adminToken,
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+  });
   const why = await endpoints.transport.prove();
   if (why) throw unproven(why);
   return {

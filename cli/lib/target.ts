@@ -68,11 +68,15 @@ export interface ApiTarget extends ServerTarget {
   apiKey: string;
 }
 
-/** The server a command talks to (no key needed: the control plane, `ext logs`, `ext seed --target`). */
+/**
+ * The server a command talks to (no key needed: the control plane, `ext logs`, `ext seed --target`);
+ * `timeoutMs` bounds each request to it (default EXT_REQUEST_TIMEOUT).
+ */
 export async function resolveServer(
   flags: TargetFlags,
   env: ClientEnv = parseClientEnv(),
   cwd: string = process.cwd(),
+  timeoutMs?: number,
 ): Promise<ServerTarget> {
   const adminToken = flags["admin-token"] || env.adminToken;
   let named: string;
@@ -84,14 +88,17 @@ export async function resolveServer(
   } else if (env.localUrl !== null) {
     named = env.localUrl;
   } else {
-    const found = await findServer(env, cwd);
+    const found = await findServer(env, cwd, timeoutMs);
     return { endpoints: found.endpoints, adminToken: found.adminToken, found: true };
   }
   // A named server is the user's choice; one that is to receive an admin token proves it holds it first,
   // and on every new connection after, unless the user vouches for it (it is reached at another address
   // than the one it can prove).
   const proven = Boolean(adminToken) && !env.trustTarget;
-  const endpoints = endpointsFromAnyUrl(named, { proveWith: proven ? adminToken : null });
+  const endpoints = endpointsFromAnyUrl(named, {
+    proveWith: proven ? adminToken : null,
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+  });
   if (proven) await verifyNamedServer(endpoints);
   return { endpoints, adminToken };
 }

@@ -50,8 +50,8 @@ export interface EndpointOptions {
   timeoutMs?: number;
 }
 
-/** From any of: the server root, the API base (…/developer/v1) or the control plane (…/_emulator). */
-export function endpointsFromAnyUrl(target: string, options: EndpointOptions = {}): Endpoints {
+/** The server's root (http://host:port, no trailing slash) from its root, API base or control-plane URL. */
+export function rootOf(target: string): string {
   let url: URL;
   try {
     url = new URL(target);
@@ -60,7 +60,12 @@ export function endpointsFromAnyUrl(target: string, options: EndpointOptions = {
   }
   let path = url.pathname.replace(/\/+$/, "");
   for (const suffix of [API_PREFIX, CONTROL_PREFIX]) if (path.endsWith(suffix)) path = path.slice(0, -suffix.length);
-  const root = url.origin + path;
+  return url.origin + path;
+}
+
+/** From any of: the server root, the API base (…/developer/v1) or the control plane (…/_emulator). */
+export function endpointsFromAnyUrl(target: string, options: EndpointOptions = {}): Endpoints {
+  const root = rootOf(target);
   const timeoutMs = options.timeoutMs ?? requestTimeoutMs(parseClientEnv().requestTimeout);
   const proof = options.proveWith ? { adminToken: options.proveWith, url: root } : null;
   return {

@@ -148,6 +148,21 @@ describe.skipIf(SKIP !== null)(`another local user${SKIP ? ` (skipped: ${SKIP})`
     expect(user.run(["cat", junit]).code).not.toBe(0);
   });
 
+  test("ext init into a folder the other user made ready in a shared place: refused, nothing written", async () => {
+    const board = join(shared, `board-${process.pid}`);
+    expect(user.run(["mkdir", "-m", "0755", board]).code).toBe(0);
+    const proc = Bun.spawn([built.bin, "init", board], {
+      cwd: built.work,
+      env: cleanEnv(),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
+    expect(stderr).toContain(`${board} belongs to another user`);
+    expect(code).toBe(2);
+    expect(user.run(["ls", "-A", board]).stdout).toBe("");
+  });
+
   test("ext deploy --wait: the server stopped, the other user takes its port at once; the key never arrives there", async () => {
     const project = mkdtempSync(join(tmpdir(), "ext-deploy-project-"));
     mkdirSync(join(project, "board"));

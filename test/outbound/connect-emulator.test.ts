@@ -11,12 +11,14 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { expectedProof } from "../../client/server-proof";
 import { serverProof } from "../../src/auth/server-proof";
-import { connectEmulator, StartEmulatorError } from "../../src/programmatic";
+import { connectEmulator, StartEmulatorError, startEmulator } from "../../src/programmatic";
 import { cleanEnv } from "../helpers/clean-env";
 import { DEMO_KEY, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { waitFor } from "../helpers/wait-for";
 
 const ROOT = resolve(import.meta.dir, "../..");
+
+const TOKEN_OF_REDIRECTING = "adm_redirecting_server_token_0123456789";
 
 interface Seen {
   path: string;
@@ -123,6 +125,48 @@ test("a connection that proved its server proves it again once a call could not 
   );
   expect(again).toBeInstanceOf(StartEmulatorError);
   expect(fake.seen.every((s) => s.path.startsWith("/healthz?challenge=") && s.authorization === null)).toBe(true);
+});
+
+test("after stop(), a started emulator's connection sends nothing to whatever takes its port", async () => {
+  const emu = await startEmulator();
+  const port = emu.port;
+  await emu.reset();
+  await emu.stop();
+  const fake = await waitFor(() => {
+    try {
+      return impostor(port);
+    } catch {
+      return null;
+    }
+  }, `port ${port} to be free`);
+  const e = await emu.reset().then(
+    () => null,
+    (x) => x,
+  );
+  expect(e).toBeInstanceOf(StartEmulatorError);
+  expect((e as Error).message).toContain(`startEmulator: the emulator at ${emu.url} has stopped; nothing was sent`);
+  expect(fake.seen).toEqual([]);
+});
+
+test("a redirect is answered as it is, never followed with the key", async () => {
+  const elsewhere = impostor();
+  const redirecting = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch(req): Response {
+      const u = new URL(req.url);
+      if (u.pathname !== "/healthz") return Response.redirect(`${elsewhere.url}/developer/v1/extensions`, 307);
+      return Response.json({
+        status: "ok",
+        proof: serverProof(TOKEN_OF_REDIRECTING, u.searchParams.get("challenge") ?? "", u.origin),
+      });
+    },
+  });
+  servers.push(redirecting);
+  const conn = connectEmulator(variables(`http://127.0.0.1:${redirecting.port}`, TOKEN_OF_REDIRECTING));
+  const { response } = await conn.client.GET("/developer/v1/extensions");
+  expect(response.status).toBe(307);
+  expect(elsewhere.seen).toEqual([]);
 });
 
 describe("the Node helper's connectEmulator()", () => {

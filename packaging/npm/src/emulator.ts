@@ -169,7 +169,7 @@ export function connectEmulator(
   env: Partial<EmulatorEnv> | Record<string, string | undefined> = process.env,
   options: ConnectEmulatorOptions = {},
 ): EmulatorConnection {
-  return emulatorConnection(addressFromEnv(env, options), binaryDeploy(), keepAliveFetch().fetch);
+  return emulatorConnection(addressFromEnv(env, options), binaryDeploy(), { fetch: keepAliveFetch().fetch });
 }
 
 /**
@@ -280,8 +280,14 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   // The server's own word for its token (the one we gave it, unless it was started otherwise).
   const token = typeof info.adminToken === "string" && info.adminToken ? info.adminToken : adminToken;
   const at = { url: info.url, baseUrl: info.baseUrl, adminUrl: info.adminUrl, apiKey, adminToken: token };
+  // Once the server has exited (stopped, or died), its port may be anyone's: nothing more is sent there.
+  const connection = emulatorConnection(at, binaryDeploy(bin), {
+    fetch: transport.fetch,
+    who: "startEmulator",
+    stopped: () => stopping !== null || state.exited !== null,
+  });
   return {
-    ...emulatorConnection(at, binaryDeploy(bin), transport.fetch, "startEmulator"),
+    ...connection,
     port: info.port,
     pid: info.pid,
     stop,
