@@ -1,6 +1,7 @@
 import { defineCommand } from "citty";
 import { RedirectAnswerError } from "../../src/calls/answer-reader";
 import { adminClient, type Endpoints, endpointsFromAnyUrl } from "../../src/calls/http";
+import { printable } from "../../src/printable";
 import { resolveServer } from "../lib/target";
 import { fail, out } from "../output";
 
@@ -53,6 +54,7 @@ export default defineCommand({
         problem = `${root}/healthz answered a redirect (${e.status} to ${e.location || "nowhere"}): not an emulator`;
       else problem = `no emulator answered at ${root}/healthz (${(e as Error).message})`;
     }
-    fail(problem);
+    // What another server answered (a Location, an error's text) is escaped before it reaches the terminal.
+    fail(printable(problem));
   },
 });
