@@ -1,12 +1,18 @@
 /**
- * The transport to a server with nothing to prove it by (transport.ts): `fetch`, timed by the one watchdog,
- * no redirect followed, and no credential sent again over plain http once a connection to the server failed.
+ * The transport to a server the command holds no admin token for (transport.ts). Over plain http, a server
+ * that answers the challenge at all (an ext emulator) is held to its first answer on every connection
+ * (proven-transport.ts, sameServerCheck), so a listener that took its port meanwhile ends the command
+ * instead of receiving the key. Any other server is called with `fetch`, timed by the one watchdog, no
+ * redirect followed, and over plain http no credential is sent to it again once a connection to it failed.
  */
+
+import { type ProvenTransport, provenTransport, sameServerCheck } from "./proven-transport";
 import {
   CredentialWithheldError,
   carriesCredential,
   follow,
   isEventStream,
+  NotProvenError,
   RequestTimeoutError,
   responseOf,
   type Transport,
@@ -18,12 +24,39 @@ export function plainTransport(options: TransportOptions): Transport {
   const { timeoutMs } = options;
   /** Origins whose connection failed in this command (plain http only matters). */
   const failed = new Set<string>();
+  /** Per plain-http origin: its transport held to its first answer, or null when it gives no proof at all. */
+  const held = new Map<string, Promise<ProvenTransport | null>>();
+
+  function heldTo(url: URL, request: Request): Promise<ProvenTransport | null> {
+    if (url.protocol !== "http:") return Promise.resolve(null);
+    let found = held.get(url.origin);
+    if (!found) {
+      const transport = provenTransport(sameServerCheck(), url.origin, timeoutMs);
+      found = transport.probe().then(
+        () => transport,
+        (e) => {
+          if (e instanceof NotProvenError) return null;
+          // Nothing answered (refused, no answer in time): asked again by the next request.
+          held.delete(url.origin);
+          if (!(e instanceof RequestTimeoutError)) failed.add(url.origin);
+          throw e instanceof RequestTimeoutError
+            ? new RequestTimeoutError(request.url, request.method, timeoutMs / 1000)
+            : e;
+        },
+      );
+      held.set(url.origin, found);
+    }
+    return found;
+  }
+
   return {
     prove: async () => "there is no admin token to prove it with",
     async fetch(request) {
       const url = new URL(request.url);
       if (url.protocol === "http:" && failed.has(url.origin) && carriesCredential(request))
         throw new CredentialWithheldError(url.origin);
+      const sameServer = await heldTo(url, request);
+      if (sameServer) return sameServer.fetch(request);
       const cut = new AbortController();
       const timedOut = new RequestTimeoutError(request.url, request.method, timeoutMs / 1000);
       const watchdog = new Watchdog(timeoutMs, () => cut.abort(timedOut));

@@ -1,8 +1,11 @@
 /**
- * The transport to a server that proves it holds the admin token (transport.ts): its connections are its
- * own (http1-connection.ts), each proven before it carries anything, replaced and proven again once closed.
+ * The transport to a server that proves itself (transport.ts): its connections are its own
+ * (http1-connection.ts), each proven before it carries anything, replaced and proven again once closed. What
+ * proves it is a ProofCheck: the admin token the command holds (tokenCheck), or, for a plain-http server
+ * named with only a key, that it answers the challenge as it did on the command's first connection
+ * (sameServerCheck): a listener that took the port since cannot, having never seen that answer.
  */
-import { randomBytes } from "node:crypto";
+import { randomBytes, timingSafeEqual } from "node:crypto";
 import { checkServerProof } from "../auth/server-proof";
 import { Http1Connection, NoAnswerError, type OutgoingRequest } from "./http1-connection";
 import {
@@ -34,35 +37,75 @@ const FRAMING_HEADERS = new Set([
   "expect",
 ]);
 
-export function provenTransport(key: ProofKey, timeoutMs: number): Transport {
+/** How a connection's answer to the challenge is judged. */
+export interface ProofCheck {
+  /** The nonce a new connection is challenged with. */
+  nonce(): string;
+  /** Why `proof` (the answer's `proof` member, for `nonce`) does not prove the server; null when it does. */
+  judge(nonce: string, proof: unknown): string | null;
+}
+
+/** The server must hold the admin token: an HMAC of a fresh nonce and its URL (src/auth/server-proof.ts). */
+export function tokenCheck(key: ProofKey): ProofCheck {
+  return {
+    nonce: () => randomBytes(32).toString("base64url"),
+    judge(nonce, proof) {
+      if (checkServerProof(key.adminToken, nonce, key.url, proof)) return null;
+      return proof === undefined ? "its answer carries no proof" : "its proof is wrong";
+    },
+  };
+}
+
+/**
+ * The server must be the one that answered the command's first connection: every connection is challenged
+ * with the same nonce, and must answer with the proof the first one gave (an emulator keyed by the same token
+ * at the same address gives the same). Nothing is known of the token; a server with no proof at all cannot
+ * be held to this (NotProvenError on the first connection).
+ */
+export function sameServerCheck(): ProofCheck {
+  const nonce = randomBytes(32).toString("base64url");
+  let first: Buffer | null = null;
+  return {
+    nonce: () => nonce,
+    judge(_nonce, proof) {
+      if (typeof proof !== "string") return "its answer carries no proof";
+      const given = Buffer.from(proof);
+      if (first === null) {
+        first = given;
+        return null;
+      }
+      if (given.length === first.length && timingSafeEqual(given, first)) return null;
+      return "it answers the challenge otherwise than it did at first";
+    },
+  };
+}
+
+/** A transport of proven connections, proven by `check`; `url` is the server's own, as messages name it. */
+export function provenTransport(check: ProofCheck, url: string, timeoutMs: number): ProvenTransport {
   const idle: Http1Connection[] = [];
   let provenOnce = false;
 
   /** A fresh connection, proven: its answer to the challenge is checked before anything else goes on it. */
-  async function openProven(url: URL, watchdog: Watchdog): Promise<Http1Connection> {
-    const connection = await Http1Connection.open(
-      url.hostname.replace(/^\[|\]$/g, ""),
-      Number(url.port || 80),
-      watchdog,
-    );
-    const why = await proofOn(connection, url, watchdog).catch((e) => {
+  async function openProven(at: URL, watchdog: Watchdog): Promise<Http1Connection> {
+    const connection = await Http1Connection.open(at.hostname.replace(/^\[|\]$/g, ""), Number(at.port || 80), watchdog);
+    const why = await proofOn(connection, at, watchdog).catch((e) => {
       if (watchdog.fired) throw e;
       return `it did not answer the challenge (${(e as Error).message})`;
     });
     if (why !== null) {
       connection.destroy();
-      if (provenOnce) throw new ServerChangedError(key.url, why);
-      throw new NotProvenError(key.url, why);
+      if (provenOnce) throw new ServerChangedError(url, why);
+      throw new NotProvenError(url, why);
     }
     provenOnce = true;
     return connection;
   }
 
-  async function proofOn(connection: Http1Connection, url: URL, watchdog: Watchdog): Promise<string | null> {
-    const nonce = randomBytes(32).toString("base64url");
+  async function proofOn(connection: Http1Connection, at: URL, watchdog: Watchdog): Promise<string | null> {
+    const nonce = check.nonce();
     const target = `/healthz?challenge=${nonce}`;
     const headers: [string, string][] = [
-      ["Host", url.host],
+      ["Host", at.host],
       ["Accept", "application/json"],
     ];
     const answer = await connection.send({ method: "GET", target, headers, body: null }, watchdog, () => {});
@@ -88,8 +131,7 @@ export function provenTransport(key: ProofKey, timeoutMs: number): Transport {
     }
     // Proof and credentials must share a connection: a server that closes it after the proof cannot be held to it.
     if (!connection.reusable) return "it closed the connection after its answer to the challenge";
-    if (checkServerProof(key.adminToken, nonce, key.url, proof)) return null;
-    return proof === undefined ? "its answer carries no proof" : "its proof is wrong";
+    return check.judge(nonce, proof);
   }
 
   /** A proven connection: an idle one still open (`reused`), else a new one proven first. */
@@ -143,23 +185,39 @@ export function provenTransport(key: ProofKey, timeoutMs: number): Transport {
     }
   }
 
+  /** A first connection, proven and kept: throws NotProvenError, or the error that kept an answer away. */
+  async function probe(): Promise<void> {
+    const watchdog = new Watchdog(timeoutMs);
+    try {
+      release(await openProven(new URL(url), watchdog));
+    } catch (e) {
+      if (watchdog.fired) throw new RequestTimeoutError(`${url}/healthz`, "GET", timeoutMs / 1000);
+      throw e;
+    } finally {
+      watchdog.stop();
+    }
+  }
+
   return {
     fetch: send,
+    probe,
     async prove() {
-      const url = new URL(key.url);
-      const watchdog = new Watchdog(timeoutMs);
       try {
-        release(await openProven(url, watchdog));
+        await probe();
         return null;
       } catch (e) {
-        if (e instanceof NotProvenError || e instanceof ServerChangedError)
-          return e.message.slice(e.message.indexOf("(") + 1, e.message.lastIndexOf(")"));
-        return `it did not answer the challenge (${watchdog.fired ? `no answer within ${timeoutMs / 1000} s` : (e as Error).message})`;
-      } finally {
-        watchdog.stop();
+        if (e instanceof NotProvenError || e instanceof ServerChangedError) return e.why;
+        if (e instanceof RequestTimeoutError)
+          return `it did not answer the challenge (no answer within ${timeoutMs / 1000} s)`;
+        return `it did not answer the challenge (${(e as Error).message})`;
       }
     },
   };
+}
+
+/** A proven transport, and the first proof's own errors for a caller that needs them as they are. */
+export interface ProvenTransport extends Transport {
+  probe(): Promise<void>;
 }
 
 /** The request as the pinned connection sends it: its own framing, the body whole or streamed with its length. */

@@ -47,7 +47,10 @@ export class RequestTimeoutError extends TransportError {
 /** A server proven once failed the proof on a new connection. */
 export class ServerChangedError extends TransportError {
   override name = "ServerChangedError";
-  constructor(url: string, why: string) {
+  constructor(
+    url: string,
+    readonly why: string,
+  ) {
     super(
       `the server at ${url} is no longer the one this command started with (${why}); nothing more was sent to it. If you restarted it, run the command again`,
     );
@@ -57,7 +60,10 @@ export class ServerChangedError extends TransportError {
 /** A server that never proved itself was called before it was resolved (a helper's address, a test). */
 export class NotProvenError extends TransportError {
   override name = "NotProvenError";
-  constructor(url: string, why: string) {
+  constructor(
+    url: string,
+    readonly why: string,
+  ) {
     super(
       `the server at ${url} did not prove it is the emulator this admin token belongs to (${why}); nothing was sent to it`,
     );

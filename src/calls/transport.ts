@@ -15,7 +15,7 @@
  *    may be someone else.
  */
 import { plainTransport } from "./plain-transport";
-import { provenTransport } from "./proven-transport";
+import { provenTransport, tokenCheck } from "./proven-transport";
 import type { Transport, TransportOptions } from "./transport-base";
 import { UsageError } from "./usage-error";
 
@@ -38,5 +38,7 @@ export function requestTimeoutMs(given: string | null): number {
 
 /** The transport to one server (its origin is every request's), for the life of a command. */
 export function createTransport(options: TransportOptions): Transport {
-  return options.proof ? provenTransport(options.proof, options.timeoutMs) : plainTransport(options);
+  return options.proof
+    ? provenTransport(tokenCheck(options.proof), options.proof.url, options.timeoutMs)
+    : plainTransport(options);
 }

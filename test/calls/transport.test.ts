@@ -255,24 +255,50 @@ describe("without a token", () => {
     expect(elsewhere.seen.requests).toEqual([]);
   });
 
-  test("over plain http, a key is not sent again once a connection to the server failed", async () => {
+  test("over plain http, a server that answers the challenge is held to its first answer on every connection", async () => {
     const s = provingServer();
     const t = createTransport({ timeoutMs: 2000 });
     expect((await t.fetch(get(`${s.url}/a`))).status).toBe(200);
     const port = s.server.port;
     s.server.stop(true);
-    await t.fetch(get(`${s.url}/b`)).then(
+    const seen: (string | null)[] = [];
+    const taker = Bun.serve({
+      hostname: "127.0.0.1",
+      port,
+      fetch(req) {
+        seen.push(req.headers.get("authorization"));
+        return Response.json({ status: "ok", proof: "a guess" });
+      },
+    });
+    stops.push(() => taker.stop(true));
+    const e = await t.fetch(get(`${s.url}/b`)).then(
+      () => null,
+      (x) => x,
+    );
+    expect(e).toBeInstanceOf(ServerChangedError);
+    expect((e as Error).message).toContain("it answers the challenge otherwise than it did at first");
+    expect(seen).toEqual([null]);
+  });
+
+  test("over plain http, a server with no proof gets no key again once a connection to it failed", async () => {
+    const s = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => Response.json({ ok: true }) });
+    const url = `http://127.0.0.1:${s.port}`;
+    const t = createTransport({ timeoutMs: 2000 });
+    expect((await t.fetch(get(`${url}/a`))).status).toBe(200);
+    const port = s.port;
+    s.stop(true);
+    await t.fetch(get(`${url}/b`)).then(
       () => expect.unreachable(),
       () => undefined,
     );
     const back = Bun.serve({ hostname: "127.0.0.1", port, fetch: () => Response.json({ ok: true }) });
     stops.push(() => back.stop(true));
-    const e = await t.fetch(get(`${s.url}/c`)).then(
+    const e = await t.fetch(get(`${url}/c`)).then(
       () => null,
       (x) => x,
     );
     expect(e).toBeInstanceOf(CredentialWithheldError);
     // Without a credential it still goes.
-    expect((await t.fetch(new Request(`${s.url}/healthz`))).status).toBe(200);
+    expect((await t.fetch(new Request(`${url}/healthz`))).status).toBe(200);
   });
 });

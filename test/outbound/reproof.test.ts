@@ -51,6 +51,14 @@ function project(emu: TestEmulator): string {
   return dir;
 }
 
+/** A folder with the extension to deploy and no data directory up from it that matters. */
+function boardOnly(): string {
+  const dir = mkdtempSync(join(work, "elsewhere-"));
+  mkdirSync(join(dir, "board"));
+  writeFileSync(join(dir, "board", "manifest.json"), JSON.stringify({ version: "1.0.0" }));
+  return dir;
+}
+
 interface Seen {
   path: string;
   authorization: string | null;
@@ -99,30 +107,35 @@ function deployWait(cwd: string, env: Record<string, string> = {}) {
 }
 
 describe("ext deploy --wait, its server stopped and its port taken", () => {
-  test("the key never reaches the new listener: it is challenged, fails, and the deploy ends saying so", async () => {
-    const emu = await startTestEmulator({ fixture: FIXTURE });
-    const dir = project(emu);
-    const port = Number(new URL(emu.url).port);
-    const deploy = deployWait(dir);
-    let taker: Awaited<ReturnType<typeof takePort>> | null = null;
-    try {
-      await waitFor(() => deploy.stderr().includes("waiting up to 60 s"), "the deploy to wait for review");
-      await stopTestEmulator(emu);
-      taker = await takePort(port);
-      const leaked = () => taker?.seen.filter((s) => s.authorization !== null) ?? [];
-      await waitFor(() => deploy.ended() ?? leaked().length > 0, "the deploy to end, or a credential to leak");
-      expect(leaked()).toEqual([]);
-      const r = await deploy.done();
-      expect(r.stderr).toContain(`the server at ${emu.url} is no longer the one this command started with`);
-      expect(r.code).toBe(1);
-      expect(taker.seen.length).toBeGreaterThan(0);
-      expect(taker.seen.every((s) => s.path.startsWith("/healthz?challenge="))).toBe(true);
-    } finally {
-      deploy.proc.kill();
-      taker?.server.stop(true);
-      await stopTestEmulator(emu);
-    }
-  }, 30_000);
+  // Found by its folder (the token from server.json), or named by the banner's export line with a key only.
+  for (const how of ["found", "named with a key only"] as const)
+    test(`${how}: the key never reaches the new listener: it is challenged, fails, and the deploy ends saying so`, async () => {
+      const emu = await startTestEmulator({ fixture: FIXTURE });
+      const dir = project(emu);
+      const port = Number(new URL(emu.url).port);
+      const deploy = deployWait(
+        how === "found" ? dir : boardOnly(),
+        how === "found" ? {} : { EXT_BASE_URL: emu.baseUrl, EXT_API_KEY: KEY },
+      );
+      let taker: Awaited<ReturnType<typeof takePort>> | null = null;
+      try {
+        await waitFor(() => deploy.stderr().includes("waiting up to 60 s"), "the deploy to wait for review");
+        await stopTestEmulator(emu);
+        taker = await takePort(port);
+        const leaked = () => taker?.seen.filter((s) => s.authorization !== null) ?? [];
+        await waitFor(() => deploy.ended() ?? leaked().length > 0, "the deploy to end, or a credential to leak");
+        expect(leaked()).toEqual([]);
+        const r = await deploy.done();
+        expect(r.stderr).toContain(`the server at ${emu.url} is no longer the one this command started with`);
+        expect(r.code).toBe(1);
+        expect(taker.seen.length).toBeGreaterThan(0);
+        expect(taker.seen.every((s) => s.path.startsWith("/healthz?challenge="))).toBe(true);
+      } finally {
+        deploy.proc.kill();
+        taker?.server.stop(true);
+        await stopTestEmulator(emu);
+      }
+    }, 30_000);
 
   test("the same server, its idle connection closed, is proven again and the wait goes on to the approval", async () => {
     // An idle limit of 1 s: the server closes the kept connection between two polls.
