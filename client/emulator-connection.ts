@@ -67,7 +67,7 @@ export function emulatorConnection(
   options: ConnectionOptions = {},
 ): EmulatorConnection {
   const who = options.who ?? "connectEmulator";
-  const fetch = options.fetch ?? ((request: Request) => globalThis.fetch(request, { redirect: "manual" }));
+  const send = options.fetch ?? ((request: Request) => globalThis.fetch(request, { redirect: "manual" }));
   const open: FetchFunction = (request) =>
     options.stopped?.()
       ? Promise.reject(
@@ -75,7 +75,7 @@ export function emulatorConnection(
             `${who}: the emulator at ${at.url} has stopped; nothing was sent (another program may listen on its port now)`,
           ),
         )
-      : fetch(request);
+      : send(request);
   const proven = provingFetch(open, at.url, at.adminToken, who);
   const client = createApiClient({ baseUrl: at.url, apiKey: at.apiKey, fetch: proven });
   const admin = createAdminClient({ url: at.url, adminToken: at.adminToken, fetch: proven });

@@ -149,9 +149,9 @@ export class Http1Connection {
     wake?.();
   }
 
-  /** Waits until something arrives, the connection ends or fails. */
+  /** Waits until more arrives than is buffered now, or the connection ends or fails. */
   private async more(): Promise<void> {
-    if (this.buffered > 0 || this.closed) return;
+    if (this.closed) return;
     await new Promise<void>((resolve) => {
       this.wake = resolve;
     });

@@ -144,6 +144,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     const reqBody = requestBody ? await requestBody : null;
     const resBody = responseBody ? await responseBody : null;
     const url = new URL(request.url);
+    // An emulator's own liveness and proof (the tools' challenge through the proxy): no endpoint of the spec.
+    if (url.pathname === "/healthz") return;
     const endpoint = endpointOf(request.method, url.pathname);
     const type = request.headers.get("content-type") ?? "";
     const reqText = reqBody && !type.startsWith("multipart/") ? new TextDecoder().decode(reqBody.bytes) : null;

@@ -148,6 +148,22 @@ describe("a server proven with its admin token", () => {
     expect(await (await t.fetch(get(`${url}/old`))).text()).toBe("old");
   });
 
+  test("an answer that arrives in pieces, its head cut mid-line, is read once the rest comes", async () => {
+    const raw = await rawServer((head, socket) => {
+      const path = head.split(" ")[1]!;
+      const body = path.startsWith("/healthz?challenge=")
+        ? JSON.stringify({ status: "ok", proof: serverProof(TOKEN, path.split("=")[1]!, url) })
+        : '{"pieces":true}';
+      const answer = `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+      socket.write(answer.slice(0, 25));
+      // The rest a moment later, as a proxy sends what its upstream has not yet given it.
+      setTimeout(() => socket.write(answer.slice(25)), 20);
+    });
+    const url = raw.url;
+    const t = createTransport({ timeoutMs: 5000, proof: { adminToken: TOKEN, url } });
+    expect(await (await t.fetch(get(`${url}/pieces`))).json()).toEqual({ pieces: true });
+  });
+
   test("an answer that comes before the upload is read (a refusal) is returned, not a broken pipe", async () => {
     const s = provingServer(() => Response.json({ error: { code: "payload_too_large" } }, { status: 413 }));
     const t = createTransport({ timeoutMs: 5000, proof: { adminToken: TOKEN, url: s.url } });

@@ -52,6 +52,17 @@ test("a malformed Host is a 400, as the emulator answers it", async () => {
   expect(seen).toEqual([]);
 });
 
+test("the tools' challenge passes through and is no exchange of the report", async () => {
+  const r = await rawExchange(
+    "127.0.0.1",
+    port,
+    `GET /healthz?challenge=abcdefghijklmnopqrstuvwx HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`,
+  );
+  expect(r.status).toBe(200);
+  await proxy.settled();
+  expect(proxy.log.report().exchanges).toBe(0);
+});
+
 test("requests addressed to a loopback name pass through", async () => {
   for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, "[::1]"]) {
     const r = await get(host);
