@@ -23,6 +23,11 @@ import { Watchdog } from "./watchdog";
 const IDEMPOTENT = new Set(["GET", "HEAD", "PUT", "DELETE", "OPTIONS"]);
 /** A pooled connection idle this long is closed, not reused: the server's own idle limit (10 s) may be near. */
 const STALE_MS = 4_000;
+/**
+ * A request that cannot be sent again (an upload, a POST) takes a kept connection only this fresh: one the
+ * server is closing as it is reused would lose it, and a server's idle limit can be as short as a second.
+ */
+const FRESH_FOR_ONE_TRY_MS = 500;
 /** How much of a proof's answer is read. */
 const MAX_PROOF_BYTES = 64 * 1024;
 /** Not forwarded by the pinned connections: they frame the request themselves. */
@@ -135,9 +140,14 @@ export function provenTransport(check: ProofCheck, url: string, timeoutMs: numbe
   }
 
   /** A proven connection: an idle one still open (`reused`), else a new one proven first. */
-  async function acquire(url: URL, watchdog: Watchdog): Promise<{ connection: Http1Connection; reused: boolean }> {
+  async function acquire(
+    url: URL,
+    watchdog: Watchdog,
+    retriable: boolean,
+  ): Promise<{ connection: Http1Connection; reused: boolean }> {
+    const freshFor = retriable ? STALE_MS : FRESH_FOR_ONE_TRY_MS;
     for (let c = idle.pop(); c; c = idle.pop()) {
-      if (!c.closed && c.reusable && performance.now() - c.idleSince < STALE_MS) return { connection: c, reused: true };
+      if (!c.closed && c.reusable && performance.now() - c.idleSince < freshFor) return { connection: c, reused: true };
       c.destroy();
     }
     return { connection: await openProven(url, watchdog), reused: false };
@@ -162,7 +172,7 @@ export function provenTransport(check: ProofCheck, url: string, timeoutMs: numbe
       const watchdog = new Watchdog(timeoutMs);
       const unfollow = follow(request.signal, (reason) => connection?.destroy(reason as Error));
       try {
-        ({ connection, reused } = await acquire(url, watchdog));
+        ({ connection, reused } = await acquire(url, watchdog, retriable));
         const c = connection;
         request.signal?.throwIfAborted();
         const answer = await c.send(outgoing, watchdog, () => {

@@ -103,7 +103,12 @@ function deployWait(cwd: string, env: Record<string, string> = {}) {
   }));
   let result: Awaited<typeof finished> | null = null;
   void finished.then((r) => (result = r));
-  return { proc, stderr: () => stderr, ended: () => result, done: () => finished };
+  /** Until the deploy's stderr says `text` (a failure quotes all it said). */
+  const said = (text: string) =>
+    waitFor(() => stderr.includes(text) || (result !== null && "ended"), `the deploy to say "${text}"`).then((got) => {
+      if (got === "ended") throw new Error(`the deploy ended before saying "${text}": ${stderr}`);
+    });
+  return { proc, stderr: () => stderr, ended: () => result, done: () => finished, said };
 }
 
 describe("ext deploy --wait, its server stopped and its port taken", () => {
@@ -119,7 +124,7 @@ describe("ext deploy --wait, its server stopped and its port taken", () => {
       );
       let taker: Awaited<ReturnType<typeof takePort>> | null = null;
       try {
-        await waitFor(() => deploy.stderr().includes("waiting up to 60 s"), "the deploy to wait for review");
+        await deploy.said("waiting up to 60 s");
         await stopTestEmulator(emu);
         taker = await takePort(port);
         const leaked = () => taker?.seen.filter((s) => s.authorization !== null) ?? [];
@@ -143,10 +148,8 @@ describe("ext deploy --wait, its server stopped and its port taken", () => {
     const dir = project(emu);
     const deploy = deployWait(dir);
     try {
-      const text = await waitFor(
-        () => /version (ver_[0-9a-z]+) \(/.exec(deploy.stderr())?.[1],
-        "the deploy to wait for review",
-      );
+      await deploy.said("waiting up to 60 s");
+      const text = /version (ver_[0-9a-z]+) \(/.exec(deploy.stderr())?.[1] ?? "";
       // Past the idle limit: the next poll needs a new connection, proven before the key is sent.
       await waitFor(async () => {
         const log = (await emu.control.GET("/_emulator/requests", { params: { query: { limit: 100 } } })).data;
