@@ -4,13 +4,13 @@
  * Schema from its model.
  */
 import { writeFileSync } from "node:fs";
+import { ANSWER_MEMBERS_PATH, generateAnswerMembers } from "./lib/answer-members";
 import {
   ANSWER_SHAPES_PATH,
   generateAnswerShapes,
   generateProfileSchema,
   PROFILE_SCHEMA_PATH,
 } from "./lib/answer-shapes";
-import { ANSWER_MEMBERS_PATH, generateAnswerMembers } from "./lib/answer-members";
 import { CLIENT_TYPES_PATH, generateClientTypes } from "./lib/client-types";
 import { FIELD_RULES_PATH, generateFieldRules } from "./lib/field-rules";
 

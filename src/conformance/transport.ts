@@ -104,7 +104,9 @@ export function createTransport(
     const again = options.waitOutRateLimits === false ? null : (request.clone() as Request);
     let response: Response;
     try {
-      response = await options.outbound.fetch(options.signal ? new Request(request, { signal: options.signal }) : request);
+      response = await options.outbound.fetch(
+        options.signal ? new Request(request, { signal: options.signal }) : request,
+      );
     } catch (e) {
       exchange.failure = options.signal?.aborted ? "interrupted" : `no answer: ${(e as Error).message}`;
       throw e;

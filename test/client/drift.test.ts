@@ -33,5 +33,5 @@ test("the generated types have named schemas and no string-or-number integers", 
 
 test("src/calls/answer-members.generated.ts, the tools' reading of answers, is current (else: npm run client:generate)", async () => {
   const committed = readFileSync(ANSWER_MEMBERS_PATH, "utf8");
-  expect(firstDifference(committed, await generateAnswerShapes())).toBeNull();
+  expect(firstDifference(committed, await generateAnswerMembers())).toBeNull();
 }, 60_000);
