@@ -56,6 +56,16 @@ function impostor(port = 0) {
   return { seen, url };
 }
 
+/** An impostor on `port` once the server that had it let it go. */
+const impostorOn = (port: number) =>
+  waitFor(() => {
+    try {
+      return impostor(port);
+    } catch {
+      return null;
+    }
+  }, `port ${port} to be free`);
+
 const variables = (url: string, token: string) => ({
   EXT_BASE_URL: `${url}/developer/v1`,
   EXT_ADMIN_URL: `${url}/_emulator`,
@@ -112,13 +122,7 @@ test("a connection that proved its server proves it again once a call could not 
       (e) => (e as Error).name,
     ),
   ).not.toBe("sent");
-  const fake = await waitFor(() => {
-    try {
-      return impostor(port);
-    } catch {
-      return null;
-    }
-  }, `port ${port} to be free`);
+  const fake = await impostorOn(port);
   const again = await conn.reset().then(
     () => null,
     (e) => e,
@@ -132,13 +136,7 @@ test("after stop(), a started emulator's connection sends nothing to whatever ta
   const port = emu.port;
   await emu.reset();
   await emu.stop();
-  const fake = await waitFor(() => {
-    try {
-      return impostor(port);
-    } catch {
-      return null;
-    }
-  }, `port ${port} to be free`);
+  const fake = await impostorOn(port);
   const e = await emu.reset().then(
     () => null,
     (x) => x,
