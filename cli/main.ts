@@ -29,6 +29,7 @@ export const main = defineCommand({
     conformance: () => import("./commands/conformance").then((m) => m.default),
     proxy: () => import("./commands/proxy").then((m) => m.default),
     dashboard: () => import("./commands/dashboard").then((m) => m.default),
+    image: () => import("./commands/image").then((m) => m.default),
   },
 });
 

@@ -1,13 +1,16 @@
 /**
  * `npm run image` → dist/image/ext-<version>-linux-x64.tar: a container image of the linux-x64 binary as a
- * docker-archive (`docker load -i …`, `podman load -i …`), built by podman from packaging/image/Containerfile.
+ * docker-archive (`docker load -i …`, `podman load -i …`), built by podman from the build context `ext image`
+ * writes (packaging/image/Containerfile, the binary and its C library): the same context a user of the npm
+ * package makes with `npx ext image`.
  * Docker's format, not OCI's: it keeps the HEALTHCHECK. Only the host's architecture is built: the image needs
  * the target's C library, which this machine has only for itself.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, realpathSync, rmSync, statSync } from "node:fs";
 import { arch } from "node:os";
-import { basename, dirname, join } from "node:path";
+import { basename, join } from "node:path";
+import { sharedLibraries } from "../cli/lib/image-context";
 import { gitCommit } from "../cli/lib/version";
 import rootPkg from "../package.json" with { type: "json" };
 import { compileBinary, prepareDashboard, ROOT } from "./lib/compile";
@@ -26,34 +29,10 @@ function run(cmd: string, args: string[]): string {
   return r.stdout;
 }
 
-/** The shared libraries `ldd` names for the binary (the dynamic loader included), by the path they load from. */
-function sharedLibraries(binary: string): string[] {
-  return run("ldd", [binary])
-    .split("\n")
-    .map((line) => /(\/\S+) \(0x/.exec(line)?.[1])
-    .filter((p): p is string => p !== undefined);
-}
-
-function stageRootfs(): void {
+/** The build context, as a user of the npm package writes it: `ext image` of the binary just built. */
+function stageContext(): void {
   rmSync(CONTEXT, { recursive: true, force: true });
-  const rootfs = join(CONTEXT, "rootfs");
-  for (const dir of ["etc", "tmp"]) mkdirSync(join(rootfs, dir), { recursive: true });
-  mkdirSync(join(CONTEXT, "data"), { recursive: true });
-  chmodSync(join(CONTEXT, "data"), 0o700);
-  chmodSync(join(rootfs, "tmp"), 0o1777);
-  copyFileSync(BINARY, join(rootfs, "ext"));
-  chmodSync(join(rootfs, "ext"), 0o755);
-  for (const lib of sharedLibraries(BINARY)) {
-    const at = join(rootfs, lib);
-    mkdirSync(dirname(at), { recursive: true });
-    copyFileSync(realpathSync(lib), at);
-  }
-  writeFileSync(
-    join(rootfs, "etc/passwd"),
-    "root:x:0:0:root:/:/sbin/nologin\next:x:10001:10001:ext:/data:/sbin/nologin\n",
-  );
-  writeFileSync(join(rootfs, "etc/group"), "root:x:0:\next:x:10001:\n");
-  copyFileSync(join(ROOT, "packaging/image/Containerfile"), join(CONTEXT, "Containerfile"));
+  run(BINARY, ["image", CONTEXT]);
 }
 
 function podman(args: string[]): string {
@@ -80,7 +59,7 @@ async function main(): Promise<void> {
     await prepareDashboard();
     compileBinary(BINARY);
   }
-  stageRootfs();
+  stageContext();
   const commit = gitCommit(ROOT) ?? "unknown";
   const source = process.env.EXT_IMAGE_SOURCE ?? "unknown";
   try {
@@ -98,7 +77,7 @@ async function main(): Promise<void> {
       "--build-arg",
       `SOURCE=${source}`,
       "-f",
-      join(CONTEXT, "Containerfile"),
+      join(CONTEXT, "Dockerfile"),
       CONTEXT,
     ]);
     rmSync(ARCHIVE, { force: true });

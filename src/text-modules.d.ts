@@ -7,3 +7,7 @@ declare module "*/dist/browser/standalone.js" {
   const text: string;
   export default text;
 }
+declare module "*/Containerfile" {
+  const text: string;
+  export default text;
+}

@@ -50,6 +50,7 @@ export const EXAMPLES: Record<string, string[]> = {
     'EXT_ADMIN_TOKEN="$TOKEN" ext dashboard --target http://127.0.0.1:4780',
   ],
   health: ["ext health", "ext health --url http://127.0.0.1:4780", "EXT_PORT=5000 ext health --timeout 500"],
+  image: ["npx ext image && docker build -t ext-emulator ext-image", "ext image build/ext-context"],
   openapi: [
     "ext openapi > openapi.json",
     "ext openapi --yaml > openapi.yaml",

@@ -24,7 +24,8 @@ export function gitCommit(cwd: string): string | null {
   return dirty ? `${hash}-dirty` : hash;
 }
 
-function buildCommit(): string {
+/** The commit this ext was built from (a binary's baked-in one; from source, the checkout's). */
+export function buildCommit(): string {
   if (typeof EXT_BUILD_COMMIT === "string") return EXT_BUILD_COMMIT;
   return gitCommit(resolve(import.meta.dir, "../..")) ?? "unknown";
 }

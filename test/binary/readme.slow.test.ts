@@ -122,7 +122,8 @@ describe("README: CLI reference", () => {
         }),
       );
       const rows = readmeTableRows(cmd);
-      expect(rows.length, `README has no flag table for ext ${cmd}`).toBeGreaterThan(0);
+      // A command with flags has a table of them (one with none, `ext image`, has no table to keep).
+      if (helpFlags.size > 0) expect(rows.length, `README has no flag table for ext ${cmd}`).toBeGreaterThan(0);
       const readmeFlags = new Set(rows.flatMap((row) => flagNames(row.split("|")[1] ?? "")));
       expect([...readmeFlags].sort(), `ext ${cmd}: README table vs --help`).toEqual([...helpFlags.keys()].sort());
       for (const [flag, description] of helpFlags) {

@@ -98,11 +98,16 @@ test("the npm recipes' test command runs as it is: the tests see a working emula
   expect(job({ CHECK_EXIT: "3" }).exitCode).toBe(3);
 }, 60_000);
 
-test("the image recipes say how to get the image: built from a checkout, loaded, pushed", () => {
+test("the image recipes say how to get the image from the npm package alone: ext image, then build", () => {
   for (const name of ["github-services.yml", "gitlab-services.yml", "docker-compose.yml", "README.md"]) {
     const text = readFileSync(join(CI, name), "utf8");
-    expect([name, text.includes("git clone https://github.com/ext-emulator/ext")]).toEqual([name, true]);
-    expect([name, text.includes(`docker load -i dist/image/ext-${VERSION}-linux-x64.tar`)]).toEqual([name, true]);
+    expect([name, /npx (--package ext-emulator@[0-9.]+ )?ext image ext-image/.test(text)]).toEqual([name, true]);
+    expect([name, text.includes("git clone")]).toEqual([name, false]);
+  }
+  for (const name of ["github-services.yml", "gitlab-services.yml", "README.md"]) {
+    const text = readFileSync(join(CI, name), "utf8");
+    expect([name, /docker build -t \S+ ext-image/.test(text)]).toEqual([name, true]);
+    expect([name, text.includes(`ext-emulator@${VERSION}`)]).toEqual([name, true]);
   }
   expect(readFileSync(join(CI, "github-services.yml"), "utf8")).not.toContain("your-org");
 });
@@ -116,7 +121,8 @@ test("GitLab services and docker compose: the alias or service name is the host 
   expect(gitlab.variables.EXT_ADMIN_TOKEN).toBeUndefined();
   expect(gitlab.variables.EXT_ALLOWED_HOSTS).toBe("ext");
   const compose = recipe("docker-compose.yml").services;
-  expect(compose.ext.image).toBe(`localhost/ext-emulator:${VERSION}`);
+  expect(compose.ext.build).toBe("ext-image");
+  expect(compose.ext.image).toBe(`ext-emulator:${VERSION}`);
   expect(compose.ext.healthcheck.test).toEqual(["CMD", "/ext", "health", "--url", "http://127.0.0.1:4780"]);
   expect(compose.tests.depends_on.ext.condition).toBe("service_healthy");
   expect(compose.tests.environment.EXT_BASE_URL).toBe("http://ext:4780/developer/v1");
