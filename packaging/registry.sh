@@ -69,5 +69,10 @@ installed="$(ls node_modules/@ext-emulator)"
 [ "$installed" = "$platform" ] || { echo "registry: node_modules/@ext-emulator holds \"$installed\", expected only $platform" >&2; exit 1; }
 npx ext --version | grep -q "^$version "
 echo "registry: ext-emulator@$version installed by name; npm picked @ext-emulator/$platform only"
+# The container route from the package alone: its build context holds the very binary npm installed.
+npx ext image "$work/image-context" >/dev/null
+cmp "$work/image-context/rootfs/ext" "node_modules/@ext-emulator/$platform/bin/ext"
+grep -q "^ARG VERSION=$version$" "$work/image-context/Dockerfile"
+echo "registry: npx ext image wrote the build context of the installed binary"
 
 EXT_REGISTRY="$registry" bash "$root/examples/run.sh"
