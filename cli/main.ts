@@ -30,6 +30,7 @@ export const main = defineCommand({
     proxy: () => import("./commands/proxy").then((m) => m.default),
     dashboard: () => import("./commands/dashboard").then((m) => m.default),
     image: () => import("./commands/image").then((m) => m.default),
+    keys: () => import("./commands/keys").then((m) => m.default),
   },
 });
 

@@ -2,7 +2,7 @@
  * The API calls the resource commands make, one function each, so the commands hold no paths: the developer
  * API with the account's key, the control plane (review, installs) with the admin token when there is one.
  */
-import type { ExtensionCreate, ExtensionUpdate, InstallChange } from "../../client";
+import type { ApiKeyCreate, ExtensionCreate, ExtensionUpdate, InstallChange } from "../../client";
 import { adminClient, apiClient, call } from "../../src/calls/http";
 import type { ApiTarget, ServerTarget } from "./target";
 
@@ -31,5 +31,10 @@ export function controlCalls({ endpoints, adminToken }: ServerTarget) {
       call(() => admin.POST("/_emulator/versions/{versionId}/reject", { ...version(id), body: { reason } })),
     addInstalls: (id: string, body: InstallChange) =>
       call(() => admin.POST("/_emulator/extensions/{id}/installs", { params: { path: { id } }, body })),
+    listAccounts: () => call(() => admin.GET("/_emulator/accounts")),
+    listKeys: (accountId: string) =>
+      call(() => admin.GET("/_emulator/accounts/{accountId}/keys", { params: { path: { accountId } } })),
+    createKey: (accountId: string, body: ApiKeyCreate) =>
+      call(() => admin.POST("/_emulator/accounts/{accountId}/keys", { params: { path: { accountId } }, body })),
   };
 }

@@ -51,6 +51,11 @@ export const EXAMPLES: Record<string, string[]> = {
   ],
   health: ["ext health", "ext health --url http://127.0.0.1:4780", "EXT_PORT=5000 ext health --timeout 500"],
   image: ["npx ext image && docker build -t ext-emulator ext-image", "ext image build/ext-context"],
+  keys: [
+    'export EXT_API_KEY="$(ext keys create)"',
+    "ext keys create --name ci --scopes extensions:read,versions:write --account acc_local",
+    "ext keys list --json",
+  ],
   openapi: [
     "ext openapi > openapi.json",
     "ext openapi --yaml > openapi.yaml",

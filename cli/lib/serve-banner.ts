@@ -33,7 +33,7 @@ export function bannerLines(emulator: RunningEmulator, { terminal }: BannerOptio
   if (runtime.config.autoApproveMs !== null) lines.push(`  auto-approve:  after ${runtime.config.autoApproveMs} ms`);
   lines.push(`  data:          ${runtime.config.memory ? "in memory" : runtime.config.dataDir}`);
   lines.push(...profileLines(runtime));
-  for (const key of keys.slice(0, BANNER_KEYS_MAX)) lines.push(apiKeyLine(runtime, key, terminal));
+  for (const key of keys.slice(0, BANNER_KEYS_MAX)) lines.push(apiKeyLine(emulator, key, terminal));
   if (keys.length > BANNER_KEYS_MAX) lines.push(moreKeysLine(runtime, keys.length - BANNER_KEYS_MAX));
   lines.push(...exportLines(emulator, keys, terminal));
   return lines;
@@ -56,15 +56,15 @@ function dashboardLine(emulator: RunningEmulator, terminal: boolean): string {
   if (tokenKeptNowhere(emulator.runtime, terminal))
     return `  dashboard:     no login link (${NOT_A_TERMINAL}), and none to be had without the token: ${RESTART}`;
   const ready = config.readyFile ? `, or the ready file's dashboardLoginUrl` : "";
-  return `  dashboard:     run \`${dashboardCommand(emulator)}\` for a login link${ready} (${NOT_A_TERMINAL})`;
+  return `  dashboard:     run \`${controlCommand(emulator, "dashboard")}\` for a login link${ready} (${NOT_A_TERMINAL})`;
 }
 
-/** `ext dashboard` as another shell types it to reach this server. */
-function dashboardCommand(emulator: RunningEmulator): string {
+/** A control-plane command (`ext dashboard`, `ext keys create`) as another shell types it to reach this server. */
+function controlCommand(emulator: RunningEmulator, command: string): string {
   const { config, control } = emulator.runtime;
-  if (!config.memory) return `${inDataDir(config.dataDir)}ext dashboard`;
-  if (control.open) return `ext dashboard --target ${emulator.url}`;
-  return `EXT_ADMIN_TOKEN=<the admin token> ext dashboard --target ${emulator.url}`;
+  if (!config.memory) return `${inDataDir(config.dataDir)}ext ${command}`;
+  if (control.open) return `ext ${command} --target ${emulator.url}`;
+  return `EXT_ADMIN_TOKEN=<the admin token> ext ${command} --target ${emulator.url}`;
 }
 
 /** What a command needs before it to find this server by its data directory (nothing for ./.ext-data). */
@@ -142,20 +142,21 @@ function profileLines(runtime: Runtime): string[] {
 export const STRONG_TOKEN_LENGTH = 32;
 
 /** A banner line for a key: its names came from a fixture file, so they are shown printable. */
-function apiKeyLine(runtime: Runtime, k: StartupKey, terminal: boolean): string {
+function apiKeyLine(emulator: RunningEmulator, k: StartupKey, terminal: boolean): string {
   const origin = k.origin === "starter" ? ", new" : k.origin === "generated" ? ", generated" : "";
   const about = `(account ${printable(k.accountId)}, "${printable(k.name)}"${origin}`;
   if (terminal) return `  api key:       ${printable(k.key)}  ${about}${k.origin === "starter" ? "; shown once" : ""})`;
-  return `  api key:       ${NOT_A_TERMINAL}; ${keyWhere(runtime, k)}  ${about})`;
+  return `  api key:       ${NOT_A_TERMINAL}; ${keyWhere(emulator, k)}  ${about})`;
 }
 
 /** Where a key left off the (non-terminal) banner can be had. */
-function keyWhere(runtime: Runtime, k: StartupKey): string {
+function keyWhere(emulator: RunningEmulator, k: StartupKey): string {
+  const { runtime } = emulator;
   if (runtime.config.readyFile) return "in the ready file's apiKeys";
   if (k.origin === "fixture") return "as written in the fixture";
-  // No dashboard to make another in: it wants a login only the token gives.
-  if (tokenKeptNowhere(runtime, false)) return `kept as a hash only, and the dashboard needs the token: ${RESTART}`;
-  return "kept as a hash only: make another in the dashboard (or start with --ready-file FILE to have it there)";
+  // No control plane to ask for another: it wants the token, which nothing holds.
+  if (tokenKeptNowhere(runtime, false)) return `kept as a hash only, and a new one needs the token: ${RESTART}`;
+  return `kept as a hash only: \`${controlCommand(emulator, "keys create")}\` prints a new one`;
 }
 
 /**
@@ -175,7 +176,7 @@ function exportLines(emulator: RunningEmulator, keys: StartupKey[], terminal: bo
       : `commands run with EXT_DATA_DIR=${dataDir} find this server by themselves`;
   const head = `  other shells:${memory ? "" : `  (${finds})`}`;
   if (!terminal) {
-    const key = exportedKeyPlace(runtime, keys);
+    const key = exportedKeyPlace(emulator, keys);
     const vars = [`EXT_BASE_URL=${emulator.baseUrl}`, `EXT_API_KEY="<${key}>"`];
     if (tokenExported(runtime)) vars.push(`EXT_ADMIN_TOKEN="<the admin token: see above>"`);
     return [head, `    export ${vars.join(" ")}`, `    (the values: ${NOT_A_TERMINAL})`];
@@ -196,9 +197,10 @@ function exportLines(emulator: RunningEmulator, keys: StartupKey[], terminal: bo
 }
 
 /** Where the key of the export line is to be had, its value left out. */
-function exportedKeyPlace(runtime: Runtime, keys: StartupKey[]): string {
+function exportedKeyPlace(emulator: RunningEmulator, keys: StartupKey[]): string {
+  const { runtime } = emulator;
   if (runtime.config.readyFile && keys.length > 0) return "a key from the ready file's apiKeys";
-  if (!tokenKeptNowhere(runtime, false)) return "a key from the dashboard";
+  if (!tokenKeptNowhere(runtime, false)) return `a key: ${controlCommand(emulator, "keys create")}`;
   return keys.some((k) => k.origin === "fixture") ? "a key as written in the fixture" : "none to be had: see above";
 }
 

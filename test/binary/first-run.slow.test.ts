@@ -141,6 +141,25 @@ describe("a bare `ext serve` on a new folder, then commands with no flags in the
     expect(logs.stdout).toContain(`"path":"/developer/v1/extensions/${extension.id}/installs"`);
   });
 
+  test("ext keys create prints a new key alone on stdout, even to a pipe; it works; ext keys list shows it", async () => {
+    const created = await ext(cwd, ["keys", "create", "--name", "from-cli", "--scopes", "extensions:read"]);
+    expect(created.code).toBe(0);
+    const key = created.stdout.trim();
+    expect(key).toMatch(/^ext_[0-9A-Za-z]{40}$/);
+    expect(created.stderr).toContain('created key "from-cli" for account acc_local (scopes extensions:read)');
+    const res = await fetch(`${server.url}/developer/v1/extensions`, { headers: { authorization: `Bearer ${key}` } });
+    expect(res.status).toBe(200);
+    const listed = JSON.parse((await ext(cwd, ["keys", "list", "--json"])).stdout) as {
+      apiKeys: { name: string; keyPrefix: string; scopes: string[] }[];
+    };
+    expect(listed.apiKeys).toContainEqual(
+      expect.objectContaining({ name: "from-cli", keyPrefix: key.slice(0, 8), scopes: ["extensions:read"] }),
+    );
+    const wrong = await ext(cwd, ["keys", "create", "--scopes", "everything"]);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('--scopes: "everything" is not a scope');
+  });
+
   test("human output: aligned tables and fields; an unknown action gets a guess (exit 2)", async () => {
     const list = await ext(cwd, ["extensions", "list"]);
     expect(list.code).toBe(0);

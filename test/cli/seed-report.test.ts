@@ -61,7 +61,7 @@ describe("ext seed's report", () => {
     expect(text.split("\n")).toEqual([
       "seeded: 1 account(s) and 0 extension(s) created",
       '  api key: "given" (account acc_team): not printed: output is not a terminal; as written in the fixture',
-      '  api key: "ci" (account acc_team), generated: not printed: output is not a terminal; kept as a hash only: make another in the dashboard, or seed with --json to have new keys printed',
+      '  api key: "ci" (account acc_team), generated: not printed: output is not a terminal; kept as a hash only: `ext keys create` makes another, or seed with --json to have new keys printed',
     ]);
   });
 

@@ -168,13 +168,13 @@ describe("the banner of a start whose output is not a terminal", () => {
       "  dashboard:     no login link (not printed: output is not a terminal), and none to be had without the token: restart with --ready-file FILE (it holds the token), or with --admin-token or EXT_ADMIN_TOKEN",
     );
     expect(lineOf(text, "api key:")).toBe(
-      '  api key:       not printed: output is not a terminal; kept as a hash only, and the dashboard needs the token: restart with --ready-file FILE (it holds the token), or with --admin-token or EXT_ADMIN_TOKEN  (account acc_local, "local", new)',
+      '  api key:       not printed: output is not a terminal; kept as a hash only, and a new one needs the token: restart with --ready-file FILE (it holds the token), or with --admin-token or EXT_ADMIN_TOKEN  (account acc_local, "local", new)',
     );
     expect(text).toContain(
       `    export EXT_BASE_URL=${bare.baseUrl} EXT_API_KEY="<none to be had: see above>" EXT_ADMIN_TOKEN="<the admin token: see above>"\n`,
     );
     expect(text).not.toContain("<the admin token> ext dashboard");
-    expect(text).not.toContain("make another in the dashboard");
+    expect(text).not.toContain("ext keys create");
     expect(text).not.toContain(bare.runtime.control.adminToken);
     expect(text).not.toContain(bare.runtime.starter!.key);
   });
@@ -201,7 +201,9 @@ describe("the banner of a start whose output is not a terminal", () => {
     expect(lineOf(text, "dashboard:")).toBe(
       `  dashboard:     run \`EXT_ADMIN_TOKEN=<the admin token> ext dashboard --target ${given.url}\` for a login link (not printed: output is not a terminal)`,
     );
-    expect(lineOf(text, "api key:")).toContain("kept as a hash only: make another in the dashboard");
+    expect(lineOf(text, "api key:")).toContain(
+      `kept as a hash only: \`EXT_ADMIN_TOKEN=<the admin token> ext keys create --target ${given.url}\` prints a new one`,
+    );
   });
 
   test("--open-control-plane: the export line asks for no admin token", () => {
