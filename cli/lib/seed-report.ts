@@ -69,5 +69,5 @@ function keyLine(k: CreatedKey, terminal: boolean): string {
   if (!k.key) return `  api key: ${named}: a hash from an export, valid only with the data directory it came from`;
   if (terminal) return `  api key: ${printable(k.key)}  (account ${printable(k.accountId)}, "${printable(k.name)}")`;
   if (k.written) return `  api key: ${named}: ${NOT_A_TERMINAL}; as written in the fixture`;
-  return `  api key: ${named}, generated: ${NOT_A_TERMINAL}; kept as a hash only: `ext keys create` makes another, or seed with --json to have new keys printed`;
+  return `  api key: ${named}, generated: ${NOT_A_TERMINAL}; kept as a hash only: \`ext keys create\` makes another, or seed with --json to have new keys printed`;
 }
