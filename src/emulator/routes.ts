@@ -27,7 +27,7 @@ export function controlPlaneRoutes(runtime: Runtime) {
       // Local: every route below, the plugins' included, and nothing outside /_emulator. The parse hook runs
       // before a route's own parser (an export archive is staged to disk there); it returns nothing, so the
       // route's parser still reads the body.
-      .onParse((context) => void requireAdminMark(context))
+      .onParse(({ request }) => void requireAdminMark({ request }))
       .onTransform(requireAdminMark)
       .use(stateRoutes(runtime))
       .use(loginLinkRoutes(runtime))
