@@ -5,12 +5,15 @@
  * `--render` only rewrites latest.md and the verdicts from latest.json's figures (after a change to the report's
  * wording or targets; no new figures).
  * `--note="..."` records the conditions of the run (a busy machine, say) at the top of the results.
+ * `--against REF [--rounds=N (5)] [--guard]` runs none of the sections: it compares this tree's binary with REF's
+ * (any git ref, built beside this tree) instead, and prints the table (bench/lib/against.ts).
  * Needs wrk: installed with `apt-get install -y wrk` when missing and running as root, otherwise it says how.
  * Loopback only; every loop is bounded by a count and a time budget; every server is stopped on the way out.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
+import { runAgainst } from "./lib/against";
 import { ensureWrk } from "./lib/load";
 import { RESULTS_DIR, WORK_DIR } from "./lib/paths";
 import { buildReport } from "./lib/report";
@@ -29,6 +32,21 @@ if (args.includes("--render")) {
   writeFileSync(join(RESULTS_DIR, "latest.json"), `${JSON.stringify(saved, null, 2)}\n`);
   console.log("rewrote bench/results/latest.md and the verdicts in latest.json from latest.json's figures");
   process.exit(0);
+}
+const againstAt = args.findIndex((a) => a === "--against" || a.startsWith("--against="));
+if (againstAt >= 0) {
+  const given = args[againstAt]!;
+  const ref = given.includes("=") ? given.slice(given.indexOf("=") + 1) : args[againstAt + 1];
+  if (!ref || ref.startsWith("--")) throw new Error("--against needs a git ref: npm run bench -- --against main");
+  const rounds = Number(args.find((a) => a.startsWith("--rounds="))?.slice("--rounds=".length) ?? 5);
+  if (!Number.isInteger(rounds) || rounds < 3) throw new Error("--rounds: a whole number of at least 3");
+  const t0 = performance.now();
+  const log = (line: string) =>
+    console.log(`[bench ${((performance.now() - t0) / 1000).toFixed(0).padStart(3)} s] ${line}`);
+  ensureWorkDir();
+  ensureWrk(log);
+  ensureBinary(log);
+  process.exit(await runAgainst({ ref, rounds, guard: args.includes("--guard"), log }));
 }
 const quick = args.includes("--quick");
 const onlyArg = args.find((a) => a.startsWith("--only="));

@@ -22,6 +22,8 @@ export interface Emulator extends Server {
 }
 
 export interface EmulatorOptions {
+  /** The binary to run: this tree's dist/ext unless told (the reference build of `--against`). */
+  binary?: string;
   /** Fixture file for --seed; none means an empty data directory and no account. */
   seed?: string | null;
   rateLimits?: boolean;
@@ -38,7 +40,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const dataDir = tempDir("ext-data");
   const port = freePort();
   const cmd = [
-    EXT_BINARY,
+    opts.binary ?? EXT_BINARY,
     "serve",
     "--host",
     "127.0.0.1",

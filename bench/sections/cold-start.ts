@@ -6,10 +6,11 @@
  * reads a 100 MB file once. One more run with EXT_TRACE_STARTUP=1 records where the time goes, phase by
  * phase (the server's own trace), up to that first API answer.
  */
-import { join } from "node:path";
+
+import { buildFloor, startFloor } from "../lib/floor";
 import { table } from "../lib/markdown";
-import { BENCH_DIR, BUN, DEMO_FIXTURE, ROOT, WORK_DIR } from "../lib/paths";
-import { freePort, type Server, spawnServer, stopServer } from "../lib/proc";
+import { DEMO_FIXTURE } from "../lib/paths";
+import { type Server, stopServer } from "../lib/proc";
 import type { BenchSection, TargetCheck } from "../lib/results";
 import { AUTH_HEADERS, LIST_PATH, startEmulator, startPrism, stopEmulator } from "../lib/servers";
 import { round, type Summary, summarize } from "../lib/stats";
@@ -51,25 +52,6 @@ async function measure(
   }
   return { times, floorTimes, cut: false };
 }
-
-const FLOOR_BINARY = join(WORK_DIR, "floor");
-
-/** bench/floor.ts compiled with the emulator's own flags (scripts/lib/compile.ts). */
-function buildFloor(): void {
-  const args = ["build", "--compile", "--minify-whitespace", "--minify-syntax", "--sourcemap=none", "--bytecode"];
-  const proc = Bun.spawnSync([BUN, ...args, "--format=cjs", join(BENCH_DIR, "floor.ts"), "--outfile", FLOOR_BINARY], {
-    cwd: ROOT,
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  if (proc.exitCode !== 0) throw new Error(`building the floor program failed: ${proc.stderr.toString()}`);
-}
-
-const startFloor: Starter = async () => {
-  const port = freePort();
-  const server = await spawnServer({ cmd: [FLOOR_BINARY, String(port)], port });
-  return { server, stop: () => stopServer(server) };
-};
 
 const FLOOR_TARGET =
   "floor: the smallest compiled Bun.serve (bun build --compile --bytecode), alternating with each ext row";
