@@ -2,7 +2,7 @@
  * The HTTP application: a factory that never listens, so tests can call `app.handle(request)` in process
  * and the server (src/server.ts) can listen on a real socket with the same code.
  */
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import { CHALLENGE_PATTERN, serverProof } from "./auth/server-proof";
 import { API_PREFIX, DEPLOY_LIMITS_PREFIX, isLoopback } from "./config";
 import { dashboardLogin } from "./dashboard/login";
@@ -18,11 +18,10 @@ import { apiGate } from "./http/auth";
 import { requestGates } from "./http/gates";
 import { hostGate } from "./http/host-check";
 import { malformedPathGuard } from "./http/path-encoding";
-import { quietBodySchemas } from "./http/quiet-validation";
 import { type AnswerObserver, requestLifecycle } from "./http/request-context";
 import { requestUrlCheck } from "./http/request-url";
 import { routeIndex } from "./http/route-index";
-import { countingCharactersInRoutes } from "./http/text-length";
+import { t } from "./http/schema";
 import { installRoutes } from "./installs/routes";
 import { limitsRoutes } from "./limits/routes";
 import { profiledFetch } from "./profile/apply";
@@ -117,8 +116,6 @@ export function createApp(runtime: Runtime) {
     // The literal path the spec gives the deploy tool for the limits endpoint; same body.
     .group(DEPLOY_LIMITS_PREFIX, (deploy) => deploy.use(limitsRoutes(services.limitsView, "getDeployLimits")));
   methods.load(app.routes);
-  countingCharactersInRoutes(app.routes);
-  quietBodySchemas(app.routes);
   return app;
 }
 

@@ -1,9 +1,9 @@
 /** API keys and team members of an account, as the control plane (the "dashboard") manages them. */
-import { type Static, t } from "elysia";
+import type { Static } from "elysia";
 import { SCOPES } from "../auth/scopes";
 import { MEMBER_ROLES, TEAM_MEMBER_ROLES } from "../db/schema";
 import { oneOf } from "../http/one-of";
-import { integer, named } from "../http/schema";
+import { integer, named, t } from "../http/schema";
 
 const Timestamp = t.String({ format: "date-time", examples: ["2026-11-22T10:00:00.000Z"] });
 

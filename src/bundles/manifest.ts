@@ -4,11 +4,12 @@
  * resolved count limits.
  */
 import { Value } from "@sinclair/typebox/value";
-import { type Static, t } from "elysia";
+import type { Static } from "elysia";
 import type { ErrorDetail } from "../errors/api-error";
 import { pointerToPath } from "../errors/value-errors";
 import { jsonSize } from "../http/json-shape";
-import { asStringError, countingCharacters } from "../http/text-length";
+import { t } from "../http/schema";
+import { asStringError } from "../http/text-length";
 import { AUDIO_FORMATS, audioFormatOfName, matchesMagic } from "./audio-formats";
 import { type BundleLimits, READ_CAPS } from "./bundle-limits";
 import type { ProblemList } from "./problem-list";
@@ -25,24 +26,20 @@ export const ManifestSound = t.Object(
   { additionalProperties: true },
 );
 
-// Lengths in characters, as for every other string (src/http/text-length.ts).
-export const Manifest = countingCharacters(
-  t.Object(
-    {
-      sounds: t.Optional(t.Array(ManifestSound, { description: `Bundled sounds (${AUDIO_FORMATS.join(", ")})` })),
-      actions: t.Optional(
-        t.Array(t.Unknown(), { description: "Server-function actions; only their number is checked" }),
-      ),
-      allowHosts: t.Optional(
-        t.Array(t.String({ minLength: 1, maxLength: 253 }), { description: "Egress hosts the actions may fetch" }),
-      ),
-    },
-    {
-      additionalProperties: true,
-      title: "Extension bundle manifest",
-      description: "manifest.json at the root of the bundle archive. Other fields are kept, not checked.",
-    },
-  ),
+// Lengths in characters, as for every other string (`t` of src/http/schema.ts).
+export const Manifest = t.Object(
+  {
+    sounds: t.Optional(t.Array(ManifestSound, { description: `Bundled sounds (${AUDIO_FORMATS.join(", ")})` })),
+    actions: t.Optional(t.Array(t.Unknown(), { description: "Server-function actions; only their number is checked" })),
+    allowHosts: t.Optional(
+      t.Array(t.String({ minLength: 1, maxLength: 253 }), { description: "Egress hosts the actions may fetch" }),
+    ),
+  },
+  {
+    additionalProperties: true,
+    title: "Extension bundle manifest",
+    description: "manifest.json at the root of the bundle archive. Other fields are kept, not checked.",
+  },
 );
 export type Manifest = Static<typeof Manifest>;
 

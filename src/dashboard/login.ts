@@ -6,9 +6,10 @@
  * the secret into this origin's storage, takes it out of the address bar, and sends it as `X-Ext-Session`.
  * No cookie is set: a cookie would also go to every other port of this host.
  */
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import type { ControlPlane } from "../emulator/control";
 import { errors } from "../errors/catalog";
+import { t } from "../http/schema";
 import { SESSION_FRAGMENT } from "./session-link";
 
 export const LOGIN_PATH = "/dashboard/login";

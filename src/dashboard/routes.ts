@@ -4,9 +4,10 @@
  * same gates. The Content-Security-Policy allows only this origin's own script, style and connections, so
  * even a bug that let text become markup could not load or send anything elsewhere.
  */
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import { errors } from "../errors/catalog";
 import { errorResponses } from "../errors/model";
+import { t } from "../http/schema";
 import { dashboardAssets } from "./assets";
 import { FAVICON_SVG, UI_PREFIX } from "./build";
 

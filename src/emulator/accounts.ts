@@ -1,4 +1,4 @@
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import {
   AccountKeyParams,
   AccountMemberParams,
@@ -12,6 +12,7 @@ import {
 } from "../accounts/model";
 import type { AccountService } from "../accounts/service";
 import { apiAuth } from "../http/auth";
+import { t } from "../http/schema";
 import { limitDefinition } from "../limits/catalog";
 import { controlResponses, NoContent, noContent, security, tags } from "./route-kit";
 

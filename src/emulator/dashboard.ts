@@ -2,9 +2,10 @@
  * Control-plane reads the dashboard needs and no test had asked for: the accounts, the dashboard's own key
  * per account, the review queue, a version's bundle and its sounds, and limits with their usage.
  */
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import { AccountList, AccountParams, DashboardKey } from "../accounts/model";
 import { apiAuth } from "../http/auth";
+import { t } from "../http/schema";
 import { LimitUsage, LimitUsageQuery } from "../limits/usage-model";
 import type { Services } from "../runtime";
 import { BundleContents, ReviewQueue, SoundBytes } from "../versions/admin-model";

@@ -4,12 +4,12 @@
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import { errors } from "../errors/catalog";
 import { EXPORT_MEDIA_TYPE, exportState } from "../exports/document";
 import { apiAuth } from "../http/auth";
 import { requestContextOf, temporaryOf } from "../http/request-context";
-import { servedAs } from "../http/schema";
+import { servedAs, t } from "../http/schema";
 import { FIXTURE_JSON_MAX_BYTES, readJsonFileText } from "../json-reader";
 import type { Runtime } from "../runtime";
 import { ReadRefusal } from "../safe-read";

@@ -1,6 +1,7 @@
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import { errors } from "../errors/catalog";
 import { apiAuth } from "../http/auth";
+import { t } from "../http/schema";
 import type { Runtime } from "../runtime";
 import { FaultRule, FaultRuleInput, IdParams } from "./model";
 import { controlResponses, NoContent, noContent, security, tags } from "./route-kit";

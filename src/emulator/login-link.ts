@@ -2,8 +2,9 @@
  * `POST /_emulator/dashboard-login`: a new one-time login link for the dashboard (`ext dashboard` asks for it;
  * the link of the start works once and for a while only, and is printed only on a terminal).
  */
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import { dashboardLoginUrl } from "../dashboard/login";
+import { t } from "../http/schema";
 import type { Runtime } from "../runtime";
 import { LOGIN_CODE_TTL_TEXT } from "./dashboard-session";
 import { controlResponses, security, tags } from "./route-kit";

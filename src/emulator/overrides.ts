@@ -1,5 +1,6 @@
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import { apiAuth } from "../http/auth";
+import { t } from "../http/schema";
 import type { OverrideScope, OverrideService } from "../limits/overrides";
 import { OverridesBody, OverridesView } from "../limits/overrides-model";
 import { controlResponses, NoContent, noContent, security, tags } from "./route-kit";

@@ -1,7 +1,7 @@
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import { errors } from "../errors/catalog";
 import { apiAuth } from "../http/auth";
-import { named, servedAs } from "../http/schema";
+import { named, servedAs, t } from "../http/schema";
 import type { Runtime } from "../runtime";
 import { RequestLogDetail, RequestLogEntry } from "./model";
 import { REQUEST_LOG_CAPACITY, REQUEST_LOG_DEFAULT_LIMIT } from "./request-log-size";

@@ -1,9 +1,10 @@
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import { errors } from "../errors/catalog";
 import { EXPORT_MEDIA_TYPE } from "../exports/document";
 import { apiAuth } from "../http/auth";
 import { JSON_BODY_MAX_BYTES, readJsonBody } from "../http/body-limit";
 import { mediaTypeOf } from "../http/media-type";
+import { t } from "../http/schema";
 import type { Runtime } from "../runtime";
 import { Fixture, SeedReport } from "../seed/model";
 import { seedBodyFile, stagedBundleDir, stageSeedArchive } from "./exports";

@@ -1,7 +1,7 @@
 /** Extension schemas: request validation, response shapes, the OpenAPI document and tests all use these. */
-import { type Static, t } from "elysia";
+import type { Static } from "elysia";
 import { EXTENSION_STATUSES, VISIBILITIES } from "../db/schema";
-import { documentOnly, integer, named, openInDocument } from "../http/schema";
+import { documentOnly, integer, named, openInDocument, t } from "../http/schema";
 
 export { EXTENSION_STATUSES, VISIBILITIES };
 export type Visibility = (typeof VISIBILITIES)[number];

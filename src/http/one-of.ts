@@ -4,7 +4,7 @@
  * becomes the first value instead of being absent or refused. A union of literals has no default.
  */
 import type { TLiteral, TUnion } from "@sinclair/typebox";
-import { t } from "elysia";
+import { t } from "./schema";
 
 export function oneOf<const V extends readonly string[]>(
   values: V,

@@ -47,35 +47,9 @@ function textProblem(schema: TextSchema, value: unknown): ValueErrorType | null 
 
 TypeRegistry.Set<TextSchema>(TEXT_KIND, (schema, value) => textProblem(schema, value) === null);
 
-const CHILD_LISTS = ["anyOf", "allOf", "oneOf", "prefixItems"] as const;
-const CHILD_MAPS = ["properties", "patternProperties", "$defs"] as const;
-const CHILD_ONE = ["items", "additionalProperties", "not", "contains"] as const;
-
-/** Every string schema under `schema` with a length bound counts characters from now on; returns `schema`. */
-export function countingCharacters<S>(schema: S): S {
-  const visit = (node: unknown) => {
-    if (!node || typeof node !== "object") return;
-    const record = node as Record<string | symbol, unknown>;
-    if (record[Kind] === "String" && (record.minLength !== undefined || record.maxLength !== undefined))
-      record[Kind] = TEXT_KIND;
-    for (const key of CHILD_LISTS) if (Array.isArray(record[key])) for (const child of record[key]) visit(child);
-    for (const key of CHILD_MAPS) {
-      const map = record[key];
-      if (map && typeof map === "object") for (const child of Object.values(map)) visit(child);
-    }
-    for (const key of CHILD_ONE) visit(record[key]);
-  };
-  visit(schema);
-  return schema;
-}
-
-/** Every body, query and path schema of the app's routes, before the first request compiles a validator. */
-export function countingCharactersInRoutes(routes: readonly { hooks: Record<string, unknown> }[]): void {
-  for (const route of routes)
-    for (const on of ["body", "query", "params"]) {
-      const schema = route.hooks[on];
-      if (schema && typeof schema === "object") countingCharacters(schema as TSchema);
-    }
+/** A string schema with a length bound counts characters from now on (its kind becomes Text); any other is left. */
+export function countingCharacters(node: Record<string | symbol, unknown>): void {
+  if (node[Kind] === "String" && (node.minLength !== undefined || node.maxLength !== undefined)) node[Kind] = TEXT_KIND;
 }
 
 /** A failed Text check as the string error TypeBox would have given; any other error as it is. */

@@ -1,6 +1,6 @@
 /** Install statistics: aggregates only, never per-user data. Shared by the route, the OpenAPI document and tests. */
-import { type Static, t } from "elysia";
-import { integer, named } from "../http/schema";
+import type { Static } from "elysia";
+import { integer, named, t } from "../http/schema";
 
 /** Most installs (or uninstalls, or moves) one call records: counters make any count cost the same. */
 export const MAX_INSTALLS_PER_CALL = 100_000_000;

@@ -1,9 +1,9 @@
 /** Limit increase requests (spec §8 "Requesting an increase"), as the control plane exposes them. */
-import { type Static, t } from "elysia";
+import type { Static } from "elysia";
 import { characterCount } from "../../client/text-length";
 import { LIMIT_REQUEST_SCOPES, LIMIT_REQUEST_STATUSES } from "../db/schema";
 import { oneOf } from "../http/one-of";
-import { documentOnly, named } from "../http/schema";
+import { documentOnly, named, t } from "../http/schema";
 import { LimitValues } from "../limits/overrides-model";
 
 const Timestamp = t.String({ format: "date-time", examples: ["2026-11-22T10:00:00.000Z"] });

@@ -1,6 +1,6 @@
 /** The limits endpoint's body: the whole catalogue resolved for one extension, plus usage. */
-import { type Static, t } from "elysia";
-import { integer, named } from "../http/schema";
+import type { Static } from "elysia";
+import { integer, named, t } from "../http/schema";
 import { LIMITS } from "./catalog";
 
 const Source = t.UnionEnum(["extension_override", "developer_override", "platform_default"], {

@@ -1,6 +1,6 @@
 /** Schemas of admin limit overrides (control plane). */
-import { type Static, t } from "elysia";
-import { integer, named } from "../http/schema";
+import type { Static } from "elysia";
+import { integer, named, t } from "../http/schema";
 import { LIMITS } from "./catalog";
 
 /**

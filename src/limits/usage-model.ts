@@ -1,6 +1,6 @@
 /** Schemas of the developer limits page (control plane): every limit of a scope with its usage. */
-import { type Static, t } from "elysia";
-import { integer, named } from "../http/schema";
+import type { Static } from "elysia";
+import { integer, named, t } from "../http/schema";
 
 export const LimitUsageRow = t.Object(
   {

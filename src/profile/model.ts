@@ -5,9 +5,9 @@
  * document writes it (`GET /developer/v1/extensions/{id}`), which of ext's answers it changes, and ONE kind
  * of difference with the value observed on the platform and where it was seen.
  */
-import { type Static, t } from "elysia";
+import type { Static } from "elysia";
 import { oneOf } from "../http/one-of";
-import { integer, named } from "../http/schema";
+import { integer, named, t } from "../http/schema";
 
 export const PROFILE_VERSION = 1;
 /** Entries per profile: far above what any run observes (about 40 checks, a dozen operations). */

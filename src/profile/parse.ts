@@ -5,8 +5,8 @@
  */
 import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { t } from "elysia";
 import { problemOf } from "../errors/value-errors";
+import { t } from "../http/schema";
 import { parseJsonText } from "../json-reader";
 import { ProfileError } from "./compile";
 import { DIFFERENCES, PROFILE_ENTRIES_MAX, PROFILE_VERSION, Profile, ProfileEntry } from "./model";

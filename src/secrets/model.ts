@@ -1,6 +1,6 @@
 /** Secret schemas: request validation, response shapes, the OpenAPI document and tests all use these. */
-import { type Static, t } from "elysia";
-import { named } from "../http/schema";
+import type { Static } from "elysia";
+import { named, t } from "../http/schema";
 
 export const SECRET_NAME_PATTERN = "^[A-Za-z_][A-Za-z0-9_]{0,127}$";
 export const SECRET_NAME_RE = new RegExp(SECRET_NAME_PATTERN);

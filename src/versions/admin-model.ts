@@ -1,7 +1,7 @@
 /** Schemas of the dashboard's version views (control plane): the review queue and a version's bundle. */
-import { type Static, t } from "elysia";
+import type { Static } from "elysia";
 import type { AudioFormat } from "../bundles/audio-formats";
-import { integer, named, servedAs } from "../http/schema";
+import { integer, named, servedAs, t } from "../http/schema";
 
 /** The file tree lists at most this many entries; `truncated` says when there were more. */
 export const LISTING_MAX = 5_000;

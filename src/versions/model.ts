@@ -1,7 +1,7 @@
 /** Version schemas: the submit form's rules, response shapes, the OpenAPI document and tests all use these. */
-import { type Static, t } from "elysia";
+import type { Static } from "elysia";
 import { VERSION_STATUSES } from "../db/schema";
-import { integer, named, openInDocument } from "../http/schema";
+import { integer, named, openInDocument, t } from "../http/schema";
 
 export { VERSION_STATUSES };
 export type VersionStatus = (typeof VERSION_STATUSES)[number];
