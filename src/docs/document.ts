@@ -12,7 +12,7 @@ import { createControlPlane } from "../emulator/control";
 import { createLogger } from "../logger";
 import { RateLimiter } from "../ratelimit/limiter";
 import type { Runtime, Services } from "../runtime";
-import { OPENAPI_PATH } from "./openapi";
+import { OPENAPI_PATH } from "./page-extras";
 
 /** A server part the document does not need: route builders keep a reference to it and never call it. */
 const ABSENT = Object.freeze({}) as never;

@@ -12,13 +12,14 @@
 // The page template only: a small module, unlike the package's main entry.
 import { createHash } from "node:crypto";
 import { ScalarRender } from "@elysiajs/openapi/scalar";
-import { Elysia } from "elysia";
+import { type AnyElysia, Elysia } from "elysia";
 import pkg from "../../package.json" with { type: "json" };
-import { API_PREFIX, DEFAULT_HOST, DEFAULT_PORT, urlHost } from "../config";
-import { DOCS_PATH, withPageExtras } from "./page-extras";
+import { API_PREFIX, DEFAULT_HOST, DEFAULT_PORT } from "../config";
+import { DOCS_PATH, OPENAPI_PATH, withPageExtras } from "./page-extras";
 import { postProcessDocument } from "./post-process";
 
-export const OPENAPI_PATH = "/openapi.json";
+export { OPENAPI_PATH };
+
 const OPENAPI_VERSION = "3.1.2";
 
 /**
@@ -157,12 +158,21 @@ function docsHeaders(page: string): Record<string, string> {
   };
 }
 
-export function docsPlugin() {
+/**
+ * /docs, its script and /openapi.json. `everyRoute` builds an app holding every route of the emulator (the
+ * document describes them all, whichever parts the server has built so far); `listeningAt` is the address of
+ * the server this app serves from, null for a document built in process.
+ */
+export function docsPlugin(everyRoute: () => Promise<AnyElysia>, listeningAt: () => string | null) {
   const page = docsPage();
   const headers = docsHeaders(page);
-  let cached: { routes: number; body: unknown } | null = null;
-  const plugin = new Elysia({ name: "docs" });
-  return plugin
+  let document: Promise<object> | null = null;
+  const build = async () => {
+    const [{ toOpenAPISchema }, app] = await Promise.all([import("@elysiajs/openapi"), everyRoute()]);
+    const { paths, components } = toOpenAPISchema(app, undefined, undefined, undefined, OPENAPI_VERSION);
+    return postProcessDocument(pluginDocument(paths, components.schemas));
+  };
+  return new Elysia({ name: "docs" })
     .get(
       `${DOCS_PATH}/scalar.js`,
       async () =>
@@ -176,19 +186,17 @@ export function docsPlugin() {
     })
     .get(
       OPENAPI_PATH,
-      async ({ server }) => {
-        // Rebuilt only if routes were added since (none are, once listening): the plugin's own cache rule.
-        const routes = plugin.routes.length;
-        if (cached?.routes !== routes) {
-          const { toOpenAPISchema } = await import("@elysiajs/openapi");
-          const { paths, components } = toOpenAPISchema(plugin, undefined, undefined, undefined, OPENAPI_VERSION);
-          cached = { routes, body: postProcessDocument(pluginDocument(paths, components.schemas)) };
+      async () => {
+        // Made once (the routes do not change once the app is built); a failure is tried again next time.
+        if (!document) {
+          document = build();
+          document.catch(() => (document = null));
         }
+        const body = await document;
         // A listening server names its own address, so the docs UI's "try it" reaches it on any port; the
         // document built in process (`ext openapi`) keeps the default one.
-        if (!server?.port) return cached.body;
-        const url = `http://${urlHost(server.hostname ?? DEFAULT_HOST)}:${server.port}`;
-        return { ...(cached.body as object), servers: [{ url, description: "This emulator" }] };
+        const url = listeningAt();
+        return url === null ? body : { ...body, servers: [{ url, description: "This emulator" }] };
       },
       { detail: { hide: true } },
     );

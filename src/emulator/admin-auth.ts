@@ -9,28 +9,19 @@
  *  - no Authorization header at all only with --open-control-plane (loopback binds only), from scripts, not pages;
  *  - any other Authorization (a developer API key above all): 401, so a test that sends its developer key to
  *    the control plane by mistake finds out at once.
- * Checked as a request gate (src/http/gates.ts), before parsing and validation, like the developer API's gate.
- * The gate marks the request's context; every control-plane route requires that mark (`requireAdminMark`),
- * so a request the gate did not see — a slip in reading its path — is refused, not served.
+ * Checked by the pre-routing step (src/http/pre-routing.ts), before parsing and validation, like the developer
+ * API's gate. A request the gate lets through has its context marked; every control-plane route requires that
+ * mark (`requireAdminMark`), so a request the gate did not see — a slip in reading its path — is refused, not served.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { bearerToken } from "../auth/bearer";
-import { CONTROL_PREFIX } from "../config";
 import { errors } from "../errors/catalog";
-import type { RequestGate } from "../http/gates";
-import { hostOf } from "../http/host-check";
 import { requestContextOf } from "../http/request-context";
 import { type DashboardSessions, SESSION_HEADER } from "./dashboard-session";
 
 /** `adm_` + 43 base64url characters (256 bits). */
 export function generateAdminToken(): string {
   return `adm_${randomBytes(32).toString("base64url")}`;
-}
-
-export function isControlPath(path: string): boolean {
-  return (
-    path.startsWith(CONTROL_PREFIX) && (path.length === CONTROL_PREFIX.length || path[CONTROL_PREFIX.length] === "/")
-  );
 }
 
 const digestOf = (text: string) => createHash("sha256").update(text).digest();
@@ -54,10 +45,9 @@ export function adminBearerCheck(adminToken: string): (authorization: string | n
  * A browser marks its requests: a foreign `Origin`, or `Sec-Fetch-Site` other than same-origin/none, is a
  * page elsewhere (cross-site request forgery: a no-cors POST to /reset needs no preflight). Those are
  * refused. A DNS-rebinding page (a `Host` that is not a loopback name) is refused before this, on every
- * route, by the Host check (src/http/host-check.ts).
+ * route, by the Host check (src/http/host-check.ts). `host` is what the request was addressed to.
  */
-export function browserRefusal(request: Request): string | null {
-  const host = hostOf(request);
+export function browserRefusal(request: Request, host: string): string | null {
   const origin = request.headers.get("origin");
   if (origin !== null && origin !== `http://${host}`) return `Origin "${origin}" is not this server`;
   const site = request.headers.get("sec-fetch-site");
@@ -74,29 +64,22 @@ export interface AdminGateOptions {
   isDeveloperKey: (authorization: string) => boolean;
 }
 
-export function adminGate(options: AdminGateOptions): RequestGate {
+/** Refuses a caller of the control plane that has not proved itself; returns for one that has. */
+export function adminGate(options: AdminGateOptions): (request: Request, host: string) => void {
   const isAdmin = adminBearerCheck(options.adminToken);
-  return {
-    matches: isControlPath,
-    check(request) {
-      const authorization = request.headers.get("authorization");
-      if (authorization === null) {
-        const session = options.sessions.holdsSession(request.headers.get(SESSION_HEADER));
-        if (!session && !options.open) throw errors.adminUnauthorized();
-        const refusal = browserRefusal(request);
-        if (refusal) throw errors.adminCrossSite(refusal);
-        return markAdmin(request);
-      }
-      if (isAdmin(authorization)) return markAdmin(request);
-      if (bearerToken(authorization) === null) throw errors.adminMalformed();
-      throw options.isDeveloperKey(authorization) ? errors.developerKeyOnControlPlane() : errors.adminWrongToken();
-    },
+  return (request, host) => {
+    const authorization = request.headers.get("authorization");
+    if (authorization === null) {
+      const session = options.sessions.holdsSession(request.headers.get(SESSION_HEADER));
+      if (!session && !options.open) throw errors.adminUnauthorized();
+      const refusal = browserRefusal(request, host);
+      if (refusal) throw errors.adminCrossSite(refusal);
+      return;
+    }
+    if (isAdmin(authorization)) return;
+    if (bearerToken(authorization) === null) throw errors.adminMalformed();
+    throw options.isDeveloperKey(authorization) ? errors.developerKeyOnControlPlane() : errors.adminWrongToken();
   };
-}
-
-function markAdmin(request: Request): void {
-  const context = requestContextOf(request);
-  if (context) context.admin = true;
 }
 
 /** The control-plane routes' own check (a transform hook): refused unless the gate marked the request. */

@@ -1,15 +1,15 @@
 /**
- * Fault injection for developer-API requests. A rule matches on method and path pattern and then either
- * answers with a chosen error (in the usual envelope) or delays the request and lets it proceed — for the
- * next N matching requests, with a probability, or both. It runs before the API key is checked, so a fault
- * can stand in for any response, a 401 included.
+ * Fault injection for developer-API requests. A rule matches on method and path pattern (the app's one path
+ * matcher, src/http/route-table.ts) and then either answers with a chosen error (in the usual envelope) or
+ * delays the request and lets it proceed — for the next N matching requests, with a probability, or both.
+ * The pre-routing step (src/http/pre-routing.ts) asks before the API key is checked, so a fault can stand in
+ * for any response, a 401 or 429 included.
  */
-import { Elysia } from "elysia";
 import type { Clock } from "../clock";
 import { API_PREFIX, DEPLOY_LIMITS_PREFIX } from "../config";
 import type { ApiError } from "../errors/api-error";
 import { errors } from "../errors/catalog";
-import { pathOf } from "../http/paths";
+import { compilePattern, type PathPattern } from "../http/route-table";
 import { newId } from "../ids";
 import type { FaultRule, FaultRuleInput } from "./model";
 
@@ -34,7 +34,7 @@ const CODE_BY_STATUS: Record<number, string> = {
 interface ArmedRule {
   rule: FaultRule;
   method: string | null;
-  matcher: { test(path: string): boolean };
+  matcher: PathPattern;
 }
 
 /** Patterns are relative to /developer/v1 unless they already start with a developer-API base. */
@@ -42,74 +42,6 @@ export function normalizePattern(pattern: string): string {
   const p = pattern.startsWith("/") ? pattern : `/${pattern}`;
   if (p === API_PREFIX || p.startsWith(`${API_PREFIX}/`) || p.startsWith(`${DEPLOY_LIMITS_PREFIX}/`)) return p;
   return API_PREFIX + (p === "/" ? "" : p);
-}
-
-type Token = { kind: "literal"; text: string } | { kind: "param" } | { kind: "star" };
-
-function tokenize(pattern: string): Token[] {
-  const tokens: Token[] = [];
-  let literal = "";
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i]!;
-    const param = c === ":" ? /^:[A-Za-z0-9_]+/.exec(pattern.slice(i)) : null;
-    if (c !== "*" && !param) {
-      literal += c;
-      continue;
-    }
-    if (literal) tokens.push({ kind: "literal", text: literal });
-    literal = "";
-    if (param) {
-      tokens.push({ kind: "param" });
-      i += param[0].length - 1;
-    } else if (tokens.at(-1)?.kind !== "star") tokens.push({ kind: "star" });
-  }
-  if (literal) tokens.push({ kind: "literal", text: literal });
-  return tokens;
-}
-
-/**
- * Exact segments, `:param` = one segment, `*` = anything (slashes included); a trailing slash is ignored.
- * Matched by walking the set of reachable path positions token by token — linear in the path for each
- * token — never by a backtracking RegExp: `*a*a*a*a*b` against a long path must not freeze the server.
- */
-export function compilePattern(pattern: string): { test(path: string): boolean } {
-  const tokens = tokenize(pattern.replace(/\/+$/, ""));
-  return {
-    test(rawPath) {
-      const path = rawPath.length > 1 && rawPath.endsWith("/") ? rawPath.slice(0, -1) : rawPath;
-      const n = path.length;
-      let reach = new Uint8Array(n + 1);
-      reach[0] = 1;
-      for (const token of tokens) {
-        const next = new Uint8Array(n + 1);
-        let any = false;
-        if (token.kind === "star") {
-          const first = reach.indexOf(1);
-          if (first >= 0) next.fill(1, first);
-          any = first >= 0;
-        } else {
-          for (let i = 0; i <= n; i++) {
-            if (!reach[i]) continue;
-            if (token.kind === "literal") {
-              if (path.startsWith(token.text, i)) {
-                next[i + token.text.length] = 1;
-                any = true;
-              }
-            } else {
-              // One whole segment, at least one character: every end up to the next "/".
-              for (let j = i; j < n && path[j] !== "/"; j++) {
-                next[j + 1] = 1;
-                any = true;
-              }
-            }
-          }
-        }
-        if (!any) return false;
-        reach = next;
-      }
-      return reach[n] === 1;
-    },
-  };
 }
 
 export class FaultInjector {
@@ -164,8 +96,11 @@ export class FaultInjector {
     this.armed = [];
   }
 
-  /** The first armed rule matching this request that decides to fire (probability), counted as fired. */
-  take(method: string, path: string): FaultRule | null {
+  /**
+   * The fault of the first armed rule matching this request that decides to fire (probability), counted as
+   * fired: its latency and its error (null for a rule that only delays). Null when no rule fires.
+   */
+  decide(method: string, path: string): { latencyMs: number; error: ApiError | null } | null {
     for (let i = 0; i < this.armed.length; i++) {
       const a = this.armed[i]!;
       if (a.method !== null && a.method !== method) continue;
@@ -173,48 +108,32 @@ export class FaultInjector {
       if (a.rule.probability < 1 && this.random() >= a.rule.probability) continue;
       a.rule.fired++;
       if (a.rule.times !== null && a.rule.fired >= a.rule.times) this.armed.splice(i, 1);
-      return a.rule;
+      return { latencyMs: a.rule.latencyMs, error: errorFor(a.rule) };
     }
     return null;
   }
 
-  /** The error a failing rule answers with; null for a latency-only rule. */
-  static errorFor(rule: FaultRule): ApiError | null {
-    if (rule.status === null) return null;
-    const code = rule.code ?? CODE_BY_STATUS[rule.status] ?? "injected_fault";
-    return errors.injectedFault(rule.status, code, rule.message, rule.id);
+  /**
+   * A rule's delay. It ends as soon as the client goes away: no one waits for the answer any more, and the
+   * request then proceeds as a real server's would, seeing a closed connection.
+   */
+  delay(ms: number, client: AbortSignal): Promise<void> {
+    if (client.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      client.addEventListener("abort", done, { once: true });
+      function done() {
+        clearTimeout(timer);
+        client.removeEventListener("abort", done);
+        resolve();
+      }
+    });
   }
 }
 
-/**
- * A rule's delay. It ends as soon as the client goes away: no one waits for the answer any more, and the
- * request then proceeds as a real server's would, seeing a closed connection.
- */
-function latency(ms: number, client: AbortSignal): Promise<void> {
-  if (client.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    client.addEventListener("abort", done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      client.removeEventListener("abort", done);
-      resolve();
-    }
-  });
-}
-
-/**
- * The onRequest hook, registered before the request gates: a fault is thrown like any refusal (the one onError
- * answers it, the request log records it), so it can stand in for any response, a 401 or 429 included.
- * Async because a rule's latency holds the request; with no rule armed it returns at once.
- */
-export function faultHook(faults: FaultInjector) {
-  return new Elysia({ name: "fault-injection" }).onRequest(async ({ request }) => {
-    if (faults.armedCount === 0) return;
-    const rule = faults.take(request.method, pathOf(request.url));
-    if (!rule) return;
-    if (rule.latencyMs > 0) await latency(rule.latencyMs, request.signal);
-    const fault = FaultInjector.errorFor(rule);
-    if (fault) throw fault;
-  });
+/** The error a failing rule answers with; null for a latency-only rule. */
+function errorFor(rule: FaultRule): ApiError | null {
+  if (rule.status === null) return null;
+  const code = rule.code ?? CODE_BY_STATUS[rule.status] ?? "injected_fault";
+  return errors.injectedFault(rule.status, code, rule.message, rule.id);
 }

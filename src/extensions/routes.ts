@@ -20,8 +20,8 @@ export function extensionRoutes(extensions: ExtensionService) {
     new Elysia({ prefix: "/extensions" })
       .use(apiAuth)
       // The hot path: the body comes serialized from the service's cache (its shape is the ExtensionList schema below:
-      // the service's prepared list query); Elysia still merges the rate-limit headers into it.
-      .get("", ({ principal }) => jsonResponse(extensions.listJson(principal.accountId)), {
+      // the service's prepared list query), the answer made once with the request's rate-limit headers.
+      .get("", ({ principal, request }) => jsonResponse(extensions.listJson(principal.accountId), request), {
         auth: "extensions:read",
         response: apiResponses({ 200: ExtensionList }),
         detail: {
@@ -71,9 +71,9 @@ export function extensionRoutes(extensions: ExtensionService) {
       })
       .delete(
         "/:id",
-        ({ principal, params }) => {
+        ({ principal, params, request }) => {
           extensions.remove(principal.accountId, params.id);
-          return noContent();
+          return noContent(request);
         },
         {
           auth: "extensions:write",

@@ -1,7 +1,8 @@
 /**
  * Developer API authentication, in two steps:
- *  1. `apiGate` (a request gate, src/http/gates.ts: before body parsing and validation): who is calling — the key is checked and the
- *     account's rate window is taken, so a bad key is a 401 whatever the body, and a 429 costs no parsing.
+ *  1. `developerGate` (a step of the pre-routing, src/http/pre-routing.ts: before body parsing and validation): who
+ *     is calling — the key is checked and the account's rate window is taken, so a bad key is a 401 whatever the
+ *     body, and a 429 costs no parsing.
  *  2. the `auth` macro (transform, before validation): may this key call this route — its scope.
  * The principal travels from 1 to 2 in the request's context (src/http/request-context.ts), so nothing is
  * looked up twice.
@@ -12,10 +13,9 @@ import type { AuthService, Principal } from "../auth/service";
 import { errors } from "../errors/catalog";
 import { type RateLimiter, rateGroupOf } from "../ratelimit/limiter";
 import { declaresMoreThan, JSON_BODY_MAX_BYTES, readJsonBody } from "./body-limit";
-import type { RequestGate } from "./gates";
 import { mediaTypeOf } from "./media-type";
-import { isDeveloperApiPath } from "./paths";
-import { requestContextOf } from "./request-context";
+import { type RequestContext, requestContextOf } from "./request-context";
+import type { RouteTable } from "./route-table";
 
 /** The account behind a developer-API request once the gate has authenticated it. */
 function principalOf(request: Request): Principal | null {
@@ -23,15 +23,16 @@ function principalOf(request: Request): Principal | null {
 }
 
 /**
- * `routeOf` names the route a request reaches, or null (src/http/route-index.ts). `isAdminToken` recognises the control plane's token so that sending it here gets a specific 401
- * (it never opens the developer API); it is consulted only after a key failed to authenticate.
+ * `routes` names the route a request reaches (src/http/route-table.ts). `isAdminToken` recognises the control
+ * plane's token so that sending it here gets a specific 401 (it never opens the developer API); it is consulted
+ * only after a key failed to authenticate.
  */
-export function apiGate(
+export function developerGate(
   auth: AuthService,
   limiter: RateLimiter,
-  routeOf: (method: string, path: string) => string | null,
+  routes: RouteTable,
   isAdminToken?: (authorization: string | null) => boolean,
-): RequestGate {
+): (request: Request, context: RequestContext) => void {
   const authenticate = (authorization: string | null): Principal => {
     try {
       return auth.authenticate(authorization);
@@ -40,27 +41,25 @@ export function apiGate(
       throw e;
     }
   };
-  return {
-    matches: isDeveloperApiPath,
-    check(request, set, path) {
-      const principal = authenticate(request.headers.get("authorization"));
-      // Known before the rate check, so a 429 is still attributed to its account in the request log.
-      const context = requestContextOf(request);
-      if (context) context.principal = principal;
-      const route = routeOf(request.method, path);
-      const group = rateGroupOf(request.method, route);
-      if (group) {
-        // Only a request that reaches a route spends the window; one that reaches none (its 404 or 405) is told
-        // where the window stands, and is answered even when the window is full.
-        const headers =
-          route !== null ? limiter.take(principal.accountId, group) : limiter.peek(principal.accountId, group);
-        if (headers) Object.assign(set.headers, headers);
-      }
-      // A JSON body over the cap is refused before it is read. It is counted first, like every authenticated
-      // request whatever its outcome, so its 413 carries the rate headers too.
-      if (group !== "submit_version" && declaresMoreThan(request, JSON_BODY_MAX_BYTES))
-        throw errors.payloadTooLarge(JSON_BODY_MAX_BYTES);
-    },
+  return (request, context) => {
+    // Known before the rate check, so a 429 is still attributed to its account in the request log.
+    const principal = authenticate(request.headers.get("authorization"));
+    context.principal = principal;
+    const { method } = request;
+    const tooLarge = declaresMoreThan(request, JSON_BODY_MAX_BYTES);
+    // Which route the request reaches matters to a POST's group and to whether the window is spent: asked only then.
+    const route = limiter.isEnabled || (tooLarge && method === "POST") ? routes.routeOf(method, context.path) : null;
+    const group = rateGroupOf(method, route);
+    if (group && limiter.isEnabled) {
+      // Only a request that reaches a route spends the window; one that reaches none (its 404 or 405) is told
+      // where the window stands, and is answered even when the window is full. The headers go on the answer
+      // where it is made (src/http/request-context.ts).
+      context.answerHeaders =
+        route !== null ? limiter.take(principal.accountId, group) : limiter.peek(principal.accountId, group);
+    }
+    // A JSON body over the cap is refused before it is read. It is counted first, like every authenticated
+    // request whatever its outcome, so its 413 carries the rate headers too.
+    if (tooLarge && group !== "submit_version") throw errors.payloadTooLarge(JSON_BODY_MAX_BYTES);
   };
 }
 

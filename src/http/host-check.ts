@@ -3,10 +3,9 @@
  * to the browser, same-origin with itself, so it can read what a server on loopback answers — with the
  * published demo key, the whole developer API. The browser still sends the page's name in `Host`, so a
  * server bound to loopback answers only requests addressed to it by a loopback name or address. This is the
- * one home of that check: the request gates (src/http/gates.ts) run it on every route.
+ * one home of that check: the pre-routing step (src/http/pre-routing.ts) runs it on every route.
  */
 import { errors } from "../errors/catalog";
-import type { RequestGate } from "./gates";
 import { isLoopbackHostname } from "./loopback";
 
 /** The name part of a Host header: `[::1]:4780` → `[::1]`, `localhost:4780` → `localhost`. */
@@ -20,35 +19,16 @@ export function hostnameOf(host: string): string {
 }
 
 /**
- * The Host a request was addressed to. A request made in process (`app.handle`) has no Host header: its
- * URL's host stands in, as Bun builds the URL of a request from a socket from the Host header.
- */
-export function hostOf(request: Request): string {
-  const header = request.headers.get("host");
-  if (header !== null) return header;
-  const url = request.url;
-  const start = url.indexOf("//") + 2;
-  const end = url.indexOf("/", start);
-  return end < 0 ? url.slice(start) : url.slice(start, end);
-}
-
-/** True when the request was addressed to this machine by a loopback name or address, whatever the port. */
-export function addressedToLoopback(request: Request): boolean {
-  return isLoopbackHostname(hostnameOf(hostOf(request)));
-}
-
-/**
  * On a loopback bind (or one given `--allowed-hosts`), a request addressed by any other name than a loopback
- * one or an allowed one is refused, on every route, /healthz included.
+ * one or an allowed one is refused, on every route, /healthz included. `host` is what the request was
+ * addressed to (src/http/request-url.ts).
  */
-export function hostGate(allowedHosts: readonly string[] = []): RequestGate {
+export function hostGate(allowedHosts: readonly string[] = []): (host: string) => void {
   const allowed = new Set(allowedHosts);
-  return {
-    matches: () => true,
-    check(request) {
-      if (addressedToLoopback(request)) return;
-      if (allowed.size > 0 && allowed.has(hostnameOf(hostOf(request)).toLowerCase())) return;
-      throw errors.foreignHost(hostOf(request));
-    },
+  return (host) => {
+    const name = hostnameOf(host);
+    if (isLoopbackHostname(name)) return;
+    if (allowed.size > 0 && allowed.has(name.toLowerCase())) return;
+    throw errors.foreignHost(host);
   };
 }

@@ -1,12 +1,9 @@
 /**
  * A path whose percent-encoding is broken (`%ZZ`, a lone `%`) or decodes to bytes that are not UTF-8
  * (`%FF`, the overlong `%C0%AF`) names nothing: the router would hand its route an undecodable parameter
- * (a 422 "id: Expected string" that blames the client's id). It is refused as what it is, a malformed path,
- * before routing and after the request gates (who may call still comes first).
+ * (a 422 "id: Expected string" that blames the client's id). The pre-routing step (src/http/pre-routing.ts)
+ * refuses it as what it is, a malformed path, before routing and after the gates (who may call comes first).
  */
-import { Elysia } from "elysia";
-import { errors } from "../errors/catalog";
-import { requestContextOf } from "./request-context";
 
 /** True when every `%XX` of the path is a hex escape and the escapes decode to UTF-8. */
 export function isWellFormedPath(path: string): boolean {
@@ -17,11 +14,4 @@ export function isWellFormedPath(path: string): boolean {
   } catch {
     return false;
   }
-}
-
-export function malformedPathGuard() {
-  return new Elysia({ name: "malformed-path" }).onRequest(({ request }) => {
-    const path = requestContextOf(request)?.path;
-    if (path !== undefined && !isWellFormedPath(path)) throw errors.malformedPath(path);
-  });
 }

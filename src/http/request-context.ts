@@ -1,35 +1,42 @@
 /**
- * What a request carries from one lifecycle hook to the next, and the only place that holds it: when it
- * began, the developer-API principal the gate authenticated, the JSON text the body reader read, the files
- * it made for itself alone (an upload's temporary file, a staged export archive). Kept in a
- * WeakMap keyed by the Request, so nothing is added to the framework's or the platform's objects and an
- * entry lives exactly as long as its request.
+ * What a request carries from the pre-routing step (src/http/pre-routing.ts) to its answer, and the only place
+ * that holds it: its path and part of the URL space, when it began, the developer-API principal the gate
+ * authenticated, the headers every answer to it carries (the rate window's), the JSON text the body reader read,
+ * the files it made for itself alone (an upload's temporary file, a staged export archive). Kept in a WeakMap
+ * keyed by the Request, so nothing is added to the framework's or the platform's objects and an entry lives
+ * exactly as long as its request.
  *
- * `requestLifecycle` opens the context (the first onRequest hook) and reports every answer to its
- * observers (the request log, the start-up trace) from one global mapResponse hook: the one onError returns
- * the error envelope as a value, so success and error answers alike pass through mapResponse before they
- * are sent. There, too, the request's temporary files are removed: it is their one owner, so whatever
- * happened — a refusal while reading, a failed check, a success that moved the file away — nothing it made
- * outlives its answer (and a process that dies first leaves them to the blob store's sweep at start).
+ * `answers` is the one step after the handler (a global mapResponse hook: the one onError returns the error
+ * envelope as a value, so success and error answers alike pass through it before they are sent). There:
+ *  - the headers of the request's context go on an answer the framework makes from a value (a JSON body, an
+ *    error envelope), through its response state, so the answer is made once with them; a handler that makes
+ *    its own Response puts them on it itself (`answerHeadersOf`), so the framework sends that Response as it is;
+ *  - every answer is reported to the observers (the request log, the start-up trace);
+ *  - the request's temporary files are removed: it is their one owner, so whatever happened — a refusal while
+ *    reading, a failed check, a success that moved the file away — nothing it made outlives its answer (and a
+ *    process that dies first leaves them to the blob store's sweep at start).
  */
 import { rmSync } from "node:fs";
 import { Elysia, ElysiaCustomStatusResponse, StatusMap } from "elysia";
 import type { Principal } from "../auth/service";
-import type { Clock } from "../clock";
-import { pathOf } from "./paths";
+import type { RateHeaders } from "../ratelimit/limiter";
+import type { Plane } from "./paths";
 
 export interface RequestContext {
-  /** The URL's path, without the query string. */
+  /** The URL's path, without the query string, as the router reads it (src/http/paths.ts). */
   readonly path: string;
+  readonly plane: Plane;
   /** `performance.now()` at arrival: durations are machine time, whatever the emulator clock says. */
   readonly startedMs: number;
   /** The emulator clock at arrival. */
   readonly atMs: number;
   /** The account behind a developer-API key, once the gate has authenticated it. */
   principal: Principal | null;
+  /** Headers every answer to this request carries (the developer API's rate window), or null. */
+  answerHeaders: Readonly<Record<string, string>> | Readonly<RateHeaders> | null;
   /** The text of a JSON body the body reader read (the request log keeps small ones). */
   jsonBodyText: string | undefined;
-  /** Set by the control plane's gate once the caller has proved itself; a control-plane route runs only then. */
+  /** Set by the pre-routing once the control plane's gate let the caller in; a control-plane route runs only then. */
   admin: boolean;
   /** The folder an uploaded export archive was staged in (`POST /_emulator/seed`), for the loader. */
   stagedExportDir: string | undefined;
@@ -53,17 +60,20 @@ export type AnswerObserver = (answer: Answer) => Promise<void> | void;
 
 const contexts = new WeakMap<Request, RequestContext>();
 
-/** The context of a request that went through `requestLifecycle` (every request the app serves does). */
+/** The context of a request the pre-routing step let through its URL check (every other one is refused there). */
 export function requestContextOf(request: Request): RequestContext | undefined {
   return contexts.get(request);
 }
 
-function openRequestContext(request: Request, path: string, atMs: number): RequestContext {
+/** Opened by the pre-routing step, once per request. */
+export function openRequestContext(request: Request, path: string, plane: Plane, atMs: number): RequestContext {
   const context: RequestContext = {
     path,
+    plane,
     startedMs: performance.now(),
     atMs,
     principal: null,
+    answerHeaders: null,
     jsonBodyText: undefined,
     admin: false,
     stagedExportDir: undefined,
@@ -74,12 +84,20 @@ function openRequestContext(request: Request, path: string, atMs: number): Reque
 }
 
 /**
+ * The headers every answer to this request carries (the rate window's), for a handler that makes its own
+ * Response (src/http/responses.ts); null when there are none.
+ */
+export function answerHeadersOf(request: Request): Readonly<Record<string, string>> | null {
+  return (contexts.get(request)?.answerHeaders as Readonly<Record<string, string>> | null | undefined) ?? null;
+}
+
+/**
  * Makes the request the owner of `path` (a file or folder under the blob store's tmp/): it is removed before
  * the request's answer is sent, whatever the answer. Returns `path`.
  */
 export function temporaryOf(request: Request, path: string): string {
   const context = contexts.get(request);
-  if (!context) throw new Error("a temporary file needs the request's context (requestLifecycle)");
+  if (!context) throw new Error("a temporary file needs the request's context (the pre-routing step opens it)");
   context.temporary.push(path);
   return path;
 }
@@ -95,19 +113,17 @@ function statusOf(value: unknown, status: number | string | undefined): number {
   return (status && StatusMap[status as keyof typeof StatusMap]) || 200;
 }
 
-/** Registered first, so that every later hook (faults, gates, routes, the error handler) finds the context. */
-export function requestLifecycle(clock: Clock, observers: AnswerObserver[]) {
-  return new Elysia({ name: "request-lifecycle" })
-    .onRequest(({ request }) => {
-      openRequestContext(request, pathOf(request.url), clock.nowMs());
-    })
-    .mapResponse({ as: "global" }, ({ request, responseValue, set }) => {
-      // The value goes back unchanged, whatever it is (the hook's type names only a Response): a hook that
-      // returns nothing leaves an error answered from onRequest without its body.
-      const value = responseValue as Response;
-      const context = contexts.get(request);
-      if (context && context.temporary.length > 0) removeTemporary(context);
-      if (!context || observers.length === 0) return value;
+export function answers(observers: readonly AnswerObserver[]) {
+  return new Elysia({ name: "answers" }).mapResponse({ as: "global" }, ({ request, responseValue, set }) => {
+    // The value goes back unchanged, whatever it is (the hook's type names only a Response): a hook that
+    // returns nothing leaves an error answered from onRequest without its body.
+    const value = responseValue as Response;
+    const context = contexts.get(request);
+    if (!context) return value;
+    if (context.temporary.length > 0) removeTemporary(context);
+    if (context.answerHeaders && !(value instanceof Response)) Object.assign(set.headers, context.answerHeaders);
+    let pending: Promise<unknown>[] | null = null;
+    if (observers.length > 0) {
       const answer: Answer = {
         request,
         context,
@@ -115,11 +131,11 @@ export function requestLifecycle(clock: Clock, observers: AnswerObserver[]) {
         value: responseValue,
         headers: set.headers as Record<string, unknown>,
       };
-      let pending: Promise<void>[] | null = null;
       for (const observe of observers) {
         const wait = observe(answer);
         if (wait) (pending ??= []).push(wait);
       }
-      return pending ? Promise.all(pending).then(() => value) : value;
-    });
+    }
+    return pending ? Promise.all(pending).then(() => value) : value;
+  });
 }

@@ -1,14 +1,17 @@
 /** Response helpers shared by the developer routes: the 204, and the documented responses of a route. */
-import { type TSchema, t } from "elysia";
+import type { TSchema } from "elysia";
 import { AUTHED_ERRORS, type ErrorCode } from "../errors/codes";
 import { errorResponses, withResponseHeaders } from "../errors/model";
-import { integer, requiredHeader } from "./schema";
+import { answerHeadersOf } from "./request-context";
+import { integer, requiredHeader, t } from "./schema";
 
 /**
- * A 204 with no body at all. Built as a bare Response on purpose: Elysia's string form `status("No Content")`
- * still sends a body (elysia PR #1833).
+ * A 204 with no body at all, and the headers the request's answers carry (the rate window's, given `request`).
+ * Built as a bare Response on purpose: Elysia's string form `status("No Content")` still sends a body (elysia
+ * PR #1833).
  */
-export const noContent = () => new Response(null, { status: 204 });
+export const noContent = (request?: Request) =>
+  new Response(null, { status: 204, headers: request ? (answerHeadersOf(request) ?? undefined) : undefined });
 
 /** The schema of a 204 (the document's post-processing drops the content map the generator gives it). */
 export const NoContent = (description: string) => t.Void({ description });
@@ -44,7 +47,13 @@ export function apiResponses<S extends Record<number, TSchema>>(success: S, ...c
   return { ...ok, ...errorResponses([...AUTHED_ERRORS, ...codes], developerHeaders) };
 }
 
-const JSON_HEADERS = { "content-type": "application/json;charset=utf-8" };
+const JSON_TYPE = { "content-type": "application/json;charset=utf-8" };
 
-/** A 200 of an already serialized JSON body (the extension list, serialized by its service's cache). */
-export const jsonResponse = (body: string) => new Response(body, { headers: JSON_HEADERS });
+/**
+ * A 200 of an already serialized JSON body (the extension list, serialized by its service's cache), made once
+ * with every header it carries, so the framework sends it as it is.
+ */
+export function jsonResponse(body: string, request: Request): Response {
+  const extra = answerHeadersOf(request);
+  return new Response(body, { headers: extra ? { ...JSON_TYPE, ...extra } : JSON_TYPE });
+}

@@ -24,9 +24,9 @@ export function secretRoutes(secrets: SecretService) {
     })
     .put(
       "/:id/secrets/:key",
-      ({ principal, params, body }) => {
+      ({ principal, params, body, request }) => {
         secrets.put(principal.accountId, params.id, params.key, body.value);
-        return noContent();
+        return noContent(request);
       },
       {
         auth: "secrets:write",
@@ -50,9 +50,9 @@ export function secretRoutes(secrets: SecretService) {
     )
     .delete(
       "/:id/secrets/:key",
-      ({ principal, params }) => {
+      ({ principal, params, request }) => {
         secrets.remove(principal.accountId, params.id, params.key);
-        return noContent();
+        return noContent(request);
       },
       {
         auth: "secrets:write",

@@ -6,7 +6,7 @@
  * route table is used to check that no authenticated route is missing here.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createApp } from "../../src/app";
+import { everyRoute } from "../../src/app";
 import { SCOPES } from "../../src/auth/scopes";
 import { isDeveloperApiPath } from "../../src/http/paths";
 import {
@@ -156,11 +156,11 @@ beforeAll(async () => {
 afterAll(() => stopTestEmulator(emu));
 
 describe("scopes of the developer API", () => {
-  test("the table names every scope but `*` and covers every authenticated route the app registers", () => {
+  test("the table names every scope but `*` and covers every authenticated route the app registers", async () => {
     expect(NAMED_SCOPES.length).toBeGreaterThan(0);
     expect(new Set(ROUTES.map((r) => r.scope))).toEqual(new Set(NAMED_SCOPES));
-    const registered = createApp(emu.runtime)
-      .routes.filter((r) => isDeveloperApiPath(r.path))
+    const registered = (await everyRoute(emu.runtime)).routes
+      .filter((r) => isDeveloperApiPath(r.path))
       .map((r) => `${r.method} ${r.path}`)
       .sort();
     expect(ROUTES.map((r) => `${r.method} ${r.route}`).sort()).toEqual(registered);

@@ -1,7 +1,7 @@
 /** `ext openapi [--yaml]`: the served document, printed without starting a server. */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { resolve } from "node:path";
-import { createApp } from "../../src/app";
+import { everyRoute } from "../../src/app";
 import { documentRuntime } from "../../src/docs/document";
 import { cleanEnv } from "../helpers/clean-env";
 import { startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
@@ -13,7 +13,7 @@ beforeAll(async () => {
   emu = await startTestEmulator();
   // Every route's validators compiled first: Elysia closes the object schemas that do not say whether
   // they are open, and the printed document (a fresh process, nothing compiled) must not differ.
-  for (const route of createApp(emu.runtime).routes) route.compile();
+  for (const route of (await everyRoute(emu.runtime)).routes) route.compile();
   served = (await emu.rawRequest("GET", "/openapi.json")).body;
   expect((served as { servers: unknown }).servers).toEqual([{ url: emu.url, description: "This emulator" }]);
   // Printed without a server, the document names the default address; the rest is the same.

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Ajv2020 from "ajv/dist/2020";
-import { createApp } from "../../src/app";
+import { createApp, everyRoute } from "../../src/app";
 import { API_PREFIX, DEPLOY_LIMITS_PREFIX } from "../../src/config";
 import { documentation } from "../../src/docs/openapi";
 import { ERROR_EXAMPLES, type ErrorCode, statusOf } from "../../src/errors/codes";
@@ -16,8 +16,10 @@ import { errorOf, startTestEmulator, stopTestEmulator, type TestEmulator } from 
 
 let emu: TestEmulator;
 let doc: any;
+let allRoutes: Awaited<ReturnType<typeof everyRoute>>["routes"];
 beforeAll(async () => {
   emu = await startTestEmulator();
+  allRoutes = (await everyRoute(emu.runtime)).routes;
   const res = await emu.rawRequest("GET", "/openapi.json");
   expect(res.status).toBe(200);
   doc = res.body;
@@ -33,8 +35,7 @@ const isDeveloperPath = (path: string) =>
 
 /** Every route the app registers and does not hide, as OpenAPI paths. */
 function registeredRoutes(): { method: string; path: string }[] {
-  const app = createApp(emu.runtime);
-  return app.routes
+  return allRoutes
     .filter((r) => !(r.hooks as { detail?: { hide?: boolean } })?.detail?.hide)
     .map((r) => ({ method: r.method.toLowerCase(), path: r.path.replace(/:([^/]+)/g, "{$1}") }));
 }

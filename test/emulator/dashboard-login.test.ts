@@ -14,7 +14,7 @@ import type { ControlPlane } from "../../src/emulator/control";
 import { createDashboardSessions, LOGIN_CODE_TTL_MS } from "../../src/emulator/dashboard-session";
 import { controlPlaneRoutes } from "../../src/emulator/routes";
 import { errorHandler } from "../../src/errors/handler";
-import { requestLifecycle } from "../../src/http/request-context";
+import { answers } from "../../src/http/request-context";
 import { createLogger } from "../../src/logger";
 import {
   dashboardSession,
@@ -121,7 +121,7 @@ describe("the dashboard's login link", () => {
     const sessions = createDashboardSessions("adm_expiry", () => now);
     const control = { url: "http://127.0.0.1:1", sessions } as unknown as ControlPlane;
     const app = new Elysia()
-      .use(requestLifecycle(emu.clock, []))
+      .use(answers([]))
       .use(errorHandler(createLogger("silent"), () => []))
       .use(dashboardLogin(control));
     const visit = async (token: string) => {
@@ -231,7 +231,7 @@ describe("control-plane routes without the gate", () => {
   test("refuse every request the admin gate did not mark (fail closed)", async () => {
     // The routes alone, as if a slip in reading a path had let a request past the gate.
     const app = new Elysia()
-      .use(requestLifecycle(emu.clock, []))
+      .use(answers([]))
       .use(errorHandler(createLogger("silent"), () => []))
       .use(controlPlaneRoutes(emu.runtime));
     for (const [method, path] of [

@@ -1,7 +1,8 @@
 /** POST/GET/DELETE /_emulator/faults and GET/DELETE /_emulator/requests. */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import type { FaultRuleInput } from "../../client";
-import { compilePattern, normalizePattern } from "../../src/emulator/fault-injector";
+import { normalizePattern } from "../../src/emulator/fault-injector";
+import { compilePattern } from "../../src/http/route-table";
 import {
   answerOf,
   DEMO_KEY,

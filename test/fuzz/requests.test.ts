@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
-import { createApp } from "../../src/app";
+import { everyRoute } from "../../src/app";
 import { isDeveloperApiPath } from "../../src/http/paths";
 import { bundleDir, uploadVersion } from "../helpers/bundles";
 import {
@@ -75,8 +75,8 @@ beforeAll(async () => {
   const fixture = baseFixture();
   fixture.accounts[0]!.extensions = EXTENSIONS.map((id) => ({ id, name: `Fuzz ${id}` }));
   emu = await startTestEmulator({ fixture, config: { adminToken: ADMIN } });
-  routes = createApp(emu.runtime)
-    .routes.filter((r) => isDeveloperApiPath(r.path) || r.path.startsWith("/_emulator"))
+  routes = (await everyRoute(emu.runtime)).routes
+    .filter((r) => isDeveloperApiPath(r.path) || r.path.startsWith("/_emulator"))
     .map((r) => {
       const hooks = (r.hooks ?? {}) as Record<string, any>;
       const parse = hooks.parse;

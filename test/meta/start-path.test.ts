@@ -1,7 +1,8 @@
 /**
  * What `ext serve` loads before it listens: the modules its entry reaches through static imports. Packages a
  * start never uses (the archive reader and writer, the multipart parser, gzip, the OpenAPI generator, the docs
- * UI) are loaded by the first request that needs them, so they must stay behind a dynamic import.
+ * UI) are loaded by the first request that needs them, so they must stay behind a dynamic import; so must the
+ * parts of the app built on first use (src/app.ts): the control plane, the dashboard and the docs.
  */
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
@@ -10,10 +11,12 @@ import { dirname, join } from "node:path";
 const ROOT = join(import.meta.dir, "../..");
 const transpiler = new Bun.Transpiler({ loader: "ts" });
 
+const seen = new Set<string>();
+
 /** Every package or built-in the file reaches by static imports (type-only ones are not imports at run time). */
 function staticReach(entry: string): Map<string, string> {
   const reached = new Map<string, string>();
-  const seen = new Set<string>();
+  seen.clear();
   const queue = [entry];
   while (queue.length > 0) {
     const file = queue.pop()!;
@@ -48,4 +51,15 @@ test("ext serve reaches none of the packages only some requests use through a st
   expect(reached.has("drizzle-orm/bun-sqlite")).toBe(true);
   const found = NOT_AT_START.filter((name) => reached.has(name)).map((name) => `${name} (from ${reached.get(name)})`);
   expect(found).toEqual([]);
+});
+
+const PARTS_ON_FIRST_USE = ["src/emulator/routes.ts", "src/dashboard/routes.ts", "src/docs/openapi.ts"];
+
+test("ext serve reaches none of the app's parts built on first use through a static import", () => {
+  staticReach(join(ROOT, "cli/commands/serve.ts"));
+  const files = [...seen].map((file) => file.slice(ROOT.length + 1));
+  // The walk itself works: the app and its developer API are reached.
+  expect(files).toContain("src/app.ts");
+  expect(files).toContain("src/extensions/routes.ts");
+  expect(PARTS_ON_FIRST_USE.filter((part) => files.includes(part))).toEqual([]);
 });

@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { createApp } from "../../src/app";
+import { everyRoute } from "../../src/app";
 import { EmulatorClock } from "../../src/clock";
 import { API_PREFIX } from "../../src/config";
 import { documentRuntime } from "../../src/docs/document";
 import { ApiError } from "../../src/errors/api-error";
-import { routeIndex } from "../../src/http/route-index";
+import { RouteTable } from "../../src/http/route-table";
 import { POST_ROUTE_GROUPS, RATE_GROUPS, type RateGroup, RateLimiter, rateGroupOf } from "../../src/ratelimit/limiter";
 
 const T0 = 1_800_000_000_500; // half a second past a whole second: Reset must round up
@@ -26,9 +26,9 @@ function refusal(fn: () => unknown): ApiError {
 }
 
 /** The app's own route table, as the developer API's gate reads it. */
-const appRoutes = createApp(documentRuntime()).routes;
-const index = routeIndex();
-index.load(appRoutes);
+const appRoutes = (await everyRoute(documentRuntime())).routes;
+const index = new RouteTable();
+index.add(appRoutes);
 
 describe("rateGroupOf, on the route the app's table says a request reaches", () => {
   test.each([
