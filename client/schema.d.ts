@@ -873,7 +873,7 @@ export interface paths {
         put?: never;
         /**
          * Submit a version (multipart: version, changelog, bundle)
-         * @description The bundle (.tar.gz) streams to disk and is inspected before the answer: any problem is a 422 bundle_invalid listing every one, by path. A body over the bundle total (+ form overhead) is a 413; a body that is not multipart is a 415. Every error answer past authentication (404, 409, 413, 415, 422, 500) closes the connection (Connection: close): the body may be unread in part. A 401, 403 or 429 is answered before the body is touched.
+         * @description The bundle (.tar.gz) streams to disk and is inspected before the answer: any problem is a 422 bundle_invalid listing every one, by path. A body over the bundle total (+ form overhead) is a 413; a body that is not multipart is a 415. A refusal decided before the body is read (401, 403, 404, 415, 429, a 413 by Content-Length) is answered at once while the body is read and dropped, up to 4 MiB (a body announced past it closes the connection); an error answer once reading has begun (413, 409, 422, 500) closes the connection (Connection: close): the body may be unread in part.
          */
         post: operations["submitVersion"];
         delete?: never;

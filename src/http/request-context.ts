@@ -14,7 +14,11 @@
  *  - every answer is reported to the observers (the request log, the start-up trace);
  *  - the request's temporary files are removed: it is their one owner, so whatever happened — a refusal while
  *    reading, a failed check, a success that moved the file away — nothing it made outlives its answer (and a
- *    process that dies first leaves them to the blob store's sweep at start).
+ *    process that dies first leaves them to the blob store's sweep at start);
+ *  - a body nobody read (an answer given before it: a 401, a 404, a 415) is read and dropped as it arrives, up
+ *    to EARLY_ANSWER_DRAIN_BYTES, while the answer goes out: a client still sending it reads the answer instead
+ *    of a broken pipe, and one that waits for the answer before sending gets it at once. Past that bound (or
+ *    announced past it) the connection is closed.
  */
 import { rmSync } from "node:fs";
 import { Elysia, ElysiaCustomStatusResponse, StatusMap } from "elysia";
@@ -113,6 +117,40 @@ function statusOf(value: unknown, status: number | string | undefined): number {
   return (status && StatusMap[status as keyof typeof StatusMap]) || 200;
 }
 
+/**
+ * How much of a body nobody read is read (and dropped) after an early answer: more than a JSON body refused past
+ * its 1 MiB cap or a small upload, little enough that a refused 50 MB upload is not read through (its connection
+ * is closed).
+ */
+export const EARLY_ANSWER_DRAIN_BYTES = 4 * 1024 * 1024;
+
+/** A body the handler never touched (GET and HEAD carry none). */
+const untouched = (request: Request) =>
+  request.method !== "GET" && request.method !== "HEAD" && !request.bodyUsed && request.body !== null;
+
+/**
+ * For an answer given before its request's body was read: the body is read and dropped as it arrives, so the
+ * connection stays usable and a client still sending finishes and reads the answer. A body announced past the
+ * bound is not read: the answer closes the connection. One that turns out longer than announced, or a chunked
+ * one past the bound, is cancelled there, which closes it too.
+ */
+function dropUnreadBody(request: Request, set: { headers: Record<string, unknown> }): void {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > EARLY_ANSWER_DRAIN_BYTES) {
+    set.headers.connection = "close";
+    return;
+  }
+  const body = request.body!;
+  void (async () => {
+    let read = 0;
+    try {
+      for await (const chunk of body) if ((read += chunk.byteLength) > EARLY_ANSWER_DRAIN_BYTES) return;
+    } catch {
+      // The client went away mid-body: nothing is left to read.
+    }
+  })();
+}
+
 export function answers(observers: readonly AnswerObserver[]) {
   return new Elysia({ name: "answers" }).mapResponse({ as: "global" }, ({ request, responseValue, set }) => {
     // The value goes back unchanged, whatever it is (the hook's type names only a Response): a hook that
@@ -136,6 +174,8 @@ export function answers(observers: readonly AnswerObserver[]) {
         if (wait) (pending ??= []).push(wait);
       }
     }
+    // After the observers, one of which may have begun to read a small body for the log.
+    if (untouched(request)) dropUnreadBody(request, set as { headers: Record<string, unknown> });
     return pending ? Promise.all(pending).then(() => value) : value;
   });
 }

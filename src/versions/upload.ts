@@ -61,7 +61,7 @@ const tooLarge = (req: UploadRequest) =>
   errors.uploadTooLarge(req.maxBytes, Math.min(req.limits.bundle_total_bytes, req.maxBytes));
 
 /** Refuses a body that is not multipart, or announced over the cap, before reading a byte of it. */
-function precheckUpload(req: UploadRequest): void {
+export function precheckUpload(req: UploadRequest): void {
   if (!req.contentType || !/^multipart\/form-data\s*;.*boundary=/i.test(req.contentType)) {
     throw errors.unsupportedMediaType("multipart/form-data (with a boundary)", req.contentType);
   }

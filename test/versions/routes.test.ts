@@ -298,7 +298,7 @@ describe("POST /extensions/:id/versions", () => {
     expect(early.body.error).toMatchObject({ code: "extension_not_found", status: 404 });
     const missing = await submitVersion(emu, id, { version: "1.0.0", bundle: valid }, OTHER_KEY);
     expectEnvelope(missing, 404, "extension_not_found");
-    expect(missing.headers.get("connection")).toBe("close"); // past authentication: closed like every refusal
+    expect(missing.headers.get("connection")).not.toBe("close"); // before the body: dropped, the connection kept
     const forbidden = await submitVersion(emu, id, { version: "1.0.0", bundle: valid }, READ_KEY);
     expectEnvelope(forbidden, 403, "forbidden");
     expect(forbidden.headers.get("connection")).not.toBe("close"); // answered before the body is touched
