@@ -82,7 +82,7 @@ export function dashboardRoutes() {
           params: t.Object({ file: t.String() }),
           response: {
             200: t.String({ description: "A script or style sheet of the dashboard" }),
-            ...errorResponses(["not_found"]),
+            ...errorResponses(["malformed_path", "not_found"]),
           },
           detail: {
             hide: true,

@@ -17,9 +17,9 @@
  *    route declares for that status, one example per code;
  *  - a map keyed by any string (TypeBox's `Record(String, X)`: `patternProperties: {"^(.*)$": X}`) is
  *    written `additionalProperties: X`, which every generator types as a map of X (with
- *    `patternProperties` some type its values `unknown`);
- *  - an operation with a path parameter documents the 400 `malformed_path` that a path no parameter can
- *    be decoded from gets (src/http/path-encoding.ts), with the headers of the route's own 404.
+ *    `patternProperties` some type its values `unknown`).
+ * What a route can declare itself is not added here: the 400 `malformed_path` of every route with a path
+ * parameter (src/http/path-encoding.ts) is in the route's own response codes.
  */
 
 import type { ErrorCode } from "../errors/codes";
@@ -78,7 +78,7 @@ export function postProcessDocument<D extends object>(generated: D): D {
     return slot;
   };
 
-  const paths = visit(withMalformedPaths(isObject(doc.paths) ? doc.paths : {})) as JsonObject;
+  const paths = visit(isObject(doc.paths) ? doc.paths : {}) as JsonObject;
   const components = isObject(doc.components) ? doc.components : {};
   const schemas = visit(isObject(components.schemas) ? components.schemas : {}) as JsonObject;
 
@@ -127,39 +127,6 @@ export function postProcessDocument<D extends object>(generated: D): D {
   doc.components = { ...components, schemas };
   // The version first, as readers of the document expect.
   return { openapi: doc.openapi, ...doc } as unknown as D;
-}
-
-/** Every operation with a path parameter gains the 400 `malformed_path` (as a marker, filled in like the others). */
-function withMalformedPaths(paths: JsonObject): JsonObject {
-  const out: JsonObject = {};
-  for (const [path, item] of Object.entries(paths)) {
-    if (!path.includes("{") || !isObject(item)) {
-      out[path] = item;
-      continue;
-    }
-    out[path] = Object.fromEntries(
-      Object.entries(item).map(([method, op]) => [
-        method,
-        isObject(op) && isObject(op.responses) ? { ...op, responses: withMalformedPath(op.responses) } : op,
-      ]),
-    );
-  }
-  return out;
-}
-
-function withMalformedPath(responses: JsonObject): JsonObject {
-  const notFound = responses["404"];
-  const description = "Bad request: `malformed_path`";
-  const response: JsonObject = {
-    description,
-    ...(isObject(notFound) && isObject(notFound.headers) ? { headers: notFound.headers } : {}),
-    content: {
-      "application/json": { schema: { description, [ERROR_RESPONSE_KEY]: { status: 400, codes: ["malformed_path"] } } },
-    },
-  };
-  return Object.fromEntries(
-    Object.entries({ ...responses, "400": response }).sort(([a], [b]) => a.localeCompare(b)),
-  ) as JsonObject;
 }
 
 /** TypeBox's pattern for a `Record` keyed by `t.String()`. */

@@ -32,6 +32,7 @@ export function accountRoutes(accounts: AccountService, lastUsedAt: (keyId: stri
         body: CreateApiKeyBody,
         response: controlResponses(
           { 201: ApiKeyCreated },
+          "malformed_path",
           "account_not_found",
           "unsupported_media_type",
           "payload_too_large",
@@ -54,7 +55,7 @@ export function accountRoutes(accounts: AccountService, lastUsedAt: (keyId: stri
       }),
       {
         params: AccountParams,
-        response: controlResponses({ 200: ApiKeyList }, "account_not_found"),
+        response: controlResponses({ 200: ApiKeyList }, "malformed_path", "account_not_found"),
         detail: {
           tags,
           security,
@@ -73,6 +74,7 @@ export function accountRoutes(accounts: AccountService, lastUsedAt: (keyId: stri
         params: AccountKeyParams,
         response: controlResponses(
           { 204: NoContent("Revoked; the key fails from the next request on") },
+          "malformed_path",
           "account_not_found",
           "api_key_not_found",
         ),
@@ -91,6 +93,7 @@ export function accountRoutes(accounts: AccountService, lastUsedAt: (keyId: stri
         body: AddMemberBody,
         response: controlResponses(
           { 201: t.Object({ member: TeamMember }) },
+          "malformed_path",
           "account_not_found",
           "member_exists",
           "unsupported_media_type",
@@ -109,7 +112,7 @@ export function accountRoutes(accounts: AccountService, lastUsedAt: (keyId: stri
     )
     .get("/members", ({ params }) => accounts.listMembers(params.accountId), {
       params: AccountParams,
-      response: controlResponses({ 200: TeamMemberList }, "account_not_found"),
+      response: controlResponses({ 200: TeamMemberList }, "malformed_path", "account_not_found"),
       detail: { tags, security, operationId: "listTeamMembers", summary: "List team members" },
     })
     .delete(
@@ -120,7 +123,12 @@ export function accountRoutes(accounts: AccountService, lastUsedAt: (keyId: stri
       },
       {
         params: AccountMemberParams,
-        response: controlResponses({ 204: NoContent("Removed") }, "account_not_found", "member_not_found"),
+        response: controlResponses(
+          { 204: NoContent("Removed") },
+          "malformed_path",
+          "account_not_found",
+          "member_not_found",
+        ),
         detail: { tags, security, operationId: "removeTeamMember", summary: "Remove a team member" },
       },
     );

@@ -28,7 +28,13 @@ export function dashboardDataRoutes(services: Services) {
     })
     .post("/accounts/:accountId/dashboard-key", ({ params }) => dashboardKeys.forAccount(params.accountId), {
       params: AccountParams,
-      response: controlResponses({ 200: DashboardKey }, "account_not_found", "limit_exceeded", "validation_error"),
+      response: controlResponses(
+        { 200: DashboardKey },
+        "malformed_path",
+        "account_not_found",
+        "limit_exceeded",
+        "validation_error",
+      ),
       detail: {
         operationId: "getDashboardKey",
         tags,
@@ -49,7 +55,7 @@ export function dashboardDataRoutes(services: Services) {
     })
     .get("/versions/:versionId/bundle", ({ params }) => bundleContents.list(params.versionId), {
       params: VersionIdParams,
-      response: controlResponses({ 200: BundleContents }, "version_not_found"),
+      response: controlResponses({ 200: BundleContents }, "malformed_path", "version_not_found"),
       detail: {
         operationId: "getVersionBundle",
         tags,
@@ -80,6 +86,7 @@ export function dashboardDataRoutes(services: Services) {
         ),
         response: controlResponses(
           { 200: SoundBytes },
+          "malformed_path",
           "version_not_found",
           "bundle_file_not_found",
           "payload_too_large",

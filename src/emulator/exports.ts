@@ -150,7 +150,7 @@ export function exportRoutes(runtime: Runtime) {
       },
       {
         params: t.Object({ id: t.String({ maxLength: 200 }) }),
-        response: controlResponses({ 204: NoContent("State restored") }, "snapshot_not_found"),
+        response: controlResponses({ 204: NoContent("State restored") }, "malformed_path", "snapshot_not_found"),
         detail: {
           tags,
           security,
@@ -169,7 +169,7 @@ export function exportRoutes(runtime: Runtime) {
       },
       {
         params: t.Object({ id: t.String({ maxLength: 200 }) }),
-        response: controlResponses({ 204: NoContent("Snapshot removed") }, "snapshot_not_found"),
+        response: controlResponses({ 204: NoContent("Snapshot removed") }, "malformed_path", "snapshot_not_found"),
         detail: { tags, security, operationId: "deleteSnapshot", summary: "Forget a snapshot" },
       },
     );

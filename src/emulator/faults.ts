@@ -58,7 +58,7 @@ export function faultRoutes(runtime: Runtime) {
       },
       {
         params: IdParams,
-        response: controlResponses({ 204: NoContent("Rule removed") }, "fault_not_found"),
+        response: controlResponses({ 204: NoContent("Rule removed") }, "malformed_path", "fault_not_found"),
         detail: { tags, security, operationId: "deleteFault", summary: "Remove one fault rule" },
       },
     );

@@ -15,6 +15,7 @@ export function installControlRoutes(installs: InstallService) {
       body: InstallBody,
       response: controlResponses(
         { 200: InstallStats },
+        "malformed_path",
         "extension_not_found",
         "version_not_found",
         "no_current_version",
@@ -39,6 +40,7 @@ export function installControlRoutes(installs: InstallService) {
       body: InstallBody,
       response: controlResponses(
         { 200: InstallStats },
+        "malformed_path",
         "extension_not_found",
         "version_not_found",
         "not_enough_installs",
@@ -61,6 +63,7 @@ export function installControlRoutes(installs: InstallService) {
       body: RolloutBody,
       response: controlResponses(
         { 200: InstallStats },
+        "malformed_path",
         "extension_not_found",
         "version_not_found",
         "no_current_version",

@@ -56,7 +56,7 @@ export function limitRequestRoutes(requests: LimitRequestService) {
     })
     .get("/:id", ({ params }) => ({ limitRequest: requests.get(params.id) }), {
       params: IdParams,
-      response: controlResponses({ 200: LimitRequestEnvelope }, "limit_request_not_found"),
+      response: controlResponses({ 200: LimitRequestEnvelope }, "malformed_path", "limit_request_not_found"),
       detail: { tags, security, operationId: "getLimitRequest", summary: "One limit request" },
     })
     .post("/:id/approve", ({ params, body }) => ({ limitRequest: requests.approve(params.id, body.reason) }), {
@@ -65,6 +65,7 @@ export function limitRequestRoutes(requests: LimitRequestService) {
       body: ApproveLimitRequestBody,
       response: controlResponses(
         { 200: LimitRequestEnvelope },
+        "malformed_path",
         "limit_request_not_found",
         "limit_request_decided",
         "unsupported_media_type",
@@ -85,6 +86,7 @@ export function limitRequestRoutes(requests: LimitRequestService) {
       body: RejectLimitRequestBody,
       response: controlResponses(
         { 200: LimitRequestEnvelope },
+        "malformed_path",
         "limit_request_not_found",
         "limit_request_decided",
         "unsupported_media_type",

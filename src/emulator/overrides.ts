@@ -19,6 +19,7 @@ function scopeRoutes(overrides: OverrideService, scope: OverrideScope, segment: 
       body: OverridesBody,
       response: controlResponses(
         { 200: OverridesView },
+        "malformed_path",
         notFound,
         "unsupported_media_type",
         "payload_too_large",
@@ -35,7 +36,7 @@ function scopeRoutes(overrides: OverrideService, scope: OverrideScope, segment: 
     })
     .get("/:id", ({ params }) => overrides.get(scope, params.id), {
       params,
-      response: controlResponses({ 200: OverridesView }, notFound),
+      response: controlResponses({ 200: OverridesView }, "malformed_path", notFound),
       detail: { tags, security, operationId: `get${Scope}Overrides`, summary: `Read the limit overrides of ${what}` },
     })
     .delete(
@@ -46,7 +47,11 @@ function scopeRoutes(overrides: OverrideService, scope: OverrideScope, segment: 
       },
       {
         params,
-        response: controlResponses({ 204: NoContent("Overrides removed; defaults apply again") }, notFound),
+        response: controlResponses(
+          { 204: NoContent("Overrides removed; defaults apply again") },
+          "malformed_path",
+          notFound,
+        ),
         detail: {
           tags,
           security,

@@ -82,7 +82,12 @@ export function requestLogRoutes(runtime: Runtime) {
       {
         // t.Integer coerces the path's text; an id that is not an integer of at least 1 is a 422.
         params: t.Object({ id: t.Integer({ minimum: 1, description: "Entry id from the log" }) }),
-        response: controlResponses({ 200: RequestLogDetail }, "request_not_found", "validation_error"),
+        response: controlResponses(
+          { 200: RequestLogDetail },
+          "malformed_path",
+          "request_not_found",
+          "validation_error",
+        ),
         detail: {
           operationId: "getRequest",
           tags,

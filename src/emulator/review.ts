@@ -36,6 +36,7 @@ export function reviewRoutes(runtime: Runtime) {
       params: VersionIdParams,
       response: controlResponses(
         { 200: ReviewedVersion },
+        "malformed_path",
         "version_not_found",
         "version_not_pending",
         "version_archived",
@@ -58,6 +59,7 @@ export function reviewRoutes(runtime: Runtime) {
         body: RejectBody,
         response: controlResponses(
           { 200: ReviewedVersion },
+          "malformed_path",
           "version_not_found",
           "version_not_pending",
           "version_archived",
@@ -77,12 +79,12 @@ export function reviewRoutes(runtime: Runtime) {
     )
     .post("/extensions/:id/disable", ({ params }) => adminStatus.disable(params.id), {
       params: IdParams,
-      response: controlResponses({ 200: AdminStatus }, "extension_not_found"),
+      response: controlResponses({ 200: AdminStatus }, "malformed_path", "extension_not_found"),
       detail: { tags, security, operationId: "disableExtension", summary: "Disable an extension (admin status)" },
     })
     .post("/extensions/:id/enable", ({ params }) => adminStatus.enable(params.id), {
       params: IdParams,
-      response: controlResponses({ 200: AdminStatus }, "extension_not_found"),
+      response: controlResponses({ 200: AdminStatus }, "malformed_path", "extension_not_found"),
       detail: {
         tags,
         security,

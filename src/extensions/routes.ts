@@ -34,7 +34,7 @@ export function extensionRoutes(extensions: ExtensionService) {
       .get("/:id", ({ principal, params }) => extensions.get(principal.accountId, params.id), {
         auth: "extensions:read",
         params: ExtensionIdParams,
-        response: apiResponses({ 200: Extension }, "extension_not_found"),
+        response: apiResponses({ 200: Extension }, "malformed_path", "extension_not_found"),
         detail: { tags, operationId: "getExtension", summary: "Get one extension (full object)" },
       })
       .post(
@@ -61,7 +61,7 @@ export function extensionRoutes(extensions: ExtensionService) {
         json: true,
         params: ExtensionIdParams,
         body: UpdateExtensionBody,
-        response: apiResponses({ 200: Extension }, "extension_not_found", ...JSON_BODY_ERRORS),
+        response: apiResponses({ 200: Extension }, "malformed_path", "extension_not_found", ...JSON_BODY_ERRORS),
         detail: {
           tags,
           operationId: "updateExtension",
@@ -80,6 +80,7 @@ export function extensionRoutes(extensions: ExtensionService) {
           params: ExtensionIdParams,
           response: apiResponses(
             { 204: NoContent("Deleted, with its versions, bundles, secrets and installs") },
+            "malformed_path",
             "extension_not_found",
             "extension_listed",
           ),

@@ -13,7 +13,7 @@ export function installRoutes(installs: InstallService) {
     .get("/:id/installs", ({ principal, params }) => installs.statsForAccount(principal.accountId, params.id), {
       auth: "extensions:read",
       params: ExtensionIdParams,
-      response: apiResponses({ 200: InstallStats }, "extension_not_found"),
+      response: apiResponses({ 200: InstallStats }, "malformed_path", "extension_not_found"),
       detail: {
         tags,
         operationId: "getInstallStatistics",

@@ -15,7 +15,7 @@ export function limitsRoutes(view: LimitsView, operationId: "getLimits" | "getDe
     .get("/extensions/:id/limits", ({ principal, params }) => view.forExtension(principal.accountId, params.id), {
       auth: "extensions:read",
       params: ExtensionIdParams,
-      response: apiResponses({ 200: LimitsResponse }, "extension_not_found"),
+      response: apiResponses({ 200: LimitsResponse }, "malformed_path", "extension_not_found"),
       detail: {
         operationId,
         tags: ["Limits"],

@@ -14,7 +14,7 @@ export function secretRoutes(secrets: SecretService) {
     .get("/:id/secrets", ({ principal, params }) => ({ keys: secrets.listNames(principal.accountId, params.id) }), {
       auth: "secrets:read",
       params: ExtensionIdParams,
-      response: apiResponses({ 200: SecretKeyList }, "extension_not_found"),
+      response: apiResponses({ 200: SecretKeyList }, "malformed_path", "extension_not_found"),
       detail: {
         tags,
         operationId: "listSecretKeys",
@@ -35,6 +35,7 @@ export function secretRoutes(secrets: SecretService) {
         body: PutSecretBody,
         response: apiResponses(
           { 204: NoContent("Stored (created or replaced)") },
+          "malformed_path",
           "extension_not_found",
           ...JSON_BODY_ERRORS,
           "limit_exceeded",
@@ -59,6 +60,7 @@ export function secretRoutes(secrets: SecretService) {
         params: SecretParams,
         response: apiResponses(
           { 204: NoContent("Deleted") },
+          "malformed_path",
           "extension_not_found",
           "secret_not_found",
           "validation_error",

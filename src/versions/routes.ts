@@ -22,7 +22,7 @@ export function versionRoutes(versions: VersionService, blobs: BlobStore) {
         auth: "extensions:read",
         params: ExtensionIdParams,
         query: VersionListQuery,
-        response: apiResponses({ 200: VersionList }, "extension_not_found", "validation_error"),
+        response: apiResponses({ 200: VersionList }, "malformed_path", "extension_not_found", "validation_error"),
         detail: {
           tags,
           operationId: "listVersions",
@@ -71,6 +71,7 @@ export function versionRoutes(versions: VersionService, blobs: BlobStore) {
         params: ExtensionIdParams,
         response: apiResponses(
           { 202: VersionSubmitted },
+          "malformed_path",
           "extension_not_found",
           "version_exists",
           "payload_too_large",
