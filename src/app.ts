@@ -83,11 +83,14 @@ function health(runtime: Runtime) {
   );
 }
 
-/** The developer API: what the app is built with, beside /healthz. */
-function developerApi(runtime: Runtime) {
+/**
+ * The developer API, registered on `app` itself: each route is added once more per plugin level it sits in, so
+ * the resource plugins go straight into the app's groups. What the app is built with, beside /healthz.
+ */
+function withDeveloperApi(app: AnyElysia, runtime: Runtime): AnyElysia {
   const { services } = runtime;
   return (
-    new Elysia({ name: "developer-api" })
+    app
       .group(API_PREFIX, (api) =>
         api
           .use(extensionRoutes(services.extensions))
@@ -118,11 +121,11 @@ async function dashboard(runtime: Runtime) {
 /** Every route of the emulator in one app, built afresh: what the OpenAPI document describes, and what tests list. */
 export async function everyRoute(runtime: Runtime): Promise<AnyElysia> {
   // In the order the document has always listed them: /healthz, the control plane, the developer API.
-  return new Elysia(READING)
+  const root = new Elysia(READING)
     .use(health(runtime))
     .use(await dashboard(runtime))
-    .use(await controlPlane(runtime))
-    .use(developerApi(runtime));
+    .use(await controlPlane(runtime));
+  return withDeveloperApi(root, runtime);
 }
 
 export function createApp(runtime: Runtime) {
@@ -157,7 +160,7 @@ export function createApp(runtime: Runtime) {
       (await to()).handle(request);
   const lazily = { parse: "none", detail: { hide: true } } as const;
 
-  const app = new Elysia(READING)
+  const root = new Elysia(READING)
     .use(
       preRouting({
         clock: runtime.clock,
@@ -179,7 +182,6 @@ export function createApp(runtime: Runtime) {
     .use(errorHandler(logger, (path) => routes.allowed(path)))
     .use(answers(observers))
     .use(health(runtime))
-    .use(developerApi(runtime))
     .all(CONTROL_PREFIX, delegate(controlPart), lazily)
     .all(`${CONTROL_PREFIX}/*`, delegate(controlPart), lazily)
     .all("/", delegate(dashboardPart), lazily)
@@ -188,6 +190,7 @@ export function createApp(runtime: Runtime) {
     .all(DOCS_PATH, delegate(docsPart), lazily)
     .all(`${DOCS_PATH}/*`, delegate(docsPart), lazily)
     .all(OPENAPI_PATH, delegate(docsPart), lazily);
+  const app = withDeveloperApi(root, runtime);
   routes.add(app.routes);
   return app;
 }

@@ -8,7 +8,6 @@ import { answeringFetch, createApp } from "./app";
 import { API_PREFIX, CONTROL_PREFIX, type ServerConfig, urlHost } from "./config";
 import { dashboardLoginUrl } from "./dashboard/login";
 import { closeRequestStreams } from "./emulator/request-stream";
-import { exportState } from "./exports/document";
 import { removeReadyFile, removeStaleReadyFile, writeReadyFile } from "./ready-file";
 import { createRuntime, createStarterAccount, type Runtime, type RuntimeOptions } from "./runtime";
 import { removeServerFile, writeServerFile } from "./server-file";
@@ -177,11 +176,14 @@ function advertise(runtime: Runtime, url: string): ReturnType<typeof writeServer
 
 /**
  * `--export-on-exit`: the state as it is once the last request has drained; a failure is logged, not thrown.
- * The archive module is loaded here, not by every start.
+ * The export's modules are loaded here, not by every start.
  */
 async function exportOnExit(runtime: Runtime, dir: string): Promise<void> {
   try {
-    const { writeExportDir } = await import("./exports/archive");
+    const [{ writeExportDir }, { exportState }] = await Promise.all([
+      import("./exports/archive"),
+      import("./exports/document"),
+    ]);
     writeExportDir(exportState(runtime), (id) => runtime.blobs.pathOf(id), dir);
     runtime.logger.info("state exported", { dir });
   } catch (e) {
