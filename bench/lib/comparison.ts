@@ -42,7 +42,7 @@ export const MEASURES: readonly Measure[] = [
   },
   {
     id: "start",
-    label: "start → first authenticated API answer (median of the round's starts)",
+    label: "start → first authenticated API answer (quickest of the round's starts)",
     unit: "ms",
     higherIsBetter: false,
     ceiling: "the floor: a compiled Bun.serve answering /healthz",
