@@ -8,9 +8,10 @@
  *
  * `answers` is the one step after the handler (a global mapResponse hook: the one onError returns the error
  * envelope as a value, so success and error answers alike pass through it before they are sent). There:
- *  - the headers of the request's context go on an answer the framework makes from a value (a JSON body, an
- *    error envelope), through its response state, so the answer is made once with them; a handler that makes
- *    its own Response puts them on it itself (`answerHeadersOf`), so the framework sends that Response as it is;
+ *  - every answer is made once, with its headers: a JSON value (a route's body, the error envelope) becomes its
+ *    Response here, with the status and headers set while it was served and the request's own (the rate
+ *    window's); a handler that makes its own Response puts them on it itself (`answerHeadersOf`). Either way the
+ *    framework is left nothing to merge and sends the Response as it is (its fast path);
  *  - every answer is reported to the observers (the request log, the start-up trace);
  *  - the request's temporary files are removed: it is their one owner, so whatever happened — a refusal while
  *    reading, a failed check, a success that moved the file away — nothing it made outlives its answer (and a
@@ -151,6 +152,22 @@ function dropUnreadBody(request: Request, set: { headers: Record<string, unknown
   })();
 }
 
+/** A value the framework would serialize as JSON: a plain object or an array. */
+const isJsonValue = (value: unknown): value is object =>
+  Array.isArray(value) ||
+  (typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype);
+
+/** The answer to a JSON value, made with the response state's status and headers, which it then leaves empty. */
+function jsonAnswer(value: object, set: { status?: number | string; headers: Record<string, unknown> }): Response {
+  const answer = Response.json(value, {
+    status: statusOf(value, set.status),
+    headers: set.headers as Record<string, string>,
+  });
+  set.status = 200;
+  set.headers = Object.create(null);
+  return answer;
+}
+
 export function answers(observers: readonly AnswerObserver[]) {
   return new Elysia({ name: "answers" }).mapResponse({ as: "global" }, ({ request, responseValue, set }) => {
     // The value goes back unchanged, whatever it is (the hook's type names only a Response): a hook that
@@ -174,8 +191,10 @@ export function answers(observers: readonly AnswerObserver[]) {
         if (wait) (pending ??= []).push(wait);
       }
     }
+    const state = set as { status?: number | string; headers: Record<string, unknown> };
     // After the observers, one of which may have begun to read a small body for the log.
-    if (untouched(request)) dropUnreadBody(request, set as { headers: Record<string, unknown> });
-    return pending ? Promise.all(pending).then(() => value) : value;
+    if (untouched(request)) dropUnreadBody(request, state);
+    const sent = isJsonValue(value) ? jsonAnswer(value, state) : value;
+    return pending ? Promise.all(pending).then(() => sent) : sent;
   });
 }

@@ -26,7 +26,7 @@ export const POST_ROUTE_GROUPS: Record<string, RateGroup> = {
 
 /**
  * Which group a developer API request counts against, from its method and the route it reaches (its path in
- * the app's route table, src/http/route-index.ts; null for none). A POST that reaches no route (a 404/405),
+ * the app's route table, src/http/route-table.ts; null for none). A POST that reaches no route (a 404/405),
  * OPTIONS, … fit no group and are not counted, so a client's typo cannot burn its 10-per-hour extension budget.
  */
 export function rateGroupOf(method: string, route: string | null): RateGroup | null {

@@ -251,33 +251,44 @@ function observed(list: Refusal[], seen: Seen[]) {
   }));
 }
 
+/** Each client is a process of its own (node, curl per request): on a busy machine spawning them takes seconds. */
+const SPAWNING_MS = 60_000;
+
 describe("a refusal before the body is read, on every upload route", () => {
   for (const [client, send] of Object.entries(CLIENTS))
-    test(`is read by ${client} while it is still sending`, async () => {
-      const list = refusals();
-      expect(observed(list, await send(list))).toEqual(expected(list));
-    });
+    test(
+      `is read by ${client} while it is still sending`,
+      async () => {
+        const list = refusals();
+        expect(observed(list, await send(list))).toEqual(expected(list));
+      },
+      SPAWNING_MS,
+    );
 
-  test("a 429 too, once the submission window is spent, by every client", async () => {
-    const limited: Refusal = {
-      name: "429 window",
-      path: VERSIONS,
-      headers: { ...MULTIPART, ...bearer(DEMO_KEY) },
-      body: submission(),
-      status: 429,
-      code: "rate_limited",
-    };
-    // Spend what is left of the 30 submissions an hour: each reaches the route and is a 404 (no such extension).
-    for (let i = 0; i < 30; i++) {
-      const res = await fetch(`${emu.url}/developer/v1/extensions/ext_missing/versions`, {
-        method: "POST",
+  test(
+    "a 429 too, once the submission window is spent, by every client",
+    async () => {
+      const limited: Refusal = {
+        name: "429 window",
+        path: VERSIONS,
         headers: { ...MULTIPART, ...bearer(DEMO_KEY) },
-        body: "x",
-      });
-      await res.arrayBuffer();
-      if (res.status === 429) break;
-    }
-    for (const send of Object.values(CLIENTS))
-      expect(observed([limited], await send([limited]))).toEqual(expected([limited]));
-  });
+        body: submission(),
+        status: 429,
+        code: "rate_limited",
+      };
+      // Spend what is left of the 30 submissions an hour: each reaches the route and is a 404 (no such extension).
+      for (let i = 0; i < 30; i++) {
+        const res = await fetch(`${emu.url}/developer/v1/extensions/ext_missing/versions`, {
+          method: "POST",
+          headers: { ...MULTIPART, ...bearer(DEMO_KEY) },
+          body: "x",
+        });
+        await res.arrayBuffer();
+        if (res.status === 429) break;
+      }
+      for (const send of Object.values(CLIENTS))
+        expect(observed([limited], await send([limited]))).toEqual(expected([limited]));
+    },
+    SPAWNING_MS,
+  );
 });
