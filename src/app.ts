@@ -12,7 +12,7 @@
 import { type AnyElysia, Elysia } from "elysia";
 import { CHALLENGE_PATTERN, serverProof } from "./auth/server-proof";
 import { API_PREFIX, CONTROL_PREFIX, DEPLOY_LIMITS_PREFIX, isLoopback } from "./config";
-import { UI_PREFIX } from "./dashboard/build";
+import { FAVICON_PATH, UI_PREFIX } from "./dashboard/build";
 import { LOGIN_PATH } from "./dashboard/login";
 import { DOCS_PATH, OPENAPI_PATH } from "./docs/page-extras";
 import { adminGate } from "./emulator/admin-auth";
@@ -89,18 +89,19 @@ function health(runtime: Runtime) {
  */
 function withDeveloperApi(app: AnyElysia, runtime: Runtime): AnyElysia {
   const { services } = runtime;
+  // Each route builds its service on its first request (a service prepares its statements when built).
   return (
     app
       .group(API_PREFIX, (api) =>
         api
-          .use(extensionRoutes(services.extensions))
-          .use(secretRoutes(services.secrets))
-          .use(installRoutes(services.installs))
-          .use(versionRoutes(services.versions, runtime.blobs))
-          .use(limitsRoutes(services.limitsView, "getLimits")),
+          .use(extensionRoutes(() => services.extensions))
+          .use(secretRoutes(() => services.secrets))
+          .use(installRoutes(() => services.installs))
+          .use(versionRoutes(() => services.versions, runtime.blobs))
+          .use(limitsRoutes(() => services.limitsView, "getLimits")),
       )
       // The literal path the spec gives the deploy tool for the limits endpoint; same body.
-      .group(DEPLOY_LIMITS_PREFIX, (deploy) => deploy.use(limitsRoutes(services.limitsView, "getDeployLimits")))
+      .group(DEPLOY_LIMITS_PREFIX, (deploy) => deploy.use(limitsRoutes(() => services.limitsView, "getDeployLimits")))
   );
 }
 
@@ -185,6 +186,7 @@ export function createApp(runtime: Runtime) {
     .all(CONTROL_PREFIX, delegate(controlPart), lazily)
     .all(`${CONTROL_PREFIX}/*`, delegate(controlPart), lazily)
     .all("/", delegate(dashboardPart), lazily)
+    .all(FAVICON_PATH, delegate(dashboardPart), lazily)
     .all(`${UI_PREFIX}*`, delegate(dashboardPart), lazily)
     .all(LOGIN_PATH, delegate(dashboardPart), lazily)
     .all(DOCS_PATH, delegate(docsPart), lazily)

@@ -1,11 +1,14 @@
 /**
  * A start builds only the services a start uses: the others prepare their SQL statements (drizzle's query
- * building, a large part of a cold start) on their first use, and work the same once built.
+ * building, a large part of a cold start) on their first use, and work the same once built. Building the app
+ * builds none of the services its routes call: a route's first request does.
  */
 import { Database } from "bun:sqlite";
 import { afterEach, beforeEach, expect, test } from "bun:test";
+import { createApp } from "../src/app";
 import { parseServerConfig } from "../src/config";
 import { lazyProperties } from "../src/lazy-object";
+import { onFirstUse } from "../src/on-first-use";
 import { createRuntime, createStarterAccount, type Runtime } from "../src/runtime";
 
 const prepared: string[] = [];
@@ -63,6 +66,22 @@ test("a lazily built service is built on its first use and answers as it would h
   runtime.services.secrets.put(accountId, extension.id, "API_TOKEN", "v");
   expect(touching("secrets").length).toBeGreaterThan(0);
   expect(runtime.services.secrets.listNames(accountId, extension.id)).toEqual(["API_TOKEN"]);
+});
+
+test("building the app prepares no statement of the secrets, installs, versions or limits services", () => {
+  runtime = startWithStarter();
+  prepared.length = 0;
+  createApp(runtime);
+  for (const table of ["secrets", "install_counters", "versions", "extension_overrides"])
+    expect({ table, prepared: touching(table) }).toEqual({ table, prepared: [] });
+});
+
+test("onFirstUse builds once, on the first call, and returns what it built", () => {
+  let builds = 0;
+  const part = onFirstUse(() => ({ n: ++builds }));
+  expect(builds).toBe(0);
+  expect(part()).toBe(part());
+  expect(builds).toBe(1);
 });
 
 test("lazyProperties makes each property once, on its first read", () => {

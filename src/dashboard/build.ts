@@ -19,6 +19,9 @@ export interface DashboardAssets {
 export const UI_PREFIX = "/ui/";
 
 /** The dashboard's icon: inline in its page, and at /favicon.ico for the pages that are not the dashboard's. */
+/** Where a browser asks every origin for its icon. */
+export const FAVICON_PATH = "/favicon.ico";
+
 export const FAVICON_SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#0b5cad"/><path d="M9 10h14M9 16h10M9 22h14" stroke="#fff" stroke-width="3" stroke-linecap="round"/></svg>';
 const FAVICON = `data:image/svg+xml,${encodeURIComponent(FAVICON_SVG)}`;

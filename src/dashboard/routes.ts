@@ -9,7 +9,7 @@ import { errors } from "../errors/catalog";
 import { errorResponses } from "../errors/model";
 import { t } from "../http/schema";
 import { dashboardAssets } from "./assets";
-import { FAVICON_SVG, UI_PREFIX } from "./build";
+import { FAVICON_PATH, FAVICON_SVG, UI_PREFIX } from "./build";
 
 const CSP = [
   "default-src 'none'",
@@ -54,7 +54,7 @@ export function dashboardRoutes() {
       // A browser asks every page's origin for /favicon.ico: a JSON answer shown in a tab (a used login link,
       // a control-plane URL opened by hand) would otherwise log a 404 in the console.
       .get(
-        "/favicon.ico",
+        FAVICON_PATH,
         () =>
           new Response(FAVICON_SVG, {
             headers: { ...SECURITY_HEADERS, "content-type": "image/svg+xml", "cache-control": "public, max-age=86400" },

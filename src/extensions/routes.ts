@@ -15,13 +15,13 @@ import type { ExtensionService } from "./service";
 
 const tags = ["Extensions"];
 
-export function extensionRoutes(extensions: ExtensionService) {
+export function extensionRoutes(extensions: () => ExtensionService) {
   return (
     new Elysia({ prefix: "/extensions" })
       .use(apiAuth)
       // The hot path: the body comes serialized from the service's cache (its shape is the ExtensionList schema below:
       // the service's prepared list query), the answer made once with the request's rate-limit headers.
-      .get("", ({ principal, request }) => jsonResponse(extensions.listJson(principal.accountId), request), {
+      .get("", ({ principal, request }) => jsonResponse(extensions().listJson(principal.accountId), request), {
         auth: "extensions:read",
         response: apiResponses({ 200: ExtensionList }),
         detail: {
@@ -31,7 +31,7 @@ export function extensionRoutes(extensions: ExtensionService) {
           description: "Newest first. No pagination.",
         },
       })
-      .get("/:id", ({ principal, params }) => extensions.get(principal.accountId, params.id), {
+      .get("/:id", ({ principal, params }) => extensions().get(principal.accountId, params.id), {
         auth: "extensions:read",
         params: ExtensionIdParams,
         response: apiResponses({ 200: Extension }, "malformed_path", "extension_not_found"),
@@ -41,7 +41,7 @@ export function extensionRoutes(extensions: ExtensionService) {
         "",
         ({ principal, body, set }) => {
           set.status = 201;
-          return { extension: extensions.create(principal.accountId, body) };
+          return { extension: extensions().create(principal.accountId, body) };
         },
         {
           auth: "extensions:write",
@@ -56,7 +56,7 @@ export function extensionRoutes(extensions: ExtensionService) {
           },
         },
       )
-      .patch("/:id", ({ principal, params, body }) => extensions.update(principal.accountId, params.id, body), {
+      .patch("/:id", ({ principal, params, body }) => extensions().update(principal.accountId, params.id, body), {
         auth: "extensions:write",
         json: true,
         params: ExtensionIdParams,
@@ -72,7 +72,7 @@ export function extensionRoutes(extensions: ExtensionService) {
       .delete(
         "/:id",
         ({ principal, params, request }) => {
-          extensions.remove(principal.accountId, params.id);
+          extensions().remove(principal.accountId, params.id);
           return noContent(request);
         },
         {

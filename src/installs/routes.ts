@@ -7,10 +7,10 @@ import type { InstallService } from "./service";
 
 const tags = ["Installs"];
 
-export function installRoutes(installs: InstallService) {
+export function installRoutes(installs: () => InstallService) {
   return new Elysia({ prefix: "/extensions" })
     .use(apiAuth)
-    .get("/:id/installs", ({ principal, params }) => installs.statsForAccount(principal.accountId, params.id), {
+    .get("/:id/installs", ({ principal, params }) => installs().statsForAccount(principal.accountId, params.id), {
       auth: "extensions:read",
       params: ExtensionIdParams,
       response: apiResponses({ 200: InstallStats }, "malformed_path", "extension_not_found"),

@@ -9,10 +9,10 @@ import type { LimitsView } from "./view";
  * GET /extensions/:id/limits. Mounted twice by the app: under /developer/v1 and under the literal
  * /v1/developer prefix the spec gives the deploy tool; same handler, same body, one operationId each.
  */
-export function limitsRoutes(view: LimitsView, operationId: "getLimits" | "getDeployLimits") {
+export function limitsRoutes(view: () => LimitsView, operationId: "getLimits" | "getDeployLimits") {
   return new Elysia()
     .use(apiAuth)
-    .get("/extensions/:id/limits", ({ principal, params }) => view.forExtension(principal.accountId, params.id), {
+    .get("/extensions/:id/limits", ({ principal, params }) => view().forExtension(principal.accountId, params.id), {
       auth: "extensions:read",
       params: ExtensionIdParams,
       response: apiResponses({ 200: LimitsResponse }, "malformed_path", "extension_not_found"),

@@ -8,10 +8,10 @@ import type { SecretService } from "./service";
 
 const tags = ["Secrets"];
 
-export function secretRoutes(secrets: SecretService) {
+export function secretRoutes(secrets: () => SecretService) {
   return new Elysia({ prefix: "/extensions" })
     .use(apiAuth)
-    .get("/:id/secrets", ({ principal, params }) => ({ keys: secrets.listNames(principal.accountId, params.id) }), {
+    .get("/:id/secrets", ({ principal, params }) => ({ keys: secrets().listNames(principal.accountId, params.id) }), {
       auth: "secrets:read",
       params: ExtensionIdParams,
       response: apiResponses({ 200: SecretKeyList }, "malformed_path", "extension_not_found"),
@@ -25,7 +25,7 @@ export function secretRoutes(secrets: SecretService) {
     .put(
       "/:id/secrets/:key",
       ({ principal, params, body, request }) => {
-        secrets.put(principal.accountId, params.id, params.key, body.value);
+        secrets().put(principal.accountId, params.id, params.key, body.value);
         return noContent(request);
       },
       {
@@ -52,7 +52,7 @@ export function secretRoutes(secrets: SecretService) {
     .delete(
       "/:id/secrets/:key",
       ({ principal, params, request }) => {
-        secrets.remove(principal.accountId, params.id, params.key);
+        secrets().remove(principal.accountId, params.id, params.key);
         return noContent(request);
       },
       {

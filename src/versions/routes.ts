@@ -10,13 +10,13 @@ import type { VersionService } from "./service";
 
 const tags = ["Versions"];
 
-export function versionRoutes(versions: VersionService, blobs: BlobStore) {
+export function versionRoutes(versions: () => VersionService, blobs: BlobStore) {
   return new Elysia({ prefix: "/extensions/:id/versions" })
     .use(apiAuth)
     .get(
       "",
       ({ principal, params, query }) => ({
-        versions: versions.list(principal.accountId, params.id, query.include === "archived"),
+        versions: versions().list(principal.accountId, params.id, query.include === "archived"),
       }),
       {
         auth: "extensions:read",
@@ -37,7 +37,7 @@ export function versionRoutes(versions: VersionService, blobs: BlobStore) {
         // Which extension, how big a body it may take and what its bundle is checked against are known
         // before a byte of the body is read: a refusal here (404, 415, 413 by Content-Length) leaves the body
         // unread, to be dropped by the answer step (src/http/request-context.ts) while the answer goes out.
-        const limits = versions.bundleLimits(principal.accountId, params.id);
+        const limits = versions().bundleLimits(principal.accountId, params.id);
         // Loaded on the first submission: the streaming parser and the inspector are not part of a cold start.
         const { FORM_OVERHEAD_BYTES, precheckUpload, receiveUpload } = await import("./upload");
         const upload = {
@@ -59,7 +59,7 @@ export function versionRoutes(versions: VersionService, blobs: BlobStore) {
         // on it any more. A version its client will never hear of would turn the client's retry into a
         // 409, so it is not created. Checked last: from here to the answer nothing yields to the event loop.
         if (request.signal.aborted) throw errors.clientClosed();
-        const result = versions.submit(principal.accountId, params.id, received);
+        const result = versions().submit(principal.accountId, params.id, received);
         delete set.headers.connection;
         set.status = 202;
         return result;
