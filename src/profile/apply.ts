@@ -5,6 +5,7 @@
  * or an error's, passes through it after it is made.
  */
 
+import { pathOf } from "../http/paths";
 import { type AnswerPlan, type BodyPlan, type CompiledProfile, choosePlan, isError } from "./compile";
 import type { JsonType } from "./model";
 import { jsonTypeOf } from "./shapes";
@@ -89,21 +90,13 @@ export function applyPlan(plan: AnswerPlan, answer: PlainAnswer): PlainAnswer {
   return { status: plan.status, headers, body };
 }
 
-/** The path of a request URL the app accepted (it refuses a URL without an origin before routing). */
-function pathOfUrl(url: string): string {
-  const start = url.indexOf("/", url.indexOf("//") + 2);
-  if (start < 0) return "/";
-  const end = url.indexOf("?", start);
-  return end < 0 ? url.slice(start) : url.slice(start, end);
-}
-
 type Fetch = (request: Request) => Response | Promise<Response>;
 
 /** The app's fetch handler, with the profile's answers for the operations it names. */
 export function profiledFetch(fetch: Fetch, profile: CompiledProfile): Fetch {
   return async (request) => {
     const response = await fetch(request);
-    const plans = profile.plansFor(request.method, pathOfUrl(request.url), response.status);
+    const plans = profile.plansFor(request.method, pathOf(request.url), response.status);
     if (!plans) return response;
     const text = response.body === null ? null : await response.text();
     const plan = choosePlan(plans, plans.size === 1 && plans.has("") ? null : errorCodeOf(text));

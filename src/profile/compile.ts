@@ -5,6 +5,7 @@
  * changes as a tree over ext's field names, and the headers. Pure: the server applies the plans (apply.ts),
  * conformance and the proxy compile what they save so a saved profile always loads.
  */
+import { compilePattern, type PathPattern } from "../http/route-table";
 import type { DifferenceKind, JsonType, Profile, ProfileEntry } from "./model";
 import { type AnswerShape, type AnswerShapes, type PathStep, parsePath, type Shape, shapeAt } from "./shapes";
 
@@ -51,8 +52,8 @@ export interface AnswerPlan {
 export interface OperationPlan {
   operation: string;
   method: string;
-  /** The path's segments; null where the template has a parameter. */
-  segments: (string | null)[];
+  /** The operation's path template, matched by the app's one path matcher (src/http/route-table.ts). */
+  path: PathPattern;
   /** ext's status → ext's error code (or "" for any) → the plan. */
   answers: Map<number, Map<string, AnswerPlan>>;
 }
@@ -258,12 +259,8 @@ function planOf(entries: [number, ProfileEntry][], status: number): AnswerPlan {
   return plan;
 }
 
-function segmentsOf(path: string): (string | null)[] {
-  return path
-    .split("/")
-    .slice(1)
-    .map((s) => (/^\{[^}]+\}$/.test(s) ? null : s));
-}
+/** An operation's path as the document writes it (`/extensions/{id}`), as the route table's pattern (`:id`). */
+const patternOf = (path: string) => compilePattern(path.replace(/\{([^}]+)\}/g, ":$1"));
 
 /** Checks every entry against `shapes` and compiles the profile; a ProfileError names the first entry at fault. */
 export function compileProfile(profile: Profile, shapes: AnswerShapes): CompiledProfile {
@@ -312,13 +309,13 @@ export function compileProfile(profile: Profile, shapes: AnswerShapes): Compiled
       }
       if (plans.size > 0) answers.set(status, plans);
     }
-    operations.push({ operation, method, segments: segmentsOf(path), answers });
+    operations.push({ operation, method, path: patternOf(path), answers });
   }
   return {
     profile,
     operations,
     plansFor(method, path, status) {
-      const op = operations.find((o) => o.method === method && matches(o.segments, path));
+      const op = operations.find((o) => o.method === method && o.path.test(path));
       return op?.answers.get(status) ?? null;
     },
   };
@@ -327,15 +324,4 @@ export function compileProfile(profile: Profile, shapes: AnswerShapes): Compiled
 /** The plan for an answer with error code `code` (null: not an error envelope). */
 export function choosePlan(plans: Map<string, AnswerPlan>, code: string | null): AnswerPlan | null {
   return (code !== null ? plans.get(code) : undefined) ?? plans.get("") ?? null;
-}
-
-function matches(segments: (string | null)[], path: string): boolean {
-  const parts = path.split("/");
-  if (parts.length !== segments.length + 1 || parts[0] !== "") return false;
-  for (let i = 0; i < segments.length; i++) {
-    const s = segments[i];
-    const p = parts[i + 1]!;
-    if (s === null ? p === "" : s !== p) return false;
-  }
-  return true;
 }
