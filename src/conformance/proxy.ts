@@ -12,7 +12,7 @@ import { createTransport, DEFAULT_REQUEST_TIMEOUT_SECONDS } from "../calls/trans
 import { ApiError } from "../errors/api-error";
 import { errors } from "../errors/catalog";
 import { hostGate } from "../http/host-check";
-import { requestUrlProblem } from "../http/request-url";
+import { requestTarget } from "../http/request-url";
 import { errorCodeOf } from "../profile/apply";
 import { ProfileBuilder } from "../profile/builder";
 import { writeProfileFile } from "../profile/load";
@@ -107,9 +107,9 @@ function decoded(bytes: Uint8Array, encoding: string | null): string | null {
 /** The emulator's own refusals of a request it cannot place or that a page addressed by another name. */
 function refusal(request: Request, hosts: ReturnType<typeof hostGate>): Response | null {
   try {
-    const problem = requestUrlProblem(request);
-    if (problem) throw errors.badRequestTarget(problem);
-    hosts.check(request, { headers: {} }, "");
+    const target = requestTarget(request, request.url);
+    if ("problem" in target) throw errors.badRequestTarget(target.problem);
+    hosts(target.host);
     return null;
   } catch (e) {
     if (!(e instanceof ApiError)) throw e;
