@@ -33,6 +33,10 @@ if (args.includes("--render")) {
   console.log("rewrote bench/results/latest.md and the verdicts in latest.json from latest.json's figures");
   process.exit(0);
 }
+const started = performance.now();
+const log = (line: string) =>
+  console.log(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}`);
+
 const againstAt = args.findIndex((a) => a === "--against" || a.startsWith("--against="));
 if (againstAt >= 0) {
   const given = args[againstAt]!;
@@ -40,9 +44,6 @@ if (againstAt >= 0) {
   if (!ref || ref.startsWith("--")) throw new Error("--against needs a git ref: npm run bench -- --against main");
   const rounds = Number(args.find((a) => a.startsWith("--rounds="))?.slice("--rounds=".length) ?? 5);
   if (!Number.isInteger(rounds) || rounds < 3) throw new Error("--rounds: a whole number of at least 3");
-  const t0 = performance.now();
-  const log = (line: string) =>
-    console.log(`[bench ${((performance.now() - t0) / 1000).toFixed(0).padStart(3)} s] ${line}`);
   ensureWorkDir();
   ensureWrk(log);
   ensureBinary(log);
@@ -54,10 +55,6 @@ const only = onlyArg ? onlyArg.slice("--only=".length).split(",") : ids;
 for (const id of only) if (!ids.includes(id)) throw new Error(`unknown section "${id}"; choose from ${ids.join(", ")}`);
 const note = args.find((a) => a.startsWith("--note="))?.slice("--note=".length);
 const partial = quick || only.length < ids.length;
-
-const started = performance.now();
-const log = (line: string) =>
-  console.log(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}`);
 
 ensureWorkDir();
 ensureWrk(log);
