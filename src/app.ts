@@ -4,8 +4,8 @@
  *
  * Every request goes through one pipeline: the pre-routing step (src/http/pre-routing.ts: URL and Host check,
  * faults, the gates, the malformed-path guard), the route, the one error handler (src/errors/handler.ts), and
- * the answer step (src/http/request-context.ts: the answer's headers, the observers, temporary files, an unread
- * body). The app is built with the developer API only: the control plane, the dashboard and the docs are each
+ * the answer step (src/http/request-context.ts: the answer's headers, a platform profile's changes when one is
+ * active, the observers, temporary files, an unread body). The app is built with the developer API only: the control plane, the dashboard and the docs are each
  * a part built by the first request into its part of the URL space (`onFirstUse`), so a start — and the first
  * API answer a test waits for — pays for none of them.
  */
@@ -28,7 +28,7 @@ import { t } from "./http/schema";
 import { installRoutes } from "./installs/routes";
 import { limitsRoutes } from "./limits/routes";
 import { onFirstUse } from "./on-first-use";
-import { profiledFetch } from "./profile/apply";
+import { answerChanges } from "./profile/apply";
 import type { Runtime } from "./runtime";
 import { secretRoutes } from "./secrets/routes";
 import { firstResponseObserver } from "./startup-trace";
@@ -181,7 +181,7 @@ export function createApp(runtime: Runtime) {
       }),
     )
     .use(errorHandler(logger, (path) => routes.allowed(path)))
-    .use(answers(observers))
+    .use(answers(observers, runtime.profile ? answerChanges(runtime.profile.compiled) : null))
     .use(health(runtime))
     .all(CONTROL_PREFIX, delegate(controlPart), lazily)
     .all(`${CONTROL_PREFIX}/*`, delegate(controlPart), lazily)
@@ -198,13 +198,3 @@ export function createApp(runtime: Runtime) {
 }
 
 export type App = ReturnType<typeof createApp>;
-
-/**
- * The handler the server listens with: the app's own, and — only when a platform profile is active — the
- * profile's answers on top (src/profile/apply.ts): every answer, a route's or an error's, is made by the app
- * as the spec says, then sent in the platform's observed shape for the operations the profile names. Without
- * a profile nothing is added.
- */
-export function answeringFetch(app: App, runtime: Runtime): (request: Request) => Response | Promise<Response> {
-  return runtime.profile ? profiledFetch(app.fetch, runtime.profile.compiled) : app.fetch;
-}

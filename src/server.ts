@@ -4,7 +4,7 @@
 
 import { isIP } from "node:net";
 import type { Server } from "bun";
-import { answeringFetch, createApp } from "./app";
+import { createApp } from "./app";
 import { API_PREFIX, CONTROL_PREFIX, type ServerConfig, urlHost } from "./config";
 import { dashboardLoginUrl } from "./dashboard/login";
 import { closeRequestStreams } from "./emulator/request-stream";
@@ -85,7 +85,7 @@ export function startServer(config: ServerConfig, options: ServerOptions = {}): 
       reusePort: false,
       maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
       idleTimeout: idleSeconds,
-      fetch: withBodyTimeout(answeringFetch(app, runtime), idleSeconds),
+      fetch: withBodyTimeout(app.fetch, idleSeconds),
     });
     app.server = server;
   } catch (e) {

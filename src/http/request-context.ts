@@ -24,6 +24,7 @@
 import { rmSync } from "node:fs";
 import { Elysia, ElysiaCustomStatusResponse, StatusMap } from "elysia";
 import type { Principal } from "../auth/service";
+import type { PlainAnswer } from "../profile/apply";
 import type { RateHeaders } from "../ratelimit/limiter";
 import type { Plane } from "./paths";
 
@@ -135,12 +136,9 @@ const untouched = (request: Request) =>
  * bound is not read: the answer closes the connection. One that turns out longer than announced, or a chunked
  * one past the bound, is cancelled there, which closes it too.
  */
-function dropUnreadBody(request: Request, set: { headers: Record<string, unknown> }): void {
+function dropUnreadBody(request: Request): "close" | undefined {
   const declared = request.headers.get("content-length");
-  if (declared !== null && Number(declared) > EARLY_ANSWER_DRAIN_BYTES) {
-    set.headers.connection = "close";
-    return;
-  }
+  if (declared !== null && Number(declared) > EARLY_ANSWER_DRAIN_BYTES) return "close";
   const body = request.body!;
   void (async () => {
     let read = 0;
@@ -150,6 +148,7 @@ function dropUnreadBody(request: Request, set: { headers: Record<string, unknown
       // The client went away mid-body: nothing is left to read.
     }
   })();
+  return undefined;
 }
 
 /** A value the framework would serialize as JSON: a plain object or an array. */
@@ -168,7 +167,30 @@ function jsonAnswer(value: object, set: { status?: number | string; headers: Rec
   return answer;
 }
 
-export function answers(observers: readonly AnswerObserver[]) {
+/**
+ * A platform profile's change of the app's answers (src/profile/apply.ts): for an answer (its method, path and
+ * ext's status), the change to make, or null where the profile names nothing. Made here, before the answer is
+ * reported, so the request log shows what the client received.
+ */
+export type AnswerChanges = (
+  method: string,
+  path: string,
+  status: number,
+) => ((answer: PlainAnswer) => PlainAnswer) | null;
+
+type State = { status?: number | string; headers: Record<string, unknown> };
+
+/** Tells every observer of the answer; what they return holds it back until it settles. */
+function report(observers: readonly AnswerObserver[], answer: Answer): Promise<unknown> | null {
+  let pending: Promise<unknown>[] | null = null;
+  for (const observe of observers) {
+    const wait = observe(answer);
+    if (wait) (pending ??= []).push(wait);
+  }
+  return pending ? Promise.all(pending) : null;
+}
+
+export function answers(observers: readonly AnswerObserver[], changes: AnswerChanges | null = null) {
   return new Elysia({ name: "answers" }).mapResponse({ as: "global" }, ({ request, responseValue, set }) => {
     // The value goes back unchanged, whatever it is (the hook's type names only a Response): a hook that
     // returns nothing leaves an error answered from onRequest without its body.
@@ -177,24 +199,62 @@ export function answers(observers: readonly AnswerObserver[]) {
     if (!context) return value;
     if (context.temporary.length > 0) removeTemporary(context);
     if (context.answerHeaders && !(value instanceof Response)) Object.assign(set.headers, context.answerHeaders);
-    let pending: Promise<unknown>[] | null = null;
-    if (observers.length > 0) {
-      const answer: Answer = {
-        request,
-        context,
-        status: statusOf(responseValue, set.status),
-        value: responseValue,
-        headers: set.headers as Record<string, unknown>,
-      };
-      for (const observe of observers) {
-        const wait = observe(answer);
-        if (wait) (pending ??= []).push(wait);
-      }
-    }
-    const state = set as { status?: number | string; headers: Record<string, unknown> };
+    const state = set as State;
+    const status = statusOf(responseValue, state.status);
+    const change = changes?.(request.method, context.path, status);
+    if (change && (value instanceof Response || isJsonValue(value)))
+      return changedAnswer(change, value, status, state, request, context, observers);
+    const pending = report(observers, { request, context, status, value: responseValue, headers: state.headers });
     // After the observers, one of which may have begun to read a small body for the log.
-    if (untouched(request)) dropUnreadBody(request, state);
+    if (untouched(request) && dropUnreadBody(request) === "close") state.headers.connection = "close";
     const sent = isJsonValue(value) ? jsonAnswer(value, state) : value;
-    return pending ? Promise.all(pending).then(() => sent) : sent;
+    return pending ? pending.then(() => sent) : sent;
   });
+}
+
+/** An answer a profile changes: made as the app made it, changed, then reported and sent as changed. */
+async function changedAnswer(
+  change: (answer: PlainAnswer) => PlainAnswer,
+  value: Response | object,
+  status: number,
+  state: State,
+  request: Request,
+  context: RequestContext,
+  observers: readonly AnswerObserver[],
+): Promise<Response> {
+  const made =
+    value instanceof Response
+      ? { status, headers: value.headers, body: value.body === null ? null : await value.text() }
+      : { status, headers: jsonHeaders(state.headers), body: JSON.stringify(value) };
+  state.status = 200;
+  state.headers = Object.create(null);
+  const changed = change(made);
+  const sent = new Response(changed.body, { status: changed.status, headers: changed.headers });
+  const shown = jsonOf(changed.body) ?? sent;
+  await report(observers, {
+    request,
+    context,
+    status: changed.status,
+    value: shown,
+    headers: Object.fromEntries(changed.headers),
+  });
+  if (untouched(request) && dropUnreadBody(request) === "close") sent.headers.set("connection", "close");
+  return sent;
+}
+
+function jsonHeaders(set: Record<string, unknown>): Headers {
+  const headers = new Headers(set as Record<string, string>);
+  if (!headers.has("content-type")) headers.set("content-type", "application/json;charset=utf-8");
+  return headers;
+}
+
+/** A body's JSON object or array (what the request log reads an answer's code from), or null. */
+function jsonOf(body: string | null): object | null {
+  if (!body) return null;
+  try {
+    const value: unknown = JSON.parse(body);
+    return typeof value === "object" && value !== null ? value : null;
+  } catch {
+    return null;
+  }
 }

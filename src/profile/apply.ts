@@ -1,11 +1,10 @@
 /**
  * A compiled profile applied to answers ext has already made: the status, the JSON body and the headers take
- * the platform's observed shape; what the answer says (which extension, which error) stays ext's. Pure but
- * for `profiledFetch`, which wraps the app's fetch handler when a profile is active: every answer, a route's
- * or an error's, passes through it after it is made.
+ * the platform's observed shape; what the answer says (which extension, which error) stays ext's. Pure: the
+ * server's answer step (src/http/request-context.ts) asks `answerChanges` for each answer it is about to send,
+ * a route's or an error's alike, when a profile is active.
  */
 
-import { pathOf } from "../http/paths";
 import { type AnswerPlan, type BodyPlan, type CompiledProfile, choosePlan, isError } from "./compile";
 import type { JsonType } from "./model";
 import { jsonTypeOf } from "./shapes";
@@ -90,18 +89,17 @@ export function applyPlan(plan: AnswerPlan, answer: PlainAnswer): PlainAnswer {
   return { status: plan.status, headers, body };
 }
 
-type Fetch = (request: Request) => Response | Promise<Response>;
-
-/** The app's fetch handler, with the profile's answers for the operations it names. */
-export function profiledFetch(fetch: Fetch, profile: CompiledProfile): Fetch {
-  return async (request) => {
-    const response = await fetch(request);
-    const plans = profile.plansFor(request.method, pathOf(request.url), response.status);
-    if (!plans) return response;
-    const text = response.body === null ? null : await response.text();
-    const plan = choosePlan(plans, plans.size === 1 && plans.has("") ? null : errorCodeOf(text));
-    if (!plan) return new Response(text, response);
-    const changed = applyPlan(plan, { status: response.status, headers: response.headers, body: text });
-    return new Response(changed.body, { status: changed.status, headers: changed.headers });
+/**
+ * The profile's changes for the app's answers: for one answer (its method, path and ext's status), the change
+ * to make to it, or null where the profile names nothing for it (then it is sent untouched, as made).
+ */
+export function answerChanges(profile: CompiledProfile) {
+  return (method: string, path: string, status: number): ((answer: PlainAnswer) => PlainAnswer) | null => {
+    const plans = profile.plansFor(method, path, status);
+    if (!plans) return null;
+    return (answer) => {
+      const plan = choosePlan(plans, plans.size === 1 && plans.has("") ? null : errorCodeOf(answer.body));
+      return plan ? applyPlan(plan, answer) : answer;
+    };
   };
 }

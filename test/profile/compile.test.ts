@@ -5,7 +5,7 @@
  * compiled plans applied to answers.
  */
 import { describe, expect, test } from "bun:test";
-import { applyPlan, profiledFetch } from "../../src/profile/apply";
+import { answerChanges, applyPlan } from "../../src/profile/apply";
 import { type CompiledProfile, choosePlan, ProfileError } from "../../src/profile/compile";
 import { compile } from "../../src/profile/load";
 import type { Profile, ProfileEntry } from "../../src/profile/model";
@@ -332,7 +332,7 @@ describe("applied to ext's answers", () => {
   });
 });
 
-describe("profiledFetch: the server's handler with the profile on top", () => {
+describe("answerChanges: what the server's answer step asks of the profile for each answer", () => {
   const del = "DELETE /developer/v1/extensions/{id}/secrets/{key}";
   const profile = compile(
     profileOf(
@@ -346,9 +346,16 @@ describe("profiledFetch: the server's handler with the profile on top", () => {
       { operation: LIST, answer: 200, difference: "header-added", header: "X-Platform", observed: "yes" },
     ),
   );
-  const answering = (status: number, body: string | null, headers: Record<string, string> = {}) =>
-    profiledFetch(() => new Response(body, { status, headers }), profile);
-  const request = (method: string, path: string) => new Request(`http://127.0.0.1:1${path}`, { method });
+  const changes = answerChanges(profile);
+  /** The answer as the server would send it for `method path`: changed where the profile says, else as made. */
+  const answering =
+    (status: number, body: string | null, headers: Record<string, string> = {}) =>
+    ({ method, path }: { method: string; path: string }) => {
+      const made = { status, headers: new Headers(headers), body };
+      const sent = changes(method, path, status)?.(made) ?? made;
+      return new Response(sent.body, { status: sent.status, headers: sent.headers });
+    };
+  const request = (method: string, path: string) => ({ method, path });
   const json = (v: unknown) => JSON.stringify(v);
 
   test("an entry narrowed to one code applies to that code only (the code read from the body)", async () => {

@@ -8,7 +8,6 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { answeringFetch, createApp } from "../../src/app";
 import { exportState } from "../../src/exports/document";
 import { type Emulator, StartEmulatorError, startEmulator } from "../../src/index";
 import type { Profile } from "../../src/profile/model";
@@ -152,10 +151,14 @@ describe("answers with a profile", () => {
     expect((await call(e, "POST", "/extensions", { json: { name: "Plain" } })).status).toBe(201);
   });
 
-  test("no profile: the server listens with the app's own handler, nothing added", async () => {
-    const e = await start({});
-    const app = createApp(e.runtime);
-    expect(answeringFetch(app, e.runtime)).toBe(app.fetch);
+  test("the request log shows the answers as the client received them: the profile's status and code", async () => {
+    const e = await start({ profile: PROFILE });
+    expect((await call(e, "POST", "/extensions", { json: { name: "Logged" } })).status).toBe(200);
+    expect((await call(e, "GET", "/extensions", { key: "ext_wrong_0123456789abcdefghijklmnopqr" })).status).toBe(401);
+    const { data } = await e.admin.GET("/_emulator/requests");
+    const logged = (data?.requests ?? []).map((r) => [r.method, r.path, r.status, r.errorCode]);
+    expect(logged).toContainEqual(["POST", "/developer/v1/extensions", 200, null]);
+    expect(logged).toContainEqual(["GET", "/developer/v1/extensions", 401, "invalid_key"]);
   });
 
   test("a profile that does not load refuses the start, naming the entry and why", async () => {

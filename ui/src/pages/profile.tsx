@@ -54,7 +54,7 @@ export function ProfilePage() {
               </dl>
               <p>
                 These answers are sent in the platform's shape; every other answer, every rule and every state change is
-                the spec's. The request log shows the emulator's own answers, before these changes.
+                the spec's. The request log shows the answers as they were sent, with these changes.
               </p>
               <section aria-labelledby="entries-h">
                 <h2 id="entries-h">What changes</h2>
