@@ -123,8 +123,10 @@ export function postProcessDocument<D extends object>(generated: D): D {
     }
   }
   doc.paths = paths;
-  for (const name of [...canonical.keys()].sort()) schemas[name] = canonical.get(name)!;
-  doc.components = { ...components, schemas };
+  for (const name of canonical.keys()) schemas[name] = canonical.get(name)!;
+  // In name order, whether a model came inline (moved here above) or registered with the app (the seed body).
+  const sorted = Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  doc.components = { ...components, schemas: sorted };
   // The version first, as readers of the document expect.
   return { openapi: doc.openapi, ...doc } as unknown as D;
 }

@@ -31,7 +31,7 @@ const archiveModule = () => import("../exports/archive");
 /**
  * Reads an uploaded export archive into a fresh folder under the blob store's tmp/, owned by the request
  * (removed before its answer is sent; swept at start if the process dies), and returns its fixture document
- * parsed, for the route to check (checkSeedBody, naming ARCHIVED_FIXTURE). A refusal is the 422 envelope
+ * parsed, for the route to check (seedEmulator, naming ARCHIVED_FIXTURE). A refusal is the 422 envelope
  * naming the entry.
  */
 export async function stageSeedArchive(runtime: Runtime, request: Request): Promise<unknown> {

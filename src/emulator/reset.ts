@@ -59,24 +59,17 @@ export function restoreSnapshot(runtime: Runtime, id: string): void {
  * A seed body checked as `--seed` checks a file, once, whichever way it came (JSON, or the fixture.json of an
  * archive, `file`): a 422 with the fixture's own messages and paths.
  */
-export function checkSeedBody(data: unknown, file?: string): void {
+/**
+ * Checks a seed body (JSON, or an export archive's fixture.json: `file` names it in messages) with the fixture's
+ * own messages and paths, the same as `ext seed` prints, and loads it through the one loader — an export's
+ * bundles from `bundleDir`: same rules as `--seed`, idempotent. The body is checked here once: the route
+ * declares no body schema for the framework to check it again (a 20,000-account fixture is checked in one pass).
+ */
+export function seedEmulator(runtime: Runtime, body: unknown, file?: string, bundleDir: BundleDir = null): SeedReport {
   try {
-    validateFixture(data, "seed body");
+    return runtime.seed(validateFixture(body, "seed body"), bundleDir);
   } catch (e) {
     if (e instanceof FixtureError) throw fixtureError(e, file);
-    throw e;
-  }
-}
-
-/**
- * Loads a seed body the route has checked (checkSeedBody, then its schema) — an export's bundles from
- * `bundleDir` — through the one loader: same rules as `--seed`, idempotent.
- */
-export function seedEmulator(runtime: Runtime, fixture: Fixture, bundleDir: BundleDir = null): SeedReport {
-  try {
-    return runtime.seed(fixture, bundleDir);
-  } catch (e) {
-    if (e instanceof FixtureError) throw fixtureError(e);
     throw e;
   }
 }
