@@ -8,7 +8,7 @@ import { errors } from "../errors/catalog";
 import { activeProfileOf } from "../profile/explain";
 import type { Runtime } from "../runtime";
 import type { BundleDir } from "../seed/bundle-files";
-import type { Fixture, SeedReport } from "../seed/model";
+import type { SeedReport } from "../seed/model";
 import { FixtureError, validateFixture } from "../seed/validate";
 import type { StateSummary } from "./model";
 
