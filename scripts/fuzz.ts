@@ -1,5 +1,5 @@
 /**
- * `npm run fuzz [-- --seed N] [--runs N] [--path P]`: the request fuzzer (test/fuzz/requests.test.ts: every
+ * `npm run fuzz [-- --seed N] [--runs N] [--path P]`: the request fuzzer (test/fuzz/requests.slow.test.ts: every
  * developer-API and control-plane route), the fixture loader's properties (test/seed/property.test.ts:
  * random valid fixtures round-trip through an export, random invalid ones change nothing) and the loaders'
  * agreement (test/fuzz/fixtures.slow.test.ts: mutated fixtures and export directories through every loader,
@@ -23,7 +23,7 @@ const proc = Bun.spawn(
     "test",
     "--timeout",
     "3600000",
-    join(import.meta.dir, "../test/fuzz/requests.test.ts"),
+    join(import.meta.dir, "../test/fuzz/requests.slow.test.ts"),
     join(import.meta.dir, "../test/seed/property.test.ts"),
     join(import.meta.dir, "../test/fuzz/fixtures.slow.test.ts"),
   ],
