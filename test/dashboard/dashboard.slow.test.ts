@@ -785,6 +785,8 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
     { name: "requests", hash: "#/requests", shot: true },
     { name: "profile", hash: "#/profile" },
   ];
+  /** Pages of cards whose dark scheme's colours axe also checks on a phone. */
+  const DARK_PHONE_AXE = ["api-keys", "admin", "requests"];
   /** The README's phone screenshots. */
   const PHONE_SHOTS = ["overview", "extension", "admin", "requests"];
 
@@ -851,11 +853,15 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
           await page.setViewportSize(viewport);
           const where = { page: p.name, scheme, viewport };
           const onPhone = viewport === PHONE;
-          const rules = scheme === "dark" ? COLOUR_RULES : undefined;
-          expect({ ...where, violations: describeViolations(await seriousViolations(page, rules)) }).toEqual({
-            ...where,
-            violations: [],
-          });
+          // axe: every page in both schemes at 1280 px, and on a phone in light; colours do not depend on the
+          // width, so the dark scheme's colour rules run on a phone only for a few pages of cards.
+          if (!(onPhone && scheme === "dark") || DARK_PHONE_AXE.includes(p.name)) {
+            const rules = scheme === "dark" ? COLOUR_RULES : undefined;
+            expect({ ...where, violations: describeViolations(await seriousViolations(page, rules)) }).toEqual({
+              ...where,
+              violations: [],
+            });
+          }
           // Nothing wider than the screen (on a desktop a wide table may scroll inside its own region; on a
           // phone every table is cards, so no cell that identifies a row is off to the side); and every
           // control of the page on the screen, inside a table too (a button there is no easier to reach).
