@@ -8,7 +8,17 @@
  * the temporary file goes whenever the write does not complete.
  */
 import { randomBytes } from "node:crypto";
-import { closeSync, constants, fsyncSync, linkSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fsyncSync,
+  linkSync,
+  openSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { Writable } from "node:stream";
 
@@ -28,6 +38,11 @@ export interface PrivateFileOptions {
   replace?: boolean;
   /** What the file is, for the error message: "the JUnit report" → "cannot write the JUnit report to PATH (…)". */
   what?: string;
+  /**
+   * True: the file gets `mode` exactly, whatever the umask (set on the open descriptor, before the file is in
+   * place): a container image's files keep the bits its user needs.
+   */
+  exactMode?: boolean;
 }
 
 /** A file that could not be written or put in place: the path and the reason in words; `code` is the errno's. */
@@ -84,6 +99,13 @@ export function openPrivateFile(path: string, options: PrivateFileOptions = {}):
     fd = null;
     rmSync(temp, { force: true });
   };
+  if (options.exactMode)
+    try {
+      fchmodSync(fd, options.mode ?? PRIVATE_FILE_MODE);
+    } catch (e) {
+      drop();
+      throw failed(e);
+    }
   return {
     path,
     write(chunk) {

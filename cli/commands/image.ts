@@ -1,4 +1,4 @@
-import { basename, join, resolve } from "node:path";
+import { basename, join } from "node:path";
 import { defineCommand } from "citty";
 import pkg from "../../package.json" with { type: "json" };
 import { UsageError } from "../../src/calls/usage-error";
@@ -35,14 +35,13 @@ export default defineCommand({
       throw new UsageError(
         "ext image copies the compiled ext binary: run it as installed (npx ext image), or npm run image",
       );
-    const dir = resolve(args.dir || "ext-image");
-    const context = await writeImageContext(dir, binary, {
+    const shown = args.dir || "ext-image";
+    const context = await writeImageContext(shown, shown, binary, {
       version: pkg.version,
       commit: buildCommit(),
       source: `npm:ext-emulator@${pkg.version}`,
     });
     const tag = `ext-emulator:${pkg.version}`;
-    const shown = args.dir || "ext-image";
     out(`wrote a container build context of ext ${pkg.version} (linux-${process.arch}) in ${shown}:`);
     out(`  ${join(shown, "Dockerfile")}`);
     out(`  ${join(shown, "rootfs/ext")}  ${formatBytes(context.binaryBytes)}`);

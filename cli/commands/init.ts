@@ -1,29 +1,15 @@
-import { mkdirSync, readdirSync, type Stats, statSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { defineCommand } from "citty";
 import { UsageError } from "../../src/calls/usage-error";
 import { parseClientEnv } from "../../src/config";
+import { printable } from "../../src/printable";
 import { writePrivateFile } from "../../src/private-file";
+import { claimOwnFolder } from "../lib/own-folder";
 import { scaffoldFiles } from "../lib/scaffold";
 import { shellQuote } from "../lib/shell-quote";
 import { detectTestRunner, type FoundRunner, TEST_FILES, TEST_RUNNERS, type TestRunner } from "../lib/test-runner";
 import { out } from "../output";
-
-/**
- * A folder another user owns, or any user may write to (a shared /tmp path someone made ready), would let
- * them change the sample test or package.json between `ext init` and the owner's `npm test`: refused.
- */
-function refuseSharedFolder(shown: string, folder: Stats): void {
-  const uid = process.getuid?.();
-  if (uid !== undefined && folder.uid !== uid)
-    throw new UsageError(
-      `${shown} belongs to another user (uid ${folder.uid}): ext init writes only into a folder of yours, which nobody else can change before you run what it made`,
-    );
-  if ((folder.mode & 0o002) !== 0)
-    throw new UsageError(
-      `${shown} can be written by every user of this machine: give a folder only you can write (or a new one, which ext init makes)`,
-    );
-}
 
 /** What a new project file gets before the umask (typically 0644): the files `ext init` makes are the user's sources. */
 const SHARED_FILE_MODE = 0o666;
@@ -55,22 +41,20 @@ export default defineCommand({
   },
   async run({ args }) {
     const { command } = parseClientEnv();
-    const dir = resolve(args.dir || ".");
-    let existing: string[] = [];
+    const shown = args.dir || ".";
+    // The runner first (it only reads): a refused --test-runner leaves no folder made.
+    const found = chosenRunner(args["test-runner"], resolve(shown));
+    // Nothing of the user's is ever overwritten: a folder with anything in it is refused whole, and one that
+    // is not the user's alone (own-folder.ts) too.
+    let dir: string;
     try {
-      const folder = statSync(dir);
-      if (!folder.isDirectory()) throw new UsageError(`${args.dir} exists and is not a folder`);
-      refuseSharedFolder(args.dir || ".", folder);
-      existing = readdirSync(dir);
+      dir = claimOwnFolder(shown, shown);
     } catch (e) {
-      if (e instanceof UsageError) throw e;
-      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+      if (e instanceof UsageError && e.message.endsWith("is not empty"))
+        throw new UsageError(`${e.message}: give a new folder, e.g. ${command} init my-extension`);
+      throw e;
     }
-    // Nothing of the user's is ever overwritten: a folder with anything in it is refused whole.
-    if (existing.length > 0)
-      throw new UsageError(`${args.dir} is not empty: give a new folder, e.g. ${command} init my-extension`);
     const name = args.name || basename(dir);
-    const found = chosenRunner(args["test-runner"], dir);
     for (const [path, content] of Object.entries(scaffoldFiles(name, found))) {
       const file = join(dir, path);
       mkdirSync(dirname(file), { recursive: true });
@@ -79,12 +63,11 @@ export default defineCommand({
       writePrivateFile(file, content, { mode: SHARED_FILE_MODE, replace: false, what: "the new file" });
       out(`created ${join(args.dir || ".", path)}`);
     }
-    const shown = args.dir || ".";
     const testFile = join(shown, "test", TEST_FILES[found.runner].file);
     out("");
     out(
       found.from
-        ? `${testFile} is a ${found.runner} test: ${found.from} uses ${found.runner} (--test-runner to choose another)`
+        ? `${testFile} is a ${found.runner} test: ${printable(found.from)} uses ${found.runner} (--test-runner to choose another)`
         : `${testFile} is a ${found.runner === "node" ? "node:test" : found.runner} test${args["test-runner"] ? "" : " (no vitest or jest in a package.json above; --test-runner to choose)"}`,
     );
     out("");

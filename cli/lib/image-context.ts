@@ -6,12 +6,13 @@
  * `docker build DIR` or `podman build DIR` labels the image with this binary's version and commit.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, createReadStream, mkdirSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { chmodSync, createReadStream, mkdirSync, realpathSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import containerfile from "../../packaging/image/Containerfile" with { type: "text" };
 import { UsageError } from "../../src/calls/usage-error";
 import { privateFileSink, writePrivateFile } from "../../src/private-file";
+import { claimOwnFolder } from "./own-folder";
 
 /** What the image's files need: the binary and its libraries run as another user; passwd is read by all. */
 const EXECUTABLE = 0o755;
@@ -45,41 +46,43 @@ export function dockerfileText(args: { version: string; commit: string; source: 
     .replace(/^ARG SOURCE$/m, `ARG SOURCE=${args.source}`);
 }
 
+/** An image's file: its mode exact (the umask does not apply: the image's user needs the bits), set before it is in place. */
+const imageFile = (mode: number) => ({ mode, exactMode: true, what: "a file of the image" });
+
 async function copyAs(from: string, to: string, mode: number): Promise<number> {
   mkdirSync(dirname(to), { recursive: true });
-  await pipeline(createReadStream(realpathSync(from)), privateFileSink(to, { mode, what: "a file of the image" }));
-  chmodSync(to, mode); // the umask does not apply to an image's files
+  await pipeline(createReadStream(realpathSync(from)), privateFileSink(to, imageFile(mode)));
   return statSync(to).size;
 }
 
 /**
- * Writes the context into `dir`, which must be new or empty (nothing is overwritten): Dockerfile, rootfs/
- * (the binary as /ext, its libraries, /etc/passwd and /etc/group, /tmp) and data/ (the server's folder).
+ * Writes the context into `dir`, which must be new or an empty folder of the user's alone (own-folder.ts:
+ * nobody else may swap what a build then takes): Dockerfile, rootfs/ (the binary as /ext, its libraries,
+ * /etc/passwd and /etc/group, /tmp) and data/ (the server's folder). `shown` is `dir` as typed.
  */
 export async function writeImageContext(
   dir: string,
+  shown: string,
   binary: string,
   labels: { version: string; commit: string; source: string },
 ): Promise<ImageContext> {
-  let existing: string[] = [];
   try {
-    existing = readdirSync(dir);
+    dir = claimOwnFolder(dir, shown);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    if (e instanceof UsageError && e.message.endsWith("is not empty"))
+      throw new UsageError(`${e.message}: give a new folder for the build context`);
+    throw e;
   }
-  if (existing.length > 0) throw new UsageError(`${dir} is not empty: give a new folder for the build context`);
   const rootfs = join(dir, "rootfs");
   for (const sub of ["etc", "tmp"]) mkdirSync(join(rootfs, sub), { recursive: true });
+  // Inside the claimed folder, which nobody else can write: no link can stand in for these folders.
   chmodSync(join(rootfs, "tmp"), 0o1777);
   mkdirSync(join(dir, "data"), { mode: 0o700 });
   const binaryBytes = await copyAs(binary, join(rootfs, "ext"), EXECUTABLE);
   const libraries: ImageContext["libraries"] = [];
   for (const lib of sharedLibraries(binary))
     libraries.push({ path: lib, bytes: await copyAs(lib, join(rootfs, lib), EXECUTABLE) });
-  const shared = (path: string, text: string) => {
-    writePrivateFile(join(dir, path), text, { mode: READABLE, what: "a file of the image" });
-    chmodSync(join(dir, path), READABLE);
-  };
+  const shared = (path: string, text: string) => writePrivateFile(join(dir, path), text, imageFile(READABLE));
   shared("rootfs/etc/passwd", "root:x:0:0:root:/:/sbin/nologin\next:x:10001:10001:ext:/data:/sbin/nologin\n");
   shared("rootfs/etc/group", "root:x:0:\next:x:10001:\n");
   shared("Dockerfile", dockerfileText(labels));

@@ -39,11 +39,9 @@ export function beepWav(): Uint8Array {
 
 export function scaffoldFiles(
   name: string,
-  { runner, range }: FoundRunner = { runner: "node" },
+  { runner }: FoundRunner = { runner: "node" },
 ): Record<string, string | Uint8Array> {
-  const devDependencies = Object.fromEntries(
-    Object.entries(TEST_FILES[runner].devDependencies).map(([dep, any]) => [dep, range ?? any]),
-  );
+  const { devDependencies } = TEST_FILES[runner];
   return {
     "manifest.json": `${JSON.stringify({ name, version: "1.0.0", sounds: [{ name: "beep", file: "sounds/beep.wav" }] }, null, 2)}\n`,
     "sounds/beep.wav": beepWav(),

@@ -7,6 +7,8 @@
  *    (`FILE.<pid>.tmp`) pointing at the owner's shell start-up file, then sends the proxy a request whose body
  *    holds `$(…)`: the owner's file must stay as it was.
  *  - `ext conformance --junit FILE`: a link planted at FILE is replaced, never followed; the report is 0600.
+ *  - `ext init` and `ext image`: a folder the other user made, can write, or sits above, is refused; a
+ *    package.json of theirs above the new folder gives at most the runner's name, never a version range.
  *  - `ext deploy --wait`: the owner stops the server while the deploy waits (as its notice suggests); the
  *    other user takes the port at once. The key must not arrive there.
  */
@@ -162,6 +164,84 @@ describe.skipIf(SKIP !== null)(`another local user${SKIP ? ` (skipped: ${SKIP})`
     expect(code).toBe(2);
     expect(user.run(["ls", "-A", board]).stdout).toBe("");
   });
+
+  /** Runs the binary as the owner in `cwd`; its exit code and both streams. */
+  const ext = async (args: string[], cwd = built.work) => {
+    const proc = Bun.spawn([built.bin, ...args], { cwd, env: cleanEnv(), stdout: "pipe", stderr: "pipe" });
+    const [code, stdout, stderr] = await Promise.all([
+      proc.exited,
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+    ]);
+    return { code, stdout, stderr };
+  };
+
+  test("ext init below the other user's package.json: only the runner's name is taken, never their version range", async () => {
+    const area = join(shared, `area-${process.pid}`);
+    expect(user.run(["mkdir", "-m", "0755", area]).code).toBe(0);
+    // Their range would make the owner's next npm install run their code.
+    const planted = JSON.stringify({ devDependencies: { vitest: `file:${area}/evil-vitest` } });
+    expect(user.run(["sh", "-c", `printf '%s' '${planted}' > ${area}/package.json`]).code).toBe(0);
+    // Their folder above the new one is refused outright...
+    const inside = await ext(["init", join(area, "board")]);
+    expect(inside.stderr).toContain(`${area} above it belongs to another user`);
+    expect(inside.code).toBe(2);
+    // ...and where their package.json is merely on the way up (a sticky shared folder), its range is not copied.
+    const sibling = join(shared, `board-${process.pid}-below`);
+    expect(user.run(["sh", "-c", `printf '%s' '${planted}' > ${shared}/package.json`]).code).toBe(0);
+    try {
+      const made = await ext(["init", sibling]);
+      expect(made.stderr).toBe("");
+      expect(made.code).toBe(0);
+      const pkg = JSON.parse(readFileSync(join(sibling, "package.json"), "utf8"));
+      expect(pkg.devDependencies.vitest).toBe("^4.1.12");
+      expect(JSON.stringify(pkg)).not.toContain("file:");
+    } finally {
+      rmSync(join(shared, "package.json"), { force: true });
+      rmSync(sibling, { recursive: true, force: true });
+    }
+  });
+
+  test("ext init and ext image refuse a folder every user can write, or one below it", async () => {
+    const open = mkdtempSync(join(home, "open-"));
+    chmodSync(open, 0o777);
+    for (const [args, shown] of [
+      [["init", open], `${open} can be written by every user`],
+      [["init", join(open, "board")], `${open} above it can be written by every user`],
+      [["image", open], `${open} can be written by every user`],
+      [["image", join(open, "ctx")], `${open} above it can be written by every user`],
+    ] as const) {
+      const r = await ext([...args]);
+      expect(r.stderr).toContain(shown);
+      expect(r.code).toBe(2);
+    }
+    expect(user.run(["ls", "-A", open]).stdout).toBe("");
+  });
+
+  test("ext image into the other user's folder: refused, nothing written; a folder of the owner's gets exact modes under any umask", async () => {
+    const theirs = join(shared, `ctx-${process.pid}`);
+    expect(user.run(["mkdir", "-m", "0777", theirs]).code).toBe(0);
+    const refused = await ext(["image", theirs]);
+    expect(refused.stderr).toContain(`${theirs} belongs to another user`);
+    expect(refused.code).toBe(2);
+    expect(user.run(["ls", "-A", theirs]).stdout).toBe("");
+
+    const ctx = join(home, "ctx");
+    // The modes are set on each file as it is made (no chmod of a path a link could stand at): the umask does not apply.
+    const proc = Bun.spawn(["sh", "-c", 'umask 077 && exec "$0" image "$1"', built.bin, ctx], {
+      cwd: built.work,
+      env: cleanEnv(),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const made = { code: await proc.exited, stderr: await new Response(proc.stderr).text() };
+    expect(made.stderr).toBe("");
+    expect(made.code).toBe(0);
+    expect(statSync(ctx).uid).toBe(0);
+    expect(statSync(join(ctx, "rootfs/ext")).mode & 0o7777).toBe(0o755);
+    expect(statSync(join(ctx, "rootfs/etc/passwd")).mode & 0o7777).toBe(0o644);
+    expect(statSync(join(ctx, "rootfs/tmp")).mode & 0o7777).toBe(0o1777);
+  }, 30_000);
 
   test("ext deploy --wait: the server stopped, the other user takes its port at once; the key never arrives there", async () => {
     const project = mkdtempSync(join(tmpdir(), "ext-deploy-project-"));

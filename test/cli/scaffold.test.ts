@@ -1,7 +1,7 @@
 /** `ext init`'s sample test fits the project it lands in: the runner of the nearest package.json above it. */
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { scaffoldFiles } from "../../cli/lib/scaffold";
@@ -14,15 +14,14 @@ function project(manifest: unknown): string {
 }
 
 describe("detectTestRunner", () => {
-  test("a runner in the test script, else in the dependencies; the range given is kept", () => {
+  test("a runner in the test script, else in the dependencies: its name only", () => {
     const vitest = project({ scripts: { test: "vitest run" }, devDependencies: { vitest: "4.1.12" } });
     expect(detectTestRunner(join(vitest, "sound-board"))).toEqual({
       runner: "vitest",
       from: join(vitest, "package.json"),
-      range: "4.1.12",
     });
     const jest = project({ dependencies: { jest: "^30.0.0" } });
-    expect(detectTestRunner(join(jest, "a", "b"))).toMatchObject({ runner: "jest", range: "^30.0.0" });
+    expect(detectTestRunner(join(jest, "a", "b"))).toEqual({ runner: "jest", from: join(jest, "package.json") });
     // The script decides over a dependency that is only there for something else.
     const both = project({ scripts: { test: "jest --ci" }, devDependencies: { vitest: "4.1.12", jest: "30.5.2" } });
     expect(detectTestRunner(join(both, "x")).runner).toBe("jest");
@@ -41,10 +40,26 @@ describe("detectTestRunner", () => {
   });
 });
 
+test("a range from a package.json above (which another user may have written) never reaches the new project", () => {
+  const hostile = project({ devDependencies: { vitest: "file:/tmp/evil-vitest" }, scripts: { test: "vitest" } });
+  const found = detectTestRunner(join(hostile, "my-ext"));
+  expect(found.runner).toBe("vitest");
+  const manifest = JSON.parse(scaffoldFiles("x", found)["package.json"] as string);
+  expect(manifest.devDependencies.vitest).toBe(TEST_FILES.vitest.devDependencies.vitest);
+  expect(JSON.stringify(manifest)).not.toContain("evil");
+});
+
+test("the runners' versions are the ones the examples lock (and CI runs)", () => {
+  for (const runner of ["vitest", "jest"] as const) {
+    const example = JSON.parse(readFileSync(join(import.meta.dir, `../../examples/${runner}/package.json`), "utf8"));
+    expect(TEST_FILES[runner].devDependencies[runner]).toBe(`^${example.devDependencies[runner]}`);
+  }
+});
+
 describe("scaffoldFiles", () => {
   for (const runner of TEST_RUNNERS) {
     test(`the ${runner} test is valid JavaScript for Node, named as the runner collects it, and the package runs it`, () => {
-      const files = scaffoldFiles("Sound Board", { runner, range: runner === "node" ? undefined : "1.2.3" });
+      const files = scaffoldFiles("Sound Board", { runner });
       const name = `test/${TEST_FILES[runner].file}`;
       expect(Object.keys(files)).toContain(name);
       const folder = mkdtempSync(join(tmpdir(), "ext-scaffold-test-"));
@@ -58,7 +73,7 @@ describe("scaffoldFiles", () => {
       if (runner === "jest") expect(text).toContain('require("ext-emulator")');
       const manifest = JSON.parse(files["package.json"] as string);
       expect(manifest.scripts.test).toBe(TEST_FILES[runner].script);
-      if (runner !== "node") expect(manifest.devDependencies[runner]).toBe("1.2.3");
+      if (runner !== "node") expect(manifest.devDependencies[runner]).toMatch(/^\^\d+\.\d+\.\d+$/);
     });
   }
 });
