@@ -103,6 +103,7 @@ export function startServer(config: ServerConfig, options: ServerOptions = {}): 
   // another user could listen and relay the proof challenge.
   const url = `http://${urlHost(boundAddress(server, config.host))}:${server.port}`;
   runtime.control.url = url;
+  runtime.control.holdOpen = (request) => server.timeout(request, 0);
   let stopped = false;
   const emulator: RunningEmulator = {
     runtime,

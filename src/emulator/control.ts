@@ -21,6 +21,12 @@ export interface ControlPlane {
    * The configured port until the server listens (src/server.ts sets the bound one).
    */
   url: string;
+  /**
+   * Lifts the idle-connection limit for one request whose answer is a live stream (the request log's): the
+   * limit is for keep-alive connections between requests. src/server.ts sets it once it listens; served
+   * without a listener (app.handle), there is no limit to lift.
+   */
+  holdOpen(request: Request): void;
   /** The dashboard's one-time login codes and its sessions. */
   sessions: DashboardSessions;
   isAdminToken(authorization: string | null): boolean;
@@ -39,6 +45,7 @@ export function createControlPlane(config: ServerConfig, clock: Clock): ControlP
     adminTokenGenerated: config.adminToken === null,
     open: config.openControlPlane,
     url: `http://${urlHost(config.host)}:${config.port}`,
+    holdOpen: () => {},
     sessions: createDashboardSessions(adminToken),
     isAdminToken: adminBearerCheck(adminToken),
     faults: new FaultInjector(clock),

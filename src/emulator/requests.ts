@@ -52,26 +52,35 @@ export function requestLogRoutes(runtime: Runtime) {
         description: `Method, path, status, account, duration and time of the last ${REQUEST_LOG_CAPACITY} requests; the detail of each is at /requests/{id}.`,
       },
     })
-    .get("/stream", ({ query }) => requestStream(log, query.recent ?? 0), {
-      query: StreamQuery,
-      response: controlResponses(
-        {
-          200: t.String({
-            description: "One `request` event per logged request; its data is a RequestLogEntry as JSON",
-            ...servedAs("text/event-stream"),
-          }),
-        },
-        "validation_error",
-        "too_many_streams",
-      ),
-      detail: {
-        operationId: "streamRequests",
-        tags,
-        security,
-        summary: "The request log, live (Server-Sent Events)",
-        description: `Each developer-API request as it completes: \`id:\` the entry id, \`event: request\`, \`data:\` the entry. A comment line every 15 s keeps the stream open. At most ${MAX_REQUEST_STREAMS} streams are open at once (503 \`too_many_streams\` past it); a client that leaves more than ${MAX_QUEUED_BYTES} bytes unread is dropped, after a last comment line saying so.`,
+    .get(
+      "/stream",
+      ({ query, request }) => {
+        // A stream waits for events: the idle limit (10 s) would cut a quiet one between its 15 s heartbeats.
+        // Open streams are few (MAX_REQUEST_STREAMS), and a heartbeat finds a client that is gone.
+        runtime.control.holdOpen(request);
+        return requestStream(log, query.recent ?? 0);
       },
-    })
+      {
+        query: StreamQuery,
+        response: controlResponses(
+          {
+            200: t.String({
+              description: "One `request` event per logged request; its data is a RequestLogEntry as JSON",
+              ...servedAs("text/event-stream"),
+            }),
+          },
+          "validation_error",
+          "too_many_streams",
+        ),
+        detail: {
+          operationId: "streamRequests",
+          tags,
+          security,
+          summary: "The request log, live (Server-Sent Events)",
+          description: `Each developer-API request as it completes: \`id:\` the entry id, \`event: request\`, \`data:\` the entry. A comment line every 15 s keeps the stream open. At most ${MAX_REQUEST_STREAMS} streams are open at once (503 \`too_many_streams\` past it); a client that leaves more than ${MAX_QUEUED_BYTES} bytes unread is dropped, after a last comment line saying so.`,
+        },
+      },
+    )
     .get(
       "/:id",
       ({ params }) => {
