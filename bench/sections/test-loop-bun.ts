@@ -16,6 +16,9 @@ export interface TestLoopResult {
   /** Starts after the first (the module is loaded, the JIT has seen the code once). */
   starts: Summary;
   resets: Summary;
+  /** The Node helper's snapshot() and restore() (absent from the Bun loop, whose are in the snapshots section). */
+  snapshots?: Summary;
+  restores?: Summary;
 }
 
 export function summarizeMs(values: number[]): Summary {
@@ -23,7 +26,13 @@ export function summarizeMs(values: number[]): Summary {
   return { n: s.n, median: round(s.median, 2), p95: round(s.p95, 2), min: round(s.min, 2), max: round(s.max, 2) };
 }
 
-export async function runProbe(cmd: string[]): Promise<{ importMs?: number; startMs: number[]; resetMs: number[] }> {
+export async function runProbe(cmd: string[]): Promise<{
+  importMs?: number;
+  startMs: number[];
+  resetMs: number[];
+  snapshotMs?: number[];
+  restoreMs?: number[];
+}> {
   const proc = Bun.spawn(cmd, { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
   const [out, err, code] = await Promise.all([
     new Response(proc.stdout).text(),
@@ -43,7 +52,12 @@ export function renderTestLoop(title: string, r: TestLoopResult, note: string): 
     "",
     table(
       ["what", "runs", "p50 ms", "p95 ms", "min ms", "max ms"],
-      [row("start (after the first)", r.starts), row("reset()", r.resets)],
+      [
+        row("start (after the first)", r.starts),
+        row("reset()", r.resets),
+        ...(r.snapshots ? [row("snapshot()", r.snapshots)] : []),
+        ...(r.restores ? [row("restore(snapshot), after one write", r.restores)] : []),
+      ],
     ),
     "",
     `First start: ${round(r.firstStartMs, 1)} ms` +

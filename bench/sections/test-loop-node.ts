@@ -1,7 +1,7 @@
 /**
  * The Node test loop: the npm package's Node `startEmulator()` (packaging/npm) spawning the compiled binary
- * with the demo fixture and waiting until it is ready, then its `reset()` through the control plane
- * (bench/probes/node-start-emulator.mjs).
+ * with the demo fixture and waiting until it is ready, then its `reset()`, `snapshot()` and `restore()` through
+ * the control plane, as a test suite calls them (bench/probes/node-start-emulator.mjs).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -35,15 +35,19 @@ export const testLoopNode: BenchSection<TestLoopResult> = {
       firstStartMs: raw.startMs[0]!,
       starts: summarizeMs(raw.startMs.slice(1)),
       resets: summarizeMs(raw.resetMs),
+      ...(raw.snapshotMs?.length ? { snapshots: summarizeMs(raw.snapshotMs) } : {}),
+      ...(raw.restoreMs?.length ? { restores: summarizeMs(raw.restoreMs) } : {}),
     };
-    log(`  start p50 ${result.starts.median} ms, reset p50 ${result.resets.median} ms`);
+    log(
+      `  start p50 ${result.starts.median} ms, reset p50 ${result.resets.median} ms, restore p50 ${result.restores?.median} ms`,
+    );
     return result;
   },
   render(r) {
     return renderTestLoop(
       "## Test loop, Node: the npm package's `startEmulator()` (spawn `ext serve --memory --port 0 --ready-file …` → ready)",
       r,
-      "One untimed start first (page cache). A reset is one POST /_emulator/reset from Node's fetch, no write before it.",
+      "One untimed start first (page cache). A reset is one POST /_emulator/reset from Node's fetch, no write before it; a snapshot one POST /_emulator/snapshots (demo fixture); each restore follows one createExtension().",
     );
   },
   targets(r) {
