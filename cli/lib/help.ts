@@ -17,7 +17,7 @@ export const EXAMPLES: Record<string, string[]> = {
   ],
   serve: [
     "ext serve --seed demo",
-    "ext serve --memory --port 0 --ready-file /tmp/ext.json",
+    'dir=$(mktemp -d); ext serve --memory --port 0 --ready-file "$dir/ready.json"   (a private folder: the file holds the admin token)',
     'EXT_ADMIN_TOKEN="$TOKEN" ext serve --host 0.0.0.0 --no-rate-limits',
     "ext serve --profile platform.json --explain   (what the profile changes; then ext serve --profile platform.json)",
   ],
@@ -104,7 +104,7 @@ export const EXAMPLES: Record<string, string[]> = {
   ],
   exec: [
     "ext exec -- npm test",
-    'ext exec --seed fixtures/demo.json -- sh -c \'curl -fsS -H "Authorization: Bearer $EXT_API_KEY" "$EXT_BASE_URL/extensions"\'',
+    'ext exec --seed fixtures/demo.json -- sh -c \'printf "Authorization: Bearer %s\\n" "$EXT_API_KEY" | curl -fsS -H @- "$EXT_BASE_URL/extensions"\'',
     "ext exec --profile platform.json -- npm test   (your suite against the platform's observed answers)",
   ],
 };

@@ -1,6 +1,7 @@
 /**
- * The README's CLI reference is executable documentation: every ```sh block under "## CLI reference" is
- * run, as written, with the compiled binary on PATH as `ext`, each in an empty directory.
+ * The docs are executable: every ```sh block of the CLI reference (docs/cli.md) is run, as written, with the
+ * compiled binary on PATH as `ext`, each in an empty directory; the control plane's curl block
+ * (docs/control-plane.md) runs against a real server; the README's test example runs against both helpers.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import {
@@ -21,20 +22,19 @@ import { startServer } from "../../src/server";
 import { sharedNodeHelper } from "../helpers/build-cache";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, goneSoon, run, serve } from "./helpers";
 
-const README = readFileSync(resolve(import.meta.dir, "../../README.md"), "utf8");
+const page = (path: string) => readFileSync(resolve(import.meta.dir, "../..", path), "utf8");
+const README = page("README.md");
+const CLI = page("docs/cli.md");
+const CONFIGURATION = page("docs/configuration.md");
 
-/** The ```<lang> blocks of one "## " section, with the "### " heading each sits under. */
-export function shellBlocks(markdown: string, section: string, lang = "sh"): { heading: string; script: string }[] {
-  const start = markdown.indexOf(`\n## ${section}\n`);
-  if (start < 0) return [];
-  const next = markdown.indexOf("\n## ", start + 1);
-  const body = markdown.slice(start, next < 0 ? undefined : next);
+/** The ```<lang> blocks of a page, with the "## " heading each sits under. */
+export function shellBlocks(markdown: string, lang = "sh"): { heading: string; script: string }[] {
   const blocks: { heading: string; script: string }[] = [];
-  let heading = section;
-  const lines = body.split("\n");
+  let heading = "";
+  const lines = markdown.split("\n");
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
-    if (line.startsWith("### ")) heading = line.slice(4);
+    if (line.startsWith("## ")) heading = line.slice(3);
     if (line.trim() !== `\`\`\`${lang}`) continue;
     const script: string[] = [];
     for (i++; i < lines.length && lines[i]!.trim() !== "```"; i++) script.push(lines[i]!);
@@ -43,7 +43,7 @@ export function shellBlocks(markdown: string, section: string, lang = "sh"): { h
   return blocks;
 }
 
-const blocks = shellBlocks(README, "CLI reference");
+const blocks = shellBlocks(CLI);
 
 /**
  * The rows of a help table, each wrapped row joined back into one line: a row's continuation lines start
@@ -71,7 +71,7 @@ beforeAll(() => {
 }, BUILD_TIMEOUT_MS);
 afterAll(() => built?.cleanup());
 
-describe("README: CLI reference", () => {
+describe("docs/cli.md", () => {
   test("documents every command with at least one example", () => {
     for (const cmd of [
       "serve",
@@ -91,8 +91,7 @@ describe("README: CLI reference", () => {
   });
 
   test("the Configuration table has a row for every `ext serve` flag and its environment variable", () => {
-    const start = README.indexOf("\n## Configuration\n");
-    const table = README.slice(start, README.indexOf("\n## ", start + 1));
+    const table = CONFIGURATION;
     for (const [flag, def] of Object.entries(serveArgs)) {
       expect(table).toMatch(new RegExp(`^\\| \`--(no-)?${flag}[ =\\[\`]`, "m"));
       if (SERVE_ACTION_FLAGS.has(flag)) continue;
@@ -102,9 +101,9 @@ describe("README: CLI reference", () => {
     }
   });
 
-  // Every command `ext --help` lists: the flags its --help shows are the rows of its README table, both
+  // Every command `ext --help` lists: the flags its --help shows are the rows of its docs table, both
   // ways, and a flag whose help names an environment variable has it in its row.
-  test("each command's --help flags are the README's table rows for it", async () => {
+  test("each command's --help flags are the docs' table rows for it", async () => {
     const root = (await run(built.bin, ["--help"], { cwd: built.work })).stdout;
     const listed = root.slice(root.indexOf("\nCOMMANDS\n"), root.indexOf("\nUse ext <command>"));
     const commands = unwrapTable(listed).flatMap((row) => /^\s+([a-z]+) {2,}/.exec(row)?.[1] ?? []);
@@ -123,9 +122,9 @@ describe("README: CLI reference", () => {
       );
       const rows = readmeTableRows(cmd);
       // A command with flags has a table of them (one with none, `ext image`, has no table to keep).
-      if (helpFlags.size > 0) expect(rows.length, `README has no flag table for ext ${cmd}`).toBeGreaterThan(0);
+      if (helpFlags.size > 0) expect(rows.length, `docs/cli.md has no flag table for ext ${cmd}`).toBeGreaterThan(0);
       const readmeFlags = new Set(rows.flatMap((row) => flagNames(row.split("|")[1] ?? "")));
-      expect([...readmeFlags].sort(), `ext ${cmd}: README table vs --help`).toEqual([...helpFlags.keys()].sort());
+      expect([...readmeFlags].sort(), `ext ${cmd}: docs table vs --help`).toEqual([...helpFlags.keys()].sort());
       for (const [flag, description] of helpFlags) {
         const env = /\(env (EXT_[A-Z_]+)\)/.exec(description)?.[1];
         const row = rows.find((r) => flagNames(r.split("|")[1] ?? "").includes(flag))!;
@@ -134,7 +133,7 @@ describe("README: CLI reference", () => {
     }
   });
 
-  test("the intro lists every command `ext --help` lists, and the reference says how many there are", async () => {
+  test("the README's intro lists every command `ext --help` lists, and the reference says how many there are", async () => {
     const root = (await run(built.bin, ["--help"], { cwd: built.work })).stdout;
     const listed = root.slice(root.indexOf("\nCOMMANDS\n"), root.indexOf("\nUse ext <command>"));
     const commands = unwrapTable(listed).flatMap((row) => /^\s+([a-z]+) {2,}/.exec(row)?.[1] ?? []);
@@ -151,7 +150,7 @@ describe("README: CLI reference", () => {
       "nineteen",
       "twenty",
     ];
-    expect(README).toContain(`One executable, ${words[commands.length - 12]} commands.`);
+    expect(CLI).toContain(`One executable, ${words[commands.length - 12]} commands.`);
   });
 
   test("ext exec --help shows `-- CMD…` and that it exits with the command's code", async () => {
@@ -160,14 +159,14 @@ describe("README: CLI reference", () => {
     expect(help.stdout).toContain("the exit code of CMD");
   });
 
-  test("the ready file is described as what it holds, in the README and in --help", async () => {
+  test("the ready file is described as what it holds, in the docs and in --help", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ext-ready-doc-"));
     const server = startServer(
       parseServerConfig({ port: 0, memory: true, logLevel: "silent", readyFile: join(dir, "ready.json") }, {}),
     );
     try {
       const fields = Object.keys(JSON.parse(readFileSync(join(dir, "ready.json"), "utf8")));
-      expect(README).toContain(`\`{${fields.join(", ")}}\``);
+      expect(CONFIGURATION).toContain(`\`{${fields.join(", ")}}\``);
       expect(serveArgs["ready-file"].description).toContain(`{${fields.join(",")}}`);
     } finally {
       await server.stop(true);
@@ -191,12 +190,13 @@ describe("README: CLI reference", () => {
   );
 });
 
-/** The flag table of a command: under its "### `ext CMD" heading; `ext serve`'s is the Configuration table. */
+/** The flag table of a command: under its "## `ext CMD" heading of docs/cli.md; `ext serve`'s is docs/configuration.md's. */
 function readmeTableRows(cmd: string): string[] {
-  const start = cmd === "serve" ? README.indexOf("\n## Configuration\n") : README.indexOf(`\n### \`ext ${cmd}`);
+  if (cmd === "serve") return CONFIGURATION.split("\n").filter((line) => line.startsWith("| `--"));
+  const start = CLI.indexOf(`\n## \`ext ${cmd}`);
   if (start < 0) return [];
-  const end = README.slice(start + 1).search(/\n##+ /);
-  const section = README.slice(start, end < 0 ? undefined : start + 1 + end);
+  const end = CLI.slice(start + 1).search(/\n##+ /);
+  const section = CLI.slice(start, end < 0 ? undefined : start + 1 + end);
   return section.split("\n").filter((line) => line.startsWith("| `--"));
 }
 
@@ -222,7 +222,7 @@ async function runExample(
   return { code, stdout: readFileSync(out, "utf8"), stderr: readFileSync(errOut, "utf8") };
 }
 
-describe("README: the `ext serve` example cleans up after itself", () => {
+describe("docs/cli.md: the `ext serve` example cleans up after itself", () => {
   const example = () => blocks.find((b) => b.heading === "`ext serve`")!.script;
 
   test("a command that fails after the server started (sh -e) still stops the server", async () => {
@@ -231,13 +231,16 @@ describe("README: the `ext serve` example cleans up after itself", () => {
     // The server's pid is noted on the side: its ready file is gone once it has stopped.
     const script = example()
       .replace(/ext_demo_\w+/, "ext_not_a_demo_key_0123456789abcdefghij")
-      .replace("\ntrap ", "\necho $! > server.pid\ntrap ");
+      .replace("\ntrap ", '\necho $! > server.pid; echo "$dir" > ready-dir\ntrap ');
     expect(script).not.toBe(example());
     expect(script).toContain("server.pid");
     const { code } = await runExample(script, cwd);
     expect(code).toBe(22);
     expect(await goneSoon(Number(readFileSync(join(cwd, "server.pid"), "utf8")))).toBe(true);
-    expect(existsSync(join(cwd, "ready.json"))).toBe(false);
+    // The private folder of the ready file, the ready file with it, is gone too.
+    const readyDir = readFileSync(join(cwd, "ready-dir"), "utf8").trim();
+    expect(readyDir).not.toBe("");
+    expect(existsSync(readyDir)).toBe(false);
   });
 
   test("a server that never gets ready is given up on, with a message, and stopped", async () => {
@@ -256,9 +259,9 @@ describe("README: the `ext serve` example cleans up after itself", () => {
   });
 });
 
-describe("README: Control plane", () => {
+describe("docs/control-plane.md", () => {
   test("the curl block runs as pasted against a real server: every id comes from an earlier answer, every call succeeds", async () => {
-    const [block] = shellBlocks(README, "Control plane");
+    const [block] = shellBlocks(page("docs/control-plane.md"));
     expect(block!.script).toContain("H=http://127.0.0.1:4780 ");
     // No placeholder ids (ext_123, ver_123…): each must be captured from the answer that created it.
     expect(block!.script).not.toMatch(/\b[a-z]+_123\b/);
@@ -286,8 +289,13 @@ describe("README: Control plane", () => {
   }, 30_000);
 });
 
-describe("README: Use in tests", () => {
-  const [vitestExample, example] = shellBlocks(README, "Use in tests", "ts");
+describe("README: In your tests", () => {
+  // docs/testing.md says the Bun example is the README's, importing from bun:test: the test makes it so.
+  const [vitestExample] = shellBlocks(README, "ts");
+  const example = vitestExample && {
+    heading: vitestExample.heading,
+    script: vitestExample.script.replace('from "vitest";', 'from "bun:test";'),
+  };
   let nodePackage: string;
   beforeAll(async () => {
     nodePackage = await sharedNodeHelper();
@@ -315,11 +323,14 @@ describe("README: Use in tests", () => {
     return { code: await proc.exited, stderr };
   }
 
-  test("vitest leads, and the Bun example is the same file importing from bun:test", () => {
+  test("the README's one test example is a vitest file, under its own heading; docs/testing.md names the Bun form", () => {
+    expect(shellBlocks(README, "ts")).toHaveLength(1);
+    expect(vitestExample?.heading).toBe("In your tests");
     expect(vitestExample?.script.split("\n")[0]).toBe(
       'import { afterAll, beforeAll, beforeEach, expect, test } from "vitest";',
     );
-    expect(example?.script).toBe(vitestExample!.script.replace('from "vitest";', 'from "bun:test";'));
+    expect(example?.script).not.toBe(vitestExample!.script);
+    expect(page("docs/testing.md")).toContain("importing from `bun:test`");
   });
 
   test("the vitest example passes against the npm package (the Node helper running the compiled binary)", async () => {

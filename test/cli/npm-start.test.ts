@@ -15,9 +15,10 @@ const README = readFileSync(join(ROOT, "README.md"), "utf8");
 describe("npm start (README quick start)", () => {
   test('serves the demo account; the README\'s curl answers 200 {"extensions":[]}', async () => {
     expect(README).toContain("npm ci && npm start");
-    const curl = /curl -H "Authorization: Bearer (\S+)" http:\/\/127\.0\.0\.1:4780(\/developer\/v1\/extensions)/.exec(
-      README,
-    );
+    const curl =
+      /printf 'Authorization: Bearer %s\\n' (\S+) \| curl -H @- http:\/\/127\.0\.0\.1:4780(\/developer\/v1\/extensions)/.exec(
+        README,
+      );
     expect(curl).not.toBeNull();
     const dir = mkdtempSync(join(tmpdir(), "ext-npm-start-"));
     const ready = join(dir, "ready.json");

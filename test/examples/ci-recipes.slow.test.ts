@@ -68,7 +68,7 @@ test("the npm recipes: `npm ci`, then `npx ext exec -- npm test`, and nothing el
 
 test("the README's GitHub Actions recipe is examples/ci/github-actions.yml", () => {
   const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-  const section = readme.slice(readme.indexOf("\n## Use in CI\n"));
+  const section = readme.slice(readme.indexOf("\n## In CI\n"));
   const block = /```yaml\n([\s\S]*?)```/.exec(section)?.[1];
   expect(Bun.YAML.parse(block!)).toEqual(recipe("github-actions.yml"));
 });

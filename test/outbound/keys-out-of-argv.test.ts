@@ -1,10 +1,11 @@
 /**
  * Keys out of argv: a flag's value shows in `ps` to every local user. Every flag that takes a key or a token
  * has an environment variable (EXT_READ_ONLY_KEY included) and says, in its help, that the flag shows in
- * `ps`; the help's and the README's examples pass keys and tokens in variables, never in flags.
+ * `ps`; the help's, the README's and the docs' examples pass keys and tokens in variables, never in flags, give
+ * curl its Authorization header through stdin or a file, and keep ready files in a private folder.
  */
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { ArgsDef } from "citty";
 import { EXAMPLES } from "../../cli/lib/help";
@@ -69,12 +70,48 @@ describe("examples pass keys in variables", () => {
   });
 
   test("no code block of the README or the docs gives a key or a token as a flag", () => {
-    const found: string[] = [];
-    for (const file of ["README.md", "docs/behaviour.md", "examples/ci/README.md", "packaging/npm/README.md"]) {
-      const text = readFileSync(join(ROOT, file), "utf8");
-      for (const block of text.matchAll(/```[a-z]*\n([\s\S]*?)```/g))
-        for (const line of block[1]!.split("\n")) if (KEY_IN_FLAG.test(line)) found.push(`${file}: ${line}`);
-    }
+    expect(docLines().filter((l) => KEY_IN_FLAG.test(l))).toEqual([]);
+  });
+
+  // `curl -H "Authorization: Bearer $KEY"` puts the expanded key in curl's argv: the docs send the header
+  // through standard input (`printf … | curl -H @-`) or a private header file (`-H @FILE`) instead.
+  test("no code block or help example gives curl an Authorization header on its command line", () => {
+    const helpLines = Object.values(EXAMPLES).flat();
+    const found = [...docLines(), ...helpLines].filter((l) => CURL_AUTH_IN_ARGV.test(l));
     expect(found).toEqual([]);
+    // The check sees what it must: the forms the docs use instead are there, and the old form is caught.
+    expect(docLines().some((l) => l.includes("| curl -fsS -H @-"))).toBe(true);
+    expect(CURL_AUTH_IN_ARGV.test(`curl -fsS -H "Authorization: Bearer $EXT_API_KEY" "$URL"`)).toBe(true);
+    expect(CURL_AUTH_IN_ARGV.test(`printf 'Authorization: Bearer %s\\n' "$K" | curl -fsS -H @- "$URL"`)).toBe(false);
+  });
+
+  // A ready file holds the admin token and the keys: an example writes it into a folder of its own
+  // (`dir=$(mktemp -d)`), never at a path another local user can predict and plant a link at.
+  test("every ready file of an example is in a private temporary folder", () => {
+    const helpLines = Object.values(EXAMPLES).flat();
+    const found = [...docLines(), ...helpLines].filter(
+      (l) => /--ready-file[ =]/.test(l) && !/--ready-file[ =]"\$dir\//.test(l),
+    );
+    expect(found).toEqual([]);
+    expect(EXAMPLES.serve?.some((l) => l.includes("dir=$(mktemp -d); ext serve") && l.includes('"$dir/'))).toBe(true);
   });
 });
+
+const CURL_AUTH_IN_ARGV = /\bcurl\b.*(-H|--header)\s*["']?Authorization/i;
+
+/** Every line of every code block of the README, the docs and the CI recipes' README. */
+function docLines(): string[] {
+  const files = [
+    "README.md",
+    "examples/ci/README.md",
+    ...readdirSync(join(ROOT, "docs"))
+      .filter((f) => f.endsWith(".md"))
+      .map((f) => `docs/${f}`),
+  ];
+  expect(files).toContain("docs/cli.md");
+  return files.flatMap((file) =>
+    [...readFileSync(join(ROOT, file), "utf8").matchAll(/```[a-z]*\n([\s\S]*?)```/g)].flatMap((block) =>
+      block[1]!.split("\n").map((line) => `${file}: ${line}`),
+    ),
+  );
+}
