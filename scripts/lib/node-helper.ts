@@ -10,6 +10,7 @@ import { join } from "node:path";
 import rootPkg from "../../package.json" with { type: "json" };
 import { ROOT } from "./compile";
 import { withPackageMetadata } from "./package-metadata";
+import { writePackageDocs } from "./package-docs";
 
 const NPM = join(ROOT, "packaging/npm");
 /** Where the declarations live in the package, by their path in this repository. */
@@ -84,4 +85,6 @@ export async function buildNodeHelper(dir: string): Promise<void> {
   // The runtime is bundled; the declarations name openapi-fetch's client type.
   pkg.dependencies = { "openapi-fetch": rootPkg.dependencies["openapi-fetch"] };
   writeFileSync(join(dir, "package.json"), `${JSON.stringify(withPackageMetadata(pkg, dir), null, 2)}\n`);
+  // The front door: the repository's README and docs pages, their links made to work inside the package.
+  writePackageDocs(dir);
 }

@@ -6,7 +6,16 @@
  * `startEmulator`/`connectEmulator` from both `import` and `require` — resolved by Node itself.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { globSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  globSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import rootPkg from "../../package.json" with { type: "json" };
@@ -109,4 +118,36 @@ test("the profile format's JSON Schema ships in the main package, as ext-emulato
   const main = JSON.parse(readFileSync(join(TEMPLATE, "package.json"), "utf8"));
   expect(main.files).toContain("profile.schema.json");
   expect(main.exports["./profile.schema.json"]).toBe("./profile.schema.json");
+});
+
+test("the package's README and docs are the repository's, word for word but for link targets, and npm packs them", () => {
+  const ROOT = resolve(import.meta.dir, "../..");
+  const pages = ["README.md", ...globSync("docs/*.md", { cwd: ROOT }).sort()];
+  expect(pages).toContain("docs/cli.md");
+  // Drift: the same text once every link target is set aside (the package's may point at GitHub instead).
+  const text = (markdown: string) => markdown.replace(/(!?\[[^\]]*\])\([^)\s]+\)/g, "$1()");
+  for (const page of pages)
+    expect([page, text(readFileSync(join(built, page), "utf8"))]).toEqual([
+      page,
+      text(readFileSync(join(ROOT, page), "utf8")),
+    ]);
+  // Every relative link of a shipped page names a file of the package.
+  for (const page of pages)
+    for (const m of readFileSync(join(built, page), "utf8").matchAll(/!?\[[^\]]*\]\(([^)\s#]+)(#[^)\s]*)?\)/g)) {
+      const target = m[1]!;
+      if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue;
+      const file = join(built, page, "..", target);
+      expect([page, target, file.startsWith(`${built}/`) && existsSync(file)]).toEqual([page, target, true]);
+    }
+  // What `npm pack` puts in the tarball, as npm itself lists it.
+  const packed = Bun.spawnSync(["npm", "pack", "--dry-run", "--json", "--ignore-scripts"], {
+    cwd: built,
+    env: cleanEnv(),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  expect(packed.exitCode, packed.stderr.toString()).toBe(0);
+  const files = (JSON.parse(packed.stdout.toString()) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
+  for (const page of [...pages, "docs/profile.schema.json", "docs/manifest.schema.json", "examples/ci/README.md"])
+    expect([page, files.includes(page)]).toEqual([page, true]);
 });
