@@ -9,8 +9,8 @@ import { copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } 
 import { join } from "node:path";
 import rootPkg from "../../package.json" with { type: "json" };
 import { ROOT } from "./compile";
-import { withPackageMetadata } from "./package-metadata";
 import { writePackageDocs } from "./package-docs";
+import { withPackageMetadata } from "./package-metadata";
 
 const NPM = join(ROOT, "packaging/npm");
 /** Where the declarations live in the package, by their path in this repository. */
