@@ -7,7 +7,7 @@
  */
 import { compilePattern, type PathPattern } from "../http/route-table";
 import type { DifferenceKind, JsonType, Profile, ProfileEntry } from "./model";
-import { type AnswerShape, type AnswerShapes, type PathStep, parsePath, type Shape, shapeAt } from "./shapes";
+import { type AnswerShape, type AnswerShapes, fieldOf, type PathStep, parsePath, type Shape, shapeAt } from "./shapes";
 
 export class ProfileError extends Error {
   override name = "ProfileError";
@@ -146,6 +146,10 @@ function checkEntry(e: ProfileEntry, answers: Record<string, AnswerShape>, statu
   }
 }
 
+/** A JSON key a JavaScript client cannot read back as a field: assigning it sets the object's prototype. */
+const PROTO = "__proto__";
+const NO_PROTO = `${PROTO} cannot name a field: a JavaScript client reading the answer would take it for the object's prototype`;
+
 function checkPath(e: Extract<ProfileEntry, { path: string }>, body: Shape | null, steps: PathStep[]): string | null {
   const at = shapeAt(body, steps);
   if (!at.ok) return at.reason;
@@ -153,6 +157,7 @@ function checkPath(e: Extract<ProfileEntry, { path: string }>, body: Shape | nul
   if (!at.parent.fields) return `${e.path} is inside a map, whose keys are data`;
   const shape = at.shape;
   if (e.difference === "field-added") {
+    if (name === PROTO) return NO_PROTO;
     if (shape) return `ext's answer has ${name} already: a profile can rename it, drop it or change its type`;
     if (at.parent.values) return `${e.path} is inside a map, whose keys are data`;
     return null;
@@ -160,7 +165,8 @@ function checkPath(e: Extract<ProfileEntry, { path: string }>, body: Shape | nul
   if (!shape) return `the answer has no field ${e.path}`;
   if (e.difference === "field-renamed") {
     if (e.observed === name) return "the new name is the same";
-    if (at.parent.fields[e.observed]) return `the answer has a field ${e.observed} already`;
+    if (e.observed === PROTO) return NO_PROTO;
+    if (fieldOf(at.parent, e.observed)) return `the answer has a field ${e.observed} already`;
   }
   if (e.difference === "field-type") {
     if (shape.types.length === 1 && shape.types[0] === e.observed)

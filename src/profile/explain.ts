@@ -8,15 +8,17 @@ import type { ActiveProfile, ProfileEntry } from "./model";
 import type { AnswerShapes } from "./shapes";
 import { parsePath, shapeAt } from "./shapes";
 
+const KNOWN_HEADER_NAMES = new Map(
+  ["WWW-Authenticate", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"].map((h) => [
+    h.toLowerCase(),
+    h,
+  ]),
+);
+
 /** Header names as people write them: x-ratelimit-limit → X-RateLimit-Limit. */
 export function headerName(h: string): string {
-  const known: Record<string, string> = {
-    "www-authenticate": "WWW-Authenticate",
-    "x-ratelimit-limit": "X-RateLimit-Limit",
-    "x-ratelimit-remaining": "X-RateLimit-Remaining",
-    "x-ratelimit-reset": "X-RateLimit-Reset",
-  };
-  return known[h.toLowerCase()] ?? h.toLowerCase().replace(/(^|-)([a-z])/g, (_, d, c) => d + c.toUpperCase());
+  const lower = h.toLowerCase();
+  return KNOWN_HEADER_NAMES.get(lower) ?? lower.replace(/(^|-)([a-z])/g, (_, d, c) => d + c.toUpperCase());
 }
 
 const json = (v: unknown) => {

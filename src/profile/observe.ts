@@ -8,7 +8,7 @@
 import { ANSWER_SHAPES } from "./answer-shapes.generated";
 import { isError } from "./compile";
 import type { ProfileEntry } from "./model";
-import { type AnswerShapes, admits, jsonTypeOf, type Shape } from "./shapes";
+import { type AnswerShapes, admits, fieldOf, jsonTypeOf, type Shape } from "./shapes";
 
 /** An entry without its evidence: what an observation yields. */
 export type ObservedEntry = ProfileEntry extends infer E ? (E extends unknown ? Omit<E, "evidence"> : never) : never;
@@ -33,7 +33,7 @@ export interface Observation {
 }
 
 /** Values ext always sends for these headers (the developer API's 401). */
-const EXT_HEADER_VALUES: Record<string, string> = { "www-authenticate": 'Bearer realm="developer-api"' };
+const EXT_HEADER_VALUES = new Map([["www-authenticate", 'Bearer realm="developer-api"']]);
 /** Headers whose values follow the platform's windows or the request: reported, never copied into a profile. */
 const VARYING_HEADERS = /^(x-ratelimit-.*|retry-after|location|allow)$/;
 
@@ -66,15 +66,16 @@ function diffValue(shape: Shape, value: unknown, path: string, out: FieldDiff[])
     return;
   }
   if (isObject(value) && shape.fields && !shape.values) {
-    const fields = shape.fields;
-    const missing = (shape.required ?? []).filter((f) => !(f in value));
-    const extra = shape.open ? [] : Object.keys(value).filter((k) => !(k in fields));
+    // Own fields and keys only: a key named like a built-in object member (constructor, __proto__) is data.
+    const field = (name: string) => fieldOf(shape, name);
+    const missing = (shape.required ?? []).filter((f) => !Object.hasOwn(value, f));
+    const extra = shape.open ? [] : Object.keys(value).filter((k) => !field(k));
     const renamed = new Map<string, string>();
     for (const m of missing) {
-      const fits = extra.filter((e) => admits(fields[m]!, jsonTypeOf(value[e])));
+      const fits = extra.filter((e) => admits(field(m)!, jsonTypeOf(value[e])));
       if (fits.length !== 1) continue;
       const e = fits[0]!;
-      const rivals = missing.filter((o) => admits(fields[o]!, jsonTypeOf(value[e])));
+      const rivals = missing.filter((o) => admits(field(o)!, jsonTypeOf(value[e])));
       if (rivals.length === 1) renamed.set(m, e);
     }
     for (const m of missing) {
@@ -82,13 +83,16 @@ function diffValue(shape: Shape, value: unknown, path: string, out: FieldDiff[])
       if (e === undefined) out.push({ kind: "field-missing", path: join(path, m) });
       else {
         out.push({ kind: "field-renamed", path: join(path, m), observed: e });
-        diffValue(fields[m]!, value[e], join(path, m), out);
+        diffValue(field(m)!, value[e], join(path, m), out);
       }
     }
     const taken = new Set(renamed.values());
     for (const e of extra)
       if (!taken.has(e)) out.push({ kind: "field-added", path: join(path, e), observed: value[e] });
-    for (const [name, v] of Object.entries(value)) if (fields[name]) diffValue(fields[name]!, v, join(path, name), out);
+    for (const [name, v] of Object.entries(value)) {
+      const known = field(name);
+      if (known) diffValue(known, v, join(path, name), out);
+    }
     return;
   }
   if (Array.isArray(value) && shape.items && value.length > 0) {
@@ -180,14 +184,13 @@ export function observe(
     } else if (
       h === "content-type"
         ? mediaType(got) !== "application/json"
-        : EXT_HEADER_VALUES[h] !== undefined && got !== EXT_HEADER_VALUES[h]
+        : EXT_HEADER_VALUES.has(h) && got !== EXT_HEADER_VALUES.get(h)
     )
       entries.push({ ...base, difference: "header-added", header: h, observed: got });
   }
   for (const [h, v] of Object.entries(observed.headers)) {
     if (extShape.headers.includes(h)) continue;
-    if (EXT_HEADER_VALUES[h] !== undefined)
-      entries.push({ ...base, difference: "header-added", header: h, observed: v });
+    if (EXT_HEADER_VALUES.has(h)) entries.push({ ...base, difference: "header-added", header: h, observed: v });
     else if (VARYING_HEADERS.test(h))
       unexpressible.push(
         `the target sends ${h} with its ${observed.status}, ext does not: its value follows the request`,

@@ -174,6 +174,14 @@ export function admits(shape: Shape, type: JsonType): boolean {
   return shape.types.includes(type) || (type === "integer" && shape.types.includes("number"));
 }
 
+/**
+ * The field `name` of an object's shape: its own fields only, so a name Object.prototype holds (constructor,
+ * toString, __proto__) is no field of any answer.
+ */
+export function fieldOf(shape: Shape, name: string): Shape | undefined {
+  return shape.fields && Object.hasOwn(shape.fields, name) ? shape.fields[name] : undefined;
+}
+
 export type PathStep = { field: string; each: boolean };
 
 /** `extensions[].installCount` → [{field: extensions, each: true}, {field: installCount, each: false}]. */
@@ -198,7 +206,7 @@ export function shapeAt(
       .map((s) => s.field + (s.each ? "[]" : ""))
       .join(".");
     if (!node.fields) return { ok: false, reason: `${where || "the body"} is not an object` };
-    const next = node.fields[field];
+    const next = fieldOf(node, field);
     if (i === steps.length - 1) {
       if (each) return { ok: false, reason: `a path ends with a field's name, not with [] (${field}[])` };
       return { ok: true, shape: next, parent: node };

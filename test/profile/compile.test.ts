@@ -148,6 +148,51 @@ describe("checked against the developer API's answers", () => {
     ).toContain("the new name is the same");
   });
 
+  test("a field is an own field of the answer: JavaScript's built-in object members are none", () => {
+    const STATUS_401 = "GET /developer/v1/extensions, answer 401";
+    expect(
+      refusal({ operation: LIST, answer: 401, difference: "field-type", path: "error.toString", observed: "string" }),
+    ).toBe(
+      `entry 1 (${STATUS_401}, field-type error.toString): the answer has no field error.toString (ext's 401 answer)`,
+    );
+    expect(
+      refusal({
+        operation: LIST,
+        answer: 200,
+        difference: "field-type",
+        path: "extensions[].constructor",
+        observed: "null",
+      }),
+    ).toBe(
+      "entry 1 (GET /developer/v1/extensions, answer 200, field-type extensions[].constructor): the answer has no field extensions[].constructor (ext's 200 answer)",
+    );
+    expect(refusal({ operation: LIST, answer: 200, difference: "field-missing", path: "__proto__" })).toBe(
+      "entry 1 (GET /developer/v1/extensions, answer 200, field-missing __proto__): the answer has no field __proto__ (ext's 200 answer)",
+    );
+    expect(
+      refusal({ operation: SECRETS, answer: 200, difference: "field-renamed", path: "constructor", observed: "leak" }),
+    ).toBe(
+      "entry 1 (GET /developer/v1/extensions/{id}/secrets, answer 200, field-renamed constructor): the answer has no field constructor (ext's 200 answer)",
+    );
+    expect(refusal({ operation: LIST, answer: 401, difference: "field-missing", path: "error.__proto__.x" })).toContain(
+      "the answer has no field __proto__ in error",
+    );
+    // A name the answer has not got is free to take, whatever Object.prototype holds.
+    expect(
+      refusal({ operation: SECRETS, answer: 200, difference: "field-renamed", path: "keys", observed: "constructor" }),
+    ).toBeNull();
+    expect(
+      refusal({ operation: ONE, answer: 200, difference: "field-added", path: "toString", observed: 1 }),
+    ).toBeNull();
+    // __proto__ names no field a JavaScript client could read back: neither added nor taken by a rename.
+    expect(
+      refusal({ operation: ONE, answer: 200, difference: "field-added", path: "__proto__", observed: {} }),
+    ).toContain("__proto__ cannot name a field");
+    expect(
+      refusal({ operation: SECRETS, answer: 200, difference: "field-renamed", path: "keys", observed: "__proto__" }),
+    ).toContain("__proto__ cannot name a field");
+  });
+
   test("changes no rule can make: a success for a refusal, a type ext's values cannot become", () => {
     expect(refusal({ operation: CREATE, answer: 201, difference: "status", observed: 422 })).toContain(
       "that is another rule",

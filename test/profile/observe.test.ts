@@ -153,6 +153,36 @@ describe("observe", () => {
     expect(varies).toEqual({ entries: [], unexpressible: ["extensions[].region differs from one item to the next"] });
   });
 
+  test("a target's field named like a built-in object member is a field like any other", () => {
+    const body = `{"extensions":[],"constructor":1,"toString":"x","__proto__":{"polluted":true}}`;
+    const o = observe(LIST, { status: 200 }, { status: 200, headers: { ...JSON_TYPE, ...RATE }, body });
+    expect(o.entries.map((e) => ("path" in e ? [e.difference, e.path] : [e.difference]))).toEqual([
+      ["field-added", "constructor"],
+      ["field-added", "toString"],
+      ["field-added", "__proto__"],
+    ]);
+    const error = observe(
+      LIST,
+      { status: 401, code: "unauthorized" },
+      {
+        status: 401,
+        headers: { ...JSON_TYPE, "www-authenticate": 'Bearer realm="developer-api"' },
+        body: '{"error":{"code":"unauthorized","message":"m","status":401,"hasOwnProperty":null}}',
+      },
+    );
+    expect(error.entries).toMatchObject([{ difference: "field-added", path: "error.hasOwnProperty", observed: null }]);
+    // Saved, the __proto__ key is left out with the compiler's reason; the others are kept.
+    const b = new ProfileBuilder("conformance", "http://t", "2026-11-22T10:00:00.000Z");
+    b.add(o, { label: "extensions.list" });
+    expect(b.profile().entries.map((e) => ("path" in e ? e.path : ""))).toEqual(["constructor", "toString"]);
+    expect(b.summary().leftOut).toEqual([
+      {
+        reason: `${LIST} 200: __proto__ is added, {"polluted":true}: ext's answer has no such field — left out: __proto__ cannot name a field: a JavaScript client reading the answer would take it for the object's prototype (ext's 200 answer)`,
+        seen: ["extensions.list"],
+      },
+    ]);
+  });
+
   test("operations from requests", () => {
     expect(operationOf("GET", "/developer/v1/extensions/ext_1/secrets")).toBe(
       "GET /developer/v1/extensions/{id}/secrets",
