@@ -6,6 +6,7 @@
  * conformance and the proxy compile what they save so a saved profile always loads.
  */
 import { compilePattern, type PathPattern } from "../http/route-table";
+import { headerAddedProblem, headerMissingProblem } from "./headers";
 import type { DifferenceKind, JsonType, Profile, ProfileEntry } from "./model";
 import { type AnswerShape, type AnswerShapes, fieldOf, type PathStep, parsePath, type Shape, shapeAt } from "./shapes";
 
@@ -65,18 +66,6 @@ export interface CompiledProfile {
   plansFor(method: string, path: string, status: number): Map<string, AnswerPlan> | null;
 }
 
-const HOP_BY_HOP = new Set([
-  "connection",
-  "keep-alive",
-  "transfer-encoding",
-  "content-length",
-  "content-encoding",
-  "te",
-  "trailer",
-  "upgrade",
-  "set-cookie",
-]);
-
 /** ext's JSON type → the platform's: how a value is converted, or absent when no rule makes one of the other. */
 const CONVERSIONS: Partial<Record<JsonType, Partial<Record<JsonType, true>>>> = {
   string: { integer: true, number: true, boolean: true },
@@ -133,10 +122,9 @@ function checkEntry(e: ProfileEntry, answers: Record<string, AnswerShape>, statu
       for (const s of statuses)
         if (!answers[s]!.headers.includes(e.header.toLowerCase()))
           return `ext does not send ${e.header} with its ${s} answer, so it cannot be missing`;
-      return null;
+      return headerMissingProblem(e.header);
     case "header-added":
-      if (HOP_BY_HOP.has(e.header.toLowerCase())) return `${e.header} is the server's own framing, not the answer's`;
-      return null;
+      return headerAddedProblem(e.header, e.observed);
     default:
       for (const s of statuses) {
         const problem = checkPath(e, answers[s]!.body, parsePath(e.path));

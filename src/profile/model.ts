@@ -8,6 +8,7 @@
 import type { Static } from "elysia";
 import { oneOf } from "../http/one-of";
 import { integer, named, t } from "../http/schema";
+import { HEADER_VALUE_MAX, HEADER_VALUE_PATTERN } from "./headers";
 
 export const PROFILE_VERSION = 1;
 /** Entries per profile: far above what any run observes (about 40 checks, a dozen operations). */
@@ -154,9 +155,10 @@ export const ProfileEntry = t.Union(
         difference: t.Literal("header-added"),
         header,
         observed: t.String({
-          maxLength: 1000,
-          pattern: "^[\\t\\x20-\\x7e]*$",
-          description: "A header value of printable characters: the platform's (it replaces ext's when ext sends one)",
+          maxLength: HEADER_VALUE_MAX,
+          pattern: HEADER_VALUE_PATTERN,
+          description:
+            "A header value of printable ASCII: the platform's (it replaces ext's when ext sends one). Only some headers may be added (docs/profiles.md), and Content-Type only as a JSON media type",
         }),
       },
       { additionalProperties: false, description: "The platform sends this header (or this value of it)" },

@@ -5,8 +5,11 @@
  * compiled plans applied to answers.
  */
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { answerChanges, applyPlan } from "../../src/profile/apply";
 import { type CompiledProfile, choosePlan, ProfileError } from "../../src/profile/compile";
+import { PROFILE_HEADERS } from "../../src/profile/headers";
 import { compile } from "../../src/profile/load";
 import type { Profile, ProfileEntry } from "../../src/profile/model";
 import { parseProfile } from "../../src/profile/parse";
@@ -220,6 +223,82 @@ describe("checked against the developer API's answers", () => {
     ).toContain("framing");
   });
 
+  test("headers: only those a platform's API plausibly differs in, with plain values; every answer stays JSON", () => {
+    const added = (header: string, observed: string, operation = LIST, answer: ProfileEntry["answer"] = 401) =>
+      refusal({ operation, answer, difference: "header-added", header, observed });
+    // The report's attack: a 401 made into a page of the target's script.
+    expect(added("Content-Type", "text/html")).toBe(
+      "entry 1 (GET /developer/v1/extensions, answer 401, header-added Content-Type): Content-Type text/html is not a JSON media type: a profile keeps every answer JSON (application/json, or application/…+json)",
+    );
+    for (const type of [
+      "text/html; charset=utf-8",
+      "application/javascript",
+      "image/svg+xml",
+      "application/json, text/html",
+    ])
+      expect(added("content-type", type)).toContain("is not a JSON media type");
+    for (const type of ["application/json", "application/problem+json", "application/json; charset=UTF-8"])
+      expect(added("Content-Type", type)).toBeNull();
+    expect(refusal({ operation: LIST, answer: 200, difference: "header-missing", header: "Content-Type" })).toBe(
+      "entry 1 (GET /developer/v1/extensions, answer 200, header-missing Content-Type): an answer's Content-Type stays: without it a client or a browser guesses what the body is",
+    );
+    // Headers that change how a browser, a proxy or the connection treats the answer.
+    for (const h of [
+      "Set-Cookie",
+      "Content-Security-Policy",
+      "X-Content-Type-Options",
+      "X-Frame-Options",
+      "Location",
+      "Access-Control-Allow-Origin",
+      "Link",
+      "Refresh",
+      "Content-Disposition",
+      "Cache-Control",
+      "X-Forwarded-For",
+      "X-Accel-Redirect",
+    ])
+      expect(added(h, "x")).toContain(`${h} is not a header a profile may change`);
+    for (const h of ["Content-Encoding", "Transfer-Encoding", "Connection", "Keep-Alive", "Upgrade", "Content-Length"])
+      expect(added(h, "x")).toContain(`${h} is the server's own framing, not the answer's`);
+    // What a platform plausibly differs in.
+    expect(added("X-Request-Id", "req_1")).toBeNull();
+    expect(added("X-RateLimit-Used", "3", LIST, 200)).toBeNull();
+    expect(added("RateLimit-Policy", "120;w=60", LIST, 200)).toBeNull();
+    expect(added("Deprecation", "@1767225600", LIST, 200)).toBeNull();
+    expect(added("WWW-Authenticate", 'Bearer realm="platform", error="invalid_token"')).toBeNull();
+    expect(added("WWW-Authenticate", 'Basic realm="platform"')).toContain(
+      "WWW-Authenticate: the scheme is Bearer (the developer API's keys), not Basic",
+    );
+    expect(added("Retry-After", "60", "POST /developer/v1/extensions", 429)).toBeNull();
+    expect(added("Retry-After", "Wed, 21 Oct 2026 07:28:00 GMT", "POST /developer/v1/extensions", 429)).toContain(
+      "Retry-After: a number of seconds",
+    );
+    expect(
+      refusal({ operation: LIST, answer: 200, difference: "header-missing", header: "X-RateLimit-Limit" }),
+    ).toBeNull();
+  });
+
+  test("docs/profiles.md names every header a profile may add", () => {
+    const docs = readFileSync(join(import.meta.dir, "../../docs/profiles.md"), "utf8").toLowerCase();
+    for (const h of PROFILE_HEADERS) expect(docs).toContain(`\`${h}\``);
+  });
+
+  test("header values are printable ASCII of at most 256 characters", () => {
+    const bad = (entry: Record<string, unknown>) => {
+      try {
+        parseProfile(JSON.stringify({ profileVersion: 1, entries: [entry] }));
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return null;
+    };
+    const header = { operation: LIST, answer: 200, difference: "header-added", header: "X-Request-Id" };
+    expect(bad({ ...header, observed: "a\tb" })).toStartWith("entry 1: observed:");
+    expect(bad({ ...header, observed: "é" })).toStartWith("entry 1: observed:");
+    expect(bad({ ...header, observed: "a".repeat(257) })).toStartWith("entry 1: observed:");
+    expect(bad({ ...header, observed: "a".repeat(256) })).toBeNull();
+  });
+
   test("two entries that cannot both hold", () => {
     expect(
       refusal(
@@ -388,7 +467,7 @@ describe("answerChanges: what the server's answer step asks of the profile for e
         difference: "status",
         observed: 200,
       },
-      { operation: LIST, answer: 200, difference: "header-added", header: "X-Platform", observed: "yes" },
+      { operation: LIST, answer: 200, difference: "header-added", header: "X-Request-Id", observed: "yes" },
     ),
   );
   const changes = answerChanges(profile);
@@ -418,12 +497,12 @@ describe("answerChanges: what the server's answer step asks of the profile for e
     const put = await answering(204, null)(request("PUT", "/developer/v1/extensions/e/secrets/K"));
     expect([put.status, await put.text()]).toEqual([200, ""]);
     const head = await answering(200, "x")(request("HEAD", "/developer/v1/extensions"));
-    expect(head.headers.get("x-platform")).toBeNull();
+    expect(head.headers.get("x-request-id")).toBeNull();
     const other = await answering(200, "{}")(request("GET", "/developer/v1/extensions/e"));
-    expect(other.headers.get("x-platform")).toBeNull();
+    expect(other.headers.get("x-request-id")).toBeNull();
     const list = await answering(200, "not json", { "content-type": "text/plain" })(
       request("GET", "/developer/v1/extensions"),
     );
-    expect([list.headers.get("x-platform"), await list.text()]).toEqual(["yes", "not json"]);
+    expect([list.headers.get("x-request-id"), await list.text()]).toEqual(["yes", "not json"]);
   });
 });
