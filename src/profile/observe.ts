@@ -7,6 +7,7 @@
  */
 import { ANSWER_SHAPES } from "./answer-shapes.generated";
 import { isError } from "./compile";
+import { headerAddedProblem, headerMissingProblem } from "./headers";
 import type { ProfileEntry } from "./model";
 import { type AnswerShapes, admits, fieldOf, jsonTypeOf, type Shape } from "./shapes";
 
@@ -176,21 +177,31 @@ export function observe(
     }
   }
 
+  // A header difference is saved only where a profile may hold it (src/profile/headers.ts: every answer stays
+  // JSON, only allowlisted headers): a target cannot make a saved profile serve its page on ext's origin.
+  const header = (h: string, value: string | null) => {
+    const problem = value === null ? headerMissingProblem(h) : headerAddedProblem(h, value);
+    if (problem)
+      unexpressible.push(
+        `the target's ${observed.status} answer ${value === null ? `has no ${h}` : `sends ${h}`}: ${problem}`,
+      );
+    else if (value === null) entries.push({ ...base, difference: "header-missing", header: h });
+    else entries.push({ ...base, difference: "header-added", header: h, observed: value });
+  };
   for (const h of extShape.headers) {
     const got = observed.headers[h];
     if (got === undefined) {
-      if (h !== "content-type" || observed.body !== "")
-        entries.push({ ...base, difference: "header-missing", header: h });
+      if (h !== "content-type" || observed.body !== "") header(h, null);
     } else if (
       h === "content-type"
         ? mediaType(got) !== "application/json"
         : EXT_HEADER_VALUES.has(h) && got !== EXT_HEADER_VALUES.get(h)
     )
-      entries.push({ ...base, difference: "header-added", header: h, observed: got });
+      header(h, got);
   }
   for (const [h, v] of Object.entries(observed.headers)) {
     if (extShape.headers.includes(h)) continue;
-    if (EXT_HEADER_VALUES.has(h)) entries.push({ ...base, difference: "header-added", header: h, observed: v });
+    if (EXT_HEADER_VALUES.has(h)) header(h, v);
     else if (VARYING_HEADERS.test(h))
       unexpressible.push(
         `the target sends ${h} with its ${observed.status}, ext does not: its value follows the request`,

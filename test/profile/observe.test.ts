@@ -153,6 +153,44 @@ describe("observe", () => {
     expect(varies).toEqual({ entries: [], unexpressible: ["extensions[].region differs from one item to the next"] });
   });
 
+  test("a header a profile cannot hold is said, never saved: a page for a JSON answer, another scheme, no Content-Type", () => {
+    const unauthorized = (
+      headers: Record<string, string>,
+      body = '{"error":{"code":"unauthorized","message":"no","status":401}}',
+    ) => observe(LIST, { status: 401, code: "unauthorized" }, { status: 401, headers, body });
+    // The attack: the 401 made a page of the target's script. The value is data in a JSON answer; the type is not saved.
+    const page = unauthorized(
+      { "content-type": "text/html; charset=utf-8", "www-authenticate": 'Bearer realm="developer-api"' },
+      '{"error":{"code":"unauthorized","message":"no","status":401},"x":"<script>alert(1)</script>"}',
+    );
+    expect(page.entries).toEqual([
+      { operation: LIST, answer: 401, difference: "field-added", path: "x", observed: "<script>alert(1)</script>" },
+    ]);
+    expect(page.unexpressible).toEqual([
+      "the target's 401 answer sends content-type: Content-Type text/html; charset=utf-8 is not a JSON media type: a profile keeps every answer JSON (application/json, or application/…+json)",
+    ]);
+    expect(unauthorized({ ...JSON_TYPE, "www-authenticate": 'Basic realm="platform"' })).toEqual({
+      entries: [],
+      unexpressible: [
+        "the target's 401 answer sends www-authenticate: WWW-Authenticate: the scheme is Bearer (the developer API's keys), not Basic",
+      ],
+    });
+    expect(unauthorized({ ...JSON_TYPE, "www-authenticate": `Bearer ${"x".repeat(300)}` }).unexpressible).toEqual([
+      "the target's 401 answer sends www-authenticate: www-authenticate: a value of printable ASCII, at most 256 characters",
+    ]);
+    expect(unauthorized({ "www-authenticate": 'Bearer realm="developer-api"' }).unexpressible).toEqual([
+      "the target's 401 answer has no content-type: an answer's Content-Type stays: without it a client or a browser guesses what the body is",
+    ]);
+    // A JSON media type other than ext's is held, and loads.
+    const problem = unauthorized({ "content-type": "application/problem+json", "www-authenticate": "Bearer" });
+    expect(problem.unexpressible).toEqual([]);
+    expect(problem.entries).toMatchObject([
+      { difference: "header-added", header: "content-type", observed: "application/problem+json" },
+      { difference: "header-added", header: "www-authenticate", observed: "Bearer" },
+    ]);
+    expect(() => compile({ profileVersion: 1, entries: problem.entries as never })).not.toThrow();
+  });
+
   test("a target's field named like a built-in object member is a field like any other", () => {
     const body = `{"extensions":[],"constructor":1,"toString":"x","__proto__":{"polluted":true}}`;
     const o = observe(LIST, { status: 200 }, { status: 200, headers: { ...JSON_TYPE, ...RATE }, body });
