@@ -11,7 +11,9 @@
  *  - every answer is made once, with its headers: a JSON value (a route's body, the error envelope) becomes its
  *    Response here, with the status and headers set while it was served and the request's own (the rate
  *    window's); a handler that makes its own Response puts them on it itself (`answerHeadersOf`). Either way the
- *    framework is left nothing to merge and sends the Response as it is (its fast path);
+ *    framework is left nothing to merge and sends the Response as it is (its fast path). Every answer gets the
+ *    security headers here (ANSWER_SECURITY_HEADERS: nosniff and a policy that runs nothing), after any profile
+ *    change, so no route, error or profile can send one without them;
  *  - every answer is reported to the observers (the request log, the start-up trace);
  *  - the request's temporary files are removed: it is their one owner, so whatever happened — a refusal while
  *    reading, a failed check, a success that moved the file away — nothing it made outlives its answer (and a
@@ -156,15 +158,43 @@ const isJsonValue = (value: unknown): value is object =>
   Array.isArray(value) ||
   (typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype);
 
+/**
+ * What every answer tells a browser, whatever made it and whatever a profile changed: never take the body for
+ * another type than the one sent, load and run nothing from it, let no page frame it. So even a JSON answer
+ * holding markup, opened in a tab, is text on an origin the dashboard shares. A page that sets its own policy
+ * (the dashboard, the docs) keeps it.
+ */
+export const ANSWER_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  "x-content-type-options": "nosniff",
+  "content-security-policy": "default-src 'none'; frame-ancestors 'none'",
+});
+
+/** A Response a handler (or a profile's change) made, with the security headers; its own policy kept. */
+function secured(answer: Response): Response {
+  const headers = answer.headers;
+  headers.set("x-content-type-options", "nosniff");
+  if (!headers.has("content-security-policy"))
+    headers.set("content-security-policy", ANSWER_SECURITY_HEADERS["content-security-policy"]!);
+  return answer;
+}
+
 /** The answer to a JSON value, made with the response state's status and headers, which it then leaves empty. */
 function jsonAnswer(value: object, set: { status?: number | string; headers: Record<string, unknown> }): Response {
   const answer = Response.json(value, {
     status: statusOf(value, set.status),
-    headers: set.headers as Record<string, string>,
+    headers: Object.assign(set.headers, ANSWER_SECURITY_HEADERS) as Record<string, string>,
   });
   set.status = 200;
   set.headers = Object.create(null);
   return answer;
+}
+
+/** Every answer, with the security headers: a JSON value made here, a Response secured, anything else left to the framework with them set. */
+function made(value: unknown, state: State): unknown {
+  if (isJsonValue(value)) return jsonAnswer(value, state);
+  if (value instanceof Response) return secured(value);
+  Object.assign(state.headers, ANSWER_SECURITY_HEADERS);
+  return value;
 }
 
 /**
@@ -196,7 +226,8 @@ export function answers(observers: readonly AnswerObserver[], changes: AnswerCha
     // returns nothing leaves an error answered from onRequest without its body.
     const value = responseValue as Response;
     const context = contexts.get(request);
-    if (!context) return value;
+    // A request refused before its context was opened (a malformed request target) is answered all the same.
+    if (!context) return made(value, set as State) as Response;
     if (context.temporary.length > 0) removeTemporary(context);
     if (context.answerHeaders && !(value instanceof Response)) Object.assign(set.headers, context.answerHeaders);
     const state = set as State;
@@ -207,7 +238,7 @@ export function answers(observers: readonly AnswerObserver[], changes: AnswerCha
     const pending = report(observers, { request, context, status, value: responseValue, headers: state.headers });
     // After the observers, one of which may have begun to read a small body for the log.
     if (untouched(request) && dropUnreadBody(request) === "close") state.headers.connection = "close";
-    const sent = isJsonValue(value) ? jsonAnswer(value, state) : value;
+    const sent = made(value, state) as Response;
     return pending ? pending.then(() => sent) : sent;
   });
 }
@@ -239,7 +270,7 @@ async function changedAnswer(
     headers: Object.fromEntries(changed.headers),
   });
   if (untouched(request) && dropUnreadBody(request) === "close") sent.headers.set("connection", "close");
-  return sent;
+  return secured(sent);
 }
 
 function jsonHeaders(set: Record<string, unknown>): Headers {

@@ -11,7 +11,7 @@ import type { RunReport } from "../../src/conformance/types";
 import type { Profile } from "../../src/profile/model";
 import { type Emulator, startEmulator } from "../../src/programmatic";
 import { specClientRun } from "./spec-client";
-import { STAND_INS, type StandIn, startStandIn, UNEXPRESSIBLE } from "./stand-ins";
+import { HOSTILE, SCRIPT, STAND_INS, type StandIn, startStandIn, UNEXPRESSIBLE } from "./stand-ins";
 
 const stops: (() => unknown)[] = [];
 afterAll(async () => {
@@ -105,4 +105,27 @@ test("what a profile cannot hold is reported as such and left out, never approxi
     { cause: "the target sends a body with its 200 where ext sends none", checks: ["secrets.put", "secrets.replace"] },
     { cause: 'status should be draft, got "in_review"', checks: ["extensions.create"] },
   ]);
+}, 60_000);
+
+test("a hostile target's page is never saved: its field is data in a JSON answer, its Content-Type and challenge are left out", async () => {
+  const { e, s } = await standIn(HOSTILE);
+  const report = await runConformance({ url: s.url, apiKey: e.apiKey });
+  const { profile, leftOut } = report.observed;
+  expect(profile.entries.filter((x) => "header" in x)).toEqual([]);
+  expect(profile.entries.some((x) => x.difference === "field-added" && x.observed === SCRIPT)).toBe(true);
+  expect(leftOut.map((l) => l.cause)).toEqual(
+    expect.arrayContaining([
+      "the target's 401 answer sends content-type: Content-Type text/html; charset=utf-8 is not a JSON media type: a profile keeps every answer JSON (application/json, or application/…+json)",
+      "the target's 401 answer sends www-authenticate: WWW-Authenticate: the scheme is Bearer (the developer API's keys), not Basic",
+    ]),
+  );
+  // Served with what it saved, the 401 stays JSON, and a browser may neither sniff it nor run anything in it.
+  const profiled = await emulator(profile);
+  const answer = await fetch(`${profiled.url}/developer/v1/extensions`);
+  expect(answer.status).toBe(401);
+  expect(answer.headers.get("content-type")).toStartWith("application/json");
+  expect(answer.headers.get("x-content-type-options")).toBe("nosniff");
+  expect(answer.headers.get("content-security-policy")).toBe("default-src 'none'; frame-ancestors 'none'");
+  expect(answer.headers.get("set-cookie")).toBeNull();
+  expect((await answer.json()).x).toBe(SCRIPT);
 }, 60_000);

