@@ -98,6 +98,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   const server = startServer(config, {
     seedFixture: fixture,
     seedBundleDir: bundleDir,
+    ...(typeof options.fixture === "string" ? { seedSource: options.fixture } : {}),
     logger: createLogger(config.logLevel),
     ...(options.profile === undefined ? {} : { profile: profileOf(options.profile) }),
   });

@@ -63,6 +63,8 @@ export interface RuntimeOptions {
   seedFixture?: Fixture;
   /** The export directory `seedFixture` came from, whose bundle files it names. */
   seedBundleDir?: BundleDir;
+  /** The file (or folder) `seedFixture` was read from, named when it brings a profile. */
+  seedSource?: string;
   /** A platform profile already loaded (startEmulator's `profile`, a CLI that read the file): wins over the config's. */
   profile?: LoadedProfile;
   /**
@@ -225,7 +227,9 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
   const startupFixture = startup?.fixture ?? null;
   // Before anything is opened: a profile that does not load refuses the start, naming its entry.
   const profile =
-    options.profile ?? (config.profile ? readProfileFile(config.profile) : null) ?? fixtureProfile(startup);
+    options.profile ??
+    (config.profile ? readProfileFile(config.profile) : null) ??
+    fixtureProfile(startup, options.seedFixture ? (options.seedSource ?? null) : config.seed);
 
   const storage = openStorage(config, logger);
   const { db, blobRoot, secretKey, keyEpoch } = storage;
@@ -293,11 +297,21 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
   return runtime;
 }
 
-/** The profile an export kept (the one its emulator ran with), when the start-up fixture carries one. */
-function fixtureProfile(startup: { fixture: Fixture; bundleDir: BundleDir } | null): LoadedProfile | null {
+/**
+ * The profile a start-up fixture carries (an export keeps the one its emulator ran with), marked with the file
+ * (`from`) that brought it when it is known.
+ */
+function fixtureProfile(
+  startup: { fixture: Fixture; bundleDir: BundleDir } | null,
+  from: string | null,
+): LoadedProfile | null {
   if (!startup?.fixture.profile) return null;
-  const where = startup.bundleDir?.label ?? null;
-  return profileFromValue(startup.fixture.profile, where ? `the profile kept in ${where}` : "the seed's profile");
+  const where = startup.bundleDir?.label ?? from;
+  const loaded = profileFromValue(
+    startup.fixture.profile,
+    where ? `the profile kept in ${where}` : "the seed's profile",
+  );
+  return where ? { ...loaded, seed: where } : loaded;
 }
 
 /** Whether the database holds an account: one row read, without building the accounts service's listing. */

@@ -6,6 +6,7 @@ import { ProfileError } from "../../src/profile/compile";
 import { demoFixture, firstPlaintextKey } from "../../src/seed/demo";
 import { type RunningEmulator, startServer } from "../../src/server";
 import { readFixtureArgument } from "../lib/fixture-arg";
+import { seedProfileWarning } from "../lib/serve-banner";
 import { EXIT, err } from "../output";
 
 const execArgs = {
@@ -73,7 +74,7 @@ export default defineCommand({
         rateLimits: args["rate-limits"],
         profile: args.profile,
       });
-      emulator = startServer(config, { seedFixture: fixture });
+      emulator = startServer(config, { seedFixture: fixture, ...(seed ? { seedSource: seed } : {}) });
     } catch (e) {
       if (e instanceof ConfigError) throw new UsageError(e.message);
       if (e instanceof ProfileError)
@@ -82,6 +83,8 @@ export default defineCommand({
         );
       throw e;
     }
+    const seedProfile = seedProfileWarning(emulator.runtime.profile);
+    if (seedProfile) err(`ext exec: warning: ${seedProfile}`);
     const apiKey = firstPlaintextKey(fixture);
     if (!apiKey) err("ext exec: warning: the fixture has no API key with a plaintext `key`; EXT_API_KEY is not set");
     // EXT_LOCAL_URL too, so `ext deploy --target local` inside the command deploys to this emulator.

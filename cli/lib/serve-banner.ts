@@ -10,6 +10,7 @@ import { dashboardLoginUrl } from "../../src/dashboard/login";
 import { LOGIN_CODE_TTL_TEXT } from "../../src/emulator/dashboard-session";
 import { printable } from "../../src/printable";
 import { explainEntry } from "../../src/profile/explain";
+import type { LoadedProfile } from "../../src/profile/load";
 import { firstPlaintextKey } from "../../src/seed/demo";
 import type { RunningEmulator } from "../../src/server";
 import { serverFilePath } from "../../src/server-file";
@@ -123,13 +124,25 @@ function adminTokenLines(runtime: Runtime, terminal: boolean): string[] {
 /** Entries the banner lists; `--explain` lists them all. */
 const BANNER_ENTRIES_MAX = 8;
 
+/**
+ * A profile a seed brought, in words (null for any other): whoever wrote the fixture chose how the emulator
+ * answers, so a shared fixture never changes the answers unannounced.
+ */
+export function seedProfileWarning(profile: LoadedProfile | null): string | null {
+  if (!profile?.seed) return null;
+  const n = profile.compiled.profile.entries.length;
+  return `the seed ${printable(profile.seed)} brings a platform profile: the developer API's answers change as that file says (${n} ${n === 1 ? "difference" : "differences"}), not as the spec does; --profile FILE replaces it`;
+}
+
 /** The active profile: where it came from, and what it changes (one line per entry, the first few). */
 function profileLines(runtime: Runtime): string[] {
   if (!runtime.profile) return [];
   const { source, compiled } = runtime.profile;
   const { entries } = compiled.profile;
   const target = compiled.profile.target ? ` observed on ${printable(compiled.profile.target)}` : "";
+  const warning = seedProfileWarning(runtime.profile);
   const lines = [
+    ...(warning ? [`  WARNING:       ${warning}`] : []),
     `  profile:       ${printable(source)}: ${entries.length} ${entries.length === 1 ? "difference" : "differences"}${target}; the dashboard's Profile page lists them`,
   ];
   for (const e of entries.slice(0, BANNER_ENTRIES_MAX)) lines.push(`                 ${printable(explainEntry(e))}`);

@@ -15,6 +15,11 @@ export interface LoadedProfile {
   compiled: CompiledProfile;
   /** Where it came from, in words: a file path, "startEmulator", "the seed's export …". */
   source: string;
+  /**
+   * The fixture file (or export folder) that brought it, when a seed's `profile` did: a start says so loudly,
+   * since whoever wrote that file chose how the emulator answers.
+   */
+  seed?: string;
 }
 
 /** Compiles a profile document against the developer API's answers. */

@@ -86,6 +86,23 @@ test("an active profile: where it came from and how many answers it changes", ()
   expect(lineOf(banner(start({ memory: true }).emulator, false), "profile:")).toBe("");
 });
 
+test("a seed that brings a profile: a warning naming the file, before what it changes; --profile replaces it", () => {
+  const dir = mkdtempSync(join(tmpdir(), "ext-banner-seed-profile-"));
+  dirs.push(dir);
+  const seed = join(dir, "shared-fixture.json");
+  const profile = join(dir, "platform.json");
+  const entry = { operation: "POST /developer/v1/extensions", answer: 201, difference: "status", observed: 200 };
+  writeFileSync(seed, JSON.stringify({ ...FIXTURE, profile: { profileVersion: 1, entries: [entry] } }));
+  writeFileSync(profile, JSON.stringify({ profileVersion: 1, entries: [] }));
+  const text = banner(start({ memory: true, seed }).emulator, false);
+  expect(text).toContain(
+    `  WARNING:       the seed ${seed} brings a platform profile: the developer API's answers change as that file says (1 difference), not as the spec does; --profile FILE replaces it\n  profile:       the profile kept in ${seed}: 1 difference;`,
+  );
+  const replaced = banner(start({ memory: true, seed, profile }).emulator, false);
+  expect(replaced).not.toContain("WARNING");
+  expect(lineOf(replaced, "profile:")).toStartWith(`  profile:       ${profile}: 0 differences`);
+});
+
 describe("the banner of a start whose output is not a terminal", () => {
   test("prints no secret value the ready file holds: no login code, no admin token, no API key", () => {
     for (const [flags, fixture] of [

@@ -127,5 +127,5 @@ test("a hostile target's page is never saved: its field is data in a JSON answer
   expect(answer.headers.get("x-content-type-options")).toBe("nosniff");
   expect(answer.headers.get("content-security-policy")).toBe("default-src 'none'; frame-ancestors 'none'");
   expect(answer.headers.get("set-cookie")).toBeNull();
-  expect((await answer.json()).x).toBe(SCRIPT);
+  expect(((await answer.json()) as { x?: string }).x).toBe(SCRIPT);
 }, 60_000);

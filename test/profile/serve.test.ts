@@ -11,6 +11,7 @@ import { join, resolve } from "node:path";
 import { exportState } from "../../src/exports/document";
 import { type Emulator, StartEmulatorError, startEmulator } from "../../src/index";
 import type { Profile } from "../../src/profile/model";
+import { demoFixture } from "../../src/seed/demo";
 import { cleanEnv } from "../helpers/clean-env";
 
 const ROOT = resolve(import.meta.dir, "../..");
@@ -205,6 +206,20 @@ describe("ext serve --profile", () => {
     expect(r.stdout).toContain(
       "  5. GET /developer/v1/extensions 200: extensions[].installCount is a string: ext's is an integer\n",
     );
+  });
+
+  test("ext exec: a seed that brings a profile is announced, naming the file; --profile replaces it", async () => {
+    const seed = join(dir, "shared-fixture.json");
+    writeFileSync(seed, JSON.stringify({ ...demoFixture(), profile: PROFILE }));
+    const r = await run(["exec", "--seed", seed, "--", "sh", "-c", "echo ran"]);
+    expect([r.code, r.stdout]).toEqual([0, "ran\n"]);
+    expect(r.stderr).toBe(
+      `ext exec: warning: the seed ${seed} brings a platform profile: the developer API's answers change as that file says (6 differences), not as the spec does; --profile FILE replaces it\n`,
+    );
+    const replaced = await run(["exec", "--seed", seed, "--profile", file, "--", "sh", "-c", "echo ran"]);
+    expect([replaced.code, replaced.stderr]).toEqual([0, ""]);
+    const plain = await run(["exec", "--", "sh", "-c", "echo ran"]);
+    expect([plain.code, plain.stderr]).toEqual([0, ""]);
   });
 
   test("a profile that does not load: one line naming the setting, the entry and why; exit 2", async () => {
