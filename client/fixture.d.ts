@@ -504,7 +504,7 @@ export interface components {
                 difference: "header-added";
                 /** @description An HTTP header's name */
                 header: string;
-                /** @description A header value of printable characters: the platform's (it replaces ext's when ext sends one) */
+                /** @description A header value of printable ASCII: the platform's (it replaces ext's when ext sends one). Only some headers may be added (docs/profiles.md), and Content-Type only as a JSON media type */
                 observed: string;
             })[];
         };
