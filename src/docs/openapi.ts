@@ -37,7 +37,8 @@ export const documentation = {
     description:
       `Local emulator of the platform's Developer REST API for extensions. The developer API lives under \`${API_PREFIX}\` ` +
       "and needs `Authorization: Bearer <DEVELOPER_API_KEY>`. The emulator's control plane (tag *Emulator*) lives under `/_emulator`. " +
-      "Every error is `{error:{code,message,status}}`.",
+      "Every error is `{error:{code,message,status}}`. Every answer carries `X-Content-Type-Options: nosniff` and " +
+      "`Content-Security-Policy: default-src 'none'; frame-ancestors 'none'` (not repeated on each response below).",
     // The project's license (LICENSE), by its SPDX identifier, as OpenAPI 3.1 asks.
     license: { name: "MIT", identifier: "MIT" },
   },
