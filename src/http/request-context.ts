@@ -10,7 +10,7 @@
  * envelope as a value, so success and error answers alike pass through it before they are sent). There:
  *  - every answer is made once, with its headers: a JSON value (a route's body, the error envelope) becomes its
  *    Response here, with the status and headers set while it was served and the request's own (the rate
- *    window's); a handler that makes its own Response puts them on it itself (`answerHeadersOf`). Either way the
+ *    window's); a handler that makes its own Response puts them on it itself (`answerHeadersFor`). Either way the
  *    framework is left nothing to merge and sends the Response as it is (its fast path). Every answer gets the
  *    security headers here (ANSWER_SECURITY_HEADERS: nosniff and a policy that runs nothing), after any profile
  *    change, so no route, error or profile can send one without them;
@@ -28,6 +28,7 @@ import { Elysia, ElysiaCustomStatusResponse, StatusMap } from "elysia";
 import type { Principal } from "../auth/service";
 import type { PlainAnswer } from "../profile/apply";
 import type { RateHeaders } from "../ratelimit/limiter";
+import { ANSWER_SECURITY_HEADERS, headersFrom, secured, secureHeaders } from "./answer-headers";
 import type { Plane } from "./paths";
 
 export interface RequestContext {
@@ -92,11 +93,12 @@ export function openRequestContext(request: Request, path: string, plane: Plane,
 }
 
 /**
- * The headers every answer to this request carries (the rate window's), for a handler that makes its own
- * Response (src/http/responses.ts); null when there are none.
+ * The headers of an answer a handler makes itself (src/http/responses.ts): a copy of `template` (made once with
+ * answerHeadersTemplate: the security headers and the handler's own) with the request's over it (the rate
+ * window's), so the answer step has nothing to add.
  */
-export function answerHeadersOf(request: Request): Readonly<Record<string, string>> | null {
-  return (contexts.get(request)?.answerHeaders as Readonly<Record<string, string>> | null | undefined) ?? null;
+export function answerHeadersFor(request: Request, template: Headers): Headers {
+  return headersFrom(template, contexts.get(request)?.answerHeaders ?? null);
 }
 
 /**
@@ -158,38 +160,21 @@ const isJsonValue = (value: unknown): value is object =>
   Array.isArray(value) ||
   (typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype);
 
-/**
- * What every answer tells a browser, whatever made it and whatever a profile changed: never take the body for
- * another type than the one sent, load and run nothing from it, let no page frame it. So even a JSON answer
- * holding markup, opened in a tab, is text on an origin the dashboard shares. A page that sets its own policy
- * (the dashboard, the docs) keeps it.
- */
-export const ANSWER_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
-  "x-content-type-options": "nosniff",
-  "content-security-policy": "default-src 'none'; frame-ancestors 'none'",
-});
-
-/** A Response a handler (or a profile's change) made, with the security headers; its own policy kept. */
-function secured(answer: Response): Response {
-  const headers = answer.headers;
-  headers.set("x-content-type-options", "nosniff");
-  if (!headers.has("content-security-policy"))
-    headers.set("content-security-policy", ANSWER_SECURITY_HEADERS["content-security-policy"]!);
-  return answer;
-}
-
 /** The answer to a JSON value, made with the response state's status and headers, which it then leaves empty. */
 function jsonAnswer(value: object, set: { status?: number | string; headers: Record<string, unknown> }): Response {
   const answer = Response.json(value, {
     status: statusOf(value, set.status),
-    headers: Object.assign(set.headers, ANSWER_SECURITY_HEADERS) as Record<string, string>,
+    headers: secureHeaders(set.headers),
   });
   set.status = 200;
   set.headers = Object.create(null);
   return answer;
 }
 
-/** Every answer, with the security headers: a JSON value made here, a Response secured, anything else left to the framework with them set. */
+/**
+ * Every answer, with the security headers (src/http/answer-headers.ts): a JSON value's made here, a Response
+ * given those it lacks, anything else left to the framework with them set.
+ */
 function made(value: unknown, state: State): unknown {
   if (isJsonValue(value)) return jsonAnswer(value, state);
   if (value instanceof Response) return secured(value);

@@ -2,8 +2,11 @@
 import type { TSchema } from "elysia";
 import { AUTHED_ERRORS, type ErrorCode } from "../errors/codes";
 import { errorResponses, withResponseHeaders } from "../errors/model";
-import { answerHeadersOf } from "./request-context";
+import { answerHeadersTemplate } from "./answer-headers";
+import { answerHeadersFor } from "./request-context";
 import { integer, requiredHeader, t } from "./schema";
+
+const SECURE = answerHeadersTemplate();
 
 /**
  * A 204 with no body at all, and the headers the request's answers carry (the rate window's, given `request`).
@@ -11,7 +14,7 @@ import { integer, requiredHeader, t } from "./schema";
  * PR #1833).
  */
 export const noContent = (request?: Request) =>
-  new Response(null, { status: 204, headers: request ? (answerHeadersOf(request) ?? undefined) : undefined });
+  new Response(null, { status: 204, headers: request ? answerHeadersFor(request, SECURE) : SECURE });
 
 /** The schema of a 204 (the document's post-processing drops the content map the generator gives it). */
 export const NoContent = (description: string) => t.Void({ description });
@@ -47,13 +50,12 @@ export function apiResponses<S extends Record<number, TSchema>>(success: S, ...c
   return { ...ok, ...errorResponses([...AUTHED_ERRORS, ...codes], developerHeaders) };
 }
 
-const JSON_TYPE = { "content-type": "application/json;charset=utf-8" };
+const JSON_TYPE = answerHeadersTemplate({ "content-type": "application/json;charset=utf-8" });
 
 /**
  * A 200 of an already serialized JSON body (the extension list, serialized by its service's cache), made once
  * with every header it carries, so the framework sends it as it is.
  */
 export function jsonResponse(body: string, request: Request): Response {
-  const extra = answerHeadersOf(request);
-  return new Response(body, { headers: extra ? { ...JSON_TYPE, ...extra } : JSON_TYPE });
+  return new Response(body, { headers: answerHeadersFor(request, JSON_TYPE) });
 }
