@@ -7,7 +7,6 @@ import type { ConnectEmulatorOptions, DeployOptions, EmulatorConnection, Emulato
 import { emulatorCalls } from "./emulator-methods";
 import { StartEmulatorError } from "./errors";
 import { createAdminClient, createApiClient, type FetchFunction } from "./index";
-import { provingFetch } from "./server-proof";
 
 /** The options of StartEmulatorCommonOptions, in the order the refusal lists them. */
 export const COMMON_START_OPTIONS = [
@@ -47,8 +46,11 @@ export type DeployRunner = (
 
 /** How a helper's connection sends (emulatorConnection). */
 export interface ConnectionOptions {
-  /** The fetch under the proof: the Node helper's kept-alive one; by default the global fetch. */
-  fetch?: FetchFunction;
+  /**
+   * The helper's transport (src/calls/helper-transport.ts): it proves the server on every new connection
+   * before that connection carries the admin token or a key, and rejects, naming `who`, when it cannot.
+   */
+  fetch: FetchFunction;
   /** The helper's function, as a refusal names it. */
   who?: string;
   /** True once the helper stopped the server it started: a call then rejects and sends nothing. */
@@ -57,17 +59,17 @@ export interface ConnectionOptions {
 
 /**
  * The typed clients and every call, for an emulator a helper started or one it reaches by its variables. The
- * server proves it holds the admin token before the first call that carries the token or the key, and again
- * after a call could not reach it (server-proof.ts); no redirect is followed; once a helper stopped its server,
- * nothing is sent to whatever may listen on its port.
+ * server proves it holds the admin token on every connection before it carries the token or the key
+ * (options.fetch); no redirect is followed; once a helper stopped its server, nothing is sent to whatever may
+ * listen on its port.
  */
 export function emulatorConnection(
   at: EmulatorAddress,
   deploy: DeployRunner,
-  options: ConnectionOptions = {},
+  options: ConnectionOptions,
 ): EmulatorConnection {
   const who = options.who ?? "connectEmulator";
-  const send = options.fetch ?? ((request: Request) => globalThis.fetch(request, { redirect: "manual" }));
+  const send = options.fetch;
   const open: FetchFunction = (request) =>
     options.stopped?.()
       ? Promise.reject(
@@ -76,9 +78,8 @@ export function emulatorConnection(
           ),
         )
       : send(request);
-  const proven = provingFetch(open, at.url, at.adminToken, who);
-  const client = createApiClient({ baseUrl: at.url, apiKey: at.apiKey, fetch: proven });
-  const admin = createAdminClient({ url: at.url, adminToken: at.adminToken, fetch: proven });
+  const client = createApiClient({ baseUrl: at.url, apiKey: at.apiKey, fetch: open });
+  const admin = createAdminClient({ url: at.url, adminToken: at.adminToken, fetch: open });
   const env: EmulatorEnv = {
     EXT_BASE_URL: at.baseUrl,
     EXT_LOCAL_URL: at.baseUrl,

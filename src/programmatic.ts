@@ -14,6 +14,7 @@ import type {
 import { addressFromEnv, COMMON_START_OPTIONS, checkOptions, emulatorConnection } from "../client/emulator-connection";
 import { noPlaintextKeyMessage } from "../client/emulator-methods";
 import { StartEmulatorError } from "../client/errors";
+import { helperFetch } from "./calls/helper-transport";
 import { emulatorVariables, parseServerConfig, type ServerConfig } from "./config";
 import { restoreSnapshot } from "./emulator/reset";
 import { createLogger } from "./logger";
@@ -72,7 +73,8 @@ export function connectEmulator(
   env: Partial<EmulatorEnv> | Record<string, string | undefined> = emulatorVariables(),
   options: ConnectEmulatorOptions = {},
 ): EmulatorConnection {
-  return emulatorConnection(addressFromEnv(env, options), deployInProcess);
+  const at = addressFromEnv(env, options);
+  return emulatorConnection(at, deployInProcess, { fetch: helperFetch(at.url, at.adminToken, "connectEmulator") });
 }
 
 export async function startEmulator(options: StartEmulatorOptions = {}): Promise<Emulator> {
@@ -106,7 +108,11 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   const at = { url: server.url, baseUrl: server.baseUrl, adminUrl: server.adminUrl, apiKey, adminToken };
   let stopped = false;
   const emulator: Emulator = {
-    ...emulatorConnection(at, deployInProcess, { who: "startEmulator", stopped: () => stopped }),
+    ...emulatorConnection(at, deployInProcess, {
+      fetch: helperFetch(at.url, adminToken, "startEmulator"),
+      who: "startEmulator",
+      stopped: () => stopped,
+    }),
     port: server.port,
     runtime: server.runtime,
     // In process: no HTTP round trip, so a restore before every test costs only the copy itself.

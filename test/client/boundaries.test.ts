@@ -26,10 +26,7 @@ const DIRECT_CALL = [
 ];
 
 /** Files allowed a direct call, each for a reason. */
-const EXCEPTIONS: Record<string, string> = {
-  "packaging/npm/src/keep-alive-fetch.ts":
-    "the Node helper's transport: a fetch on kept-alive node:http sockets, handed to client/ as its `fetch`",
-};
+const EXCEPTIONS: Record<string, string> = {};
 
 /**
  * Still being moved onto client/ on other branches; this list is emptied when they are merged.

@@ -1,7 +1,7 @@
 /**
  * The tools call a server one way: through src/calls/transport.ts, which proves a server on each connection
- * before it carries a credential, times every request and follows no redirect (the helpers: through their
- * connection's provingFetch, client/server-proof.ts). `fetch` pools connections out of sight: a poll once sent
+ * before it carries a credential, times every request and follows no redirect (both helpers send through it
+ * too: src/calls/helper-transport.ts). `fetch` pools connections out of sight: a poll once sent
  * `ext deploy --wait`'s key to whoever took a stopped server's port. This fails when a module of the tools
  * calls `fetch` itself, opens sockets or HTTP requests of its own, or makes a typed client without giving it
  * the transport's fetch.
@@ -23,21 +23,6 @@ const TRANSPORTS: { file: string; what: string; why: string }[] = [
     why: "the one transport: its path for servers it cannot prove",
   },
   { file: "src/calls/http1-connection.ts", what: "node:net", why: "the one transport's own connections" },
-  {
-    file: "packaging/npm/src/keep-alive-fetch.ts",
-    what: "node:http",
-    why: "the Node helper's fetch, under its connection's provingFetch (Node's fetch costs more per call)",
-  },
-  {
-    file: "packaging/npm/src/keep-alive-fetch.ts",
-    what: "node:https",
-    why: "the same, for an https address",
-  },
-  {
-    file: "client/emulator-connection.ts",
-    what: "globalThis.fetch",
-    why: "the Bun helper's default fetch, under its connection's provingFetch",
-  },
 ];
 
 export function strayCalls(calls: Call[], imports: Import[]): string[] {

@@ -23,13 +23,13 @@ import {
   emulatorConnection,
 } from "../../../client/emulator-connection";
 import { noPlaintextKeyMessage } from "../../../client/emulator-methods";
+import { helperFetch } from "../../../src/calls/helper-transport";
 import { FIXTURE_JSON_MAX_BYTES, readJsonFile, STATE_FILE_MAX_BYTES } from "../../../src/json-reader";
 import { writePrivateFile } from "../../../src/private-file";
 import { binaryPath, packageDir } from "../lib/binary.cjs";
 import { createWorkDir } from "../lib/temp-dirs.cjs";
 import { deployWithBinary } from "./deploy";
 import { StartEmulatorError } from "./errors";
-import { keepAliveFetch } from "./keep-alive-fetch";
 
 export interface StartEmulatorOptions extends StartEmulatorCommonOptions {
   /** The `ext` executable to run; default `EXT_BINARY`, else the installed platform package's. */
@@ -169,7 +169,8 @@ export function connectEmulator(
   env: Partial<EmulatorEnv> | Record<string, string | undefined> = process.env,
   options: ConnectEmulatorOptions = {},
 ): EmulatorConnection {
-  return emulatorConnection(addressFromEnv(env, options), binaryDeploy(), { fetch: keepAliveFetch().fetch });
+  const at = addressFromEnv(env, options);
+  return emulatorConnection(at, binaryDeploy(), { fetch: helperFetch(at.url, at.adminToken, "connectEmulator") });
 }
 
 /**
@@ -263,7 +264,6 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   (child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
   (child.stderr as unknown as { unref?: () => void } | null)?.unref?.();
 
-  const transport = keepAliveFetch();
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= (async () => {
@@ -274,7 +274,6 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
         await exit;
         clearTimeout(timer);
       }
-      transport.close();
       cleanup();
     })());
   // The server's own word for its token (the one we gave it, unless it was started otherwise).
@@ -282,7 +281,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   const at = { url: info.url, baseUrl: info.baseUrl, adminUrl: info.adminUrl, apiKey, adminToken: token };
   // Once the server has exited (stopped, or died), its port may be anyone's: nothing more is sent there.
   const connection = emulatorConnection(at, binaryDeploy(bin), {
-    fetch: transport.fetch,
+    fetch: helperFetch(at.url, at.adminToken, "startEmulator"),
     who: "startEmulator",
     stopped: () => stopping !== null || state.exited !== null,
   });
