@@ -2,8 +2,8 @@
  * The transport to a server that proves itself (transport.ts): its connections are its own
  * (http1-connection.ts), each proven before it carries anything, replaced and proven again once closed. What
  * proves it is a ProofCheck: the admin token the command holds (tokenCheck), or, for a plain-http server
- * named with only a key, that it answers the challenge as it did on the command's first connection
- * (sameServerCheck): a listener that took the port since cannot, having never seen that answer.
+ * named with only a key, that it answers a challenge it was never sent before as the server proven earlier
+ * did (sameServerCheck): a listener that took the port since cannot, having never seen that answer.
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { checkServerProof } from "../auth/server-proof";
@@ -44,16 +44,25 @@ const FRAMING_HEADERS = new Set([
 
 /** How a connection's answer to the challenge is judged. */
 export interface ProofCheck {
-  /** The nonce a new connection is challenged with. */
+  /** The nonce a new connection is challenged with (never one a listener was challenged with before). */
   nonce(): string;
   /** Why `proof` (the answer's `proof` member, for `nonce`) does not prove the server; null when it does. */
   judge(nonce: string, proof: unknown): string | null;
+  /**
+   * Without the token, a proof can only be compared with one the proven server gave before. After each
+   * proof, `wanted()` fresh challenges are sent on the proven connection and their proofs `learn`t: each is
+   * spent on one later connection. A server that fails such a check once is never called again: no other
+   * proof could be trusted after it.
+   */
+  learning?: { wanted(): number; nonce(): string; learn(nonce: string, proof: unknown): void };
 }
+
+const freshNonce = () => randomBytes(32).toString("base64url");
 
 /** The server must hold the admin token: an HMAC of a fresh nonce and its URL (src/auth/server-proof.ts). */
 export function tokenCheck(key: ProofKey): ProofCheck {
   return {
-    nonce: () => randomBytes(32).toString("base64url"),
+    nonce: freshNonce,
     judge(nonce, proof) {
       if (checkServerProof(key.adminToken, nonce, key.url, proof)) return null;
       return proof === undefined ? "its answer carries no proof" : "its proof is wrong";
@@ -61,26 +70,44 @@ export function tokenCheck(key: ProofKey): ProofCheck {
   };
 }
 
+/** How many proofs a same-server check keeps learnt ahead: one spare, should the next connection fail. */
+const LEARNT_AHEAD = 2;
+
 /**
- * The server must be the one that answered the command's first connection: every connection is challenged
- * with the same nonce, and must answer with the proof the first one gave (an emulator keyed by the same token
- * at the same address gives the same). Nothing is known of the token; a server with no proof at all cannot
- * be held to this (NotProvenError on the first connection).
+ * The server must be the one that answered the command's first connection. The first connection's answer is
+ * taken on trust; on each proven connection the server is asked for the proofs of fresh nonces, and each
+ * later connection is challenged with one of them (spent as it is sent: a nonce a foreign listener saw is
+ * never sent again) and must answer what the proven server did. Nothing is known of the token; a server with
+ * no proof at all cannot be held to this (NotProvenError on the first connection).
  */
 export function sameServerCheck(): ProofCheck {
-  const nonce = randomBytes(32).toString("base64url");
-  let first: Buffer | null = null;
+  let first = true;
+  const learnt: { nonce: string; proof: Buffer }[] = [];
+  const spent = new Map<string, Buffer | null>();
   return {
-    nonce: () => nonce,
-    judge(_nonce, proof) {
+    nonce() {
+      const next = learnt.shift() ?? { nonce: freshNonce(), proof: null };
+      spent.set(next.nonce, next.proof);
+      return next.nonce;
+    },
+    judge(nonce, proof) {
+      const known = spent.get(nonce);
+      spent.delete(nonce);
       if (typeof proof !== "string") return "its answer carries no proof";
-      const given = Buffer.from(proof);
-      if (first === null) {
-        first = given;
+      if (first) {
+        first = false;
         return null;
       }
-      if (given.length === first.length && timingSafeEqual(given, first)) return null;
+      const given = Buffer.from(proof);
+      if (known && given.length === known.length && timingSafeEqual(given, known)) return null;
       return "it answers the challenge otherwise than it did at first";
+    },
+    learning: {
+      wanted: () => LEARNT_AHEAD - learnt.length,
+      nonce: freshNonce,
+      learn(nonce, proof) {
+        if (typeof proof === "string") learnt.push({ nonce, proof: Buffer.from(proof) });
+      },
     },
   };
 }
@@ -89,25 +116,57 @@ export function sameServerCheck(): ProofCheck {
 export function provenTransport(check: ProofCheck, url: string, timeoutMs: number): ProvenTransport {
   const idle: Http1Connection[] = [];
   let provenOnce = false;
+  /** Set once a server held to a learnt proof failed it: nothing is sent to that address again. */
+  let changed: ServerChangedError | null = null;
 
   /** A fresh connection, proven: its answer to the challenge is checked before anything else goes on it. */
   async function openProven(at: URL, watchdog: Watchdog): Promise<Http1Connection> {
+    if (changed) throw changed;
     const connection = await Http1Connection.open(at.hostname.replace(/^\[|\]$/g, ""), Number(at.port || 80), watchdog);
-    const why = await proofOn(connection, at, watchdog).catch((e) => {
-      if (watchdog.fired) throw e;
-      return `it did not answer the challenge (${(e as Error).message})`;
-    });
+    const nonce = check.nonce();
+    const why = await challenge(connection, at, watchdog, nonce)
+      .then((answer) => ("why" in answer ? answer.why : check.judge(nonce, answer.proof)))
+      .catch((e) => {
+        if (watchdog.fired) throw e;
+        return `it did not answer the challenge (${(e as Error).message})`;
+      });
     if (why !== null) {
       connection.destroy();
-      if (provenOnce) throw new ServerChangedError(url, why);
-      throw new NotProvenError(url, why);
+      if (!provenOnce) throw new NotProvenError(url, why);
+      const e = new ServerChangedError(url, why);
+      if (check.learning) changed = e;
+      throw e;
     }
     provenOnce = true;
+    if (check.learning) await learnOn(connection, at, watchdog, check.learning);
     return connection;
   }
 
-  async function proofOn(connection: Http1Connection, at: URL, watchdog: Watchdog): Promise<string | null> {
-    const nonce = check.nonce();
+  /** Asks the proven server on `connection` for the proofs later connections will be held to. */
+  async function learnOn(
+    connection: Http1Connection,
+    at: URL,
+    watchdog: Watchdog,
+    learning: NonNullable<ProofCheck["learning"]>,
+  ): Promise<void> {
+    for (let n = learning.wanted(); n > 0; n--) {
+      const nonce = learning.nonce();
+      const answer = await challenge(connection, at, watchdog, nonce);
+      if ("why" in answer) {
+        connection.destroy();
+        throw new NotProvenError(url, answer.why);
+      }
+      learning.learn(nonce, answer.proof);
+    }
+  }
+
+  /** The server's answer to `nonce` on `connection`: its `proof` member, or why it gave none. */
+  async function challenge(
+    connection: Http1Connection,
+    at: URL,
+    watchdog: Watchdog,
+    nonce: string,
+  ): Promise<{ proof: unknown } | { why: string }> {
     const target = `/healthz?challenge=${nonce}`;
     const headers: [string, string][] = [
       ["Host", at.host],
@@ -123,20 +182,20 @@ export function provenTransport(check: ProofCheck, url: string, timeoutMs: numbe
         rest += new TextDecoder().decode(value);
         if (rest.length > MAX_PROOF_BYTES) {
           connection.destroy();
-          return "its answer to the challenge is too long";
+          return { why: "its answer to the challenge is too long" };
         }
       }
     }
-    if (answer.status < 200 || answer.status > 299) return `it answered the challenge with ${answer.status}`;
+    if (answer.status < 200 || answer.status > 299) return { why: `it answered the challenge with ${answer.status}` };
     let proof: unknown;
     try {
       proof = (JSON.parse(rest) as { proof?: unknown } | null)?.proof;
     } catch {
-      return "its answer to the challenge is not JSON";
+      return { why: "its answer to the challenge is not JSON" };
     }
     // Proof and credentials must share a connection: a server that closes it after the proof cannot be held to it.
-    if (!connection.reusable) return "it closed the connection after its answer to the challenge";
-    return check.judge(nonce, proof);
+    if (!connection.reusable) return { why: "it closed the connection after its answer to the challenge" };
+    return { proof };
   }
 
   /** A proven connection: an idle one still open (`reused`), else a new one proven first. */
@@ -162,6 +221,7 @@ export function provenTransport(check: ProofCheck, url: string, timeoutMs: numbe
   };
 
   async function send(request: Request): Promise<Response> {
+    if (changed) throw changed;
     const url = new URL(request.url);
     const outgoing = await outgoingOf(request, url);
     const retriable = IDEMPOTENT.has(request.method) && !(outgoing.body && "stream" in outgoing.body);

@@ -296,6 +296,103 @@ describe("without a token", () => {
     expect(seen).toEqual([null]);
   });
 
+  test("over plain http, each new connection to a held server gets a nonce never sent before; restarted as it was, it is proven again", async () => {
+    /** The first challenge on each connection (by the client's port), and every challenge. */
+    const opening = new Map<number, string>();
+    const all: string[] = [];
+    const serve = (port = 0) =>
+      Bun.serve({
+        hostname: "127.0.0.1",
+        port,
+        fetch(req, server) {
+          const u = new URL(req.url);
+          const challenge = u.searchParams.get("challenge");
+          if (challenge === null) return Response.json({ ok: true });
+          const from = server.requestIP(req)?.port ?? 0;
+          if (!opening.has(from)) opening.set(from, challenge);
+          all.push(challenge);
+          return Response.json({ status: "ok", proof: serverProof(TOKEN, challenge, u.origin) });
+        },
+      });
+    let s = serve();
+    const port = s.port;
+    const url = `http://127.0.0.1:${port}`;
+    const t = createTransport({ timeoutMs: 2000 });
+    for (let round = 0; round < 3; round++) {
+      expect((await t.fetch(get(`${url}/a`))).status).toBe(200);
+      // The owner restarts it (same token, same port): its connections end, the next one is challenged again.
+      s.stop(true);
+      s = serve(port);
+    }
+    stops.push(() => s.stop(true));
+    expect((await t.fetch(get(`${url}/a`))).status).toBe(200);
+    const openings = [...opening.values()];
+    expect(openings.length).toBe(4);
+    expect(new Set(openings).size).toBe(4);
+    // A nonce goes to the proven server once (to learn its proof) and to one later connection once.
+    const counts = Map.groupBy(all, (c) => c);
+    expect([...counts.values()].every((c) => c.length <= 2)).toBe(true);
+  });
+
+  test("over plain http, a listener that saw a challenge cannot replay it: a held server that failed once gets nothing again", async () => {
+    const owner = (port = 0) =>
+      Bun.serve({
+        hostname: "127.0.0.1",
+        port,
+        fetch(req) {
+          const u = new URL(req.url);
+          const challenge = u.searchParams.get("challenge");
+          if (challenge === null) return Response.json({ ok: true });
+          return Response.json({ status: "ok", proof: serverProof(TOKEN, challenge, u.origin) });
+        },
+      });
+    const first = owner();
+    const port = first.port;
+    const url = `http://127.0.0.1:${port}`;
+    const t = createTransport({ timeoutMs: 2000 });
+    expect((await t.fetch(get(`${url}/a`))).status).toBe(200);
+    first.stop(true);
+    // Another user takes the port, learns the challenge, fails it.
+    const seen: { challenge: string | null; authorization: string | null }[] = [];
+    const taker = (proofs: Map<string, string>) =>
+      Bun.serve({
+        hostname: "127.0.0.1",
+        port,
+        fetch(req) {
+          const challenge = new URL(req.url).searchParams.get("challenge");
+          seen.push({ challenge, authorization: req.headers.get("authorization") });
+          return Response.json({ status: "ok", proof: proofs.get(challenge ?? "") ?? "a guess" });
+        },
+      });
+    let mallory = taker(new Map());
+    const e = await t.fetch(get(`${url}/b`)).then(
+      () => null,
+      (x) => x,
+    );
+    expect(e).toBeInstanceOf(ServerChangedError);
+    mallory.stop(true);
+    // The owner's server comes back; the taker asks it for the proof of every challenge it saw, then takes the port again.
+    const back = owner(port);
+    const learnt = new Map<string, string>();
+    for (const { challenge } of seen)
+      if (challenge)
+        learnt.set(
+          challenge,
+          ((await (await fetch(`${url}/healthz?challenge=${challenge}`)).json()) as { proof: string }).proof,
+        );
+    back.stop(true);
+    mallory = taker(learnt);
+    stops.push(() => mallory.stop(true));
+    const seenBefore = seen.length;
+    const again = await t.fetch(get(`${url}/c`)).then(
+      () => null,
+      (x) => x,
+    );
+    expect(again).toBeInstanceOf(ServerChangedError);
+    expect(seen.slice(seenBefore)).toEqual([]);
+    expect(seen.every((s) => s.authorization === null)).toBe(true);
+  });
+
   test("over plain http, a server with no proof gets no key again once a connection to it failed", async () => {
     const s = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => Response.json({ ok: true }) });
     const url = `http://127.0.0.1:${s.port}`;
