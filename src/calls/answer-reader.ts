@@ -13,7 +13,7 @@
 import type { ApiClient } from "../../client";
 import { ANSWER_MEMBERS } from "./answer-members.generated";
 import { describeForeign, describeNotTheApi, noteCredential } from "./api-error";
-import { TransportError } from "./transport";
+import { readAnswerText, responseOf, TransportError } from "./transport";
 
 type Middleware = Parameters<ApiClient["use"]>[number];
 
@@ -52,14 +52,9 @@ function kindMatches(kind: string, value: unknown): boolean {
   }
 }
 
-/** Why `body` is not an answer of `operation` ("GET /developer/v1/extensions"), or null when it can be one. */
-export function shapeProblem(operation: string, body: string): string | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch {
-    return "not JSON";
-  }
+/** Why `value` (an answer's parsed JSON, or NOT_JSON) is not an answer of `operation` ("GET /developer/v1/extensions"), or null when it can be one. */
+function shapeProblem(operation: string, value: unknown): string | null {
+  if (value === NOT_JSON) return "not JSON";
   if (!isObject(value)) return "not a JSON object";
   const members = ANSWER_MEMBERS[operation];
   // An operation the document does not list: at least something, as every answer of the API has.
@@ -67,6 +62,16 @@ export function shapeProblem(operation: string, body: string): string | null {
   for (const [name, kind] of Object.entries(members))
     if (!(name in value) || !kindMatches(kind, value[name])) return `no ${name} (${kind})`;
   return null;
+}
+
+const NOT_JSON = Symbol("not JSON");
+
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return NOT_JSON;
+  }
 }
 
 export const answerReader: Middleware = {
@@ -83,7 +88,8 @@ export const answerReader: Middleware = {
     const isJson = /[/+]json\b/i.test(contentType);
     // A stream, an archive, a sound: the caller reads those as they are.
     if (!isHtml && !isJson && !expectsJson) return undefined;
-    const body = await response.clone().text();
+    // Read once, at most MAX_READ_ANSWER_BYTES, and parsed once: the client is handed the text and the value.
+    const body = await readAnswerText(response, request.method, url);
     const answer = {
       url,
       method: request.method,
@@ -93,7 +99,14 @@ export const answerReader: Middleware = {
       body,
     };
     if (isHtml || (!isJson && body.trim() !== "")) throw new Error(describeForeign(answer));
-    if (shapeProblem(operation, body) !== null) throw new Error(describeNotTheApi(answer));
-    return undefined;
+    const value = parsed(body);
+    if (shapeProblem(operation, value) !== null) throw new Error(describeNotTheApi(answer));
+    const headers = new Headers(response.headers);
+    headers.delete("transfer-encoding");
+    headers.set("content-length", String(Buffer.byteLength(body)));
+    const read = responseOf(url, response.status, response.statusText, headers, new Response(body).body);
+    // The client's own parse (response.json()) is this one.
+    Object.defineProperty(read, "json", { value: async () => value });
+    return read;
   },
 };

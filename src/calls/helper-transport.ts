@@ -1,19 +1,23 @@
 /**
  * What both helpers' connections (client/emulator-connection.ts) send with: the tools' one transport
  * (transport.ts), so a helper proves its server on every new connection before that connection carries the
- * admin token or a key — as the CLI does — and every call has the one timeout and the one cap on answers. A
- * server that fails the proof rejects the call with a StartEmulatorError naming the helper's function.
+ * admin token or a key — as the CLI does — and every call has the one timeout (EXT_REQUEST_TIMEOUT, as for
+ * the CLI; 30 s by default) and the one cap on answers. A server that fails the proof rejects the call with
+ * a StartEmulatorError naming the helper's function.
  */
 import { StartEmulatorError } from "../../client/errors";
 import type { FetchFunction } from "../../client/index";
-import { createTransport, DEFAULT_REQUEST_TIMEOUT_SECONDS, NotProvenError, ServerChangedError } from "./transport";
+import { parseClientEnv } from "../config";
+import { createTransport, NotProvenError, requestTimeoutMs, ServerChangedError, type Transport } from "./transport";
 
 export function helperFetch(url: string, adminToken: string, who: string): FetchFunction {
-  const transport = createTransport({
-    timeoutMs: DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000,
-    proof: adminToken ? { adminToken, url } : null,
-  });
+  let transport: Transport | null = null;
   return async (request) => {
+    // Made by the first call: a wrong EXT_REQUEST_TIMEOUT rejects a call, saying so, rather than the start.
+    transport ??= createTransport({
+      timeoutMs: requestTimeoutMs(parseClientEnv().requestTimeout),
+      proof: adminToken ? { adminToken, url } : null,
+    });
     try {
       return await transport.fetch(request);
     } catch (e) {

@@ -108,3 +108,74 @@ export function follow(signal: AbortSignal | null, cut: (reason: unknown) => voi
   signal.addEventListener("abort", onAbort, { once: true });
   return () => signal.removeEventListener("abort", onAbort);
 }
+
+/** The most of an answer a tool reads as JSON or text: a hostile server's endless body must not fill memory. */
+export const MAX_READ_ANSWER_BYTES = 16 * 1024 * 1024;
+
+/** An answer a tool reads whole was longer than it reads. */
+export class AnswerTooLargeError extends TransportError {
+  override name = "AnswerTooLargeError";
+  constructor(url: string, method: string, max: number) {
+    const u = new URL(url);
+    super(
+      `${u.origin} answered ${method} ${u.pathname} with more than ${max / (1024 * 1024)} MiB; an answer of the API is far smaller, so the rest was not read. Is this the emulator or the platform's API?`,
+    );
+  }
+}
+
+/** `body`, erroring with AnswerTooLargeError (and cancelling the rest) once more than `max` bytes came. */
+export function cappedBody(
+  body: ReadableStream<Uint8Array>,
+  max: number,
+  tooLarge: () => Error,
+): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  let read = 0;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const { value, done } = await reader.read();
+        if (done) return controller.close();
+        read += value.length;
+        if (read > max) {
+          const e = tooLarge();
+          await reader.cancel(e).catch(() => undefined);
+          return controller.error(e);
+        }
+        controller.enqueue(value);
+      },
+      cancel: (reason) => reader.cancel(reason),
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/** An answer's body as text, read once and at most `max` bytes of it (AnswerTooLargeError past that). */
+export async function readAnswerText(
+  response: Response,
+  method: string,
+  url: string,
+  max = MAX_READ_ANSWER_BYTES,
+): Promise<string> {
+  if (!response.body) return "";
+  return new Response(cappedBody(response.body, max, () => new AnswerTooLargeError(url, method, max))).text();
+}
+
+/** What a tool reads whole: JSON, a page, text (a stream of events is read as it comes, an archive is saved). */
+const READ_WHOLE = /[/+]json\b|^text\/(?!event-stream)/i;
+
+/**
+ * `response` with its body capped when it is of a type a tool reads whole (or of no type): every JSON answer
+ * any reader takes from the transport is bounded, whatever reads it.
+ */
+export function boundedAnswer(response: Response, method: string): Response {
+  const type = response.headers.get("content-type") ?? "";
+  if (!response.body || (type !== "" && !READ_WHOLE.test(type))) return response;
+  const url = response.url;
+  const body = cappedBody(
+    response.body,
+    MAX_READ_ANSWER_BYTES,
+    () => new AnswerTooLargeError(url, method, MAX_READ_ANSWER_BYTES),
+  );
+  return responseOf(url, response.status, response.statusText, response.headers, body);
+}

@@ -16,7 +16,7 @@
  */
 import { plainTransport } from "./plain-transport";
 import { provenTransport, tokenCheck } from "./proven-transport";
-import type { Transport, TransportOptions } from "./transport-base";
+import { boundedAnswer, type Transport, type TransportOptions } from "./transport-base";
 import { UsageError } from "./usage-error";
 
 export * from "./transport-base";
@@ -38,7 +38,13 @@ export function requestTimeoutMs(given: string | null): number {
 
 /** The transport to one server (its origin is every request's), for the life of a command. */
 export function createTransport(options: TransportOptions): Transport {
-  return options.proof
+  const transport = options.proof
     ? provenTransport(tokenCheck(options.proof), options.proof.url, options.timeoutMs)
     : plainTransport(options);
+  // `ext proxy` forwards bodies as they come; everything else reads at most MAX_READ_ANSWER_BYTES of an answer.
+  if (options.passthrough) return transport;
+  return {
+    prove: () => transport.prove(),
+    fetch: async (request) => boundedAnswer(await transport.fetch(request), request.method),
+  };
 }

@@ -7,7 +7,7 @@
  * no body.
  */
 import { type ApiClient, createApiClient } from "../../client/index";
-import type { Transport as Outbound } from "../calls/transport";
+import { type Transport as Outbound, readAnswerText } from "../calls/transport";
 import { LONGEST_WAIT_SECONDS, type RateBudget, RateLimitStop } from "./rate-budget";
 import type { Redactor } from "./redact";
 import type { Exchange } from "./types";
@@ -116,14 +116,14 @@ export function createTransport(
     const retryAfter = retryHeader === null || retryHeader.trim() === "" ? Number.NaN : Number(retryHeader);
     const waitable = Number.isInteger(retryAfter) && retryAfter >= 0;
     if (again && response.status === 429 && waitable && retryAfter <= LONGEST_WAIT_SECONDS && !retried) {
-      const body = cut(redactor.text(await response.text()));
+      const body = cut(redactor.text(await readAnswerText(response, request.method, request.url)));
       exchange.response = { status: 429, headers: redactor.headers(response.headers), body };
       exchange.failure = `rate limited: waited ${retryAfter} s and sent it again`;
       await wait(retryAfter, options.signal);
       return recording(again, true);
     }
     if (again && response.status === 429 && options.budget) {
-      const body = cut(redactor.text(await response.text()));
+      const body = cut(redactor.text(await readAnswerText(response, request.method, request.url)));
       exchange.response = { status: 429, headers: redactor.headers(response.headers), body };
       exchange.failure = "rate limited: the run stopped here";
       throw new RateLimitStop(
@@ -133,7 +133,13 @@ export function createTransport(
         false,
       );
     }
-    const text = await response.text();
+    let text: string;
+    try {
+      text = await readAnswerText(response, request.method, request.url);
+    } catch (e) {
+      exchange.failure = `no whole answer: ${(e as Error).message}`;
+      throw e;
+    }
     exchange.response = {
       status: response.status,
       headers: redactor.headers(response.headers),

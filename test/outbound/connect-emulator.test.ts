@@ -198,10 +198,13 @@ describe("the Node helper's connectEmulator()", () => {
     index = join(out, "index.mjs");
   });
 
-  async function node(script: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  async function node(
+    script: string,
+    env: Record<string, string> = {},
+  ): Promise<{ code: number; stdout: string; stderr: string }> {
     const file = join(dir, `script-${Math.random().toString(36).slice(2)}.mjs`);
     writeFileSync(file, `import { connectEmulator } from ${JSON.stringify(index)};\n${script}`);
-    const proc = Bun.spawn(["node", file], { env: cleanEnv(), stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn(["node", file], { env: { ...cleanEnv(), ...env }, stdout: "pipe", stderr: "pipe" });
     const [code, stdout, stderr] = await Promise.all([
       proc.exited,
       new Response(proc.stdout).text(),
@@ -280,6 +283,57 @@ describe("the Node helper's connectEmulator()", () => {
     } finally {
       proc.kill();
       await stopTestEmulator(own);
+    }
+  });
+
+  test("an endless answer from a proven server rejects at 16 MiB; the reading stops", async () => {
+    let sent = 0;
+    const chunk = new TextEncoder().encode(`"${"x".repeat(8190)}",`);
+    const server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch(req) {
+        const u = new URL(req.url);
+        const challenge = u.searchParams.get("challenge");
+        if (challenge)
+          return Response.json({ status: "ok", proof: serverProof(TOKEN_OF_REDIRECTING, challenge, u.origin) });
+        const body = new ReadableStream<Uint8Array>({
+          start: (c) => c.enqueue(new TextEncoder().encode('{"requests":[')),
+          pull(c) {
+            sent += chunk.length;
+            c.enqueue(chunk);
+          },
+        });
+        return new Response(body, { headers: { "content-type": "application/json" } });
+      },
+    });
+    servers.push(server);
+    const url = `http://127.0.0.1:${server.port}`;
+    const r = await node(`
+      const conn = connectEmulator(${JSON.stringify(variables(url, TOKEN_OF_REDIRECTING))});
+      try { await conn.requests(1); console.log("read"); } catch (e) { console.log(e.name + ": " + e.message); }
+    `);
+    expect(r.stdout).toContain(`AnswerTooLargeError: ${url} answered GET /_emulator/requests with more than 16 MiB`);
+    expect(sent).toBeLessThan(64 * 1024 * 1024);
+  });
+
+  test("a listener that accepts and never answers is cut by the timeout, not waited on forever", async () => {
+    const { createServer } = await import("node:net");
+    const silent = createServer(() => {});
+    await new Promise<void>((done) => silent.listen(0, "127.0.0.1", done));
+    const port = (silent.address() as { port: number }).port;
+    try {
+      const r = await node(
+        `
+        const conn = connectEmulator(${JSON.stringify(variables(`http://127.0.0.1:${port}`, TOKEN_OF_REDIRECTING))});
+        try { await conn.reset(); console.log("sent"); } catch (e) { console.log(e.name + ": " + e.message); }
+      `,
+        { EXT_REQUEST_TIMEOUT: "1" },
+      );
+      expect(r.stdout).toContain("RequestTimeoutError");
+      expect(r.stdout).toContain("within 1 s");
+    } finally {
+      silent.close();
     }
   });
 
