@@ -132,6 +132,8 @@ export class Http1Connection {
       writing.then(() => "sent" as const),
       answer.then(() => "answered" as const),
     ]).catch(() => "failed" as const);
+    // From here the answer's waits, head and body, share one budget (watchdog.ts): a trickle is cut too.
+    watchdog.answering();
     if (first === "answered") {
       // The rest of the body is not needed; the server may not read it, so the connection is done after this.
       writing.catch(() => undefined);

@@ -12,6 +12,7 @@ import {
   carriesCredential,
   follow,
   isEventStream,
+  isStreamRoute,
   NotProvenError,
   RequestTimeoutError,
   responseOf,
@@ -85,7 +86,9 @@ export function plainTransport(options: TransportOptions): Transport {
       }
       watchdog.stop();
       const reading = new Watchdog(timeoutMs, () => cut.abort(timedOut));
-      if (isEventStream(response.headers)) reading.retire();
+      // The body's waits share one budget (a trickle is cut); only a stream route's live events may wait on.
+      reading.answering();
+      if (isEventStream(response.headers) && isStreamRoute(request.url)) reading.retire();
       if (!response.body) unfollow();
       const stream = response.body
         ? watchedDownload(response.body, reading, unfollow, () => failed.add(url.origin))

@@ -11,6 +11,7 @@ import { Http1Connection, NoAnswerError, type OutgoingRequest } from "./http1-co
 import {
   follow,
   isEventStream,
+  isStreamRoute,
   NotProvenError,
   type ProofKey,
   RequestTimeoutError,
@@ -230,6 +231,9 @@ export function provenTransport(check: ProofCheck, url: string, timeoutMs: numbe
       let reused = false;
       // Expiring, it closes whatever connection it is timing (Http1Connection registers itself).
       const watchdog = new Watchdog(timeoutMs);
+      // First of its cuts: the connection ends with this error, so a body cut mid-read says it too.
+      const timedOut = new RequestTimeoutError(request.url, request.method, timeoutMs / 1000);
+      watchdog.also(() => connection?.destroy(timedOut));
       const unfollow = follow(request.signal, (reason) => connection?.destroy(reason as Error));
       try {
         ({ connection, reused } = await acquire(url, watchdog, retriable));
@@ -240,13 +244,13 @@ export function provenTransport(check: ProofCheck, url: string, timeoutMs: numbe
           unfollow();
           release(c);
         });
-        if (isEventStream(answer.headers)) watchdog.retire();
+        if (isEventStream(answer.headers) && isStreamRoute(request.url)) watchdog.retire();
         return responseOf(request.url, answer.status, answer.statusText, answer.headers, answer.body);
       } catch (e) {
         watchdog.stop();
         unfollow();
         connection?.destroy();
-        if (watchdog.fired) throw new RequestTimeoutError(request.url, request.method, timeoutMs / 1000);
+        if (watchdog.fired) throw timedOut;
         if (request.signal?.aborted) throw request.signal.reason;
         // A kept connection the server closed just as it was reused: the request never reached an answer.
         if (e instanceof NoAnswerError && reused && retriable && attempt === 0) continue;

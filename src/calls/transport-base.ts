@@ -83,6 +83,17 @@ export class CredentialWithheldError extends TransportError {
 export const isEventStream = (headers: Iterable<[string, string]>) =>
   [...headers].some(([name, value]) => name.toLowerCase() === "content-type" && /^text\/event-stream\b/i.test(value));
 
+/**
+ * The routes that answer a live stream of events (`ext logs --follow`): only there may an event stream wait
+ * past the timeout. Any other answer typed text/event-stream is timed as every answer is.
+ */
+const STREAM_ROUTES = ["/_emulator/requests/stream"];
+
+export const isStreamRoute = (url: string) => {
+  const path = new URL(url).pathname;
+  return STREAM_ROUTES.includes(path);
+};
+
 export const carriesCredential = (request: Request) =>
   request.headers.has("authorization") || request.headers.has("x-ext-session");
 

@@ -19,6 +19,9 @@ const UPLOAD_TIMEOUT_MS = 1000;
 const CHUNKS = 4;
 const CHUNK_GAP_MS = 300;
 const STREAM_SILENCE_MS = 400;
+/** A body trickling a byte every TRICKLE_MS never falls silent for the wait, but never ends within it. */
+const TRICKLE_MS = 50;
+const TRICKLE_TIMEOUT_MS = 600;
 const stops: Array<() => void> = [];
 afterAll(() => {
   for (const stop of stops) stop();
@@ -258,6 +261,58 @@ describe("the timeout", () => {
     );
     const t = createTransport({ timeoutMs: 200, proof: { adminToken: TOKEN, url: s.url } });
     expect(await (await t.fetch(get(`${s.url}/_emulator/requests/stream`))).text()).toBe("data: 1\n\ndata: 2\n\n");
+  });
+});
+
+describe("the timeout is a deadline for the answer", () => {
+  /** An answer of `type` whose body trickles a byte every TRICKLE_MS, for far longer than the wait. */
+  const trickle = (type: string) =>
+    new Response(
+      new ReadableStream<Uint8Array>({
+        async pull(c) {
+          await Bun.sleep(TRICKLE_MS);
+          c.enqueue(new TextEncoder().encode(" "));
+        },
+      }),
+      { headers: { "content-type": type } },
+    );
+
+  test("a body trickling a byte at a time is cut, proven server or not", async () => {
+    const s = provingServer(() => trickle("application/json"));
+    for (const proof of [{ adminToken: TOKEN, url: s.url }, null]) {
+      const t = createTransport({ timeoutMs: TRICKLE_TIMEOUT_MS, proof });
+      const e = await t
+        .fetch(get(`${s.url}/developer/v1/extensions`))
+        .then((r) => r.text())
+        .then(
+          () => null,
+          (x) => x,
+        );
+      expect(e).toBeInstanceOf(RequestTimeoutError);
+    }
+  });
+
+  test("an answer to the challenge that trickles is cut: the server is not proven", async () => {
+    const s = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => trickle("application/json") });
+    stops.push(() => s.stop(true));
+    const url = `http://127.0.0.1:${s.port}`;
+    const t = createTransport({ timeoutMs: TRICKLE_TIMEOUT_MS, proof: { adminToken: TOKEN, url } });
+    expect(await t.prove()).toBe(`it did not answer the challenge (no answer within ${TRICKLE_TIMEOUT_MS / 1000} s)`);
+  });
+
+  test("text/event-stream switches the timeout off only on the stream route", async () => {
+    const s = provingServer(() => trickle("text/event-stream"));
+    for (const proof of [{ adminToken: TOKEN, url: s.url }, null]) {
+      const t = createTransport({ timeoutMs: TRICKLE_TIMEOUT_MS, proof });
+      const e = await t
+        .fetch(get(`${s.url}/developer/v1/extensions`))
+        .then((r) => r.text())
+        .then(
+          () => null,
+          (x) => x,
+        );
+      expect(e).toBeInstanceOf(RequestTimeoutError);
+    }
   });
 });
 
