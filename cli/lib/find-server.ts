@@ -6,12 +6,15 @@
  * (src/auth/server-proof.ts). A listener that took the port, or any other server, learns nothing: the
  * challenge carries no key, no token and no secret. No port is ever guessed.
  */
+import { lstatSync } from "node:fs";
 import { isIP } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { type Endpoints, endpointsFromAnyUrl } from "../../src/calls/http";
 import { UsageError } from "../../src/calls/usage-error";
 import { type ClientEnv, DEFAULT_DATA_DIR } from "../../src/config";
+import { printable } from "../../src/printable";
 import { readServerFile, type ServerFile } from "../../src/server-file";
+import { err } from "../output";
 
 export interface FoundServer {
   endpoints: Endpoints;
@@ -38,9 +41,42 @@ export function candidateDataDirs(env: ClientEnv, cwd: string): string[] {
   }
 }
 
-/** The nearest data directory with a usable server.json whose process still runs; null when there is none. */
-export function nearestServerFile(env: ClientEnv, cwd: string): { dataDir: string; info: ServerFile } | null {
+/**
+ * Why a data directory found by walking up is not this user's own (a link, another user's folder, one that
+ * others may write), or null when it is, or when there is none. Another user could plant `.ext-data` above
+ * the working directory — a link to another of this user's projects, or a folder of their own — and send this
+ * user's commands to a server the user did not mean.
+ */
+export function foreignDataDir(dataDir: string): string | null {
+  let st: ReturnType<typeof lstatSync>;
+  try {
+    st = lstatSync(dataDir);
+  } catch {
+    return null;
+  }
+  if (st.isSymbolicLink()) return "it is a link";
+  if (!st.isDirectory()) return "it is not a folder";
+  const uid = process.getuid?.();
+  if (uid !== undefined && st.uid !== uid) return `it belongs to another user (uid ${st.uid})`;
+  if ((st.mode & 0o022) !== 0) return "other users may write to it";
+  return null;
+}
+
+/**
+ * The nearest data directory with a usable server.json whose process still runs; null when there is none. A
+ * directory found by walking up that is not the user's own is skipped, saying so through `warn`.
+ */
+export function nearestServerFile(
+  env: ClientEnv,
+  cwd: string,
+  warn: (line: string) => void = err,
+): { dataDir: string; info: ServerFile } | null {
   for (const dataDir of candidateDataDirs(env, cwd)) {
+    const foreign = env.dataDir === null ? foreignDataDir(dataDir) : null;
+    if (foreign !== null) {
+      warn(`warning: skipped ${printable(dataDir)}: ${foreign}, so it may not be your project's data directory`);
+      continue;
+    }
     const info = readServerFile(dataDir);
     if (info && processAlive(info.pid)) return { dataDir, info };
   }

@@ -4,7 +4,7 @@
  * server.json. Real sockets and real files; each fake server records every request it is sent.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -134,6 +134,41 @@ describe("finding the server: the nearest data directory up from the working dir
       mode: 0o600,
     });
     expect((await resolveServer({}, env(), sub)).endpoints.root).toBe(fake.url);
+  });
+});
+
+describe("a data directory found by walking up must be the user's own folder", () => {
+  test("a planted link to another project's data directory is skipped, saying so; the link's server gets nothing", async () => {
+    const other = track(honest());
+    const project = mkdtempSync(join(root, "linked-project-"));
+    plant(project, other.url);
+    // Another user's shared folder, where a link to this user's project was planted above the working directory.
+    const shared = mkdtempSync(join(root, "shared-"));
+    symlinkSync(join(project, ".ext-data"), join(shared, ".ext-data"));
+    const work = join(shared, "work");
+    mkdirSync(work);
+    const warnings: string[] = [];
+    expect(nearestServerFile(env(), work, (line) => warnings.push(line))).toBeNull();
+    expect(warnings).toEqual([
+      `warning: skipped ${join(shared, ".ext-data")}: it is a link, so it may not be your project's data directory`,
+    ]);
+    expect(other.seen).toEqual([]);
+  });
+
+  test("a data directory other users may write is skipped; the nearest proper one further up is found", async () => {
+    const outer = track(honest());
+    const inner = track(honest());
+    const project = mkdtempSync(join(root, "writable-"));
+    plant(project, outer.url);
+    const sub = join(project, "sub");
+    plant(sub, inner.url);
+    chmodSync(join(sub, ".ext-data"), 0o777);
+    const warnings: string[] = [];
+    const found = nearestServerFile(env(), sub, (line) => warnings.push(line));
+    expect(found?.dataDir).toBe(join(project, ".ext-data"));
+    expect(warnings).toEqual([
+      `warning: skipped ${join(sub, ".ext-data")}: other users may write to it, so it may not be your project's data directory`,
+    ]);
   });
 });
 
