@@ -1,4 +1,5 @@
 import { defineCommand } from "citty";
+import { describeError } from "../../src/calls/api-error";
 import { requestTimeoutMs } from "../../src/calls/transport";
 import { UsageError } from "../../src/calls/usage-error";
 import { parseClientEnv } from "../../src/config";
@@ -109,16 +110,30 @@ export default defineCommand({
     ).finally(() => process.off("SIGINT", onInterrupt));
     if (json) out(jsonReport(report));
     else for (const line of textReport(report)) out(line);
-    // After the report is shown: a JUnit file that cannot be written loses nothing the run found.
-    if (args.junit) writePrivateFile(args.junit, junitReport(report), { what: "the JUnit report" });
-    if (args["save-profile"] && !args["dry-run"]) {
-      const { profile, leftOut } = report.observed;
-      writeProfileFile(args["save-profile"], profile);
-      if (!json)
-        out(
-          `profile: ${profile.entries.length} ${profile.entries.length === 1 ? "difference" : "differences"} saved to ${printable(args["save-profile"])}${leftOut.length > 0 ? `; ${leftOut.length} a profile cannot hold, listed above` : ""}`,
-        );
-    }
+    // After the report is shown, each file on its own: one that cannot be written loses nothing the run found,
+    // nor the other file; the command then fails naming each.
+    const unwritten: unknown[] = [];
+    const attempt = (write: () => void) => {
+      try {
+        write();
+      } catch (e) {
+        unwritten.push(e);
+      }
+    };
+    const junit = args.junit;
+    if (junit) attempt(() => writePrivateFile(junit, junitReport(report), { what: "the JUnit report" }));
+    const saveProfile = args["save-profile"];
+    if (saveProfile && !args["dry-run"])
+      attempt(() => {
+        const { profile, leftOut } = report.observed;
+        writeProfileFile(saveProfile, profile);
+        if (!json)
+          out(
+            `profile: ${profile.entries.length} ${profile.entries.length === 1 ? "difference" : "differences"} saved to ${printable(saveProfile)}${leftOut.length > 0 ? `; ${leftOut.length} a profile cannot hold, listed above` : ""}`,
+          );
+      });
+    for (const e of unwritten) err(`error: ${describeError(e)}`);
+    if (unwritten.length > 0) process.exit(EXIT.runtime);
     if (report.interrupted) process.exit(EXIT.interrupted);
     if (report.rateLimited) process.exit(EXIT.rateLimited);
     if (!args["dry-run"] && !conforms(report)) process.exit(EXIT.runtime);

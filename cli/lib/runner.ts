@@ -8,7 +8,7 @@
 import { type ArgsDef, runCommand } from "citty";
 import { describeError } from "../../src/calls/api-error";
 import { UsageError } from "../../src/calls/usage-error";
-import { printable } from "../../src/printable";
+import { printable, printableLines } from "../../src/printable";
 import { EXIT, err, out } from "../output";
 import { closest } from "./did-you-mean";
 import { type AnyCommand, helpText } from "./help";
@@ -118,7 +118,8 @@ export async function runCli(root: AnyCommand, rawArgs: string[]): Promise<void>
   const beforeDashes = rawArgs.includes("--") ? rawArgs.slice(0, rawArgs.indexOf("--")) : rawArgs;
   const { cmd, name, parent, args, unknown } = await findCommand(root, rawArgs);
   const usageFail = (message: string, helpHint = true): never => {
-    err(`error: ${message}`);
+    // A usage error may quote what the user or a server gave (an account id): escaped, as every message is.
+    err(`error: ${printableLines(message)}`);
     if (helpHint)
       err(
         name === "ext"

@@ -19,6 +19,7 @@ import {
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { startProxy } from "../../src/conformance/proxy";
+import { DEMO_KEY, startTestEmulator, stopTestEmulator } from "../helpers/emulator";
 import { runCli } from "../helpers/run-cli";
 
 const VICTIM_TEXT = "# the owner's shell start-up file\nexport PATH=$PATH\n";
@@ -116,4 +117,24 @@ describe("ext conformance --junit", () => {
     expect(r.stderr).toContain(`cannot write the JUnit report to ${join(dir, "no-such-folder", "conformance.xml")}`);
     expect(r.code).toBe(1);
   });
+});
+
+describe("ext conformance --junit with --save-profile", () => {
+  test("a JUnit file that cannot be written does not stop the profile from being saved; the command fails naming it", async () => {
+    const emu = await startTestEmulator();
+    try {
+      const junit = join(dir, "no-such-folder", "conformance.xml");
+      const profile = join(dir, `platform-${Math.random().toString(36).slice(2)}.json`);
+      const r = await runCli(
+        ["conformance", "--target", `${emu.url}/developer/v1`, "--junit", junit, "--save-profile", profile],
+        { env: { EXT_API_KEY: DEMO_KEY } },
+      );
+      expect(r.stderr).toContain(`cannot write the JUnit report to ${junit}`);
+      expect(r.code).toBe(1);
+      expect(lstatSync(profile).isFile()).toBe(true);
+      expect(r.stdout).toContain(`saved to ${profile}`);
+    } finally {
+      await stopTestEmulator(emu);
+    }
+  }, 60_000);
 });
