@@ -4,6 +4,8 @@ import { errorJson } from "../../src/calls/api-error";
 import { UsageError } from "../../src/calls/usage-error";
 import { parseClientEnv } from "../../src/config";
 import { NAME_MAX, SHORT_DESCRIPTION_MAX, VISIBILITIES } from "../../src/extensions/model";
+import { printable } from "../../src/printable";
+import { shellQuote } from "../../src/shell-quote";
 import { idFor, onlyWith, pickAction } from "../lib/actions";
 import { developerCalls } from "../lib/calls";
 import { cell, fieldLines, tableLines } from "../lib/table";
@@ -106,7 +108,8 @@ export default defineCommand({
           ["status", e.status],
         ]))
           out(line);
-        out(`next: ${parseClientEnv().command} deploy DIR --extension ${e.id} --version 1.0.0`);
+        // The id came from the server: quoted for a shell, escaped for the terminal.
+        out(`next: ${parseClientEnv().command} deploy DIR --extension ${printable(shellQuote(e.id))} --version 1.0.0`);
       } else if (action === "get" || action === "update") {
         const e = action === "get" ? await api.getExtension(id) : await api.updateExtension(id, body);
         if (json) return out(JSON.stringify(e));

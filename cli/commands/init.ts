@@ -5,9 +5,9 @@ import { UsageError } from "../../src/calls/usage-error";
 import { parseClientEnv } from "../../src/config";
 import { printable } from "../../src/printable";
 import { writePrivateFile } from "../../src/private-file";
+import { shellQuote } from "../../src/shell-quote";
 import { claimOwnFolder } from "../lib/own-folder";
 import { scaffoldFiles } from "../lib/scaffold";
-import { shellQuote } from "../lib/shell-quote";
 import { detectTestRunner, type FoundRunner, TEST_FILES, TEST_RUNNERS, type TestRunner } from "../lib/test-runner";
 import { out } from "../output";
 

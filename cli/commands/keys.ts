@@ -69,7 +69,7 @@ export default defineCommand({
       }
       const created = await calls.createKey(accountId, { name: args.name || "cli", scopes });
       if (json) return out(JSON.stringify(created));
-      out(created.plaintext);
+      out(printable(created.plaintext));
       err(
         `created key "${printable(created.apiKey.name)}" for account ${printable(accountId)} (scopes ${created.apiKey.scopes.join(", ")}): shown this once`,
       );

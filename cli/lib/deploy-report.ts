@@ -70,14 +70,14 @@ function outcomeLines(r: DeployReport): string[] {
   if (r.upload) {
     const whole = r.upload.sent >= r.upload.total;
     lines.push(
-      `uploaded ${formatBytes(r.upload.sent)}${whole ? "" : ` of ${formatBytes(r.upload.total)}`} to ${r.upload.url}${whole ? "" : " (incomplete)"}`,
+      `uploaded ${formatBytes(r.upload.sent)}${whole ? "" : ` of ${formatBytes(r.upload.total)}`} to ${printable(r.upload.url)}${whole ? "" : " (incomplete)"}`,
     );
     if (r.versionId === null) lines.push(`no version was created for ${r.version} of ${r.extensionId}`);
   }
   // Nothing uploaded is a failure before the upload, whose own error says so: said once, there.
   if (r.versionId !== null)
     lines.push(
-      `version ${r.versionId} (${r.version}) of ${r.extensionId}: ${r.status}${r.reason ? ` (reason: ${printable(r.reason)})` : ""}`,
+      `version ${printable(r.versionId)} (${printable(r.version)}) of ${printable(r.extensionId)}: ${printable(String(r.status))}${r.reason ? ` (reason: ${printable(r.reason)})` : ""}`,
     );
   return lines;
 }
@@ -88,7 +88,9 @@ function outcomeLines(r: DeployReport): string[] {
  */
 export function reportLines(r: DeployReport, passed: boolean): string[] {
   const lines = r.dryRun ? [...fileTree(r), packedLine(r)] : [packedLine(r)];
-  lines.push(`sounds: ${r.soundLimit.used} of ${r.soundLimit.value} (${r.soundLimit.source})`);
+  lines.push(
+    `sounds: ${r.soundLimit.used} of ${printable(String(r.soundLimit.value ?? "?"))} (${printable(String(r.soundLimit.source ?? "?"))})`,
+  );
   if (r.dryRun)
     lines.push(
       `dry run: ${r.extensionId} ${r.version} ${passed ? "passes every check; nothing was uploaded" : "would be refused"}`,

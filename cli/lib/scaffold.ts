@@ -5,7 +5,7 @@
  * runner of the project it lands in (test-runner.ts), so that runner finds a test it can run.
  */
 import pkg from "../../package.json" with { type: "json" };
-import { shellQuote } from "./shell-quote";
+import { shellQuote } from "../../src/shell-quote";
 import { type FoundRunner, TEST_FILES, type TestRunner } from "./test-runner";
 
 /** A short 880 Hz beep: 8 kHz, 8-bit mono PCM, 0.15 s, faded out. Made here, so no binary file is embedded. */

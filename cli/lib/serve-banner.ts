@@ -14,8 +14,8 @@ import type { LoadedProfile } from "../../src/profile/load";
 import { firstPlaintextKey } from "../../src/seed/demo";
 import type { RunningEmulator } from "../../src/server";
 import { serverFilePath } from "../../src/server-file";
+import { shellQuote } from "../../src/shell-quote";
 import { type StartupKey, startupKeys } from "../../src/startup-keys";
-import { shellQuote } from "./shell-quote";
 import { NOT_A_TERMINAL } from "./terminal";
 
 export interface BannerOptions {

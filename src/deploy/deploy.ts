@@ -294,8 +294,14 @@ async function upload(o: DeployOptions, archive: string, report: DeployReport, i
   const submitted = await interrupts
     .during(call(submit, { onRetry: (s) => o.note(retryNote(s)), signal: cancel.signal }), stop)
     .finally(() => progress.done());
-  report.versionId = submitted.version.id;
-  report.status = submitted.version.status;
+  // Shown, waited on and polled for: a version answer without a string id and status is not the API's.
+  const version = (submitted as { version?: { id?: unknown; status?: unknown } }).version;
+  if (typeof version?.id !== "string" || typeof version.status !== "string")
+    throw new Error(
+      `${o.endpoints.root} answered the upload without a version id and status: it is not the emulator's or the platform's API`,
+    );
+  report.versionId = version.id;
+  report.status = version.status as typeof submitted.version.status;
   if (o.wait) await waitForReview(o, report, interrupts);
 }
 

@@ -4,6 +4,8 @@
  * redrawn in place each second.
  */
 import type { Clock } from "../clock";
+import { printable } from "../printable";
+import { shellQuote } from "../shell-quote";
 
 export interface WaitSubject {
   /** The server's root URL (the dashboard is served there). */
@@ -13,11 +15,13 @@ export interface WaitSubject {
   timeoutSeconds: number;
 }
 
+/** The id and label came from the server and the user: escaped, and the id quoted for a shell. */
 export function waitNotice(w: WaitSubject): string[] {
+  const id = printable(w.versionId);
   return [
-    `waiting up to ${w.timeoutSeconds} s (--timeout) for version ${w.versionId} (${w.label}) to be approved or rejected; nothing approves it unless one of these does:`,
+    `waiting up to ${w.timeoutSeconds} s (--timeout) for version ${id} (${printable(w.label)}) to be approved or rejected; nothing approves it unless one of these does:`,
     `  - approve it in the dashboard: ${w.root}/#/admin`,
-    `  - ext versions approve ${w.versionId}`,
+    `  - ext versions approve ${printable(shellQuote(w.versionId))}`,
     "  - restart the emulator with --auto-approve (every later version is approved by itself)",
     "Ctrl-C stops waiting; the version stays as it is.",
   ];
