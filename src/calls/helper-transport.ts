@@ -8,6 +8,7 @@
 import { StartEmulatorError } from "../../client/errors";
 import type { FetchFunction } from "../../client/index";
 import { parseClientEnv } from "../config";
+import { NoAnswerError } from "./http1-connection";
 import { createTransport, NotProvenError, requestTimeoutMs, ServerChangedError, type Transport } from "./transport";
 
 export function helperFetch(url: string, adminToken: string, who: string): FetchFunction {
@@ -25,6 +26,16 @@ export function helperFetch(url: string, adminToken: string, who: string): Fetch
         throw new StartEmulatorError(
           `${who}: the server at ${url} did not prove it is the emulator this admin token belongs to (${e.why}); nothing was sent to it. Is it still running at that address?`,
         );
+      // Nothing answered (refused, reset): say where the call went, the socket's error as the cause.
+      if (e instanceof NoAnswerError || typeof (e as { code?: unknown })?.code === "string") {
+        const u = new URL(request.url);
+        throw new Error(
+          `${request.method} ${u.origin}${u.pathname}: no answer from the emulator (${(e as Error).message})`,
+          {
+            cause: e,
+          },
+        );
+      }
       throw e;
     }
   };

@@ -336,9 +336,9 @@ describe("startEmulator() under Node", () => {
       console.log(JSON.stringify({ error, url: emu.url }));
     `);
     expect(code).toBe(0);
-    // The connection's first request is the server's proof, before the token goes anywhere: that one finds nobody.
+    // A new connection is proven before the token goes anywhere: it finds nobody, and the call says so.
     expect(result.error.message).toBe(
-      `GET ${result.url}/healthz: no answer from the emulator (${result.error.message.match(/\((.*)\)$/)[1]})`,
+      `POST ${result.url}/_emulator/reset: no answer from the emulator (${result.error.message.match(/\((.*)\)$/)[1]})`,
     );
     expect(result.error.cause).toBe("ECONNREFUSED");
     expect(result.error.controlPlane).toBe(false);
