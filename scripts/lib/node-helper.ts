@@ -61,7 +61,9 @@ function declarations(dir: string): void {
   // tsc emits nothing for the generated .d.ts files; they are shipped as they are.
   for (const name of ["schema.d.ts", "fixture.d.ts"])
     copyFileSync(join(ROOT, "client", name), join(dir, TYPES, "client", name));
-  const entry = `export * from ${JSON.stringify(ENTRY_TYPES)};\n`;
+  // The types use Node's (node:fs, NodeJS.ProcessEnv): named here, they load wherever @types/node is
+  // installed, also where a project's compilerOptions.types does not list it.
+  const entry = `/// <reference types="node" />\nexport * from ${JSON.stringify(ENTRY_TYPES)};\n`;
   for (const name of ["index.d.ts", "index.d.mts", "index.d.cts"]) writeFileSync(join(dir, name), entry);
   rmSync(tsconfig);
 }
