@@ -6,7 +6,7 @@ import { parseClientEnv } from "../../src/config";
 import { printable } from "../../src/printable";
 import { writePrivateFile } from "../../src/private-file";
 import { shellQuote } from "../../src/shell-quote";
-import { claimOwnFolder } from "../lib/own-folder";
+import { claimOwnFolder, refuseForeignProjectAbove } from "../lib/own-folder";
 import { scaffoldFiles } from "../lib/scaffold";
 import { detectTestRunner, type FoundRunner, TEST_FILES, TEST_RUNNERS, type TestRunner } from "../lib/test-runner";
 import { out } from "../output";
@@ -42,6 +42,8 @@ export default defineCommand({
   async run({ args }) {
     const { command } = parseClientEnv();
     const shown = args.dir || ".";
+    // Nothing of another user's above the project, which npm or Node would take as the project's own.
+    refuseForeignProjectAbove(shown, shown);
     // The runner first (it only reads): a refused --test-runner leaves no folder made.
     const found = chosenRunner(args["test-runner"], resolve(shown));
     // Nothing of the user's is ever overwritten: a folder with anything in it is refused whole, and one that

@@ -71,7 +71,7 @@ export default defineCommand({
       if (json) return out(JSON.stringify(created));
       out(printable(created.plaintext));
       err(
-        `created key "${printable(created.apiKey.name)}" for account ${printable(accountId)} (scopes ${created.apiKey.scopes.join(", ")}): shown this once`,
+        `created key "${printable(created.apiKey.name)}" for account ${printable(accountId)} (scopes ${printable(created.apiKey.scopes.join(", "))}): shown this once`,
       );
     } catch (e) {
       if (json && !(e instanceof UsageError)) out(JSON.stringify({ error: errorJson(e) }));

@@ -19,10 +19,11 @@ const logsArgs = {
   },
 } as const;
 
-const line = (e: RequestLogEntry, json: boolean) =>
+/** One entry as `ext logs` prints it: every value the server gave escaped (src/printable.ts). */
+export const logLine = (e: RequestLogEntry, json: boolean) =>
   json
     ? JSON.stringify(e)
-    : `${e.at}  ${printable(e.method).padEnd(6)} ${String(e.status)}${e.errorCode ? ` ${printable(e.errorCode)}` : ""}  ${printable(e.path)}  ${printable(e.accountId ?? "-")}  ${e.durationMs} ms`;
+    : `${printable(String(e.at))}  ${printable(e.method).padEnd(6)} ${printable(String(e.status))}${e.errorCode ? ` ${printable(e.errorCode)}` : ""}  ${printable(e.path)}  ${printable(e.accountId ?? "-")}  ${printable(String(e.durationMs))} ms`;
 
 /** Reads the server's event stream and prints each `request` event until it ends. */
 async function follow(admin: AdminClient, recent: number, json: boolean): Promise<void> {
@@ -35,7 +36,7 @@ async function follow(admin: AdminClient, recent: number, json: boolean): Promis
       }),
     { retries: 0 },
   );
-  for await (const entry of readEvents<RequestLogEntry>(response)) out(line(entry, json));
+  for await (const entry of readEvents<RequestLogEntry>(response)) out(logLine(entry, json));
   err("the emulator closed the request stream");
 }
 
@@ -52,6 +53,6 @@ export default defineCommand({
     if (args.follow) return follow(admin, limit, json);
     if (limit === 0) return;
     const { requests } = await call(() => admin.GET("/_emulator/requests", { params: { query: { limit } } }));
-    for (const e of requests.reverse()) out(line(e, json));
+    for (const e of requests.reverse()) out(logLine(e, json));
   },
 });

@@ -85,18 +85,23 @@ async function collect(
   return { bytes: Buffer.concat(chunks), whole: total <= cap };
 }
 
-function decoded(bytes: Uint8Array, encoding: string | null): string | null {
+/**
+ * The kept body as text, decoded as its Content-Encoding says; null when it cannot be, or when it would decode
+ * to more than CHECKED_BYTES (a few compressed bytes can stand for gigabytes: the limit is on the output).
+ */
+export function decoded(bytes: Uint8Array, encoding: string | null): string | null {
+  const limit = { maxOutputLength: CHECKED_BYTES };
   try {
     const e = (encoding ?? "").trim().toLowerCase();
     const raw =
       e === "" || e === "identity"
         ? bytes
         : e === "gzip"
-          ? gunzipSync(bytes)
+          ? gunzipSync(bytes, limit)
           : e === "deflate"
-            ? inflateSync(bytes)
+            ? inflateSync(bytes, limit)
             : e === "br"
-              ? brotliDecompressSync(bytes)
+              ? brotliDecompressSync(bytes, limit)
               : null;
     return raw === null ? null : new TextDecoder().decode(raw);
   } catch {

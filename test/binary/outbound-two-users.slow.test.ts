@@ -7,13 +7,25 @@
  *    (`FILE.<pid>.tmp`) pointing at the owner's shell start-up file, then sends the proxy a request whose body
  *    holds `$(…)`: the owner's file must stay as it was.
  *  - `ext conformance --junit FILE`: a link planted at FILE is replaced, never followed; the report is 0600.
- *  - `ext init` and `ext image`: a folder the other user made, can write, or sits above, is refused; a
- *    package.json of theirs above the new folder gives at most the runner's name, never a version range.
+ *  - `ext init` and `ext image`: a folder the other user made, can write (their group too), or sits above,
+ *    is refused; so is a project below their package.json or node_modules, which npm and Node would take
+ *    as part of it.
  *  - `ext deploy --wait`: the owner stops the server while the deploy waits (as its notice suggests); the
  *    other user takes the port at once. The key must not arrive there.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { waitFor } from "../helpers/wait-for";
@@ -176,30 +188,47 @@ describe.skipIf(SKIP !== null)(`another local user${SKIP ? ` (skipped: ${SKIP})`
     return { code, stdout, stderr };
   };
 
-  test("ext init below the other user's package.json: only the runner's name is taken, never their version range", async () => {
-    const area = join(shared, `area-${process.pid}`);
-    expect(user.run(["mkdir", "-m", "0755", area]).code).toBe(0);
-    // Their range would make the owner's next npm install run their code.
-    const planted = JSON.stringify({ devDependencies: { vitest: `file:${area}/evil-vitest` } });
-    expect(user.run(["sh", "-c", `printf '%s' '${planted}' > ${area}/package.json`]).code).toBe(0);
-    // Their folder above the new one is refused outright...
-    const inside = await ext(["init", join(area, "board")]);
-    expect(inside.stderr).toContain(`${area} above it belongs to another user`);
-    expect(inside.code).toBe(2);
-    // ...and where their package.json is merely on the way up (a sticky shared folder), its range is not copied.
-    const sibling = join(shared, `board-${process.pid}-below`);
-    expect(user.run(["sh", "-c", `printf '%s' '${planted}' > ${shared}/package.json`]).code).toBe(0);
-    try {
-      const made = await ext(["init", sibling]);
-      expect(made.stderr).toBe("");
-      expect(made.code).toBe(0);
-      const pkg = JSON.parse(readFileSync(join(sibling, "package.json"), "utf8"));
-      expect(pkg.devDependencies.vitest).toBe("^4.1.12");
-      expect(JSON.stringify(pkg)).not.toContain("file:");
-    } finally {
-      rmSync(join(shared, "package.json"), { force: true });
-      rmSync(sibling, { recursive: true, force: true });
+  test("ext init below the other user's package.json or node_modules (a sticky shared folder): refused, nothing made", async () => {
+    // npm would take their package.json as the project's root (a workspace of theirs) and run its scripts on the
+    // owner's npm install; Node would load modules from their node_modules.
+    const planted = JSON.stringify({
+      name: "root",
+      workspaces: ["*"],
+      scripts: { postinstall: "id > owned" },
+      devDependencies: { vitest: "file:./evil-vitest" },
+    });
+    for (const [name, plant] of [
+      ["package.json", ["sh", "-c", `printf '%s' '${planted}' > ${shared}/package.json`]],
+      ["node_modules", ["mkdir", join(shared, "node_modules")]],
+    ] as const) {
+      expect(user.run([...plant]).code).toBe(0);
+      const board = join(shared, `board-${process.pid}-below`);
+      try {
+        const r = await ext(["init", board]);
+        expect(r.stderr).toContain(`${join(shared, name)} above it belongs to another user`);
+        expect(r.code).toBe(2);
+        expect(existsSync(board)).toBe(false);
+      } finally {
+        rmSync(join(shared, name), { recursive: true, force: true });
+      }
     }
+  });
+
+  test("ext init and ext image refuse a folder the other user's group can write, or one below it", async () => {
+    const group = user.run(["id", "-g"]).stdout.trim();
+    const theirs = mkdtempSync(join(home, "group-"));
+    expect(Bun.spawnSync(["chgrp", group, theirs]).exitCode).toBe(0);
+    chmodSync(theirs, 0o775);
+    for (const [args, shown] of [
+      [["init", theirs], `${theirs} can be written by the users of its group (gid ${group})`],
+      [["init", join(theirs, "board")], `${theirs} above it can be written by the users of its group (gid ${group})`],
+      [["image", join(theirs, "ctx")], `${theirs} above it can be written by the users of its group (gid ${group})`],
+    ] as const) {
+      const r = await ext([...args]);
+      expect(r.stderr).toContain(shown);
+      expect(r.code).toBe(2);
+    }
+    expect(readdirSync(theirs)).toEqual([]);
   });
 
   test("ext init and ext image refuse a folder every user can write, or one below it", async () => {

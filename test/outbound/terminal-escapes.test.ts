@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { logLine } from "../../cli/commands/logs";
 import { waitNotice } from "../../src/deploy/wait-notice";
 import { runCli } from "../helpers/run-cli";
 
@@ -52,4 +53,22 @@ test("deploy's wait notice escapes the version id and label, and quotes the id i
   });
   expect(hasControl(lines.join("\n"))).toBe(false);
   expect(lines).toContain("  - ext versions approve 'ext_1\\x1b]0;OWNED\\x07\\x1b[2J $(touch /tmp/owned)'");
+});
+
+test("ext logs escapes every value of an entry the server gave, its time, status and duration too", () => {
+  const hostile = "\x1b]0;PWN\x07\x1b[31m\n FORGED";
+  const entry = {
+    id: 1,
+    at: `2026-11-28T00:00:00.000Z${hostile}`,
+    method: `GET${hostile}`,
+    path: `/developer/v1/extensions${hostile}`,
+    status: `200${hostile}`,
+    errorCode: `e${hostile}`,
+    accountId: `acc${hostile}`,
+    durationMs: `1${hostile}`,
+  } as unknown as Parameters<typeof logLine>[0];
+  const printed = logLine(entry, false);
+  expect(hasControl(printed)).toBe(false);
+  expect(printed).not.toContain("\n");
+  expect(printed).toContain("2026-11-28T00:00:00.000Z\\x1b]0;PWN\\x07");
 });
