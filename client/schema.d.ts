@@ -8135,7 +8135,7 @@ export interface operations {
                     });
                 };
             };
-            /** @description Validation failed: `limit_exceeded`, `validation_error` */
+            /** @description Validation failed: `limit_exceeded` */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8144,7 +8144,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & ({
                         error: {
                             /** @enum {string} */
-                            code: "limit_exceeded" | "validation_error";
+                            code: "limit_exceeded";
                             /** @constant */
                             status: 422;
                         } & {

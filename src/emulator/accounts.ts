@@ -14,7 +14,7 @@ import type { AccountService } from "../accounts/service";
 import { apiAuth } from "../http/auth";
 import { t } from "../http/schema";
 import { limitDefinition } from "../limits/catalog";
-import { controlResponses, NoContent, noContent, security, tags } from "./route-kit";
+import { controlRoute, NoContent, noContent } from "./route-kit";
 
 /** The dashboard's Account → Security → API Keys page and the team page, as control-plane calls. */
 export function accountRoutes(accounts: AccountService, lastUsedAt: (keyId: string) => string | null) {
@@ -26,43 +26,24 @@ export function accountRoutes(accounts: AccountService, lastUsedAt: (keyId: stri
         set.status = 201;
         return accounts.createKey(params.accountId, body);
       },
-      {
-        json: true,
+      controlRoute("createApiKey", "Create a developer API key", {
+        description: `The plaintext is in this response only. At most ${limitDefinition("max_api_keys").default} active keys per account (422 limit_exceeded).`,
         params: AccountParams,
         body: CreateApiKeyBody,
-        response: controlResponses(
-          { 201: ApiKeyCreated },
-          "malformed_path",
-          "account_not_found",
-          "unsupported_media_type",
-          "payload_too_large",
-          "validation_error",
-          "limit_exceeded",
-        ),
-        detail: {
-          tags,
-          security,
-          operationId: "createApiKey",
-          summary: "Create a developer API key",
-          description: `The plaintext is in this response only. At most ${limitDefinition("max_api_keys").default} active keys per account (422 limit_exceeded).`,
-        },
-      },
+        answers: { 201: ApiKeyCreated },
+        refusals: ["account_not_found", "limit_exceeded"],
+      }),
     )
     .get(
       "/keys",
       ({ params }) => ({
         apiKeys: accounts.listKeys(params.accountId).map((k) => ({ ...k, lastUsedAt: lastUsedAt(k.id) })),
       }),
-      {
+      controlRoute("listApiKeys", "List the account's API keys (prefix only, revoked ones included)", {
         params: AccountParams,
-        response: controlResponses({ 200: ApiKeyList }, "malformed_path", "account_not_found"),
-        detail: {
-          tags,
-          security,
-          operationId: "listApiKeys",
-          summary: "List the account's API keys (prefix only, revoked ones included)",
-        },
-      },
+        answers: { 200: ApiKeyList },
+        refusals: ["account_not_found"],
+      }),
     )
     .delete(
       "/keys/:keyId",
@@ -70,16 +51,11 @@ export function accountRoutes(accounts: AccountService, lastUsedAt: (keyId: stri
         accounts.revokeKey(params.accountId, params.keyId);
         return noContent();
       },
-      {
+      controlRoute("revokeApiKey", "Revoke an API key", {
         params: AccountKeyParams,
-        response: controlResponses(
-          { 204: NoContent("Revoked; the key fails from the next request on") },
-          "malformed_path",
-          "account_not_found",
-          "api_key_not_found",
-        ),
-        detail: { tags, security, operationId: "revokeApiKey", summary: "Revoke an API key" },
-      },
+        answers: { 204: NoContent("Revoked; the key fails from the next request on") },
+        refusals: ["account_not_found", "api_key_not_found"],
+      }),
     )
     .post(
       "/members",
@@ -87,49 +63,33 @@ export function accountRoutes(accounts: AccountService, lastUsedAt: (keyId: stri
         set.status = 201;
         return { member: accounts.addMember(params.accountId, body) };
       },
-      {
-        json: true,
+      controlRoute("addTeamMember", "Add a team member", {
+        description: "At most 10 members, the owner included (422 limit_exceeded).",
         params: AccountParams,
         body: AddMemberBody,
-        response: controlResponses(
-          { 201: t.Object({ member: TeamMember }) },
-          "malformed_path",
-          "account_not_found",
-          "member_exists",
-          "unsupported_media_type",
-          "payload_too_large",
-          "validation_error",
-          "limit_exceeded",
-        ),
-        detail: {
-          tags,
-          security,
-          operationId: "addTeamMember",
-          summary: "Add a team member",
-          description: "At most 10 members, the owner included (422 limit_exceeded).",
-        },
-      },
+        answers: { 201: t.Object({ member: TeamMember }) },
+        refusals: ["account_not_found", "member_exists", "limit_exceeded"],
+      }),
     )
-    .get("/members", ({ params }) => accounts.listMembers(params.accountId), {
-      params: AccountParams,
-      response: controlResponses({ 200: TeamMemberList }, "malformed_path", "account_not_found"),
-      detail: { tags, security, operationId: "listTeamMembers", summary: "List team members" },
-    })
+    .get(
+      "/members",
+      ({ params }) => accounts.listMembers(params.accountId),
+      controlRoute("listTeamMembers", "List team members", {
+        params: AccountParams,
+        answers: { 200: TeamMemberList },
+        refusals: ["account_not_found"],
+      }),
+    )
     .delete(
       "/members/:memberId",
       ({ params }) => {
         accounts.removeMember(params.accountId, params.memberId);
         return noContent();
       },
-      {
+      controlRoute("removeTeamMember", "Remove a team member", {
         params: AccountMemberParams,
-        response: controlResponses(
-          { 204: NoContent("Removed") },
-          "malformed_path",
-          "account_not_found",
-          "member_not_found",
-        ),
-        detail: { tags, security, operationId: "removeTeamMember", summary: "Remove a team member" },
-      },
+        answers: { 204: NoContent("Removed") },
+        refusals: ["account_not_found", "member_not_found"],
+      }),
     );
 }

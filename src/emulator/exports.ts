@@ -17,7 +17,7 @@ import type { BundleDir } from "../seed/bundle-files";
 import { EXPORT_FIXTURE_FILE } from "../seed/resolve";
 import { FixtureError, parseFixtureJson } from "../seed/validate";
 import { fixtureError, restoreSnapshot } from "./reset";
-import { controlResponses, NoContent, noContent, security, tags } from "./route-kit";
+import { controlRoute, NoContent, noContent } from "./route-kit";
 
 const ARCHIVE_LABEL = "uploaded archive";
 const ARCHIVED_FIXTURE = `${EXPORT_FIXTURE_FILE} of the ${ARCHIVE_LABEL}`;
@@ -72,6 +72,9 @@ const ExportQuery = t.Object(
   { additionalProperties: false },
 );
 
+/** Any text: an id that names no snapshot, however long, is a 404 (its message quotes the first 80 characters). */
+const SnapshotParams = t.Object({ id: t.String({ description: "Snapshot id (snap_…)" }) });
+
 const SnapshotCreated = t.Object(
   { snapshot: t.Object({ id: t.String({ description: "snap_…" }) }, { additionalProperties: false }) },
   { additionalProperties: false },
@@ -103,26 +106,21 @@ export function exportRoutes(runtime: Runtime) {
           },
         });
       },
-      {
-        query: ExportQuery,
-        response: controlResponses(
-          {
+      controlRoute(
+        "exportState",
+        "The whole state as an archive (fixture.json + bundles), loadable by POST /seed and --seed",
+        {
+          description:
+            "Accounts, keys (as hashes; plaintext only where a fixture gave one), members, extensions, versions with statuses and timestamps, install counters, overrides, limit requests, secret names and the clock; each distinct bundle once. Secret values only with includeSecretValues=true.",
+          query: ExportQuery,
+          answers: {
             200: t.String({
               description: "A tar of fixture.json (fixture format 2) and bundles/<sha256>.tar.gz",
               ...servedAs(EXPORT_MEDIA_TYPE),
             }),
           },
-          "validation_error",
-        ),
-        detail: {
-          tags,
-          security,
-          operationId: "exportState",
-          summary: "The whole state as an archive (fixture.json + bundles), loadable by POST /seed and --seed",
-          description:
-            "Accounts, keys (as hashes; plaintext only where a fixture gave one), members, extensions, versions with statuses and timestamps, install counters, overrides, limit requests, secret names and the clock; each distinct bundle once. Secret values only with includeSecretValues=true.",
         },
-      },
+      ),
     )
     .post(
       "/snapshots",
@@ -130,17 +128,12 @@ export function exportRoutes(runtime: Runtime) {
         set.status = 201;
         return { snapshot: { id: runtime.snapshots.take() } };
       },
-      {
-        response: controlResponses({ 201: SnapshotCreated }, "limit_exceeded"),
-        detail: {
-          tags,
-          security,
-          operationId: "createSnapshot",
-          summary: "Remember the current state (rows, bundles, clock) in memory",
-          description:
-            "Gone on restart. At most 32 at a time, holding at most 256 MB of rows together (422 limit_exceeded past either); restore with POST /snapshots/{id}/restore, free with DELETE.",
-        },
-      },
+      controlRoute("createSnapshot", "Remember the current state (rows, bundles, clock) in memory", {
+        description:
+          "Gone on restart. At most 32 at a time, holding at most 256 MB of rows together (422 limit_exceeded past either); restore with POST /snapshots/{id}/restore, free with DELETE.",
+        answers: { 201: SnapshotCreated },
+        refusals: ["limit_exceeded"],
+      }),
     )
     .post(
       "/snapshots/:id/restore",
@@ -148,18 +141,13 @@ export function exportRoutes(runtime: Runtime) {
         restoreSnapshot(runtime, params.id);
         return noContent();
       },
-      {
-        params: t.Object({ id: t.String({ maxLength: 200 }) }),
-        response: controlResponses({ 204: NoContent("State restored") }, "malformed_path", "snapshot_not_found"),
-        detail: {
-          tags,
-          security,
-          operationId: "restoreSnapshot",
-          summary: "Return to a snapshot",
-          description:
-            "Its rows, bundle files and clock; rate windows, fault rules, the request log and pending auto-approvals are cleared, as by a reset. The snapshot stays, to be restored again.",
-        },
-      },
+      controlRoute("restoreSnapshot", "Return to a snapshot", {
+        description:
+          "Its rows, bundle files and clock; rate windows, fault rules, the request log and pending auto-approvals are cleared, as by a reset. The snapshot stays, to be restored again.",
+        params: SnapshotParams,
+        answers: { 204: NoContent("State restored") },
+        refusals: ["snapshot_not_found"],
+      }),
     )
     .delete(
       "/snapshots/:id",
@@ -167,10 +155,10 @@ export function exportRoutes(runtime: Runtime) {
         runtime.snapshots.remove(params.id);
         return noContent();
       },
-      {
-        params: t.Object({ id: t.String({ maxLength: 200 }) }),
-        response: controlResponses({ 204: NoContent("Snapshot removed") }, "malformed_path", "snapshot_not_found"),
-        detail: { tags, security, operationId: "deleteSnapshot", summary: "Forget a snapshot" },
-      },
+      controlRoute("deleteSnapshot", "Forget a snapshot", {
+        params: SnapshotParams,
+        answers: { 204: NoContent("Snapshot removed") },
+        refusals: ["snapshot_not_found"],
+      }),
     );
 }

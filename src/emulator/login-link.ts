@@ -7,7 +7,7 @@ import { dashboardLoginUrl } from "../dashboard/login";
 import { t } from "../http/schema";
 import type { Runtime } from "../runtime";
 import { LOGIN_CODE_TTL_TEXT } from "./dashboard-session";
-import { controlResponses, security, tags } from "./route-kit";
+import { controlRoute } from "./route-kit";
 
 const LoginLink = t.Object(
   {
@@ -26,15 +26,9 @@ export function loginLinkRoutes(runtime: Runtime) {
       control.sessions.mintLoginCode();
       return { url: dashboardLoginUrl(control) };
     },
-    {
-      response: controlResponses({ 200: LoginLink }),
-      detail: {
-        tags,
-        security,
-        operationId: "createDashboardLoginLink",
-        summary: "A new one-time login link for the dashboard",
-        description: `The link works once, within ${LOGIN_CODE_TTL_TEXT} of this call, measured on the machine's time (moving the emulator's clock neither extends nor ends it); a new link replaces the earlier one. \`ext dashboard\` prints one.`,
-      },
-    },
+    controlRoute("createDashboardLoginLink", "A new one-time login link for the dashboard", {
+      description: `The link works once, within ${LOGIN_CODE_TTL_TEXT} of this call, measured on the machine's time (moving the emulator's clock neither extends nor ends it); a new link replaces the earlier one. \`ext dashboard\` prints one.`,
+      answers: { 200: LoginLink },
+    }),
   );
 }

@@ -6,7 +6,7 @@ import type { Runtime } from "../runtime";
 import { RequestLogDetail, RequestLogEntry } from "./model";
 import { REQUEST_LOG_CAPACITY, REQUEST_LOG_DEFAULT_LIMIT } from "./request-log-size";
 import { MAX_QUEUED_BYTES, MAX_REQUEST_STREAMS, requestStream } from "./request-stream";
-import { controlResponses, NoContent, noContent, security, tags } from "./route-kit";
+import { controlRoute, NoContent, noContent } from "./route-kit";
 
 const RecentQuery = t.Object(
   {
@@ -29,29 +29,27 @@ const StreamQuery = t.Object(
   { additionalProperties: false },
 );
 
+/** t.Integer coerces the path's text; an id that is not an integer of at least 1 is a 422. */
+const EntryParams = t.Object({ id: t.Integer({ minimum: 1, description: "Entry id from the log" }) });
+
 export function requestLogRoutes(runtime: Runtime) {
   const log = runtime.control.requestLog;
   return new Elysia({ prefix: "/requests" })
     .use(apiAuth)
-    .get("", ({ query }) => ({ requests: log.recent(query.limit ?? REQUEST_LOG_DEFAULT_LIMIT) }), {
-      query: RecentQuery,
-      response: controlResponses(
-        {
+    .get(
+      "",
+      ({ query }) => ({ requests: log.recent(query.limit ?? REQUEST_LOG_DEFAULT_LIMIT) }),
+      controlRoute("listRequests", "Recent developer-API requests, newest first", {
+        description: `Method, path, status, account, duration and time of the last ${REQUEST_LOG_CAPACITY} requests; the detail of each is at /requests/{id}.`,
+        query: RecentQuery,
+        answers: {
           200: t.Object(
             { requests: t.Array(RequestLogEntry) },
             { additionalProperties: false, ...named("RequestLogList") },
           ),
         },
-        "validation_error",
-      ),
-      detail: {
-        operationId: "listRequests",
-        tags,
-        security,
-        summary: "Recent developer-API requests, newest first",
-        description: `Method, path, status, account, duration and time of the last ${REQUEST_LOG_CAPACITY} requests; the detail of each is at /requests/{id}.`,
-      },
-    })
+      }),
+    )
     .get(
       "/stream",
       ({ query, request }) => {
@@ -60,26 +58,17 @@ export function requestLogRoutes(runtime: Runtime) {
         runtime.control.holdOpen(request);
         return requestStream(log, query.recent ?? 0);
       },
-      {
+      controlRoute("streamRequests", "The request log, live (Server-Sent Events)", {
+        description: `Each developer-API request as it completes: \`id:\` the entry id, \`event: request\`, \`data:\` the entry. A comment line every 15 s keeps the stream open. At most ${MAX_REQUEST_STREAMS} streams are open at once (503 \`too_many_streams\` past it); a client that leaves more than ${MAX_QUEUED_BYTES} bytes unread is dropped, after a last comment line saying so.`,
         query: StreamQuery,
-        response: controlResponses(
-          {
-            200: t.String({
-              description: "One `request` event per logged request; its data is a RequestLogEntry as JSON",
-              ...servedAs("text/event-stream"),
-            }),
-          },
-          "validation_error",
-          "too_many_streams",
-        ),
-        detail: {
-          operationId: "streamRequests",
-          tags,
-          security,
-          summary: "The request log, live (Server-Sent Events)",
-          description: `Each developer-API request as it completes: \`id:\` the entry id, \`event: request\`, \`data:\` the entry. A comment line every 15 s keeps the stream open. At most ${MAX_REQUEST_STREAMS} streams are open at once (503 \`too_many_streams\` past it); a client that leaves more than ${MAX_QUEUED_BYTES} bytes unread is dropped, after a last comment line saying so.`,
+        answers: {
+          200: t.String({
+            description: "One `request` event per logged request; its data is a RequestLogEntry as JSON",
+            ...servedAs("text/event-stream"),
+          }),
         },
-      },
+        refusals: ["too_many_streams"],
+      }),
     )
     .get(
       "/:id",
@@ -88,23 +77,12 @@ export function requestLogRoutes(runtime: Runtime) {
         if (!entry) throw errors.requestLogEntryNotFound(params.id);
         return entry;
       },
-      {
-        // t.Integer coerces the path's text; an id that is not an integer of at least 1 is a 422.
-        params: t.Object({ id: t.Integer({ minimum: 1, description: "Entry id from the log" }) }),
-        response: controlResponses(
-          { 200: RequestLogDetail },
-          "malformed_path",
-          "request_not_found",
-          "validation_error",
-        ),
-        detail: {
-          operationId: "getRequest",
-          tags,
-          security,
-          summary: "One logged request with its bounded detail",
-          description: `Query string, an allowlist of request and response headers (Authorization masked to its scheme and key prefix), the body of a JSON write up to 4096 bytes (never under /secrets/), and the body of an error response. Only the last ${REQUEST_LOG_CAPACITY} requests are kept (404 once it has left the log).`,
-        },
-      },
+      controlRoute("getRequest", "One logged request with its bounded detail", {
+        description: `Query string, an allowlist of request and response headers (Authorization masked to its scheme and key prefix), the body of a JSON write up to 4096 bytes (never under /secrets/), and the body of an error response. Only the last ${REQUEST_LOG_CAPACITY} requests are kept (404 once it has left the log).`,
+        params: EntryParams,
+        answers: { 200: RequestLogDetail },
+        refusals: ["request_not_found"],
+      }),
     )
     .delete(
       "",
@@ -112,9 +90,6 @@ export function requestLogRoutes(runtime: Runtime) {
         log.clear();
         return noContent();
       },
-      {
-        response: controlResponses({ 204: NoContent("Log emptied") }),
-        detail: { operationId: "clearRequests", tags, security, summary: "Empty the request log" },
-      },
+      controlRoute("clearRequests", "Empty the request log", { answers: { 204: NoContent("Log emptied") } }),
     );
 }

@@ -5,7 +5,9 @@ import { apiAuth } from "../http/auth";
 import type { Runtime } from "../runtime";
 import type { Version } from "../versions/service";
 import { AdminStatus, IdParams, RejectBody, ReviewedVersion, VersionIdParams } from "./model";
-import { controlResponses, security, tags } from "./route-kit";
+import { controlRoute } from "./route-kit";
+
+const DECISION_REFUSALS = ["version_not_found", "version_not_pending", "version_archived"] as const;
 
 /** Review decisions (what a platform reviewer does) and the admin status of an extension. */
 export function reviewRoutes(runtime: Runtime) {
@@ -32,66 +34,47 @@ export function reviewRoutes(runtime: Runtime) {
   };
   return new Elysia()
     .use(apiAuth)
-    .post("/versions/:versionId/approve", ({ params }) => reviewed(versions.approveVersion(params.versionId)), {
-      params: VersionIdParams,
-      response: controlResponses(
-        { 200: ReviewedVersion },
-        "malformed_path",
-        "version_not_found",
-        "version_not_pending",
-        "version_archived",
-      ),
-      detail: {
-        tags,
-        security,
-        operationId: "approveVersion",
-        summary: "Approve a version",
+    .post(
+      "/versions/:versionId/approve",
+      ({ params }) => reviewed(versions.approveVersion(params.versionId)),
+      controlRoute("approveVersion", "Approve a version", {
         description:
           "Only a pending version can be decided (409 version_not_pending otherwise; 409 version_archived for an archived one). The version becomes approved (approvedAt set), the extension approved (unless disabled) and its currentVersionId the newest approved version.",
-      },
-    })
+        params: VersionIdParams,
+        answers: { 200: ReviewedVersion },
+        refusals: DECISION_REFUSALS,
+      }),
+    )
     .post(
       "/versions/:versionId/reject",
       ({ params, body }) => reviewed(versions.rejectVersion(params.versionId, body.reason)),
-      {
-        json: true,
+      controlRoute("rejectVersion", "Reject a version with a reason", {
+        description:
+          "Only a pending version can be decided (409 version_not_pending otherwise). The extension becomes rejected only if none of its versions was ever approved.",
         params: VersionIdParams,
         body: RejectBody,
-        response: controlResponses(
-          { 200: ReviewedVersion },
-          "malformed_path",
-          "version_not_found",
-          "version_not_pending",
-          "version_archived",
-          "unsupported_media_type",
-          "payload_too_large",
-          "validation_error",
-        ),
-        detail: {
-          tags,
-          security,
-          operationId: "rejectVersion",
-          summary: "Reject a version with a reason",
-          description:
-            "Only a pending version can be decided (409 version_not_pending otherwise). The extension becomes rejected only if none of its versions was ever approved.",
-        },
-      },
+        answers: { 200: ReviewedVersion },
+        refusals: DECISION_REFUSALS,
+      }),
     )
-    .post("/extensions/:id/disable", ({ params }) => adminStatus.disable(params.id), {
-      params: IdParams,
-      response: controlResponses({ 200: AdminStatus }, "malformed_path", "extension_not_found"),
-      detail: { tags, security, operationId: "disableExtension", summary: "Disable an extension (admin status)" },
-    })
-    .post("/extensions/:id/enable", ({ params }) => adminStatus.enable(params.id), {
-      params: IdParams,
-      response: controlResponses({ 200: AdminStatus }, "malformed_path", "extension_not_found"),
-      detail: {
-        tags,
-        security,
-        operationId: "enableExtension",
-        summary: "Enable a disabled extension",
+    .post(
+      "/extensions/:id/disable",
+      ({ params }) => adminStatus.disable(params.id),
+      controlRoute("disableExtension", "Disable an extension (admin status)", {
+        params: IdParams,
+        answers: { 200: AdminStatus },
+        refusals: ["extension_not_found"],
+      }),
+    )
+    .post(
+      "/extensions/:id/enable",
+      ({ params }) => adminStatus.enable(params.id),
+      controlRoute("enableExtension", "Enable a disabled extension", {
         description:
           "It gets back the status its versions imply: approved if one was ever approved, else in_review, rejected or draft.",
-      },
-    });
+        params: IdParams,
+        answers: { 200: AdminStatus },
+        refusals: ["extension_not_found"],
+      }),
+    );
 }

@@ -1,27 +1,29 @@
-/** What every control-plane route shares: the OpenAPI tag, the security note and the errors it can answer. */
-import type { TSchema } from "elysia";
-import type { ErrorCode } from "../errors/codes";
+/**
+ * The control plane's part of the route kit (src/http/route-kit.ts): every route under /_emulator is declared
+ * with `controlRoute`, which adds the OpenAPI tag, who may call (the security note) and what the admin gate and
+ * any route can answer (401, 403, 500) to what the declaration implies.
+ */
 import { errorResponses } from "../errors/model";
 import { WWW_AUTHENTICATE_HEADER } from "../http/responses";
+import { impliedRefusals, type Maybe, type RouteDeclaration, routeOptions, type Schemas } from "../http/route-kit";
 
-export const tags = ["Emulator"];
+const tags = ["Emulator"];
 /**
  * The admin token on every bind, or the dashboard's session secret (`X-Ext-Session`) from its own pages (see admin-auth.ts);
  * `--open-control-plane` is a local opt-out the document does not describe.
  */
-export const security: Record<string, string[]>[] = [{ adminToken: [] }, { dashboardSession: [] }];
+const security: Record<string, string[]>[] = [{ adminToken: [] }, { dashboardSession: [] }];
 
-/**
- * The `response` of a control-plane route: its success schema(s) and the errors it can return (`codes`,
- * plus the admin gate's 401 and 403 and the 500 any route can answer).
- */
-export function controlResponses<S extends Record<number, TSchema>>(success: S, ...codes: ErrorCode[]) {
-  return {
-    ...success,
-    ...errorResponses(["unauthorized", "forbidden", "internal_error", ...codes], (s) =>
-      s === 401 ? WWW_AUTHENTICATE_HEADER : undefined,
-    ),
-  };
+/** A control-plane route's options, from its operation's id and summary and its declaration. */
+export function controlRoute<
+  S extends Schemas,
+  P extends Maybe = undefined,
+  Q extends Maybe = undefined,
+  B extends Maybe = undefined,
+>(operationId: string, summary: string, declaration: RouteDeclaration<S, P, Q, B>) {
+  const refusals = ["unauthorized", "forbidden", "internal_error", ...impliedRefusals(declaration)] as const;
+  const errors = errorResponses(refusals, (s) => (s === 401 ? WWW_AUTHENTICATE_HEADER : undefined));
+  return routeOptions({ operationId, summary }, declaration, { ...declaration.answers, ...errors }, { tags, security });
 }
 
 export { NoContent, noContent } from "../http/responses";

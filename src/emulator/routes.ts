@@ -24,11 +24,10 @@ export function controlPlaneRoutes(runtime: Runtime) {
   const { services } = runtime;
   return (
     new Elysia({ prefix: CONTROL_PREFIX, name: "control-plane" })
-      // Local: every route below, the plugins' included, and nothing outside /_emulator. The parse hook runs
-      // before a route's own parser (an export archive is staged to disk there); it returns nothing, so the
-      // route's parser still reads the body.
-      .onParse(({ request }) => void requireAdminMark({ request }))
-      .onTransform(requireAdminMark)
+      // Before routing, so before any route reads a body (an export archive is staged to disk by the seed
+      // route's parser). It holds for the app the control plane is a part of, which serves /_emulator alone
+      // (src/app.ts); a parse hook would make every route read its body, a body-less one included.
+      .onRequest(requireAdminMark)
       .use(stateRoutes(runtime))
       .use(loginLinkRoutes(runtime))
       .use(exportRoutes(runtime))

@@ -1,5 +1,6 @@
-import { type DocumentDecoration, Elysia } from "elysia";
+import { Elysia } from "elysia";
 import { errors } from "../errors/catalog";
+import { JSON_BODY_ERRORS } from "../errors/codes";
 import { EXPORT_MEDIA_TYPE } from "../exports/document";
 import { apiAuth } from "../http/auth";
 import { JSON_BODY_MAX_BYTES, readJsonBody } from "../http/body-limit";
@@ -10,7 +11,7 @@ import { Fixture, SeedReport } from "../seed/model";
 import { seedBodyFile, stagedBundleDir, stageSeedArchive } from "./exports";
 import { StateSummary } from "./model";
 import { emulatorState, resetEmulator, seedEmulator } from "./reset";
-import { controlResponses, security, tags } from "./route-kit";
+import { controlRoute } from "./route-kit";
 
 const ResetReport = t.Object(
   {
@@ -21,31 +22,41 @@ const ResetReport = t.Object(
 );
 
 /** The seed body as the document shows it: the Fixture model (registered below, so the document has it). */
-const FIXTURE_BODY: DocumentDecoration["requestBody"] = {
-  content: { "application/json": { schema: { $ref: "#/components/schemas/Fixture" } } },
-  required: true,
-};
+const FIXTURE_SCHEMA = { $ref: "#/components/schemas/Fixture" };
+
+/**
+ * The seed route reads its own body (a JSON fixture, as the developer API's JSON routes read one, or an export
+ * archive) with its own parser, and seedEmulator checks it, once, with the fixture's own messages.
+ */
+const { parse: _readsItsOwnBody, ...seedRoute } = controlRoute(
+  "seedEmulator",
+  "Load a fixture or an export (same formats as --seed), idempotently",
+  {
+    description: `A fixture as JSON, or an export archive (GET /export) as ${EXPORT_MEDIA_TYPE}: a newer format, a truncated archive or a bundle that does not match its digest is refused naming the entry, and nothing changes. What already exists is left as it is. Generated keys are returned once, in keys[].key.`,
+    ownBody: { mediaType: "application/json", schema: FIXTURE_SCHEMA },
+    answers: { 200: SeedReport },
+    refusals: JSON_BODY_ERRORS,
+  },
+);
 
 export function stateRoutes(runtime: Runtime) {
   return new Elysia()
     .model({ Fixture })
     .use(apiAuth)
-    .post("/reset", () => ({ reset: true as const, seed: resetEmulator(runtime).seed }), {
-      response: controlResponses({ 200: ResetReport }),
-      detail: {
-        tags,
-        security,
-        operationId: "resetEmulator",
-        summary: "Wipe all state and re-apply the start-up fixture",
+    .post(
+      "/reset",
+      () => ({ reset: true as const, seed: resetEmulator(runtime).seed }),
+      controlRoute("resetEmulator", "Wipe all state and re-apply the start-up fixture", {
         description:
           "Rows, bundle files, rate-limit windows, fault rules, the request log, pending auto-approvals and the clock.",
-      },
-    })
+        answers: { 200: ResetReport },
+      }),
+    )
     .post(
       "/seed",
       ({ body, request }) => seedEmulator(runtime, body, seedBodyFile(request), stagedBundleDir(request)),
       {
-        // A JSON fixture, as the developer API's JSON routes read one, or an export archive (GET /export).
+        ...seedRoute,
         parse: [
           ({ request, contentType }: { request: Request; contentType: string }) => {
             const type = mediaTypeOf(contentType);
@@ -56,30 +67,13 @@ export function stateRoutes(runtime: Runtime) {
           },
           "json" as never,
         ],
-        response: controlResponses(
-          { 200: SeedReport },
-          "unsupported_media_type",
-          "payload_too_large",
-          "validation_error",
-        ),
-        detail: {
-          tags,
-          security,
-          operationId: "seedEmulator",
-          summary: "Load a fixture or an export (same formats as --seed), idempotently",
-          description: `A fixture as JSON, or an export archive (GET /export) as ${EXPORT_MEDIA_TYPE}: a newer format, a truncated archive or a bundle that does not match its digest is refused naming the entry, and nothing changes. What already exists is left as it is. Generated keys are returned once, in keys[].key.`,
-          // The body's schema for the document only: seedEmulator checks it, once, with the fixture's own messages.
-          requestBody: FIXTURE_BODY,
-        },
       },
     )
-    .get("/state", () => emulatorState(runtime), {
-      response: controlResponses({ 200: StateSummary }),
-      detail: {
-        tags,
-        security,
-        operationId: "getEmulatorState",
-        summary: "Counts per resource, fault rules, request log size and the clock",
-      },
-    });
+    .get(
+      "/state",
+      () => emulatorState(runtime),
+      controlRoute("getEmulatorState", "Counts per resource, fault rules, request log size and the clock", {
+        answers: { 200: StateSummary },
+      }),
+    );
 }

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
-import { JSON_BODY_ERRORS } from "../errors/codes";
 import { apiAuth } from "../http/auth";
-import { apiResponses, jsonResponse, NoContent, noContent } from "../http/responses";
+import { jsonResponse, NoContent, noContent } from "../http/responses";
+import { apiRoute } from "../http/route-kit";
 import { limitDefinition } from "../limits/catalog";
 import {
   CreateExtensionBody,
@@ -13,7 +13,7 @@ import {
 } from "./model";
 import type { ExtensionService } from "./service";
 
-const tags = ["Extensions"];
+const tag = "Extensions";
 
 export function extensionRoutes(extensions: () => ExtensionService) {
   return (
@@ -21,76 +21,64 @@ export function extensionRoutes(extensions: () => ExtensionService) {
       .use(apiAuth)
       // The hot path: the body comes serialized from the service's cache (its shape is the ExtensionList schema below:
       // the service's prepared list query), the answer made once with the request's rate-limit headers.
-      .get("", ({ principal, request }) => jsonResponse(extensions().listJson(principal.accountId), request), {
-        auth: "extensions:read",
-        response: apiResponses({ 200: ExtensionList }),
-        detail: {
-          tags,
-          operationId: "listExtensions",
-          summary: "List the account's extensions",
+      .get(
+        "",
+        ({ principal, request }) => jsonResponse(extensions().listJson(principal.accountId), request),
+        apiRoute(tag, "listExtensions", "List the account's extensions", {
+          auth: "extensions:read",
           description: "Newest first. No pagination.",
-        },
-      })
-      .get("/:id", ({ principal, params }) => extensions().get(principal.accountId, params.id), {
-        auth: "extensions:read",
-        params: ExtensionIdParams,
-        response: apiResponses({ 200: Extension }, "malformed_path", "extension_not_found"),
-        detail: { tags, operationId: "getExtension", summary: "Get one extension (full object)" },
-      })
+          answers: { 200: ExtensionList },
+        }),
+      )
+      .get(
+        "/:id",
+        ({ principal, params }) => extensions().get(principal.accountId, params.id),
+        apiRoute(tag, "getExtension", "Get one extension (full object)", {
+          auth: "extensions:read",
+          params: ExtensionIdParams,
+          answers: { 200: Extension },
+          refusals: ["extension_not_found"],
+        }),
+      )
       .post(
         "",
         ({ principal, body, set }) => {
           set.status = 201;
           return { extension: extensions().create(principal.accountId, body) };
         },
-        {
+        apiRoute(tag, "createExtension", "Create an extension", {
           auth: "extensions:write",
-          json: true,
+          description: `Status is draft. At most ${limitDefinition("max_extensions_per_account").default} extensions per account (422 limit_exceeded).`,
           body: CreateExtensionBody,
-          response: apiResponses({ 201: ExtensionCreated }, ...JSON_BODY_ERRORS, "limit_exceeded"),
-          detail: {
-            tags,
-            operationId: "createExtension",
-            summary: "Create an extension",
-            description: `Status is draft. At most ${limitDefinition("max_extensions_per_account").default} extensions per account (422 limit_exceeded).`,
-          },
-        },
+          answers: { 201: ExtensionCreated },
+          refusals: ["limit_exceeded"],
+        }),
       )
-      .patch("/:id", ({ principal, params, body }) => extensions().update(principal.accountId, params.id, body), {
-        auth: "extensions:write",
-        json: true,
-        params: ExtensionIdParams,
-        body: UpdateExtensionBody,
-        response: apiResponses({ 200: Extension }, "malformed_path", "extension_not_found", ...JSON_BODY_ERRORS),
-        detail: {
-          tags,
-          operationId: "updateExtension",
-          summary: "Update an extension",
+      .patch(
+        "/:id",
+        ({ principal, params, body }) => extensions().update(principal.accountId, params.id, body),
+        apiRoute(tag, "updateExtension", "Update an extension", {
+          auth: "extensions:write",
           description: "Only the fields sent change; updatedAt moves only when something changed.",
-        },
-      })
+          params: ExtensionIdParams,
+          body: UpdateExtensionBody,
+          answers: { 200: Extension },
+          refusals: ["extension_not_found"],
+        }),
+      )
       .delete(
         "/:id",
         ({ principal, params, request }) => {
           extensions().remove(principal.accountId, params.id);
           return noContent(request);
         },
-        {
+        apiRoute(tag, "deleteExtension", "Delete an extension", {
           auth: "extensions:write",
+          description: "Refused with 409 extension_listed once it has ever been publicly listed.",
           params: ExtensionIdParams,
-          response: apiResponses(
-            { 204: NoContent("Deleted, with its versions, bundles, secrets and installs") },
-            "malformed_path",
-            "extension_not_found",
-            "extension_listed",
-          ),
-          detail: {
-            tags,
-            operationId: "deleteExtension",
-            summary: "Delete an extension",
-            description: "Refused with 409 extension_listed once it has ever been publicly listed.",
-          },
-        },
+          answers: { 204: NoContent("Deleted, with its versions, bundles, secrets and installs") },
+          refusals: ["extension_not_found", "extension_listed"],
+        }),
       )
   );
 }

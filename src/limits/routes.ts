@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { ExtensionIdParams } from "../extensions/model";
 import { apiAuth } from "../http/auth";
-import { apiResponses } from "../http/responses";
+import { apiRoute } from "../http/route-kit";
 import { LimitsResponse } from "./model";
 import type { LimitsView } from "./view";
 
@@ -10,18 +10,16 @@ import type { LimitsView } from "./view";
  * /v1/developer prefix the spec gives the deploy tool; same handler, same body, one operationId each.
  */
 export function limitsRoutes(view: () => LimitsView, operationId: "getLimits" | "getDeployLimits") {
-  return new Elysia()
-    .use(apiAuth)
-    .get("/extensions/:id/limits", ({ principal, params }) => view().forExtension(principal.accountId, params.id), {
+  return new Elysia().use(apiAuth).get(
+    "/extensions/:id/limits",
+    ({ principal, params }) => view().forExtension(principal.accountId, params.id),
+    apiRoute("Limits", operationId, "Limits resolved for an extension", {
       auth: "extensions:read",
+      description:
+        "Every limit of the catalogue with its value, source (extension_override | developer_override | platform_default), default, hard maximum and override key, grouped by category; `sounds.resolvedLimit` for the deploy tool; current usage.",
       params: ExtensionIdParams,
-      response: apiResponses({ 200: LimitsResponse }, "malformed_path", "extension_not_found"),
-      detail: {
-        operationId,
-        tags: ["Limits"],
-        summary: "Limits resolved for an extension",
-        description:
-          "Every limit of the catalogue with its value, source (extension_override | developer_override | platform_default), default, hard maximum and override key, grouped by category; `sounds.resolvedLimit` for the deploy tool; current usage.",
-      },
-    });
+      answers: { 200: LimitsResponse },
+      refusals: ["extension_not_found"],
+    }),
+  );
 }

@@ -4,11 +4,11 @@ import { errors } from "../errors/catalog";
 import { ExtensionIdParams } from "../extensions/model";
 import { apiAuth } from "../http/auth";
 import { temporaryOf } from "../http/request-context";
-import { apiResponses } from "../http/responses";
+import { apiRoute } from "../http/route-kit";
 import { SubmitVersionForm, VersionList, VersionListQuery, VersionSubmitted } from "./model";
 import type { VersionService } from "./service";
 
-const tags = ["Versions"];
+const tag = "Versions";
 
 export function versionRoutes(versions: () => VersionService, blobs: BlobStore) {
   return new Elysia({ prefix: "/extensions/:id/versions" })
@@ -18,18 +18,14 @@ export function versionRoutes(versions: () => VersionService, blobs: BlobStore) 
       ({ principal, params, query }) => ({
         versions: versions().list(principal.accountId, params.id, query.include === "archived"),
       }),
-      {
+      apiRoute(tag, "listVersions", "List an extension's versions", {
         auth: "extensions:read",
+        description: "Newest first. Archived versions only with ?include=archived.",
         params: ExtensionIdParams,
         query: VersionListQuery,
-        response: apiResponses({ 200: VersionList }, "malformed_path", "extension_not_found", "validation_error"),
-        detail: {
-          tags,
-          operationId: "listVersions",
-          summary: "List an extension's versions",
-          description: "Newest first. Archived versions only with ?include=archived.",
-        },
-      },
+        answers: { 200: VersionList },
+        refusals: ["extension_not_found"],
+      }),
     )
     .post(
       "",
@@ -64,32 +60,22 @@ export function versionRoutes(versions: () => VersionService, blobs: BlobStore) 
         set.status = 202;
         return result;
       },
-      {
+      apiRoute(tag, "submitVersion", "Submit a version (multipart: version, changelog, bundle)", {
         auth: "versions:write",
-        // The body is streamed to disk by receiveUpload: Elysia must not buffer it with formData().
-        parse: "none",
+        description:
+          "The bundle (.tar.gz) streams to disk and is inspected before the answer: any problem is a 422 bundle_invalid listing every one, by path. A body over the bundle total (+ form overhead) is a 413; a body that is not multipart is a 415. A refusal decided before the body is read (401, 403, 404, 415, 429, a 413 by Content-Length) is answered at once while the body is read and dropped, up to 4 MiB (a body announced past it closes the connection); an error answer once reading has begun (413, 409, 422, 500) closes the connection (Connection: close): the body may be unread in part.",
         params: ExtensionIdParams,
-        response: apiResponses(
-          { 202: VersionSubmitted },
-          "malformed_path",
+        // Streamed to disk by receiveUpload: the framework must not buffer it with formData().
+        ownBody: { mediaType: "multipart/form-data", schema: SubmitVersionForm },
+        answers: { 202: VersionSubmitted },
+        refusals: [
           "extension_not_found",
           "version_exists",
           "payload_too_large",
           "unsupported_media_type",
           "validation_error",
           "bundle_invalid",
-        ),
-        detail: {
-          tags,
-          operationId: "submitVersion",
-          summary: "Submit a version (multipart: version, changelog, bundle)",
-          description:
-            "The bundle (.tar.gz) streams to disk and is inspected before the answer: any problem is a 422 bundle_invalid listing every one, by path. A body over the bundle total (+ form overhead) is a 413; a body that is not multipart is a 415. A refusal decided before the body is read (401, 403, 404, 415, 429, a 413 by Content-Length) is answered at once while the body is read and dropped, up to 4 MiB (a body announced past it closes the connection); an error answer once reading has begun (413, 409, 422, 500) closes the connection (Connection: close): the body may be unread in part.",
-          requestBody: {
-            required: true,
-            content: { "multipart/form-data": { schema: SubmitVersionForm as unknown as Record<string, unknown> } },
-          },
-        },
-      },
+        ],
+      }),
     );
 }

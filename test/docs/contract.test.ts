@@ -530,6 +530,13 @@ describe("every route, every documented status, against /openapi.json", () => {
       if (documented.includes(422) && !observed.get(o.operationId)?.has(422) && jsonBody.json !== undefined) {
         await expectStatus(422, method, pathOf(o, idsFor(o)), { json: { surely_not_a_field: 1 } });
       }
+      // What the document leaves out cannot be answered either: a body sent to an operation that takes none is
+      // ignored (malformed JSON included), and a 5,000-character path parameter is an id like any other.
+      if (!o.op.requestBody && method !== "GET" && o.operationId !== "resetEmulator") {
+        await send(method, pathOf(o, idsFor(o)), { body: "{", contentType: "application/json" });
+        await send(method, pathOf(o), { body: "not json", contentType: "text/plain" });
+      }
+      if (o.template.includes("{")) await send(method, o.template.replace(/\{[^}]+\}/g, "a".repeat(5_000)), jsonBody);
       if (developer) {
         for (const status of [429, 500].filter((s) => documented.includes(s))) {
           await expectStatus(201, "POST", "/_emulator/faults", {
@@ -541,7 +548,8 @@ describe("every route, every documented status, against /openapi.json", () => {
     }
   }, 60_000);
 
-  test("a reset answers as documented too (last: it wipes the state the run made)", async () => {
+  test("a reset answers as documented too (last: it wipes the state the run made), a body sent to it ignored", async () => {
+    await expectStatus(200, "POST", "/_emulator/reset", { body: "{", contentType: "application/json" });
     await expectStatus(200, "POST", "/_emulator/reset");
   });
 
@@ -567,7 +575,7 @@ describe("every route, every documented status, against /openapi.json", () => {
     expect(checked).toBeGreaterThan(100);
   });
 
-  test("the validator does refuse a field the document does not know", () => {
+  test("the validator does refuse a field, a status or an error code the document does not know", () => {
     const o = contract.operations.find((x) => x.operationId === "getInstallStatistics")!;
     const headers = new Headers({ "content-type": "application/json" });
     expect(contract.responseProblems(o, 200, headers, { total: 1, active: 1, byVersion: {} }, "{}")).toEqual([]);
@@ -578,5 +586,9 @@ describe("every route, every documented status, against /openapi.json", () => {
       contract.responseProblems(o, 200, headers, { total: "1", active: 1, byVersion: {} }, "{}").length,
     ).toBeGreaterThan(0);
     expect(contract.responseProblems(o, 418, headers, {}, "{}").length).toBeGreaterThan(0);
+    // A documented status with a code it does not list.
+    const envelope = (code: string) => ({ error: { code, message: "m", status: 404 } });
+    expect(contract.responseProblems(o, 404, headers, envelope("extension_not_found"), "{}")).toEqual([]);
+    expect(contract.responseProblems(o, 404, headers, envelope("version_not_found"), "{}").length).toBeGreaterThan(0);
   });
 });

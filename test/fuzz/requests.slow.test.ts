@@ -28,6 +28,7 @@ import {
   stopTestEmulator,
   type TestEmulator,
 } from "../helpers/emulator";
+import { OpenApiContract } from "../helpers/openapi-contract";
 import { type FuzzRequest, type FuzzRoute, type Pools, requestArb } from "./requests";
 import { isHostileConstant } from "./schema-arbitrary";
 
@@ -43,6 +44,7 @@ let emu: TestEmulator;
 const bundles = bundleDir();
 let routes: FuzzRoute[] = [];
 let bundle: string;
+let contract: OpenApiContract;
 
 /**
  * Back to the start-up fixture, with one submitted version, before each route is fuzzed: a DELETE or a
@@ -79,17 +81,17 @@ beforeAll(async () => {
     .filter((r) => isDeveloperApiPath(r.path) || r.path.startsWith("/_emulator"))
     .map((r) => {
       const hooks = (r.hooks ?? {}) as Record<string, any>;
-      const parse = hooks.parse;
       return {
         method: r.method,
         path: r.path,
         params: hooks.params,
         query: hooks.query,
         body: hooks.body,
-        multipart: Array.isArray(parse) ? parse.some((p: { fn?: unknown }) => p.fn === "none") : parse === "none",
+        multipart: hooks.detail?.requestBody?.content?.["multipart/form-data"] !== undefined,
       };
     });
   bundle = await bundles.make();
+  contract = await OpenApiContract.create(await (await fetch(`${emu.url}/openapi.json`)).json());
   if (process.env.EXT_FUZZ_SEED) console.log(`fuzz: seed ${SEED}, ${RUNS} runs per route`);
 });
 afterAll(async () => {
@@ -165,7 +167,7 @@ function findUnsafeNumber(value: unknown): string | null {
 }
 
 /** The invariants every answer keeps; throws with the request and the answer otherwise. */
-function checkAnswer(req: FuzzRequest, res: { status: number; text: string }) {
+function checkAnswer(req: FuzzRequest, res: { status: number; text: string; headers: Headers }) {
   const fail = (why: string) => {
     throw new Error(`${why}\n  request: ${describeRequest(req)}\n  answer: ${res.status} ${res.text.slice(0, 500)}`);
   };
@@ -192,6 +194,21 @@ function checkAnswer(req: FuzzRequest, res: { status: number; text: string }) {
     if (!e || typeof e.code !== "string" || typeof e.message !== "string" || e.status !== res.status)
       fail("an error answer without the envelope");
     if (Object.keys(body).length !== 1) fail("an error envelope with extra top-level fields");
+  }
+  // What the operation's document says it answers: its statuses, each error's code among that status's codes, the
+  // success's body and headers. The path as sent (dot segments resolved); one that names no operation (an empty
+  // segment, `..`) is the router's 404 or 405.
+  const op = contract.find(req.method, new URL(req.url, emu.url).pathname);
+  if (op) {
+    const json = /^application\/json/i.test(res.headers.get("content-type") ?? "") && res.text !== "";
+    const problems = contract.responseProblems(
+      op,
+      res.status,
+      res.headers,
+      json ? JSON.parse(res.text) : undefined,
+      res.text,
+    );
+    if (problems.length > 0) fail(`an answer its document does not describe: ${problems.join("; ")}`);
   }
 }
 

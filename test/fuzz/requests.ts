@@ -258,16 +258,8 @@ export function requestArb(route: FuzzRoute, pools: Pools): fc.Arbitrary<FuzzReq
         },
       )
     : fc.oneof(
-        { weight: 12, arbitrary: fc.constant("") },
-        {
-          weight: 1,
-          arbitrary: fc.constantFrom(
-            `Bearer ${pools.keys.admin}`,
-            `Bearer ${pools.keys.valid}`,
-            "Bearer wrong",
-            "Basic abc",
-          ),
-        },
+        { weight: 12, arbitrary: fc.constant(`Bearer ${pools.keys.admin}`) },
+        { weight: 1, arbitrary: fc.constantFrom("", `Bearer ${pools.keys.valid}`, "Bearer wrong", "Basic abc") },
       );
   const extraHeaders = fc.oneof(
     { weight: 6, arbitrary: fc.constant({}) },
@@ -301,6 +293,7 @@ export function requestArb(route: FuzzRoute, pools: Pools): fc.Arbitrary<FuzzReq
       { weight: 3, arbitrary: rawJsonBodies(valid).map((r) => ({ ...r, contentType: "application/json" })) },
     );
   } else {
+    // An operation without a body ignores whatever is sent (docs/behaviour.md): JSON or not, well-formed or not.
     body = fc.oneof(
       { weight: 8, arbitrary: fc.constant({ kind: "none" }) },
       {
@@ -310,6 +303,15 @@ export function requestArb(route: FuzzRoute, pools: Pools): fc.Arbitrary<FuzzReq
           contentType: "application/json",
           kind: "unexpected body",
         })),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(
+          { bytes: utf8("{"), contentType: "application/json", kind: "unexpected malformed JSON" },
+          { bytes: utf8("[".repeat(20_000)), contentType: "application/json", kind: "unexpected deep JSON" },
+          { bytes: utf8("a=1"), contentType: "application/x-www-form-urlencoded", kind: "unexpected form" },
+          { bytes: new Uint8Array([0xff, 0xfe]), contentType: "text/plain", kind: "unexpected bytes" },
+        ),
       },
     );
   }
