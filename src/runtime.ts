@@ -28,13 +28,13 @@ import { createEmulatorStore } from "./emulator/store";
 import { createAdminStatusService } from "./extensions/admin-status";
 import { createExtensionService } from "./extensions/service";
 import { createInstallService } from "./installs/service";
-import { lazyProperties } from "./lazy-object";
 import { createLimitRequestService } from "./limit-requests/service";
 import { createOverrideService } from "./limits/overrides";
 import { createLimitsService } from "./limits/service";
 import { createLimitUsage } from "./limits/usage";
 import { createLimitsView } from "./limits/view";
 import { createLogger, type Logger } from "./logger";
+import { onFirstUseEach } from "./on-first-use";
 import { type LoadedProfile, profileFromValue, readProfileFile } from "./profile/load";
 import { RateLimiter } from "./ratelimit/limiter";
 import {
@@ -135,10 +135,10 @@ function buildServices(
   keyHasher: KeyHasher,
   keyEpoch: KeyEpoch,
 ) {
-  // Each built on its first use (src/lazy-object.ts): a service prepares its SQL statements when it is built,
+  // Each built on its first use (src/on-first-use.ts): a service prepares its SQL statements when it is built,
   // and a start needs few of them until a request or the fixture does. A maker that reads another service
   // through `services` names its type (TypeScript cannot infer an object from makers that read it).
-  const services = lazyProperties({
+  const services = onFirstUseEach({
     limits: () => createLimitsService(db),
     generation: () => db.generation,
     auth: () => createAuthService(db, db.generation, keyHasher),

@@ -7,8 +7,7 @@ import { Database } from "bun:sqlite";
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { createApp } from "../src/app";
 import { parseServerConfig } from "../src/config";
-import { lazyProperties } from "../src/lazy-object";
-import { onFirstUse } from "../src/on-first-use";
+import { onFirstUse, onFirstUseEach } from "../src/on-first-use";
 import { createRuntime, createStarterAccount, type Runtime } from "../src/runtime";
 
 const prepared: string[] = [];
@@ -84,9 +83,9 @@ test("onFirstUse builds once, on the first call, and returns what it built", () 
   expect(builds).toBe(1);
 });
 
-test("lazyProperties makes each property once, on its first read", () => {
+test("onFirstUseEach makes each property once, on its first read", () => {
   const made: string[] = [];
-  const lazy = lazyProperties({
+  const lazy = onFirstUseEach({
     a: () => {
       made.push("a");
       return 1;
