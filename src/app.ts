@@ -10,8 +10,8 @@
  * API answer a test waits for — pays for none of them.
  */
 import { type AnyElysia, Elysia } from "elysia";
+import { API_PREFIX, CONTROL_PREFIX, DEPLOY_LIMITS_PREFIX, isLoopback } from "../common/addresses";
 import { CHALLENGE_PATTERN, serverProof } from "./auth/server-proof";
-import { API_PREFIX, CONTROL_PREFIX, DEPLOY_LIMITS_PREFIX, isLoopback } from "./config";
 import { FAVICON_PATH, UI_PREFIX } from "./dashboard/build";
 import { LOGIN_PATH } from "./dashboard/login";
 import { DOCS_PATH, OPENAPI_PATH } from "./docs/page-extras";

@@ -14,8 +14,9 @@ import type {
 import { addressFromEnv, COMMON_START_OPTIONS, checkOptions, emulatorConnection } from "../client/emulator-connection";
 import { noPlaintextKeyMessage } from "../client/emulator-methods";
 import { StartEmulatorError } from "../client/errors";
+import { emulatorVariables } from "../tools/config";
 import { helperFetch } from "./calls/helper-transport";
-import { emulatorVariables, parseServerConfig, type ServerConfig } from "./config";
+import { parseServerConfig, type ServerConfig } from "./config";
 import { restoreSnapshot } from "./emulator/reset";
 import { createLogger } from "./logger";
 import { ProfileError } from "./profile/compile";

@@ -4,8 +4,9 @@
 
 import { isIP } from "node:net";
 import type { Server } from "bun";
+import { API_PREFIX, CONTROL_PREFIX, urlHost } from "../common/addresses";
 import { createApp } from "./app";
-import { API_PREFIX, CONTROL_PREFIX, type ServerConfig, urlHost } from "./config";
+import type { ServerConfig } from "./config";
 import { dashboardLoginUrl } from "./dashboard/login";
 import { closeRequestStreams } from "./emulator/request-stream";
 import { removeReadyFile, removeStaleReadyFile, writeReadyFile } from "./ready-file";

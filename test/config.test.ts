@@ -3,14 +3,8 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  ConfigError,
-  DEFAULT_DATA_DIR,
-  DEFAULT_HOST,
-  DEFAULT_PORT,
-  isLoopback,
-  parseServerConfig,
-} from "../src/config";
+import { DEFAULT_DATA_DIR, DEFAULT_HOST, DEFAULT_PORT, isLoopback } from "../common/addresses";
+import { ConfigError, parseServerConfig } from "../src/config";
 
 describe("parseServerConfig", () => {
   test("defaults", () => {

@@ -2,13 +2,13 @@ import { defineCommand } from "citty";
 import { describeError } from "../../src/calls/api-error";
 import { requestTimeoutMs } from "../../src/calls/transport";
 import { UsageError } from "../../src/calls/usage-error";
-import { parseClientEnv } from "../../src/config";
 import { conforms, jsonReport, junitReport, textReport } from "../../src/conformance/report";
 import { runConformance } from "../../src/conformance/run";
 import { printable } from "../../src/printable";
 import { writePrivateFile } from "../../src/private-file";
 import { ProfileError } from "../../src/profile/compile";
 import { type LoadedProfile, readProfileFile, writeProfileFile } from "../../src/profile/load";
+import { parseClientEnv } from "../../tools/config";
 import { EXIT, err, out } from "../output";
 
 export default defineCommand({

@@ -1,9 +1,9 @@
 import { defineCommand } from "citty";
 import { DEFAULT_MAX_WAIT_SECONDS, setWaitBound } from "../../src/calls/http";
 import { UsageError } from "../../src/calls/usage-error";
-import { parseClientEnv } from "../../src/config";
 import { deploy } from "../../src/deploy/deploy";
 import { DeployFailure, deployFailureJson, Interrupted, LocalValidationError } from "../../src/deploy/outcome";
+import { parseClientEnv } from "../../tools/config";
 import { reportLines } from "../lib/deploy-report";
 import { listenForInterrupts } from "../lib/interrupts";
 import { extensionArg, jsonArg, resolveApi, targetArgs } from "../lib/target";

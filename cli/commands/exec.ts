@@ -1,10 +1,12 @@
 import { constants } from "node:os";
 import { defineCommand } from "citty";
+import { DEFAULT_HOST } from "../../common/addresses";
 import { UsageError } from "../../src/calls/usage-error";
-import { ConfigError, childEnvironment, DEFAULT_HOST, parseServerConfig } from "../../src/config";
+import { ConfigError, parseServerConfig } from "../../src/config";
 import { ProfileError } from "../../src/profile/compile";
 import { demoFixture, firstPlaintextKey } from "../../src/seed/demo";
 import { type RunningEmulator, startServer } from "../../src/server";
+import { childEnvironment } from "../../tools/config";
 import { readFixtureArgument } from "../lib/fixture-arg";
 import { seedProfileWarning } from "../lib/serve-banner";
 import { EXIT, err } from "../output";

@@ -1,10 +1,10 @@
 import { defineCommand } from "citty";
 import { requestTimeoutMs } from "../../src/calls/transport";
 import { UsageError } from "../../src/calls/usage-error";
-import { parseClientEnv } from "../../src/config";
 import { startProxy } from "../../src/conformance/proxy";
 import { printable } from "../../src/printable";
 import type { ProfileBuilder } from "../../src/profile/builder";
+import { parseClientEnv } from "../../tools/config";
 import { EXIT, err, out } from "../output";
 
 /** What the saved profile holds, one line per cause, and what a profile cannot hold. */

@@ -1,7 +1,7 @@
 import { defineCommand } from "citty";
 import { errorJson } from "../../src/calls/api-error";
 import { UsageError } from "../../src/calls/usage-error";
-import { parseClientEnv } from "../../src/config";
+import { parseClientEnv } from "../../tools/config";
 import { idFor, onlyWith, pickAction } from "../lib/actions";
 import { controlCalls, developerCalls } from "../lib/calls";
 import { cell, fieldLines, tableLines } from "../lib/table";

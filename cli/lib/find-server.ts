@@ -9,11 +9,12 @@
 import { lstatSync } from "node:fs";
 import { isIP } from "node:net";
 import { dirname, join, resolve } from "node:path";
+import { DEFAULT_DATA_DIR } from "../../common/addresses";
 import { type Endpoints, endpointsFromAnyUrl } from "../../src/calls/http";
 import { UsageError } from "../../src/calls/usage-error";
-import { type ClientEnv, DEFAULT_DATA_DIR } from "../../src/config";
 import { printable } from "../../src/printable";
 import { readServerFile, type ServerFile } from "../../src/server-file";
+import type { ClientEnv } from "../../tools/config";
 import { err } from "../output";
 
 export interface FoundServer {

@@ -5,7 +5,7 @@
  * line then says where the secret is kept instead (the ready file, server.json, `ext dashboard`).
  */
 import { resolve } from "node:path";
-import { DEFAULT_DATA_DIR, isLoopback } from "../../src/config";
+import { DEFAULT_DATA_DIR, isLoopback } from "../../common/addresses";
 import { dashboardLoginUrl } from "../../src/dashboard/login";
 import { LOGIN_CODE_TTL_TEXT } from "../../src/emulator/dashboard-session";
 import { printable } from "../../src/printable";

@@ -6,14 +6,8 @@
  */
 import { closeSync, existsSync, mkdirSync, openSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import {
-  DEFAULT_DATA_DIR,
-  DEFAULT_HOST,
-  DEFAULT_PORT,
-  ENV_NAMES,
-  type ServerConfig,
-  type ServerFlags,
-} from "../../src/config";
+import { DEFAULT_DATA_DIR, DEFAULT_HOST, DEFAULT_PORT } from "../../common/addresses";
+import { ENV_NAMES, type ServerConfig, type ServerFlags } from "../../src/config";
 import { ignoreInVersionControl } from "../../src/data-dir-ignore";
 import { checkDataDirOwner, DataDirOwnerError } from "../../src/data-dir-modes";
 import { ProfileError } from "../../src/profile/compile";

@@ -17,8 +17,8 @@ import { type Account, ApiCallError } from "../../client";
 import { headline } from "../../src/calls/api-error";
 import { adminClient, call, type Endpoints, endpointsFromAnyUrl } from "../../src/calls/http";
 import { UsageError } from "../../src/calls/usage-error";
-import { type ClientEnv, parseClientEnv } from "../../src/config";
 import { printable } from "../../src/printable";
+import { type ClientEnv, parseClientEnv } from "../../tools/config";
 import { err } from "../output";
 import { findServer, verifyNamedServer } from "./find-server";
 

@@ -4,7 +4,7 @@
  * address, a proxy's page) is said to be so, with what was found there, never its raw HTML.
  */
 import { ApiCallError } from "../../client";
-import { CONTROL_PREFIX } from "../config";
+import { CONTROL_PREFIX } from "../../common/addresses";
 import { printable, printableLines } from "../printable";
 
 /** What a server that is not ext answered, as the CLI describes it. */

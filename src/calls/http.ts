@@ -13,7 +13,8 @@ import {
   createApiClient,
   unwrap,
 } from "../../client";
-import { API_PREFIX, CONTROL_PREFIX, parseClientEnv } from "../config";
+import { API_PREFIX, CONTROL_PREFIX } from "../../common/addresses";
+import { parseClientEnv } from "../../tools/config";
 import { answerReader } from "./answer-reader";
 import { recordRefusal } from "./api-error";
 import { createTransport, requestTimeoutMs, type Transport, TransportError } from "./transport";

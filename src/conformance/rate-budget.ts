@@ -5,7 +5,7 @@
  * it can start again. A 429 is never a difference: a short Retry-After (the user's own traffic filled the
  * window) is waited out once, anything else stops the run — which then cleans up and says when to retry.
  */
-import { API_PREFIX } from "../config";
+import { API_PREFIX } from "../../common/addresses";
 import { RATE_GROUPS, type RateGroup, rateGroupOf } from "../ratelimit/limiter";
 import { nowMs } from "./clock";
 

@@ -13,8 +13,8 @@
 import { createHash } from "node:crypto";
 import { ScalarRender } from "@elysiajs/openapi/scalar";
 import { type AnyElysia, Elysia } from "elysia";
+import { API_PREFIX, DEFAULT_HOST, DEFAULT_PORT } from "../../common/addresses";
 import pkg from "../../package.json" with { type: "json" };
-import { API_PREFIX, DEFAULT_HOST, DEFAULT_PORT } from "../config";
 import { DOCS_PATH, OPENAPI_PATH, withPageExtras } from "./page-extras";
 import { postProcessDocument } from "./post-process";
 

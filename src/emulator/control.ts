@@ -2,8 +2,10 @@
  * The control plane's own in-memory state: the effective admin token, the fault rules, the request log and
  * the pending auto-approvals. Lives on the runtime so a reset can clear it and `close()` can stop timers.
  */
+
+import { urlHost } from "../../common/addresses";
 import type { Clock } from "../clock";
-import { type ServerConfig, urlHost } from "../config";
+import type { ServerConfig } from "../config";
 import { adminBearerCheck, generateAdminToken } from "./admin-auth";
 import { createDashboardSessions, type DashboardSessions } from "./dashboard-session";
 import { FaultInjector } from "./fault-injector";

@@ -5,8 +5,9 @@
  * The pre-routing step (src/http/pre-routing.ts) asks before the API key is checked, so a fault can stand in
  * for any response, a 401 or 429 included.
  */
+
+import { API_PREFIX, DEPLOY_LIMITS_PREFIX } from "../../common/addresses";
 import type { Clock } from "../clock";
-import { API_PREFIX, DEPLOY_LIMITS_PREFIX } from "../config";
 import type { ApiError } from "../errors/api-error";
 import { errors } from "../errors/catalog";
 import { compilePattern, type PathPattern } from "../http/route-table";

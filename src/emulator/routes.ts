@@ -4,7 +4,7 @@
  * also requires the mark that gate sets, so one the gate did not pass never runs (fail closed).
  */
 import { Elysia } from "elysia";
-import { CONTROL_PREFIX } from "../config";
+import { CONTROL_PREFIX } from "../../common/addresses";
 import type { Runtime } from "../runtime";
 import { accountRoutes } from "./accounts";
 import { requireAdminMark } from "./admin-auth";

@@ -5,8 +5,9 @@
  * server bound to loopback answers only requests addressed to it by a loopback name or address. This is the
  * one home of that check: the pre-routing step (src/http/pre-routing.ts) runs it on every route.
  */
+
+import { isLoopbackHostname } from "../../common/addresses";
 import { errors } from "../errors/catalog";
-import { isLoopbackHostname } from "./loopback";
 
 /** The name part of a Host header: `[::1]:4780` → `[::1]`, `localhost:4780` → `localhost`. */
 export function hostnameOf(host: string): string {

@@ -1,5 +1,5 @@
 /** Which part of the URL space a path belongs to, from the path alone (the hot path parses no URL object). */
-import { API_PREFIX, CONTROL_PREFIX, DEPLOY_LIMITS_PREFIX } from "../config";
+import { API_PREFIX, CONTROL_PREFIX, DEPLOY_LIMITS_PREFIX } from "../../common/addresses";
 
 /** Every URL the app serves starts so; the request-URL check (src/http/request-url.ts) refuses any other. */
 export const URL_SCHEME = "http://";

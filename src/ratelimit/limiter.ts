@@ -4,8 +4,9 @@
  * request is exactly the time until the window closes, and a refused request consumes nothing.
  * Windows read the emulator clock, so the control plane can move time past them.
  */
+
+import { API_PREFIX } from "../../common/addresses";
 import type { Clock } from "../clock";
-import { API_PREFIX } from "../config";
 import { errors } from "../errors/catalog";
 
 export type RateGroup = "get" | "create_extension" | "submit_version" | "delete" | "put_patch";

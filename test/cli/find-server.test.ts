@@ -16,7 +16,7 @@ import {
 import { resolveApi, resolveServer } from "../../cli/lib/target";
 import { serverProof } from "../../src/auth/server-proof";
 import { UsageError } from "../../src/calls/usage-error";
-import { parseClientEnv } from "../../src/config";
+import { parseClientEnv } from "../../tools/config";
 
 interface Seen {
   method: string;

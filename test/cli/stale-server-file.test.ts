@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolveServer } from "../../cli/lib/target";
 import { serverProof } from "../../src/auth/server-proof";
-import { parseClientEnv } from "../../src/config";
 import { writeServerFile } from "../../src/server-file";
+import { parseClientEnv } from "../../tools/config";
 
 const TOKEN = "adm_stale-server-file-test-token-0123456789abc";
 let answering: ReturnType<typeof Bun.serve>;

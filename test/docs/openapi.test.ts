@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Ajv2020 from "ajv/dist/2020";
+import { API_PREFIX, DEPLOY_LIMITS_PREFIX } from "../../common/addresses";
 import { createApp, everyRoute } from "../../src/app";
-import { API_PREFIX, DEPLOY_LIMITS_PREFIX } from "../../src/config";
 import { documentation } from "../../src/docs/openapi";
 import { ERROR_EXAMPLES, type ErrorCode, statusOf } from "../../src/errors/codes";
 import { SOUND_MEDIA_TYPES } from "../../src/versions/admin-model";

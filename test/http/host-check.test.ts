@@ -4,8 +4,7 @@
  * even with the published demo key. Bound elsewhere, the Host is not checked.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { isLoopback } from "../../src/config";
-import { isLoopbackHostname } from "../../src/http/loopback";
+import { isLoopback, isLoopbackHostname } from "../../common/addresses";
 import {
   DEMO_KEY,
   errorOf,

@@ -4,7 +4,7 @@
  * says takes JSON, developer API and control plane alike.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { CONTROL_PREFIX } from "../../src/config";
+import { CONTROL_PREFIX } from "../../common/addresses";
 import { createExtension } from "../helpers/bundles";
 import {
   DEMO_KEY,

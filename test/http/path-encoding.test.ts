@@ -4,8 +4,8 @@
  * 422 "id: Expected string"), and the document says so. The routes come from the app's own table.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { CONTROL_PREFIX } from "../../common/addresses";
 import { everyRoute } from "../../src/app";
-import { CONTROL_PREFIX } from "../../src/config";
 import { isWellFormedPath } from "../../src/http/path-encoding";
 import {
   DEMO_KEY,

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
+import { API_PREFIX } from "../../common/addresses";
 import { everyRoute } from "../../src/app";
 import { EmulatorClock } from "../../src/clock";
-import { API_PREFIX } from "../../src/config";
 import { documentRuntime } from "../../src/docs/document";
 import { ApiError } from "../../src/errors/api-error";
 import { RouteTable } from "../../src/http/route-table";
