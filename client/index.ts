@@ -10,11 +10,11 @@ import createClient, { type Client, type Middleware } from "openapi-fetch";
 import { PathParameterError, rememberOrigin } from "./errors";
 import type { paths } from "./schema";
 
+export { characterCount } from "../common/text/text-length";
 export { ApiCallError, type CallResult, PathParameterError, unwrap } from "./errors";
 export { type ReadEventsOptions, readEvents } from "./events";
 export type * from "./models";
 export type { components, operations, paths } from "./schema";
-export { characterCount } from "./text-length";
 export { type BundleStream, type VersionUpload, type VersionUploadInput, versionUpload } from "./upload";
 
 type WithPrefix<P, Prefix extends string> = {

@@ -1,8 +1,8 @@
 import { defineCommand } from "citty";
 import type { Extension } from "../../client";
+import { NAME_MAX, SHORT_DESCRIPTION_MAX, VISIBILITIES } from "../../common/api-rules";
 import { errorJson } from "../../src/calls/api-error";
 import { UsageError } from "../../src/calls/usage-error";
-import { NAME_MAX, SHORT_DESCRIPTION_MAX, VISIBILITIES } from "../../src/extensions/model";
 import { printable } from "../../src/printable";
 import { shellQuote } from "../../src/shell-quote";
 import { parseClientEnv } from "../../tools/config";

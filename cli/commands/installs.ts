@@ -1,8 +1,8 @@
 import { defineCommand } from "citty";
 import type { InstallStatistics } from "../../client";
+import { MAX_INSTALLS_PER_CALL } from "../../common/api-rules";
 import { errorJson } from "../../src/calls/api-error";
 import { UsageError } from "../../src/calls/usage-error";
-import { MAX_INSTALLS_PER_CALL } from "../../src/installs/model";
 import { parseClientEnv } from "../../tools/config";
 import { onlyWith, pickAction, wholeNumber } from "../lib/actions";
 import { controlCalls, developerCalls } from "../lib/calls";

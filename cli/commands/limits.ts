@@ -1,9 +1,9 @@
 import { defineCommand } from "citty";
 import type { LimitRequest, LimitValues } from "../../client";
+import { REASON_MIN, reasonLongEnough } from "../../common/api-rules";
 import { errorJson } from "../../src/calls/api-error";
 import { adminClient, call } from "../../src/calls/http";
 import { UsageError } from "../../src/calls/usage-error";
-import { REASON_MIN, reasonLongEnough } from "../../src/limit-requests/model";
 import { isLimitKey, LIMITS } from "../../src/limits/catalog";
 import { checkLimitValues } from "../../src/limits/overrides";
 import { parseClientEnv } from "../../tools/config";

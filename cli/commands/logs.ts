@@ -1,8 +1,8 @@
 import { defineCommand } from "citty";
 import { type AdminClient, type RequestLogEntry, readEvents } from "../../client";
+import { REQUEST_LOG_CAPACITY } from "../../common/api-rules";
 import { adminClient, call, send } from "../../src/calls/http";
 import { UsageError } from "../../src/calls/usage-error";
-import { REQUEST_LOG_CAPACITY } from "../../src/emulator/request-log-size";
 import { printable } from "../../src/printable";
 import { resolveServer, targetArgs } from "../lib/target";
 import { err, out } from "../output";

@@ -1,9 +1,9 @@
 import { defineCommand } from "citty";
+import { SECRET_NAME_PATTERN, SECRET_NAME_RE } from "../../common/api-rules";
 import { errorJson } from "../../src/calls/api-error";
 import { apiClient, call } from "../../src/calls/http";
 import { UsageError } from "../../src/calls/usage-error";
 import { printable } from "../../src/printable";
-import { SECRET_NAME_PATTERN, SECRET_NAME_RE } from "../../src/secrets/model";
 import { parseClientEnv } from "../../tools/config";
 import { readSecretValue } from "../lib/secret-value";
 import { extensionArg, jsonArg, resolveApi, targetArgs } from "../lib/target";

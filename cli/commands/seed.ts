@@ -1,13 +1,13 @@
 import { resolve } from "node:path";
 import { defineCommand } from "citty";
 import type { Fixture as ClientFixture } from "../../client";
+import { JSON_BODY_MAX_BYTES } from "../../common/api-rules";
 import { adminClient, call, type Endpoints } from "../../src/calls/http";
 import { UsageError } from "../../src/calls/usage-error";
 import { EmulatorClock } from "../../src/clock";
 import { parseServerConfig } from "../../src/config";
 import { DataDirInUseError } from "../../src/data-dir-lock";
 import { directoryArchive, EXPORT_MEDIA_TYPE, fixtureArchive } from "../../src/exports/archive";
-import { JSON_BODY_MAX_BYTES } from "../../src/http/body-limit";
 import { createLogger } from "../../src/logger";
 import { createRuntime } from "../../src/runtime";
 import type { BundleDir } from "../../src/seed/bundle-files";

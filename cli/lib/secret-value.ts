@@ -4,8 +4,8 @@
  * shell history. Bounded: more than the server accepts is refused before anything is sent.
  */
 
+import { SECRET_VALUE_MAX_BYTES } from "../../common/api-rules";
 import { UsageError } from "../../src/calls/usage-error";
-import { SECRET_VALUE_MAX_BYTES } from "../../src/secrets/model";
 
 /** One trailing line break is the shell's (`<<<`, `echo`), not the value's. */
 const stripOneNewline = (s: string) => s.replace(/\r?\n$/, "");

@@ -4,13 +4,15 @@
  * leaves orphans; blobs (bundles) are files referenced by `bundleBlobId` and are removed by the
  * service that deletes the row (plus a start-up sweep for strays).
  */
+
 import { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { VISIBILITIES } from "../../common/api-rules";
 
 // The values of the enumerated columns: SQLite stores text, drizzle types each column by its list, and the
-// models' enums are these lists (src/*/model.ts import them), so a row read is already of the model's type.
+// models' enums are these lists (src/*/model.ts import them; the visibilities are one of the API's rules the
+// tools read too: common/api-rules.ts), so a row read is already of the model's type.
 export const VERSION_STATUSES = ["pending", "approved", "rejected", "archived"] as const;
 export const EXTENSION_STATUSES = ["draft", "in_review", "approved", "rejected", "disabled"] as const;
-export const VISIBILITIES = ["private", "unlisted", "public"] as const;
 /** The roles the API adds members with; "owner" is the account itself (always counted), so it cannot be added. */
 export const MEMBER_ROLES = ["admin", "developer", "viewer"] as const;
 /** A stored member's role: the API's, or "owner" for a fixture's row standing for the account's owner. */

@@ -5,8 +5,8 @@
  * back to the platform default.
  */
 import type { Limits } from "../../client";
+import { REASON_MIN } from "../../common/api-rules";
 import { type BundleLimitKey, type BundleLimits, bundleLimitsFrom } from "../bundles/bundle-limits";
-import { REASON_MIN } from "../limit-requests/model";
 import { isLimitKey, type LimitKey, limitDefinition } from "../limits/catalog";
 import type { LimitSource } from "../limits/service";
 

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { REASON_MIN } from "../../common/api-rules";
 import { apiAuth } from "../http/auth";
 import {
   ApproveLimitRequestBody,
@@ -6,7 +7,6 @@ import {
   LimitRequestEnvelope,
   LimitRequestList,
   LimitRequestQuery,
-  REASON_MIN,
   RejectLimitRequestBody,
 } from "../limit-requests/model";
 import type { LimitRequestService } from "../limit-requests/service";

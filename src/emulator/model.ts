@@ -1,8 +1,8 @@
 /** Schemas of the control plane (/_emulator): validation, the OpenAPI document and tests use these. */
 import type { Static } from "elysia";
+import { MAX_INSTALLS_PER_CALL } from "../../common/api-rules";
 import { oneOf } from "../http/one-of";
 import { documentOnly, integer, named, t } from "../http/schema";
-import { MAX_INSTALLS_PER_CALL } from "../installs/model";
 import { ActiveProfile } from "../profile/model";
 import { REJECT_REASON_MAX } from "../versions/model";
 

@@ -6,6 +6,8 @@
  * It is recorded as each answer is reported (src/http/request-context.ts), before the answer is sent: every
  * outcome passes there — a handler's result, an error envelope, an injected fault, a 404.
  */
+
+import { REQUEST_LOG_CAPACITY } from "../../common/api-rules";
 import { isoOf } from "../clock";
 import { isDeveloperApiPath } from "../http/paths";
 import type { Answer } from "../http/request-context";
@@ -18,8 +20,6 @@ import {
   keepRequestBody,
   type RequestDetail,
 } from "./request-detail";
-
-import { REQUEST_LOG_CAPACITY } from "./request-log-size";
 
 export { REQUEST_LOG_CAPACITY };
 

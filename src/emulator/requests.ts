@@ -1,10 +1,10 @@
 import { Elysia } from "elysia";
+import { REQUEST_LOG_CAPACITY, REQUEST_LOG_DEFAULT_LIMIT } from "../../common/api-rules";
 import { errors } from "../errors/catalog";
 import { apiAuth } from "../http/auth";
 import { named, servedAs, t } from "../http/schema";
 import type { Runtime } from "../runtime";
 import { RequestLogDetail, RequestLogEntry } from "./model";
-import { REQUEST_LOG_CAPACITY, REQUEST_LOG_DEFAULT_LIMIT } from "./request-log-size";
 import { MAX_QUEUED_BYTES, MAX_REQUEST_STREAMS, requestStream } from "./request-stream";
 import { controlRoute, NoContent, noContent } from "./route-kit";
 

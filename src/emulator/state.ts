@@ -1,9 +1,10 @@
 import { Elysia } from "elysia";
+import { JSON_BODY_MAX_BYTES } from "../../common/api-rules";
 import { errors } from "../errors/catalog";
 import { JSON_BODY_ERRORS } from "../errors/codes";
 import { EXPORT_MEDIA_TYPE } from "../exports/document";
 import { apiAuth } from "../http/auth";
-import { JSON_BODY_MAX_BYTES, readJsonBody } from "../http/body-limit";
+import { readJsonBody } from "../http/body-limit";
 import { mediaTypeOf } from "../http/media-type";
 import { t } from "../http/schema";
 import type { Runtime } from "../runtime";

@@ -2,8 +2,9 @@
  * The catalogue's errors of the control plane and the dashboard (src/errors/catalog.ts): the admin token and
  * host checks, faults, snapshots, exports, accounts, the request log, limit requests, the clock and fixtures.
  */
+
+import { REQUEST_LOG_CAPACITY } from "../../common/api-rules";
 import { LOGIN_CODE_TTL_TEXT } from "../emulator/dashboard-session";
-import { REQUEST_LOG_CAPACITY } from "../emulator/request-log-size";
 import { ApiError, type ErrorDetail } from "./api-error";
 import { capDetails, clip, megabytes } from "./message-parts";
 

@@ -1,14 +1,13 @@
 /** Extension schemas: request validation, response shapes, the OpenAPI document and tests all use these. */
 import type { Static } from "elysia";
-import { EXTENSION_STATUSES, VISIBILITIES } from "../db/schema";
+import { NAME_MAX, SHORT_DESCRIPTION_MAX, VISIBILITIES } from "../../common/api-rules";
+import { EXTENSION_STATUSES } from "../db/schema";
 import { documentOnly, integer, named, openInDocument, t } from "../http/schema";
 
-export { EXTENSION_STATUSES, VISIBILITIES };
+export { EXTENSION_STATUSES };
 export type Visibility = (typeof VISIBILITIES)[number];
 export type ExtensionStatus = (typeof EXTENSION_STATUSES)[number];
 
-export const NAME_MAX = 80;
-export const SHORT_DESCRIPTION_MAX = 140;
 export const DESCRIPTION_MAX = 20_000;
 
 const Timestamp = t.String({ format: "date-time", examples: ["2026-11-22T10:00:00.000Z"] });

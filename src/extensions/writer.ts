@@ -7,20 +7,15 @@
  * rule (markListed).
  */
 import { and, count, eq, gte, isNull, lt, sql } from "drizzle-orm";
-import { characterCount } from "../../client/text-length";
+import { NAME_MAX } from "../../common/api-rules";
+import { characterCount } from "../../common/text/text-length";
 import type { Clock } from "../clock";
 import { type Db, param } from "../db/database";
 import { extensions } from "../db/schema";
 import { errors } from "../errors/catalog";
 import { newId } from "../ids";
 import type { LimitsService } from "../limits/service";
-import {
-  type CreateExtensionInput,
-  EXTENSION_DEFAULTS,
-  type ExtensionStatus,
-  NAME_MAX,
-  type Visibility,
-} from "./model";
+import { type CreateExtensionInput, EXTENSION_DEFAULTS, type ExtensionStatus, type Visibility } from "./model";
 import { slugify, uniqueSlug } from "./slug";
 
 const p = sql.placeholder;

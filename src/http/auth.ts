@@ -8,11 +8,12 @@
  * looked up twice.
  */
 import { Elysia } from "elysia";
+import { JSON_BODY_MAX_BYTES } from "../../common/api-rules";
 import { hasScope, type Scope } from "../auth/scopes";
 import type { AuthService, Principal } from "../auth/service";
 import { errors } from "../errors/catalog";
 import { type RateLimiter, rateGroupOf } from "../ratelimit/limiter";
-import { declaresMoreThan, JSON_BODY_MAX_BYTES, readJsonBody } from "./body-limit";
+import { declaresMoreThan, readJsonBody } from "./body-limit";
 import { mediaTypeOf } from "./media-type";
 import { type RequestContext, requestContextOf } from "./request-context";
 import type { RouteTable } from "./route-table";

@@ -10,8 +10,6 @@ import { ReadRefusal } from "../safe-read";
 import { JSON_DEPTH_MAX } from "./json-shape";
 import { requestContextOf } from "./request-context";
 
-export const JSON_BODY_MAX_BYTES = 1024 * 1024;
-
 /** True when the request declares a body longer than `max` bytes. */
 export function declaresMoreThan(request: Request, max: number): boolean {
   const declared = request.headers.get("content-length");

@@ -9,7 +9,7 @@
  */
 import { FormatRegistry, Kind, type TSchema, TypeRegistry } from "@sinclair/typebox";
 import { GetErrorFunction, type ValueError, ValueErrorType } from "@sinclair/typebox/errors";
-import { characterCount } from "../../client/text-length";
+import { characterCount } from "../../common/text/text-length";
 
 export const TEXT_KIND = "Text";
 

@@ -2,8 +2,6 @@
 import type { Static } from "elysia";
 import { integer, named, t } from "../http/schema";
 
-/** Most installs (or uninstalls, or moves) one call records: counters make any count cost the same. */
-export const MAX_INSTALLS_PER_CALL = 100_000_000;
 /** Most installs one extension can ever record: keeps every sum far inside JavaScript's exact integers. */
 export const MAX_INSTALLS_PER_EXTENSION = 1_000_000_000_000;
 

@@ -6,6 +6,7 @@
  * as `total`.
  */
 import { and, asc, eq, sql } from "drizzle-orm";
+import { MAX_INSTALLS_PER_CALL } from "../../common/api-rules";
 import type { Clock } from "../clock";
 import { type Db, param, type Tx } from "../db/database";
 import type { DbGeneration } from "../db/generation";
@@ -14,13 +15,7 @@ import { extensions, installCounters, versions } from "../db/schema";
 import { errors } from "../errors/catalog";
 import type { ExtensionService } from "../extensions/service";
 import type { LimitsService } from "../limits/service";
-import {
-  type InstallOptions,
-  type InstallStats,
-  MAX_INSTALLS_PER_CALL,
-  MAX_INSTALLS_PER_EXTENSION,
-  type RolloutOptions,
-} from "./model";
+import { type InstallOptions, type InstallStats, MAX_INSTALLS_PER_EXTENSION, type RolloutOptions } from "./model";
 
 type Reader = Pick<Db, "select">;
 type VersionRow = typeof versions.$inferSelect;

@@ -1,6 +1,6 @@
 /** Limit increase requests (spec §8 "Requesting an increase"), as the control plane exposes them. */
 import type { Static } from "elysia";
-import { characterCount } from "../../client/text-length";
+import { REASON_MIN } from "../../common/api-rules";
 import { LIMIT_REQUEST_SCOPES, LIMIT_REQUEST_STATUSES } from "../db/schema";
 import { oneOf } from "../http/one-of";
 import { documentOnly, named, t } from "../http/schema";
@@ -8,15 +8,9 @@ import { LimitValues } from "../limits/overrides-model";
 
 const Timestamp = t.String({ format: "date-time", examples: ["2026-11-22T10:00:00.000Z"] });
 
-export const REASON_MIN = 20;
 export const REASON_MAX = 5000;
 /** An admin's reason for approving or rejecting. */
 export const DECISION_REASON_MAX = 2000;
-
-/** The rule a request's reason is held to, by the API and by `ext limits request`: 20+ characters once trimmed. */
-export function reasonLongEnough(reason: string): boolean {
-  return characterCount(reason.trim()) >= REASON_MIN;
-}
 
 export { LIMIT_REQUEST_SCOPES, LIMIT_REQUEST_STATUSES };
 

@@ -5,6 +5,7 @@
  * Only pending requests can be decided.
  */
 import { and, asc, eq, type SQL, sql } from "drizzle-orm";
+import { REASON_MIN, reasonLongEnough } from "../../common/api-rules";
 import type { Clock } from "../clock";
 import type { Db, Tx } from "../db/database";
 import { accounts, extensions, limitRequests } from "../db/schema";
@@ -13,13 +14,7 @@ import { newId } from "../ids";
 import { isLimitKey } from "../limits/catalog";
 import { checkLimitValues, type OverrideService } from "../limits/overrides";
 import type { LimitsService } from "../limits/service";
-import {
-  type CreateLimitRequestInput,
-  type LimitRequest,
-  type LimitRequestQuery,
-  REASON_MIN,
-  reasonLongEnough,
-} from "./model";
+import type { CreateLimitRequestInput, LimitRequest, LimitRequestQuery } from "./model";
 
 type Row = typeof limitRequests.$inferSelect;
 

@@ -1,11 +1,7 @@
 /** Secret schemas: request validation, response shapes, the OpenAPI document and tests all use these. */
 import type { Static } from "elysia";
+import { SECRET_NAME_PATTERN, SECRET_VALUE_MAX_BYTES } from "../../common/api-rules";
 import { named, t } from "../http/schema";
-
-export const SECRET_NAME_PATTERN = "^[A-Za-z_][A-Za-z0-9_]{0,127}$";
-export const SECRET_NAME_RE = new RegExp(SECRET_NAME_PATTERN);
-/** Values are 1 byte to 64 KB, counted in UTF-8 bytes (the service checks bytes; the schema only types). */
-export const SECRET_VALUE_MAX_BYTES = 64 * 1024;
 
 export const SecretName = t.String({
   pattern: SECRET_NAME_PATTERN,

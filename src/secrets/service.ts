@@ -3,6 +3,7 @@
  * sealed (src/secrets/cipher.ts) before it reaches the database and is never logged or echoed in an error.
  */
 import { and, asc, count, eq, sql } from "drizzle-orm";
+import { SECRET_NAME_RE, SECRET_VALUE_MAX_BYTES } from "../../common/api-rules";
 import type { Clock } from "../clock";
 import { type Db, param } from "../db/database";
 import { secrets } from "../db/schema";
@@ -10,7 +11,6 @@ import { errors } from "../errors/catalog";
 import { type ExtensionService, ownedExtension } from "../extensions/service";
 import type { LimitsService } from "../limits/service";
 import type { SealedValue, SecretCipher } from "./cipher";
-import { SECRET_NAME_RE, SECRET_VALUE_MAX_BYTES } from "./model";
 
 /** A secret's name, checked as PUT checks it; fixtures run it too. */
 export function checkSecretName(name: string): void {

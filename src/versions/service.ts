@@ -5,7 +5,7 @@
  * exists without its blob, and a crash in between leaves only a stray blob that the start-up sweep removes.
  */
 import { and, desc, eq, ne } from "drizzle-orm";
-import { characterCount } from "../../client/text-length";
+import { characterCount } from "../../common/text/text-length";
 import type { BlobStore } from "../blobs/blob-store";
 import { type BundleLimits, bundleLimitsFrom } from "../bundles/bundle-limits";
 import type { Clock } from "../clock";

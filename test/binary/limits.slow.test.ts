@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { join } from "node:path";
-import { REASON_MIN } from "../../src/limit-requests/model";
+import { REASON_MIN } from "../../common/api-rules";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, run, type ServedBinary, serve } from "./helpers";
 
 const DEMO_KEY = "ext_demo_0123456789abcdefghijklmnopqrstuv";

@@ -8,10 +8,10 @@
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { API_PREFIX, DEPLOY_LIMITS_PREFIX } from "../../common/addresses";
+import { JSON_BODY_MAX_BYTES } from "../../common/api-rules";
 import { audioHeader } from "../../scripts/lib/archive-writer";
 import { validEntries } from "../../scripts/lib/samples";
 import { MAX_REQUEST_STREAMS, openRequestStreams } from "../../src/emulator/request-stream";
-import { JSON_BODY_MAX_BYTES } from "../../src/http/body-limit";
 import { SNAPSHOTS_MAX } from "../../src/snapshots/store";
 import { type BundleDir, bundleDir } from "../helpers/bundles";
 import {

@@ -3,7 +3,7 @@
  * body is read, or from a running count for a chunked body; a missing key is still a 401 first.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { JSON_BODY_MAX_BYTES } from "../../src/http/body-limit";
+import { JSON_BODY_MAX_BYTES } from "../../common/api-rules";
 import { createExtension } from "../helpers/bundles";
 import {
   DEMO_KEY,

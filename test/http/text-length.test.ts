@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Value } from "@sinclair/typebox/value";
-import { characterCount } from "../../client/text-length";
+import { characterCount } from "../../common/text/text-length";
 import { Manifest } from "../../src/bundles/manifest";
 import { FixtureError } from "../../src/seed/fixture-error";
 import { validateFixture } from "../../src/seed/validate";

@@ -3,7 +3,7 @@
  * from the OpenAPI document), one human sentence per field. A form that passes is one the API's validator
  * accepts, so no doomed request is sent.
  */
-import { characterCount } from "../../client/text-length";
+import { characterCount } from "../../common/text/text-length";
 import { FIELD_RULES } from "./field-rules.generated";
 
 export interface FieldRule {

@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { characterCount } from "../../../client/text-length";
+import { characterCount } from "../../../common/text/text-length";
 import { admin, asAccount, type LimitRequest, type ScopeLimitUsageRow } from "../api";
 import {
   Badge,
