@@ -1,6 +1,6 @@
 import { defineCommand } from "citty";
 import type { ApiKeyCreate } from "../../client";
-import { SCOPES } from "../../src/auth/scopes";
+import { SCOPES } from "../../common/scopes";
 import { errorJson } from "../../src/calls/api-error";
 import { UsageError } from "../../src/calls/usage-error";
 import { printable } from "../../src/printable";

@@ -1,6 +1,6 @@
 /** API keys and team members of an account, as the control plane (the "dashboard") manages them. */
 import type { Static } from "elysia";
-import { SCOPES } from "../auth/scopes";
+import { SCOPES } from "../../common/scopes";
 import { MEMBER_ROLES, TEAM_MEMBER_ROLES } from "../db/schema";
 import { oneOf } from "../http/one-of";
 import { integer, named, t } from "../http/schema";

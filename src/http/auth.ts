@@ -9,7 +9,7 @@
  */
 import { Elysia } from "elysia";
 import { JSON_BODY_MAX_BYTES } from "../../common/api-rules";
-import { hasScope, type Scope } from "../auth/scopes";
+import { hasScope, type Scope } from "../../common/scopes";
 import type { AuthService, Principal } from "../auth/service";
 import { errors } from "../errors/catalog";
 import { type RateLimiter, rateGroupOf } from "../ratelimit/limiter";

@@ -15,7 +15,7 @@
  * headers), src/emulator/route-kit.ts for the control plane.
  */
 import type { TSchema } from "elysia";
-import type { Scope } from "../auth/scopes";
+import type { Scope } from "../../common/scopes";
 import { type ErrorCode, JSON_BODY_ERRORS } from "../errors/codes";
 import { apiResponses } from "./responses";
 

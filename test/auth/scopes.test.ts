@@ -2,12 +2,12 @@
  * Every authenticated route of the developer API requires exactly the scope api-decisions.md (Auth) gives
  * it, over a real socket: a key holding every scope but that one is a 403 `forbidden` naming it, and a key
  * holding that scope alone is never a 403. The route → scope table below is written from the decisions
- * document, not read from the code; only the list of scopes comes from src/auth/scopes.ts, and the app's own
+ * document, not read from the code; only the list of scopes comes from common/scopes.ts, and the app's own
  * route table is used to check that no authenticated route is missing here.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { SCOPES } from "../../common/scopes";
 import { everyRoute } from "../../src/app";
-import { SCOPES } from "../../src/auth/scopes";
 import { isDeveloperApiPath } from "../../src/http/paths";
 import {
   baseFixture,
