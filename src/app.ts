@@ -11,10 +11,10 @@
  */
 import { type AnyElysia, Elysia } from "elysia";
 import { API_PREFIX, CONTROL_PREFIX, DEPLOY_LIMITS_PREFIX, isLoopback } from "../common/addresses";
+import { DOCS_PATH, OPENAPI_PATH } from "../common/dashboard-links";
 import { CHALLENGE_PATTERN, serverProof } from "./auth/server-proof";
 import { FAVICON_PATH, UI_PREFIX } from "./dashboard/build";
 import { LOGIN_PATH } from "./dashboard/login";
-import { DOCS_PATH, OPENAPI_PATH } from "./docs/page-extras";
 import { adminGate } from "./emulator/admin-auth";
 import { errorHandler } from "./errors/handler";
 import { errorResponses } from "./errors/model";

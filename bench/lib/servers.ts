@@ -4,7 +4,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { SESSION_STORAGE_KEY, sessionInRedirect } from "../../src/dashboard/session-link";
+import { SESSION_STORAGE_KEY, sessionInRedirect } from "../../common/dashboard-links";
 import type { CeilingResponse } from "../ceiling";
 import { BENCH_DIR, BUN, DEMO_FIXTURE, EXT_BINARY, PRISM_CLI, WORK_DIR } from "./paths";
 import { freePort, removeDir, type Server, spawnServer, stopServer, tempDir } from "./proc";

@@ -1,8 +1,8 @@
 import { defineCommand } from "citty";
+import { LOGIN_CODE_TTL_TEXT } from "../../common/dashboard-links";
 import { errorJson } from "../../src/calls/api-error";
 import { adminClient, call } from "../../src/calls/http";
 import { UsageError } from "../../src/calls/usage-error";
-import { LOGIN_CODE_TTL_TEXT } from "../../src/emulator/dashboard-session";
 import { printable } from "../../src/printable";
 import { jsonArg, resolveServer, targetArgs } from "../lib/target";
 import { err, out } from "../output";

@@ -6,8 +6,8 @@
  */
 import { resolve } from "node:path";
 import { DEFAULT_DATA_DIR, isLoopback } from "../../common/addresses";
+import { LOGIN_CODE_TTL_TEXT } from "../../common/dashboard-links";
 import { dashboardLoginUrl } from "../../src/dashboard/login";
-import { LOGIN_CODE_TTL_TEXT } from "../../src/emulator/dashboard-session";
 import { printable } from "../../src/printable";
 import { explainEntry } from "../../src/profile/explain";
 import type { LoadedProfile } from "../../src/profile/load";

@@ -7,10 +7,10 @@
  * No cookie is set: a cookie would also go to every other port of this host.
  */
 import { Elysia } from "elysia";
+import { SESSION_FRAGMENT } from "../../common/dashboard-links";
 import type { ControlPlane } from "../emulator/control";
 import { errors } from "../errors/catalog";
 import { t } from "../http/schema";
-import { SESSION_FRAGMENT } from "./session-link";
 
 export const LOGIN_PATH = "/dashboard/login";
 

@@ -5,6 +5,8 @@
  * database, no data directory, no blob store, no services: each is an empty object, so building the document
  * can never start to do a server's work (a call into one fails as "… is not a function").
  */
+
+import { OPENAPI_PATH } from "../../common/dashboard-links";
 import { createApp } from "../app";
 import { EmulatorClock } from "../clock";
 import { parseServerConfig } from "../config";
@@ -12,7 +14,6 @@ import { createControlPlane } from "../emulator/control";
 import { createLogger } from "../logger";
 import { RateLimiter } from "../ratelimit/limiter";
 import type { Runtime, Services } from "../runtime";
-import { OPENAPI_PATH } from "./page-extras";
 
 /** A server part the document does not need: route builders keep a reference to it and never call it. */
 const ABSENT = Object.freeze({}) as never;

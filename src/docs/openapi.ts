@@ -14,8 +14,9 @@ import { createHash } from "node:crypto";
 import { ScalarRender } from "@elysiajs/openapi/scalar";
 import { type AnyElysia, Elysia } from "elysia";
 import { API_PREFIX, DEFAULT_HOST, DEFAULT_PORT } from "../../common/addresses";
+import { DOCS_PATH, OPENAPI_PATH } from "../../common/dashboard-links";
 import pkg from "../../package.json" with { type: "json" };
-import { DOCS_PATH, OPENAPI_PATH, withPageExtras } from "./page-extras";
+import { withPageExtras } from "./page-extras";
 import { postProcessDocument } from "./post-process";
 
 export { OPENAPI_PATH };

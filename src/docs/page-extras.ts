@@ -11,12 +11,8 @@
  * it. Opened any other way, /docs has no key filled in.
  */
 
-/** Where the reference is served; the dashboard links to it. */
-export const DOCS_PATH = "/docs";
-/** Where the OpenAPI document is served (the reference reads it from there). */
-export const OPENAPI_PATH = "/openapi.json";
-/** The sessionStorage entry the dashboard writes and /docs reads; imported by ui/ too. */
-export const DOCS_KEY_STORAGE = "ext-docs-api-key";
+import { DOCS_KEY_STORAGE } from "../../common/dashboard-links";
+
 /** The security scheme of the developer API in the OpenAPI document. */
 export const DEVELOPER_SCHEME = "bearerAuth";
 

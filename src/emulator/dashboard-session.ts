@@ -10,14 +10,11 @@
  * emulator's settable clock cannot keep it alive.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { LOGIN_CODE_TTL_MS } from "../../common/dashboard-links";
 import { machineNowMs } from "../clock";
 
 /** At most this many live sessions; a new login past it ends the oldest. */
 export const MAX_SESSIONS = 64;
-
-/** How long a login code works once made (`ext dashboard` makes a new one). */
-export const LOGIN_CODE_TTL_MS = 15 * 60_000;
-export const LOGIN_CODE_TTL_TEXT = "15 minutes";
 
 /** The request header that carries the dashboard's session secret. */
 export const SESSION_HEADER = "x-ext-session";

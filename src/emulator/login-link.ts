@@ -3,10 +3,10 @@
  * the link of the start works once and for a while only, and is printed only on a terminal).
  */
 import { Elysia } from "elysia";
+import { LOGIN_CODE_TTL_TEXT } from "../../common/dashboard-links";
 import { dashboardLoginUrl } from "../dashboard/login";
 import { t } from "../http/schema";
 import type { Runtime } from "../runtime";
-import { LOGIN_CODE_TTL_TEXT } from "./dashboard-session";
 import { controlRoute } from "./route-kit";
 
 const LoginLink = t.Object(

@@ -4,7 +4,7 @@
  */
 
 import { REQUEST_LOG_CAPACITY } from "../../common/api-rules";
-import { LOGIN_CODE_TTL_TEXT } from "../emulator/dashboard-session";
+import { LOGIN_CODE_TTL_TEXT } from "../../common/dashboard-links";
 import { ApiError, type ErrorDetail } from "./api-error";
 import { capDetails, clip, megabytes } from "./message-parts";
 

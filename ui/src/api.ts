@@ -16,8 +16,7 @@ import {
   SESSION_HEADER,
   unwrap,
 } from "../../client";
-import { SESSION_FRAGMENT, SESSION_STORAGE_KEY } from "../../src/dashboard/session-link";
-import { DOCS_KEY_STORAGE } from "../../src/docs/page-extras";
+import { DOCS_KEY_STORAGE, SESSION_FRAGMENT, SESSION_STORAGE_KEY } from "../../common/dashboard-links";
 
 export type {
   Account,

@@ -1,6 +1,6 @@
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { DOCS_PATH } from "../../src/docs/page-extras";
+import { DOCS_PATH } from "../../common/dashboard-links";
 import { admin, adminToken, forgetDashboardKeys, handKeyToDocs, onTokenNeeded } from "./api";
 import { FieldError, invalidProps, Status } from "./components";
 import { checkField } from "./field-rules";
