@@ -1,6 +1,6 @@
 /**
  * What a deploy gives back, ONE shape for `ext deploy --json` and both helpers' `deploy()`: the CLI's core
- * (src/deploy/deploy.ts) produces it, the Bun helper calls that core in process, the Node helper runs it in the
+ * (tools/deploy/deploy.ts) produces it, the Bun helper calls that core in process, the Node helper runs it in the
  * binary and reads its `--json`. `deployOutcome()` turns the failure shape into the error both helpers
  * reject with, so a refusal (a label taken, a bundle over a limit, the server's own answer) reads the same.
  */

@@ -47,7 +47,7 @@ export type DeployRunner = (
 /** How a helper's connection sends (emulatorConnection). */
 export interface ConnectionOptions {
   /**
-   * The helper's transport (src/calls/helper-transport.ts): it proves the server on every new connection
+   * The helper's transport (tools/calls/helper-transport.ts): it proves the server on every new connection
    * before that connection carries the admin token or a key, and rejects, naming `who`, when it cannot.
    */
   fetch: FetchFunction;

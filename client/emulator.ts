@@ -1,6 +1,6 @@
 /**
  * The `Emulator` interface: ONE declaration that both test helpers implement and are type-checked against,
- * the Bun one (src/programmatic.ts, in process) and the Node one (packaging/npm/src, a child process of the
+ * the Bun one (tools/helper/start-emulator.ts, in process) and the Node one (packaging/npm/src, a child process of the
  * binary). Types only: every model is taken from the generated schema, never copied by hand.
  */
 import type { SubmittedDeploy } from "./deploy-result";

@@ -29,7 +29,7 @@ export const MAX_INSTALLS_PER_CALL = 100_000_000;
 
 /**
  * The developer API's JSON bodies are small (a description is at most 20,000 characters, a secret 64 KB), so any
- * JSON body over 1 MiB is refused (src/http/body-limit.ts).
+ * JSON body over 1 MiB is refused (server/http/body-limit.ts).
  */
 export const JSON_BODY_MAX_BYTES = 1024 * 1024;
 

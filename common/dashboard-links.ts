@@ -5,7 +5,7 @@
  *    its redirect is `/#session=<secret>`, and the page keeps the secret under SESSION_STORAGE_KEY in its origin's
  *    localStorage.
  *  - The reference: served at DOCS_PATH from the document at OPENAPI_PATH; the dashboard's "API reference" link
- *    hands it the account's key under DOCS_KEY_STORAGE in sessionStorage (src/docs/page-extras.ts reads it).
+ *    hands it the account's key under DOCS_KEY_STORAGE in sessionStorage (server/docs/page-extras.ts reads it).
  */
 
 /** How long a login code works once made (`ext dashboard` makes a new one). */

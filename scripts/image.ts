@@ -10,9 +10,9 @@ import { spawnSync } from "node:child_process";
 import { existsSync, realpathSync, rmSync, statSync } from "node:fs";
 import { arch } from "node:os";
 import { basename, join } from "node:path";
-import { sharedLibraries } from "../cli/lib/image-context";
-import { gitCommit } from "../cli/lib/version";
 import rootPkg from "../package.json" with { type: "json" };
+import { sharedLibraries } from "../tools/cli/lib/image-context";
+import { gitCommit } from "../tools/cli/lib/version";
 import { compileBinary, prepareDashboard, ROOT } from "./lib/compile";
 
 const OUT = join(ROOT, "dist/image");

@@ -5,7 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { manifestJsonSchema } from "../src/bundles/manifest-schema";
+import { manifestJsonSchema } from "../server/bundles/manifest-schema";
 import { SAMPLE_BUNDLES } from "./lib/samples";
 
 const root = resolve(import.meta.dir, "..");

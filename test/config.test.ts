@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_DATA_DIR, DEFAULT_HOST, DEFAULT_PORT, isLoopback } from "../common/addresses";
-import { ConfigError, parseServerConfig } from "../src/config";
+import { ConfigError, parseServerConfig } from "../server/base/config";
 
 describe("parseServerConfig", () => {
   test("defaults", () => {

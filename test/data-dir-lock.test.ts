@@ -19,7 +19,8 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { parseServerConfig } from "../src/config";
+import { parseServerConfig } from "../server/base/config";
+import { createLogger } from "../server/base/logger";
 import {
   createMemoryDir,
   DataDirInUseError,
@@ -27,9 +28,8 @@ import {
   lockDataDir,
   memoryDirPrefix,
   PID_FILE,
-} from "../src/data-dir-lock";
-import { createLogger } from "../src/logger";
-import { createRuntime } from "../src/runtime";
+} from "../server/data-dir/lock";
+import { createRuntime } from "../server/runtime/runtime";
 import { cleanEnv } from "./helpers/clean-env";
 import { readUntil } from "./helpers/read-until";
 
@@ -60,7 +60,7 @@ async function deadPid(): Promise<number> {
 
 /** A child process that runs `code` (with the lock module imported as `lock`), prints READY and waits. */
 async function childHolding(code: string): Promise<{ proc: Bun.Subprocess; out: string }> {
-  const script = `import * as lock from ${JSON.stringify(join(ROOT, "src/data-dir-lock.ts"))};\n${code}\nconsole.log("READY");\nsetInterval(() => {}, 1000);`;
+  const script = `import * as lock from ${JSON.stringify(join(ROOT, "server/data-dir/lock.ts"))};\n${code}\nconsole.log("READY");\nsetInterval(() => {}, 1000);`;
   const proc = Bun.spawn([BUN, "-e", script], { cwd: ROOT, env: cleanEnv(), stdout: "pipe", stderr: "inherit" });
   children.push(proc);
   const out = await readUntil(proc.stdout as ReadableStream<Uint8Array>, /READY\n/);
@@ -237,7 +237,7 @@ describe("ext serve", () => {
   test("a second `ext serve` on a data directory in use exits 1 with one line naming the directory and the PID", async () => {
     const dir = tempDir();
     const serve = (stdout: "pipe" | "ignore") =>
-      Bun.spawn([BUN, "cli/main.ts", "serve", "--port", "0", "--data-dir", dir, "--log-level", "warn"], {
+      Bun.spawn([BUN, "tools/cli/main.ts", "serve", "--port", "0", "--data-dir", dir, "--log-level", "warn"], {
         cwd: ROOT,
         env: cleanEnv(),
         stdout,

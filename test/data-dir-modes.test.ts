@@ -7,10 +7,10 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { checkDataDir, StartupError } from "../cli/lib/startup-errors";
-import { parseServerConfig } from "../src/config";
-import { createLogger } from "../src/logger";
-import { startServer } from "../src/server";
+import { parseServerConfig } from "../server/base/config";
+import { createLogger } from "../server/base/logger";
+import { startServer } from "../server/start/server";
+import { checkDataDir, StartupError } from "../tools/cli/lib/startup-errors";
 import { baseFixture } from "./helpers/emulator";
 
 const dirs: string[] = [];

@@ -2,12 +2,12 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { directoryArchive, ExportArchiveError, readExportArchive } from "../src/exports/archive";
-import { JsonDepthMeter, readJsonFile } from "../src/json-reader";
-import { ReadRefusal, readRegularFile } from "../src/safe-read";
-import { loadFixtureFile, resolveFixtureSource } from "../src/seed/resolve";
-import { FixtureError, parseFixtureText } from "../src/seed/validate";
-import { readServerFile } from "../src/server-file";
+import { ReadRefusal, readRegularFile } from "../common/files/safe-read";
+import { JsonDepthMeter, readJsonFile } from "../common/json/json-reader";
+import { readServerFile } from "../common/server-file";
+import { directoryArchive, ExportArchiveError, readExportArchive } from "../server/exports/archive";
+import { loadFixtureFile, resolveFixtureSource } from "../server/seed/resolve";
+import { FixtureError, parseFixtureText } from "../server/seed/validate";
 import { tarOf } from "./helpers/tar-entries";
 
 const dir = mkdtempSync(join(tmpdir(), "ext-json-reader-"));

@@ -5,10 +5,10 @@
  */
 import { Database } from "bun:sqlite";
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { createApp } from "../src/app";
-import { parseServerConfig } from "../src/config";
-import { onFirstUse, onFirstUseEach } from "../src/on-first-use";
-import { createRuntime, createStarterAccount, type Runtime } from "../src/runtime";
+import { parseServerConfig } from "../server/base/config";
+import { onFirstUse, onFirstUseEach } from "../server/runtime/on-first-use";
+import { createRuntime, createStarterAccount, type Runtime } from "../server/runtime/runtime";
+import { createApp } from "../server/start/app";
 
 const prepared: string[] = [];
 const realPrepare = Database.prototype.prepare;

@@ -1,6 +1,6 @@
 /** The one escaping function every printed name goes through (CLI and dashboard). */
 import { expect, test } from "bun:test";
-import { printable, printableLines } from "../src/printable";
+import { printable, printableLines } from "../common/text/printable";
 
 test("control, C1 and bidirectional-formatting characters are shown escaped; everything else as it is", () => {
   expect(printable("plain/näme ✓.js")).toBe("plain/näme ✓.js");

@@ -1,5 +1,5 @@
 /**
- * The one writer of files (src/private-file.ts): 0600 unless asked otherwise, never through a link, whole or
+ * The one writer of files (common/files/private-file.ts): 0600 unless asked otherwise, never through a link, whole or
  * not at all, and a file that cannot be put in place is an error naming it, with nothing left behind.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -16,7 +16,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FileWriteError, openPrivateFile, writePrivateFile } from "../src/private-file";
+import { FileWriteError, openPrivateFile, writePrivateFile } from "../common/files/private-file";
 
 let dir: string;
 let victim: string;

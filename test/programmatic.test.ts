@@ -1,6 +1,6 @@
 /** startEmulator(): in-process emulators for test suites, several at once, each with its own state. */
 import { afterAll, describe, expect, test } from "bun:test";
-import { type Emulator, StartEmulatorError, startEmulator } from "../src/index";
+import { type Emulator, StartEmulatorError, startEmulator } from "../tools/helper/index";
 
 const started: Emulator[] = [];
 afterAll(async () => {

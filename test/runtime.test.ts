@@ -6,11 +6,11 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { parseServerConfig } from "../src/config";
-import { memoryDirPrefix } from "../src/data-dir-lock";
-import { versions } from "../src/db/schema";
-import { newId } from "../src/ids";
-import { createRuntime } from "../src/runtime";
+import { parseServerConfig } from "../server/base/config";
+import { newId } from "../server/base/ids";
+import { memoryDirPrefix } from "../server/data-dir/lock";
+import { versions } from "../server/db/schema";
+import { createRuntime } from "../server/runtime/runtime";
 import { createExtension } from "./helpers/bundles";
 import { startTestEmulator, stopTestEmulator, type TestEmulator } from "./helpers/emulator";
 

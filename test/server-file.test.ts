@@ -1,5 +1,5 @@
 /**
- * The address a server writes in its data directory (server.json, src/server-file.ts) for the CLI and
+ * The address a server writes in its data directory (server.json, common/server-file.ts) for the CLI and
  * `ext seed --data-dir`: written once it listens, private to the user, naming its URL and PID, and removed
  * when it stops (unless a newer server has written its own there). A file that is not one is ignored.
  */
@@ -7,11 +7,11 @@ import { expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { checkServerProof } from "../src/auth/server-proof";
-import { parseServerConfig } from "../src/config";
-import { createLogger } from "../src/logger";
-import { startServer } from "../src/server";
-import { readServerFile, SERVER_FILE } from "../src/server-file";
+import { readServerFile, SERVER_FILE } from "../common/server-file";
+import { checkServerProof } from "../common/server-proof-hmac";
+import { parseServerConfig } from "../server/base/config";
+import { createLogger } from "../server/base/logger";
+import { startServer } from "../server/start/server";
 
 const silent = { logger: createLogger("silent") };
 

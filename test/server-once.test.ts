@@ -4,9 +4,9 @@
  * first connection is accepted), and the app still answers its routes, its 404 and /healthz.
  */
 import { afterEach, expect, test } from "bun:test";
-import { parseServerConfig } from "../src/config";
-import { createLogger } from "../src/logger";
-import { type RunningEmulator, startServer } from "../src/server";
+import { parseServerConfig } from "../server/base/config";
+import { createLogger } from "../server/base/logger";
+import { type RunningEmulator, startServer } from "../server/start/server";
 
 const realServe = Bun.serve;
 let running: RunningEmulator | undefined;

@@ -2,9 +2,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { connect } from "node:net";
-import { parseServerConfig } from "../src/config";
-import { createLogger } from "../src/logger";
-import { DRAIN_LIMIT_MS, PortInUseError, startServer } from "../src/server";
+import { parseServerConfig } from "../server/base/config";
+import { createLogger } from "../server/base/logger";
+import { DRAIN_LIMIT_MS, PortInUseError, startServer } from "../server/start/server";
 import { bundleDir } from "./helpers/bundles";
 import { DEMO_KEY, startTestEmulator, stopTestEmulator, type TestEmulator } from "./helpers/emulator";
 import { waitFor } from "./helpers/wait-for";

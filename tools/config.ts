@@ -1,7 +1,7 @@
 /**
  * The tools' configuration: what the CLI's client commands, the call layer and the Bun helper take from the
  * environment, read once here (flags win). The tools' only reader of `process.env`; the server reads its own in
- * src/config.ts.
+ * server/base/config.ts.
  */
 
 type Env = Record<string, string | undefined>;

@@ -9,7 +9,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { packDirectory } from "../../src/bundles/pack";
+import { packDirectory } from "../../tools/deploy/pack";
 import { WORK_DIR } from "./paths";
 import { MB, removeDir } from "./proc";
 

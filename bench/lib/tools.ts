@@ -62,7 +62,20 @@ export function describeEnvironment(note?: string): Environment {
   try {
     commit =
       run(["git", "rev-parse", "--short", "HEAD"]) +
-      (run(["git", "status", "--porcelain", "--", "src", "cli", "scripts", "drizzle", "fixtures", "package.json"])
+      (run([
+        "git",
+        "status",
+        "--porcelain",
+        "--",
+        "server",
+        "tools",
+        "common",
+        "client",
+        "scripts",
+        "drizzle",
+        "fixtures",
+        "package.json",
+      ])
         ? " (+ uncommitted changes)"
         : "");
   } catch {

@@ -1,5 +1,5 @@
 /**
- * The in-process test loop, as a Bun test suite lives it: import `startEmulator` (src/programmatic.ts), start
+ * The in-process test loop, as a Bun test suite lives it: import `startEmulator` (tools/helper/start-emulator.ts), start
  * an emulator with the demo fixture, reset it between tests, stop it. Run in its own process by
  * bench/sections/test-loop-bun.ts (`bun bench/probes/bun-test-loop.ts <starts> <resets>`), so the first
  * start really is a first; prints one JSON line of milliseconds.
@@ -8,7 +8,7 @@ export {}; // a module, for top-level await
 
 const [starts, resets] = process.argv.slice(2).map(Number) as [number, number];
 const t0 = performance.now();
-const { startEmulator } = await import("../../src/programmatic");
+const { startEmulator } = await import("../../tools/helper/start-emulator");
 const importMs = performance.now() - t0;
 const startMs: number[] = [];
 const resetMs: number[] = [];

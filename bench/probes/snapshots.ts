@@ -6,8 +6,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startEmulator } from "../../src/programmatic";
-import { placeholderBundle } from "../../src/seed/placeholder-bundle";
+import { placeholderBundle } from "../../server/seed/placeholder-bundle";
+import { startEmulator } from "../../tools/helper/start-emulator";
 
 const runs = Number(process.argv[2] ?? 50);
 

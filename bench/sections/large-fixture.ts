@@ -8,7 +8,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fixtureArchive } from "../../src/exports/archive";
+import { fixtureArchive } from "../../server/exports/archive";
 import { table } from "../lib/markdown";
 import { EXT_BINARY, WORK_DIR } from "../lib/paths";
 import { freePort, MB, peakRssBytes, removeDir, spawnServer, stopServer, tempDir } from "../lib/proc";

@@ -1,5 +1,5 @@
 /**
- * The Bun test loop: `startEmulator()` from src/programmatic.ts in process, with the demo fixture — the
+ * The Bun test loop: `startEmulator()` from tools/helper/start-emulator.ts in process, with the demo fixture — the
  * first start (with the module import), later starts, and `reset()` after a write (through the control
  * plane, as tests call it). Runs bench/probes/bun-test-loop.ts in a child process, so nothing of the bench
  * itself is warm.
@@ -61,7 +61,9 @@ export function renderTestLoop(title: string, r: TestLoopResult, note: string): 
     ),
     "",
     `First start: ${round(r.firstStartMs, 1)} ms` +
-      (r.importMs !== undefined ? ` (after ${round(r.importMs, 1)} ms importing src/programmatic.ts).` : ".") +
+      (r.importMs !== undefined
+        ? ` (after ${round(r.importMs, 1)} ms importing tools/helper/start-emulator.ts).`
+        : ".") +
       " " +
       note,
     "",

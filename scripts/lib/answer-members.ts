@@ -1,19 +1,19 @@
 /**
- * src/calls/answer-members.generated.ts: for each operation whose success is JSON — the developer API's and
+ * tools/calls/answer-members.generated.ts: for each operation whose success is JSON — the developer API's and
  * the control plane's — the members its answer always has and each one's JSON kind, as the OpenAPI document
- * states them (the top level only: the profile compiler's full shapes, src/profile/shapes.ts, are the
- * developer API's). The tools' one reader of answers (src/calls/answer-reader.ts) checks a success against
+ * states them (the top level only: the profile compiler's full shapes, server/profile/shapes.ts, are the
+ * developer API's). The tools' one reader of answers (tools/calls/answer-reader.ts) checks a success against
  * it, so JSON of another shape (another server on that port) is said to be so instead of failing later as a
  * TypeError. Written by `npm run client:generate`; a test regenerates it and compares.
  */
 import { join, resolve } from "node:path";
-import { openApiDocument } from "../../src/docs/document";
+import { openApiDocument } from "../../server/start/document";
 
-export const ANSWER_MEMBERS_PATH = join(resolve(import.meta.dir, "../.."), "src/calls/answer-members.generated.ts");
+export const ANSWER_MEMBERS_PATH = join(resolve(import.meta.dir, "../.."), "tools/calls/answer-members.generated.ts");
 
 /**
  * Answers whose body the platform's spec leaves "not shown" (the limits endpoint): any JSON object is taken, as
- * their reader (src/deploy/limits.ts) takes what it finds, for the deploy tool talks to the platform too.
+ * their reader (tools/deploy/limits.ts) takes what it finds, for the deploy tool talks to the platform too.
  */
 const NOT_SHOWN = new Set(["GET /v1/developer/extensions/{id}/limits", "GET /developer/v1/extensions/{id}/limits"]);
 

@@ -1,16 +1,16 @@
 /**
- * src/profile/answer-shapes.generated.ts: the developer API's answers (body shapes, error codes, headers) as
- * the OpenAPI document describes them, for the profile compiler (src/profile/shapes.ts), and
+ * server/profile/answer-shapes.generated.ts: the developer API's answers (body shapes, error codes, headers) as
+ * the OpenAPI document describes them, for the profile compiler (server/profile/shapes.ts), and
  * docs/profile.schema.json, the profile format's JSON Schema. Written by `npm run client:generate`; a test
  * regenerates both and compares.
  */
 import { join, resolve } from "node:path";
-import { openApiDocument } from "../../src/docs/document";
-import { profileJsonSchema } from "../../src/profile/json-schema";
-import { shapesOfDocument } from "../../src/profile/shapes";
+import { profileJsonSchema } from "../../server/profile/json-schema";
+import { shapesOfDocument } from "../../server/profile/shapes";
+import { openApiDocument } from "../../server/start/document";
 
 const ROOT = resolve(import.meta.dir, "../..");
-export const ANSWER_SHAPES_PATH = join(ROOT, "src/profile/answer-shapes.generated.ts");
+export const ANSWER_SHAPES_PATH = join(ROOT, "server/profile/answer-shapes.generated.ts");
 export const PROFILE_SCHEMA_PATH = join(ROOT, "docs/profile.schema.json");
 
 export async function generateAnswerShapes(document?: Record<string, unknown>): Promise<string> {

@@ -8,7 +8,7 @@ import { createWriteStream } from "node:fs";
 import { pipeline } from "node:stream/promises";
 import { createGzip } from "node:zlib";
 import tar from "tar-stream";
-import type { AudioFormat } from "../../src/bundles/audio-formats";
+import type { AudioFormat } from "../../server/bundles/audio-formats";
 
 type EntryType = "file" | "directory" | "symlink" | "link" | "character-device" | "block-device" | "fifo";
 

@@ -8,7 +8,7 @@
 import { join, resolve } from "node:path";
 import openapiTS, { astToString, COMMENT_HEADER } from "openapi-typescript";
 import ts from "typescript";
-import { openApiDocument } from "../../src/docs/document";
+import { openApiDocument } from "../../server/start/document";
 import { typedMapTransform } from "./typed-maps";
 
 export const CLIENT_TYPES_PATH = join(resolve(import.meta.dir, "../.."), "client/schema.d.ts");

@@ -1,13 +1,13 @@
 /**
- * One `bun build --compile` of cli/main.ts: the host's binary (`npm run build`) or another platform's
+ * One `bun build --compile` of tools/cli/main.ts: the host's binary (`npm run build`) or another platform's
  * (`npm run release`, `npm run package -- --all`). Never plain --minify: it renames identifiers and breaks Elysia.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { gitCommit } from "../../cli/lib/version";
-import { EMBEDDED_NAME } from "../../src/dashboard/assets";
-import { buildDashboard } from "../../src/dashboard/build";
+import { EMBEDDED_NAME } from "../../server/dashboard/assets";
+import { buildDashboard } from "../../server/dashboard/build";
+import { gitCommit } from "../../tools/cli/lib/version";
 
 export const ROOT = resolve(import.meta.dir, "../..");
 
@@ -63,10 +63,10 @@ export function compileBinary(outfile: string, target?: string): void {
     // A user's .env or bunfig.toml in the working directory must not change the binary's behaviour.
     "--no-compile-autoload-dotenv",
     "--no-compile-autoload-bunfig",
-    // `ext --version` names the commit (cli/lib/version.ts); the binary has no git to ask.
+    // `ext --version` names the commit (tools/cli/lib/version.ts); the binary has no git to ask.
     "--define",
     `EXT_BUILD_COMMIT=${JSON.stringify(gitCommit(ROOT) ?? "unknown")}`,
-    "cli/main.ts",
+    "tools/cli/main.ts",
     dashboardFile,
     "--outfile",
     outfile,

@@ -4,7 +4,7 @@
  * Written by `npm run client:generate`; a test regenerates it and compares.
  */
 import { join, resolve } from "node:path";
-import { openApiDocument } from "../../src/docs/document";
+import { openApiDocument } from "../../server/start/document";
 
 export const FIELD_RULES_PATH = join(resolve(import.meta.dir, "../.."), "ui/src/field-rules.generated.ts");
 

@@ -1,12 +1,12 @@
 /**
  * client/fixture.d.ts: the fixture format as a type, for both helpers' `startEmulator({ fixture })`. Made by
- * openapi-typescript from the `Fixture` model of the OpenAPI document (src/seed/model.ts) and the models
+ * openapi-typescript from the `Fixture` model of the OpenAPI document (server/seed/model.ts) and the models
  * it refers to, with `defaultNonNullable: false`: a fixture is written by hand, so a field with a default
  * stays optional (the response types of client/schema.d.ts keep the generator's defaults).
  */
 import { join, resolve } from "node:path";
 import openapiTS, { astToString, COMMENT_HEADER } from "openapi-typescript";
-import { openApiDocument } from "../../src/docs/document";
+import { openApiDocument } from "../../server/start/document";
 import { typedMapTransform } from "./typed-maps";
 
 export const FIXTURE_TYPES_PATH = join(resolve(import.meta.dir, "../.."), "client/fixture.d.ts");

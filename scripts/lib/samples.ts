@@ -5,7 +5,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
-import { AUDIO_FORMATS, type AudioFormat } from "../../src/bundles/audio-formats";
+import { AUDIO_FORMATS, type AudioFormat } from "../../server/bundles/audio-formats";
 import { audioFile, audioHeader, type RawEntry, writeTarGz } from "./archive-writer";
 
 const MB = 1024 * 1024;

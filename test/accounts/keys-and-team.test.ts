@@ -1,7 +1,7 @@
 /** /_emulator/accounts/:accountId/keys and /members: the dashboard's API keys and team pages. */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import type { ApiKeyCreate, TeamMemberCreate } from "../../client";
-import { legacyKeyHash } from "../../src/auth/keys";
+import { legacyKeyHash } from "../../server/auth/keys";
 import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
 let emu: TestEmulator;

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
-import { legacyKeyHash } from "../../src/auth/keys";
-import { apiKeys } from "../../src/db/schema";
+import { legacyKeyHash } from "../../server/auth/keys";
+import { apiKeys } from "../../server/db/schema";
 import {
   baseFixture,
   DEMO_KEY,

@@ -1,7 +1,7 @@
 /** A key hash from a fixture or export must carry the data directory's HMAC: a bare SHA-256 is refused. */
 import { describe, expect, test } from "bun:test";
-import { legacyKeyHash } from "../../src/auth/keys";
-import { type FixtureError, validateFixture } from "../../src/seed/validate";
+import { legacyKeyHash } from "../../server/auth/keys";
+import { type FixtureError, validateFixture } from "../../server/seed/validate";
 
 const withKeyHash = (keyHash: string) => ({
   accounts: [{ id: "acc_a", name: "A", apiKeys: [{ id: "key_a", name: "ci", keyHash, scopes: ["*"] }] }],

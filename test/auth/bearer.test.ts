@@ -1,12 +1,12 @@
 /**
- * One reading of `Authorization: Bearer <token>` (src/auth/bearer.ts) for the developer API, the control
+ * One reading of `Authorization: Bearer <token>` (server/auth/bearer.ts) for the developer API, the control
  * plane's admin token and the request log's masking: a header one of them refuses as malformed, the others
  * refuse too, and the log never shows part of a token from a header the API did not take as a key.
  */
 import { describe, expect, test } from "bun:test";
-import { bearerToken } from "../../src/auth/bearer";
-import { adminBearerCheck } from "../../src/emulator/admin-auth";
-import { maskAuthorization } from "../../src/emulator/request-detail";
+import { bearerToken } from "../../server/auth/bearer";
+import { adminBearerCheck } from "../../server/runtime/control-state/admin-auth";
+import { maskAuthorization } from "../../server/runtime/control-state/request-detail";
 
 const ADMIN = "adm_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG";
 const isAdmin = adminBearerCheck(ADMIN);

@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SCOPES } from "../../common/scopes";
-import { everyRoute } from "../../src/app";
-import { isDeveloperApiPath } from "../../src/http/paths";
+import { isDeveloperApiPath } from "../../server/http/paths";
+import { everyRoute } from "../../server/start/app";
 import {
   baseFixture,
   expectEnvelope,

@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { benchBundle } from "../../bench/lib/bundles";
 import { settingsFor } from "../../bench/lib/settings";
-import { DEFAULT_BUNDLE_LIMITS } from "../../src/bundles/bundle-limits";
-import { inspectBundle } from "../../src/bundles/inspect";
+import { DEFAULT_BUNDLE_LIMITS } from "../../server/bundles/bundle-limits";
+import { inspectBundle } from "../../server/bundles/inspect";
 
 const dir = mkdtempSync(join(tmpdir(), "bench-bundles-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -24,8 +24,8 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { gitCommit } from "../../cli/lib/version";
-import { processAlive } from "../../src/data-dir-lock";
+import { processAlive } from "../../server/data-dir/lock";
+import { gitCommit } from "../../tools/cli/lib/version";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const BUN = join(ROOT, "node_modules/.bin/bun");

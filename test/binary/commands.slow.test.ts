@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { gitCommit } from "../../cli/lib/version";
 import pkg from "../../package.json" with { type: "json" };
+import { gitCommit } from "../../tools/cli/lib/version";
 import { alive, BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, run, serve } from "./helpers";
 
 const ROOT = resolve(import.meta.dir, "../..");

@@ -82,14 +82,18 @@ describe("what to deploy", () => {
   });
 
   test("a manifest.json one level down (dist/) gets a hint naming the folder to deploy", async () => {
-    const dir = tree({ "dist/manifest.json": '{"version":"1.0.0"}', "src/index.ts": "", "package.json": "{}" });
+    const dir = tree({
+      "dist/manifest.json": '{"version":"1.0.0"}',
+      "tools/helper/index.ts": "",
+      "package.json": "{}",
+    });
     const r = await deploy([dir, "--extension", "ext_hints"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(
       `manifest.json is missing in ${dir}; found ${dir}/dist/manifest.json one level down: deploy that folder (ext deploy ${dir}/dist)`,
     );
     // No manifest anywhere near: no hint.
-    const bare = tree({ "src/index.ts": "" });
+    const bare = tree({ "tools/helper/index.ts": "" });
     const none = await deploy([bare, "--extension", "ext_hints"]);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain(`manifest.json is missing in ${bare}\n`);

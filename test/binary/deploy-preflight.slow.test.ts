@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { nextFreeLabel } from "../../src/deploy/preflight";
+import { nextFreeLabel } from "../../tools/deploy/preflight";
 import { adminFetch, BUILD_TIMEOUT_MS, type Built, buildBinary, run, type ServedBinary, serve } from "./helpers";
 
 const KEY = "ext_preflight_key_0123456789abcdefgh";

@@ -4,7 +4,7 @@
  * at its end.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { deployArgs } from "../../cli/commands/deploy";
+import { deployArgs } from "../../tools/cli/commands/deploy";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, run } from "./helpers";
 
 let built: Built;

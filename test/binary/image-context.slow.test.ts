@@ -54,7 +54,7 @@ test.skipIf(process.platform !== "linux")("a folder with anything in it is refus
 test("from a checkout, under Bun itself, it says to run the installed binary", async () => {
   const cwd = mkdtempSync(join(built.work, "image-"));
   const root = join(import.meta.dir, "../..");
-  const r = await run(join(root, "node_modules/.bin/bun"), [join(root, "cli/main.ts"), "image", "ctx"], { cwd });
+  const r = await run(join(root, "node_modules/.bin/bun"), [join(root, "tools/cli/main.ts"), "image", "ctx"], { cwd });
   expect(r.code).toBe(2);
   expect(r.stderr).toContain(process.platform === "linux" ? "run it as installed (npx ext image)" : "run it on Linux");
   expect(readdirSync(cwd)).toEqual([]);

@@ -16,9 +16,9 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { SERVE_ACTION_FLAGS, serveArgs } from "../../cli/commands/serve";
-import { parseServerConfig } from "../../src/config";
-import { startServer } from "../../src/server";
+import { parseServerConfig } from "../../server/base/config";
+import { startServer } from "../../server/start/server";
+import { SERVE_ACTION_FLAGS, serveArgs } from "../../tools/cli/commands/serve";
 import { sharedNodeHelper } from "../helpers/build-cache";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, goneSoon, run, serve } from "./helpers";
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { serverProof } from "../../src/auth/server-proof";
+import { serverProof } from "../../common/server-proof-hmac";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, run, serve } from "./helpers";
 
 const TOKEN = "adm_binary_test_token_0123456789abcdefghijk";

@@ -3,7 +3,7 @@ import { afterEach, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BlobStore } from "../../src/blobs/blob-store";
+import { BlobStore } from "../../server/blobs/blob-store";
 
 const roots: string[] = [];
 afterEach(() => {

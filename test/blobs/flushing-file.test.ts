@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { FLUSH_EVERY_BYTES, FlushingFile } from "../../src/blobs/flushing-file";
+import { FLUSH_EVERY_BYTES, FlushingFile } from "../../server/blobs/flushing-file";
 
 const dir = mkdtempSync(join(tmpdir(), "ext-flushing-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

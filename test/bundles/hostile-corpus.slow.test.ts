@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { ACCEPTED_CORPUS, HOSTILE_CORPUS } from "../../scripts/lib/hostile-corpus";
 import { END, entry } from "../../scripts/lib/raw-tar";
-import { DEFAULT_BUNDLE_LIMITS } from "../../src/bundles/bundle-limits";
-import { inspectBundle } from "../../src/bundles/inspect";
+import { DEFAULT_BUNDLE_LIMITS } from "../../server/bundles/bundle-limits";
+import { inspectBundle } from "../../server/bundles/inspect";
 import { corpusArchive } from "../helpers/build-cache";
 
 const dir = mkdtempSync(join(tmpdir(), "ext-hostile-"));

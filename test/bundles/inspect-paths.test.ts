@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { DEFAULT_BUNDLE_LIMITS } from "../../src/bundles/bundle-limits";
-import { inspectBundle } from "../../src/bundles/inspect";
-import { normaliseArchivePath } from "../../src/bundles/manifest";
+import { DEFAULT_BUNDLE_LIMITS } from "../../server/bundles/bundle-limits";
+import { inspectBundle } from "../../server/bundles/inspect";
+import { normaliseArchivePath } from "../../server/bundles/manifest";
 
 const dir = mkdtempSync(join(tmpdir(), "ext-paths-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { audioFile, audioHeader, type RawEntry, writeTarGz } from "../../scripts/lib/archive-writer";
 import { manifestEntry, validEntries } from "../../scripts/lib/samples";
-import { AUDIO_FORMATS, audioFormatOfName, matchesMagic } from "../../src/bundles/audio-formats";
-import { DEFAULT_BUNDLE_LIMITS, READ_CAPS } from "../../src/bundles/bundle-limits";
-import { inspectBundle } from "../../src/bundles/inspect";
+import { AUDIO_FORMATS, audioFormatOfName, matchesMagic } from "../../server/bundles/audio-formats";
+import { DEFAULT_BUNDLE_LIMITS, READ_CAPS } from "../../server/bundles/bundle-limits";
+import { inspectBundle } from "../../server/bundles/inspect";
 
 const MB = 1024 * 1024;
 const dir = mkdtempSync(join(tmpdir(), "ext-inspect-"));
@@ -157,7 +157,7 @@ describe("audio formats", () => {
 
 describe("docs/manifest.schema.json", () => {
   test("is the manifest schema the inspection uses (regenerate with npm run fixtures:bundles)", async () => {
-    const { manifestJsonSchema } = await import("../../src/bundles/manifest-schema");
+    const { manifestJsonSchema } = await import("../../server/bundles/manifest-schema");
     expect(await Bun.file(join(import.meta.dir, "../../docs/manifest.schema.json")).json()).toEqual(
       manifestJsonSchema(),
     );

@@ -7,7 +7,7 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PackError, planPack, writePack } from "../../src/bundles/pack";
+import { PackError, planPack, writePack } from "../../tools/deploy/pack";
 
 const root = mkdtempSync(join(tmpdir(), "ext-pack-swap-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -5,9 +5,9 @@ import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import tar from "tar-stream";
 import { audioFile } from "../../scripts/lib/archive-writer";
-import { DEFAULT_BUNDLE_LIMITS } from "../../src/bundles/bundle-limits";
-import { inspectBundle } from "../../src/bundles/inspect";
-import { PackError, packDirectory } from "../../src/bundles/pack";
+import { DEFAULT_BUNDLE_LIMITS } from "../../server/bundles/bundle-limits";
+import { inspectBundle } from "../../server/bundles/inspect";
+import { PackError, packDirectory } from "../../tools/deploy/pack";
 
 const root = mkdtempSync(join(tmpdir(), "ext-pack-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { SAMPLE_BUNDLES } from "../../scripts/lib/samples";
-import { DEFAULT_BUNDLE_LIMITS } from "../../src/bundles/bundle-limits";
-import { inspectBundle } from "../../src/bundles/inspect";
+import { DEFAULT_BUNDLE_LIMITS } from "../../server/bundles/bundle-limits";
+import { inspectBundle } from "../../server/bundles/inspect";
 import { sampleArchive } from "../helpers/build-cache";
 
 describe("inspectBundle on the sample bundles (fixtures/bundles)", () => {

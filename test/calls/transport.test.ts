@@ -1,18 +1,18 @@
 /**
- * The tools' one transport (src/calls/transport.ts) over real sockets: a proven server is proven once per
+ * The tools' one transport (tools/calls/transport.ts) over real sockets: a proven server is proven once per
  * connection and again on a new one; answers framed every way HTTP/1.1 frames them; the timeout counts from
  * an upload's last byte and cuts a silent server; redirects come back unfollowed; a key is withheld from an
  * unproven plain-http server after its connection failed.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { createServer, type Server, type Socket } from "node:net";
-import { serverProof } from "../../src/auth/server-proof";
+import { serverProof } from "../../common/server-proof-hmac";
 import {
   CredentialWithheldError,
   createTransport,
   RequestTimeoutError,
   ServerChangedError,
-} from "../../src/calls/transport";
+} from "../../tools/calls/transport";
 
 const TOKEN = "adm_transport_test_token_0123456789abcdef";
 const UPLOAD_TIMEOUT_MS = 1000;

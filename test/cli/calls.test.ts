@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { scaffoldFiles } from "../../cli/lib/scaffold";
-import { describeError, errorJson } from "../../src/calls/api-error";
-import { apiClient, call, endpointsFromAnyUrl } from "../../src/calls/http";
-import { deploy } from "../../src/deploy/deploy";
+import { describeError, errorJson } from "../../tools/calls/api-error";
+import { apiClient, call, endpointsFromAnyUrl } from "../../tools/calls/http";
+import { scaffoldFiles } from "../../tools/cli/lib/scaffold";
+import { deploy } from "../../tools/deploy/deploy";
 
 interface Seen {
   contentLength: string | null;

@@ -13,7 +13,7 @@ import { waitFor } from "../helpers/wait-for";
 
 const ROOT = join(import.meta.dir, "../..");
 const BUN = join(ROOT, "node_modules/.bin/bun");
-const MAIN = join(ROOT, "cli/main.ts");
+const MAIN = join(ROOT, "tools/cli/main.ts");
 
 let cwd: string;
 let server: Subprocess;

@@ -1,8 +1,8 @@
 /** The dry-run tree and the summary line, in process: nesting, sizes in B/KB/MB, counts in the singular. */
 import { describe, expect, test } from "bun:test";
-import { fileTree, packedLine } from "../../cli/lib/deploy-report";
 import type { DeployReport } from "../../client/deploy-result";
-import { formatBytes, plural } from "../../src/format";
+import { formatBytes, plural } from "../../common/text/format";
+import { fileTree, packedLine } from "../../tools/cli/lib/deploy-report";
 
 const report = (over: Partial<DeployReport>): DeployReport => ({
   dryRun: true,

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { closest, editDistance } from "../../cli/lib/did-you-mean";
+import { closest, editDistance } from "../../tools/cli/lib/did-you-mean";
 
 const COMMANDS = ["serve", "deploy", "seed", "exec"];
 

@@ -7,15 +7,15 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { serverProof } from "../../common/server-proof-hmac";
+import { UsageError } from "../../tools/calls/usage-error";
 import {
   candidateDataDirs,
   nearestServerFile,
   UnprovenServerError,
   UnprovenTargetError,
-} from "../../cli/lib/find-server";
-import { resolveApi, resolveServer } from "../../cli/lib/target";
-import { serverProof } from "../../src/auth/server-proof";
-import { UsageError } from "../../src/calls/usage-error";
+} from "../../tools/cli/lib/find-server";
+import { resolveApi, resolveServer } from "../../tools/cli/lib/target";
 import { parseClientEnv } from "../../tools/config";
 
 interface Seen {

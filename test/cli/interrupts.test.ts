@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { waitFor } from "../helpers/wait-for";
 
-const INTERRUPTS = resolve(import.meta.dir, "../../cli/lib/interrupts.ts");
+const INTERRUPTS = resolve(import.meta.dir, "../../tools/cli/lib/interrupts.ts");
 const BUN = resolve(import.meta.dir, "../../node_modules/.bin/bun");
 
 test("a repeated SIGINT after close() is still taken as the same Ctrl-C: the command ends with its own exit code", async () => {

@@ -1,16 +1,16 @@
 /** The CLI's building blocks, in process: argument checking, the limits body, calls through client/, progress, exit codes. */
 import { describe, expect, test } from "bun:test";
-import { deployArgs } from "../../cli/commands/deploy";
-import { exitStatusOf } from "../../cli/commands/exec";
-import { secretsArgs } from "../../cli/commands/secrets";
-import { humanValue, usageOf } from "../../cli/lib/limits";
-import { shownStrays, strayArguments } from "../../cli/lib/runner";
 import { ApiCallError, type Limits } from "../../client";
-import { apiClient, call, endpointsFromAnyUrl } from "../../src/calls/http";
-import { UsageError } from "../../src/calls/usage-error";
-import { parseLimitsBody } from "../../src/deploy/limits";
-import { createProgress } from "../../src/deploy/progress";
-import type { LimitSource } from "../../src/limits/service";
+import type { LimitSource } from "../../server/resources/limits/service";
+import { apiClient, call, endpointsFromAnyUrl } from "../../tools/calls/http";
+import { UsageError } from "../../tools/calls/usage-error";
+import { deployArgs } from "../../tools/cli/commands/deploy";
+import { exitStatusOf } from "../../tools/cli/commands/exec";
+import { secretsArgs } from "../../tools/cli/commands/secrets";
+import { humanValue, usageOf } from "../../tools/cli/lib/limits";
+import { shownStrays, strayArguments } from "../../tools/cli/lib/runner";
+import { parseLimitsBody } from "../../tools/deploy/limits";
+import { createProgress } from "../../tools/deploy/progress";
 import { DEMO_KEY, startTestEmulator, stopTestEmulator } from "../helpers/emulator";
 
 describe("strayArguments (unknown flags are usage errors)", () => {

@@ -11,7 +11,7 @@ beforeAll(async () => (emu = await startTestEmulator()));
 afterAll(() => stopTestEmulator(emu));
 
 const logs = (args: string[]) =>
-  Bun.spawn([BUN, "cli/main.ts", "logs", "--target", emu.url, ...args], {
+  Bun.spawn([BUN, "tools/cli/main.ts", "logs", "--target", emu.url, ...args], {
     cwd: ROOT,
     // A server named by URL: the token is the user's to give.
     env: cleanEnv({ EXT_ADMIN_TOKEN: emu.runtime.control.adminToken }),
@@ -67,7 +67,7 @@ test("--follow prints each new request as it completes", async () => {
 test("a bad --limit is a usage error (exit 2); an unreachable emulator exit 1", async () => {
   const bad = logs(["--limit", "x"]);
   expect(await bad.exited).toBe(2);
-  const gone = Bun.spawn([BUN, "cli/main.ts", "logs", "--target", "http://127.0.0.1:9"], {
+  const gone = Bun.spawn([BUN, "tools/cli/main.ts", "logs", "--target", "http://127.0.0.1:9"], {
     cwd: ROOT,
     env: cleanEnv(),
     stdout: "pipe",
@@ -90,7 +90,7 @@ test("a request path with control characters is printed escaped, never raw", asy
   };
   const stub = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => Response.json({ requests: [entry] }) });
   try {
-    const proc = Bun.spawn([BUN, "cli/main.ts", "logs", "--target", `http://127.0.0.1:${stub.port}`], {
+    const proc = Bun.spawn([BUN, "tools/cli/main.ts", "logs", "--target", `http://127.0.0.1:${stub.port}`], {
       cwd: ROOT,
       env: cleanEnv(),
       stdout: "pipe",

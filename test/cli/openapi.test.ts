@@ -1,8 +1,8 @@
 /** `ext openapi [--yaml]`: the served document, printed without starting a server. */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { resolve } from "node:path";
-import { everyRoute } from "../../src/app";
-import { documentRuntime } from "../../src/docs/document";
+import { everyRoute } from "../../server/start/app";
+import { documentRuntime } from "../../server/start/document";
 import { cleanEnv } from "../helpers/clean-env";
 import { startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
@@ -25,7 +25,7 @@ beforeAll(async () => {
 afterAll(() => stopTestEmulator(emu));
 
 async function ext(args: string[], readBytes?: number, env: Record<string, string> = {}) {
-  const proc = Bun.spawn([join("node_modules/.bin/bun"), "cli/main.ts", ...args], {
+  const proc = Bun.spawn([join("node_modules/.bin/bun"), "tools/cli/main.ts", ...args], {
     cwd: ROOT,
     env: cleanEnv({ EXT_PORT: "1", EXT_HOST: "0.0.0.0", ...env }),
     stdout: "pipe",

@@ -1,9 +1,9 @@
 /** `--auto-approve[=DELAY_MS]`: a flag whose value is optional must not swallow the next option. */
 import { describe, expect, test } from "bun:test";
 import { parseArgs } from "citty";
-import { serveArgs, serveFlags } from "../../cli/commands/serve";
-import { withOptionalValues } from "../../cli/lib/optional-value";
-import { parseServerConfig } from "../../src/config";
+import { parseServerConfig } from "../../server/base/config";
+import { serveArgs, serveFlags } from "../../tools/cli/commands/serve";
+import { withOptionalValues } from "../../tools/cli/lib/optional-value";
 
 const delay = (argv: string[]) =>
   parseServerConfig(serveFlags(parseArgs(withOptionalValues(argv, serveArgs), serveArgs)), {}).autoApproveMs;

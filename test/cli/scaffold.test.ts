@@ -4,8 +4,8 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { scaffoldFiles } from "../../cli/lib/scaffold";
-import { detectTestRunner, TEST_FILES, TEST_RUNNERS } from "../../cli/lib/test-runner";
+import { scaffoldFiles } from "../../tools/cli/lib/scaffold";
+import { detectTestRunner, TEST_FILES, TEST_RUNNERS } from "../../tools/cli/lib/test-runner";
 
 function project(manifest: unknown): string {
   const root = mkdtempSync(join(tmpdir(), "ext-scaffold-"));

@@ -1,8 +1,8 @@
 /** readSecretValue on a pipe: the shell's one trailing newline dropped, everything else kept, bounded. */
 import { describe, expect, test } from "bun:test";
 import { Readable } from "node:stream";
-import { readSecretValue } from "../../cli/lib/secret-value";
-import { UsageError } from "../../src/calls/usage-error";
+import { UsageError } from "../../tools/calls/usage-error";
+import { readSecretValue } from "../../tools/cli/lib/secret-value";
 
 const piped = (...chunks: string[]) => Readable.from(chunks.map((c) => Buffer.from(c))) as unknown as NodeJS.ReadStream;
 

@@ -7,11 +7,11 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { REPORT_KEYS_MAX, seedReportLines } from "../../cli/lib/seed-report";
-import { parseServerConfig } from "../../src/config";
-import { createLogger } from "../../src/logger";
-import { createRuntime } from "../../src/runtime";
-import type { Fixture } from "../../src/seed/model";
+import { parseServerConfig } from "../../server/base/config";
+import { createLogger } from "../../server/base/logger";
+import { createRuntime } from "../../server/runtime/runtime";
+import type { Fixture } from "../../server/seed/model";
+import { REPORT_KEYS_MAX, seedReportLines } from "../../tools/cli/lib/seed-report";
 import { cleanEnv } from "../helpers/clean-env";
 
 const ROOT = join(import.meta.dir, "../..");
@@ -115,12 +115,15 @@ describe("ext seed FILE > seed.log", () => {
     dirs.push(dir);
     writeFileSync(join(dir, "team.json"), JSON.stringify(FIXTURE));
     const seed = async (dataDir: string, ...extra: string[]) => {
-      const proc = Bun.spawn([BUN, join(ROOT, "cli/main.ts"), "seed", "team.json", "--data-dir", dataDir, ...extra], {
-        cwd: dir,
-        stdout: "pipe",
-        stderr: "pipe",
-        env: cleanEnv(),
-      });
+      const proc = Bun.spawn(
+        [BUN, join(ROOT, "tools/cli/main.ts"), "seed", "team.json", "--data-dir", dataDir, ...extra],
+        {
+          cwd: dir,
+          stdout: "pipe",
+          stderr: "pipe",
+          env: cleanEnv(),
+        },
+      );
       const [stdout, stderr, code] = await Promise.all([
         new Response(proc.stdout).text(),
         new Response(proc.stderr).text(),

@@ -7,11 +7,11 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BANNER_KEYS_MAX, bannerLines, STRONG_TOKEN_LENGTH } from "../../cli/lib/serve-banner";
-import { parseServerConfig, type ServerFlags } from "../../src/config";
-import { createLogger } from "../../src/logger";
-import type { Fixture } from "../../src/seed/model";
-import { type RunningEmulator, startServer } from "../../src/server";
+import { parseServerConfig, type ServerFlags } from "../../server/base/config";
+import { createLogger } from "../../server/base/logger";
+import type { Fixture } from "../../server/seed/model";
+import { type RunningEmulator, startServer } from "../../server/start/server";
+import { BANNER_KEYS_MAX, bannerLines, STRONG_TOKEN_LENGTH } from "../../tools/cli/lib/serve-banner";
 
 const dirs: string[] = [];
 const running: RunningEmulator[] = [];

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { readServerFile } from "../../src/server-file";
+import { readServerFile } from "../../common/server-file";
 import { cleanEnv } from "../helpers/clean-env";
 import { sessionFromLogin } from "../helpers/emulator";
 import { readUntil } from "../helpers/read-until";
@@ -26,7 +26,7 @@ afterAll(() => {
 
 function serve(...args: string[]) {
   // No EXT_* from the developer's shell: the flags alone decide.
-  const proc = Bun.spawn([BUN, "cli/main.ts", "serve", ...args], {
+  const proc = Bun.spawn([BUN, "tools/cli/main.ts", "serve", ...args], {
     cwd: ROOT,
     stdout: "pipe",
     stderr: "pipe",

@@ -7,9 +7,9 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { resolveServer } from "../../cli/lib/target";
-import { serverProof } from "../../src/auth/server-proof";
-import { writeServerFile } from "../../src/server-file";
+import { writeServerFile } from "../../common/server-file";
+import { serverProof } from "../../common/server-proof-hmac";
+import { resolveServer } from "../../tools/cli/lib/target";
 import { parseClientEnv } from "../../tools/config";
 
 const TOKEN = "adm_stale-server-file-test-token-0123456789abc";

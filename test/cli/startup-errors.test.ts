@@ -1,7 +1,7 @@
 /** Start-up failures translated from the error thrown (the data dir check is covered from the binary in test/binary/errors.slow.test.ts). */
 import { expect, test } from "bun:test";
-import { describeStartupError } from "../../cli/lib/startup-errors";
-import { parseServerConfig } from "../../src/config";
+import { parseServerConfig } from "../../server/base/config";
+import { describeStartupError } from "../../tools/cli/lib/startup-errors";
 
 const config = parseServerConfig({ dataDir: "/srv/ext", port: 80 }, {});
 const flags = { dataDir: "/srv/ext", port: 80 };

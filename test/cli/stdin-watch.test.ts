@@ -7,8 +7,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { watchStdin } from "../../cli/lib/stdin-watch";
-import { parseServerConfig } from "../../src/config";
+import { parseServerConfig } from "../../server/base/config";
+import { watchStdin } from "../../tools/cli/lib/stdin-watch";
 import { alive, goneSoon } from "../binary/helpers";
 import { cleanEnv } from "../helpers/clean-env";
 
@@ -24,7 +24,7 @@ afterAll(() => {
 /** A parent that starts `ext serve` with a pipe as its stdin (never written), prints the server's pid, and idles. */
 const PARENT = `
 const [bun, root, ready, ...flags] = process.argv.slice(2);
-const child = require("node:child_process").spawn(bun, ["cli/main.ts", "serve", "--memory", "--port", "0", "--ready-file", ready, ...flags], { cwd: root, stdio: ["pipe", "ignore", "pipe"] });
+const child = require("node:child_process").spawn(bun, ["tools/cli/main.ts", "serve", "--memory", "--port", "0", "--ready-file", ready, ...flags], { cwd: root, stdio: ["pipe", "ignore", "pipe"] });
 child.stderr.resume();
 process.stdout.write(child.pid + "\\n");
 setInterval(() => {}, 60_000);

@@ -3,14 +3,14 @@ import { expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { gitCommit, versionLine } from "../../cli/lib/version";
 import pkg from "../../package.json" with { type: "json" };
+import { gitCommit, versionLine } from "../../tools/cli/lib/version";
 import { cleanEnv } from "../helpers/clean-env";
 
 const ROOT = join(import.meta.dir, "../..");
 
 test("from source, --version names the checkout's commit and the running Bun", async () => {
-  const proc = Bun.spawn([join(ROOT, "node_modules/.bin/bun"), join(ROOT, "cli/main.ts"), "--version"], {
+  const proc = Bun.spawn([join(ROOT, "node_modules/.bin/bun"), join(ROOT, "tools/cli/main.ts"), "--version"], {
     cwd: mkdtempSync(join(tmpdir(), "ext-version-")),
     env: cleanEnv(),
     stdout: "pipe",

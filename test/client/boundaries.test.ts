@@ -1,6 +1,7 @@
 /**
  * One way to the server: the CLI, the dashboard and the Node package call the API through client/ only, and
- * client/ stands alone (it imports nothing from the server, the CLI, the dashboard or the packaging).
+ * client/ stands alone (it imports nothing from the server, the tools, the dashboard or the packaging; only what
+ * both sides share, common/).
  */
 import { expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
@@ -25,6 +26,12 @@ const DIRECT_CALL = [
   /["'](node:)?http2["']/,
 ];
 
+/**
+ * The callers of the API. The tools' transport (tools/calls/) and the parity tools (tools/conformance/, which
+ * also serve a proxy) hold to the one transport instead (test/meta/one-transport.test.ts).
+ */
+const CALLERS = ["tools/cli", "tools/deploy", "tools/helper", "ui", "packaging"];
+
 /** Files allowed a direct call, each for a reason. */
 const EXCEPTIONS: Record<string, string> = {};
 
@@ -34,9 +41,9 @@ const EXCEPTIONS: Record<string, string> = {};
  */
 const MIGRATING: Record<string, string> = {};
 
-test("no API call outside client/ in cli/, ui/ and packaging/", () => {
+test("no API call outside client/ in the CLI, the deploy core, the Bun helper, ui/ and packaging/", () => {
   const offenders: string[] = [];
-  for (const file of ["cli", "ui", "packaging"].flatMap(files)) {
+  for (const file of CALLERS.flatMap(files)) {
     if (file in EXCEPTIONS || file in MIGRATING) continue;
     const text = readFileSync(join(ROOT, file), "utf8");
     text.split("\n").forEach((line, i) => {
@@ -47,18 +54,18 @@ test("no API call outside client/ in cli/, ui/ and packaging/", () => {
 });
 
 test("every allowed file still exists (a stale entry would hide a new file of the same name)", () => {
-  const all = new Set(["cli", "ui", "packaging"].flatMap(files));
+  const all = new Set(CALLERS.flatMap(files));
   for (const file of [...Object.keys(EXCEPTIONS), ...Object.keys(MIGRATING)]) expect(all.has(file), file).toBe(true);
 });
 
-test("client/ imports only its own files and openapi-fetch", () => {
+test("client/ imports only its own files, what both sides share (common/) and openapi-fetch", () => {
   const imports: string[] = [];
   for (const file of files("client")) {
     const text = readFileSync(join(ROOT, file), "utf8");
     for (const m of text.matchAll(/(?:from|import)\s*\(?\s*["']([^"']+)["']/g)) imports.push(`${file}: ${m[1]}`);
   }
   expect(imports.length).toBeGreaterThan(0);
-  expect(imports.filter((i) => !/: (\.\/[\w-]+|openapi-fetch)$/.test(i))).toEqual([]);
+  expect(imports.filter((i) => !/: (\.\/[\w-]+|\.\.\/common\/[\w/-]+|openapi-fetch)$/.test(i))).toEqual([]);
 });
 
 test("client/ has no `any` outside comments, the generated types included", () => {

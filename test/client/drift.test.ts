@@ -31,7 +31,7 @@ test("the generated types have named schemas and no string-or-number integers", 
     expect(schemas.includes(`\n        ${name}: {`), name).toBe(true);
 });
 
-test("src/calls/answer-members.generated.ts, the tools' reading of answers, is current (else: npm run client:generate)", async () => {
+test("tools/calls/answer-members.generated.ts, the tools' reading of answers, is current (else: npm run client:generate)", async () => {
   const committed = readFileSync(ANSWER_MEMBERS_PATH, "utf8");
   expect(firstDifference(committed, await generateAnswerMembers())).toBeNull();
 }, 60_000);

@@ -4,8 +4,8 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { join, resolve } from "node:path";
-import { runConformance } from "../../src/conformance/run";
-import { type Emulator, startEmulator } from "../../src/programmatic";
+import { runConformance } from "../../tools/conformance/run";
+import { type Emulator, startEmulator } from "../../tools/helper/start-emulator";
 import { type DifferingServer, startDifferingServer } from "./differing-server";
 
 const ROOT = resolve(import.meta.dir, "../..");
@@ -67,7 +67,7 @@ describe("cleanup", () => {
     server = startDifferingServer(emulator.url, {
       holdOn: (method, path) => method === "GET" && path.endsWith("/installs") && !path.includes("ext_0000"),
     });
-    const proc = Bun.spawn([BUN, "cli/main.ts", "conformance", "--target", server.url], {
+    const proc = Bun.spawn([BUN, "tools/cli/main.ts", "conformance", "--target", server.url], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", EXT_API_KEY: emulator.apiKey },
       stdout: "pipe",

@@ -5,10 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import demo from "../../fixtures/demo.json" with { type: "json" };
-import { runConformance } from "../../src/conformance/run";
-import { RATE_LIMITS } from "../../src/conformance/spec";
-import type { RunReport } from "../../src/conformance/types";
-import { type Emulator, startEmulator } from "../../src/programmatic";
+import { runConformance } from "../../tools/conformance/run";
+import { RATE_LIMITS } from "../../tools/conformance/spec";
+import type { RunReport } from "../../tools/conformance/types";
+import { type Emulator, startEmulator } from "../../tools/helper/start-emulator";
 
 const READ_ONLY_KEY = demo.accounts[0]!.apiKeys.find((k) => !k.scopes.includes("*"))!.key;
 // The ids every run must report, whatever it skips: a check that silently vanished fails here.

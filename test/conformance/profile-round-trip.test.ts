@@ -7,12 +7,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:tes
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { startProxy } from "../../src/conformance/proxy";
-import { conforms, textReport } from "../../src/conformance/report";
-import { runConformance } from "../../src/conformance/run";
-import { readProfileFile } from "../../src/profile/load";
-import type { Profile } from "../../src/profile/model";
-import { type Emulator, startEmulator } from "../../src/programmatic";
+import { readProfileFile } from "../../server/profile/load";
+import type { Profile } from "../../server/profile/model";
+import { startProxy } from "../../tools/conformance/proxy";
+import { conforms, textReport } from "../../tools/conformance/report";
+import { runConformance } from "../../tools/conformance/run";
+import { type Emulator, startEmulator } from "../../tools/helper/start-emulator";
 import { cleanEnv } from "../helpers/clean-env";
 import { specClientRun } from "./spec-client";
 import { STAND_INS, type StandIn, startStandIn } from "./stand-ins";
@@ -107,7 +107,17 @@ describe("--profile: stale entries after the platform changes back", () => {
         "  STALE  GET /developer/v1/extensions/{id}/secrets 200: keys is sent as names: ext's name for it is keys (the target no longer answers so)",
       );
       const proc = Bun.spawn(
-        [BUN, "cli/main.ts", "conformance", "--target", standIn.url, "--profile", file, "--junit", join(dir, "j.xml")],
+        [
+          BUN,
+          "tools/cli/main.ts",
+          "conformance",
+          "--target",
+          standIn.url,
+          "--profile",
+          file,
+          "--junit",
+          join(dir, "j.xml"),
+        ],
         { cwd: ROOT, env: { ...cleanEnv(), EXT_API_KEY: upstream.apiKey }, stdout: "pipe", stderr: "pipe" },
       );
       const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);

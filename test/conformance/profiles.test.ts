@@ -6,10 +6,10 @@
  * cannot hold is reported as such and left out.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { runConformance } from "../../src/conformance/run";
-import type { RunReport } from "../../src/conformance/types";
-import type { Profile } from "../../src/profile/model";
-import { type Emulator, startEmulator } from "../../src/programmatic";
+import type { Profile } from "../../server/profile/model";
+import { runConformance } from "../../tools/conformance/run";
+import type { RunReport } from "../../tools/conformance/types";
+import { type Emulator, startEmulator } from "../../tools/helper/start-emulator";
 import { specClientRun } from "./spec-client";
 import { HOSTILE, SCRIPT, STAND_INS, type StandIn, startStandIn, UNEXPRESSIBLE } from "./stand-ins";
 

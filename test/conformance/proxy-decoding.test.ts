@@ -5,7 +5,7 @@
  */
 import { expect, test } from "bun:test";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
-import { decoded } from "../../src/conformance/proxy";
+import { decoded } from "../../tools/conformance/proxy";
 
 const BOMB = Buffer.alloc(64 * 1024 * 1024, 32); // 64 MiB of spaces: compresses to a few kilobytes
 const SMALL = Buffer.from('{"extensions":[]}');

@@ -8,9 +8,9 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createApiClient } from "../../client/index";
-import { startProxy } from "../../src/conformance/proxy";
-import { runConformance } from "../../src/conformance/run";
-import { type Emulator, startEmulator } from "../../src/programmatic";
+import { startProxy } from "../../tools/conformance/proxy";
+import { runConformance } from "../../tools/conformance/run";
+import { type Emulator, startEmulator } from "../../tools/helper/start-emulator";
 import { type DifferingServer, startDifferingServer } from "./differing-server";
 
 const ROOT = resolve(import.meta.dir, "../..");
@@ -234,7 +234,17 @@ test("the command: prints its address, writes the report, prints the summary on 
   });
   const file = join(mkdtempSync(join(tmpdir(), "ext-proxy-")), "report.json");
   const proc = Bun.spawn(
-    [BUN, "cli/main.ts", "proxy", "--upstream", `http://127.0.0.1:${upstream.port}`, "--port", "0", "--report", file],
+    [
+      BUN,
+      "tools/cli/main.ts",
+      "proxy",
+      "--upstream",
+      `http://127.0.0.1:${upstream.port}`,
+      "--port",
+      "0",
+      "--report",
+      file,
+    ],
     {
       cwd: ROOT,
       stdout: "pipe",

@@ -6,9 +6,9 @@
  */
 import { afterEach, expect, test } from "bun:test";
 import { join, resolve } from "node:path";
-import { textReport } from "../../src/conformance/report";
-import { runConformance } from "../../src/conformance/run";
-import { type Emulator, startEmulator } from "../../src/programmatic";
+import { textReport } from "../../tools/conformance/report";
+import { runConformance } from "../../tools/conformance/run";
+import { type Emulator, startEmulator } from "../../tools/helper/start-emulator";
 import { cleanEnv } from "../helpers/clean-env";
 import { type StandIn, startStandIn } from "./stand-ins";
 
@@ -59,7 +59,7 @@ test("a target already at its limit: exit 75 with the wait, and no extension cre
   emulator = await startEmulator({ rateLimits: true });
   await spendCreates(10);
   const before = (await emulator.client.GET(LIST)).data;
-  const proc = Bun.spawn([BUN, "cli/main.ts", "conformance", "--target", emulator.baseUrl], {
+  const proc = Bun.spawn([BUN, "tools/cli/main.ts", "conformance", "--target", emulator.baseUrl], {
     cwd: ROOT,
     env: { ...cleanEnv(), EXT_API_KEY: emulator.apiKey },
     stdout: "pipe",

@@ -3,7 +3,7 @@
  * taken at their word. Each step's outcome is recorded (a value, or how it failed), so its run against the
  * platform and against the profiled emulator can be compared step for step.
  */
-import { smallestBundle } from "../../src/conformance/bundle";
+import { smallestBundle } from "../../tools/conformance/bundle";
 
 const normal = (s: string) =>
   s.replace(/\b(ext|ver)_[0-9A-Za-z]{26}\b/g, "$1_<id>").replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, "<time>");

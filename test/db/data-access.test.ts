@@ -1,5 +1,5 @@
 /**
- * How the source reaches SQLite (the rule written at the top of src/db/database.ts): raw SQL on the
+ * How the source reaches SQLite (the rule written at the top of server/db/database.ts): raw SQL on the
  * connection only where drizzle cannot go, transactions only through the helpers that begin writes IMMEDIATE
  * and move the read caches' generation, and no SQLite file mapped into memory or read behind SQLite's back.
  */
@@ -15,39 +15,39 @@ function sourceFiles(dir: string): string[] {
     .map((e) => relative(ROOT, join(e.parentPath, e.name)));
 }
 
-const files = [...sourceFiles(join(ROOT, "src")), ...sourceFiles(join(ROOT, "cli"))];
+const files = ["server", "tools", "common"].flatMap((dir) => sourceFiles(join(ROOT, dir)));
 const offenders = (pattern: RegExp, allowed: string[]) =>
   files.filter((f) => !allowed.includes(f) && pattern.test(readFileSync(join(ROOT, f), "utf8")));
 
 test("the tree is read", () => {
-  expect(files).toContain("src/db/database.ts");
+  expect(files).toContain("server/db/database.ts");
   expect(files.length).toBeGreaterThan(50);
 });
 
 test("raw SQL on the connection only in the database module and the migration runner", () => {
   // runtime.ts closes the connection; that is no SQL.
   const sqlOnClient = /\$client\s*\.\s*(prepare|query|run|exec|transaction)\b/;
-  expect(offenders(sqlOnClient, ["src/db/database.ts", "src/db/migrations.ts"])).toEqual([]);
+  expect(offenders(sqlOnClient, ["server/db/database.ts", "server/db/migrations.ts"])).toEqual([]);
 });
 
 test("the SQLite driver itself only where raw SQL is allowed (a statement prepared on any handle, not only $client)", () => {
   const allowed = [
-    "src/db/database.ts",
-    "src/db/migrations.ts",
-    "src/db/generation.ts",
-    "src/data-dir-lock.ts",
-    "src/snapshots/store.ts",
+    "server/db/database.ts",
+    "server/db/migrations.ts",
+    "server/db/generation.ts",
+    "server/data-dir/lock.ts",
+    "server/resources/snapshots/store.ts",
   ];
   expect(offenders(/from\s+"bun:sqlite"/, allowed)).toEqual([]);
   expect(offenders(/\.prepare(<[^(]*>)?\(\s*["'`]/, allowed)).toEqual([]);
 });
 
 test("transactions only through db.write / db.writer / db.read", () => {
-  expect(offenders(/\.transaction\s*\(/, ["src/db/database.ts", "src/db/migrations.ts"])).toEqual([]);
+  expect(offenders(/\.transaction\s*\(/, ["server/db/database.ts", "server/db/migrations.ts"])).toEqual([]);
 });
 
 test("no SQLite file mapped into memory, and no server code that touches SQLite's -shm file", () => {
   expect(offenders(/\bmmap\b/, [])).toEqual([]);
   // The CLI's start-up check may test that the data directory's files can be written, before SQLite opens them.
-  expect(offenders(/-shm\b/, ["cli/lib/startup-errors.ts"])).toEqual([]);
+  expect(offenders(/-shm\b/, ["tools/cli/lib/startup-errors.ts"])).toEqual([]);
 });

@@ -1,6 +1,6 @@
 /**
- * The database generation behind the read caches (src/db/generation.ts) and the write helper that moves it
- * (`db.write`, src/db/database.ts), on a real WAL file and in memory: reads leave it alone, every write
+ * The database generation behind the read caches (server/db/generation.ts) and the write helper that moves it
+ * (`db.write`, server/db/database.ts), on a real WAL file and in memory: reads leave it alone, every write
  * transaction moves it once it has ended, a read inside a write transaction never matches, and a write
  * transaction begins IMMEDIATE, so a read at its start cannot lose the write lock to another connection.
  */
@@ -10,8 +10,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { count } from "drizzle-orm";
-import { type Db, openDatabase } from "../../src/db/database";
-import { accounts } from "../../src/db/schema";
+import { type Db, openDatabase } from "../../server/db/database";
+import { accounts } from "../../server/db/schema";
 
 const EPOCH = "2026-01-01T00:00:00.000Z";
 const insertAccount = (db: Db, id: string) => db.insert(accounts).values({ id, name: id, createdAt: EPOCH }).run();

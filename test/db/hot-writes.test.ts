@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { secrets } from "../../src/db/schema";
+import { secrets } from "../../server/db/schema";
 import { bundleDir, createExtension, uploadVersion } from "../helpers/bundles";
 import { expectEnvelope, OTHER_KEY, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 

@@ -9,8 +9,8 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sqlite";
-import { openDatabase } from "../../src/db/database";
-import { applyMigrations, embeddedMigrations, migrationMetas } from "../../src/db/migrations";
+import { openDatabase } from "../../server/db/database";
+import { applyMigrations, embeddedMigrations, migrationMetas } from "../../server/db/migrations";
 
 const DRIZZLE = join(import.meta.dir, "../../drizzle");
 const journal = JSON.parse(readFileSync(join(DRIZZLE, "meta/_journal.json"), "utf8")) as {

@@ -1,31 +1,31 @@
 /**
  * One writer per table: every INSERT of a table is in that table's writer — the one function the API's
- * services and the fixture/export loader both call (src/seed/loader.ts) — and each table has exactly one.
- * A version's status is set only by review's transitions (src/versions/review.ts). The check reads the source
- * of src/ and cli/ (drizzle's `.insert(table)` and raw `INSERT INTO`); it fails for an insert anywhere else,
+ * services and the fixture/export loader both call (server/seed/loader.ts) — and each table has exactly one.
+ * A version's status is set only by review's transitions (server/resources/versions/review.ts). The check reads the source
+ * of server/, tools/ and common/ (drizzle's `.insert(table)` and raw `INSERT INTO`); it fails for an insert anywhere else,
  * for a table without its writer, and for a writer that inserts twice.
  */
 import { expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { getTableName } from "drizzle-orm";
-import * as schema from "../../src/db/schema";
-import { TABLES_PARENTS_FIRST } from "../../src/db/schema";
+import * as schema from "../../server/db/schema";
+import { TABLES_PARENTS_FIRST } from "../../server/db/schema";
 
 const ROOT = join(import.meta.dir, "../..");
 
 /** Each table's writer. A new table gets its line here, and its one insert there. */
 const WRITERS: Record<string, string> = {
-  accounts: "src/accounts/writer.ts",
-  api_keys: "src/accounts/key-writer.ts",
-  team_members: "src/accounts/member-writer.ts",
-  account_overrides: "src/limits/overrides.ts",
-  extensions: "src/extensions/writer.ts",
-  extension_overrides: "src/limits/overrides.ts",
-  versions: "src/versions/writer.ts",
-  secrets: "src/secrets/service.ts",
-  install_counters: "src/installs/service.ts",
-  limit_requests: "src/limit-requests/service.ts",
+  accounts: "server/resources/accounts/writer.ts",
+  api_keys: "server/resources/accounts/key-writer.ts",
+  team_members: "server/resources/accounts/member-writer.ts",
+  account_overrides: "server/resources/limits/overrides.ts",
+  extensions: "server/resources/extensions/writer.ts",
+  extension_overrides: "server/resources/limits/overrides.ts",
+  versions: "server/resources/versions/writer.ts",
+  secrets: "server/resources/secrets/service.ts",
+  install_counters: "server/resources/installs/service.ts",
+  limit_requests: "server/resources/limit-requests/service.ts",
 };
 
 /**
@@ -33,8 +33,8 @@ const WRITERS: Record<string, string> = {
  * every row as it was stored (one statement for all tables, naming none; its rows were written by the writers).
  */
 const NOT_WRITERS: Record<string, RegExp> = {
-  "src/db/migrations.ts": /INSERT INTO "__drizzle_migrations"/,
-  "src/snapshots/store.ts": /INSERT INTO \$\{t\}/,
+  "server/db/migrations.ts": /INSERT INTO "__drizzle_migrations"/,
+  "server/resources/snapshots/store.ts": /INSERT INTO \$\{t\}/,
 };
 
 /** drizzle's table objects by the name the source uses for them (`apiKeys`), to their SQL name (`api_keys`). */
@@ -87,7 +87,7 @@ function sources(dir: string): { path: string; source: string }[] {
     .map((path) => ({ path, source: readFileSync(join(ROOT, path), "utf8") }));
 }
 
-const tree = [...sources("src"), ...sources("cli")];
+const tree = [...sources("server"), ...sources("tools"), ...sources("common")];
 
 test("every table has a writer, and every table of the schema is listed", () => {
   expect(Object.keys(WRITERS).sort()).toEqual(TABLES_PARENTS_FIRST.map((t): string => getTableName(t)).sort());
@@ -101,24 +101,30 @@ test("each table is inserted exactly once, by its writer", () => {
 
 test("a version's status is set only by review's transitions", () => {
   const updates = tree.filter((f) => /\.update\(\s*versions\s*\)|UPDATE\s+"?versions"?\s/i.test(f.source));
-  expect(updates.map((f) => f.path)).toEqual(["src/versions/review.ts"]);
+  expect(updates.map((f) => f.path)).toEqual(["server/resources/versions/review.ts"]);
 });
 
 test("the check can fail: an insert outside its writer, a second insert, a raw insert", () => {
   const files = [
-    { path: "src/accounts/key-writer.ts", source: "db.insert(apiKeys).values(row)" },
-    { path: "src/seed/loader.ts", source: "tx.insert(apiKeys).values(row); tx.insert(versions)" },
-    { path: "src/emulator/x.ts", source: 'db.$client.prepare("INSERT INTO secrets (a) VALUES (?)")' },
-    { path: "src/emulator/y.ts", source: "tx.insert(schema.limitRequests).values(row)" },
+    { path: "server/resources/accounts/key-writer.ts", source: "db.insert(apiKeys).values(row)" },
+    { path: "server/seed/loader.ts", source: "tx.insert(apiKeys).values(row); tx.insert(versions)" },
+    { path: "server/control-plane/x.ts", source: 'db.$client.prepare("INSERT INTO secrets (a) VALUES (?)")' },
+    { path: "server/control-plane/y.ts", source: "tx.insert(schema.limitRequests).values(row)" },
   ];
   const found = problems(insertsIn(files));
-  expect(found).toContain('src/seed/loader.ts: inserts into "api_keys" outside its writer src/accounts/key-writer.ts');
   expect(found).toContain(
-    'src/accounts/key-writer.ts: "api_keys" is inserted 2 times (its writer has exactly one insert)',
+    'server/seed/loader.ts: inserts into "api_keys" outside its writer server/resources/accounts/key-writer.ts',
   );
-  expect(found).toContain('src/emulator/x.ts: inserts into "secrets" outside its writer src/secrets/service.ts');
-  expect(found).toContain('src/seed/loader.ts: inserts into "versions" outside its writer src/versions/writer.ts');
   expect(found).toContain(
-    'src/emulator/y.ts: inserts into "limit_requests" outside its writer src/limit-requests/service.ts',
+    'server/resources/accounts/key-writer.ts: "api_keys" is inserted 2 times (its writer has exactly one insert)',
+  );
+  expect(found).toContain(
+    'server/control-plane/x.ts: inserts into "secrets" outside its writer server/resources/secrets/service.ts',
+  );
+  expect(found).toContain(
+    'server/seed/loader.ts: inserts into "versions" outside its writer server/resources/versions/writer.ts',
+  );
+  expect(found).toContain(
+    'server/control-plane/y.ts: inserts into "limit_requests" outside its writer server/resources/limit-requests/service.ts',
   );
 });

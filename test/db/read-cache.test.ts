@@ -1,7 +1,7 @@
-/** The read cache (src/db/read-cache.ts) against a generation the test moves by hand. */
+/** The read cache (server/db/read-cache.ts) against a generation the test moves by hand. */
 import { describe, expect, test } from "bun:test";
-import type { DbGeneration } from "../../src/db/generation";
-import { createReadCache } from "../../src/db/read-cache";
+import type { DbGeneration } from "../../server/db/generation";
+import { createReadCache } from "../../server/db/read-cache";
 
 function handGeneration() {
   let n = 1;

@@ -1,7 +1,7 @@
 /**
  * The database as the runtime opens it on a real file (a data directory, not memory mode): foreign keys on,
- * WAL journal, a 5 s busy timeout (src/db/database.ts) and synchronous NORMAL. And the committed
- * migrations in drizzle/ are what drizzle-kit would generate from src/db/schema.ts today: a schema edited
+ * WAL journal, a 5 s busy timeout (server/db/database.ts) and synchronous NORMAL. And the committed
+ * migrations in drizzle/ are what drizzle-kit would generate from server/db/schema.ts today: a schema edited
  * without `npm run db:generate` fails here.
  */
 
@@ -10,10 +10,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
-import { EmulatorClock } from "../../src/clock";
-import { parseServerConfig } from "../../src/config";
-import { createLogger } from "../../src/logger";
-import { createRuntime, type Runtime } from "../../src/runtime";
+import { EmulatorClock } from "../../server/base/clock";
+import { parseServerConfig } from "../../server/base/config";
+import { createLogger } from "../../server/base/logger";
+import { createRuntime, type Runtime } from "../../server/runtime/runtime";
 import { cleanEnv } from "../helpers/clean-env";
 
 const ROOT = resolve(import.meta.dir, "../..");
@@ -72,7 +72,7 @@ describe("database settings on a real file", () => {
   });
 });
 
-describe("committed migrations match src/db/schema.ts", () => {
+describe("committed migrations match server/db/schema.ts", () => {
   test("drizzle-kit generate, run on a copy of drizzle/, has nothing to add", () => {
     const out = mkdtempSync(join(tmpdir(), "ext-drizzle-check-"));
     try {
@@ -85,7 +85,7 @@ describe("committed migrations match src/db/schema.ts", () => {
           "--dialect",
           "sqlite",
           "--schema",
-          "./src/db/schema.ts",
+          "./server/db/schema.ts",
           "--out",
           relative(ROOT, out),
         ],

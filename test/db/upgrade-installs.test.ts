@@ -10,11 +10,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sqlite";
-import { EmulatorClock } from "../../src/clock";
-import { parseServerConfig } from "../../src/config";
-import { migrationMetas } from "../../src/db/migrations";
-import { createLogger } from "../../src/logger";
-import { createRuntime } from "../../src/runtime";
+import { EmulatorClock } from "../../server/base/clock";
+import { parseServerConfig } from "../../server/base/config";
+import { createLogger } from "../../server/base/logger";
+import { migrationMetas } from "../../server/db/migrations";
+import { createRuntime } from "../../server/runtime/runtime";
 
 const dataDir = mkdtempSync(join(tmpdir(), "ext-upgrade-installs-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));

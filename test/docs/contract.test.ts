@@ -11,8 +11,8 @@ import { API_PREFIX, DEPLOY_LIMITS_PREFIX } from "../../common/addresses";
 import { JSON_BODY_MAX_BYTES } from "../../common/api-rules";
 import { audioHeader } from "../../scripts/lib/archive-writer";
 import { validEntries } from "../../scripts/lib/samples";
-import { MAX_REQUEST_STREAMS, openRequestStreams } from "../../src/emulator/request-stream";
-import { SNAPSHOTS_MAX } from "../../src/snapshots/store";
+import { MAX_REQUEST_STREAMS, openRequestStreams } from "../../server/control-plane/request-stream";
+import { SNAPSHOTS_MAX } from "../../server/resources/snapshots/store";
 import { type BundleDir, bundleDir } from "../helpers/bundles";
 import {
   baseFixture,
@@ -508,7 +508,7 @@ describe("every route, every documented status, against /openapi.json", () => {
         await expectStatus(404, method, pathOf(o), jsonBody);
       }
       if (documented.includes(400)) {
-        // A parameter that cannot be decoded (src/http/path-encoding.ts).
+        // A parameter that cannot be decoded (server/http/path-encoding.ts).
         await expectStatus(400, method, o.template.replace(/\{[^}]+\}/g, "%FF"), jsonBody);
       }
       if (documented.includes(415) && !observed.get(o.operationId)?.has(415)) {

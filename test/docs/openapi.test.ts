@@ -7,10 +7,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Ajv2020 from "ajv/dist/2020";
 import { API_PREFIX, DEPLOY_LIMITS_PREFIX } from "../../common/addresses";
-import { createApp, everyRoute } from "../../src/app";
-import { documentation } from "../../src/docs/openapi";
-import { ERROR_EXAMPLES, type ErrorCode, statusOf } from "../../src/errors/codes";
-import { SOUND_MEDIA_TYPES } from "../../src/versions/admin-model";
+import { documentation } from "../../server/docs/openapi";
+import { ERROR_EXAMPLES, type ErrorCode, statusOf } from "../../server/errors/codes";
+import { SOUND_MEDIA_TYPES } from "../../server/resources/versions/admin-model";
+import { createApp, everyRoute } from "../../server/start/app";
 import { createExtension } from "../helpers/bundles";
 import { errorOf, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
@@ -462,10 +462,10 @@ describe("integers as the document types them", () => {
 
 describe("error codes", () => {
   test("every code the catalog can answer with has its example, of the same status", async () => {
-    // The catalogue (src/errors/catalog.ts) is made of these files' messages.
+    // The catalogue (server/errors/catalog.ts) is made of these files' messages.
     const files = ["message-parts", "request-errors", "resource-errors", "control-errors"];
     const sources = await Promise.all(
-      files.map((f) => Bun.file(new URL(`../../src/errors/${f}.ts`, import.meta.url)).text()),
+      files.map((f) => Bun.file(new URL(`../../server/errors/${f}.ts`, import.meta.url)).text()),
     );
     const source = sources.join("\n");
     const declared = [...source.matchAll(/new ApiError\(\s*(\d{3}),\s*"([a-z_]+)"/g)].map(

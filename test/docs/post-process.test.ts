@@ -1,6 +1,6 @@
 /** The post-processing of the generated document, on small documents made here. */
 import { describe, expect, test } from "bun:test";
-import { DocumentError, postProcessDocument } from "../../src/docs/post-process";
+import { DocumentError, postProcessDocument } from "../../server/docs/post-process";
 
 const Thing = { $id: "#/components/schemas/Thing", type: "object", properties: { n: { type: "integer" } } };
 const ok = (schema: unknown) => ({ description: "ok", content: { "application/json": { schema } } });

@@ -3,7 +3,7 @@
  * --open-control-plane (loopback only); developer keys never.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { ConfigError, parseServerConfig } from "../../src/config";
+import { ConfigError, parseServerConfig } from "../../server/base/config";
 import {
   DEMO_KEY,
   expectEnvelope,

@@ -1,6 +1,6 @@
 /** The clock's reported state reads the machine's time once, so a running clock's offset is exact. */
 import { expect, test } from "bun:test";
-import { EmulatorClock } from "../../src/clock";
+import { EmulatorClock } from "../../server/base/clock";
 
 test("a running clock at real time reports an offset of 0 even when the machine's time ticks between reads", () => {
   let ms = 1_800_000_000_000;

@@ -9,14 +9,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Elysia } from "elysia";
 import { LOGIN_CODE_TTL_MS } from "../../common/dashboard-links";
-import { checkServerProof, serverProof } from "../../src/auth/server-proof";
-import { dashboardLogin } from "../../src/dashboard/login";
-import type { ControlPlane } from "../../src/emulator/control";
-import { createDashboardSessions } from "../../src/emulator/dashboard-session";
-import { controlPlaneRoutes } from "../../src/emulator/routes";
-import { errorHandler } from "../../src/errors/handler";
-import { answers } from "../../src/http/request-context";
-import { createLogger } from "../../src/logger";
+import { checkServerProof, serverProof } from "../../common/server-proof-hmac";
+import { createLogger } from "../../server/base/logger";
+import { controlPlaneRoutes } from "../../server/control-plane/routes";
+import { dashboardLogin } from "../../server/dashboard/login";
+import { errorHandler } from "../../server/errors/handler";
+import { answers } from "../../server/http/request-context";
+import type { ControlPlane } from "../../server/runtime/control-state/control";
+import { createDashboardSessions } from "../../server/runtime/control-state/dashboard-session";
 import {
   dashboardSession,
   expectEnvelope,

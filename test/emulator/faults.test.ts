@@ -1,8 +1,8 @@
 /** POST/GET/DELETE /_emulator/faults and GET/DELETE /_emulator/requests. */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import type { FaultRuleInput } from "../../client";
-import { normalizePattern } from "../../src/emulator/fault-injector";
-import { compilePattern } from "../../src/http/route-table";
+import { compilePattern } from "../../server/http/route-table";
+import { normalizePattern } from "../../server/runtime/control-state/fault-injector";
 import {
   answerOf,
   DEMO_KEY,

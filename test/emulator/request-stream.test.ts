@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect, type Socket } from "node:net";
-import { MAX_QUEUED_BYTES, MAX_REQUEST_STREAMS, openRequestStreams } from "../../src/emulator/request-stream";
+import { MAX_QUEUED_BYTES, MAX_REQUEST_STREAMS, openRequestStreams } from "../../server/control-plane/request-stream";
 import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
 let emu: TestEmulator;

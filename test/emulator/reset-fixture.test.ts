@@ -7,12 +7,12 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { EmulatorClock } from "../../src/clock";
-import { parseServerConfig } from "../../src/config";
-import { emulatorState, resetEmulator } from "../../src/emulator/reset";
-import { createLogger } from "../../src/logger";
-import { createRuntime, type Runtime } from "../../src/runtime";
-import type { Fixture, SeedReport } from "../../src/seed/model";
+import { EmulatorClock } from "../../server/base/clock";
+import { parseServerConfig } from "../../server/base/config";
+import { createLogger } from "../../server/base/logger";
+import { emulatorState, resetEmulator } from "../../server/control-plane/reset";
+import { createRuntime, type Runtime } from "../../server/runtime/runtime";
+import type { Fixture, SeedReport } from "../../server/seed/model";
 
 const fixture: Fixture = {
   accounts: [

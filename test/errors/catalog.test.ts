@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { BUNDLE_DETAILS_MAX, ERROR_AREAS, errors, NAME_ECHO_MAX } from "../../src/errors/catalog";
+import { BUNDLE_DETAILS_MAX, ERROR_AREAS, errors, NAME_ECHO_MAX } from "../../server/errors/catalog";
 
 test("the catalogue's areas name each error once: merging them hides none", () => {
   const names = ERROR_AREAS.flatMap((area) => Object.keys(area));

@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Elysia, t } from "elysia";
-import { errors } from "../../src/errors/catalog";
-import { errorHandler } from "../../src/errors/handler";
-import { createLogger } from "../../src/logger";
+import { createLogger } from "../../server/base/logger";
+import { errors } from "../../server/errors/catalog";
+import { errorHandler } from "../../server/errors/handler";
 import {
   DEMO_KEY,
   errorOf,

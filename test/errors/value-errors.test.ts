@@ -2,7 +2,7 @@
 import { expect, test } from "bun:test";
 import { Value } from "@sinclair/typebox/value";
 import { t } from "elysia";
-import { problemOf } from "../../src/errors/value-errors";
+import { problemOf } from "../../server/errors/value-errors";
 
 const first = (schema: Parameters<typeof Value.Errors>[0], value: unknown) =>
   problemOf([...Value.Errors(schema, value)][0]!);

@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readExportArchive } from "../../src/exports/archive";
+import { readExportArchive } from "../../server/exports/archive";
 import { tarOf } from "../helpers/tar-entries";
 
 const dir = mkdtempSync(join(tmpdir(), "ext-archive-refusals-"));

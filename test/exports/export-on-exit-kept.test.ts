@@ -6,11 +6,11 @@ import { afterAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { EmulatorClock } from "../../src/clock";
-import { parseServerConfig } from "../../src/config";
-import { createLogger } from "../../src/logger";
-import { demoFixture } from "../../src/seed/demo";
-import { startServer } from "../../src/server";
+import { EmulatorClock } from "../../server/base/clock";
+import { parseServerConfig } from "../../server/base/config";
+import { createLogger } from "../../server/base/logger";
+import { demoFixture } from "../../server/seed/demo";
+import { startServer } from "../../server/start/server";
 
 const work = mkdtempSync(join(tmpdir(), "ext-export-kept-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

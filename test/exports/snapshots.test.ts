@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Emulator, startEmulator } from "../../src/programmatic";
+import { type Emulator, startEmulator } from "../../tools/helper/start-emulator";
 import { bundleDir, createExtension, uploadVersion } from "../helpers/bundles";
 import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, writeFileSync } from "node:fs";
 import { eq } from "drizzle-orm";
 import type { ExtensionCreate, ExtensionUpdate } from "../../client";
-import { extensionOverrides, extensions, installCounters, secrets, versions } from "../../src/db/schema";
-import { newId } from "../../src/ids";
+import { newId } from "../../server/base/ids";
+import { extensionOverrides, extensions, installCounters, secrets, versions } from "../../server/db/schema";
 import {
   baseFixture,
   DEMO_KEY,
@@ -238,7 +238,7 @@ describe("GET /extensions", () => {
     expect((await named())?.status).toBe("approved");
   });
 
-  // The other cached reads (src/db/read-cache.ts) hold to the same rule: each row writes what its read shows.
+  // The other cached reads (server/db/read-cache.ts) hold to the same rule: each row writes what its read shows.
   const EPOCH = "2026-01-01T00:00:00.000Z";
   const cachedReads = [
     {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { SLUG_MAX, slugify, uniqueSlug } from "../../src/extensions/slug";
+import { SLUG_MAX, slugify, uniqueSlug } from "../../server/resources/extensions/slug";
 
 describe("slugify", () => {
   test("lowercases and folds accents", () => {

@@ -15,14 +15,14 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writ
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
-import { readExportArchive } from "../../src/exports/archive";
-import { exportState } from "../../src/exports/document";
+import { readExportArchive } from "../../server/exports/archive";
+import { exportState } from "../../server/exports/document";
 import { bundleDir, createExtension, uploadVersion } from "../helpers/bundles";
 import { startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { givenButNotKept, stateProblems } from "../seed/invariants";
 import { createLoaders, LOADERS, type Loaders, type Outcome, type Source } from "../seed/loaders";
 
-// Test files may read the environment (the rule is for src/ and cli/): this is how `npm run fuzz` steers it.
+// Test files may read the environment (the rule is for server/ and tools/): this is how `npm run fuzz` steers it.
 const SEED = Number(process.env.EXT_FUZZ_SEED ?? 0x46);
 const RUNS = Number(process.env.EXT_FUZZ_RUNS ?? 40);
 const TIMEOUT_MS = Math.max(300_000, RUNS * 10_000);

@@ -14,8 +14,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
-import { everyRoute } from "../../src/app";
-import { isDeveloperApiPath } from "../../src/http/paths";
+import { isDeveloperApiPath } from "../../server/http/paths";
+import { everyRoute } from "../../server/start/app";
 import { bundleDir, uploadVersion } from "../helpers/bundles";
 import {
   assertNoSecretValue,
@@ -32,7 +32,7 @@ import { OpenApiContract } from "../helpers/openapi-contract";
 import { type FuzzRequest, type FuzzRoute, type Pools, requestArb } from "./requests";
 import { isHostileConstant } from "./schema-arbitrary";
 
-// Test files may read the environment (the rule is for src/ and cli/): this is how `npm run fuzz` steers it.
+// Test files may read the environment (the rule is for server/ and tools/): this is how `npm run fuzz` steers it.
 const SEED = Number(process.env.EXT_FUZZ_SEED ?? 0x12b);
 const RUNS = Number(process.env.EXT_FUZZ_RUNS ?? 30);
 const PATH = process.env.EXT_FUZZ_PATH || undefined;

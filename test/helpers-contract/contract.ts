@@ -1,6 +1,6 @@
 /**
  * One test of the `Emulator` interface, type-checked (tsc --strict) and run against BOTH helpers: "emulator-helper"
- * resolves to the Bun helper (src/programmatic.ts) or to the built Node package (its declarations and its
+ * resolves to the Bun helper (tools/helper/start-emulator.ts) or to the built Node package (its declarations and its
  * bundle), by tsconfig paths and by the runner in helpers-contract.slow.test.ts. The @ts-expect-error lines
  * prove the types refuse a misspelt field and an unknown API path: an unused one fails the type check.
  */

@@ -7,9 +7,9 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { writeExportDir } from "../../src/exports/archive";
-import { exportState } from "../../src/exports/document";
-import { startEmulator } from "../../src/programmatic";
+import { writeExportDir } from "../../server/exports/archive";
+import { exportState } from "../../server/exports/document";
+import { startEmulator } from "../../tools/helper/start-emulator";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv } from "../binary/helpers";
 import { sharedNodeHelper } from "../helpers/build-cache";
 
@@ -121,7 +121,7 @@ test("the contract type-checks against the Bun helper's types in `npm run typech
   // a second tsc here would load the whole server's types again for nothing.
   const root = JSON.parse(readFileSync(join(ROOT, "tsconfig.json"), "utf8"));
   expect(root.compilerOptions.strict).toBe(true);
-  expect(root.compilerOptions.paths["emulator-helper"]).toEqual(["./src/programmatic.ts"]);
+  expect(root.compilerOptions.paths["emulator-helper"]).toEqual(["./tools/helper/start-emulator.ts"]);
   expect(root.include).toContain("test");
   expect(root.exclude ?? []).toEqual([]);
 });

@@ -1,7 +1,7 @@
 import { lstatSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { processAlive } from "../../src/data-dir-lock";
+import { processAlive } from "../../server/data-dir/lock";
 
 const UID = typeof process.getuid === "function" ? process.getuid() : null;
 /** `ext-test-spawn-<uid>-<pid>-…`: one parent per test process, named with its owner and its PID. */

@@ -8,11 +8,11 @@ import { join } from "node:path";
 import type { Middleware } from "openapi-fetch";
 import { type AdminClient, type ApiClient, createAdminClient, createApiClient, type ErrorDetail } from "../../client";
 import { sessionInRedirect } from "../../common/dashboard-links";
-import { EmulatorClock } from "../../src/clock";
-import { parseServerConfig, type ServerConfig } from "../../src/config";
-import { createLogger } from "../../src/logger";
-import type { Fixture } from "../../src/seed/model";
-import { type RunningEmulator, startServer } from "../../src/server";
+import { EmulatorClock } from "../../server/base/clock";
+import { parseServerConfig, type ServerConfig } from "../../server/base/config";
+import { createLogger } from "../../server/base/logger";
+import type { Fixture } from "../../server/seed/model";
+import { type RunningEmulator, startServer } from "../../server/start/server";
 
 export const DEMO_KEY = "ext_test_key_all_scopes_0123456789abcdef";
 export const READ_KEY = "ext_test_key_read_only_0123456789abcdefg";

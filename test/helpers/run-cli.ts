@@ -1,10 +1,10 @@
-/** The CLI from source as a subprocess (`bun cli/main.ts …`), with an environment of PATH and HOME only. */
+/** The CLI from source as a subprocess (`bun tools/cli/main.ts …`), with an environment of PATH and HOME only. */
 import { join, resolve } from "node:path";
 import { cleanEnv } from "./clean-env";
 
 const ROOT = resolve(import.meta.dir, "../..");
 export const BUN = join(ROOT, "node_modules/.bin/bun");
-export const CLI_MAIN = join(ROOT, "cli/main.ts");
+export const CLI_MAIN = join(ROOT, "tools/cli/main.ts");
 
 export interface CliResult {
   code: number;

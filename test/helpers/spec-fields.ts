@@ -13,7 +13,7 @@ import {
   INSTALLS,
   VERSION,
   VERSION_SUBMITTED,
-} from "../../src/conformance/spec";
+} from "../../tools/conformance/spec";
 
 /** §7: the code each of these statuses carries. 404 may be a more specific `*_not_found`. */
 const CODE_OF_STATUS: Record<number, RegExp> = {

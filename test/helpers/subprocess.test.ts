@@ -4,7 +4,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readServerFile } from "../../src/server-file";
+import { readServerFile } from "../../common/server-file";
 import { baseFixture } from "./emulator";
 import { spawnServer, writeFixture } from "./subprocess";
 

@@ -1,9 +1,9 @@
-/** Runs the emulator as a real subprocess (`bun cli/main.ts serve`), for memory and crash tests. */
+/** Runs the emulator as a real subprocess (`bun tools/cli/main.ts serve`), for memory and crash tests. */
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
-import type { Fixture } from "../../src/seed/model";
+import type { Fixture } from "../../server/seed/model";
 import { cleanEnv } from "./clean-env";
 
 const ROOT = resolve(import.meta.dir, "../..");
@@ -37,7 +37,7 @@ export async function spawnServer(
   const proc = Bun.spawn(
     [
       join(ROOT, "node_modules/.bin/bun"),
-      "cli/main.ts",
+      "tools/cli/main.ts",
       "serve",
       "--port",
       "0",

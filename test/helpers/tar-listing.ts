@@ -3,8 +3,8 @@
  * reading (paths without a trailing slash, types, sizes), for the differential test. Both tools are on every
  * machine that runs the suite; a tool that stops with an error keeps what it listed before it.
  */
-import { DEFAULT_BUNDLE_LIMITS } from "../../src/bundles/bundle-limits";
-import { type InspectionResult, inspectBundle } from "../../src/bundles/inspect";
+import { DEFAULT_BUNDLE_LIMITS } from "../../server/bundles/bundle-limits";
+import { type InspectionResult, inspectBundle } from "../../server/bundles/inspect";
 
 export interface Listed {
   path: string;

@@ -1,12 +1,12 @@
 /**
  * The app is built with the developer API only; the control plane, the dashboard and the docs are parts built by
- * their first request, each owning part of the URL space (src/app.ts). Every route of every part must lie in a
+ * their first request, each owning part of the URL space (server/start/app.ts). Every route of every part must lie in a
  * space the app hands to its part: a route added to a part outside them would answer 404 for ever.
  */
 import { expect, test } from "bun:test";
-import { createApp, everyRoute } from "../../src/app";
-import { documentRuntime } from "../../src/docs/document";
-import { compilePattern } from "../../src/http/route-table";
+import { compilePattern } from "../../server/http/route-table";
+import { createApp, everyRoute } from "../../server/start/app";
+import { documentRuntime } from "../../server/start/document";
 
 /** A route path with each parameter given a value: `/ui/:file` → `/ui/x`. */
 const concrete = (path: string) => path.replace(/:[^/]+/g, "x");

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Fixture } from "../../src/seed/model";
+import type { Fixture } from "../../server/seed/model";
 import {
   baseFixture,
   DEMO_KEY,

@@ -96,7 +96,7 @@ describe("a rebinding page on a loopback bind", () => {
       const res = await withHost(host);
       expect({ host, status: res.status }).toEqual({ host, status: 403 });
     }
-    // No name at all is not a request this server can place: refused before the Host check (src/http/request-url.ts).
+    // No name at all is not a request this server can place: refused before the Host check (server/http/request-url.ts).
     expectEnvelope(await withHost(""), 400, "bad_request");
   });
 

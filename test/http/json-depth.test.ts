@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ValidationError } from "elysia";
-import { everyRoute } from "../../src/app";
-import { DETAILS_MAX } from "../../src/errors/catalog";
-import { JSON_DEPTH_MAX } from "../../src/http/json-shape";
+import { JSON_DEPTH_MAX } from "../../common/json/json-shape";
+import { DETAILS_MAX } from "../../server/errors/catalog";
+import { everyRoute } from "../../server/start/app";
 import { createExtension } from "../helpers/bundles";
 import {
   DEMO_KEY,

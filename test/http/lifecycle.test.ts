@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DEMO_KEY, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
-const SRC = resolve(import.meta.dir, "../../src");
+const SRC = resolve(import.meta.dir, "../../server");
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -16,7 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => stopTestEmulator(emu));
 
-test("no source file under src/ calls Elysia's private .wrap", () => {
+test("no source file under server/ calls Elysia's private .wrap", () => {
   const offenders = (readdirSync(SRC, { recursive: true }) as string[])
     .filter((f) => f.endsWith(".ts"))
     .filter((f) => /\.wrap\(/.test(readFileSync(join(SRC, f), "utf8")));

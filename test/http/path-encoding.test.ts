@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { CONTROL_PREFIX } from "../../common/addresses";
-import { everyRoute } from "../../src/app";
-import { isWellFormedPath } from "../../src/http/path-encoding";
+import { isWellFormedPath } from "../../server/http/path-encoding";
+import { everyRoute } from "../../server/start/app";
 import {
   DEMO_KEY,
   documentOperations,

@@ -6,9 +6,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Value } from "@sinclair/typebox/value";
 import { characterCount } from "../../common/text/text-length";
-import { Manifest } from "../../src/bundles/manifest";
-import { FixtureError } from "../../src/seed/fixture-error";
-import { validateFixture } from "../../src/seed/validate";
+import { Manifest } from "../../server/bundles/manifest";
+import { FixtureError } from "../../server/seed/fixture-error";
+import { validateFixture } from "../../server/seed/validate";
 import { checkField } from "../../ui/src/field-rules";
 import { createExtension } from "../helpers/bundles";
 import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { installCounters, versions } from "../../src/db/schema";
+import { installCounters, versions } from "../../server/db/schema";
 import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { newExtension as createExtension, addVersion as insertVersion, installCalls, ok } from "./version-rows";
 

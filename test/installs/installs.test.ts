@@ -4,7 +4,7 @@
  * inserted as rows directly, so these tests do not depend on the versions API.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { accountOverrides, extensionOverrides } from "../../src/db/schema";
+import { accountOverrides, extensionOverrides } from "../../server/db/schema";
 import {
   DEMO_KEY,
   expectEnvelope,

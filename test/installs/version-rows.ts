@@ -3,8 +3,8 @@
  * directly (as review would leave them), so these tests do not depend on the versions API.
  */
 import { expect } from "bun:test";
-import { versions } from "../../src/db/schema";
-import type { VersionStatus } from "../../src/versions/model";
+import { versions } from "../../server/db/schema";
+import type { VersionStatus } from "../../server/resources/versions/model";
 import { DEMO_KEY, type TestEmulator } from "../helpers/emulator";
 
 let seq = 0;

@@ -1,12 +1,12 @@
 /**
  * The limits catalogue against the spec's section 8, value by value. The expectations below are copied
  * by hand from /work/shared/spec/developer-api.md (section 8, "Per-account limits" to "Hard limits"), in the
- * spec's own words ("100 MB", "5 minutes"), not read from src/limits/catalog.ts: a wrong default or hard
+ * spec's own words ("100 MB", "5 minutes"), not read from common/limits-catalog.ts: a wrong default or hard
  * maximum in the catalogue fails here. (test/limits/routes.test.ts checks the endpoint serves the catalogue.)
  * Sizes: the emulator counts MB and KB in powers of 1024.
  */
 import { describe, expect, test } from "bun:test";
-import { LIMITS as CATALOGUE, type LimitDefinition } from "../../src/limits/catalog";
+import { LIMITS as CATALOGUE, type LimitDefinition } from "../../common/limits-catalog";
 
 const LIMITS: readonly LimitDefinition[] = CATALOGUE;
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { LIMITS } from "../../common/limits-catalog";
 import { validEntries } from "../../scripts/lib/samples";
-import { DEFAULT_BUNDLE_LIMITS } from "../../src/bundles/bundle-limits";
-import { parseLimitsBody } from "../../src/deploy/limits";
-import { LIMITS } from "../../src/limits/catalog";
-import type { Fixture } from "../../src/seed/model";
+import { DEFAULT_BUNDLE_LIMITS } from "../../server/bundles/bundle-limits";
+import type { Fixture } from "../../server/seed/model";
+import { parseLimitsBody } from "../../tools/deploy/limits";
 import { bundleDir, uploadVersion } from "../helpers/bundles";
 import {
   baseFixture,

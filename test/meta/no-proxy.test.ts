@@ -1,14 +1,14 @@
 /**
  * No `new Proxy(` in shipped code: a Proxy hides what an object holds and what a call does behind traps,
  * which makes the code slow to read and to change. A plain object, or a small typed stub, says the same
- * plainly. This scans the source folders (src/ first) for the constructor call.
+ * plainly. This scans the source folders (server/ first) for the constructor call.
  */
 import { expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 const ROOT = resolve(import.meta.dir, "../..");
-const SOURCE_DIRS = ["src", "client", "cli", "ui", "packaging", "examples"];
+const SOURCE_DIRS = ["server", "tools", "common", "client", "ui", "packaging", "examples"];
 const SOURCE_FILE = /\.(ts|tsx|js|mjs|cjs)$/;
 
 /** Each source file under `dir` (relative to the repository), node_modules left out. */
@@ -32,9 +32,9 @@ export function proxyConstructions(files: string[]): string[] {
   return found;
 }
 
-test("the scan sees src/ (an empty list would prove nothing)", () => {
-  const files = sourceFiles("src");
-  expect(files).toContain("src/docs/document.ts");
+test("the scan sees server/ (an empty list would prove nothing)", () => {
+  const files = sourceFiles("server");
+  expect(files).toContain("server/start/document.ts");
   expect(files.length).toBeGreaterThan(50);
 });
 

@@ -1,7 +1,7 @@
 /**
- * The tools call a server one way: through src/calls/transport.ts, which proves a server on each connection
+ * The tools call a server one way: through tools/calls/transport.ts, which proves a server on each connection
  * before it carries a credential, times every request and follows no redirect (both helpers send through it
- * too: src/calls/helper-transport.ts). `fetch` pools connections out of sight: a poll once sent
+ * too: tools/calls/helper-transport.ts). `fetch` pools connections out of sight: a poll once sent
  * `ext deploy --wait`'s key to whoever took a stopped server's port. This fails when a module of the tools
  * calls `fetch` itself, opens sockets or HTTP requests of its own, or makes a typed client without giving it
  * the transport's fetch.
@@ -18,11 +18,11 @@ const CLIENT_MAKERS = new Set(["createApiClient", "createAdminClient", "createCl
 /** Where a transport lives, each with why; an entry that no longer matches anything fails the test. */
 const TRANSPORTS: { file: string; what: string; why: string }[] = [
   {
-    file: "src/calls/plain-transport.ts",
+    file: "tools/calls/plain-transport.ts",
     what: "fetch",
     why: "the one transport: its path for servers it cannot prove",
   },
-  { file: "src/calls/http1-connection.ts", what: "node:net", why: "the one transport's own connections" },
+  { file: "tools/calls/http1-connection.ts", what: "node:net", why: "the one transport's own connections" },
 ];
 
 export function strayCalls(calls: Call[], imports: Import[]): string[] {
@@ -64,8 +64,8 @@ test("the check finds a fetch of its own, a socket or request of its own, and a 
 
 test("no module of the tools calls a server but through the one transport", () => {
   const files = sourceFiles(TOOLS);
-  expect(files).toContain("src/calls/plain-transport.ts");
-  expect(files).toContain("cli/commands/health.ts");
+  expect(files).toContain("tools/calls/plain-transport.ts");
+  expect(files).toContain("tools/cli/commands/health.ts");
   const found = files.flatMap((file) => strayCalls(callsIn(file), importsIn(file)));
   expect(found.filter((l) => !allowed(l))).toEqual([]);
   const stale = TRANSPORTS.filter((t) => !found.some((l) => l.startsWith(`${t.file}:`) && l.endsWith(` ${t.what}`)));

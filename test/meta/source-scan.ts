@@ -11,21 +11,11 @@ export const ROOT = resolve(import.meta.dir, "../..");
 const SOURCE_FILE = /\.(ts|tsx|js|mjs|cjs)$/;
 
 /**
- * The tools' modules, which the project checks hold to the one writer and the one transport: the CLI, the
- * client, the npm package (the Node helper), the call layer, the parity tools, the deploy core and the
- * bundles it packs, and the Bun helper.
+ * The tools' modules, which the project checks hold to the one writer and the one transport: tools/ (the CLI,
+ * the call layer, the deploy core and the bundles it packs, the parity tools, the Bun helper), the client, what
+ * both sides share (common/) and the npm package (the Node helper).
  */
-export const TOOLS = [
-  "cli",
-  "client",
-  "packaging",
-  "src/calls",
-  "src/conformance",
-  "src/deploy",
-  "src/bundles",
-  "src/programmatic.ts",
-  "src/programmatic-deploy.ts",
-];
+export const TOOLS = ["tools", "client", "common", "packaging"];
 
 /** The source files under each path (a folder or a file), relative to the repository, node_modules left out. */
 export function sourceFiles(paths: string[]): string[] {

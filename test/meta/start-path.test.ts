@@ -2,7 +2,7 @@
  * What `ext serve` loads before it listens: the modules its entry reaches through static imports. Packages a
  * start never uses (the archive reader and writer, the multipart parser, gzip, the OpenAPI generator, the docs
  * UI) are loaded by the first request that needs them, so they must stay behind a dynamic import; so must the
- * parts of the app built on first use (src/app.ts): the control plane, the dashboard and the docs.
+ * parts of the app built on first use (server/start/app.ts): the control plane, the dashboard and the docs.
  */
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
@@ -45,7 +45,7 @@ const NOT_AT_START = [
 ];
 
 test("ext serve reaches none of the packages only some requests use through a static import", () => {
-  const reached = staticReach(join(ROOT, "cli/commands/serve.ts"));
+  const reached = staticReach(join(ROOT, "tools/cli/commands/serve.ts"));
   // The walk itself works: the server's own packages are reached.
   expect(reached.has("elysia")).toBe(true);
   expect(reached.has("drizzle-orm/bun-sqlite")).toBe(true);
@@ -53,13 +53,13 @@ test("ext serve reaches none of the packages only some requests use through a st
   expect(found).toEqual([]);
 });
 
-const PARTS_ON_FIRST_USE = ["src/emulator/routes.ts", "src/dashboard/routes.ts", "src/docs/openapi.ts"];
+const PARTS_ON_FIRST_USE = ["server/control-plane/routes.ts", "server/dashboard/routes.ts", "server/docs/openapi.ts"];
 
 test("ext serve reaches none of the app's parts built on first use through a static import", () => {
-  staticReach(join(ROOT, "cli/commands/serve.ts"));
+  staticReach(join(ROOT, "tools/cli/commands/serve.ts"));
   const files = [...seen].map((file) => file.slice(ROOT.length + 1));
   // The walk itself works: the app and its developer API are reached.
-  expect(files).toContain("src/app.ts");
-  expect(files).toContain("src/extensions/routes.ts");
+  expect(files).toContain("server/start/app.ts");
+  expect(files).toContain("server/resources/extensions/routes.ts");
   expect(PARTS_ON_FIRST_USE.filter((part) => files.includes(part))).toEqual([]);
 });

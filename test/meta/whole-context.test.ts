@@ -4,7 +4,7 @@
  * check(context)`) — or reads `cookie` or `headers` — makes it prepare every field, a cookie jar and a copy of
  * the headers included, for every route of the app, and sends every answer down its slow path (one such line
  * halved the list's throughput). So every function handed to Elysia here destructures what it reads, and
- * never `cookie` or `headers`: a static check of src/, through TypeScript's own parser.
+ * never `cookie` or `headers`: a static check of server/, through TypeScript's own parser.
  */
 import { expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
@@ -160,10 +160,10 @@ test("the check sees a hook that hands its context on, one that keeps the rest, 
   ).toEqual([]);
 });
 
-test("no hook or handler in src/ takes the whole context, keeps the rest of it, or reads cookie or headers", () => {
-  const files = readdirSync(join(ROOT, "src"), { recursive: true, encoding: "utf8" })
+test("no hook or handler in server/ takes the whole context, keeps the rest of it, or reads cookie or headers", () => {
+  const files = readdirSync(join(ROOT, "server"), { recursive: true, encoding: "utf8" })
     .filter((f) => f.endsWith(".ts"))
-    .map((f) => ({ name: `src/${f}`, text: readFileSync(join(ROOT, "src", f), "utf8") }));
+    .map((f) => ({ name: `server/${f}`, text: readFileSync(join(ROOT, "server", f), "utf8") }));
   expect(files.length).toBeGreaterThan(100);
   expect(wholeContextHandlers(files)).toEqual([]);
 });

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { serverProof } from "../../src/auth/server-proof";
-import { connectEmulator } from "../../src/programmatic";
+import { serverProof } from "../../common/server-proof-hmac";
+import { connectEmulator } from "../../tools/helper/start-emulator";
 import { runCli } from "../helpers/run-cli";
 
 const TOKEN = "adm_endless_answer_token_0123456789abcdef";

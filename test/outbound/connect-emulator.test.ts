@@ -1,5 +1,5 @@
 /**
- * Both helpers' `connectEmulator()` (Bun: src/programmatic.ts; Node: packaging/npm/src) prove the server
+ * Both helpers' `connectEmulator()` (Bun: tools/helper/start-emulator.ts; Node: packaging/npm/src) prove the server
  * before the first call that sends the admin token or the key: a listener at the variables' address that
  * cannot answer the challenge gets the challenge and nothing else, and the call rejects saying why. The real
  * emulator, reached by its variables, still works. The Node helper is bundled as the package build does and
@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { serverProof } from "../../src/auth/server-proof";
-import { connectEmulator, StartEmulatorError, startEmulator } from "../../src/programmatic";
+import { serverProof } from "../../common/server-proof-hmac";
+import { connectEmulator, StartEmulatorError, startEmulator } from "../../tools/helper/start-emulator";
 import { cleanEnv } from "../helpers/clean-env";
 import { DEMO_KEY, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { waitFor } from "../helpers/wait-for";

@@ -8,8 +8,8 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { ArgsDef } from "citty";
-import { EXAMPLES } from "../../cli/lib/help";
-import { main } from "../../cli/main";
+import { EXAMPLES } from "../../tools/cli/lib/help";
+import { main } from "../../tools/cli/main";
 import { runCli } from "../helpers/run-cli";
 
 const ROOT = resolve(import.meta.dir, "../..");

@@ -1,10 +1,10 @@
 /**
- * `ext proxy` listens on loopback and applies the emulator's own Host check (src/http/host-check.ts): a page
+ * `ext proxy` listens on loopback and applies the emulator's own Host check (server/http/host-check.ts): a page
  * that re-points its name at 127.0.0.1 (DNS rebinding) is answered 403 by the proxy as by the emulator, and
  * the upstream never sees the request. Requests addressed by a loopback name still pass.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startProxy } from "../../src/conformance/proxy";
+import { startProxy } from "../../tools/conformance/proxy";
 import { rawExchange } from "../helpers/raw-http";
 
 let upstream: ReturnType<typeof Bun.serve>;

@@ -18,7 +18,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { startProxy } from "../../src/conformance/proxy";
+import { startProxy } from "../../tools/conformance/proxy";
 import { DEMO_KEY, startTestEmulator, stopTestEmulator } from "../helpers/emulator";
 import { runCli } from "../helpers/run-cli";
 

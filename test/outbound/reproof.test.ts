@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import type { Fixture } from "../../src/seed/model";
+import type { Fixture } from "../../server/seed/model";
 import { cleanEnv } from "../helpers/clean-env";
 import { startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { waitFor } from "../helpers/wait-for";
@@ -88,7 +88,7 @@ async function takePort(port: number) {
 
 function deployWait(cwd: string, env: Record<string, string> = {}) {
   const proc = Bun.spawn(
-    [BUN, join(ROOT, "cli/main.ts"), "deploy", "board", "--extension", "ext_wait", "--wait", "--timeout", "60"],
+    [BUN, join(ROOT, "tools/cli/main.ts"), "deploy", "board", "--extension", "ext_wait", "--wait", "--timeout", "60"],
     { cwd, env: cleanEnv(env), stdout: "pipe", stderr: "pipe" },
   );
   let stderr = "";

@@ -1,5 +1,5 @@
 /**
- * Strings a server gives reach the terminal escaped (src/printable.ts): a hostile server's id carrying an
+ * Strings a server gives reach the terminal escaped (common/text/printable.ts): a hostile server's id carrying an
  * OSC title, a screen clear and a command substitution is shown as escapes, and where the CLI prints it in a
  * command for the user to run, quoted for a shell too. Real sockets: a server answering the create, the CLI
  * as a subprocess; the deploy's wait notice as a function.
@@ -8,8 +8,8 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { logLine } from "../../cli/commands/logs";
-import { waitNotice } from "../../src/deploy/wait-notice";
+import { logLine } from "../../tools/cli/commands/logs";
+import { waitNotice } from "../../tools/deploy/wait-notice";
 import { runCli } from "../helpers/run-cli";
 
 /** Any C0 control but a line break, or DEL: what must never reach the terminal raw. */

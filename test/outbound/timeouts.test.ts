@@ -38,7 +38,7 @@ afterAll(() => {
 
 /** Runs the CLI; a run still going after `bound` ms is killed and reported as such. */
 function ext(args: string[], env: Record<string, string>) {
-  const proc = Bun.spawn([BUN, join(ROOT, "cli/main.ts"), ...args], {
+  const proc = Bun.spawn([BUN, join(ROOT, "tools/cli/main.ts"), ...args], {
     cwd,
     env: cleanEnv(env),
     stdout: "pipe",

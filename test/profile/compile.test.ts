@@ -7,12 +7,12 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { answerChanges, applyPlan } from "../../src/profile/apply";
-import { type CompiledProfile, choosePlan, ProfileError } from "../../src/profile/compile";
-import { PROFILE_HEADERS } from "../../src/profile/headers";
-import { compile } from "../../src/profile/load";
-import type { Profile, ProfileEntry } from "../../src/profile/model";
-import { parseProfile } from "../../src/profile/parse";
+import { answerChanges, applyPlan } from "../../server/profile/apply";
+import { type CompiledProfile, choosePlan, ProfileError } from "../../server/profile/compile";
+import { PROFILE_HEADERS } from "../../server/profile/headers";
+import { compile } from "../../server/profile/load";
+import type { Profile, ProfileEntry } from "../../server/profile/model";
+import { parseProfile } from "../../server/profile/parse";
 
 const LIST = "GET /developer/v1/extensions";
 const ONE = "GET /developer/v1/extensions/{id}";

@@ -11,10 +11,10 @@ import {
   generateProfileSchema,
   PROFILE_SCHEMA_PATH,
 } from "../../scripts/lib/answer-shapes";
-import { ProfileBuilder } from "../../src/profile/builder";
-import { explainEntry } from "../../src/profile/explain";
-import { compile } from "../../src/profile/load";
-import { observe, operationOf } from "../../src/profile/observe";
+import { ProfileBuilder } from "../../server/profile/builder";
+import { explainEntry } from "../../server/profile/explain";
+import { compile } from "../../server/profile/load";
+import { observe, operationOf } from "../../server/profile/observe";
 
 const JSON_TYPE = { "content-type": "application/json" };
 const RATE = { "x-ratelimit-limit": "120", "x-ratelimit-remaining": "119", "x-ratelimit-reset": "1" };
@@ -294,7 +294,7 @@ describe("the builder", () => {
 });
 
 describe("generated from the document and the model", () => {
-  test("src/profile/answer-shapes.generated.ts is current (else: npm run client:generate)", async () => {
+  test("server/profile/answer-shapes.generated.ts is current (else: npm run client:generate)", async () => {
     expect(readFileSync(ANSWER_SHAPES_PATH, "utf8") === (await generateAnswerShapes())).toBe(true);
   }, 60_000);
 

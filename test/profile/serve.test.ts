@@ -8,10 +8,10 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { exportState } from "../../src/exports/document";
-import { type Emulator, StartEmulatorError, startEmulator } from "../../src/index";
-import type { Profile } from "../../src/profile/model";
-import { demoFixture } from "../../src/seed/demo";
+import { exportState } from "../../server/exports/document";
+import type { Profile } from "../../server/profile/model";
+import { demoFixture } from "../../server/seed/demo";
+import { type Emulator, StartEmulatorError, startEmulator } from "../../tools/helper/index";
 import { cleanEnv } from "../helpers/clean-env";
 
 const ROOT = resolve(import.meta.dir, "../..");
@@ -180,7 +180,7 @@ describe("ext serve --profile", () => {
   const file = join(dir, "profile.json");
   writeFileSync(file, JSON.stringify(PROFILE));
   const run = async (args: string[], env: Record<string, string> = {}) => {
-    const proc = Bun.spawn([BUN, "cli/main.ts", ...args], {
+    const proc = Bun.spawn([BUN, "tools/cli/main.ts", ...args], {
       cwd: ROOT,
       env: { ...cleanEnv(), ...env },
       stdout: "pipe",

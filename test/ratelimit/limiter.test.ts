@@ -1,11 +1,17 @@
 import { describe, expect, test } from "bun:test";
 import { API_PREFIX } from "../../common/addresses";
-import { everyRoute } from "../../src/app";
-import { EmulatorClock } from "../../src/clock";
-import { documentRuntime } from "../../src/docs/document";
-import { ApiError } from "../../src/errors/api-error";
-import { RouteTable } from "../../src/http/route-table";
-import { POST_ROUTE_GROUPS, RATE_GROUPS, type RateGroup, RateLimiter, rateGroupOf } from "../../src/ratelimit/limiter";
+import { EmulatorClock } from "../../server/base/clock";
+import { ApiError } from "../../server/errors/api-error";
+import { RouteTable } from "../../server/http/route-table";
+import {
+  POST_ROUTE_GROUPS,
+  RATE_GROUPS,
+  type RateGroup,
+  RateLimiter,
+  rateGroupOf,
+} from "../../server/ratelimit/limiter";
+import { everyRoute } from "../../server/start/app";
+import { documentRuntime } from "../../server/start/document";
 
 const T0 = 1_800_000_000_500; // half a second past a whole second: Reset must round up
 

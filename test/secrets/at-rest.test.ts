@@ -6,10 +6,10 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { chmodSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { parseServerConfig } from "../../src/config";
-import { createLogger } from "../../src/logger";
-import { createSecretCipher, SecretsKeyError } from "../../src/secrets/cipher";
-import { startServer } from "../../src/server";
+import { parseServerConfig } from "../../server/base/config";
+import { createLogger } from "../../server/base/logger";
+import { createSecretCipher, SecretsKeyError } from "../../server/resources/secrets/cipher";
+import { startServer } from "../../server/start/server";
 import { baseFixture, DEMO_KEY, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
 const MARK = `AtRestSecret${randomBytes(8).toString("hex")}`;

@@ -8,7 +8,7 @@ import {
   KEY_BYTES,
   loadOrCreateKeyFile,
   SecretsKeyError,
-} from "../../src/secrets/cipher";
+} from "../../server/resources/secrets/cipher";
 
 const dirs: string[] = [];
 const tempDir = () => {

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { PutSecretBody } from "../../src/secrets/model";
+import { PutSecretBody } from "../../server/resources/secrets/model";
 import {
   DEMO_KEY,
   expectEnvelope,

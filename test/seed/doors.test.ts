@@ -12,12 +12,12 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { JSON_BODY_MAX_BYTES } from "../../common/api-rules";
-import { parseServerConfig } from "../../src/config";
-import { readExportArchive } from "../../src/exports/archive";
-import { createLogger } from "../../src/logger";
-import { createRuntime } from "../../src/runtime";
-import type { Fixture } from "../../src/seed/model";
-import { validateFixture } from "../../src/seed/validate";
+import { parseServerConfig } from "../../server/base/config";
+import { createLogger } from "../../server/base/logger";
+import { readExportArchive } from "../../server/exports/archive";
+import { createRuntime } from "../../server/runtime/runtime";
+import type { Fixture } from "../../server/seed/model";
+import { validateFixture } from "../../server/seed/validate";
 import { bundleDir, createExtension, uploadVersion } from "../helpers/bundles";
 import { startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { createLoaders, LOADERS, type Loaders, type Outcome, rowsOf, type Source } from "./loaders";

@@ -3,9 +3,10 @@
  * state the API would have refused to make. Each rule is said once here, in SQL over the tables, not through
  * the services whose work it checks; the caps are resolved by the limits service (the one rule of overrides).
  */
-import { MAX_INSTALLS_PER_EXTENSION } from "../../src/installs/model";
-import type { LimitKey } from "../../src/limits/catalog";
-import type { Runtime } from "../../src/runtime";
+
+import type { LimitKey } from "../../common/limits-catalog";
+import { MAX_INSTALLS_PER_EXTENSION } from "../../server/resources/installs/model";
+import type { Runtime } from "../../server/runtime/runtime";
 
 type Row = Record<string, unknown>;
 

@@ -9,14 +9,14 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getTableName } from "drizzle-orm";
-import seedCommand from "../../cli/commands/seed";
 import { ApiCallError } from "../../client";
-import { parseServerConfig } from "../../src/config";
-import type { Db } from "../../src/db/database";
-import { TABLES_PARENTS_FIRST } from "../../src/db/schema";
-import { createLogger } from "../../src/logger";
-import { createRuntime, type Runtime } from "../../src/runtime";
-import { FixtureError } from "../../src/seed/validate";
+import { parseServerConfig } from "../../server/base/config";
+import { createLogger } from "../../server/base/logger";
+import type { Db } from "../../server/db/database";
+import { TABLES_PARENTS_FIRST } from "../../server/db/schema";
+import { createRuntime, type Runtime } from "../../server/runtime/runtime";
+import { FixtureError } from "../../server/seed/validate";
+import seedCommand from "../../tools/cli/commands/seed";
 import { startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { tarOf } from "../helpers/tar-entries";
 

@@ -12,8 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getTableColumns, getTableName } from "drizzle-orm";
 import { versionUpload } from "../../client";
-import { TABLES_PARENTS_FIRST } from "../../src/db/schema";
-import { placeholderBundle } from "../../src/seed/placeholder-bundle";
+import { TABLES_PARENTS_FIRST } from "../../server/db/schema";
+import { placeholderBundle } from "../../server/seed/placeholder-bundle";
 import { startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { rowsOf } from "./loaders";
 

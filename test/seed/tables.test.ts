@@ -1,7 +1,7 @@
 /** The schema's list of tables (what a snapshot copies) is every table the database has. */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { getTableName } from "drizzle-orm";
-import { TABLES_PARENTS_FIRST } from "../../src/db/schema";
+import { TABLES_PARENTS_FIRST } from "../../server/db/schema";
 import { startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
 let emu: TestEmulator;

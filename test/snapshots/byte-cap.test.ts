@@ -1,7 +1,7 @@
 /** Snapshots are bounded by the bytes of rows they hold together, not only by their count. */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { ApiError } from "../../src/errors/api-error";
-import { createSnapshotStore } from "../../src/snapshots/store";
+import { ApiError } from "../../server/errors/api-error";
+import { createSnapshotStore } from "../../server/resources/snapshots/store";
 import { startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
 let emu: TestEmulator;

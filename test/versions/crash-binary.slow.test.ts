@@ -11,7 +11,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { validEntries } from "../../scripts/lib/samples";
-import { createSecretCipher, SECRETS_KEY_FILE } from "../../src/secrets/cipher";
+import { createSecretCipher, SECRETS_KEY_FILE } from "../../server/resources/secrets/cipher";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, goneSoon, type ServedBinary, serve } from "../binary/helpers";
 import { bundleDir } from "../helpers/bundles";
 import { baseFixture, DEMO_KEY } from "../helpers/emulator";

@@ -7,9 +7,9 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DEFAULT_BUNDLE_LIMITS } from "../../src/bundles/bundle-limits";
-import { ApiError } from "../../src/errors/api-error";
-import { receiveUpload, type UploadRequest } from "../../src/versions/upload";
+import { DEFAULT_BUNDLE_LIMITS } from "../../server/bundles/bundle-limits";
+import { ApiError } from "../../server/errors/api-error";
+import { receiveUpload, type UploadRequest } from "../../server/resources/versions/upload";
 import { bundleDir } from "../helpers/bundles";
 
 const bundles = bundleDir();

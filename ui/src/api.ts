@@ -135,7 +135,7 @@ const clientOf = (accountId: string) => dashboardKeyOf(accountId).then((e) => e.
 
 /**
  * Before this tab goes to /docs: the account's dashboard key, for the reference's "try it", in this tab's
- * sessionStorage (src/docs/page-extras.ts reads it; the docs page's policy keeps it on this origin). Without
+ * sessionStorage (server/docs/page-extras.ts reads it; the docs page's policy keeps it on this origin). Without
  * an account, or if the key cannot be had, any earlier one is removed and /docs opens with none.
  */
 export async function handKeyToDocs(accountId: string): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * The Node helper's `deploy(folder, …)`: the deploy core (src/deploy/deploy.ts) as the binary runs it,
+ * The Node helper's `deploy(folder, …)`: the deploy core (tools/deploy/deploy.ts) as the binary runs it,
  * `ext deploy … --json`, so the packing, exclusions and local checks are exactly the CLI's, and its line is
  * read as the one result type (client/deploy-result.ts). The API key goes in the child's environment (a flag
  * shows in `ps`).

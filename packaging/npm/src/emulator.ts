@@ -23,9 +23,9 @@ import {
   emulatorConnection,
 } from "../../../client/emulator-connection";
 import { noPlaintextKeyMessage } from "../../../client/emulator-methods";
-import { helperFetch } from "../../../src/calls/helper-transport";
-import { FIXTURE_JSON_MAX_BYTES, readJsonFile, STATE_FILE_MAX_BYTES } from "../../../src/json-reader";
-import { writePrivateFile } from "../../../src/private-file";
+import { writePrivateFile } from "../../../common/files/private-file";
+import { FIXTURE_JSON_MAX_BYTES, readJsonFile, STATE_FILE_MAX_BYTES } from "../../../common/json/json-reader";
+import { helperFetch } from "../../../tools/calls/helper-transport";
 import { binaryPath, packageDir } from "../lib/binary.cjs";
 import { createWorkDir } from "../lib/temp-dirs.cjs";
 import { deployWithBinary } from "./deploy";

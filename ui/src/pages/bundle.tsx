@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { printable } from "../../../src/printable";
+import { printable } from "../../../common/text/printable";
 import { admin, asAccount, soundUrl } from "../api";
 import { Badge, bytes, Crumbs, IdCard, Loading, TableHead, TableWrap, useTitle } from "../components";
 import { useLoad } from "../hooks";

@@ -1,5 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import { printable } from "../../../src/printable";
+import { printable } from "../../../common/text/printable";
 import { type ApiKey, admin, type RequestLogEntry, streamRequests } from "../api";
 import { Loading, TableHead, TableWrap, useTitle, when } from "../components";
 import { useLoad } from "../hooks";

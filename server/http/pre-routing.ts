@@ -1,0 +1,74 @@
+/**
+ * The one step every request takes before routing, in one `onRequest` hook that reads the path once (as the
+ * router reads it: server/http/paths.ts) into the request's context and then asks, in order:
+ *  1. the URL and Host check: an absolute URL with a well-formed host, a well-formed Host header
+ *     (server/http/request-url.ts) — so the path read here is the path the router routes on;
+ *  2. the fault rules (developer-API paths only): an injected fault stands in for any answer, a 401 or 429
+ *     included, so it comes before the gates; a rule's latency is the only wait of this step;
+ *  3. the Host gate (DNS rebinding; server/http/host-check.ts), on every route, when the bind asks for it;
+ *  4. the control plane's gate (/_emulator) or the developer API's (key, rate window, JSON body cap), each for
+ *     its part of the URL space;
+ *  5. the malformed-path guard: a path whose percent-encoding is broken names nothing (after the gates: who
+ *     may call comes first).
+ * A refusal is thrown (the one `onError` answers it, the answer step reports it); nothing here reads a body.
+ */
+import { Elysia } from "elysia";
+import type { Clock } from "../base/clock";
+import { errors } from "../errors/catalog";
+import { isWellFormedPath } from "./path-encoding";
+import { pathOf, planeOf } from "./paths";
+import { openRequestContext, type RequestContext } from "./request-context";
+import { requestTarget } from "./request-url";
+
+/** An injected fault: wait `latencyMs`, then answer `error` (or proceed when it is null). */
+export interface InjectedFault {
+  latencyMs: number;
+  error: Error | null;
+}
+
+export interface FaultSource {
+  /** Rules that can still fire: with none, the step costs one read. */
+  readonly armedCount: number;
+  /** The fault for this request, counted as fired; null when no rule fires. */
+  decide(method: string, path: string): InjectedFault | null;
+  /** Waits a rule's latency, cut short when the client goes away. */
+  delay(ms: number, client: AbortSignal): Promise<void>;
+}
+
+export interface PreRoutingSteps {
+  clock: Clock;
+  faults: FaultSource;
+  /** Refuses a request addressed by a name this server does not answer to; null when the bind needs no check. */
+  hostGate: ((host: string) => void) | null;
+  /** The control plane's gate: refuses, or lets the request through (its context is then marked admin). */
+  controlGate: (request: Request, host: string) => void;
+  /** The developer API's gate: refuses, or puts the principal and the rate window's headers on the context. */
+  developerGate: (request: Request, context: RequestContext) => void;
+}
+
+export function preRouting(steps: PreRoutingSteps) {
+  const { clock, faults, hostGate, controlGate, developerGate } = steps;
+  const gates = (request: Request, host: string, context: RequestContext) => {
+    if (hostGate) hostGate(host);
+    if (context.plane === "control") {
+      controlGate(request, host);
+      context.admin = true;
+    } else if (context.plane === "api") developerGate(request, context);
+    if (!isWellFormedPath(context.path)) throw errors.malformedPath(context.path);
+  };
+  return new Elysia({ name: "pre-routing" }).onRequest(async ({ request }) => {
+    const url = request.url;
+    const target = requestTarget(request, url);
+    if ("problem" in target) throw errors.badRequestTarget(target.problem);
+    const path = pathOf(url);
+    const context = openRequestContext(request, path, planeOf(path), clock.nowMs());
+    if (faults.armedCount > 0 && context.plane === "api") {
+      const fault = faults.decide(request.method, path);
+      if (fault) {
+        if (fault.latencyMs > 0) await faults.delay(fault.latencyMs, request.signal);
+        if (fault.error) throw fault.error;
+      }
+    }
+    gates(request, target.host, context);
+  });
+}

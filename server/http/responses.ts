@@ -1,0 +1,61 @@
+/** Response helpers shared by the developer routes: the 204, and the documented responses of a route. */
+import type { TSchema } from "elysia";
+import { AUTHED_ERRORS, type ErrorCode } from "../errors/codes";
+import { errorResponses, withResponseHeaders } from "../errors/model";
+import { integer, requiredHeader, t } from "../schema/schema";
+import { answerHeadersTemplate } from "./answer-headers";
+import { answerHeadersFor } from "./request-context";
+
+const SECURE = answerHeadersTemplate();
+
+/**
+ * A 204 with no body at all, and the headers the request's answers carry (the rate window's, given `request`).
+ * Built as a bare Response on purpose: Elysia's string form `status("No Content")` still sends a body (elysia
+ * PR #1833).
+ */
+export const noContent = (request?: Request) =>
+  new Response(null, { status: 204, headers: request ? answerHeadersFor(request, SECURE) : SECURE });
+
+/** The schema of a 204 (the document's post-processing drops the content map the generator gives it). */
+export const NoContent = (description: string) => t.Void({ description });
+
+/** Sent on every authenticated developer-API response while rate limits are on (`--no-rate-limit` drops them). */
+export const RATE_LIMIT_HEADERS = {
+  "X-RateLimit-Limit": integer({ minimum: 1, description: "Requests allowed per window in this route's group" }),
+  "X-RateLimit-Remaining": integer({ minimum: 0, description: "Requests left in the current window" }),
+  "X-RateLimit-Reset": integer({ minimum: 0, description: "When the window closes, in Unix seconds" }),
+};
+export const RETRY_AFTER_HEADER = {
+  "Retry-After": integer({ minimum: 1, description: "Seconds until the window closes", ...requiredHeader() }),
+};
+export const WWW_AUTHENTICATE_HEADER = {
+  "WWW-Authenticate": t.String({ description: "The authentication scheme to use: Bearer" }),
+};
+
+/** A 401 comes before the rate window is taken; every later answer carries the window's headers. */
+function developerHeaders(status: number): Record<string, TSchema> {
+  if (status === 401) return WWW_AUTHENTICATE_HEADER;
+  if (status === 429) return { ...RETRY_AFTER_HEADER, ...RATE_LIMIT_HEADERS };
+  return RATE_LIMIT_HEADERS;
+}
+
+/**
+ * The `response` of a developer route: its success schema(s) and the errors it can return
+ * (`codes`, plus what every authenticated route can answer), with their headers.
+ */
+export function apiResponses<S extends Record<number, TSchema>>(success: S, ...codes: ErrorCode[]) {
+  const ok = Object.fromEntries(
+    Object.entries(success).map(([s, schema]) => [s, withResponseHeaders(schema as TSchema, RATE_LIMIT_HEADERS)]),
+  ) as S;
+  return { ...ok, ...errorResponses([...AUTHED_ERRORS, ...codes], developerHeaders) };
+}
+
+const JSON_TYPE = answerHeadersTemplate({ "content-type": "application/json;charset=utf-8" });
+
+/**
+ * A 200 of an already serialized JSON body (the extension list, serialized by its service's cache), made once
+ * with every header it carries, so the framework sends it as it is.
+ */
+export function jsonResponse(body: string, request: Request): Response {
+  return new Response(body, { headers: answerHeadersFor(request, JSON_TYPE) });
+}

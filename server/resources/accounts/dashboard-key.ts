@@ -1,0 +1,79 @@
+/**
+ * The key the dashboard uses when it acts as an account on the developer API (listing, patching and
+ * deleting extensions, secrets, installs): an ordinary API key named "dashboard" with scope `*`, created
+ * through the same `createKey` as any other (so it counts against `max_api_keys` and shows in the key
+ * list). Its plaintext is derived from the data directory's secrets key, the account (its id and when it was
+ * created), the reset epoch (dashboard-key-epoch.ts) and a sequence number, and never written anywhere: a
+ * restart finds the same key again instead of adding one each time, which would fill the account's key cap.
+ * A revoked one is followed by the next of the sequence; a reset starts a new epoch, so no earlier key, revoked
+ * or not, is made again once the rows that recorded it are wiped.
+ */
+import { eq } from "drizzle-orm";
+import type { KeyHasher } from "../../auth/keys";
+import type { Db } from "../../db/database";
+import { accounts as accountRows, apiKeys } from "../../db/schema";
+import { ApiError } from "../../errors/api-error";
+import { errors } from "../../errors/catalog";
+import type { LimitsService } from "../limits/service";
+import type { KeyEpoch } from "./dashboard-key-epoch";
+import type { ApiKey } from "./model";
+import type { AccountService } from "./service";
+
+export const DASHBOARD_KEY_NAME = "dashboard";
+
+export function createDashboardKeys(deps: {
+  db: Db;
+  accounts: AccountService;
+  limits: LimitsService;
+  keyHasher: KeyHasher;
+  epoch: KeyEpoch;
+}) {
+  const rowOf = (hash: string) =>
+    deps.db
+      .select({ id: apiKeys.id, accountId: apiKeys.accountId, revokedAt: apiKeys.revokedAt })
+      .from(apiKeys)
+      .where(eq(apiKeys.keyHash, hash))
+      .get();
+  const createdAtOf = (accountId: string) =>
+    deps.db.select({ createdAt: accountRows.createdAt }).from(accountRows).where(eq(accountRows.id, accountId)).get()
+      ?.createdAt;
+
+  /**
+   * Past every key of the sequence that exists but cannot be used (revoked, or another account's): as many
+   * steps as the account has revoked dashboard keys in this epoch.
+   */
+  function walk(accountId: string) {
+    const createdAt = createdAtOf(accountId);
+    if (createdAt === undefined) throw errors.accountNotFound(accountId);
+    const epoch = deps.epoch.current();
+    for (let n = 0; ; n++) {
+      const plaintext = deps.keyHasher.derive(`dashboard key\n${accountId}\n${createdAt}\n${epoch}\n${n}`);
+      const row = rowOf(deps.keyHasher.hash(plaintext));
+      if (row && (row.accountId !== accountId || row.revokedAt !== null)) continue;
+      return { plaintext, row };
+    }
+  }
+
+  return {
+    /** The account's dashboard key, created when it has none that still works. */
+    forAccount(accountId: string): { apiKey: ApiKey; plaintext: string; created: boolean } {
+      const { plaintext, row } = walk(accountId);
+      if (row) {
+        const apiKey = deps.accounts.listKeys(accountId).find((k) => k.id === row.id)!;
+        return { apiKey, plaintext, created: false };
+      }
+      try {
+        const made = deps.accounts.createKey(accountId, { name: DASHBOARD_KEY_NAME, scopes: ["*"] }, plaintext);
+        return { ...made, created: true };
+      } catch (e) {
+        if (e instanceof ApiError && e.code === "limit_exceeded")
+          throw errors.dashboardKeyUnavailable(accountId, deps.limits.resolve("max_api_keys", { accountId }).value);
+        throw e;
+      }
+    },
+    /** Before every row is wiped (a reset): no key made before is made again. */
+    beforeWipe(): void {
+      deps.epoch.next();
+    },
+  };
+}

@@ -1,0 +1,21 @@
+import { Elysia } from "elysia";
+import { apiAuth } from "../../http/auth";
+import { apiRoute } from "../../http/route-kit";
+import { ExtensionIdParams } from "../extensions/model";
+import { InstallStats } from "./model";
+import type { InstallService } from "./service";
+
+export function installRoutes(installs: () => InstallService) {
+  return new Elysia({ prefix: "/extensions" }).use(apiAuth).get(
+    "/:id/installs",
+    ({ principal, params }) => installs().statsForAccount(principal.accountId, params.id),
+    apiRoute("Installs", "getInstallStatistics", "Install statistics", {
+      auth: "extensions:read",
+      description:
+        "Aggregates only: total ever recorded, active now, and active per version id (byVersion sums to active).",
+      params: ExtensionIdParams,
+      answers: { 200: InstallStats },
+      refusals: ["extension_not_found"],
+    }),
+  );
+}

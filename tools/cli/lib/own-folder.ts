@@ -1,0 +1,119 @@
+/**
+ * The folder a command fills with files the user will run or build (`ext init`'s project, `ext image`'s build
+ * context) must stay the user's own until they use them: another user who owns it, can write to it, or can
+ * rename it or a folder above it (a shared /tmp path made ready, a world-writable parent) could swap what was
+ * written. So the folder is made here when it is new (each missing folder with mkdir, never one found ready),
+ * an existing one must be empty and the user's, and every folder above it — as typed and as the links lead —
+ * must be the user's or root's, writable by others only with the sticky bit (/tmp), which keeps them from
+ * renaming what is not theirs. "Others" includes a group: a folder its group may write counts as shared
+ * unless that group is the user's own primary group (a private group of theirs on most systems). Read with
+ * lstat: a link is not a folder.
+ */
+import { existsSync, lstatSync, mkdirSync, readdirSync, realpathSync, type Stats } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { UsageError } from "../../calls/usage-error";
+
+const OTHERS_WRITE = 0o002;
+const GROUP_WRITE = 0o020;
+const STICKY = 0o1000;
+
+/** True when users other than the owner may write in `entry`: every user, or a group not the user's own. */
+function writableByOthers(entry: Stats): boolean {
+  if ((entry.mode & OTHERS_WRITE) !== 0) return true;
+  return (entry.mode & GROUP_WRITE) !== 0 && entry.gid !== process.getgid?.();
+}
+
+/** Who else may write in `entry`, in words. */
+const writers = (entry: Stats) =>
+  (entry.mode & OTHERS_WRITE) !== 0 ? "every user of this machine" : `the users of its group (gid ${entry.gid})`;
+
+/**
+ * Makes `dir` (new) or accepts it (an empty folder of the user's); returns its absolute path. `shown` is the
+ * path as the user typed it, for messages.
+ */
+export function claimOwnFolder(dir: string, shown: string): string {
+  const path = resolve(dir);
+  const missing: string[] = [];
+  let nearest = path;
+  while (!existsSync(nearest) && dirname(nearest) !== nearest) {
+    missing.unshift(nearest);
+    nearest = dirname(nearest);
+  }
+  const above = missing.length > 0 ? nearest : dirname(path);
+  checkAbove(above, shown);
+  checkAbove(realpathSync(above), shown);
+  for (const folder of missing) {
+    try {
+      mkdirSync(folder, { mode: 0o755 });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+    }
+    // Made by us, or by someone else meanwhile: either way it must be ours now.
+    refuseShared(folder === path ? shown : folder, lstatSync(folder));
+  }
+  if (missing.length === 0) {
+    const folder = lstatSync(path);
+    refuseShared(shown, folder);
+    if (readdirSync(path).length > 0) throw new UsageError(`${shown} is not empty`);
+  }
+  return path;
+}
+
+function refuseShared(shown: string, folder: Stats): void {
+  if (!folder.isDirectory()) throw new UsageError(`${shown} exists and is not a folder`);
+  const uid = process.getuid?.();
+  if (uid !== undefined && folder.uid !== uid)
+    throw new UsageError(
+      `${shown} belongs to another user (uid ${folder.uid}): give a folder of yours, which nobody else can change before you use what is written there`,
+    );
+  if (writableByOthers(folder))
+    throw new UsageError(`${shown} can be written by ${writers(folder)}: give a folder only you can write`);
+}
+
+/** `start` and every folder above it: the user's or root's, not writable by others unless sticky; a link, theirs too. */
+function checkAbove(start: string, shown: string): void {
+  const uid = process.getuid?.();
+  if (uid === undefined) return; // Windows: no owners or modes to read
+  for (let at = start; ; at = dirname(at)) {
+    const entry = lstatSync(at);
+    if (entry.uid !== uid && entry.uid !== 0)
+      throw new UsageError(
+        `${shown}: ${at} above it belongs to another user (uid ${entry.uid}), who could swap what is written there`,
+      );
+    if (!entry.isSymbolicLink() && writableByOthers(entry) && (entry.mode & STICKY) === 0)
+      throw new UsageError(
+        `${shown}: ${at} above it can be written by ${writers(entry)}, who could swap what is written there`,
+      );
+    if (dirname(at) === at) return;
+  }
+}
+
+/** What npm and Node read from the folders above a project: its root (package.json, whose scripts npm runs), and modules. */
+const PROJECT_ENTRIES = ["package.json", "node_modules"];
+
+/**
+ * A new project must not sit below another user's package.json or node_modules: npm takes a package.json above
+ * that lists the folder as a workspace for the project's root (and runs its scripts on `npm install`), and Node
+ * looks for modules in every node_modules above. In a sticky shared folder (/tmp) anyone can plant them. The
+ * user's own and root's are fine.
+ */
+export function refuseForeignProjectAbove(dir: string, shown: string): void {
+  const uid = process.getuid?.();
+  if (uid === undefined) return;
+  for (let at = dirname(resolve(dir)); ; at = dirname(at)) {
+    for (const name of PROJECT_ENTRIES) {
+      const path = join(at, name);
+      let entry: Stats;
+      try {
+        entry = lstatSync(path);
+      } catch {
+        continue;
+      }
+      if (entry.uid !== uid && entry.uid !== 0)
+        throw new UsageError(
+          `${shown}: ${path} above it belongs to another user (uid ${entry.uid}); npm and Node would take it as part of your project (npm runs a package.json's scripts): give a folder elsewhere`,
+        );
+    }
+    if (dirname(at) === at) return;
+  }
+}
