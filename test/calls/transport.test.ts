@@ -98,6 +98,28 @@ describe("a server proven with its admin token", () => {
     expect(s.seen.proofs).toBe(2);
   });
 
+  test("an upload (a streamed body) goes on a new connection, proven first, never on a kept one it could not resend", async () => {
+    const s = provingServer(async (req) => {
+      await req.arrayBuffer();
+      return Response.json({ ok: true });
+    });
+    const t = createTransport({ timeoutMs: 5000, proof: { adminToken: TOKEN, url: s.url } });
+    await (await t.fetch(get(`${s.url}/developer/v1/extensions`))).text();
+    expect(s.seen.proofs).toBe(1);
+    const body = new Blob([new Uint8Array(1000)]).stream();
+    const upload = new Request(`${s.url}/developer/v1/extensions/ext_1/versions`, {
+      method: "POST",
+      headers: { authorization: "Bearer ext_k", "content-length": "1000" },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    expect(await (await t.fetch(upload)).json()).toEqual({ ok: true });
+    expect(s.seen.proofs).toBe(2);
+    // A call that can be sent again still takes the kept connection.
+    await (await t.fetch(get(`${s.url}/developer/v1/extensions`))).text();
+    expect(s.seen.proofs).toBe(2);
+  });
+
   test("a server that changed under the command: no key, ServerChangedError", async () => {
     const s = provingServer();
     const port = s.server.port;

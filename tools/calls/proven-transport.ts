@@ -25,7 +25,7 @@ const IDEMPOTENT = new Set(["GET", "HEAD", "PUT", "DELETE", "OPTIONS"]);
 /** A pooled connection idle this long is closed, not reused: the server's own idle limit (10 s) may be near. */
 const STALE_MS = 4_000;
 /**
- * A request that cannot be sent again (an upload, a POST) takes a kept connection only this fresh: one the
+ * A request that cannot be sent again (a POST) takes a kept connection only this fresh: one the
  * server is closing as it is reused would lose it, and a server's idle limit can be as short as a second.
  */
 const FRESH_FOR_ONE_TRY_MS = 500;
@@ -199,13 +199,18 @@ export function provenTransport(check: ProofCheck, url: string, timeoutMs: numbe
     return { proof };
   }
 
-  /** A proven connection: an idle one still open (`reused`), else a new one proven first. */
+  /**
+   * A proven connection: an idle one still open (`reused`), else a new one proven first. A streamed body (an
+   * upload) always gets a new one: it cannot be sent again if a kept connection turns out closed, however
+   * fresh (a server may close an idle connection well before its nominal limit), and it comes once a deploy.
+   */
   async function acquire(
     url: URL,
     watchdog: Watchdog,
     retriable: boolean,
+    streamed: boolean,
   ): Promise<{ connection: Http1Connection; reused: boolean }> {
-    const freshFor = retriable ? STALE_MS : FRESH_FOR_ONE_TRY_MS;
+    const freshFor = streamed ? 0 : retriable ? STALE_MS : FRESH_FOR_ONE_TRY_MS;
     for (let c = idle.pop(); c; c = idle.pop()) {
       if (!c.closed && c.reusable && performance.now() - c.idleSince < freshFor) return { connection: c, reused: true };
       c.destroy();
@@ -225,7 +230,8 @@ export function provenTransport(check: ProofCheck, url: string, timeoutMs: numbe
     if (changed) throw changed;
     const url = new URL(request.url);
     const outgoing = await outgoingOf(request, url);
-    const retriable = IDEMPOTENT.has(request.method) && !(outgoing.body && "stream" in outgoing.body);
+    const streamed = outgoing.body !== undefined && outgoing.body !== null && "stream" in outgoing.body;
+    const retriable = IDEMPOTENT.has(request.method) && !streamed;
     for (let attempt = 0; ; attempt++) {
       let connection: Http1Connection | null = null;
       let reused = false;
@@ -236,7 +242,7 @@ export function provenTransport(check: ProofCheck, url: string, timeoutMs: numbe
       watchdog.also(() => connection?.destroy(timedOut));
       const unfollow = follow(request.signal, (reason) => connection?.destroy(reason as Error));
       try {
-        ({ connection, reused } = await acquire(url, watchdog, retriable));
+        ({ connection, reused } = await acquire(url, watchdog, retriable, streamed));
         const c = connection;
         request.signal?.throwIfAborted();
         const answer = await c.send(outgoing, watchdog, () => {
