@@ -79,6 +79,26 @@ describe("the README and the docs pages", () => {
     expect(brokenLinks(ROOT, "docs/cli.md", "[x](configuration.md#secrets-and-the-banner)")).toEqual([]);
   });
 
+  test("every file of the repository a page names in code (`server/…/x.ts`) exists: moved code takes its docs along", () => {
+    const named = (text: string) =>
+      [
+        ...text.matchAll(
+          /`((?:server|tools|common|client|packaging|scripts|bench|ui|examples|fixtures)\/[\w./-]+\.[a-z]+)`/g,
+        ),
+      ].map((m) => m[1]!);
+    const missing = pages.flatMap((page) =>
+      named(read(page))
+        .filter((path) => !existsSync(join(ROOT, path)))
+        .map((path) => `${page}: ${path}`),
+    );
+    expect(missing).toEqual([]);
+    // The check sees what it must.
+    expect(named("see `server/no/such-file.ts` and `tools/cli/main.ts`")).toEqual([
+      "server/no/such-file.ts",
+      "tools/cli/main.ts",
+    ]);
+  });
+
   test("as the package ships them, a link goes inside the package or to the repository's web address", () => {
     // What the package holds besides the pages (scripts/lib/node-helper.ts): the CI recipes, the schemas, LICENSE.
     const shipped = (path: string) =>
