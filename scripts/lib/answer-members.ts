@@ -1,7 +1,7 @@
 /**
  * tools/calls/answer-members.generated.ts: for each operation whose success is JSON — the developer API's and
  * the control plane's — the members its answer always has and each one's JSON kind, as the OpenAPI document
- * states them (the top level only: the profile compiler's full shapes, server/profile/shapes.ts, are the
+ * states them (the top level, and the items of a top-level list: the profile compiler's full shapes, server/profile/shapes.ts, are the
  * developer API's). The tools' one reader of answers (tools/calls/answer-reader.ts) checks a success against
  * it, so JSON of another shape (another server on that port) is said to be so instead of failing later as a
  * TypeError. Written by `npm run client:generate`; a test regenerates it and compares.
@@ -65,7 +65,15 @@ export async function generateAnswerMembers(document?: object): Promise<string> 
       const operation = `${method.toUpperCase()} ${path}`;
       const members: Record<string, string> = {};
       if (!NOT_SHOWN.has(operation))
-        for (const name of [...(schema.required ?? [])].sort()) members[name] = kindOf(schema.properties?.[name], doc);
+        for (const name of [...(schema.required ?? [])].sort()) {
+          members[name] = kindOf(schema.properties?.[name], doc);
+          // A list's items: the members each has ("versions[].id"), so a list of the wrong objects is told too.
+          if (members[name] === "object[]") {
+            const item = resolveRef(resolveRef(schema.properties?.[name], doc)?.items, doc);
+            for (const member of [...(item?.required ?? [])].sort())
+              members[`${name}[].${member}`] = kindOf(item?.properties?.[member], doc);
+          }
+        }
       shapes[operation] = members;
     }
   }
@@ -74,7 +82,7 @@ export async function generateAnswerMembers(document?: object): Promise<string> 
 
 /**
  * For each operation with a JSON success: the members every such answer has, and each one's JSON kind (none
- * listed: any JSON object).
+ * listed: any JSON object); "list[].member": a member every item of that list has.
  */
 export const ANSWER_MEMBERS: Record<string, Record<string, string>> = ${JSON.stringify(sorted, null, 2)};
 `;

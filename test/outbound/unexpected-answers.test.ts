@@ -100,6 +100,21 @@ describe("answers of another shape", () => {
     expect(r2.code).toBe(1);
   });
 
+  test("ext versions list and ext extensions list against lists of the wrong objects: not the API's answer", async () => {
+    const other = answering(() =>
+      Response.json({ versions: [{}, { id: 5, status: null }], extensions: [{ id: "ext_1" }] }),
+    );
+    for (const args of [
+      ["versions", "list", "--extension", "ext_x"],
+      ["extensions", "list"],
+    ]) {
+      const r = await ext([...args, "--target", other.url], { EXT_API_KEY: DEMO_KEY });
+      neverTypeError(r);
+      expect(r.stderr).toContain("answered something that is not the emulator's API");
+      expect(r.code).toBe(1);
+    }
+  });
+
   test("ext versions list against a list of the wrong kind: not the API's answer", async () => {
     const other = answering(() => Response.json({ versions: "none" }));
     const r = await ext(["versions", "list", "--extension", "ext_x", "--target", other.url], {

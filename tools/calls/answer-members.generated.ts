@@ -2,19 +2,36 @@
 
 /**
  * For each operation with a JSON success: the members every such answer has, and each one's JSON kind (none
- * listed: any JSON object).
+ * listed: any JSON object); "list[].member": a member every item of that list has.
  */
 export const ANSWER_MEMBERS: Record<string, Record<string, string>> = {
   "GET /_emulator/accounts": {
-    "accounts": "object[]"
+    "accounts": "object[]",
+    "accounts[].activeApiKeys": "number",
+    "accounts[].createdAt": "string",
+    "accounts[].extensions": "number",
+    "accounts[].id": "string",
+    "accounts[].name": "string"
   },
   "GET /_emulator/accounts/{accountId}/keys": {
-    "apiKeys": "object[]"
+    "apiKeys": "object[]",
+    "apiKeys[].accountId": "string",
+    "apiKeys[].createdAt": "string",
+    "apiKeys[].id": "string",
+    "apiKeys[].keyPrefix": "string",
+    "apiKeys[].name": "string",
+    "apiKeys[].revokedAt": "any",
+    "apiKeys[].scopes": "array"
   },
   "GET /_emulator/accounts/{accountId}/members": {
     "count": "number",
     "max": "number",
-    "members": "object[]"
+    "members": "object[]",
+    "members[].accountId": "string",
+    "members[].createdAt": "string",
+    "members[].email": "string",
+    "members[].id": "string",
+    "members[].role": "string"
   },
   "GET /_emulator/clock": {
     "mode": "string",
@@ -22,10 +39,31 @@ export const ANSWER_MEMBERS: Record<string, Record<string, string>> = {
     "offsetMs": "number"
   },
   "GET /_emulator/faults": {
-    "faults": "object[]"
+    "faults": "object[]",
+    "faults[].code": "any",
+    "faults[].createdAt": "string",
+    "faults[].fired": "number",
+    "faults[].id": "string",
+    "faults[].latencyMs": "number",
+    "faults[].message": "any",
+    "faults[].method": "any",
+    "faults[].path": "string",
+    "faults[].probability": "number",
+    "faults[].status": "any",
+    "faults[].times": "any"
   },
   "GET /_emulator/limit-requests": {
-    "limitRequests": "object[]"
+    "limitRequests": "object[]",
+    "limitRequests[].accountId": "string",
+    "limitRequests[].createdAt": "string",
+    "limitRequests[].decidedAt": "any",
+    "limitRequests[].decisionReason": "any",
+    "limitRequests[].extensionId": "any",
+    "limitRequests[].id": "string",
+    "limitRequests[].limits": "object",
+    "limitRequests[].reason": "string",
+    "limitRequests[].scope": "string",
+    "limitRequests[].status": "string"
   },
   "GET /_emulator/limit-requests/{id}": {
     "limitRequest": "object"
@@ -34,7 +72,20 @@ export const ANSWER_MEMBERS: Record<string, Record<string, string>> = {
     "accountId": "string",
     "extensionId": "any",
     "limits": "object[]",
-    "rateLimits": "object[]"
+    "limits[].category": "string",
+    "limits[].default": "number",
+    "limits[].description": "string",
+    "limits[].hardMax": "any",
+    "limits[].key": "string",
+    "limits[].source": "string",
+    "limits[].unit": "string",
+    "limits[].usage": "any",
+    "limits[].value": "number",
+    "rateLimits": "object[]",
+    "rateLimits[].group": "string",
+    "rateLimits[].label": "string",
+    "rateLimits[].limit": "number",
+    "rateLimits[].periodSeconds": "number"
   },
   "GET /_emulator/overrides/accounts/{id}": {
     "id": "string",
@@ -47,7 +98,17 @@ export const ANSWER_MEMBERS: Record<string, Record<string, string>> = {
     "scope": "string"
   },
   "GET /_emulator/requests": {
-    "requests": "object[]"
+    "requests": "object[]",
+    "requests[].accountId": "any",
+    "requests[].at": "string",
+    "requests[].client": "any",
+    "requests[].durationMs": "number",
+    "requests[].errorCode": "any",
+    "requests[].id": "number",
+    "requests[].keyId": "any",
+    "requests[].method": "string",
+    "requests[].path": "string",
+    "requests[].status": "number"
   },
   "GET /_emulator/requests/{id}": {
     "accountId": "any",
@@ -63,7 +124,17 @@ export const ANSWER_MEMBERS: Record<string, Record<string, string>> = {
     "status": "number"
   },
   "GET /_emulator/review-queue": {
-    "versions": "object[]"
+    "versions": "object[]",
+    "versions[].accountId": "string",
+    "versions[].bundleSizeBytes": "number",
+    "versions[].changelog": "string",
+    "versions[].extensionId": "string",
+    "versions[].extensionName": "string",
+    "versions[].soundCount": "number",
+    "versions[].submittedAt": "string",
+    "versions[].version": "string",
+    "versions[].versionId": "string",
+    "versions[].warnings": "array"
   },
   "GET /_emulator/state": {
     "autoApproveMs": "any",
@@ -80,6 +151,9 @@ export const ANSWER_MEMBERS: Record<string, Record<string, string>> = {
     "bundleSizeBytes": "number",
     "extensionId": "string",
     "files": "object[]",
+    "files[].audio": "any",
+    "files[].path": "string",
+    "files[].size": "number",
     "manifest": "any",
     "soundCount": "number",
     "status": "string",
@@ -89,7 +163,16 @@ export const ANSWER_MEMBERS: Record<string, Record<string, string>> = {
     "warnings": "array"
   },
   "GET /developer/v1/extensions": {
-    "extensions": "object[]"
+    "extensions": "object[]",
+    "extensions[].createdAt": "string",
+    "extensions[].currentVersionId": "any",
+    "extensions[].id": "string",
+    "extensions[].installCount": "number",
+    "extensions[].name": "string",
+    "extensions[].slug": "string",
+    "extensions[].status": "any",
+    "extensions[].updatedAt": "string",
+    "extensions[].visibility": "any"
   },
   "GET /developer/v1/extensions/{id}": {
     "createdAt": "string",
@@ -116,7 +199,13 @@ export const ANSWER_MEMBERS: Record<string, Record<string, string>> = {
     "keys": "array"
   },
   "GET /developer/v1/extensions/{id}/versions": {
-    "versions": "object[]"
+    "versions": "object[]",
+    "versions[].bundleSizeBytes": "number",
+    "versions[].changelog": "string",
+    "versions[].id": "string",
+    "versions[].status": "any",
+    "versions[].submittedAt": "string",
+    "versions[].version": "string"
   },
   "GET /healthz": {
     "status": "string"
@@ -201,7 +290,10 @@ export const ANSWER_MEMBERS: Record<string, Record<string, string>> = {
   "POST /_emulator/seed": {
     "accountsCreated": "number",
     "extensionsCreated": "number",
-    "keys": "object[]"
+    "keys": "object[]",
+    "keys[].accountId": "string",
+    "keys[].created": "boolean",
+    "keys[].name": "string"
   },
   "POST /_emulator/snapshots": {
     "snapshot": "object"

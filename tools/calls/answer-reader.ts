@@ -59,8 +59,17 @@ function shapeProblem(operation: string, value: unknown): string | null {
   const members = ANSWER_MEMBERS[operation];
   // An operation the document does not list: at least something, as every answer of the API has.
   if (!members) return Object.keys(value).length > 0 ? null : "an empty object";
-  for (const [name, kind] of Object.entries(members))
-    if (!(name in value) || !kindMatches(kind, value[name])) return `no ${name} (${kind})`;
+  for (const [name, kind] of Object.entries(members)) {
+    const [list, member] = name.split("[].");
+    if (member === undefined) {
+      if (!(name in value) || !kindMatches(kind, value[name])) return `no ${name} (${kind})`;
+      continue;
+    }
+    // Listed before its items' members, so `list` is already known to be an array of objects.
+    const items = value[list!] as Record<string, unknown>[];
+    if (items.some((item) => !(member in item) || !kindMatches(kind, item[member])))
+      return `an item of ${list} without ${member} (${kind})`;
+  }
   return null;
 }
 
