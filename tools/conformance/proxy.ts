@@ -6,6 +6,10 @@
  * it by a loopback name, as the emulator does (server/http/host-check.ts): a web page that re-points its own
  * name at 127.0.0.1 (DNS rebinding) cannot read the upstream through it. Calls the upstream through the
  * tools' one transport (tools/calls/transport.ts).
+ *
+ * Any local user can send traffic through it, so what it holds is bounded: the report (proxy-report.ts), the
+ * bodies waiting for the checks (QUEUE_LIMITS: past them an exchange is forwarded but not checked), and how
+ * often the report is rewritten (at most every `writeEveryMs`, and at stop).
  */
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
 import {
@@ -22,7 +26,8 @@ import {
 import { createTransport, DEFAULT_REQUEST_TIMEOUT_SECONDS } from "../calls/transport";
 import { nowIso } from "./clock";
 import { answerProblems, choiceProblems, endpointOf, requestProblems } from "./contract";
-import { DifferenceLog } from "./proxy-report";
+import { type Collected, collect, createQueue, type Hold, type QueueState } from "./proxy-queue";
+import { DifferenceLog, UNKNOWN_PATHS } from "./proxy-report";
 import { createRedactor } from "./redact";
 import { type Shadow, startShadow } from "./shadow";
 import { isObject, parseJson } from "./shape";
@@ -44,12 +49,21 @@ const HOP_BY_HOP = [
 const CHECKED_BYTES = 1024 * 1024;
 /** With --shadow, request bodies up to this are kept for the replay (a bundle is at most ~50 MB). */
 const REPLAYED_BYTES = 64 * 1024 * 1024;
+/**
+ * What may wait for the checks at once: exchanges admitted and not yet checked, and the body bytes they hold
+ * (requests' and answers'). Room for one replayed upload of the largest bundle beside ordinary traffic.
+ */
+const QUEUE_LIMITS = { entries: 64, bytes: 96 * 1024 * 1024 };
+/** The report and the profile are rewritten at most this often (and at stop), not after every exchange. */
+const WRITE_EVERY_MS = 500;
 
 export interface ProxyOptions {
   upstream: string;
   port?: number;
   /** Written after each exchange, and at stop (where a failure is thrown). */
   reportFile?: string;
+  /** How often, at most, the report and the profile are rewritten while exchanges come (default 500 ms). */
+  writeEveryMs?: number;
   /** Told when the report or the profile cannot be written after an exchange (the proxy goes on forwarding). */
   onReportError?: (message: string) => void;
   shadow?: boolean;
@@ -60,7 +74,11 @@ export interface ProxyOptions {
   profileFile?: string;
   /** Each upstream request's wait (tools/calls/transport.ts); default 30 s. */
   timeoutMs?: number;
+  /** What may wait for the checks (default QUEUE_LIMITS). */
+  queueLimits?: { entries: number; bytes: number };
 }
+
+export type { QueueState };
 
 export interface RunningProxy {
   url: string;
@@ -69,23 +87,8 @@ export interface RunningProxy {
   profile: ProfileBuilder | null;
   /** Resolves once every exchange so far has been checked (and replayed). */
   settled(): Promise<void>;
+  queue(): QueueState;
   stop(): Promise<void>;
-}
-
-async function collect(
-  stream: ReadableStream<Uint8Array>,
-  cap: number,
-): Promise<{ bytes: Uint8Array; whole: boolean }> {
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    if (total + value.length <= cap) chunks.push(value);
-    total += value.length;
-  }
-  return { bytes: Buffer.concat(chunks), whole: total <= cap };
 }
 
 /**
@@ -141,16 +144,20 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const outbound = createTransport({ timeoutMs, passthrough: true });
   const hosts = hostGate();
   let queue: Promise<void> = Promise.resolve();
+  const waiting = createQueue(options.queueLimits ?? QUEUE_LIMITS, () => log.notCheckedBusy++);
 
   async function check(
     request: Request,
     pathAndQuery: string,
-    requestBody: Promise<{ bytes: Uint8Array; whole: boolean }> | null,
+    hold: Hold,
+    requestBody: Promise<Collected> | null,
     response: Response,
-    responseBody: Promise<{ bytes: Uint8Array; whole: boolean }> | null,
+    responseBody: Promise<Collected> | null,
   ) {
     const reqBody = requestBody ? await requestBody : null;
     const resBody = responseBody ? await responseBody : null;
+    // Counted busy when the queue was full (createQueue); nothing of it is kept.
+    if (hold.busy) return;
     const url = new URL(request.url);
     // An emulator's own liveness and proof (the tools' challenge through the proxy): no endpoint of the spec.
     if (url.pathname === "/healthz") return;
@@ -189,9 +196,11 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         body: resText === null ? "(body not decodable)" : redactor.text(resText.slice(0, 64 * 1024)),
       },
     };
-    const name = endpoint ?? `${request.method} ${url.pathname.replace(/\/extensions\/[^/]+/, "/extensions/:id")}`;
+    // Every path the spec does not have is one cause, whatever the path: a client cannot grow the report per path.
+    const name = endpoint ?? UNKNOWN_PATHS;
     log.exchanges++;
-    for (const p of requestProblems(endpoint, request.headers, reqText)) log.add("request", name, p, exchange);
+    if (!endpoint) log.add("request", name, "requests to paths the API does not have", exchange);
+    else for (const p of requestProblems(endpoint, request.headers, reqText)) log.add("request", name, p, exchange);
     if (resText !== null && resBody?.whole !== false) {
       for (const p of answerProblems(endpoint, exchange)) log.add("answer", name, p, exchange);
       for (const p of choiceProblems(endpoint, exchange)) log.add("choice", name, p, exchange);
@@ -224,17 +233,33 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         });
       }
     }
-    if (profile && options.profileFile) tell(() => writeProfileFile(options.profileFile!, profile.profile()));
-    if (options.reportFile) tell(() => log.write(options.reportFile!));
+    writeSoon();
   }
 
-  /** A file that cannot be written after an exchange is told, and the proxy goes on forwarding. */
-  function tell(write: () => void): void {
-    try {
-      write();
-    } catch (e) {
-      options.onReportError?.((e as Error).message);
-    }
+  let writeTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Each file on its own: one that cannot be written is told and does not keep the other from being written. */
+  function writeFiles(told: (e: unknown) => void): void {
+    const writes = [
+      () => options.reportFile && log.write(options.reportFile),
+      () => profile && options.profileFile && writeProfileFile(options.profileFile, profile.profile()),
+    ];
+    for (const write of writes)
+      try {
+        write();
+      } catch (e) {
+        told(e);
+      }
+  }
+  /**
+   * Rewritten once the interval has passed since the first change after the last write, not after every
+   * exchange. A file that cannot be written is told, and the proxy goes on forwarding.
+   */
+  function writeSoon(): void {
+    if (writeTimer || (!options.reportFile && !options.profileFile)) return;
+    writeTimer = setTimeout(() => {
+      writeTimer = null;
+      writeFiles((e) => options.onReportError?.((e as Error).message));
+    }, options.writeEveryMs ?? WRITE_EVERY_MS);
   }
 
   const server = Bun.serve({
@@ -248,12 +273,14 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       if (refused) return refused;
       const url = new URL(request.url);
       const pathAndQuery = url.pathname + url.search;
-      let upstreamBody: ReadableStream<Uint8Array> | null = null;
-      let requestBody: Promise<{ bytes: Uint8Array; whole: boolean }> | null = null;
-      if (request.body) {
+      // No room in the queue: forwarded as it is, never teed, never checked.
+      const hold = waiting.admit();
+      let upstreamBody: ReadableStream<Uint8Array> | null = hold ? null : request.body;
+      let requestBody: Promise<Collected> | null = null;
+      if (request.body && hold) {
         const [a, b] = request.body.tee();
         upstreamBody = a;
-        requestBody = collect(b, shadow ? REPLAYED_BYTES : CHECKED_BYTES);
+        requestBody = collect(b, shadow ? REPLAYED_BYTES : CHECKED_BYTES, hold);
       }
       let answer: Response;
       try {
@@ -265,6 +292,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
           } as RequestInit),
         );
       } catch (e) {
+        // Nothing to check: the hold goes back once the request's copy has been read.
+        if (hold) void (requestBody ?? Promise.resolve()).catch(() => undefined).then(hold.release);
         return Response.json(
           {
             error: {
@@ -276,15 +305,20 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
           { status: 502 },
         );
       }
-      let toClient: ReadableStream<Uint8Array> | null = null;
-      let responseBody: Promise<{ bytes: Uint8Array; whole: boolean }> | null = null;
-      if (answer.body) {
+      let toClient: ReadableStream<Uint8Array> | null = hold ? null : answer.body;
+      let responseBody: Promise<Collected> | null = null;
+      if (answer.body && hold) {
         const [a, b] = answer.body.tee();
         toClient = a;
-        responseBody = collect(b, CHECKED_BYTES);
+        responseBody = collect(b, CHECKED_BYTES, hold);
       }
-      const checked = () => check(request, pathAndQuery, requestBody, answer, responseBody).catch(() => undefined);
-      queue = queue.then(checked);
+      if (hold) {
+        const checked = () =>
+          check(request, pathAndQuery, hold, requestBody, answer, responseBody)
+            .catch(() => undefined)
+            .finally(hold.release);
+        queue = queue.then(checked);
+      }
       return new Response(toClient, {
         status: answer.status,
         statusText: answer.statusText,
@@ -297,12 +331,18 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     log,
     profile,
     settled: () => queue,
+    queue: () => ({ ...waiting.state }),
     async stop() {
       await server.stop(true);
       await queue;
+      if (writeTimer) clearTimeout(writeTimer);
+      writeTimer = null;
+      let failure: unknown = null;
       try {
-        if (options.reportFile) log.write(options.reportFile);
-        if (profile && options.profileFile) writeProfileFile(options.profileFile, profile.profile());
+        writeFiles((e) => {
+          failure ??= e;
+        });
+        if (failure) throw failure;
       } finally {
         await shadow?.stop();
       }

@@ -37,7 +37,7 @@ export default defineCommand({
     },
     report: {
       type: "string",
-      description: "Write the JSON report to FILE (after each exchange, and on exit)",
+      description: "Write the JSON report to FILE (at most every half second while traffic comes, and on exit)",
       valueHint: "FILE",
     },
     shadow: {
@@ -47,7 +47,7 @@ export default defineCommand({
     "save-profile": {
       type: "string",
       description:
-        "Write what the upstream does differently as a platform profile (after each exchange, and on exit); replays as --shadow does",
+        "Write what the upstream does differently as a platform profile (at most every half second, and on exit); replays as --shadow does",
       valueHint: "FILE",
     },
   },
