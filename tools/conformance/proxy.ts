@@ -60,15 +60,15 @@ const WRITE_EVERY_MS = 500;
 export interface ProxyOptions {
   upstream: string;
   port?: number;
-  /** Written after each exchange, and at stop (where a failure is thrown). */
+  /** Rewritten at most every `writeEveryMs` while exchanges come, and at stop (where a failure is thrown). */
   reportFile?: string;
   /** How often, at most, the report and the profile are rewritten while exchanges come (default 500 ms). */
   writeEveryMs?: number;
-  /** Told when the report or the profile cannot be written after an exchange (the proxy goes on forwarding). */
+  /** Told when a rewrite of the report or the profile fails (the proxy goes on forwarding). */
   onReportError?: (message: string) => void;
   shadow?: boolean;
   /**
-   * Write what the upstream does differently as a platform profile, after each exchange and at stop. Each
+   * Write what the upstream does differently as a platform profile, as often as the report and at stop. Each
    * request is replayed in the shadow (as with `shadow`) to learn ext's answer to it.
    */
   profileFile?: string;
