@@ -210,6 +210,30 @@ describe("the queue of bodies waiting for the checks", () => {
   });
 });
 
+test("bodies past what the checks keep pass through whole both ways (the checks' copy is dropped, not the body)", async () => {
+  const big = new Uint8Array(3 * 1024 * 1024).map((_, i) => i % 251);
+  const upstream = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(req) {
+      if (new URL(req.url).searchParams.has("challenge")) return Response.json({ status: "ok" });
+      const got = new Uint8Array(await req.arrayBuffer());
+      return new Response(got, { headers: { "content-type": "application/octet-stream" } });
+    },
+  });
+  const proxy = await startProxy({ upstream: `http://127.0.0.1:${upstream.port}` });
+  try {
+    const answer = await fetch(`${proxy.url}/developer/v1/extensions`, { method: "POST", body: big });
+    expect(new Uint8Array(await answer.arrayBuffer())).toEqual(big);
+    await proxy.settled();
+    expect(proxy.log.report().exchanges).toBe(1);
+    expect(proxy.queue()).toMatchObject({ entries: 0, bytes: 0 });
+  } finally {
+    await proxy.stop();
+    upstream.stop(true);
+  }
+});
+
 describe("when the report is written", () => {
   const upstream = () => Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => Response.json({ extensions: [] }) });
 

@@ -14,8 +14,7 @@ export interface QueueState {
 
 /**
  * One exchange's share of the queue. Once the queue cannot take a chunk the exchange is `busy`: what it held is
- * given back, the rest of its bodies is read and dropped (a tee's other branch must be read, or it buffers),
- * and it is forwarded but not checked.
+ * given back, its copies are dropped, and it is forwarded but not checked.
  */
 export interface Hold {
   busy: boolean;
@@ -67,18 +66,25 @@ export function createQueue(limits: { entries: number; bytes: number }, onBusy: 
 
 export type Collected = { bytes: Uint8Array; whole: boolean };
 
+/**
+ * The checks' copy of a body (a tee's branch), kept up to `cap`. Once past `cap`, or busy, the branch is
+ * cancelled rather than read on: a tee buffers for a branch nobody reads, and this one would otherwise run
+ * ahead of a client that reads its answer slowly, buffering the rest of it for that client.
+ */
 export async function collect(stream: ReadableStream<Uint8Array>, cap: number, hold: Hold): Promise<Collected> {
   const reader = stream.getReader();
-  let chunks: Uint8Array[] = [];
+  const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
     const { value, done } = await reader.read();
     if (done) break;
-    if (total + value.length <= cap && !hold.busy) {
-      if (hold.take(value.length)) chunks.push(value);
-      else chunks = [];
-    }
     total += value.length;
+    // What was kept so far still serves the checks that can use a part (the request's recorded start).
+    if (total > cap || !hold.take(value.length)) {
+      await reader.cancel();
+      return { bytes: Buffer.concat(chunks), whole: false };
+    }
+    chunks.push(value);
   }
-  return { bytes: Buffer.concat(chunks), whole: total <= cap };
+  return { bytes: Buffer.concat(chunks), whole: true };
 }
