@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startProxy } from "../../src/conformance/proxy";
-import { CAUSES_KEPT, EXAMPLES_KEPT, type ProxyReport, UNKNOWN_PATHS } from "../../src/conformance/proxy-report";
+import { startProxy } from "../../tools/conformance/proxy";
+import { CAUSES_KEPT, EXAMPLES_KEPT, type ProxyReport, UNKNOWN_PATHS } from "../../tools/conformance/proxy-report";
 import { waitFor } from "../helpers/wait-for";
 
 const NOT_FOUND = { error: { code: "not_found", message: `No such path ${"m".repeat(20_000)}`, status: 404 } };
