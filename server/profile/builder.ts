@@ -52,6 +52,17 @@ interface Held {
   sightings: Sighting[];
 }
 
+/**
+ * Sightings kept per entry or reason: a report names the checks or endpoints a cause explains, which a few
+ * dozen sightings show; a proxy running for days sees the same difference on every exchange.
+ */
+const SIGHTINGS_KEPT = 100;
+
+/** Adds `sighting` to `list` while it holds fewer than SIGHTINGS_KEPT. */
+const keep = (list: Sighting[], sighting: Sighting) => {
+  if (list.length < SIGHTINGS_KEPT) list.push(sighting);
+};
+
 export class ProfileBuilder {
   private readonly held = new Map<string, Held>();
   /** Place → the reason it is left out. */
@@ -70,9 +81,9 @@ export class ProfileBuilder {
       const place = placeOf(entry);
       const held = this.held.get(place);
       const conflict = this.conflicts.get(place);
-      if (conflict) this.unexpressible.get(conflict)!.push(sighting);
+      if (conflict) keep(this.unexpressible.get(conflict)!, sighting);
       else if (!held) this.held.set(place, { entry, first: sighting, sightings: [sighting] });
-      else if (keyOf(held.entry) === keyOf(entry)) held.sightings.push(sighting);
+      else if (keyOf(held.entry) === keyOf(entry)) keep(held.sightings, sighting);
       else {
         this.held.delete(place);
         const values = [held.entry, entry].map((e) => ("observed" in e ? canonical(e.observed) : "")).join(" and ");
@@ -81,8 +92,11 @@ export class ProfileBuilder {
         this.unexpressible.set(reason, [...held.sightings, sighting]);
       }
     }
-    for (const reason of observation.unexpressible)
-      this.unexpressible.set(reason, [...(this.unexpressible.get(reason) ?? []), sighting]);
+    for (const reason of observation.unexpressible) {
+      const list = this.unexpressible.get(reason) ?? [];
+      keep(list, sighting);
+      this.unexpressible.set(reason, list);
+    }
   }
 
   private evidence(s: Sighting): ProfileEntry["evidence"] {

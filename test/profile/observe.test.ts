@@ -246,6 +246,16 @@ describe("the builder", () => {
       },
     );
 
+  test("a difference seen on every exchange keeps a bounded list of sightings (a proxy running for days)", () => {
+    const b = new ProfileBuilder("proxy", "http://t", at);
+    for (let i = 0; i < 5_000; i++)
+      b.add(unauthorized("invalid_key"), { label: `exchange ${i}`, exchange: `GET / → 401` });
+    const [cause] = b.summary().causes;
+    expect(cause?.seen).toHaveLength(100);
+    expect(cause?.seen[0]).toBe("exchange 0");
+    expect(b.profile().entries).toHaveLength(1);
+  });
+
   test("one entry per difference, its first sighting as evidence, every sighting in its cause", () => {
     const b = new ProfileBuilder("conformance", "http://t", at);
     b.add(unauthorized("invalid_key"), { label: "auth.missing-key", check: "auth.missing-key" });
