@@ -9,7 +9,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, serve } from "../binary/helpers";
-import { browserAvailable, describeViolations, launchBrowser, logIn, seriousViolations } from "../helpers/browser";
+import {
+  browserAvailable,
+  CARD_SPILL,
+  describeViolations,
+  launchBrowser,
+  logIn,
+  OFF_SCREEN,
+  seriousViolations,
+} from "../helpers/browser";
 
 const enabled = browserAvailable();
 const STEP_TIMEOUT_MS = 60_000;
@@ -75,9 +83,12 @@ describe.skipIf(!enabled)("the dashboard's Profile page", () => {
         expect((await rows.nth(0).textContent())?.replace(/\s+/g, " ")).toBe(
           "GET /developer/v1/extensions/{id}/secrets200field-renamedkeys is sent as names: ext's name for it is keysconformance check secrets.list, https://platform.example, 2026-11-22T10:00:00.000Z",
         );
+        // What the server quotes between backticks is shown as code, without the backticks.
         expect(await rows.nth(1).textContent()).toContain(
-          "error.code invalid_key is not the spec's code for 401: the spec's is `unauthorized`",
+          "error.code invalid_key is not the spec's code for 401: the spec's is unauthorized",
         );
+        expect(await rows.nth(1).locator("code", { hasText: /^unauthorized$/ }).count()).toBe(1);
+        expect(await page.locator("main").textContent()).not.toContain("`");
         expect(await page.locator("dl.facts").textContent()).toContain(file);
         for (const viewport of [
           { width: 1280, height: 800 },
@@ -85,6 +96,11 @@ describe.skipIf(!enabled)("the dashboard's Profile page", () => {
         ]) {
           await page.setViewportSize(viewport);
           expect(describeViolations(await seriousViolations(page))).toEqual([]);
+          // On a phone each entry is a card: a heading of three lines ("What the platform does") makes its row
+          // taller rather than running into the next one; nothing reaches past the screen.
+          const where = viewport.width;
+          expect({ where, spill: await page.evaluate<string[]>(CARD_SPILL) }).toEqual({ where, spill: [] });
+          expect({ where, off: await page.evaluate<string[]>(OFF_SCREEN) }).toEqual({ where, off: [] });
         }
       } finally {
         await page.close();
@@ -101,6 +117,8 @@ describe.skipIf(!enabled)("the dashboard's Profile page", () => {
       try {
         await page.getByRole("heading", { name: "No profile: the spec's answers" }).waitFor();
         expect(await page.locator("main").textContent()).toContain("--save-profile platform.json");
+        // Its copy button is named as every other one ("Copy curl command").
+        await page.getByRole("button", { name: "Copy profile commands" }).waitFor();
         expect(describeViolations(await seriousViolations(page))).toEqual([]);
       } finally {
         await page.close();

@@ -83,6 +83,15 @@ export const OFF_SCREEN = `(() => {
 })()`;
 
 /**
+ * In the page, on a phone (tables as cards): the card cells whose heading, or whose value, does not fit in the
+ * cell and so runs into the next row (a heading of three lines beside a value of one, a word wider than the
+ * card). The cell's scroll box holds whatever spills out of it.
+ */
+export const CARD_SPILL = `[...document.querySelectorAll(".table-wrap td[data-label]")]
+  .filter((td) => td.getClientRects().length > 0 && (td.scrollHeight > td.clientHeight + 1 || td.scrollWidth > td.clientWidth + 1))
+  .map((td) => td.dataset.label + ": " + td.textContent.trim().slice(0, 40) + " (" + td.scrollWidth + "×" + td.scrollHeight + " in " + td.clientWidth + "×" + td.clientHeight + ")")`;
+
+/**
  * Polls until `check` holds (a page updates on its own time); a check that throws (an element not there
  * yet) counts as not yet. Fails naming what it waited for.
  */

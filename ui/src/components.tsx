@@ -245,7 +245,16 @@ export function Crumbs({ items }: { items: { label: string; href?: string }[] })
   );
 }
 
-/** An id shown whole (never broken mid-word) with a button that copies it. */
+/** Why review rejected a version (the API's `rejectReason`), under its status. */
+export function RejectReason({ reason }: { reason: string }) {
+  return (
+    <p class="reject-reason" data-testid="reject-reason">
+      <span class="muted">Reason:</span> {reason}
+    </p>
+  );
+}
+
+/** An id with a button that copies it: on one line where the screen has room, wrapped only where it has not. */
 export function IdCard({ label, id }: { label: string; id: string }) {
   return (
     <p class="id-card">

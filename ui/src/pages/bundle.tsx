@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { printable } from "../../../common/text/printable";
 import { admin, asAccount, soundUrl } from "../api";
-import { Badge, bytes, Crumbs, IdCard, Loading, TableHead, TableWrap, useTitle } from "../components";
+import { Badge, bytes, Crumbs, IdCard, Loading, RejectReason, TableHead, TableWrap, useTitle } from "../components";
 import { useLoad } from "../hooks";
 import { accountName, type PageProps } from "../page";
 import { href } from "../router";
@@ -22,6 +22,18 @@ export function BundlePage(props: PageProps & { extensionId: string; versionId: 
     [owner, extensionId],
   );
   const extensionName = extension.data?.name;
+  // Why review rejected it: the version as its owner's API lists it (the bundle says what was uploaded).
+  const reason = useLoad(
+    () =>
+      owner && bundle.data?.status === "rejected"
+        ? asAccount(owner, (api) =>
+            api.GET("/developer/v1/extensions/{id}/versions", {
+              params: { path: { id: extensionId }, query: { include: "archived" } },
+            }),
+          ).then((r) => r.versions.find((v) => v.id === versionId)?.rejectReason)
+        : Promise.resolve(undefined),
+    [owner, extensionId, versionId, bundle.data?.status],
+  );
   useTitle(bundle.data ? `${extensionName ?? extensionId} ${bundle.data.version}` : undefined);
   return (
     <Loading state={bundle}>
@@ -43,6 +55,7 @@ export function BundlePage(props: PageProps & { extensionId: string; versionId: 
             <Badge value={b.status} /> · {bytes(b.bundleSizeBytes)} · {b.soundCount} sounds · SHA-256{" "}
             <code class="wrap">{b.bundleSha256}</code>
           </p>
+          {reason.data !== undefined && <RejectReason reason={reason.data} />}
           <section aria-labelledby="warn-h">
             <h2 id="warn-h">Inspection warnings</h2>
             {b.warnings.length === 0 ? (

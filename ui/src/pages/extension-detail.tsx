@@ -16,6 +16,7 @@ import {
   IdCard,
   invalidProps,
   Loading,
+  RejectReason,
   Status,
   TableHead,
   TableWrap,
@@ -189,13 +190,8 @@ function DetailsForm({ account, extension, onSaved }: { account: string; extensi
   return (
     <section aria-labelledby="details-h">
       <h2 id="details-h">Details</h2>
+      {/* The id is the page's own card above, whole and with its copy button. */}
       <dl class="facts">
-        <div>
-          <dt>Id</dt>
-          <dd>
-            <code>{extension.id}</code>
-          </dd>
-        </div>
         <div>
           <dt>Slug</dt>
           <dd>
@@ -294,8 +290,11 @@ function Versions({ extensionId, versions }: { extensionId: string; versions: Ve
                 <td data-label="Version">
                   <a href={href("extensions", extensionId, "versions", v.id)}>{v.version}</a>
                 </td>
-                <td data-label="Status" data-testid="version-status">
-                  <Badge value={v.status} />
+                <td data-label="Status">
+                  <span data-testid="version-status">
+                    <Badge value={v.status} />
+                  </span>
+                  {v.rejectReason !== undefined && <RejectReason reason={v.rejectReason} />}
                 </td>
                 <td data-label="Size">{bytes(v.bundleSizeBytes)}</td>
                 <td data-label="Submitted">{when(v.submittedAt)}</td>
@@ -382,26 +381,30 @@ function Installs({
           void simulate("installs");
         }}
       >
-        <label for="inst-count">How many</label>
-        <input
-          id="inst-count"
-          type="number"
-          min={1}
-          value={count}
-          onInput={(e) => setCount(e.currentTarget.value)}
-          {...invalidProps("inst-count-error", form.problems.count)}
-        />
-        <label for="inst-version">Version</label>
-        <select id="inst-version" value={versionId} onChange={(e) => setVersionId(e.currentTarget.value)}>
-          <option value="">current version</option>
-          {versions
-            .filter((v) => v.status === "approved")
-            .map((v) => (
-              <option key={v.id} value={v.id}>
-                {v.version}
-              </option>
-            ))}
-        </select>
+        <span class="pair">
+          <label for="inst-count">How many</label>
+          <input
+            id="inst-count"
+            type="number"
+            min={1}
+            value={count}
+            onInput={(e) => setCount(e.currentTarget.value)}
+            {...invalidProps("inst-count-error", form.problems.count)}
+          />
+        </span>
+        <span class="pair">
+          <label for="inst-version">Version</label>
+          <select id="inst-version" value={versionId} onChange={(e) => setVersionId(e.currentTarget.value)}>
+            <option value="">current version</option>
+            {versions
+              .filter((v) => v.status === "approved")
+              .map((v) => (
+                <option key={v.id} value={v.id}>
+                  {v.version}
+                </option>
+              ))}
+          </select>
+        </span>
         <button type="submit" disabled={action.busy}>
           Simulate installs
         </button>
@@ -487,22 +490,26 @@ function Secrets({
           if (ok) setName("");
         }}
       >
-        <label for="secret-name">Name</label>
-        <input
-          id="secret-name"
-          value={name}
-          onInput={(e) => setName(e.currentTarget.value)}
-          {...invalidProps("secret-name-error", form.problems.key)}
-        />
-        <label for="secret-value">Value</label>
-        <input
-          id="secret-value"
-          type="password"
-          autocomplete="new-password"
-          value={value}
-          onInput={(e) => setValue(e.currentTarget.value)}
-          {...invalidProps("secret-value-error", form.problems.value)}
-        />
+        <span class="pair">
+          <label for="secret-name">Name</label>
+          <input
+            id="secret-name"
+            value={name}
+            onInput={(e) => setName(e.currentTarget.value)}
+            {...invalidProps("secret-name-error", form.problems.key)}
+          />
+        </span>
+        <span class="pair">
+          <label for="secret-value">Value</label>
+          <input
+            id="secret-value"
+            type="password"
+            autocomplete="new-password"
+            value={value}
+            onInput={(e) => setValue(e.currentTarget.value)}
+            {...invalidProps("secret-value-error", form.problems.value)}
+          />
+        </span>
         <button type="submit" disabled={action.busy}>
           Set secret
         </button>

@@ -1,6 +1,6 @@
 import { useEffect } from "preact/hooks";
 import { admin, type EmulatorState } from "../api";
-import { Code, Loading, TableHead, TableWrap, useTitle, when } from "../components";
+import { Code, CopyButton, Loading, TableHead, TableWrap, useTitle, when } from "../components";
 import { useLoad } from "../hooks";
 import type { PageProps } from "../page";
 import { href } from "../router";
@@ -40,7 +40,6 @@ export function OverviewPage({ account, accounts, refreshAccounts }: PageProps) 
   }, [keyReady]);
   useTitle("Overview");
   const origin = location.origin;
-  const apiKey = key.data || "<your API key>";
   return (
     <>
       <h1>Overview</h1>
@@ -109,18 +108,30 @@ export function OverviewPage({ account, accounts, refreshAccounts }: PageProps) 
         <h2 id="snippets-h">Use it</h2>
         <p>
           These use this server's address and the dashboard key of <code>{account || "—"}</code> (a key named{" "}
-          <q>dashboard</q> in its key list; create your own under <a href={href("keys")}>API keys</a>).
+          <q>dashboard</q> in its key list; create your own under <a href={href("keys")}>API keys</a>). A key goes in
+          a variable, never on a command line, which every user of the machine sees: copy the key, run the first
+          command and paste it at its prompt.
         </p>
+        <h3>The key, in a variable</h3>
+        <Code label="key command" text="read -rs EXT_API_KEY && export EXT_API_KEY" />
+        {key.data && (
+          <p>
+            <CopyButton text={key.data} label="Copy the key" />
+          </p>
+        )}
         <h3>curl</h3>
         <Code
           label="curl command"
-          text={`curl -H "Authorization: Bearer ${apiKey}" ${origin}/developer/v1/extensions`}
+          text={`printf 'Authorization: Bearer %s\\n' "$EXT_API_KEY" | curl -H @- ${origin}/developer/v1/extensions`}
         />
         <h3>ext deploy</h3>
-        <Code
-          label="deploy command"
-          text={`ext deploy ./dist --extension <extension id> --api-key ${apiKey} --target ${origin}/developer/v1`}
-        />
+        <Code label="deploy command" text={`ext deploy ./dist --extension <extension id> --target ${origin}`} />
+        {account !== "" && account === accounts[0]?.id && (
+          <p class="hint">
+            In the folder where <code>ext serve</code> runs, <code>ext deploy ./dist --extension &lt;extension id&gt;</code>{" "}
+            needs neither: it finds this server and acts as its first account, <code>{account}</code>.
+          </p>
+        )}
         <h3>startEmulator (tests)</h3>
         <Code
           label="startEmulator example"

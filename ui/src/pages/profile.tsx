@@ -24,7 +24,7 @@ export function ProfilePage() {
               </p>
               <p>Check the platform and save what differs, then run your tests against an emulator that answers so:</p>
               <Code
-                label="Profile commands"
+                label="profile commands"
                 text={
                   "ext conformance --target https://api.example.com/developer/v1 --save-profile platform.json\next serve --profile platform.json\next conformance --target https://api.example.com/developer/v1 --profile platform.json"
                 }
@@ -68,8 +68,12 @@ export function ProfilePage() {
                         </td>
                         <td data-label="Answer">{e.answer}</td>
                         <td data-label="Difference">{e.difference}</td>
-                        <td data-label="What the platform does">{e.change}</td>
-                        <td data-label="Seen">{e.evidence}</td>
+                        <td data-label="What the platform does">
+                          <Words text={e.change} />
+                        </td>
+                        <td data-label="Seen">
+                          <Words text={e.evidence} />
+                        </td>
                       </tr>
                     ))}
                   </tbody>
@@ -79,6 +83,18 @@ export function ProfilePage() {
           )
         }
       </Loading>
+    </>
+  );
+}
+
+/** An entry's words: what the server quotes between backticks (a field, a code) is shown as code. */
+function Words({ text }: { text: string }) {
+  return (
+    <>
+      {text.split(/`([^`]*)`/).map((part, i) =>
+        // Odd parts are the quoted ones.
+        i % 2 === 1 ? <code key={i}>{part}</code> : part,
+      )}
     </>
   );
 }

@@ -26,8 +26,14 @@ export function RequestChart({ entries }: { entries: RequestLogEntry[] }) {
     columns[WINDOW_SECONDS - 1 - age]![c]++;
     totals[c]++;
   }
-  const peak = Math.max(1, ...columns.map((col) => col["2xx"] + col["4xx"] + col["5xx"]));
-  const summary = `Requests per second, last 3 minutes: ${totals["2xx"]} 2xx, ${totals["4xx"]} 4xx, ${totals["5xx"]} 5xx; at most ${peak} in one second.`;
+  const busiest = Math.max(...columns.map((col) => col["2xx"] + col["4xx"] + col["5xx"]));
+  // The bars' scale: an empty window still draws (nothing) against a height of one request.
+  const peak = Math.max(1, busiest);
+  const counts = `${totals["2xx"]} 2xx, ${totals["4xx"]} 4xx, ${totals["5xx"]} 5xx`;
+  const summary =
+    busiest === 0
+      ? "No request in the last 3 minutes."
+      : `Requests in the last 3 minutes: ${counts}; at most ${busiest} in one second.`;
   return (
     <figure class="rate-chart" data-testid="request-chart">
       <svg viewBox={`0 0 ${WINDOW_SECONDS} 40`} preserveAspectRatio="none" role="img" aria-label={summary}>
@@ -42,7 +48,7 @@ export function RequestChart({ entries }: { entries: RequestLogEntry[] }) {
         })}
       </svg>
       <figcaption>
-        Requests per second, last 3 minutes (peak {peak}/s):{" "}
+        {busiest === 0 ? "No request in the last 3 minutes" : `Requests in the last 3 minutes (at most ${busiest} in one second)`}:{" "}
         {CLASSES.map((c) => (
           <span key={c} class={`legend legend-${c}`} data-testid={`chart-total-${c}`}>
             {c} {totals[c]}

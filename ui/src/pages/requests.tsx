@@ -73,11 +73,10 @@ export function RequestsPage({ accounts, route }: PageProps) {
     <>
       <h1>Requests</h1>
       <p>
-        Developer-API requests as they happen{" "}
+        Developer-API requests as they happen, the same stream as <code>ext logs --follow</code>:{" "}
         <span class={live ? "badge badge-approved" : "badge badge-rejected"} data-testid="live">
           {live ? "live" : "not connected"}
         </span>
-        . The same stream: <code>ext logs --follow</code>.
       </p>
       {/* The chart counts what the table lists: the same filters, the dashboard's own calls hidden alike. */}
       <RequestChart entries={shown} />
@@ -161,7 +160,7 @@ function Detail({ id, onClose }: { id: number; onClose(): void }) {
         {(d) => (
           <>
             <p>
-              <strong>
+              <strong class="request-line">
                 {printable(d.method)} {printable(d.path)}
                 {d.detail.query ? `?${printable(d.detail.query)}` : ""}
               </strong>{" "}
