@@ -11,6 +11,7 @@ import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, run, type ServedBinary, serve } from "../binary/helpers";
 import {
   browserAvailable,
+  CARD_SPILL,
   COLOUR_RULES,
   describeViolations,
   launchBrowser,
@@ -22,6 +23,11 @@ import {
 import { startTestEmulator, stopTestEmulator } from "../helpers/emulator";
 
 const KEY = "ext_dashboard_test_key_0123456789abcdef";
+/** The longest ids a fixture takes (64 characters, no break in them): they must wrap on a phone. */
+const LONG_EXTENSION_ID = `ext_${"long".repeat(15)}`;
+const LONG_VERSION_ID = `ver_${"long".repeat(15)}`;
+const REJECT_REASON =
+  "The sound s3 clips at full volume: see https://example.com/review/guidelines/audio#clipping-levels";
 const FIXTURE = {
   accounts: [
     {
@@ -35,6 +41,16 @@ const FIXTURE = {
       id: "acc_other",
       name: "Other Account",
       apiKeys: [{ name: "ci", key: "ext_dashboard_other_key_0123456789abcd", scopes: ["*"] }],
+      extensions: [
+        {
+          id: LONG_EXTENSION_ID,
+          name: "Long Ids",
+          versions: [
+            { version: "1.0.0", status: "approved" },
+            { version: "1.1.0", id: LONG_VERSION_ID, status: "rejected", rejectReason: REJECT_REASON },
+          ],
+        },
+      ],
     },
   ],
 };
@@ -788,7 +804,7 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
   /** Pages of cards whose dark scheme's colours axe also checks on a phone. */
   const DARK_PHONE_AXE = ["api-keys", "admin", "requests"];
   /** The README's phone screenshots. */
-  const PHONE_SHOTS = ["overview", "extension", "admin", "requests"];
+  const PHONE_SHOTS = ["overview", "extension", "admin", "requests", "request"];
 
   test(
     "every page: no serious or critical axe violation; nothing off the screen at 1280×800 or 390×844; the README's screenshots",
@@ -823,7 +839,29 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
         versions: { id: string; version: string }[];
       };
       const bundle = versions.versions.find((v) => v.version === "2.1.0")!;
-      const pages = [...PAGES, { name: "bundle", hash: `#/extensions/ext_board/versions/${bundle.id}` }];
+      // A long path in the log (a 64-character id, then a long name): its row and its detail wrap it.
+      const longPath = `/extensions/${LONG_EXTENSION_ID}/secrets/A_SECRET_NAME_WITH_NO_BREAK_IN_IT_AT_ALL`;
+      expect((await api(longPath)).status).toBe(404);
+      const logged = (await (
+        await fetch(`${server.adminUrl}/requests`, { headers: { authorization: `Bearer ${server.adminToken}` } })
+      ).json()) as { requests: { id: number; path: string }[] };
+      const longRequest = logged.requests.find((r) => r.path === `/developer/v1${longPath}`)!;
+      const pages = [
+        ...PAGES,
+        { name: "bundle", hash: `#/extensions/ext_board/versions/${bundle.id}` },
+        { name: "request", hash: `#/requests/${longRequest.id}` },
+        { name: "extension-long-id", hash: `?account=acc_other#/extensions/${LONG_EXTENSION_ID}` },
+        {
+          name: "version-rejected",
+          hash: `?account=acc_other#/extensions/${LONG_EXTENSION_ID}/versions/${LONG_VERSION_ID}`,
+        },
+      ];
+      /** What each of these pages must show before anything is measured. */
+      const shows: Record<string, string> = {
+        request: "A_SECRET_NAME_WITH_NO_BREAK_IN_IT_AT_ALL",
+        "extension-long-id": REJECT_REASON,
+        "version-rejected": REJECT_REASON,
+      };
       /** The row buttons each list must show before anything is measured. */
       const rowButton: Record<string, RegExp> = {
         admin: /^Approve Sound Board 2\.1\.0/,
@@ -847,6 +885,8 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
         await countIs(page.locator("text=Loading…"), 0);
         const button = rowButton[p.name];
         if (button) await page.getByRole("button", { name: button }).first().waitFor();
+        const text = shows[p.name];
+        if (text) await textHas(page.locator("main"), text);
         expect(await page.locator("body").textContent()).not.toMatch(RAW_VALIDATOR);
         for (const { scheme, viewport } of states) {
           await page.emulateMedia({ colorScheme: scheme });
@@ -867,7 +907,9 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
           // control of the page on the screen, inside a table too (a button there is no easier to reach).
           const overflow = await page.evaluate<string[]>(WIDER_THAN_SCREEN);
           const off = await page.evaluate<string[]>(OFF_SCREEN);
-          expect({ ...where, overflow, off }).toEqual({ ...where, overflow: [], off: [] });
+          // On a phone, no card's heading or value runs out of its cell into the next row.
+          const spill = onPhone ? await page.evaluate<string[]>(CARD_SPILL) : [];
+          expect({ ...where, overflow, off, spill }).toEqual({ ...where, overflow: [], off: [], spill: [] });
           const shot =
             scheme === "light"
               ? onPhone
@@ -887,7 +929,7 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
       await page.emulateMedia({ colorScheme: "light" });
       await page.setViewportSize(DESKTOP);
     },
-    STEP_TIMEOUT_MS * 2,
+    STEP_TIMEOUT_MS * 3,
   );
 
   test(
@@ -905,6 +947,23 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
       expect(await audio.getAttribute("src")).toStartWith("blob:");
       expect(describeViolations(await seriousViolations(page))).toEqual([]);
       await shoot(page, "bundle", false);
+    },
+    STEP_TIMEOUT_MS,
+  );
+
+  test(
+    "a rejected version's reason: under its status in the extension's versions, and on its bundle page",
+    async () => {
+      await open(`?account=acc_other#/extensions/${LONG_EXTENSION_ID}`);
+      const row = page.locator('tr[data-version="1.1.0"]');
+      await textIs(row.getByTestId("version-status"), "rejected");
+      await textIs(row.getByTestId("reject-reason"), `Reason: ${REJECT_REASON}`);
+      // An approved version has none.
+      await textIs(page.locator('tr[data-version="1.0.0"]').getByTestId("version-status"), "approved");
+      expect(await page.locator('tr[data-version="1.0.0"]').getByTestId("reject-reason").count()).toBe(0);
+      await row.getByRole("link", { name: "1.1.0" }).click();
+      await textIs(page.locator("h1"), "Bundle of Long Ids 1.1.0");
+      await textIs(page.getByTestId("reject-reason"), `Reason: ${REJECT_REASON}`);
     },
     STEP_TIMEOUT_MS,
   );
@@ -1025,7 +1084,7 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
       ).accounts;
       expect(accounts.map((a) => [a.id, a.extensions]).sort()).toEqual([
         ["acc_dev", 1],
-        ["acc_other", 0],
+        ["acc_other", 1],
       ]);
     },
     STEP_TIMEOUT_MS,

@@ -87,7 +87,12 @@ describe.skipIf(!enabled)("the dashboard's Profile page", () => {
         expect(await rows.nth(1).textContent()).toContain(
           "error.code invalid_key is not the spec's code for 401: the spec's is unauthorized",
         );
-        expect(await rows.nth(1).locator("code", { hasText: /^unauthorized$/ }).count()).toBe(1);
+        expect(
+          await rows
+            .nth(1)
+            .locator("code", { hasText: /^unauthorized$/ })
+            .count(),
+        ).toBe(1);
         expect(await page.locator("main").textContent()).not.toContain("`");
         expect(await page.locator("dl.facts").textContent()).toContain(file);
         for (const viewport of [

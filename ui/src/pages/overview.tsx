@@ -108,9 +108,9 @@ export function OverviewPage({ account, accounts, refreshAccounts }: PageProps) 
         <h2 id="snippets-h">Use it</h2>
         <p>
           These use this server's address and the dashboard key of <code>{account || "—"}</code> (a key named{" "}
-          <q>dashboard</q> in its key list; create your own under <a href={href("keys")}>API keys</a>). A key goes in
-          a variable, never on a command line, which every user of the machine sees: copy the key, run the first
-          command and paste it at its prompt.
+          <q>dashboard</q> in its key list; create your own under <a href={href("keys")}>API keys</a>). A key goes in a
+          variable, never on a command line, which every user of the machine sees: copy the key, run the first command
+          and paste it at its prompt.
         </p>
         <h3>The key, in a variable</h3>
         <Code label="key command" text="read -rs EXT_API_KEY && export EXT_API_KEY" />
@@ -128,8 +128,9 @@ export function OverviewPage({ account, accounts, refreshAccounts }: PageProps) 
         <Code label="deploy command" text={`ext deploy ./dist --extension <extension id> --target ${origin}`} />
         {account !== "" && account === accounts[0]?.id && (
           <p class="hint">
-            In the folder where <code>ext serve</code> runs, <code>ext deploy ./dist --extension &lt;extension id&gt;</code>{" "}
-            needs neither: it finds this server and acts as its first account, <code>{account}</code>.
+            In the folder where <code>ext serve</code> runs,{" "}
+            <code>ext deploy ./dist --extension &lt;extension id&gt;</code> needs neither: it finds this server and acts
+            as its first account, <code>{account}</code>.
           </p>
         )}
         <h3>startEmulator (tests)</h3>

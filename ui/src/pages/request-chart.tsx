@@ -48,7 +48,10 @@ export function RequestChart({ entries }: { entries: RequestLogEntry[] }) {
         })}
       </svg>
       <figcaption>
-        {busiest === 0 ? "No request in the last 3 minutes" : `Requests in the last 3 minutes (at most ${busiest} in one second)`}:{" "}
+        {busiest === 0
+          ? "No request in the last 3 minutes"
+          : `Requests in the last 3 minutes (at most ${busiest} in one second)`}
+        :{" "}
         {CLASSES.map((c) => (
           <span key={c} class={`legend legend-${c}`} data-testid={`chart-total-${c}`}>
             {c} {totals[c]}
