@@ -841,7 +841,8 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
       const bundle = versions.versions.find((v) => v.version === "2.1.0")!;
       // A long path in the log (a 64-character id, then a long name): its row and its detail wrap it.
       const longPath = `/extensions/${LONG_EXTENSION_ID}/secrets/A_SECRET_NAME_WITH_NO_BREAK_IN_IT_AT_ALL`;
-      expect((await api(longPath)).status).toBe(404);
+      // Another account's extension: not found for this key, and logged as asked.
+      expect((await api(longPath, { method: "PUT", body: JSON.stringify({ value: "x" }) })).status).toBe(404);
       const logged = (await (
         await fetch(`${server.adminUrl}/requests`, { headers: { authorization: `Bearer ${server.adminToken}` } })
       ).json()) as { requests: { id: number; path: string }[] };
@@ -916,8 +917,11 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
                 ? PHONE_SHOTS.includes(p.name)
                 : "shot" in p
               : !onPhone && DARK_SHOTS.includes(p.name);
-          if (shot)
+          if (shot) {
+            // A request's page is shot at its detail (the list of requests is the "requests" shot).
+            if (p.name === "request") await page.locator(".detail").scrollIntoViewIfNeeded();
             await shoot(page, `${p.name}${onPhone ? "-phone" : ""}${scheme === "dark" ? "-dark" : ""}`, !onPhone);
+          }
         }
         seen.stop();
         expect({ page: p.name, console: seen.consoleErrors, failed: seen.failed }).toEqual({
