@@ -80,12 +80,15 @@ test("a bad --limit is a usage error (exit 2); an unreachable emulator exit 1", 
 test("a request path with control characters is printed escaped, never raw", async () => {
   // A stand-in emulator on a real socket: the real one never logs such a path, `ext logs` must not trust that.
   const entry = {
-    id: "req_1",
+    id: 1,
     at: "2026-01-01T00:00:00.000Z",
     method: "GET",
     path: "/developer/v1/extensions/x\n\u001b[2K2026-01-01  GET 200  /forged",
     status: 404,
+    errorCode: null,
     accountId: null,
+    keyId: null,
+    client: null,
     durationMs: 1,
   };
   const stub = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => Response.json({ requests: [entry] }) });
