@@ -7,7 +7,7 @@ import { expect, test } from "bun:test";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { decoded } from "../../tools/conformance/proxy";
 
-const BOMB = Buffer.alloc(64 * 1024 * 1024, 32); // 64 MiB of spaces: compresses to a few kilobytes
+const BOMB = Buffer.alloc(8 * 1024 * 1024, 32); // 8 MiB of spaces, 8 times what is checked: compresses to a few kilobytes
 const SMALL = Buffer.from('{"extensions":[]}');
 
 for (const [encoding, compress] of [
