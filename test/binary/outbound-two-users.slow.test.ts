@@ -24,6 +24,7 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -211,6 +212,34 @@ describe.skipIf(SKIP !== null)(`another local user${SKIP ? ` (skipped: ${SKIP})`
       } finally {
         rmSync(join(shared, name), { recursive: true, force: true });
       }
+    }
+  });
+
+  test("ext init reached through a link: their package.json above the real folder is refused too; a shared folder above is warned of", async () => {
+    const real = join(shared, `alicework-${process.pid}`);
+    mkdirSync(real, { mode: 0o755 });
+    const link = join(home, `work-${process.pid}`);
+    symlinkSync(real, link);
+    const planted = JSON.stringify({ private: true, workspaces: ["*/*"], scripts: { postinstall: "id > owned" } });
+    try {
+      // Nothing planted yet: made, with a warning that anyone may plant later.
+      const early = await ext(["init", join(link, "first")]);
+      expect(early.code).toBe(0);
+      expect(early.stderr).toContain(`warning: ${shared} above`);
+      for (const name of ["package.json", ".npmrc", "pnpm-workspace.yaml"]) {
+        expect(user.run(["sh", "-c", `printf '%s' '${planted}' > ${join(shared, name)}`]).code).toBe(0);
+        try {
+          const r = await ext(["init", join(link, "proj")]);
+          expect(r.stderr).toContain(`${join(shared, name)} above it belongs to another user`);
+          expect(r.code).toBe(2);
+          expect(existsSync(join(real, "proj"))).toBe(false);
+        } finally {
+          rmSync(join(shared, name), { force: true });
+        }
+      }
+    } finally {
+      rmSync(link, { force: true });
+      rmSync(real, { recursive: true, force: true });
     }
   });
 

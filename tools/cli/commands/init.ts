@@ -6,10 +6,10 @@ import { printable } from "../../../common/text/printable";
 import { shellQuote } from "../../../common/text/shell-quote";
 import { UsageError } from "../../calls/usage-error";
 import { parseClientEnv } from "../../config";
-import { claimOwnFolder, refuseForeignProjectAbove } from "../lib/own-folder";
+import { claimOwnFolder, refuseForeignProjectAbove, sharedFolderAbove } from "../lib/own-folder";
 import { scaffoldFiles } from "../lib/scaffold";
 import { detectTestRunner, type FoundRunner, TEST_FILES, TEST_RUNNERS, type TestRunner } from "../lib/test-runner";
-import { out } from "../output";
+import { err, out } from "../output";
 
 /** What a new project file gets before the umask (typically 0644): the files `ext init` makes are the user's sources. */
 const SHARED_FILE_MODE = 0o666;
@@ -44,6 +44,11 @@ export default defineCommand({
     const shown = args.dir || ".";
     // Nothing of another user's above the project, which npm or Node would take as the project's own.
     refuseForeignProjectAbove(shown, shown);
+    const shared = sharedFolderAbove(shown);
+    if (shared)
+      err(
+        `warning: ${printable(shared)} above ${printable(shown)} can be written by every user: anyone can later put a package.json or node_modules there, which npm and Node would take as part of this project; keep projects in a folder of yours`,
+      );
     // The runner first (it only reads): a refused --test-runner leaves no folder made.
     const found = chosenRunner(args["test-runner"], resolve(shown));
     // Nothing of the user's is ever overwritten: a folder with anything in it is refused whole, and one that

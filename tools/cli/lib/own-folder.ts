@@ -9,7 +9,8 @@
  * unless that group is the user's own primary group (a private group of theirs on most systems). Read with
  * lstat: a link is not a folder.
  */
-import { existsSync, lstatSync, mkdirSync, readdirSync, realpathSync, type Stats } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, type Stats } from "node:fs";
+import { userInfo } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { UsageError } from "../../calls/usage-error";
 
@@ -20,7 +21,30 @@ const STICKY = 0o1000;
 /** True when users other than the owner may write in `entry`: every user, or a group not the user's own. */
 function writableByOthers(entry: Stats): boolean {
   if ((entry.mode & OTHERS_WRITE) !== 0) return true;
-  return (entry.mode & GROUP_WRITE) !== 0 && entry.gid !== process.getgid?.();
+  return (entry.mode & GROUP_WRITE) !== 0 && !privateGroup(entry.gid);
+}
+
+/**
+ * True when `gid` is the user's own group and nobody else's: their primary group, listing no other member in
+ * /etc/group, and the primary group of no other account in /etc/passwd (a shared `users` group is not private).
+ */
+function privateGroup(gid: number): boolean {
+  if (gid !== process.getgid?.()) return false;
+  const me = userInfo().username;
+  try {
+    const group = readFileSync("/etc/group", "utf8")
+      .split("\n")
+      .map((line) => line.split(":"))
+      .find((f) => f[2] === String(gid));
+    if (group?.[3]?.split(",").some((member) => member !== "" && member !== me)) return false;
+    const others = readFileSync("/etc/passwd", "utf8")
+      .split("\n")
+      .map((line) => line.split(":"))
+      .filter((f) => f[3] === String(gid) && f[0] !== me);
+    return others.length === 0;
+  } catch {
+    return false; // cannot tell: not private
+  }
 }
 
 /** Who else may write in `entry`, in words. */
@@ -89,7 +113,15 @@ function checkAbove(start: string, shown: string): void {
 }
 
 /** What npm and Node read from the folders above a project: its root (package.json, whose scripts npm runs), and modules. */
-const PROJECT_ENTRIES = ["package.json", "node_modules"];
+const PROJECT_ENTRIES = [
+  "package.json",
+  "node_modules",
+  ".npmrc",
+  ".yarnrc",
+  ".yarnrc.yml",
+  "pnpm-workspace.yaml",
+  "package-lock.json",
+];
 
 /**
  * A new project must not sit below another user's package.json or node_modules: npm takes a package.json above
@@ -100,7 +132,25 @@ const PROJECT_ENTRIES = ["package.json", "node_modules"];
 export function refuseForeignProjectAbove(dir: string, shown: string): void {
   const uid = process.getuid?.();
   if (uid === undefined) return;
-  for (let at = dirname(resolve(dir)); ; at = dirname(at)) {
+  // As typed and as the links lead: npm and Node walk the real path up.
+  const starts = [dirname(resolve(dir))];
+  try {
+    starts.push(realpathSync(nearestExisting(dirname(resolve(dir)))));
+  } catch {
+    // nothing of it exists: the typed path is all there is
+  }
+  for (const start of starts) refuseForeignAbove(start, shown, uid);
+}
+
+/** The deepest folder of `path` that exists. */
+function nearestExisting(path: string): string {
+  let at = path;
+  while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
+  return at;
+}
+
+function refuseForeignAbove(start: string, shown: string, uid: number): void {
+  for (let at = start; ; at = dirname(at)) {
     for (const name of PROJECT_ENTRIES) {
       const path = join(at, name);
       let entry: Stats;
@@ -115,5 +165,21 @@ export function refuseForeignProjectAbove(dir: string, shown: string): void {
         );
     }
     if (dirname(at) === at) return;
+  }
+}
+
+/**
+ * The first folder above `dir` (by its real path) that every user may write, sticky or not, or null: anyone can
+ * put a package.json or node_modules there later, after `ext init` has looked, so the user is told.
+ */
+export function sharedFolderAbove(dir: string): string | null {
+  if (process.getuid?.() === undefined) return null;
+  try {
+    for (let at = realpathSync(nearestExisting(dirname(resolve(dir)))); ; at = dirname(at)) {
+      if ((lstatSync(at).mode & OTHERS_WRITE) !== 0) return at;
+      if (dirname(at) === at) return null;
+    }
+  } catch {
+    return null;
   }
 }
