@@ -94,11 +94,19 @@ function refuseShared(shown: string, folder: Stats): void {
     throw new UsageError(`${shown} can be written by ${writers(folder)}: give a folder only you can write`);
 }
 
+/** `start`, then each folder above it, up to the root. */
+function* foldersUpFrom(start: string): Generator<string> {
+  for (let at = start; ; at = dirname(at)) {
+    yield at;
+    if (dirname(at) === at) return;
+  }
+}
+
 /** `start` and every folder above it: the user's or root's, not writable by others unless sticky; a link, theirs too. */
 function checkAbove(start: string, shown: string): void {
   const uid = process.getuid?.();
   if (uid === undefined) return; // Windows: no owners or modes to read
-  for (let at = start; ; at = dirname(at)) {
+  for (const at of foldersUpFrom(start)) {
     const entry = lstatSync(at);
     if (entry.uid !== uid && entry.uid !== 0)
       throw new UsageError(
@@ -108,7 +116,6 @@ function checkAbove(start: string, shown: string): void {
       throw new UsageError(
         `${shown}: ${at} above it can be written by ${writers(entry)}, who could swap what is written there`,
       );
-    if (dirname(at) === at) return;
   }
 }
 
@@ -150,7 +157,7 @@ function nearestExisting(path: string): string {
 }
 
 function refuseForeignAbove(start: string, shown: string, uid: number): void {
-  for (let at = start; ; at = dirname(at)) {
+  for (const at of foldersUpFrom(start)) {
     for (const name of PROJECT_ENTRIES) {
       const path = join(at, name);
       let entry: Stats;
@@ -164,7 +171,6 @@ function refuseForeignAbove(start: string, shown: string, uid: number): void {
           `${shown}: ${path} above it belongs to another user (uid ${entry.uid}); npm and Node would take it as part of your project (npm runs a package.json's scripts): give a folder elsewhere`,
         );
     }
-    if (dirname(at) === at) return;
   }
 }
 
@@ -175,10 +181,9 @@ function refuseForeignAbove(start: string, shown: string, uid: number): void {
 export function sharedFolderAbove(dir: string): string | null {
   if (process.getuid?.() === undefined) return null;
   try {
-    for (let at = realpathSync(nearestExisting(dirname(resolve(dir)))); ; at = dirname(at)) {
+    for (const at of foldersUpFrom(realpathSync(nearestExisting(dirname(resolve(dir))))))
       if ((lstatSync(at).mode & OTHERS_WRITE) !== 0) return at;
-      if (dirname(at) === at) return null;
-    }
+    return null;
   } catch {
     return null;
   }
