@@ -5,7 +5,8 @@
  * upgraded to the keyed hash on the spot.
  *
  * A key that authenticated is remembered (by the header as sent, in process memory only) until a write that
- * may change keys or accounts commits (`db.generation`: every write): a repeated request then costs neither the hash nor the lookup, and a revoked key, a
+ * may change keys or accounts commits (`db.credentialsGeneration`: every write but the hot ones marked as
+ * leaving them alone): a repeated request then costs neither the hash nor the lookup, and a revoked key, a
  * deleted account or a reset is seen at the next request. After such a commit only the lookup runs again:
  * the keyed hash of a key depends on the key alone, so it is computed once per distinct key. A key that failed
  * is remembered the same way, so a client retrying a wrong key does not pay the hash either; the memory is

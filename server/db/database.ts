@@ -11,8 +11,9 @@
  *
  * Every write goes through `db.write` / `db.writer`: one place that begins the transaction IMMEDIATE (a
  * deferred one that reads first cannot take the write lock once another connection has committed: SQLITE_BUSY,
- * which busy_timeout does not retry) and bumps the generation the read caches and the memory of authenticated
- * keys compare (server/db/generation.ts).
+ * which busy_timeout does not retry) and bumps the generation the read caches compare (server/db/generation.ts),
+ * and, unless the writer is marked as leaving keys and accounts alone, the one the memory of authenticated keys
+ * compares.
  * A read that needs one snapshot across statements uses `db.read`. Callbacks stay synchronous (stack notes):
  * bun:sqlite commits at the first `await`.
  */
@@ -24,14 +25,29 @@ import { applyMigrations } from "./migrations";
 import * as schema from "./schema";
 
 interface DbWrites {
-  /** Moves after every write transaction; what the read caches and the memory of authenticated keys compare. */
+  /** Moves after every write transaction; what the read caches compare. */
   generation: DbGeneration;
+  /**
+   * Moves after every write transaction that may have changed an API key or an account (all of them but the
+   * writers made with `credentialsUntouched`): what the memory of authenticated keys compares.
+   */
+  credentialsGeneration: DbGeneration;
   /** Runs `fn` in one read transaction: a consistent picture across its statements. Never write in it. */
   read<R>(fn: () => R): R;
   /** Runs `fn` in an IMMEDIATE write transaction (a savepoint when one is already open) and returns its result. */
   write<R>(fn: (tx: Db) => R): R;
   /** `write` made once for a hot path: the transaction function is built here, not on every call. */
-  writer<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R;
+  writer<A extends unknown[], R>(fn: (...args: A) => R, options?: WriterOptions): (...args: A) => R;
+}
+
+export interface WriterOptions {
+  /**
+   * The writer's transaction changes no API key and no account row, not even through a cascade, so keys
+   * already authenticated stay valid across it. Safe by default: a writer without it, or any other write in
+   * the same transaction, moves the credentials generation too. Only the writers listed in
+   * test/db/credentials-generation.test.ts may say it, each checked there to leave those tables as they were.
+   */
+  credentialsUntouched?: true;
 }
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database } & DbWrites;
@@ -48,20 +64,30 @@ export function openDatabase(filename: string): Db {
   // Before drizzle wraps the connection: applied hashes are recorded in __drizzle_migrations, as drizzle does.
   applyMigrations(sqlite);
   const generation = createDbGeneration(sqlite);
-  const writer = <A extends unknown[], R>(fn: (...args: A) => R): ((...args: A) => R) => {
+  const credentialsGeneration = createDbGeneration(sqlite);
+  // Whether the open transaction ran a write that may change credentials (one not marked otherwise).
+  let credentialsTouched = false;
+  const writer = <A extends unknown[], R>(fn: (...args: A) => R, options: WriterOptions = {}): ((...args: A) => R) => {
     const transaction = sqlite.transaction(fn);
+    const touchesCredentials = options.credentialsUntouched !== true;
     return (...args) => {
+      if (touchesCredentials) credentialsTouched = true;
       try {
         return transaction.immediate(...args);
       } finally {
         // Only the outermost transaction's end is a commit (or a rollback) other readers could see.
-        if (!sqlite.inTransaction) generation.bump();
+        if (!sqlite.inTransaction) {
+          generation.bump();
+          if (credentialsTouched) credentialsGeneration.bump();
+          credentialsTouched = false;
+        }
       }
     };
   };
   const db = drizzle({ client: sqlite, schema }) as BunSQLiteDatabase<typeof schema> & { $client: Database };
   const writes: DbWrites = {
     generation,
+    credentialsGeneration,
     read: (fn) => sqlite.transaction(fn).deferred(),
     write: (fn) => writer(() => fn(db as Db))(),
     writer,

@@ -141,7 +141,7 @@ function buildServices(
   const services = onFirstUseEach({
     limits: () => createLimitsService(db),
     generation: () => db.generation,
-    auth: () => createAuthService(db, db.generation, keyHasher),
+    auth: () => createAuthService(db, db.credentialsGeneration, keyHasher),
     extensions: (): ReturnType<typeof createExtensionService> =>
       createExtensionService({ db, clock, limits: services.limits, blobs, generation: db.generation }),
     secrets: (): ReturnType<typeof createSecretService> =>

@@ -51,3 +51,13 @@ test("no SQLite file mapped into memory, and no server code that touches SQLite'
   // The CLI's start-up check may test that the data directory's files can be written, before SQLite opens them.
   expect(offenders(/-shm\b/, ["tools/cli/lib/startup-errors.ts"])).toEqual([]);
 });
+
+test("only the audited hot writers promise to leave keys and accounts alone (credentialsUntouched)", () => {
+  // Such a writer keeps authenticated keys remembered across its commit (server/db/database.ts): each use is a
+  // transaction read to write no api_keys, accounts or team_members row, not even through a cascade, and is
+  // exercised in test/db/credentials-generation.test.ts. A new one is added here on purpose, after the same reading.
+  expect(offenders(/credentialsUntouched\s*:\s*true/, ["server/db/database.ts"]).sort()).toEqual([
+    "server/resources/extensions/service.ts",
+    "server/resources/secrets/service.ts",
+  ]);
+});

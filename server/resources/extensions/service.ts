@@ -115,9 +115,13 @@ export function createExtensionService(deps: {
     .where(eq(extensions.id, param("id")))
     .prepare();
   // The routes' write transactions, made once (db.writer); the answer is read inside, so the write and its
-  // read-back share one transaction.
-  const createTx = db.writer((accountId: string, input: CreateExtensionInput) =>
-    writer.insertExtension({ ...input, accountId, createdAt: clock.iso() }),
+  // read-back share one transaction. They write extension rows only, so keys already authenticated stay
+  // remembered across them.
+  const onlyExtensions = { credentialsUntouched: true } as const;
+  const createTx = db.writer(
+    (accountId: string, input: CreateExtensionInput) =>
+      writer.insertExtension({ ...input, accountId, createdAt: clock.iso() }),
+    onlyExtensions,
   );
   const updateTx = db.writer((accountId: string, id: string, patch: UpdateExtensionInput): Extension => {
     // The row and its install count in one statement: a PATCH changes neither the count nor who owns the row.
@@ -139,10 +143,12 @@ export function createExtensionService(deps: {
     const updatedAt = clock.iso();
     const row: ExtensionRow = { ...current, ...next, updatedAt };
     updateStmt.run(row);
-    writer.markListed(id, updatedAt);
+    // Of the two facts the listed rule reads, a PATCH can change only visibility: unless it did, the rule holds
+    // now exactly when it held before, and then listed_at was set by the write that made it hold.
+    if (next.visibility !== undefined) writer.markListed(id, updatedAt);
     // listed_at is not part of the answer, so the row is complete without reading it back.
     return toFull(row, found.installCount);
-  });
+  }, onlyExtensions);
 
   return {
     findOwned,

@@ -104,6 +104,7 @@ export function createSecretService(deps: {
       insertSecret({ accountId, extensionId, name, sealed, createdAt: now });
       return { created: true };
     },
+    { credentialsUntouched: true },
   );
 
   return {
