@@ -52,7 +52,7 @@ export interface AdminClientOptions {
   adminToken?: string | null | (() => string | null | undefined);
   fetch?: FetchFunction;
   /**
-   * The dashboard's session secret (from its login link), sent as `X-Ext-Session` when there is no admin
+   * The dashboard's session secret (from its login), sent as `X-Ext-Session` when there is no admin
    * token; a function is asked before each request. No cookie is ever sent.
    */
   session?: () => string | null | undefined;

@@ -88,10 +88,30 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * A new one-time login link for the dashboard
-         * @description The link works once, within 15 minutes of this call, measured on the machine's time (moving the emulator's clock neither extends nor ends it); a new link replaces the earlier one. `ext dashboard` prints one.
+         * A new one-time login code for the dashboard
+         * @description The code works once, within 15 minutes of this call, measured on the machine's time (moving the emulator's clock neither extends nor ends it); a new code replaces the earlier one. A browser logs in by posting it in a form body (what the page `ext dashboard` opens does); it is never accepted in a URL.
          */
         post: operations["createDashboardLoginLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_emulator/dashboard-login/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What became of a dashboard login code
+         * @description The state of the current code, by the id its creation answered; a code replaced by a newer one, or made before a restart, is a 404. `ext dashboard` asks this to know when the page it opened has logged the browser in.
+         */
+        get: operations["getDashboardLogin"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2552,8 +2572,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Open it in a browser to log the dashboard in; it works once, within 15 minutes (on the machine's time, not the emulator's clock), and replaces any earlier link */
-                        url: string;
+                        /** @description Names this login when asking what became of it; opens nothing */
+                        id: string;
+                        /** @description The one-time code: post it as the form field `code` (application/x-www-form-urlencoded) to loginUrl; it works once, within 15 minutes (on the machine's time, not the emulator's clock), and replaces any earlier code. Never put it in a URL: a code seen in one is revoked */
+                        code: string;
+                        /** @description Where to post the code: this server's /dashboard/login (it carries no credential) */
+                        loginUrl: string;
                     };
                 };
             };
@@ -2590,6 +2614,158 @@ export interface operations {
                             code: "forbidden";
                             /** @constant */
                             status: 403;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Unexpected server error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @constant */
+                            status: 500;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+        };
+    };
+    getDashboardLogin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Names this login when asking what became of it; opens nothing */
+                        id: string;
+                        /**
+                         * @description waiting: not used yet; used: a browser logged in with it; expired: its time ran out unused; revoked: it was sent in a URL (where it may be logged or shown in a process list), so it no longer works
+                         * @default waiting
+                         * @enum {string}
+                         */
+                        state: "waiting" | "used" | "expired" | "revoked";
+                    };
+                };
+            };
+            /** @description Bad request: `malformed_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "malformed_path";
+                            /** @constant */
+                            status: 400;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credentials: `unauthorized` */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @constant */
+                            status: 401;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not allowed: `forbidden` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            /** @constant */
+                            status: 403;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                            /** @constant */
+                            status: 404;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Validation failed: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & ({
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            /** @constant */
+                            status: 422;
                         } & {
                             [key: string]: unknown;
                         };

@@ -1,12 +1,21 @@
 /**
  * What the server, its pages (ui/) and the tools agree on about the dashboard and the reference: plain constants
  * and a pure function, no code of either side.
- *  - The login: `ext dashboard` (and `ext serve`'s banner) print a one-time link that works for LOGIN_CODE_TTL_MS;
- *    its redirect is `/#session=<secret>`, and the page keeps the secret under SESSION_STORAGE_KEY in its origin's
- *    localStorage.
+ *  - The login: `ext dashboard` asks the control plane for a one-time code, which works for LOGIN_CODE_TTL_MS,
+ *    and opens a private page that posts it as the form field LOGIN_CODE_FIELD to LOGIN_PATH (never in a URL);
+ *    the answer redirects to `/#session=<secret>`, and the page keeps the secret under SESSION_STORAGE_KEY in
+ *    its origin's localStorage.
  *  - The reference: served at DOCS_PATH from the document at OPENAPI_PATH; the dashboard's "API reference" link
  *    hands it the account's key under DOCS_KEY_STORAGE in sessionStorage (server/docs/page-extras.ts reads it).
  */
+
+/** Where a login is posted (a one-time code in a form body, or a script's admin token in its Authorization header). */
+export const LOGIN_PATH = "/dashboard/login";
+/** The login form's one field, and its type. */
+export const LOGIN_CODE_FIELD = "code";
+export const LOGIN_FORM_TYPE = "application/x-www-form-urlencoded";
+/** A login code as the server mints it (base64url); the login form takes nothing else. */
+export const LOGIN_CODE_PATTERN = /^[A-Za-z0-9_-]{1,256}$/;
 
 /** How long a login code works once made (`ext dashboard` makes a new one). */
 export const LOGIN_CODE_TTL_MS = 15 * 60_000;

@@ -17,7 +17,6 @@ export { type BundleLimitKey, type BundleLimits, bundleLimitsFrom, READ_CAPS } f
 export const bundleInspection = () => import("./bundles/inspect");
 export { normaliseArchivePath } from "./bundles/manifest";
 export { restoreSnapshot } from "./control-plane/reset";
-export { dashboardLoginUrl } from "./dashboard/login";
 export { ignoreInVersionControl } from "./data-dir/ignore";
 export { DataDirInUseError } from "./data-dir/lock";
 export { checkDataDirOwner, DataDirOwnerError } from "./data-dir/modes";

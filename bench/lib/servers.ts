@@ -71,11 +71,16 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
 }
 
 /**
- * A dashboard session for `emu`, logged in as its owner does (the login link with the admin token), as the
- * localStorage entry the dashboard keeps it in: a browser context given it opens every page logged in.
+ * A dashboard session for `emu`, logged in as a script does (the admin token in the login's Authorization
+ * header; never in a URL), as the localStorage entry the dashboard keeps it in: a browser context given it
+ * opens every page logged in.
  */
 export async function dashboardSession(emu: Server): Promise<{ origin: string; name: string; value: string }> {
-  const res = await fetch(`${emu.url}/dashboard/login?token=${ADMIN_TOKEN}`, { redirect: "manual" });
+  const res = await fetch(`${emu.url}/dashboard/login`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    redirect: "manual",
+  });
   const value = sessionInRedirect(res.headers.get("location"));
   if (res.status !== 303 || !value) throw new Error(`the dashboard login answered ${res.status} ${await res.text()}`);
   return { origin: emu.url, name: SESSION_STORAGE_KEY, value };

@@ -3,7 +3,7 @@
  * playwright-core): a fresh browser context each time (empty cache), from navigation to the page's heading
  * shown with no "Loading…" left — the HTML, script, style sheet and the page's own API calls, over loopback,
  * against the compiled emulator with the demo fixture. Each context starts logged in (the session in its
- * storage, as the login link leaves it), so the page shown is the one asked for, not the login prompt.
+ * storage, as a login leaves it), so the page shown is the one asked for, not the login prompt.
  */
 import { existsSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -55,7 +55,7 @@ async function firstLoads(settings: Settings, log: (line: string) => void): Prom
   const loadAvgAtStart = loadavg().map((n) => Math.round(n * 100) / 100);
   const emu = await startEmulator({ seed: DEMO_FIXTURE });
   const { origin, name, value } = await dashboardSession(emu);
-  // Every context opens logged in, as the owner's browser does after the login link.
+  // Every context opens logged in, as the owner's browser does after `ext dashboard`.
   const storageState = { cookies: [], origins: [{ origin, localStorage: [{ name, value }] }] };
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
   const rows: DashboardRow[] = [];

@@ -51,7 +51,7 @@ export function dashboardRoutes() {
           },
         },
       )
-      // A browser asks every page's origin for /favicon.ico: a JSON answer shown in a tab (a used login link,
+      // A browser asks every page's origin for /favicon.ico: a JSON answer shown in a tab (a refused login,
       // a control-plane URL opened by hand) would otherwise log a 404 in the console.
       .get(
         FAVICON_PATH,

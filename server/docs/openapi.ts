@@ -84,7 +84,7 @@ export const documentation = {
         in: "header",
         name: "X-Ext-Session",
         description:
-          "The dashboard's session secret: the one-time login link `ext serve` prints (`/dashboard/login?token=…`) redirects to `/#session=<secret>`; the dashboard keeps it in its own origin's storage and sends it as `X-Ext-Session: <secret>`. Accepted from this server's own pages only (same-origin); no cookie is ever accepted.",
+          "The dashboard's session secret: a login (`POST /dashboard/login` with a one-time code from `POST /_emulator/dashboard-login` in a form body, as the page `ext dashboard` opens posts it; never in a URL) redirects to `/#session=<secret>`; the dashboard keeps it in its own origin's storage and sends it as `X-Ext-Session: <secret>`. Accepted from this server's own pages only (same-origin); no cookie is ever accepted.",
       },
     },
   },

@@ -4,7 +4,6 @@
  */
 
 import { REQUEST_LOG_CAPACITY } from "../../common/api-rules";
-import { LOGIN_CODE_TTL_TEXT } from "../../common/dashboard-links";
 import { ApiError, type ErrorDetail } from "./api-error";
 import { capDetails, clip, megabytes } from "./message-parts";
 
@@ -13,23 +12,11 @@ export const controlErrors = {
     new ApiError(
       401,
       "unauthorized",
-      "The control plane requires Authorization: Bearer <admin token>: the one `ext serve` was given (--admin-token or EXT_ADMIN_TOKEN), else the one it generated, kept in the data directory's server.json and the ready file; the dashboard logs in through a one-time link (`ext dashboard` prints one).",
+      "The control plane requires Authorization: Bearer <admin token>: the one `ext serve` was given (--admin-token or EXT_ADMIN_TOKEN), else the one it generated, kept in the data directory's server.json and the ready file; a browser logs the dashboard in with `ext dashboard`.",
       undefined,
       {
         "WWW-Authenticate": 'Bearer realm="emulator-admin"',
       },
-    ),
-  dashboardLoginRefused: () =>
-    new ApiError(
-      401,
-      "unauthorized",
-      "This dashboard login link is used up or wrong: each link works once. Run `ext dashboard` in the server's folder for a new one (or POST /_emulator/dashboard-login).",
-    ),
-  dashboardLoginExpired: () =>
-    new ApiError(
-      401,
-      "unauthorized",
-      `This dashboard login link has expired: a link works for ${LOGIN_CODE_TTL_TEXT}, once. Run \`ext dashboard\` in the server's folder for a new one (or POST /_emulator/dashboard-login).`,
     ),
   foreignHost: (host: string) =>
     new ApiError(

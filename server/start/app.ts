@@ -11,12 +11,11 @@
  */
 import { type AnyElysia, Elysia } from "elysia";
 import { API_PREFIX, CONTROL_PREFIX, DEPLOY_LIMITS_PREFIX, isLoopback } from "../../common/addresses";
-import { DOCS_PATH, OPENAPI_PATH } from "../../common/dashboard-links";
+import { DOCS_PATH, LOGIN_PATH, OPENAPI_PATH } from "../../common/dashboard-links";
 import { CHALLENGE_PATTERN } from "../../common/server-proof";
 import { serverProof } from "../../common/server-proof-hmac";
 import { markStartup } from "../../common/startup-trace";
 import { FAVICON_PATH, UI_PREFIX } from "../dashboard/build";
-import { LOGIN_PATH } from "../dashboard/login";
 import { errorHandler } from "../errors/handler";
 import { errorResponses } from "../errors/model";
 import { developerGate } from "../http/auth";

@@ -9,7 +9,6 @@ import { removeServerFile, writeServerFile } from "../../common/server-file";
 import { markStartup } from "../../common/startup-trace";
 import type { ServerConfig } from "../base/config";
 import { closeRequestStreams } from "../control-plane/request-stream";
-import { dashboardLoginUrl } from "../dashboard/login";
 import { createRuntime, createStarterAccount, type Runtime, type RuntimeOptions } from "../runtime/runtime";
 import { createApp } from "./app";
 import { removeReadyFile, removeStaleReadyFile, writeReadyFile } from "./ready-file";
@@ -239,8 +238,6 @@ function readyText(emulator: RunningEmulator): string {
     port: emulator.port,
     pid: process.pid,
     adminToken: control.adminToken,
-    // A one-time link, valid LOGIN_CODE_TTL_MS from the start (`ext dashboard` makes another).
-    dashboardLoginUrl: dashboardLoginUrl(control),
     apiKeys: startupKeys(emulator.runtime).map(({ accountId, name, key }) => ({ accountId, name, key })),
   })}\n`;
 }

@@ -64,8 +64,6 @@ export interface ServedBinary {
   pid: number;
   /** The control plane's token, from the ready file. */
   adminToken: string;
-  /** The one-time dashboard login link, from the ready file. */
-  dashboardLoginUrl: string;
   stop(): Promise<number>;
 }
 

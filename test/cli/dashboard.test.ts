@@ -1,23 +1,28 @@
 /**
- * `ext dashboard`: a fresh one-time login link for the dashboard of the `ext serve` found from this folder
- * (verified first), the way to one when the banner went to a file or a pipe and printed none.
+ * `ext dashboard`: logs a browser in to the dashboard of the `ext serve` found from this folder (verified first)
+ * through a private page that posts a one-time code, never a URL that carries one; the browser here is a
+ * stand-in (test/helpers/fake-browser.ts) named in BROWSER, which records what it was given.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import type { Subprocess } from "bun";
+import { sessionInRedirect } from "../../common/dashboard-links";
 import { cleanEnv } from "../helpers/clean-env";
-import { sessionFromLogin } from "../helpers/emulator";
+import { postLoginCode } from "../helpers/emulator";
+import { readAsItComes } from "../helpers/read-until";
 import { waitFor } from "../helpers/wait-for";
 
 const ROOT = join(import.meta.dir, "../..");
 const BUN = join(ROOT, "node_modules/.bin/bun");
 const MAIN = join(ROOT, "tools/cli/main.ts");
+const FAKE_BROWSER = join(ROOT, "test/helpers/fake-browser.ts");
 
 let cwd: string;
 let server: Subprocess;
-let ready: { url: string; adminUrl: string; dashboardLoginUrl: string };
+let ready: { url: string; adminUrl: string };
 beforeAll(async () => {
   cwd = mkdtempSync(join(tmpdir(), "ext-dashboard-cmd-"));
   const readyFile = join(cwd, "ready.json");
@@ -52,37 +57,159 @@ async function ext(args: string[], where = cwd, env: Record<string, string> = {}
   return { code, stdout, stderr };
 }
 
-/** Logs in over HTTP with `link`: the session secret of the 303, which opens the control plane. */
-async function logIn(link: string): Promise<number> {
-  const res = await fetch(link, { redirect: "manual" });
-  expect(res.status).toBe(303);
-  expect(res.headers.get("location")).toMatch(/^\/#session=[A-Za-z0-9_-]{43}$/);
-  const session = await sessionFromLogin(res);
-  return (await fetch(`${ready.adminUrl}/state`, { headers: { "x-ext-session": session } })).status;
+/** `ext` running, its output read as it comes. */
+function spawnExt(args: string[], env: Record<string, string>) {
+  const proc = Bun.spawn([BUN, MAIN, ...args], { cwd, env: cleanEnv(env), stdout: "pipe", stderr: "pipe" });
+  const stdout = readAsItComes(proc.stdout);
+  const stderr = readAsItComes(proc.stderr);
+  const exited = Promise.all([proc.exited, stdout.done, stderr.done]).then(([code]) => code);
+  return { proc, exited, stdout: stdout.text, stderr: stderr.text };
 }
 
+/** The records the stand-in browser wrote (test/helpers/fake-browser.ts). */
+interface BrowserRecord {
+  argv: string[];
+  path: string;
+  html: string;
+  code: string;
+  fileMode: number;
+  dirMode: number;
+  extVars: string[];
+  status: number | null;
+  location: string | null;
+}
+
+/** A place for one run: its TMPDIR (where the page goes) and the stand-in browser's log. */
+function runPlace() {
+  const dir = mkdtempSync(join(tmpdir(), "ext-dashboard-run-"));
+  const tmp = join(dir, "tmp");
+  mkdirSync(tmp);
+  const log = join(dir, "browser.log");
+  const records = (): BrowserRecord[] =>
+    existsSync(log)
+      ? readFileSync(log, "utf8")
+          .trim()
+          .split("\n")
+          .map((line) => JSON.parse(line))
+      : [];
+  const env = (extra: Record<string, string> = {}) => ({
+    TMPDIR: tmp,
+    BROWSER: `${BUN} ${FAKE_BROWSER}`,
+    FAKE_BROWSER_LOG: log,
+    ...extra,
+  });
+  return { dir, tmp, records, env, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** The control plane's answer to a session secret from a login's redirect. */
+async function stateWith(location: string | null): Promise<number> {
+  const session = sessionInRedirect(location);
+  expect(session).not.toBeNull();
+  return (await fetch(`${ready.adminUrl}/state`, { headers: { "x-ext-session": session! } })).status;
+}
+
+/** The page a run names to open by hand (its stderr), and the code in it. */
+async function pageToOpenByHand(run: { stderr: () => string }) {
+  const path = await waitFor(() => /open file:\/\/(\S+) in a browser/.exec(run.stderr())?.[1], "the page's path");
+  return { path, code: /name="code" value="([^"]+)"/.exec(readFileSync(path, "utf8"))![1]! };
+}
+
+/** A login code posted as the page posts it. */
+const post = (code: string) => postLoginCode(ready.url, code);
+
 describe("ext dashboard", () => {
-  test("prints a new login link of the server found from this folder that logs in; the earlier link stops working", async () => {
-    const r = await ext(["dashboard"]);
-    expect(r.code).toBe(0);
-    const link = r.stdout.trim();
-    expect(link).toMatch(new RegExp(`^${ready.url.replace(/\./g, "\\.")}/dashboard/login\\?token=[A-Za-z0-9_-]{32}$`));
-    expect(r.stderr).toContain("it works once, within 15 minutes");
-    expect(link).not.toBe(ready.dashboardLoginUrl);
-    expect((await fetch(ready.dashboardLoginUrl, { redirect: "manual" })).status).toBe(401);
-    expect(await logIn(link)).toBe(200);
-    // Used: the refusal says how to get another.
-    const again = await fetch(link, { redirect: "manual" });
-    expect(again.status).toBe(401);
-    expect(((await again.json()) as { error: { message: string } }).error.message).toContain("Run `ext dashboard`");
+  test("opens a private page in the browser that logs it in, a code in no URL and on no command line; waits for it, then removes the page", async () => {
+    const place = runPlace();
+    try {
+      const r = await ext(["dashboard"], cwd, place.env({ EXT_API_KEY: "ext_not_for_the_browser" }));
+      expect(r.stderr).toContain("opening the dashboard's login page in the browser");
+      expect(r.stdout).toBe(`logged in: the dashboard is at ${ready.url}/\n`);
+      expect(r.code).toBe(0);
+      const [seen, ...more] = place.records();
+      expect(more).toEqual([]);
+      // The browser was given the page's file URL, nothing else; the page was the owner's alone.
+      expect(seen!.argv).toEqual([pathToFileURL(seen!.path).href]);
+      expect(seen!.path.startsWith(`${place.tmp}/ext-dashboard-`)).toBe(true);
+      expect(seen!.fileMode).toBe(0o600);
+      expect(seen!.dirMode).toBe(0o700);
+      expect(seen!.extVars).toEqual([]);
+      expect(seen!.code).toMatch(/^[A-Za-z0-9_-]{32}$/);
+      expect(seen!.argv.join(" ")).not.toContain(seen!.code);
+      // It posts to the server's login, the code in the form body.
+      expect(seen!.html).toContain(`<form id="login" method="post" action="${ready.url}/dashboard/login">`);
+      expect(seen!.status).toBe(303);
+      expect(await stateWith(seen!.location)).toBe(200);
+      // Gone once used, its folder too; and the code with it.
+      expect(readdirSync(place.tmp)).toEqual([]);
+      expect((await post(seen!.code)).status).toBe(401);
+    } finally {
+      place.remove();
+    }
   });
 
-  test("--json prints the API's answer, nothing else", async () => {
-    const r = await ext(["dashboard", "--json"]);
-    expect(r.code).toBe(0);
-    const body = JSON.parse(r.stdout) as { url: string };
-    expect(Object.keys(body)).toEqual(["url"]);
-    expect(await logIn(body.url)).toBe(200);
+  test("--no-browser opens nothing: it names the page to open by hand and waits for it", async () => {
+    const place = runPlace();
+    try {
+      const run = spawnExt(["dashboard", "--no-browser"], place.env());
+      const { path, code } = await pageToOpenByHand(run);
+      expect(run.stderr()).not.toContain(code);
+      expect(await stateWith((await post(code)).headers.get("location"))).toBe(200);
+      expect(await run.exited).toBe(0);
+      expect(run.stdout()).toBe(`logged in: the dashboard is at ${ready.url}/\n`);
+      expect(place.records()).toEqual([]);
+      expect(existsSync(path)).toBe(false);
+    } finally {
+      place.remove();
+    }
+  });
+
+  test("a browser that cannot be started is said at once, with the page to open by hand; the wait goes on", async () => {
+    const place = runPlace();
+    try {
+      const run = spawnExt(["dashboard"], place.env({ BROWSER: join(place.dir, "no-such-browser") }));
+      await waitFor(() => run.stderr().includes("no-such-browser is not installed"), "the launch failure");
+      const { path, code } = await pageToOpenByHand(run);
+      expect((await post(code)).status).toBe(303);
+      expect(await run.exited).toBe(0);
+      expect(existsSync(path)).toBe(false);
+    } finally {
+      place.remove();
+    }
+  });
+
+  test("a newer `ext dashboard` replaces the waiting one: it says so, removes its page and exits 1; Ctrl-C removes the page too (exit 130)", async () => {
+    const place = runPlace();
+    try {
+      const first = spawnExt(["dashboard"], place.env({ FAKE_BROWSER_POST: "0" }));
+      await waitFor(() => place.records().length === 1, "the first page opened");
+      const second = spawnExt(["dashboard"], place.env({ FAKE_BROWSER_POST: "0" }));
+      expect(await first.exited).toBe(1);
+      expect(first.stderr()).toContain("a newer login (another `ext dashboard`) replaced this one");
+      expect(existsSync(place.records()[0]!.path)).toBe(false);
+      await waitFor(() => place.records().length === 2, "the second page opened");
+      second.proc.kill("SIGINT");
+      expect(await second.exited).toBe(130);
+      expect(second.stderr()).toContain("stopped: the login page is removed");
+      expect(readdirSync(place.tmp)).toEqual([]);
+    } finally {
+      place.remove();
+    }
+  });
+
+  test("--json prints the API's answer ({id, code, loginUrl}), nothing else, and opens and writes nothing", async () => {
+    const place = runPlace();
+    try {
+      const r = await ext(["dashboard", "--json"], cwd, place.env());
+      expect(r.code).toBe(0);
+      const body = JSON.parse(r.stdout) as { id: string; code: string; loginUrl: string };
+      expect(Object.keys(body).sort()).toEqual(["code", "id", "loginUrl"]);
+      expect(body.loginUrl).toBe(`${ready.url}/dashboard/login`);
+      expect(place.records()).toEqual([]);
+      expect(readdirSync(place.tmp)).toEqual([]);
+      expect(await stateWith((await post(body.code)).headers.get("location"))).toBe(200);
+    } finally {
+      place.remove();
+    }
   });
 
   test("with no server for the data directory, says how to start or name one (exit 2)", async () => {

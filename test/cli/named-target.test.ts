@@ -151,9 +151,9 @@ describe("the real emulator, named with its own token, still works", () => {
     expect(r.code).toBe(0);
   });
 
-  test("ext dashboard prints a login link", async () => {
-    const r = await ext(["dashboard", "--target", emu.url], env());
-    expect(r.stdout.trim()).toStartWith(`${emu.url}/dashboard/login?token=`);
+  test("ext dashboard mints a login code", async () => {
+    const r = await ext(["dashboard", "--json", "--target", emu.url], env());
+    expect(JSON.parse(r.stdout)).toMatchObject({ loginUrl: `${emu.url}/dashboard/login` });
     expect(r.code).toBe(0);
   });
 
@@ -172,8 +172,8 @@ describe("EXT_TRUST_TARGET=1: the user vouches for a server reached at another a
     expect(refused.stderr).toContain(UNPROVEN);
     expect(refused.stderr).toContain("EXT_TRUST_TARGET=1");
     expect(refused.code).toBe(1);
-    const vouched = await ext(["dashboard", "--target", other], { ...env, EXT_TRUST_TARGET: "1" });
-    expect(vouched.stdout.trim()).toStartWith(`${emu.url}/dashboard/login?token=`);
+    const vouched = await ext(["dashboard", "--json", "--target", other], { ...env, EXT_TRUST_TARGET: "1" });
+    expect(JSON.parse(vouched.stdout)).toMatchObject({ loginUrl: `${emu.url}/dashboard/login` });
     expect(vouched.code).toBe(0);
   });
 });

@@ -1,6 +1,7 @@
 /**
- * `ext serve`'s banner, in process with the terminal flag given: secret values (the login link, a generated
- * admin token, API keys) appear only on a terminal; sent to a file or pipe (`ext serve > serve.log`), every
+ * `ext serve`'s banner, in process with the terminal flag given: no login link ever (a link a terminal opens is
+ * on the browser's command line); the other secret values (a generated admin token, API keys) appear only on
+ * a terminal; sent to a file or pipe (`ext serve > serve.log`), every
  * such line says where the secret is instead, and none of the values the ready file holds is printed.
  */
 import { afterAll, describe, expect, test } from "bun:test";
@@ -22,7 +23,6 @@ afterAll(async () => {
 
 interface Ready {
   adminToken: string;
-  dashboardLoginUrl: string;
   apiKeys: { accountId: string; name: string; key: string }[];
 }
 
@@ -47,7 +47,6 @@ function start(flags: ServerFlags = {}, seedFixture?: Fixture) {
 
 const banner = (emulator: RunningEmulator, terminal: boolean) => `${bannerLines(emulator, { terminal }).join("\n")}\n`;
 const lineOf = (text: string, label: string) => text.split("\n").find((l) => l.startsWith(`  ${label}`)) ?? "";
-const codeOf = (link: string) => new URL(link).searchParams.get("token")!;
 
 /** Fixture keys given in plaintext, and one left to be generated. */
 const FIXTURE: Fixture = {
@@ -104,7 +103,7 @@ test("a seed that brings a profile: a warning naming the file, before what it ch
 });
 
 describe("the banner of a start whose output is not a terminal", () => {
-  test("prints no secret value the ready file holds: no login code, no admin token, no API key", () => {
+  test("prints no secret value the ready file holds: no admin token, no API key", () => {
     for (const [flags, fixture] of [
       [{}, undefined],
       [{ memory: true }, undefined],
@@ -113,7 +112,7 @@ describe("the banner of a start whose output is not a terminal", () => {
     ] as const) {
       const { emulator, ready } = start(flags, fixture);
       const text = banner(emulator, false);
-      const secrets = [ready.adminToken, codeOf(ready.dashboardLoginUrl), ...ready.apiKeys.map((k) => k.key)];
+      const secrets = [ready.adminToken, ...ready.apiKeys.map((k) => k.key)];
       expect(ready.apiKeys.length).toBeGreaterThan(0);
       for (const secret of secrets) expect({ flags, leaked: text.includes(secret) }).toEqual({ flags, leaked: false });
       expect(text).not.toContain("/dashboard/login?token=");
@@ -126,7 +125,7 @@ describe("the banner of a start whose output is not a terminal", () => {
     const { emulator, readyFile } = start({ memory: true }, FIXTURE);
     const text = banner(emulator, false);
     expect(lineOf(text, "dashboard:")).toBe(
-      `  dashboard:     run \`EXT_ADMIN_TOKEN=<the admin token> ext dashboard --target ${emulator.url}\` for a login link, or the ready file's dashboardLoginUrl (not printed: output is not a terminal)`,
+      `  dashboard:     ${emulator.url}/  (to log a browser in: \`EXT_ADMIN_TOKEN=<the admin token> ext dashboard --target ${emulator.url}\`)`,
     );
     expect(lineOf(text, "admin token:")).toBe(
       `  admin token:   in the ready file ${readyFile} (not printed: output is not a terminal)`,
@@ -158,13 +157,13 @@ describe("the banner of a start whose output is not a terminal", () => {
     }
   });
 
-  test("a data directory's server: `ext dashboard` gives the link; the token stays in server.json", () => {
+  test("a data directory's server: `ext dashboard` logs a browser in; the token stays in server.json", () => {
     const { emulator } = start();
     const text = banner(emulator, false);
-    expect(lineOf(text, "dashboard:")).toStartWith("  dashboard:     run `EXT_DATA_DIR=");
-    expect(lineOf(text, "dashboard:")).toContain(
-      "ext dashboard` for a login link, or the ready file's dashboardLoginUrl",
+    expect(lineOf(text, "dashboard:")).toStartWith(
+      `  dashboard:     ${emulator.url}/  (to log a browser in: \`EXT_DATA_DIR=`,
     );
+    expect(lineOf(text, "dashboard:")).toEndWith(" ext dashboard`)");
     expect(lineOf(text, "admin token:")).toContain("server.json (this folder's commands read it)");
     expect(lineOf(text, "api key:")).toBe(
       `  api key:       not printed: output is not a terminal; in the ready file's apiKeys  (account acc_local, "local", new)`,
@@ -182,7 +181,7 @@ describe("the banner of a start whose output is not a terminal", () => {
     );
     // Nobody has the token: no line may send the user to the dashboard or ask for the token.
     expect(lineOf(text, "dashboard:")).toBe(
-      "  dashboard:     no login link (not printed: output is not a terminal), and none to be had without the token: restart with --ready-file FILE (it holds the token), or with --admin-token or EXT_ADMIN_TOKEN",
+      `  dashboard:     ${bare.url}/  (no way to log in without the token, not printed: output is not a terminal: restart with --ready-file FILE (it holds the token), or with --admin-token or EXT_ADMIN_TOKEN)`,
     );
     expect(lineOf(text, "api key:")).toBe(
       '  api key:       not printed: output is not a terminal; kept as a hash only, and a new one needs the token: restart with --ready-file FILE (it holds the token), or with --admin-token or EXT_ADMIN_TOKEN  (account acc_local, "local", new)',
@@ -216,7 +215,7 @@ describe("the banner of a start whose output is not a terminal", () => {
     running.push(given);
     const text = banner(given, false);
     expect(lineOf(text, "dashboard:")).toBe(
-      `  dashboard:     run \`EXT_ADMIN_TOKEN=<the admin token> ext dashboard --target ${given.url}\` for a login link (not printed: output is not a terminal)`,
+      `  dashboard:     ${given.url}/  (to log a browser in: \`EXT_ADMIN_TOKEN=<the admin token> ext dashboard --target ${given.url}\`)`,
     );
     expect(lineOf(text, "api key:")).toContain(
       `kept as a hash only: \`EXT_ADMIN_TOKEN=<the admin token> ext keys create --target ${given.url}\` prints a new one`,
@@ -255,12 +254,13 @@ describe("a given admin token", () => {
 });
 
 describe("the banner on a terminal", () => {
-  test("shows the login link, a token nothing else holds, and the keys: the ones of the ready file", () => {
+  test("shows a token nothing else holds and the keys (the ones of the ready file), and still no login link", () => {
     const { emulator, ready } = start({ memory: true }, FIXTURE);
     const text = banner(emulator, true);
     expect(lineOf(text, "dashboard:")).toBe(
-      `  dashboard:     ${ready.dashboardLoginUrl}  (one-time, for 15 minutes; \`ext dashboard\` prints another)`,
+      `  dashboard:     ${emulator.url}/  (to log a browser in: \`EXT_ADMIN_TOKEN=<the admin token> ext dashboard --target ${emulator.url}\`)`,
     );
+    expect(text).not.toContain("/dashboard/login");
     expect(lineOf(text, "admin token:")).toBe(`  admin token:   ${ready.adminToken}`);
     expect(ready.apiKeys).toEqual([
       { accountId: "acc_team", name: "given", key: "ext_given_key_0123456789abcdefghijklmnopq" },

@@ -227,21 +227,29 @@ describe("ext serve", () => {
     }
   });
 
-  test("the ready file's dashboard link is one-time; a piped banner does not print it, and no header opens nothing", async () => {
+  test("neither the banner nor the ready file holds a login link or code; the ready file's token logs a script in, by header", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ext-serve-link-"));
     try {
       const readyFile = join(dir, "ready.json");
       const proc = serve("--memory", "--port", "0", "--log-level", "warn", "--ready-file", readyFile);
       const head = await readUntil(proc.stdout as ReadableStream<Uint8Array>, /admin token:.*\n/);
-      const { dashboardLoginUrl: link } = JSON.parse(readFileSync(readyFile, "utf8")) as { dashboardLoginUrl: string };
-      expect(link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/dashboard\/login\?token=[A-Za-z0-9_-]+$/);
-      expect(head).toContain("or the ready file's dashboardLoginUrl (not printed: output is not a terminal)\n");
-      expect(head).not.toContain(new URL(link).searchParams.get("token")!);
+      const ready = JSON.parse(readFileSync(readyFile, "utf8")) as { url: string; adminToken: string };
+      expect(JSON.stringify(ready)).not.toContain("/dashboard/login");
+      expect(head).toContain(`  dashboard:     ${ready.url}/  (to log a browser in: \``);
+      expect(head).not.toContain("/dashboard/login");
       const adminUrl = /control plane: (\S+)\n/.exec(head)![1]!;
       expect((await fetch(`${adminUrl}/state`)).status).toBe(401);
-      const session = await sessionFromLogin(await fetch(link, { redirect: "manual" }));
+      const login = () =>
+        fetch(`${ready.url}/dashboard/login`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${ready.adminToken}` },
+          redirect: "manual",
+        });
+      const session = await sessionFromLogin(await login());
       expect((await fetch(`${adminUrl}/state`, { headers: { "x-ext-session": session } })).status).toBe(200);
-      expect((await fetch(link, { redirect: "manual" })).status).toBe(401);
+      // In a URL, the token opens nothing.
+      const inUrl = await fetch(`${ready.url}/dashboard/login?token=${ready.adminToken}`, { redirect: "manual" });
+      expect(inUrl.status).toBe(400);
       proc.kill("SIGTERM");
       expect(await proc.exited).toBe(0);
     } finally {

@@ -4,9 +4,10 @@
  * of docs/screenshots/. One browser and one server for the whole file.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { networkInterfaces } from "node:os";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { networkInterfaces, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, run, type ServedBinary, serve } from "../binary/helpers";
 import {
@@ -20,7 +21,10 @@ import {
   seriousViolations,
   until,
 } from "../helpers/browser";
+import { cleanEnv } from "../helpers/clean-env";
 import { startTestEmulator, stopTestEmulator } from "../helpers/emulator";
+import { readAsItComes } from "../helpers/read-until";
+import { waitFor } from "../helpers/wait-for";
 
 const KEY = "ext_dashboard_test_key_0123456789abcdef";
 /** The longest ids a fixture takes (64 characters, no break in them): they must wrap on a phone. */
@@ -104,8 +108,8 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
     // CSP is bypassed so that axe can be injected, and so that an escaping bug would show (the policy would hide it).
     context = await browser.newContext({ viewport: DESKTOP, bypassCSP: true });
     page = await context.newPage();
-    // The one-time link `ext serve` printed (the ready file carries it): the session for the whole file.
-    await logIn(page, server, server.dashboardLoginUrl);
+    // As `ext dashboard` does (its private page, posting a one-time code): the session for the whole file.
+    await logIn(page, server);
     page.on("dialog", (d) => {
       dialogs.push(d.message());
       void d.dismiss();
@@ -1021,7 +1025,7 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
   );
 
   test(
-    "the login link leaves no cookie, a session only this origin's storage holds, and no code or secret in the address bar",
+    "the login leaves no cookie, a session only this origin's storage holds, and no code or secret in the address bar",
     async () => {
       expect(await context.cookies()).toEqual([]);
       const secret = await page.evaluate<string | null>("localStorage.getItem('ext-dashboard-session')");
@@ -1029,18 +1033,87 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
       expect(secret).not.toBe(server.adminToken);
       await open("#/");
       expect(page.url()).not.toContain("token");
+      expect(page.url()).not.toContain("code");
       expect(page.url()).not.toContain(secret!);
       // Every control-plane call carries it as a header (a cookie would go to every port of the host).
       const sent = page.waitForRequest((r) => r.url().includes("/_emulator/"));
       await page.reload();
       expect((await sent).headers()["x-ext-session"]).toBe(secret!);
-      // The link was for one login only.
-      const again = await browser.newContext();
+    },
+    STEP_TIMEOUT_MS,
+  );
+
+  test(
+    "`ext dashboard` logs the real browser in through its private page, under the page's own policy: the code in a form body only (Origin null), never in a URL; the page gone once used, and a copy of it refused",
+    async () => {
+      const tmp = mkdtempSync(join(tmpdir(), "ext-dashboard-login-"));
+      const ctx = await browser.newContext();
       try {
-        const res = await (await again.newPage()).goto(server.dashboardLoginUrl);
-        expect(res?.status()).toBe(401);
+        const cli = Bun.spawn([built.bin, "dashboard", "--no-browser", "--target", server.url], {
+          cwd: built.work,
+          env: cleanEnv({ EXT_ADMIN_TOKEN: server.adminToken, TMPDIR: tmp }),
+          stdout: "pipe",
+          stderr: "pipe",
+        });
+        const stderr = readAsItComes(cli.stderr);
+        const fileUrl = await waitFor(() => /open (file:\/\/\S+) in a browser/.exec(stderr.text())?.[1], "the page");
+        const html = readFileSync(fileURLToPath(fileUrl), "utf8");
+        const code = /name="code" value="([^"]+)"/.exec(html)![1]!;
+        const p = await ctx.newPage();
+        const requests: { url: string; method: string; origin?: string; body: string | null }[] = [];
+        p.on("request", (r) =>
+          requests.push({ url: r.url(), method: r.method(), origin: r.headers().origin, body: r.postData() }),
+        );
+        const console: string[] = [];
+        p.on("console", (m) => console.push(m.text()));
+        await p.goto(fileUrl);
+        await p.getByRole("cell", { name: "Dev Studio" }).waitFor();
+        expect(await cli.exited).toBe(0);
+        expect(await new Response(cli.stdout).text()).toBe(`logged in: the dashboard is at ${server.url}/\n`);
+        expect(existsSync(fileURLToPath(fileUrl))).toBe(false);
+        const posted = requests.filter((r) => r.method === "POST" && r.url === `${server.url}/dashboard/login`);
+        expect(posted).toEqual([
+          { url: `${server.url}/dashboard/login`, method: "POST", origin: "null", body: `code=${code}` },
+        ]);
+        for (const r of requests) expect(r.url).not.toContain(code);
+        expect(p.url()).toBe(`${server.url}/?account=acc_dev`);
+        expect(console.filter((m) => m.includes("Content Security Policy"))).toEqual([]);
+        expect(await ctx.cookies()).toEqual([]);
+        // The same page again (a copy kept before it was used), in a browser not logged in: the code is spent.
+        const copy = join(tmp, "copy.html");
+        writeFileSync(copy, html, { mode: 0o600 });
+        const again = await browser.newContext();
+        try {
+          const replay = await again.newPage();
+          const answered = replay.waitForResponse((r) => r.url() === `${server.url}/dashboard/login`);
+          await replay.goto(pathToFileURL(copy).href);
+          const res = await answered;
+          expect(res.status()).toBe(401);
+          expect(((await res.json()) as { error: { message: string } }).error.message).toContain("used up or wrong");
+        } finally {
+          await again.close();
+        }
       } finally {
-        await again.close();
+        await ctx.close();
+        rmSync(tmp, { recursive: true, force: true });
+      }
+    },
+    STEP_TIMEOUT_MS,
+  );
+
+  test(
+    "a login credential in a URL, opened in the browser, is refused with the envelope and logs nothing in",
+    async () => {
+      const ctx = await browser.newContext();
+      try {
+        const p = await ctx.newPage();
+        const res = await p.goto(`${server.url}/dashboard/login?token=${server.adminToken}`);
+        expect(res?.status()).toBe(400);
+        expect(((await res!.json()) as { error: { code: string } }).error.code).toBe("bad_request");
+        expect(p.url()).not.toContain("#session=");
+        expect(await p.evaluate<string | null>("localStorage.getItem('ext-dashboard-session')")).toBeNull();
+      } finally {
+        await ctx.close();
       }
     },
     STEP_TIMEOUT_MS,

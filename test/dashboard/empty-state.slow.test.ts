@@ -37,7 +37,7 @@ describe.skipIf(!enabled)("dashboard with no account", () => {
     const page = await browser.newPage({ bypassCSP: true });
     const requested: string[] = [];
     page.on("request", (r) => requested.push(r.url()));
-    await logIn(page, server, server.dashboardLoginUrl);
+    await logIn(page, server);
     await page.getByRole("heading", { name: "No account yet" }).waitFor();
     return { server, page, requested };
   }

@@ -65,7 +65,7 @@ describe.skipIf(!enabled)("the dashboard's Profile page", () => {
     const server = await serve(built.bin, ["--memory", "--seed", "demo", ...args], built.work);
     // bypassCSP: axe-core is injected as an inline script, which the dashboard's policy refuses.
     const page = await browser.newPage({ bypassCSP: true });
-    await logIn(page, server, server.dashboardLoginUrl);
+    await logIn(page, server);
     await page.goto(`${server.url}/#/profile`);
     return { server, page };
   }

@@ -262,7 +262,8 @@ describe("every route, every documented status, against /openapi.json", () => {
     await expectStatus(200, "GET", "/healthz", { key: null });
     await expectStatus(200, "GET", "/healthz?challenge=c0ntract_t3st_nonce_0123456789", { key: null });
     await expectStatus(422, "GET", "/healthz?challenge=short", { key: null });
-    await expectStatus(200, "POST", "/_emulator/dashboard-login");
+    const login = (await expectStatus(200, "POST", "/_emulator/dashboard-login")).str("id");
+    await expectStatus(200, "GET", `/_emulator/dashboard-login/${login}`);
     await expectStatus(200, "GET", "/_emulator/state");
     await expectStatus(200, "GET", "/_emulator/clock");
     await expectStatus(200, "POST", "/_emulator/clock", { json: { advanceSeconds: 1 } });

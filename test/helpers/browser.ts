@@ -6,6 +6,7 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { type Browser, chromium, type Page } from "playwright-core";
+import { writeLoginPage } from "../../tools/cli/lib/login-page";
 
 export const CHROMIUM = process.env.EXT_TEST_CHROMIUM ?? "/usr/bin/chromium";
 export const IN_CI = process.env.CI === "true";
@@ -104,15 +105,29 @@ export async function until(what: string, check: () => Promise<boolean>, timeout
 }
 
 /**
- * Logs a page's browser context in to a server's dashboard as its owner does: through the login link (by
- * default one with the admin token, which works any number of times; the ready file's one-time link works once).
- * The dashboard keeps the session in its origin's localStorage, so the context's other pages share it.
+ * Logs a page's browser context in to a server's dashboard as `ext dashboard` does: a fresh one-time code from
+ * the control plane (with the admin token), written into the same private page `ext dashboard` writes
+ * (tools/cli/lib/login-page.ts) and opened from its file, which posts the code in a form body; the page is
+ * removed once the browser is logged in. The dashboard keeps the session in its origin's localStorage, so the
+ * context's other pages share it.
  */
-export async function logIn(page: Page, server: { url: string; adminToken: string }, link?: string): Promise<void> {
-  await page.goto(link ?? `${server.url}/dashboard/login?token=${server.adminToken}`);
-  // The page keeps the session once the server has accepted it (its first control-plane answer). Polled with
-  // evaluate: a waitForFunction predicate is run by eval, which the dashboard's policy forbids.
-  await until("the dashboard to keep its session", async () =>
-    page.evaluate<boolean>("localStorage.getItem('ext-dashboard-session') !== null && location.hash === ''"),
-  );
+export async function logIn(page: Page, server: { url: string; adminToken: string }): Promise<void> {
+  const minted = await fetch(`${server.url}/_emulator/dashboard-login`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${server.adminToken}` },
+  });
+  if (minted.status !== 200) throw new Error(`no login code: ${minted.status} ${await minted.text()}`);
+  const loginPage = writeLoginPage(server.url, ((await minted.json()) as { code: string }).code);
+  try {
+    await page.goto(loginPage.url);
+    // The page keeps the session once the server has accepted it (its first control-plane answer). Polled with
+    // evaluate: a waitForFunction predicate is run by eval, which the dashboard's policy forbids.
+    await until("the dashboard to keep its session", async () =>
+      page.evaluate<boolean>(
+        "location.protocol === 'http:' && localStorage.getItem('ext-dashboard-session') !== null && location.hash === ''",
+      ),
+    );
+  } finally {
+    loginPage.remove();
+  }
 }

@@ -196,12 +196,21 @@ export async function startTestEmulator(options: StartOptions = {}): Promise<Tes
 }
 
 /**
- * Logs in as the dashboard does: opens the one-time login link and returns the session secret its redirect
- * carries in the fragment (`/#session=<secret>`), ready for an `X-Ext-Session` header.
+ * Logs in as the page `ext dashboard` opens does: posts a fresh one-time code in a form body and returns the
+ * session secret its redirect carries in the fragment (`/#session=<secret>`), ready for an `X-Ext-Session` header.
  */
 export async function dashboardSession(emulator: RunningEmulator): Promise<string> {
-  const code = emulator.runtime.control.sessions.loginCode();
-  return sessionFromLogin(await fetch(`${emulator.url}/dashboard/login?token=${code}`, { redirect: "manual" }));
+  return sessionFromLogin(await postLoginCode(emulator.url, emulator.runtime.control.sessions.mintLogin().code));
+}
+
+/** `POST /dashboard/login` with `code` as the login form sends it (`Origin: null`: a page opened from a file). */
+export function postLoginCode(url: string, code: string, headers: Record<string, string> = { origin: "null" }) {
+  return fetch(`${url}/dashboard/login`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+    body: new URLSearchParams({ code }).toString(),
+    redirect: "manual",
+  });
 }
 
 /** The session secret in a login response's redirect; throws if it is not one. */

@@ -14,3 +14,13 @@ export async function readUntil(stream: ReadableStream<Uint8Array>, pattern: Reg
   }
   return text;
 }
+
+/** Reads a stream as it comes, in the background: `text()` is what arrived so far; `done` settles at its end. */
+export function readAsItComes(stream: ReadableStream<Uint8Array>): { text: () => string; done: Promise<void> } {
+  let text = "";
+  const decoder = new TextDecoder();
+  const done = (async () => {
+    for await (const chunk of stream) text += decoder.decode(chunk, { stream: true });
+  })();
+  return { text: () => text, done };
+}

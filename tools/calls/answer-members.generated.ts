@@ -38,6 +38,10 @@ export const ANSWER_MEMBERS: Record<string, Record<string, string>> = {
     "now": "string",
     "offsetMs": "number"
   },
+  "GET /_emulator/dashboard-login/{id}": {
+    "id": "string",
+    "state": "string"
+  },
   "GET /_emulator/faults": {
     "faults": "object[]",
     "faults[].code": "any",
@@ -244,7 +248,9 @@ export const ANSWER_MEMBERS: Record<string, Record<string, string>> = {
     "offsetMs": "number"
   },
   "POST /_emulator/dashboard-login": {
-    "url": "string"
+    "code": "string",
+    "id": "string",
+    "loginUrl": "string"
   },
   "POST /_emulator/extensions/{id}/disable": {
     "id": "string",

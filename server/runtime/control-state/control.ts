@@ -48,7 +48,7 @@ export function createControlPlane(config: ServerConfig, clock: Clock): ControlP
     open: config.openControlPlane,
     url: `http://${urlHost(config.host)}:${config.port}`,
     holdOpen: () => {},
-    sessions: createDashboardSessions(adminToken),
+    sessions: createDashboardSessions(),
     isAdminToken: adminBearerCheck(adminToken),
     faults: new FaultInjector(clock),
     requestLog: new RequestLog(),

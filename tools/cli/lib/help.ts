@@ -46,6 +46,7 @@ export const EXAMPLES: Record<string, string[]> = {
   ],
   dashboard: [
     "ext dashboard   (the ext serve found from this folder, verified)",
+    "ext dashboard --no-browser   (names the page to open in a browser by hand)",
     "ext dashboard --json",
     'EXT_ADMIN_TOKEN="$TOKEN" ext dashboard --target http://127.0.0.1:4780',
   ],

@@ -1,17 +1,15 @@
 /**
- * What `ext serve` prints once listening. Secret values (the dashboard's login link, a generated admin token
- * shown for want of another place, API keys) are printed only to a terminal: output sent to a file or a pipe
+ * What `ext serve` prints once listening. Secret values (a generated admin token shown for want of another
+ * place, API keys) are printed only to a terminal: output sent to a file or a pipe
  * (`ext serve > serve.log &`) may be read by others (a log is world-readable under umask 022), so each such
  * line then says where the secret is kept instead (the ready file, server.json, `ext dashboard`).
  */
 import { resolve } from "node:path";
 import { DEFAULT_DATA_DIR, isLoopback } from "../../../common/addresses";
-import { LOGIN_CODE_TTL_TEXT } from "../../../common/dashboard-links";
 import { serverFilePath } from "../../../common/server-file";
 import { printable } from "../../../common/text/printable";
 import { shellQuote } from "../../../common/text/shell-quote";
 import {
-  dashboardLoginUrl,
   explainEntry,
   firstPlaintextKey,
   type LoadedProfile,
@@ -53,14 +51,16 @@ function moreKeysLine(runtime: Runtime, more: number): string {
   return `  api keys:      and ${more} more (${where})`;
 }
 
+/**
+ * The dashboard's plain address and how to log in: never a login link. A link is a credential in a URL, and a
+ * URL a terminal opens on a click is handed to the browser on its command line, which every local user can
+ * read (`/proc/PID/cmdline`); `ext dashboard` logs a browser in without one.
+ */
 function dashboardLine(emulator: RunningEmulator, terminal: boolean): string {
-  const { control, config } = emulator.runtime;
-  if (terminal)
-    return `  dashboard:     ${dashboardLoginUrl(control)}  (one-time, for ${LOGIN_CODE_TTL_TEXT}; \`ext dashboard\` prints another)`;
+  const at = `  dashboard:     ${emulator.url}/`;
   if (tokenKeptNowhere(emulator.runtime, terminal))
-    return `  dashboard:     no login link (${NOT_A_TERMINAL}), and none to be had without the token: ${RESTART}`;
-  const ready = config.readyFile ? `, or the ready file's dashboardLoginUrl` : "";
-  return `  dashboard:     run \`${controlCommand(emulator, "dashboard")}\` for a login link${ready} (${NOT_A_TERMINAL})`;
+    return `${at}  (no way to log in without the token, ${NOT_A_TERMINAL}: ${RESTART})`;
+  return `${at}  (to log a browser in: \`${controlCommand(emulator, "dashboard")}\`)`;
 }
 
 /** A control-plane command (`ext dashboard`, `ext keys create`) as another shell types it to reach this server. */

@@ -1,5 +1,5 @@
 /**
- * Secret values (login links, admin tokens, API keys) go to stdout only when it is a terminal: output sent to a
+ * Secret values (admin tokens, API keys) go to stdout only when it is a terminal: output sent to a
  * file or a pipe (`ext serve > serve.log`, `ext seed FILE > seed.log`) may be read by others (a file is
  * world-readable under umask 022). A line whose value is left out says so with NOT_A_TERMINAL, and where the
  * value can be had. `--json` is an explicit request for machine output: it carries the values.

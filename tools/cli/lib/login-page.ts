@@ -1,0 +1,77 @@
+/**
+ * The page `ext dashboard` opens in the browser instead of a login link (as Jupyter opens a redirect file): a
+ * small HTML file that posts the one-time login code to the server in a form body, at once. So the code is in
+ * no URL — not in the browser's command line (which every local user reads in /proc/PID/cmdline), not in its
+ * history, not in a log; the browser's command line holds only the file's path. The file is the owner's alone:
+ * written through the one private writer (0600) into a fresh folder made by mkdtemp (0700, a random name), so
+ * another user can neither read it nor plant anything where it goes. Its own policy lets it run its one script
+ * (by hash) and post only to the server; with scripts off it shows a button that does the same.
+ */
+import { createHash } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { LOGIN_CODE_FIELD, LOGIN_CODE_PATTERN, LOGIN_PATH } from "../../../common/dashboard-links";
+import { writePrivateFile } from "../../../common/files/private-file";
+
+const SUBMIT = "document.getElementById('login').submit();";
+const SUBMIT_HASH = createHash("sha256").update(SUBMIT).digest("base64");
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+
+/**
+ * The page for the server at `origin` (`http://host:port`) and `code`. `form-action` names the server's origin
+ * where CSP can: a bracketed IPv6 address is no host-source, so there the form's own action alone says where it goes.
+ */
+export function loginPageHtml(origin: string, code: string): string {
+  const url = new URL(origin);
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(`not a server origin: ${origin}`);
+  if (!LOGIN_CODE_PATTERN.test(code)) throw new Error("the server's login code is not one (letters, digits, - and _)");
+  const action = escapeHtml(`${url.origin}${LOGIN_PATH}`);
+  const formAction = url.hostname.startsWith("[") ? "" : `; form-action ${url.origin}`;
+  const policy = `default-src 'none'; script-src 'sha256-${SUBMIT_HASH}'; base-uri 'none'${formAction}`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${escapeHtml(policy)}">
+<meta name="referrer" content="no-referrer">
+<title>Logging in to the ext dashboard</title>
+</head>
+<body>
+<form id="login" method="post" action="${action}">
+<p>Logging in to the ext dashboard at ${escapeHtml(url.origin)}…</p>
+<input type="hidden" name="${LOGIN_CODE_FIELD}" value="${escapeHtml(code)}">
+<button type="submit">Log in</button>
+</form>
+<script>${SUBMIT}</script>
+</body>
+</html>
+`;
+}
+
+export interface LoginPage {
+  /** The file's path; its folder is the page's alone. */
+  path: string;
+  /** The file's `file:` URL, what the browser is given (it carries no credential). */
+  url: string;
+  /** Removes the page and its folder; safe to call more than once. */
+  remove(): void;
+}
+
+/** Writes the page into a fresh private folder under the temporary directory (TMPDIR). */
+export function writeLoginPage(origin: string, code: string, parent = tmpdir()): LoginPage {
+  const html = loginPageHtml(origin, code);
+  const dir = mkdtempSync(join(parent, "ext-dashboard-"));
+  const path = join(dir, "login.html");
+  const remove = () => rmSync(dir, { recursive: true, force: true });
+  try {
+    writePrivateFile(path, html, { what: "the dashboard's login page" });
+  } catch (e) {
+    remove();
+    throw e;
+  }
+  return { path, url: pathToFileURL(path).href, remove };
+}
