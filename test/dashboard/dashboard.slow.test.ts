@@ -977,7 +977,7 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
   );
 
   test(
-    "without a session: the first-run page says to run `ext dashboard` for a link; a typed admin token is sent as a header",
+    "without a session: the first-run page says to run `ext dashboard`; a typed admin token is sent as a header",
     async () => {
       const address = Object.values(networkInterfaces())
         .flat()
@@ -996,7 +996,10 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
         await p.goto(`${remote.url}/#/`);
         // A blank token is the field's own message, and no request.
         await p.getByLabel("Admin token").waitFor();
-        await textHas(p.locator("main"), "Run ext dashboard in the server's folder and open the link it prints");
+        await textHas(
+          p.locator("main"),
+          "Run ext dashboard in the server's folder: it opens a page in your browser that logs it in",
+        );
         const asked = sent.length;
         await p.getByLabel("Admin token").fill("   ");
         await p.getByRole("button", { name: "Open the dashboard" }).click();

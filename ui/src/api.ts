@@ -48,7 +48,7 @@ export const EXPORT_MEDIA_TYPE = "application/x-tar";
 
 /**
  * The control plane takes this page's session secret, or the admin token, asked once, kept for this tab only;
- * both are sent as headers. The login link redirects to `/#session=<secret>`: the secret leaves the address
+ * both are sent as headers. A login redirects to `/#session=<secret>`: the secret leaves the address
  * bar before the router reads the hash, and moves into this origin's localStorage (scheme, host and port: no
  * page on another port can read it; shared by this browser's tabs of this emulator, as a login should be) once
  * the server has accepted it. Until then it is only a candidate: any page can open `/#session=junk`, and that

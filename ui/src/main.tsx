@@ -48,11 +48,9 @@ function TokenPrompt({ onDone }: { onDone: () => void }) {
     <main id="main" class="narrow">
       <h1>Open the dashboard</h1>
       <p>
-        This browser is not logged in to this emulator. Run <code>ext dashboard</code> in the server's folder and open
-        the link it prints (<code>/dashboard/login?token=…</code>; <code>ext serve</code> prints one on its{" "}
-        <code>dashboard:</code> line when its output is a terminal, and a script finds one as{" "}
-        <code>dashboardLoginUrl</code> in the ready file): it logs this browser in for as long as the server runs. Each
-        link works once, within 15 minutes.
+        This browser is not logged in to this emulator. Run <code>ext dashboard</code> in the server's folder: it opens
+        a page in your browser that logs it in, for as long as the server runs (<code>--no-browser</code> names the page
+        to open by hand). Each such page works once, within 15 minutes.
       </p>
       <p>
         Or give the admin token: the one <code>ext serve</code> was given (<code>--admin-token</code>), else the one in
