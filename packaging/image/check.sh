@@ -2,7 +2,7 @@
 # The image as a container runtime would run it, without one (this machine may not run containers): its
 # config is read from the archive, its layers are unpacked into a root directory, and the entrypoint runs there
 # under chroot as the image's user, in private mount and network namespaces with /proc mounted. Checks:
-# `--version`; the default command serving /healthz, the developer API (demo key) and the dashboard on a
+# /tmp's mode; `--version`; the default command serving /healthz, the developer API (demo key) and the dashboard on a
 # non-loopback address; the control plane refusing a request without the admin token; the HEALTHCHECK command;
 # nothing but the binary over 5 MB. Needs root (unshare, chroot) and `npm run image` first.
 set -euo pipefail
@@ -43,6 +43,9 @@ JS
 node -e 'for (const l of require(process.argv[1])[0].Layers) console.log(l)' "$work/archive/manifest.json" |
   while read -r layer; do tar -xf "$work/archive/$layer" -C "$work/root"; done
 mkdir -p "$work/root/proc"
+# /tmp: root's and 1777 (from tmp.tar), for the image's user; nothing of the build context is writable by others.
+[ "$(stat -c '%a %u:%g' "$work/root/tmp")" = "1777 0:0" ] ||
+  { echo "image check: /tmp is $(stat -c '%a %u:%g' "$work/root/tmp"), expected 1777 0:0" >&2; exit 1; }
 
 big=$(find "$work/root" -type f -size +5M ! -path "$work/root/ext" -printf '%P %s\n')
 [ -z "$big" ] || { echo "image check: files over 5 MB besides the binary: $big" >&2; exit 1; }

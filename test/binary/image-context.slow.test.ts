@@ -1,10 +1,11 @@
 /**
  * `ext image DIR`: the container build context of the binary that runs it, as a user of the npm package writes
  * it (npm run image builds the same one, and CI builds and runs that image: packaging/image/check.sh). Here:
- * what the context holds, with the modes the image's user needs, and the refusals.
+ * what the context holds, with the modes the image's user needs, and the refusals. That no other user can
+ * write in it, under any umask: made-folders.slow.test.ts.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, run } from "./helpers";
@@ -30,12 +31,16 @@ test.skipIf(process.platform !== "linux")(
     expect(dockerfile).toContain("FROM scratch");
     expect(readFileSync(join(dir, "rootfs/ext")).equals(readFileSync(built.bin))).toBe(true);
     expect(mode(join(dir, "rootfs/ext"))).toBe(0o755);
-    expect(readdirSync(join(dir, "rootfs")).sort()).toEqual(expect.arrayContaining(["etc", "ext", "tmp"]));
+    expect(readdirSync(join(dir, "rootfs")).sort()).toEqual(expect.arrayContaining(["etc", "ext"]));
     const libc = readdirSync(join(dir, "rootfs/lib"), { recursive: true }).map(String);
     expect(libc.some((f) => f.endsWith("libc.so.6"))).toBe(true);
     expect(readFileSync(join(dir, "rootfs/etc/passwd"), "utf8")).toContain("ext:x:10001:10001:");
     expect(mode(join(dir, "rootfs/etc/passwd"))).toBe(0o644);
-    expect(mode(join(dir, "rootfs/tmp"))).toBe(0o1777);
+    // /tmp is an entry of tmp.tar (the Containerfile ADDs it), root's and 1777 in the image, no folder of the context.
+    expect(existsSync(join(dir, "rootfs/tmp"))).toBe(false);
+    const listed = Bun.spawnSync(["tar", "-tvf", join(dir, "tmp.tar"), "--numeric-owner"]).stdout.toString();
+    expect(listed).toMatch(/^drwxrwxrwt 0\/0 +0 [^\n]* tmp\/\n$/);
+    expect(dockerfile).toContain("\nADD tmp.tar /\n");
     expect(mode(join(dir, "data"))).toBe(0o700);
     expect(r.stdout).toContain(`docker build -t ext-emulator:${pkg.version} ctx`);
   },

@@ -4,11 +4,17 @@
  * (packaging/image/Containerfile: `FROM scratch`, the binary, the C library it links against, an unprivileged
  * user, /tmp) is written as DIR/Dockerfile with its build arguments' defaults filled in, so a plain
  * `docker build DIR` or `podman build DIR` labels the image with this binary's version and commit.
+ *
+ * Nothing in the context may be writable by another user: whatever they put there would be in the owner's
+ * image. So the image's /tmp (1777, for every user of the image) is no folder of the context but an entry of
+ * tmp.tar, which the Containerfile's ADD unpacks with the entry's mode: every builder keeps it (Docker's
+ * legacy builder and BuildKit, podman), where `COPY --chmod` needs BuildKit.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, createReadStream, mkdirSync, realpathSync, statSync } from "node:fs";
+import { createReadStream, mkdirSync, realpathSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pipeline } from "node:stream/promises";
+import tar from "tar-stream";
 import { privateFileSink, writePrivateFile } from "../../../common/files/private-file";
 import containerfile from "../../../packaging/image/Containerfile" with { type: "text" };
 import { UsageError } from "../../calls/usage-error";
@@ -17,6 +23,10 @@ import { claimOwnFolder } from "./own-folder";
 /** What the image's files need: the binary and its libraries run as another user; passwd is read by all. */
 const EXECUTABLE = 0o755;
 const READABLE = 0o644;
+/** The image's /tmp: every user of the image may write there, and remove only their own files. */
+const SHARED_TMP = 0o1777;
+/** The date of tmp.tar's entry: the same context, byte for byte, from the same binary. */
+const FIXED_MTIME = new Date(Date.UTC(2000, 0, 1));
 
 export interface ImageContext {
   dir: string;
@@ -49,6 +59,16 @@ export function dockerfileText(args: { version: string; commit: string; source: 
 /** An image's file: its mode exact (the umask does not apply: the image's user needs the bits), set before it is in place. */
 const imageFile = (mode: number) => ({ mode, exactMode: true, what: "a file of the image" });
 
+/** tmp.tar: the image's /tmp, root's and 1777, as the one entry of a tar (the Containerfile ADDs it at /). */
+async function sharedTmpArchive(): Promise<Uint8Array> {
+  const pack = tar.pack();
+  pack.entry({ name: "tmp/", type: "directory", mode: SHARED_TMP, uid: 0, gid: 0, mtime: FIXED_MTIME });
+  pack.finalize();
+  const chunks: Buffer[] = [];
+  for await (const chunk of pack) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
 async function copyAs(from: string, to: string, mode: number): Promise<number> {
   mkdirSync(dirname(to), { recursive: true });
   await pipeline(createReadStream(realpathSync(from)), privateFileSink(to, imageFile(mode)));
@@ -58,7 +78,7 @@ async function copyAs(from: string, to: string, mode: number): Promise<number> {
 /**
  * Writes the context into `dir`, which must be new or an empty folder of the user's alone (own-folder.ts:
  * nobody else may swap what a build then takes): Dockerfile, rootfs/ (the binary as /ext, its libraries,
- * /etc/passwd and /etc/group, /tmp) and data/ (the server's folder). `shown` is `dir` as typed.
+ * /etc/passwd and /etc/group), tmp.tar (/tmp) and data/ (the server's folder). `shown` is `dir` as typed.
  */
 export async function writeImageContext(
   dir: string,
@@ -74,17 +94,17 @@ export async function writeImageContext(
     throw e;
   }
   const rootfs = join(dir, "rootfs");
-  for (const sub of ["etc", "tmp"]) mkdirSync(join(rootfs, sub), { recursive: true });
-  // Inside the claimed folder, which nobody else can write: no link can stand in for these folders.
-  chmodSync(join(rootfs, "tmp"), 0o1777);
+  mkdirSync(join(rootfs, "etc"), { recursive: true });
   mkdirSync(join(dir, "data"), { mode: 0o700 });
   const binaryBytes = await copyAs(binary, join(rootfs, "ext"), EXECUTABLE);
   const libraries: ImageContext["libraries"] = [];
   for (const lib of sharedLibraries(binary))
     libraries.push({ path: lib, bytes: await copyAs(lib, join(rootfs, lib), EXECUTABLE) });
-  const shared = (path: string, text: string) => writePrivateFile(join(dir, path), text, imageFile(READABLE));
+  const shared = (path: string, data: string | Uint8Array) =>
+    writePrivateFile(join(dir, path), data, imageFile(READABLE));
   shared("rootfs/etc/passwd", "root:x:0:0:root:/:/sbin/nologin\next:x:10001:10001:ext:/data:/sbin/nologin\n");
   shared("rootfs/etc/group", "root:x:0:\next:x:10001:\n");
+  shared("tmp.tar", await sharedTmpArchive());
   shared("Dockerfile", dockerfileText(labels));
   return { dir, binaryBytes, libraries };
 }
