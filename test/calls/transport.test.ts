@@ -465,6 +465,81 @@ describe("without a token", () => {
     expect(seen.every((s) => s.authorization === null)).toBe(true);
   });
 
+  /** A plain server that is no emulator (no proof): it records the Authorization header of every request. */
+  function plainServer(port = 0) {
+    const seen: (string | null)[] = [];
+    const server = Bun.serve({
+      hostname: "127.0.0.1",
+      port,
+      fetch(req) {
+        seen.push(req.headers.get("authorization"));
+        return Response.json({ ok: true });
+      },
+    });
+    stops.push(() => server.stop(true));
+    return { server, seen, url: `http://127.0.0.1:${server.port}` };
+  }
+
+  test("over plain http, a server with no proof closed its connection (it stopped); a listener that took its port gets no key", async () => {
+    const owner = plainServer();
+    const t = createTransport({ timeoutMs: 2000 });
+    expect((await t.fetch(get(`${owner.url}/a`))).status).toBe(200);
+    const port = owner.server.port;
+    owner.server.stop(true);
+    // No request failed: the close alone is what the transport sees before the next request.
+    const taker = plainServer(port);
+    const e = await t.fetch(get(`${owner.url}/b`)).then(
+      () => null,
+      (x) => x,
+    );
+    expect(e).toBeInstanceOf(CredentialWithheldError);
+    expect((e as Error).message).toContain(`the server at ${owner.url} closed a connection of this command`);
+    expect(taker.seen.filter((a) => a !== null)).toEqual([]);
+    // Without a credential it still goes.
+    expect((await t.fetch(new Request(`${owner.url}/healthz`))).status).toBe(200);
+    expect(taker.seen).toEqual([null]);
+  });
+
+  test("over plain http, a server with no proof that keeps its connections gets every request on them, concurrent ones too", async () => {
+    const connections = new Set<number>();
+    const counted = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch(req, server) {
+        connections.add(server.requestIP(req)?.port ?? 0);
+        return Response.json({ authorization: req.headers.get("authorization") });
+      },
+    });
+    stops.push(() => counted.stop(true));
+    const url = `http://127.0.0.1:${counted.port}`;
+    const t = createTransport({ timeoutMs: 2000 });
+    for (let i = 0; i < 3; i++)
+      expect(await (await t.fetch(get(`${url}/a`))).json()).toEqual({ authorization: "Bearer ext_k" });
+    // The first connection (its answer to the challenge gave no proof) carries them all.
+    expect(connections.size).toBe(1);
+    const answers = await Promise.all([1, 2, 3].map(() => t.fetch(get(`${url}/b`)).then((r) => r.json())));
+    expect(answers).toEqual([1, 2, 3].map(() => ({ authorization: "Bearer ext_k" })));
+    expect((await t.fetch(get(`${url}/c`))).status).toBe(200);
+  });
+
+  test("over plain http, a server with no proof that closes its connection after each answer gets no key on another", async () => {
+    let requests = 0;
+    const { url } = await rawServer((_head, socket) => {
+      requests++;
+      socket.end(
+        "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}",
+      );
+    });
+    const t = createTransport({ timeoutMs: 2000 });
+    // Its answer to the challenge closed the first connection: no key goes to it at all.
+    const e = await t.fetch(get(`${url}/a`)).then(
+      () => null,
+      (x) => x,
+    );
+    expect(e).toBeInstanceOf(CredentialWithheldError);
+    expect(requests).toBe(1);
+  });
+
   test("over plain http, a server with no proof gets no key again once a connection to it failed", async () => {
     const s = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => Response.json({ ok: true }) });
     const url = `http://127.0.0.1:${s.port}`;

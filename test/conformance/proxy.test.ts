@@ -125,6 +125,41 @@ test("an upstream that does not answer: a 502 in the error envelope, and the pro
   }
 });
 
+test("an upstream that is no emulator stops and another listener takes its port at once: a 502, and no key reaches the listener", async () => {
+  const listener = (port: number, seen: (string | null)[]) =>
+    Bun.serve({
+      port,
+      hostname: "127.0.0.1",
+      fetch(req) {
+        seen.push(req.headers.get("authorization"));
+        return Response.json({ extensions: [] });
+      },
+    });
+  const owner: (string | null)[] = [];
+  const upstream = listener(0, owner);
+  const port = upstream.port as number;
+  const proxy = await startProxy({ upstream: `http://127.0.0.1:${port}` });
+  const call = () =>
+    fetch(`${proxy.url}/developer/v1/extensions`, { headers: { authorization: "Bearer ext_owner_key" } });
+  const taken: (string | null)[] = [];
+  let taker: ReturnType<typeof Bun.serve> | null = null;
+  try {
+    expect((await call()).status).toBe(200);
+    expect(owner.at(-1)).toBe("Bearer ext_owner_key");
+    upstream.stop(true);
+    taker = listener(port, taken);
+    const answer = await call();
+    expect(answer.status).toBe(502);
+    expect(((await answer.json()) as { error: { message: string } }).error.message).toContain(
+      `the server at http://127.0.0.1:${port} closed a connection of this command`,
+    );
+    expect(taken).toEqual([]);
+  } finally {
+    await proxy.stop();
+    taker?.stop(true);
+  }
+});
+
 describe("the report, through the proxy, against a differing server", () => {
   let emulator: Emulator;
   let differing: DifferingServer;

@@ -49,6 +49,8 @@ export class Http1Connection {
   private failure: Error | null = null;
   private wake: (() => void) | null = null;
   private watchdog: Watchdog | null = null;
+  /** Called once, as soon as the connection is seen closed or failing, by either side (onClose). */
+  private closers: (() => void)[] = [];
   /** Requests sent on it so far. */
   exchanges = 0;
   /** When its last answer ended (it waits in the pool since). */
@@ -67,17 +69,17 @@ export class Http1Connection {
     socket.on("end", () => {
       this.ended = true;
       this.reusable = false;
-      this.poke();
+      this.gone();
     });
     socket.on("error", (e) => {
       this.failure ??= e;
       this.reusable = false;
-      this.poke();
+      this.gone();
     });
     socket.on("close", () => {
       this.ended = true;
       this.reusable = false;
-      this.poke();
+      this.gone();
     });
   }
 
@@ -107,6 +109,23 @@ export class Http1Connection {
     this.reusable = false;
     if (error) this.failure ??= error;
     this.socket.destroy();
+    this.gone();
+  }
+
+  /**
+   * Calls `closed` once the connection ends, fails or is destroyed, by either side — synchronously with the
+   * first sign of it, before any read waiting on the connection learns of it.
+   */
+  onClose(closed: () => void): void {
+    if (this.closed) closed();
+    else this.closers.push(closed);
+  }
+
+  /** The connection is over: the closers learn it first, then any read waiting on it. */
+  private gone(): void {
+    const closers = this.closers;
+    this.closers = [];
+    for (const closed of closers) closed();
     this.poke();
   }
 
@@ -174,7 +193,7 @@ export class Http1Connection {
     return this.chunks[0] ?? Buffer.alloc(0);
   }
 
-  private gone(): Error {
+  private endError(): Error {
     return this.failure ?? new Error("the server closed the connection");
   }
 
@@ -188,7 +207,7 @@ export class Http1Connection {
         return line;
       }
       if (this.buffered > max) throw new Error(`the server sent ${what} longer than ${max} bytes`);
-      if (this.closed) throw this.gone();
+      if (this.closed) throw this.endError();
       await this.more();
     }
   }
@@ -205,7 +224,7 @@ export class Http1Connection {
 
   /** Resolves once the bytes are handed to the system; a write the server does not take is waited on, timed. */
   private write(bytes: Uint8Array): Promise<void> {
-    if (this.closed) return Promise.reject(this.gone());
+    if (this.closed) return Promise.reject(this.endError());
     const written = new Promise<void>((resolve, reject) =>
       this.socket.write(bytes, (e) => (e ? reject(e) : resolve())),
     );

@@ -1,9 +1,11 @@
 /**
- * The transport to a server the command holds no admin token for (transport.ts). Over plain http, a server
- * that answers the challenge at all (an ext emulator) is held to its first answer on every connection
- * (proven-transport.ts, sameServerCheck), so a listener that took its port meanwhile ends the command
- * instead of receiving the key. Any other server is called with `fetch`, timed by the one watchdog, no
- * redirect followed, and over plain http no credential is sent to it again once a connection to it failed.
+ * The transport to a server the command holds no admin token for (transport.ts). Over plain http its
+ * connections are the transport's own (proven-transport.ts): a server that answers the challenge at all (an
+ * ext emulator) is held to its first answer on every connection (sameServerCheck), so a listener that took
+ * its port meanwhile ends the command instead of receiving the key; any other server is held by its
+ * connections alone (unproven-hold.ts): once one closed, no key or token goes on a new one, and once
+ * connecting to it failed, none goes to it again. Over https (TLS names the server on every connection) it
+ * is called with `fetch`, timed by the one watchdog, no redirect followed.
  */
 
 import { type ProvenTransport, provenTransport, sameServerCheck } from "./proven-transport";
@@ -13,7 +15,6 @@ import {
   follow,
   isEventStream,
   isStreamRoute,
-  NotProvenError,
   RequestTimeoutError,
   responseOf,
   type Transport,
@@ -23,20 +24,18 @@ import { Watchdog } from "./watchdog";
 
 export function plainTransport(options: TransportOptions): Transport {
   const { timeoutMs } = options;
-  /** Origins whose connection failed in this command (plain http only matters). */
+  /** Plain-http origins that could not be reached in this command (refused, reset). */
   const failed = new Set<string>();
-  /** Per plain-http origin: its transport held to its first answer, or null when it gives no proof at all. */
-  const held = new Map<string, Promise<ProvenTransport | null>>();
+  /** Per plain-http origin: its transport, held to its first answer or by its connections. */
+  const held = new Map<string, Promise<ProvenTransport>>();
 
-  function heldTo(url: URL, request: Request): Promise<ProvenTransport | null> {
-    if (url.protocol !== "http:") return Promise.resolve(null);
+  function heldTo(url: URL, request: Request): Promise<ProvenTransport> {
     let found = held.get(url.origin);
     if (!found) {
-      const transport = provenTransport(sameServerCheck(), url.origin, timeoutMs);
+      const transport = provenTransport(sameServerCheck(), url.origin, timeoutMs, { heldWithoutProof: true });
       found = transport.probe().then(
         () => transport,
         (e) => {
-          if (e instanceof NotProvenError) return null;
           // Nothing answered (refused, no answer in time): asked again by the next request.
           held.delete(url.origin);
           if (!(e instanceof RequestTimeoutError)) failed.add(url.origin);
@@ -54,10 +53,10 @@ export function plainTransport(options: TransportOptions): Transport {
     prove: async () => "there is no admin token to prove it with",
     async fetch(request) {
       const url = new URL(request.url);
-      if (url.protocol === "http:" && failed.has(url.origin) && carriesCredential(request))
-        throw new CredentialWithheldError(url.origin);
-      const sameServer = await heldTo(url, request);
-      if (sameServer) return sameServer.fetch(request);
+      if (url.protocol === "http:") {
+        if (failed.has(url.origin) && carriesCredential(request)) throw new CredentialWithheldError(url.origin);
+        return (await heldTo(url, request)).fetch(request);
+      }
       const cut = new AbortController();
       const timedOut = new RequestTimeoutError(request.url, request.method, timeoutMs / 1000);
       const watchdog = new Watchdog(timeoutMs, () => cut.abort(timedOut));
@@ -81,7 +80,6 @@ export function plainTransport(options: TransportOptions): Transport {
         unfollow();
         if (watchdog.fired) throw timedOut;
         if (request.signal?.aborted) throw request.signal.reason;
-        failed.add(url.origin);
         throw e;
       }
       watchdog.stop();
@@ -90,9 +88,7 @@ export function plainTransport(options: TransportOptions): Transport {
       reading.answering();
       if (isEventStream(response.headers) && isStreamRoute(request.url)) reading.retire();
       if (!response.body) unfollow();
-      const stream = response.body
-        ? watchedDownload(response.body, reading, unfollow, () => failed.add(url.origin))
-        : null;
+      const stream = response.body ? watchedDownload(response.body, reading, unfollow) : null;
       return responseOf(request.url, response.status, response.statusText, response.headers, stream);
     },
   };
@@ -131,7 +127,6 @@ function watchedDownload(
   source: ReadableStream<Uint8Array>,
   watchdog: Watchdog,
   finished: () => void,
-  broke: () => void,
 ): ReadableStream<Uint8Array> {
   const reader = source.getReader();
   return new ReadableStream<Uint8Array>(
@@ -147,7 +142,6 @@ function watchedDownload(
         } catch (e) {
           watchdog.stop();
           finished();
-          broke();
           controller.error(e);
         }
       },

@@ -9,6 +9,7 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 import { checkServerProof } from "../../common/server-proof-hmac";
 import { Http1Connection, NoAnswerError, type OutgoingRequest } from "./http1-connection";
 import {
+  carriesCredential,
   follow,
   isEventStream,
   isStreamRoute,
@@ -19,6 +20,7 @@ import {
   ServerChangedError,
   type Transport,
 } from "./transport-base";
+import { type UnprovenHold, unprovenHold } from "./unproven-hold";
 import { Watchdog } from "./watchdog";
 
 const IDEMPOTENT = new Set(["GET", "HEAD", "PUT", "DELETE", "OPTIONS"]);
@@ -79,7 +81,7 @@ const LEARNT_AHEAD = 2;
  * taken on trust; on each proven connection the server is asked for the proofs of fresh nonces, and each
  * later connection is challenged with one of them (spent as it is sent: a nonce a foreign listener saw is
  * never sent again) and must answer what the proven server did. Nothing is known of the token; a server with
- * no proof at all cannot be held to this (NotProvenError on the first connection).
+ * no proof at all cannot be held to this (NotProvenError on the first connection, or `heldWithoutProof`).
  */
 export function sameServerCheck(): ProofCheck {
   let first = true;
@@ -113,17 +115,44 @@ export function sameServerCheck(): ProofCheck {
   };
 }
 
+export interface ProvenTransportOptions {
+  /**
+   * What a server that gives no proof on the command's first connection gets (plain http named without an
+   * admin token: no emulator). Without it, NotProvenError. With it, the server is held by its connections
+   * alone: each is kept while the server keeps it, and once any of them closed — the server stopped,
+   * restarted, or closes connections it keeps idle or after an answer — nothing carrying a key or token goes
+   * on a new one (CredentialWithheldError): whoever listens at that address then may be someone else.
+   */
+  heldWithoutProof?: boolean;
+}
+
 /** A transport of proven connections, proven by `check`; `url` is the server's own, as messages name it. */
-export function provenTransport(check: ProofCheck, url: string, timeoutMs: number): ProvenTransport {
+export function provenTransport(
+  check: ProofCheck,
+  url: string,
+  timeoutMs: number,
+  options: ProvenTransportOptions = {},
+): ProvenTransport {
   const idle: Http1Connection[] = [];
   let provenOnce = false;
   /** Set once a server held to a learnt proof failed it: nothing is sent to that address again. */
   let changed: ServerChangedError | null = null;
+  /** Set when the first connection gave no proof and `heldWithoutProof`: connections are the only hold. */
+  let unproven: UnprovenHold | null = null;
+
+  const connect = (at: URL, watchdog: Watchdog) =>
+    Http1Connection.open(at.hostname.replace(/^\[|\]$/g, ""), Number(at.port || 80), watchdog);
+
+  /** A fresh connection, proven (or, to a server held without proof, unproven: unprovenHold). */
+  async function open(at: URL, watchdog: Watchdog, credential: boolean): Promise<Http1Connection> {
+    if (unproven) return unproven.open(credential, () => connect(at, watchdog));
+    return openProven(at, watchdog, credential);
+  }
 
   /** A fresh connection, proven: its answer to the challenge is checked before anything else goes on it. */
-  async function openProven(at: URL, watchdog: Watchdog): Promise<Http1Connection> {
+  async function openProven(at: URL, watchdog: Watchdog, credential: boolean): Promise<Http1Connection> {
     if (changed) throw changed;
-    const connection = await Http1Connection.open(at.hostname.replace(/^\[|\]$/g, ""), Number(at.port || 80), watchdog);
+    const connection = await connect(at, watchdog);
     const nonce = check.nonce();
     const why = await challenge(connection, at, watchdog, nonce)
       .then((answer) => ("why" in answer ? answer.why : check.judge(nonce, answer.proof)))
@@ -132,6 +161,11 @@ export function provenTransport(check: ProofCheck, url: string, timeoutMs: numbe
         return `it did not answer the challenge (${(e as Error).message})`;
       });
     if (why !== null) {
+      if (!provenOnce && options.heldWithoutProof) {
+        // Not an emulator: held by this connection (when the server keeps it) and those opened after it.
+        unproven = unprovenHold(url);
+        return unproven.adopt(connection, credential, () => connect(at, watchdog));
+      }
       connection.destroy();
       if (!provenOnce) throw new NotProvenError(url, why);
       const e = new ServerChangedError(url, why);
@@ -209,17 +243,24 @@ export function provenTransport(check: ProofCheck, url: string, timeoutMs: numbe
     watchdog: Watchdog,
     retriable: boolean,
     streamed: boolean,
+    credential: boolean,
   ): Promise<{ connection: Http1Connection; reused: boolean }> {
+    if (unproven) {
+      // None is closed here while the server keeps it: a connection closed is what ends sending keys on a new one.
+      const kept = unproven.take(idle, streamed);
+      if (kept) return { connection: kept, reused: true };
+      return { connection: await open(url, watchdog, credential), reused: false };
+    }
     const freshFor = streamed ? 0 : retriable ? STALE_MS : FRESH_FOR_ONE_TRY_MS;
     for (let c = idle.pop(); c; c = idle.pop()) {
       if (!c.closed && c.reusable && performance.now() - c.idleSince < freshFor) return { connection: c, reused: true };
       c.destroy();
     }
-    return { connection: await openProven(url, watchdog), reused: false };
+    return { connection: await open(url, watchdog, credential), reused: false };
   }
 
   const release = (c: Http1Connection) => {
-    if (c.closed || !c.reusable) c.destroy();
+    if (c.closed || !c.reusable || unproven?.mayNotKeep(c)) c.destroy();
     else {
       c.idleSince = performance.now();
       idle.push(c);
@@ -242,7 +283,7 @@ export function provenTransport(check: ProofCheck, url: string, timeoutMs: numbe
       watchdog.also(() => connection?.destroy(timedOut));
       const unfollow = follow(request.signal, (reason) => connection?.destroy(reason as Error));
       try {
-        ({ connection, reused } = await acquire(url, watchdog, retriable, streamed));
+        ({ connection, reused } = await acquire(url, watchdog, retriable, streamed, carriesCredential(request)));
         const c = connection;
         request.signal?.throwIfAborted();
         const answer = await c.send(outgoing, watchdog, () => {
@@ -269,7 +310,7 @@ export function provenTransport(check: ProofCheck, url: string, timeoutMs: numbe
   async function probe(): Promise<void> {
     const watchdog = new Watchdog(timeoutMs);
     try {
-      release(await openProven(new URL(url), watchdog));
+      release(await open(new URL(url), watchdog, false));
     } catch (e) {
       if (watchdog.fired) throw new RequestTimeoutError(`${url}/healthz`, "GET", timeoutMs / 1000);
       throw e;

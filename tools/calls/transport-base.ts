@@ -70,12 +70,20 @@ export class NotProvenError extends TransportError {
   }
 }
 
-/** A credential withheld from a plain-http server without proof whose connection failed. */
+/**
+ * A credential withheld from a plain-http server without proof: a connection to it failed (`failed`: nothing
+ * with a key goes to it again), or one the command had with it closed (`closed`: nothing with a key goes on
+ * a new connection; unproven-hold.ts).
+ */
 export class CredentialWithheldError extends TransportError {
   override name = "CredentialWithheldError";
-  constructor(origin: string) {
+  constructor(origin: string, why: "failed" | "closed" = "failed") {
+    const what =
+      why === "failed"
+        ? `a connection to ${origin} failed earlier in this command`
+        : `the server at ${origin} closed a connection of this command (it stopped or restarted, or it closes connections after an answer or while they are idle)`;
     super(
-      `a connection to ${origin} failed earlier in this command; with no admin token to prove it by, whoever answers there now may not be the server the command started with, so no key or token is sent to it again. Run the command again once the server is back`,
+      `${what}; with no admin token to prove it by, whoever answers there now may not be the server the command started with, so no key or token is sent to it ${why === "failed" ? "again" : "on a new connection"}. Run the command again once the server is back${why === "closed" ? " (a server that closes its connections is called with a key over https, or as an ext emulator, which proves itself)" : ""}`,
     );
   }
 }

@@ -10,9 +10,11 @@
  *    again first. A server that then fails the proof ends the command: it is no longer the one the command
  *    started with, and it got a nonce, nothing more.
  *  - Without one (a real platform, a server named with only a key), there is nothing to prove. Over https,
- *    TLS names the server on every connection. Over plain http, once a connection to it failed (refused,
- *    reset, no answer) nothing that carries a key or token is sent to it again: whoever listens there now
- *    may be someone else.
+ *    TLS names the server on every connection. Over plain http the transport holds the connections too
+ *    (plain-transport.ts): an emulator is held to its first answer to the challenge on each new one; any
+ *    other server by its connections alone: once one closed, nothing that carries a key or token goes on a
+ *    new one, and once connecting failed (refused, reset), none goes to it again: whoever listens there
+ *    now may be someone else.
  */
 import { plainTransport } from "./plain-transport";
 import { provenTransport, tokenCheck } from "./proven-transport";
