@@ -2,12 +2,14 @@
  * Keys out of argv: a flag's value shows in `ps` to every local user. Every flag that takes a key or a token
  * has an environment variable (EXT_READ_ONLY_KEY included) and says, in its help, that the flag shows in
  * `ps`; the help's, the README's and the docs' examples pass keys and tokens in variables, never in flags, give
- * curl its Authorization header through stdin or a file, and keep ready files in a private folder.
+ * curl its Authorization header through stdin or a file, hand docker a token by name (`-e NAME`, never
+ * `-e NAME=VALUE`), and keep ready files in a private folder.
  */
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { ArgsDef } from "citty";
+import { buildAndRun } from "../../tools/cli/commands/image";
 import { EXAMPLES } from "../../tools/cli/lib/help";
 import { main } from "../../tools/cli/main";
 import { runCli } from "../helpers/run-cli";
@@ -98,6 +100,49 @@ describe("examples pass keys in variables", () => {
 });
 
 const CURL_AUTH_IN_ARGV = /\bcurl\b.*(-H|--header)\s*["']?Authorization/i;
+
+/**
+ * `docker run -e EXT_ADMIN_TOKEN=VALUE` (or `--env`) puts the value in docker's argv for the container's
+ * whole life; `-e EXT_ADMIN_TOKEN` alone (docker takes it from its environment) or `--env-file` does not.
+ */
+const SECRET_ENV_IN_ARGV = /(?:^|\s)(?:-e|--env)(?:\s+|=)["']?EXT_[A-Z_]*(?:TOKEN|KEY)=/;
+
+describe("a container's secret variables are passed without their value", () => {
+  test("no doc, example, packaging file, tool's text or help example gives docker -e NAME=VALUE for a key or token", () => {
+    const found = [...everyDocText(), ...Object.values(EXAMPLES).flat()].filter((l) => SECRET_ENV_IN_ARGV.test(l));
+    expect(found).toEqual([]);
+    // The check sees what it must: the old form is caught, the one without a value is not.
+    expect(SECRET_ENV_IN_ARGV.test("docker run --rm -e EXT_ADMIN_TOKEN=$(openssl rand -hex 32) ext")).toBe(true);
+    expect(SECRET_ENV_IN_ARGV.test("podman run --env=EXT_API_KEY=ext_x img")).toBe(true);
+    expect(SECRET_ENV_IN_ARGV.test("docker run --rm -e EXT_ADMIN_TOKEN ext")).toBe(false);
+  });
+
+  test("ext image's next steps export the token and pass it to docker run by name", () => {
+    const lines = buildAndRun("ext-image", "ext-emulator:1.0.0");
+    expect(lines.filter((l) => SECRET_ENV_IN_ARGV.test(l))).toEqual([]);
+    expect(lines).toContain("  export EXT_ADMIN_TOKEN=$(openssl rand -hex 32)");
+    expect(lines).toContain("  docker run --rm -p 4780:4780 -e EXT_ADMIN_TOKEN ext-emulator:1.0.0");
+  });
+});
+
+/** Every line of the README, the docs, the examples, the packaging files and the tools' sources (what they print). */
+function everyDocText(): string[] {
+  const files = ["README.md"];
+  for (const dir of ["docs", "examples", "packaging", "tools"])
+    for (const f of readdirSync(join(ROOT, dir), { recursive: true }).map(String))
+      if (
+        /\.(md|ya?ml|sh|json|ts|mjs|cjs|js|toml)$|(^|\/)(Containerfile|Dockerfile)$/.test(f) &&
+        !f.includes("node_modules")
+      )
+        files.push(join(dir, f));
+  expect(files).toContain("packaging/image/Containerfile");
+  expect(files).toContain("tools/cli/commands/image.ts");
+  return files.flatMap((file) =>
+    readFileSync(join(ROOT, file), "utf8")
+      .split("\n")
+      .map((line) => `${file}: ${line}`),
+  );
+}
 
 /** Every line of every code block of the README, the docs and the CI recipes' README. */
 function docLines(): string[] {

@@ -47,9 +47,21 @@ export default defineCommand({
     out(`  ${join(shown, "rootfs/ext")}  ${formatBytes(context.binaryBytes)}`);
     for (const lib of context.libraries) out(`  ${join(shown, "rootfs", lib.path)}  ${formatBytes(lib.bytes)}`);
     out("");
-    out("build it:");
-    out(`  docker build -t ${tag} ${shown}     (or: podman build -t ${tag} ${shown})`);
-    out(`then: docker run --rm -p 4780:4780 -e EXT_ADMIN_TOKEN=$(openssl rand -hex 32) ${tag}`);
+    for (const line of buildAndRun(shown, tag)) out(line);
     out(`(the same image the repository's npm run image builds; ${command} image --help for more)`);
   },
 });
+
+/**
+ * How to build and run the image. The admin token goes to docker through its environment (`-e NAME` with no
+ * value): a value in docker's arguments would show in `ps` to every user of the machine while it runs.
+ */
+export function buildAndRun(shown: string, tag: string): string[] {
+  return [
+    "build it:",
+    `  docker build -t ${tag} ${shown}     (or: podman build -t ${tag} ${shown})`,
+    "then, with the control plane's token in the environment (not in docker's arguments, which `ps` shows):",
+    "  export EXT_ADMIN_TOKEN=$(openssl rand -hex 32)",
+    `  docker run --rm -p 4780:4780 -e EXT_ADMIN_TOKEN ${tag}`,
+  ];
+}
