@@ -49,6 +49,46 @@ function writableByOthers(dir: string): string[] {
     .map(({ path, mode }) => `${path || "."} ${(mode & 0o7777).toString(8)}`);
 }
 
+/** Each entry's mode, by path (`.` for `dir` itself). */
+function modes(dir: string): Record<string, string> {
+  return Object.fromEntries(
+    entries(dir).map((path) => [path || ".", (lstatSync(join(dir, path)).mode & 0o7777).toString(8)]),
+  );
+}
+
+/** What `ext init` and `ext image` should make: folders 0755, files 0644 (the binary and libraries 0755), data 0700. */
+function expectedModes(dir: string): Record<string, string> {
+  return Object.fromEntries(
+    entries(dir).map((path) => {
+      const entry = lstatSync(join(dir, path));
+      const executable = path === "rootfs/ext" || /\.so(\.\d+)*$/.test(path);
+      const mode = path === "data" ? 0o700 : entry.isDirectory() || executable ? 0o755 : 0o644;
+      return [path || ".", mode.toString(8)];
+    }),
+  );
+}
+
+describe("under a loose umask (000, or 002 with a shared group), what they make is the owner's to write alone", () => {
+  for (const umask of ["000", "002"])
+    test(`umask ${umask}: ext init's folders are 0755 and its files 0644; ext image's as its user needs them`, async () => {
+      const where = mkdtempSync(join(open, `umask-${umask}-`));
+      for (const what of ["init", "image"]) {
+        const made = join(where, what);
+        expect(await extUnder(umask, [what, made])).toMatchObject({ code: 0 });
+        expect(writableByOthers(made)).toEqual([]);
+        expect(modes(made)).toEqual(expectedModes(made));
+      }
+    }, 30_000);
+
+  test("umask 077: the image's folders still have the modes its user needs (0755), set on each as it is made", async () => {
+    const ctx = join(mkdtempSync(join(open, "umask-077-")), "ctx");
+    expect(await extUnder("077", ["image", ctx])).toEqual({ code: 0, stderr: "" });
+    const folders = entries(ctx).filter((p) => p.startsWith("rootfs") && lstatSync(join(ctx, p)).isDirectory());
+    expect(folders).toEqual(expect.arrayContaining(["rootfs", "rootfs/etc", "rootfs/lib"]));
+    expect(folders.map((p) => `${p} ${modes(ctx)[p]}`)).toEqual(folders.map((p) => `${p} 755`));
+  }, 30_000);
+});
+
 const OTHER = otherUser(["mkfifo", "touch", "ln"]);
 
 describe.skipIf(typeof OTHER === "string")(
@@ -90,6 +130,14 @@ describe.skipIf(typeof OTHER === "string")(
       expect(r).toEqual({ code: 0, stderr: "" });
       expect(plantable(ctx)).toEqual([]);
       expect(writableByOthers(ctx)).toEqual([]);
+    }, 30_000);
+
+    test("umask 000: the other user can put nothing into ext init's project or ext image's context", async () => {
+      for (const what of ["init", "image"]) {
+        const made = join(open, `${what}-000`);
+        expect(await extUnder("000", [what, made])).toMatchObject({ code: 0 });
+        expect(plantable(made)).toEqual([]);
+      }
     }, 30_000);
   },
 );

@@ -1,4 +1,3 @@
-import { mkdirSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { defineCommand } from "citty";
 import { writePrivateFile } from "../../../common/files/private-file";
@@ -6,13 +5,18 @@ import { printable } from "../../../common/text/printable";
 import { shellQuote } from "../../../common/text/shell-quote";
 import { UsageError } from "../../calls/usage-error";
 import { parseClientEnv } from "../../config";
-import { claimOwnFolder, refuseForeignProjectAbove, sharedFolderAbove } from "../lib/own-folder";
+import { claimOwnFolder, makeOwnFolders, refuseForeignProjectAbove, sharedFolderAbove } from "../lib/own-folder";
 import { scaffoldFiles } from "../lib/scaffold";
 import { detectTestRunner, type FoundRunner, TEST_FILES, TEST_RUNNERS, type TestRunner } from "../lib/test-runner";
 import { err, out } from "../output";
 
-/** What a new project file gets before the umask (typically 0644): the files `ext init` makes are the user's sources. */
-const SHARED_FILE_MODE = 0o666;
+/**
+ * The files `ext init` makes are the user's sources, meant to be shared (committed, read by collaborators) but
+ * written by the user alone: 0644 and its folders 0755, which a umask can narrow, never widen (a loose one, 000
+ * or 002 with a shared group, would let others change what the user then runs).
+ */
+const SHARED_FILE_MODE = 0o644;
+const FOLDER_MODE = 0o755;
 
 export default defineCommand({
   meta: {
@@ -64,8 +68,8 @@ export default defineCommand({
     const name = args.name || basename(dir);
     for (const [path, content] of Object.entries(scaffoldFiles(name, found))) {
       const file = join(dir, path);
-      mkdirSync(dirname(file), { recursive: true });
-      // Project files, meant to be shared (committed, read by collaborators): the umask's mode, never 0600.
+      makeOwnFolders(dir, dirname(file), FOLDER_MODE);
+      // Project files, meant to be shared (committed, read by collaborators): never 0600.
       // Never replacing anything: a file or link that appeared meanwhile stops the command.
       writePrivateFile(file, content, { mode: SHARED_FILE_MODE, replace: false, what: "the new file" });
       out(`created ${join(args.dir || ".", path)}`);

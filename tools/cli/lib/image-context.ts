@@ -11,14 +11,14 @@
  * legacy builder and BuildKit, podman), where `COPY --chmod` needs BuildKit.
  */
 import { spawnSync } from "node:child_process";
-import { createReadStream, mkdirSync, realpathSync, statSync } from "node:fs";
+import { createReadStream, realpathSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import tar from "tar-stream";
 import { privateFileSink, writePrivateFile } from "../../../common/files/private-file";
 import containerfile from "../../../packaging/image/Containerfile" with { type: "text" };
 import { UsageError } from "../../calls/usage-error";
-import { claimOwnFolder } from "./own-folder";
+import { claimOwnFolder, makeOwnFolders } from "./own-folder";
 
 /** What the image's files need: the binary and its libraries run as another user; passwd is read by all. */
 const EXECUTABLE = 0o755;
@@ -69,8 +69,11 @@ async function sharedTmpArchive(): Promise<Uint8Array> {
   return Buffer.concat(chunks);
 }
 
-async function copyAs(from: string, to: string, mode: number): Promise<number> {
-  mkdirSync(dirname(to), { recursive: true });
+/** The context's folders (rootfs/, rootfs/etc/, the libraries' folders): exactly 0755, the image's user reads them. */
+const imageFolders = (dir: string, folder: string) => makeOwnFolders(dir, folder, EXECUTABLE, true);
+
+async function copyAs(dir: string, from: string, to: string, mode: number): Promise<number> {
+  imageFolders(dir, dirname(to));
   await pipeline(createReadStream(realpathSync(from)), privateFileSink(to, imageFile(mode)));
   return statSync(to).size;
 }
@@ -94,12 +97,12 @@ export async function writeImageContext(
     throw e;
   }
   const rootfs = join(dir, "rootfs");
-  mkdirSync(join(rootfs, "etc"), { recursive: true });
-  mkdirSync(join(dir, "data"), { mode: 0o700 });
-  const binaryBytes = await copyAs(binary, join(rootfs, "ext"), EXECUTABLE);
+  imageFolders(dir, join(rootfs, "etc"));
+  makeOwnFolders(dir, join(dir, "data"), 0o700);
+  const binaryBytes = await copyAs(dir, binary, join(rootfs, "ext"), EXECUTABLE);
   const libraries: ImageContext["libraries"] = [];
   for (const lib of sharedLibraries(binary))
-    libraries.push({ path: lib, bytes: await copyAs(lib, join(rootfs, lib), EXECUTABLE) });
+    libraries.push({ path: lib, bytes: await copyAs(dir, lib, join(rootfs, lib), EXECUTABLE) });
   const shared = (path: string, data: string | Uint8Array) =>
     writePrivateFile(join(dir, path), data, imageFile(READABLE));
   shared("rootfs/etc/passwd", "root:x:0:0:root:/:/sbin/nologin\next:x:10001:10001:ext:/data:/sbin/nologin\n");

@@ -9,9 +9,21 @@
  * unless that group is the user's own primary group (a private group of theirs on most systems). Read with
  * lstat: a link is not a folder.
  */
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, type Stats } from "node:fs";
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fchmodSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  type Stats,
+} from "node:fs";
 import { userInfo } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { UsageError } from "../../calls/usage-error";
 
 const OTHERS_WRITE = 0o002;
@@ -81,6 +93,36 @@ export function claimOwnFolder(dir: string, shown: string): string {
     if (readdirSync(path).length > 0) throw new UsageError(`${shown} is not empty`);
   }
   return path;
+}
+
+/**
+ * Makes the missing folders of `folder` below `root` (a folder claimOwnFolder gave: nobody else can write in
+ * it, so nothing can stand in for them meanwhile), each created with `mode`, which a umask can only narrow.
+ * `exact`: the mode is then set on the new folder's own descriptor, whatever the umask (an image's folders need
+ * their bits for the image's user). Each folder on the way is checked after: the user's, and no one else's to
+ * write, whatever the umask or a default ACL made of it.
+ */
+export function makeOwnFolders(root: string, folder: string, mode: number, exact = false): void {
+  let at = root;
+  for (const part of relative(root, folder).split(sep).filter(Boolean)) {
+    at = join(at, part);
+    let made = true;
+    try {
+      mkdirSync(at, { mode });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+      made = false;
+    }
+    if (made && exact) {
+      const fd = openSync(at, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+      try {
+        fchmodSync(fd, mode);
+      } finally {
+        closeSync(fd);
+      }
+    }
+    refuseShared(at, lstatSync(at));
+  }
 }
 
 function refuseShared(shown: string, folder: Stats): void {
