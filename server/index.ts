@@ -45,10 +45,10 @@ export type { LimitSource } from "./resources/limits/service";
 export { createRuntime, type Runtime } from "./runtime/runtime";
 // Fixtures, exports and seeding.
 export type { BundleDir } from "./seed/bundle-files";
-export { demoFixture, firstPlaintextKey } from "./seed/demo";
+export { demoFixture, firstPlaintextKey, freshDemoFixture } from "./seed/demo";
 export { jsonSyntaxProblem } from "./seed/json-syntax";
 export type { Fixture, SeedReport } from "./seed/model";
-export { type FixtureSource, resolveFixture, resolveFixtureSource } from "./seed/resolve";
+export { type FixtureSource, namesDemo, resolveFixture, resolveFixtureSource } from "./seed/resolve";
 export { FixtureError, validateFixture } from "./seed/validate";
 // Starting a server, and what it is made of.
 export { type App, createApp } from "./start/app";

@@ -26,11 +26,19 @@ const names = async (e: Emulator) =>
   );
 
 describe("startEmulator()", () => {
-  test("defaults: memory mode, a free port, the embedded demo fixture and its key", async () => {
+  test("defaults: memory mode, a free port, the embedded demo fixture with fresh keys", async () => {
     const e = await start();
     expect(e.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/developer\/v1$/);
     expect(e.adminUrl).toBe(`${e.url}/_emulator`);
-    expect(e.apiKey).toBe("ext_demo_0123456789abcdefghijklmnopqrstuv");
+    // Any local user can reach it on loopback: the demo's public keys (printed in the README) are not its keys.
+    expect(e.apiKey).toMatch(/^ext_[0-9A-Za-z]{40}$/);
+    for (const key of ["ext_demo_0123456789abcdefghijklmnopqrstuv", "ext_demo_readonly_0123456789abcdefghijk"])
+      expect((await fetch(`${e.baseUrl}/extensions`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(
+        401,
+      );
+    const named = await start({ fixture: "demo" });
+    expect(named.apiKey).toMatch(/^ext_[0-9A-Za-z]{40}$/);
+    expect(named.apiKey).not.toBe(e.apiKey);
     expect(e.runtime.config.memory).toBe(true);
     expect(await names(e)).toEqual([]);
   });

@@ -81,7 +81,7 @@ export async function buildNodeHelper(dir: string): Promise<void> {
   cpSync(join(ROOT, "examples/ci"), join(dir, "examples/ci"), { recursive: true });
   // The profile format's JSON Schema, for an editor checking a profile kept in a project (docs/profiles.md).
   copyFileSync(join(ROOT, "docs/profile.schema.json"), join(dir, "profile.schema.json"));
-  // startEmulator() returns the demo fixture's key; the fixture itself is embedded in the binary.
+  // startEmulator() seeds the demo fixture with fresh keys: it writes this copy with new ones for each emulator.
   copyFileSync(join(ROOT, "fixtures/demo.json"), join(dir, "lib/demo-fixture.json"));
   const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
   // The runtime is bundled; the declarations name openapi-fetch's client type.

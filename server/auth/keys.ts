@@ -1,23 +1,5 @@
-import { createHash, createHmac, randomBytes } from "node:crypto";
-
-const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-
-/** `ext_` + 40 base62 characters (238 bits) from a stream of bytes. */
-function keyFromBytes(next: () => Uint8Array): string {
-  // Rejection sampling keeps every character uniformly likely.
-  let out = "";
-  while (out.length < 40) {
-    for (const byte of next()) {
-      if (byte < 248 && out.length < 40) out += BASE62[byte % 62];
-    }
-  }
-  return `ext_${out}`;
-}
-
-/** A new plaintext developer key. Shown once, never stored. */
-export function generateApiKey(): string {
-  return keyFromBytes(() => randomBytes(48));
-}
+import { createHash, createHmac } from "node:crypto";
+import { keyFromBytes } from "../../common/api-key";
 
 /**
  * Keys are stored and looked up by a keyed hash only (HMAC-SHA256, marked `hmac:`), so the database alone

@@ -12,7 +12,7 @@
  * transaction, the clock set once it has committed: a fixture that fails half-way leaves nothing behind.
  */
 
-import { generateApiKey } from "../auth/keys";
+import { generateApiKey } from "../../common/api-key";
 import { errors } from "../errors/catalog";
 import { type BundleDir, checkBundleFiles, createBundleFiles } from "./bundle-files";
 import { loadExtension } from "./extensions";

@@ -57,13 +57,18 @@ const isDirectory = (path: string) => {
   }
 };
 
+/** True when `arg` names the embedded demo fixture: `demo`, unless a file of that name is in the working directory. */
+export function namesDemo(arg: string, fileExists: (path: string) => boolean = existsSync): boolean {
+  return arg === "demo" && !fileExists(arg);
+}
+
 /**
  * A fixture file, an export directory (`fixture.json` + `bundles/`), or `demo` for the demo fixture embedded
  * in the binary. A file really named `demo` in the working directory wins, so no invocation that worked before
  * the embedded fixture changes meaning.
  */
 export function resolveFixtureSource(arg: string, fileExists: (path: string) => boolean = existsSync): FixtureSource {
-  if (arg === "demo" && !fileExists(arg)) return { fixture: demoFixture(), bundleDir: null };
+  if (namesDemo(arg, fileExists)) return { fixture: demoFixture(), bundleDir: null };
   if (isDirectory(arg)) {
     // Absolute: a reset reads the bundles again, maybe after the process changed its working directory.
     const bundleDir = { dir: resolve(arg), label: arg };

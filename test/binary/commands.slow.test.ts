@@ -261,6 +261,23 @@ describe("ext exec -- CMD", () => {
     expect(admin).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/_emulator$/);
   });
 
+  test("the demo fixture's keys are fresh each run: its public ones are refused, EXT_API_KEY is a new key", async () => {
+    // What any local user could send the emulator on loopback: the demo fixture's keys, printed in the README.
+    const script = `for k in ${DEMO_KEY} ext_demo_readonly_0123456789abcdefghijk "$EXT_API_KEY"; do
+      printf 'Authorization: Bearer %s\\n' "$k" | curl -s -o /dev/null -w '%{http_code} ' -H @- "$EXT_BASE_URL/extensions"
+    done; echo "$EXT_API_KEY"`;
+    const keys: string[] = [];
+    for (const seed of [[], ["--seed", "demo"]]) {
+      const r = await run(bin, ["exec", ...seed, "--", "sh", "-c", script], { cwd: work });
+      expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });
+      const [demo, readOnly, fresh, key] = r.stdout.trim().split(" ");
+      expect([demo, readOnly, fresh]).toEqual(["401", "401", "200"]);
+      keys.push(key!);
+    }
+    expect(keys[0]).toMatch(/^ext_[0-9A-Za-z]{40}$/);
+    expect(keys[1]).not.toBe(keys[0]);
+  });
+
   test("--seed FILE seeds that fixture and exports its first key", async () => {
     const dir = mkdtempSync(join(work, "exec-"));
     writeFileSync(

@@ -8,7 +8,7 @@ import demo from "../../fixtures/demo.json" with { type: "json" };
 import { runConformance } from "../../tools/conformance/run";
 import { RATE_LIMITS } from "../../tools/conformance/spec";
 import type { RunReport } from "../../tools/conformance/types";
-import { type Emulator, startEmulator } from "../../tools/helper/start-emulator";
+import { type Emulator, type Fixture, startEmulator } from "../../tools/helper/start-emulator";
 
 const READ_ONLY_KEY = demo.accounts[0]!.apiKeys.find((k) => !k.scopes.includes("*"))!.key;
 // The ids every run must report, whatever it skips: a check that silently vanished fails here.
@@ -56,7 +56,8 @@ for (const rateLimits of [true, false]) {
     let report: RunReport;
     let listBefore: unknown;
     beforeAll(async () => {
-      emulator = await startEmulator({ rateLimits });
+      // The demo fixture as it is, keys included (given as an object, they are kept; "demo" gets fresh ones).
+      emulator = await startEmulator({ rateLimits, fixture: structuredClone(demo) as Fixture });
       const { data } = await emulator.client.GET("/developer/v1/extensions");
       listBefore = data;
       report = await runConformance(

@@ -141,6 +141,7 @@ test("the Bun helper and the Node helper give the same answers to every method",
       env: ["EXT_BASE_URL", "EXT_LOCAL_URL", "EXT_ADMIN_URL", "EXT_API_KEY", "EXT_ADMIN_TOKEN"],
       envValues: true,
       apiKey: true,
+      demoKey: 401,
     },
     // What `ext deploy --json` prints, by the same names.
     first: {

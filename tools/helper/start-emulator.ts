@@ -22,9 +22,10 @@ import { StartEmulatorError } from "../../client/errors";
 import {
   type BundleDir,
   createLogger,
-  demoFixture,
   firstPlaintextKey,
+  freshDemoFixture,
   type LoadedProfile,
+  namesDemo,
   ProfileError,
   parseServerConfig,
   profileFromValue,
@@ -59,7 +60,10 @@ export interface Emulator extends SharedEmulator {
 }
 
 function fixtureOf(fixture: FixtureInput | string | undefined): { fixture: ServerFixture; bundleDir: BundleDir } {
-  if (fixture === undefined) return { fixture: demoFixture(), bundleDir: null };
+  // The demo's keys are public and a test's emulator listens on loopback, which any local user can reach: keys
+  // of its own (`emulator.apiKey`).
+  if (fixture === undefined || (typeof fixture === "string" && namesDemo(fixture)))
+    return { fixture: freshDemoFixture(), bundleDir: null };
   if (typeof fixture === "string") return resolveFixtureSource(fixture);
   return { fixture: validateFixture(structuredClone(fixture), "startEmulator fixture"), bundleDir: null };
 }

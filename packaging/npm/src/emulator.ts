@@ -23,6 +23,7 @@ import {
   emulatorConnection,
 } from "../../../client/emulator-connection";
 import { noPlaintextKeyMessage } from "../../../client/emulator-methods";
+import { withFreshKeys } from "../../../common/api-key";
 import { writePrivateFile } from "../../../common/files/private-file";
 import { FIXTURE_JSON_MAX_BYTES, readJsonFile, STATE_FILE_MAX_BYTES } from "../../../common/json/json-reader";
 import { helperFetch } from "../../../tools/calls/helper-transport";
@@ -93,8 +94,14 @@ interface Seed {
  * (the fixture embedded in the binary) unless a file really named "demo" exists: the rule of `ext serve --seed`.
  */
 function seedOf(fixture: Fixture | undefined, work: string): Seed {
-  if (fixture === undefined || (fixture === "demo" && !existsSync(resolve("demo"))))
-    return { seed: "demo", apiKey: firstPlaintextKey(demoFixture()), fromExport: false };
+  if (fixture === undefined || (fixture === "demo" && !existsSync(resolve("demo")))) {
+    // The demo's keys are public and a test's emulator listens on loopback, which any local user can reach:
+    // keys of its own, in a fixture written inside our own temp directory (mode 0700, removed by stop()).
+    const fresh = withFreshKeys(demoFixture() as Parameters<typeof withFreshKeys>[0]);
+    const file = join(work, "fixture.json");
+    writePrivateFile(file, JSON.stringify(fresh), { what: "the fixture" });
+    return { seed: file, apiKey: firstPlaintextKey(fresh), fromExport: false };
+  }
   if (typeof fixture === "string") {
     const path = resolve(fixture);
     const fromExport = isDirectory(path);

@@ -6,7 +6,7 @@
  * `max_api_keys` (active keys; revoked ones do not count) and `max_team_members` (the owner included).
  */
 import { and, asc, eq, sql } from "drizzle-orm";
-import { generateApiKey } from "../../auth/keys";
+import { generateApiKey } from "../../../common/api-key";
 import type { Clock } from "../../base/clock";
 import type { Db } from "../../db/database";
 import { accounts, apiKeys, extensions, teamMembers } from "../../db/schema";

@@ -3,8 +3,9 @@ import { defineCommand } from "citty";
 import { DEFAULT_HOST } from "../../../common/addresses";
 import {
   ConfigError,
-  demoFixture,
   firstPlaintextKey,
+  freshDemoFixture,
+  namesDemo,
   ProfileError,
   parseServerConfig,
   type RunningEmulator,
@@ -67,7 +68,9 @@ export default defineCommand({
     for (const [s, h] of handlers) process.on(s, h);
     // Flags after `--` belong to the command: citty (node:util parseArgs) stops at `--`.
     const seed = args.seed;
-    const fixture = seed ? readFixtureArgument(seed) : demoFixture();
+    // The demo's keys are public (the README prints them) and any user of the machine can reach the emulator's
+    // loopback port: this run's demo account gets keys of its own.
+    const fixture = seed && !namesDemo(seed) ? readFixtureArgument(seed) : freshDemoFixture();
 
     let emulator: RunningEmulator;
     try {
