@@ -18,7 +18,12 @@ const TOKEN = "adm_transport_test_token_0123456789abcdef";
 const UPLOAD_TIMEOUT_MS = 1000;
 const CHUNKS = 4;
 const CHUNK_GAP_MS = 300;
-const STREAM_SILENCE_MS = 400;
+/**
+ * The wait of the event-stream test, and its silence (twice the wait): the wait leaves room for the proof and the
+ * head on a machine busy with other work (200 ms did not, once, under a load of 20 on two cores).
+ */
+const STREAM_TIMEOUT_MS = 1000;
+const STREAM_SILENCE_MS = 2 * STREAM_TIMEOUT_MS;
 /** A body trickling a byte every TRICKLE_MS never falls silent for the wait, but never ends within it. */
 const TRICKLE_MS = 50;
 const TRICKLE_TIMEOUT_MS = 600;
@@ -281,7 +286,7 @@ describe("the timeout", () => {
           { headers: { "content-type": "text/event-stream" } },
         ),
     );
-    const t = createTransport({ timeoutMs: 200, proof: { adminToken: TOKEN, url: s.url } });
+    const t = createTransport({ timeoutMs: STREAM_TIMEOUT_MS, proof: { adminToken: TOKEN, url: s.url } });
     expect(await (await t.fetch(get(`${s.url}/_emulator/requests/stream`))).text()).toBe("data: 1\n\ndata: 2\n\n");
   });
 });
