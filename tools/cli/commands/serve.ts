@@ -1,4 +1,3 @@
-import { existsSync, lstatSync, rmSync } from "node:fs";
 import { defineCommand } from "citty";
 import { markStartup, traceStartupTo } from "../../../common/startup-trace";
 import {
@@ -169,16 +168,12 @@ export default defineCommand({
     }
     quiet = config.logLevel === "silent";
     if (config.traceStartup) traceStartupTo(err);
-    // A data directory this start makes and then cannot serve from (a port in use, a bad fixture) is removed
-    // again, so a failed first start leaves nothing behind.
-    const madeHere = !config.memory && !existsSync(config.dataDir);
     try {
       checkDataDir(config, flags);
       // `--seed demo` (or EXT_SEED=demo) is the embedded demo fixture: createRuntime resolves it.
       emulator = startServer(config, { starterAccount: !config.empty });
       if (config.exitWithStdin) watchStdin(() => void shutdown("standard input closed"));
     } catch (e) {
-      if (madeHere) removeOwnFolder(config.dataDir);
       if (e instanceof FixtureError) fail(e.message, EXIT.usage);
       const known = describeStartupError(e, config, flags);
       fail(known?.message ?? (e as Error).message, known?.exitCode ?? EXIT.runtime);
@@ -190,13 +185,3 @@ export default defineCommand({
     markStartup("ready (ready file, server.json, banner written)");
   },
 });
-
-/** Removes a folder this process made: only a real folder of the user's own, never what a link points to. */
-function removeOwnFolder(path: string): void {
-  try {
-    const stat = lstatSync(path);
-    if (stat.isDirectory() && stat.uid === process.getuid?.()) rmSync(path, { recursive: true, force: true });
-  } catch {
-    // Nothing was made, or it is gone already.
-  }
-}
