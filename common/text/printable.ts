@@ -15,9 +15,15 @@ const escaped = (c: string) => {
   return SHORT[c] ?? (code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16)}`);
 };
 
-/** `text` with each control or bidirectional-formatting character written as `\n`, `\x1b`, `\u202e`. */
+/**
+ * `text` with each control or bidirectional-formatting character written as `\n`, `\x1b`, `\u202e`. A server's
+ * answer is typed only as far as it was checked, so a member that should be a string may be anything at run
+ * time: what is not a string is shown as its JSON text (escaped the same way), never a TypeError.
+ */
 export function printable(text: string): string {
-  return text.replace(UNPRINTABLE, escaped);
+  const value: unknown = text;
+  const shown = typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
+  return shown.replace(UNPRINTABLE, escaped);
 }
 
 /**

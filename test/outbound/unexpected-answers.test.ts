@@ -124,6 +124,33 @@ describe("answers of another shape", () => {
     expect(r.stderr).toContain("answered something that is not the emulator's API");
     expect(r.code).toBe(1);
   });
+
+  test("members of the wrong type inside a well-formed answer are shown as JSON, never a TypeError", async () => {
+    const item = {
+      id: "ext_1",
+      slug: "one",
+      name: "One",
+      visibility: "private",
+      status: 7,
+      installCount: 0,
+      currentVersionId: {},
+      createdAt: "2026-01-01T00:00:00.000Z",
+      updatedAt: "2026-01-01T00:00:00.000Z",
+    };
+    const other = answering((req) =>
+      new URL(req.url).pathname.endsWith("/secrets")
+        ? Response.json({ keys: [{ name: "x" }, 5] })
+        : Response.json({ extensions: [item] }),
+    );
+    for (const args of [
+      ["extensions", "list"],
+      ["secrets", "list", "--extension", "ext_1"],
+    ]) {
+      const r = await ext([...args, "--target", other.url], { EXT_API_KEY: DEMO_KEY });
+      neverTypeError(r);
+      expect(r.stderr).not.toContain("is not a function");
+    }
+  });
 });
 
 describe("a 401 from the control plane", () => {
