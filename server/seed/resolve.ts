@@ -3,7 +3,7 @@
  * `ext exec --seed`, and `startEmulator({ fixture })` all come through here, so `demo` means the same
  * everywhere.
  */
-import { existsSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ReadRefusal } from "../../common/files/safe-read";
 import { FIXTURE_JSON_MAX_BYTES, readJsonFileText } from "../../common/json/json-reader";
@@ -57,18 +57,21 @@ const isDirectory = (path: string) => {
   }
 };
 
-/** True when `arg` names the embedded demo fixture: `demo`, unless a file of that name is in the working directory. */
-export function namesDemo(arg: string, fileExists: (path: string) => boolean = existsSync): boolean {
-  return arg === "demo" && !fileExists(arg);
+/**
+ * True when `arg` names the embedded demo fixture: `demo`, always. A file of that name is `./demo`: a bare `demo`
+ * that read a file when one was there would let another user who can write the working directory (a shared
+ * /tmp) choose the fixture, and the keys with it.
+ */
+export function namesDemo(arg: string): boolean {
+  return arg === "demo";
 }
 
 /**
  * A fixture file, an export directory (`fixture.json` + `bundles/`), or `demo` for the demo fixture embedded
- * in the binary. A file really named `demo` in the working directory wins, so no invocation that worked before
- * the embedded fixture changes meaning.
+ * in the binary (a file named `demo` is `./demo`).
  */
-export function resolveFixtureSource(arg: string, fileExists: (path: string) => boolean = existsSync): FixtureSource {
-  if (namesDemo(arg, fileExists)) return { fixture: demoFixture(), bundleDir: null };
+export function resolveFixtureSource(arg: string): FixtureSource {
+  if (namesDemo(arg)) return { fixture: demoFixture(), bundleDir: null };
   if (isDirectory(arg)) {
     // Absolute: a reset reads the bundles again, maybe after the process changed its working directory.
     const bundleDir = { dir: resolve(arg), label: arg };
@@ -81,6 +84,6 @@ export function resolveFixtureSource(arg: string, fileExists: (path: string) => 
   return { fixture: loadFixtureFile(arg), bundleDir: null };
 }
 
-export function resolveFixture(arg: string, fileExists: (path: string) => boolean = existsSync): Fixture {
-  return resolveFixtureSource(arg, fileExists).fixture;
+export function resolveFixture(arg: string): Fixture {
+  return resolveFixtureSource(arg).fixture;
 }

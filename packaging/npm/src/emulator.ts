@@ -91,10 +91,10 @@ interface Seed {
 
 /**
  * The `--seed` argument and the API key it yields. A string is a file path, an export directory, or "demo"
- * (the fixture embedded in the binary) unless a file really named "demo" exists: the rule of `ext serve --seed`.
+ * (the fixture embedded in the binary; a file of that name is "./demo"): the rule of `ext serve --seed`.
  */
 function seedOf(fixture: Fixture | undefined, work: string): Seed {
-  if (fixture === undefined || (fixture === "demo" && !existsSync(resolve("demo")))) {
+  if (fixture === undefined || fixture === "demo") {
     // The demo's keys are public and a test's emulator listens on loopback, which any local user can reach:
     // keys of its own, in a fixture written inside our own temp directory (mode 0700, removed by stop()).
     const fresh = withFreshKeys(demoFixture() as Parameters<typeof withFreshKeys>[0]);
