@@ -15,12 +15,14 @@ import type { MigrationMeta } from "drizzle-orm/migrator";
 import m0000 from "../../drizzle/0000_init.sql" with { type: "text" };
 import m0001 from "../../drizzle/0001_install_counters.sql" with { type: "text" };
 import m0002 from "../../drizzle/0002_install_rows_to_counters.sql" with { type: "text" };
+import m0003 from "../../drizzle/0003_active_key_names.sql" with { type: "text" };
 import journal from "../../drizzle/meta/_journal.json" with { type: "json" };
 
 export const embeddedMigrations: Record<string, string> = {
   "0000_init": m0000,
   "0001_install_counters": m0001,
   "0002_install_rows_to_counters": m0002,
+  "0003_active_key_names": m0003,
 };
 
 export function migrationMetas(): MigrationMeta[] {
