@@ -19,7 +19,7 @@ import { type Db, openDatabase } from "../db/database";
 import { accounts as accountRows, versions } from "../db/schema";
 import { type LoadedProfile, profileFromValue, readProfileFile } from "../profile/load";
 import { RateLimiter } from "../ratelimit/limiter";
-import { createDashboardKeys } from "../resources/accounts/dashboard-key";
+import { activeDashboardKeyRows, createDashboardKeys } from "../resources/accounts/dashboard-key";
 import { fileKeyEpoch, type KeyEpoch, memoryKeyEpoch } from "../resources/accounts/dashboard-key-epoch";
 import { createKeyWriter, type KeyWriter } from "../resources/accounts/key-writer";
 import { createMemberWriter, type MemberWriter } from "../resources/accounts/member-writer";
@@ -282,14 +282,13 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
       storage.release();
     },
   };
-  if (startupFixture) {
-    try {
-      runtime.startupSeedReport = runtime.seed(startupFixture, runtime.startupBundleDir);
-    } catch (e) {
-      // A refused start-up fixture must not leave the database open or a memory-mode temp dir behind.
-      runtime.close();
-      throw e;
-    }
+  try {
+    if (!config.memory) revokeEarlierDashboardKeys(runtime);
+    if (startupFixture) runtime.startupSeedReport = runtime.seed(startupFixture, runtime.startupBundleDir);
+  } catch (e) {
+    // A refused start-up fixture must not leave the database open or a memory-mode temp dir behind.
+    runtime.close();
+    throw e;
   }
   markStartup(startupFixture ? "services built, fixture applied" : "services built");
   if (config.autoApproveMs !== null)
@@ -312,6 +311,17 @@ function fixtureProfile(
     where ? `the profile kept in ${where}` : "the seed's profile",
   );
   return where ? { ...loaded, seed: where } : loaded;
+}
+
+/**
+ * A dashboard key works only while the server that made it runs (a stale tab may have sent it to whoever took
+ * the port since): the previous run's are revoked before this one listens. One query when there are none.
+ */
+function revokeEarlierDashboardKeys(runtime: Runtime): void {
+  const leftovers = activeDashboardKeyRows(runtime.db);
+  if (leftovers.length === 0) return;
+  const revoked = runtime.services.dashboardKeys.revokeEarlierRun(leftovers);
+  if (revoked > 0) runtime.logger.info("revoked the dashboard keys of the previous run", { count: revoked });
 }
 
 /** Whether the database holds an account: one row read, without building the accounts service's listing. */

@@ -1,9 +1,10 @@
 /** The control-plane reads the dashboard is built on: accounts, its own key, review queue, bundles, limits, request detail, SSE. */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ExtensionUpdate } from "../../client";
+import { KEY_EPOCH_FILE } from "../../server/resources/accounts/dashboard-key-epoch";
 import { type BundleDir, bundleDir, createExtension, uploadVersion } from "../helpers/bundles";
 import {
   baseFixture,
@@ -37,6 +38,8 @@ const dashboardKey = (e: TestEmulator = emu, accountId = "acc_test") =>
   e.control.POST("/_emulator/accounts/{accountId}/dashboard-key", account(accountId));
 const keysOf = async (e: TestEmulator = emu) =>
   (await e.control.GET("/_emulator/accounts/{accountId}/keys", account())).data?.apiKeys ?? [];
+const createKey = (e: TestEmulator, name: string) =>
+  e.control.POST("/_emulator/accounts/{accountId}/keys", { ...account(), body: { name, scopes: ["*"] } });
 const revoke = (e: TestEmulator, keyId: string) =>
   e.control.DELETE("/_emulator/accounts/{accountId}/keys/{keyId}", {
     params: { path: { accountId: "acc_test", keyId } },
@@ -145,25 +148,85 @@ describe("accounts and the dashboard key", () => {
     }
   });
 
-  test("restarts on one data directory reuse the dashboard key instead of filling the key cap", async () => {
+  test("a restart revokes the previous run's dashboard key before it serves; the user's own keys are untouched", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "ext-dashboard-restart-"));
+    try {
+      const first = await startTestEmulator({ dataDir });
+      let old: string;
+      let own: string[];
+      try {
+        old = (await dashboardKey(first)).data?.plaintext ?? "";
+        expect((await listAs(first, old)).response.status).toBe(200);
+        // A key of the user's own, and one they named like the dashboard's: neither is the server's to revoke.
+        own = await Promise.all(
+          ["ci", "dashboard"].map(async (name) => (await createKey(first, name)).data?.plaintext ?? ""),
+        );
+      } finally {
+        await stopTestEmulator(first, true);
+      }
+      const second = await startTestEmulator({ dataDir, fixture: null });
+      try {
+        // The first request this server answers: a tab of the previous run (or whoever it sent its key to) is refused.
+        expect((await listAs(second, old)).response.status).toBe(401);
+        for (const key of [...own, DEMO_KEY]) expect((await listAs(second, key)).response.status).toBe(200);
+        const renewed = (await dashboardKey(second)).data;
+        expect(renewed?.created).toBe(true);
+        expect(renewed?.plaintext).not.toBe(old);
+        expect((await listAs(second, renewed?.plaintext ?? "")).response.status).toBe(200);
+        const named = (await keysOf(second)).filter((k) => k.name === "dashboard");
+        expect(named.map((k) => k.revokedAt === null)).toEqual([false, true, true]);
+      } finally {
+        await stopTestEmulator(second, true);
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test("a restart with no dashboard key changes nothing", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "ext-dashboard-none-"));
+    try {
+      const first = await startTestEmulator({ dataDir });
+      let before: Awaited<ReturnType<typeof keysOf>>;
+      try {
+        await createKey(first, "dashboard");
+        before = await keysOf(first);
+      } finally {
+        await stopTestEmulator(first, true);
+      }
+      const second = await startTestEmulator({ dataDir, fixture: null });
+      try {
+        expect(await keysOf(second)).toEqual(before);
+        expect(existsSync(join(dataDir, KEY_EPOCH_FILE))).toBe(false);
+      } finally {
+        await stopTestEmulator(second, true);
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test("restarts on one data directory never fill the key cap with dashboard keys", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "ext-dashboard-key-"));
     const keys: string[] = [];
     try {
-      // More starts than the cap of 20 keys leaves room for.
-      for (let start = 0; start < 22; start++) {
+      // Each start revokes the key of the one before and makes one: one active, however many starts.
+      for (let start = 0; start < 4; start++) {
         const server = await startTestEmulator({ dataDir, fixture: start === 0 ? undefined : null });
         try {
           const res = await dashboardKey(server);
           expect(res.response.status).toBe(200);
-          expect(res.data?.created).toBe(start === 0);
+          expect(res.data?.created).toBe(true);
           const plaintext = res.data?.plaintext ?? "";
           keys.push(plaintext);
           expect((await listAs(server, plaintext)).response.status).toBe(200);
+          const active = (await keysOf(server)).filter((k) => k.name === "dashboard" && k.revokedAt === null);
+          expect(active).toHaveLength(1);
         } finally {
           await stopTestEmulator(server, true);
         }
       }
-      expect(new Set(keys).size).toBe(1);
+      expect(new Set(keys).size).toBe(keys.length);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

@@ -3,12 +3,14 @@
  * deleting extensions, secrets, installs): an ordinary API key named "dashboard" with scope `*`, created
  * through the same `createKey` as any other (so it counts against `max_api_keys` and shows in the key
  * list). Its plaintext is derived from the data directory's secrets key, the account (its id and when it was
- * created), the reset epoch (dashboard-key-epoch.ts) and a sequence number, and never written anywhere: a
- * restart finds the same key again instead of adding one each time, which would fill the account's key cap.
+ * created), the reset epoch (dashboard-key-epoch.ts) and a sequence number, and never written anywhere.
  * A revoked one is followed by the next of the sequence; a reset starts a new epoch, so no earlier key, revoked
  * or not, is made again once the rows that recorded it are wiped.
+ * A dashboard key lives as long as the server that made it: every start revokes the ones the previous run left
+ * working (`revokeEarlierRun`) and moves the epoch, so a key a stale tab sends to whoever took a stopped
+ * server's port is dead once the owner starts again; revoked keys do not count against the cap.
  */
-import { eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import type { KeyHasher } from "../../auth/keys";
 import type { Db } from "../../db/database";
 import { accounts as accountRows, apiKeys } from "../../db/schema";
@@ -20,6 +22,18 @@ import type { ApiKey } from "./model";
 import type { AccountService } from "./service";
 
 export const DASHBOARD_KEY_NAME = "dashboard";
+
+/**
+ * The active keys named like a dashboard key: one query on an index of active keys by name, all a start costs
+ * when there are none. A user may name a key of their own so: `revokeEarlierRun` tells them apart.
+ */
+export function activeDashboardKeyRows(db: Db): { id: string; accountId: string }[] {
+  return db
+    .select({ id: apiKeys.id, accountId: apiKeys.accountId })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.name, DASHBOARD_KEY_NAME), isNull(apiKeys.revokedAt)))
+    .all();
+}
 
 export function createDashboardKeys(deps: {
   db: Db;
@@ -70,6 +84,25 @@ export function createDashboardKeys(deps: {
           throw errors.dashboardKeyUnavailable(accountId, deps.limits.resolve("max_api_keys", { accountId }).value);
         throw e;
       }
+    },
+    /**
+     * At start, before the server listens: revokes each of `rows` (activeDashboardKeyRows) that is its account's
+     * derived dashboard key, through the accounts service's own revoke; a key a user named "dashboard" is left
+     * alone. When one was, the epoch moves, so `forAccount` starts a fresh sequence instead of walking past the
+     * revoked keys of every earlier run. Revoked first, the epoch moved after: a start cut in between leaves
+     * nothing working that the next start cannot find. Returns how many were revoked.
+     */
+    revokeEarlierRun(rows: readonly { id: string; accountId: string }[]): number {
+      let revoked = 0;
+      for (const accountId of new Set(rows.map((r) => r.accountId))) {
+        // The account's working derived key is the one walk stops at: as many steps as it has revoked ones.
+        const { row } = walk(accountId);
+        if (!row || !rows.some((r) => r.id === row.id)) continue;
+        deps.accounts.revokeKey(accountId, row.id);
+        revoked++;
+      }
+      if (revoked > 0) deps.epoch.next();
+      return revoked;
     },
     /** Before every row is wiped (a reset): no key made before is made again. */
     beforeWipe(): void {
