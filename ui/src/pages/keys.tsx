@@ -131,7 +131,10 @@ export function KeysPage(props: PageProps) {
                   <tr key={k.id}>
                     <td data-label="Name">
                       {k.name}
-                      {k.name === "dashboard" && <span class="muted"> (used by this dashboard)</span>}
+                      {/* Each start revokes the previous run's dashboard key: only a working one is this dashboard's. */}
+                      {k.name === "dashboard" && k.revokedAt === null && (
+                        <span class="muted"> (used by this dashboard)</span>
+                      )}
                     </td>
                     <td data-label="Prefix">
                       <code>{k.keyPrefix}…</code>
