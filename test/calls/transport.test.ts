@@ -23,7 +23,7 @@ const CHUNK_GAP_MS = 300;
  * head on a machine busy with other work (200 ms did not, once, under a load of 20 on two cores).
  */
 const STREAM_TIMEOUT_MS = 1000;
-const STREAM_SILENCE_MS = 2 * STREAM_TIMEOUT_MS;
+const STREAM_SILENCE_MS = 2000; // twice STREAM_TIMEOUT_MS
 /** A body trickling a byte every TRICKLE_MS never falls silent for the wait, but never ends within it. */
 const TRICKLE_MS = 50;
 const TRICKLE_TIMEOUT_MS = 600;
