@@ -13,6 +13,7 @@ import {
   RequestTimeoutError,
   ServerChangedError,
 } from "../../tools/calls/transport";
+import { keepAliveServer } from "./keep-alive-server";
 
 const TOKEN = "adm_transport_test_token_0123456789abcdef";
 const UPLOAD_TIMEOUT_MS = 1000;
@@ -543,6 +544,41 @@ describe("without a token", () => {
     );
     expect(e).toBeInstanceOf(CredentialWithheldError);
     expect(requests).toBe(1);
+  });
+
+  test("over plain http, a server with no proof that closed only its listener: concurrent keys and an upload stay on the one kept connection; a listener that took its port gets none", async () => {
+    const owner = await keepAliveServer();
+    stops.push(owner.stop);
+    const t = createTransport({ timeoutMs: 5000 });
+    expect((await t.fetch(get(`${owner.url}/a`))).status).toBe(200);
+    // It stops accepting but keeps the connection it has (no close for the transport to see); another takes the port.
+    owner.closeListener();
+    const taker = await keepAliveServer(owner.port);
+    stops.push(taker.stop);
+    const upload = new Request(`${owner.url}/developer/v1/extensions/ext_1/versions`, {
+      method: "POST",
+      headers: { authorization: "Bearer ext_k", "content-length": "1000" },
+      body: new Blob([new Uint8Array(1000)]).stream(),
+      duplex: "half",
+    } as RequestInit);
+    const answers = await Promise.all([get(`${owner.url}/b`), get(`${owner.url}/c`), upload].map((r) => t.fetch(r)));
+    for (const a of answers) expect(await a.json()).toEqual({ status: "ok" });
+    expect(taker.seen.filter((r) => r.authorization !== null)).toEqual([]);
+    // All on the kept connection, one after another.
+    expect(owner.accepted).toBe(1);
+    expect(owner.seen.filter((r) => r.authorization === "Bearer ext_k").map((r) => r.bodyBytes).sort()).toEqual([
+      0, 0, 0, 1000,
+    ]);
+    // Once it closes, no key goes anywhere; a request without one still goes (to whoever is there now).
+    owner.dropConnections();
+    const e = await t.fetch(get(`${owner.url}/d`)).then(
+      () => null,
+      (x) => x,
+    );
+    expect(e).toBeInstanceOf(CredentialWithheldError);
+    expect((await t.fetch(new Request(`${owner.url}/healthz`))).status).toBe(200);
+    expect(taker.seen.filter((r) => r.authorization !== null)).toEqual([]);
+    expect(taker.seen.map((r) => r.path)).toContain("/healthz");
   });
 
   test("over plain http, a server with no proof gets no key again once a connection to it failed", async () => {

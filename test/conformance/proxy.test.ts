@@ -11,6 +11,7 @@ import { createApiClient } from "../../client/index";
 import { startProxy } from "../../tools/conformance/proxy";
 import { runConformance } from "../../tools/conformance/run";
 import { type Emulator, startEmulator } from "../../tools/helper/start-emulator";
+import { keepAliveServer } from "../calls/keep-alive-server";
 import { type DifferingServer, startDifferingServer } from "./differing-server";
 
 const ROOT = resolve(import.meta.dir, "../..");
@@ -157,6 +158,36 @@ test("an upstream that is no emulator stops and another listener takes its port 
   } finally {
     await proxy.stop();
     taker?.stop(true);
+  }
+});
+
+test("an upstream that is no emulator closes only its listener, keeping its connection, and another takes its port: concurrent requests and an upload bring it no key", async () => {
+  const owner = await keepAliveServer();
+  const proxy = await startProxy({ upstream: owner.url });
+  let taker: Awaited<ReturnType<typeof keepAliveServer>> | null = null;
+  const call = (path: string, body?: Uint8Array) =>
+    fetch(`${proxy.url}${path}`, {
+      method: body ? "POST" : "GET",
+      headers: { authorization: "Bearer ALICE_SECRET_KEY" },
+      ...(body ? { body } : {}),
+    });
+  try {
+    expect((await call("/developer/v1/extensions")).status).toBe(200);
+    owner.closeListener();
+    taker = await keepAliveServer(owner.port);
+    const answers = await Promise.all([
+      call("/developer/v1/extensions"),
+      call("/developer/v1/extensions"),
+      call("/developer/v1/extensions/ext_1/versions", new Uint8Array(2000)),
+    ]);
+    for (const a of answers) expect(await a.json()).toEqual({ status: "ok" });
+    expect(taker.seen.filter((r) => r.authorization !== null)).toEqual([]);
+    expect(owner.seen.filter((r) => r.authorization === "Bearer ALICE_SECRET_KEY")).toHaveLength(4);
+    expect(owner.seen.some((r) => r.bodyBytes === 2000)).toBe(true);
+  } finally {
+    await proxy.stop();
+    owner.stop();
+    taker?.stop();
   }
 });
 
