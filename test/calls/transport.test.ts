@@ -499,7 +499,9 @@ describe("without a token", () => {
       (x) => x,
     );
     expect(e).toBeInstanceOf(CredentialWithheldError);
-    expect((e as Error).message).toContain(`the server at ${owner.url} closed a connection of this command`);
+    expect((e as Error).message).toContain(
+      `the server at ${owner.url} closed the connection this command sends its key or token on`,
+    );
     expect(taker.seen.filter((a) => a !== null)).toEqual([]);
     // Without a credential it still goes.
     expect((await t.fetch(new Request(`${owner.url}/healthz`))).status).toBe(200);
@@ -526,6 +528,8 @@ describe("without a token", () => {
     const answers = await Promise.all([1, 2, 3].map(() => t.fetch(get(`${url}/b`)).then((r) => r.json())));
     expect(answers).toEqual([1, 2, 3].map(() => ({ authorization: "Bearer ext_k" })));
     expect((await t.fetch(get(`${url}/c`))).status).toBe(200);
+    // Concurrent ones wait their turn on it: no new connection carries a key.
+    expect(connections.size).toBe(1);
   });
 
   test("over plain http, a server with no proof that closes its connection after each answer gets no key on another", async () => {
@@ -550,7 +554,7 @@ describe("without a token", () => {
     const owner = await keepAliveServer();
     stops.push(owner.stop);
     const t = createTransport({ timeoutMs: 5000 });
-    expect((await t.fetch(get(`${owner.url}/a`))).status).toBe(200);
+    expect(await (await t.fetch(get(`${owner.url}/a`))).json()).toEqual({ status: "ok" });
     // It stops accepting but keeps the connection it has (no close for the transport to see); another takes the port.
     owner.closeListener();
     const taker = await keepAliveServer(owner.port);
@@ -561,14 +565,20 @@ describe("without a token", () => {
       body: new Blob([new Uint8Array(1000)]).stream(),
       duplex: "half",
     } as RequestInit);
-    const answers = await Promise.all([get(`${owner.url}/b`), get(`${owner.url}/c`), upload].map((r) => t.fetch(r)));
-    for (const a of answers) expect(await a.json()).toEqual({ status: "ok" });
+    // Each answer read as it comes: the next request waits for the connection until the answer before it is read.
+    const answers = await Promise.all(
+      [get(`${owner.url}/b`), get(`${owner.url}/c`), upload].map((r) => t.fetch(r).then((a) => a.json())),
+    );
+    expect(answers).toEqual([1, 2, 3].map(() => ({ status: "ok" })));
     expect(taker.seen.filter((r) => r.authorization !== null)).toEqual([]);
     // All on the kept connection, one after another.
     expect(owner.accepted).toBe(1);
-    expect(owner.seen.filter((r) => r.authorization === "Bearer ext_k").map((r) => r.bodyBytes).sort()).toEqual([
-      0, 0, 0, 1000,
-    ]);
+    expect(
+      owner.seen
+        .filter((r) => r.authorization === "Bearer ext_k")
+        .map((r) => r.bodyBytes)
+        .sort(),
+    ).toEqual([0, 0, 0, 1000]);
     // Once it closes, no key goes anywhere; a request without one still goes (to whoever is there now).
     owner.dropConnections();
     const e = await t.fetch(get(`${owner.url}/d`)).then(
@@ -579,6 +589,25 @@ describe("without a token", () => {
     expect((await t.fetch(new Request(`${owner.url}/healthz`))).status).toBe(200);
     expect(taker.seen.filter((r) => r.authorization !== null)).toEqual([]);
     expect(taker.seen.map((r) => r.path)).toContain("/healthz");
+  });
+
+  test("over plain http, a server with no proof: a request with a key waits its turn on the one connection, and says so when the wait runs out", async () => {
+    const owner = await keepAliveServer();
+    stops.push(owner.stop);
+    const t = createTransport({ timeoutMs: 300 });
+    // Its answer is never read: the connection stays this request's.
+    expect((await t.fetch(get(`${owner.url}/a`))).status).toBe(200);
+    const e = await t.fetch(get(`${owner.url}/b`)).then(
+      () => null,
+      (x) => x,
+    );
+    expect((e as Error).message).toBe(
+      `GET /b waited 0.3 s for the requests before it: with no admin token to prove ${owner.url} by, this command sends a key or token to it on one connection only, one request at a time (EXT_REQUEST_TIMEOUT sets the wait, in seconds)`,
+    );
+    expect(owner.seen.map((r) => r.path)).toEqual([expect.stringMatching(/^\/healthz\?challenge=/), "/a"]);
+    // Without a key, another connection.
+    expect((await t.fetch(new Request(`${owner.url}/healthz`))).status).toBe(200);
+    expect(owner.accepted).toBe(2);
   });
 
   test("over plain http, a server with no proof gets no key again once a connection to it failed", async () => {

@@ -152,7 +152,7 @@ test("an upstream that is no emulator stops and another listener takes its port 
     const answer = await call();
     expect(answer.status).toBe(502);
     expect(((await answer.json()) as { error: { message: string } }).error.message).toContain(
-      `the server at http://127.0.0.1:${port} closed a connection of this command`,
+      `the server at http://127.0.0.1:${port} closed the connection this command sends its key or token on`,
     );
     expect(taken).toEqual([]);
   } finally {

@@ -2,9 +2,9 @@
  * The transport to a server the command holds no admin token for (transport.ts). Over plain http its
  * connections are the transport's own (proven-transport.ts): a server that answers the challenge at all (an
  * ext emulator) is held to its first answer on every connection (sameServerCheck), so a listener that took
- * its port meanwhile ends the command instead of receiving the key; any other server is held by its
- * connections alone (unproven-hold.ts): once one closed, no key or token goes on a new one, and once
- * connecting to it failed, none goes to it again. Over https (TLS names the server on every connection) it
+ * its port meanwhile ends the command instead of receiving the key; any other server is held by the
+ * command's first connection to it alone (unproven-hold.ts): every key or token goes on that one, one request
+ * at a time, none once it closed, and none once connecting to it failed. Over https (TLS names the server on every connection) it
  * is called with `fetch`, timed by the one watchdog, no redirect followed.
  */
 

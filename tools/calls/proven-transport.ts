@@ -9,6 +9,8 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 import { checkServerProof } from "../../common/server-proof-hmac";
 import { Http1Connection, NoAnswerError, type OutgoingRequest } from "./http1-connection";
 import {
+  CredentialConnectionBusyError,
+  CredentialWithheldError,
   carriesCredential,
   follow,
   isEventStream,
@@ -118,10 +120,10 @@ export function sameServerCheck(): ProofCheck {
 export interface ProvenTransportOptions {
   /**
    * What a server that gives no proof on the command's first connection gets (plain http named without an
-   * admin token: no emulator). Without it, NotProvenError. With it, the server is held by its connections
-   * alone: each is kept while the server keeps it, and once any of them closed — the server stopped,
-   * restarted, or closes connections it keeps idle or after an answer — nothing carrying a key or token goes
-   * on a new one (CredentialWithheldError): whoever listens at that address then may be someone else.
+   * admin token: no emulator). Without it, NotProvenError. With it, the server is held by that first
+   * connection alone (unproven-hold.ts): everything carrying a key or token goes on it, one request after
+   * another, and once it closed nothing carrying one is sent again (CredentialWithheldError): whoever
+   * listens at that address on a new connection may be someone else.
    */
   heldWithoutProof?: boolean;
 }
@@ -143,9 +145,9 @@ export function provenTransport(
   const connect = (at: URL, watchdog: Watchdog) =>
     Http1Connection.open(at.hostname.replace(/^\[|\]$/g, ""), Number(at.port || 80), watchdog);
 
-  /** A fresh connection, proven (or, to a server held without proof, unproven: unprovenHold). */
+  /** A fresh connection, proven (or, to a server held without proof, a plain one: it carries no credential). */
   async function open(at: URL, watchdog: Watchdog, credential: boolean): Promise<Http1Connection> {
-    if (unproven) return unproven.open(credential, () => connect(at, watchdog));
+    if (unproven) return connect(at, watchdog);
     return openProven(at, watchdog, credential);
   }
 
@@ -162,9 +164,12 @@ export function provenTransport(
       });
     if (why !== null) {
       if (!provenOnce && options.heldWithoutProof) {
-        // Not an emulator: held by this connection (when the server keeps it) and those opened after it.
-        unproven = unprovenHold(url);
-        return unproven.adopt(connection, credential, () => connect(at, watchdog));
+        // Not an emulator: held by this connection alone, the one every credential goes on (when the server keeps it).
+        unproven = unprovenHold(url, connection);
+        if (!connection.closed && connection.reusable) return connection;
+        connection.destroy();
+        if (credential) throw new CredentialWithheldError(url, "closed");
+        return connect(at, watchdog);
       }
       connection.destroy();
       if (!provenOnce) throw new NotProvenError(url, why);
@@ -237,20 +242,18 @@ export function provenTransport(
    * A proven connection: an idle one still open (`reused`), else a new one proven first. A streamed body (an
    * upload) always gets a new one: it cannot be sent again if a kept connection turns out closed, however
    * fresh (a server may close an idle connection well before its nominal limit), and it comes once a deploy.
+   * To a server held without proof, a request with a credential waits for the one connection that carries
+   * them (an upload too: no other may carry it).
    */
   async function acquire(
     url: URL,
     watchdog: Watchdog,
     retriable: boolean,
     streamed: boolean,
-    credential: boolean,
+    request: Request,
   ): Promise<{ connection: Http1Connection; reused: boolean }> {
-    if (unproven) {
-      // None is closed here while the server keeps it: a connection closed is what ends sending keys on a new one.
-      const kept = unproven.take(idle, streamed);
-      if (kept) return { connection: kept, reused: true };
-      return { connection: await open(url, watchdog, credential), reused: false };
-    }
+    const credential = carriesCredential(request);
+    if (unproven && credential) return { connection: await unproven.keyed(watchdog, request), reused: true };
     const freshFor = streamed ? 0 : retriable ? STALE_MS : FRESH_FOR_ONE_TRY_MS;
     for (let c = idle.pop(); c; c = idle.pop()) {
       if (!c.closed && c.reusable && performance.now() - c.idleSince < freshFor) return { connection: c, reused: true };
@@ -260,7 +263,8 @@ export function provenTransport(
   }
 
   const release = (c: Http1Connection) => {
-    if (c.closed || !c.reusable || unproven?.mayNotKeep(c)) c.destroy();
+    if (unproven?.release(c)) return;
+    if (c.closed || !c.reusable) c.destroy();
     else {
       c.idleSince = performance.now();
       idle.push(c);
@@ -283,7 +287,7 @@ export function provenTransport(
       watchdog.also(() => connection?.destroy(timedOut));
       const unfollow = follow(request.signal, (reason) => connection?.destroy(reason as Error));
       try {
-        ({ connection, reused } = await acquire(url, watchdog, retriable, streamed, carriesCredential(request)));
+        ({ connection, reused } = await acquire(url, watchdog, retriable, streamed, request));
         const c = connection;
         request.signal?.throwIfAborted();
         const answer = await c.send(outgoing, watchdog, () => {
@@ -297,6 +301,7 @@ export function provenTransport(
         watchdog.stop();
         unfollow();
         connection?.destroy();
+        if (e instanceof CredentialConnectionBusyError) throw e;
         if (watchdog.fired) throw timedOut;
         if (request.signal?.aborted) throw request.signal.reason;
         // A kept connection the server closed just as it was reused: the request never reached an answer.

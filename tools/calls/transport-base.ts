@@ -72,8 +72,8 @@ export class NotProvenError extends TransportError {
 
 /**
  * A credential withheld from a plain-http server without proof: a connection to it failed (`failed`: nothing
- * with a key goes to it again), or one the command had with it closed (`closed`: nothing with a key goes on
- * a new connection; unproven-hold.ts).
+ * with a key goes to it again), or the one connection that carries the command's credentials to it closed
+ * (`closed`: nothing with a key goes to it again, no new connection carries one; unproven-hold.ts).
  */
 export class CredentialWithheldError extends TransportError {
   override name = "CredentialWithheldError";
@@ -81,9 +81,23 @@ export class CredentialWithheldError extends TransportError {
     const what =
       why === "failed"
         ? `a connection to ${origin} failed earlier in this command`
-        : `the server at ${origin} closed a connection of this command (it stopped or restarted, or it closes connections after an answer or while they are idle)`;
+        : `the server at ${origin} closed the connection this command sends its key or token on (it stopped or restarted, or it closes connections after an answer or while they are idle)`;
     super(
-      `${what}; with no admin token to prove it by, whoever answers there now may not be the server the command started with, so no key or token is sent to it ${why === "failed" ? "again" : "on a new connection"}. Run the command again once the server is back${why === "closed" ? " (a server that closes its connections is called with a key over https, or as an ext emulator, which proves itself)" : ""}`,
+      `${what}; with no admin token to prove it by, whoever answers there on a new connection may not be the server the command started with, so no key or token is sent to it again. Run the command again once the server is back${why === "closed" ? "; to keep a server that closes its connections, call it over https or point the command at an ext emulator, which proves itself" : ""}`,
+    );
+  }
+}
+
+/**
+ * A request with a credential to a plain-http server without proof waited its turn on the one connection
+ * that carries them (unproven-hold.ts) for longer than the timeout: the requests before it held it.
+ */
+export class CredentialConnectionBusyError extends TransportError {
+  override name = "CredentialConnectionBusyError";
+  constructor(url: string, method: string, seconds: number) {
+    const u = new URL(url);
+    super(
+      `${method} ${u.pathname} waited ${seconds} s for the requests before it: with no admin token to prove ${u.origin} by, this command sends a key or token to it on one connection only, one request at a time (EXT_REQUEST_TIMEOUT sets the wait, in seconds)`,
     );
   }
 }

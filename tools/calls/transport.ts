@@ -12,9 +12,10 @@
  *  - Without one (a real platform, a server named with only a key), there is nothing to prove. Over https,
  *    TLS names the server on every connection. Over plain http the transport holds the connections too
  *    (plain-transport.ts): an emulator is held to its first answer to the challenge on each new one; any
- *    other server by its connections alone: once one closed, nothing that carries a key or token goes on a
- *    new one, and once connecting failed (refused, reset), none goes to it again: whoever listens there
- *    now may be someone else.
+ *    other server by the command's first connection to it alone: everything that carries a key or token
+ *    goes on that one, one request at a time, and nothing once it closed or once connecting failed
+ *    (refused, reset): whoever listens there on a new connection may be someone else, even while the
+ *    server keeps that first one open (it may have stopped listening).
  */
 import { plainTransport } from "./plain-transport";
 import { provenTransport, tokenCheck } from "./proven-transport";

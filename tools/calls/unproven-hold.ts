@@ -1,71 +1,87 @@
 /**
- * The hold on a plain-http server that gives no proof (proven-transport.ts, `heldWithoutProof`): its
- * connections, and nothing else. A listener that took the server's port is reached only on a new connection,
- * and a server that stops closes every connection it has. So while none of the command's connections to it
- * has closed, a new one still reaches it; once one closed — whoever closed it and why: a stop, a restart, an
- * idle limit, an answer framed by the connection's end, a timeout — a new connection may reach someone else.
- * It then carries nothing with a key or token (CredentialWithheldError), and is never kept for a request that
- * does. The connections opened before are kept as long as the server keeps them: closing one ourselves would
- * end what lets the command send keys on a new one.
+ * The hold on a plain-http server that gives no proof (proven-transport.ts, `heldWithoutProof`): the
+ * command's first connection to it, and nothing else. A listener that took the server's port is reached only
+ * on a new connection, and a server may stop listening while it keeps the connections it has (Python's
+ * ThreadingHTTPServer, a Node server before 19): no close is seen, yet a new connection reaches whoever took
+ * the port. So every request that carries a key or token goes on that first connection, one after another
+ * (an upload too), and never on another; once it closed — whoever closed it and why: a stop, a restart, an
+ * idle limit, an answer framed by the connection's end, a timeout — none is sent again
+ * (CredentialWithheldError). Requests without one take other connections, as to any server.
  */
 import type { Http1Connection } from "./http1-connection";
-import { CredentialWithheldError } from "./transport-base";
+import { CredentialConnectionBusyError, CredentialWithheldError, follow } from "./transport-base";
+import type { Watchdog } from "./watchdog";
 
 export interface UnprovenHold {
-  /** The command's first connection (its answer gave no proof), or, when the server closed it, a new one. */
-  adopt(first: Http1Connection, credential: boolean, connect: () => Promise<Http1Connection>): Promise<Http1Connection>;
-  /** A new connection for a request (carrying a key or token: `credential`); refused once one closed. */
-  open(credential: boolean, connect: () => Promise<Http1Connection>): Promise<Http1Connection>;
-  /** A kept connection still open, out of `idle` (closed ones leave it); null when a new one is wanted. */
-  take(idle: Http1Connection[], streamed: boolean): Http1Connection | null;
-  /** True for a connection opened after one closed: it goes once its request is done. */
-  mayNotKeep(connection: Http1Connection): boolean;
+  /**
+   * The first connection, once the requests before this one are done with it; CredentialWithheldError once
+   * it closed. Waiting for it is timed by `watchdog` (CredentialConnectionBusyError) and ends with the
+   * request's signal.
+   */
+  keyed(watchdog: Watchdog, request: Request): Promise<Http1Connection>;
+  /** True when `connection` is the first one: it goes back to the hold (the next request's), not to a pool. */
+  release(connection: Http1Connection): boolean;
 }
 
-/** The hold on the server at `url` (its origin, as messages name it). */
-export function unprovenHold(url: string): UnprovenHold {
-  let closedOne = false;
-  const untrusted = new WeakSet<Http1Connection>();
-  const watch = (connection: Http1Connection) =>
-    connection.onClose(() => {
-      closedOne = true;
-    });
+interface Waiter {
+  take(): void;
+  fail(e: Error): void;
+}
 
-  async function open(credential: boolean, connect: () => Promise<Http1Connection>): Promise<Http1Connection> {
-    if (closedOne && credential) throw new CredentialWithheldError(url, "closed");
-    const connection = await connect();
-    // One may have closed while this one was connecting: then this one may not reach the server either.
-    if (closedOne) {
-      untrusted.add(connection);
-      if (credential) {
-        connection.destroy();
-        throw new CredentialWithheldError(url, "closed");
-      }
-    } else watch(connection);
-    return connection;
-  }
+/**
+ * The hold on the server at `url` (its origin, as messages name it) by `first`, the connection its answer to
+ * the challenge came on; `first` is busy with the caller's request until released.
+ */
+export function unprovenHold(url: string, first: Http1Connection): UnprovenHold {
+  let busy = true;
+  const waiting: Waiter[] = [];
+  const lost = () => first.closed || !first.reusable;
+  const failAll = () => {
+    for (const w of waiting.splice(0)) w.fail(new CredentialWithheldError(url, "closed"));
+  };
+  first.onClose(failAll);
 
   return {
-    async adopt(first, credential, connect) {
-      watch(first);
-      if (!first.closed && first.reusable) return first;
-      first.destroy();
-      return open(credential, connect);
+    async keyed(watchdog, request) {
+      if (lost()) throw new CredentialWithheldError(url, "closed");
+      if (!busy && waiting.length === 0) {
+        busy = true;
+        return first;
+      }
+      let unfollow = () => {};
+      const turn = new Promise<void>((resolve, reject) => {
+        const waiter: Waiter = { take: resolve, fail: reject };
+        waiting.push(waiter);
+        const leave = (e: Error) => {
+          const at = waiting.indexOf(waiter);
+          if (at < 0) return;
+          waiting.splice(at, 1);
+          reject(e);
+        };
+        watchdog.also(() => leave(new CredentialConnectionBusyError(request.url, request.method, watchdog.ms / 1000)));
+        unfollow = follow(request.signal, (reason) => leave(reason as Error));
+      });
+      try {
+        await watchdog.during(turn);
+      } finally {
+        unfollow();
+      }
+      return first;
     },
-    open,
-    take(idle, streamed) {
-      for (let i = idle.length - 1; i >= 0; i--) {
-        const c = idle[i]!;
-        if (c.closed || !c.reusable) {
-          idle.splice(i, 1);
-          c.destroy();
+    release(connection) {
+      if (connection !== first) return false;
+      busy = false;
+      if (lost()) {
+        first.destroy();
+        failAll();
+      } else {
+        const next = waiting.shift();
+        if (next) {
+          busy = true;
+          next.take();
         }
       }
-      // An upload takes a new connection while it may (a kept one the server closes as it is reused would
-      // lose it), and a kept one after.
-      if (streamed && !closedOne) return null;
-      return idle.pop() ?? null;
+      return true;
     },
-    mayNotKeep: (connection) => untrusted.has(connection),
   };
 }
