@@ -94,8 +94,23 @@ export function emulatorConnection(
     admin,
     ...emulatorCalls(client, admin),
     deploy: (folder, options) =>
-      deploy({ baseUrl: at.baseUrl, apiKey: at.apiKey, adminToken: at.adminToken }, folder, options),
+      at.adminToken
+        ? deploy({ baseUrl: at.baseUrl, apiKey: at.apiKey, adminToken: at.adminToken }, folder, options)
+        : Promise.reject(unprovenDeploy(who, at.url)),
   };
+}
+
+/**
+ * A deploy runs on connections of its own (in process, or a new `ext deploy`), so without the admin token
+ * it could only trust the first connection it opens, which may be another program's once the server let its
+ * port go: it would carry the key and the bundle there. It runs only where the server proves itself.
+ */
+function unprovenDeploy(who: string, url: string): StartEmulatorError {
+  return new StartEmulatorError(
+    `${who}: deploy() needs the admin token: without it the server at ${url} cannot prove it is the emulator, ` +
+      "and the deploy would send the API key on a new connection to whatever listens on that port now; nothing " +
+      "was sent. Pass EXT_ADMIN_TOKEN (or { adminToken }), as startEmulator()'s connection does",
+  );
 }
 
 /**

@@ -78,6 +78,8 @@ export interface EmulatorConnection {
   /**
    * What `ext deploy FOLDER --extension ID --version V` does, by the same code: pack (default exclusions and
    * `.extignore`), check locally, upload. Resolves to what `ext deploy --json` prints (`versionId`, `status`, …).
+   * Needs the admin token (the server proves itself with it before the key goes): a connection without one
+   * rejects at once with a `StartEmulatorError`, sending nothing.
    */
   deploy(folder: string, options: DeployOptions): Promise<SubmittedDeploy>;
   /** What a platform reviewer does: a pending version becomes approved. */

@@ -52,7 +52,7 @@ function impostor(port = 0) {
   });
   servers.push(server);
   const url = `http://127.0.0.1:${server.port}`;
-  return { seen, url };
+  return { seen, url, server };
 }
 
 /** An impostor on `port` once the server that had it let it go. */
@@ -64,6 +64,17 @@ const impostorOn = (port: number) =>
       return null;
     }
   }, `port ${port} to be free`);
+
+/** The paths a listener was sent, but for the challenges. */
+const calls = (seen: Seen[]) => seen.map((s) => s.path).filter((p) => !p.startsWith("/healthz?challenge="));
+
+/** A folder a deploy could pack. */
+function extensionFolder(): string {
+  const folder = mkdtempSync(join(dir, "ext-folder-"));
+  writeFileSync(join(folder, "manifest.json"), JSON.stringify({ name: "x", version: "1.0.0" }));
+  writeFileSync(join(folder, "index.js"), "export {};\n");
+  return folder;
+}
 
 const variables = (url: string, token: string) => ({
   EXT_BASE_URL: `${url}/developer/v1`,
@@ -160,6 +171,32 @@ test("after stop(), a started emulator's connection sends nothing to whatever ta
   expect(e).toBeInstanceOf(StartEmulatorError);
   expect((e as Error).message).toContain(`startEmulator: the emulator at ${emu.url} has stopped; nothing was sent`);
   expect(fake.seen).toEqual([]);
+});
+
+test("without the admin token, deploy() is refused at once: neither the server nor a new listener on its port sees the key", async () => {
+  const first = impostor();
+  const port = Number(new URL(first.url).port);
+  const { EXT_ADMIN_TOKEN: _, ...tokenless } = variables(first.url, "");
+  const conn = connectEmulator(tokenless);
+  // An ordinary call stays on the first connection, as the transport allows a server that gives no proof.
+  const { response } = await conn.client.GET("/developer/v1/extensions");
+  expect(response.status).toBe(200);
+  servers.splice(servers.indexOf(first.server), 1);
+  first.server.stop(true);
+  const second = await impostorOn(port);
+  const folder = extensionFolder();
+  const e = await conn.deploy(folder, { extensionId: "ext_x", version: "1.0.0" }).then(
+    () => null,
+    (x: Error) => x,
+  );
+  expect(e).toBeInstanceOf(StartEmulatorError);
+  expect(e?.message).toContain(
+    `connectEmulator: deploy() needs the admin token: without it the server at ${first.url}`,
+  );
+  expect(e?.message).toContain("nothing was sent. Pass EXT_ADMIN_TOKEN (or { adminToken })");
+  // The challenge the transport asks first, then the ordinary call; nothing of the deploy.
+  expect(calls(first.seen)).toEqual(["/developer/v1/extensions"]);
+  expect(second.seen).toEqual([]);
 });
 
 test("a redirect is answered as it is, never followed with the key", async () => {
@@ -335,6 +372,29 @@ describe("the Node helper's connectEmulator()", () => {
     } finally {
       silent.close();
     }
+  });
+
+  test("without the admin token, deploy() is refused before any ext deploy runs; the server sees no key", async () => {
+    const fake = impostor();
+    const { EXT_ADMIN_TOKEN: _, ...tokenless } = variables(fake.url, "");
+    const folder = extensionFolder();
+    const r = await node(`
+      const conn = connectEmulator(${JSON.stringify(tokenless)});
+      const out = [];
+      out.push((await conn.client.GET("/developer/v1/extensions")).response.status);
+      try {
+        await conn.deploy(${JSON.stringify(folder)}, { extensionId: "ext_x", version: "1.0.0" });
+        out.push("sent");
+      } catch (e) { out.push(e.name + ": " + e.message); }
+      console.log(JSON.stringify(out));
+    `);
+    expect(r.stderr).toBe("");
+    const [status, refusal] = JSON.parse(r.stdout) as [number, string];
+    expect(status).toBe(200);
+    expect(refusal).toContain(
+      `StartEmulatorError: connectEmulator: deploy() needs the admin token: without it the server at ${fake.url}`,
+    );
+    expect(calls(fake.seen)).toEqual(["/developer/v1/extensions"]);
   });
 
   test("the real emulator proves itself, and every call goes through", async () => {
