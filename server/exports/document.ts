@@ -2,7 +2,7 @@
  * The whole state of an emulator as a fixture document (format 2): every row with its id, timestamps,
  * status and hash, so loading it recreates each developer-API read exactly, plus the bundle files it names.
  * Secret values stay sealed unless asked for; API keys are written as hashes, except those a fixture gave
- * in plaintext. Read in one read transaction (one typed select per table, grouped by parent), so the document
+ * in plaintext; a working dashboard key is written revoked (it belongs to the run that made it). Read in one read transaction (one typed select per table, grouped by parent), so the document
  * is one consistent picture; each table's columns map to the fixture's fields in one place below, and the
  * document is typed as the fixture the loader reads (server/seed/model.ts), so the two cannot drift apart.
  */
@@ -19,6 +19,7 @@ import {
   teamMembers,
   versions,
 } from "../db/schema";
+import { activeDashboardKeyRows } from "../resources/accounts/dashboard-key";
 import type { Runtime } from "../runtime/runtime";
 import { bundleFileName } from "../seed/bundle-files";
 import { FIXTURE_FORMAT_VERSION, type Fixture, type FixtureExtension } from "../seed/model";
@@ -60,7 +61,10 @@ const limitValues = (rows: { limitKey: string; value: number }[] | undefined) =>
 export function exportState(runtime: Runtime, options: ExportOptions = {}): ExportedState {
   const { db } = runtime;
   const bundles = new Map<string, string>();
+  const clock = runtime.clock.state();
   const read = (): FixtureAccount[] => {
+    // A dashboard key works for the run that made it only: written revoked, loading the export never revives it.
+    const dashboardKeyIds = runtime.services.dashboardKeys.workingKeyIds(activeDashboardKeyRows(db));
     const keysOf = groupBy(
       db.select().from(apiKeys).orderBy(asc(apiKeys.createdAt), asc(apiKeys.id)).all(),
       (r) => r.accountId,
@@ -163,7 +167,7 @@ export function exportState(runtime: Runtime, options: ExportOptions = {}): Expo
             keyPrefix: k.keyPrefix,
             scopes: JSON.parse(k.scopes),
             createdAt: k.createdAt,
-            ...opt("revokedAt", k.revokedAt),
+            ...opt("revokedAt", dashboardKeyIds.has(k.id) ? clock.now : k.revokedAt),
           };
         }),
         overrides: limitValues(accountOverridesOf.get(acc.id)),
@@ -188,7 +192,6 @@ export function exportState(runtime: Runtime, options: ExportOptions = {}): Expo
       }));
   };
   const accountsRead = db.read(read);
-  const clock = runtime.clock.state();
   const document: Fixture = {
     formatVersion: FIXTURE_FORMAT_VERSION,
     exportedAt: clock.now,

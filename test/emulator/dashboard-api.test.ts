@@ -4,7 +4,9 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ExtensionUpdate } from "../../client";
+import { exportState } from "../../server/exports/document";
 import { KEY_EPOCH_FILE } from "../../server/resources/accounts/dashboard-key-epoch";
+import type { Fixture } from "../../server/seed/model";
 import { type BundleDir, bundleDir, createExtension, uploadVersion } from "../helpers/bundles";
 import {
   baseFixture,
@@ -177,6 +179,50 @@ describe("accounts and the dashboard key", () => {
         expect(named.map((k) => k.revokedAt === null)).toEqual([false, true, true]);
       } finally {
         await stopTestEmulator(second, true);
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test("an export writes the dashboard key revoked: seeding it, a reset and restarts never revive it", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "ext-dashboard-export-"));
+    try {
+      const first = await startTestEmulator({ dataDir });
+      let dashboard: string;
+      let own: string;
+      let exported: Fixture;
+      try {
+        dashboard = (await dashboardKey(first)).data?.plaintext ?? "";
+        own = (await createKey(first, "ci")).data?.plaintext ?? "";
+        exported = exportState(first.runtime).document;
+        // The export leaves the working key revoked as of its own time; the live key still works for this run.
+        const written = exported.accounts
+          .find((a) => a.id === "acc_test")
+          ?.apiKeys?.find((k) => k.name === "dashboard");
+        expect(written?.revokedAt).toBe(exported.exportedAt);
+        expect((await listAs(first, dashboard)).response.status).toBe(200);
+      } finally {
+        await stopTestEmulator(first, true);
+      }
+      // The export as the start-up fixture (--seed DIR, as --export-on-exit DIR leaves it for the next start);
+      // a reset wipes the rows that said the key was revoked and loads the export again.
+      for (let start = 0; start < 2; start++) {
+        const server = await startTestEmulator({ dataDir, fixture: exported });
+        try {
+          expect((await listAs(server, dashboard)).response.status).toBe(401);
+          expect((await reset(server)).response.status).toBe(200);
+          expect((await listAs(server, dashboard)).response.status).toBe(401);
+          expect((await listAs(server, own)).response.status).toBe(200);
+          // The Keys page shows it revoked; it takes no room under the key cap, and the dashboard gets a new one.
+          const named = (await keysOf(server)).filter((k) => k.name === "dashboard");
+          expect(named.map((k) => k.revokedAt === null)).toEqual([false]);
+          const renewed = (await dashboardKey(server)).data;
+          expect(renewed?.created).toBe(true);
+          expect((await listAs(server, renewed?.plaintext ?? "")).response.status).toBe(200);
+        } finally {
+          await stopTestEmulator(server, true);
+        }
       }
     } finally {
       rmSync(dataDir, { recursive: true, force: true });

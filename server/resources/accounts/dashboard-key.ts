@@ -8,7 +8,8 @@
  * or not, is made again once the rows that recorded it are wiped.
  * A dashboard key lives as long as the server that made it: every start revokes the ones the previous run left
  * working (`revokeEarlierRun`) and moves the epoch, so a key a stale tab sends to whoever took a stopped
- * server's port is dead once the owner starts again; revoked keys do not count against the cap.
+ * server's port is dead once the owner starts again; revoked keys do not count against the cap. Nor does one leave
+ * its run through an export: the export writes it revoked (`workingKeyIds`), as the next start would leave it.
  */
 import { and, eq, isNull } from "drizzle-orm";
 import type { KeyHasher } from "../../auth/keys";
@@ -68,6 +69,16 @@ export function createDashboardKeys(deps: {
     }
   }
 
+  /** Each account's working derived key among `rows`: the one walk stops at, if `rows` holds it. */
+  function workingOf(rows: readonly { id: string; accountId: string }[]): { id: string; accountId: string }[] {
+    const working: { id: string; accountId: string }[] = [];
+    for (const accountId of new Set(rows.map((r) => r.accountId))) {
+      const { row } = walk(accountId);
+      if (row && rows.some((r) => r.id === row.id)) working.push({ id: row.id, accountId });
+    }
+    return working;
+  }
+
   return {
     /** The account's dashboard key, created when it has none that still works. */
     forAccount(accountId: string): { apiKey: ApiKey; plaintext: string; created: boolean } {
@@ -93,16 +104,17 @@ export function createDashboardKeys(deps: {
      * nothing working that the next start cannot find. Returns how many were revoked.
      */
     revokeEarlierRun(rows: readonly { id: string; accountId: string }[]): number {
-      let revoked = 0;
-      for (const accountId of new Set(rows.map((r) => r.accountId))) {
-        // The account's working derived key is the one walk stops at: as many steps as it has revoked ones.
-        const { row } = walk(accountId);
-        if (!row || !rows.some((r) => r.id === row.id)) continue;
-        deps.accounts.revokeKey(accountId, row.id);
-        revoked++;
-      }
-      if (revoked > 0) deps.epoch.next();
-      return revoked;
+      const working = workingOf(rows);
+      for (const row of working) deps.accounts.revokeKey(row.accountId, row.id);
+      if (working.length > 0) deps.epoch.next();
+      return working.length;
+    },
+    /**
+     * The ids among `rows` (activeDashboardKeyRows) that are a working dashboard key, told apart from a user's key
+     * named "dashboard" as `revokeEarlierRun` does: what an export writes revoked (server/exports/document.ts).
+     */
+    workingKeyIds(rows: readonly { id: string; accountId: string }[]): Set<string> {
+      return new Set(workingOf(rows).map((r) => r.id));
     },
     /** Before every row is wiped (a reset): no key made before is made again. */
     beforeWipe(): void {
