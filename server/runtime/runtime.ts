@@ -268,7 +268,7 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
     startupBundleDir: startup?.bundleDir ?? null,
     cipher,
     fixturePlaintexts,
-    snapshots: createSnapshotStore({ db, blobs, clock }),
+    snapshots: createSnapshotStore({ db, blobs, clock, dashboardKeys: () => services.dashboardKeys }),
     startupSeedReport: null,
     starter: null,
     profile,

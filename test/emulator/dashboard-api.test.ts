@@ -229,6 +229,38 @@ describe("accounts and the dashboard key", () => {
     }
   });
 
+  test("a snapshot restored after a reset brings its dashboard key back revoked; before a reset, working", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "ext-dashboard-snapshot-"));
+    try {
+      const first = await startTestEmulator({ dataDir });
+      let dashboard: string;
+      try {
+        dashboard = (await dashboardKey(first)).data?.plaintext ?? "";
+        const snap = {
+          params: { path: { id: (await first.control.POST("/_emulator/snapshots")).data?.snapshot.id ?? "" } },
+        };
+        // Same epoch: the run's own key comes back working (the open tab keeps it).
+        expect((await first.control.POST("/_emulator/snapshots/{id}/restore", snap)).response.status).toBe(204);
+        expect((await listAs(first, dashboard)).response.status).toBe(200);
+        // After a reset no start could recognise it: it comes back revoked.
+        expect((await reset(first)).response.status).toBe(200);
+        expect((await first.control.POST("/_emulator/snapshots/{id}/restore", snap)).response.status).toBe(204);
+        expect((await listAs(first, dashboard)).response.status).toBe(401);
+        expect((await listAs(first, DEMO_KEY)).response.status).toBe(200);
+      } finally {
+        await stopTestEmulator(first, true);
+      }
+      const second = await startTestEmulator({ dataDir, fixture: null });
+      try {
+        expect((await listAs(second, dashboard)).response.status).toBe(401);
+      } finally {
+        await stopTestEmulator(second, true);
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   test("a restart with no dashboard key changes nothing", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "ext-dashboard-none-"));
     try {

@@ -36,6 +36,12 @@ export function activeDashboardKeyRows(db: Db): { id: string; accountId: string 
     .all();
 }
 
+/** A snapshot's note of the dashboard keys working when it was taken, and of their epoch. */
+export interface DashboardKeyPin {
+  epoch: number;
+  ids: string[];
+}
+
 export function createDashboardKeys(deps: {
   db: Db;
   accounts: AccountService;
@@ -115,6 +121,22 @@ export function createDashboardKeys(deps: {
      */
     workingKeyIds(rows: readonly { id: string; accountId: string }[]): Set<string> {
       return new Set(workingOf(rows).map((r) => r.id));
+    },
+    /** What a snapshot keeps beside its rows (server/resources/snapshots/store.ts): the epoch and the working keys. */
+    pin(): DashboardKeyPin {
+      return { epoch: deps.epoch.current(), ids: workingOf(activeDashboardKeyRows(deps.db)).map((r) => r.id) };
+    },
+    /**
+     * After a snapshot's rows are back: when a reset moved the epoch since it was taken, its working keys are no
+     * longer derived for this epoch, so no start could recognise them; they are revoked now instead.
+     */
+    afterRestore(pin: DashboardKeyPin): void {
+      if (pin.epoch === deps.epoch.current()) return;
+      const back = new Set(activeDashboardKeyRows(deps.db).map((r) => r.id));
+      for (const id of pin.ids) {
+        const row = deps.db.select({ accountId: apiKeys.accountId }).from(apiKeys).where(eq(apiKeys.id, id)).get();
+        if (row && back.has(id)) deps.accounts.revokeKey(row.accountId, id);
+      }
     },
     /** Before every row is wiped (a reset): no key made before is made again. */
     beforeWipe(): void {

@@ -16,6 +16,7 @@ import type { BlobStore } from "../../blobs/blob-store";
 import type { Db } from "../../db/database";
 import { TABLES_PARENTS_FIRST } from "../../db/schema";
 import { errors } from "../../errors/catalog";
+import type { DashboardKeyPin } from "../accounts/dashboard-key";
 
 /** How many snapshots one emulator keeps at a time. */
 export const SNAPSHOTS_MAX = 32;
@@ -37,6 +38,7 @@ interface Snapshot {
   blobIds: Set<string>;
   clock: ClockSetting;
   dir: string;
+  dashboardKeys: DashboardKeyPin | null;
 }
 
 export interface SnapshotStore {
@@ -57,6 +59,8 @@ export function createSnapshotStore(deps: {
   clock: EmulatorClock;
   /** SNAPSHOT_BYTES_MAX unless a test asks for less. */
   bytesMax?: number;
+  /** The dashboard keys' service: a restore after a reset never brings back a key no start could recognise. */
+  dashboardKeys?: () => { pin(): DashboardKeyPin; afterRestore(pin: DashboardKeyPin): void };
 }): SnapshotStore {
   const { db, blobs, clock } = deps;
   const bytesMax = deps.bytesMax ?? SNAPSHOT_BYTES_MAX;
@@ -100,7 +104,11 @@ export function createSnapshotStore(deps: {
       if (snapshots.size >= SNAPSHOTS_MAX) throw errors.snapshotsFull(SNAPSHOTS_MAX);
       const { selects } = statements();
       const id = newId("snap", clock.nowMs());
-      const rows = db.read(() => selects.map((s) => s.values() as Value[][]));
+      // The dashboard keys' note in the same read as the rows: one picture.
+      const { rows, dashboardKeys } = db.read(() => ({
+        rows: selects.map((s) => s.values() as Value[][]),
+        dashboardKeys: deps.dashboardKeys?.().pin() ?? null,
+      }));
       // Judged on the rows read (one state's worth, dropped again on refusal), before anything is kept.
       const bytes = rowBytes(rows);
       if (held + bytes > bytesMax) throw errors.snapshotsTooLarge(bytes, held, bytesMax);
@@ -108,13 +116,14 @@ export function createSnapshotStore(deps: {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       const blobIds = new Set(blobs.list());
       for (const blobId of blobIds) linkOrCopy(blobs.pathOf(blobId), join(dir, blobId));
-      snapshots.set(id, { rows, bytes, blobIds, clock: clock.setting(), dir });
+      snapshots.set(id, { rows, bytes, blobIds, clock: clock.setting(), dir, dashboardKeys });
       held += bytes;
       return id;
     },
     restore(id) {
       const snapshot = find(id);
       statements().restoreRows(snapshot.rows);
+      if (snapshot.dashboardKeys) deps.dashboardKeys?.().afterRestore(snapshot.dashboardKeys);
       for (const blobId of blobs.list()) if (!snapshot.blobIds.has(blobId)) blobs.delete(blobId);
       const present = new Set(blobs.list());
       for (const blobId of snapshot.blobIds)
