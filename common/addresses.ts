@@ -13,6 +13,15 @@ export const DEPLOY_LIMITS_PREFIX = "/v1/developer";
 export const CONTROL_PREFIX = "/_emulator";
 
 const IPV4_LOOPBACK = /^127\.(25[0-5]|2[0-4]\d|1?\d?\d)\.(25[0-5]|2[0-4]\d|1?\d?\d)\.(25[0-5]|2[0-4]\d|1?\d?\d)$/;
+const IPV4 = /^((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
+
+/**
+ * Whether `text` is an IP address as written by a listener: dotted-quad IPv4, or IPv6 as the URL parser reads it
+ * between brackets (no zone). node:net's isIP says the same but brings Node's stream machinery into the server's start.
+ */
+export function isIpAddress(text: string): boolean {
+  return IPV4.test(text) || (/^[\d.:a-f]+$/i.test(text) && text.includes(":") && URL.canParse(`http://[${text}]/`));
+}
 
 /**
  * localhost and its subdomains (browsers resolve `*.localhost` to loopback themselves, RFC 6761, so no one

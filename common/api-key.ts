@@ -2,8 +2,6 @@
  * What a developer API key looks like, for the server that makes them and for the tools that start an
  * emulator for one run and must give its fixture keys of their own.
  */
-import { randomBytes } from "node:crypto";
-
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 /** `ext_` + 40 base62 characters (238 bits) from a stream of bytes. */
@@ -18,9 +16,12 @@ export function keyFromBytes(next: () => Uint8Array): string {
   return `ext_${out}`;
 }
 
-/** A new plaintext developer key. Shown once, never stored. */
+/**
+ * A new plaintext developer key. Shown once, never stored. Its bytes come from Web Crypto (global in Node and Bun
+ * alike): node:crypto would load Node's stream machinery into every start of the server.
+ */
 export function generateApiKey(): string {
-  return keyFromBytes(() => randomBytes(48));
+  return keyFromBytes(() => crypto.getRandomValues(new Uint8Array(48)));
 }
 
 interface WithKeys {

@@ -7,7 +7,6 @@
  * through: a link at the final name is replaced, not followed. A failed rename is an error, never swallowed;
  * the temporary file goes whenever the write does not complete.
  */
-import { randomBytes } from "node:crypto";
 import {
   closeSync,
   constants,
@@ -20,7 +19,6 @@ import {
   writeSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { Writable } from "node:stream";
 
 // O_NOFOLLOW does not exist on Windows, where a fresh O_EXCL name is what matters.
 const CREATE_NEW = constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | (constants.O_NOFOLLOW ?? 0);
@@ -83,11 +81,17 @@ export interface PrivateFile {
   abort(): void;
 }
 
+/**
+ * `bytes` random bytes as hex, from Web Crypto (global in Node and Bun alike): node:crypto would load Node's
+ * stream machinery into every start of the server, which writes its files through here.
+ */
+const randomHex = (bytes: number) => Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString("hex");
+
 /** Starts writing `path` under a fresh temporary name beside it (see the module's comment). */
 export function openPrivateFile(path: string, options: PrivateFileOptions = {}): PrivateFile {
   const what = options.what ?? "a file";
   const failed = (e: unknown) => new FileWriteError(path, (e as NodeJS.ErrnoException)?.code, what);
-  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(8).toString("hex")}.tmp`);
+  const temp = join(dirname(path), `.${basename(path)}.${randomHex(8)}.tmp`);
   let fd: number | null;
   try {
     fd = openSync(temp, CREATE_NEW, options.mode ?? PRIVATE_FILE_MODE);
@@ -143,33 +147,4 @@ export function writePrivateFile(path: string, data: string | Uint8Array, option
   const file = openPrivateFile(path, options);
   file.write(data);
   file.commit();
-}
-
-/** openPrivateFile as a stream's sink (a pipeline's last step): committed when the stream ends, dropped on error. */
-export function privateFileSink(path: string, options: PrivateFileOptions = {}): Writable {
-  const file = openPrivateFile(path, options);
-  let committed = false;
-  return new Writable({
-    write(chunk: Uint8Array, _encoding, done) {
-      try {
-        file.write(chunk);
-        done();
-      } catch (e) {
-        done(e as Error);
-      }
-    },
-    final(done) {
-      try {
-        file.commit();
-        committed = true;
-        done();
-      } catch (e) {
-        done(e as Error);
-      }
-    },
-    destroy(error, done) {
-      if (!committed) file.abort();
-      done(error);
-    },
-  });
 }

@@ -1,5 +1,5 @@
-import { createHash, createHmac } from "node:crypto";
 import { keyFromBytes } from "../../common/api-key";
+import { hmacSha256, sha256Hex } from "../base/crypto";
 
 /**
  * Keys are stored and looked up by a keyed hash only (HMAC-SHA256, marked `hmac:`), so the database alone
@@ -18,13 +18,13 @@ export interface KeyHasher {
 export const KEYED_HASH_PREFIX = "hmac:";
 
 export function createKeyHasher(secretsKey: Buffer): KeyHasher {
-  const hashKey = createHmac("sha256", secretsKey).update("ext api key hash v1").digest();
-  const deriveKey = createHmac("sha256", secretsKey).update("ext api key derive v1").digest();
+  const hashKey = hmacSha256(secretsKey, "ext api key hash v1");
+  const deriveKey = hmacSha256(secretsKey, "ext api key derive v1");
   return {
-    hash: (plaintext) => KEYED_HASH_PREFIX + createHmac("sha256", hashKey).update(plaintext).digest("hex"),
+    hash: (plaintext) => KEYED_HASH_PREFIX + hmacSha256(hashKey, plaintext).toString("hex"),
     derive: (label) => {
       let block = 0;
-      return keyFromBytes(() => createHmac("sha256", deriveKey).update(`${label}\n${block++}`).digest());
+      return keyFromBytes(() => hmacSha256(deriveKey, `${label}\n${block++}`));
     },
   };
 }
@@ -34,7 +34,7 @@ export function createKeyHasher(secretsKey: Buffer): KeyHasher {
  * the keyed hash the first time the key authenticates (it cannot be rehashed without the plaintext).
  */
 export function legacyKeyHash(plaintext: string): string {
-  return createHash("sha256").update(plaintext).digest("hex");
+  return sha256Hex(plaintext);
 }
 
 /** What a listing may show of a key: its first characters. */

@@ -1,4 +1,4 @@
-import { randomFillSync } from "node:crypto";
+import { fillRandom } from "./crypto";
 
 const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"; // Crockford base32: sorts like the time it encodes
 
@@ -11,7 +11,7 @@ let used = pool.length;
 
 function random16(): Buffer {
   if (used + 16 > pool.length) {
-    randomFillSync(pool);
+    fillRandom(pool);
     used = 0;
   }
   used += 16;

@@ -4,9 +4,9 @@
  * by id; `sweep()` removes what no row references (crash leftovers) and every temp file.
  */
 
-import { randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { randomBytes } from "../base/crypto";
 
 const BLOB_ID = /^blob_[0-9a-z]{26}$/;
 

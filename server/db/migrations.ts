@@ -10,13 +10,13 @@
  */
 
 import type { Database } from "bun:sqlite";
-import { createHash } from "node:crypto";
 import type { MigrationMeta } from "drizzle-orm/migrator";
 import m0000 from "../../drizzle/0000_init.sql" with { type: "text" };
 import m0001 from "../../drizzle/0001_install_counters.sql" with { type: "text" };
 import m0002 from "../../drizzle/0002_install_rows_to_counters.sql" with { type: "text" };
 import m0003 from "../../drizzle/0003_active_key_names.sql" with { type: "text" };
 import journal from "../../drizzle/meta/_journal.json" with { type: "json" };
+import { sha256Hex } from "../base/crypto";
 
 export const embeddedMigrations: Record<string, string> = {
   "0000_init": m0000,
@@ -33,7 +33,7 @@ export function migrationMetas(): MigrationMeta[] {
       sql: sqlText.split("--> statement-breakpoint"),
       bps: entry.breakpoints,
       folderMillis: entry.when,
-      hash: createHash("sha256").update(sqlText).digest("hex"),
+      hash: sha256Hex(sqlText),
     };
   });
 }

@@ -10,12 +10,12 @@
  */
 
 // The page template only: a small module, unlike the package's main entry.
-import { createHash } from "node:crypto";
 import { ScalarRender } from "@elysiajs/openapi/scalar";
 import { type AnyElysia, Elysia } from "elysia";
 import { API_PREFIX, DEFAULT_HOST, DEFAULT_PORT } from "../../common/addresses";
 import { DOCS_PATH, OPENAPI_PATH } from "../../common/dashboard-links";
 import pkg from "../../package.json" with { type: "json" };
+import { sha256 } from "../base/crypto";
 import { withPageExtras } from "./page-extras";
 import { postProcessDocument } from "./post-process";
 
@@ -137,7 +137,7 @@ function docsPage(): string {
  */
 function docsHeaders(page: string): Record<string, string> {
   const inline = [...page.matchAll(/<script(?![^>]*\ssrc=)[^>]*>([\s\S]*?)<\/script>/g)].map(
-    (m) => `'sha256-${createHash("sha256").update(m[1]!).digest("base64")}'`,
+    (m) => `'sha256-${sha256(m[1]!).toString("base64")}'`,
   );
   const csp = [
     "default-src 'none'",

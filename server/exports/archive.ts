@@ -6,7 +6,6 @@
  * name; a truncated archive is refused naming the entry it stopped in. Nothing is read into the emulator from
  * here: the entries land in a fresh directory, which the fixture loader then reads like any export directory.
  */
-import { createHash, randomBytes } from "node:crypto";
 import {
   closeSync,
   copyFileSync,
@@ -24,6 +23,7 @@ import tar from "tar-stream";
 import { openPrivateFile, writePrivateFile } from "../../common/files/private-file";
 import { openRegularFile, ReadRefusal } from "../../common/files/safe-read";
 import { FIXTURE_JSON_MAX_BYTES, JsonDepthMeter, readJsonFileBytes } from "../../common/json/json-reader";
+import { randomBytes, sha256Hasher } from "../base/crypto";
 import { readTar, TarRefusal } from "../bundles/tar-reader";
 import { bundleFileName } from "../seed/bundle-files";
 import { EXPORT_FIXTURE_FILE } from "../seed/resolve";
@@ -188,7 +188,7 @@ export async function readExportArchive(
       if (seen.has(entry.path)) throw new ExportArchiveError(`${entry.path} appears twice`);
       seen.add(entry.path);
       sawFixture ||= !bundle;
-      const hash = createHash("sha256");
+      const hash = sha256Hasher();
       // fixture.json is refused as soon as it nests too deep, before the rest of it arrives.
       const meter = bundle ? null : new JsonDepthMeter();
       // The one writer of files: 0600, no link followed, in place only once whole.

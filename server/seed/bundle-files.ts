@@ -8,11 +8,11 @@
  * else there (a file it does not name, another kind of entry) refuses the load, from a directory and from an
  * archive alike, so every loader gives one answer (docs/behaviour.md, "Control plane").
  */
-import { createHash } from "node:crypto";
 import { type Dirent, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ReadRefusal, readRegularFile } from "../../common/files/safe-read";
 import type { Clock } from "../base/clock";
+import { sha256Hex } from "../base/crypto";
 import { newId } from "../base/ids";
 import type { BlobStore } from "../blobs/blob-store";
 import type { StoredBundle } from "../resources/versions/writer";
@@ -101,7 +101,7 @@ export function createBundleFiles(deps: { clock: Clock; blobs: BlobStore }, bund
         throw problem(`${at}.bundle`, `${file} does not match its recorded digest (larger than ${sizeBytes} bytes)`);
       throw problem(`${at}.bundle`, `${file} is missing or unreadable`);
     }
-    const digest = createHash("sha256").update(bytes).digest("hex");
+    const digest = sha256Hex(bytes);
     if (bytes.length !== sizeBytes || digest !== sha256)
       throw problem(
         `${at}.bundle`,

@@ -3,7 +3,7 @@
  * it), its overrides, versions and install statistics (server/seed/versions.ts) and secrets, each through its
  * table's one writer, inside the loader's transaction.
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../base/crypto";
 import { errors } from "../errors/catalog";
 import { apiRule, FixtureError, problemFromApiError } from "./fixture-error";
 import type { Load } from "./load";
@@ -12,7 +12,7 @@ import { loadInstalls, loadVersions } from "./versions";
 
 /** Extensions without an id get one derived from account and name, so a reload finds them again. */
 function fixtureExtensionId(accountId: string, name: string): string {
-  return `ext_${createHash("sha256").update(`${accountId}/${name}`).digest("hex").slice(0, 26)}`;
+  return `ext_${sha256Hex(`${accountId}/${name}`).slice(0, 26)}`;
 }
 
 /**

@@ -13,7 +13,6 @@ import { type AnyElysia, Elysia } from "elysia";
 import { API_PREFIX, CONTROL_PREFIX, DEPLOY_LIMITS_PREFIX, isLoopback } from "../../common/addresses";
 import { DOCS_PATH, LOGIN_PATH, OPENAPI_PATH } from "../../common/dashboard-links";
 import { CHALLENGE_PATTERN } from "../../common/server-proof";
-import { serverProof } from "../../common/server-proof-hmac";
 import { markStartup } from "../../common/startup-trace";
 import { FAVICON_PATH, UI_PREFIX } from "../dashboard/build";
 import { errorHandler } from "../errors/handler";
@@ -44,15 +43,22 @@ export const HEALTH = { status: "ok" as const };
  */
 const READING = { normalize: false, encodeSchema: false, handler: { standardHostname: false } } as const;
 
+/**
+ * The proof's HMAC is node:crypto's (common/server-proof-hmac.ts, shared with the tools, which run in Node too):
+ * loaded by the first challenge, not by every start, since importing node:crypto loads Node's stream machinery.
+ */
+const proofOf = async (adminToken: string, challenge: string, url: string) =>
+  (await import("../../common/server-proof-hmac")).serverProof(adminToken, challenge, url);
+
 /** /healthz: liveness, and the server's proof that it holds the admin token. */
 function health(runtime: Runtime) {
   const { control } = runtime;
   return new Elysia({ name: "health" }).get(
     "/healthz",
-    ({ query }) =>
+    async ({ query }) =>
       query.challenge === undefined
         ? HEALTH
-        : { ...HEALTH, proof: serverProof(control.adminToken, query.challenge, control.url) },
+        : { ...HEALTH, proof: await proofOf(control.adminToken, query.challenge, control.url) },
     {
       query: t.Object(
         {

@@ -2,9 +2,8 @@
  * Listening: one runtime, one app, one Bun server. Used by `ext serve`, `ext exec` and `startEmulator()`.
  */
 
-import { isIP } from "node:net";
 import type { Server } from "bun";
-import { API_PREFIX, CONTROL_PREFIX, urlHost } from "../../common/addresses";
+import { API_PREFIX, CONTROL_PREFIX, isIpAddress, urlHost } from "../../common/addresses";
 import { removeServerFile, writeServerFile } from "../../common/server-file";
 import { markStartup } from "../../common/startup-trace";
 import type { ServerConfig } from "../base/config";
@@ -160,7 +159,7 @@ export function startServer(config: ServerConfig, options: ServerOptions = {}): 
  */
 function boundAddress(server: Server<undefined>, host: string): string {
   const bound = (server as unknown as { address?: { address?: unknown } }).address?.address;
-  return typeof bound === "string" && isIP(bound) !== 0 ? bound : host;
+  return typeof bound === "string" && isIpAddress(bound) ? bound : host;
 }
 
 /** server.json in the data directory; a server that cannot write it still serves, it is only not found by folder. */

@@ -3,6 +3,8 @@
  * start never uses (the archive reader and writer, the multipart parser, gzip, the OpenAPI generator, the docs
  * UI) are loaded by the first request that needs them, so they must stay behind a dynamic import; so must the
  * parts of the app built on first use (server/start/app.ts): the control plane, the dashboard and the docs.
+ * Nor does a start load Node's stream machinery, which each of node:stream, node:crypto, node:net and node:tty
+ * brings (several milliseconds): the server hashes with server/base/crypto.ts.
  */
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
@@ -42,6 +44,10 @@ const NOT_AT_START = [
   "ignore",
   "@elysiajs/openapi",
   "@scalar/api-reference",
+  "node:stream",
+  "node:crypto",
+  "node:net",
+  "node:tty",
 ];
 
 test("ext serve reaches none of the packages only some requests use through a static import", () => {

@@ -11,7 +11,7 @@ import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGzip } from "node:zlib";
 import tar from "tar-stream";
-import { privateFileSink } from "../../common/files/private-file";
+import { privateFileSink } from "../../common/files/private-file-sink";
 import { openRegularFile, ReadRefusal } from "../../common/files/safe-read";
 import { GzipMeter } from "../../common/streams/gzip-meter";
 import { printable } from "../../common/text/printable";

@@ -6,7 +6,6 @@
  * The 32-byte key lives in `<dataDir>/secrets.key` (mode 0600), created on first start and reused after;
  * memory mode uses a random key per process, which dies with the data it protects.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import {
   chmodSync,
   closeSync,
@@ -18,6 +17,7 @@ import {
   unlinkSync,
   writeSync,
 } from "node:fs";
+import { randomBytes } from "../../base/crypto";
 
 export const KEY_BYTES = 32;
 const IV_BYTES = 12;
@@ -46,18 +46,25 @@ function aad(extensionId: string, name: string): Buffer {
   return Buffer.from(`${extensionId}\u0000${name}`, "utf8");
 }
 
+/**
+ * AES-GCM is node:crypto's alone (Web Crypto's is asynchronous, and a secret is sealed inside a synchronous write
+ * transaction). Loaded by the first secret sealed or opened, not by every start: importing node:crypto loads
+ * Node's stream machinery (server/base/crypto.ts).
+ */
+const aesGcm = () => process.getBuiltinModule("node:crypto");
+
 export function createSecretCipher(key: Buffer): SecretCipher {
   if (key.length !== KEY_BYTES) throw new SecretsKeyError(`secrets key must be ${KEY_BYTES} bytes, got ${key.length}`);
   return {
     seal(extensionId, name, plaintext) {
       const iv = randomBytes(IV_BYTES);
-      const cipher = createCipheriv("aes-256-gcm", key, iv);
+      const cipher = aesGcm().createCipheriv("aes-256-gcm", key, iv);
       cipher.setAAD(aad(extensionId, name));
       const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
       return { ciphertext: Buffer.concat([body, cipher.getAuthTag()]), iv };
     },
     open(extensionId, name, { ciphertext, iv }) {
-      const decipher = createDecipheriv("aes-256-gcm", key, iv);
+      const decipher = aesGcm().createDecipheriv("aes-256-gcm", key, iv);
       decipher.setAAD(aad(extensionId, name));
       decipher.setAuthTag(ciphertext.subarray(ciphertext.length - TAG_BYTES));
       return Buffer.concat([

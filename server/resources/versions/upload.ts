@@ -6,11 +6,11 @@
  * by a chunked body — the read stops; the temp file is its owner's to remove (the request's, see
  * server/http/request-context.ts).
  */
-import { createHash } from "node:crypto";
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as NodeWebReadableStream } from "node:stream/web";
 import Busboy from "@fastify/busboy";
+import { sha256Hasher } from "../../base/crypto";
 import { FlushingFile } from "../../blobs/flushing-file";
 import type { BundleLimits } from "../../bundles/bundle-limits";
 import { type InspectionResult, inspectArchiveStream, withArchiveSize } from "../../bundles/inspect";
@@ -110,7 +110,7 @@ export async function receiveUpload(req: UploadRequest): Promise<ReceivedUpload>
     }
     const received = { tempFile: req.tempPath(), bytes: 0, sha256: "" } as ReceivedBundle;
     bundle = received;
-    const hash = createHash("sha256");
+    const hash = sha256Hasher();
     const file = new FlushingFile(received.tempFile);
     const meter = new Transform({
       transform(chunk: Buffer, _enc, done) {

@@ -13,8 +13,8 @@
  * API's gate. A request the gate lets through has its context marked; every control-plane route requires that
  * mark (`requireAdminMark`), so a request the gate did not see — a slip in reading its path — is refused, not served.
  */
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { bearerToken } from "../../auth/bearer";
+import { randomBytes, sha256, timingSafeEqual } from "../../base/crypto";
 import { errors } from "../../errors/catalog";
 import { requestContextOf } from "../../http/request-context";
 import { type DashboardSessions, SESSION_HEADER } from "./dashboard-session";
@@ -24,7 +24,7 @@ export function generateAdminToken(): string {
   return `adm_${randomBytes(32).toString("base64url")}`;
 }
 
-const digestOf = (text: string) => createHash("sha256").update(text).digest();
+const digestOf = sha256;
 
 /**
  * Compares through fixed-length digests, so the comparison time says nothing about the token. The admin

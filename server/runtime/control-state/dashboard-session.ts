@@ -13,9 +13,9 @@
  * alive), and once. Each code has a public id (not a secret: it opens nothing) by which its minter asks what
  * became of it — still waiting, used, expired, or revoked because it was seen in a URL.
  */
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { LOGIN_CODE_TTL_MS } from "../../../common/dashboard-links";
 import { machineNowMs } from "../../base/clock";
+import { randomBytes, sha256, timingSafeEqual } from "../../base/crypto";
 
 /** At most this many live sessions; a new login past it ends the oldest. */
 export const MAX_SESSIONS = 64;
@@ -23,7 +23,7 @@ export const MAX_SESSIONS = 64;
 /** The request header that carries the dashboard's session secret. */
 export const SESSION_HEADER = "x-ext-session";
 
-const digestOf = (text: string) => createHash("sha256").update(text).digest();
+const digestOf = sha256;
 const same = (a: string, b: string) => timingSafeEqual(digestOf(a), digestOf(b));
 
 /** What became of a login code: `revoked` when it was sent in a URL (it may be in a log, a history, a process list). */
