@@ -27,7 +27,8 @@ export function serverFilePath(dataDir: string): string {
 export function writeServerFile(dataDir: string, info: ServerFile): { path: string; text: string } {
   const path = serverFilePath(dataDir);
   const text = `${JSON.stringify({ url: info.url, pid: info.pid, adminToken: info.adminToken })}\n`;
-  writePrivateFile(path, text);
+  // It describes this process: a crash that could lose it ends the process too (no flush to disk).
+  writePrivateFile(path, text, { durable: false });
   return { path, text };
 }
 

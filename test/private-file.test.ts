@@ -39,6 +39,18 @@ describe("writePrivateFile", () => {
     expect(leftovers(folder)).toEqual([]);
   });
 
+  test("durable: false (a file describing the running process) is put in place whole all the same", () => {
+    const folder = mkdtempSync(join(dir, "not-durable-"));
+    const file = join(folder, "server.json");
+    symlinkSync(victim, file);
+    writePrivateFile(file, '{"url":"http://127.0.0.1:1"}\n', { durable: false });
+    expect(readFileSync(file, "utf8")).toBe('{"url":"http://127.0.0.1:1"}\n');
+    expect(lstatSync(file).isFile()).toBe(true);
+    expect(readFileSync(victim, "utf8")).toBe("keep me\n");
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(leftovers(folder)).toEqual([]);
+  });
+
   test("a link at the path is replaced by the file, never written through", () => {
     const folder = mkdtempSync(join(dir, "link-"));
     const file = join(folder, "report.xml");

@@ -2,7 +2,7 @@
  * The one way a file is written, by the server and by every tool (the CLI, the helpers, the parity tools):
  * under a fresh random name in the target's own folder that must not exist yet and is never a followed link
  * (`O_CREAT|O_EXCL|O_WRONLY|O_NOFOLLOW`), mode 0600 unless the caller says the file is meant to be shared,
- * written whole, flushed to disk (fsync), then renamed into place. So a reader never sees half a file, and a
+ * written whole, flushed to disk (fsync; not for a file that only describes the running process), then renamed into place. So a reader never sees half a file, and a
  * file or link someone else planted at a predictable name (a shared /tmp, a project folder) is never written
  * through: a link at the final name is replaced, not followed. A failed rename is an error, never swallowed;
  * the temporary file goes whenever the write does not complete.
@@ -41,6 +41,14 @@ export interface PrivateFileOptions {
    * place): a container image's files keep the bits its user needs.
    */
   exactMode?: boolean;
+  /**
+   * False: the bytes are not flushed to the disk (fsync) before the file is put in place. Only for a file that
+   * describes the running process itself (server.json, the ready file): a machine crash ends the process too,
+   * so such a file is stale after one whatever it holds, and its readers take a stale or unreadable one for
+   * none. A reader still never sees half of it (it is renamed into place whole); the start that writes it
+   * saves a flush that waits on the disk.
+   */
+  durable?: boolean;
 }
 
 /** A file that could not be written or put in place: the path and the reason in words; `code` is the errno's. */
@@ -125,7 +133,7 @@ export function openPrivateFile(path: string, options: PrivateFileOptions = {}):
     commit() {
       if (fd === null) throw new Error(`${path}: committed after it was committed or dropped`);
       try {
-        fsyncSync(fd);
+        if (options.durable !== false) fsyncSync(fd);
         closeSync(fd);
         fd = null;
         if (options.replace === false) {

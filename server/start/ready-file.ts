@@ -31,7 +31,8 @@ export function removeStaleReadyFile(path: string): void {
 /** Written whole under a fresh random name, then renamed: a reader never sees half a file, nor someone else's. */
 export function writeReadyFile(path: string, text: string): void {
   try {
-    writePrivateFile(path, text);
+    // It describes this process: a crash that could lose it ends the process too (no flush to disk).
+    writePrivateFile(path, text, { durable: false });
   } catch (e) {
     throw new ReadyFileError(`--ready-file ${path}: cannot write it (${reason(e)})`);
   }

@@ -1,8 +1,8 @@
 /**
  * The database as the runtime opens it on a real file (a data directory, not memory mode): foreign keys on,
- * WAL journal, a 5 s busy timeout (server/db/database.ts) and synchronous NORMAL. And the committed
- * migrations in drizzle/ are what drizzle-kit would generate from server/db/schema.ts today: a schema edited
- * without `npm run db:generate` fails here.
+ * WAL journal, a 5 s busy timeout (server/db/database.ts) and synchronous NORMAL, a new database included once
+ * it is made. And the committed migrations in drizzle/ are what drizzle-kit would generate from
+ * server/db/schema.ts today: a schema edited without `npm run db:generate` fails here.
  */
 
 import { Database } from "bun:sqlite";
@@ -13,6 +13,7 @@ import { join, relative, resolve } from "node:path";
 import { EmulatorClock } from "../../server/base/clock";
 import { parseServerConfig } from "../../server/base/config";
 import { createLogger } from "../../server/base/logger";
+import { openDatabase } from "../../server/db/database";
 import { createRuntime, type Runtime } from "../../server/runtime/runtime";
 import { cleanEnv } from "../helpers/clean-env";
 
@@ -70,6 +71,25 @@ describe("database settings on a real file", () => {
       other.close();
     }
   });
+});
+
+test("synchronous is NORMAL for a new database (made without flushes) and for one opened again", () => {
+  const dir = mkdtempSync(join(tmpdir(), "ext-db-new-"));
+  try {
+    const file = join(dir, "ext.sqlite");
+    for (const round of ["new", "again"]) {
+      const db = openDatabase(file);
+      const sync = db.$client.query<{ synchronous: number }, []>("PRAGMA synchronous").get();
+      const tables = db.$client
+        .query<{ n: number }, []>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'")
+        .get();
+      db.$client.close();
+      expect([round, sync]).toEqual([round, { synchronous: 1 }]);
+      expect(tables!.n).toBeGreaterThan(10);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 describe("committed migrations match server/db/schema.ts", () => {
