@@ -9,7 +9,8 @@
  *    parameter is documented as the integer it stands for;
  *  - a success that is not JSON (`servedAs(...)`) is documented under its own media types, not the
  *    generator's `text/plain`;
- *  - document-only keywords (`documentOnly(...)`) are merged into their schema;
+ *  - document-only keywords (`documentOnly(...)`) are merged into their schema (a ready answer's `$ref` to its
+ *    model included, server/http/responses.ts);
  *  - a field whose values the spec leaves open (`openInDocument()`) becomes "the known values, or any
  *    other string", the known ones also listed as `x-known-values`;
  *  - a response header marked `requiredHeader()` is documented as required;
@@ -127,8 +128,24 @@ export function postProcessDocument<D extends object>(generated: D): D {
   // In name order, whether a model came inline (moved here above) or registered with the app (the seed body).
   const sorted = Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   doc.components = { ...components, schemas: sorted };
+  // A reference written by hand (a ready answer's, a body the route reads itself) names a model the app registered.
+  for (const name of referencedModels(doc)) {
+    if (!(name in sorted)) throw new DocumentError(`The document refers to a model it does not have: ${name}`);
+  }
   // The version first, as readers of the document expect.
   return { openapi: doc.openapi, ...doc } as unknown as D;
+}
+
+/** The names of the models the document's `$ref`s point to. */
+function referencedModels(node: Json, found = new Set<string>()): Set<string> {
+  if (Array.isArray(node)) for (const item of node) referencedModels(item, found);
+  else if (isObject(node))
+    for (const [key, value] of Object.entries(node)) {
+      if (key === "$ref" && typeof value === "string" && value.startsWith(SCHEMA_ID_PREFIX))
+        found.add(value.slice(SCHEMA_ID_PREFIX.length));
+      else referencedModels(value, found);
+    }
+  return found;
 }
 
 /** TypeBox's pattern for a `Record` keyed by `t.String()`. */

@@ -2,7 +2,7 @@
 import type { TSchema } from "elysia";
 import { AUTHED_ERRORS, type ErrorCode } from "../errors/codes";
 import { errorResponses, withResponseHeaders } from "../errors/model";
-import { integer, requiredHeader, t } from "../schema/schema";
+import { documentOnly, integer, requiredHeader, t } from "../schema/schema";
 import { answerHeadersTemplate } from "./answer-headers";
 import { answerHeadersFor } from "./request-context";
 
@@ -51,6 +51,18 @@ export function apiResponses<S extends Record<number, TSchema>>(success: S, ...c
 }
 
 const JSON_TYPE = answerHeadersTemplate({ "content-type": "application/json;charset=utf-8" });
+
+/**
+ * The success of a route that answers a ready Response (jsonResponse), as the document shows it: a reference to
+ * its named model, which the document's app registers (`READY_ANSWER_MODELS`, server/start/app.ts). Elysia checks
+ * no Response against a schema, so the model itself here would only be compiled into a validator that never runs,
+ * by the route's first request (for the list, about a third of the first answer after a start). Typed as the
+ * model, so the route's type is unchanged.
+ */
+export function readyAnswer<S extends TSchema>(model: S): S {
+  if (typeof model.$id !== "string") throw new Error("readyAnswer: the model must be named (named(...))");
+  return t.Any(documentOnly({ $ref: model.$id })) as unknown as S;
+}
 
 /**
  * A 200 of an already serialized JSON body (the extension list, serialized by its service's cache), made once

@@ -23,6 +23,7 @@ import { preRouting } from "../http/pre-routing";
 import { type AnswerObserver, answers } from "../http/request-context";
 import { RouteTable } from "../http/route-table";
 import { answerChanges } from "../profile/apply";
+import { ExtensionList } from "../resources/extensions/model";
 import { extensionRoutes } from "../resources/extensions/routes";
 import { installRoutes } from "../resources/installs/routes";
 import { limitsRoutes } from "../resources/limits/routes";
@@ -139,10 +140,17 @@ async function dashboard(runtime: Runtime) {
   return new Elysia({ name: "dashboard-part" }).use(dashboardRoutes()).use(dashboardLogin(runtime.control));
 }
 
+/**
+ * The models that routes answering a ready Response name in the document (readyAnswer, server/http/responses.ts):
+ * registered with the document's app only, so the serving app compiles no validator for them.
+ */
+const READY_ANSWER_MODELS = { ExtensionList };
+
 /** Every route of the emulator in one app, built afresh: what the OpenAPI document describes, and what tests list. */
 export async function everyRoute(runtime: Runtime): Promise<AnyElysia> {
   // In the order the document has always listed them: /healthz, the control plane, the developer API.
   const root = new Elysia(READING)
+    .model(READY_ANSWER_MODELS)
     .use(health(runtime))
     .use(await dashboard(runtime))
     .use(await controlPlane(runtime));

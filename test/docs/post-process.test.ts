@@ -55,6 +55,23 @@ describe("postProcessDocument", () => {
     ).toThrow(DocumentError);
   });
 
+  test("a ready answer's document-only reference stands for its model, which must be in the document", () => {
+    const ready = { "x-document-only": { $ref: "#/components/schemas/Thing" } };
+    const registered = {
+      paths: { "/a": { get: { responses: { 200: ok(ready) } } } },
+      components: { schemas: { Thing } },
+    };
+    const doc: any = postProcessDocument(registered);
+    expect(doc.paths["/a"].get.responses[200].content["application/json"].schema).toEqual({
+      $ref: "#/components/schemas/Thing",
+    });
+    expect(doc.components.schemas.Thing).toEqual({ type: "object", properties: { n: { type: "integer" } } });
+    // The model not registered: a reference to nothing is refused, not published.
+    expect(() => postProcessDocument({ paths: registered.paths })).toThrow(
+      "The document refers to a model it does not have: Thing",
+    );
+  });
+
   test("drops the content of a void response, keeps its description and headers", () => {
     const headers = { "X-RateLimit-Limit": { schema: { type: "integer" } } };
     const doc: any = postProcessDocument({

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { limitDefinition } from "../../../common/limits-catalog";
 import { apiAuth } from "../../http/auth";
-import { jsonResponse, NoContent, noContent } from "../../http/responses";
+import { jsonResponse, NoContent, noContent, readyAnswer } from "../../http/responses";
 import { apiRoute } from "../../http/route-kit";
 import {
   CreateExtensionBody,
@@ -27,7 +27,7 @@ export function extensionRoutes(extensions: () => ExtensionService) {
         apiRoute(tag, "listExtensions", "List the account's extensions", {
           auth: "extensions:read",
           description: "Newest first. No pagination.",
-          answers: { 200: ExtensionList },
+          answers: { 200: readyAnswer(ExtensionList) },
         }),
       )
       .get(
