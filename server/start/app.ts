@@ -91,10 +91,6 @@ function health(runtime: Runtime) {
 }
 
 /**
- * The developer API, registered on `app` itself: each route is added once more per plugin level it sits in, so
- * the resource plugins go straight into the app's groups. What the app is built with, beside /healthz.
- */
-/**
  * An answer observer, only when tracing (`--trace-startup`): marks the first answer the app gave (Elysia
  * composes each route's handler on its first request, so that first one is part of the start-up's cost), then
  * steps aside.
@@ -108,21 +104,23 @@ function firstResponseObserver(): AnswerObserver {
   };
 }
 
+/**
+ * The developer API, registered on `app` itself: Elysia adds each route again at every plugin level it sits in
+ * (the resource's plugin, a group, the app), so each resource plugin carries its full prefix and goes straight into
+ * the app, with no group between. What the app is built with, beside /healthz.
+ */
 function withDeveloperApi(app: AnyElysia, runtime: Runtime): AnyElysia {
   const { services } = runtime;
   // Each route builds its service on its first request (a service prepares its statements when built).
   return (
     app
-      .group(API_PREFIX, (api) =>
-        api
-          .use(extensionRoutes(() => services.extensions))
-          .use(secretRoutes(() => services.secrets))
-          .use(installRoutes(() => services.installs))
-          .use(versionRoutes(() => services.versions, runtime.blobs))
-          .use(limitsRoutes(() => services.limitsView, "getLimits")),
-      )
+      .use(extensionRoutes(() => services.extensions))
+      .use(secretRoutes(() => services.secrets))
+      .use(installRoutes(() => services.installs))
+      .use(versionRoutes(() => services.versions, runtime.blobs))
+      .use(limitsRoutes(() => services.limitsView, API_PREFIX, "getLimits"))
       // The literal path the spec gives the deploy tool for the limits endpoint; same body.
-      .group(DEPLOY_LIMITS_PREFIX, (deploy) => deploy.use(limitsRoutes(() => services.limitsView, "getDeployLimits")))
+      .use(limitsRoutes(() => services.limitsView, DEPLOY_LIMITS_PREFIX, "getDeployLimits"))
   );
 }
 

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { API_PREFIX } from "../../../common/addresses";
 import { limitDefinition } from "../../../common/limits-catalog";
 import { apiAuth } from "../../http/auth";
 import { jsonResponse, NoContent, noContent, readyAnswer } from "../../http/responses";
@@ -17,7 +18,7 @@ const tag = "Extensions";
 
 export function extensionRoutes(extensions: () => ExtensionService) {
   return (
-    new Elysia({ prefix: "/extensions" })
+    new Elysia({ prefix: `${API_PREFIX}/extensions` })
       .use(apiAuth)
       // The hot path: the body comes serialized from the service's cache (its shape is the ExtensionList schema below:
       // the service's prepared list query), the answer made once with the request's rate-limit headers.

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { API_PREFIX } from "../../../common/addresses";
 import { apiAuth } from "../../http/auth";
 import { apiRoute } from "../../http/route-kit";
 import { ExtensionIdParams } from "../extensions/model";
@@ -6,7 +7,7 @@ import { InstallStats } from "./model";
 import type { InstallService } from "./service";
 
 export function installRoutes(installs: () => InstallService) {
-  return new Elysia({ prefix: "/extensions" }).use(apiAuth).get(
+  return new Elysia({ prefix: `${API_PREFIX}/extensions` }).use(apiAuth).get(
     "/:id/installs",
     ({ principal, params }) => installs().statsForAccount(principal.accountId, params.id),
     apiRoute("Installs", "getInstallStatistics", "Install statistics", {

@@ -9,8 +9,8 @@ import type { LimitsView } from "./view";
  * GET /extensions/:id/limits. Mounted twice by the app: under /developer/v1 and under the literal
  * /v1/developer prefix the spec gives the deploy tool; same handler, same body, one operationId each.
  */
-export function limitsRoutes(view: () => LimitsView, operationId: "getLimits" | "getDeployLimits") {
-  return new Elysia().use(apiAuth).get(
+export function limitsRoutes(view: () => LimitsView, prefix: string, operationId: "getLimits" | "getDeployLimits") {
+  return new Elysia({ prefix }).use(apiAuth).get(
     "/extensions/:id/limits",
     ({ principal, params }) => view().forExtension(principal.accountId, params.id),
     apiRoute("Limits", operationId, "Limits resolved for an extension", {

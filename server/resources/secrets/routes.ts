@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { API_PREFIX } from "../../../common/addresses";
 import { apiAuth } from "../../http/auth";
 import { NoContent, noContent } from "../../http/responses";
 import { apiRoute } from "../../http/route-kit";
@@ -9,7 +10,7 @@ import type { SecretService } from "./service";
 const tag = "Secrets";
 
 export function secretRoutes(secrets: () => SecretService) {
-  return new Elysia({ prefix: "/extensions" })
+  return new Elysia({ prefix: `${API_PREFIX}/extensions` })
     .use(apiAuth)
     .get(
       "/:id/secrets",

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { API_PREFIX } from "../../../common/addresses";
 import type { BlobStore } from "../../blobs/blob-store";
 import { errors } from "../../errors/catalog";
 import { apiAuth } from "../../http/auth";
@@ -11,7 +12,7 @@ import type { VersionService } from "./service";
 const tag = "Versions";
 
 export function versionRoutes(versions: () => VersionService, blobs: BlobStore) {
-  return new Elysia({ prefix: "/extensions/:id/versions" })
+  return new Elysia({ prefix: `${API_PREFIX}/extensions/:id/versions` })
     .use(apiAuth)
     .get(
       "",
