@@ -23,7 +23,7 @@ export function controlRoute<
 >(operationId: string, summary: string, declaration: RouteDeclaration<S, P, Q, B>) {
   const refusals = ["unauthorized", "forbidden", "internal_error", ...impliedRefusals(declaration)] as const;
   const errors = errorResponses(refusals, (s) => (s === 401 ? WWW_AUTHENTICATE_HEADER : undefined));
-  return routeOptions({ operationId, summary }, declaration, { ...declaration.answers, ...errors }, { tags, security });
+  return routeOptions({ operationId, summary }, declaration, declaration.answers, { tags, security, ...errors });
 }
 
 export { NoContent, noContent } from "../http/responses";

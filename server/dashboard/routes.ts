@@ -80,11 +80,9 @@ export function dashboardRoutes() {
         },
         {
           params: t.Object({ file: t.String() }),
-          response: {
-            200: t.String({ description: "A script or style sheet of the dashboard" }),
-            ...errorResponses(["malformed_path", "not_found"]),
-          },
+          response: { 200: t.String({ description: "A script or style sheet of the dashboard" }) },
           detail: {
+            ...errorResponses(["malformed_path", "not_found"]),
             hide: true,
             operationId: "getDashboardAsset",
             tags,

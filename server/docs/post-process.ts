@@ -14,8 +14,9 @@
  *  - a field whose values the spec leaves open (`openInDocument()`) becomes "the known values, or any
  *    other string", the known ones also listed as `x-known-values`;
  *  - a response header marked `requiredHeader()` is documented as required;
- *  - an error response's marker (server/errors/model.ts) becomes its full schema: the envelope, the codes the
- *    route declares for that status, one example per code;
+ *  - a route's declared errors (server/errors/model.ts: in its `detail`, so that Elysia compiles no validator
+ *    for them) become its error responses: the envelope with the codes the route declares for that status, one
+ *    example per code, the status's headers;
  *  - a map keyed by any string (TypeBox's `Record(String, X)`: `patternProperties: {"^(.*)$": X}`) is
  *    written `additionalProperties: X`, which every generator types as a map of X (with
  *    `patternProperties` some type its values `unknown`).
@@ -24,7 +25,7 @@
  */
 
 import type { ErrorCode } from "../errors/codes";
-import { ERROR_RESPONSE_KEY, errorResponseSchema } from "../errors/model";
+import { ERROR_RESPONSES_KEY, errorResponseDescription, errorResponseSchema } from "../errors/model";
 import {
   DOCUMENT_ONLY_KEY,
   MEDIA_TYPES_KEY,
@@ -45,17 +46,16 @@ export class DocumentError extends Error {
 /** Returns a new document; the input is left as it is (the generator's output may be cached). */
 export function postProcessDocument<D extends object>(generated: D): D {
   const doc = structuredClone(generated) as unknown as JsonObject;
+  for (const item of Object.values(isObject(doc.paths) ? doc.paths : {})) {
+    if (!isObject(item)) continue;
+    for (const op of Object.values(item)) if (isObject(op)) writeErrorResponses(op);
+  }
   // Each occurrence of a named schema becomes a slot, filled with its `$ref` once every occurrence is known.
   const occurrences: { slot: JsonObject; name: string; schema: JsonObject; nullable: boolean }[] = [];
 
   const visit = (node: Json): Json => {
     if (Array.isArray(node)) return node.map(visit);
     if (!isObject(node)) return node;
-    const marker = node[ERROR_RESPONSE_KEY];
-    if (isObject(marker))
-      return visit(
-        JSON.parse(JSON.stringify(errorResponseSchema(marker.status as number, marker.codes as ErrorCode[]))) as Json,
-      );
     const out: JsonObject = {};
     for (const [k, v] of Object.entries(node)) out[k] = visit(v);
     if (isObject(out[DOCUMENT_ONLY_KEY])) {
@@ -135,6 +135,32 @@ export function postProcessDocument<D extends object>(generated: D): D {
   // The version first, as readers of the document expect.
   return { openapi: doc.openapi, ...doc } as unknown as D;
 }
+
+/**
+ * An operation's declared errors (`errorResponses`, in its route's `detail`) as its responses, each as the generator
+ * would have written it from a schema: the description, the headers, the envelope narrowed to the status's codes.
+ */
+function writeErrorResponses(op: JsonObject): void {
+  const declared = op[ERROR_RESPONSES_KEY];
+  delete op[ERROR_RESPONSES_KEY];
+  if (!isObject(declared)) return;
+  const responses = isObject(op.responses) ? op.responses : {};
+  for (const [status, entry] of Object.entries(declared)) {
+    if (!isObject(entry) || !Array.isArray(entry.codes)) continue;
+    const codes = entry.codes as ErrorCode[];
+    const headers: JsonObject = isObject(entry.headers)
+      ? { headers: Object.fromEntries(Object.entries(entry.headers).map(([name, schema]) => [name, { schema }])) }
+      : {};
+    responses[status] = {
+      description: errorResponseDescription(Number(status), codes),
+      ...headers,
+      content: { "application/json": { schema: asJson(errorResponseSchema(Number(status), codes)) } },
+    };
+  }
+  op.responses = responses;
+}
+
+const asJson = (schema: object) => JSON.parse(JSON.stringify(schema)) as Json;
 
 /** The names of the models the document's `$ref`s point to. */
 function referencedModels(node: Json, found = new Set<string>()): Set<string> {

@@ -2,8 +2,8 @@
  * The error envelope's schema (component `Error`) and the per-route error responses of the OpenAPI
  * document: each status lists exactly the codes a route declares, with one example per code.
  */
-import type { IntegerOptions, TUnsafe } from "@sinclair/typebox";
-import { type Static, type TSchema, t } from "elysia";
+import type { IntegerOptions } from "@sinclair/typebox";
+import { type TSchema, t } from "elysia";
 import { integer, named } from "../schema/schema";
 import { ERROR_EXAMPLES, type ErrorCode, statusOf } from "./codes";
 
@@ -53,8 +53,6 @@ const STATUS_TEXT: Record<number, string> = {
   500: "Unexpected server error",
 };
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500;
-
 /** The full schema of one status's error response: the envelope, `code` narrowed to `codes`, one example per code. */
 export function errorResponseSchema(status: number, codes: readonly ErrorCode[]) {
   const code = t.UnionEnum(codes as [ErrorCode, ...ErrorCode[]]);
@@ -66,47 +64,44 @@ export function errorResponseSchema(status: number, codes: readonly ErrorCode[])
     { additionalProperties: true },
   );
   return t.Intersect([ErrorEnvelope, narrowing], {
-    description: responseDescription(status, codes),
+    description: errorResponseDescription(status, codes),
     examples: codes.map((c) => ERROR_EXAMPLES[c]().toBody()),
   });
 }
 
-const responseDescription = (status: number, codes: readonly ErrorCode[]) =>
+/** The description of a status's error response in the document: what it means, then its codes. */
+export const errorResponseDescription = (status: number, codes: readonly ErrorCode[]) =>
   `${STATUS_TEXT[status] ?? "Error"}: ${codes.map((c) => `\`${c}\``).join(", ")}`;
 
 /**
- * Where a route's error response names its status and codes for the document. Errors are answered by the
- * one `onError` as ready Responses, never validated against a route's schema, so a route carries only this
- * marker; server/docs/post-process.ts puts `errorResponseSchema(status, codes)` in its place when the document
- * is made. Building and registering the full schemas for every route would weigh on every cold start.
+ * Where a route declares its error responses for the document: in its `detail`, which Elysia hands to the
+ * generator as it is, not in its `response`, whose every schema Elysia compiles into a validator on the route's
+ * first request. Errors are answered by the one `onError` as ready Responses, never checked against a route's
+ * schema, so such validators would never run. server/docs/post-process.ts writes each declared status as its
+ * response: the envelope with the codes for that status (errorResponseSchema), one example per code, its headers.
  */
-export const ERROR_RESPONSE_KEY = "x-error-response";
+export const ERROR_RESPONSES_KEY = "x-error-responses";
 
-function errorResponse(status: number, codes: ErrorCode[]) {
-  // Any: the one schema every validator compiles to "accept", so Elysia's per-route setup has nothing to do.
-  return t.Any({
-    description: responseDescription(status, codes),
-    [ERROR_RESPONSE_KEY]: { status, codes },
-  }) as unknown as TUnsafe<Static<typeof ErrorEnvelope>>;
-}
-export type ErrorResponseSchema = ReturnType<typeof errorResponse>;
+/** A route's declared errors by status: its codes, and the response headers the document gives that status. */
+export type DeclaredErrors = Record<number, { codes: ErrorCode[]; headers?: Record<string, TSchema> }>;
 
 /**
- * Response schemas for the given codes, grouped by status. `headers` gives each status its documented
- * response headers (read by @elysiajs/openapi from a response schema's `headers`).
+ * The `detail` entry declaring the given codes, grouped by status. `headers` gives each status its documented
+ * response headers.
  */
 export function errorResponses(
   codes: readonly ErrorCode[],
   headers: (status: number) => Record<string, TSchema> | undefined = () => undefined,
-) {
-  const byStatus = new Map<number, ErrorCode[]>();
-  for (const c of new Set(codes)) byStatus.set(statusOf(c), [...(byStatus.get(statusOf(c)) ?? []), c]);
-  // Typed as every status so Elysia sees a plain status → schema map; only the declared ones exist.
-  const out = {} as Record<ErrorStatus, ErrorResponseSchema>;
-  for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
-    out[status as ErrorStatus] = withResponseHeaders(errorResponse(status, list), headers(status));
+): { [ERROR_RESPONSES_KEY]: DeclaredErrors } {
+  const byStatus: DeclaredErrors = {};
+  for (const code of new Set(codes)) {
+    const status = statusOf(code);
+    const declared = (byStatus[status] ??= { codes: [] });
+    declared.codes.push(code);
+    const documented = headers(status);
+    if (documented && Object.keys(documented).length > 0) declared.headers = documented;
   }
-  return out;
+  return { [ERROR_RESPONSES_KEY]: byStatus };
 }
 
 /**

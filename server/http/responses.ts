@@ -39,16 +39,19 @@ function developerHeaders(status: number): Record<string, TSchema> {
   return RATE_LIMIT_HEADERS;
 }
 
-/**
- * The `response` of a developer route: its success schema(s) and the errors it can return
- * (`codes`, plus what every authenticated route can answer), with their headers.
- */
-export function apiResponses<S extends Record<number, TSchema>>(success: S, ...codes: ErrorCode[]) {
-  const ok = Object.fromEntries(
+/** The `response` of a developer route: its success schema(s), with the rate window's headers. */
+export function apiResponses<S extends Record<number, TSchema>>(success: S): S {
+  return Object.fromEntries(
     Object.entries(success).map(([s, schema]) => [s, withResponseHeaders(schema as TSchema, RATE_LIMIT_HEADERS)]),
   ) as S;
-  return { ...ok, ...errorResponses([...AUTHED_ERRORS, ...codes], developerHeaders) };
 }
+
+/**
+ * The errors a developer route declares (for its `detail`, see errorResponses): `codes`, plus what every
+ * authenticated route can answer, with their headers.
+ */
+export const apiErrors = (codes: readonly ErrorCode[]) =>
+  errorResponses([...AUTHED_ERRORS, ...codes], developerHeaders);
 
 const JSON_TYPE = answerHeadersTemplate({ "content-type": "application/json;charset=utf-8" });
 

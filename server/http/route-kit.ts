@@ -17,7 +17,7 @@
 import type { TSchema } from "elysia";
 import type { Scope } from "../../common/scopes";
 import { type ErrorCode, JSON_BODY_ERRORS } from "../errors/codes";
-import { apiResponses } from "./responses";
+import { apiErrors, apiResponses } from "./responses";
 
 /** What a route declares beside its operation's id and summary; the kit derives the rest. */
 export interface RouteDeclaration<S, P, Q, B> {
@@ -129,6 +129,10 @@ export function apiRoute<
   Q extends Maybe = undefined,
   B extends Maybe = undefined,
 >(tag: string, operationId: string, summary: string, declaration: RouteDeclaration<S, P, Q, B> & { auth: Scope }) {
-  const response = apiResponses(declaration.answers, ...impliedRefusals(declaration));
-  return { auth: declaration.auth, ...routeOptions({ operationId, summary }, declaration, response, { tags: [tag] }) };
+  const response = apiResponses(declaration.answers);
+  const errors = apiErrors(impliedRefusals(declaration));
+  return {
+    auth: declaration.auth,
+    ...routeOptions({ operationId, summary }, declaration, response, { tags: [tag], ...errors }),
+  };
 }

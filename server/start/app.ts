@@ -78,9 +78,9 @@ function health(runtime: Runtime) {
           status: t.Literal("ok"),
           proof: t.Optional(t.String({ description: "Present when a challenge was sent: the server proof" })),
         }),
-        ...errorResponses(["validation_error"]),
       },
       detail: {
+        ...errorResponses(["validation_error"]),
         tags: ["Health"],
         operationId: "getHealth",
         summary: "Liveness (no auth); with a challenge, the server's proof that it holds the admin token",

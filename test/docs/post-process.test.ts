@@ -72,6 +72,35 @@ describe("postProcessDocument", () => {
     );
   });
 
+  test("a route's declared errors (in its detail) become its error responses, after its successes", () => {
+    const limit = { type: "integer", minimum: 1 };
+    const doc: any = postProcessDocument({
+      paths: {
+        "/a": {
+          get: {
+            responses: { 200: ok(Thing) },
+            "x-error-responses": {
+              404: { codes: ["extension_not_found"], headers: { "X-RateLimit-Limit": limit } },
+              401: { codes: ["unauthorized"] },
+            },
+          },
+        },
+      },
+    });
+    const op = doc.paths["/a"].get;
+    expect(op["x-error-responses"]).toBeUndefined();
+    expect(Object.keys(op.responses)).toEqual(["200", "401", "404"]);
+    expect(op.responses[404].description).toBe("Not found: `extension_not_found`");
+    expect(op.responses[404].headers).toEqual({ "X-RateLimit-Limit": { schema: limit } });
+    expect(op.responses[401].headers).toBeUndefined();
+    const schema = op.responses[404].content["application/json"].schema;
+    // The one envelope, by reference, narrowed to the status's codes, with an example of each.
+    expect(schema.allOf[0]).toEqual({ $ref: "#/components/schemas/Error" });
+    expect(schema.allOf[1].properties.error.properties.code).toMatchObject({ enum: ["extension_not_found"] });
+    expect(schema.examples).toHaveLength(1);
+    expect(doc.components.schemas.Error).toBeDefined();
+  });
+
   test("drops the content of a void response, keeps its description and headers", () => {
     const headers = { "X-RateLimit-Limit": { schema: { type: "integer" } } };
     const doc: any = postProcessDocument({
