@@ -50,7 +50,7 @@ export interface WriterOptions {
   credentialsUntouched?: true;
 }
 
-export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database } & DbWrites;
+export type Db = BunSQLiteDatabase & { $client: Database } & DbWrites;
 /** The handle a write callback gets: the same connection, so the same `Db`. */
 export type Tx = Db;
 
@@ -89,7 +89,8 @@ export function openDatabase(filename: string): Db {
       }
     };
   };
-  const db = drizzle({ client: sqlite, schema }) as BunSQLiteDatabase<typeof schema> & { $client: Database };
+  // Without the schema: drizzle would build the relational query API's configuration from it, which nothing uses.
+  const db = drizzle({ client: sqlite }) as BunSQLiteDatabase & { $client: Database };
   const writes: DbWrites = {
     generation,
     credentialsGeneration,
