@@ -56,6 +56,10 @@ export function compileBinary(outfile: string, target?: string): void {
     // JavaScriptCore bytecode compiled at build time: the binary starts without parsing its bundle (a large part
     // of its cold start).
     "--bytecode",
+    // A start runs a burst of code once (modules, schemas, routes, statements): the JIT starts 8× more reluctant to
+    // compile it, a third of `ext serve`'s CPU before its first answer on two cores. A process that goes on serving
+    // puts the JIT back to normal soon after it listens (common/jit-policy.ts).
+    "--compile-jit-policy=8",
     // CommonJS output: a built-in module (node:zlib, node:stream, …) is then required where the module using it
     // is first evaluated, so a command or a route loaded lazily brings its built-ins with it. ESM output hoists
     // every import to the top of the bundle, so every start paid for all of them. (No top-level await then.)

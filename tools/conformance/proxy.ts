@@ -12,6 +12,7 @@
  * often the report is rewritten (at most every `writeEveryMs`, and at stop).
  */
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
+import { normalJitSoon } from "../../common/jit-policy";
 import {
   ApiError,
   errorCodeOf,
@@ -326,6 +327,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       });
     },
   });
+  normalJitSoon();
   return {
     url: `http://127.0.0.1:${server.port}`,
     log,
