@@ -9,14 +9,15 @@
  *    parameter is documented as the integer it stands for;
  *  - a success that is not JSON (`servedAs(...)`) is documented under its own media types, not the
  *    generator's `text/plain`;
- *  - document-only keywords (`documentOnly(...)`) are merged into their schema (a ready answer's `$ref` to its
- *    model included, server/http/responses.ts);
+ *  - document-only keywords (`documentOnly(...)`) are merged into their schema;
  *  - a field whose values the spec leaves open (`openInDocument()`) becomes "the known values, or any
  *    other string", the known ones also listed as `x-known-values`;
  *  - a response header marked `requiredHeader()` is documented as required;
  *  - a route's declared errors (server/errors/model.ts: in its `detail`, so that Elysia compiles no validator
  *    for them) become its error responses: the envelope with the codes the route declares for that status, one
  *    example per code, the status's headers;
+ *  - a route's ready answers (server/http/responses.ts: also in its `detail`, for the same reason) become its
+ *    success responses, a reference to their model;
  *  - a map keyed by any string (TypeBox's `Record(String, X)`: `patternProperties: {"^(.*)$": X}`) is
  *    written `additionalProperties: X`, which every generator types as a map of X (with
  *    `patternProperties` some type its values `unknown`).
@@ -26,6 +27,7 @@
 
 import type { ErrorCode } from "../errors/codes";
 import { ERROR_RESPONSES_KEY, errorResponseDescription, errorResponseSchema } from "../errors/model";
+import { READY_ANSWERS_KEY } from "../http/responses";
 import {
   DOCUMENT_ONLY_KEY,
   MEDIA_TYPES_KEY,
@@ -48,7 +50,11 @@ export function postProcessDocument<D extends object>(generated: D): D {
   const doc = structuredClone(generated) as unknown as JsonObject;
   for (const item of Object.values(isObject(doc.paths) ? doc.paths : {})) {
     if (!isObject(item)) continue;
-    for (const op of Object.values(item)) if (isObject(op)) writeErrorResponses(op);
+    for (const op of Object.values(item)) {
+      if (!isObject(op)) continue;
+      writeReadyAnswers(op, isObject(doc.components) && isObject(doc.components.schemas) ? doc.components.schemas : {});
+      writeErrorResponses(op);
+    }
   }
   // Each occurrence of a named schema becomes a slot, filled with its `$ref` once every occurrence is known.
   const occurrences: { slot: JsonObject; name: string; schema: JsonObject; nullable: boolean }[] = [];
@@ -136,6 +142,33 @@ export function postProcessDocument<D extends object>(generated: D): D {
   return { openapi: doc.openapi, ...doc } as unknown as D;
 }
 
+/** `{name: schema}` header schemas as a response's headers, as the generator writes them. */
+const asHeaders = (headers: JsonObject): JsonObject =>
+  Object.fromEntries(Object.entries(headers).map(([name, schema]) => [name, { schema }]));
+
+/**
+ * An operation's ready answers (readyAnswer, in its route's `detail`) as its responses, each as the generator
+ * would have written it from the model: the model's description (or the generator's default), the headers, a
+ * reference to the model, which the document's app registered.
+ */
+function writeReadyAnswers(op: JsonObject, models: JsonObject): void {
+  const declared = op[READY_ANSWERS_KEY];
+  delete op[READY_ANSWERS_KEY];
+  if (!isObject(declared)) return;
+  const responses = isObject(op.responses) ? op.responses : {};
+  for (const [status, entry] of Object.entries(declared)) {
+    if (!isObject(entry) || typeof entry.model !== "string") continue;
+    const model = models[entry.model.slice(SCHEMA_ID_PREFIX.length)];
+    const description = isObject(model) && typeof model.description === "string" ? model.description : null;
+    responses[status] = {
+      description: description ?? `Response for status ${status}`,
+      ...(isObject(entry.headers) ? { headers: asHeaders(entry.headers) } : {}),
+      content: { "application/json": { schema: { $ref: entry.model } } },
+    };
+  }
+  op.responses = responses;
+}
+
 /**
  * An operation's declared errors (`errorResponses`, in its route's `detail`) as its responses, each as the generator
  * would have written it from a schema: the description, the headers, the envelope narrowed to the status's codes.
@@ -148,9 +181,7 @@ function writeErrorResponses(op: JsonObject): void {
   for (const [status, entry] of Object.entries(declared)) {
     if (!isObject(entry) || !Array.isArray(entry.codes)) continue;
     const codes = entry.codes as ErrorCode[];
-    const headers: JsonObject = isObject(entry.headers)
-      ? { headers: Object.fromEntries(Object.entries(entry.headers).map(([name, schema]) => [name, { schema }])) }
-      : {};
+    const headers: JsonObject = isObject(entry.headers) ? { headers: asHeaders(entry.headers) } : {};
     responses[status] = {
       description: errorResponseDescription(Number(status), codes),
       ...headers,

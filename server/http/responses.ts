@@ -2,7 +2,7 @@
 import type { TSchema } from "elysia";
 import { AUTHED_ERRORS, type ErrorCode } from "../errors/codes";
 import { errorResponses, withResponseHeaders } from "../errors/model";
-import { documentOnly, integer, requiredHeader, t } from "../schema/schema";
+import { integer, requiredHeader, t } from "../schema/schema";
 import { answerHeadersTemplate } from "./answer-headers";
 import { answerHeadersFor } from "./request-context";
 
@@ -39,11 +39,44 @@ function developerHeaders(status: number): Record<string, TSchema> {
   return RATE_LIMIT_HEADERS;
 }
 
-/** The `response` of a developer route: its success schema(s), with the rate window's headers. */
-export function apiResponses<S extends Record<number, TSchema>>(success: S): S {
-  return Object.fromEntries(
-    Object.entries(success).map(([s, schema]) => [s, withResponseHeaders(schema as TSchema, RATE_LIMIT_HEADERS)]),
-  ) as S;
+/**
+ * Where a route declares its ready answers, in its `detail`: by status, the `$id` of the named model the answer's
+ * body is, and its headers.
+ */
+export const READY_ANSWERS_KEY = "x-ready-answers";
+export type ReadyAnswers = Record<number, { model: string; headers?: Record<string, TSchema> }>;
+
+const READY_ANSWER = Symbol("ready answer");
+interface ReadyAnswer {
+  /** The model's `$id`: where the document has it. */
+  [READY_ANSWER]: string;
+}
+
+/**
+ * The success of a route that answers a ready Response (jsonResponse), declared for the document only: Elysia
+ * checks no Response against a schema, so a schema in the route's `response` would only be compiled, by its first
+ * request, into a validator that never runs (for the list, the first validator a start compiles: a fifth of its
+ * first answer). The route kit puts it in the route's `detail` (READY_ANSWERS_KEY) instead, as a reference to its
+ * named model, which the document's app registers (`READY_ANSWER_MODELS`, server/start/app.ts); the document's
+ * post-processing writes the response. Typed as the model, so the route's type is unchanged.
+ */
+export function readyAnswer<S extends TSchema>(model: S): S {
+  if (typeof model.$id !== "string") throw new Error("readyAnswer: the model must be named (named(...))");
+  return { [READY_ANSWER]: model.$id } satisfies ReadyAnswer as unknown as S;
+}
+
+/**
+ * A developer route's successes: those Elysia checks, as its `response`, each with the rate window's headers; and
+ * its ready answers (readyAnswer), for its `detail` only.
+ */
+export function apiResponses<S extends Record<number, TSchema>>(success: S) {
+  const response: Record<number, TSchema> = {};
+  const ready: ReadyAnswers = {};
+  for (const [status, schema] of Object.entries(success) as [string, TSchema | ReadyAnswer][]) {
+    if (READY_ANSWER in schema) ready[Number(status)] = { model: schema[READY_ANSWER], headers: RATE_LIMIT_HEADERS };
+    else response[Number(status)] = withResponseHeaders(schema, RATE_LIMIT_HEADERS);
+  }
+  return { response: response as S, detail: Object.keys(ready).length > 0 ? { [READY_ANSWERS_KEY]: ready } : {} };
 }
 
 /**
@@ -54,18 +87,6 @@ export const apiErrors = (codes: readonly ErrorCode[]) =>
   errorResponses([...AUTHED_ERRORS, ...codes], developerHeaders);
 
 const JSON_TYPE = answerHeadersTemplate({ "content-type": "application/json;charset=utf-8" });
-
-/**
- * The success of a route that answers a ready Response (jsonResponse), as the document shows it: a reference to
- * its named model, which the document's app registers (`READY_ANSWER_MODELS`, server/start/app.ts). Elysia checks
- * no Response against a schema, so the model itself here would only be compiled into a validator that never runs,
- * by the route's first request (for the list, about a third of the first answer after a start). Typed as the
- * model, so the route's type is unchanged.
- */
-export function readyAnswer<S extends TSchema>(model: S): S {
-  if (typeof model.$id !== "string") throw new Error("readyAnswer: the model must be named (named(...))");
-  return t.Any(documentOnly({ $ref: model.$id })) as unknown as S;
-}
 
 /**
  * A 200 of an already serialized JSON body (the extension list, serialized by its service's cache), made once

@@ -109,7 +109,8 @@ export function routeOptions<S, P, Q, B, R, E extends object>(
     ...(params ? { params } : {}),
     ...(query ? { query } : {}),
     ...(body ? { json: true, body } : { parse: "none" }),
-    response,
+    // None at all when every success is a ready answer (readyAnswer): Elysia then sets up no response check.
+    ...(Object.keys(response as object).length > 0 ? { response } : {}),
     detail: detailOf(operation, declaration as AnyDeclaration, extra),
   } as unknown as RouteOptions<P, Q, B, R, ReturnType<typeof detailOf<E>>>;
 }
@@ -129,10 +130,10 @@ export function apiRoute<
   Q extends Maybe = undefined,
   B extends Maybe = undefined,
 >(tag: string, operationId: string, summary: string, declaration: RouteDeclaration<S, P, Q, B> & { auth: Scope }) {
-  const response = apiResponses(declaration.answers);
+  const { response, detail } = apiResponses(declaration.answers);
   const errors = apiErrors(impliedRefusals(declaration));
   return {
     auth: declaration.auth,
-    ...routeOptions({ operationId, summary }, declaration, response, { tags: [tag], ...errors }),
+    ...routeOptions({ operationId, summary }, declaration, response, { tags: [tag], ...detail, ...errors }),
   };
 }

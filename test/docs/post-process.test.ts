@@ -55,19 +55,24 @@ describe("postProcessDocument", () => {
     ).toThrow(DocumentError);
   });
 
-  test("a ready answer's document-only reference stands for its model, which must be in the document", () => {
-    const ready = { "x-document-only": { $ref: "#/components/schemas/Thing" } };
-    const registered = {
-      paths: { "/a": { get: { responses: { 200: ok(ready) } } } },
-      components: { schemas: { Thing } },
-    };
-    const doc: any = postProcessDocument(registered);
-    expect(doc.paths["/a"].get.responses[200].content["application/json"].schema).toEqual({
-      $ref: "#/components/schemas/Thing",
+  test("a route's ready answers (in its detail) become references to their model, which must be in the document", () => {
+    const limit = { type: "integer", minimum: 1 };
+    const op = () => ({
+      "x-ready-answers": { 200: { model: "#/components/schemas/Thing", headers: { "X-RateLimit-Limit": limit } } },
+    });
+    const doc: any = postProcessDocument({ paths: { "/a": { get: op() } }, components: { schemas: { Thing } } });
+    expect(doc.paths["/a"].get).toEqual({
+      responses: {
+        200: {
+          description: "Response for status 200",
+          headers: { "X-RateLimit-Limit": { schema: limit } },
+          content: { "application/json": { schema: { $ref: "#/components/schemas/Thing" } } },
+        },
+      },
     });
     expect(doc.components.schemas.Thing).toEqual({ type: "object", properties: { n: { type: "integer" } } });
     // The model not registered: a reference to nothing is refused, not published.
-    expect(() => postProcessDocument({ paths: registered.paths })).toThrow(
+    expect(() => postProcessDocument({ paths: { "/a": { get: op() } } })).toThrow(
       "The document refers to a model it does not have: Thing",
     );
   });
