@@ -24,7 +24,8 @@ function staticReach(entry: string): Map<string, string> {
     const file = queue.pop()!;
     if (seen.has(file)) continue;
     seen.add(file);
-    for (const { path, kind } of transpiler.scanImports(readFileSync(file, "utf8"))) {
+    // An entry's `#!` line is not TypeScript.
+    for (const { path, kind } of transpiler.scanImports(readFileSync(file, "utf8").replace(/^#!.*\n/, ""))) {
       if (kind !== "import-statement") continue;
       if (!path.startsWith(".")) {
         if (!reached.has(path)) reached.set(path, file.slice(ROOT.length + 1));
@@ -57,6 +58,13 @@ test("ext serve reaches none of the packages only some requests use through a st
   expect(reached.has("drizzle-orm/bun-sqlite")).toBe(true);
   const found = NOT_AT_START.filter((name) => reached.has(name)).map((name) => `${name} (from ${reached.get(name)})`);
   expect(found).toEqual([]);
+});
+
+test("the CLI's entry, which every command loads, reaches no built-in that only some commands use", () => {
+  const reached = staticReach(join(ROOT, "tools/cli/main.ts"));
+  expect(reached.has("citty")).toBe(true);
+  const heavy = [...NOT_AT_START, "node:child_process"].filter((name) => reached.has(name));
+  expect(heavy.map((name) => `${name} (from ${reached.get(name)})`)).toEqual([]);
 });
 
 const PARTS_ON_FIRST_USE = ["server/control-plane/routes.ts", "server/dashboard/routes.ts", "server/docs/openapi.ts"];
