@@ -1,23 +1,21 @@
 /**
  * The dashboard in a real headless Chromium, against the compiled binary (`ext serve` over a socket): the
- * issue's end-to-end stories, axe-core on every page, keyboard use, both screen sizes, and the screenshots
- * of docs/screenshots/. One browser and one server for the whole file.
+ * issue's end-to-end stories, one after the other on the state the earlier ones left, keyboard use, and their
+ * screenshots in docs/screenshots/. One browser and one server for the whole file. Every page in every state
+ * (axe-core, both screen sizes, both schemes) is the sweep of sweep-*.slow.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { networkInterfaces, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
-import { BUILD_TIMEOUT_MS, type Built, buildBinary, run, type ServedBinary, serve } from "../binary/helpers";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { BUILD_TIMEOUT_MS, type Built, buildBinary, run, type ServedBinary } from "../binary/helpers";
 import {
   browserAvailable,
-  CARD_SPILL,
-  COLOUR_RULES,
   describeViolations,
   launchBrowser,
   logIn,
-  OFF_SCREEN,
   seriousViolations,
   until,
 } from "../helpers/browser";
@@ -25,143 +23,48 @@ import { cleanEnv } from "../helpers/clean-env";
 import { startTestEmulator, stopTestEmulator } from "../helpers/emulator";
 import { readAsItComes } from "../helpers/read-until";
 import { waitFor } from "../helpers/wait-for";
-
-const KEY = "ext_dashboard_test_key_0123456789abcdef";
-/** The longest ids a fixture takes (64 characters, no break in them): they must wrap on a phone. */
-const LONG_EXTENSION_ID = `ext_${"long".repeat(15)}`;
-const LONG_VERSION_ID = `ver_${"long".repeat(15)}`;
-const REJECT_REASON =
-  "The sound s3 clips at full volume: see https://example.com/review/guidelines/audio#clipping-levels";
-const FIXTURE = {
-  accounts: [
-    {
-      id: "acc_dev",
-      name: "Dev Studio",
-      apiKeys: [{ name: "ci", key: KEY, scopes: ["*"] }],
-      teamMembers: [{ email: "dev@example.com", role: "developer" }],
-      extensions: [{ id: "ext_board", name: "Sound Board" }],
-    },
-    {
-      id: "acc_other",
-      name: "Other Account",
-      apiKeys: [{ name: "ci", key: "ext_dashboard_other_key_0123456789abcd", scopes: ["*"] }],
-      extensions: [
-        {
-          id: LONG_EXTENSION_ID,
-          name: "Long Ids",
-          versions: [
-            { version: "1.0.0", status: "approved" },
-            { version: "1.1.0", id: LONG_VERSION_ID, status: "rejected", rejectReason: REJECT_REASON },
-          ],
-        },
-      ],
-    },
-  ],
-};
-/**
- * The README's screenshots (docs/screenshots/), taken only with `UPDATE_SCREENSHOTS=1`: a test run never changes
- * the checkout, and a picture nobody looks at checks nothing.
- */
-const UPDATE_SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === "1";
-const SHOTS = resolve(import.meta.dir, "../../docs/screenshots");
-const shoot = (p: Page, name: string, fullPage = true) =>
-  UPDATE_SCREENSHOTS ? p.screenshot({ path: join(SHOTS, `${name}.png`), fullPage }) : Promise.resolve();
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
+import {
+  apiFetch,
+  countIs,
+  DESKTOP,
+  deployVersion,
+  KEY,
+  LONG_EXTENSION_ID,
+  openPage,
+  RAW_VALIDATOR,
+  REJECT_REASON,
+  type Session,
+  STEP_TIMEOUT_MS,
+  shoot,
+  startSession,
+  stopSession,
+  textHas,
+  textIs,
+  watch as watchPage,
+} from "./served";
 
 const enabled = browserAvailable();
-/** Per test: a page load, an `ext deploy` and a live update each take a moment on a loaded 2-core machine. */
-const STEP_TIMEOUT_MS = 60_000;
-/**
- * In the page: the elements reaching past the right edge of the screen. On a desktop a wide table scrolls inside
- * its own region; on a phone tables are cards, so only their visually hidden heading row may reach past it.
- */
-const WIDER_THAN_SCREEN = `[...document.querySelectorAll("body *")]
-  .filter((el) => el.getBoundingClientRect().right > innerWidth + 1 && (innerWidth < 700 ? !el.closest("thead") : !el.closest("table")))
-  .map((el) => el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + (el.className ? "." + el.className : "") + " " + Math.round(el.getBoundingClientRect().right) + "px")`;
-
-const textIs = (l: Locator, expected: string | RegExp, timeoutMs?: number) =>
-  until(
-    `${l} to read ${expected}`,
-    async () => {
-      const text = ((await l.first().textContent({ timeout: 500 })) ?? "").trim();
-      return typeof expected === "string" ? text === expected : expected.test(text);
-    },
-    timeoutMs,
-  );
-const textHas = (l: Locator, part: string) =>
-  until(`${l} to contain ${part}`, async () => ((await l.first().textContent({ timeout: 500 })) ?? "").includes(part));
-const countIs = (l: Locator, n: number) => until(`${l} to count ${n}`, async () => (await l.count()) === n);
 
 describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", () => {
+  let session: Session;
   let built: Built;
   let server: ServedBinary;
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
-  const dialogs: string[] = [];
+  let dialogs: string[];
 
   beforeAll(async () => {
-    [built, browser] = await Promise.all([Promise.resolve(buildBinary()), launchBrowser()]);
-    writeFileSync(join(built.work, "fixture.json"), JSON.stringify(FIXTURE));
-    server = await serve(built.bin, ["--memory", "--seed", "fixture.json", "--no-rate-limits"], built.work);
-    // CSP is bypassed so that axe can be injected, and so that an escaping bug would show (the policy would hide it).
-    context = await browser.newContext({ viewport: DESKTOP, bypassCSP: true });
-    page = await context.newPage();
-    // As `ext dashboard` does (its private page, posting a one-time code): the session for the whole file.
-    await logIn(page, server);
-    page.on("dialog", (d) => {
-      dialogs.push(d.message());
-      void d.dismiss();
-    });
+    session = await startSession(buildBinary(), launchBrowser());
+    ({ built, server, browser, context, page, dialogs } = session);
   }, BUILD_TIMEOUT_MS);
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-    built?.cleanup();
-  });
+  afterAll(() => stopSession(session));
 
-  /** A real page load (a hash-only goto would keep the old document and its focus). */
-  const open = async (hash: string, p = page) => {
-    await p.goto("about:blank");
-    await p.goto(`${server.url}/${hash}`);
-    await p.locator("h1").first().waitFor();
-  };
-  /** `ext deploy` of a compiled output directory with `sounds` small MP3 files, as a user runs it. */
-  const deploy = (sounds: number, version: string) => {
-    const dir = mkdtempSync(join(built.work, "ext-"));
-    mkdirSync(join(dir, "sounds"));
-    const list = Array.from({ length: sounds }, (_, i) => ({ name: `s${i}`, file: `sounds/s${i}.mp3` }));
-    for (const s of list)
-      writeFileSync(join(dir, s.file), Buffer.from(`ID3\x03\x00\x00\x00\x00\x00\x00sound ${s.name}`));
-    writeFileSync(join(dir, "manifest.json"), JSON.stringify({ version, sounds: list }));
-    return run(
-      built.bin,
-      [
-        "deploy",
-        dir,
-        "--extension",
-        "ext_board",
-        "--api-key",
-        KEY,
-        "--target",
-        server.baseUrl,
-        "--changelog",
-        `Release ${version}`,
-      ],
-      { cwd: built.work },
-    );
-  };
-  const api = (path: string, init: RequestInit & { key?: string } = {}) =>
-    fetch(`${server.baseUrl}${path}`, {
-      ...init,
-      headers: {
-        authorization: `Bearer ${init.key ?? KEY}`,
-        "content-type": "application/json",
-        ...(init.headers ?? {}),
-      },
-    });
+  const open = (hash: string, p = page) => openPage(server, hash, p);
+  const deploy = (sounds: number, version: string) => deployVersion(session, sounds, version);
+  const api = (path: string, init: RequestInit & { key?: string } = {}) => apiFetch(server, path, init);
+  const watch = (p = page) => watchPage(p);
 
   // First: it needs the server as it started (no dashboard key made yet).
   test(
@@ -266,29 +169,6 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
     },
     STEP_TIMEOUT_MS,
   );
-
-  /** Every request the page sends and every console error, from now on; `stop` detaches the listeners. */
-  const watch = (p = page) => {
-    const requests: string[] = [];
-    const consoleErrors: string[] = [];
-    const failed: string[] = [];
-    const onRequest = (r: { method(): string; url(): string }) =>
-      requests.push(`${r.method()} ${new URL(r.url()).pathname}`);
-    const onConsole = (m: { type(): string; text(): string }) => m.type() === "error" && consoleErrors.push(m.text());
-    const onResponse = (r: { status(): number; url(): string }) =>
-      r.status() >= 400 && failed.push(`${r.status()} ${r.url()}`);
-    p.on("request", onRequest);
-    p.on("console", onConsole);
-    p.on("response", onResponse);
-    const stop = () => {
-      p.off("request", onRequest);
-      p.off("console", onConsole);
-      p.off("response", onResponse);
-    };
-    return { requests, consoleErrors, failed, stop };
-  };
-  /** The validator's own wording, which no page may show. */
-  const RAW_VALIDATOR = /Expected (string|number|integer)|greater or equal|Request failed validation/;
 
   test(
     "forms check the API's rules before sending: one human message per field, no request, no console error",
@@ -783,161 +663,6 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
       await page.getByTestId("plaintext").waitFor();
     },
     STEP_TIMEOUT_MS,
-  );
-
-  /** The pages also shot in the dark scheme for the README. */
-  const DARK_SHOTS = ["overview", "requests", "limits"];
-  /** `shot`: the README's screenshot of the page (desktop, light). */
-  const PAGES = [
-    { name: "overview", hash: "#/", shot: true },
-    { name: "api-keys", hash: "#/keys", shot: true },
-    { name: "extensions", hash: "#/extensions", shot: true },
-    { name: "extension", hash: "#/extensions/ext_board", shot: true },
-    { name: "limits", hash: "#/limits", shot: true },
-    { name: "limit-requests", hash: "#/limits/requests" },
-    { name: "admin", hash: "#/admin", shot: true },
-    { name: "admin-limits", hash: "#/admin/limits" },
-    { name: "admin-overrides", hash: "#/admin/overrides" },
-    { name: "admin-status", hash: "#/admin/status" },
-    { name: "admin-clock", hash: "#/admin/clock" },
-    { name: "admin-faults", hash: "#/admin/faults", shot: true },
-    { name: "admin-state", hash: "#/admin/state", shot: true },
-    { name: "requests", hash: "#/requests", shot: true },
-    { name: "profile", hash: "#/profile" },
-  ];
-  /** Pages of cards whose dark scheme's colours axe also checks on a phone. */
-  const DARK_PHONE_AXE = ["api-keys", "admin", "requests"];
-  /** The README's phone screenshots. */
-  const PHONE_SHOTS = ["overview", "extension", "admin", "requests", "request"];
-
-  test(
-    "every page: no serious or critical axe violation; nothing off the screen at 1280×800 or 390×844; the README's screenshots",
-    async () => {
-      // Something in every list, and a button in every row kind: an install, a secret, a pending version for
-      // the queue, a pending limit request, a fault.
-      await fetch(`${server.adminUrl}/extensions/ext_board/installs`, {
-        method: "POST",
-        headers: { "content-type": "application/json", authorization: `Bearer ${server.adminToken}` },
-        body: JSON.stringify({ count: 3 }),
-      });
-      await api("/extensions/ext_board/secrets/API_TOKEN", {
-        method: "PUT",
-        body: JSON.stringify({ value: "value-never-shown-1" }),
-      });
-      const control = (path: string, body: unknown) =>
-        fetch(`${server.adminUrl}${path}`, {
-          method: "POST",
-          headers: { "content-type": "application/json", authorization: `Bearer ${server.adminToken}` },
-          body: JSON.stringify(body),
-        });
-      const request = await control("/limit-requests", {
-        accountId: "acc_dev",
-        scope: "account",
-        limits: { max_api_keys: 40 },
-        reason: "Forty CI pipelines run in parallel now.",
-      });
-      expect(request.status).toBe(201);
-      expect((await control("/faults", { path: "/extensions/ext_fault_probe", status: 503 })).status).toBe(201);
-      expect((await deploy(12, "2.1.0")).code).toBe(0);
-      const versions = (await (await api("/extensions/ext_board/versions")).json()) as {
-        versions: { id: string; version: string }[];
-      };
-      const bundle = versions.versions.find((v) => v.version === "2.1.0")!;
-      // A long path in the log (a 64-character id, then a long name): its row and its detail wrap it.
-      const longPath = `/extensions/${LONG_EXTENSION_ID}/secrets/A_SECRET_NAME_WITH_NO_BREAK_IN_IT_AT_ALL`;
-      // Another account's extension: not found for this key, and logged as asked.
-      expect((await api(longPath, { method: "PUT", body: JSON.stringify({ value: "x" }) })).status).toBe(404);
-      const logged = (await (
-        await fetch(`${server.adminUrl}/requests`, { headers: { authorization: `Bearer ${server.adminToken}` } })
-      ).json()) as { requests: { id: number; path: string }[] };
-      const longRequest = logged.requests.find((r) => r.path === `/developer/v1${longPath}`)!;
-      const pages = [
-        ...PAGES,
-        { name: "bundle", hash: `#/extensions/ext_board/versions/${bundle.id}` },
-        { name: "request", hash: `#/requests/${longRequest.id}` },
-        { name: "extension-long-id", hash: `?account=acc_other#/extensions/${LONG_EXTENSION_ID}` },
-        {
-          name: "version-rejected",
-          hash: `?account=acc_other#/extensions/${LONG_EXTENSION_ID}/versions/${LONG_VERSION_ID}`,
-        },
-      ];
-      /** What each of these pages must show before anything is measured. */
-      const shows: Record<string, string> = {
-        request: "A_SECRET_NAME_WITH_NO_BREAK_IN_IT_AT_ALL",
-        "extension-long-id": REJECT_REASON,
-        "version-rejected": REJECT_REASON,
-      };
-      /** The row buttons each list must show before anything is measured. */
-      const rowButton: Record<string, RegExp> = {
-        admin: /^Approve Sound Board 2\.1\.0/,
-        "admin-limits": /^Approve req_/,
-        "admin-faults": /^Remove fault/,
-      };
-      // Each page is loaded once and looked at in every state: media queries apply live to a resized window
-      // and a changed colour scheme. axe's rules do not depend on the width, so axe runs once per scheme (the
-      // dark one changes colours only: its colour rules), and again on a phone where tables become cards.
-      const states = [
-        { scheme: "light", viewport: DESKTOP },
-        { scheme: "light", viewport: PHONE },
-        { scheme: "dark", viewport: PHONE },
-        { scheme: "dark", viewport: DESKTOP },
-      ] as const;
-      for (const p of pages) {
-        const seen = watch();
-        await page.emulateMedia({ colorScheme: "light" });
-        await page.setViewportSize(DESKTOP);
-        await open(p.hash);
-        await countIs(page.locator("text=Loading…"), 0);
-        const button = rowButton[p.name];
-        if (button) await page.getByRole("button", { name: button }).first().waitFor();
-        const text = shows[p.name];
-        if (text) await textHas(page.locator("main"), text);
-        expect(await page.locator("body").textContent()).not.toMatch(RAW_VALIDATOR);
-        for (const { scheme, viewport } of states) {
-          await page.emulateMedia({ colorScheme: scheme });
-          await page.setViewportSize(viewport);
-          const where = { page: p.name, scheme, viewport };
-          const onPhone = viewport === PHONE;
-          // axe: every page in both schemes at 1280 px, and on a phone in light; colours do not depend on the
-          // width, so the dark scheme's colour rules run on a phone only for a few pages of cards.
-          if (!(onPhone && scheme === "dark") || DARK_PHONE_AXE.includes(p.name)) {
-            const rules = scheme === "dark" ? COLOUR_RULES : undefined;
-            expect({ ...where, violations: describeViolations(await seriousViolations(page, rules)) }).toEqual({
-              ...where,
-              violations: [],
-            });
-          }
-          // Nothing wider than the screen (on a desktop a wide table may scroll inside its own region; on a
-          // phone every table is cards, so no cell that identifies a row is off to the side); and every
-          // control of the page on the screen, inside a table too (a button there is no easier to reach).
-          const overflow = await page.evaluate<string[]>(WIDER_THAN_SCREEN);
-          const off = await page.evaluate<string[]>(OFF_SCREEN);
-          // On a phone, no card's heading or value runs out of its cell into the next row.
-          const spill = onPhone ? await page.evaluate<string[]>(CARD_SPILL) : [];
-          expect({ ...where, overflow, off, spill }).toEqual({ ...where, overflow: [], off: [], spill: [] });
-          const shot =
-            scheme === "light"
-              ? onPhone
-                ? PHONE_SHOTS.includes(p.name)
-                : "shot" in p
-              : !onPhone && DARK_SHOTS.includes(p.name);
-          if (shot) {
-            // A request's page is shot at its detail (the list of requests is the "requests" shot).
-            if (p.name === "request") await page.locator(".detail").scrollIntoViewIfNeeded();
-            await shoot(page, `${p.name}${onPhone ? "-phone" : ""}${scheme === "dark" ? "-dark" : ""}`, !onPhone);
-          }
-        }
-        seen.stop();
-        expect({ page: p.name, console: seen.consoleErrors, failed: seen.failed }).toEqual({
-          page: p.name,
-          console: [],
-          failed: [],
-        });
-      }
-      await page.emulateMedia({ colorScheme: "light" });
-      await page.setViewportSize(DESKTOP);
-    },
-    STEP_TIMEOUT_MS * 3,
   );
 
   test(

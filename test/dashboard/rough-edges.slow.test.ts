@@ -3,7 +3,7 @@
  * fixture lists every problem; the Requests chart counts what its table lists; the extension header names its
  * current version by label; the API reference says it is loading at once, is linked from the dashboard, and its
  * "try it" carries the dashboard's key. Both sizes and both colour schemes, axe on what changed. (That no page
- * scrolls sideways and every action is on the screen is dashboard.slow.test.ts's sweep of every page.)
+ * scrolls sideways and every action is on the screen is the sweep of every page: ./sweep.ts.)
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
