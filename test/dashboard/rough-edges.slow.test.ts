@@ -246,6 +246,40 @@ describe.skipIf(!enabled)("dashboard rough edges (Chromium, in-process emulator)
   );
 
   test(
+    "the admin page waits for the account list: its tabs never act for no account, so a row added to the overrides at once stays",
+    async () => {
+      let release = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let asked = false;
+      await page.route("**/_emulator/accounts", async (route) => {
+        asked = true;
+        await held;
+        await route.continue().catch(() => undefined);
+      });
+      try {
+        await page.goto("about:blank");
+        await page.goto(`${emu.url}/?account=${ACCOUNT}#/admin/overrides`);
+        await until("the account list to be asked for", async () => asked);
+        // Until it comes: one line saying so, no tab (the overrides tab used to show a form for no account, then
+        // reload it for the account and drop a row added meanwhile).
+        await textOf(page.locator("main > p.muted"), /^Loading…$/);
+        expect(await page.locator("main h1").count()).toBe(0);
+        release();
+        await page.getByLabel("Add a limit").selectOption("max_secrets_per_extension");
+        await page.getByRole("button", { name: "Add", exact: true }).click();
+        await page.getByRole("button", { name: "Save overrides" }).click();
+        await textOf(page.locator("#ov-max_secrets_per_extension-error"), /^max_secrets_per_extension is required\.$/);
+      } finally {
+        release();
+        await page.unroute("**/_emulator/accounts");
+      }
+    },
+    STEP_TIMEOUT_MS,
+  );
+
+  test(
     "/docs says it is loading before Scalar's script has even arrived, in both schemes, and the note goes once the reference is drawn",
     async () => {
       let release = () => {};

@@ -18,6 +18,12 @@ import "./styles.css";
 
 /** The pages that act as the chosen account. */
 const ACCOUNT_PAGES = ["", "keys", "extensions", "limits"];
+/**
+ * The pages that wait for the account list before they show: the account pages, and the admin page, whose
+ * overrides and extension-status tabs act as the chosen account (shown before it, they would show an empty
+ * account's, then reload, and drop what was typed meanwhile).
+ */
+const WAIT_FOR_ACCOUNTS = [...ACCOUNT_PAGES, "admin"];
 
 const NAV = [
   { id: "", label: "Overview" },
@@ -193,13 +199,13 @@ function App() {
           </p>
         )}
         {/* The account pages need an account: with none, they would call the API with an empty id. */}
-        {accountsPending && ACCOUNT_PAGES.includes(section) && <p class="muted">Loading…</p>}
+        {accountsPending && WAIT_FOR_ACCOUNTS.includes(section) && <p class="muted">Loading…</p>}
         {noAccount && ACCOUNT_PAGES.includes(section) && <EmptyState onCreated={accounts.reload} />}
         {!noAccount && !accountsPending && section === "" && <OverviewPage {...props} />}
         {!noAccount && !accountsPending && section === "keys" && <KeysPage {...props} />}
         {!noAccount && !accountsPending && section === "extensions" && <ExtensionsPage {...props} />}
         {!noAccount && !accountsPending && section === "limits" && <LimitsPage {...props} />}
-        {section === "admin" && <AdminPage {...props} />}
+        {!accountsPending && section === "admin" && <AdminPage {...props} />}
         {section === "requests" && <RequestsPage {...props} />}
         {section === "profile" && <ProfilePage />}
         {!NAV.some((n) => n.id === section) && (
