@@ -115,8 +115,9 @@ describe.skipIf(SKIP !== null)(`another local user${SKIP ? ` (skipped: ${SKIP})`
       expect(record!.code).toMatch(/^[A-Za-z0-9_-]{32}$/);
       const everything = watched.text();
       expect(everything).toContain(`"${built.bin}","dashboard","--target","${server.url}"`);
+      // The code and the token themselves: the watcher sees every process of the machine, other tests' included,
+      // and a docs example may name the login path in its own command line.
       for (const secret of [record!.code, server.adminToken]) expect(everything).not.toContain(secret);
-      expect(everything).not.toContain("/dashboard/login");
       // The page is gone, its folder too.
       expect(readdirSync(shared).filter((n) => n.startsWith("ext-dashboard-"))).toEqual([]);
     } finally {
