@@ -58,7 +58,7 @@ export function compileBinary(outfile: string, target?: string): void {
     "--bytecode",
     // A start runs a burst of code once (modules, schemas, routes, statements): the JIT starts 8× more reluctant to
     // compile it, a third of `ext serve`'s CPU before its first answer on two cores. A process that goes on serving
-    // puts the JIT back to normal soon after it listens (common/jit-policy.ts).
+    // puts the JIT back to normal as it starts listening (common/jit-policy.ts).
     "--compile-jit-policy=8",
     // CommonJS output: a built-in module (node:zlib, node:stream, …) is then required where the module using it
     // is first evaluated, so a command or a route loaded lazily brings its built-ins with it. ESM output hoists

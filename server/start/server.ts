@@ -4,7 +4,7 @@
 
 import type { Server } from "bun";
 import { API_PREFIX, CONTROL_PREFIX, isIpAddress, urlHost } from "../../common/addresses";
-import { normalJitSoon } from "../../common/jit-policy";
+import { normalJit } from "../../common/jit-policy";
 import { removeServerFile, writeServerFile } from "../../common/server-file";
 import { markStartup } from "../../common/startup-trace";
 import type { ServerConfig } from "../base/config";
@@ -151,7 +151,7 @@ export function startServer(config: ServerConfig, options: ServerOptions = {}): 
     if (serverFile) removeServerFile(serverFile);
     throw e;
   }
-  normalJitSoon();
+  normalJit();
   return emulator;
 }
 

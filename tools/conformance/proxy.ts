@@ -12,7 +12,7 @@
  * often the report is rewritten (at most every `writeEveryMs`, and at stop).
  */
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
-import { normalJitSoon } from "../../common/jit-policy";
+import { normalJit } from "../../common/jit-policy";
 import {
   ApiError,
   errorCodeOf,
@@ -327,7 +327,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       });
     },
   });
-  normalJitSoon();
+  normalJit();
   return {
     url: `http://127.0.0.1:${server.port}`,
     log,
