@@ -153,6 +153,34 @@ describe("a server proven with its admin token", () => {
     expect(seen).toEqual([null]);
   });
 
+  test("kept connections the server closed together as they were reused: the call is sent again on a new one, proven first", async () => {
+    // What a server's idle limit does to a pool: it closes every kept connection at once, and a call reusing one
+    // just then gets no answer. The second kept connection is just as dead: the call goes again on a new one.
+    let proofs = 0;
+    const answered = new WeakSet<Socket>();
+    let dropKept = false;
+    const { url } = await rawServer((head, socket) => {
+      const target = head.slice(head.indexOf(" ") + 1, head.indexOf(" HTTP/"));
+      const challenge = new URL(target, "http://x").searchParams.get("challenge");
+      let body = JSON.stringify({ ok: true });
+      if (challenge) {
+        proofs++;
+        body = JSON.stringify({ status: "ok", proof: serverProof(TOKEN, challenge, url) });
+      } else if (dropKept && answered.has(socket)) return void socket.destroy();
+      else answered.add(socket);
+      socket.write(
+        `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      );
+    });
+    const t = createTransport({ timeoutMs: 5000, proof: { adminToken: TOKEN, url } });
+    const two = await Promise.all([t.fetch(get(`${url}/a`)), t.fetch(get(`${url}/b`))]);
+    for (const r of two) await r.text();
+    expect(proofs).toBe(2);
+    dropKept = true;
+    expect(await (await t.fetch(get(`${url}/c`))).json()).toEqual({ ok: true });
+    expect(proofs).toBe(3);
+  });
+
   test("answers framed by chunks (with trailers), by the connection's end, and HTTP/1.0", async () => {
     const bodies: Record<string, string> = {
       "/chunked":

@@ -239,22 +239,19 @@ export function provenTransport(
   }
 
   /**
-   * A proven connection: an idle one still open (`reused`), else a new one proven first. A streamed body (an
-   * upload) always gets a new one: it cannot be sent again if a kept connection turns out closed, however
-   * fresh (a server may close an idle connection well before its nominal limit), and it comes once a deploy.
-   * To a server held without proof, a request with a credential waits for the one connection that carries
-   * them (an upload too: no other may carry it).
+   * A proven connection: an idle one still open and idle for less than `freshFor` ms (`reused`), else a new
+   * one proven first (the idle ones older than that are closed on the way). To a server held without proof,
+   * a request with a credential waits for the one connection that carries them (an upload too: no other may
+   * carry it).
    */
   async function acquire(
     url: URL,
     watchdog: Watchdog,
-    retriable: boolean,
-    streamed: boolean,
+    freshFor: number,
     request: Request,
   ): Promise<{ connection: Http1Connection; reused: boolean }> {
     const credential = carriesCredential(request);
     if (unproven && credential) return { connection: await unproven.keyed(watchdog, request), reused: true };
-    const freshFor = streamed ? 0 : retriable ? STALE_MS : FRESH_FOR_ONE_TRY_MS;
     for (let c = idle.pop(); c; c = idle.pop()) {
       if (!c.closed && c.reusable && performance.now() - c.idleSince < freshFor) return { connection: c, reused: true };
       c.destroy();
@@ -277,6 +274,10 @@ export function provenTransport(
     const outgoing = await outgoingOf(request, url);
     const streamed = outgoing.body !== undefined && outgoing.body !== null && "stream" in outgoing.body;
     const retriable = IDEMPOTENT.has(request.method) && !streamed;
+    // A streamed body (an upload) always gets a new connection: it cannot be sent again if a kept one turns out
+    // closed, however fresh (a server may close an idle connection well before its nominal limit). A call sent
+    // again does too: the server that closed one kept connection (its idle limit) closed the others with it.
+    const freshFor = (attempt: number) => (streamed || attempt > 0 ? 0 : retriable ? STALE_MS : FRESH_FOR_ONE_TRY_MS);
     for (let attempt = 0; ; attempt++) {
       let connection: Http1Connection | null = null;
       let reused = false;
@@ -287,7 +288,7 @@ export function provenTransport(
       watchdog.also(() => connection?.destroy(timedOut));
       const unfollow = follow(request.signal, (reason) => connection?.destroy(reason as Error));
       try {
-        ({ connection, reused } = await acquire(url, watchdog, retriable, streamed, request));
+        ({ connection, reused } = await acquire(url, watchdog, freshFor(attempt), request));
         const c = connection;
         request.signal?.throwIfAborted();
         const answer = await c.send(outgoing, watchdog, () => {
