@@ -3,9 +3,11 @@
  * parsed, checked and compiled against the developer API's answers; written through the private writer.
  */
 
+import type { Stats } from "node:fs";
 import { writePrivateFile } from "../../common/files/private-file";
 import { ReadRefusal } from "../../common/files/safe-read";
 import { readJsonFileText } from "../../common/json/json-reader";
+import { printable } from "../../common/text/printable";
 import { ANSWER_SHAPES } from "./answer-shapes.generated";
 import { type CompiledProfile, compileProfile, ProfileError } from "./compile";
 import { PROFILE_FILE_MAX_BYTES, type Profile } from "./model";
@@ -27,11 +29,33 @@ export function compile(profile: Profile): CompiledProfile {
   return compileProfile(profile, ANSWER_SHAPES);
 }
 
+/**
+ * Whoever can write a profile chooses how the emulator answers. A file owned by another user (root aside), or one
+ * every user may write, is refused before it is read: in a shared folder someone else could have put it there, or
+ * change it after its owner read it. The check is on the opened file (no gap between it and the read).
+ */
+function refuseOthersFile(path: string): (stat: Stats) => boolean {
+  const uid = process.getuid?.();
+  return (stat) => {
+    if (uid === undefined) return true; // no owners to compare (Windows)
+    const why =
+      stat.uid !== uid && stat.uid !== 0
+        ? `is owned by another user (uid ${stat.uid})`
+        : (stat.mode & 0o002) !== 0
+          ? "can be written by every user"
+          : null;
+    if (why === null) return true;
+    throw new ProfileError(
+      `${printable(path)} ${why}: whoever can change a profile chooses how the emulator answers. Use a copy of your own that others cannot write (chmod o-w)`,
+    );
+  };
+}
+
 /** The profile file at `path`, checked and compiled; a ProfileError says what is wrong with it. */
 export function readProfileFile(path: string): LoadedProfile {
   let text: string;
   try {
-    text = readJsonFileText(path, PROFILE_FILE_MAX_BYTES);
+    text = readJsonFileText(path, PROFILE_FILE_MAX_BYTES, refuseOthersFile(path));
   } catch (e) {
     if (e instanceof ReadRefusal) throw new ProfileError(e.message);
     throw e;

@@ -5,7 +5,7 @@
  * --explain` lists what changes.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { exportState } from "../../server/exports/document";
@@ -220,6 +220,27 @@ describe("ext serve --profile", () => {
     expect([replaced.code, replaced.stderr]).toEqual([0, ""]);
     const plain = await run(["exec", "--", "sh", "-c", "echo ran"]);
     expect([plain.code, plain.stderr]).toEqual([0, ""]);
+  });
+
+  test("a profile every user may write, or another user's, is refused before it is read: exit 2", async () => {
+    const open = join(dir, "writable-by-all.json");
+    writeFileSync(open, JSON.stringify(PROFILE));
+    chmodSync(open, 0o666);
+    const r = await run(["serve", "--memory", "--port", "0", "--profile", open]);
+    expect([r.code, r.stderr]).toEqual([
+      2,
+      `error: --profile ${open}: ${open} can be written by every user: whoever can change a profile chooses how the emulator answers. Use a copy of your own that others cannot write (chmod o-w)\n`,
+    ]);
+    chmodSync(open, 0o644);
+    expect((await run(["serve", "--memory", "--profile", open, "--explain"])).code).toBe(0);
+    // Another user's file (root can give it away; run as root in CI): refused, however its mode.
+    if (process.getuid?.() !== 0) return;
+    chownSync(open, 65534, 65534);
+    const theirs = await run(["serve", "--memory", "--profile", open, "--explain"]);
+    expect([theirs.code, theirs.stderr]).toEqual([
+      2,
+      `error: --profile ${open}: ${open} is owned by another user (uid 65534): whoever can change a profile chooses how the emulator answers. Use a copy of your own that others cannot write (chmod o-w)\n`,
+    ]);
   });
 
   test("a profile that does not load: one line naming the setting, the entry and why; exit 2", async () => {
