@@ -7,6 +7,7 @@
  */
 import { createTransport, DEFAULT_REQUEST_TIMEOUT_SECONDS } from "../calls/transport";
 import { startEmulator } from "../helper/start-emulator";
+import { idMap } from "./id-map";
 import { isObject, parseJson } from "./shape";
 
 export interface ShadowRequest {
@@ -58,21 +59,7 @@ export async function startShadow(timeoutMs = DEFAULT_REQUEST_TIMEOUT_SECONDS * 
   });
   // Its own emulator, proven like any other before it is sent a key.
   const transport = createTransport({ timeoutMs, proof: { adminToken: emulator.adminToken, url: emulator.url } });
-  const ids = new Map<string, string>();
-  const mapText = (s: string) => {
-    let out = s;
-    for (const [up, ext] of ids) out = out.split(up).join(ext);
-    return out;
-  };
-
-  function learn(up: unknown, ext: unknown): void {
-    if (!isObject(up) || !isObject(ext)) return;
-    for (const [k, v] of Object.entries(up)) {
-      const w = ext[k];
-      if (typeof v === "string" && typeof w === "string" && (k === "id" || k.endsWith("Id")) && v !== w) ids.set(v, w);
-      else if (isObject(v)) learn(v, w);
-    }
-  }
+  const ids = idMap();
 
   function shapeDiff(path: string, up: unknown, ext: unknown, out: string[]): void {
     const [a, b] = [typeOf(up), typeOf(ext)];
@@ -105,10 +92,10 @@ export async function startShadow(timeoutMs = DEFAULT_REQUEST_TIMEOUT_SECONDS * 
       const type = headers.get("content-type") ?? "";
       const body =
         request.body && type.startsWith("application/json")
-          ? mapText(new TextDecoder().decode(request.body))
+          ? ids.mapText(new TextDecoder().decode(request.body))
           : request.body;
       const answer = await transport.fetch(
-        new Request(emulator.url + mapText(request.pathAndQuery), {
+        new Request(emulator.url + ids.mapText(request.pathAndQuery), {
           method: request.method,
           headers,
           ...(body !== null && request.method !== "GET" && request.method !== "HEAD" ? { body } : {}),
@@ -124,7 +111,7 @@ export async function startShadow(timeoutMs = DEFAULT_REQUEST_TIMEOUT_SECONDS * 
         if (isObject(ue) && isObject(ee) && ue.code !== ee.code)
           differences.push(`error.code: ${String(ue.code)} from the upstream, ${String(ee.code)} from ext`);
         if (ext.status === upstream.status) shapeDiff("", u.value, e.value, differences);
-        learn(u.value, e.value);
+        ids.learn(u.value, e.value);
       } else if (upstream.body !== "" && ext.body === "") differences.push("body: the upstream sends one, ext none");
       else if (upstream.body === "" && ext.body !== "") differences.push("body: ext sends one, the upstream none");
       return { ext, differences };
