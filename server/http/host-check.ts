@@ -26,10 +26,13 @@ export function hostnameOf(host: string): string {
  */
 export function hostGate(allowedHosts: readonly string[] = []): (host: string) => void {
   const allowed = new Set(allowedHosts);
+  // The last host let through: the verdict depends on the host alone, and nearly every request repeats it.
+  let lastAllowed: string | null = null;
   return (host) => {
+    if (host === lastAllowed) return;
     const name = hostnameOf(host);
-    if (isLoopbackHostname(name)) return;
-    if (allowed.size > 0 && allowed.has(name.toLowerCase())) return;
-    throw errors.foreignHost(host);
+    if (!isLoopbackHostname(name) && !(allowed.size > 0 && allowed.has(name.toLowerCase())))
+      throw errors.foreignHost(host);
+    lastAllowed = host;
   };
 }

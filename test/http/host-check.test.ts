@@ -5,6 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { isLoopback, isLoopbackHostname } from "../../common/addresses";
+import { hostGate } from "../../server/http/host-check";
+import { requestTarget } from "../../server/http/request-url";
 import {
   DEMO_KEY,
   errorOf,
@@ -112,6 +114,38 @@ describe("loopback names", () => {
       expect({ h, ok: isLoopbackHostname(h) }).toEqual({ h, ok: true });
     for (const h of [".localhost", "localhost.", "127.256.0.1", "127.0.0", "::1", "[::ffff:127.0.0.1]", "1.2.3.4"])
       expect({ h, ok: isLoopbackHostname(h) }).toEqual({ h, ok: false });
+  });
+
+  test("a host let through, or found well formed, leaves the next one to be checked on its own", () => {
+    const gate = hostGate(["ext"]);
+    for (const [host, ok] of [
+      ["localhost:4780", true],
+      ["localhost:4780", true],
+      [REBOUND, false],
+      ["ext:1", true],
+      ["localhost:4780", true],
+      [REBOUND, false],
+    ] as const) {
+      const refused = (() => {
+        try {
+          gate(host);
+          return false;
+        } catch {
+          return true;
+        }
+      })();
+      expect({ host, refused }).toEqual({ host, refused: !ok });
+    }
+    const target = (host: string) =>
+      requestTarget(new Request("http://127.0.0.1:1/x", { headers: { host } }), `http://${host}/x`);
+    expect(target("127.0.0.1:1")).toEqual({ host: "127.0.0.1:1" });
+    expect(target("127.0.0.1:1")).toEqual({ host: "127.0.0.1:1" });
+    expect(
+      "problem" in
+        requestTarget(new Request("http://127.0.0.1:1/x", { headers: { host: "a/b" } }), "http://127.0.0.1:1/x"),
+    ).toBe(true);
+    expect("problem" in requestTarget(new Request("http://127.0.0.1:1/x"), "http:///x")).toBe(true);
+    expect(target("127.0.0.1:1")).toEqual({ host: "127.0.0.1:1" });
   });
 
   test("a bind address is loopback by the same rule (plus a bare ::1)", () => {
