@@ -29,10 +29,9 @@ const bulkyEntry = () => ({
   errorCode: null,
   accountId: null,
   keyId: null,
-  client: null,
   durationMs: 1,
   atMs: 0,
-  detail: {} as never,
+  detail: { requestHeaders: new Headers() } as never,
 });
 
 /** The owner's Authorization header. */

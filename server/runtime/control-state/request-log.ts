@@ -9,7 +9,6 @@
 
 import { REQUEST_LOG_CAPACITY } from "../../../common/api-rules";
 import { isoOf } from "../../base/clock";
-import { isDeveloperApiPath } from "../../http/paths";
 import type { Answer } from "../../http/request-context";
 import type { RequestLogEntry } from "./model";
 import {
@@ -42,7 +41,6 @@ interface Entry {
   errorCode: string | null;
   accountId: string | null;
   keyId: string | null;
-  client: RequestClient | null;
   durationMs: number;
   atMs: number;
   detail: CapturedDetail;
@@ -126,7 +124,8 @@ export class RequestLog {
    */
   readonly observe = (answer: Answer): Promise<void> | undefined => {
     const { request, context } = answer;
-    if (!isDeveloperApiPath(context.path)) return undefined;
+    // The developer API's requests only: the pre-routing step has placed the path in its part of the URL space.
+    if (context.plane !== "api") return undefined;
     const detail = captureRequest(request, request.url, context.path);
     const parsedText = context.jsonBodyText;
     context.jsonBodyText = undefined;
@@ -141,7 +140,6 @@ export class RequestLog {
       errorCode: answer.status >= 400 ? errorCodeOf(answer.value) : null,
       accountId: principal?.accountId ?? null,
       keyId: principal?.keyId ?? null,
-      client: clientOf(request.headers),
       // Machine time, not the emulator's clock (a frozen or moved clock would distort it).
       durationMs: Math.round((performance.now() - context.startedMs) * 100) / 100,
       atMs: context.atMs,
@@ -166,7 +164,8 @@ function summaryOf(e: Entry): RequestLogEntry {
     errorCode: e.errorCode,
     accountId: e.accountId,
     keyId: e.keyId,
-    client: e.client,
+    // Read when the entry is shown, from the request's headers the detail keeps.
+    client: clientOf(e.detail.requestHeaders),
     durationMs: e.durationMs,
     at: isoOf(e.atMs),
   };
