@@ -50,6 +50,9 @@ export interface RequestContext {
   stagedExportDir: string | undefined;
   /** Files and folders made for this request alone, removed before its answer is sent (`temporaryOf`). */
   readonly temporary: string[];
+  /** The answer a handler made with every header it carries (`madeAnswer`), and those headers; else null. */
+  madeAnswer: Response | null;
+  madeHeaders: Headers | null;
 }
 
 /** One answer of the app, reported before it is sent. */
@@ -86,18 +89,35 @@ export function openRequestContext(request: Request, path: string, plane: Plane,
     admin: false,
     stagedExportDir: undefined,
     temporary: [],
+    madeAnswer: null,
+    madeHeaders: null,
   };
   contexts.set(request, context);
   return context;
 }
 
 /**
- * The headers of an answer a handler makes itself (server/http/responses.ts): a copy of `template` (made once with
- * answerHeadersTemplate: the security headers and the handler's own) with the request's over it (the rate
- * window's), so the answer step has nothing to add.
+ * An answer a handler makes itself (server/http/responses.ts), with every header it carries: `template` (made once
+ * with answerHeadersTemplate: the security headers and the handler's own), and the request's over it (the rate
+ * window's) when it has any — a Response copies the Headers it is given, so a template with nothing to add is
+ * given as it is. The context remembers the answer and its headers: the answer step has nothing to add to it or
+ * check on it, and the request log reads its headers from there rather than back from the Response.
  */
-export function answerHeadersFor(request: Request, template: Headers): Headers {
-  return headersFrom(template, contexts.get(request)?.answerHeaders ?? null);
+export function madeAnswer(request: Request, body: string | null, template: Headers, status = 200): Response {
+  const context = contexts.get(request);
+  const extra = context?.answerHeaders ?? null;
+  const headers = extra ? headersFrom(template, extra) : template;
+  const answer = new Response(body, { status, headers });
+  if (context) {
+    context.madeAnswer = answer;
+    context.madeHeaders = headers;
+  }
+  return answer;
+}
+
+/** The headers an answer that is a Response went out with (`madeAnswer`'s, known without reading it back). */
+export function headersOfAnswer(context: RequestContext, answer: Response): Headers {
+  return answer === context.madeAnswer ? context.madeHeaders! : answer.headers;
 }
 
 /**
@@ -230,7 +250,8 @@ export function answers(observers: readonly AnswerObserver[], changes: AnswerCha
     const pending = report(observers, { request, context, status, value: responseValue, headers: state.headers });
     // After the observers, one of which may have begun to read a small body for the log.
     if (untouched(request) && dropUnreadBody(request) === "close") state.headers.connection = "close";
-    const sent = made(value, state) as Response;
+    // An answer made with its headers (madeAnswer) goes as it is; every other one is made here.
+    const sent = value === context.madeAnswer ? value : (made(value, state) as Response);
     return pending ? pending.then(() => sent) : sent;
   });
 }

@@ -4,7 +4,7 @@ import { AUTHED_ERRORS, type ErrorCode } from "../errors/codes";
 import { errorResponses, withResponseHeaders } from "../errors/model";
 import { integer, requiredHeader, t } from "../schema/schema";
 import { answerHeadersTemplate } from "./answer-headers";
-import { answerHeadersFor } from "./request-context";
+import { madeAnswer } from "./request-context";
 
 const SECURE = answerHeadersTemplate();
 
@@ -14,7 +14,7 @@ const SECURE = answerHeadersTemplate();
  * PR #1833).
  */
 export const noContent = (request?: Request) =>
-  new Response(null, { status: 204, headers: request ? answerHeadersFor(request, SECURE) : SECURE });
+  request ? madeAnswer(request, null, SECURE, 204) : new Response(null, { status: 204, headers: SECURE });
 
 /** The schema of a 204 (the document's post-processing drops the content map the generator gives it). */
 export const NoContent = (description: string) => t.Void({ description });
@@ -93,5 +93,5 @@ const JSON_TYPE = answerHeadersTemplate({ "content-type": "application/json;char
  * with every header it carries, so the framework sends it as it is.
  */
 export function jsonResponse(body: string, request: Request): Response {
-  return new Response(body, { headers: answerHeadersFor(request, JSON_TYPE) });
+  return madeAnswer(request, body, JSON_TYPE);
 }

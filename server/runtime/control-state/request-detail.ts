@@ -212,7 +212,8 @@ export function keepRequestBody(
 }
 
 /**
- * Called with the answer, before it is sent. An error envelope is kept as the value it is (serialized when
+ * Called with the answer, before it is sent, and for a Response the headers it was made with when they are known
+ * (server/http/request-context.ts: `headersOfAnswer`). An error envelope is kept as the value it is (serialized when
  * the detail is read); the body of an error Response is copied from a clone, so the client's stream is untouched.
  */
 export function captureAnswer(
@@ -220,6 +221,7 @@ export function captureAnswer(
   value: unknown,
   status: number,
   setHeaders: Record<string, unknown>,
+  responseHeaders: Headers | null,
 ): Promise<void> | null {
   detail.setHeaders = setHeaders;
   if (!(value instanceof Response)) {
@@ -228,9 +230,10 @@ export function captureAnswer(
     else if (detail.jsonAnswer && detail.keepAnswer) detail.answerValue = value;
     return null;
   }
-  detail.responseHeaders = value.headers;
+  const headers = responseHeaders ?? value.headers;
+  detail.responseHeaders = headers;
   if (status < 400 || value.body === null) return null;
-  const length = Number(value.headers.get("content-length") ?? 0);
+  const length = Number(headers.get("content-length") ?? 0);
   if (length > DETAIL_TEXT_MAX) return null;
   return value
     .clone()

@@ -9,7 +9,7 @@
 
 import { REQUEST_LOG_CAPACITY } from "../../../common/api-rules";
 import { isoOf } from "../../base/clock";
-import type { Answer } from "../../http/request-context";
+import { type Answer, headersOfAnswer } from "../../http/request-context";
 import type { RequestLogEntry } from "./model";
 import {
   type CapturedDetail,
@@ -130,7 +130,9 @@ export class RequestLog {
     const parsedText = context.jsonBodyText;
     context.jsonBodyText = undefined;
     const bodyRead = detail.keepBody ? keepRequestBody(detail, request, parsedText) : null;
-    captureAnswer(detail, answer.value, answer.status, answer.headers);
+    const { value } = answer;
+    const responseHeaders = value instanceof Response ? headersOfAnswer(context, value) : null;
+    captureAnswer(detail, value, answer.status, answer.headers, responseHeaders);
     const principal = context.principal;
     if (principal) this.keyLastUsed.set(principal.keyId, context.atMs);
     this.record({
