@@ -18,7 +18,12 @@ const HOST = /^(?:[A-Za-z0-9._-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
  * the pattern is run once per new host, not twice per request. One entry, so nothing a client sends can grow it.
  */
 let lastWellFormed: string | null = null;
-const wellFormed = (host: string) => host === lastWellFormed || (HOST.test(host) && ((lastWellFormed = host), true));
+function wellFormed(host: string): boolean {
+  if (host === lastWellFormed) return true;
+  if (!HOST.test(host)) return false;
+  lastWellFormed = host;
+  return true;
+}
 
 /** The URL's host and port, between the scheme and the path; null when the URL has neither the scheme nor a path. */
 function authorityOf(url: string): string | null {
