@@ -205,16 +205,20 @@ async function exportOnExit(runtime: Runtime, dir: string): Promise<void> {
 function withBodyTimeout(
   fetch: (request: Request) => Response | Promise<Response>,
   idleSeconds: number,
-): (request: Request, server: Server<undefined>) => Promise<Response> {
-  return async (request, server) => {
-    const hasBody = request.body !== null && request.method !== "GET" && request.method !== "HEAD";
-    if (!hasBody) return fetch(request);
+): (request: Request, server: Server<undefined>) => Response | Promise<Response> {
+  const withTimeout = async (request: Request, server: Server<undefined>) => {
     server.timeout(request, BODY_TIMEOUT_S);
     try {
       return await fetch(request);
     } finally {
       server.timeout(request, idleSeconds);
     }
+  };
+  // The method first: a GET or HEAD (most requests) is handed on as it is, its body never asked for.
+  return (request, server) => {
+    const { method } = request;
+    if (method === "GET" || method === "HEAD" || request.body === null) return fetch(request);
+    return withTimeout(request, server);
   };
 }
 
