@@ -14,9 +14,13 @@ export const ANSWER_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.
   "content-security-policy": "default-src 'none'; frame-ancestors 'none'",
 });
 
+declare const TEMPLATE: unique symbol;
+/** Headers made by answerHeadersTemplate: they carry the security headers (what `madeAnswer` relies on). */
+export type AnswerTemplate = Headers & { readonly [TEMPLATE]: true };
+
 /** Headers to copy for answers: the security headers and `own` (a type, a cache policy), made once. */
-export function answerHeadersTemplate(own: Readonly<Record<string, string>> = {}): Headers {
-  return new Headers({ ...ANSWER_SECURITY_HEADERS, ...own });
+export function answerHeadersTemplate(own: Readonly<Record<string, string>> = {}): AnswerTemplate {
+  return new Headers({ ...ANSWER_SECURITY_HEADERS, ...own }) as AnswerTemplate;
 }
 
 const SECURE = answerHeadersTemplate();

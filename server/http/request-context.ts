@@ -10,10 +10,11 @@
  * envelope as a value, so success and error answers alike pass through it before they are sent). There:
  *  - every answer is made once, with its headers: a JSON value (a route's body, the error envelope) becomes its
  *    Response here, with the status and headers set while it was served and the request's own (the rate
- *    window's); a handler that makes its own Response puts them on it itself (`answerHeadersFor`). Either way the
+ *    window's); a handler that makes its own Response puts them on it itself (`madeAnswer`). Either way the
  *    framework is left nothing to merge and sends the Response as it is (its fast path). Every answer gets the
  *    security headers here (ANSWER_SECURITY_HEADERS: nosniff and a policy that runs nothing), after any profile
- *    change, so no route, error or profile can send one without them;
+ *    change, so no route, error or profile can send one without them; an answer made by `madeAnswer` has them
+ *    from its template, and the context remembers it, so nothing is checked on it or read back from it;
  *  - every answer is reported to the observers (the request log, the start-up trace);
  *  - the request's temporary files are removed: it is their one owner, so whatever happened — a refusal while
  *    reading, a failed check, a success that moved the file away — nothing it made outlives its answer (and a
@@ -27,7 +28,7 @@ import { rmSync } from "node:fs";
 import { Elysia, ElysiaCustomStatusResponse, StatusMap } from "elysia";
 import type { Principal } from "../auth/service";
 import type { RateHeaders } from "../ratelimit/limiter";
-import { ANSWER_SECURITY_HEADERS, headersFrom, secured, secureHeaders } from "./answer-headers";
+import { ANSWER_SECURITY_HEADERS, type AnswerTemplate, headersFrom, secured, secureHeaders } from "./answer-headers";
 import type { Plane } from "./paths";
 
 export interface RequestContext {
@@ -103,7 +104,7 @@ export function openRequestContext(request: Request, path: string, plane: Plane,
  * given as it is. The context remembers the answer and its headers: the answer step has nothing to add to it or
  * check on it, and the request log reads its headers from there rather than back from the Response.
  */
-export function madeAnswer(request: Request, body: string | null, template: Headers, status = 200): Response {
+export function madeAnswer(request: Request, body: string | null, template: AnswerTemplate, status = 200): Response {
   const context = contexts.get(request);
   const extra = context?.answerHeaders ?? null;
   const headers = extra ? headersFrom(template, extra) : template;
