@@ -38,3 +38,21 @@ export const DOCS_PATH = "/docs";
 export const OPENAPI_PATH = "/openapi.json";
 /** The sessionStorage entry the dashboard writes and /docs reads. */
 export const DOCS_KEY_STORAGE = "ext-docs-api-key";
+
+/**
+ * The dashboard's origin: `http://<label>.localhost:<port>`, the label drawn at random by each start (128 bits,
+ * lowercase base32; server/runtime/control-state/dashboard-session.ts). Browsers resolve every `*.localhost` name to loopback without
+ * asking DNS, so the name reaches this machine only; and since nobody can know the label before the server
+ * starts, no page another local user served earlier on this port (a service worker above all) can be on it.
+ */
+export const DASHBOARD_LABEL_PATTERN = /^[a-z2-7]{26}$/;
+const LABEL_HOST = /^([a-z2-7]{26})\.localhost$/;
+
+/** The host name of the dashboard's origin for `label`. */
+export const dashboardHostname = (label: string) => `${label}.localhost`;
+
+/** The dashboard's origin for `label` on `port`. */
+export const dashboardOrigin = (label: string, port: number) => `http://${dashboardHostname(label)}:${port}`;
+
+/** Whether a (lower-case) host name has the shape of a dashboard origin's, this run's or another's. */
+export const isDashboardHostname = (hostname: string) => LABEL_HOST.test(hostname);

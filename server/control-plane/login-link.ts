@@ -20,7 +20,8 @@ const LoginCode = t.Object(
       description: `The one-time code: post it as the form field \`${LOGIN_CODE_FIELD}\` (${LOGIN_FORM_TYPE}) to loginUrl; it works once, within ${LOGIN_CODE_TTL_TEXT} (on the machine's time, not the emulator's clock), and replaces any earlier code. Never put it in a URL: a code seen in one is revoked`,
     }),
     loginUrl: t.String({
-      description: "Where to post the code: this server's /dashboard/login (it carries no credential)",
+      description:
+        "Where to post the code: /dashboard/login on this run's dashboard origin, http://<label>.localhost:<port>, drawn at random by each start (it carries no credential; the dashboard is served there only)",
     }),
   },
   { additionalProperties: false },
@@ -44,7 +45,7 @@ export function loginLinkRoutes(runtime: Runtime) {
   return new Elysia()
     .post(
       "/dashboard-login",
-      () => ({ ...control.sessions.mintLogin(), loginUrl: `${control.url}${LOGIN_PATH}` }),
+      () => ({ ...control.sessions.mintLogin(), loginUrl: `${control.dashboardUrl}${LOGIN_PATH}` }),
       controlRoute("createDashboardLoginLink", "A new one-time login code for the dashboard", {
         description: `The code works once, within ${LOGIN_CODE_TTL_TEXT} of this call, measured on the machine's time (moving the emulator's clock neither extends nor ends it); a new code replaces the earlier one. A browser logs in by posting it in a form body (what the page \`ext dashboard\` opens does); it is never accepted in a URL.`,
         answers: { 200: LoginCode },

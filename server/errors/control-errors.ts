@@ -24,6 +24,12 @@ export const controlErrors = {
       "forbidden",
       `Host "${clip(host, 100)}" is not a name this server answers to: it answers only requests addressed to localhost, 127.0.0.1 or [::1], or to a name given with --allowed-hosts (a page of another site reaching it by DNS rebinding is refused).`,
     ),
+  oldDashboardHost: (host: string) =>
+    new ApiError(
+      403,
+      "forbidden",
+      `Host "${clip(host, 100)}" is the dashboard address of an earlier run of this server: each start serves the dashboard at a new one. Run \`ext dashboard\` to log in at the current one.`,
+    ),
   adminCrossSite: (why: string) =>
     new ApiError(
       403,

@@ -15,6 +15,7 @@ import { DOCS_PATH, LOGIN_PATH, OPENAPI_PATH } from "../../common/dashboard-link
 import { CHALLENGE_PATTERN } from "../../common/server-proof";
 import { markStartup } from "../../common/startup-trace";
 import { FAVICON_PATH, UI_PREFIX } from "../dashboard/build";
+import { addressedToDashboard, notHereAnswer } from "../dashboard/origin";
 import { errorHandler } from "../errors/handler";
 import { errorResponses } from "../errors/model";
 import { developerGate } from "../http/auth";
@@ -186,6 +187,10 @@ export function createApp(runtime: Runtime) {
     async ({ request }: { request: Request }) =>
       (await to()).handle(request);
   const lazily = { parse: "none", detail: { hide: true } } as const;
+  // The dashboard's page, scripts and login, only on this run's own origin (server/dashboard/origin.ts).
+  const toDashboard = delegate(dashboardPart);
+  const onDashboardOrigin = async ({ request }: { request: Request }) =>
+    addressedToDashboard(request, control.dashboardLabel) ? toDashboard({ request }) : notHereAnswer();
 
   const root = new Elysia(READING)
     .use(
@@ -195,7 +200,7 @@ export function createApp(runtime: Runtime) {
         // Bound to loopback, or given host names: the Host check, on every route (DNS rebinding).
         hostGate:
           isLoopback(runtime.config.host) || runtime.config.allowedHosts.length > 0
-            ? hostGate(runtime.config.allowedHosts)
+            ? hostGate(runtime.config.allowedHosts, control.dashboardLabel)
             : null,
         controlGate: adminGate({
           adminToken: control.adminToken,
@@ -211,10 +216,10 @@ export function createApp(runtime: Runtime) {
     .use(health(runtime))
     .all(CONTROL_PREFIX, delegate(controlPart), lazily)
     .all(`${CONTROL_PREFIX}/*`, delegate(controlPart), lazily)
-    .all("/", delegate(dashboardPart), lazily)
-    .all(FAVICON_PATH, delegate(dashboardPart), lazily)
-    .all(`${UI_PREFIX}*`, delegate(dashboardPart), lazily)
-    .all(LOGIN_PATH, delegate(dashboardPart), lazily)
+    .all("/", onDashboardOrigin, lazily)
+    .all(FAVICON_PATH, toDashboard, lazily)
+    .all(`${UI_PREFIX}*`, onDashboardOrigin, lazily)
+    .all(LOGIN_PATH, onDashboardOrigin, lazily)
     .all(DOCS_PATH, delegate(docsPart), lazily)
     .all(`${DOCS_PATH}/*`, delegate(docsPart), lazily)
     .all(OPENAPI_PATH, delegate(docsPart), lazily);

@@ -4,6 +4,7 @@
 
 import type { Server } from "bun";
 import { API_PREFIX, CONTROL_PREFIX, isIpAddress, urlHost } from "../../common/addresses";
+import { dashboardOrigin } from "../../common/dashboard-links";
 import { normalJit } from "../../common/jit-policy";
 import { removeServerFile, writeServerFile } from "../../common/server-file";
 import { markStartup } from "../../common/startup-trace";
@@ -11,6 +12,7 @@ import type { ServerConfig } from "../base/config";
 import { closeRequestStreams } from "../control-plane/request-stream";
 import { createRuntime, createStarterAccount, type Runtime, type RuntimeOptions } from "../runtime/runtime";
 import { createApp } from "./app";
+import { listenOnLoopback } from "./listen";
 import { removeReadyFile, removeStaleReadyFile, writeReadyFile } from "./ready-file";
 import { startupKeys } from "./startup-keys";
 
@@ -57,13 +59,13 @@ export interface RunningEmulator {
   baseUrl: string;
   /** The control plane base, ending in /_emulator. */
   adminUrl: string;
+  /** This run's dashboard origin, `http://<label>.localhost:port` (server/dashboard/origin.ts). */
+  dashboardUrl: string;
   /** Drains in-flight requests for up to `drainMs` (or cuts them at once with force), then closes the database. */
   stop(force?: boolean): Promise<void>;
 }
 
-export class PortInUseError extends Error {
-  override name = "PortInUseError";
-}
+export { PortInUseError } from "./listen";
 
 export function startServer(config: ServerConfig, options: ServerOptions = {}): RunningEmulator {
   const drainMs = options.drainMs ?? DRAIN_LIMIT_MS;
@@ -74,28 +76,27 @@ export function startServer(config: ServerConfig, options: ServerOptions = {}): 
   const app = createApp(runtime);
   markStartup("app built (routes, schemas, hooks)");
   let server: Server<undefined>;
+  let twin: Server<undefined> | null;
   try {
     // Bun.serve with the app's fetch handler rather than app.listen(): listen() maps every route to a Bun
     // route, then, once the start's own code is done and before the first connection is accepted, composes
     // the app and maps the routes again, reloads the server and collects garbage. Served through its fetch
-    // handler, the app routes each request itself and is composed once, here.
-    server = Bun.serve({
-      hostname: config.host,
-      port: config.port,
-      reusePort: false,
-      maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
-      idleTimeout: idleSeconds,
-      fetch: withBodyTimeout(app.fetch, idleSeconds),
-    });
+    // handler, the app routes each request itself and is composed once, here. Both loopback addresses are
+    // held (server/start/listen.ts).
+    ({ primary: server, twin } = listenOnLoopback(
+      {
+        hostname: config.host,
+        port: config.port,
+        reusePort: false,
+        maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
+        idleTimeout: idleSeconds,
+        fetch: withBodyTimeout(app.fetch, idleSeconds),
+      },
+      (listener) => boundAddress(listener, config.host),
+    ));
     app.server = server;
   } catch (e) {
     runtime.close();
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === "EADDRINUSE" || /in use/i.test(String((e as Error).message))) {
-      throw new PortInUseError(
-        `port ${config.port} on ${config.host} is already in use (choose another with --port, or --port 0 for a free one)`,
-      );
-    }
     throw e;
   }
   markStartup("listening");
@@ -103,6 +104,7 @@ export function startServer(config: ServerConfig, options: ServerOptions = {}): 
   // another user could listen and relay the proof challenge.
   const url = `http://${urlHost(boundAddress(server, config.host))}:${server.port}`;
   runtime.control.url = url;
+  runtime.control.dashboardUrl = dashboardOrigin(runtime.control.dashboardLabel, server.port!);
   runtime.control.holdOpen = (request) => server.timeout(request, 0);
   let stopped = false;
   const emulator: RunningEmulator = {
@@ -111,14 +113,14 @@ export function startServer(config: ServerConfig, options: ServerOptions = {}): 
     url,
     baseUrl: url + API_PREFIX,
     adminUrl: url + CONTROL_PREFIX,
+    dashboardUrl: runtime.control.dashboardUrl,
     async stop(force = false) {
       if (stopped) return;
       stopped = true;
       // An open dashboard's event stream would otherwise hold the drain until its limit.
       closeRequestStreams(runtime.control.requestLog);
       try {
-        if (force) await server.stop(true);
-        else if (!(await settlesWithin(server.stop(false), drainMs))) await server.stop(true);
+        await Promise.all([stopListener(server, force, drainMs), twin && stopListener(twin, force, drainMs)]);
       } finally {
         if (config.exportOnExit) await exportOnExit(runtime, config.exportOnExit);
         runtime.close(); // the database is closed (WAL checkpointed) even if the listener fails to stop
@@ -146,6 +148,7 @@ export function startServer(config: ServerConfig, options: ServerOptions = {}): 
   } catch (e) {
     // Nobody can learn the URL (or the key): the server must not stay up (nor keep the data directory locked).
     void server.stop(true);
+    void twin?.stop(true);
     runtime.close();
     if (readyFile) removeReadyFile(readyFile.path, readyFile.text);
     if (serverFile) removeServerFile(serverFile);
@@ -220,6 +223,12 @@ function withBodyTimeout(
     if (method === "GET" || method === "HEAD" || request.body === null) return fetch(request);
     return withTimeout(request, server);
   };
+}
+
+/** Drains in-flight requests for up to `drainMs` (or cuts them at once with force). */
+async function stopListener(server: Server<undefined>, force: boolean, drainMs: number): Promise<void> {
+  if (force) await server.stop(true);
+  else if (!(await settlesWithin(server.stop(false), drainMs))) await server.stop(true);
 }
 
 /** True when `work` settles within `ms`; the timer does not outlive it. */

@@ -4,10 +4,11 @@
  */
 
 import { urlHost } from "../../../common/addresses";
+import { dashboardOrigin } from "../../../common/dashboard-links";
 import type { Clock } from "../../base/clock";
 import type { ServerConfig } from "../../base/config";
 import { adminBearerCheck, generateAdminToken } from "./admin-auth";
-import { createDashboardSessions, type DashboardSessions } from "./dashboard-session";
+import { createDashboardSessions, type DashboardSessions, newDashboardLabel } from "./dashboard-session";
 import { FaultInjector } from "./fault-injector";
 import { RequestLog } from "./request-log";
 
@@ -23,6 +24,13 @@ export interface ControlPlane {
    * The configured port until the server listens (server/start/server.ts sets the bound one).
    */
   url: string;
+  /**
+   * This run's dashboard label, drawn at random by each start (server/dashboard/origin.ts): the dashboard is
+   * served at `http://<label>.localhost:<port>` (dashboardUrl) and nowhere else.
+   */
+  dashboardLabel: string;
+  /** The dashboard's origin; the configured port until the server listens, as `url`. */
+  dashboardUrl: string;
   /**
    * Lifts the idle-connection limit for one request whose answer is a live stream (the request log's): the
    * limit is for keep-alive connections between requests. server/start/server.ts sets it once it listens; served
@@ -41,12 +49,15 @@ export interface ControlPlane {
 
 export function createControlPlane(config: ServerConfig, clock: Clock): ControlPlane {
   const adminToken = config.adminToken ?? generateAdminToken();
+  const dashboardLabel = newDashboardLabel();
   const timers = new Set<ReturnType<typeof setTimeout>>();
   return {
     adminToken,
     adminTokenGenerated: config.adminToken === null,
     open: config.openControlPlane,
     url: `http://${urlHost(config.host)}:${config.port}`,
+    dashboardLabel,
+    dashboardUrl: dashboardOrigin(dashboardLabel, config.port),
     holdOpen: () => {},
     sessions: createDashboardSessions(),
     isAdminToken: adminBearerCheck(adminToken),

@@ -123,3 +123,24 @@ export function createDashboardSessions(realNow = machineNowMs): DashboardSessio
 function newCode(): string {
   return randomBytes(24).toString("base64url");
 }
+
+const BASE32 = "abcdefghijklmnopqrstuvwxyz234567";
+
+/** A fresh label: 16 random bytes (128 bits) in lowercase base32, 26 letters and digits (a DNS label takes 63). */
+export function newDashboardLabel(): string {
+  const bytes = randomBytes(16);
+  let bits = 0;
+  let value = 0;
+  let out = "";
+  for (const byte of bytes) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      out += BASE32[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+    value &= (1 << bits) - 1;
+  }
+  if (bits > 0) out += BASE32[(value << (5 - bits)) & 31];
+  return out;
+}
