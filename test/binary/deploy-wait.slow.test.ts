@@ -95,7 +95,7 @@ describe("ext deploy --wait", () => {
     expect(notice).toContain(
       [
         `waiting up to 120 s (--timeout) for version ${versionId} (1.0.0) to be approved or rejected; nothing approves it unless one of these does:`,
-        `  - approve it in the dashboard: ${server.url}/#/admin`,
+        "  - approve it in the dashboard, on its Admin page (`ext dashboard` logs a browser in to it)",
         `  - ext versions approve ${versionId}`,
         "  - restart the emulator with --auto-approve (every later version is approved by itself)",
         "Ctrl-C stops waiting; the version stays as it is.",

@@ -125,7 +125,7 @@ describe("the banner of a start whose output is not a terminal", () => {
     const { emulator, readyFile } = start({ memory: true }, FIXTURE);
     const text = banner(emulator, false);
     expect(lineOf(text, "dashboard:")).toBe(
-      `  dashboard:     ${emulator.url}/  (to log a browser in: \`EXT_ADMIN_TOKEN=<the admin token> ext dashboard --target ${emulator.url}\`)`,
+      `  dashboard:     at an address of its own each start  (to log a browser in: \`EXT_ADMIN_TOKEN=<the admin token> ext dashboard --target ${emulator.url}\`)`,
     );
     expect(lineOf(text, "admin token:")).toBe(
       `  admin token:   in the ready file ${readyFile} (not printed: output is not a terminal)`,
@@ -161,7 +161,7 @@ describe("the banner of a start whose output is not a terminal", () => {
     const { emulator } = start();
     const text = banner(emulator, false);
     expect(lineOf(text, "dashboard:")).toStartWith(
-      `  dashboard:     ${emulator.url}/  (to log a browser in: \`EXT_DATA_DIR=`,
+      `  dashboard:     at an address of its own each start  (to log a browser in: \`EXT_DATA_DIR=`,
     );
     expect(lineOf(text, "dashboard:")).toEndWith(" ext dashboard`)");
     expect(lineOf(text, "admin token:")).toContain("server.json (this folder's commands read it)");
@@ -181,7 +181,7 @@ describe("the banner of a start whose output is not a terminal", () => {
     );
     // Nobody has the token: no line may send the user to the dashboard or ask for the token.
     expect(lineOf(text, "dashboard:")).toBe(
-      `  dashboard:     ${bare.url}/  (no way to log in without the token, not printed: output is not a terminal: restart with --ready-file FILE (it holds the token), or with --admin-token or EXT_ADMIN_TOKEN)`,
+      `  dashboard:     at an address of its own each start  (no way to log in without the token, not printed: output is not a terminal: restart with --ready-file FILE (it holds the token), or with --admin-token or EXT_ADMIN_TOKEN)`,
     );
     expect(lineOf(text, "api key:")).toBe(
       '  api key:       not printed: output is not a terminal; kept as a hash only, and a new one needs the token: restart with --ready-file FILE (it holds the token), or with --admin-token or EXT_ADMIN_TOKEN  (account acc_local, "local", new)',
@@ -215,7 +215,7 @@ describe("the banner of a start whose output is not a terminal", () => {
     running.push(given);
     const text = banner(given, false);
     expect(lineOf(text, "dashboard:")).toBe(
-      `  dashboard:     ${given.url}/  (to log a browser in: \`EXT_ADMIN_TOKEN=<the admin token> ext dashboard --target ${given.url}\`)`,
+      `  dashboard:     at an address of its own each start  (to log a browser in: \`EXT_ADMIN_TOKEN=<the admin token> ext dashboard --target ${given.url}\`)`,
     );
     expect(lineOf(text, "api key:")).toContain(
       `kept as a hash only: \`EXT_ADMIN_TOKEN=<the admin token> ext keys create --target ${given.url}\` prints a new one`,
@@ -258,7 +258,7 @@ describe("the banner on a terminal", () => {
     const { emulator, ready } = start({ memory: true }, FIXTURE);
     const text = banner(emulator, true);
     expect(lineOf(text, "dashboard:")).toBe(
-      `  dashboard:     ${emulator.url}/  (to log a browser in: \`EXT_ADMIN_TOKEN=<the admin token> ext dashboard --target ${emulator.url}\`)`,
+      `  dashboard:     at an address of its own each start  (to log a browser in: \`EXT_ADMIN_TOKEN=<the admin token> ext dashboard --target ${emulator.url}\`)`,
     );
     expect(text).not.toContain("/dashboard/login");
     expect(lineOf(text, "admin token:")).toBe(`  admin token:   ${ready.adminToken}`);

@@ -46,7 +46,6 @@ test("ext extensions create: the server's id, name and status are escaped; the n
 
 test("deploy's wait notice escapes the version id and label, and quotes the id in the command", () => {
   const lines = waitNotice({
-    root: "http://127.0.0.1:1",
     versionId: HOSTILE_ID,
     label: "1.0.0\x1b[2J",
     timeoutSeconds: 5,

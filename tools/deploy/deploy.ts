@@ -361,7 +361,7 @@ async function waitForReview(o: DeployOptions, report: DeployReport, interrupts:
   const deadline = clock.nowMs() + o.timeoutSeconds * 1000;
   const timedOut = () =>
     new DeployOutcomeError(`version ${versionId} is still ${report.status} after ${o.timeoutSeconds} s (--timeout)`);
-  const subject = { root: o.endpoints.root, versionId, label: report.version, timeoutSeconds: o.timeoutSeconds };
+  const subject = { versionId, label: report.version, timeoutSeconds: o.timeoutSeconds };
   for (const line of waitNotice(subject)) o.note(line);
   const elapsed = showElapsed(clock, o.timeoutSeconds, o.tty);
   try {

@@ -9,8 +9,6 @@ import { shellQuote } from "../../common/text/shell-quote";
 import type { Clock } from "../../server";
 
 export interface WaitSubject {
-  /** The server's root URL (the dashboard is served there). */
-  root: string;
   versionId: string;
   label: string;
   timeoutSeconds: number;
@@ -21,7 +19,7 @@ export function waitNotice(w: WaitSubject): string[] {
   const id = printable(w.versionId);
   return [
     `waiting up to ${w.timeoutSeconds} s (--timeout) for version ${id} (${printable(w.label)}) to be approved or rejected; nothing approves it unless one of these does:`,
-    `  - approve it in the dashboard: ${w.root}/#/admin`,
+    "  - approve it in the dashboard, on its Admin page (`ext dashboard` logs a browser in to it)",
     `  - ext versions approve ${printable(shellQuote(w.versionId))}`,
     "  - restart the emulator with --auto-approve (every later version is approved by itself)",
     "Ctrl-C stops waiting; the version stays as it is.",

@@ -5,7 +5,7 @@ import { printable } from "../../../common/text/printable";
 import { errorJson } from "../../calls/api-error";
 import { adminClient, call } from "../../calls/http";
 import { UsageError } from "../../calls/usage-error";
-import { type LoginPage, writeLoginPage } from "../lib/login-page";
+import { dashboardOriginOf, type LoginPage, writeLoginPage } from "../lib/login-page";
 import { openInBrowser } from "../lib/open-browser";
 import { jsonArg, resolveServer, targetArgs } from "../lib/target";
 import { EXIT, err, fail, out } from "../output";
@@ -49,7 +49,8 @@ export default defineCommand({
       const admin = adminClient(server.endpoints, server.adminToken);
       const login = await call(() => admin.POST("/_emulator/dashboard-login"), { retries: 0 });
       if (json) return out(JSON.stringify(login));
-      const opened = writeLoginPage(server.endpoints.root, login.code);
+      const origin = dashboardOriginOf(login.loginUrl, server.endpoints.root);
+      const opened = writeLoginPage(origin, login.code);
       page = opened;
       removeOnExit(opened);
       // A launcher that fails is said at once; the wait goes on, for the page opened by hand.
@@ -57,7 +58,7 @@ export default defineCommand({
       else err(openByHand(opened));
       const state = await waitForLogin(admin, login.id);
       page.remove();
-      if (state === "used") return out(`logged in: the dashboard is at ${server.endpoints.root}/`);
+      if (state === "used") return out(`logged in: the dashboard is at ${origin}/ (a new address each start)`);
       fail(ENDED[state]);
     } catch (e) {
       page?.remove();

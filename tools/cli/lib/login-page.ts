@@ -12,8 +12,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { LOGIN_CODE_FIELD, LOGIN_CODE_PATTERN, LOGIN_PATH } from "../../../common/dashboard-links";
+import { isLoopbackHostname } from "../../../common/addresses";
+import {
+  isDashboardHostname,
+  LOGIN_CODE_FIELD,
+  LOGIN_CODE_PATTERN,
+  LOGIN_PATH,
+} from "../../../common/dashboard-links";
 import { writePrivateFile } from "../../../common/files/private-file";
+import { UsageError } from "../../calls/usage-error";
 
 const SUBMIT = "document.getElementById('login').submit();";
 const SUBMIT_HASH = createHash("sha256").update(SUBMIT).digest("base64");
@@ -50,6 +57,35 @@ export function loginPageHtml(origin: string, code: string): string {
 </body>
 </html>
 `;
+}
+
+/**
+ * The origin the page posts to: the dashboard's, as the control plane named it in `loginUrl`
+ * (`http://<label>.localhost:<port>/dashboard/login`), on the port this command reached the server at (a port
+ * mapping may differ from the server's own). The server was proven before it was asked, but its answer is
+ * still read as input: anything but a dashboard origin's shape is refused. A `*.localhost` name is loopback to
+ * the browser, so the server must be reached on this machine's loopback too: a server elsewhere is not where
+ * the browser would post the code.
+ */
+export function dashboardOriginOf(loginUrl: string, serverRoot: string): string {
+  const login = URL.canParse(loginUrl) ? new URL(loginUrl) : null;
+  if (
+    login === null ||
+    login.protocol !== "http:" ||
+    !isDashboardHostname(login.hostname) ||
+    login.pathname !== LOGIN_PATH ||
+    login.search !== "" ||
+    login.hash !== "" ||
+    login.username !== "" ||
+    login.password !== ""
+  )
+    throw new Error("the server's loginUrl is not a dashboard login address (http://<label>.localhost:<port>/dashboard/login)");
+  const root = new URL(serverRoot);
+  if (!isLoopbackHostname(root.hostname))
+    throw new UsageError(
+      `the dashboard is served at a *.localhost address, which a browser reaches on this machine's loopback only, and the server at ${root.origin} is not on loopback: reach it through a tunnel or port mapping to this machine's loopback (ssh -L 4780:127.0.0.1:4780 …) and use --target http://127.0.0.1:<port>`,
+    );
+  return `http://${login.hostname}:${root.port || "80"}`;
 }
 
 export interface LoginPage {

@@ -52,12 +52,13 @@ function moreKeysLine(runtime: Runtime, more: number): string {
 }
 
 /**
- * The dashboard's plain address and how to log in: never a login link. A link is a credential in a URL, and a
- * URL a terminal opens on a click is handed to the browser on its command line, which every local user can
- * read (`/proc/PID/cmdline`); `ext dashboard` logs a browser in without one.
+ * How to open the dashboard: never a login link, nor its address. A link is a credential in a URL, and a URL a
+ * terminal opens on a click is handed to the browser on its command line, which every local user can read
+ * (`/proc/PID/cmdline`); the address is new each start (server/dashboard/origin.ts) and reaches the owner only
+ * through the control plane. `ext dashboard` logs a browser in without either.
  */
 function dashboardLine(emulator: RunningEmulator, terminal: boolean): string {
-  const at = `  dashboard:     ${emulator.url}/`;
+  const at = "  dashboard:     at an address of its own each start";
   if (tokenKeptNowhere(emulator.runtime, terminal))
     return `${at}  (no way to log in without the token, ${NOT_A_TERMINAL}: ${RESTART})`;
   return `${at}  (to log a browser in: \`${controlCommand(emulator, "dashboard")}\`)`;
