@@ -12,9 +12,14 @@
  *    this server's own origin, or none (a script), and refused with any other; the code itself is the
  *    credential (single-use, short-lived, known only to whoever ran `ext dashboard`). Nothing else is ever
  *    accepted from a `null` origin.
- *  - the admin token in `Authorization: Bearer` and no body: a script's way (the tests, the bench). Only from a
- *    script or this server's own pages (`browserRefusal`, the control plane's rule): never from a page
- *    elsewhere, a local file included.
+ *  - the admin token in `Authorization: Bearer` and no body: a script's way (the tests, the bench), and the
+ *    dashboard's own when its owner types the token in (it asks `Accept: application/json` and gets
+ *    `{"session": "<secret>"}` instead of the redirect, then forgets the token). Only from a script or this
+ *    server's own pages (`browserRefusal`, the control plane's rule): never from a page elsewhere, a local
+ *    file included.
+ *
+ * Served only on this run's dashboard origin (server/dashboard/origin.ts): addressed by any other name, this
+ * path answers the page that says where the dashboard is, and logs nobody in.
  *
  * Never a credential in the URL: a URL is logged, kept in a history and, given to a browser to open, shown in
  * every local user's process list (`/proc/*\/cmdline`). Any request to this path with a query is refused, and a
@@ -48,9 +53,15 @@ export function dashboardLogin(control: ControlPlane) {
         refuseQuery(control, request);
         const host = requestTarget(request, request.url);
         if ("problem" in host) throw errors.badRequestTarget(host.problem);
-        const secret = request.headers.has("authorization")
+        const byToken = request.headers.has("authorization");
+        const secret = byToken
           ? adminLogin(control, request, host.host)
           : await codeLogin(control, request, host.host);
+        // The dashboard's own exchange of a typed token: the secret in the body of an answer only its script reads.
+        if (byToken && mediaTypeOf(request.headers.get("accept")) === "application/json")
+          return new Response(JSON.stringify({ session: secret }), {
+            headers: { "content-type": "application/json", "cache-control": "no-store" },
+          });
         return new Response(null, {
           status: 303,
           headers: {

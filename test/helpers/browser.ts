@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { type Browser, chromium, type Page } from "playwright-core";
-import { writeLoginPage } from "../../tools/cli/lib/login-page";
+import { dashboardOriginOf, writeLoginPage } from "../../tools/cli/lib/login-page";
 
 export const CHROMIUM = process.env.EXT_TEST_CHROMIUM ?? "/usr/bin/chromium";
 export const IN_CI = process.env.CI === "true";
@@ -109,15 +109,18 @@ export async function until(what: string, check: () => Promise<boolean>, timeout
  * the control plane (with the admin token), written into the same private page `ext dashboard` writes
  * (tools/cli/lib/login-page.ts) and opened from its file, which posts the code in a form body; the page is
  * removed once the browser is logged in. The dashboard keeps the session in its origin's localStorage, so the
- * context's other pages share it.
+ * context's other pages share it. The page ends on this run's dashboard origin (`http://<label>.localhost:port`,
+ * the only place the dashboard is served), which is returned.
  */
-export async function logIn(page: Page, server: { url: string; adminToken: string }): Promise<void> {
+export async function logIn(page: Page, server: { url: string; adminToken: string }): Promise<string> {
   const minted = await fetch(`${server.url}/_emulator/dashboard-login`, {
     method: "POST",
     headers: { authorization: `Bearer ${server.adminToken}` },
   });
   if (minted.status !== 200) throw new Error(`no login code: ${minted.status} ${await minted.text()}`);
-  const loginPage = writeLoginPage(server.url, ((await minted.json()) as { code: string }).code);
+  const { code, loginUrl } = (await minted.json()) as { code: string; loginUrl: string };
+  const origin = dashboardOriginOf(loginUrl, server.url);
+  const loginPage = writeLoginPage(origin, code);
   try {
     await page.goto(loginPage.url);
     // The page keeps the session once the server has accepted it (its first control-plane answer). Polled with
@@ -127,6 +130,7 @@ export async function logIn(page: Page, server: { url: string; adminToken: strin
         "location.protocol === 'http:' && localStorage.getItem('ext-dashboard-session') !== null && location.hash === ''",
       ),
     );
+    return origin;
   } finally {
     loginPage.remove();
   }

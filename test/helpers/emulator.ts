@@ -200,7 +200,9 @@ export async function startTestEmulator(options: StartOptions = {}): Promise<Tes
  * session secret its redirect carries in the fragment (`/#session=<secret>`), ready for an `X-Ext-Session` header.
  */
 export async function dashboardSession(emulator: RunningEmulator): Promise<string> {
-  return sessionFromLogin(await postLoginCode(emulator.url, emulator.runtime.control.sessions.mintLogin().code));
+  return sessionFromLogin(
+    await postLoginCode(emulator.dashboardUrl, emulator.runtime.control.sessions.mintLogin().code),
+  );
 }
 
 /** `POST /dashboard/login` with `code` as the login form sends it (`Origin: null`: a page opened from a file). */

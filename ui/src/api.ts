@@ -6,6 +6,7 @@
  */
 import {
   type AdminClient,
+  ApiCallError,
   type ApiClient,
   type CallResult,
   createAdminClient,
@@ -16,7 +17,7 @@ import {
   SESSION_HEADER,
   unwrap,
 } from "../../client";
-import { DOCS_KEY_STORAGE, SESSION_FRAGMENT, SESSION_STORAGE_KEY } from "../../common/dashboard-links";
+import { DOCS_KEY_STORAGE, LOGIN_PATH, SESSION_FRAGMENT, SESSION_STORAGE_KEY } from "../../common/dashboard-links";
 
 export type {
   Account,
@@ -42,13 +43,13 @@ export type {
 } from "../../client";
 export { type AdminClient, ApiCallError } from "../../client";
 
-const TOKEN_KEY = "ext-dashboard-admin-token";
 /** What `POST /_emulator/seed` takes an export archive as. */
 export const EXPORT_MEDIA_TYPE = "application/x-tar";
 
 /**
- * The control plane takes this page's session secret, or the admin token, asked once, kept for this tab only;
- * both are sent as headers. A login redirects to `/#session=<secret>`: the secret leaves the address
+ * The control plane takes this page's session secret, sent as a header. An admin token typed in is traded at
+ * once for a session (exchangeAdminToken) and kept nowhere: a token left in a tab would outlive the server and
+ * go, from a stale tab, to whoever holds its port next. A login redirects to `/#session=<secret>`: the secret leaves the address
  * bar before the router reads the hash, and moves into this origin's localStorage (scheme, host and port: no
  * page on another port can read it; shared by this browser's tabs of this emulator, as a login should be) once
  * the server has accepted it. Until then it is only a candidate: any page can open `/#session=junk`, and that
@@ -75,11 +76,36 @@ function judgeSession(sent: string, accepted: boolean): "retry" | "refused" | "o
   return accepted ? "ok" : "refused";
 }
 
-export const adminToken = {
-  get: () => sessionStorage.getItem(TOKEN_KEY),
-  set: (token: string) => sessionStorage.setItem(TOKEN_KEY, token),
-  clear: () => sessionStorage.removeItem(TOKEN_KEY),
-};
+/** A refused exchange as the API's own error, whatever the answer's body was. */
+function callError(response: Response, body: unknown): ApiCallError {
+  const envelope = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+  return new ApiCallError({
+    status: response.status,
+    code: typeof envelope?.code === "string" ? envelope.code : "login_refused",
+    message:
+      typeof envelope?.message === "string" ? envelope.message : `The server refused the login (${response.status}).`,
+    method: "POST",
+    path: LOGIN_PATH,
+  });
+}
+
+/**
+ * Trades a typed admin token for a session of this server (`POST /dashboard/login` with the token in its
+ * Authorization header, asking for JSON): the session is kept as a login's is, and the token, used for this one
+ * request, is kept nowhere. A refusal is thrown as the API's own error.
+ */
+export async function exchangeAdminToken(token: string): Promise<void> {
+  const response = await fetch(LOGIN_PATH, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, accept: "application/json" },
+    credentials: "omit",
+    redirect: "error",
+  });
+  const body = (await response.json().catch(() => null)) as { session?: unknown } | null;
+  if (!response.ok || typeof body?.session !== "string") throw callError(response, body);
+  candidateSession = null;
+  localStorage.setItem(SESSION_STORAGE_KEY, body.session);
+}
 
 type Listener = () => void;
 const tokenListeners = new Set<Listener>();
@@ -91,7 +117,6 @@ export const onTokenNeeded = (listener: Listener) => {
 // The page is served by the emulator: same origin, so the clients' base URL is "".
 const control = createAdminClient({
   url: "",
-  adminToken: () => adminToken.get(),
   session: () => dashboardSession.get(),
 });
 control.use({

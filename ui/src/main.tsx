@@ -1,7 +1,7 @@
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { DOCS_PATH } from "../../common/dashboard-links";
-import { admin, adminToken, forgetDashboardKeys, handKeyToDocs, onTokenNeeded } from "./api";
+import { admin, exchangeAdminToken, forgetDashboardKeys, handKeyToDocs, onTokenNeeded } from "./api";
 import { FieldError, invalidProps, Status } from "./components";
 import { checkField } from "./field-rules";
 import { useAction, useLoad } from "./hooks";
@@ -60,7 +60,7 @@ function TokenPrompt({ onDone }: { onDone: () => void }) {
       </p>
       <p>
         Or give the admin token: the one <code>ext serve</code> was given (<code>--admin-token</code>), else the one in
-        the data directory's <code>server.json</code>. It is kept for this tab only and sent as a header.
+        the data directory's <code>server.json</code>. It is traded at once for a session of this run and not kept.
       </p>
       <form
         noValidate
@@ -71,9 +71,10 @@ function TokenPrompt({ onDone }: { onDone: () => void }) {
           const missing = checkField({ required: true }, "The admin token", value) ?? undefined;
           setProblem(missing);
           if (missing) return document.getElementById("admin-token")?.focus();
-          adminToken.set(value.trim());
-          const ok = await action.run(() => admin((c) => c.GET("/_emulator/state")));
-          if (!ok) return adminToken.clear();
+          const typed = value.trim();
+          setValue("");
+          const ok = await action.run(() => exchangeAdminToken(typed));
+          if (!ok) return;
           forgetDashboardKeys();
           onDone();
         }}
