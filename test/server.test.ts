@@ -33,6 +33,41 @@ describe("startServer", () => {
     const config = parseServerConfig({ port: emu.port, memory: true, logLevel: "silent" }, {});
     expect(() => startServer(config, { logger: createLogger("silent") })).toThrow(PortInUseError);
   });
+
+  test("bound to 127.0.0.1, it answers on [::1] at the same port too, with the same gates", async () => {
+    const res = await fetch(`http://[::1]:${emu.port}/healthz`);
+    expect(res.status).toBe(200);
+    const control = await fetch(`http://[::1]:${emu.port}/_emulator/state`);
+    expect(control.status).toBe(401);
+    const rebinding = await fetch(`http://[::1]:${emu.port}/healthz`, { headers: { host: "evil.example" } });
+    expect(rebinding.status).toBe(403);
+  });
+
+  test("[::1] at the port held by another program: the start fails, naming it, and leaves nothing listening", async () => {
+    // The port is one the system gave the squatter on ::1; if some other program happens to hold 127.0.0.1 at
+    // it, the start fails for that reason instead, and another port is drawn (never a fixed port assumed free).
+    for (;;) {
+      const squatter = Bun.serve({ hostname: "::1", port: 0, reusePort: false, fetch: () => new Response("mallory") });
+      try {
+        const config = parseServerConfig({ port: squatter.port, memory: true, logLevel: "silent" }, {});
+        let message = "";
+        try {
+          await startServer(config, { logger: createLogger("silent") }).stop(true);
+        } catch (e) {
+          expect(e).toBeInstanceOf(PortInUseError);
+          message = (e as Error).message;
+        }
+        if (message.includes(`on 127.0.0.1 is already in use`)) continue;
+        expect(message).toContain(`port ${squatter.port} on ::1 is already in use by another program`);
+        // 127.0.0.1 was let go again: with [::1] free, the same start succeeds.
+        await squatter.stop(true);
+        await startServer(config, { logger: createLogger("silent") }).stop(true);
+        return;
+      } finally {
+        await squatter.stop(true);
+      }
+    }
+  });
 });
 
 describe("stop()", () => {

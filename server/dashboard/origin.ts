@@ -47,6 +47,15 @@ export function notHereAnswer(): Response {
   });
 }
 
+/**
+ * A login code seen in a URL is revoked wherever the URL was addressed (it may be in a log or a history now),
+ * this run's origin or not.
+ */
+export function revokeCodesInUrl(url: string, revokeIfCode: (text: string) => boolean): void {
+  const query = url.indexOf("?");
+  if (query >= 0) for (const [, value] of new URLSearchParams(url.slice(query + 1))) revokeIfCode(value);
+}
+
 /** Whether `request` is addressed to this run's dashboard name (any port: a port mapping may change it). */
 export function addressedToDashboard(request: Request, label: string): boolean {
   const target = requestTarget(request, request.url);

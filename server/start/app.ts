@@ -15,7 +15,7 @@ import { DOCS_PATH, LOGIN_PATH, OPENAPI_PATH } from "../../common/dashboard-link
 import { CHALLENGE_PATTERN } from "../../common/server-proof";
 import { markStartup } from "../../common/startup-trace";
 import { FAVICON_PATH, UI_PREFIX } from "../dashboard/build";
-import { addressedToDashboard, notHereAnswer } from "../dashboard/origin";
+import { addressedToDashboard, notHereAnswer, revokeCodesInUrl } from "../dashboard/origin";
 import { errorHandler } from "../errors/handler";
 import { errorResponses } from "../errors/model";
 import { developerGate } from "../http/auth";
@@ -189,8 +189,11 @@ export function createApp(runtime: Runtime) {
   const lazily = { parse: "none", detail: { hide: true } } as const;
   // The dashboard's page, scripts and login, only on this run's own origin (server/dashboard/origin.ts).
   const toDashboard = delegate(dashboardPart);
-  const onDashboardOrigin = async ({ request }: { request: Request }) =>
-    addressedToDashboard(request, control.dashboardLabel) ? toDashboard({ request }) : notHereAnswer();
+  const onDashboardOrigin = async ({ request }: { request: Request }) => {
+    if (addressedToDashboard(request, control.dashboardLabel)) return toDashboard({ request });
+    revokeCodesInUrl(request.url, control.sessions.revokeIfCode);
+    return notHereAnswer();
+  };
 
   const root = new Elysia(READING)
     .use(

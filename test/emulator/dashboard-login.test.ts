@@ -43,17 +43,19 @@ afterAll(async () => {
 });
 
 const sameOrigin = { origin: "", "sec-fetch-site": "same-origin" };
+/** A request addressed to this run's dashboard origin (the only one the login answers on). */
+const onDashboard = () => ({ headers: { host: new URL(emu.dashboardUrl).host } });
 const mint = () => emu.runtime.control.sessions.mintLogin();
 const errorOf = async (res: Response) =>
   ((await res.json()) as { error: { code: string; message: string; status: number } }).error;
 /** A request to the login path as a script or a page would send it. */
 const loginRequest = (init: RequestInit & { query?: string } = {}) =>
-  fetch(`${emu.url}/dashboard/login${init.query ?? ""}`, { redirect: "manual", ...init });
+  fetch(`${emu.dashboardUrl}/dashboard/login${init.query ?? ""}`, { redirect: "manual", ...init });
 
 describe("the dashboard's login: a one-time code in a form body", () => {
   test("from the page `ext dashboard` opens (Origin null): a redirect to the dashboard with a session secret in the fragment (random, not the token or the code), no cookie", async () => {
     const { code } = mint();
-    const res = await postLoginCode(emu.url, code);
+    const res = await postLoginCode(emu.dashboardUrl, code);
     expect(res.status).toBe(303);
     expect(res.headers.get("location")).toMatch(/^\/#session=[A-Za-z0-9_-]{43}$/);
     expect(res.headers.get("set-cookie")).toBeNull();
@@ -71,17 +73,17 @@ describe("the dashboard's login: a one-time code in a form body", () => {
   test("a code is taken from a local file's page (null), this server's own origin or a script (none); any other Origin is a 403 that spends nothing", async () => {
     const ways: Record<string, string>[] = [
       {},
-      { origin: emu.url, "sec-fetch-site": "same-origin" },
+      { origin: emu.dashboardUrl, "sec-fetch-site": "same-origin" },
       { origin: "null", "sec-fetch-site": "cross-site" },
     ];
-    for (const headers of ways) expect((await postLoginCode(emu.url, mint().code, headers)).status).toBe(303);
+    for (const headers of ways) expect((await postLoginCode(emu.dashboardUrl, mint().code, headers)).status).toBe(303);
     const { code } = mint();
     for (const origin of ["http://evil.example", `http://localhost:${emu.port}`, "http://127.0.0.1:1", "file://"]) {
-      const res = await postLoginCode(emu.url, code, { origin });
+      const res = await postLoginCode(emu.dashboardUrl, code, { origin });
       expect({ origin, status: res.status }).toEqual({ origin, status: 403 });
       expect((await errorOf(res)).message).toContain(`Origin "${origin}" is none of them`);
     }
-    expect((await postLoginCode(emu.url, code)).status).toBe(303);
+    expect((await postLoginCode(emu.dashboardUrl, code)).status).toBe(303);
   });
 
   test("a code works once: used, it is refused as a wrong one is, and its id says it was used", async () => {
@@ -90,8 +92,8 @@ describe("the dashboard's login: a one-time code in a form body", () => {
       id,
       state: "waiting",
     });
-    expect((await postLoginCode(emu.url, code)).status).toBe(303);
-    const again = await postLoginCode(emu.url, code);
+    expect((await postLoginCode(emu.dashboardUrl, code)).status).toBe(303);
+    const again = await postLoginCode(emu.dashboardUrl, code);
     const refusal = expectEnvelope(
       { status: again.status, body: { error: await errorOf(again) } } as never,
       401,
@@ -103,7 +105,7 @@ describe("the dashboard's login: a one-time code in a form body", () => {
       id,
       state: "used",
     });
-    expect((await postLoginCode(emu.url, "x".repeat(32))).status).toBe(401);
+    expect((await postLoginCode(emu.dashboardUrl, "x".repeat(32))).status).toBe(401);
   });
 
   test("the form is exactly one field `code`, urlencoded, under 1 KiB: anything else is refused with the envelope and spends nothing", async () => {
@@ -135,7 +137,7 @@ describe("the dashboard's login: a one-time code in a form body", () => {
       body: new Blob([`code=${code}&pad=${"x".repeat(4000)}`]).stream(),
     });
     expect(chunked.status).toBe(413);
-    expect((await postLoginCode(emu.url, code)).status).toBe(303);
+    expect((await postLoginCode(emu.dashboardUrl, code)).status).toBe(303);
   });
 
   test("a code expires after its lifetime on the machine's time, whatever the emulator's clock shows; a 401 envelope saying so", async () => {
@@ -193,7 +195,7 @@ describe("never a credential in a URL", () => {
   test("a GET with a code in the query is a 400 envelope, and the code is revoked (it may be in a log or a process list now)", async () => {
     const { id, code } = mint();
     for (const query of [`?token=${code}`, `?code=${code}`]) {
-      const res = await emu.rawRequest("GET", `/dashboard/login${query}`);
+      const res = await emu.rawRequest("GET", `/dashboard/login${query}`, onDashboard());
       const { message } = expectEnvelope(res, 400, "bad_request");
       expect(message).toContain("never takes anything in the URL");
       expect(res.headers.get("location")).toBeNull();
@@ -202,20 +204,20 @@ describe("never a credential in a URL", () => {
       id,
       state: "revoked",
     });
-    const first = await emu.rawRequest("GET", `/dashboard/login?token=${mint().code}`);
+    const first = await emu.rawRequest("GET", `/dashboard/login?token=${mint().code}`, onDashboard());
     expect(expectEnvelope(first, 400, "bad_request").message).toContain("The login code this URL carried is revoked");
     // The revoked code, posted as the page would: refused, saying why.
     const next = mint();
-    await emu.rawRequest("HEAD", `/dashboard/login?token=${next.code}`);
+    await emu.rawRequest("HEAD", `/dashboard/login?token=${next.code}`, onDashboard());
     expect(emu.runtime.control.sessions.loginState(next.id)).toBe("revoked");
-    const res = await postLoginCode(emu.url, next.code);
+    const res = await postLoginCode(emu.dashboardUrl, next.code);
     expect(res.status).toBe(401);
     expect((await errorOf(res)).message).toContain("was sent in a URL");
   });
 
   test("the admin token in the query opens nothing: a 400 envelope saying to treat it as exposed, no redirect, no session", async () => {
     for (const method of ["GET", "POST"]) {
-      const res = await emu.rawRequest(method, `/dashboard/login?token=${emu.runtime.control.adminToken}`);
+      const res = await emu.rawRequest(method, `/dashboard/login?token=${emu.runtime.control.adminToken}`, onDashboard());
       const { message } = expectEnvelope(res, 400, "bad_request");
       expect(message).toContain("This URL carried the admin token: treat it as exposed");
       expect(res.headers.get("location")).toBeNull();
@@ -224,7 +226,7 @@ describe("never a credential in a URL", () => {
   });
 
   test("a GET without a query is a 405 (Allow: POST) saying to run `ext dashboard`", async () => {
-    const res = await emu.rawRequest("GET", "/dashboard/login");
+    const res = await emu.rawRequest("GET", "/dashboard/login", onDashboard());
     const { message } = expectEnvelope(res, 405, "method_not_allowed");
     expect(res.headers.get("allow")).toBe("POST");
     expect(message).toContain("Run `ext dashboard`");
@@ -331,10 +333,11 @@ describe("POST /_emulator/dashboard-login and GET /_emulator/dashboard-login/{id
     expect(minted.response.status).toBe(200);
     const { id, code, loginUrl } = minted.data!;
     expect(Object.keys(minted.data!).sort()).toEqual(["code", "id", "loginUrl"]);
-    expect(loginUrl).toBe(`${emu.url}/dashboard/login`);
+    expect(loginUrl).toBe(`${emu.dashboardUrl}/dashboard/login`);
+    expect(loginUrl).toMatch(new RegExp(`^http://[a-z2-7]{26}\\.localhost:${emu.port}/dashboard/login$`));
     expect(code).toMatch(/^[A-Za-z0-9_-]{32}$/);
     expect(id).not.toBe(before.id);
-    expect((await postLoginCode(emu.url, before.code)).status).toBe(401);
+    expect((await postLoginCode(emu.dashboardUrl, before.code)).status).toBe(401);
     const gone = await emu.control.GET("/_emulator/dashboard-login/{id}", { params: { path: { id: before.id } } });
     expect(gone.response.status).toBe(404);
     expect((gone.error as { error: { message: string } }).error.message).toContain("a newer one replaced it");
