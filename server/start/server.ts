@@ -249,6 +249,7 @@ function readyText(emulator: RunningEmulator): string {
     url: emulator.url,
     baseUrl: emulator.baseUrl,
     adminUrl: emulator.adminUrl,
+    dashboardUrl: emulator.dashboardUrl,
     port: emulator.port,
     pid: process.pid,
     adminToken: control.adminToken,

@@ -22,7 +22,7 @@ const FAKE_BROWSER = join(ROOT, "test/helpers/fake-browser.ts");
 
 let cwd: string;
 let server: Subprocess;
-let ready: { url: string; adminUrl: string };
+let ready: { url: string; adminUrl: string; dashboardUrl: string };
 beforeAll(async () => {
   cwd = mkdtempSync(join(tmpdir(), "ext-dashboard-cmd-"));
   const readyFile = join(cwd, "ready.json");
@@ -115,7 +115,7 @@ async function pageToOpenByHand(run: { stderr: () => string }) {
 }
 
 /** A login code posted as the page posts it. */
-const post = (code: string) => postLoginCode(ready.url, code);
+const post = (code: string) => postLoginCode(ready.dashboardUrl, code);
 
 describe("ext dashboard", () => {
   test("opens a private page in the browser that logs it in, a code in no URL and on no command line; waits for it, then removes the page", async () => {
@@ -123,7 +123,7 @@ describe("ext dashboard", () => {
     try {
       const r = await ext(["dashboard"], cwd, place.env({ EXT_API_KEY: "ext_not_for_the_browser" }));
       expect(r.stderr).toContain("opening the dashboard's login page in the browser");
-      expect(r.stdout).toBe(`logged in: the dashboard is at ${ready.url}/\n`);
+      expect(r.stdout).toBe(`logged in: the dashboard is at ${ready.dashboardUrl}/ (a new address each start)\n`);
       expect(r.code).toBe(0);
       const [seen, ...more] = place.records();
       expect(more).toEqual([]);
@@ -136,7 +136,7 @@ describe("ext dashboard", () => {
       expect(seen!.code).toMatch(/^[A-Za-z0-9_-]{32}$/);
       expect(seen!.argv.join(" ")).not.toContain(seen!.code);
       // It posts to the server's login, the code in the form body.
-      expect(seen!.html).toContain(`<form id="login" method="post" action="${ready.url}/dashboard/login">`);
+      expect(seen!.html).toContain(`<form id="login" method="post" action="${ready.dashboardUrl}/dashboard/login">`);
       expect(seen!.status).toBe(303);
       expect(await stateWith(seen!.location)).toBe(200);
       // Gone once used, its folder too; and the code with it.
@@ -155,7 +155,7 @@ describe("ext dashboard", () => {
       expect(run.stderr()).not.toContain(code);
       expect(await stateWith((await post(code)).headers.get("location"))).toBe(200);
       expect(await run.exited).toBe(0);
-      expect(run.stdout()).toBe(`logged in: the dashboard is at ${ready.url}/\n`);
+      expect(run.stdout()).toBe(`logged in: the dashboard is at ${ready.dashboardUrl}/ (a new address each start)\n`);
       expect(place.records()).toEqual([]);
       expect(existsSync(path)).toBe(false);
     } finally {
@@ -203,7 +203,7 @@ describe("ext dashboard", () => {
       expect(r.code).toBe(0);
       const body = JSON.parse(r.stdout) as { id: string; code: string; loginUrl: string };
       expect(Object.keys(body).sort()).toEqual(["code", "id", "loginUrl"]);
-      expect(body.loginUrl).toBe(`${ready.url}/dashboard/login`);
+      expect(body.loginUrl).toBe(`${ready.dashboardUrl}/dashboard/login`);
       expect(place.records()).toEqual([]);
       expect(readdirSync(place.tmp)).toEqual([]);
       expect(await stateWith((await post(body.code)).headers.get("location"))).toBe(200);

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { loginPageHtml, writeLoginPage } from "../../tools/cli/lib/login-page";
+import { dashboardOriginOf, loginPageHtml, writeLoginPage } from "../../tools/cli/lib/login-page";
 import { browserCommand, openInBrowser } from "../../tools/cli/lib/open-browser";
 
 const CODE = "AbCdEfGhIjKlMnOpQrStUvWxYz012-_9";
@@ -80,5 +80,35 @@ describe("the browser", () => {
     expect(await openInBrowser(url, ["/nonexistent/opener", url]).outcome).toBe("/nonexistent/opener is not installed");
     expect(await openInBrowser(url, ["false"]).outcome).toBe("false ended with exit code 1");
     expect(await openInBrowser(url, ["true"]).outcome).toBeNull();
+  });
+});
+
+describe("where the page posts: the dashboard origin the server named", () => {
+  const label = "abcdefghijklmnopqrstuvwxyz";
+  test("the label's name, on the port the server was reached at", () => {
+    expect(dashboardOriginOf(`http://${label}.localhost:4780/dashboard/login`, "http://127.0.0.1:4780")).toBe(
+      `http://${label}.localhost:4780`,
+    );
+    // A port mapping: the server's own port is not the one this machine reaches it at.
+    expect(dashboardOriginOf(`http://${label}.localhost:4780/dashboard/login`, "http://[::1]:8080")).toBe(
+      `http://${label}.localhost:8080`,
+    );
+  });
+
+  test("anything but a dashboard login address is refused, as is a server off loopback", () => {
+    for (const loginUrl of [
+      "http://127.0.0.1:4780/dashboard/login",
+      "http://evil.example:4780/dashboard/login",
+      `https://${label}.localhost:4780/dashboard/login`,
+      `http://${label}.localhost:4780/elsewhere`,
+      `http://${label}.localhost:4780/dashboard/login?code=x`,
+      `http://u:p@${label}.localhost:4780/dashboard/login`,
+      `http://${label}x.localhost:4780/dashboard/login`,
+      "not a url",
+    ])
+      expect(() => dashboardOriginOf(loginUrl, "http://127.0.0.1:4780")).toThrow("not a dashboard login address");
+    expect(() =>
+      dashboardOriginOf(`http://${label}.localhost:4780/dashboard/login`, "http://devbox.example:4780"),
+    ).toThrow("reaches on this machine's loopback only");
   });
 });

@@ -14,7 +14,7 @@ beforeAll(async () => (emu = await startTestEmulator()));
 afterAll(() => stopTestEmulator(emu));
 
 test("GET / is the page, with a strict Content-Security-Policy; its assets load; all of it under 200 KB gzipped", async () => {
-  const page = await fetch(`${emu.url}/`);
+  const page = await fetch(`${emu.dashboardUrl}/`);
   expect(page.status).toBe(200);
   expect(page.headers.get("content-type")).toStartWith("text/html");
   const csp = page.headers.get("content-security-policy")!;
@@ -27,7 +27,7 @@ test("GET / is the page, with a strict Content-Security-Policy; its assets load;
   expect(assets.some((a) => a.endsWith(".css"))).toBe(true);
   let gzipped = gzipSync(html).length;
   for (const path of assets) {
-    const res = await fetch(emu.url + path);
+    const res = await fetch(emu.dashboardUrl + path);
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toContain("immutable");
     gzipped += gzipSync(Buffer.from(await res.arrayBuffer())).length;
@@ -43,7 +43,7 @@ test("/favicon.ico is the dashboard's icon, so a JSON answer opened in a tab log
 });
 
 test("an unknown asset is the usual 404 envelope", async () => {
-  const res = await fetch(`${emu.url}/ui/nope.js`);
+  const res = await fetch(`${emu.dashboardUrl}/ui/nope.js`);
   expect(res.status).toBe(404);
   expect(((await res.json()) as { error: { code: string } }).error.code).toBe("not_found");
 });

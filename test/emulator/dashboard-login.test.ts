@@ -217,7 +217,11 @@ describe("never a credential in a URL", () => {
 
   test("the admin token in the query opens nothing: a 400 envelope saying to treat it as exposed, no redirect, no session", async () => {
     for (const method of ["GET", "POST"]) {
-      const res = await emu.rawRequest(method, `/dashboard/login?token=${emu.runtime.control.adminToken}`, onDashboard());
+      const res = await emu.rawRequest(
+        method,
+        `/dashboard/login?token=${emu.runtime.control.adminToken}`,
+        onDashboard(),
+      );
       const { message } = expectEnvelope(res, 400, "bad_request");
       expect(message).toContain("This URL carried the admin token: treat it as exposed");
       expect(res.headers.get("location")).toBeNull();
@@ -360,7 +364,16 @@ describe("POST /_emulator/dashboard-login and GET /_emulator/dashboard-login/{id
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const ready = JSON.parse(readFileSync(file, "utf8"));
     expect(ready.adminToken).toBe(emu.runtime.control.adminToken);
-    expect(Object.keys(ready).sort()).toEqual(["adminToken", "adminUrl", "apiKeys", "baseUrl", "pid", "port", "url"]);
+    expect(Object.keys(ready).sort()).toEqual([
+      "adminToken",
+      "adminUrl",
+      "apiKeys",
+      "baseUrl",
+      "dashboardUrl",
+      "pid",
+      "port",
+      "url",
+    ]);
     expect(JSON.stringify(ready)).not.toContain("/dashboard/login");
   });
 });

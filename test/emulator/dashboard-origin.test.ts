@@ -7,7 +7,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { DASHBOARD_LABEL_PATTERN, isDashboardHostname } from "../../common/dashboard-links";
 import { newDashboardLabel } from "../../server/runtime/control-state/dashboard-session";
-import { postLoginCode, sessionFromLogin, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+import {
+  postLoginCode,
+  sessionFromLogin,
+  startTestEmulator,
+  stopTestEmulator,
+  type TestEmulator,
+} from "../helpers/emulator";
 
 let emu: TestEmulator;
 beforeAll(async () => (emu = await startTestEmulator()));

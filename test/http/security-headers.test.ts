@@ -75,8 +75,8 @@ test("a stream and an answer refused before routing carry them too", async () =>
 });
 
 test("the dashboard and the docs keep their own policies, with nosniff", async () => {
-  for (const path of ["/", "/docs"]) {
-    const res = await fetch(emu.url + path);
+  for (const url of [`${emu.dashboardUrl}/`, `${emu.url}/docs`]) {
+    const res = await fetch(url);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toStartWith("text/html");
     expect(res.headers.get("x-content-type-options")).toBe("nosniff");

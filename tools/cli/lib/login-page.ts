@@ -13,12 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { isLoopbackHostname } from "../../../common/addresses";
-import {
-  isDashboardHostname,
-  LOGIN_CODE_FIELD,
-  LOGIN_CODE_PATTERN,
-  LOGIN_PATH,
-} from "../../../common/dashboard-links";
+import { isDashboardHostname, LOGIN_CODE_FIELD, LOGIN_CODE_PATTERN, LOGIN_PATH } from "../../../common/dashboard-links";
 import { writePrivateFile } from "../../../common/files/private-file";
 import { UsageError } from "../../calls/usage-error";
 
@@ -79,7 +74,9 @@ export function dashboardOriginOf(loginUrl: string, serverRoot: string): string 
     login.username !== "" ||
     login.password !== ""
   )
-    throw new Error("the server's loginUrl is not a dashboard login address (http://<label>.localhost:<port>/dashboard/login)");
+    throw new Error(
+      "the server's loginUrl is not a dashboard login address (http://<label>.localhost:<port>/dashboard/login)",
+    );
   const root = new URL(serverRoot);
   if (!isLoopbackHostname(root.hostname))
     throw new UsageError(
