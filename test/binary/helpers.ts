@@ -61,6 +61,8 @@ export interface ServedBinary {
   url: string;
   baseUrl: string;
   adminUrl: string;
+  /** This run's dashboard origin (http://<label>.localhost:port), from the ready file. */
+  dashboardUrl: string;
   pid: number;
   /** The control plane's token, from the ready file. */
   adminToken: string;

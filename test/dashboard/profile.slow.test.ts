@@ -66,7 +66,7 @@ describe.skipIf(!enabled)("the dashboard's Profile page", () => {
     // bypassCSP: axe-core is injected as an inline script, which the dashboard's policy refuses.
     const page = await browser.newPage({ bypassCSP: true });
     await logIn(page, server);
-    await page.goto(`${server.url}/#/profile`);
+    await page.goto(`${server.dashboardUrl}/#/profile`);
     return { server, page };
   }
 

@@ -63,7 +63,7 @@ describe.skipIf(!enabled)("dashboard rough edges (Chromium, in-process emulator)
   const owner = () => ({ url: emu.url, adminToken: emu.runtime.control.adminToken });
   const open = async (hash: string, p = page) => {
     await p.goto("about:blank");
-    await p.goto(`${emu.url}/?account=${ACCOUNT}${hash}`);
+    await p.goto(`${emu.dashboardUrl}/?account=${ACCOUNT}${hash}`);
     await p.locator("h1").first().waitFor();
     await until("the page to load", async () => (await p.locator("text=Loading…").count()) === 0);
   };
@@ -139,7 +139,7 @@ describe.skipIf(!enabled)("dashboard rough edges (Chromium, in-process emulator)
       const probes = ["ext_own_probe", "ext_chart_probe"];
       for (const id of probes) {
         await page.goto("about:blank");
-        await page.goto(`${emu.url}/?account=${ACCOUNT}#/extensions/${id}`);
+        await page.goto(`${emu.dashboardUrl}/?account=${ACCOUNT}#/extensions/${id}`);
         await textOf(page.getByRole("alert"), /extension_not_found/);
       }
       // The page shows the first refusal while its other three requests may still be on their way: all four of
@@ -260,7 +260,7 @@ describe.skipIf(!enabled)("dashboard rough edges (Chromium, in-process emulator)
       });
       try {
         await page.goto("about:blank");
-        await page.goto(`${emu.url}/?account=${ACCOUNT}#/admin/overrides`);
+        await page.goto(`${emu.dashboardUrl}/?account=${ACCOUNT}#/admin/overrides`);
         await until("the account list to be asked for", async () => asked);
         // Until it comes: one line saying so, no tab (the overrides tab used to show a form for no account, then
         // reload it for the account and drop a row added meanwhile).

@@ -129,7 +129,7 @@ export async function stopSession(s: Partial<Session> | undefined): Promise<void
 /** A real page load (a hash-only goto would keep the old document and its focus). */
 export async function openPage(server: ServedBinary, hash: string, p: Page): Promise<void> {
   await p.goto("about:blank");
-  await p.goto(`${server.url}/${hash}`);
+  await p.goto(`${server.dashboardUrl}/${hash}`);
   await p.locator("h1").first().waitFor();
 }
 

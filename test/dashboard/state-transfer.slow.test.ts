@@ -67,7 +67,7 @@ describe.skipIf(!enabled)("dashboard: export state and load it back", () => {
     page.on("request", (r) => requests.push(`${r.method()} ${new URL(r.url()).pathname}`));
     page.on("console", (m) => m.type() === "error" && consoleErrors.push(m.text()));
     await logIn(page, server);
-    await page.goto(`${server.url}/${hash}`);
+    await page.goto(`${server.dashboardUrl}/${hash}`);
     await page.locator("h1").first().waitFor();
     return { page, requests, consoleErrors, close: () => context.close() };
   }
@@ -248,14 +248,14 @@ describe.skipIf(!enabled)("dashboard: export state and load it back", () => {
         ])
           expect({ path, body: await developer(target, path) }).toEqual({ path, body: await developer(source, path) });
 
-        await page.goto(`${target.url}/?account=acc_dev#/extensions/ext_board/installs`);
+        await page.goto(`${target.dashboardUrl}/?account=acc_dev#/extensions/ext_board/installs`);
         await textMatches(page.locator("h1"), /^Sound Board$/);
         await textMatches(page.locator("#installs-h + p"), /Total 1234/);
-        await page.goto(`${target.url}/?account=acc_dev#/extensions/ext_board/secrets`);
+        await page.goto(`${target.dashboardUrl}/?account=acc_dev#/extensions/ext_board/secrets`);
         await page.getByText("API_TOKEN", { exact: true }).waitFor();
 
         // A pasted fixture's answer is by the paste box, and the file form's earlier answer is gone.
-        await page.goto(`${target.url}/#/admin/state`);
+        await page.goto(`${target.dashboardUrl}/#/admin/state`);
         await upload(page, "again.tar", exported);
         await textMatches(fileForm(page).locator(".note.ok"), /^again\.tar loaded: everything in it already existed/);
         await page

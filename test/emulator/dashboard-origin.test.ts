@@ -149,7 +149,7 @@ describe("a typed admin token, traded at once for a session", () => {
 
   test("from another page, or with a wrong token, nothing", async () => {
     const token = `Bearer ${emu.runtime.control.adminToken}`;
-    const refused = [
+    const refused: Record<string, string>[] = [
       { authorization: token, origin: `http://127.0.0.1:${emu.port}` },
       { authorization: token, origin: "null" },
       { authorization: token, "sec-fetch-site": "cross-site" },
