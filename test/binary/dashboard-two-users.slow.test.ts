@@ -101,7 +101,9 @@ describe.skipIf(SKIP !== null)(`another local user${SKIP ? ` (skipped: ${SKIP})`
       ).not.toBe(0);
       writeFileSync(go, "");
       expect(await cli.exited).toBe(0);
-      expect(await new Response(cli.stdout).text()).toBe(`logged in: the dashboard is at ${server.url}/\n`);
+      expect(await new Response(cli.stdout).text()).toBe(
+        `logged in: the dashboard is at ${server.dashboardUrl}/ (a new address each start)\n`,
+      );
       writeFileSync(stop, "");
       expect(await watcher.exited).toBe(0);
       await watched.done;

@@ -69,15 +69,18 @@ export interface ServedBinary {
   stop(): Promise<number>;
 }
 
-/** `ext serve --port 0 --ready-file …`, waiting for the ready file (never parsing logs). */
-export async function serve(bin: string, args: string[], cwd: string): Promise<ServedBinary> {
+/** `ext serve --port 0 --ready-file …` (or another port), waiting for the ready file (never parsing logs). */
+export async function serve(bin: string, args: string[], cwd: string, port = 0): Promise<ServedBinary> {
   const ready = join(mkdtempSync(join(tmpdir(), "ext-ready-")), "ready.json");
-  const proc = Bun.spawn([bin, "serve", "--port", "0", "--ready-file", ready, "--log-level", "warn", ...args], {
-    cwd,
-    env: cleanEnv(),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const proc = Bun.spawn(
+    [bin, "serve", "--port", String(port), "--ready-file", ready, "--log-level", "warn", ...args],
+    {
+      cwd,
+      env: cleanEnv(),
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  );
   for (let i = 0; i < 200 && !existsSync(ready); i++) {
     if (proc.exitCode !== null) break;
     await Bun.sleep(25);

@@ -5,7 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
-import { type Browser, chromium, type Page } from "playwright-core";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { dashboardOriginOf, writeLoginPage } from "../../tools/cli/lib/login-page";
 
 export const CHROMIUM = process.env.EXT_TEST_CHROMIUM ?? "/usr/bin/chromium";
@@ -38,6 +38,11 @@ const ARGS = [
 
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+}
+
+/** A browser with a profile kept in `dir` (service workers, storage): closed and opened again, it remembers. */
+export function launchWithProfile(dir: string): Promise<BrowserContext> {
+  return chromium.launchPersistentContext(dir, { executablePath: CHROMIUM, args: ARGS });
 }
 
 const AXE_PATH = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
