@@ -2576,7 +2576,7 @@ export interface operations {
                         id: string;
                         /** @description The one-time code: post it as the form field `code` (application/x-www-form-urlencoded) to loginUrl; it works once, within 15 minutes (on the machine's time, not the emulator's clock), and replaces any earlier code. Never put it in a URL: a code seen in one is revoked */
                         code: string;
-                        /** @description Where to post the code: this server's /dashboard/login (it carries no credential) */
+                        /** @description Where to post the code: /dashboard/login on this run's dashboard origin, http://<label>.localhost:<port>, drawn at random by each start (it carries no credential; the dashboard is served there only) */
                         loginUrl: string;
                     };
                 };

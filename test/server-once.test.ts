@@ -35,7 +35,9 @@ test("one Bun.serve, never reloaded, and the app answers through it", async () =
   });
   // Whatever work a listen() leaves for later runs before the first request is read: let it run, then look.
   await new Promise((resolve) => setImmediate(resolve));
-  expect(serves).toBe(1);
+  // One listener per loopback address (server/start/listen.ts): 127.0.0.1, and [::1] where the machine has it.
+  expect(serves).toBeLessThanOrEqual(2);
+  expect(serves).toBeGreaterThanOrEqual(1);
   expect(reloads).toBe(0);
   const health = await fetch(`${running.url}/healthz`);
   expect(await health.json()).toEqual({ status: "ok" });

@@ -153,7 +153,7 @@ describe("the real emulator, named with its own token, still works", () => {
 
   test("ext dashboard mints a login code", async () => {
     const r = await ext(["dashboard", "--json", "--target", emu.url], env());
-    expect(JSON.parse(r.stdout)).toMatchObject({ loginUrl: `${emu.url}/dashboard/login` });
+    expect(JSON.parse(r.stdout)).toMatchObject({ loginUrl: `${emu.dashboardUrl}/dashboard/login` });
     expect(r.code).toBe(0);
   });
 
@@ -173,7 +173,7 @@ describe("EXT_TRUST_TARGET=1: the user vouches for a server reached at another a
     expect(refused.stderr).toContain("EXT_TRUST_TARGET=1");
     expect(refused.code).toBe(1);
     const vouched = await ext(["dashboard", "--json", "--target", other], { ...env, EXT_TRUST_TARGET: "1" });
-    expect(JSON.parse(vouched.stdout)).toMatchObject({ loginUrl: `${emu.url}/dashboard/login` });
+    expect(JSON.parse(vouched.stdout)).toMatchObject({ loginUrl: `${emu.dashboardUrl}/dashboard/login` });
     expect(vouched.code).toBe(0);
   });
 });

@@ -33,7 +33,10 @@ const DIRECT_CALL = [
 const CALLERS = ["tools/cli", "tools/deploy", "tools/helper", "ui", "packaging"];
 
 /** Files allowed a direct call, each for a reason. */
-const EXCEPTIONS: Record<string, string> = {};
+const EXCEPTIONS: Record<string, string> = {
+  "ui/src/api.ts":
+    "the typed admin token's exchange for a session: POST /dashboard/login, a browser route outside the API's document",
+};
 
 /**
  * Still being moved onto client/ on other branches; this list is emptied when they are merged.
