@@ -219,14 +219,18 @@ describe("ext serve", () => {
       const readyFile = join(dir, "ready.json");
       const proc = serve("--memory", "--port", "0", "--log-level", "warn", "--ready-file", readyFile);
       const head = await readUntil(proc.stdout as ReadableStream<Uint8Array>, /admin token:.*\n/);
-      const ready = JSON.parse(readFileSync(readyFile, "utf8")) as { url: string; adminToken: string };
+      const ready = JSON.parse(readFileSync(readyFile, "utf8")) as {
+        url: string;
+        dashboardUrl: string;
+        adminToken: string;
+      };
       expect(JSON.stringify(ready)).not.toContain("/dashboard/login");
       expect(head).toContain(`  dashboard:     at an address of its own each start  (to log a browser in: \``);
       expect(head).not.toContain("/dashboard/login");
       const adminUrl = /control plane: (\S+)\n/.exec(head)![1]!;
       expect((await fetch(`${adminUrl}/state`)).status).toBe(401);
       const login = () =>
-        fetch(`${ready.url}/dashboard/login`, {
+        fetch(`${ready.dashboardUrl}/dashboard/login`, {
           method: "POST",
           headers: { authorization: `Bearer ${ready.adminToken}` },
           redirect: "manual",
@@ -234,7 +238,9 @@ describe("ext serve", () => {
       const session = await sessionFromLogin(await login());
       expect((await fetch(`${adminUrl}/state`, { headers: { "x-ext-session": session } })).status).toBe(200);
       // In a URL, the token opens nothing.
-      const inUrl = await fetch(`${ready.url}/dashboard/login?token=${ready.adminToken}`, { redirect: "manual" });
+      const inUrl = await fetch(`${ready.dashboardUrl}/dashboard/login?token=${ready.adminToken}`, {
+        redirect: "manual",
+      });
       expect(inUrl.status).toBe(400);
       proc.kill("SIGTERM");
       expect(await proc.exited).toBe(0);

@@ -65,7 +65,7 @@ export const serveArgs = {
   "ready-file": {
     type: "string",
     description:
-      "Write {url,baseUrl,adminUrl,port,pid,adminToken,apiKeys} JSON here (0600) once listening: what the banner prints only to a terminal; removed at start and on exit (env EXT_READY_FILE)",
+      "Write {url,baseUrl,adminUrl,dashboardUrl,port,pid,adminToken,apiKeys} JSON here (0600) once listening: what the banner prints only to a terminal; removed at start and on exit (env EXT_READY_FILE)",
     valueHint: "PATH",
   },
   "auto-approve": {
