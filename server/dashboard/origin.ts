@@ -42,6 +42,7 @@ export function notHereAnswer(): Response {
       "clear-site-data": '"storage"',
       "cache-control": "no-store",
       "x-content-type-options": "nosniff",
+      "x-frame-options": "DENY",
       "referrer-policy": "no-referrer",
     },
   });
