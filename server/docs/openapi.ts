@@ -162,10 +162,10 @@ function docsHeaders(page: string): Record<string, string> {
 
 /**
  * /docs, its script and /openapi.json. `everyRoute` builds an app holding every route of the emulator (the
- * document describes them all, whichever parts the server has built so far); `listeningAt` is the address of
- * the server this app serves from, null for a document built in process.
+ * document describes them all, whichever parts the server has built so far); `listeningAt` is the address the
+ * request reached the server at (the Host it was sent to, already checked), null for a document built in process.
  */
-export function docsPlugin(everyRoute: () => Promise<AnyElysia>, listeningAt: () => string | null) {
+export function docsPlugin(everyRoute: () => Promise<AnyElysia>, listeningAt: (request: Request) => string | null) {
   const page = docsPage();
   const headers = docsHeaders(page);
   let document: Promise<object> | null = null;
@@ -188,16 +188,17 @@ export function docsPlugin(everyRoute: () => Promise<AnyElysia>, listeningAt: ()
     })
     .get(
       OPENAPI_PATH,
-      async () => {
+      async ({ request }) => {
         // Made once (the routes do not change once the app is built); a failure is tried again next time.
         if (!document) {
           document = build();
           document.catch(() => (document = null));
         }
         const body = await document;
-        // A listening server names its own address, so the docs UI's "try it" reaches it on any port; the
-        // document built in process (`ext openapi`) keeps the default one.
-        const url = listeningAt();
+        // A listening server names the address it was reached at, so the docs UI's "try it" reaches it on any
+        // port and from the dashboard's own origin (same-origin: the handed key goes nowhere else); the document
+        // built in process (`ext openapi`) keeps the default one.
+        const url = listeningAt(request);
         return url === null ? body : { ...body, servers: [{ url, description: "This emulator" }] };
       },
       { detail: { hide: true } },

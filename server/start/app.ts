@@ -22,6 +22,7 @@ import { developerGate } from "../http/auth";
 import { hostGate } from "../http/host-check";
 import { preRouting } from "../http/pre-routing";
 import { type AnswerObserver, answers } from "../http/request-context";
+import { requestTarget } from "../http/request-url";
 import { RouteTable } from "../http/route-table";
 import { answerChanges } from "../profile/apply";
 import { ExtensionList } from "../resources/extensions/model";
@@ -177,7 +178,7 @@ export function createApp(runtime: Runtime) {
     const { docsPlugin } = await import("../docs/openapi");
     return docsPlugin(
       () => everyRoute(runtime),
-      () => (app.server ? control.url : null),
+      (request) => (app.server ? addressedTo(request) : null),
     );
   });
   // The request, as it is, to the part that owns its path: the part routes, validates and answers it; the
@@ -232,3 +233,9 @@ export function createApp(runtime: Runtime) {
 }
 
 export type App = ReturnType<typeof createApp>;
+
+/** The origin a request was sent to: its Host, checked by the pre-routing step before any route answers. */
+function addressedTo(request: Request): string | null {
+  const target = requestTarget(request, request.url);
+  return "host" in target ? `http://${target.host}` : null;
+}

@@ -204,16 +204,18 @@ describe.skipIf(!enabled)("dashboard rough edges (Chromium, in-process emulator)
       const docsContext = await browser.newContext({ viewport: DESKTOP });
       try {
         const p = await docsContext.newPage();
-        await logIn(p, owner());
+        // The dashboard's own origin: its docs link, and the docs' try-it, stay on it.
+        const origin = await logIn(p, owner());
         const origins = new Set<string>();
         const authorizations: string[] = [];
         p.on("request", (r) => {
           origins.add(new URL(r.url()).origin);
-          if (r.url().startsWith(`${emu.baseUrl}/extensions`)) authorizations.push(r.headers().authorization ?? "");
+          if (r.url().startsWith(`${origin}/developer/v1/extensions`))
+            authorizations.push(r.headers().authorization ?? "");
         });
         await open("#/keys", p);
         await p.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "API reference" }).click();
-        await p.waitForURL(`${emu.url}/docs`);
+        await p.waitForURL(`${origin}/docs`);
         const handed = await emu.control.POST("/_emulator/accounts/{accountId}/dashboard-key", {
           params: { path: { accountId: ACCOUNT } },
         });
@@ -222,14 +224,14 @@ describe.skipIf(!enabled)("dashboard rough edges (Chromium, in-process emulator)
         const token = p.getByPlaceholder("Token").first();
         await until("the token to be filled in", async () => (await token.inputValue()) === key, 30_000);
         // The operation's own section (same tab: the handed key stays with it).
-        await p.goto(`${emu.url}/docs#tag/extensions/GET/developer/v1/extensions`);
+        await p.goto(`${origin}/docs#tag/extensions/GET/developer/v1/extensions`);
         await p.locator("button", { hasText: "Test Request" }).first().click({ timeout: 60_000 });
         await p.getByRole("button", { name: /^Send/ }).first().click();
         await until("try-it's request", async () => authorizations.length > 0, 30_000);
         expect(authorizations).toEqual([`Bearer ${key}`]);
         // Read once and gone from the tab's storage: a later page on this port (same origin) finds nothing.
         expect(await p.evaluate<string | null>("sessionStorage.getItem('ext-docs-api-key')")).toBeNull();
-        expect([...origins].filter((o) => o !== emu.url)).toEqual([]);
+        expect([...origins].filter((o) => o !== origin)).toEqual([]);
 
         // Opened any other way (a new tab, a bookmark): nothing filled in.
         const other = await docsContext.newPage();
