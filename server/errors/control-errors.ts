@@ -29,6 +29,9 @@ export const controlErrors = {
       403,
       "forbidden",
       `Host "${clip(host, 100)}" is the dashboard address of an earlier run of this server: each start serves the dashboard at a new one. Run \`ext dashboard\` to log in at the current one.`,
+      undefined,
+      // Whatever another program left in that origin while it held the port (a service worker) goes too.
+      { "Clear-Site-Data": '"storage"' },
     ),
   adminCrossSite: (why: string) =>
     new ApiError(

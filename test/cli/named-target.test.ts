@@ -5,8 +5,8 @@
  * Real sockets: an impostor that records every request, an in-process emulator, the CLI as a subprocess.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { baseFixture, DEMO_KEY, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { runCli } from "../helpers/run-cli";
@@ -175,6 +175,44 @@ describe("EXT_TRUST_TARGET=1: the user vouches for a server reached at another a
     const vouched = await ext(["dashboard", "--json", "--target", other], { ...env, EXT_TRUST_TARGET: "1" });
     expect(JSON.parse(vouched.stdout)).toMatchObject({ loginUrl: `${emu.dashboardUrl}/dashboard/login` });
     expect(vouched.code).toBe(0);
+  });
+});
+
+describe("ext dashboard through a forward that holds only one loopback address", () => {
+  test("refused before any page is written: the browser could post the code to whoever takes [::1] at that port", async () => {
+    // Only where the machine has [::1]: without it nobody can take it, and the login goes on.
+    if (!(networkInterfaces().lo ?? []).some((a) => a.address === "::1")) return;
+    // A port mapping holding 127.0.0.1 only (as `docker run -p 127.0.0.1:P:P` does), relaying to the emulator.
+    const forward = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: (req) => {
+        const u = new URL(req.url);
+        return fetch(`${emu.url}${u.pathname}${u.search}`, {
+          method: req.method,
+          headers: req.headers,
+          body: req.body,
+          redirect: "manual",
+        });
+      },
+    });
+    const tmp = mkdtempSync(join(tmpdir(), "ext-forward-page-"));
+    try {
+      const port = forward.port;
+      const r = await ext(["dashboard", "--no-browser", "--target", `http://127.0.0.1:${port}`], {
+        EXT_ADMIN_TOKEN: emu.runtime.control.adminToken,
+        EXT_TRUST_TARGET: "1",
+        TMPDIR: tmp,
+      });
+      expect(r.stderr).toBe(
+        `error: not logging in: nothing listens on [::1]:${port}, so another user could, and a browser sends the dashboard's login to whichever of 127.0.0.1 and [::1] answers at port ${port}. Hold both loopback addresses there (ext serve does; a forward must too: docker run -p ${port}:${port}, not -p 127.0.0.1:${port}:${port}; ssh -L localhost:${port}:…), or stop the program holding one\n`,
+      );
+      expect(r.code).toBe(1);
+      expect(readdirSync(tmp)).toEqual([]);
+    } finally {
+      forward.stop(true);
+      rmSync(tmp, { recursive: true, force: true });
+    }
   });
 });
 

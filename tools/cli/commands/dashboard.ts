@@ -6,6 +6,7 @@ import { errorJson } from "../../calls/api-error";
 import { adminClient, call } from "../../calls/http";
 import { UsageError } from "../../calls/usage-error";
 import { dashboardOriginOf, type LoginPage, writeLoginPage } from "../lib/login-page";
+import { loopbackRisk } from "../lib/loopback-holders";
 import { openInBrowser } from "../lib/open-browser";
 import { jsonArg, resolveServer, targetArgs } from "../lib/target";
 import { EXIT, err, fail, out } from "../output";
@@ -50,6 +51,7 @@ export default defineCommand({
       const login = await call(() => admin.POST("/_emulator/dashboard-login"), { retries: 0 });
       if (json) return out(JSON.stringify(login));
       const origin = dashboardOriginOf(login.loginUrl, server.endpoints.root);
+      refuseSharedLoopback(new URL(origin));
       const opened = writeLoginPage(origin, login.code);
       page = opened;
       removeOnExit(opened);
@@ -67,6 +69,19 @@ export default defineCommand({
     }
   },
 });
+
+/**
+ * The browser posts the code to whichever of 127.0.0.1 and [::1] answers at the port: both must be held by this
+ * user or root (tools/cli/lib/loopback-holders.ts), or the code could go to another user.
+ */
+function refuseSharedLoopback(origin: URL): void {
+  const port = Number(origin.port || 80);
+  const risk = loopbackRisk(port);
+  if (risk === null) return;
+  fail(
+    `not logging in: ${risk}, and a browser sends the dashboard's login to whichever of 127.0.0.1 and [::1] answers at port ${port}. Hold both loopback addresses there (ext serve does; a forward must too: docker run -p ${port}:${port}, not -p 127.0.0.1:${port}:${port}; ssh -L localhost:${port}:…), or stop the program holding one`,
+  );
+}
 
 function openByHand(page: LoginPage): string {
   return `open ${printable(page.url)} in a browser on this machine (it logs in once, within ${LOGIN_CODE_TTL_TEXT}); waiting for it (Ctrl-C to stop)`;
