@@ -11,7 +11,7 @@ import { runConformance } from "../../tools/conformance/run";
 import type { RunReport } from "../../tools/conformance/types";
 import { type Emulator, startEmulator } from "../../tools/helper/start-emulator";
 import { specClientRun } from "./spec-client";
-import { HOSTILE, SCRIPT, STAND_INS, type StandIn, startStandIn, UNEXPRESSIBLE } from "./stand-ins";
+import { type Difference, HOSTILE, SCRIPT, STAND_INS, type StandIn, startStandIn, UNEXPRESSIBLE } from "./stand-ins";
 
 const stops: (() => unknown)[] = [];
 afterAll(async () => {
@@ -29,6 +29,40 @@ async function standIn(differences: Parameters<typeof startStandIn>[1]): Promise
   return { e, s };
 }
 
+/**
+ * Conformance against a stand-in, run once per set of differences for the file and shared by the tests that read
+ * its report, its profile or the stand-in it ran against (each used to make its own, to the same end).
+ */
+const observedRuns = new Map<Difference[], Promise<{ e: Emulator; s: StandIn; observed: RunReport }>>();
+function observe(differences: Difference[]) {
+  let run = observedRuns.get(differences);
+  if (!run) {
+    run = standIn(differences).then(async ({ e, s }) => ({
+      e,
+      s,
+      observed: await runConformance({ url: s.url, apiKey: e.apiKey }),
+    }));
+    observedRuns.set(differences, run);
+  }
+  return run;
+}
+
+/**
+ * ext itself, with no profile, once for the file: what conformance and the spec's client find against it is the
+ * same whichever stand-in a test compares it with.
+ */
+let plainRun: Promise<{ report: RunReport; client: string[] }> | undefined;
+function plain() {
+  plainRun ??= (async () => {
+    const [forRun, forClient] = [await emulator(), await emulator()];
+    return {
+      report: await runConformance({ url: forRun.url, apiKey: forRun.apiKey }),
+      client: await specClientRun(forClient.baseUrl, forClient.apiKey),
+    };
+  })();
+  return plainRun;
+}
+
 /** What a run found, check by check, without the values two servers generate differently. */
 const normal = (s: string | undefined) =>
   (s ?? "")
@@ -41,8 +75,7 @@ const entriesOf = (p: Profile) => p.entries.map(({ evidence: _, ...e }) => JSON.
 for (const [name, differences] of Object.entries(STAND_INS)) {
   describe(`a stand-in that differs in ${name}`, () => {
     test("conformance against it and against ext serve --profile <what it saved> report the same, check for check", async () => {
-      const { e, s } = await standIn(differences);
-      const observed = await runConformance({ url: s.url, apiKey: e.apiKey });
+      const { observed } = await observe(differences);
       const profile = observed.observed.profile;
       expect(profile.entries.length).toBeGreaterThanOrEqual(differences.length);
       expect(observed.observed.leftOut).toEqual([]);
@@ -52,21 +85,19 @@ for (const [name, differences] of Object.entries(STAND_INS)) {
       expect(again.observed.causes.map((c) => c.cause)).toEqual(observed.observed.causes.map((c) => c.cause));
       expect(entriesOf(again.observed.profile)).toEqual(entriesOf(profile));
       // The stand-in does differ: a run against ext itself finds none of it.
-      const plain = await emulator();
-      const spec = await runConformance({ url: plain.url, apiKey: plain.apiKey });
+      const spec = (await plain()).report;
       expect(spec.observed.profile.entries).toEqual([]);
       expect(checks(spec)).not.toEqual(checks(observed));
     }, 60_000);
 
     test("a client written for the spec's shape fails against the profiled emulator exactly where it fails against the stand-in", async () => {
-      const { e, s } = await standIn(differences);
-      const profile = (await runConformance({ url: s.url, apiKey: e.apiKey })).observed.profile;
+      const { e, s, observed } = await observe(differences);
+      const profile = observed.observed.profile;
       const against = await specClientRun(`${s.url}/developer/v1`, e.apiKey);
       const profiled = await emulator(profile);
       expect(await specClientRun(profiled.baseUrl, profiled.apiKey)).toEqual(against);
       // …and it does fail somewhere: against ext itself every step is fine.
-      const plain = await emulator();
-      const spec = await specClientRun(plain.baseUrl, plain.apiKey);
+      const spec = (await plain()).client;
       expect(spec.filter((line) => line.includes(": fails"))).toEqual([]);
       expect(against.filter((line) => line.includes(": fails")).length).toBeGreaterThan(0);
     }, 60_000);
@@ -74,8 +105,7 @@ for (const [name, differences] of Object.entries(STAND_INS)) {
 }
 
 test("the listSecrets case: the client that was green on ext gets undefined keys against the platform and the profiled emulator alike", async () => {
-  const { e, s } = await standIn(STAND_INS.envelopes);
-  const profile = (await runConformance({ url: s.url, apiKey: e.apiKey })).observed.profile;
+  const profile = (await observe(STAND_INS.envelopes)).observed.observed.profile;
   const profiled = await emulator(profile);
   const lines = await specClientRun(profiled.baseUrl, profiled.apiKey);
   // The user's bug: `keys` read from the answer is undefined, as on the platform.
