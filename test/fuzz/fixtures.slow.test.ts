@@ -24,7 +24,7 @@ import { createLoaders, LOADERS, type Loaders, type Outcome, type Source } from 
 
 // Test files may read the environment (the rule is for server/ and tools/): this is how `npm run fuzz` steers it.
 const SEED = Number(process.env.EXT_FUZZ_SEED ?? 0x46);
-const RUNS = Number(process.env.EXT_FUZZ_RUNS ?? 40);
+const RUNS = Number(process.env.EXT_FUZZ_RUNS ?? 20);
 const TIMEOUT_MS = Math.max(300_000, RUNS * 10_000);
 
 const AT = (day: number) => `2030-01-${String(day).padStart(2, "0")}T00:00:00.000Z`;

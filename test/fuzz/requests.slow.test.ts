@@ -34,7 +34,7 @@ import { isHostileConstant } from "./schema-arbitrary";
 
 // Test files may read the environment (the rule is for server/ and tools/): this is how `npm run fuzz` steers it.
 const SEED = Number(process.env.EXT_FUZZ_SEED ?? 0x12b);
-const RUNS = Number(process.env.EXT_FUZZ_RUNS ?? 30);
+const RUNS = Number(process.env.EXT_FUZZ_RUNS ?? 20);
 const PATH = process.env.EXT_FUZZ_PATH || undefined;
 const ADMIN = "adm_fuzz_token_0123456789abcdefghijklmnopq";
 /** Generous for a loaded machine; a request left unanswered this long is a hung server, and fails. */
