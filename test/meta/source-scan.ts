@@ -46,8 +46,21 @@ export interface Import {
   names: string[];
 }
 
-export function parse(file: string, text = readFileSync(join(ROOT, file), "utf8")): ts.SourceFile {
-  return ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+/**
+ * The repository's files, each parsed once per test process: the checks read the same tools' files for their
+ * calls and for their imports, and test files sharing a worker share this.
+ */
+const parsed = new Map<string, ts.SourceFile>();
+
+/** The file's syntax tree: of `text` when given (a sample), else of the repository's file. */
+export function parse(file: string, text?: string): ts.SourceFile {
+  if (text !== undefined) return ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  let source = parsed.get(file);
+  if (!source) {
+    source = ts.createSourceFile(file, readFileSync(join(ROOT, file), "utf8"), ts.ScriptTarget.Latest, true);
+    parsed.set(file, source);
+  }
+  return source;
 }
 
 /** Every call expression of the file (`new X()` is not a call). */
