@@ -43,6 +43,20 @@ describe("startServer", () => {
     expect(rebinding.status).toBe(403);
   });
 
+  test("bound to another 127.x address, it holds 127.0.0.1 and [::1] at its port too: a browser sends the dashboard's name only there", async () => {
+    const config = parseServerConfig({ host: "127.0.0.2", port: 0, memory: true, logLevel: "silent" }, {});
+    const other = startServer(config, { logger: createLogger("silent") });
+    try {
+      for (const address of ["127.0.0.2", "127.0.0.1", "[::1]"])
+        expect({ address, status: (await fetch(`http://${address}:${other.port}/healthz`)).status }).toEqual({
+          address,
+          status: 200,
+        });
+    } finally {
+      await other.stop(true);
+    }
+  });
+
   test("[::1] at the port held by another program: the start fails, naming it, and leaves nothing listening", async () => {
     // The port is one the system gave the squatter on ::1; if some other program happens to hold 127.0.0.1 at
     // it, the start fails for that reason instead, and another port is drawn (never a fixed port assumed free).

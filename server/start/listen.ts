@@ -15,17 +15,22 @@ export class PortInUseError extends Error {
   override name = "PortInUseError";
 }
 
-/** The other loopback address to hold beside `bound` (the address the listener got), or null. */
-export function twinAddress(bound: string): string | null {
-  if (bound === "::1") return "127.0.0.1";
-  if (bound === "0.0.0.0" || /^127\./.test(bound)) return "::1";
-  return null;
+/**
+ * The loopback addresses to hold beside `bound` (the address the listener got). A browser sends
+ * `<label>.localhost` to 127.0.0.1 or [::1] only, never to another 127.x address: a server bound to 127.0.0.2
+ * holds both of those too.
+ */
+export function twinAddresses(bound: string): string[] {
+  if (bound === "::1") return ["127.0.0.1"];
+  if (bound === "0.0.0.0" || bound === "127.0.0.1") return ["::1"];
+  if (/^127\./.test(bound)) return ["127.0.0.1", "::1"];
+  return [];
 }
 
 export interface Listening {
   primary: Server<undefined>;
-  /** The listener on the twin address; null when there is none to hold (see twinAddress). */
-  twin: Server<undefined> | null;
+  /** The listeners on the other loopback addresses (see twinAddresses); those the machine lacks are left out. */
+  twins: Server<undefined>[];
 }
 
 export interface ServeOptions {
@@ -43,25 +48,30 @@ const FREE_PORT_TRIES = 5;
 const inUse = (e: unknown) =>
   (e as NodeJS.ErrnoException).code === "EADDRINUSE" || /in use/i.test(String((e as Error).message));
 
-/** Listens on `options.hostname` and its twin at the same port; throws PortInUseError when either is taken. */
+/** Listens on `options.hostname` and its twins at the same port; throws PortInUseError when one is taken. */
 export function listenOnLoopback(
   options: ServeOptions,
   boundAddress: (server: Server<undefined>) => string,
 ): Listening {
   for (let attempt = 1; ; attempt++) {
     const primary = serveOrExplain(options, options.hostname);
-    const twinHost = twinAddress(boundAddress(primary));
-    if (twinHost === null) return { primary, twin: null };
-    try {
-      return { primary, twin: Bun.serve({ ...options, hostname: twinHost, port: primary.port! }) as Server<undefined> };
-    } catch (e) {
-      if (!inUse(e)) return { primary, twin: null }; // not on this machine (EADDRNOTAVAIL): nobody can hold it
-      void primary.stop(true);
-      if (options.port === 0 && attempt < FREE_PORT_TRIES) continue;
-      throw new PortInUseError(
-        `port ${primary.port} on ${twinHost} is already in use by another program: this server listens on both loopback addresses (${options.hostname} and ${twinHost}) at the same port, so that no one else receives what a browser sends to the dashboard (choose another with --port, or --port 0 for a free one)`,
-      );
+    const twins: Server<undefined>[] = [];
+    let taken: string | null = null;
+    for (const twinHost of twinAddresses(boundAddress(primary))) {
+      try {
+        twins.push(Bun.serve({ ...options, hostname: twinHost, port: primary.port! }) as Server<undefined>);
+      } catch (e) {
+        if (!inUse(e)) continue; // not on this machine (EADDRNOTAVAIL): nobody can hold it
+        taken = twinHost;
+        break;
+      }
     }
+    if (taken === null) return { primary, twins };
+    for (const listener of [primary, ...twins]) void listener.stop(true);
+    if (options.port === 0 && attempt < FREE_PORT_TRIES) continue;
+    throw new PortInUseError(
+      `port ${primary.port} on ${taken} is already in use by another program: this server listens on both loopback addresses (127.0.0.1 and ::1) at its port, so that no one else receives what a browser sends to the dashboard (choose another with --port, or --port 0 for a free one)`,
+    );
   }
 }
 

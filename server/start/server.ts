@@ -76,14 +76,14 @@ export function startServer(config: ServerConfig, options: ServerOptions = {}): 
   const app = createApp(runtime);
   markStartup("app built (routes, schemas, hooks)");
   let server: Server<undefined>;
-  let twin: Server<undefined> | null;
+  let twins: Server<undefined>[];
   try {
     // Bun.serve with the app's fetch handler rather than app.listen(): listen() maps every route to a Bun
     // route, then, once the start's own code is done and before the first connection is accepted, composes
     // the app and maps the routes again, reloads the server and collects garbage. Served through its fetch
     // handler, the app routes each request itself and is composed once, here. Both loopback addresses are
     // held (server/start/listen.ts).
-    ({ primary: server, twin } = listenOnLoopback(
+    ({ primary: server, twins } = listenOnLoopback(
       {
         hostname: config.host,
         port: config.port,
@@ -120,7 +120,7 @@ export function startServer(config: ServerConfig, options: ServerOptions = {}): 
       // An open dashboard's event stream would otherwise hold the drain until its limit.
       closeRequestStreams(runtime.control.requestLog);
       try {
-        await Promise.all([stopListener(server, force, drainMs), twin && stopListener(twin, force, drainMs)]);
+        await Promise.all([server, ...twins].map((listener) => stopListener(listener, force, drainMs)));
       } finally {
         if (config.exportOnExit) await exportOnExit(runtime, config.exportOnExit);
         runtime.close(); // the database is closed (WAL checkpointed) even if the listener fails to stop
@@ -148,7 +148,7 @@ export function startServer(config: ServerConfig, options: ServerOptions = {}): 
   } catch (e) {
     // Nobody can learn the URL (or the key): the server must not stay up (nor keep the data directory locked).
     void server.stop(true);
-    void twin?.stop(true);
+    for (const listener of twins) void listener.stop(true);
     runtime.close();
     if (readyFile) removeReadyFile(readyFile.path, readyFile.text);
     if (serverFile) removeServerFile(serverFile);

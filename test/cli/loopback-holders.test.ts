@@ -48,8 +48,18 @@ test("another user on either address is named, whoever else holds the port", () 
 });
 
 test("root's forward (a container runtime's proxy) and the IPv6 wildcard, which takes both, are enough", () => {
-  expect(loopbackRisk(4780, 1000, tables([], [line(V6_ANY, 0)]))).toBeNull();
+  expect(loopbackRisk(4780, 1000, tables([], [line(V6_ANY, 0)]), () => false)).toBeNull();
   expect(loopbackRisk(4780, 1000, tables([line(V4_LOOPBACK, 0)], [line(V6_LOOPBACK, 0)]))).toBeNull();
+});
+
+test("the IPv6 wildcard alone holds 127.0.0.1 only when it is dual-stack: an IPv6-only one leaves it free", () => {
+  const wildcardOnly = tables([], [line(V6_ANY, 1000)]);
+  expect(loopbackRisk(4780, 1000, wildcardOnly, () => false)).toBeNull();
+  expect(loopbackRisk(4780, 1000, wildcardOnly, () => true)).toBe(
+    "nothing listens on 127.0.0.1:4780 (the listener on [::]:4780 takes IPv6 only), so another user could",
+  );
+  // A listener of its own on 127.0.0.1: nothing to find out.
+  expect(loopbackRisk(4780, 1000, tables([line(V4_LOOPBACK, 1000)], [line(V6_ANY, 1000)]), () => true)).toBeNull();
 });
 
 test("only listening sockets at this port count; a machine without [::1] needs no holder there", () => {
@@ -61,6 +71,26 @@ test("only listening sockets at this port count; a machine without [::1] needs n
 
 test("where the tables cannot be read (not Linux), nothing is claimed", () => {
   expect(loopbackRisk(4780, 1000, () => null)).toBeNull();
+});
+
+test("the real tables and a real bind: an IPv6-only wildcard is found out, a dual-stack one is enough", () => {
+  const dual = Bun.serve({ hostname: "::", port: 0, fetch: () => new Response() });
+  try {
+    expect(loopbackRisk(dual.port!)).toBeNull();
+  } finally {
+    dual.stop(true);
+  }
+  const v6only = Bun.listen({ hostname: "::", port: 0, ipv6Only: true, socket: { data() {} } } as never) as {
+    port: number;
+    stop(force: boolean): void;
+  };
+  try {
+    expect(loopbackRisk(v6only.port)).toBe(
+      `nothing listens on 127.0.0.1:${v6only.port} (the listener on [::]:${v6only.port} takes IPv6 only), so another user could`,
+    );
+  } finally {
+    v6only.stop(true);
+  }
 });
 
 test("the real tables: a server on both loopback addresses at a port of its own is this user's", () => {

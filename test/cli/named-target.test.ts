@@ -209,6 +209,27 @@ describe("ext dashboard through a forward that holds only one loopback address",
       );
       expect(r.code).toBe(1);
       expect(readdirSync(tmp)).toEqual([]);
+      // A script's way (--json) is held to the same: no code to post anywhere.
+      const json = await ext(["dashboard", "--json", "--target", `http://127.0.0.1:${port}`], {
+        EXT_ADMIN_TOKEN: emu.runtime.control.adminToken,
+        EXT_TRUST_TARGET: "1",
+      });
+      expect(json.code).toBe(1);
+      expect(JSON.parse(json.stdout).error.message).toStartWith(`not logging in: nothing listens on [::1]:${port}`);
+      // The same forward on both addresses: let in, and the script's loginUrl names the port it reached.
+      const twin = Bun.serve({ hostname: "::1", port, fetch: (req) => forward.fetch(req) });
+      try {
+        const held = await ext(["dashboard", "--json", "--target", `http://127.0.0.1:${port}`], {
+          EXT_ADMIN_TOKEN: emu.runtime.control.adminToken,
+          EXT_TRUST_TARGET: "1",
+        });
+        expect(held.code).toBe(0);
+        expect(JSON.parse(held.stdout).loginUrl).toBe(
+          `http://${emu.runtime.control.dashboardLabel}.localhost:${port}/dashboard/login`,
+        );
+      } finally {
+        twin.stop(true);
+      }
     } finally {
       forward.stop(true);
       rmSync(tmp, { recursive: true, force: true });

@@ -1,6 +1,6 @@
 import { defineCommand } from "citty";
 import { ApiCallError } from "../../../client";
-import { LOGIN_CODE_TTL_TEXT } from "../../../common/dashboard-links";
+import { LOGIN_CODE_TTL_TEXT, LOGIN_PATH } from "../../../common/dashboard-links";
 import { printable } from "../../../common/text/printable";
 import { errorJson } from "../../calls/api-error";
 import { adminClient, call } from "../../calls/http";
@@ -49,9 +49,10 @@ export default defineCommand({
       const server = await resolveServer(args);
       const admin = adminClient(server.endpoints, server.adminToken);
       const login = await call(() => admin.POST("/_emulator/dashboard-login"), { retries: 0 });
-      if (json) return out(JSON.stringify(login));
       const origin = dashboardOriginOf(login.loginUrl, server.endpoints.root);
       refuseSharedLoopback(new URL(origin));
+      // For a script: the address on the port this command reached the server at (a port mapping may differ).
+      if (json) return out(JSON.stringify({ ...login, loginUrl: `${origin}${LOGIN_PATH}` }));
       const opened = writeLoginPage(origin, login.code);
       page = opened;
       removeOnExit(opened);
@@ -78,7 +79,7 @@ function refuseSharedLoopback(origin: URL): void {
   const port = Number(origin.port || 80);
   const risk = loopbackRisk(port);
   if (risk === null) return;
-  fail(
+  throw new Error(
     `not logging in: ${risk}, and a browser sends the dashboard's login to whichever of 127.0.0.1 and [::1] answers at port ${port}. Hold both loopback addresses there (ext serve does; a forward must too: docker run -p ${port}:${port}, not -p 127.0.0.1:${port}:${port}; ssh -L localhost:${port}:…), or stop the program holding one`,
   );
 }

@@ -23,6 +23,8 @@ const IPV6 = {
 interface Listener {
   address: "127.0.0.1" | "[::1]";
   uid: number;
+  /** Counted for 127.0.0.1 as the IPv6 wildcard: true only if it is dual-stack, which the tables do not say. */
+  wildcard?: true;
 }
 
 /** The listeners on `port` that take what a browser sends to 127.0.0.1 or [::1], by the table's lines. */
@@ -44,7 +46,8 @@ export function loopbackListeners(tcp: string, tcp6: string, port: number): List
       } else if (address === IPV6.loopback) found.push({ address: "[::1]", uid });
       else if (address === IPV6.mappedLoopback || address === IPV6.mappedAny) found.push({ address: "127.0.0.1", uid });
       // The IPv6 wildcard takes both (dual-stack, Linux's default): counted for each.
-      else if (address === IPV6.any) found.push({ address: "[::1]", uid }, { address: "127.0.0.1", uid });
+      else if (address === IPV6.any)
+        found.push({ address: "[::1]", uid }, { address: "127.0.0.1", uid, wildcard: true });
     }
   return found;
 }
@@ -58,6 +61,7 @@ export function loopbackRisk(
   port: number,
   uid = process.getuid?.(),
   read: (path: string) => string | null = readTable,
+  bindable: (address: string, port: number) => boolean = canBind,
 ): string | null {
   const tcp = read("/proc/net/tcp");
   if (tcp === null || uid === undefined) return null;
@@ -69,7 +73,21 @@ export function loopbackRisk(
   const wanted = hasIpv6Loopback ? (["127.0.0.1", "[::1]"] as const) : (["127.0.0.1"] as const);
   const missing = wanted.find((a) => !listeners.some((l) => l.address === a));
   if (missing) return `nothing listens on ${missing}:${port}, so another user could`;
+  // Held for IPv4 by the IPv6 wildcard alone: only if it is not IPv6-only, which a bind of our own finds out.
+  const v4 = listeners.filter((l) => l.address === "127.0.0.1");
+  if (v4.every((l) => l.wildcard) && bindable("127.0.0.1", port))
+    return `nothing listens on 127.0.0.1:${port} (the listener on [::]:${port} takes IPv6 only), so another user could`;
   return null;
+}
+
+/** Whether this process could listen on `address`:`port` now (then it lets go at once): nobody holds it. */
+function canBind(address: string, port: number): boolean {
+  try {
+    Bun.listen({ hostname: address, port, socket: { data() {} } }).stop(true);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function readTable(path: string): string | null {
