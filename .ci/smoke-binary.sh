@@ -18,11 +18,15 @@ curl -fsS -H "Authorization: Bearer $key" "$url/developer/v1/extensions" | grep 
 curl -fsS "$url/docs" | grep -q '/docs/scalar.js'
 if curl -fsS "$url/docs" | grep -q 'cdn.jsdelivr'; then echo "smoke: docs page references a CDN"; exit 1; fi
 curl -fsS "$url/openapi.json" | grep -q '"openapi"'
-# The dashboard: its page and the script it names, both from the binary.
-script=$(curl -fsS "$url/" | sed -nE 's/.*src="(\/ui\/[^"]+\.js)".*/\1/p')
+# The dashboard: its page and the script it names, both from the binary, at this run's own name only (the ready
+# file's dashboardUrl, http://<label>.localhost:PORT, asked for here with that Host); any other name gets a page
+# without script.
+dash_host=$(sed -E 's/.*"dashboardUrl":"http:\/\/([^"]+)".*/\1/' "$work/ready.json")
+script=$(curl -fsS -H "Host: $dash_host" "$url/" | sed -nE 's/.*src="(\/ui\/[^"]+\.js)".*/\1/p')
 [ -n "$script" ] || { echo "smoke: the dashboard page names no script"; exit 1; }
+[ "$(curl -s -o /dev/null -w '%{http_code}' "$url/")" = 404 ] || { echo "smoke: the dashboard answered on 127.0.0.1"; exit 1; }
 # To a file first: grep -q stops reading at the first match, and curl would fail writing the rest.
-curl -fsS "$url$script" -o "$work/dashboard.js"
+curl -fsS -H "Host: $dash_host" "$url$script" -o "$work/dashboard.js"
 grep -q 'dashboard-key' "$work/dashboard.js"
 kill -TERM "$pid"
 wait "$pid"

@@ -44,16 +44,23 @@ describe("startServer", () => {
   });
 
   test("bound to another 127.x address, it holds 127.0.0.1 and [::1] at its port too: a browser sends the dashboard's name only there", async () => {
-    const config = parseServerConfig({ host: "127.0.0.2", port: 0, memory: true, logLevel: "silent" }, {});
-    const other = startServer(config, { logger: createLogger("silent") });
-    try {
-      for (const address of ["127.0.0.2", "127.0.0.1", "[::1]"])
-        expect({ address, status: (await fetch(`http://${address}:${other.port}/healthz`)).status }).toEqual({
-          address,
-          status: 200,
-        });
-    } finally {
-      await other.stop(true);
+    // An IPv4-mapped address is the IPv4 one it names: [::1] is held beside it.
+    for (const [host, addresses] of [
+      ["127.0.0.2", ["127.0.0.2", "127.0.0.1", "[::1]"]],
+      ["::ffff:127.0.0.1", ["127.0.0.1", "[::1]"]],
+    ] as const) {
+      const config = parseServerConfig({ host, port: 0, memory: true, logLevel: "silent" }, {});
+      const other = startServer(config, { logger: createLogger("silent") });
+      try {
+        for (const address of addresses)
+          expect({ host, address, status: (await fetch(`http://${address}:${other.port}/healthz`)).status }).toEqual({
+            host,
+            address,
+            status: 200,
+          });
+      } finally {
+        await other.stop(true);
+      }
     }
   });
 

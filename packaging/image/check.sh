@@ -2,8 +2,8 @@
 # The image as a container runtime would run it, without one (this machine may not run containers): its
 # config is read from the archive, its layers are unpacked into a root directory, and the entrypoint runs there
 # under chroot as the image's user, in private mount and network namespaces with /proc mounted. Checks:
-# /tmp's mode; `--version`; the default command serving /healthz, the developer API (demo key) and the dashboard on a
-# non-loopback address; the control plane refusing a request without the admin token; the HEALTHCHECK command;
+# /tmp's mode; `--version`; the default command serving /healthz and the developer API (demo key) on a
+# non-loopback address, and the dashboard's path answering only its not-here page there; the control plane refusing a request without the admin token; the HEALTHCHECK command;
 # nothing but the binary over 5 MB. Needs root (unshare, chroot) and `npm run image` first.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -78,7 +78,11 @@ curl -fsS -H 'Host: ext:4780' -H 'Authorization: Bearer ext_demo_0123456789abcde
 code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer ext_demo_0123456789abcdefghijklmnopqrstuv' \
   http://198.18.0.1:4780/developer/v1/extensions)
 [ "$code" = 403 ] || { echo "image check: a request addressed as 198.18.0.1 answered $code, not 403" >&2; exit 1; }
-curl -fsS -H 'Host: ext:4780' http://198.18.0.1:4780/ | grep -qi '<!doctype html>'
+# The dashboard is served at this run's own name only (http://<label>.localhost:PORT, which `ext dashboard` learns
+# with the admin token): addressed as `ext`, its path answers the page without script that says so.
+page=$(curl -sS -w '\n%{http_code}' -H 'Host: ext:4780' http://198.18.0.1:4780/)
+[ "${page##*$'\n'}" = 404 ] && grep -q 'ext dashboard: not at this address' <<<"$page" ||
+  { echo "image check: / addressed as ext did not answer the dashboard's not-here page" >&2; exit 1; }
 code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Host: ext:4780' http://198.18.0.1:4780/_emulator/state)
 [ "$code" = 401 ] || { echo "image check: the control plane answered $code without a token" >&2; exit 1; }
 # The log is not a terminal: the generated token's line says how to have one, and no secret value is printed.

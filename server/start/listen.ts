@@ -20,7 +20,9 @@ export class PortInUseError extends Error {
  * `<label>.localhost` to 127.0.0.1 or [::1] only, never to another 127.x address: a server bound to 127.0.0.2
  * holds both of those too.
  */
-export function twinAddresses(bound: string): string[] {
+export function twinAddresses(address: string): string[] {
+  // An IPv4-mapped address (::ffff:127.0.0.1) is bound as the IPv4 address it names.
+  const bound = /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(address) ? address.slice("::ffff:".length) : address;
   if (bound === "::1") return ["127.0.0.1"];
   if (bound === "0.0.0.0" || bound === "127.0.0.1") return ["::1"];
   if (/^127\./.test(bound)) return ["127.0.0.1", "::1"];

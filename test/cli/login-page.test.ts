@@ -93,6 +93,13 @@ describe("where the page posts: the dashboard origin the server named", () => {
     expect(dashboardOriginOf(`http://${label}.localhost:4780/dashboard/login`, "http://[::1]:8080")).toBe(
       `http://${label}.localhost:8080`,
     );
+    // No port in the target: its scheme's own (a TLS front on 443), never 80 for https.
+    expect(dashboardOriginOf(`http://${label}.localhost:4780/dashboard/login`, "https://localhost")).toBe(
+      `http://${label}.localhost:443`,
+    );
+    expect(dashboardOriginOf(`http://${label}.localhost:4780/dashboard/login`, "http://localhost")).toBe(
+      `http://${label}.localhost:80`,
+    );
   });
 
   test("anything but a dashboard login address is refused, as is a server off loopback", () => {

@@ -82,7 +82,7 @@ export function dashboardOriginOf(loginUrl: string, serverRoot: string): string 
     throw new UsageError(
       `the dashboard is served at a *.localhost address, which a browser reaches on this machine's loopback only, and the server at ${root.origin} is not on loopback: reach it through a tunnel or port mapping to this machine's loopback holding both loopback addresses (ssh -L localhost:4780:127.0.0.1:4780 …) and use --target http://127.0.0.1:<port>`,
     );
-  return `http://${login.hostname}:${root.port || "80"}`;
+  return `http://${login.hostname}:${root.port || (root.protocol === "https:" ? "443" : "80")}`;
 }
 
 export interface LoginPage {
