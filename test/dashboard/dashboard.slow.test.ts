@@ -754,6 +754,61 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
   );
 
   test(
+    "a tab whose server stopped says so and sends nothing more: another program answering 401 at its port gets no token screen, so no typed token",
+    async () => {
+      const token = "adm_dashboard_ended_token_0123456789";
+      const gone = await startTestEmulator({ config: { adminToken: token } });
+      const port = gone.port;
+      const ctx = await browser.newContext({ viewport: DESKTOP });
+      const squatters: ReturnType<typeof Bun.serve>[] = [];
+      try {
+        const p = await ctx.newPage();
+        await p.goto(`${gone.dashboardUrl}/#/`);
+        await p.getByLabel("Admin token").fill(token);
+        await p.getByRole("button", { name: "Open the dashboard" }).click();
+        await textIs(p.locator("h1"), "Overview");
+        await p.getByRole("cell", { name: "Test Developer" }).waitFor();
+        await stopTestEmulator(gone);
+        // Another program takes the port on both loopback addresses and refuses whatever comes.
+        const seen: { method: string; path: string; authorization: string | null }[] = [];
+        for (const hostname of ["127.0.0.1", "::1"])
+          squatters.push(
+            Bun.serve({
+              hostname,
+              port,
+              fetch(req) {
+                seen.push({
+                  method: req.method,
+                  path: new URL(req.url).pathname,
+                  authorization: req.headers.get("authorization"),
+                });
+                return Response.json({ error: { code: "unauthorized", message: "no", status: 401 } }, { status: 401 });
+              },
+            }),
+          );
+        // The admin page asks for its review queue every 2 s: the first call may meet a connection the old server
+        // closed (a network error, not an answer); a later one is answered by the newcomer.
+        await p.evaluate("location.hash = '#/admin'");
+        await waitFor(
+          async () => (await p.locator("h1").textContent()) === "This emulator has stopped",
+          "the tab to say its server has stopped",
+        );
+        expect(await p.getByLabel("Admin token").count()).toBe(0);
+        const after = seen.length;
+        await p.evaluate("location.hash = '#/keys'");
+        await textIs(p.locator("h1"), "This emulator has stopped");
+        expect(seen.filter((r) => r.path.startsWith("/_emulator")).length).toBeLessThanOrEqual(after);
+        // The first request after the stop carried the session (nothing could know before); no login, no token.
+        expect(seen.filter((r) => r.path === "/dashboard/login" || r.authorization?.includes(token))).toEqual([]);
+      } finally {
+        for (const squatter of squatters) squatter.stop(true);
+        await ctx.close();
+      }
+    },
+    STEP_TIMEOUT_MS,
+  );
+
+  test(
     "the login leaves no cookie, a session only this origin's storage holds, and no code or secret in the address bar",
     async () => {
       expect(await context.cookies()).toEqual([]);

@@ -95,6 +95,7 @@ function callError(response: Response, body: unknown): ApiCallError {
  * request, is kept nowhere. A refusal is thrown as the API's own error.
  */
 export async function exchangeAdminToken(token: string): Promise<void> {
+  if (serverEnded) throw ended();
   const response = await fetch(LOGIN_PATH, {
     method: "POST",
     headers: { authorization: `Bearer ${token}`, accept: "application/json" },
@@ -104,6 +105,7 @@ export async function exchangeAdminToken(token: string): Promise<void> {
   const body = (await response.json().catch(() => null)) as { session?: unknown } | null;
   if (!response.ok || typeof body?.session !== "string") throw callError(response, body);
   candidateSession = null;
+  sessionAccepted = true;
   localStorage.setItem(SESSION_STORAGE_KEY, body.session);
 }
 
@@ -114,18 +116,39 @@ export const onTokenNeeded = (listener: Listener) => {
   return () => tokenListeners.delete(listener);
 };
 
+/**
+ * A session this page had accepted, refused now: the server that accepted it has stopped (a restart draws a new
+ * address, so this origin is over). Whatever answers here now may be another program on the port: this page
+ * sends it nothing more — no session, and never an admin token (no token screen is offered).
+ */
+let serverEnded = false;
+let sessionAccepted = false;
+const endedListeners = new Set<Listener>();
+export const onServerEnded = (listener: Listener) => {
+  endedListeners.add(listener);
+  return () => endedListeners.delete(listener);
+};
+const ended = () => new Error("this dashboard's server has stopped: run `ext dashboard` to log in at its new address");
+
 // The page is served by the emulator: same origin, so the clients' base URL is "".
 const control = createAdminClient({
   url: "",
   session: () => dashboardSession.get(),
 });
 control.use({
+  onRequest() {
+    if (serverEnded) throw ended();
+  },
   onResponse({ request, response }) {
     const sent = request.headers.get(SESSION_HEADER);
     const verdict = sent === null ? null : judgeSession(sent, response.status !== 401);
+    if (verdict === "ok") sessionAccepted = true;
     // A refused candidate with a login already stored: this page loads again with the stored one.
     if (verdict === "retry") location.reload();
-    else if (response.status === 401) for (const l of tokenListeners) l();
+    else if (response.status === 401 && sessionAccepted) {
+      serverEnded = true;
+      for (const l of endedListeners) l();
+    } else if (response.status === 401) for (const l of tokenListeners) l();
   },
 });
 

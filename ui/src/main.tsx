@@ -1,7 +1,7 @@
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { DOCS_PATH } from "../../common/dashboard-links";
-import { admin, exchangeAdminToken, forgetDashboardKeys, handKeyToDocs, onTokenNeeded } from "./api";
+import { admin, exchangeAdminToken, forgetDashboardKeys, handKeyToDocs, onServerEnded, onTokenNeeded } from "./api";
 import { FieldError, invalidProps, Status } from "./components";
 import { checkField } from "./field-rules";
 import { useAction, useLoad } from "./hooks";
@@ -44,6 +44,20 @@ function showAccountInUrl(id: string) {
   const url = new URL(location.href);
   url.searchParams.set(ACCOUNT_PARAM, id);
   history.replaceState(history.state, "", url);
+}
+
+/** What a tab shows once the server that logged it in has stopped: how to log in at its new address, nothing to fill in. */
+function ServerEnded() {
+  return (
+    <main id="main" class="narrow">
+      <h1>This emulator has stopped</h1>
+      <p>
+        The server this tab was logged in to has stopped or restarted, and each start serves the dashboard at a new
+        address. Run <code>ext dashboard</code> in the server's folder to log in at the current one. This tab sends
+        nothing more: whatever answers at this address now may be another program.
+      </p>
+    </main>
+  );
 }
 
 function TokenPrompt({ onDone }: { onDone: () => void }) {
@@ -120,6 +134,8 @@ function DocsLink({ account }: { account: string }) {
 function App() {
   const route = useRoute();
   const [needToken, setNeedToken] = useState(false);
+  const [serverGone, setServerGone] = useState(false);
+  useEffect(() => onServerEnded(() => setServerGone(true)), []);
   const [generation, setGeneration] = useState(0);
   useEffect(() => onTokenNeeded(() => setNeedToken(true)), []);
   const accounts = useLoad(() => admin((c) => c.GET("/_emulator/accounts")).then((r) => r.accounts), [generation]);
@@ -134,6 +150,7 @@ function App() {
     if (current) showAccountInUrl(current);
   }, [current]);
 
+  if (serverGone) return <ServerEnded />;
   if (needToken)
     return (
       <TokenPrompt
