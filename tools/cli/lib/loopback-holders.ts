@@ -8,7 +8,7 @@
  * `ext dashboard` checks that before it asks for a code: each loopback address the browser may use at the port
  * is held, and only by this user or root.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 
 const LISTEN = "0A";
 const IPV4 = { loopback: "0100007F", any: "00000000" };
@@ -90,9 +90,10 @@ function canBind(address: string, port: number): boolean {
   }
 }
 
+/** A kernel table's text, or null where there is none to read (not Linux). */
 function readTable(path: string): string | null {
   try {
-    return existsSync(path) ? readFileSync(path, "utf8") : null;
+    return readFileSync(path, "utf8");
   } catch {
     return null;
   }
