@@ -63,6 +63,12 @@ export interface RunningEmulator {
   dashboardUrl: string;
   /** Drains in-flight requests for up to `drainMs` (or cuts them at once with force), then closes the database. */
   stop(force?: boolean): Promise<void>;
+  /**
+   * Closes every connection waiting for its next request, as the idle limit does, but at a moment of the
+   * caller's choosing: the idle limit's timer fires anywhere up to 4 s early, so a test of a client that must
+   * survive such a close cannot lean on it. Returns how many were closed.
+   */
+  closeIdleConnections(): number;
 }
 
 export { PortInUseError } from "./listen";
@@ -114,6 +120,8 @@ export function startServer(config: ServerConfig, options: ServerOptions = {}): 
     baseUrl: url + API_PREFIX,
     adminUrl: url + CONTROL_PREFIX,
     dashboardUrl: runtime.control.dashboardUrl,
+    closeIdleConnections: () =>
+      [server, ...twins].reduce((closed, listener) => closed + listener.closeIdleConnections(), 0),
     async stop(force = false) {
       if (stopped) return;
       stopped = true;

@@ -143,18 +143,23 @@ describe("ext deploy --wait, its server stopped and its port taken", () => {
     }, 30_000);
 
   test("the same server, its idle connection closed, is proven again and the wait goes on to the approval", async () => {
-    // An idle limit of 1 s: the server closes the kept connection between two polls.
-    const emu = await startTestEmulator({ fixture: FIXTURE, idleTimeoutSeconds: 1 });
+    // The server closes the kept connection between two polls, as its idle limit would; the limit's own timer
+    // cannot be used: it fires up to 4 s early, at any moment, a POST's connection included.
+    const emu = await startTestEmulator({ fixture: FIXTURE });
     const dir = project(emu);
     const deploy = deployWait(dir);
+    const polls = async () => {
+      const log = (await emu.control.GET("/_emulator/requests", { params: { query: { limit: 100 } } })).data;
+      return (log?.requests ?? []).filter((e) => e.path.endsWith("/versions") && e.method === "GET").length;
+    };
     try {
       await deploy.said("waiting up to 60 s");
       const text = /version (ver_[0-9a-z]+) \(/.exec(deploy.stderr())?.[1] ?? "";
-      // Past the idle limit: the next poll needs a new connection, proven before the key is sent.
-      await waitFor(async () => {
-        const log = (await emu.control.GET("/_emulator/requests", { params: { query: { limit: 100 } } })).data;
-        return (log?.requests ?? []).filter((e) => e.path.endsWith("/versions") && e.method === "GET").length >= 3;
-      }, "three polls");
+      // The deploy's connection is idle between its polls (a poll takes milliseconds of each second).
+      await waitFor(() => emu.closeIdleConnections() > 0, "an idle connection to close");
+      const before = await polls();
+      // The next poll needs a new connection, proven before the key is sent; then one more on it.
+      await waitFor(async () => (await polls()) >= before + 2, "two polls after the close");
       const approved = await emu.control.POST("/_emulator/versions/{versionId}/approve", {
         params: { path: { versionId: text } },
       });
