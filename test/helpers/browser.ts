@@ -25,7 +25,7 @@ export function browserAvailable(): boolean {
       `${CHROMIUM} is missing: CI runs the dashboard's browser tests (.ci/run installs chromium with apt-get)`,
     );
   console.warn(
-    `skipping the dashboard browser tests: no Chromium at ${CHROMIUM} (apt-get install -y chromium to run them)`,
+    `skipping the dashboard browser tests: no Chromium at ${CHROMIUM} (apt-get install -y chromium chromium-headless-shell to run them)`,
   );
   return false;
 }
