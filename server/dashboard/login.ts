@@ -55,7 +55,7 @@ export function dashboardLogin(control: ControlPlane) {
         if ("problem" in host) throw errors.badRequestTarget(host.problem);
         const byToken = request.headers.has("authorization");
         const secret = byToken ? adminLogin(control, request, host.host) : await codeLogin(control, request, host.host);
-        // The dashboard's own exchange of a typed token: the secret in the body of an answer only its script reads.
+        // A script's exchange of the token asking for JSON: the secret in the body of an answer only it reads.
         if (byToken && mediaTypeOf(request.headers.get("accept")) === "application/json")
           return new Response(JSON.stringify({ session: secret }), {
             headers: { "content-type": "application/json", "cache-control": "no-store" },

@@ -2,7 +2,7 @@
  * The dashboard's own origin, `http://<label>.localhost:port`, new at each start: the page, its scripts and the
  * login answer there only; any other name (127.0.0.1, localhost, an earlier run's label) gets a page without
  * script that clears its origin's storage, and an earlier label is refused on every route. And the dashboard's
- * exchange of a typed admin token for a session.
+ * exchange of the admin token for a session (a script's login).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { DASHBOARD_LABEL_PATTERN, isDashboardHostname } from "../../common/dashboard-links";
@@ -126,7 +126,7 @@ describe("the dashboard answers on its own origin only", () => {
   });
 });
 
-describe("a typed admin token, traded at once for a session", () => {
+describe("the admin token, traded at once for a session (a script's login)", () => {
   const exchange = (headers: Record<string, string>) =>
     fetch(`${emu.dashboardUrl}/dashboard/login`, {
       method: "POST",
@@ -134,7 +134,7 @@ describe("a typed admin token, traded at once for a session", () => {
       redirect: "manual",
     });
 
-  test("the dashboard's own request (same origin, asking for JSON) gets the session in the body, not stored by any cache", async () => {
+  test("a request asking for JSON gets the session in the body, not stored by any cache", async () => {
     const res = await exchange({
       authorization: `Bearer ${emu.runtime.control.adminToken}`,
       origin: emu.dashboardUrl,

@@ -6,7 +6,6 @@
  */
 import {
   type AdminClient,
-  ApiCallError,
   type ApiClient,
   type CallResult,
   createAdminClient,
@@ -17,7 +16,7 @@ import {
   SESSION_HEADER,
   unwrap,
 } from "../../client";
-import { DOCS_KEY_STORAGE, LOGIN_PATH, SESSION_FRAGMENT, SESSION_STORAGE_KEY } from "../../common/dashboard-links";
+import { DOCS_KEY_STORAGE, SESSION_FRAGMENT, SESSION_STORAGE_KEY } from "../../common/dashboard-links";
 
 export type {
   Account,
@@ -47,9 +46,10 @@ export { type AdminClient, ApiCallError } from "../../client";
 export const EXPORT_MEDIA_TYPE = "application/x-tar";
 
 /**
- * The control plane takes this page's session secret, sent as a header. An admin token typed in is traded at
- * once for a session (exchangeAdminToken) and kept nowhere: a token left in a tab would outlive the server and
- * go, from a stale tab, to whoever holds its port next. A login redirects to `/#session=<secret>`: the secret leaves the address
+ * The control plane takes this page's session secret, sent as a header. The page never asks for the admin token:
+ * a stale tab reloaded after its server stopped is served by whoever holds the port then, and a page that asked
+ * for the token there would send it to them (so no page of ours asks: one that does is not this dashboard). A
+ * login (`ext dashboard`) redirects to `/#session=<secret>`: the secret leaves the address
  * bar before the router reads the hash, and moves into this origin's localStorage (scheme, host and port: no
  * page on another port can read it; shared by this browser's tabs of this emulator, as a login should be) once
  * the server has accepted it. Until then it is only a candidate: any page can open `/#session=junk`, and that
@@ -76,50 +76,18 @@ function judgeSession(sent: string, accepted: boolean): "retry" | "refused" | "o
   return accepted ? "ok" : "refused";
 }
 
-/** A refused exchange as the API's own error, whatever the answer's body was. */
-function callError(response: Response, body: unknown): ApiCallError {
-  const envelope = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
-  return new ApiCallError({
-    status: response.status,
-    code: typeof envelope?.code === "string" ? envelope.code : "login_refused",
-    message:
-      typeof envelope?.message === "string" ? envelope.message : `The server refused the login (${response.status}).`,
-    method: "POST",
-    path: LOGIN_PATH,
-  });
-}
-
-/**
- * Trades a typed admin token for a session of this server (`POST /dashboard/login` with the token in its
- * Authorization header, asking for JSON): the session is kept as a login's is, and the token, used for this one
- * request, is kept nowhere. A refusal is thrown as the API's own error.
- */
-export async function exchangeAdminToken(token: string): Promise<void> {
-  if (serverEnded) throw ended();
-  const response = await fetch(LOGIN_PATH, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, accept: "application/json" },
-    credentials: "omit",
-    redirect: "error",
-  });
-  const body = (await response.json().catch(() => null)) as { session?: unknown } | null;
-  if (!response.ok || typeof body?.session !== "string") throw callError(response, body);
-  candidateSession = null;
-  sessionAccepted = true;
-  localStorage.setItem(SESSION_STORAGE_KEY, body.session);
-}
-
 type Listener = () => void;
-const tokenListeners = new Set<Listener>();
-export const onTokenNeeded = (listener: Listener) => {
-  tokenListeners.add(listener);
-  return () => tokenListeners.delete(listener);
+const loginListeners = new Set<Listener>();
+/** This browser is not logged in to this server (a control-plane call was refused before any session worked). */
+export const onLoginNeeded = (listener: Listener) => {
+  loginListeners.add(listener);
+  return () => loginListeners.delete(listener);
 };
 
 /**
- * A session this page had accepted, refused now: the server that accepted it has stopped (a restart draws a new
- * address, so this origin is over). Whatever answers here now may be another program on the port: this page
- * sends it nothing more — no session, and never an admin token (no token screen is offered).
+ * A session this page had accepted, then refused, or a request that no longer reaches the server: the server that
+ * accepted it has stopped (a restart draws a new address, so this origin is over). Whatever answers here next may
+ * be another program on the port: this page sends it nothing more — no session, no key, nothing typed.
  */
 let serverEnded = false;
 let sessionAccepted = false;
@@ -129,26 +97,41 @@ export const onServerEnded = (listener: Listener) => {
   return () => endedListeners.delete(listener);
 };
 const ended = () => new Error("this dashboard's server has stopped: run `ext dashboard` to log in at its new address");
+function endServer() {
+  if (serverEnded) return;
+  serverEnded = true;
+  for (const l of endedListeners) l();
+}
+
+/**
+ * Every request of this page, both clients': none once its server has ended, and one that cannot reach the server
+ * after a session worked ends it (the port is free for anyone until the next request would find out).
+ */
+async function pageFetch(request: Request): Promise<Response> {
+  if (serverEnded) throw ended();
+  try {
+    return await fetch(request);
+  } catch (e) {
+    if (sessionAccepted && !request.signal.aborted) endServer();
+    throw e;
+  }
+}
 
 // The page is served by the emulator: same origin, so the clients' base URL is "".
 const control = createAdminClient({
   url: "",
   session: () => dashboardSession.get(),
+  fetch: pageFetch,
 });
 control.use({
-  onRequest() {
-    if (serverEnded) throw ended();
-  },
   onResponse({ request, response }) {
     const sent = request.headers.get(SESSION_HEADER);
     const verdict = sent === null ? null : judgeSession(sent, response.status !== 401);
     if (verdict === "ok") sessionAccepted = true;
     // A refused candidate with a login already stored: this page loads again with the stored one.
     if (verdict === "retry") location.reload();
-    else if (response.status === 401 && sessionAccepted) {
-      serverEnded = true;
-      for (const l of endedListeners) l();
-    } else if (response.status === 401) for (const l of tokenListeners) l();
+    else if (response.status === 401 && sessionAccepted) endServer();
+    else if (response.status === 401) for (const l of loginListeners) l();
   },
 });
 
@@ -171,7 +154,7 @@ function dashboardKeyOf(accountId: string): Promise<{ key: string; client: ApiCl
       c.POST("/_emulator/accounts/{accountId}/dashboard-key", { params: { path: { accountId } } }),
     ).then((r) => ({
       key: r.plaintext,
-      client: createApiClient({ baseUrl: "", apiKey: r.plaintext, clientName: "dashboard" }),
+      client: createApiClient({ baseUrl: "", apiKey: r.plaintext, clientName: "dashboard", fetch: pageFetch }),
     }));
     entry.catch(() => dashboardKeys.delete(accountId));
     dashboardKeys.set(accountId, entry);

@@ -1,10 +1,8 @@
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { DOCS_PATH } from "../../common/dashboard-links";
-import { admin, exchangeAdminToken, forgetDashboardKeys, handKeyToDocs, onServerEnded, onTokenNeeded } from "./api";
-import { FieldError, invalidProps, Status } from "./components";
-import { checkField } from "./field-rules";
-import { useAction, useLoad } from "./hooks";
+import { admin, handKeyToDocs, onLoginNeeded, onServerEnded } from "./api";
+import { useLoad } from "./hooks";
 import { AdminPage } from "./pages/admin";
 import { EmptyState } from "./pages/empty-state";
 import { ExtensionsPage } from "./pages/extensions";
@@ -60,10 +58,11 @@ function ServerEnded() {
   );
 }
 
-function TokenPrompt({ onDone }: { onDone: () => void }) {
-  const [value, setValue] = useState("");
-  const [problem, setProblem] = useState<string | undefined>();
-  const action = useAction();
+/**
+ * No session, or one this server never accepted. Nothing to fill in: the dashboard never asks for the admin
+ * token, so a page at this address that does (a stale tab reloaded from whoever holds the port now) is not it.
+ */
+function NotLoggedIn() {
   return (
     <main id="main" class="narrow">
       <h1>Open the dashboard</h1>
@@ -73,41 +72,8 @@ function TokenPrompt({ onDone }: { onDone: () => void }) {
         to open by hand). Each such page works once, within 15 minutes.
       </p>
       <p>
-        Or give the admin token: the one <code>ext serve</code> was given (<code>--admin-token</code>), else the one in
-        the data directory's <code>server.json</code>. It is traded at once for a session of this run and not kept.
+        The dashboard never asks for the admin token. A page at this address that does is not this emulator's: close it.
       </p>
-      <form
-        noValidate
-        onSubmit={async (e) => {
-          e.preventDefault();
-          action.clear();
-          // The token's only rule is being there: a blank one is not worth a request.
-          const missing = checkField({ required: true }, "The admin token", value) ?? undefined;
-          setProblem(missing);
-          if (missing) return document.getElementById("admin-token")?.focus();
-          const typed = value.trim();
-          setValue("");
-          const ok = await action.run(() => exchangeAdminToken(typed));
-          if (!ok) return;
-          forgetDashboardKeys();
-          onDone();
-        }}
-      >
-        <label for="admin-token">Admin token</label>
-        <input
-          id="admin-token"
-          type="password"
-          autocomplete="off"
-          value={value}
-          onInput={(e) => setValue(e.currentTarget.value)}
-          {...invalidProps("admin-token-error", problem)}
-        />
-        <FieldError id="admin-token-error" problem={problem} />
-        <button type="submit" disabled={action.busy}>
-          Open the dashboard
-        </button>
-      </form>
-      <Status message={action.message} />
     </main>
   );
 }
@@ -133,12 +99,11 @@ function DocsLink({ account }: { account: string }) {
 
 function App() {
   const route = useRoute();
-  const [needToken, setNeedToken] = useState(false);
+  const [needLogin, setNeedLogin] = useState(false);
   const [serverGone, setServerGone] = useState(false);
   useEffect(() => onServerEnded(() => setServerGone(true)), []);
-  const [generation, setGeneration] = useState(0);
-  useEffect(() => onTokenNeeded(() => setNeedToken(true)), []);
-  const accounts = useLoad(() => admin((c) => c.GET("/_emulator/accounts")).then((r) => r.accounts), [generation]);
+  useEffect(() => onLoginNeeded(() => setNeedLogin(true)), []);
+  const accounts = useLoad(() => admin((c) => c.GET("/_emulator/accounts")).then((r) => r.accounts), []);
   const [account, setAccount] = useState<string>(() => accountInUrl() ?? sessionStorage.getItem(ACCOUNT_KEY) ?? "");
   const list = accounts.data ?? [];
   const current = list.some((a) => a.id === account) ? account : (list[0]?.id ?? "");
@@ -151,15 +116,7 @@ function App() {
   }, [current]);
 
   if (serverGone) return <ServerEnded />;
-  if (needToken)
-    return (
-      <TokenPrompt
-        onDone={() => {
-          setNeedToken(false);
-          setGeneration((g) => g + 1);
-        }}
-      />
-    );
+  if (needLogin) return <NotLoggedIn />;
   const props = { account: current, accounts: list, refreshAccounts: accounts.reload, route };
   const noAccount = accounts.data !== undefined && accounts.data !== null && list.length === 0;
   // The account pages wait for the account list: before it, they would call the API with an empty id.
