@@ -444,7 +444,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List limit requests with their status (the Requests tab)
+         * List limit requests with their status (the Admin page's Limit requests)
          * @description Oldest first; filter by accountId and status.
          */
         get: operations["listLimitRequests"];

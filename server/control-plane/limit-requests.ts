@@ -33,7 +33,7 @@ export function limitRequestRoutes(requests: LimitRequestService) {
     .get(
       "",
       ({ query }) => ({ limitRequests: requests.list(query) }),
-      controlRoute("listLimitRequests", "List limit requests with their status (the Requests tab)", {
+      controlRoute("listLimitRequests", "List limit requests with their status (the Admin page's Limit requests)", {
         description: "Oldest first; filter by accountId and status.",
         query: LimitRequestQuery,
         answers: { 200: LimitRequestList },

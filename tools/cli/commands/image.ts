@@ -59,7 +59,7 @@ export default defineCommand({
 export function buildAndRun(shown: string, tag: string): string[] {
   return [
     "build it:",
-    `  docker build -t ${tag} ${shown}     (or: podman build -t ${tag} ${shown})`,
+    `  docker build -t ${tag} ${shown}     (or: podman build --format docker -t ${tag} ${shown})`,
     "then, with the control plane's token in the environment (not in docker's arguments, which `ps` shows):",
     "  export EXT_ADMIN_TOKEN=$(openssl rand -hex 32)",
     `  docker run --rm -p 4780:4780 -e EXT_ADMIN_TOKEN ${tag}`,

@@ -207,7 +207,7 @@ export default defineCommand({
       if (json) return out(JSON.stringify({ limitRequest }));
       for (const line of fieldLines(requestFields(limitRequest))) out(line);
       err(
-        `it applies once an admin approves it (the dashboard's Requests tab); follow it with \`${parseClientEnv().command} limits requests\``,
+        `it applies once an admin approves it (the dashboard's Admin page, Limit requests); follow it with \`${parseClientEnv().command} limits requests\``,
       );
     } catch (e) {
       if (json && !(e instanceof UsageError)) out(JSON.stringify({ error: errorJson(e) }));
