@@ -6,7 +6,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, sep } from "node:path";
 import rootPkg from "../../package.json" with { type: "json" };
 import { ROOT } from "./compile";
 import { writePackageDocs } from "./package-docs";
@@ -77,8 +77,11 @@ export async function buildNodeHelper(dir: string): Promise<void> {
   });
   await bundle(dir);
   declarations(dir);
-  // The CI recipes, where a user who installed the package finds them.
-  cpSync(join(ROOT, "examples/ci"), join(dir, "examples/ci"), { recursive: true });
+  // The CI recipes and the ready-made test setups, where a user who installed the package finds them; the bench
+  // results the docs' figures come from: the docs link to them, and links must work offline.
+  const noInstalls = (src: string) => !src.split(sep).includes("node_modules");
+  for (const shipped of ["examples/ci", "examples/vitest", "examples/jest", "examples/node-test", "bench/results"])
+    cpSync(join(ROOT, shipped), join(dir, shipped), { recursive: true, filter: noInstalls });
   // The profile format's JSON Schema, for an editor checking a profile kept in a project (docs/profiles.md).
   copyFileSync(join(ROOT, "docs/profile.schema.json"), join(dir, "profile.schema.json"));
   // startEmulator() seeds the demo fixture with fresh keys: it writes this copy with new ones for each emulator.

@@ -1,9 +1,9 @@
 /**
  * The main npm package's front door is the repository's: its README.md is the repository's README.md and its
  * docs/ the repository's docs pages, written at pack time (one source, never a second text). A relative link
- * to a file the package ships stays relative, so it works offline in `node_modules/ext-emulator/`; a link to a
- * file only the repository has (the bench results, the workflows, the screenshots) becomes its address on
- * GitHub. The test of the package (test/packaging/package-docs.slow.test.ts) holds every link to resolving.
+ * to a file the package ships (the pages, the example setups, the bench results) stays relative, so it works
+ * offline in `node_modules/ext-emulator/`; a link to a file only the repository has (the workflows, the
+ * screenshots: 3 MB no install needs) becomes its address on GitHub. The test of the package (test/packaging/root-package.slow.test.ts) holds every link to resolving.
  */
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, posix, relative } from "node:path";

@@ -148,6 +148,7 @@ test("the package's README and docs are the repository's, word for word but for 
   });
   expect(packed.exitCode, packed.stderr.toString()).toBe(0);
   const files = (JSON.parse(packed.stdout.toString()) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
-  for (const page of [...pages, "docs/profile.schema.json", "docs/manifest.schema.json", "examples/ci/README.md"])
+  const alsoShipped = ["examples/ci/README.md", "examples/vitest/package.json", "bench/results/latest.md"];
+  for (const page of [...pages, "docs/profile.schema.json", "docs/manifest.schema.json", ...alsoShipped])
     expect([page, files.includes(page)]).toEqual([page, true]);
 });
