@@ -57,7 +57,7 @@ export function sourceHash(): string {
 }
 
 /** Takes the lock (true), or finds it held by a live builder (false); a dead builder's lock is removed. */
-function tryLock(lock: string): boolean {
+export function tryLock(lock: string): boolean {
   try {
     const fd = openSync(lock, "wx");
     writeSync(fd, String(process.pid));

@@ -1,16 +1,17 @@
 /**
  * What several test files build the same way, built once per source state and shared by every test file
  * (and parallel worker) that reads it: the sample bundles and the hostile corpus (five files read them), the
- * npm package's Node helper (four files; bundling and emitting its declarations takes seconds). Keyed like the
- * shared binary (test/binary/binary-cache.ts), so an edit to a builder rebuilds. Each is built under a private
- * name and renamed into place whole: a reader never sees half of one, and two builders racing make the same.
+ * npm package's Node helper (four files; bundling and emitting its declarations takes 6 CPU-seconds). Keyed like
+ * the shared binary (test/binary/binary-cache.ts), so an edit to a builder rebuilds, and built as it is: by one
+ * builder, holding a lock file, while the others wait (the files that need one start together, and side by side
+ * they would each build it), under a private name renamed into place whole, so a reader never sees half of one.
  * Read what it returns; never write into it.
  */
 import { existsSync, mkdirSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { buildNodeHelper } from "../../scripts/lib/node-helper";
-import { pruneOthers, sourceHash } from "../binary/binary-cache";
+import { pruneOthers, sourceHash, tryLock } from "../binary/binary-cache";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const CACHE = join(tmpdir(), "ext-test-builds");
@@ -28,9 +29,30 @@ function cacheFolder(): string {
   return folder;
 }
 
+/** How long a test file waits for another's build of the same thing before it gives up. */
+const BUILD_WAIT_MS = 120_000;
+
 async function cached(name: string, build: (path: string) => Promise<void>): Promise<string> {
   const path = join(cacheFolder(), name);
-  if (existsSync(path)) return path;
+  const lock = `${path}.lock`;
+  const deadline = performance.now() + BUILD_WAIT_MS;
+  while (!existsSync(path)) {
+    if (tryLock(lock)) {
+      try {
+        if (!existsSync(path)) await buildInto(path, build);
+      } finally {
+        rmSync(lock, { force: true });
+      }
+    } else {
+      if (performance.now() > deadline) throw new Error(`waited ${BUILD_WAIT_MS} ms for another build of ${path}`);
+      await Bun.sleep(50);
+    }
+  }
+  return path;
+}
+
+/** `build` into a private name, then renamed to `path` whole. */
+async function buildInto(path: string, build: (path: string) => Promise<void>): Promise<void> {
   const partial = `${path}.partial-${process.pid}-${crypto.randomUUID()}`;
   try {
     await build(partial);
@@ -41,7 +63,6 @@ async function cached(name: string, build: (path: string) => Promise<void>): Pro
   } finally {
     rmSync(partial, { recursive: true, force: true });
   }
-  return path;
 }
 
 /** A hostile-corpus (or accepted-corpus) archive's path. */
