@@ -71,7 +71,8 @@ export interface ServedBinary {
 
 /** `ext serve --port 0 --ready-file …` (or another port), waiting for the ready file (never parsing logs). */
 export async function serve(bin: string, args: string[], cwd: string, port = 0): Promise<ServedBinary> {
-  const ready = join(mkdtempSync(join(tmpdir(), "ext-ready-")), "ready.json");
+  const readyDir = mkdtempSync(join(tmpdir(), "ext-ready-"));
+  const ready = join(readyDir, "ready.json");
   const proc = Bun.spawn(
     [bin, "serve", "--port", String(port), "--ready-file", ready, "--log-level", "warn", ...args],
     {
@@ -87,6 +88,7 @@ export async function serve(bin: string, args: string[], cwd: string, port = 0):
   }
   if (!existsSync(ready)) {
     proc.kill("SIGKILL");
+    rmSync(readyDir, { recursive: true, force: true });
     throw new Error(`ext serve did not become ready: ${await new Response(proc.stderr).text()}`);
   }
   const info = JSON.parse(readFileSync(ready, "utf8")) as Omit<ServedBinary, "stop">;
@@ -94,7 +96,9 @@ export async function serve(bin: string, args: string[], cwd: string, port = 0):
     ...info,
     async stop() {
       proc.kill("SIGTERM");
-      return await proc.exited;
+      const code = await proc.exited;
+      rmSync(readyDir, { recursive: true, force: true });
+      return code;
     },
   };
 }
