@@ -762,20 +762,26 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
     };
   }
 
+  /** A tab logged in to a server of its own, on its Overview; the server then stopped. */
+  async function tabOfStoppedServer(token: string) {
+    const gone = await startTestEmulator({ config: { adminToken: token } });
+    const ctx = await browser.newContext({ viewport: DESKTOP });
+    const p = await ctx.newPage();
+    await logIn(p, { url: gone.url, adminToken: token });
+    await textIs(p.locator("h1"), "Overview");
+    await p.getByRole("cell", { name: "Test Developer" }).waitFor();
+    await stopTestEmulator(gone);
+    return { ctx, p, port: gone.port };
+  }
+
   test(
     "a tab whose server stopped says so and sends nothing more: another program answering 401 at its port gets no token screen, so no typed token",
     async () => {
       const token = "adm_dashboard_ended_token_0123456789";
-      const gone = await startTestEmulator({ config: { adminToken: token } });
-      const ctx = await browser.newContext({ viewport: DESKTOP });
+      const { ctx, p, port } = await tabOfStoppedServer(token);
       let taken: ReturnType<typeof takePort> | null = null;
       try {
-        const p = await ctx.newPage();
-        await logIn(p, { url: gone.url, adminToken: token });
-        await textIs(p.locator("h1"), "Overview");
-        await p.getByRole("cell", { name: "Test Developer" }).waitFor();
-        await stopTestEmulator(gone);
-        taken = takePort(gone.port);
+        taken = takePort(port);
         // The admin page asks for its review queue every 2 s: a call meets either the closed port's refusal or the
         // newcomer's 401; either ends the tab.
         await p.evaluate("location.hash = '#/admin'");
@@ -802,21 +808,16 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
     "a tab whose request finds its server gone (nothing at the port) ends there: whoever takes the port later gets nothing from it, no session, no key, no body",
     async () => {
       const token = "adm_dashboard_refused_token_0123456789";
-      const gone = await startTestEmulator({ config: { adminToken: token } });
-      const ctx = await browser.newContext({ viewport: DESKTOP });
+      const { ctx, p, port } = await tabOfStoppedServer(token);
       let taken: ReturnType<typeof takePort> | null = null;
       try {
-        const p = await ctx.newPage();
-        await logIn(p, { url: gone.url, adminToken: token });
-        await p.getByRole("cell", { name: "Test Developer" }).waitFor();
-        await stopTestEmulator(gone);
         // The keys page does not poll: its load is the tab's first request after the stop, refused by the closed port.
         await p.evaluate("location.hash = '#/keys'");
         await waitFor(
           async () => (await p.locator("h1").textContent()) === "This emulator has stopped",
           "the tab to say its server has stopped",
         );
-        taken = takePort(gone.port);
+        taken = takePort(port);
         for (const hash of ["#/admin", "#/extensions", "#/"]) {
           await p.evaluate(`location.hash = '${hash}'`);
           await textIs(p.locator("h1"), "This emulator has stopped");
