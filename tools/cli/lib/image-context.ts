@@ -94,7 +94,9 @@ export async function writeImageContext(
     dir = claimOwnFolder(dir, shown);
   } catch (e) {
     if (e instanceof UsageError && e.message.endsWith("is not empty"))
-      throw new UsageError(`${e.message}: give a new folder for the build context`);
+      throw new UsageError(
+        `${e.message}: give a new folder for the build context, or remove the old one first: ext image writes a context whole, never over another`,
+      );
     throw e;
   }
   const rootfs = join(dir, "rootfs");
