@@ -762,17 +762,45 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
     };
   }
 
-  /** A tab logged in to a server of its own, on its Overview; the server then stopped. */
-  async function tabOfStoppedServer(token: string) {
+  /** A tab logged in to a server of its own, on its Overview (then `before`, if given); the server then stopped. */
+  async function tabOfStoppedServer(token: string, before?: (p: Page) => Promise<void>) {
     const gone = await startTestEmulator({ config: { adminToken: token } });
     const ctx = await browser.newContext({ viewport: DESKTOP });
     const p = await ctx.newPage();
     await logIn(p, { url: gone.url, adminToken: token });
     await textIs(p.locator("h1"), "Overview");
     await p.getByRole("cell", { name: "Test Developer" }).waitFor();
+    await before?.(p);
     await stopTestEmulator(gone);
     return { ctx, p, port: gone.port };
   }
+
+  test(
+    "a tab on the live Requests page ends when the server ends its stream: a program that takes the port at once gets nothing from it",
+    async () => {
+      const { ctx, p, port } = await tabOfStoppedServer("adm_dashboard_stream_token_0123456789", async (page) => {
+        await page.evaluate("location.hash = '#/requests'");
+        await textIs(page.getByTestId("live"), "live");
+      });
+      // Taken the moment the server let go, before the tab could notice anything.
+      const taken = takePort(port);
+      try {
+        await waitFor(
+          async () => (await p.locator("h1").textContent()) === "This emulator has stopped",
+          "the tab to say its server has stopped",
+        );
+        for (const hash of ["#/keys", "#/admin"]) {
+          await p.evaluate(`location.hash = '${hash}'`);
+          await textIs(p.locator("h1"), "This emulator has stopped");
+        }
+        expect(taken.seen).toEqual([]);
+      } finally {
+        taken.stop();
+        await ctx.close();
+      }
+    },
+    STEP_TIMEOUT_MS,
+  );
 
   test(
     "a tab whose server stopped says so and sends nothing more: another program answering 401 at its port gets no token screen, so no typed token",

@@ -227,12 +227,17 @@ export async function soundUrl(versionId: string, path: string): Promise<string>
   return URL.createObjectURL(blob);
 }
 
-/** The live request log, through the one SSE reader. Returns a function that stops it. */
+/**
+ * The live request log, through the one SSE reader. Returns a function that stops it. The server ends a live
+ * stream when it stops (or, rarely, drops a tab that left too much unread): either way this tab ends there, as
+ * `ext logs --follow` does, before anyone who takes the port can be sent its next request.
+ */
 export function streamRequests(
   onEntry: (entry: RequestLogEntry) => void,
   onState: (live: boolean) => void,
 ): () => void {
   const controller = new AbortController();
+  let established = false;
   const run = async () => {
     const result = await control.GET("/_emulator/requests/stream", {
       params: { query: { recent: 200 } },
@@ -241,11 +246,15 @@ export function streamRequests(
       signal: controller.signal,
     });
     unwrap(result);
+    established = true;
     onState(true);
     for await (const entry of readEvents<RequestLogEntry>(result.response)) onEntry(entry);
   };
   run()
     .catch(() => undefined)
-    .finally(() => onState(false));
+    .finally(() => {
+      onState(false);
+      if (established && !controller.signal.aborted && sessionAccepted) endServer();
+    });
   return () => controller.abort();
 }

@@ -50,9 +50,9 @@ function ServerEnded() {
     <main id="main" class="narrow">
       <h1>This emulator has stopped</h1>
       <p>
-        The server this tab was logged in to has stopped or restarted, and each start serves the dashboard at a new
-        address. Run <code>ext dashboard</code> in the server's folder to log in at the current one. This tab sends
-        nothing more: whatever answers at this address now may be another program.
+        The server this tab was logged in to has stopped or restarted (or ended this tab's connection), and each start
+        serves the dashboard at a new address. Run <code>ext dashboard</code> in the server's folder to log in at the
+        current one. This tab sends nothing more: whatever answers at this address now may be another program.
       </p>
     </main>
   );
