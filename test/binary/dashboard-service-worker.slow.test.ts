@@ -73,19 +73,32 @@ describe.skipIf(SKIP !== null)(`another local user's service worker${SKIP ? ` (s
     const port = squatter.port;
     const oldOrigin = `http://127.0.0.1:${port}`;
 
-    // The owner's browser loads the old origin while the other user answers there: the worker is planted.
-    let owner = await launchWithProfile(profile);
-    const stale = await owner.newPage();
-    await stale.goto(`${oldOrigin}/`);
-    await until("the worker to be registered", async () => reports().some((r) => r.includes('"registered"')));
-    await owner.close();
+    // The owner's browser loads the old origin while the other user answers there: the worker is planted. Chromium
+    // may shut down before it wrote the registration into the profile, so the browser is opened again until one
+    // still runs the worker (it reports the request); one that lost it loads the page, which plants it again.
+    for (let attempt = 0; ; attempt++) {
+      if (attempt === 5) throw new Error("five browser starts in a row lost the planted worker");
+      const mark = `?kept-${attempt}`;
+      const before = reports().length;
+      const browser = await launchWithProfile(profile);
+      try {
+        await (await browser.newPage()).goto(`${oldOrigin}/${mark}`);
+        const since = () => reports().slice(before);
+        await until("the worker to report the request, or the page to plant it", async () =>
+          since().some((r) => r.includes(mark) || r.includes('"registered"')),
+        );
+        if (attempt > 0 && since().some((r) => r.includes(mark))) break;
+      } finally {
+        await browser.close();
+      }
+    }
     squatter.proc.kill();
     await squatter.proc.exited;
 
     // The owner starts the emulator on that port, and logs the same browser profile in with `ext dashboard`.
     server = await serve(built.bin, ["--memory"], built.work, port);
     expect(server.url).toBe(oldOrigin);
-    owner = await launchWithProfile(profile);
+    const owner = await launchWithProfile(profile);
     try {
       const cli = Bun.spawn([built.bin, "dashboard", "--no-browser", "--target", server.url], {
         cwd: built.work,
@@ -108,6 +121,17 @@ describe.skipIf(SKIP !== null)(`another local user's service worker${SKIP ? ` (s
 
       // The worker is alive: a request to the old origin (a stale tab reloaded) goes through it.
       const probe = await owner.newPage();
+      // Started first (through the browser's DevTools protocol), as it is in a browser that used it lately: a
+      // navigation that finds it still starting may go to the network instead, on a loaded machine, and the
+      // server's answer there (Clear-Site-Data) removes it.
+      const devtools = await owner.newCDPSession(probe);
+      let running = false;
+      devtools.on("ServiceWorker.workerVersionUpdated", (e) => {
+        running ||= e.versions.some((v) => v.scriptURL === `${oldOrigin}/sw.js` && v.runningStatus === "running");
+      });
+      await devtools.send("ServiceWorker.enable");
+      await devtools.send("ServiceWorker.startWorker", { scopeURL: `${oldOrigin}/` });
+      await until("the worker to be running", async () => running);
       await probe.goto(`${oldOrigin}/?probe`);
       await until("the worker to report the probe", async () => reports().some((r) => r.includes("?probe")));
       const seen = reports().join("\n");

@@ -8,10 +8,11 @@
  * unreadable to the watcher, even in a folder every user can write (TMPDIR a sticky 1777 folder, as /tmp is).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { sessionInRedirect } from "../../common/dashboard-links";
+import { browserRecords } from "../helpers/browser-log";
 import { readAsItComes } from "../helpers/read-until";
 import { waitFor } from "../helpers/wait-for";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, type ServedBinary, serve } from "./helpers";
@@ -107,10 +108,11 @@ describe.skipIf(SKIP !== null)(`another local user${SKIP ? ` (skipped: ${SKIP})`
       writeFileSync(stop, "");
       expect(await watcher.exited).toBe(0);
       await watched.done;
-      const [record] = readFileSync(log, "utf8")
-        .trim()
-        .split("\n")
-        .map((line) => JSON.parse(line) as { code: string; status: number; location: string | null });
+      // The login is used once the server answered the browser's post: the browser writes its record just after.
+      const [record] = await waitFor(() => {
+        const records = browserRecords<{ code: string; status: number; location: string | null }>(log);
+        return records.length > 0 && records;
+      }, "the browser's record");
       // The browser logged in with the code the page held: that code is what the watcher must not have seen.
       expect(record!.status).toBe(303);
       expect(sessionInRedirect(record!.location)).not.toBeNull();

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Subprocess } from "bun";
 import { sessionInRedirect } from "../../common/dashboard-links";
+import { browserRecords } from "../helpers/browser-log";
 import { cleanEnv } from "../helpers/clean-env";
 import { postLoginCode } from "../helpers/emulator";
 import { readAsItComes } from "../helpers/read-until";
@@ -85,13 +86,7 @@ function runPlace() {
   const tmp = join(dir, "tmp");
   mkdirSync(tmp);
   const log = join(dir, "browser.log");
-  const records = (): BrowserRecord[] =>
-    existsSync(log)
-      ? readFileSync(log, "utf8")
-          .trim()
-          .split("\n")
-          .map((line) => JSON.parse(line))
-      : [];
+  const records = () => browserRecords<BrowserRecord>(log);
   const env = (extra: Record<string, string> = {}) => ({
     TMPDIR: tmp,
     BROWSER: `${BUN} ${FAKE_BROWSER}`,
