@@ -1,8 +1,10 @@
 /** `ext logs [--follow] [--json]` from source against a real emulator on a socket. */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { resolve } from "node:path";
+import { openRequestStreams } from "../../server/control-plane/request-stream";
 import { cleanEnv } from "../helpers/clean-env";
 import { startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { waitFor } from "../helpers/wait-for";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const BUN = resolve(ROOT, "node_modules/.bin/bun");
@@ -62,6 +64,23 @@ test("--follow prints each new request as it completes", async () => {
   await proc.exited;
   const first = JSON.parse(out.split("\n")[0]!);
   expect(first).toMatchObject({ path: "/developer/v1/extensions/ext_followed", status: 404 });
+});
+
+test("--follow ends with exit 1, saying so, when the emulator stops and so closes the stream", async () => {
+  const stopping = await startTestEmulator();
+  const proc = Bun.spawn([BUN, "tools/cli/main.ts", "logs", "--follow", "--target", stopping.url], {
+    cwd: ROOT,
+    env: cleanEnv({ EXT_ADMIN_TOKEN: stopping.runtime.control.adminToken }),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  try {
+    await waitFor(() => openRequestStreams(stopping.runtime.control.requestLog) > 0, "the stream to open");
+  } finally {
+    await stopTestEmulator(stopping);
+  }
+  expect(await proc.exited).toBe(1);
+  expect(await new Response(proc.stderr).text()).toContain("the emulator closed the request stream: it stopped");
 });
 
 test("a bad --limit is a usage error (exit 2); an unreachable emulator exit 1", async () => {

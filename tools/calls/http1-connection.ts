@@ -26,6 +26,11 @@ export class NoAnswerError extends Error {
   }
 }
 
+/** The server closed the connection before an answer's end (it stopped, or cut the answer short). */
+export class ConnectionClosedError extends Error {
+  override name = "ConnectionClosedError";
+}
+
 export interface OutgoingRequest {
   method: string;
   /** The path and query. */
@@ -194,7 +199,7 @@ export class Http1Connection {
   }
 
   private endError(): Error {
-    return this.failure ?? new Error("the server closed the connection");
+    return this.failure ?? new ConnectionClosedError("the server closed the connection");
   }
 
   /** Bytes up to `delimiter` (consumed with it), at most `max` of them. */
@@ -306,7 +311,8 @@ export class Http1Connection {
       next = async () => {
         if (left === 0) return null;
         const chunk = await this.readSome(Math.min(left, PAUSE_AT));
-        if (chunk === null) throw new Error(`the server closed the connection ${left} bytes before the answer's end`);
+        if (chunk === null)
+          throw new ConnectionClosedError(`the server closed the connection ${left} bytes before the answer's end`);
         left -= chunk.length;
         return chunk;
       };
@@ -365,7 +371,7 @@ export class Http1Connection {
         }
       }
       const chunk = await this.readSome(Math.min(left, PAUSE_AT));
-      if (chunk === null) throw new Error("the server closed the connection inside a chunk");
+      if (chunk === null) throw new ConnectionClosedError("the server closed the connection inside a chunk");
       left -= chunk.length;
       if (left === 0 && !(await this.readUntil(CRLF, 2, "a chunk's end")).equals(Buffer.alloc(0)))
         throw new Error("a chunk did not end where its size said");

@@ -3,9 +3,10 @@ import { type AdminClient, type RequestLogEntry, readEvents } from "../../../cli
 import { REQUEST_LOG_CAPACITY } from "../../../common/api-rules";
 import { printable } from "../../../common/text/printable";
 import { adminClient, call, send } from "../../calls/http";
+import { ConnectionClosedError } from "../../calls/http1-connection";
 import { UsageError } from "../../calls/usage-error";
 import { resolveServer, targetArgs } from "../lib/target";
-import { err, out } from "../output";
+import { out } from "../output";
 
 const logsArgs = {
   target: targetArgs.target,
@@ -25,7 +26,10 @@ export const logLine = (e: RequestLogEntry, json: boolean) =>
     ? JSON.stringify(e)
     : `${printable(String(e.at))}  ${printable(e.method).padEnd(6)} ${printable(String(e.status))}${e.errorCode ? ` ${printable(e.errorCode)}` : ""}  ${printable(e.path)}  ${printable(e.accountId ?? "-")}  ${printable(String(e.durationMs))} ms`;
 
-/** Reads the server's event stream and prints each `request` event until it ends. */
+/**
+ * Reads the server's event stream and prints each `request` event until it ends. The server ends it only when it
+ * stops (or drops a reader that fell too far behind): a failure, exit 1, so a script that follows can tell.
+ */
 async function follow(admin: AdminClient, recent: number, json: boolean): Promise<void> {
   const { response } = await send(
     () =>
@@ -36,8 +40,15 @@ async function follow(admin: AdminClient, recent: number, json: boolean): Promis
       }),
     { retries: 0 },
   );
-  for await (const entry of readEvents<RequestLogEntry>(response)) out(logLine(entry, json));
-  err("the emulator closed the request stream");
+  const closed = "the emulator closed the request stream: it stopped, or dropped this reader for falling behind";
+  try {
+    for await (const entry of readEvents<RequestLogEntry>(response)) out(logLine(entry, json));
+  } catch (e) {
+    // Closed mid-answer (a stop ends the stream without its last chunk) is the same end as closed cleanly.
+    if (e instanceof ConnectionClosedError) throw new Error(closed);
+    throw e;
+  }
+  throw new Error(closed);
 }
 
 export default defineCommand({
