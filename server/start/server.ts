@@ -106,6 +106,7 @@ export function startServer(config: ServerConfig, options: ServerOptions = {}): 
     throw e;
   }
   markStartup("listening");
+  const listeners = [server, ...twins];
   // The address actually bound, never a name: `localhost` may resolve elsewhere (::1) for the CLI, where
   // another user could listen and relay the proof challenge.
   const url = `http://${urlHost(boundAddress(server, config.host))}:${server.port}`;
@@ -120,15 +121,14 @@ export function startServer(config: ServerConfig, options: ServerOptions = {}): 
     baseUrl: url + API_PREFIX,
     adminUrl: url + CONTROL_PREFIX,
     dashboardUrl: runtime.control.dashboardUrl,
-    closeIdleConnections: () =>
-      [server, ...twins].reduce((closed, listener) => closed + listener.closeIdleConnections(), 0),
+    closeIdleConnections: () => listeners.reduce((closed, listener) => closed + listener.closeIdleConnections(), 0),
     async stop(force = false) {
       if (stopped) return;
       stopped = true;
       // An open dashboard's event stream would otherwise hold the drain until its limit.
       closeRequestStreams(runtime.control.requestLog);
       try {
-        await Promise.all([server, ...twins].map((listener) => stopListener(listener, force, drainMs)));
+        await Promise.all(listeners.map((listener) => stopListener(listener, force, drainMs)));
       } finally {
         if (config.exportOnExit) await exportOnExit(runtime, config.exportOnExit);
         runtime.close(); // the database is closed (WAL checkpointed) even if the listener fails to stop
@@ -155,8 +155,7 @@ export function startServer(config: ServerConfig, options: ServerOptions = {}): 
     });
   } catch (e) {
     // Nobody can learn the URL (or the key): the server must not stay up (nor keep the data directory locked).
-    void server.stop(true);
-    for (const listener of twins) void listener.stop(true);
+    for (const listener of listeners) void listener.stop(true);
     runtime.close();
     if (readyFile) removeReadyFile(readyFile.path, readyFile.text);
     if (serverFile) removeServerFile(serverFile);
