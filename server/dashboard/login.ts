@@ -12,11 +12,10 @@
  *    this server's own origin, or none (a script), and refused with any other; the code itself is the
  *    credential (single-use, short-lived, known only to whoever ran `ext dashboard`). Nothing else is ever
  *    accepted from a `null` origin.
- *  - the admin token in `Authorization: Bearer` and no body: a script's way (the tests, the bench), and the
- *    dashboard's own when its owner types the token in (it asks `Accept: application/json` and gets
- *    `{"session": "<secret>"}` instead of the redirect, then forgets the token). Only from a script or this
- *    server's own pages (`browserRefusal`, the control plane's rule): never from a page elsewhere, a local
- *    file included.
+ *  - the admin token in `Authorization: Bearer` and no body: a script's way (the tests, the bench; asking
+ *    `Accept: application/json`, it gets `{"session": "<secret>"}` instead of the redirect). The dashboard never
+ *    asks for the token. Only from a script or this server's own pages (`browserRefusal`, the control plane's
+ *    rule): never from a page elsewhere, a local file included.
  *
  * Served only on this run's dashboard origin (server/dashboard/origin.ts): addressed by any other name, this
  * path answers the page that says where the dashboard is, and logs nobody in.
