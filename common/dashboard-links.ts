@@ -40,7 +40,7 @@ export const OPENAPI_PATH = "/openapi.json";
 export const DOCS_KEY_STORAGE = "ext-docs-api-key";
 
 /**
- * The dashboard's origin: `http://<label>.localhost:<port>`, the label drawn at random by each start (128 bits,
+ * The dashboard's origin: `http://<label>.localhost:<port>`, the label drawn at random by each start (130 bits,
  * lowercase base32; server/runtime/control-state/dashboard-session.ts). Browsers resolve every `*.localhost` name to loopback without
  * asking DNS, so the name reaches this machine only; and since nobody can know the label before the server
  * starts, no page another local user served earlier on this port (a service worker above all) can be on it.

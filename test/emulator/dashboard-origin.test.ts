@@ -25,7 +25,7 @@ const dashboardHost = () => new URL(emu.dashboardUrl).host;
 const oldLabelHost = () => `${newDashboardLabel()}.localhost:${emu.port}`;
 
 describe("a label per run", () => {
-  test("128 random bits in lowercase base32: 26 letters and digits, a DNS label, never the same twice", () => {
+  test("130 random bits in lowercase base32: 26 letters and digits, a DNS label, never the same twice", () => {
     const labels = new Set(Array.from({ length: 200 }, () => newDashboardLabel()));
     expect(labels.size).toBe(200);
     for (const label of labels) expect(label).toMatch(DASHBOARD_LABEL_PATTERN);

@@ -126,21 +126,12 @@ function newCode(): string {
 
 const BASE32 = "abcdefghijklmnopqrstuvwxyz234567";
 
-/** A fresh label: 16 random bytes (128 bits) in lowercase base32, 26 letters and digits (a DNS label takes 63). */
+/**
+ * A fresh label: 26 letters and digits of lowercase base32 (a DNS label takes 63), each from 5 bits of its own
+ * random byte (32 divides 256: every character equally likely), 130 random bits in all.
+ */
 export function newDashboardLabel(): string {
-  const bytes = randomBytes(16);
-  let bits = 0;
-  let value = 0;
   let out = "";
-  for (const byte of bytes) {
-    value = (value << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      out += BASE32[(value >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-    value &= (1 << bits) - 1;
-  }
-  if (bits > 0) out += BASE32[(value << (5 - bits)) & 31];
+  for (const byte of randomBytes(26)) out += BASE32[byte & 31];
   return out;
 }
