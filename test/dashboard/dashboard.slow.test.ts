@@ -775,6 +775,18 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
     return { ctx, p, port: gone.port };
   }
 
+  const STOPPED = "This emulator has stopped";
+  /** Until the tab says its server has stopped. */
+  const untilStopped = (p: Page) =>
+    waitFor(async () => (await p.locator("h1").textContent()) === STOPPED, "the tab to say its server has stopped");
+  /** Each page of `hashes`, visited: the tab still says only that its server has stopped. */
+  async function staysStopped(p: Page, hashes: string[]) {
+    for (const hash of hashes) {
+      await p.evaluate(`location.hash = '${hash}'`);
+      await textIs(p.locator("h1"), STOPPED);
+    }
+  }
+
   test(
     "a tab on the live Requests page ends when the server ends its stream: a program that takes the port at once gets nothing from it",
     async () => {
@@ -785,14 +797,8 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
       // Taken the moment the server let go, before the tab could notice anything.
       const taken = takePort(port);
       try {
-        await waitFor(
-          async () => (await p.locator("h1").textContent()) === "This emulator has stopped",
-          "the tab to say its server has stopped",
-        );
-        for (const hash of ["#/keys", "#/admin"]) {
-          await p.evaluate(`location.hash = '${hash}'`);
-          await textIs(p.locator("h1"), "This emulator has stopped");
-        }
+        await untilStopped(p);
+        await staysStopped(p, ["#/keys", "#/admin"]);
         expect(taken.seen).toEqual([]);
       } finally {
         taken.stop();
@@ -813,14 +819,10 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
         // The admin page asks for its review queue every 2 s: a call meets either the closed port's refusal or the
         // newcomer's 401; either ends the tab.
         await p.evaluate("location.hash = '#/admin'");
-        await waitFor(
-          async () => (await p.locator("h1").textContent()) === "This emulator has stopped",
-          "the tab to say its server has stopped",
-        );
+        await untilStopped(p);
         expect(await p.locator("input").count()).toBe(0);
         const after = taken.seen.length;
-        await p.evaluate("location.hash = '#/keys'");
-        await textIs(p.locator("h1"), "This emulator has stopped");
+        await staysStopped(p, ["#/keys"]);
         expect(taken.seen.length).toBe(after);
         // At most the first request after the stop carried the session (nothing could know before); no login, no token.
         expect(taken.seen.filter((r) => r.path === "/dashboard/login" || r.authorization?.includes(token))).toEqual([]);
@@ -841,15 +843,9 @@ describe.skipIf(!enabled)("dashboard in Chromium against the compiled binary", (
       try {
         // The keys page does not poll: its load is the tab's first request after the stop, refused by the closed port.
         await p.evaluate("location.hash = '#/keys'");
-        await waitFor(
-          async () => (await p.locator("h1").textContent()) === "This emulator has stopped",
-          "the tab to say its server has stopped",
-        );
+        await untilStopped(p);
         taken = takePort(port);
-        for (const hash of ["#/admin", "#/extensions", "#/"]) {
-          await p.evaluate(`location.hash = '${hash}'`);
-          await textIs(p.locator("h1"), "This emulator has stopped");
-        }
+        await staysStopped(p, ["#/admin", "#/extensions", "#/"]);
         expect(taken.seen.filter((r) => r.session !== null || r.authorization !== null)).toEqual([]);
       } finally {
         taken?.stop();
