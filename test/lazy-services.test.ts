@@ -6,7 +6,7 @@
 import { Database } from "bun:sqlite";
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { parseServerConfig } from "../server/base/config";
-import { onFirstUse, onFirstUseEach } from "../server/runtime/on-first-use";
+import { onFirstUse, onFirstUseEach } from "../server/base/on-first-use";
 import { createRuntime, createStarterAccount, type Runtime } from "../server/runtime/runtime";
 import { createApp } from "../server/start/app";
 
@@ -99,4 +99,23 @@ test("onFirstUseEach makes each property once, on its first read", () => {
   expect(lazy.b + lazy.b).toBe(4);
   expect(made).toEqual(["b"]);
   expect(Object.keys(lazy)).toEqual(["a", "b"]);
+});
+
+test("the first list prepares the list's statement alone of the extension service's, and the next reuses it", async () => {
+  runtime = startWithStarter();
+  const app = createApp(runtime);
+  prepared.length = 0;
+  const list = () =>
+    app.handle(
+      new Request("http://localhost/developer/v1/extensions", {
+        headers: { authorization: `Bearer ${runtime!.starter!.key}` },
+      }),
+    );
+  expect((await list()).status).toBe(200);
+  const ofExtensions = touching("extensions");
+  expect(ofExtensions).toHaveLength(1);
+  expect(ofExtensions[0]).toStartWith('select "id", "slug", "name"');
+  runtime.services.extensions.create(runtime.starter!.accountId, { name: "Second" });
+  expect((await list()).status).toBe(200);
+  expect(prepared.filter((sql) => sql === ofExtensions[0])).toHaveLength(1);
 });

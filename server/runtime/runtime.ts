@@ -11,6 +11,7 @@ import { createAuthService } from "../auth/service";
 import { EmulatorClock } from "../base/clock";
 import type { ServerConfig } from "../base/config";
 import { createLogger, type Logger } from "../base/logger";
+import { onFirstUseEach } from "../base/on-first-use";
 import { BlobStore } from "../blobs/blob-store";
 import { ignoreInVersionControl } from "../data-dir/ignore";
 import { createMemoryDir, lockDataDir } from "../data-dir/lock";
@@ -54,7 +55,6 @@ import { validateFixture } from "../seed/validate";
 import { startAutoApprove } from "./control-state/auto-approve";
 import { type ControlPlane, createControlPlane } from "./control-state/control";
 import { createEmulatorStore } from "./control-state/store";
-import { onFirstUseEach } from "./on-first-use";
 
 export interface RuntimeOptions {
   logger?: Logger;
@@ -135,7 +135,7 @@ function buildServices(
   keyHasher: KeyHasher,
   keyEpoch: KeyEpoch,
 ) {
-  // Each built on its first use (server/runtime/on-first-use.ts): a service prepares its SQL statements when it is built,
+  // Each built on its first use (server/base/on-first-use.ts): a service prepares its SQL statements when it is built,
   // and a start needs few of them until a request or the fixture does. A maker that reads another service
   // through `services` names its type (TypeScript cannot infer an object from makers that read it).
   const services = onFirstUseEach({

@@ -14,6 +14,7 @@ import { API_PREFIX, CONTROL_PREFIX, DEPLOY_LIMITS_PREFIX, isLoopback } from "..
 import { DOCS_PATH, LOGIN_PATH, OPENAPI_PATH } from "../../common/dashboard-links";
 import { CHALLENGE_PATTERN } from "../../common/server-proof";
 import { markStartup } from "../../common/startup-trace";
+import { onFirstUse } from "../base/on-first-use";
 import { FAVICON_PATH, UI_PREFIX } from "../dashboard/build";
 import { addressedToDashboard, notHereAnswer, revokeCodesInUrl } from "../dashboard/origin";
 import { errorHandler } from "../errors/handler";
@@ -32,7 +33,6 @@ import { limitsRoutes } from "../resources/limits/routes";
 import { secretRoutes } from "../resources/secrets/routes";
 import { versionRoutes } from "../resources/versions/routes";
 import { adminGate } from "../runtime/control-state/admin-auth";
-import { onFirstUse } from "../runtime/on-first-use";
 import type { Runtime } from "../runtime/runtime";
 import { t } from "../schema/schema";
 

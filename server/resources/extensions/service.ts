@@ -4,6 +4,7 @@
  */
 import { and, desc, eq, exists, getTableColumns, type SQLWrapper, sql } from "drizzle-orm";
 import type { Clock } from "../../base/clock";
+import { onFirstUse } from "../../base/on-first-use";
 import type { BlobStore } from "../../blobs/blob-store";
 import { type Db, param } from "../../db/database";
 import type { DbGeneration } from "../../db/generation";
@@ -44,34 +45,44 @@ export function createExtensionService(deps: {
     createdAt: extensions.createdAt,
     updatedAt: extensions.updatedAt,
   };
-  const listStmt = db
-    .select(listSelection)
-    .from(extensions)
-    .where(eq(extensions.accountId, sql.placeholder("accountId")))
-    .orderBy(desc(extensions.createdAt), desc(extensions.id))
-    .prepare();
+  // Each statement is prepared by its first run (drizzle builds its SQL then): the first list, which a start's
+  // first answer usually is, prepares the list's alone.
+  const listStmt = onFirstUse(() =>
+    db
+      .select(listSelection)
+      .from(extensions)
+      .where(eq(extensions.accountId, sql.placeholder("accountId")))
+      .orderBy(desc(extensions.createdAt), desc(extensions.id))
+      .prepare(),
+  );
 
   // Prepared once: nearly every route looks its extension up. bun:sqlite has one connection, so these
   // statements also see the writes of an open transaction.
-  const ownedStmt = db
-    .select()
-    .from(extensions)
-    .where(and(eq(extensions.id, sql.placeholder("id")), eq(extensions.accountId, sql.placeholder("accountId"))))
-    .prepare();
+  const ownedStmt = onFirstUse(() =>
+    db
+      .select()
+      .from(extensions)
+      .where(and(eq(extensions.id, sql.placeholder("id")), eq(extensions.accountId, sql.placeholder("accountId"))))
+      .prepare(),
+  );
   // GET /extensions/:id in one statement: each statement outside a transaction opens its own read transaction.
-  const ownedWithCountStmt = db
-    .select({ row: getTableColumns(extensions), installCount })
-    .from(extensions)
-    .where(and(eq(extensions.id, sql.placeholder("id")), eq(extensions.accountId, sql.placeholder("accountId"))))
-    .prepare();
-  const installCountStmt = db
-    .select({ n: sql<number>`COALESCE(SUM(${installCounters.installed}), 0)` })
-    .from(installCounters)
-    .where(eq(installCounters.extensionId, sql.placeholder("id")))
-    .prepare();
+  const ownedWithCountStmt = onFirstUse(() =>
+    db
+      .select({ row: getTableColumns(extensions), installCount })
+      .from(extensions)
+      .where(and(eq(extensions.id, sql.placeholder("id")), eq(extensions.accountId, sql.placeholder("accountId"))))
+      .prepare(),
+  );
+  const installCountStmt = onFirstUse(() =>
+    db
+      .select({ n: sql<number>`COALESCE(SUM(${installCounters.installed}), 0)` })
+      .from(installCounters)
+      .where(eq(installCounters.extensionId, sql.placeholder("id")))
+      .prepare(),
+  );
 
   function findOwned(accountId: string, id: string): ExtensionRow {
-    const row = ownedStmt.get({ id, accountId });
+    const row = ownedStmt().get({ id, accountId });
     if (!row) throw errors.extensionNotFound(id);
     return row;
   }
@@ -80,11 +91,11 @@ export function createExtensionService(deps: {
   const listCache = createReadCache<string>(generation);
   const getCache = createReadCache<Extension>(generation);
   function listJson(accountId: string): string {
-    return listCache.get(accountId, () => JSON.stringify({ extensions: listStmt.all({ accountId }) }));
+    return listCache.get(accountId, () => JSON.stringify({ extensions: listStmt().all({ accountId }) }));
   }
 
   function toFull(row: ExtensionRow, knownCount?: number): Extension {
-    const count = knownCount ?? installCountStmt.get({ id: row.id })?.n ?? 0;
+    const count = knownCount ?? installCountStmt().get({ id: row.id })?.n ?? 0;
     return {
       id: row.id,
       slug: row.slug,
@@ -102,18 +113,20 @@ export function createExtensionService(deps: {
     };
   }
 
-  const updateStmt = db
-    .update(extensions)
-    .set({
-      name: param("name"),
-      shortDescription: param("shortDescription"),
-      description: param("description"),
-      pricing: param("pricing"),
-      visibility: param("visibility"),
-      updatedAt: param("updatedAt"),
-    })
-    .where(eq(extensions.id, param("id")))
-    .prepare();
+  const updateStmt = onFirstUse(() =>
+    db
+      .update(extensions)
+      .set({
+        name: param("name"),
+        shortDescription: param("shortDescription"),
+        description: param("description"),
+        pricing: param("pricing"),
+        visibility: param("visibility"),
+        updatedAt: param("updatedAt"),
+      })
+      .where(eq(extensions.id, param("id")))
+      .prepare(),
+  );
   // The routes' write transactions, made once (db.writer); the answer is read inside, so the write and its
   // read-back share one transaction. They write extension rows only, so keys already authenticated stay
   // remembered across them.
@@ -125,7 +138,7 @@ export function createExtensionService(deps: {
   );
   const updateTx = db.writer((accountId: string, id: string, patch: UpdateExtensionInput): Extension => {
     // The row and its install count in one statement: a PATCH changes neither the count nor who owns the row.
-    const found = ownedWithCountStmt.get({ id, accountId });
+    const found = ownedWithCountStmt().get({ id, accountId });
     if (!found) throw errors.extensionNotFound(id);
     const current = found.row;
     const next: Partial<ExtensionRow> = {};
@@ -142,7 +155,7 @@ export function createExtensionService(deps: {
     if (Object.keys(next).length === 0) return toFull(current, found.installCount);
     const updatedAt = clock.iso();
     const row: ExtensionRow = { ...current, ...next, updatedAt };
-    updateStmt.run(row);
+    updateStmt().run(row);
     // Of the two facts the listed rule reads, a PATCH can change only visibility: unless it did, the rule holds
     // now exactly when it held before, and then listed_at was set by the write that made it hold.
     if (next.visibility !== undefined) writer.markListed(id, updatedAt);
@@ -163,7 +176,7 @@ export function createExtensionService(deps: {
 
     get(accountId: string, id: string): Extension {
       return getCache.get(`${accountId}\0${id}`, () => {
-        const found = ownedWithCountStmt.get({ id, accountId });
+        const found = ownedWithCountStmt().get({ id, accountId });
         if (!found) throw errors.extensionNotFound(id);
         return toFull(found.row, found.installCount);
       });

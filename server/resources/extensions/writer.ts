@@ -11,6 +11,7 @@ import { NAME_MAX } from "../../../common/api-rules";
 import { characterCount } from "../../../common/text/text-length";
 import type { Clock } from "../../base/clock";
 import { newId } from "../../base/ids";
+import { onFirstUse } from "../../base/on-first-use";
 import { type Db, param } from "../../db/database";
 import { extensions } from "../../db/schema";
 import { errors } from "../../errors/catalog";
@@ -71,53 +72,63 @@ function markListedQuery(db: Pick<Db, "update">) {
 
 export function createExtensionWriter(deps: { db: Db; clock: Clock; limits: LimitsService }) {
   const { db, clock, limits } = deps;
-  const countStmt = db
-    .select({ n: count() })
-    .from(extensions)
-    .where(eq(extensions.accountId, p("accountId")))
-    .prepare();
+  const countStmt = onFirstUse(() =>
+    db
+      .select({ n: count() })
+      .from(extensions)
+      .where(eq(extensions.accountId, p("accountId")))
+      .prepare(),
+  );
   // Slugs are lowercase ASCII, so "starts with the prefix" is a range of the unique slug index (a LIKE would scan
   // every extension of every account on each create).
-  const slugsStmt = db
-    .select({ slug: extensions.slug })
-    .from(extensions)
-    .where(and(gte(extensions.slug, p("from")), lt(extensions.slug, p("to"))))
-    .prepare();
-  const ownerStmt = db
-    .select({ accountId: extensions.accountId })
-    .from(extensions)
-    .where(eq(extensions.id, p("id")))
-    .prepare();
-  const slugOwnerStmt = db
-    .select({ id: extensions.id })
-    .from(extensions)
-    .where(eq(extensions.slug, p("slug")))
-    .prepare();
-  const insertStmt = db
-    .insert(extensions)
-    .values({
-      id: p("id"),
-      accountId: p("accountId"),
-      slug: p("slug"),
-      name: p("name"),
-      shortDescription: p("shortDescription"),
-      description: p("description"),
-      pricing: p("pricing"),
-      visibility: p("visibility"),
-      status: p("status"),
-      currentVersionId: p("currentVersionId"),
-      ratingCount: p("ratingCount"),
-      listedAt: p("listedAt"),
-      createdAt: p("createdAt"),
-      updatedAt: p("updatedAt"),
-    })
-    .prepare();
-  const markListedStmt = markListedQuery(db).prepare();
+  const slugsStmt = onFirstUse(() =>
+    db
+      .select({ slug: extensions.slug })
+      .from(extensions)
+      .where(and(gte(extensions.slug, p("from")), lt(extensions.slug, p("to"))))
+      .prepare(),
+  );
+  const ownerStmt = onFirstUse(() =>
+    db
+      .select({ accountId: extensions.accountId })
+      .from(extensions)
+      .where(eq(extensions.id, p("id")))
+      .prepare(),
+  );
+  const slugOwnerStmt = onFirstUse(() =>
+    db
+      .select({ id: extensions.id })
+      .from(extensions)
+      .where(eq(extensions.slug, p("slug")))
+      .prepare(),
+  );
+  const insertStmt = onFirstUse(() =>
+    db
+      .insert(extensions)
+      .values({
+        id: p("id"),
+        accountId: p("accountId"),
+        slug: p("slug"),
+        name: p("name"),
+        shortDescription: p("shortDescription"),
+        description: p("description"),
+        pricing: p("pricing"),
+        visibility: p("visibility"),
+        status: p("status"),
+        currentVersionId: p("currentVersionId"),
+        ratingCount: p("ratingCount"),
+        listedAt: p("listedAt"),
+        createdAt: p("createdAt"),
+        updatedAt: p("updatedAt"),
+      })
+      .prepare(),
+  );
+  const markListedStmt = onFirstUse(() => markListedQuery(db).prepare());
 
   /** The per-account cap, its one home. */
   function checkRoom(accountId: string): void {
     const max = limits.resolve("max_extensions_per_account", { accountId }).value;
-    const current = countStmt.get({ accountId })?.n ?? 0;
+    const current = countStmt().get({ accountId })?.n ?? 0;
     if (current >= max)
       throw errors.limitExceeded("max_extensions_per_account", max, current, "extensions per account");
   }
@@ -126,27 +137,31 @@ export function createExtensionWriter(deps: { db: Db; clock: Clock; limits: Limi
   function slugFor(name: string): string {
     const base = slugify(name);
     const prefix = base.slice(0, 40);
-    const taken = new Set(slugsStmt.all({ from: prefix, to: `${prefix}\uffff` }).map((r) => r.slug));
+    const taken = new Set(
+      slugsStmt()
+        .all({ from: prefix, to: `${prefix}\uffff` })
+        .map((r) => r.slug),
+    );
     return uniqueSlug(base, taken);
   }
 
   function markListed(id: string, now: string): void {
-    markListedStmt.run({ id, now });
+    markListedStmt().run({ id, now });
   }
 
   return {
     markListed,
     /** The account that holds the extension with this id, if any. */
-    ownerOf: (id: string): string | undefined => ownerStmt.get({ id })?.accountId,
+    ownerOf: (id: string): string | undefined => ownerStmt().get({ id })?.accountId,
 
     /** The row as inserted; its listed_at is left to markListed, the rule's one home (no caller reads it here). */
     insertExtension(input: NewExtension): Omit<ExtensionRow, "listedAt"> {
-      if (input.id !== undefined && ownerStmt.get({ id: input.id }))
+      if (input.id !== undefined && ownerStmt().get({ id: input.id }))
         throw errors.idTaken(input.id, "another extension");
       checkRoom(input.accountId);
       const name = extensionName(input.name);
       if (input.slug !== undefined) {
-        const owner = slugOwnerStmt.get({ slug: input.slug });
+        const owner = slugOwnerStmt().get({ slug: input.slug });
         if (owner) throw errors.slugTaken(input.slug, owner.id);
       }
       const row: Omit<ExtensionRow, "listedAt"> = {
@@ -164,7 +179,7 @@ export function createExtensionWriter(deps: { db: Db; clock: Clock; limits: Limi
         createdAt: input.createdAt,
         updatedAt: input.updatedAt ?? input.createdAt,
       };
-      insertStmt.run({ ...row, listedAt: input.listedAt ?? null });
+      insertStmt().run({ ...row, listedAt: input.listedAt ?? null });
       // A fixture may create an extension already approved and public: listed from its first instant.
       markListed(row.id, row.createdAt);
       return row;

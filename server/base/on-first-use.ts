@@ -1,7 +1,8 @@
 /**
  * The one way a part of the server is made lazily: a plain function that builds it on its first call and then
- * returns what it built. The app's parts (server/start/app.ts) are made so, and so are the runtime's services (each a
- * property built with it: `onFirstUseEach`); a start builds only what its first answers need.
+ * returns what it built. The app's parts (server/start/app.ts) are made so, the runtime's services (each a property
+ * built with it: `onFirstUseEach`), and the services' SQL statements (each prepared by its first run); a start
+ * builds only what its first answers need.
  */
 export function onFirstUse<T>(build: () => T): () => T {
   let built: { value: T } | null = null;
