@@ -5,6 +5,9 @@
  */
 import { Database } from "bun:sqlite";
 import { afterEach, beforeEach, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { parseServerConfig } from "../server/base/config";
 import { onFirstUse, onFirstUseEach } from "../server/base/on-first-use";
 import { createRuntime, createStarterAccount, type Runtime } from "../server/runtime/runtime";
@@ -118,4 +121,25 @@ test("the first list prepares the list's statement alone of the extension servic
   runtime.services.extensions.create(runtime.starter!.accountId, { name: "Second" });
   expect((await list()).status).toBe(200);
   expect(prepared.filter((sql) => sql === ofExtensions[0])).toHaveLength(1);
+});
+
+test("a start that makes its database reads no earlier run's dashboard keys, and an empty blob store prepares no sweep", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "ext-lazy-start-"));
+  const earlierRunsKeys = () => prepared.filter((sql) => sql.includes('where ("api_keys"."name" = ?'));
+  try {
+    const config = parseServerConfig({ dataDir, logLevel: "silent" }, {});
+    runtime = createRuntime(config);
+    expect(runtime.db.created).toBe(true);
+    expect(earlierRunsKeys()).toEqual([]);
+    expect(touching("versions")).toEqual([]);
+    runtime.close();
+    // The same data directory again: the database is an earlier run's, so its dashboard keys are looked for.
+    runtime = createRuntime(config);
+    expect(runtime.db.created).toBe(false);
+    expect(earlierRunsKeys()).toHaveLength(1);
+  } finally {
+    runtime?.close();
+    runtime = undefined;
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 });

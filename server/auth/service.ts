@@ -13,6 +13,7 @@
  * bounded, so a stream of invented keys cannot grow it.
  */
 import { and, eq, isNull, sql } from "drizzle-orm";
+import { onFirstUse } from "../base/on-first-use";
 import { type Db, param } from "../db/database";
 import type { DbGeneration } from "../db/generation";
 import { createReadCache } from "../db/read-cache";
@@ -41,18 +42,22 @@ export interface AuthService {
 export const PRINCIPAL_CACHE_MAX = 256;
 
 export function createAuthService(db: Db, generation: DbGeneration, hasher: KeyHasher): AuthService {
-  const lookupStmt = db
-    .select({ id: apiKeys.id, accountId: apiKeys.accountId, scopes: apiKeys.scopes })
-    .from(apiKeys)
-    .where(and(eq(apiKeys.keyHash, sql.placeholder("hash")), isNull(apiKeys.revokedAt)))
-    .prepare();
-  const lookup = (hash: string) => lookupStmt.get({ hash });
-  const upgradeStmt = db
-    .update(apiKeys)
-    .set({ keyHash: param("hash") })
-    .where(eq(apiKeys.id, sql.placeholder("id")))
-    .prepare();
-  const upgrade = db.writer((hash: string, id: string) => upgradeStmt.run({ hash, id }));
+  const lookupStmt = onFirstUse(() =>
+    db
+      .select({ id: apiKeys.id, accountId: apiKeys.accountId, scopes: apiKeys.scopes })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.keyHash, sql.placeholder("hash")), isNull(apiKeys.revokedAt)))
+      .prepare(),
+  );
+  const lookup = (hash: string) => lookupStmt().get({ hash });
+  const upgradeStmt = onFirstUse(() =>
+    db
+      .update(apiKeys)
+      .set({ keyHash: param("hash") })
+      .where(eq(apiKeys.id, sql.placeholder("id")))
+      .prepare(),
+  );
+  const upgrade = db.writer((hash: string, id: string) => upgradeStmt().run({ hash, id }));
   // Kept across commits (bounded like the principals): the keyed hash of a key depends on the key alone.
   const keyedHashes = new Map<string, string>();
   const keyedHashOf = (plaintext: string) => {

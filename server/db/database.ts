@@ -25,6 +25,8 @@ import { applyMigrations } from "./migrations";
 import * as schema from "./schema";
 
 interface DbWrites {
+  /** This open made the database (it held no page yet): nothing in it comes from an earlier run. */
+  created: boolean;
   /** Moves after every write transaction; what the read caches compare. */
   generation: DbGeneration;
   /**
@@ -92,6 +94,7 @@ export function openDatabase(filename: string): Db {
   // Without the schema: drizzle would build the relational query API's configuration from it, which nothing uses.
   const db = drizzle({ client: sqlite }) as BunSQLiteDatabase & { $client: Database };
   const writes: DbWrites = {
+    created: isNew,
     generation,
     credentialsGeneration,
     read: (fn) => sqlite.transaction(fn).deferred(),

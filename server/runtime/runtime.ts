@@ -11,7 +11,7 @@ import { createAuthService } from "../auth/service";
 import { EmulatorClock } from "../base/clock";
 import type { ServerConfig } from "../base/config";
 import { createLogger, type Logger } from "../base/logger";
-import { onFirstUseEach } from "../base/on-first-use";
+import { onFirstUse, onFirstUseEach } from "../base/on-first-use";
 import { BlobStore } from "../blobs/blob-store";
 import { ignoreInVersionControl } from "../data-dir/ignore";
 import { createMemoryDir, lockDataDir } from "../data-dir/lock";
@@ -245,13 +245,16 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
   const loadFixture = createFixtureLoader({ db, keyHasher, clock, blobs, cipher, services, fixturePlaintexts });
 
   // Crash recovery: a blob no version row points to, or a temp file, is a leftover of an interrupted upload.
-  const referenced = db
-    .select({ n: count() })
-    .from(versions)
-    .where(eq(versions.bundleBlobId, sql.placeholder("blobId")))
-    .prepare();
+  // Prepared when the sweep finds a blob: most starts have none.
+  const referenced = onFirstUse(() =>
+    db
+      .select({ n: count() })
+      .from(versions)
+      .where(eq(versions.bundleBlobId, sql.placeholder("blobId")))
+      .prepare(),
+  );
   // Safe to sweep: this runtime holds the data directory's lock, so no live server has an upload under way.
-  const swept = blobs.sweep((blobId) => (referenced.get({ blobId })?.n ?? 0) > 0);
+  const swept = blobs.sweep((blobId) => (referenced().get({ blobId })?.n ?? 0) > 0);
   if (swept.blobs.length > 0 || swept.temps > 0)
     logger.info("removed upload leftovers", { blobs: swept.blobs.length, temps: swept.temps });
 
@@ -283,7 +286,8 @@ export function createRuntime(config: ServerConfig, options: RuntimeOptions = {}
     },
   };
   try {
-    if (!config.memory) revokeEarlierDashboardKeys(runtime);
+    // A database this start made holds no key of an earlier run (nor does memory mode's, always new).
+    if (!db.created) revokeEarlierDashboardKeys(runtime);
     if (startupFixture) runtime.startupSeedReport = runtime.seed(startupFixture, runtime.startupBundleDir);
   } catch (e) {
     // A refused start-up fixture must not leave the database open or a memory-mode temp dir behind.

@@ -8,6 +8,7 @@ import { and, count, eq, isNull, sql } from "drizzle-orm";
 import { type KeyHasher, keyPrefix, legacyKeyHash } from "../../auth/keys";
 import type { Clock } from "../../base/clock";
 import { newId } from "../../base/ids";
+import { onFirstUse } from "../../base/on-first-use";
 import type { Db } from "../../db/database";
 import { apiKeys } from "../../db/schema";
 import { errors } from "../../errors/catalog";
@@ -32,64 +33,74 @@ export type NewApiKey = {
 
 export function createKeyWriter(deps: { db: Db; clock: Clock; limits: LimitsService; keyHasher: KeyHasher }) {
   const { db, clock, limits, keyHasher } = deps;
-  const byIdStmt = db
-    .select({ id: apiKeys.id, accountId: apiKeys.accountId })
-    .from(apiKeys)
-    .where(eq(apiKeys.id, p("id")))
-    .prepare();
-  const byHashStmt = db
-    .select({ id: apiKeys.id, accountId: apiKeys.accountId })
-    .from(apiKeys)
-    .where(eq(apiKeys.keyHash, p("hash")))
-    .prepare();
-  const activeNamedStmt = db
-    .select({ id: apiKeys.id, accountId: apiKeys.accountId })
-    .from(apiKeys)
-    .where(and(eq(apiKeys.accountId, p("accountId")), eq(apiKeys.name, p("name")), isNull(apiKeys.revokedAt)))
-    .prepare();
-  const activeCountStmt = db
-    .select({ n: count() })
-    .from(apiKeys)
-    .where(and(eq(apiKeys.accountId, p("accountId")), isNull(apiKeys.revokedAt)))
-    .prepare();
-  const insertStmt = db
-    .insert(apiKeys)
-    .values({
-      id: p("id"),
-      accountId: p("accountId"),
-      name: p("name"),
-      keyHash: p("keyHash"),
-      keyPrefix: p("keyPrefix"),
-      scopes: p("scopes"),
-      createdAt: p("createdAt"),
-      revokedAt: p("revokedAt"),
-    })
-    .prepare();
+  const byIdStmt = onFirstUse(() =>
+    db
+      .select({ id: apiKeys.id, accountId: apiKeys.accountId })
+      .from(apiKeys)
+      .where(eq(apiKeys.id, p("id")))
+      .prepare(),
+  );
+  const byHashStmt = onFirstUse(() =>
+    db
+      .select({ id: apiKeys.id, accountId: apiKeys.accountId })
+      .from(apiKeys)
+      .where(eq(apiKeys.keyHash, p("hash")))
+      .prepare(),
+  );
+  const activeNamedStmt = onFirstUse(() =>
+    db
+      .select({ id: apiKeys.id, accountId: apiKeys.accountId })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.accountId, p("accountId")), eq(apiKeys.name, p("name")), isNull(apiKeys.revokedAt)))
+      .prepare(),
+  );
+  const activeCountStmt = onFirstUse(() =>
+    db
+      .select({ n: count() })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.accountId, p("accountId")), isNull(apiKeys.revokedAt)))
+      .prepare(),
+  );
+  const insertStmt = onFirstUse(() =>
+    db
+      .insert(apiKeys)
+      .values({
+        id: p("id"),
+        accountId: p("accountId"),
+        name: p("name"),
+        keyHash: p("keyHash"),
+        keyPrefix: p("keyPrefix"),
+        scopes: p("scopes"),
+        createdAt: p("createdAt"),
+        revokedAt: p("revokedAt"),
+      })
+      .prepare(),
+  );
 
   /** The active-key cap, its one home. */
   function checkRoom(accountId: string): void {
     const max = limits.resolve("max_api_keys", { accountId }).value;
-    const active = activeCountStmt.get({ accountId })?.n ?? 0;
+    const active = activeCountStmt().get({ accountId })?.n ?? 0;
     if (active >= max) throw errors.limitExceeded("max_api_keys", max, active, "active API keys per account");
   }
 
   return {
     /** The key with this id, if any. */
-    byId: (id: string) => byIdStmt.get({ id }),
+    byId: (id: string) => byIdStmt().get({ id }),
     /** The key stored under this hash, if any. */
-    byHash: (hash: string) => byHashStmt.get({ hash }),
+    byHash: (hash: string) => byHashStmt().get({ hash }),
     /** The account's active key of this name, if any. */
-    activeNamed: (accountId: string, name: string) => activeNamedStmt.get({ accountId, name }),
+    activeNamed: (accountId: string, name: string) => activeNamedStmt().get({ accountId, name }),
 
     insertKey(input: NewApiKey): KeyRow {
       const plaintext = "plaintext" in input ? input.plaintext : null;
       const keyHash = "plaintext" in input ? keyHasher.hash(input.plaintext) : input.keyHash;
       if (
-        byHashStmt.get({ hash: keyHash }) ||
-        (plaintext !== null && byHashStmt.get({ hash: legacyKeyHash(plaintext) }))
+        byHashStmt().get({ hash: keyHash }) ||
+        (plaintext !== null && byHashStmt().get({ hash: legacyKeyHash(plaintext) }))
       )
         throw errors.apiKeyTaken(plaintext === null ? "keyHash" : "key");
-      if (input.id !== undefined && byIdStmt.get({ id: input.id })) throw errors.idTaken(input.id, "another API key");
+      if (input.id !== undefined && byIdStmt().get({ id: input.id })) throw errors.idTaken(input.id, "another API key");
       if (!input.revokedAt) checkRoom(input.accountId);
       const row: KeyRow = {
         id: input.id ?? newId("key", clock.nowMs()),
@@ -101,7 +112,7 @@ export function createKeyWriter(deps: { db: Db; clock: Clock; limits: LimitsServ
         createdAt: input.createdAt,
         revokedAt: input.revokedAt ?? null,
       };
-      insertStmt.run(row);
+      insertStmt().run(row);
       return row;
     },
   };
