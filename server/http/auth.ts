@@ -95,3 +95,10 @@ export const apiAuth = new Elysia({ name: "api-auth" }).macro({
     ],
   },
 });
+
+/**
+ * The app a developer-API resource declares its routes on: one that has `apiAuth` (whose macros type the handlers).
+ * Each resource is a function of that app (server/start/app.ts gives it the app itself), so each route is added
+ * once, with its full path: a plugin of its own would have Elysia add every route again where it is used.
+ */
+export type ApiApp = typeof apiAuth;

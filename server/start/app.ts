@@ -19,7 +19,7 @@ import { FAVICON_PATH, UI_PREFIX } from "../dashboard/build";
 import { addressedToDashboard, notHereAnswer, revokeCodesInUrl } from "../dashboard/origin";
 import { errorHandler } from "../errors/handler";
 import { errorResponses } from "../errors/model";
-import { developerGate } from "../http/auth";
+import { apiAuth, developerGate } from "../http/auth";
 import { hostGate } from "../http/host-check";
 import { preRouting } from "../http/pre-routing";
 import { type AnswerObserver, answers } from "../http/request-context";
@@ -108,14 +108,16 @@ function firstResponseObserver(): AnswerObserver {
 
 /**
  * The developer API, registered on `app` itself: Elysia adds each route again at every plugin level it sits in
- * (the resource's plugin, a group, the app), so each resource plugin carries its full prefix and goes straight into
- * the app, with no group between. What the app is built with, beside /healthz.
+ * (a plugin, a group, the app), so each resource is a function that declares its routes, with their full paths,
+ * on the app it is given (server/http/auth.ts, ApiApp): each route is added once. What the app is built with,
+ * beside /healthz.
  */
 function withDeveloperApi(app: AnyElysia, runtime: Runtime): AnyElysia {
   const { services } = runtime;
   // Each route builds its service on its first request (a service prepares its statements when built).
   return (
     app
+      .use(apiAuth)
       .use(extensionRoutes(() => services.extensions))
       .use(secretRoutes(() => services.secrets))
       .use(installRoutes(() => services.installs))

@@ -1,7 +1,6 @@
-import { Elysia } from "elysia";
 import { API_PREFIX } from "../../../common/addresses";
 import { limitDefinition } from "../../../common/limits-catalog";
-import { apiAuth } from "../../http/auth";
+import type { ApiApp } from "../../http/auth";
 import { jsonResponse, NoContent, noContent, readyAnswer } from "../../http/responses";
 import { apiRoute } from "../../http/route-kit";
 import {
@@ -16,14 +15,15 @@ import type { ExtensionService } from "./service";
 
 const tag = "Extensions";
 
+const PATH = `${API_PREFIX}/extensions`;
+
 export function extensionRoutes(extensions: () => ExtensionService) {
-  return (
-    new Elysia({ prefix: `${API_PREFIX}/extensions` })
-      .use(apiAuth)
+  return (app: ApiApp) =>
+    app
       // The hot path: the body comes serialized from the service's cache (its shape is the ExtensionList schema below:
       // the service's prepared list query), the answer made once with the request's rate-limit headers.
       .get(
-        "",
+        PATH,
         ({ principal, request }) => jsonResponse(extensions().listJson(principal.accountId), request),
         apiRoute(tag, "listExtensions", "List the account's extensions", {
           auth: "extensions:read",
@@ -32,7 +32,7 @@ export function extensionRoutes(extensions: () => ExtensionService) {
         }),
       )
       .get(
-        "/:id",
+        `${PATH}/:id`,
         ({ principal, params }) => extensions().get(principal.accountId, params.id),
         apiRoute(tag, "getExtension", "Get one extension (full object)", {
           auth: "extensions:read",
@@ -42,7 +42,7 @@ export function extensionRoutes(extensions: () => ExtensionService) {
         }),
       )
       .post(
-        "",
+        PATH,
         ({ principal, body, set }) => {
           set.status = 201;
           return { extension: extensions().create(principal.accountId, body) };
@@ -56,7 +56,7 @@ export function extensionRoutes(extensions: () => ExtensionService) {
         }),
       )
       .patch(
-        "/:id",
+        `${PATH}/:id`,
         ({ principal, params, body }) => extensions().update(principal.accountId, params.id, body),
         apiRoute(tag, "updateExtension", "Update an extension", {
           auth: "extensions:write",
@@ -68,7 +68,7 @@ export function extensionRoutes(extensions: () => ExtensionService) {
         }),
       )
       .delete(
-        "/:id",
+        `${PATH}/:id`,
         ({ principal, params, request }) => {
           extensions().remove(principal.accountId, params.id);
           return noContent(request);
@@ -80,6 +80,5 @@ export function extensionRoutes(extensions: () => ExtensionService) {
           answers: { 204: NoContent("Deleted, with its versions, bundles, secrets and installs") },
           refusals: ["extension_not_found", "extension_listed"],
         }),
-      )
-  );
+      );
 }

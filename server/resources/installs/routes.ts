@@ -1,22 +1,22 @@
-import { Elysia } from "elysia";
 import { API_PREFIX } from "../../../common/addresses";
-import { apiAuth } from "../../http/auth";
+import type { ApiApp } from "../../http/auth";
 import { apiRoute } from "../../http/route-kit";
 import { ExtensionIdParams } from "../extensions/model";
 import { InstallStats } from "./model";
 import type { InstallService } from "./service";
 
 export function installRoutes(installs: () => InstallService) {
-  return new Elysia({ prefix: `${API_PREFIX}/extensions` }).use(apiAuth).get(
-    "/:id/installs",
-    ({ principal, params }) => installs().statsForAccount(principal.accountId, params.id),
-    apiRoute("Installs", "getInstallStatistics", "Install statistics", {
-      auth: "extensions:read",
-      description:
-        "Aggregates only: total ever recorded, active now, and active per version id (byVersion sums to active).",
-      params: ExtensionIdParams,
-      answers: { 200: InstallStats },
-      refusals: ["extension_not_found"],
-    }),
-  );
+  return (app: ApiApp) =>
+    app.get(
+      `${API_PREFIX}/extensions/:id/installs`,
+      ({ principal, params }) => installs().statsForAccount(principal.accountId, params.id),
+      apiRoute("Installs", "getInstallStatistics", "Install statistics", {
+        auth: "extensions:read",
+        description:
+          "Aggregates only: total ever recorded, active now, and active per version id (byVersion sums to active).",
+        params: ExtensionIdParams,
+        answers: { 200: InstallStats },
+        refusals: ["extension_not_found"],
+      }),
+    );
 }
