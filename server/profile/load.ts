@@ -76,5 +76,5 @@ export function profileText(profile: Profile): string {
 /** Saves a profile (0600, whole or not at all); compiled first, so a saved profile always loads. */
 export function writeProfileFile(path: string, profile: Profile): void {
   compile(profile);
-  writePrivateFile(path, profileText(profile));
+  writePrivateFile(path, profileText(profile), { what: "the profile" });
 }

@@ -20,7 +20,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { startProxy } from "../../tools/conformance/proxy";
 import { DEMO_KEY, startTestEmulator, stopTestEmulator } from "../helpers/emulator";
-import { runCli } from "../helpers/run-cli";
+import { BUN, runCli } from "../helpers/run-cli";
 
 const VICTIM_TEXT = "# the owner's shell start-up file\nexport PATH=$PATH\n";
 
@@ -92,6 +92,46 @@ describe("ext proxy --report", () => {
     }
     expect(problems.length).toBeGreaterThan(0);
     expect(problems[0]).toContain(`cannot write the report to ${report}`);
+  });
+});
+
+describe("ext proxy --report with --save-profile, neither writable", () => {
+  test("on stop, each file that could not be written is named, and the profile is not said to be saved", async () => {
+    const upstream = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => Response.json({ extensions: [] }) });
+    // A folder in the way of each file: neither can be put in place.
+    const [report, profile] = ["report", "profile"].map((name) => {
+      const path = mkdtempSync(join(dir, `${name}-in-the-way-`));
+      writeFileSync(join(path, "keep"), "");
+      return path;
+    });
+    const proc = Bun.spawn(
+      [BUN, "tools/cli/main.ts", "proxy", "--upstream", `http://127.0.0.1:${upstream.port}`, "--port", "0"].concat([
+        "--report",
+        report!,
+        "--save-profile",
+        profile!,
+      ]),
+      { cwd: resolve(import.meta.dir, "../.."), stdout: "pipe", stderr: "pipe" },
+    );
+    try {
+      const reader = proc.stdout.getReader();
+      let first = "";
+      while (!first.includes("\n")) first += new TextDecoder().decode((await reader.read()).value);
+      const url = first.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/)![1]!;
+      await (
+        await fetch(`${url}/developer/v1/extensions`, { headers: { authorization: `Bearer ${DEMO_KEY}` } })
+      ).text();
+      proc.kill("SIGINT");
+      const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+      expect(code, stderr).toBe(1);
+      expect(stderr).toContain(`error: cannot write the report to ${report} (a folder is in the way)`);
+      expect(stderr).toContain(`error: cannot write the profile to ${profile} (a folder is in the way)`);
+      expect(stderr).toContain(`NOT saved: it could not be written to ${profile}`);
+      expect(stderr).not.toContain("saved to");
+    } finally {
+      proc.kill();
+      upstream.stop(true);
+    }
   });
 });
 

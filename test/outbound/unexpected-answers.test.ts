@@ -48,6 +48,15 @@ const neverTypeError = (r: { stderr: string }) => {
   expect(r.stderr).not.toContain("undefined is not");
 };
 
+describe("a server that never answers", () => {
+  test("ext health --url: a server that never answers is named, with the wait and the flag that sets it", async () => {
+    const silent = answering(() => new Response(new ReadableStream({ pull: () => new Promise(() => undefined) })));
+    const r = await ext(["health", "--url", silent.url, "--timeout", "300"]);
+    expect(r.stderr).toContain(`no emulator answered at ${silent.url}/healthz within 300 ms (--timeout)`);
+    expect(r.code).toBe(1);
+  });
+});
+
 describe("redirects are never followed", () => {
   test("ext health --url: a 307 to a real emulator is not an emulator; the other server is never asked", async () => {
     const elsewhere = answering(() => Response.json({ status: "ok" }));

@@ -89,7 +89,18 @@ export interface RunningProxy {
   /** Resolves once every exchange so far has been checked (and replayed). */
   settled(): Promise<void>;
   queue(): QueueState;
+  /** Stops, then writes the files one last time; rejects with ProxyFilesError naming each that could not be. */
   stop(): Promise<void>;
+}
+
+/** The files a stopping proxy could not write: each one's message, and whether the profile was among them. */
+export class ProxyFilesError extends Error {
+  constructor(
+    readonly messages: string[],
+    readonly profileUnsaved: boolean,
+  ) {
+    super(messages.join("; "));
+  }
 }
 
 /**
@@ -239,16 +250,16 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   let writeTimer: ReturnType<typeof setTimeout> | null = null;
   /** Each file on its own: one that cannot be written is told and does not keep the other from being written. */
-  function writeFiles(told: (e: unknown) => void): void {
+  function writeFiles(told: (e: unknown, which: "report" | "profile") => void): void {
     const writes = [
-      () => options.reportFile && log.write(options.reportFile),
-      () => profile && options.profileFile && writeProfileFile(options.profileFile, profile.profile()),
-    ];
-    for (const write of writes)
+      ["report", () => options.reportFile && log.write(options.reportFile)],
+      ["profile", () => profile && options.profileFile && writeProfileFile(options.profileFile, profile.profile())],
+    ] as const;
+    for (const [which, write] of writes)
       try {
         write();
       } catch (e) {
-        told(e);
+        told(e, which);
       }
   }
   /**
@@ -339,12 +350,14 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       await queue;
       if (writeTimer) clearTimeout(writeTimer);
       writeTimer = null;
-      let failure: unknown = null;
+      const messages: string[] = [];
+      let profileUnsaved = false;
       try {
-        writeFiles((e) => {
-          failure ??= e;
+        writeFiles((e, which) => {
+          messages.push((e as Error).message);
+          if (which === "profile") profileUnsaved = true;
         });
-        if (failure) throw failure;
+        if (messages.length > 0) throw new ProxyFilesError(messages, profileUnsaved);
       } finally {
         await shadow?.stop();
       }

@@ -52,6 +52,8 @@ export default defineCommand({
       // An emulator answers /healthz itself: a redirect is some other server (never followed).
       if (e instanceof RedirectAnswerError)
         problem = `${root}/healthz answered a redirect (${e.status} to ${e.location || "nowhere"}): not an emulator`;
+      else if ((e as Error).name === "TimeoutError")
+        problem = `no emulator answered at ${root}/healthz within ${timeoutMs} ms (--timeout)`;
       else problem = `no emulator answered at ${root}/healthz (${(e as Error).message})`;
     }
     // What another server answered (a Location, an error's text) is escaped before it reaches the terminal.

@@ -4,14 +4,16 @@ import type { ProfileBuilder } from "../../../server";
 import { requestTimeoutMs } from "../../calls/transport";
 import { UsageError } from "../../calls/usage-error";
 import { parseClientEnv } from "../../config";
-import { startProxy } from "../../conformance/proxy";
+import { ProxyFilesError, startProxy } from "../../conformance/proxy";
 import { EXIT, err, out } from "../output";
 
 /** What the saved profile holds, one line per cause, and what a profile cannot hold. */
-function profileSummary(profile: ProfileBuilder, file: string): string[] {
+function profileSummary(profile: ProfileBuilder, file: string, saved: boolean): string[] {
   const { causes, leftOut } = profile.summary();
   const n = profile.profile().entries.length;
-  const lines = [`profile: ${n} ${n === 1 ? "difference" : "differences"} saved to ${printable(file)}`];
+  const lines = [
+    `profile: ${n} ${n === 1 ? "difference" : "differences"} ${saved ? "saved to" : "NOT saved: it could not be written to"} ${printable(file)}`,
+  ];
   for (const c of causes) lines.push(`  ${printable(c.cause)} — seen on ${c.seen.map(printable).join(", ")}`);
   if (leftOut.length > 0) lines.push("  a profile cannot hold these (another rule, another state):");
   for (const c of leftOut) lines.push(`    ${printable(c.reason)} — seen on ${c.seen.map(printable).join(", ")}`);
@@ -89,16 +91,19 @@ export default defineCommand({
       `ext proxy listening on ${proxy.url} → ${printable(upstream.origin)}${args.shadow ? " (shadow: an in-process emulator)" : ""}`,
     );
     const stop = async () => {
-      let failed: string | null = null;
+      let failed: string[] = [];
+      let profileSaved = true;
       try {
         await proxy.stop();
       } catch (e) {
-        failed = (e as Error).message;
+        failed = e instanceof ProxyFilesError ? e.messages : [(e as Error).message];
+        profileSaved = !(e instanceof ProxyFilesError) || !e.profileUnsaved;
       }
       for (const line of proxy.log.summary()) err(line);
-      if (proxy.profile) for (const line of profileSummary(proxy.profile, args["save-profile"]!)) err(line);
-      if (failed !== null) err(`error: ${printable(failed)}`);
-      process.exit(failed === null ? EXIT.ok : EXIT.runtime);
+      if (proxy.profile)
+        for (const line of profileSummary(proxy.profile, args["save-profile"]!, profileSaved)) err(line);
+      for (const message of failed) err(`error: ${printable(message)}`);
+      process.exit(failed.length === 0 ? EXIT.ok : EXIT.runtime);
     };
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
