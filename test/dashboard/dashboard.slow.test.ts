@@ -2,7 +2,7 @@
  * The dashboard in a real headless Chromium, against the compiled binary (`ext serve` over a socket): the
  * issue's end-to-end stories, one after the other on the state the earlier ones left, keyboard use, and their
  * screenshots in docs/screenshots/. One browser and one server for the whole file. Every page in every state
- * (axe-core, both screen sizes, both schemes) is the sweep of sweep-*.slow.test.ts.
+ * (axe-core, both screen sizes, both schemes) is the sweep of sweep.slow.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";

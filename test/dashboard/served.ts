@@ -1,6 +1,6 @@
 /**
  * What the dashboard's browser tests against the compiled binary share (the stories of dashboard.slow.test.ts
- * and the page sweep of sweep-*.slow.test.ts): the fixture `ext serve` seeds, one logged-in page, and the ways a
+ * and the page sweep of sweep.slow.test.ts): the fixture `ext serve` seeds, one logged-in page, and the ways a
  * test reads the page and acts beside it (`ext deploy`, the API, the control plane).
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";

@@ -1,9 +1,9 @@
 /**
  * Every page of the dashboard in every state a user sees it in: no serious or critical axe violation, nothing off
- * the screen at 1280×800 or 390×844, in both colour schemes, and the README's screenshots. The pages are shared
- * out over a few files (sweep-*.slow.test.ts) so that they run side by side; each file serves its own binary and
- * first builds, through the API and `ext deploy`, what dashboard.slow.test.ts's stories leave behind, so that
- * every list has rows of every kind to look at.
+ * the screen at 1280×800 or 390×844, in both colour schemes, and the README's screenshots. Run by
+ * sweep.slow.test.ts, which serves the binary and first builds, through the API and `ext deploy`, what
+ * dashboard.slow.test.ts's stories leave behind, so that every list has rows of every kind to look at: one such
+ * start for every page (each start costs a server, a browser and two deploys).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
@@ -79,17 +79,8 @@ const PAGES = {
 export type PageName = keyof typeof PAGES;
 
 /** Every page the sweep knows. */
-export const PAGE_NAMES = Object.keys(PAGES) as PageName[];
+const PAGE_NAMES = Object.keys(PAGES) as PageName[];
 
-/**
- * The pages each sweep file checks (sweep-<group>.slow.test.ts), of about the same length; sweep.test.ts
- * checks that the groups hold every page once and that each has its file.
- */
-export const SWEEP_GROUPS = {
-  developer: ["overview", "api-keys", "extensions", "extension", "bundle", "extension-long-id", "version-rejected"],
-  "limits-requests": ["limits", "limit-requests", "requests", "request", "profile"],
-  admin: ["admin", "admin-limits", "admin-overrides", "admin-status", "admin-clock", "admin-faults", "admin-state"],
-} satisfies Record<string, PageName[]>;
 
 /** The pages also shot in the dark scheme for the README. */
 const DARK_SHOTS: PageName[] = ["overview", "requests", "limits"];
@@ -125,17 +116,17 @@ const STATES = [
 const START_TIMEOUT_MS = 120_000;
 
 /**
- * A sweep file's tests: one per page of `group`, on the sweep `start` makes (the file names how: with
+ * The sweep's tests: one per page, on the sweep `start` makes (the file names how: with
  * `startSweep(buildBinary(), launchBrowser())`, which also names it slow for test/meta/slow-tests.test.ts).
  */
-export function describeSweep(group: keyof typeof SWEEP_GROUPS, start: () => Promise<Sweep>): void {
-  describe.skipIf(!browserAvailable())(`every page in Chromium against the compiled binary: ${group}`, () => {
+export function describeSweep(start: () => Promise<Sweep>): void {
+  describe.skipIf(!browserAvailable())("every page in Chromium against the compiled binary", () => {
     let sweep: Sweep | undefined;
     beforeAll(async () => {
       sweep = await start();
     }, START_TIMEOUT_MS);
     afterAll(() => sweep?.stop());
-    for (const name of SWEEP_GROUPS[group])
+    for (const name of PAGE_NAMES)
       test(
         `${name}: no serious or critical axe violation; nothing off the screen at 1280×800 or 390×844; in both schemes`,
         () => sweep!.check(name),
