@@ -81,7 +81,6 @@ export type PageName = keyof typeof PAGES;
 /** Every page the sweep knows. */
 const PAGE_NAMES = Object.keys(PAGES) as PageName[];
 
-
 /** The pages also shot in the dark scheme for the README. */
 const DARK_SHOTS: PageName[] = ["overview", "requests", "limits"];
 /** Pages of cards whose dark scheme's colours axe also checks on a phone. */
