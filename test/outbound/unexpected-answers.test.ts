@@ -25,7 +25,7 @@ afterAll(async () => {
 });
 
 /** A server answering every request with `answer()`, recording the paths it was asked. */
-function answering(answer: (req: Request) => Response) {
+function answering(answer: (req: Request) => Response | Promise<Response>) {
   const seen: { path: string; authorization: string | null }[] = [];
   const server = Bun.serve({
     hostname: "127.0.0.1",
@@ -49,11 +49,15 @@ const neverTypeError = (r: { stderr: string }) => {
 };
 
 describe("a server that never answers", () => {
-  test("ext health --url: a server that never answers is named, with the wait and the flag that sets it", async () => {
-    const silent = answering(() => new Response(new ReadableStream({ pull: () => new Promise(() => undefined) })));
-    const r = await ext(["health", "--url", silent.url, "--timeout", "300"]);
-    expect(r.stderr).toContain(`no emulator answered at ${silent.url}/healthz within 300 ms (--timeout)`);
-    expect(r.code).toBe(1);
+  test("ext health --url: a server that never answers, or never ends its answer, is named with the wait and the flag that sets it", async () => {
+    // One never sends a byte back; the other sends its headers, then a body that never ends.
+    const silent = answering(() => new Promise<Response>(() => undefined));
+    const stalled = answering(() => new Response(new ReadableStream({ pull: () => new Promise(() => undefined) })));
+    for (const { url } of [silent, stalled]) {
+      const r = await ext(["health", "--url", url, "--timeout", "300"]);
+      expect(r.stderr).toContain(`no emulator answered at ${url}/healthz within 300 ms (--timeout)`);
+      expect(r.code).toBe(1);
+    }
   });
 });
 
