@@ -101,11 +101,12 @@ export async function lintOpenApi(): Promise<{
 
 if (import.meta.main) {
   const { problems, brokenCaught } = await lintOpenApi();
+  const canFail = brokenCaught.redocly && brokenCaught.spectral;
   for (const problem of problems) console.error(problem);
-  if (!brokenCaught.redocly || !brokenCaught.spectral)
+  if (!canFail)
     console.error(
       `the linters no longer fail a broken document (Redocly: ${brokenCaught.redocly}, Spectral: ${brokenCaught.spectral}): the check cannot fail as it stands`,
     );
-  if (problems.length > 0 || !brokenCaught.redocly || !brokenCaught.spectral) process.exit(1);
+  if (problems.length > 0 || !canFail) process.exit(1);
   console.log("OpenAPI document: Redocly (recommended) and Spectral (spectral:oas): no error, no warning");
 }
