@@ -32,6 +32,7 @@ import {
 import { createRuntime } from "../server/runtime/runtime";
 import { cleanEnv } from "./helpers/clean-env";
 import { readUntil } from "./helpers/read-until";
+import { extBinary } from "./helpers/run-cli";
 
 const ROOT = join(import.meta.dir, "..");
 const BUN = join(ROOT, "node_modules/.bin/bun");
@@ -237,7 +238,7 @@ describe("ext serve", () => {
   test("a second `ext serve` on a data directory in use exits 1 with one line naming the directory and the PID", async () => {
     const dir = tempDir();
     const serve = (stdout: "pipe" | "ignore") =>
-      Bun.spawn([BUN, "tools/cli/main.ts", "serve", "--port", "0", "--data-dir", dir, "--log-level", "warn"], {
+      Bun.spawn([extBinary(), "serve", "--port", "0", "--data-dir", dir, "--log-level", "warn"], {
         cwd: ROOT,
         env: cleanEnv(),
         stdout,

@@ -14,11 +14,11 @@ import { browserRecords } from "../helpers/browser-log";
 import { cleanEnv } from "../helpers/clean-env";
 import { postLoginCode } from "../helpers/emulator";
 import { readAsItComes } from "../helpers/read-until";
+import { extBinary } from "../helpers/run-cli";
 import { waitFor } from "../helpers/wait-for";
 
 const ROOT = join(import.meta.dir, "../..");
 const BUN = join(ROOT, "node_modules/.bin/bun");
-const MAIN = join(ROOT, "tools/cli/main.ts");
 const FAKE_BROWSER = join(ROOT, "test/helpers/fake-browser.ts");
 
 let cwd: string;
@@ -27,7 +27,7 @@ let ready: { url: string; adminUrl: string; dashboardUrl: string };
 beforeAll(async () => {
   cwd = mkdtempSync(join(tmpdir(), "ext-dashboard-cmd-"));
   const readyFile = join(cwd, "ready.json");
-  server = Bun.spawn([BUN, MAIN, "serve", "--port", "0", "--log-level", "warn", "--ready-file", readyFile], {
+  server = Bun.spawn([extBinary(), "serve", "--port", "0", "--log-level", "warn", "--ready-file", readyFile], {
     cwd,
     env: cleanEnv(),
     stdout: "pipe",
@@ -49,7 +49,7 @@ afterAll(async () => {
 });
 
 async function ext(args: string[], where = cwd, env: Record<string, string> = {}) {
-  const proc = Bun.spawn([BUN, MAIN, ...args], { cwd: where, env: cleanEnv(env), stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([extBinary(), ...args], { cwd: where, env: cleanEnv(env), stdout: "pipe", stderr: "pipe" });
   const [code, stdout, stderr] = await Promise.all([
     proc.exited,
     new Response(proc.stdout).text(),
@@ -60,7 +60,7 @@ async function ext(args: string[], where = cwd, env: Record<string, string> = {}
 
 /** `ext` running, its output read as it comes. */
 function spawnExt(args: string[], env: Record<string, string>) {
-  const proc = Bun.spawn([BUN, MAIN, ...args], { cwd, env: cleanEnv(env), stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([extBinary(), ...args], { cwd, env: cleanEnv(env), stdout: "pipe", stderr: "pipe" });
   const stdout = readAsItComes(proc.stdout);
   const stderr = readAsItComes(proc.stderr);
   const exited = Promise.all([proc.exited, stdout.done, stderr.done]).then(([code]) => code);

@@ -4,16 +4,16 @@ import { resolve } from "node:path";
 import { openRequestStreams } from "../../server/control-plane/request-stream";
 import { cleanEnv } from "../helpers/clean-env";
 import { startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { extBinary } from "../helpers/run-cli";
 import { waitFor } from "../helpers/wait-for";
 
 const ROOT = resolve(import.meta.dir, "../..");
-const BUN = resolve(ROOT, "node_modules/.bin/bun");
 let emu: TestEmulator;
 beforeAll(async () => (emu = await startTestEmulator()));
 afterAll(() => stopTestEmulator(emu));
 
 const logs = (args: string[]) =>
-  Bun.spawn([BUN, "tools/cli/main.ts", "logs", "--target", emu.url, ...args], {
+  Bun.spawn([extBinary(), "logs", "--target", emu.url, ...args], {
     cwd: ROOT,
     // A server named by URL: the token is the user's to give.
     env: cleanEnv({ EXT_ADMIN_TOKEN: emu.runtime.control.adminToken }),
@@ -68,7 +68,7 @@ test("--follow prints each new request as it completes", async () => {
 
 test("--follow ends with exit 1, saying so, when the emulator stops and so closes the stream", async () => {
   const stopping = await startTestEmulator();
-  const proc = Bun.spawn([BUN, "tools/cli/main.ts", "logs", "--follow", "--target", stopping.url], {
+  const proc = Bun.spawn([extBinary(), "logs", "--follow", "--target", stopping.url], {
     cwd: ROOT,
     env: cleanEnv({ EXT_ADMIN_TOKEN: stopping.runtime.control.adminToken }),
     stdout: "pipe",
@@ -86,7 +86,7 @@ test("--follow ends with exit 1, saying so, when the emulator stops and so close
 test("a bad --limit is a usage error (exit 2); an unreachable emulator exit 1", async () => {
   const bad = logs(["--limit", "x"]);
   expect(await bad.exited).toBe(2);
-  const gone = Bun.spawn([BUN, "tools/cli/main.ts", "logs", "--target", "http://127.0.0.1:9"], {
+  const gone = Bun.spawn([extBinary(), "logs", "--target", "http://127.0.0.1:9"], {
     cwd: ROOT,
     env: cleanEnv(),
     stdout: "pipe",
@@ -112,7 +112,7 @@ test("a request path with control characters is printed escaped, never raw", asy
   };
   const stub = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => Response.json({ requests: [entry] }) });
   try {
-    const proc = Bun.spawn([BUN, "tools/cli/main.ts", "logs", "--target", `http://127.0.0.1:${stub.port}`], {
+    const proc = Bun.spawn([extBinary(), "logs", "--target", `http://127.0.0.1:${stub.port}`], {
       cwd: ROOT,
       env: cleanEnv(),
       stdout: "pipe",

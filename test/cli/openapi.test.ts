@@ -5,6 +5,7 @@ import { everyRoute } from "../../server/start/app";
 import { documentRuntime } from "../../server/start/document";
 import { cleanEnv } from "../helpers/clean-env";
 import { startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { extBinary } from "../helpers/run-cli";
 
 const ROOT = resolve(import.meta.dir, "../..");
 let emu: TestEmulator;
@@ -25,7 +26,7 @@ beforeAll(async () => {
 afterAll(() => stopTestEmulator(emu));
 
 async function ext(args: string[], readBytes?: number, env: Record<string, string> = {}) {
-  const proc = Bun.spawn([join("node_modules/.bin/bun"), "tools/cli/main.ts", ...args], {
+  const proc = Bun.spawn([extBinary(), ...args], {
     cwd: ROOT,
     env: cleanEnv({ EXT_PORT: "1", EXT_HOST: "0.0.0.0", ...env }),
     stdout: "pipe",

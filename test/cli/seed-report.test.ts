@@ -13,9 +13,8 @@ import { createRuntime } from "../../server/runtime/runtime";
 import type { Fixture } from "../../server/seed/model";
 import { REPORT_KEYS_MAX, seedReportLines } from "../../tools/cli/lib/seed-report";
 import { cleanEnv } from "../helpers/clean-env";
+import { extBinary } from "../helpers/run-cli";
 
-const ROOT = join(import.meta.dir, "../..");
-const BUN = join(ROOT, "node_modules/.bin/bun");
 const GIVEN = "ext_seed_report_given_0123456789abcdef";
 
 const dirs: string[] = [];
@@ -115,15 +114,12 @@ describe("ext seed FILE > seed.log", () => {
     dirs.push(dir);
     writeFileSync(join(dir, "team.json"), JSON.stringify(FIXTURE));
     const seed = async (dataDir: string, ...extra: string[]) => {
-      const proc = Bun.spawn(
-        [BUN, join(ROOT, "tools/cli/main.ts"), "seed", "team.json", "--data-dir", dataDir, ...extra],
-        {
-          cwd: dir,
-          stdout: "pipe",
-          stderr: "pipe",
-          env: cleanEnv(),
-        },
-      );
+      const proc = Bun.spawn([extBinary(), "seed", "team.json", "--data-dir", dataDir, ...extra], {
+        cwd: dir,
+        stdout: "pipe",
+        stderr: "pipe",
+        env: cleanEnv(),
+      });
       const [stdout, stderr, code] = await Promise.all([
         new Response(proc.stdout).text(),
         new Response(proc.stderr).text(),

@@ -12,9 +12,9 @@ import { readServerFile } from "../../common/server-file";
 import { cleanEnv } from "../helpers/clean-env";
 import { sessionFromLogin } from "../helpers/emulator";
 import { readUntil } from "../helpers/read-until";
+import { extBinary } from "../helpers/run-cli";
 
 const ROOT = join(import.meta.dir, "../..");
-const BUN = join(ROOT, "node_modules/.bin/bun");
 const DEMO_KEY = (
   JSON.parse(readFileSync(join(ROOT, "fixtures/demo.json"), "utf8")) as { accounts: { apiKeys: { key: string }[] }[] }
 ).accounts[0]!.apiKeys[0]!.key;
@@ -26,7 +26,7 @@ afterAll(() => {
 
 function serve(...args: string[]) {
   // No EXT_* from the developer's shell: the flags alone decide.
-  const proc = Bun.spawn([BUN, "tools/cli/main.ts", "serve", ...args], {
+  const proc = Bun.spawn([extBinary(), "serve", ...args], {
     cwd: ROOT,
     stdout: "pipe",
     stderr: "pipe",

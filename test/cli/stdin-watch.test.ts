@@ -11,6 +11,7 @@ import { parseServerConfig } from "../../server/base/config";
 import { watchStdin } from "../../tools/cli/lib/stdin-watch";
 import { alive, goneSoon } from "../binary/helpers";
 import { cleanEnv } from "../helpers/clean-env";
+import { extBinary } from "../helpers/run-cli";
 
 const ROOT = join(import.meta.dir, "../..");
 const BUN = join(ROOT, "node_modules/.bin/bun");
@@ -23,8 +24,8 @@ afterAll(() => {
 
 /** A parent that starts `ext serve` with a pipe as its stdin (never written), prints the server's pid, and idles. */
 const PARENT = `
-const [bun, root, ready, ...flags] = process.argv.slice(2);
-const child = require("node:child_process").spawn(bun, ["tools/cli/main.ts", "serve", "--memory", "--port", "0", "--ready-file", ready, ...flags], { cwd: root, stdio: ["pipe", "ignore", "pipe"] });
+const [ext, ready, ...flags] = process.argv.slice(2);
+const child = require("node:child_process").spawn(ext, ["serve", "--memory", "--port", "0", "--ready-file", ready, ...flags], { stdio: ["pipe", "ignore", "pipe"] });
 child.stderr.resume();
 process.stdout.write(child.pid + "\\n");
 setInterval(() => {}, 60_000);
@@ -37,7 +38,7 @@ async function startParent(
   const script = join(dir, `${name}.cjs`);
   const ready = join(dir, `${name}.json`);
   writeFileSync(script, PARENT);
-  const parent = Bun.spawn([BUN, script, BUN, ROOT, ready, ...flags], {
+  const parent = Bun.spawn([BUN, script, extBinary(), ready, ...flags], {
     env: cleanEnv(),
     stdout: "pipe",
     stderr: "inherit",

@@ -8,9 +8,9 @@ import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { cleanEnv } from "../helpers/clean-env";
 import { readUntil } from "../helpers/read-until";
+import { extBinary } from "../helpers/run-cli";
 
 const ROOT = join(import.meta.dir, "../..");
-const BUN = join(ROOT, "node_modules/.bin/bun");
 
 const spawned: Subprocess[] = [];
 afterAll(() => {
@@ -29,15 +29,12 @@ const PHASES = [
 ];
 
 async function traceOf(args: string[], extraEnv: Record<string, string> = {}): Promise<string[]> {
-  const proc = Bun.spawn(
-    [BUN, "tools/cli/main.ts", "serve", "--memory", "--port", "0", "--log-level", "warn", ...args],
-    {
-      cwd: ROOT,
-      stdout: "pipe",
-      stderr: "pipe",
-      env: cleanEnv(extraEnv),
-    },
-  );
+  const proc = Bun.spawn([extBinary(), "serve", "--memory", "--port", "0", "--log-level", "warn", ...args], {
+    cwd: ROOT,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: cleanEnv(extraEnv),
+  });
   spawned.push(proc);
   const out = await readUntil(proc.stdout as ReadableStream<Uint8Array>, /listening on (\S+)\n/);
   const baseUrl = /listening on (\S+)\n/.exec(out)![1]!;
@@ -61,7 +58,7 @@ describe("ext serve --trace-startup", () => {
 
   test("EXT_TRACE_STARTUP=1 does the same; without either, nothing is printed", async () => {
     expect((await traceOf([], { EXT_TRACE_STARTUP: "1" })).length).toBe(PHASES.length);
-    const proc = Bun.spawn([BUN, "tools/cli/main.ts", "serve", "--memory", "--port", "0", "--log-level", "warn"], {
+    const proc = Bun.spawn([extBinary(), "serve", "--memory", "--port", "0", "--log-level", "warn"], {
       cwd: ROOT,
       stdout: "pipe",
       stderr: "pipe",

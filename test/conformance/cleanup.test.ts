@@ -3,13 +3,13 @@
  * midway, leave no scratch extension behind — or the run says exactly which one remains and why.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { runConformance } from "../../tools/conformance/run";
 import { type Emulator, startEmulator } from "../../tools/helper/start-emulator";
+import { extBinary } from "../helpers/run-cli";
 import { type DifferingServer, startDifferingServer } from "./differing-server";
 
 const ROOT = resolve(import.meta.dir, "../..");
-const BUN = join(ROOT, "node_modules/.bin/bun");
 
 let emulator: Emulator;
 let server: DifferingServer | null = null;
@@ -67,7 +67,7 @@ describe("cleanup", () => {
     server = startDifferingServer(emulator.url, {
       holdOn: (method, path) => method === "GET" && path.endsWith("/installs") && !path.includes("ext_0000"),
     });
-    const proc = Bun.spawn([BUN, "tools/cli/main.ts", "conformance", "--target", server.url], {
+    const proc = Bun.spawn([extBinary(), "conformance", "--target", server.url], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", EXT_API_KEY: emulator.apiKey },
       stdout: "pipe",

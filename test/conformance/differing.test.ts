@@ -7,10 +7,10 @@ import { join, resolve } from "node:path";
 import { runConformance } from "../../tools/conformance/run";
 import type { RunReport } from "../../tools/conformance/types";
 import { type Emulator, startEmulator } from "../../tools/helper/start-emulator";
+import { extBinary } from "../helpers/run-cli";
 import { type DifferingServer, startDifferingServer } from "./differing-server";
 
 const ROOT = resolve(import.meta.dir, "../..");
-const BUN = join(ROOT, "node_modules/.bin/bun");
 
 describe("ext conformance against a server that differs", () => {
   let emulator: Emulator;
@@ -90,7 +90,7 @@ describe("ext conformance against a server that differs", () => {
 
   test("the command exits 1 and prints each difference with the request and both answers", async () => {
     const junit = join(await Bun.$`mktemp -d`.text().then((s) => s.trim()), "report.xml");
-    const proc = Bun.spawn([BUN, "tools/cli/main.ts", "conformance", "--target", differing.url, "--junit", junit], {
+    const proc = Bun.spawn([extBinary(), "conformance", "--target", differing.url, "--junit", junit], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", EXT_API_KEY: emulator.apiKey },
       stdout: "pipe",
@@ -103,7 +103,7 @@ describe("ext conformance against a server that differs", () => {
     expect(stdout).toMatch(/ext {5}201 \{extension/);
     expect(stdout).toMatch(/target {2}200 \{"extension"/);
     expect(stdout).not.toContain(emulator.apiKey);
-    const json = Bun.spawn([BUN, "tools/cli/main.ts", "conformance", "--target", differing.url, "--json"], {
+    const json = Bun.spawn([extBinary(), "conformance", "--target", differing.url, "--json"], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", EXT_API_KEY: emulator.apiKey },
       stdout: "pipe",

@@ -14,11 +14,11 @@ import { conforms, textReport } from "../../tools/conformance/report";
 import { runConformance } from "../../tools/conformance/run";
 import { type Emulator, startEmulator } from "../../tools/helper/start-emulator";
 import { cleanEnv } from "../helpers/clean-env";
+import { extBinary } from "../helpers/run-cli";
 import { specClientRun } from "./spec-client";
 import { STAND_INS, type StandIn, startStandIn } from "./stand-ins";
 
 const ROOT = resolve(import.meta.dir, "../..");
-const BUN = join(ROOT, "node_modules/.bin/bun");
 const DIFFERENCES = [...STAND_INS.envelopes, ...STAND_INS.fields];
 
 const dir = mkdtempSync(join(tmpdir(), "ext-profiles-"));
@@ -107,17 +107,7 @@ describe("--profile: stale entries after the platform changes back", () => {
         "  STALE  GET /developer/v1/extensions/{id}/secrets 200: keys is sent as names: ext's name for it is keys (the target no longer answers so)",
       );
       const proc = Bun.spawn(
-        [
-          BUN,
-          "tools/cli/main.ts",
-          "conformance",
-          "--target",
-          standIn.url,
-          "--profile",
-          file,
-          "--junit",
-          join(dir, "j.xml"),
-        ],
+        [extBinary(), "conformance", "--target", standIn.url, "--profile", file, "--junit", join(dir, "j.xml")],
         { cwd: ROOT, env: { ...cleanEnv(), EXT_API_KEY: upstream.apiKey }, stdout: "pipe", stderr: "pipe" },
       );
       const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);

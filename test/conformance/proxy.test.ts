@@ -12,10 +12,10 @@ import { startProxy } from "../../tools/conformance/proxy";
 import { runConformance } from "../../tools/conformance/run";
 import { type Emulator, startEmulator } from "../../tools/helper/start-emulator";
 import { keepAliveServer } from "../calls/keep-alive-server";
+import { extBinary } from "../helpers/run-cli";
 import { type DifferingServer, startDifferingServer } from "./differing-server";
 
 const ROOT = resolve(import.meta.dir, "../..");
-const BUN = join(ROOT, "node_modules/.bin/bun");
 const ALL = ["create-200", "401-code", "list-missing-field", "404-no-status", "secret-echo"] as const;
 
 describe("passthrough", () => {
@@ -300,17 +300,7 @@ test("the command: prints its address, writes the report, prints the summary on 
   });
   const file = join(mkdtempSync(join(tmpdir(), "ext-proxy-")), "report.json");
   const proc = Bun.spawn(
-    [
-      BUN,
-      "tools/cli/main.ts",
-      "proxy",
-      "--upstream",
-      `http://127.0.0.1:${upstream.port}`,
-      "--port",
-      "0",
-      "--report",
-      file,
-    ],
+    [extBinary(), "proxy", "--upstream", `http://127.0.0.1:${upstream.port}`, "--port", "0", "--report", file],
     {
       cwd: ROOT,
       stdout: "pipe",

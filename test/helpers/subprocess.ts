@@ -1,10 +1,11 @@
-/** Runs the emulator as a real subprocess (`bun tools/cli/main.ts serve`), for memory and crash tests. */
+/** Runs the emulator as a real subprocess (the compiled `ext serve`, test/helpers/run-cli.ts), for memory and crash tests. */
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
 import type { Fixture } from "../../server/seed/model";
 import { cleanEnv } from "./clean-env";
+import { extBinary } from "./run-cli";
 
 const ROOT = resolve(import.meta.dir, "../..");
 
@@ -36,8 +37,7 @@ export async function spawnServer(
   const readyFile = join(mkdtempSync(join(tmpdir(), "ext-ready-")), "ready.json");
   const proc = Bun.spawn(
     [
-      join(ROOT, "node_modules/.bin/bun"),
-      "tools/cli/main.ts",
+      extBinary(),
       "serve",
       "--port",
       "0",

@@ -1,7 +1,9 @@
 /**
- * `npm run test:fast` leaves out `*.slow.test.ts`: the files that need the compiled binary, a real browser, an
- * outside tool or a whole archive corpus. A file that builds the binary or starts a browser under another name
- * would slip into the edit loop and make it slow, so the name is checked against what the file uses.
+ * `npm run test:fast` leaves out `*.slow.test.ts`: the files built around the compiled binary (end-to-end runs of
+ * the product), a real browser, an outside tool or a whole archive corpus. A file that takes the binary with
+ * buildBinary() or starts a browser under another name would slip into the edit loop and make it slow, so the
+ * name is checked against what the file uses. (A fast test that runs one CLI command takes the same shared binary
+ * through extBinary(): cheaper than a start from source, docs/development.md.)
  */
 import { expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";

@@ -20,7 +20,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { startProxy } from "../../tools/conformance/proxy";
 import { DEMO_KEY, startTestEmulator, stopTestEmulator } from "../helpers/emulator";
-import { BUN, runCli } from "../helpers/run-cli";
+import { extBinary, runCli } from "../helpers/run-cli";
 
 const VICTIM_TEXT = "# the owner's shell start-up file\nexport PATH=$PATH\n";
 
@@ -105,7 +105,7 @@ describe("ext proxy --report with --save-profile, neither writable", () => {
       return path;
     });
     const proc = Bun.spawn(
-      [BUN, "tools/cli/main.ts", "proxy", "--upstream", `http://127.0.0.1:${upstream.port}`, "--port", "0"].concat([
+      [extBinary(), "proxy", "--upstream", `http://127.0.0.1:${upstream.port}`, "--port", "0"].concat([
         "--report",
         report!,
         "--save-profile",

@@ -10,14 +10,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import type { Fixture } from "../../server/seed/model";
 import { cleanEnv } from "../helpers/clean-env";
 import { startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { extBinary } from "../helpers/run-cli";
 import { waitFor } from "../helpers/wait-for";
 
-const ROOT = resolve(import.meta.dir, "../..");
-const BUN = join(ROOT, "node_modules/.bin/bun");
 const KEY = "ext_reproof_key_0123456789abcdefghijkl";
 
 const FIXTURE: Fixture = {
@@ -87,10 +86,12 @@ async function takePort(port: number) {
 }
 
 function deployWait(cwd: string, env: Record<string, string> = {}) {
-  const proc = Bun.spawn(
-    [BUN, join(ROOT, "tools/cli/main.ts"), "deploy", "board", "--extension", "ext_wait", "--wait", "--timeout", "60"],
-    { cwd, env: cleanEnv(env), stdout: "pipe", stderr: "pipe" },
-  );
+  const proc = Bun.spawn([extBinary(), "deploy", "board", "--extension", "ext_wait", "--wait", "--timeout", "60"], {
+    cwd,
+    env: cleanEnv(env),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   let stderr = "";
   const decoder = new TextDecoder();
   const reading = (async () => {

@@ -8,12 +8,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { cleanEnv } from "../helpers/clean-env";
+import { extBinary } from "../helpers/run-cli";
 import { waitFor } from "../helpers/wait-for";
-
-const ROOT = resolve(import.meta.dir, "../..");
-const BUN = join(ROOT, "node_modules/.bin/bun");
 
 let silent: Server;
 let url: string;
@@ -38,7 +36,7 @@ afterAll(() => {
 
 /** Runs the CLI; a run still going after `bound` ms is killed and reported as such. */
 function ext(args: string[], env: Record<string, string>) {
-  const proc = Bun.spawn([BUN, join(ROOT, "tools/cli/main.ts"), ...args], {
+  const proc = Bun.spawn([extBinary(), ...args], {
     cwd,
     env: cleanEnv(env),
     stdout: "pipe",

@@ -13,9 +13,9 @@ import type { Profile } from "../../server/profile/model";
 import { demoFixture } from "../../server/seed/demo";
 import { type Emulator, StartEmulatorError, startEmulator } from "../../tools/helper/index";
 import { cleanEnv } from "../helpers/clean-env";
+import { extBinary } from "../helpers/run-cli";
 
 const ROOT = resolve(import.meta.dir, "../..");
-const BUN = join(ROOT, "node_modules/.bin/bun");
 
 export const PROFILE: Profile = {
   profileVersion: 1,
@@ -180,7 +180,7 @@ describe("ext serve --profile", () => {
   const file = join(dir, "profile.json");
   writeFileSync(file, JSON.stringify(PROFILE));
   const run = async (args: string[], env: Record<string, string> = {}) => {
-    const proc = Bun.spawn([BUN, "tools/cli/main.ts", ...args], {
+    const proc = Bun.spawn([extBinary(), ...args], {
       cwd: ROOT,
       env: { ...cleanEnv(), ...env },
       stdout: "pipe",
