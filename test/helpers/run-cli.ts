@@ -10,7 +10,7 @@ let binary: string | undefined;
 /**
  * `ext` as the tests run it: the compiled binary, built once per source state (about 1.3 s) and shared by every
  * test file and worker of the run (test/binary/binary-cache.ts). A start from source transpiles and loads every
- * module: `ext serve` costs about 0.25 CPU-s so against 0.06 for the binary, and the suite starts the CLI over a
+ * module: `ext serve` costs about 0.25 CPU-s against 0.06 for the binary, and the suite starts the CLI over a
  * hundred times (bench/results/suite-time.md). What runs from source (`npm start`, `npm run ext`) keeps its own
  * tests: test/cli/version.test.ts, test/meta/start-path.test.ts, test/binary/image-context.slow.test.ts.
  */
