@@ -14,7 +14,7 @@ import { browserRecords } from "../helpers/browser-log";
 import { cleanEnv } from "../helpers/clean-env";
 import { postLoginCode } from "../helpers/emulator";
 import { readAsItComes } from "../helpers/read-until";
-import { extBinary } from "../helpers/run-cli";
+import { extBinary, runCli } from "../helpers/run-cli";
 import { waitFor } from "../helpers/wait-for";
 
 const ROOT = join(import.meta.dir, "../..");
@@ -48,15 +48,7 @@ afterAll(async () => {
   rmSync(cwd, { recursive: true, force: true });
 });
 
-async function ext(args: string[], where = cwd, env: Record<string, string> = {}) {
-  const proc = Bun.spawn([extBinary(), ...args], { cwd: where, env: cleanEnv(env), stdout: "pipe", stderr: "pipe" });
-  const [code, stdout, stderr] = await Promise.all([
-    proc.exited,
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-  ]);
-  return { code, stdout, stderr };
-}
+const ext = (args: string[], where = cwd, env: Record<string, string> = {}) => runCli(args, { cwd: where, env });
 
 /** `ext` running, its output read as it comes. */
 function spawnExt(args: string[], env: Record<string, string>) {

@@ -12,8 +12,7 @@ import { createLogger } from "../../server/base/logger";
 import { createRuntime } from "../../server/runtime/runtime";
 import type { Fixture } from "../../server/seed/model";
 import { REPORT_KEYS_MAX, seedReportLines } from "../../tools/cli/lib/seed-report";
-import { cleanEnv } from "../helpers/clean-env";
-import { extBinary } from "../helpers/run-cli";
+import { runCli } from "../helpers/run-cli";
 
 const GIVEN = "ext_seed_report_given_0123456789abcdef";
 
@@ -113,20 +112,8 @@ describe("ext seed FILE > seed.log", () => {
     const dir = mkdtempSync(join(tmpdir(), "ext-seed-report-"));
     dirs.push(dir);
     writeFileSync(join(dir, "team.json"), JSON.stringify(FIXTURE));
-    const seed = async (dataDir: string, ...extra: string[]) => {
-      const proc = Bun.spawn([extBinary(), "seed", "team.json", "--data-dir", dataDir, ...extra], {
-        cwd: dir,
-        stdout: "pipe",
-        stderr: "pipe",
-        env: cleanEnv(),
-      });
-      const [stdout, stderr, code] = await Promise.all([
-        new Response(proc.stdout).text(),
-        new Response(proc.stderr).text(),
-        proc.exited,
-      ]);
-      return { stdout, stderr, code };
-    };
+    const seed = (dataDir: string, ...extra: string[]) =>
+      runCli(["seed", "team.json", "--data-dir", dataDir, ...extra], { cwd: dir });
     const text = await seed("data-text");
     expect({ code: text.code, stderr: text.stderr }).toEqual({ code: 0, stderr: "" });
     expect(text.stdout).not.toContain(GIVEN);

@@ -5,15 +5,12 @@
  * 75); a 429 midway stops the run, which cleans up and says where it stopped — never a difference.
  */
 import { afterEach, expect, test } from "bun:test";
-import { resolve } from "node:path";
 import { textReport } from "../../tools/conformance/report";
 import { runConformance } from "../../tools/conformance/run";
 import { type Emulator, startEmulator } from "../../tools/helper/start-emulator";
-import { cleanEnv } from "../helpers/clean-env";
-import { extBinary } from "../helpers/run-cli";
+import { runCli } from "../helpers/run-cli";
 import { type StandIn, startStandIn } from "./stand-ins";
 
-const ROOT = resolve(import.meta.dir, "../..");
 const LIST = "/developer/v1/extensions";
 
 let emulator: Emulator;
@@ -59,13 +56,9 @@ test("a target already at its limit: exit 75 with the wait, and no extension cre
   emulator = await startEmulator({ rateLimits: true });
   await spendCreates(10);
   const before = (await emulator.client.GET(LIST)).data;
-  const proc = Bun.spawn([extBinary(), "conformance", "--target", emulator.baseUrl], {
-    cwd: ROOT,
-    env: { ...cleanEnv(), EXT_API_KEY: emulator.apiKey },
-    stdout: "pipe",
-    stderr: "pipe",
+  const { stdout, code } = await runCli(["conformance", "--target", emulator.baseUrl], {
+    env: { EXT_API_KEY: emulator.apiKey },
   });
-  const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
   expect(code).toBe(75);
   expect(stdout).toMatch(
     /\nrate-limited at extensions\.create-invalid; retry after \d+ s \(about \d\d:\d\d\) — the target answered 429 \(POST \/developer\/v1\/extensions\)\n/,

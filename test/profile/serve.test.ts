@@ -7,15 +7,12 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, chownSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { exportState } from "../../server/exports/document";
 import type { Profile } from "../../server/profile/model";
 import { demoFixture } from "../../server/seed/demo";
 import { type Emulator, StartEmulatorError, startEmulator } from "../../tools/helper/index";
-import { cleanEnv } from "../helpers/clean-env";
-import { extBinary } from "../helpers/run-cli";
-
-const ROOT = resolve(import.meta.dir, "../..");
+import { runCli } from "../helpers/run-cli";
 
 export const PROFILE: Profile = {
   profileVersion: 1,
@@ -179,20 +176,7 @@ describe("ext serve --profile", () => {
   const dir = mkdtempSync(join(tmpdir(), "ext-profile-"));
   const file = join(dir, "profile.json");
   writeFileSync(file, JSON.stringify(PROFILE));
-  const run = async (args: string[], env: Record<string, string> = {}) => {
-    const proc = Bun.spawn([extBinary(), ...args], {
-      cwd: ROOT,
-      env: { ...cleanEnv(), ...env },
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    const [stdout, stderr, code] = await Promise.all([
-      new Response(proc.stdout).text(),
-      new Response(proc.stderr).text(),
-      proc.exited,
-    ]);
-    return { stdout, stderr, code };
-  };
+  const run = (args: string[], env: Record<string, string> = {}) => runCli(args, { env });
 
   test("--explain lists what changes, and where each was seen, and exits", async () => {
     const r = await run(["serve", "--memory", "--profile", file, "--explain"]);
