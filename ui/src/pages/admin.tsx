@@ -5,6 +5,7 @@ import { checkField, rulesOf } from "../field-rules";
 import { useAction, useInterval, useLoad } from "../hooks";
 import type { PageProps } from "../page";
 import { go, href } from "../router";
+import { counted } from "../wording";
 import { StatePanel } from "./admin-state";
 import { ClockPanel, FaultsPanel, OverridesPanel } from "./admin-system";
 import { LimitRequestTable } from "./limits";
@@ -82,8 +83,8 @@ function ReviewQueue() {
                       <div class="small">{v.changelog}</div>
                     </td>
                     <td data-label="Bundle">
-                      {bytes(v.bundleSizeBytes)} · {v.soundCount} sounds
-                      {v.warnings.length > 0 && <div class="small">{v.warnings.length} warnings</div>}
+                      {bytes(v.bundleSizeBytes)} · {counted(v.soundCount, "sound")}
+                      {v.warnings.length > 0 && <div class="small">{counted(v.warnings.length, "warning")}</div>}
                     </td>
                     <td data-label="Submitted">{when(v.submittedAt)}</td>
                     <td class="actions">

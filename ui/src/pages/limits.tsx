@@ -20,6 +20,7 @@ import { checkField, rulesOf } from "../field-rules";
 import { useAction, useLoad } from "../hooks";
 import type { PageProps } from "../page";
 import { go, href } from "../router";
+import { counted } from "../wording";
 
 const show = (row: Pick<ScopeLimitUsageRow, "unit">, n: number | null) =>
   n === null ? "—" : row.unit === "bytes" ? bytes(n) : String(n);
@@ -329,7 +330,7 @@ function LimitsTab({
           />
           <FieldError id="reason-error" problem={problems.reason} />
           <p id="reason-count" class="muted small">
-            {characterCount(reason.trim())} characters
+            {counted(characterCount(reason.trim()), "character")}
           </p>
           <p>
             <button type="button" class="secondary" onClick={() => setStep("values")}>
