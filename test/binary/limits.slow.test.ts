@@ -74,7 +74,10 @@ describe("ext limits request / requests", () => {
       ],
       [["--reason", longReason], "needs --limit KEY=VALUE"],
       [["--limit", "max_versions_per_extension=501", "--reason", longReason], "hard limit of 500"],
-      [["--limit", "max_sounds_per_extension=lots", "--reason", longReason], "KEY=VALUE with a whole number"],
+      [
+        ["--limit", "max_sounds_per_extension=lots", "--reason", longReason],
+        "max_sounds_per_extension takes a whole number",
+      ],
     ];
     for (const [flags, message] of cases) {
       const r = await ext(["limits", "request", "--extension", extensionId, ...flags]);

@@ -1,6 +1,7 @@
 import { defineCommand } from "citty";
 import type { LimitRequest, LimitValues } from "../../../client";
 import { REASON_MIN, reasonLongEnough } from "../../../common/api-rules";
+import { printable } from "../../../common/text/printable";
 import { checkLimitValues, isLimitKey, LIMITS } from "../../../server";
 import { errorJson } from "../../calls/api-error";
 import { adminClient, call } from "../../calls/http";
@@ -54,21 +55,29 @@ export const limitsArgs = {
   json: jsonArg,
 } as const;
 
-/** `--limit a=1,b=2 --limit c=3` → {a: 1, b: 2, c: 3}; a misspelt key gets a guess; the API's value rules apply. */
+/**
+ * `--limit a=1,b=2 --limit c=3` → {a: 1, b: 2, c: 3}. The key is checked before the value, so a misspelt key (a
+ * camelCase one too) is named as such, with a guess; then the value must be a whole number; the API's value rules apply.
+ */
 export function parseLimitFlags(given: string[]): LimitValues {
   const parts = given.flatMap((g) => g.split(","));
   const values: LimitValues = {};
   const keys = LIMITS.map((l) => l.key);
   for (const part of parts.map((p) => p.trim()).filter(Boolean)) {
-    const m = /^([a-z0-9_]+)=(\d+)$/.exec(part);
-    if (!m) throw new UsageError(`--limit takes KEY=VALUE with a whole number, e.g. max_api_keys=40 (got "${part}")`);
-    const [, key, value] = m as unknown as [string, string, string];
+    const eq = part.indexOf("=");
+    if (eq <= 0) throw new UsageError(`--limit takes KEY=VALUE, e.g. max_api_keys=40 (got "${printable(part)}")`);
+    const [key, value] = [part.slice(0, eq), part.slice(eq + 1)];
     if (!isLimitKey(key)) {
-      const guess = closest(key, keys);
+      const guess = closest(
+        key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`),
+        keys,
+      );
       throw new UsageError(
-        `--limit: ${key} is not a known limit key${guess ? `; did you mean ${guess}?` : " (see `ext limits show`)"}`,
+        `--limit: ${printable(key)} is not a known limit key${guess ? `; did you mean ${guess}?` : " (see `ext limits show`)"}`,
       );
     }
+    if (!/^\d+$/.test(value))
+      throw new UsageError(`--limit: ${key} takes a whole number, e.g. ${key}=40 (got "${printable(value)}")`);
     values[key] = Number(value);
   }
   if (Object.keys(values).length === 0)
