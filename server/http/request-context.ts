@@ -2,9 +2,8 @@
  * What a request carries from the pre-routing step (server/http/pre-routing.ts) to its answer, and the only place
  * that holds it: its path and part of the URL space, when it began, the developer-API principal the gate
  * authenticated, the headers every answer to it carries (the rate window's), the JSON text the body reader read,
- * the files it made for itself alone (an upload's temporary file, a staged export archive). Kept in a WeakMap
- * keyed by the Request, so nothing is added to the framework's or the platform's objects and an entry lives
- * exactly as long as its request.
+ * the files it made for itself alone (an upload's temporary file, a staged export archive). Kept on the Request
+ * under a symbol only this module holds (`CONTEXT`, below), so it lives exactly as long as its request.
  *
  * `answers` is the one step after the handler (a global mapResponse hook: the one onError returns the error
  * envelope as a value, so success and error answers alike pass through it before they are sent). There:
