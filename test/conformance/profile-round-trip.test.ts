@@ -27,6 +27,8 @@ let upstream: Emulator;
 let standIn: StandIn;
 let byConformance: Profile;
 let byProxy: Profile;
+/** The proxy's report's `shadow` when only a profile was asked for (the profile is learned by replaying). */
+let shadowInReport: unknown;
 beforeAll(async () => {
   upstream = await startEmulator({ rateLimits: true });
   standIn = startStandIn(upstream.url, DIFFERENCES);
@@ -35,9 +37,10 @@ beforeAll(async () => {
     () => upstream.stop(),
   );
   const file = join(dir, "by-proxy.json");
-  const proxy = await startProxy({ upstream: standIn.url, profileFile: file });
+  const proxy = await startProxy({ upstream: standIn.url, profileFile: file, reportFile: join(dir, "report.json") });
   const run = await runConformance({ url: proxy.url, apiKey: upstream.apiKey });
   await proxy.stop();
+  shadowInReport = JSON.parse(readFileSync(join(dir, "report.json"), "utf8")).shadow;
   byConformance = run.observed.profile;
   byProxy = readProfileFile(file).compiled.profile;
 }, 60_000);
@@ -55,6 +58,10 @@ describe("round trip", () => {
     const [proxied, checked] = [byProxy.entries[0]!.evidence!, byConformance.entries[0]!.evidence!];
     expect({ ...proxied }).toMatchObject({ source: "proxy", exchange: expect.stringMatching(/ → \d{3}$/) });
     expect({ ...checked }).toMatchObject({ source: "conformance", check: expect.any(String) });
+  });
+
+  test("the proxy's report says its exchanges were replayed in the shadow when it saves a profile", () => {
+    expect(shadowInReport).toBe(true);
   });
 
   test("saved by conformance, by the proxy, edited by hand, loaded: the same answers", async () => {

@@ -148,7 +148,8 @@ function forwardHeaders(from: Headers): Headers {
 
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const upstream = originOf(options.upstream);
-  const log = new DifferenceLog(upstream, Boolean(options.shadow));
+  // A profile is learned by replaying each exchange in the shadow: the report then says so.
+  const log = new DifferenceLog(upstream, Boolean(options.shadow || options.profileFile));
   const redactor = createRedactor();
   const profile = options.profileFile ? new ProfileBuilder("proxy", upstream, nowIso()) : null;
   const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000;
