@@ -22,11 +22,14 @@ export function ProfilePage() {
                 observed does — another status, a field left out, renamed, added or of another type, another error code,
                 a header missing or added — while its rules and state changes stay the spec's.
               </p>
-              <p>Check the platform and save what differs, then run your tests against an emulator that answers so:</p>
+              <p>
+                Check the platform with your developer key and save what differs, run your tests against an emulator
+                that answers so, and later check that the platform still does (the loop of docs/profiles.md):
+              </p>
               <Code
                 label="profile commands"
                 text={
-                  "ext conformance --target https://api.example.com/developer/v1 --save-profile platform.json\next serve --profile platform.json\next conformance --target https://api.example.com/developer/v1 --profile platform.json"
+                  "EXT_API_KEY=… ext conformance --target https://api.example.com/developer/v1 --save-profile platform.json\next exec --profile platform.json -- npm test\nEXT_API_KEY=… ext conformance --target https://api.example.com/developer/v1 --profile platform.json"
                 }
               />
             </section>
