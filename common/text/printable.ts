@@ -1,12 +1,13 @@
 /**
  * Names from outside (file names, request paths, patterns) printed to a terminal or shown in the dashboard:
  * a newline or an escape sequence in one could forge output lines ("passes every check") or drive the
- * terminal, and a bidirectional override makes "a\u202Egpj.js" read as "ajs.jpg". Every such character is
- * shown as an escape instead. Shared by the CLI and the dashboard, so it uses no Node API.
+ * terminal, a bidirectional override makes "a\u202Egpj.js" read as "ajs.jpg", and a zero-width space makes two
+ * names that differ look the same. Every such character is shown as an escape instead (the joiners that scripts
+ * and emoji need, U+200C and U+200D, are kept). Shared by the CLI and the dashboard, so it uses no Node API.
  */
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this escapes.
-const UNPRINTABLE = /[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const UNPRINTABLE = /[\x00-\x1f\x7f-\x9f\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060\u2066-\u2069\ufeff]/g;
 
 const SHORT: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
 
@@ -16,7 +17,8 @@ const escaped = (c: string) => {
 };
 
 /**
- * `text` with each control or bidirectional-formatting character written as `\n`, `\x1b`, `\u202e`. A server's
+ * `text` with each control, bidirectional-formatting or invisible zero-width character written as `\n`, `\x1b`,
+ * `\u202e`, `\u200b`. A server's
  * answer is typed only as far as it was checked, so a member that should be a string may be anything at run
  * time: what is not a string is shown as its JSON text (escaped the same way), never a TypeError.
  */
