@@ -39,7 +39,19 @@ describe("--limit KEY=VALUE", () => {
     expect(refusal(["max_api_keys"])).toContain("--limit takes KEY=VALUE");
   });
 
-  test("what a terminal would act on is shown escaped", () => {
+  test("spaces around the = and an upper-case key are read as the key they spell", () => {
+    expect(parseLimitFlags(["max_api_keys = 40"])).toEqual({ max_api_keys: 40 });
+    expect(refusal(["MAX_API_KEYS=40"])).toBe(
+      "--limit: MAX_API_KEYS is not a known limit key; did you mean max_api_keys?",
+    );
+  });
+
+  test("what a terminal would act on, or what cannot be seen, is shown escaped in every message", () => {
     expect(refusal(["\u001b[31mred=1"])).not.toContain("\u001b");
+    expect(refusal(["max_api_keys=\u001b[2J"])).not.toContain("\u001b");
+    expect(refusal(["\u001b[2J"])).not.toContain("\u001b");
+    expect(refusal(["max_api_keys\u200b=40"])).toBe(
+      "--limit: max_api_keys\\u200b is not a known limit key; did you mean max_api_keys?",
+    );
   });
 });

@@ -66,12 +66,10 @@ export function parseLimitFlags(given: string[]): LimitValues {
   for (const part of parts.map((p) => p.trim()).filter(Boolean)) {
     const eq = part.indexOf("=");
     if (eq <= 0) throw new UsageError(`--limit takes KEY=VALUE, e.g. max_api_keys=40 (got "${printable(part)}")`);
-    const [key, value] = [part.slice(0, eq), part.slice(eq + 1)];
+    const [key, value] = [part.slice(0, eq).trim(), part.slice(eq + 1).trim()];
     if (!isLimitKey(key)) {
-      const guess = closest(
-        key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`),
-        keys,
-      );
+      // camelCase humps become snake_case words (maxApiKeys → max_api_keys); closest() ignores case.
+      const guess = closest(key.replace(/([a-z0-9])([A-Z])/g, "$1_$2"), keys);
       throw new UsageError(
         `--limit: ${printable(key)} is not a known limit key${guess ? `; did you mean ${guess}?` : " (see `ext limits show`)"}`,
       );
