@@ -31,6 +31,7 @@ export interface Difference {
 
 export interface ProxyReport {
   upstream: string;
+  /** True when the proxy replays exchanges in a shadow emulator (`--shadow`, or `--save-profile`, which learns so). */
   shadow: boolean;
   /** Exchanges checked. */
   exchanges: number;
