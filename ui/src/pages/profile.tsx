@@ -24,7 +24,8 @@ export function ProfilePage() {
               </p>
               <p>
                 Check the platform with your developer key and save what differs, run your tests against an emulator
-                that answers so, and later check that the platform still does (the loop of docs/profiles.md):
+                that answers so, and later check that the platform still does (docs/profiles.md, also in the npm
+                package):
               </p>
               <Code
                 label="profile commands"
