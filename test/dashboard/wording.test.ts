@@ -1,4 +1,4 @@
-/** The dashboard's counted nouns: "1 sound", never "1 sounds" (the bundle page and the review queue). */
+/** The dashboard's counted nouns: "1 sound", never "1 sounds" (sounds, warnings, characters: ui/src/wording.ts). */
 import { expect, test } from "bun:test";
 import { counted } from "../../ui/src/wording";
 
