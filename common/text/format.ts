@@ -1,4 +1,4 @@
-/** Sizes and counts as the CLI prints them. */
+/** Sizes and counts as the CLI prints them and the dashboard shows them. */
 
 const KB = 1024;
 const MB = 1024 * 1024;

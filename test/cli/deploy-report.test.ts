@@ -38,6 +38,8 @@ describe("formatBytes and plural", () => {
     expect(plural(1, "file")).toBe("1 file");
     expect(plural(0, "file")).toBe("0 files");
     expect(plural(2, "entry", "entries")).toBe("2 entries");
+    // The dashboard's counts too: "1 sound", never "1 sounds" (the bundle page, the review queue).
+    expect([0, 1, 2, 60].map((n) => plural(n, "sound"))).toEqual(["0 sounds", "1 sound", "2 sounds", "60 sounds"]);
   });
 });
 

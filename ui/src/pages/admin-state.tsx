@@ -2,7 +2,9 @@
  * The admin's "Reset and fixtures" tab: reset to the start-up fixture, export the whole state as the archive
  * `ext export` writes, and load a fixture (.json) or an export (.tar) back through `POST /_emulator/seed`.
  */
+
 import { useState } from "preact/hooks";
+import { plural } from "../../../common/text/format";
 import {
   admin,
   EXPORT_MEDIA_TYPE,
@@ -42,17 +44,15 @@ function whereBroken(text: string, message: string): string {
   return token ? ` (an unexpected ${token[1]})` : "";
 }
 
-const counted = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
-
 /** What a load did, in words. */
 function loadedMessage(what: string, report: SeedReport): string {
   const keys = report.keys.filter((k) => k.created).length;
   if (report.accountsCreated + report.extensionsCreated + keys === 0)
     return `${what} loaded: everything in it already existed, so nothing changed.`;
   const made = [
-    counted(report.accountsCreated, "account"),
-    counted(report.extensionsCreated, "extension"),
-    counted(keys, "API key"),
+    plural(report.accountsCreated, "account"),
+    plural(report.extensionsCreated, "extension"),
+    plural(keys, "API key"),
   ];
   return `${what} loaded: ${made.join(", ")} created.`;
 }

@@ -1,11 +1,11 @@
 import { useState } from "preact/hooks";
+import { plural } from "../../../common/text/format";
 import { admin, asAccount } from "../api";
 import { Badge, bytes, Loading, Status, TableHead, TableWrap, TabPanel, Tabs, useTitle, when } from "../components";
 import { checkField, rulesOf } from "../field-rules";
 import { useAction, useInterval, useLoad } from "../hooks";
 import type { PageProps } from "../page";
 import { go, href } from "../router";
-import { counted } from "../wording";
 import { StatePanel } from "./admin-state";
 import { ClockPanel, FaultsPanel, OverridesPanel } from "./admin-system";
 import { LimitRequestTable } from "./limits";
@@ -83,8 +83,8 @@ function ReviewQueue() {
                       <div class="small">{v.changelog}</div>
                     </td>
                     <td data-label="Bundle">
-                      {bytes(v.bundleSizeBytes)} · {counted(v.soundCount, "sound")}
-                      {v.warnings.length > 0 && <div class="small">{counted(v.warnings.length, "warning")}</div>}
+                      {bytes(v.bundleSizeBytes)} · {plural(v.soundCount, "sound")}
+                      {v.warnings.length > 0 && <div class="small">{plural(v.warnings.length, "warning")}</div>}
                     </td>
                     <td data-label="Submitted">{when(v.submittedAt)}</td>
                     <td class="actions">

@@ -1,11 +1,11 @@
 import { useState } from "preact/hooks";
+import { plural } from "../../../common/text/format";
 import { printable } from "../../../common/text/printable";
 import { admin, asAccount, soundUrl } from "../api";
 import { Badge, bytes, Crumbs, IdCard, Loading, RejectReason, TableHead, TableWrap, useTitle } from "../components";
 import { useLoad } from "../hooks";
 import { accountName, type PageProps } from "../page";
 import { href } from "../router";
-import { counted } from "../wording";
 
 export function BundlePage(props: PageProps & { extensionId: string; versionId: string }) {
   const { extensionId, versionId } = props;
@@ -53,7 +53,7 @@ export function BundlePage(props: PageProps & { extensionId: string; versionId: 
           </h1>
           <IdCard label="Version ID" id={b.versionId} />
           <p>
-            <Badge value={b.status} /> · {bytes(b.bundleSizeBytes)} · {counted(b.soundCount, "sound")} · SHA-256{" "}
+            <Badge value={b.status} /> · {bytes(b.bundleSizeBytes)} · {plural(b.soundCount, "sound")} · SHA-256{" "}
             <code class="wrap">{b.bundleSha256}</code>
           </p>
           {reason.data !== undefined && <RejectReason reason={reason.data} />}

@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import { plural } from "../../../common/text/format";
 import { characterCount } from "../../../common/text/text-length";
 import { admin, asAccount, type LimitRequest, type ScopeLimitUsageRow } from "../api";
 import {
@@ -20,7 +21,6 @@ import { checkField, rulesOf } from "../field-rules";
 import { useAction, useLoad } from "../hooks";
 import type { PageProps } from "../page";
 import { go, href } from "../router";
-import { counted } from "../wording";
 
 const show = (row: Pick<ScopeLimitUsageRow, "unit">, n: number | null) =>
   n === null ? "—" : row.unit === "bytes" ? bytes(n) : String(n);
@@ -330,7 +330,7 @@ function LimitsTab({
           />
           <FieldError id="reason-error" problem={problems.reason} />
           <p id="reason-count" class="muted small">
-            {counted(characterCount(reason.trim()), "character")}
+            {plural(characterCount(reason.trim()), "character")}
           </p>
           <p>
             <button type="button" class="secondary" onClick={() => setStep("values")}>
