@@ -118,6 +118,8 @@ describe("ext proxy --report with --save-profile, neither writable", () => {
       let first = "";
       while (!first.includes("\n")) first += new TextDecoder().decode((await reader.read()).value);
       const url = first.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/)![1]!;
+      // --save-profile learns by replaying in the shadow: the line says it runs, as the report does.
+      expect(first).toContain("(shadow: an in-process emulator)");
       await (
         await fetch(`${url}/developer/v1/extensions`, { headers: { authorization: `Bearer ${DEMO_KEY}` } })
       ).text();

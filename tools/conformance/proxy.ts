@@ -148,12 +148,13 @@ function forwardHeaders(from: Headers): Headers {
 
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const upstream = originOf(options.upstream);
-  // A profile is learned by replaying each exchange in the shadow: the report then says so.
-  const log = new DifferenceLog(upstream, Boolean(options.shadow || options.profileFile));
+  // A profile is learned by replaying each exchange in the shadow: with one, the shadow runs (and the report says so).
+  const shadowing = Boolean(options.shadow || options.profileFile);
+  const log = new DifferenceLog(upstream, shadowing);
   const redactor = createRedactor();
   const profile = options.profileFile ? new ProfileBuilder("proxy", upstream, nowIso()) : null;
   const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000;
-  const shadow: Shadow | null = options.shadow || profile ? await startShadow(timeoutMs) : null;
+  const shadow: Shadow | null = shadowing ? await startShadow(timeoutMs) : null;
   const outbound = createTransport({ timeoutMs, passthrough: true });
   const hosts = hostGate();
   let queue: Promise<void> = Promise.resolve();

@@ -88,7 +88,7 @@ export default defineCommand({
       process.exit(EXIT.runtime);
     }
     out(
-      `ext proxy listening on ${proxy.url} → ${printable(upstream.origin)}${args.shadow || args["save-profile"] ? " (shadow: an in-process emulator)" : ""}`,
+      `ext proxy listening on ${proxy.url} → ${printable(upstream.origin)}${proxy.log.shadow ? " (shadow: an in-process emulator)" : ""}`,
     );
     const stop = async () => {
       let failed: string[] = [];
