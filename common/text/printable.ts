@@ -18,9 +18,9 @@ const escaped = (c: string) => {
 
 /**
  * `text` with each control, bidirectional-formatting or invisible zero-width character written as `\n`, `\x1b`,
- * `\u202e`, `\u200b`. A server's
- * answer is typed only as far as it was checked, so a member that should be a string may be anything at run
- * time: what is not a string is shown as its JSON text (escaped the same way), never a TypeError.
+ * `\u202e`, `\u200b`. A server's answer is typed only as far as it was checked, so a member that should be a
+ * string may be anything at run time: what is not a string is shown as its JSON text (escaped the same way),
+ * never a TypeError.
  */
 export function printable(text: string): string {
   const value: unknown = text;
