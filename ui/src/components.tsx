@@ -135,8 +135,6 @@ export function Code({ text, label }: { text: string; label: string }) {
 }
 
 export const when = (iso: string | null | undefined) => (iso ? iso.replace("T", " ").replace(/\.\d+Z$/, "Z") : "—");
-export const bytes = (n: number) =>
-  n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KB` : `${n} B`;
 
 /** A status as a coloured pill: `value` picks the colour, `label` (default the value) is what it says. */
 export function Badge({ value, label }: { value: string; label?: string }) {

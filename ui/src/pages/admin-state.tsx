@@ -4,7 +4,7 @@
  */
 
 import { useState } from "preact/hooks";
-import { plural } from "../../../common/text/format";
+import { formatBytes, plural } from "../../../common/text/format";
 import {
   admin,
   EXPORT_MEDIA_TYPE,
@@ -15,7 +15,7 @@ import {
   seedArchive,
   seedFixture,
 } from "../api";
-import { bytes, FieldError, invalidProps, Status } from "../components";
+import { FieldError, invalidProps, Status } from "../components";
 import { checkField } from "../field-rules";
 import { useAction } from "../hooks";
 import type { PageProps } from "../page";
@@ -162,7 +162,7 @@ function ExportSection() {
             void action.run(async () => {
               const archive = await exportArchive(secrets);
               download(archive, name);
-              action.done(`Exported ${name} (${bytes(archive.size)}).`);
+              action.done(`Exported ${name} (${formatBytes(archive.size)}).`);
             });
           }}
         >

@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
-import { plural } from "../../../common/text/format";
+import { formatBytes, plural } from "../../../common/text/format";
 import { admin, asAccount } from "../api";
-import { Badge, bytes, Loading, Status, TableHead, TableWrap, TabPanel, Tabs, useTitle, when } from "../components";
+import { Badge, Loading, Status, TableHead, TableWrap, TabPanel, Tabs, useTitle, when } from "../components";
 import { checkField, rulesOf } from "../field-rules";
 import { useAction, useInterval, useLoad } from "../hooks";
 import type { PageProps } from "../page";
@@ -83,7 +83,7 @@ function ReviewQueue() {
                       <div class="small">{v.changelog}</div>
                     </td>
                     <td data-label="Bundle">
-                      {bytes(v.bundleSizeBytes)} · {plural(v.soundCount, "sound")}
+                      {formatBytes(v.bundleSizeBytes)} · {plural(v.soundCount, "sound")}
                       {v.warnings.length > 0 && <div class="small">{plural(v.warnings.length, "warning")}</div>}
                     </td>
                     <td data-label="Submitted">{when(v.submittedAt)}</td>

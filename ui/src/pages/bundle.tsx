@@ -1,8 +1,8 @@
 import { useState } from "preact/hooks";
-import { plural } from "../../../common/text/format";
+import { formatBytes, plural } from "../../../common/text/format";
 import { printable } from "../../../common/text/printable";
 import { admin, asAccount, soundUrl } from "../api";
-import { Badge, bytes, Crumbs, IdCard, Loading, RejectReason, TableHead, TableWrap, useTitle } from "../components";
+import { Badge, Crumbs, IdCard, Loading, RejectReason, TableHead, TableWrap, useTitle } from "../components";
 import { useLoad } from "../hooks";
 import { accountName, type PageProps } from "../page";
 import { href } from "../router";
@@ -53,7 +53,7 @@ export function BundlePage(props: PageProps & { extensionId: string; versionId: 
           </h1>
           <IdCard label="Version ID" id={b.versionId} />
           <p>
-            <Badge value={b.status} /> · {bytes(b.bundleSizeBytes)} · {plural(b.soundCount, "sound")} · SHA-256{" "}
+            <Badge value={b.status} /> · {formatBytes(b.bundleSizeBytes)} · {plural(b.soundCount, "sound")} · SHA-256{" "}
             <code class="wrap">{b.bundleSha256}</code>
           </p>
           {reason.data !== undefined && <RejectReason reason={reason.data} />}
@@ -85,7 +85,7 @@ export function BundlePage(props: PageProps & { extensionId: string; versionId: 
                         {printable(f.path.slice(f.path.lastIndexOf("/") + 1))}
                       </span>
                     </td>
-                    <td data-label="Size">{bytes(f.size)}</td>
+                    <td data-label="Size">{formatBytes(f.size)}</td>
                     <td data-label="Sound">
                       {f.audio ? <Player versionId={versionId} path={f.path} format={f.audio} /> : ""}
                     </td>

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
+import { formatBytes } from "../../../common/text/format";
 import {
   ApiCallError,
   admin,
@@ -10,7 +11,6 @@ import {
 } from "../api";
 import {
   Badge,
-  bytes,
   Crumbs,
   FieldError,
   IdCard,
@@ -296,7 +296,7 @@ function Versions({ extensionId, versions }: { extensionId: string; versions: Ve
                   </span>
                   {v.rejectReason !== undefined && <RejectReason reason={v.rejectReason} />}
                 </td>
-                <td data-label="Size">{bytes(v.bundleSizeBytes)}</td>
+                <td data-label="Size">{formatBytes(v.bundleSizeBytes)}</td>
                 <td data-label="Submitted">{when(v.submittedAt)}</td>
                 <td data-label="Approved">{when(v.approvedAt)}</td>
                 <td data-label="Changelog" class="changelog">

@@ -1,10 +1,9 @@
 import { useState } from "preact/hooks";
-import { plural } from "../../../common/text/format";
+import { formatBytes, plural } from "../../../common/text/format";
 import { characterCount } from "../../../common/text/text-length";
 import { admin, asAccount, type LimitRequest, type ScopeLimitUsageRow } from "../api";
 import {
   Badge,
-  bytes,
   Crumbs,
   FieldError,
   invalidProps,
@@ -23,7 +22,7 @@ import type { PageProps } from "../page";
 import { go, href } from "../router";
 
 const show = (row: Pick<ScopeLimitUsageRow, "unit">, n: number | null) =>
-  n === null ? "—" : row.unit === "bytes" ? bytes(n) : String(n);
+  n === null ? "—" : row.unit === "bytes" ? formatBytes(n) : String(n);
 
 /** A requested value's problem: a whole number, above the value in force (the API refuses a decrease), within the hard max. */
 function wantedProblem(row: ScopeLimitUsageRow, text: string): string | null {
