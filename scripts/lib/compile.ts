@@ -42,6 +42,19 @@ export async function prepareDashboard(): Promise<void> {
   dashboardFile = file;
 }
 
+/**
+ * How the binary's JavaScript is bundled (before it is compiled): also what test/http/sync-answers.test.ts bundles
+ * the app with, since Elysia reads the source text of the bundle's functions.
+ */
+export const BUNDLE_FLAGS = [
+  "--minify-whitespace",
+  "--minify-syntax",
+  // CommonJS output: a built-in module (node:zlib, node:stream, …) is then required where the module using it
+  // is first evaluated, so a command or a route loaded lazily brings its built-ins with it. ESM output hoists
+  // every import to the top of the bundle, so every start paid for all of them. (No top-level await then.)
+  "--format=cjs",
+] as const;
+
 export function compileBinary(outfile: string, target?: string): void {
   if (!dashboardFile)
     throw new Error("compileBinary: call prepareDashboard() first (the dashboard is embedded in every binary)");
@@ -50,8 +63,7 @@ export function compileBinary(outfile: string, target?: string): void {
     "build",
     "--compile",
     ...(target ? [`--target=${target}`] : []),
-    "--minify-whitespace",
-    "--minify-syntax",
+    ...BUNDLE_FLAGS,
     "--sourcemap=none",
     // JavaScriptCore bytecode compiled at build time: the binary starts without parsing its bundle (a large part
     // of its cold start).
@@ -60,10 +72,6 @@ export function compileBinary(outfile: string, target?: string): void {
     // compile it, a third of `ext serve`'s CPU before its first answer on two cores. A process that goes on serving
     // puts the JIT back to normal as it starts listening (common/jit-policy.ts).
     "--compile-jit-policy=8",
-    // CommonJS output: a built-in module (node:zlib, node:stream, …) is then required where the module using it
-    // is first evaluated, so a command or a route loaded lazily brings its built-ins with it. ESM output hoists
-    // every import to the top of the bundle, so every start paid for all of them. (No top-level await then.)
-    "--format=cjs",
     // A user's .env or bunfig.toml in the working directory must not change the binary's behaviour.
     "--no-compile-autoload-dotenv",
     "--no-compile-autoload-bunfig",

@@ -73,7 +73,10 @@ export const apiAuth = new Elysia({ name: "api-auth" }).macro({
       if (!hasScope(principal.scopes, scope)) throw errors.forbidden(scope);
     },
     resolve({ request }) {
-      return { principal: principalOf(request)! };
+      const principal = principalOf(request);
+      // The transform above refused a request without one; the check also keeps Elysia from awaiting this hook.
+      if (!principal) throw errors.unauthorized("missing");
+      return { principal };
     },
     detail: { security: [{ bearerAuth: [] }] },
   }),

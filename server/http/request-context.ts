@@ -9,7 +9,8 @@
  * envelope as a value, so success and error answers alike pass through it before they are sent). There:
  *  - every answer is made once, with its headers: a JSON value (a route's body, the error envelope) becomes its
  *    Response here, with the status and headers set while it was served and the request's own (the rate
- *    window's); a handler that makes its own Response puts them on it itself (`madeAnswer`). Either way the
+ *    window's), and so does JSON a route holds serialized already (`SerializedJson`, the list's); a handler
+ *    that makes its own Response puts them on it itself (`madeAnswer`). Either way the
  *    framework is left nothing to merge and sends the Response as it is (its fast path). Every answer gets the
  *    security headers here (ANSWER_SECURITY_HEADERS: nosniff and a policy that runs nothing), after any profile
  *    change, so no route, error or profile can send one without them; an answer made by `madeAnswer` has them
@@ -27,7 +28,14 @@ import { rmSync } from "node:fs";
 import { Elysia, ElysiaCustomStatusResponse, StatusMap } from "elysia";
 import type { Principal } from "../auth/service";
 import type { RateHeaders } from "../ratelimit/limiter";
-import { ANSWER_SECURITY_HEADERS, type AnswerTemplate, headersFrom, secured, secureHeaders } from "./answer-headers";
+import {
+  ANSWER_SECURITY_HEADERS,
+  type AnswerTemplate,
+  answerHeadersTemplate,
+  headersFrom,
+  secured,
+  secureHeaders,
+} from "./answer-headers";
 import type { Plane } from "./paths";
 
 export interface RequestContext {
@@ -50,6 +58,8 @@ export interface RequestContext {
   stagedExportDir: string | undefined;
   /** Files and folders made for this request alone, removed before its answer is sent (`temporaryOf`). */
   readonly temporary: string[];
+  /** The fault rule that held this request (server/http/pre-routing.ts), once its latency is over; else null. */
+  heldFault: { error: Error | null } | null;
   /** The answer a handler made with every header it carries (`madeAnswer`), and those headers; else null. */
   madeAnswer: Response | null;
   madeHeaders: Headers | null;
@@ -96,6 +106,7 @@ export function openRequestContext(request: Request, path: string, plane: Plane,
     admin: false,
     stagedExportDir: undefined,
     temporary: [],
+    heldFault: null,
     madeAnswer: null,
     madeHeaders: null,
   };
@@ -239,27 +250,57 @@ function report(observers: readonly AnswerObserver[], answer: Answer): Promise<u
   return pending ? Promise.all(pending) : null;
 }
 
+/**
+ * A 200 whose JSON body a route already holds serialized (the extension list, from its service's cache): the answer
+ * step makes its Response, once, with every header it carries (`madeAnswer`), so nothing serializes it again.
+ */
+export class SerializedJson {
+  constructor(readonly text: string) {}
+}
+
+const JSON_TEMPLATE = answerHeadersTemplate({ "content-type": "application/json;charset=utf-8" });
+
+/** The answer to a request that has its context: reported to the observers, then made. */
+function answered(
+  request: Request,
+  responseValue: unknown,
+  state: State,
+  context: RequestContext,
+  observers: readonly AnswerObserver[],
+  changes: AnswerChanges | null,
+): Response | Promise<Response> {
+  const value =
+    responseValue instanceof SerializedJson ? madeAnswer(request, responseValue.text, JSON_TEMPLATE) : responseValue;
+  if (context.answerHeaders && !(value instanceof Response)) Object.assign(state.headers, context.answerHeaders);
+  const status = statusOf(value, state.status);
+  const change = changes?.(request.method, context.path, status);
+  if (change && (value instanceof Response || isJsonValue(value)))
+    return changedAnswer(change, value, status, state, request, context, observers);
+  const pending = report(observers, { request, context, status, value, headers: state.headers });
+  // After the observers, one of which may have begun to read a small body for the log.
+  if (untouched(request) && dropUnreadBody(request) === "close") state.headers.connection = "close";
+  // An answer made with its headers (madeAnswer) goes as it is; every other one is made here.
+  const sent = (value === context.madeAnswer ? value : made(value, state)) as Response;
+  return pending ? pending.then(() => sent) : sent;
+}
+
+/**
+ * The answer step. Its hook returns a variable, never a call, and ends on a statement Elysia's reading of the
+ * source cannot take for a wait: Elysia awaits a hook whose source returns the result of a call, and a read's
+ * answer would then leave the app as a Promise (server/http/pre-routing.ts; test/http/sync-answers.test.ts).
+ */
 export function answers(observers: readonly AnswerObserver[], changes: AnswerChanges | null = null) {
   return new Elysia({ name: "answers" }).mapResponse({ as: "global" }, ({ request, responseValue, set }) => {
-    // The value goes back unchanged, whatever it is (the hook's type names only a Response): a hook that
-    // returns nothing leaves an error answered from onRequest without its body.
-    const value = responseValue as Response;
+    // The value goes back made, whatever it is (the hook's type names only a Response): a hook that returns
+    // nothing leaves an error answered from onRequest without its body.
     const context = contextOf(request);
-    // A request refused before its context was opened (a malformed request target) is answered all the same.
-    if (!context) return made(value, set as State) as Response;
-    if (context.temporary.length > 0) removeTemporary(context);
-    if (context.answerHeaders && !(value instanceof Response)) Object.assign(set.headers, context.answerHeaders);
-    const state = set as State;
-    const status = statusOf(responseValue, state.status);
-    const change = changes?.(request.method, context.path, status);
-    if (change && (value instanceof Response || isJsonValue(value)))
-      return changedAnswer(change, value, status, state, request, context, observers);
-    const pending = report(observers, { request, context, status, value: responseValue, headers: state.headers });
-    // After the observers, one of which may have begun to read a small body for the log.
-    if (untouched(request) && dropUnreadBody(request) === "close") state.headers.connection = "close";
-    // An answer made with its headers (madeAnswer) goes as it is; every other one is made here.
-    const sent = value === context.madeAnswer ? value : (made(value, state) as Response);
-    return pending ? pending.then(() => sent) : sent;
+    const answer = context
+      ? answered(request, responseValue, set as State, context, observers, changes)
+      : // A request refused before its context was opened (a malformed request target) is answered all the same.
+        (made(responseValue, set as State) as Response);
+    // Whatever happened, nothing the request made for itself outlives its answer.
+    if (context && context.temporary.length > 0) removeTemporary(context);
+    return answer as Response;
   });
 }
 

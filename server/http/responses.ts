@@ -1,10 +1,11 @@
 /** Response helpers shared by the developer routes: the 204, and the documented responses of a route. */
+import type { TUnion, TUnsafe } from "@sinclair/typebox";
 import type { TSchema } from "elysia";
 import { AUTHED_ERRORS, type ErrorCode } from "../errors/codes";
 import { errorResponses, withResponseHeaders } from "../errors/model";
 import { integer, requiredHeader, t } from "../schema/schema";
 import { answerHeadersTemplate } from "./answer-headers";
-import { madeAnswer } from "./request-context";
+import { madeAnswer, type SerializedJson } from "./request-context";
 
 const SECURE = answerHeadersTemplate();
 
@@ -53,16 +54,17 @@ interface ReadyAnswer {
 }
 
 /**
- * The success of a route that answers a ready Response (jsonResponse), declared for the document only: Elysia
- * checks no Response against a schema, so a schema in the route's `response` would only be compiled, by its first
- * request, into a validator that never runs (for the list, the first validator a start compiles: a fifth of its
- * first answer). The route kit puts it in the route's `detail` (READY_ANSWERS_KEY) instead, as a reference to its
- * named model, which the document's app registers (`READY_ANSWER_MODELS`, server/start/app.ts); the document's
- * post-processing writes the response. Typed as the model, so the route's type is unchanged.
+ * The success of a route that answers a body it already holds serialized (SerializedJson,
+ * server/http/request-context.ts), declared for the document only: a schema in the route's `response` would be
+ * compiled, by its first request, into a validator that must not check the serialized body (for the list, the
+ * first validator a start compiles: a fifth of its first answer). The route kit puts it in the route's `detail`
+ * (READY_ANSWERS_KEY) instead, as a reference to its named model, which the document's app registers
+ * (`READY_ANSWER_MODELS`, server/start/app.ts); the document's post-processing writes the response. Typed as the
+ * model or the serialized body the route answers it with.
  */
-export function readyAnswer<S extends TSchema>(model: S): S {
+export function readyAnswer<S extends TSchema>(model: S): TUnion<[S, TUnsafe<SerializedJson>]> {
   if (typeof model.$id !== "string") throw new Error("readyAnswer: the model must be named (named(...))");
-  return { [READY_ANSWER]: model.$id } satisfies ReadyAnswer as unknown as S;
+  return { [READY_ANSWER]: model.$id } satisfies ReadyAnswer as unknown as TUnion<[S, TUnsafe<SerializedJson>]>;
 }
 
 /**
@@ -85,13 +87,3 @@ export function apiResponses<S extends Record<number, TSchema>>(success: S) {
  */
 export const apiErrors = (codes: readonly ErrorCode[]) =>
   errorResponses([...AUTHED_ERRORS, ...codes], developerHeaders);
-
-const JSON_TYPE = answerHeadersTemplate({ "content-type": "application/json;charset=utf-8" });
-
-/**
- * A 200 of an already serialized JSON body (the extension list, serialized by its service's cache), made once
- * with every header it carries, so the framework sends it as it is.
- */
-export function jsonResponse(body: string, request: Request): Response {
-  return madeAnswer(request, body, JSON_TYPE);
-}

@@ -8,7 +8,9 @@
  *  - a JSON body (`json: true`): 415 for another Content-Type, 413 past the cap, 422 for a body that is not JSON
  *    or fails its schema;
  *  - no body: whatever is sent is ignored — never read, parsed or validated (`parse: "none"`; the answer step
- *    drops it as it arrives), so an operation without a body answers as it would without one;
+ *    drops it as it arrives), so an operation without a body answers as it would without one. A developer-API
+ *    read (`apiRead`, a GET) goes without `parse: "none"`: the framework reads the body of no GET, and with a
+ *    parser named Elysia composes the route to await it (server/http/pre-routing.ts);
  *  - a body the route reads itself (`ownBody`: the multipart upload): not parsed by the framework either, and
  *    documented as the route describes it.
  * Each plane adds its own part: `apiRoute` below for the developer API (its scope, its tag, the rate window's
@@ -136,4 +138,18 @@ export function apiRoute<
     auth: declaration.auth,
     ...routeOptions({ operationId, summary }, declaration, response, { tags: [tag], ...detail, ...errors }),
   };
+}
+
+/**
+ * A developer-API read (a GET): `apiRoute`'s options without `parse: "none"`, which Elysia would compose into an
+ * awaiting handler, for a body it never reads on a GET anyway.
+ */
+export function apiRead<S extends Schemas, P extends Maybe = undefined, Q extends Maybe = undefined>(
+  tag: string,
+  operationId: string,
+  summary: string,
+  declaration: RouteDeclaration<S, P, Q, undefined> & { auth: Scope },
+) {
+  const { parse: _bodyIgnored, ...options } = apiRoute(tag, operationId, summary, declaration);
+  return options;
 }

@@ -215,6 +215,8 @@ export function createApp(runtime: Runtime) {
           isDeveloperKey: (authorization) => services.auth.isKey(authorization),
         }),
         developerGate: developerGate(services.auth, runtime.rateLimiter, routes, control.isAdminToken),
+        // A request a fault rule held, handled by the whole app once the rule's latency is over.
+        handleAgain: (request) => app.handle(request),
       }),
     )
     .use(errorHandler(logger, (path) => routes.allowed(path)))

@@ -102,6 +102,21 @@ describe("POST /_emulator/faults", () => {
     });
   });
 
+  test("a held request is answered when its latency is over: its rule's error, or what the key check says; logged once", async () => {
+    await addFault({ method: "GET", path: "/extensions", latencyMs: 120, status: 503, times: 1 });
+    await addFault({ method: "GET", path: "/extensions/:id", latencyMs: 120, times: 1 });
+    expectEnvelope(await list(), 503, "service_unavailable");
+    // The key is checked once the hold is over, as every gate is: an unknown one is a 401 then.
+    expectEnvelope(await get("ext_held", "ext_test_key_nobody_has_0123456789abcde"), 401, "unauthorized");
+    const logged = await requests();
+    expect(logged.map((e) => [e.method, e.path, e.status])).toEqual([
+      ["GET", "/developer/v1/extensions/ext_held", 401],
+      ["GET", "/developer/v1/extensions", 503],
+    ]);
+    for (const entry of logged) expect(entry.durationMs).toBeGreaterThanOrEqual(120);
+    expect((await faults()).map((f) => f.fired)).toEqual([1, 1]);
+  });
+
   test("a latency rule's delay ends when the client goes away, and the request then proceeds", async () => {
     // The longest delay a rule may have: longer than this test may run.
     expect((await addFault({ path: "/extensions", latencyMs: 60_000, times: 1 })).response.status).toBe(201);

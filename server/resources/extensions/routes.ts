@@ -1,8 +1,9 @@
 import { API_PREFIX } from "../../../common/addresses";
 import { limitDefinition } from "../../../common/limits-catalog";
 import type { ApiApp } from "../../http/auth";
-import { jsonResponse, NoContent, noContent, readyAnswer } from "../../http/responses";
-import { apiRoute } from "../../http/route-kit";
+import { SerializedJson } from "../../http/request-context";
+import { NoContent, noContent, readyAnswer } from "../../http/responses";
+import { apiRead, apiRoute } from "../../http/route-kit";
 import {
   CreateExtensionBody,
   Extension,
@@ -21,11 +22,13 @@ export function extensionRoutes(extensions: () => ExtensionService) {
   return (app: ApiApp) =>
     app
       // The hot path: the body comes serialized from the service's cache (its shape is the ExtensionList schema below:
-      // the service's prepared list query), the answer made once with the request's rate-limit headers.
+      // the service's prepared list query), the answer made once, by the answer step, with the request's rate-limit
+      // headers. A `new`, not a call, is what the handler returns: Elysia then composes the route without an await
+      // (server/http/pre-routing.ts).
       .get(
         PATH,
-        ({ principal, request }) => jsonResponse(extensions().listJson(principal.accountId), request),
-        apiRoute(tag, "listExtensions", "List the account's extensions", {
+        ({ principal }) => new SerializedJson(extensions().listJson(principal.accountId)),
+        apiRead(tag, "listExtensions", "List the account's extensions", {
           auth: "extensions:read",
           description: "Newest first. No pagination.",
           answers: { 200: readyAnswer(ExtensionList) },
@@ -34,7 +37,7 @@ export function extensionRoutes(extensions: () => ExtensionService) {
       .get(
         `${PATH}/:id`,
         ({ principal, params }) => extensions().get(principal.accountId, params.id),
-        apiRoute(tag, "getExtension", "Get one extension (full object)", {
+        apiRead(tag, "getExtension", "Get one extension (full object)", {
           auth: "extensions:read",
           params: ExtensionIdParams,
           answers: { 200: Extension },

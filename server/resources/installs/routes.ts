@@ -1,6 +1,6 @@
 import { API_PREFIX } from "../../../common/addresses";
 import type { ApiApp } from "../../http/auth";
-import { apiRoute } from "../../http/route-kit";
+import { apiRead } from "../../http/route-kit";
 import { ExtensionIdParams } from "../extensions/model";
 import { InstallStats } from "./model";
 import type { InstallService } from "./service";
@@ -10,7 +10,7 @@ export function installRoutes(installs: () => InstallService) {
     app.get(
       `${API_PREFIX}/extensions/:id/installs`,
       ({ principal, params }) => installs().statsForAccount(principal.accountId, params.id),
-      apiRoute("Installs", "getInstallStatistics", "Install statistics", {
+      apiRead("Installs", "getInstallStatistics", "Install statistics", {
         auth: "extensions:read",
         description:
           "Aggregates only: total ever recorded, active now, and active per version id (byVersion sums to active).",

@@ -1,5 +1,5 @@
 import type { ApiApp } from "../../http/auth";
-import { apiRoute } from "../../http/route-kit";
+import { apiRead } from "../../http/route-kit";
 import { ExtensionIdParams } from "../extensions/model";
 import { LimitsResponse } from "./model";
 import type { LimitsView } from "./view";
@@ -13,7 +13,7 @@ export function limitsRoutes(view: () => LimitsView, prefix: string, operationId
     app.get(
       `${prefix}/extensions/:id/limits`,
       ({ principal, params }) => view().forExtension(principal.accountId, params.id),
-      apiRoute("Limits", operationId, "Limits resolved for an extension", {
+      apiRead("Limits", operationId, "Limits resolved for an extension", {
         auth: "extensions:read",
         description:
           "Every limit of the catalogue with its value, source (extension_override | developer_override | platform_default), default, hard maximum and override key, grouped by category; `sounds.resolvedLimit` for the deploy tool; current usage.",

@@ -1,7 +1,7 @@
 import { API_PREFIX } from "../../../common/addresses";
 import type { ApiApp } from "../../http/auth";
 import { NoContent, noContent } from "../../http/responses";
-import { apiRoute } from "../../http/route-kit";
+import { apiRead, apiRoute } from "../../http/route-kit";
 import { ExtensionIdParams } from "../extensions/model";
 import { PutSecretBody, SecretKeyList, SecretParams } from "./model";
 import type { SecretService } from "./service";
@@ -14,7 +14,7 @@ export function secretRoutes(secrets: () => SecretService) {
       .get(
         `${API_PREFIX}/extensions/:id/secrets`,
         ({ principal, params }) => ({ keys: secrets().listNames(principal.accountId, params.id) }),
-        apiRoute(tag, "listSecretKeys", "List secret names", {
+        apiRead(tag, "listSecretKeys", "List secret names", {
           auth: "secrets:read",
           description: "Names only, sorted; values are write-only and never returned.",
           params: ExtensionIdParams,

@@ -3,7 +3,7 @@ import type { BlobStore } from "../../blobs/blob-store";
 import { errors } from "../../errors/catalog";
 import type { ApiApp } from "../../http/auth";
 import { temporaryOf } from "../../http/request-context";
-import { apiRoute } from "../../http/route-kit";
+import { apiRead, apiRoute } from "../../http/route-kit";
 import { ExtensionIdParams } from "../extensions/model";
 import { SubmitVersionForm, VersionList, VersionListQuery, VersionSubmitted } from "./model";
 import type { VersionService } from "./service";
@@ -19,7 +19,7 @@ export function versionRoutes(versions: () => VersionService, blobs: BlobStore) 
         ({ principal, params, query }) => ({
           versions: versions().list(principal.accountId, params.id, query.include === "archived"),
         }),
-        apiRoute(tag, "listVersions", "List an extension's versions", {
+        apiRead(tag, "listVersions", "List an extension's versions", {
           auth: "extensions:read",
           description: "Newest first. Archived versions only with ?include=archived.",
           params: ExtensionIdParams,
