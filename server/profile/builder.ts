@@ -6,7 +6,7 @@
  * over the same traffic — conformance's checks, or the proxy's exchanges — save the same profile.
  */
 
-import { ANSWER_SHAPES } from "./answer-shapes.generated";
+import { answerShapes } from "./answer-shapes.generated";
 import { compileProfile, ProfileError } from "./compile";
 import { answerWords, changeWords, headerName } from "./explain";
 import { PROFILE_VERSION, type Profile, type ProfileEntry } from "./model";
@@ -40,7 +40,7 @@ function whatOf(e: ObservedEntry): string {
 }
 
 /** A cause: the difference without the operation, so one platform habit seen on many operations is one line. */
-export function causeOf(e: ObservedEntry | ProfileEntry, shapes: AnswerShapes = ANSWER_SHAPES): string {
+export function causeOf(e: ObservedEntry | ProfileEntry, shapes: AnswerShapes = answerShapes()): string {
   const change = changeWords(e as ProfileEntry, shapes);
   if (e.difference === "error-field" && e.field === "code") return change;
   return `${answerWords(e)}${typeof e.answer === "number" ? " answers" : ""}: ${change}`;
@@ -73,7 +73,7 @@ export class ProfileBuilder {
     private readonly source: "conformance" | "proxy",
     private readonly target: string,
     private readonly at: string,
-    private readonly shapes: AnswerShapes = ANSWER_SHAPES,
+    private readonly shapes: AnswerShapes = answerShapes(),
   ) {}
 
   add(observation: Observation, sighting: Sighting): void {

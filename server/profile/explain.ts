@@ -2,7 +2,7 @@
  * Profile entries in words, naming both sides: what the platform does and what ext (the spec) does. Used by
  * `ext serve --explain`, the banner, /_emulator/state, and the reports of conformance and the proxy.
  */
-import { ANSWER_SHAPES } from "./answer-shapes.generated";
+import { answerShapes } from "./answer-shapes.generated";
 import type { LoadedProfile } from "./load";
 import type { ActiveProfile, ProfileEntry } from "./model";
 import type { AnswerShapes } from "./shapes";
@@ -47,7 +47,7 @@ function extCode(shapes: AnswerShapes, e: ProfileEntry): string | null {
 }
 
 /** What the entry changes, in words, without the operation: "keys is sent as names (ext's field is keys)". */
-export function changeWords(e: ProfileEntry, shapes: AnswerShapes = ANSWER_SHAPES): string {
+export function changeWords(e: ProfileEntry, shapes: AnswerShapes = answerShapes()): string {
   switch (e.difference) {
     case "status":
       return `the status is ${e.observed}: ext's (the spec's) is ${e.answer}`;
@@ -101,7 +101,7 @@ function article(type: string): string {
 }
 
 /** One line per entry: "GET /developer/v1/extensions/{id}/secrets 200: keys is sent as names: …". */
-export function explainEntry(e: ProfileEntry, shapes: AnswerShapes = ANSWER_SHAPES): string {
+export function explainEntry(e: ProfileEntry, shapes: AnswerShapes = answerShapes()): string {
   return `${e.operation} ${answerWords(e)}: ${changeWords(e, shapes)}`;
 }
 

@@ -8,7 +8,7 @@ import { writePrivateFile } from "../../common/files/private-file";
 import { ReadRefusal } from "../../common/files/safe-read";
 import { readJsonFileText } from "../../common/json/json-reader";
 import { printable } from "../../common/text/printable";
-import { ANSWER_SHAPES } from "./answer-shapes.generated";
+import { answerShapes } from "./answer-shapes.generated";
 import { type CompiledProfile, compileProfile, ProfileError } from "./compile";
 import { PROFILE_FILE_MAX_BYTES, type Profile } from "./model";
 import { checkProfile, parseProfile } from "./parse";
@@ -26,7 +26,7 @@ export interface LoadedProfile {
 
 /** Compiles a profile document against the developer API's answers. */
 export function compile(profile: Profile): CompiledProfile {
-  return compileProfile(profile, ANSWER_SHAPES);
+  return compileProfile(profile, answerShapes());
 }
 
 /**

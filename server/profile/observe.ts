@@ -5,7 +5,7 @@
  * cannot hold (a success where ext refuses, a body where ext has none, a value that differs item by item)
  * comes back as words, never as an approximate entry.
  */
-import { ANSWER_SHAPES } from "./answer-shapes.generated";
+import { answerShapes } from "./answer-shapes.generated";
 import { isError } from "./compile";
 import { headerAddedProblem, headerMissingProblem } from "./headers";
 import type { ProfileEntry } from "./model";
@@ -125,7 +125,7 @@ export function observe(
   operation: string,
   ext: ExtAnswer,
   observed: ObservedAnswer,
-  shapes: AnswerShapes = ANSWER_SHAPES,
+  shapes: AnswerShapes = answerShapes(),
 ): Observation {
   const entries: ObservedEntry[] = [];
   const unexpressible: string[] = [];
@@ -211,7 +211,7 @@ export function observe(
 }
 
 /** The operation a request is, from its method and path (`/developer/v1/extensions/ext_1` → `…/{id}`). */
-export function operationOf(method: string, path: string, shapes: AnswerShapes = ANSWER_SHAPES): string | null {
+export function operationOf(method: string, path: string, shapes: AnswerShapes = answerShapes()): string | null {
   const parts = path.split("?")[0]!.split("/");
   for (const operation of Object.keys(shapes)) {
     const [m, template] = operation.split(" ") as [string, string];
