@@ -4,8 +4,8 @@
  *  1. the URL and Host check: an absolute URL with a well-formed host, a well-formed Host header
  *     (server/http/request-url.ts) — so the path read here is the path the router routes on;
  *  2. the fault rules (developer-API paths only): an injected fault stands in for any answer, a 401 or 429
- *     included, so it comes before the gates. A rule's latency holds the request: once it is over, the request
- *     is handled from step 3 on (`handleAgain`), its fault's error, if it has one, answered then;
+ *     included, so it comes before the gates. A rule's latency holds the request: once it is over, the app
+ *     handles it again (`handleAgain`): the URL check again, then its fault's error if it has one, else step 3 on;
  *  3. the Host gate (DNS rebinding; server/http/host-check.ts), on every route, when the bind asks for it;
  *  4. the control plane's gate (/_emulator) or the developer API's (key, rate window, JSON body cap), each for
  *     its part of the URL space;
@@ -65,25 +65,29 @@ export function preRouting(steps: PreRoutingSteps) {
     if (!isWellFormedPath(context.path)) throw errors.malformedPath(context.path);
   };
   /** The answer to a request a rule holds: the app's, once the latency is over (or the client has gone). */
-  const held = (request: Request, fault: InjectedFault): Promise<Response> =>
+  const hold = (request: Request, fault: InjectedFault): Promise<Response> =>
     faults.delay(fault.latencyMs, request.signal).then(() => handleAgain(request));
   return new Elysia({ name: "pre-routing" }).onRequest(({ request }) => {
     const url = request.url;
     const target = requestTarget(request, url);
     if ("problem" in target) throw errors.badRequestTarget(target.problem);
-    // A held request handled again has its context from its first pass, and its fault decided there.
+    // A held request handled again comes back with the context of its first pass and the fault decided there.
     let context = requestContextOf(request);
+    const heldBy = context?.heldFault ?? null;
     let answer: Promise<Response> | undefined;
-    if (context === undefined) {
+    if (context === undefined || heldBy === null) {
       const path = pathOf(url);
       context = openRequestContext(request, path, planeOf(path), clock.nowMs());
       const fault = faults.armedCount > 0 && context.plane === "api" ? faults.decide(request.method, path) : null;
       if (fault && fault.latencyMs > 0) {
-        answer = held(request, fault);
+        answer = hold(request, fault);
         // Its error, if it has one, is answered when the request is handled again.
         context.heldFault = fault;
       } else if (fault?.error) throw fault.error;
-    } else if (context.heldFault?.error) throw context.heldFault.error;
+    } else {
+      context.heldFault = null;
+      if (heldBy.error) throw heldBy.error;
+    }
     if (answer === undefined) gates(request, target.host, context);
     // The one return, and the last statement: minified, nothing follows it (see the top of this file).
     return answer;

@@ -58,7 +58,7 @@ export interface RequestContext {
   stagedExportDir: string | undefined;
   /** Files and folders made for this request alone, removed before its answer is sent (`temporaryOf`). */
   readonly temporary: string[];
-  /** The fault rule that held this request (server/http/pre-routing.ts), once its latency is over; else null. */
+  /** The fault rule holding this request (server/http/pre-routing.ts), until the app handles it again; else null. */
   heldFault: { error: Error | null } | null;
   /** The answer a handler made with every header it carries (`madeAnswer`), and those headers; else null. */
   madeAnswer: Response | null;
@@ -252,7 +252,9 @@ function report(observers: readonly AnswerObserver[], answer: Answer): Promise<u
 
 /**
  * A 200 whose JSON body a route already holds serialized (the extension list, from its service's cache): the answer
- * step makes its Response, once, with every header it carries (`madeAnswer`), so nothing serializes it again.
+ * step makes its Response, once, with the JSON type, the security headers and the request's own (`madeAnswer`), so
+ * nothing serializes it again. Always a 200, whatever the response state says; its route declares the 200 with
+ * `readyAnswer` (server/http/responses.ts), so Elysia checks no schema against it.
  */
 export class SerializedJson {
   constructor(readonly text: string) {}
@@ -294,13 +296,17 @@ export function answers(observers: readonly AnswerObserver[], changes: AnswerCha
     // The value goes back made, whatever it is (the hook's type names only a Response): a hook that returns
     // nothing leaves an error answered from onRequest without its body.
     const context = contextOf(request);
-    const answer = context
-      ? answered(request, responseValue, set as State, context, observers, changes)
-      : // A request refused before its context was opened (a malformed request target) is answered all the same.
-        (made(responseValue, set as State) as Response);
-    // Whatever happened, nothing the request made for itself outlives its answer.
-    if (context && context.temporary.length > 0) removeTemporary(context);
-    return answer as Response;
+    let answer: Response | Promise<Response>;
+    try {
+      answer = context
+        ? answered(request, responseValue, set as State, context, observers, changes)
+        : // A request refused before its context was opened (a malformed request target) is answered all the same.
+          (made(responseValue, set as State) as Response);
+    } finally {
+      // Whatever happened, nothing the request made for itself outlives its answer.
+      if (context && context.temporary.length > 0) removeTemporary(context);
+    }
+    return answer;
   });
 }
 

@@ -143,7 +143,7 @@ async function dashboard(runtime: Runtime) {
 }
 
 /**
- * The models that routes answering a ready Response name in the document (readyAnswer, server/http/responses.ts):
+ * The models that routes answering serialized JSON name in the document (readyAnswer, server/http/responses.ts):
  * registered with the document's app only, so the serving app compiles no validator for them.
  */
 const READY_ANSWER_MODELS = { ExtensionList };

@@ -4,7 +4,11 @@
  * tmp/ holds nothing of that request.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Elysia } from "elysia";
+import { answers, openRequestContext, temporaryOf } from "../../server/http/request-context";
 import { type BundleDir, bundleDir, createExtension, submitVersion, uploadVersion } from "../helpers/bundles";
 import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
@@ -65,6 +69,28 @@ describe("a staged export archive (POST /_emulator/seed)", () => {
       const refused = await seed(archive.slice(0, 700));
       expectEnvelope(refused, 422, "validation_error");
       expect(temporaryFiles()).toEqual([]);
+    }
+  });
+});
+
+describe("the answer step", () => {
+  test("removes the request's files even when making its answer throws (an observer that fails)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ext-temporary-"));
+    const file = join(dir, "staged");
+    const failing = () => {
+      throw new Error("an observer that fails");
+    };
+    const app = new Elysia().use(answers([failing])).get("/staged", ({ request }) => {
+      openRequestContext(request, "/staged", "other", 0);
+      writeFileSync(temporaryOf(request, file), "made for this request alone");
+      return { staged: true };
+    });
+    try {
+      // Nothing is answered here: the failure goes on to the framework (in the app, to the one onError).
+      await expect(app.handle(new Request("http://127.0.0.1/staged"))).rejects.toThrow("an observer that fails");
+      expect(existsSync(file)).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
