@@ -4,23 +4,13 @@
  * bundled there with the binary's bundling flags and run, which prints the same as JSON: Elysia reads the source
  * text of the bundle's functions, minified.
  */
-import { parseServerConfig } from "../../server/base/config";
-import { createRuntime } from "../../server/runtime/runtime";
-import { createApp } from "../../server/start/app";
+import { demoApp, listRequest } from "./in-process-app";
 
-/** The demo fixture's key (fixtures/demo.json), every scope. */
-const DEMO = "Bearer ext_demo_0123456789abcdefghijklmnopqrstuv";
-const ORIGIN = "http://127.0.0.1:4780";
-
-export const SYNC_REQUESTS = {
-  "GET /developer/v1/extensions": () =>
-    new Request(`${ORIGIN}/developer/v1/extensions`, { headers: { authorization: DEMO, host: "127.0.0.1:4780" } }),
-};
+export const SYNC_REQUESTS = { "GET /developer/v1/extensions": listRequest };
 
 export async function syncAnswers(): Promise<Record<string, { sync: boolean; status: number }>> {
-  const runtime = createRuntime(parseServerConfig({ port: 0, memory: true, logLevel: "silent", seed: "demo" }, {}));
+  const { runtime, app } = demoApp();
   try {
-    const app = createApp(runtime);
     const out: Record<string, { sync: boolean; status: number }> = {};
     for (const [name, make] of Object.entries(SYNC_REQUESTS)) {
       // The first answer composes the route; the second is the one every later request gets.

@@ -4,18 +4,10 @@
  * handled as held: one Request object handled twice by the app is two requests, each with its own fault.
  */
 import { afterAll, expect, test } from "bun:test";
-import { parseServerConfig } from "../../server/base/config";
-import { createRuntime } from "../../server/runtime/runtime";
-import { createApp } from "../../server/start/app";
+import { demoApp, listRequest as list } from "../helpers/in-process-app";
 
-const runtime = createRuntime(parseServerConfig({ port: 0, memory: true, logLevel: "silent", seed: "demo" }, {}));
-const app = createApp(runtime);
+const { runtime, app } = demoApp();
 afterAll(() => runtime.close());
-
-const list = () =>
-  new Request("http://127.0.0.1:4780/developer/v1/extensions", {
-    headers: { authorization: "Bearer ext_demo_0123456789abcdefghijklmnopqrstuv", host: "127.0.0.1:4780" },
-  });
 
 test("a Request handled twice is two requests: each one meets the rules, and each is logged", async () => {
   runtime.control.faults.add({ method: "GET", path: "/extensions", status: 503, times: 2 });
