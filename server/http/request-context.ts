@@ -260,7 +260,8 @@ export class SerializedJson {
   constructor(readonly text: string) {}
 }
 
-const JSON_TEMPLATE = answerHeadersTemplate({ "content-type": "application/json;charset=utf-8" });
+const JSON_TYPE = "application/json;charset=utf-8";
+const JSON_TEMPLATE = answerHeadersTemplate({ "content-type": JSON_TYPE });
 
 /** The answer to a request that has its context: reported to the observers, then made. */
 function answered(
@@ -342,7 +343,7 @@ async function changedAnswer(
 
 function jsonHeaders(set: Record<string, unknown>): Headers {
   const headers = new Headers(set as Record<string, string>);
-  if (!headers.has("content-type")) headers.set("content-type", "application/json;charset=utf-8");
+  if (!headers.has("content-type")) headers.set("content-type", JSON_TYPE);
   return headers;
 }
 
