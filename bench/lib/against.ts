@@ -2,7 +2,7 @@
  * `npm run bench -- --against REF [--rounds=N] [--guard]`: this tree's binary beside REF's (built by
  * bench/lib/reference.ts), alternated round by round on one machine — list and PATCH under wrk, 1 MB uploads,
  * start to the first authenticated API answer — each beside its ceiling, and printed as this tree ÷ REF with
- * the best round per side (bench/lib/comparison.ts). Nothing is written to bench/results: a comparison is a
+ * the best round per side and, beside it, the median of the rounds' own ratios (bench/lib/comparison.ts). Nothing is written to bench/results: a comparison is a
  * question about two commits, not the project's figures.
  *
  * `--guard` is the CI check (.ci/run runs it against the first parent): it fails when list or PATCH throughput
@@ -17,6 +17,7 @@ import {
   guardFailures,
   type MeasureId,
   type MeasureResult,
+  pairedTable,
   type RoundFigure,
   roundsTable,
 } from "./comparison";
@@ -238,6 +239,8 @@ export async function runAgainst(opts: AgainstOptions): Promise<number> {
         `\n${title}: this tree ÷ ${refName} (${reference.commit.slice(0, 12)}), best of ${opts.rounds} alternated rounds per side; load average ${loadAtStart} at the start, ${loadavg()[0]!.toFixed(2)} now\n`,
       );
       console.log(comparisonTable(results, refName));
+      console.log(`\nEach round's own ratios (its sides back to back), median over the rounds:\n`);
+      console.log(pairedTable(results, refName));
       console.log(`\n${roundsTable(results, refName)}\n`);
     };
     print("Comparison");

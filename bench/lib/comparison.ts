@@ -1,10 +1,11 @@
 /**
  * The arithmetic of `npm run bench -- --against REF`, apart from the measuring (bench/lib/against.ts) so it can
  * be tested: the best round per side, this tree ÷ the reference, each side's ratio to its ceiling, the table,
- * and the guard's verdict (the CI check that a change is not slower than its parent).
+ * the rounds' own ratios beside them, and the guard's verdict (the CI check that a change is not slower than its
+ * parent).
  */
 import { table } from "./markdown";
-import { round } from "./stats";
+import { round, summarize } from "./stats";
 
 export type MeasureId = "list" | "patch" | "upload" | "start";
 
@@ -92,6 +93,39 @@ export function bestOf(result: MeasureResult): Best {
   };
 }
 
+/**
+ * Each round's own ratios — its sides ran back to back, and its ceiling right after — and their median over the
+ * rounds. A best round per side compares two moments; on a machine whose speed drifts within a run (a VM whose
+ * ceiling moves by a third from one round to the next), a side whose best round fell in a quick moment wins by
+ * that alone. A round's ratio compares its two sides at one moment, so the median of those is the steadier
+ * figure of the two; the table prints both.
+ */
+export interface Paired {
+  /** The median of the rounds' this tree ÷ the reference, and the lowest and highest of them. */
+  ratio: number;
+  low: number;
+  high: number;
+  /** The median of the rounds' side ÷ ceiling; null without a ceiling. */
+  currentVsCeiling: number | null;
+  referenceVsCeiling: number | null;
+}
+
+const medianOf = (values: number[]) => summarize(values).median;
+
+export function pairedOf(result: MeasureResult): Paired {
+  const ratios = result.rounds.map((r) => r.current / r.reference);
+  const withCeiling = result.rounds.filter((r): r is RoundFigure & { ceiling: number } => r.ceiling !== null);
+  const ofCeiling = (side: "current" | "reference") =>
+    withCeiling.length === 0 ? null : medianOf(withCeiling.map((r) => r[side] / r.ceiling));
+  return {
+    ratio: medianOf(ratios),
+    low: Math.min(...ratios),
+    high: Math.max(...ratios),
+    currentVsCeiling: ofCeiling("current"),
+    referenceVsCeiling: ofCeiling("reference"),
+  };
+}
+
 /** What the guard holds every change to, against its first parent. */
 export const GUARD_LIMITS = {
   /** List and PATCH throughput: at least this much of the parent's. */
@@ -138,6 +172,29 @@ export function comparisonTable(results: readonly MeasureResult[], refName: stri
         times(b.currentVsCeiling),
         times(b.referenceVsCeiling),
         b.ceiling === null ? "—" : `${figure(b.ceiling, m.unit)} (${m.ceiling})`,
+      ];
+    }),
+  );
+}
+
+/** The rounds' own ratios (pairedOf): their median, their range, and each side's median share of its ceiling. */
+export function pairedTable(results: readonly MeasureResult[], refName: string): string {
+  return table(
+    [
+      "measure",
+      `this ÷ ${refName}, median of the rounds`,
+      "lowest – highest round",
+      "this ÷ ceiling",
+      `${refName} ÷ ceiling`,
+    ],
+    results.map((result) => {
+      const p = pairedOf(result);
+      return [
+        measureOf(result.id).id,
+        `**${times(p.ratio)}**`,
+        `${times(p.low)} – ${times(p.high)}`,
+        times(p.currentVsCeiling),
+        times(p.referenceVsCeiling),
       ];
     }),
   );

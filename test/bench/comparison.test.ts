@@ -3,7 +3,15 @@
  * a best round taken the wrong way round, or a limit judged backwards, would let a regression through.
  */
 import { describe, expect, test } from "bun:test";
-import { bestOf, comparisonTable, GUARD_LIMITS, guardFailures, type MeasureResult } from "../../bench/lib/comparison";
+import {
+  bestOf,
+  comparisonTable,
+  GUARD_LIMITS,
+  guardFailures,
+  type MeasureResult,
+  pairedOf,
+  pairedTable,
+} from "../../bench/lib/comparison";
 
 const rounds = (...figures: [number, number, number | null][]) =>
   figures.map(([current, reference, ceiling]) => ({ current, reference, ceiling }));
@@ -28,6 +36,33 @@ describe("bestOf", () => {
       ceiling: null,
       currentVsCeiling: null,
     });
+  });
+});
+
+describe("pairedOf", () => {
+  test("a machine that drifts: the best rounds fall in different moments, the rounds' own ratios agree", () => {
+    // This tree leads its reference by 20% in two rounds of three; the reference's best round is the third, a
+    // moment where the machine favoured it (or this tree lost one): best against best says 0.8×.
+    const drifting = rounds([60, 50, 100], [120, 100, 200], [90, 150, 300]);
+    expect(bestOf({ id: "list", rounds: drifting }).ratio).toBeCloseTo(0.8);
+    const paired = pairedOf({ id: "list", rounds: drifting });
+    expect(paired.ratio).toBeCloseTo(1.2);
+    expect([paired.low, paired.high]).toEqual([0.6, 1.2]);
+    expect(paired.currentVsCeiling).toBeCloseTo(0.6);
+    expect(paired.referenceVsCeiling).toBeCloseTo(0.5);
+  });
+
+  test("a measure without a ceiling has no share of one", () => {
+    expect(pairedOf({ id: "upload", rounds: rounds([10, 20, null], [30, 20, null]) })).toMatchObject({
+      currentVsCeiling: null,
+      referenceVsCeiling: null,
+    });
+  });
+
+  test("the table names the median, the range and both sides' shares", () => {
+    expect(pairedTable([{ id: "start", rounds: rounds([40, 50, 5], [44, 40, 4]) }], "main")).toContain(
+      "| start | **0.8×** | 0.8× – 1.1× | 8× | 10× |",
+    );
   });
 });
 
