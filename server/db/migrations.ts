@@ -15,6 +15,7 @@ import m0000 from "../../drizzle/0000_init.sql" with { type: "text" };
 import m0001 from "../../drizzle/0001_install_counters.sql" with { type: "text" };
 import m0002 from "../../drizzle/0002_install_rows_to_counters.sql" with { type: "text" };
 import m0003 from "../../drizzle/0003_active_key_names.sql" with { type: "text" };
+import m0004 from "../../drizzle/0004_active_key_names_by_account.sql" with { type: "text" };
 import journal from "../../drizzle/meta/_journal.json" with { type: "json" };
 import { sha256Hex } from "../base/crypto";
 
@@ -23,6 +24,7 @@ export const embeddedMigrations: Record<string, string> = {
   "0001_install_counters": m0001,
   "0002_install_rows_to_counters": m0002,
   "0003_active_key_names": m0003,
+  "0004_active_key_names_by_account": m0004,
 };
 
 export function migrationMetas(): MigrationMeta[] {
