@@ -4,7 +4,8 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { SESSION_STORAGE_KEY, sessionInRedirect } from "../../common/dashboard-links";
+import { LOGIN_CODE_FIELD, LOGIN_PATH, SESSION_STORAGE_KEY, sessionInRedirect } from "../../common/dashboard-links";
+import { dashboardOriginOf } from "../../tools/cli/lib/login-page";
 import type { CeilingResponse } from "../ceiling";
 import { BENCH_DIR, BUN, DEMO_FIXTURE, EXT_BINARY, PRISM_CLI, WORK_DIR } from "./paths";
 import { freePort, removeDir, type Server, spawnServer, stopServer, tempDir } from "./proc";
@@ -71,19 +72,29 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
 }
 
 /**
- * A dashboard session for `emu`, logged in as a script does (the admin token in the login's Authorization
- * header; never in a URL), as the localStorage entry the dashboard keeps it in: a browser context given it
- * opens every page logged in.
+ * A dashboard session for `emu`, logged in as `ext dashboard` logs a browser in: a one-time code from the control
+ * plane (the admin token in its Authorization header), posted in a form body to this run's dashboard origin
+ * (`http://<label>.localhost:port`, the only place the dashboard is served). Returned as the localStorage entry the
+ * dashboard keeps it in, with that origin: a browser context given it opens every page there logged in.
  */
 export async function dashboardSession(emu: Server): Promise<{ origin: string; name: string; value: string }> {
-  const res = await fetch(`${emu.url}/dashboard/login`, {
+  const minted = await fetch(`${emu.url}/_emulator/dashboard-login`, {
     method: "POST",
     headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+  });
+  if (minted.status !== 200) throw new Error(`no dashboard login code: ${minted.status} ${await minted.text()}`);
+  const { code, loginUrl } = (await minted.json()) as { code: string; loginUrl: string };
+  const origin = dashboardOriginOf(loginUrl, emu.url);
+  const res = await fetch(`${origin}${LOGIN_PATH}`, {
+    method: "POST",
+    // As the page `ext dashboard` opens from a file posts it.
+    headers: { "content-type": "application/x-www-form-urlencoded", origin: "null" },
+    body: new URLSearchParams({ [LOGIN_CODE_FIELD]: code }).toString(),
     redirect: "manual",
   });
   const value = sessionInRedirect(res.headers.get("location"));
   if (res.status !== 303 || !value) throw new Error(`the dashboard login answered ${res.status} ${await res.text()}`);
-  return { origin: emu.url, name: SESSION_STORAGE_KEY, value };
+  return { origin, name: SESSION_STORAGE_KEY, value };
 }
 
 export async function stopEmulator(emu: Emulator): Promise<void> {

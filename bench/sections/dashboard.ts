@@ -10,7 +10,7 @@ import { loadavg } from "node:os";
 import { chromium, type Page } from "playwright-core";
 import { DEMO_FIXTURE } from "../lib/paths";
 import type { BenchSection } from "../lib/results";
-import { dashboardSession, startEmulator, stopEmulator } from "../lib/servers";
+import { dashboardSession, type Emulator, startEmulator, stopEmulator } from "../lib/servers";
 import type { Settings } from "../lib/settings";
 import { round, type Summary, summarize } from "../lib/stats";
 
@@ -54,6 +54,16 @@ async function firstLoads(settings: Settings, log: (line: string) => void): Prom
   const measuredAt = new Date().toISOString();
   const loadAvgAtStart = loadavg().map((n) => Math.round(n * 100) / 100);
   const emu = await startEmulator({ seed: DEMO_FIXTURE });
+  // Stopped whatever happens: a server left running would keep the bench from exiting once its report is written.
+  try {
+    return { rows: await pageLoads(emu, runs, log), measuredAt, loadAvgAtStart };
+  } finally {
+    await stopEmulator(emu);
+  }
+}
+
+/** Each page's first loads, `runs` times after one untimed load, on the run's own dashboard origin. */
+async function pageLoads(emu: Emulator, runs: number, log: (line: string) => void): Promise<DashboardRow[]> {
   const { origin, name, value } = await dashboardSession(emu);
   // Every context opens logged in, as the owner's browser does after `ext dashboard`.
   const storageState = { cookies: [], origins: [{ origin, localStorage: [{ name, value }] }] };
@@ -73,7 +83,7 @@ async function firstLoads(settings: Settings, log: (line: string) => void): Prom
         });
         const tab = await context.newPage();
         const t0 = performance.now();
-        await tab.goto(`${emu.url}/${hash}`);
+        await tab.goto(`${origin}/${hash}`);
         await tab.waitForFunction(
           `document.querySelector("h1") !== null && !document.body.textContent.includes("Loading…")`,
         );
@@ -90,9 +100,8 @@ async function firstLoads(settings: Settings, log: (line: string) => void): Prom
     }
   } finally {
     await browser.close();
-    await stopEmulator(emu);
   }
-  return { rows, measuredAt, loadAvgAtStart };
+  return rows;
 }
 
 /** The page shown is the one asked for with its data (not a refusal or a login prompt), or the figures mean nothing. */
