@@ -2,8 +2,8 @@
  * `npm run bench -- --against REF [--rounds=N] [--guard]`: this tree's binary beside REF's (built by
  * bench/lib/reference.ts), alternated round by round on one machine — list and PATCH under wrk, 1 MB uploads,
  * start to the first authenticated API answer — each beside its ceiling, and printed as this tree ÷ REF with
- * the best round per side and, beside it, the median of the rounds' own ratios (bench/lib/comparison.ts). Nothing is written to bench/results: a comparison is a
- * question about two commits, not the project's figures.
+ * the best round per side and, beside it, the median of the rounds' own ratios (bench/lib/comparison.ts).
+ * Nothing is written to bench/results: a comparison is a question about two commits, not the project's figures.
  *
  * `--guard` is the CI check (.ci/run runs it against the first parent): it fails when list or PATCH throughput
  * falls below 0.85× the parent's or the start-up rises above 1.2×, after measuring the failing rows once more

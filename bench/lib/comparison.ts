@@ -5,7 +5,7 @@
  * parent).
  */
 import { table } from "./markdown";
-import { round, summarize } from "./stats";
+import { round } from "./stats";
 
 export type MeasureId = "list" | "patch" | "upload" | "start";
 
@@ -110,9 +110,19 @@ export interface Paired {
   referenceVsCeiling: number | null;
 }
 
-const medianOf = (values: number[]) => summarize(values).median;
+/** The middle value, or the mean of the two middle ones: with an even count neither side is favoured. */
+function medianOf(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
 
 export function pairedOf(result: MeasureResult): Paired {
+  // A ratio of nothing, or to nothing, is no figure: measuring gave no rounds, or a side measured 0.
+  if (result.rounds.length === 0) throw new Error(`${result.id}: no rounds to compare`);
+  const figures = result.rounds.flatMap((r) => [r.current, r.reference, ...(r.ceiling === null ? [] : [r.ceiling])]);
+  if (!figures.every((x) => Number.isFinite(x) && x > 0))
+    throw new Error(`${result.id}: a round measured ${figures.find((x) => !(Number.isFinite(x) && x > 0))}`);
   const ratios = result.rounds.map((r) => r.current / r.reference);
   const withCeiling = result.rounds.filter((r): r is RoundFigure & { ceiling: number } => r.ceiling !== null);
   const ofCeiling = (side: "current" | "reference") =>

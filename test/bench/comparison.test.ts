@@ -59,9 +59,25 @@ describe("pairedOf", () => {
     });
   });
 
+  test("an even number of rounds: the mean of the two middle ratios, favouring neither side", () => {
+    const paired = pairedOf({
+      id: "start",
+      rounds: rounds([90, 100, 10], [110, 100, 10], [80, 100, 10], [120, 100, 10]),
+    });
+    expect(paired.ratio).toBeCloseTo(1);
+    expect(paired.currentVsCeiling).toBeCloseTo(10);
+  });
+
+  test("no rounds, or a round that measured nothing, is refused rather than printed as NaN or Infinity", () => {
+    expect(() => pairedOf({ id: "list", rounds: [] })).toThrow("no rounds");
+    expect(() => pairedOf({ id: "list", rounds: rounds([100, 0, 200]) })).toThrow("measured 0");
+    expect(() => pairedOf({ id: "list", rounds: rounds([100, 100, 0]) })).toThrow("measured 0");
+    expect(() => pairedOf({ id: "list", rounds: rounds([Number.NaN, 100, 200]) })).toThrow("measured NaN");
+  });
+
   test("the table names the median, the range and both sides' shares", () => {
     expect(pairedTable([{ id: "start", rounds: rounds([40, 50, 5], [44, 40, 4]) }], "main")).toContain(
-      "| start | **0.8×** | 0.8× – 1.1× | 8× | 10× |",
+      "| start | **0.95×** | 0.8× – 1.1× | 9.5× | 10× |",
     );
   });
 });
