@@ -14,6 +14,9 @@ export const ANSWER_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.
   "content-security-policy": "default-src 'none'; frame-ancestors 'none'",
 });
 
+/** The type of every JSON answer: the answer step sends it, and the request log shows it on the answers it kept. */
+export const JSON_MEDIA_TYPE = "application/json;charset=utf-8";
+
 declare const TEMPLATE: unique symbol;
 /** Headers made by answerHeadersTemplate: they carry the security headers (what `madeAnswer` relies on). */
 export type AnswerTemplate = Headers & { readonly [TEMPLATE]: true };

@@ -33,6 +33,7 @@ import {
   type AnswerTemplate,
   answerHeadersTemplate,
   headersFrom,
+  JSON_MEDIA_TYPE,
   secured,
   secureHeaders,
 } from "./answer-headers";
@@ -260,8 +261,7 @@ export class SerializedJson {
   constructor(readonly text: string) {}
 }
 
-const JSON_TYPE = "application/json;charset=utf-8";
-const JSON_TEMPLATE = answerHeadersTemplate({ "content-type": JSON_TYPE });
+const JSON_TEMPLATE = answerHeadersTemplate({ "content-type": JSON_MEDIA_TYPE });
 
 /** The answer to a request that has its context: reported to the observers, then made. */
 function answered(
@@ -343,7 +343,7 @@ async function changedAnswer(
 
 function jsonHeaders(set: Record<string, unknown>): Headers {
   const headers = new Headers(set as Record<string, string>);
-  if (!headers.has("content-type")) headers.set("content-type", JSON_TYPE);
+  if (!headers.has("content-type")) headers.set("content-type", JSON_MEDIA_TYPE);
   return headers;
 }
 

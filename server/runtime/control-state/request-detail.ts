@@ -14,6 +14,7 @@
  */
 import { bearerToken } from "../../auth/bearer";
 import { keyPrefix } from "../../auth/keys";
+import { JSON_MEDIA_TYPE } from "../../http/answer-headers";
 
 export const DETAIL_TEXT_MAX = 4096;
 
@@ -96,14 +97,12 @@ export interface CapturedDetail {
   responseBody: string | null;
 }
 
-const JSON_ANSWER_TYPE = "application/json;charset=utf-8";
-
 /** The answer's headers as they went out: the framework adds the ones set while serving, and a JSON type. */
 function answerHeaders(captured: CapturedDetail): Headers {
   const headers = new Headers(captured.responseHeaders ?? undefined);
   for (const [name, value] of Object.entries(captured.setHeaders ?? {}))
     if (typeof value === "string") headers.set(name, value);
-  if (captured.jsonAnswer && !headers.has("content-type")) headers.set("content-type", JSON_ANSWER_TYPE);
+  if (captured.jsonAnswer && !headers.has("content-type")) headers.set("content-type", JSON_MEDIA_TYPE);
   return headers;
 }
 
