@@ -62,10 +62,13 @@ interface ReadyAnswer {
  * (`READY_ANSWER_MODELS`, server/start/app.ts); the document's post-processing writes the response. Typed as the
  * model or the serialized body the route answers it with.
  */
-export function readyAnswer<S extends TSchema>(model: S): TUnion<[S, TUnsafe<SerializedJson>]> {
+export function readyAnswer<S extends TSchema>(model: S): ReadyAnswerOf<S> {
   if (typeof model.$id !== "string") throw new Error("readyAnswer: the model must be named (named(...))");
-  return { [READY_ANSWER]: model.$id } satisfies ReadyAnswer as unknown as TUnion<[S, TUnsafe<SerializedJson>]>;
+  return { [READY_ANSWER]: model.$id } satisfies ReadyAnswer as unknown as ReadyAnswerOf<S>;
 }
+
+/** What a ready answer's route may return, to Elysia's types: its model, or the body serialized already. */
+type ReadyAnswerOf<S extends TSchema> = TUnion<[S, TUnsafe<SerializedJson>]>;
 
 /**
  * A developer route's successes: those Elysia checks, as its `response`, each with the rate window's headers; and
