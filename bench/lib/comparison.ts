@@ -121,8 +121,8 @@ export function pairedOf(result: MeasureResult): Paired {
   // A ratio of nothing, or to nothing, is no figure: measuring gave no rounds, or a side measured 0.
   if (result.rounds.length === 0) throw new Error(`${result.id}: no rounds to compare`);
   const figures = result.rounds.flatMap((r) => [r.current, r.reference, ...(r.ceiling === null ? [] : [r.ceiling])]);
-  if (!figures.every((x) => Number.isFinite(x) && x > 0))
-    throw new Error(`${result.id}: a round measured ${figures.find((x) => !(Number.isFinite(x) && x > 0))}`);
+  const unusable = figures.find((x) => !(Number.isFinite(x) && x > 0));
+  if (unusable !== undefined) throw new Error(`${result.id}: a round measured ${unusable}`);
   const ratios = result.rounds.map((r) => r.current / r.reference);
   const withCeiling = result.rounds.filter((r): r is RoundFigure & { ceiling: number } => r.ceiling !== null);
   const ofCeiling = (side: "current" | "reference") =>
