@@ -46,6 +46,14 @@ test("the Containerfile's health check, user and port are what the recipes rely 
   expect(file).toMatch(/EXT_HOST=0\.0\.0\.0/);
 });
 
+test("the binary is copied by the Containerfile's last instruction, so a builder copies it once (CI's disk)", () => {
+  const instructions = readFileSync(join(ROOT, "packaging/image/Containerfile"), "utf8")
+    .split("\n")
+    .filter((line) => /^[A-Z]+ /.test(line));
+  expect(instructions.at(-1)).toBe("COPY rootfs/ /");
+  expect(instructions.filter((line) => line.startsWith("COPY rootfs/"))).toHaveLength(1);
+});
+
 test("GitHub services: the image of this version, port 4780, the API's address and key for the job", () => {
   const job = recipe("github-services.yml").jobs.test;
   expect(job.services.ext.image).toEndWith(`/ext:${VERSION}`);
