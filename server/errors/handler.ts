@@ -8,6 +8,7 @@ import { Value } from "@sinclair/typebox/value";
 import { Elysia, type TSchema, type ValidationError } from "elysia";
 import type { Logger } from "../base/logger";
 import { asStringError } from "../schema/text-length";
+import { JSON_MEDIA_TYPE } from "../http/answer-headers";
 import { ApiError, type ErrorDetail } from "./api-error";
 import { DETAILS_MAX, errors } from "./catalog";
 import { problemOf } from "./value-errors";
@@ -77,8 +78,6 @@ export function toApiError(
   }
 }
 
-const JSON_TYPE = "application/json; charset=utf-8";
-
 /**
  * Puts the error's status and headers on the response state and returns its envelope as a value: the framework
  * serializes it, and the response passes through the mapResponse hook (server/http/request-context.ts) where the
@@ -86,7 +85,7 @@ const JSON_TYPE = "application/json; charset=utf-8";
  */
 function answerError(err: ApiError, set: { status?: number | string; headers: Record<string, unknown> }) {
   set.status = err.status;
-  set.headers["content-type"] = JSON_TYPE;
+  set.headers["content-type"] = JSON_MEDIA_TYPE;
   if (err.headers) Object.assign(set.headers, err.headers);
   return err.toBody();
 }

@@ -5,6 +5,7 @@
  * Real server, real sockets.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { JSON_MEDIA_TYPE } from "../../server/http/answer-headers";
 import { DEMO_KEY, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { rawExchange } from "../helpers/raw-http";
 
@@ -24,6 +25,7 @@ async function headersOf(method: string, path: string, key: string | null, json?
     what: `${method} ${path} → ${res.status}`,
     nosniff: res.headers.get("x-content-type-options"),
     csp: res.headers.get("content-security-policy"),
+    type: res.headers.get("content-type"),
   };
 }
 
@@ -52,6 +54,9 @@ test("developer-API and control-plane answers, successes and refusals alike, car
   const statuses = answers.map((a) => a.what.split(" → ")[1]);
   expect(statuses).toEqual(["200", "401", "200", "404", "204", "422", "404", "404", "200", "200", "401", "200", "200"]);
   expect(answers.filter((a) => a.nosniff !== "nosniff" || a.csp !== CSP)).toEqual([]);
+  // One spelling of the JSON type, a refusal's as a success's (a client comparing it as text sees one).
+  const json = answers.filter((a) => !a.what.endsWith(" 204") && !a.what.startsWith("GET /_emulator/export "));
+  expect(new Set(json.map((a) => a.type))).toEqual(new Set([JSON_MEDIA_TYPE]));
 });
 
 test("a stream and an answer refused before routing carry them too", async () => {
