@@ -32,7 +32,7 @@ export function loadExtension(load: Load, accountId: string, x: FixtureExtension
   if (owner === undefined) {
     // The entry's fields as they are (the writer takes those of the row), with what the load decides.
     const row = { ...x, id, accountId, createdAt: x.createdAt ?? load.now };
-    apiRule(at, () => extensions.insertExtension(row));
+    apiRule(at, () => extensions.insertExtension(row, load.slugs));
     load.report.extensionsCreated++;
   }
   if (x.overrides && Object.keys(x.overrides).length > 0) services.overrides.setOverrides("extension", id, x.overrides);

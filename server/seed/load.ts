@@ -8,6 +8,7 @@ import type { KeyWriter } from "../resources/accounts/key-writer";
 import type { MemberWriter } from "../resources/accounts/member-writer";
 import type { AccountWriter } from "../resources/accounts/writer";
 import type { ExtensionService } from "../resources/extensions/service";
+import type { SlugBatch } from "../resources/extensions/slug";
 import type { InstallService } from "../resources/installs/service";
 import type { LimitRequestService } from "../resources/limit-requests/service";
 import type { OverrideService } from "../resources/limits/overrides";
@@ -52,4 +53,6 @@ export interface Load {
   now: string;
   bundles: BundleFiles;
   report: SeedReport;
+  /** The slugs searched by this load's new extensions, by name: a load frees none (server/resources/extensions/slug.ts). */
+  slugs: SlugBatch;
 }

@@ -35,7 +35,7 @@ function applyFixture(deps: FixtureDeps, fixture: Fixture, bundleDir: BundleDir)
   const bundles = createBundleFiles(deps, bundleDir);
   try {
     db.write(() => {
-      const load: Load = { deps, now: clock.iso(), bundles, report };
+      const load: Load = { deps, now: clock.iso(), bundles, report, slugs: new Map() };
       const collect = collectingPass();
       for (const [i, acc] of fixture.accounts.entries()) {
         collect();

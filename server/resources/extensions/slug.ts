@@ -20,12 +20,36 @@ function trimTo(slug: string, max: number): string {
   return slug.slice(0, max).replace(/-+$/g, "");
 }
 
+/** The n-th candidate for a base: the base itself, then base-2, base-3, … shortened to stay within SLUG_MAX. */
+function candidate(base: string, n: number): string {
+  if (n === 1) return base;
+  const suffix = `-${n}`;
+  return trimTo(base, SLUG_MAX - suffix.length) + suffix;
+}
+
 /** The first of base, base-2, base-3, … not in `taken`, kept within SLUG_MAX. */
 export function uniqueSlug(base: string, taken: ReadonlySet<string>): string {
-  if (!taken.has(base)) return base;
-  for (let n = 2; ; n++) {
-    const suffix = `-${n}`;
-    const candidate = trimTo(base, SLUG_MAX - suffix.length) + suffix;
-    if (!taken.has(candidate)) return candidate;
+  return firstFree(base, taken, 1).slug;
+}
+
+/** The first candidate from the `from`-th on that is not in `taken`, and its place in the sequence. */
+export function firstFree(base: string, taken: ReadonlySet<string>, from: number): { slug: string; n: number } {
+  for (let n = from; ; n++) {
+    const slug = candidate(base, n);
+    if (!taken.has(slug)) return { slug, n };
   }
 }
+
+/**
+ * One name's search for a free slug, kept across the inserts of a batch that frees no slug (a fixture's load, one
+ * transaction): the slugs seen taken, and the place of the first candidate not known to be taken (every one
+ * before it is). The thousandth extension of a name goes on where the 999th stopped, instead of reading and
+ * trying every slug of the name again, which made a load quadratic in the extensions of one name.
+ */
+export interface SlugSearch {
+  readonly taken: Set<string>;
+  next: number;
+}
+
+/** The searches of one batch of inserts, by base slug. */
+export type SlugBatch = Map<string, SlugSearch>;

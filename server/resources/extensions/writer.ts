@@ -17,7 +17,7 @@ import { extensions } from "../../db/schema";
 import { errors } from "../../errors/catalog";
 import type { LimitsService } from "../limits/service";
 import { type CreateExtensionInput, EXTENSION_DEFAULTS, type ExtensionStatus, type Visibility } from "./model";
-import { slugify, uniqueSlug } from "./slug";
+import { firstFree, type SlugBatch, type SlugSearch, slugify } from "./slug";
 
 const p = sql.placeholder;
 
@@ -133,16 +133,28 @@ export function createExtensionWriter(deps: { db: Db; clock: Clock; limits: Limi
       throw errors.limitExceeded("max_extensions_per_account", max, current, "extensions per account");
   }
 
-  /** A slug for a new extension of this name, unique among all extensions. */
-  function slugFor(name: string): string {
+  /**
+   * A slug for a new extension of this name, unique among all extensions: the first of its candidates no
+   * extension has. Within a batch (SlugBatch) the name's slugs are read once; a slug given since by another
+   * entry (an export's own, a longer name's shortened one) is found by the unique index before it is chosen.
+   */
+  function slugFor(name: string, batch?: SlugBatch): string {
     const base = slugify(name);
-    const prefix = base.slice(0, 40);
-    const taken = new Set(
-      slugsStmt()
+    let search: SlugSearch | undefined = batch?.get(base);
+    if (!search) {
+      const prefix = base.slice(0, 40);
+      const taken = slugsStmt()
         .all({ from: prefix, to: `${prefix}\uffff` })
-        .map((r) => r.slug),
-    );
-    return uniqueSlug(base, taken);
+        .map((r) => r.slug);
+      search = { taken: new Set(taken), next: 1 };
+      batch?.set(base, search);
+    }
+    for (;;) {
+      const { slug, n } = firstFree(base, search.taken, search.next);
+      search.taken.add(slug);
+      search.next = n + 1;
+      if (!batch || !slugOwnerStmt().get({ slug })) return slug;
+    }
   }
 
   function markListed(id: string, now: string): void {
@@ -154,8 +166,11 @@ export function createExtensionWriter(deps: { db: Db; clock: Clock; limits: Limi
     /** The account that holds the extension with this id, if any. */
     ownerOf: (id: string): string | undefined => ownerStmt().get({ id })?.accountId,
 
-    /** The row as inserted; its listed_at is left to markListed, the rule's one home (no caller reads it here). */
-    insertExtension(input: NewExtension): Omit<ExtensionRow, "listedAt"> {
+    /**
+     * The row as inserted; its listed_at is left to markListed, the rule's one home (no caller reads it here).
+     * `slugs`: the searches of a batch of inserts that frees no slug in between (slugFor).
+     */
+    insertExtension(input: NewExtension, slugs?: SlugBatch): Omit<ExtensionRow, "listedAt"> {
       if (input.id !== undefined && ownerStmt().get({ id: input.id }))
         throw errors.idTaken(input.id, "another extension");
       checkRoom(input.accountId);
@@ -167,7 +182,7 @@ export function createExtensionWriter(deps: { db: Db; clock: Clock; limits: Limi
       const row: Omit<ExtensionRow, "listedAt"> = {
         id: input.id ?? newId("ext", clock.nowMs()),
         accountId: input.accountId,
-        slug: input.slug ?? slugFor(name),
+        slug: input.slug ?? slugFor(name, slugs),
         name,
         shortDescription: input.short_description ?? EXTENSION_DEFAULTS.short_description,
         description: input.description ?? EXTENSION_DEFAULTS.description,

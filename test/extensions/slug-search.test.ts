@@ -1,0 +1,102 @@
+/**
+ * A fixture's new extensions get the slugs the API's create would give them, one after another (the first of
+ * base, base-2, … that no extension has), and a load reads the slugs of a name once, not once per extension of
+ * that name: a fixture of 20,000 accounts each with an extension of the same name took minutes, its load
+ * quadratic in them. Real SQLite (in memory), the loader the server runs.
+ */
+import { Database } from "bun:sqlite";
+import { afterEach, expect, test } from "bun:test";
+import { EmulatorClock } from "../../server/base/clock";
+import { parseServerConfig } from "../../server/base/config";
+import { createLogger } from "../../server/base/logger";
+import { createRuntime, type Runtime } from "../../server/runtime/runtime";
+import type { Fixture } from "../../server/seed/model";
+
+let runtime: Runtime | undefined;
+afterEach(() => runtime?.close());
+
+function start(): Runtime {
+  const config = parseServerConfig({ memory: true, logLevel: "silent" }, {});
+  runtime = createRuntime(config, { logger: createLogger("silent"), clock: new EmulatorClock() });
+  return runtime;
+}
+
+type FixtureExtension = NonNullable<Fixture["accounts"][number]["extensions"]>[number];
+const accounts = (extensions: FixtureExtension[], tag: string): Fixture => ({
+  accounts: extensions.map((x, i) => ({ id: `acc_${tag}_${i}`, name: `Developer ${i}`, extensions: [x] })),
+});
+
+const slugs = (rt: Runtime) =>
+  (rt.db.$client.query("SELECT slug FROM extensions ORDER BY created_at, rowid").all() as { slug: string }[]).map(
+    (r) => r.slug,
+  );
+
+/**
+ * How many rows the reads of a name's slugs return while `run` runs: the statements prepared meanwhile are
+ * watched (drizzle reads a select's rows through Statement#values).
+ */
+function slugRowsRead(run: () => void): { statements: number; rows: number } {
+  const prepare = Database.prototype.prepare;
+  let statements = 0;
+  let rows = 0;
+  Database.prototype.prepare = function (this: Database, ...args: Parameters<Database["prepare"]>) {
+    const statement = prepare.apply(this, args);
+    if (/^select "slug" from "extensions" where \("extensions"\."slug" >= /i.test(String(args[0]))) {
+      statements++;
+      const values = statement.values.bind(statement);
+      statement.values = (...params: Parameters<typeof values>) => {
+        const result = values(...params);
+        rows += result.length;
+        return result;
+      };
+    }
+    return statement;
+  } as Database["prepare"];
+  try {
+    run();
+  } finally {
+    Database.prototype.prepare = prepare;
+  }
+  return { statements, rows };
+}
+
+test("400 extensions of one name: the API's slugs, in order, and the name's slugs read once", () => {
+  const rt = start();
+  const read = slugRowsRead(() => {
+    rt.seed(accounts([{ name: "My Extension" }], "one"));
+    rt.seed(accounts(Array(399).fill({ name: "My Extension" }), "many"));
+  });
+  expect(slugs(rt)).toEqual(["my-extension", ...Array.from({ length: 399 }, (_, i) => `my-extension-${i + 2}`)]);
+  // The first load reads none; the second reads the one slug there, once. Each new extension reading its
+  // name's slugs again would read 1 + 2 + … + 399 = 79,800 rows.
+  expect(read).toEqual({ statements: 1, rows: 1 });
+});
+
+test("a slug an entry gives (an export's) is skipped by the names after it; a later load fills the gaps first", () => {
+  const rt = start();
+  rt.seed(
+    accounts(
+      [
+        { name: "My Extension" },
+        { name: "Other", slug: "my-extension-3" },
+        { name: "My Extension" },
+        { name: "My Extension" },
+      ],
+      "first",
+    ),
+  );
+  expect(slugs(rt)).toEqual(["my-extension", "my-extension-3", "my-extension-2", "my-extension-4"]);
+  rt.seed(accounts([{ name: "Sound Board" }, { name: "Other", slug: "sound-board-2" }], "second"));
+  rt.seed(accounts([{ name: "Sound Board" }, { name: "Sound Board" }], "third"));
+  expect(slugs(rt).slice(4)).toEqual(["sound-board", "sound-board-2", "sound-board-3", "sound-board-4"]);
+});
+
+test("64-character names: the shortened candidates of one name stay unique across a load", () => {
+  const rt = start();
+  const long = "b".repeat(70);
+  rt.seed(accounts(Array(12).fill({ name: long }), "long"));
+  const made = slugs(rt);
+  expect(new Set(made).size).toBe(12);
+  expect(made.at(-1)).toBe(`${"b".repeat(61)}-12`);
+  expect(made.every((s) => s.length <= 64)).toBe(true);
+});
