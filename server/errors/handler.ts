@@ -7,7 +7,6 @@ import type { ValueError } from "@sinclair/typebox/errors";
 import { Value } from "@sinclair/typebox/value";
 import { Elysia, type TSchema, type ValidationError } from "elysia";
 import type { Logger } from "../base/logger";
-import { JSON_MEDIA_TYPE } from "../http/answer-headers";
 import { asStringError } from "../schema/text-length";
 import { ApiError, type ErrorDetail } from "./api-error";
 import { DETAILS_MAX, errors } from "./catalog";
@@ -85,7 +84,8 @@ export function toApiError(
  */
 function answerError(err: ApiError, set: { status?: number | string; headers: Record<string, unknown> }) {
   set.status = err.status;
-  set.headers["content-type"] = JSON_MEDIA_TYPE;
+  // Whatever type the route had set: the envelope is made as every JSON answer is, with their one type.
+  delete set.headers["content-type"];
   if (err.headers) Object.assign(set.headers, err.headers);
   return err.toBody();
 }
