@@ -7,8 +7,8 @@
  *
  * Every statement SQLite received while two such fixtures load (one into a new database, one over it, which finds
  * what exists) is recorded, then explained. What a plan cannot show is left out: a statement that reads through an
- * index the rows of one name (the slugs taken with a new extension's name) is a SEARCH however many rows it reads:
- * that one is read once per name and load (test/extensions/slug-search.test.ts).
+ * index the rows of one name is a SEARCH however many rows it reads (how many lookups a new extension's slug takes:
+ * test/extensions/slug-search.test.ts).
  */
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, expect, spyOn, test } from "bun:test";

@@ -29,27 +29,25 @@ function candidate(base: string, n: number): string {
 
 /** The first of base, base-2, base-3, … not in `taken`, kept within SLUG_MAX. */
 export function uniqueSlug(base: string, taken: ReadonlySet<string>): string {
-  return firstFree(base, taken, 1).slug;
+  return firstFreeSlug(base, (slug) => taken.has(slug), 1).slug;
 }
 
-/** The first candidate from the `from`-th on that is not in `taken`, and its place in the sequence. */
-export function firstFree(base: string, taken: ReadonlySet<string>, from: number): { slug: string; n: number } {
+/** The first candidate from the `from`-th on that is not taken, and its place in the sequence. */
+export function firstFreeSlug(
+  base: string,
+  taken: (slug: string) => boolean,
+  from: number,
+): { slug: string; n: number } {
   for (let n = from; ; n++) {
     const slug = candidate(base, n);
-    if (!taken.has(slug)) return { slug, n };
+    if (!taken(slug)) return { slug, n };
   }
 }
 
 /**
- * One name's search for a free slug, kept across the inserts of a batch that frees no slug (a fixture's load, one
- * transaction): the slugs seen taken, and the place of the first candidate not known to be taken (every one
- * before it is). The thousandth extension of a name goes on where the 999th stopped, instead of reading and
- * trying every slug of the name again, which made a load quadratic in the extensions of one name.
+ * Where each name's search for a free slug stands in a batch of inserts that frees no slug (a fixture's load, one
+ * transaction): by base slug, the place of the first candidate not known to be taken (every one before it is).
+ * The thousandth extension of a name goes on where the 999th stopped instead of trying every slug of the name
+ * again, which made a load quadratic in the extensions of one name.
  */
-export interface SlugSearch {
-  readonly taken: Set<string>;
-  next: number;
-}
-
-/** The searches of one batch of inserts, by base slug. */
-export type SlugBatch = Map<string, SlugSearch>;
+export type SlugBatch = Map<string, number>;

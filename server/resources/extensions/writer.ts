@@ -6,7 +6,7 @@
  * current version until review makes one (server/resources/versions/review.ts), and `listed_at` by the "publicly listed"
  * rule (markListed).
  */
-import { and, count, eq, gte, isNull, lt, sql } from "drizzle-orm";
+import { and, count, eq, isNull, sql } from "drizzle-orm";
 import { NAME_MAX } from "../../../common/api-rules";
 import { characterCount } from "../../../common/text/text-length";
 import type { Clock } from "../../base/clock";
@@ -17,7 +17,7 @@ import { extensions } from "../../db/schema";
 import { errors } from "../../errors/catalog";
 import type { LimitsService } from "../limits/service";
 import { type CreateExtensionInput, EXTENSION_DEFAULTS, type ExtensionStatus, type Visibility } from "./model";
-import { firstFree, type SlugBatch, type SlugSearch, slugify } from "./slug";
+import { firstFreeSlug, type SlugBatch, slugify } from "./slug";
 
 const p = sql.placeholder;
 
@@ -79,15 +79,6 @@ export function createExtensionWriter(deps: { db: Db; clock: Clock; limits: Limi
       .where(eq(extensions.accountId, p("accountId")))
       .prepare(),
   );
-  // Slugs are lowercase ASCII, so "starts with the prefix" is a range of the unique slug index (a LIKE would scan
-  // every extension of every account on each create).
-  const slugsStmt = onFirstUse(() =>
-    db
-      .select({ slug: extensions.slug })
-      .from(extensions)
-      .where(and(gte(extensions.slug, p("from")), lt(extensions.slug, p("to"))))
-      .prepare(),
-  );
   const ownerStmt = onFirstUse(() =>
     db
       .select({ accountId: extensions.accountId })
@@ -135,26 +126,15 @@ export function createExtensionWriter(deps: { db: Db; clock: Clock; limits: Limi
 
   /**
    * A slug for a new extension of this name, unique among all extensions: the first of its candidates no
-   * extension has. Within a batch (SlugBatch) the name's slugs are read once; a slug given since by another
-   * entry (an export's own, a longer name's shortened one) is found by the unique index before it is chosen.
+   * extension has, each looked up in the unique slug index. Within a batch (SlugBatch) a name's search goes on
+   * where its last one stopped.
    */
   function slugFor(name: string, batch?: SlugBatch): string {
     const base = slugify(name);
-    let search: SlugSearch | undefined = batch?.get(base);
-    if (!search) {
-      const prefix = base.slice(0, 40);
-      const taken = slugsStmt()
-        .all({ from: prefix, to: `${prefix}\uffff` })
-        .map((r) => r.slug);
-      search = { taken: new Set(taken), next: 1 };
-      batch?.set(base, search);
-    }
-    for (;;) {
-      const { slug, n } = firstFree(base, search.taken, search.next);
-      search.taken.add(slug);
-      search.next = n + 1;
-      if (!batch || !slugOwnerStmt().get({ slug })) return slug;
-    }
+    const taken = (slug: string) => slugOwnerStmt().get({ slug }) !== undefined;
+    const { slug, n } = firstFreeSlug(base, taken, batch?.get(base) ?? 1);
+    batch?.set(base, n + 1);
+    return slug;
   }
 
   function markListed(id: string, now: string): void {
