@@ -392,4 +392,6 @@ test("the release workflow runs CI's own scripts, then publishes what they made"
   const ci = readFileSync(join(ROOT, ".ci/run"), "utf8");
   for (const step of ["npm run package -- --all", "bash packaging/registry.sh", "npm run release", "npm run image"])
     expect(ci).toContain(step);
+  // What the workflow publishes after CI is still there: CI removes none of it.
+  expect(ci.split("\n").filter((line) => /^\s*rm\b.*\bdist\//.test(line))).toEqual([]);
 });
