@@ -34,6 +34,7 @@ import {
 } from "../../common/dashboard-links";
 import { bearerToken } from "../auth/bearer";
 import { errors } from "../errors/catalog";
+import { JSON_MEDIA_TYPE } from "../http/answer-headers";
 import { declaresMoreThan } from "../http/body-limit";
 import { mediaTypeOf } from "../http/media-type";
 import { requestTarget } from "../http/request-url";
@@ -57,7 +58,7 @@ export function dashboardLogin(control: ControlPlane) {
         // A script's exchange of the token asking for JSON: the secret in the body of an answer only it reads.
         if (byToken && mediaTypeOf(request.headers.get("accept")) === "application/json")
           return new Response(JSON.stringify({ session: secret }), {
-            headers: { "content-type": "application/json", "cache-control": "no-store" },
+            headers: { "content-type": JSON_MEDIA_TYPE, "cache-control": "no-store" },
           });
         return new Response(null, {
           status: 303,

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { DASHBOARD_LABEL_PATTERN, isDashboardHostname } from "../../common/dashboard-links";
+import { JSON_MEDIA_TYPE } from "../../server/http/answer-headers";
 import { newDashboardLabel } from "../../server/runtime/control-state/dashboard-session";
 import {
   postLoginCode,
@@ -142,6 +143,7 @@ describe("the admin token, traded at once for a session (a script's login)", () 
     });
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("no-store");
+    expect(res.headers.get("content-type")).toBe(JSON_MEDIA_TYPE);
     expect(res.headers.get("set-cookie")).toBeNull();
     const { session } = (await res.json()) as { session: string };
     expect(session).toMatch(/^[A-Za-z0-9_-]{43}$/);
