@@ -1,5 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { SLUG_MAX, slugify, uniqueSlug } from "../../server/resources/extensions/slug";
+import { firstFreeSlug, SLUG_MAX, slugify } from "../../server/resources/extensions/slug";
+
+/** The first free slug when `taken` are taken, searched from the base on. */
+const uniqueSlug = (base: string, taken: ReadonlySet<string>) => firstFreeSlug(base, (s) => taken.has(s), 1).slug;
 
 describe("slugify", () => {
   test("lowercases and folds accents", () => {
@@ -33,12 +36,19 @@ describe("slugify", () => {
   });
 });
 
-describe("uniqueSlug", () => {
+describe("firstFreeSlug", () => {
   test("base when free, then -2, -3, …", () => {
     expect(uniqueSlug("sound", new Set())).toBe("sound");
     expect(uniqueSlug("sound", new Set(["sound"]))).toBe("sound-2");
     expect(uniqueSlug("sound", new Set(["sound", "sound-2"]))).toBe("sound-3");
     expect(uniqueSlug("sound", new Set(["sound", "sound-2", "sound-3", "sound-5"]))).toBe("sound-4");
+  });
+
+  test("a search from a later place tries only the candidates from there on, and says where it stopped", () => {
+    const tried: string[] = [];
+    const taken = (slug: string) => (tried.push(slug), slug === "sound-3");
+    expect(firstFreeSlug("sound", taken, 3)).toEqual({ slug: "sound-4", n: 4 });
+    expect(tried).toEqual(["sound-3", "sound-4"]);
   });
 
   test("a 64-character base is shortened to fit the suffix", () => {

@@ -27,12 +27,7 @@ function candidate(base: string, n: number): string {
   return trimTo(base, SLUG_MAX - suffix.length) + suffix;
 }
 
-/** The first of base, base-2, base-3, … not in `taken`, kept within SLUG_MAX. */
-export function uniqueSlug(base: string, taken: ReadonlySet<string>): string {
-  return firstFreeSlug(base, (slug) => taken.has(slug), 1).slug;
-}
-
-/** The first candidate from the `from`-th on that is not taken, and its place in the sequence. */
+/** The first of the candidates (base, base-2, base-3, …) from the `from`-th on that is not taken, and its place. */
 export function firstFreeSlug(
   base: string,
   taken: (slug: string) => boolean,
