@@ -9,6 +9,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { whileProbing } from "../../scripts/lib/health-probe";
 import { HOSTILE_CORPUS } from "../../scripts/lib/hostile-corpus";
 import { table } from "../lib/markdown";
 import { WORK_DIR } from "../lib/paths";
@@ -26,51 +27,11 @@ export interface HostileUploadsResult {
   healthz: Summary;
 }
 
-const PROBE = `
-import http.client, sys, threading, time
-host, port = sys.argv[1], int(sys.argv[2])
-stop = threading.Event()
-threading.Thread(target=lambda: (sys.stdin.read(), stop.set()), daemon=True).start()
-conn = http.client.HTTPConnection(host, port)
-while not stop.is_set():
-    start = time.perf_counter()
-    conn.request("GET", "/healthz")
-    res = conn.getresponse()
-    res.read()
-    print(res.status, round((time.perf_counter() - start) * 1000, 2), flush=True)
-    time.sleep(0.01)
-`;
-
-/** Runs `work` once the probe has answered a first time; returns the probe's answer times. */
-async function whileProbing(url: string, work: () => Promise<unknown>): Promise<number[]> {
-  const { hostname, port } = new URL(url);
-  const probe = Bun.spawn(["python3", "-c", PROBE, hostname, port], { stdin: "pipe", stdout: "pipe" });
-  const lines: string[] = [];
-  let firstAnswer: () => void = () => {};
-  const answered = new Promise<void>((resolve) => (firstAnswer = resolve));
-  const reading = (async () => {
-    let buffered = "";
-    for await (const chunk of probe.stdout.pipeThrough(new TextDecoderStream())) {
-      buffered += chunk;
-      const complete = buffered.split("\n");
-      buffered = complete.pop()!;
-      lines.push(...complete.filter(Boolean));
-      if (lines.length) firstAnswer();
-    }
-    firstAnswer();
-  })();
-  try {
-    await answered;
-    await work();
-  } finally {
-    probe.stdin.end();
-    await probe.exited;
-    await reading;
-  }
-  return lines.map((line) => {
-    const [status, ms] = line.split(" ");
-    if (status !== "200") throw new Error(`GET /healthz answered ${status} during the uploads`);
-    return Number(ms);
+/** The probe's answer times while `work` runs; any answer but a 200 stops the section. */
+async function healthzTimes(url: string, work: () => Promise<unknown>): Promise<number[]> {
+  return (await whileProbing(url, work)).map(({ status, ms }) => {
+    if (status !== 200) throw new Error(`GET /healthz answered ${status} during the uploads`);
+    return ms;
   });
 }
 
@@ -99,7 +60,7 @@ export const hostileUploads: BenchSection<HostileUploadsResult> = {
       const rounds = settings.quick ? 1 : 3;
       const times: number[] = [];
       for (let i = 0; i < rounds; i++)
-        times.push(...(await whileProbing(emu.url, () => Promise.all(Array.from({ length: BOMBS_AT_ONCE }, upload)))));
+        times.push(...(await healthzTimes(emu.url, () => Promise.all(Array.from({ length: BOMBS_AT_ONCE }, upload)))));
       const healthz = summarize(times);
       log(`  /healthz during ${BOMBS_AT_ONCE} gzip bombs: p95 ${healthz.p95} ms over ${times.length} probes`);
       return { rounds, probes: times.length, healthz };

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { whileProbing } from "../../scripts/lib/health-probe";
 import { HOSTILE_CORPUS } from "../../scripts/lib/hostile-corpus";
 import { corpusArchive } from "../helpers/build-cache";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, type ServedBinary, serve } from "./helpers";
@@ -66,59 +67,6 @@ async function upload(file: string): Promise<number> {
   return res.status;
 }
 
-/**
- * GET /healthz, one request at a time over one keep-alive connection, every 10 ms until its stdin closes,
- * printing each answer's status (and time, which the bench reads; this test does not). A process of its own, so the test's own event loop (busy with the
- * uploads) never adds to what is measured.
- */
-const PROBE = `
-import http.client, sys, threading, time
-host, port = sys.argv[1], int(sys.argv[2])
-stop = threading.Event()
-threading.Thread(target=lambda: (sys.stdin.read(), stop.set()), daemon=True).start()
-conn = http.client.HTTPConnection(host, port)
-while not stop.is_set():
-    start = time.perf_counter()
-    conn.request("GET", "/healthz")
-    res = conn.getresponse()
-    res.read()
-    print(res.status, round((time.perf_counter() - start) * 1000, 2), flush=True)
-    time.sleep(0.01)
-`;
-
-/** Starts the probe, runs `work` once it has answered a first time, stops it; returns every probe's status and time. */
-async function whileProbing(work: () => Promise<unknown>): Promise<{ status: number; ms: number }[]> {
-  const { hostname, port } = new URL(server.url);
-  const probe = Bun.spawn(["python3", "-c", PROBE, hostname, port], {
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "inherit",
-  });
-  const lines: string[] = [];
-  let firstAnswer: () => void = () => {};
-  const answered = new Promise<void>((resolve) => (firstAnswer = resolve));
-  const reading = (async () => {
-    let buffered = "";
-    for await (const chunk of probe.stdout.pipeThrough(new TextDecoderStream())) {
-      buffered += chunk;
-      const complete = buffered.split("\n");
-      buffered = complete.pop()!;
-      lines.push(...complete.filter(Boolean));
-      if (lines.length) firstAnswer();
-    }
-    firstAnswer();
-  })();
-  try {
-    await answered;
-    await work();
-  } finally {
-    probe.stdin.end();
-    await probe.exited;
-    await reading;
-  }
-  return lines.map((line) => ({ status: Number(line.split(" ")[0]), ms: Number(line.split(" ")[1]) }));
-}
-
 describe("bundle inspection memory on the compiled binary", () => {
   test("any single corpus upload: peak RSS growth at most 64 MB, a 422", async () => {
     await upload(files[0]!); // the first request compiles the route: not measured
@@ -146,7 +94,7 @@ describe("bundle inspection memory on the compiled binary", () => {
     const all: { status: number; ms: number }[] = [];
     for (const [i, batch] of batches.entries()) {
       const before = resetPeak();
-      const probes = await whileProbing(async () =>
+      const probes = await whileProbing(server.url, async () =>
         expect(await Promise.all(batch.map(upload))).toEqual(batch.map(() => 422)),
       );
       const growthMb = (statusKb("VmHWM") - before) / MB;
