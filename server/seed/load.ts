@@ -53,6 +53,6 @@ export interface Load {
   now: string;
   bundles: BundleFiles;
   report: SeedReport;
-  /** The slugs searched by this load's new extensions, by name: a load frees none (server/resources/extensions/slug.ts). */
+  /** Where each name's slug search stands in this load, which frees no slug (server/resources/extensions/slug.ts). */
   slugs: SlugBatch;
 }
