@@ -112,7 +112,11 @@ describe("ext dashboard", () => {
       expect(r.stderr).toContain("opening the dashboard's login page in the browser");
       expect(r.stdout).toBe(`logged in: the dashboard is at ${ready.dashboardUrl}/ (a new address each start)\n`);
       expect(r.code).toBe(0);
-      const [seen, ...more] = place.records();
+      // The stand-in writes its line once the post is answered, which can be after `ext dashboard` has exited.
+      const [seen, ...more] = await waitFor(
+        () => place.records().length > 0 && place.records(),
+        "the browser's record",
+      );
       expect(more).toEqual([]);
       // The browser was given the page's file URL, nothing else; the page was the owner's alone.
       expect(seen!.argv).toEqual([pathToFileURL(seen!.path).href]);
