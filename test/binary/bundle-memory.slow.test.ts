@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { whileProbing } from "../../scripts/lib/health-probe";
 import { HOSTILE_CORPUS } from "../../scripts/lib/hostile-corpus";
-import { corpusArchive } from "../helpers/build-cache";
+import { ARCHIVES_TIMEOUT_MS, corpusArchives } from "../helpers/build-cache";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, type ServedBinary, serve } from "./helpers";
 
 const KEY = "ext_test_key_memory_0123456789abcdefgh";
@@ -35,10 +35,8 @@ beforeAll(async () => {
     }),
   );
   server = await serve(built.bin, ["--memory", "--seed", "fixture.json", "--no-rate-limits"], built.work);
-  for (const c of HOSTILE_CORPUS) {
-    files.push(await corpusArchive(c));
-  }
-}, BUILD_TIMEOUT_MS);
+  files.push(...(await corpusArchives(HOSTILE_CORPUS)).values());
+}, BUILD_TIMEOUT_MS + ARCHIVES_TIMEOUT_MS);
 afterAll(async () => {
   await server?.stop();
   built?.cleanup();

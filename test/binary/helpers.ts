@@ -21,9 +21,10 @@ export interface Built {
 /**
  * How long a test file's beforeAll may take to get the binary: about a second when another file built it, a
  * few seconds for the first build on a quiet machine, but a 120 MB write on a busy 2-core CI machine can pass
- * bun's 5 s default for hooks.
+ * bun's 5 s default for hooks, and several such hooks also build other things (the npm package: 6 CPU-seconds).
+ * A bound so that a build that never ends fails by name; CI has run 10× slower than a quiet machine.
  */
-export const BUILD_TIMEOUT_MS = 60_000;
+export const BUILD_TIMEOUT_MS = 120_000;
 
 export function buildBinary(): Built {
   const bin = sharedBinary(BUILD_TIMEOUT_MS);

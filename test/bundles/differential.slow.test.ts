@@ -5,13 +5,13 @@
  * read cleanly in both; an archive it read to the end but refused for its content must list identically
  * too. Only an archive it refused as unreadable (a format refusal or a cap) is not compared.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ACCEPTED_CORPUS, HOSTILE_CORPUS } from "../../scripts/lib/hostile-corpus";
 import { SAMPLE_BUNDLES } from "../../scripts/lib/samples";
-import { corpusArchive, sampleArchive } from "../helpers/build-cache";
+import { ARCHIVES_TIMEOUT_MS, corpusArchives, sampleArchives } from "../helpers/build-cache";
 import { gnuTarListing, inspectorListing, tarfileLister } from "../helpers/tar-listing";
 
 const dir = mkdtempSync(join(tmpdir(), "ext-diff-"));
@@ -20,6 +20,12 @@ afterAll(async () => {
   await tarfile.close();
   rmSync(dir, { recursive: true, force: true });
 });
+let samples: Map<string, string>;
+let corpus: Map<string, string>;
+beforeAll(async () => {
+  samples = await sampleArchives(SAMPLE_BUNDLES);
+  corpus = await corpusArchives([...HOSTILE_CORPUS, ...ACCEPTED_CORPUS]);
+}, ARCHIVES_TIMEOUT_MS);
 
 async function compare(file: string) {
   const { result, listing } = await inspectorListing(file);
@@ -33,14 +39,14 @@ async function compare(file: string) {
 describe("inspector vs GNU tar vs tarfile", () => {
   for (const sample of SAMPLE_BUNDLES) {
     test(`sample ${sample.file}`, async () => {
-      const file = await sampleArchive(sample);
+      const file = samples.get(sample.file)!;
       const { compared, accepted } = await compare(file);
       if (!sample.expect) expect({ compared, accepted }).toEqual({ compared: true, accepted: true });
     }, 60_000);
   }
   for (const c of [...HOSTILE_CORPUS, ...ACCEPTED_CORPUS]) {
     test(`corpus ${c.file}`, async () => {
-      const file = await corpusArchive(c);
+      const file = corpus.get(c.file)!;
       const { compared, accepted } = await compare(file);
       if (!c.refused) expect({ compared, accepted }).toEqual({ compared: true, accepted: true });
       else expect(accepted).toBe(false);

@@ -3,7 +3,7 @@
  * its reason at its path, every real-world shape accepted. Over a real socket: test/versions/hostile-upload.slow.test.ts;
  * against GNU tar and tarfile: test/bundles/differential.slow.test.ts.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,15 +12,16 @@ import { ACCEPTED_CORPUS, HOSTILE_CORPUS } from "../../scripts/lib/hostile-corpu
 import { END, entry } from "../../scripts/lib/raw-tar";
 import { DEFAULT_BUNDLE_LIMITS } from "../../server/bundles/bundle-limits";
 import { inspectBundle } from "../../server/bundles/inspect";
-import { corpusArchive } from "../helpers/build-cache";
+import { ARCHIVES_TIMEOUT_MS, corpusArchives } from "../helpers/build-cache";
 
 const dir = mkdtempSync(join(tmpdir(), "ext-hostile-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let archives: Map<string, string>;
+beforeAll(async () => {
+  archives = await corpusArchives([...HOSTILE_CORPUS, ...ACCEPTED_CORPUS]);
+}, ARCHIVES_TIMEOUT_MS);
 
-async function inspectCase(c: (typeof HOSTILE_CORPUS)[number]) {
-  const file = await corpusArchive(c);
-  return inspectBundle(file, DEFAULT_BUNDLE_LIMITS);
-}
+const inspectCase = (c: { file: string }) => inspectBundle(archives.get(c.file)!, DEFAULT_BUNDLE_LIMITS);
 
 describe("the hostile corpus", () => {
   for (const c of HOSTILE_CORPUS) {

@@ -1,13 +1,18 @@
-import { describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { SAMPLE_BUNDLES } from "../../scripts/lib/samples";
 import { DEFAULT_BUNDLE_LIMITS } from "../../server/bundles/bundle-limits";
 import { inspectBundle } from "../../server/bundles/inspect";
-import { sampleArchive } from "../helpers/build-cache";
+import { ARCHIVES_TIMEOUT_MS, sampleArchives } from "../helpers/build-cache";
+
+let archives: Map<string, string>;
+beforeAll(async () => {
+  archives = await sampleArchives(SAMPLE_BUNDLES);
+}, ARCHIVES_TIMEOUT_MS);
 
 describe("inspectBundle on the sample bundles (fixtures/bundles)", () => {
   for (const sample of SAMPLE_BUNDLES) {
     test(`${sample.file}: ${sample.expect ? "reports its problem with its path" : "is valid"}`, async () => {
-      const file = await sampleArchive(sample);
+      const file = archives.get(sample.file)!;
       const result = await inspectBundle(file, DEFAULT_BUNDLE_LIMITS);
       if (!sample.expect) {
         expect(result.problems).toEqual([]);

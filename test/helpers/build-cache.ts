@@ -65,13 +65,37 @@ async function buildInto(path: string, build: (path: string) => Promise<void>): 
   }
 }
 
+type CorpusCase = { file: string; build(): Promise<Buffer> };
+type SampleBundle = { file: string; build(outFile: string): Promise<void> };
+
 /** A hostile-corpus (or accepted-corpus) archive's path. */
-export const corpusArchive = (c: { file: string; build(): Promise<Buffer> }) =>
+const corpusArchive = (c: CorpusCase) =>
   cached(`corpus-${c.file}`, async (path) => writeFileSync(path, await c.build()));
 
 /** A sample bundle's path. */
-export const sampleArchive = (s: { file: string; build(outFile: string): Promise<void> }) =>
-  cached(`sample-${s.file}`, (path) => s.build(path));
+const sampleArchive = (s: SampleBundle) => cached(`sample-${s.file}`, (path) => s.build(path));
+
+/**
+ * A beforeAll's budget for getting every archive a test file reads. Building the sample bundles and the corpus
+ * costs about 9 CPU-seconds (a 240 MB PAX archive, 50,001 entries), and on a busy 2-core CI machine a single
+ * build has taken 15 s: so a file gets its archives first, and its tests' own limits time the inspection only.
+ */
+export const ARCHIVES_TIMEOUT_MS = 240_000;
+
+/** Every sample bundle's path (built, or another file's build waited for), by its file name. */
+export const sampleArchives = (samples: readonly SampleBundle[]) => byFile(samples, sampleArchive);
+
+/** Every corpus case's archive path, by its file name. */
+export const corpusArchives = (cases: readonly CorpusCase[]) => byFile(cases, corpusArchive);
+
+async function byFile<C extends { file: string }>(
+  items: readonly C[],
+  pathOf: (item: C) => Promise<string>,
+): Promise<Map<string, string>> {
+  const paths = new Map<string, string>();
+  for (const item of items) paths.set(item.file, await pathOf(item));
+  return paths;
+}
 
 /**
  * The main npm package as `npm run package` builds it (scripts/lib/node-helper.ts), in a folder whose

@@ -8,19 +8,21 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HOSTILE_CORPUS } from "../../scripts/lib/hostile-corpus";
-import { corpusArchive } from "../helpers/build-cache";
+import { ARCHIVES_TIMEOUT_MS, corpusArchives } from "../helpers/build-cache";
 import { createExtension, submitVersion } from "../helpers/bundles";
 import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
 
 let emu: TestEmulator;
 let id: string;
+let archives: Map<string, string>;
 // The data dir sits alone in a folder of its own: anything else appearing there was written outside it.
 const parent = mkdtempSync(join(tmpdir(), "ext-hostile-up-"));
 const dir = mkdtempSync(join(tmpdir(), "ext-hostile-archives-"));
 beforeAll(async () => {
+  archives = await corpusArchives(HOSTILE_CORPUS);
   emu = await startTestEmulator({ dataDir: join(parent, "data") });
   id = await createExtension(emu, "Hostile");
-});
+}, ARCHIVES_TIMEOUT_MS);
 afterAll(async () => {
   await stopTestEmulator(emu);
   rmSync(parent, { recursive: true, force: true });
@@ -32,7 +34,7 @@ const listing = (path: string) => readdirSync(path).sort();
 describe("the hostile corpus over a real socket", () => {
   for (const c of HOSTILE_CORPUS) {
     test(`${c.file}: 422 bundle_invalid naming the refusal; the server stays healthy; nothing written`, async () => {
-      const file = await corpusArchive(c);
+      const file = archives.get(c.file)!;
       const checkout = listing(process.cwd());
       const objects = listing(join(emu.dataDir, "blobs", "objects"));
       const err = expectEnvelope(
