@@ -34,7 +34,7 @@ describe("bench bundles (bench/lib/bundles.ts)", () => {
     expect(result.problems).toEqual([]);
     expect(result.warnings).toEqual([]);
     expect(result.soundCount).toBe(bundle.sounds);
-  });
+  }, 60_000);
 
   test("a bundle is built once and reused (the bench does not pay for gzip on every run)", async () => {
     const first = await benchBundle(1, dir);

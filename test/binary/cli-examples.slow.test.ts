@@ -107,7 +107,7 @@ describe("docs/cli.md", () => {
         if (env) expect(row, `ext ${cmd} --${flag}`).toContain(env);
       }
     }
-  });
+  }, 60_000);
 
   test("the README's intro lists every command `ext --help` lists, and the reference says how many there are", async () => {
     const root = (await run(built.bin, ["--help"], { cwd: built.work })).stdout;
@@ -165,6 +165,7 @@ describe("docs/cli.md", () => {
         if (leftBehind(cwd).length === 0) break;
       }
     },
+    60_000,
   );
 });
 

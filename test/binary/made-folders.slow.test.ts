@@ -138,6 +138,6 @@ describe.skipIf(typeof OTHER === "string")(
         expect(await extUnder("000", [what, made])).toMatchObject({ code: 0 });
         expect(plantable(made)).toEqual([]);
       }
-    }, 30_000);
+    }, 60_000);
   },
 );

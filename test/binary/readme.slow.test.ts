@@ -44,7 +44,7 @@ describe("docs/control-plane.md", () => {
     } finally {
       await server.stop();
     }
-  }, 30_000);
+  }, 90_000);
 });
 
 describe("README: In your tests", () => {

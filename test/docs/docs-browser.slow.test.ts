@@ -6,16 +6,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, type ServedBinary, serve } from "../binary/helpers";
-import { browserAvailable, launchBrowser, until } from "../helpers/browser";
+import { browserAvailable, launchBrowser, REFERENCE_DRAW_MS, until } from "../helpers/browser";
 
 const enabled = browserAvailable();
-
-/**
- * Drawing the reference costs a few CPU-seconds (Scalar's script, then the whole document); in CI it shares the
- * machine with the other browser tests and has taken over 30 s. A bound only so that a page that never draws
- * fails by name, as in the dashboard's docs tests (test/dashboard/rough-edges.slow.test.ts).
- */
-const DRAW_TIMEOUT_MS = 60_000;
 
 describe.skipIf(!enabled)("framing and the docs page's CSP (Chromium, compiled binary)", () => {
   let built: Built;
@@ -87,7 +80,7 @@ describe.skipIf(!enabled)("framing and the docs page's CSP (Chromium, compiled b
         // Not waiting for the load event: the drawing's wait below is the bound.
         await page.goto(`${server.url}/docs`, { waitUntil: "commit" });
         // The reference is built in the browser from /openapi.json: its tag groups and operations appear.
-        await page.locator(".scalar-app h1").waitFor({ timeout: DRAW_TIMEOUT_MS });
+        await page.locator(".scalar-app h1").waitFor({ timeout: REFERENCE_DRAW_MS });
         await until("the rendered reference", async () =>
           ((await page.locator("body").textContent({ timeout: 500 })) ?? "").includes("Extensions"),
         );
@@ -96,6 +89,6 @@ describe.skipIf(!enabled)("framing and the docs page's CSP (Chromium, compiled b
         await page.close();
       }
     },
-    DRAW_TIMEOUT_MS + 30_000,
+    REFERENCE_DRAW_MS + 30_000,
   );
 });

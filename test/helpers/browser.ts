@@ -30,6 +30,13 @@ export function browserAvailable(): boolean {
   return false;
 }
 
+/**
+ * How long a page may take to draw the API reference (/docs): Scalar's 3.5 MB script, then the whole document, a
+ * few CPU-seconds alone. In CI it shares two cores with the other browser tests, and one drawing there has taken
+ * close to a minute. A bound so that a page that never draws fails by name.
+ */
+export const REFERENCE_DRAW_MS = 90_000;
+
 /** Flags for a closed network: without the background ones Chromium keeps dialling hosts it cannot reach. */
 const ARGS = [
   "--headless",

@@ -387,5 +387,5 @@ describe("GET /extensions/:id/versions", () => {
     expect(existsSync(emu.runtime.blobs.pathOf(emu.runtime.services.versions.findById(second).bundleBlobId))).toBe(
       true,
     );
-  }, 30_000);
+  }, 60_000);
 });
