@@ -12,6 +12,7 @@ import { parseServerConfig } from "../server/base/config";
 import { onFirstUse, onFirstUseEach } from "../server/base/on-first-use";
 import { createRuntime, createStarterAccount, type Runtime } from "../server/runtime/runtime";
 import { createApp } from "../server/start/app";
+import { memoryRuntime } from "./helpers/in-process-app";
 
 const prepared: string[] = [];
 const realPrepare = Database.prototype.prepare;
@@ -33,7 +34,7 @@ afterEach(() => {
 
 /** What `ext serve` does on a new data directory: the runtime, then (once listening) the starter account. */
 function startWithStarter(): Runtime {
-  const started = createRuntime(parseServerConfig({ memory: true, logLevel: "silent" }, {}));
+  const started = memoryRuntime();
   createStarterAccount(started);
   return started;
 }

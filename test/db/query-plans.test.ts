@@ -12,11 +12,9 @@
  */
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, expect, spyOn, test } from "bun:test";
-import { EmulatorClock } from "../../server/base/clock";
-import { parseServerConfig } from "../../server/base/config";
-import { createLogger } from "../../server/base/logger";
-import { createRuntime, type Runtime } from "../../server/runtime/runtime";
+import type { Runtime } from "../../server/runtime/runtime";
 import type { Fixture } from "../../server/seed/model";
+import { memoryRuntime } from "../helpers/in-process-app";
 
 /** A keyed hash as an export holds it, one per account. */
 const keyHash = (i: number) => `hmac:${"a".repeat(60)}${String(i).padStart(4, "0")}`;
@@ -73,12 +71,7 @@ let runtime: Runtime;
 beforeAll(() => {
   const spies = (["prepare", "query", "run"] as const).map((method) => spyOn(Database.prototype, method));
   try {
-    const config = parseServerConfig({ memory: true, logLevel: "silent" }, {});
-    runtime = createRuntime(config, {
-      logger: createLogger("silent"),
-      clock: new EmulatorClock(),
-      seedFixture: fixture(3),
-    });
+    runtime = memoryRuntime({}, { seedFixture: fixture(3) });
     // Loaded again over itself: every "does it exist" lookup now finds its row.
     runtime.seed(fixture(3));
     for (const spy of spies) for (const call of spy.mock.calls) sqlText.add(String(call[0]));

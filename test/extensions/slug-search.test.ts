@@ -6,18 +6,15 @@
  */
 import { Database } from "bun:sqlite";
 import { afterEach, expect, test } from "bun:test";
-import { EmulatorClock } from "../../server/base/clock";
-import { parseServerConfig } from "../../server/base/config";
-import { createLogger } from "../../server/base/logger";
-import { createRuntime, type Runtime } from "../../server/runtime/runtime";
+import type { Runtime } from "../../server/runtime/runtime";
 import type { Fixture } from "../../server/seed/model";
+import { memoryRuntime } from "../helpers/in-process-app";
 
 let runtime: Runtime | undefined;
 afterEach(() => runtime?.close());
 
 function start(): Runtime {
-  const config = parseServerConfig({ memory: true, logLevel: "silent" }, {});
-  runtime = createRuntime(config, { logger: createLogger("silent"), clock: new EmulatorClock() });
+  runtime = memoryRuntime();
   return runtime;
 }
 

@@ -2,8 +2,8 @@
  * The app as `ext serve --memory --seed demo` builds it, in process (no socket): for tests that hand it Request
  * objects themselves. Close the runtime when done.
  */
-import { parseServerConfig } from "../../server/base/config";
-import { createRuntime } from "../../server/runtime/runtime";
+import { parseServerConfig, type ServerFlags } from "../../server/base/config";
+import { createRuntime, type RuntimeOptions } from "../../server/runtime/runtime";
 import { createApp } from "../../server/start/app";
 
 export function demoApp() {
@@ -15,6 +15,14 @@ export function demoApp() {
     throw e;
   }
 }
+
+/**
+ * A runtime on an in-memory database, logging nothing, with no socket and no app: for tests of services,
+ * loads and start-up. `flags` as `ext serve` takes them (a seed, say); `options` as createRuntime takes them.
+ * Close it when done.
+ */
+export const memoryRuntime = (flags: ServerFlags = {}, options: RuntimeOptions = {}) =>
+  createRuntime(parseServerConfig({ memory: true, logLevel: "silent", ...flags }, {}), options);
 
 /** GET /developer/v1/extensions with the demo fixture's key (fixtures/demo.json, every scope). */
 export const listRequest = () =>

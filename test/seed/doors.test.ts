@@ -12,14 +12,12 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { JSON_BODY_MAX_BYTES } from "../../common/api-rules";
-import { parseServerConfig } from "../../server/base/config";
-import { createLogger } from "../../server/base/logger";
 import { readExportArchive } from "../../server/exports/archive";
-import { createRuntime } from "../../server/runtime/runtime";
 import type { Fixture } from "../../server/seed/model";
 import { validateFixture } from "../../server/seed/validate";
 import { bundleDir, createExtension, uploadVersion } from "../helpers/bundles";
 import { startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { memoryRuntime } from "../helpers/in-process-app";
 import { createLoaders, LOADERS, type Loaders, type Outcome, rowsOf, type Source } from "./loaders";
 
 let loaders: Loaders;
@@ -243,9 +241,7 @@ describe("an export directory", () => {
 
 describe("against what an earlier load left", () => {
   test("a version id another extension holds, and a current version that is not the newest approved", async () => {
-    const runtime = createRuntime(parseServerConfig({ memory: true, logLevel: "silent" }, {}), {
-      logger: createLogger("silent"),
-    });
+    const runtime = memoryRuntime();
     try {
       const version = { id: "ver_held_00000000000000000000", version: "1.0.0" };
       runtime.seed(validateFixture(account({ extensions: [{ id: "ext_one", name: "One", versions: [version] }] })));
