@@ -29,6 +29,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { readAsItComes } from "../helpers/read-until";
 import { waitFor } from "../helpers/wait-for";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, type ServedBinary, serve } from "./helpers";
 import { type OtherUser, otherUser } from "./other-user";
@@ -58,15 +59,6 @@ const OTHER = otherUser(["curl", "ln"]);
 const SKIP = whyNot(OTHER);
 
 /** Reads a process's stream as it comes. */
-function collect(stream: ReadableStream<Uint8Array>) {
-  let text = "";
-  const decoder = new TextDecoder();
-  const done = (async () => {
-    for await (const chunk of stream) text += decoder.decode(chunk, { stream: true });
-  })();
-  return { text: () => text, done };
-}
-
 describe.skipIf(SKIP !== null)(`another local user${SKIP ? ` (skipped: ${SKIP})` : ""}`, () => {
   const user = OTHER as OtherUser;
   let built: Built;
@@ -106,8 +98,8 @@ describe.skipIf(SKIP !== null)(`another local user${SKIP ? ` (skipped: ${SKIP})`
       stdout: "pipe",
       stderr: "pipe",
     });
-    const stdout = collect(proxy.stdout);
-    const stderr = collect(proxy.stderr);
+    const stdout = readAsItComes(proxy.stdout);
+    const stderr = readAsItComes(proxy.stderr);
     try {
       const url = await waitFor(() => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout.text())?.[1], "the proxy");
       plant(`${report}.${proxy.pid}.tmp`);
@@ -328,21 +320,25 @@ for (;;) {
       { mode: 0o644 },
     );
     const taker = user.spawn([BUN, script, String(port)]);
-    const seen = collect(taker.stdout as ReadableStream<Uint8Array>);
+    const seen = readAsItComes(taker.stdout as ReadableStream<Uint8Array>);
     const deploy = Bun.spawn([built.bin, "deploy", "board", "--extension", "ext_board", "--wait", "--timeout", "60"], {
       cwd: project,
       env: cleanEnv(),
       stdout: "pipe",
       stderr: "pipe",
     });
-    const deployErr = collect(deploy.stderr);
+    const deployErr = readAsItComes(deploy.stderr);
     let code = null as number | null;
     void deploy.exited.then((c) => (code = c));
     try {
       await waitFor(() => deployErr.text().includes("waiting up to 60 s"), "the deploy to wait for review");
+      // Held still while the port changes hands: a poll between the two listeners would find nothing there
+      // (a refused connection, its own error), not the other user's server this test is about.
+      deploy.kill("SIGSTOP");
       await server.stop();
       server = null;
       await waitFor(() => seen.text().includes("bound"), "the other user to take the port");
+      deploy.kill("SIGCONT");
       const leaked = () =>
         seen
           .text()
@@ -350,12 +346,13 @@ for (;;) {
           .filter((l) => l.includes('"authorization":"'));
       await waitFor(() => code !== null || leaked().length > 0, "the deploy to end, or the key to leak");
       expect(leaked()).toEqual([]);
-      await deploy.exited;
+      await Promise.all([deploy.exited, deployErr.done]);
       expect(deployErr.text()).toContain(
         `the server at http://127.0.0.1:${port} is no longer the one this command started with`,
       );
       expect(code).toBe(1);
     } finally {
+      deploy.kill("SIGCONT");
       deploy.kill();
       taker.kill();
       await server?.stop();

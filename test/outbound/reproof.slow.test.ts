@@ -126,8 +126,12 @@ describe("ext deploy --wait, its server stopped and its port taken", () => {
       let taker: Awaited<ReturnType<typeof takePort>> | null = null;
       try {
         await deploy.said("waiting up to 60 s");
+        // Held still while the port changes hands: a poll between the two listeners would find nothing there
+        // (a refused connection, its own error), not the stranger this test is about.
+        deploy.proc.kill("SIGSTOP");
         await stopTestEmulator(emu);
         taker = await takePort(port);
+        deploy.proc.kill("SIGCONT");
         const leaked = () => taker?.seen.filter((s) => s.authorization !== null) ?? [];
         await waitFor(() => deploy.ended() ?? leaked().length > 0, "the deploy to end, or a credential to leak");
         expect(leaked()).toEqual([]);
@@ -137,6 +141,7 @@ describe("ext deploy --wait, its server stopped and its port taken", () => {
         expect(taker.seen.length).toBeGreaterThan(0);
         expect(taker.seen.every((s) => s.path.startsWith("/healthz?challenge="))).toBe(true);
       } finally {
+        deploy.proc.kill("SIGCONT");
         deploy.proc.kill();
         taker?.server.stop(true);
         await stopTestEmulator(emu);
