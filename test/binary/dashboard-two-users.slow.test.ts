@@ -63,12 +63,15 @@ describe.skipIf(SKIP !== null)(`another local user${SKIP ? ` (skipped: ${SKIP})`
     const stop = join(shared, "stop");
     const watcher = user.spawn([BUN, WATCHER, stop]);
     const watched = readAsItComes(watcher.stdout as ReadableStream<Uint8Array>);
-    const seen = (): Seen[] =>
-      watched
-        .text()
+    // Whole lines only: the last one may still be arriving.
+    const seen = (): Seen[] => {
+      const text = watched.text();
+      return text
+        .slice(0, text.lastIndexOf("\n") + 1)
         .split("\n")
         .filter((line) => line.startsWith("{"))
         .map((line) => JSON.parse(line));
+    };
     const go = join(own, "go");
     const log = join(own, "browser.log");
     try {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { waitFor } from "../helpers/wait-for";
 import {
   adminFetch,
   BUILD_TIMEOUT_MS,
@@ -264,16 +265,17 @@ async function deployWaiting(label: string, extra: string[], baseUrl = server.ba
       stderr: "pipe",
     },
   );
-  let versionId: string | undefined;
-  for (let i = 0; i < 200 && !versionId && proc.exitCode === null; i++) {
-    await Bun.sleep(25);
+  const versionOf = async () => {
     const res = await fetch(`${baseUrl}/extensions/ext_plain/versions`, {
       headers: { authorization: `Bearer ${KEY}` },
     });
-    versionId = ((await res.json()) as { versions: { id: string; version: string }[] }).versions.find(
+    return ((await res.json()) as { versions: { id: string; version: string }[] }).versions.find(
       (v) => v.version === label,
     )?.id;
-  }
+  };
+  // The version, or the deploy's end (which the caller's checks then explain).
+  let versionId: string | undefined;
+  await waitFor(async () => (versionId = await versionOf()) ?? proc.exitCode !== null, "the deployed version");
   expect(versionId).toBeDefined();
   const finished = async () => {
     const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { waitFor } from "../helpers/wait-for";
 import {
   adminFetch,
   BUILD_TIMEOUT_MS,
@@ -385,12 +386,10 @@ describe("ext deploy DIR --target URL", () => {
       ],
       { cwd: work, env: cleanEnv(), stdout: "pipe", stderr: "pipe" },
     );
-    let version: { id: string } | undefined;
-    for (let i = 0; i < 100 && !version; i++) {
-      await Bun.sleep(50);
-      version = (await versionsOf("ext_plain")).find((v) => v.version === "waited");
-    }
-    expect(version).toBeDefined();
+    const version = await waitFor(
+      async () => (await versionsOf("ext_plain")).find((v) => v.version === "waited"),
+      "the deployed version",
+    );
     expect((await adminFetch(server, `/versions/${version!.id}/approve`, { method: "POST" })).status).toBe(200);
     expect(await proc.exited).toBe(0);
     expect(await new Response(proc.stdout).text()).toContain(`version ${version!.id} (waited) of ext_plain: approved`);
@@ -416,12 +415,10 @@ describe("ext deploy DIR --target URL", () => {
       ],
       { cwd: work, env: cleanEnv(), stdout: "pipe", stderr: "pipe" },
     );
-    let version: { id: string } | undefined;
-    for (let i = 0; i < 100 && !version; i++) {
-      await Bun.sleep(50);
-      version = (await versionsOf("ext_plain")).find((v) => v.version === "to-reject");
-    }
-    expect(version).toBeDefined();
+    const version = await waitFor(
+      async () => (await versionsOf("ext_plain")).find((v) => v.version === "to-reject"),
+      "the deployed version",
+    );
     const rejected = await adminFetch(server, `/versions/${version!.id}/reject`, {
       method: "POST",
       headers: { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" },
@@ -441,13 +438,14 @@ describe("ext deploy DIR --target URL", () => {
   });
 
   test("--wait --timeout is kept when the server is slow: a poll still unanswered a second past the deadline is cut (exit 1)", async () => {
-    // The first poll of the versions list takes 20 s: counting polls instead of reading a clock, --timeout 1
-    // would end only after that poll answered, far past this test's own 10 s limit. The deploy's check before
-    // the upload reads the list first (it gives up after 3 s and goes on): the rule delays both.
+    // The first poll of the versions list takes 60 s: counting polls instead of reading a clock, --timeout 1
+    // would end only after that poll answered, far past this test's own 30 s limit. The deploy's check before
+    // the upload reads the list first (it gives up after 3 s and goes on): the rule delays both. About 5 s of
+    // the test is those waits; the limit leaves a loaded machine room for the rest.
     const fault = await adminFetch(server, `/faults`, {
       method: "POST",
       headers: { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" },
-      body: JSON.stringify({ method: "GET", path: "/extensions/ext_plain/versions", latencyMs: 20_000, times: 2 }),
+      body: JSON.stringify({ method: "GET", path: "/extensions/ext_plain/versions", latencyMs: 60_000, times: 2 }),
     });
     const faultId = ((await fault.json()) as { fault: { id: string } }).fault.id;
     try {
@@ -478,7 +476,7 @@ describe("ext deploy DIR --target URL", () => {
     } finally {
       await adminFetch(server, `/faults/${faultId}`, { method: "DELETE" });
     }
-  }, 10_000);
+  }, 30_000);
 
   test("--build runs first; a build past build_time_seconds is stopped with exit 1", async () => {
     const dir = mkdtempSync(join(work, "src-"));

@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cleanEnv } from "../helpers/clean-env";
+import { waitFor } from "../helpers/wait-for";
 import { sharedBinary } from "./binary-cache";
 
 export interface Built {
@@ -83,10 +84,8 @@ export async function serve(bin: string, args: string[], cwd: string, port = 0):
       stderr: "pipe",
     },
   );
-  for (let i = 0; i < 200 && !existsSync(ready); i++) {
-    if (proc.exitCode !== null) break;
-    await Bun.sleep(25);
-  }
+  // Ready, or gone: either ends the wait (a loaded machine has taken seconds to start it).
+  await waitFor(() => existsSync(ready) || proc.exitCode !== null, "ext serve's ready file").catch(() => undefined);
   if (!existsSync(ready)) {
     proc.kill("SIGKILL");
     rmSync(readyDir, { recursive: true, force: true });
@@ -136,9 +135,13 @@ export function alive(pid: number): boolean {
   }
 }
 
-/** True once `pid` is gone, allowing a graceful stop a moment (2.5 s); a survivor is killed so no test leaks it. */
-export async function goneSoon(pid: number): Promise<boolean> {
-  for (let i = 0; i < 50 && alive(pid); i++) await Bun.sleep(50);
+/**
+ * True once `pid` is gone, allowing a graceful stop its time (20 s by default: a loaded machine is slow, a stuck
+ * process never ends); a survivor is killed so no test leaks it. A test that expects a survivor passes a shorter
+ * `waitMs`.
+ */
+export async function goneSoon(pid: number, waitMs = 20_000): Promise<boolean> {
+  await waitFor(() => !alive(pid), `process ${pid} to end`, waitMs).catch(() => undefined);
   if (!alive(pid)) return true;
   try {
     process.kill(pid, "SIGKILL"); // a survivor must not outlive the test

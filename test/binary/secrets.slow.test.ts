@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { waitFor } from "../helpers/wait-for";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, run } from "./helpers";
 
 const KEY = "ext_secrets_test_key_0123456789abcdef";
@@ -66,7 +67,7 @@ beforeAll(async () => {
       stderr: Bun.file(join(work, "server.err")),
     },
   );
-  for (let i = 0; i < 400 && !existsSync(ready) && server.exitCode === null; i++) await Bun.sleep(25);
+  await waitFor(() => existsSync(ready) || server.exitCode !== null, "the server's ready file");
   ({ baseUrl, adminUrl, adminToken } = JSON.parse(readFileSync(ready, "utf8")));
 }, BUILD_TIMEOUT_MS);
 afterAll(async () => {
@@ -108,11 +109,10 @@ describe("ext secrets", () => {
   test('set reads the value from stdin (as `<<< "$value"` gives it); it is listed by name, never in arguments, output, logs or files', async () => {
     const setting = setWithStdin("API_TOKEN");
     // While it waits on stdin, its arguments are all the process shows: the value is not among them.
-    let cmdline = "";
-    for (let i = 0; i < 200 && !cmdline.includes("API_TOKEN"); i++) {
-      cmdline = readFileSync(`/proc/${setting.proc.pid}/cmdline`, "utf8");
-      if (!cmdline.includes("API_TOKEN")) await Bun.sleep(10);
-    }
+    const cmdline = await waitFor(() => {
+      const now = readFileSync(`/proc/${setting.proc.pid}/cmdline`, "utf8");
+      return now.includes("API_TOKEN") && now;
+    }, "the command's arguments");
     expect(cmdline.split("\0")).toEqual([
       built.bin,
       "secrets",
@@ -166,7 +166,7 @@ describe("ext secrets", () => {
       for await (const chunk of proc.stdout as AsyncIterable<Uint8Array>)
         output.push(Buffer.from(chunk).toString("utf8"));
     })();
-    for (let i = 0; i < 400 && !output.join("").includes("(not shown): "); i++) await Bun.sleep(10);
+    await waitFor(() => output.join("").includes("(not shown): "), "the prompt");
     expect(output.join("")).toContain("value of PROMPTED (not shown): ");
     proc.stdin.write(`${VALUE}\r`);
     await proc.stdin.end();

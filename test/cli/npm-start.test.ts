@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cleanEnv } from "../helpers/clean-env";
+import { waitFor } from "../helpers/wait-for";
 
 const ROOT = join(import.meta.dir, "../..");
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
@@ -35,7 +36,7 @@ describe("npm start (README quick start)", () => {
       stderr: "pipe",
     });
     try {
-      for (let i = 0; i < 200 && !existsSync(ready); i++) await Bun.sleep(50);
+      await waitFor(() => existsSync(ready) || proc.exitCode !== null, "the ready file");
       const { url, pid } = JSON.parse(readFileSync(ready, "utf8")) as { url: string; pid: number };
       const res = await fetch(url + curl![2]!, { headers: { Authorization: `Bearer ${curl![1]}` } });
       expect(res.status).toBe(200);

@@ -13,6 +13,7 @@ import { cleanEnv } from "../helpers/clean-env";
 import { sessionFromLogin } from "../helpers/emulator";
 import { readUntil } from "../helpers/read-until";
 import { extBinary } from "../helpers/run-cli";
+import { waitFor } from "../helpers/wait-for";
 
 const ROOT = join(import.meta.dir, "../..");
 const DEMO_KEY = (
@@ -158,14 +159,13 @@ describe("ext serve", () => {
         });
         expect(fault.status).toBe(201);
         const inFlight = fetch(`${baseUrl}/extensions`, { headers: { Authorization: `Bearer ${DEMO_KEY}` } });
-        // Wait (bounded) until the rule has fired, i.e. the request is inside the server.
-        for (let i = 0; i < 100; i++) {
+        // Until the rule has fired, i.e. the request is inside the server.
+        await waitFor(async () => {
           const rules = (await (await fetch(`${adminUrl}/faults`, { headers: owner })).json()) as {
             faults: { fired: number }[];
           };
-          if (rules.faults[0]?.fired === 1) break;
-          await Bun.sleep(20);
-        }
+          return rules.faults[0]?.fired === 1;
+        }, "the held request to reach the server");
         proc.kill(signal);
         const res = await inFlight;
         expect(res.status).toBe(200);

@@ -9,11 +9,21 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Server } from "bun";
 import { alive, BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv } from "../binary/helpers";
+import { waitFor } from "../helpers/wait-for";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const CI = join(ROOT, "examples/ci");
@@ -286,8 +296,7 @@ async function expectServing({ exported, stdout }: { exported: Record<string, st
   } finally {
     process.kill(Number(EXT_PID), "SIGTERM");
   }
-  for (let i = 0; i < 200 && alive(Number(EXT_PID)); i++) await Bun.sleep(10);
-  expect(alive(Number(EXT_PID))).toBe(false);
+  await waitFor(() => !alive(Number(EXT_PID)), "the emulator to stop");
 }
 
 test("the action by default: npm installs ext-emulator@VERSION from the registry given, then it starts and exports", async () => {
@@ -348,14 +357,7 @@ test("off loopback, the recipes' admin token opens the control plane and nothing
     stderr: "pipe",
   });
   try {
-    for (let i = 0; i < 400 && proc.exitCode === null; i++) {
-      try {
-        readFileSync(ready);
-        break;
-      } catch {
-        await Bun.sleep(25);
-      }
-    }
+    await waitFor(() => existsSync(ready) || proc.exitCode !== null, "the ready file");
     const { port } = JSON.parse(readFileSync(ready, "utf8")) as { port: number };
     const root = `http://127.0.0.1:${port}`;
     const asTests = { authorization: `Bearer ${token}`, host: `ext:${port}` };

@@ -7,6 +7,7 @@ import { validEntries } from "../../scripts/lib/samples";
 import { bundleDir } from "../helpers/bundles";
 import { baseFixture, DEMO_KEY } from "../helpers/emulator";
 import { type ServerProcess, spawnServer, writeFixture } from "../helpers/subprocess";
+import { waitFor } from "../helpers/wait-for";
 
 const dir = mkdtempSync(join(tmpdir(), "ext-crash-"));
 const dataDir = join(dir, "data");
@@ -82,8 +83,7 @@ describe("POST /extensions/:id/versions across a SIGKILL", () => {
     ];
     // Kill once uploads are visibly mid-stream (temp files exist), and some of the large ones may be committing.
     const tmp = join(dataDir, "blobs", "tmp");
-    for (let i = 0; i < 200 && readdirSync(tmp).length < 3; i++) await Bun.sleep(10);
-    expect(readdirSync(tmp).length).toBeGreaterThanOrEqual(3);
+    await waitFor(() => readdirSync(tmp).length >= 3, "three uploads' temp files");
     await server.stop("SIGKILL");
     await Promise.all(inFlight);
 
