@@ -70,8 +70,8 @@ describe("README: In your tests", () => {
 
   /**
    * `bun test` of the project's example; its exit code and the number of tests that passed. With this suite's
-   * own time limit (bunfig.toml): bun's default of 5 s for the example's beforeAll, which starts an emulator, is
-   * passed on a loaded 2-core machine.
+   * own time limit (package.json's --timeout): bun's default of 5 s for the example's beforeAll, which starts an
+   * emulator, is passed on a loaded 2-core machine.
    */
   async function bunTest(dir: string, env: Record<string, string> = {}) {
     expect((await run(built.bin, ["init", "my-extension"], { cwd: dir })).code).toBe(0);
