@@ -11,6 +11,7 @@ import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Socket } from "bun";
 import { announce } from "../helpers/raw-http";
+import { waitFor } from "../helpers/wait-for";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, run, type ServedBinary, serve } from "./helpers";
 
 const KEY = "ext_hints_test_key_0123456789abcdef";
@@ -215,11 +216,6 @@ function holdingProxy(upstreamPort: number, passBytes: number) {
   };
 }
 
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 400 && !condition(); i++) await Bun.sleep(25);
-  if (!condition()) throw new Error(`timed out waiting for ${what}`);
-}
-
 describe("Ctrl-C during the upload", () => {
   test('says "upload cancelled; nothing was submitted", exits 130, and the server keeps nothing', async () => {
     const dir = tree({ "manifest.json": '{"version":"9.9.9"}', "assets/blob.bin": randomBytes(3 * 1024 * 1024) });
@@ -242,15 +238,15 @@ describe("Ctrl-C during the upload", () => {
         { cwd: work, env: cleanEnv(), stdout: "pipe", stderr: "pipe", stdin: "ignore" },
       );
       // Part of the body has reached the server, which is writing it to a temporary file.
-      await until(() => proxy.forwarded() >= 256 * 1024, "the first part of the upload");
-      await until(() => readdirSync(tmp).length > tempsBefore, "the server's temporary upload file");
+      await waitFor(() => proxy.forwarded() >= 256 * 1024, "the first part of the upload");
+      await waitFor(() => readdirSync(tmp).length > tempsBefore, "the server's temporary upload file");
       proc.kill("SIGINT");
       const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
       expect(await proc.exited).toBe(130);
       expect(stderr.trimEnd().split("\n").at(-1)).toBe("upload cancelled; nothing was submitted");
       expect(stdout).toContain("no version was created for 9.9.9 of ext_hints");
       // The server drops the partial body and creates no version.
-      await until(() => readdirSync(tmp).length === tempsBefore, "the server to remove the partial upload");
+      await waitFor(() => readdirSync(tmp).length === tempsBefore, "the server to remove the partial upload");
       expect(await versionLabels("ext_hints")).not.toContain("9.9.9");
     } finally {
       proxy.stop();

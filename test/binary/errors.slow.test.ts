@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeReadOnly } from "../helpers/read-only-dir";
+import { waitFor } from "../helpers/wait-for";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, run } from "./helpers";
 
 let built: Built;
@@ -224,7 +225,7 @@ describe("--log-level silent", () => {
       [bin, "serve", "--memory", "--port", "0", "--seed", "demo", "--log-level", "silent", "--ready-file", ready],
       { cwd: d, env: cleanEnv(), stdout: "pipe", stderr: "pipe" },
     );
-    for (let i = 0; i < 400 && !existsSync(ready) && proc.exitCode === null; i++) await Bun.sleep(25);
+    await waitFor(() => existsSync(ready) || proc.exitCode !== null, "the ready file");
     const { baseUrl } = JSON.parse(readFileSync(ready, "utf8"));
     expect(
       (

@@ -19,6 +19,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { waitFor } from "../helpers/wait-for";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, run } from "./helpers";
 
 let built: Built;
@@ -35,9 +36,9 @@ afterAll(() => built?.cleanup());
 const isRoot = process.getuid?.() === 0;
 const NOBODY = 65534;
 
-/** Waits (bounded) until `path` exists or the process exits. */
+/** Waits until `path` exists or the process exits; whether it exists. */
 async function appears(path: string, proc: Bun.Subprocess): Promise<boolean> {
-  for (let i = 0; i < 400 && !existsSync(path) && proc.exitCode === null; i++) await Bun.sleep(25);
+  await waitFor(() => existsSync(path) || proc.exitCode !== null, path);
   return existsSync(path);
 }
 

@@ -25,6 +25,7 @@ import {
 } from "../helpers/emulator";
 import { OpenApiContract, type Operation } from "../helpers/openapi-contract";
 import { specProblems } from "../helpers/spec-fields";
+import { waitFor } from "../helpers/wait-for";
 
 const EXT_READ_ONLY = "ext_contract_extensions_read_only_0001";
 const SECRETS_READ_ONLY = "ext_contract_secrets_read_only_000001";
@@ -445,7 +446,7 @@ describe("every route, every documented status, against /openapi.json", () => {
     } finally {
       for (const controller of streams) controller.abort();
       const log = emu.runtime.control.requestLog;
-      for (let i = 0; i < 2_000 && openRequestStreams(log) > 0; i++) await Bun.sleep(5);
+      await waitFor(() => openRequestStreams(log) === 0, "the aborted streams to close");
     }
   }, 60_000);
 

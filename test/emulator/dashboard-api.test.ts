@@ -19,6 +19,7 @@ import {
   stopTestEmulator,
   type TestEmulator,
 } from "../helpers/emulator";
+import { waitFor } from "../helpers/wait-for";
 
 let emu: TestEmulator;
 let bundles: BundleDir;
@@ -512,11 +513,10 @@ describe("request detail", () => {
     const [entry] = await requests(1);
     expect([entry?.method, entry?.status]).toEqual(["POST", 401]);
     // Read after the response was sent: wait for it rather than for a fixed time.
-    let requestBody: string | null | undefined;
-    for (let i = 0; i < 100 && requestBody == null; i++) {
-      requestBody = (await requestDetail(entry?.id ?? 0)).data?.detail.requestBody;
-      if (requestBody == null) await Bun.sleep(10);
-    }
+    const requestBody = await waitFor(
+      async () => (await requestDetail(entry?.id ?? 0)).data?.detail.requestBody,
+      "the kept request body",
+    );
     expect(requestBody).toBe(sent);
   });
 });

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect, type Socket } from "node:net";
 import { MAX_QUEUED_BYTES, MAX_REQUEST_STREAMS, openRequestStreams } from "../../server/control-plane/request-stream";
 import { expectEnvelope, startTestEmulator, stopTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { waitFor } from "../helpers/wait-for";
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -14,12 +15,6 @@ beforeAll(async () => {
 afterAll(() => stopTestEmulator(emu));
 
 const openStreams = () => openRequestStreams(emu.runtime.control.requestLog);
-
-/** Waits, a bounded number of turns of the event loop, until the condition holds. */
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 2_000 && !condition(); i++) await Bun.sleep(5);
-  if (!condition()) throw new Error(`never happened: ${what}`);
-}
 
 /** A logged entry with a long path, so that few of them fill a queue. */
 const bulkyEntry = () => ({
@@ -55,14 +50,14 @@ describe("GET /_emulator/requests/stream: bounds", () => {
       expect(expectEnvelope(refused, 503, "too_many_streams").message).toContain(String(MAX_REQUEST_STREAMS));
 
       controllers.pop()!.abort();
-      await until(() => openStreams() === MAX_REQUEST_STREAMS - 1, "the closed stream is let go");
+      await waitFor(() => openStreams() === MAX_REQUEST_STREAMS - 1, "the closed stream is let go");
       const controller = new AbortController();
       controllers.push(controller);
       const again = await fetch(`${emu.adminUrl}/requests/stream`, { signal: controller.signal, headers: owner() });
       expect(again.status).toBe(200);
     } finally {
       for (const c of controllers) c.abort();
-      await until(() => openStreams() === 0, "every stream is closed");
+      await waitFor(() => openStreams() === 0, "every stream is closed");
     }
   });
 
@@ -79,7 +74,7 @@ describe("GET /_emulator/requests/stream: bounds", () => {
       socket.write(
         `GET /_emulator/requests/stream HTTP/1.1\r\nHost: 127.0.0.1:${emu.port}\r\nAuthorization: ${owner().authorization}\r\n\r\n`,
       );
-      await until(() => received > 0 && openStreams() === 1, "the stream is open");
+      await waitFor(() => received > 0 && openStreams() === 1, "the stream is open");
       socket.pause();
 
       // Far more than the queue and the sockets' buffers hold; recorded in batches, so the server writes between.
@@ -95,7 +90,7 @@ describe("GET /_emulator/requests/stream: bounds", () => {
       expect(recorded * 1_000).toBeGreaterThan(MAX_QUEUED_BYTES);
 
       socket.resume();
-      await until(() => Buffer.concat(chunks).toString("latin1").endsWith("0\r\n\r\n"), "the stream's end");
+      await waitFor(() => Buffer.concat(chunks).toString("latin1").endsWith("0\r\n\r\n"), "the stream's end");
       const text = Buffer.concat(chunks).toString("latin1");
       expect(text).toMatch(/: dropped: more than \d+ bytes waited unread\n\n\r\n0\r\n\r\n$/);
     } finally {

@@ -6,6 +6,7 @@ import type { Subprocess } from "bun";
 import type { Fixture } from "../../server/seed/model";
 import { cleanEnv } from "./clean-env";
 import { extBinary } from "./run-cli";
+import { waitFor } from "./wait-for";
 
 const ROOT = resolve(import.meta.dir, "../..");
 
@@ -53,12 +54,9 @@ export async function spawnServer(
     ],
     { cwd: ROOT, env: cleanEnv({}, opts.shell), stdout: "ignore", stderr: "pipe" },
   );
-  for (let i = 0; i < 200 && !existsSync(readyFile); i++) {
-    if (proc.exitCode !== null)
-      throw new Error(`server exited ${proc.exitCode}: ${await new Response(proc.stderr as ReadableStream).text()}`);
-    await Bun.sleep(50);
-  }
-  if (!existsSync(readyFile)) throw new Error("server did not become ready");
+  await waitFor(() => existsSync(readyFile) || proc.exitCode !== null, "the server's ready file");
+  if (!existsSync(readyFile))
+    throw new Error(`server exited ${proc.exitCode}: ${await new Response(proc.stderr as ReadableStream).text()}`);
   const ready = JSON.parse(readFileSync(readyFile, "utf8"));
   return {
     proc,

@@ -20,6 +20,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { alive, BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, goneSoon } from "../binary/helpers";
 import { sharedNodeHelper } from "../helpers/build-cache";
+import { waitFor } from "../helpers/wait-for";
 
 let PKG: string;
 let INDEX: string;
@@ -385,7 +386,7 @@ describe("the ext launcher (bin/ext.cjs)", () => {
     });
     const pidFile = join(dir, "pid");
     const written = () => existsSync(pidFile) && readFileSync(pidFile, "utf8").endsWith("\n");
-    for (let i = 0; i < 400 && !written(); i++) await Bun.sleep(25);
+    await waitFor(written, "the command's pid file");
     const command = Number(readFileSync(pidFile, "utf8"));
     proc.kill("SIGTERM");
     // ext exec forwards it to the command and exits 128 + 15; the launcher exits with that code, not by the signal.

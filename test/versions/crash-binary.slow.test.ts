@@ -16,6 +16,7 @@ import { BUILD_TIMEOUT_MS, type Built, buildBinary, goneSoon, type ServedBinary,
 import { bundleDir } from "../helpers/bundles";
 import { baseFixture, DEMO_KEY } from "../helpers/emulator";
 import { writeFixture } from "../helpers/subprocess";
+import { waitFor } from "../helpers/wait-for";
 
 const EXT = "ext_crash";
 let built: Built;
@@ -129,8 +130,7 @@ describe("the compiled binary across a SIGKILL during concurrent writes", () => 
     // …and an upload is streaming (its temp file exists), so the kill lands in the middle of one.
     const tmp = join(dataDir, "blobs", "tmp");
     const uploading = () => readdirSync(tmp).length > 0;
-    for (let i = 0; i < 3000 && !(enough() && uploading()); i++) await Bun.sleep(5);
-    expect(enough()).toBe(true);
+    await waitFor(() => enough() && uploading(), "five acknowledged writes of each kind, and an upload streaming");
     process.kill(server.pid, "SIGKILL");
     stop.dead = true;
     expect(await goneSoon(server.pid)).toBe(true);
