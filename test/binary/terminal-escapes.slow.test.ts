@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { waitFor } from "../helpers/wait-for";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, run } from "./helpers";
 
 const ERASE = "\u001b[2K\r";
@@ -59,14 +60,13 @@ beforeAll(async () => {
     banner += decoder.decode(value);
   }
   reader.releaseLock();
-  for (let i = 0; i < 200; i++) {
+  info = await waitFor(() => {
     try {
-      info = JSON.parse(readFileSync(ready, "utf8"));
-      break;
+      return JSON.parse(readFileSync(ready, "utf8")) as typeof info;
     } catch {
-      await Bun.sleep(25);
+      return null;
     }
-  }
+  }, "the ready file");
   // A reject reason with a clipboard write.
   const list = await fetch(`${info.baseUrl}/extensions/ext_esc/versions`, {
     headers: { authorization: `Bearer ${KEY}` },

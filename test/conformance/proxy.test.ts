@@ -13,6 +13,7 @@ import { runConformance } from "../../tools/conformance/run";
 import { type Emulator, startEmulator } from "../../tools/helper/start-emulator";
 import { keepAliveServer } from "../calls/keep-alive-server";
 import { extBinary } from "../helpers/run-cli";
+import { waitFor } from "../helpers/wait-for";
 import { type DifferingServer, startDifferingServer } from "./differing-server";
 
 const ROOT = resolve(import.meta.dir, "../..");
@@ -316,12 +317,14 @@ test("the command: prints its address, writes the report, prints the summary on 
       headers: { authorization: "Bearer secret-key-123" },
     });
     expect(await answer.json()).toEqual({ extensions: [{ id: "x" }] });
-    for (let i = 0; i < 200; i++) {
+    // The report counts the exchange once it is checked (it is written while the proxy runs).
+    await waitFor(() => {
       try {
-        if (JSON.parse(readFileSync(file, "utf8")).exchanges === 1) break;
-      } catch {}
-      await Bun.sleep(25);
-    }
+        return JSON.parse(readFileSync(file, "utf8")).exchanges === 1;
+      } catch {
+        return false;
+      }
+    }, "the report to count the exchange");
     proc.kill("SIGINT");
     const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
     expect(code, stderr).toBe(0);

@@ -3,7 +3,9 @@
  * such a test fails (or passes) for reasons of speed. Waiting for a condition (test/helpers/wait-for.ts) or
  * for an observable event is the way. This scans every file under test/ for `Bun.sleep(N)` and
  * `setTimeout(…, N)` with N ≥ 100 ms (a literal, or a constant of the same file), and for Playwright's
- * `waitForTimeout(`. Shorter sleeps are the poll interval of a condition-waiting loop and pass.
+ * `waitForTimeout(`. Shorter sleeps are the poll interval of a condition-waiting loop and pass. It also finds
+ * polls counted in turns (`for (let i = 0; i < 200 && …; i++) await Bun.sleep(25)`): a fixed sleep in disguise,
+ * whose total is a fixed time that a loaded machine can outlast; waitFor's deadline is the one bound.
  */
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
@@ -37,6 +39,15 @@ const ALLOWED: { file: string; call: string; why: string }[] = [
     file: "test/helpers/raw-http.ts",
     call: "setTimeout(…, 5000)",
     why: "a deadline that fails the request with what arrived so far; a prompt answer never waits for it",
+  },
+];
+
+/** Loops counted in turns that are not waits, each with why; a stale entry fails like ALLOWED's. */
+const ALLOWED_POLLS: { file: string; call: string; why: string }[] = [
+  {
+    file: "test/cli/logs.test.ts",
+    call: "a poll of 200 turns",
+    why: "each turn sends a request and reads what the stream printed: the turns are the test's requests, not a wait",
   },
 ];
 
@@ -102,6 +113,33 @@ export function fixedSleeps(file: string, source: string): Finding[] {
   return found;
 }
 
+/** Where a statement starting at `at` ends: its matching `}` for a block, else its first top-level `;`. */
+function statementEnd(source: string, at: number): number {
+  let depth = 0;
+  for (let i = at; i < source.length; i++) {
+    const c = source[i];
+    if (c === "(" || c === "[" || c === "{") depth++;
+    else if (c === ")" || c === "]" || c === "}") {
+      depth--;
+      if (depth === 0 && c === "}" && source[at] === "{") return i + 1;
+    } else if (c === ";" && depth === 0) return i + 1;
+  }
+  return source.length;
+}
+
+/** `for (let i = 0; i < N…; i++)` loops whose body sleeps: each a poll with a fixed number of turns. */
+export function countedPolls(file: string, source: string): Finding[] {
+  const found: Finding[] = [];
+  const loops = /for \(let (\w+) = 0; \1 < ([\w_]+)[^;]*; \1\+\+\)\s*/g;
+  for (const m of source.matchAll(loops)) {
+    const bodyStart = m.index! + m[0].length;
+    const body = source.slice(bodyStart, statementEnd(source, bodyStart));
+    if (/\bBun\.sleep\(/.test(body))
+      found.push({ file, line: source.slice(0, m.index!).split("\n").length, call: `a poll of ${m[2]} turns` });
+  }
+  return found;
+}
+
 function sourcesUnder(dir: string): string[] {
   return readdirSync(dir, { recursive: true })
     .map(String)
@@ -126,6 +164,29 @@ describe("no fixed sleeps in tests", () => {
       { file: "sample.ts", line: 3, call: "setTimeout(…, 250)" },
       { file: "sample.ts", line: 7, call: "waitForTimeout(10)" },
     ]);
+  });
+
+  test("the scan finds a poll counted in turns, in a block or not, and leaves other loops alone", () => {
+    const sample = [
+      "for (let i = 0; i < 200 && !ready(); i++) await Bun.sleep(25);",
+      "for (let i = 0; i < 100; i++) {\n  if (done()) break;\n  await Bun.sleep(20);\n}",
+      "for (let i = 0; i < COUNT; i++) files.push(make(i));",
+      "for (let i = 0; i < 20 && !focused(); i++) await page.keyboard.press('Tab');",
+    ].join("\n");
+    expect(countedPolls("sample.ts", sample)).toEqual([
+      { file: "sample.ts", line: 1, call: "a poll of 200 turns" },
+      { file: "sample.ts", line: 2, call: "a poll of 100 turns" },
+    ]);
+  });
+
+  test("no test under test/ polls a counted number of turns, apart from the allowed ones", () => {
+    const found = sourcesUnder(TEST_DIR)
+      .filter((path) => path !== import.meta.path)
+      .flatMap((path) => countedPolls(relative(ROOT, path), readFileSync(path, "utf8")));
+    const allowed = (f: Finding) => ALLOWED_POLLS.some((a) => a.file === f.file && a.call === f.call);
+    expect(found.filter((f) => !allowed(f))).toEqual([]);
+    const stale = ALLOWED_POLLS.filter((a) => !found.some((f) => f.file === a.file && f.call === a.call));
+    expect(stale).toEqual([]);
   });
 
   test("no test under test/ sleeps a fixed time, apart from the allowed ones", () => {
