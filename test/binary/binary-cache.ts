@@ -90,11 +90,13 @@ function readFileSafe(path: string): string {
   }
 }
 
-function build(key: string, dir: string): void {
+function build(key: string, dir: string, timeoutMs: number): void {
   const partial = `${dir}.partial-${process.pid}`;
   rmSync(partial, { recursive: true, force: true });
   const proc = Bun.spawnSync([BUN, "scripts/build.ts", "--outfile", join(partial, "ext")], {
     cwd: ROOT,
+    // A build that never ends must fail, not hang the run: this call blocks the test's own timers.
+    timeout: timeoutMs,
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -132,7 +134,7 @@ export function sharedBinary(timeoutMs: number): string {
   while (!existsSync(bin)) {
     if (tryLock(lock)) {
       try {
-        if (!existsSync(bin)) build(key, dir);
+        if (!existsSync(bin)) build(key, dir, timeoutMs);
       } finally {
         rmSync(lock, { force: true });
       }

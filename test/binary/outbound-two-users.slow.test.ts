@@ -58,7 +58,6 @@ function whyNot(user: OtherUser | string): string | null {
 const OTHER = otherUser(["curl", "ln"]);
 const SKIP = whyNot(OTHER);
 
-/** Reads a process's stream as it comes. */
 describe.skipIf(SKIP !== null)(`another local user${SKIP ? ` (skipped: ${SKIP})` : ""}`, () => {
   const user = OTHER as OtherUser;
   let built: Built;

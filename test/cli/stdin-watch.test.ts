@@ -65,7 +65,7 @@ describe("ext serve --exit-with-stdin", () => {
     parent.kill("SIGKILL");
     await parent.exited;
     expect(await goneSoon(server)).toBe(true);
-  }, 20_000);
+  }, 45_000);
 
   test("without the flag the server outlives its parent (what the flag is for)", async () => {
     const { parent, server } = await startParent("unwatched", []);

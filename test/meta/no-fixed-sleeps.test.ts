@@ -113,7 +113,10 @@ export function fixedSleeps(file: string, source: string): Finding[] {
   return found;
 }
 
-/** Where a statement starting at `at` ends: its matching `}` for a block, else its first top-level `;`. */
+/**
+ * Where a loop's body starting at `at` ends: its matching `}` for a block; else the end of its one statement,
+ * the first `;` at its own depth, or the `}` that closes a block within it (`if (x) { … }`).
+ */
 function statementEnd(source: string, at: number): number {
   let depth = 0;
   for (let i = at; i < source.length; i++) {
@@ -121,21 +124,30 @@ function statementEnd(source: string, at: number): number {
     if (c === "(" || c === "[" || c === "{") depth++;
     else if (c === ")" || c === "]" || c === "}") {
       depth--;
-      if (depth === 0 && c === "}" && source[at] === "{") return i + 1;
+      if (depth === 0 && c === "}") return i + 1;
     } else if (c === ";" && depth === 0) return i + 1;
   }
   return source.length;
 }
 
-/** `for (let i = 0; i < N…; i++)` loops whose body sleeps: each a poll with a fixed number of turns. */
+/** `source` with its comments blanked out, lines kept (a URL's `//` is not a comment). */
+const withoutComments = (source: string) =>
+  source.replace(/\/\*[\s\S]*?\*\//g, (c) => c.replace(/[^\n]/g, " ")).replace(/(^|[^:"'`\\])\/\/.*$/gm, "$1");
+
+/** A counting loop's header, however it is wrapped: `for (let i = 0; i < N…; i++)`, `<=`, `++i`, `i += 1`. */
+const COUNTED_LOOP =
+  /for\s*\(\s*let\s+(\w+)\s*=\s*[\d_]+\s*;\s*\1\s*<=?\s*([\w_]+)[^;]*;\s*(?:\1\s*\+\+|\+\+\s*\1|\1\s*\+=\s*1)\s*\)\s*/g;
+/** What waits in a loop's body: Bun's sleep, a timer, a sleep helper. */
+const SLEEPS = /\bBun\.sleep\(|\bsetTimeout\(|\bsleep\(/;
+
+/** Counting loops whose body sleeps: each a poll with a fixed number of turns. */
 export function countedPolls(file: string, source: string): Finding[] {
   const found: Finding[] = [];
-  const loops = /for \(let (\w+) = 0; \1 < ([\w_]+)[^;]*; \1\+\+\)\s*/g;
-  for (const m of source.matchAll(loops)) {
+  const code = withoutComments(source);
+  for (const m of code.matchAll(COUNTED_LOOP)) {
     const bodyStart = m.index! + m[0].length;
-    const body = source.slice(bodyStart, statementEnd(source, bodyStart));
-    if (/\bBun\.sleep\(/.test(body))
-      found.push({ file, line: source.slice(0, m.index!).split("\n").length, call: `a poll of ${m[2]} turns` });
+    if (SLEEPS.test(code.slice(bodyStart, statementEnd(code, bodyStart))))
+      found.push({ file, line: code.slice(0, m.index!).split("\n").length, call: `a poll of ${m[2]} turns` });
   }
   return found;
 }
@@ -182,16 +194,22 @@ describe("no fixed sleeps in tests", () => {
     ]);
   });
 
-  test("the scan finds a poll counted in turns, in a block or not, and leaves other loops alone", () => {
+  test("the scan finds a poll counted in turns, in a block or not, wrapped or not, and leaves other loops and comments alone", () => {
     const sample = [
       "for (let i = 0; i < 200 && !ready(); i++) await Bun.sleep(25);",
       "for (let i = 0; i < 100; i++) {\n  if (done()) break;\n  await Bun.sleep(20);\n}",
+      "for (\n  let i = 0;\n  i < 400 && !existsSync(ready) && proc.exitCode === null;\n  i++\n)\n  await Bun.sleep(25);",
+      "for (let n = 1; n <= 50; ++n) await new Promise((r) => setTimeout(r, 10));",
       "for (let i = 0; i < COUNT; i++) files.push(make(i));",
       "for (let i = 0; i < 20 && !focused(); i++) await page.keyboard.press('Tab');",
+      "for (let i = 0; i < 3; i++) mark(i); // then Bun.sleep(5) elsewhere",
+      "for (let i = 0; i < 9; i++) if (seen(i)) { count++; }\nawait Bun.sleep(5);",
     ].join("\n");
     expect(countedPolls("sample.ts", sample)).toEqual([
       { file: "sample.ts", line: 1, call: "a poll of 200 turns" },
       { file: "sample.ts", line: 2, call: "a poll of 100 turns" },
+      { file: "sample.ts", line: 6, call: "a poll of 400 turns" },
+      { file: "sample.ts", line: 12, call: "a poll of 50 turns" },
     ]);
   });
 
