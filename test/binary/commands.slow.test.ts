@@ -3,11 +3,11 @@
  * `serve --port 0 --ready-file`, `seed` and `exec`.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { gitCommit } from "../../tools/cli/lib/version";
-import { waitFor } from "../helpers/wait-for";
+import { readReadyFile } from "../helpers/ready-file";
 import { alive, BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, run, serve } from "./helpers";
 
 const ROOT = resolve(import.meta.dir, "../..");
@@ -94,8 +94,7 @@ describe("ext serve", () => {
     const first = new TextDecoder().decode((await reader.read()).value);
     const port = /listening on http:\/\/127\.0\.0\.1:(\d+)\//.exec(first)?.[1];
     expect(Number(port)).toBeGreaterThan(0);
-    await waitFor(() => existsSync(ready), "the ready file");
-    expect(JSON.parse(await Bun.file(ready).text()).port).toBe(Number(port));
+    expect((await readReadyFile<{ port: number }>(ready, () => proc.exitCode !== null)).port).toBe(Number(port));
     proc.kill("SIGTERM");
     expect(await proc.exited).toBe(0);
   });

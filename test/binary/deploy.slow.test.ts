@@ -390,9 +390,9 @@ describe("ext deploy DIR --target URL", () => {
       async () => (await versionsOf("ext_plain")).find((v) => v.version === "waited"),
       "the deployed version",
     );
-    expect((await adminFetch(server, `/versions/${version!.id}/approve`, { method: "POST" })).status).toBe(200);
+    expect((await adminFetch(server, `/versions/${version.id}/approve`, { method: "POST" })).status).toBe(200);
     expect(await proc.exited).toBe(0);
-    expect(await new Response(proc.stdout).text()).toContain(`version ${version!.id} (waited) of ext_plain: approved`);
+    expect(await new Response(proc.stdout).text()).toContain(`version ${version.id} (waited) of ext_plain: approved`);
   });
 
   test("--wait: a rejected version is exit 1, and --json prints {ok:false,…} on stdout", async () => {
@@ -419,7 +419,7 @@ describe("ext deploy DIR --target URL", () => {
       async () => (await versionsOf("ext_plain")).find((v) => v.version === "to-reject"),
       "the deployed version",
     );
-    const rejected = await adminFetch(server, `/versions/${version!.id}/reject`, {
+    const rejected = await adminFetch(server, `/versions/${version.id}/reject`, {
       method: "POST",
       headers: { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" },
       body: JSON.stringify({ reason: "Not this one, thanks." }),
@@ -430,8 +430,8 @@ describe("ext deploy DIR --target URL", () => {
     expect(stdout.trim().split("\n")).toHaveLength(1);
     expect(JSON.parse(stdout)).toMatchObject({
       ok: false,
-      error: { message: `version ${version!.id} was rejected by review: Not this one, thanks.` },
-      versionId: version!.id,
+      error: { message: `version ${version.id} was rejected by review: Not this one, thanks.` },
+      versionId: version.id,
       status: "rejected",
     });
     expect(await new Response(proc.stderr).text()).toContain("rejected by review");

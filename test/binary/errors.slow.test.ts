@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeReadOnly } from "../helpers/read-only-dir";
-import { waitFor } from "../helpers/wait-for";
+import { readReadyFile } from "../helpers/ready-file";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, run } from "./helpers";
 
 let built: Built;
@@ -225,8 +225,7 @@ describe("--log-level silent", () => {
       [bin, "serve", "--memory", "--port", "0", "--seed", "demo", "--log-level", "silent", "--ready-file", ready],
       { cwd: d, env: cleanEnv(), stdout: "pipe", stderr: "pipe" },
     );
-    await waitFor(() => existsSync(ready) || proc.exitCode !== null, "the ready file");
-    const { baseUrl } = JSON.parse(readFileSync(ready, "utf8"));
+    const { baseUrl } = await readReadyFile<{ baseUrl: string }>(ready, () => proc.exitCode !== null);
     expect(
       (
         await fetch(`${baseUrl}/extensions`, {

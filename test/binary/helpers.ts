@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cleanEnv } from "../helpers/clean-env";
+import { readReadyFile } from "../helpers/ready-file";
 import { waitFor } from "../helpers/wait-for";
 import { sharedBinary } from "./binary-cache";
 
@@ -84,14 +85,12 @@ export async function serve(bin: string, args: string[], cwd: string, port = 0):
       stderr: "pipe",
     },
   );
-  // Ready, or gone: either ends the wait (a loaded machine has taken seconds to start it).
-  await waitFor(() => existsSync(ready) || proc.exitCode !== null, "ext serve's ready file").catch(() => undefined);
-  if (!existsSync(ready)) {
+  // Ready, or gone (a loaded machine has taken seconds to start it).
+  const info = await readReadyFile<Omit<ServedBinary, "stop">>(ready, () => proc.exitCode !== null).catch(async () => {
     proc.kill("SIGKILL");
     rmSync(readyDir, { recursive: true, force: true });
     throw new Error(`ext serve did not become ready: ${await new Response(proc.stderr).text()}`);
-  }
-  const info = JSON.parse(readFileSync(ready, "utf8")) as Omit<ServedBinary, "stop">;
+  });
   return {
     ...info,
     async stop() {

@@ -4,9 +4,10 @@
  * log, request log, files on disk) is caught.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { readReadyFile } from "../helpers/ready-file";
 import { waitFor } from "../helpers/wait-for";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, run } from "./helpers";
 
@@ -67,8 +68,10 @@ beforeAll(async () => {
       stderr: Bun.file(join(work, "server.err")),
     },
   );
-  await waitFor(() => existsSync(ready) || server.exitCode !== null, "the server's ready file");
-  ({ baseUrl, adminUrl, adminToken } = JSON.parse(readFileSync(ready, "utf8")));
+  ({ baseUrl, adminUrl, adminToken } = await readReadyFile<{ baseUrl: string; adminUrl: string; adminToken: string }>(
+    ready,
+    () => server.exitCode !== null,
+  ));
 }, BUILD_TIMEOUT_MS);
 afterAll(async () => {
   server?.kill("SIGTERM");

@@ -5,10 +5,10 @@
  * reject reasons; `--json` still prints them exactly.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { waitFor } from "../helpers/wait-for";
+import { readReadyFile } from "../helpers/ready-file";
 import { BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv, run } from "./helpers";
 
 const ERASE = "\u001b[2K\r";
@@ -60,13 +60,7 @@ beforeAll(async () => {
     banner += decoder.decode(value);
   }
   reader.releaseLock();
-  info = await waitFor(() => {
-    try {
-      return JSON.parse(readFileSync(ready, "utf8")) as typeof info;
-    } catch {
-      return null;
-    }
-  }, "the ready file");
+  info = await readReadyFile<typeof info>(ready, () => server.exitCode !== null);
   // A reject reason with a clipboard write.
   const list = await fetch(`${info.baseUrl}/extensions/ext_esc/versions`, {
     headers: { authorization: `Bearer ${KEY}` },

@@ -14,6 +14,7 @@ import { browserRecords } from "../helpers/browser-log";
 import { cleanEnv } from "../helpers/clean-env";
 import { postLoginCode } from "../helpers/emulator";
 import { readAsItComes } from "../helpers/read-until";
+import { readReadyFile } from "../helpers/ready-file";
 import { extBinary, runCli } from "../helpers/run-cli";
 import { waitFor } from "../helpers/wait-for";
 
@@ -33,14 +34,7 @@ beforeAll(async () => {
     stdout: "pipe",
     stderr: "pipe",
   });
-  const text = await waitFor(() => {
-    try {
-      return readFileSync(readyFile, "utf8");
-    } catch {
-      return null;
-    }
-  }, "the ready file");
-  ready = JSON.parse(text);
+  ready = await readReadyFile<typeof ready>(readyFile, () => server.exitCode !== null);
 });
 afterAll(async () => {
   server?.kill("SIGTERM");

@@ -4,11 +4,11 @@
  * defaults), so the test needs no edit of the command itself.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cleanEnv } from "../helpers/clean-env";
-import { waitFor } from "../helpers/wait-for";
+import { readReadyFile } from "../helpers/ready-file";
 
 const ROOT = join(import.meta.dir, "../..");
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
@@ -36,8 +36,7 @@ describe("npm start (README quick start)", () => {
       stderr: "pipe",
     });
     try {
-      await waitFor(() => existsSync(ready) || proc.exitCode !== null, "the ready file");
-      const { url, pid } = JSON.parse(readFileSync(ready, "utf8")) as { url: string; pid: number };
+      const { url, pid } = await readReadyFile<{ url: string; pid: number }>(ready, () => proc.exitCode !== null);
       const res = await fetch(url + curl![2]!, { headers: { Authorization: `Bearer ${curl![1]}` } });
       expect(res.status).toBe(200);
       expect(await res.text()).toBe('{"extensions":[]}');

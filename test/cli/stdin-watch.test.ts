@@ -4,15 +4,15 @@
  * the test can tell the two apart.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseServerConfig } from "../../server/base/config";
 import { watchStdin } from "../../tools/cli/lib/stdin-watch";
 import { alive, goneSoon } from "../binary/helpers";
 import { cleanEnv } from "../helpers/clean-env";
+import { readReadyFile } from "../helpers/ready-file";
 import { extBinary } from "../helpers/run-cli";
-import { waitFor } from "../helpers/wait-for";
 
 const ROOT = join(import.meta.dir, "../..");
 const BUN = join(ROOT, "node_modules/.bin/bun");
@@ -54,8 +54,7 @@ async function startParent(
   }
   const server = Number(text.trim());
   pids.push(server);
-  await waitFor(() => existsSync(ready) || !alive(server), "the server's ready file");
-  expect(JSON.parse(readFileSync(ready, "utf8")).pid).toBe(server);
+  expect((await readReadyFile<{ pid: number }>(ready, () => !alive(server))).pid).toBe(server);
   return { parent, server };
 }
 

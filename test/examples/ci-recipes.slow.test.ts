@@ -9,20 +9,12 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Server } from "bun";
 import { alive, BUILD_TIMEOUT_MS, type Built, buildBinary, cleanEnv } from "../binary/helpers";
+import { readReadyFile } from "../helpers/ready-file";
 import { waitFor } from "../helpers/wait-for";
 
 const ROOT = resolve(import.meta.dir, "../..");
@@ -357,8 +349,7 @@ test("off loopback, the recipes' admin token opens the control plane and nothing
     stderr: "pipe",
   });
   try {
-    await waitFor(() => existsSync(ready) || proc.exitCode !== null, "the ready file");
-    const { port } = JSON.parse(readFileSync(ready, "utf8")) as { port: number };
+    const { port } = await readReadyFile<{ port: number }>(ready, () => proc.exitCode !== null);
     const root = `http://127.0.0.1:${port}`;
     const asTests = { authorization: `Bearer ${token}`, host: `ext:${port}` };
     expect((await fetch(`${root}/_emulator/state`, { headers: { host: asTests.host } })).status).toBe(401);

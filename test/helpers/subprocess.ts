@@ -1,12 +1,12 @@
 /** Runs the emulator as a real subprocess (the compiled `ext serve`, test/helpers/run-cli.ts), for memory and crash tests. */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
 import type { Fixture } from "../../server/seed/model";
 import { cleanEnv } from "./clean-env";
+import { readReadyFile } from "./ready-file";
 import { extBinary } from "./run-cli";
-import { waitFor } from "./wait-for";
 
 const ROOT = resolve(import.meta.dir, "../..");
 
@@ -54,10 +54,11 @@ export async function spawnServer(
     ],
     { cwd: ROOT, env: cleanEnv({}, opts.shell), stdout: "ignore", stderr: "pipe" },
   );
-  await waitFor(() => existsSync(readyFile) || proc.exitCode !== null, "the server's ready file");
-  if (!existsSync(readyFile))
-    throw new Error(`server exited ${proc.exitCode}: ${await new Response(proc.stderr as ReadableStream).text()}`);
-  const ready = JSON.parse(readFileSync(readyFile, "utf8"));
+  const ready = await readReadyFile<{ url: string; baseUrl: string }>(readyFile, () => proc.exitCode !== null).catch(
+    async () => {
+      throw new Error(`server exited ${proc.exitCode}: ${await new Response(proc.stderr as ReadableStream).text()}`);
+    },
+  );
   return {
     proc,
     url: ready.url,
